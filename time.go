@@ -1,0 +1,105 @@
+package edapp
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Time is a datetime as the service sends it. The spec shows ISO 8601 UTC
+// with milliseconds ("2019-03-07T05:10:36.187Z"); real payloads also come
+// without fractions or without a zone. Decoding accepts all of these, and
+// JSON null and "" give the zero time. A value without a zone is taken as UTC.
+// Encoding writes RFC 3339 with milliseconds in UTC, or null for the zero time.
+type Time struct {
+	time.Time
+}
+
+// timeLayouts are tried in order. Go's parser accepts any number of
+// fractional digits after a seconds field, so one layout covers "with and
+// without fractions" for each zone form.
+var timeLayouts = []string{
+	time.RFC3339Nano,                     // 2019-03-07T05:10:36.187Z, +10:00, no fraction
+	"2006-01-02T15:04:05.999999999",      // no zone: UTC
+	"2006-01-02T15:04:05.999999999Z0700", // +1000 zone form
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02",
+}
+
+// jsonTimeLayout is what MarshalJSON writes: RFC 3339, milliseconds, UTC.
+const jsonTimeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// ParseTime parses a datetime in any form that Time accepts. The empty string
+// gives the zero time.
+func ParseTime(s string) (Time, error) {
+	if s == "" {
+		return Time{}, nil
+	}
+	for _, layout := range timeLayouts {
+		t, err := time.Parse(layout, s)
+		if err == nil {
+			return Time{t}, nil
+		}
+	}
+	return Time{}, fmt.Errorf("edapp: invalid datetime %q", truncateForError(s, 64))
+}
+
+// UnmarshalJSON accepts a JSON string in any supported form, "" or null.
+func (t *Time) UnmarshalJSON(b []byte) error {
+	if bytes.Equal(b, []byte("null")) {
+		*t = Time{}
+		return nil
+	}
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return fmt.Errorf("edapp: invalid datetime %s: not a JSON string", truncateForError(string(b), 64))
+	}
+	s := string(b[1 : len(b)-1])
+	if bytes.IndexByte(b[1:len(b)-1], '\\') >= 0 {
+		// Rare: an escaped string. Let strconv undo the escapes.
+		u, err := strconv.Unquote(string(b))
+		if err != nil {
+			return fmt.Errorf("edapp: invalid datetime %s", truncateForError(string(b), 64))
+		}
+		s = u
+	}
+	parsed, err := ParseTime(s)
+	if err != nil {
+		return err
+	}
+	*t = parsed
+	return nil
+}
+
+// MarshalJSON writes RFC 3339 with milliseconds in UTC, or null for the zero time.
+func (t Time) MarshalJSON() ([]byte, error) {
+	if t.IsZero() {
+		return []byte("null"), nil
+	}
+	b := make([]byte, 0, len(jsonTimeLayout)+2)
+	b = append(b, '"')
+	b = t.UTC().AppendFormat(b, jsonTimeLayout)
+	return append(b, '"'), nil
+}
+
+// String formats the time as MarshalJSON does, without quotes; "" for zero.
+func (t Time) String() string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(jsonTimeLayout)
+}
+
+// Ptr returns a pointer to v. It builds the pointer fields of update params:
+//
+//	client.Users.Update(ctx, id, edapp.UserUpdateParams{TimeZone: edapp.Ptr("Australia/Sydney")})
+func Ptr[T any](v T) *T { return &v }
+
+// truncateForError shortens s for an error message.
+func truncateForError(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
