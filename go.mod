@@ -1,12 +1,11 @@
 module github.com/edapp-go/edapp
 
-go 1.24.0
+go 1.26.0
 
 require (
-	github.com/google/go-querystring v1.2.0 // indirect
-	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
-	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
-	github.com/jarcoal/httpmock v1.4.2 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
-	golang.org/x/time v0.16.0 // indirect
+	github.com/google/go-querystring v1.2.0
+	github.com/hashicorp/go-retryablehttp v0.7.8
+	golang.org/x/time v0.16.0
 )
+
+require github.com/hashicorp/go-cleanhttp v0.5.2 // indirect

@@ -43,7 +43,7 @@ func ParseTime(s string) (Time, error) {
 			return Time{t}, nil
 		}
 	}
-	return Time{}, fmt.Errorf("edapp: invalid datetime %q", truncateForError(s, 64))
+	return Time{}, fmt.Errorf("edapp: invalid datetime %q", excerpt(s, 64))
 }
 
 // UnmarshalJSON accepts a JSON string in any supported form, "" or null.
@@ -53,14 +53,14 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
-		return fmt.Errorf("edapp: invalid datetime %s: not a JSON string", truncateForError(string(b), 64))
+		return fmt.Errorf("edapp: invalid datetime %s: not a JSON string", excerpt(string(b), 64))
 	}
 	s := string(b[1 : len(b)-1])
 	if bytes.IndexByte(b[1:len(b)-1], '\\') >= 0 {
 		// Rare: an escaped string. Let strconv undo the escapes.
 		u, err := strconv.Unquote(string(b))
 		if err != nil {
-			return fmt.Errorf("edapp: invalid datetime %s", truncateForError(string(b), 64))
+			return fmt.Errorf("edapp: invalid datetime %s", excerpt(string(b), 64))
 		}
 		s = u
 	}
@@ -95,11 +95,3 @@ func (t Time) String() string {
 //
 //	client.Users.Update(ctx, id, edapp.UserUpdateParams{TimeZone: edapp.Ptr("Australia/Sydney")})
 func Ptr[T any](v T) *T { return &v }
-
-// truncateForError shortens s for an error message.
-func truncateForError(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}

@@ -1,0 +1,4 @@
+package edapp
+
+// AnalyticsService covers the v2 analytics operations (/v2/analytics/...).
+type AnalyticsService service

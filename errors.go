@@ -1,0 +1,192 @@
+package edapp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/edapp-go/edapp/internal/transport"
+)
+
+// Sentinels for errors.Is. An *APIError matches the one for its status.
+// The spec shows no error statuses or bodies; these follow HTTP.
+var (
+	ErrBadRequest   = errors.New("edapp: bad request")      // 400, 422
+	ErrUnauthorized = errors.New("edapp: unauthorized")     // 401: missing or wrong token
+	ErrForbidden    = errors.New("edapp: forbidden")        // 403
+	ErrNotFound     = errors.New("edapp: not found")        // 404
+	ErrConflict     = errors.New("edapp: conflict")         // 409, e.g. a duplicate external id
+	ErrRateLimited  = errors.New("edapp: rate limited")     // 429: over 1400 requests per 5 minutes
+	ErrServer       = errors.New("edapp: server error")     // 5xx
+	ErrInvalidInput = errors.New("edapp: invalid input")    // refused before any request was sent
+	ErrUnsuccessful = errors.New("edapp: operation failed") // a 2xx answer of {"success": false}
+)
+
+// APIError is a non-2xx answer from the service (or a 2xx that says
+// {"success": false}). The spec does not show error bodies; the real service
+// probably answers {"message": "..."}, so Message holds that when present
+// and Body keeps the rest, truncated. Neither ever holds the API token.
+type APIError struct {
+	StatusCode int
+	Method     string
+	Path       string        // no query string, never the token
+	Message    string        // "message" from the body, when there is one
+	Body       []byte        // truncated (64 KiB at most)
+	RequestID  string        // from a request-id style header, when there is one
+	RetryAfter time.Duration // from Retry-After, when there is one
+}
+
+// Error reads "edapp: GET /v2/users/42: 404 Not Found: user not found".
+func (e *APIError) Error() string {
+	var b strings.Builder
+	b.WriteString("edapp: ")
+	b.WriteString(e.Method)
+	b.WriteByte(' ')
+	b.WriteString(e.Path)
+	b.WriteString(": ")
+	b.WriteString(strconv.Itoa(e.StatusCode))
+	if t := http.StatusText(e.StatusCode); t != "" {
+		b.WriteByte(' ')
+		b.WriteString(t)
+	}
+	switch {
+	case e.Message != "":
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	case len(e.Body) > 0:
+		b.WriteString(": ")
+		b.WriteString(excerpt(string(e.Body), 200))
+	}
+	if e.RequestID != "" {
+		b.WriteString(" (request id ")
+		b.WriteString(e.RequestID)
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// Is matches the sentinel for the status: errors.Is(err, ErrNotFound).
+func (e *APIError) Is(target error) bool {
+	switch target {
+	case ErrBadRequest:
+		return e.StatusCode == http.StatusBadRequest || e.StatusCode == http.StatusUnprocessableEntity
+	case ErrUnauthorized:
+		return e.StatusCode == http.StatusUnauthorized
+	case ErrForbidden:
+		return e.StatusCode == http.StatusForbidden
+	case ErrNotFound:
+		return e.StatusCode == http.StatusNotFound
+	case ErrConflict:
+		return e.StatusCode == http.StatusConflict
+	case ErrRateLimited:
+		return e.StatusCode == http.StatusTooManyRequests
+	case ErrServer:
+		return e.StatusCode >= 500 && e.StatusCode <= 599
+	case ErrUnsuccessful:
+		return e.StatusCode >= 200 && e.StatusCode <= 299
+	}
+	return false
+}
+
+// DecodeError is a 2xx answer whose body is not the JSON that was expected.
+// Body is an excerpt, for diagnosis.
+type DecodeError struct {
+	StatusCode int
+	Method     string
+	Path       string
+	Body       string // the first bytes of the body
+	Err        error  // the JSON error
+}
+
+func (e *DecodeError) Error() string {
+	return "edapp: " + e.Method + " " + e.Path + ": " + strconv.Itoa(e.StatusCode) +
+		" answer is not the expected JSON: " + e.Err.Error() + ": " + strconv.Quote(e.Body)
+}
+
+// Unwrap returns the JSON error.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+const (
+	maxErrorBody  = 64 << 10
+	decodeExcerpt = 512
+)
+
+// launchTokenParam finds launch tokens, which a body may echo back.
+var launchTokenParam = regexp.MustCompile(`(?i)(token=)[^&"'\s<>]+`)
+
+// redact removes the API token and any launch token from s.
+func (c *Client) redact(s string) string {
+	s = c.t.Redact(s)
+	if strings.Contains(strings.ToLower(s), "token=") {
+		s = launchTokenParam.ReplaceAllString(s, "${1}REDACTED")
+	}
+	return s
+}
+
+func (c *Client) newAPIError(method, path string, resp *transport.Response) *APIError {
+	body := resp.Body
+	if len(body) > maxErrorBody {
+		body = body[:maxErrorBody]
+	}
+	e := &APIError{
+		StatusCode: resp.StatusCode,
+		Method:     method,
+		Path:       path,
+		Body:       []byte(c.redact(string(body))),
+		RequestID:  requestID(resp.Header),
+	}
+	if d, ok := transport.RetryAfter(resp.Header, time.Now()); ok {
+		e.RetryAfter = d
+	}
+	e.Message = c.redact(messageOf(body))
+	return e
+}
+
+// messageOf pulls "message" (or "Message", "error") out of a JSON error body.
+func messageOf(body []byte) string {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '{' {
+		return ""
+	}
+	var m struct {
+		Message string `json:"message"`
+		Error   any    `json:"error"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return ""
+	}
+	if m.Message != "" {
+		return m.Message
+	}
+	if s, ok := m.Error.(string); ok {
+		return s
+	}
+	return ""
+}
+
+func requestID(h http.Header) string {
+	for _, k := range []string{"X-Request-Id", "X-Amzn-Requestid", "X-Amz-Apigw-Id", "Request-Id", "X-Correlation-Id"} {
+		if v := h.Get(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// excerpt shortens s to at most n bytes, on a rune boundary.
+func excerpt(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

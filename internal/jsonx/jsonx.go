@@ -1,0 +1,132 @@
+// Package jsonx decodes the service's JSON leniently: one odd field (a date
+// in an unknown form, a number sent as an object) never fails the record or
+// the page around it. Well-formed input that decodes cleanly takes the plain
+// encoding/json path, at its speed; only a failed decode pays for the
+// salvage.
+package jsonx
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"sort"
+	"strconv"
+)
+
+// Decode unmarshals data into v, a non-nil pointer. Malformed JSON is an
+// error. When the JSON is well formed but some values do not fit their Go
+// fields, Decode drops those values (whole fields, or elements of an array
+// when a field cannot be saved) and decodes the rest; it returns the JSON
+// paths of what it dropped, such as "items[3].completedDate".
+func Decode(data []byte, v any) (dropped []string, err error) {
+	err = json.Unmarshal(data, v)
+	if err == nil {
+		return nil, nil
+	}
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return nil, err
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return nil, err
+	}
+	t := rv.Elem().Type()
+	fits := func(candidate []byte) bool {
+		return json.Unmarshal(candidate, reflect.New(t).Interface()) == nil
+	}
+	cleaned, ok := clean(data, fits, "", &dropped)
+	if !ok {
+		return nil, err
+	}
+	rv.Elem().SetZero()
+	if err2 := json.Unmarshal(cleaned, v); err2 != nil {
+		return nil, err
+	}
+	return dropped, nil
+}
+
+// clean returns raw without the parts that do not fit. fits reports
+// whether a candidate decodes in raw's position.
+func clean(raw []byte, fits func([]byte) bool, path string, dropped *[]string) ([]byte, bool) {
+	if fits(raw) {
+		return raw, true
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil, false
+	}
+	switch raw[0] {
+	case '{':
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(raw, &fields) != nil {
+			return nil, false
+		}
+		keys := make([]string, 0, len(fields))
+		for k := range fields {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			inField := func(x []byte) bool { return fits(object(k, x)) }
+			c, ok := clean(fields[k], inField, path+"."+k, dropped)
+			if ok {
+				fields[k] = c
+			} else {
+				delete(fields, k)
+				*dropped = append(*dropped, trimDot(path+"."+k))
+			}
+		}
+		out, err := json.Marshal(fields)
+		if err != nil {
+			return nil, false
+		}
+		return out, fits(out)
+	case '[':
+		var elems []json.RawMessage
+		if json.Unmarshal(raw, &elems) != nil {
+			return nil, false
+		}
+		kept := make([]json.RawMessage, 0, len(elems))
+		for i, e := range elems {
+			inArray := func(x []byte) bool { return fits(array(x)) }
+			p := path + "[" + strconv.Itoa(i) + "]"
+			if c, ok := clean(e, inArray, p, dropped); ok {
+				kept = append(kept, c)
+			} else {
+				*dropped = append(*dropped, trimDot(p))
+			}
+		}
+		out, err := json.Marshal(kept)
+		if err != nil {
+			return nil, false
+		}
+		return out, fits(out)
+	}
+	return nil, false
+}
+
+func object(key string, v []byte) []byte {
+	k, _ := json.Marshal(key)
+	b := make([]byte, 0, len(k)+len(v)+3)
+	b = append(b, '{')
+	b = append(b, k...)
+	b = append(b, ':')
+	b = append(b, v...)
+	return append(b, '}')
+}
+
+func array(v []byte) []byte {
+	b := make([]byte, 0, len(v)+2)
+	b = append(b, '[')
+	b = append(b, v...)
+	return append(b, ']')
+}
+
+func trimDot(p string) string {
+	if len(p) > 0 && p[0] == '.' {
+		return p[1:]
+	}
+	return p
+}

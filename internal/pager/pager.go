@@ -1,0 +1,98 @@
+// Package pager holds the one list decoder and the one page iterator that
+// every list operation of the SDK uses.
+package pager
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"iter"
+)
+
+// List is one page as the service sends it: the {"items", "totalCount"}
+// envelope, or a bare JSON array (then Total is -1: unknown).
+type List[T any] struct {
+	Items []T
+	Total int
+}
+
+type envelope[T any] struct {
+	Items      []T  `json:"items"`
+	TotalCount *int `json:"totalCount"`
+}
+
+// UnmarshalJSON accepts the envelope or a bare array, in one pass.
+func (l *List[T]) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if len(b) > 0 && b[0] == '[' {
+		l.Total = -1
+		return json.Unmarshal(b, &l.Items)
+	}
+	var env envelope[T]
+	if err := json.Unmarshal(b, &env); err != nil {
+		return err
+	}
+	l.Items, l.Total = env.Items, -1
+	if env.TotalCount != nil {
+		l.Total = *env.TotalCount
+	}
+	return nil
+}
+
+// Fetch returns one page: its items and the total the service reported (-1
+// when it reported none).
+type Fetch[T any] func(ctx context.Context, page, pageSize int) (items []T, total int, err error)
+
+// All walks the pages from firstPage on, pageSize items at a time, and
+// yields every item. It stops:
+//   - on an empty page;
+//   - once it has yielded the reported total;
+//   - on a short page when no total was reported;
+//   - after yielding an error once (a fetch error, or ctx's error, which is
+//     checked between pages);
+//   - when the consumer stops.
+//
+// A server that keeps answering full pages past its own total cannot make it
+// loop: it never asks beyond the page that should hold the last item. A
+// total of 0 reported next to items is treated as unknown.
+func All[T any](ctx context.Context, firstPage, pageSize int, fetch Fetch[T]) iter.Seq2[T, error] {
+	if firstPage < 1 {
+		firstPage = 1
+	}
+	return func(yield func(T, error) bool) {
+		var zero T
+		seen, widest := 0, 0
+		for page := firstPage; ; page++ {
+			if err := ctx.Err(); err != nil {
+				yield(zero, err)
+				return
+			}
+			items, total, err := fetch(ctx, page, pageSize)
+			if err != nil {
+				yield(zero, err)
+				return
+			}
+			for _, it := range items {
+				if !yield(it, nil) {
+					return
+				}
+			}
+			seen += len(items)
+			widest = max(widest, len(items))
+			// A total of 0 next to items is not believable: treat it as unknown.
+			known := total > 0
+			switch {
+			case len(items) == 0:
+				return
+			case known && seen >= total-(firstPage-1)*pageSize:
+				return
+			case known && page >= (total+widest-1)/widest:
+				// Measured by the widest page seen, so a server that
+				// caps the page size below ours is still read to the end.
+				return
+			case !known && pageSize > 0 && len(items) < pageSize:
+				return
+			}
+		}
+	}
+}
