@@ -1,0 +1,523 @@
+package edapp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jarcoal/httpmock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
+
+	"github.com/edapp-go/edapp/internal/transport"
+)
+
+const coreToken = "secret-token-9f2c"
+
+// fastRetry retries quickly, so retry tests take milliseconds.
+var fastRetry = RetryPolicy{MaxRetries: 3, MinWait: time.Millisecond, MaxWait: 5 * time.Millisecond}
+
+// coreServer serves h under a path prefix and returns a client for it, so a
+// request that drops the prefix fails loudly with a 404.
+func coreServer(t *testing.T, h http.HandlerFunc, opts ...Option) *Client {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("/prefix/", http.StripPrefix("/prefix", h))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("request outside the base URL's path prefix: %s %s", r.Method, r.URL.Path)
+		http.NotFound(w, r)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	all := append([]Option{WithBaseURL(srv.URL + "/prefix/"), WithRateLimit(rate.Inf, 0), WithRetry(fastRetry)}, opts...)
+	c, err := NewClient(coreToken, all...)
+	require.NoError(t, err)
+	return c
+}
+
+func TestNewClientRejectsBadInput(t *testing.T) {
+	for name, tc := range map[string]struct {
+		token string
+		opts  []Option
+		want  string
+	}{
+		"empty token":     {"", nil, "API token is empty"},
+		"blank token":     {"  ", nil, "API token is empty"},
+		"relative URL":    {"t", []Option{WithBaseURL("rest.edapp.com")}, "absolute http or https"},
+		"ftp URL":         {"t", []Option{WithBaseURL("ftp://rest.edapp.com")}, "absolute http or https"},
+		"bad URL":         {"t", []Option{WithBaseURL("http://[::1")}, "base URL"},
+		"query in URL":    {"t", []Option{WithBaseURL("https://h/?a=b")}, "query"},
+		"negative retry":  {"t", []Option{WithRetry(RetryPolicy{MaxRetries: -1})}, "retry policy"},
+		"zero rate limit": {"t", []Option{WithRateLimit(0, 1)}, "rate limit"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, err := NewClient(tc.token, tc.opts...)
+			require.Error(t, err)
+			assert.Nil(t, c)
+			assert.ErrorIs(t, err, ErrInvalidInput)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := NewClient("t")
+	require.NoError(t, err)
+	assert.Equal(t, DefaultBaseURL, c.BaseURL())
+	assert.Equal(t, "edapp.Client{https://rest.edapp.com}", c.String())
+	assert.NotContains(t, fmt.Sprintf("%+v %#v", c, c), "Bearer")
+}
+
+func TestHeadersAndPathPrefix(t *testing.T) {
+	var got *http.Request
+	var body []byte
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		got = r
+		body, _ = io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"ok":true}`)
+	}, WithUserAgent("myapp/2.1"))
+
+	var out struct{ OK bool }
+	q := struct {
+		Page int    `url:"page,omitempty"`
+		Name string `url:"userName,omitempty"`
+	}{2, "ann@example.com"}
+	require.NoError(t, c.Do(context.Background(), http.MethodPost, "/v2/things/a%2Fb", q, map[string]string{"k": "v"}, &out))
+	assert.True(t, out.OK)
+	assert.Equal(t, "Bearer "+coreToken, got.Header.Get("Authorization"))
+	assert.Equal(t, "myapp/2.1 edapp-go/"+Version, got.Header.Get("User-Agent"))
+	assert.Equal(t, "application/json", got.Header.Get("Accept"))
+	assert.Equal(t, "application/json", got.Header.Get("Content-Type"))
+	assert.Equal(t, "/v2/things/a%2Fb", got.URL.EscapedPath())
+	assert.Equal(t, "page=2&userName=ann%40example.com", got.URL.RawQuery)
+	assert.JSONEq(t, `{"k":"v"}`, string(body))
+
+	// url.Values works too, and a GET sends no Content-Type.
+	require.NoError(t, c.Do(context.Background(), http.MethodGet, "/v2/x", url.Values{"a": {"1"}}, nil, nil))
+	assert.Equal(t, "a=1", got.URL.RawQuery)
+	assert.Empty(t, got.Header.Get("Content-Type"))
+}
+
+func TestDoRefusesBadPathBeforeSending(t *testing.T) {
+	var hits atomic.Int32
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) { hits.Add(1) })
+	for _, p := range []string{"v2/users", "https://evil.example/v2/users", "/v2/users?x=1"} {
+		err := c.Do(context.Background(), http.MethodGet, p, nil, nil, nil)
+		assert.ErrorIs(t, err, ErrInvalidInput, p)
+	}
+	assert.Zero(t, hits.Load())
+}
+
+// statusSeq answers the given statuses in turn, then 200 {"ok":true}.
+func statusSeq(hits *atomic.Int32, statuses ...int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		n := int(hits.Add(1)) - 1
+		io.Copy(io.Discard, r.Body)
+		if n < len(statuses) {
+			w.WriteHeader(statuses[n])
+			io.WriteString(w, `{"message":"try again"}`)
+			return
+		}
+		io.WriteString(w, `{"ok":true}`)
+	}
+}
+
+func TestRetryMatrix(t *testing.T) {
+	cases := []struct {
+		name     string
+		method   string
+		statuses []int
+		wantHits int32
+		wantErr  error
+	}{
+		{"GET retried on 503 then succeeds", http.MethodGet, []int{503, 503}, 3, nil},
+		{"GET retried on 500 502 504", http.MethodGet, []int{500, 502, 504}, 4, nil},
+		{"PUT retried on 429", http.MethodPut, []int{429}, 2, nil},
+		{"DELETE retried on 502", http.MethodDelete, []int{502}, 2, nil},
+		{"POST not retried on 500", http.MethodPost, []int{500}, 1, ErrServer},
+		{"POST not retried on 503", http.MethodPost, []int{503}, 1, ErrServer},
+		{"POST retried on 429", http.MethodPost, []int{429, 429}, 3, nil},
+		{"GET not retried on 400", http.MethodGet, []int{400}, 1, ErrBadRequest},
+		{"GET not retried on 501", http.MethodGet, []int{501}, 1, ErrServer},
+		{"GET gives up after MaxRetries with a typed error", http.MethodGet, []int{503, 503, 503, 503, 503}, 4, ErrServer},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var hits atomic.Int32
+			c := coreServer(t, statusSeq(&hits, tc.statuses...))
+			err := c.Do(context.Background(), tc.method, "/v2/x", nil, map[string]int{"n": 1}, nil)
+			assert.Equal(t, tc.wantHits, hits.Load())
+			if tc.wantErr == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, tc.wantErr)
+			var apiErr *APIError
+			require.ErrorAs(t, err, &apiErr)
+			assert.NotContains(t, err.Error(), "giving up")
+			assert.Equal(t, "try again", apiErr.Message)
+		})
+	}
+}
+
+func TestRetryBodyIsRewound(t *testing.T) {
+	var bodies []string
+	var hits atomic.Int32
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		bodies = append(bodies, string(b))
+		if hits.Add(1) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	require.NoError(t, c.Do(context.Background(), http.MethodPut, "/v2/users/1", nil, map[string]string{"timeZone": "UTC"}, nil))
+	assert.Equal(t, []string{`{"timeZone":"UTC"}`, `{"timeZone":"UTC"}`}, bodies)
+}
+
+// mockClient routes the client's own transport through httpmock: the
+// retrying client builds its own http.Client, so the default transport
+// would not see these requests.
+func mockClient(t *testing.T, opts ...Option) (*Client, *httpmock.MockTransport) {
+	t.Helper()
+	mock := httpmock.NewMockTransport()
+	all := append([]Option{
+		WithBaseURL("https://rest.example.test"),
+		WithHTTPClient(&http.Client{Transport: mock}),
+		WithRateLimit(rate.Inf, 0),
+		WithRetry(fastRetry),
+	}, opts...)
+	c, err := NewClient(coreToken, all...)
+	require.NoError(t, err)
+	return c, mock
+}
+
+func TestPOSTRetriesOnlyWhenNothingWasSent(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: &net.AddrError{Err: "connection refused"}}
+	reset := &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
+
+	t.Run("POST retried after a refused connection", func(t *testing.T) {
+		c, mock := mockClient(t)
+		var n int
+		mock.RegisterResponder(http.MethodPost, "https://rest.example.test/v2/webhooks", func(r *http.Request) (*http.Response, error) {
+			n++
+			if n == 1 {
+				return nil, refused
+			}
+			return httpmock.NewStringResponse(200, `{"id":"w1"}`), nil
+		})
+		var out struct{ ID string }
+		require.NoError(t, c.Do(context.Background(), http.MethodPost, "/v2/webhooks", nil, map[string]string{}, &out))
+		assert.Equal(t, "w1", out.ID)
+		assert.Equal(t, 2, n)
+	})
+	t.Run("POST not retried after a reset: the server may have acted", func(t *testing.T) {
+		c, mock := mockClient(t)
+		mock.RegisterResponder(http.MethodPost, "https://rest.example.test/v2/users", httpmock.NewErrorResponder(reset))
+		err := c.Do(context.Background(), http.MethodPost, "/v2/users", nil, map[string]string{}, nil)
+		require.Error(t, err)
+		assert.ErrorIs(t, err, syscall.ECONNRESET)
+		assert.Equal(t, 1, mock.GetCallCountInfo()["POST https://rest.example.test/v2/users"])
+		assert.Contains(t, err.Error(), "POST /v2/users")
+	})
+	t.Run("GET retried after a reset", func(t *testing.T) {
+		c, mock := mockClient(t)
+		var n int
+		mock.RegisterResponder(http.MethodGet, "https://rest.example.test/v2/users", func(r *http.Request) (*http.Response, error) {
+			n++
+			if n < 3 {
+				return nil, reset
+			}
+			return httpmock.NewStringResponse(200, `[]`), nil
+		})
+		require.NoError(t, c.Do(context.Background(), http.MethodGet, "/v2/users", nil, nil, nil))
+		assert.Equal(t, 3, n)
+	})
+}
+
+func TestRetryAfterHonouredAndCapped(t *testing.T) {
+	h := func(v string) *http.Response {
+		return &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {v}}}
+	}
+	assert.Equal(t, 2*time.Second, transport.Backoff(time.Second, 30*time.Second, 0, h("2")))
+	assert.Equal(t, 30*time.Second, transport.Backoff(time.Second, 30*time.Second, 0, h("3600")), "capped at MaxWait")
+	date := time.Now().Add(10 * time.Second).UTC().Format(http.TimeFormat)
+	d := transport.Backoff(time.Second, 30*time.Second, 0, h(date))
+	assert.True(t, d > 8*time.Second && d <= 10*time.Second, "HTTP-date form: %v", d)
+	assert.Equal(t, 5*time.Second, transport.Backoff(time.Second, 5*time.Second, 0, h(date)), "date form capped too")
+
+	// Without Retry-After: exponential with jitter, never above the cap.
+	for attempt := range 40 {
+		d := transport.Backoff(100*time.Millisecond, 2*time.Second, attempt, nil)
+		step := min(100*time.Millisecond<<min(attempt, 30), 2*time.Second)
+		assert.GreaterOrEqual(t, d, step/2)
+		assert.LessOrEqual(t, d, step)
+	}
+
+	// End to end: the wait is capped, and the final error carries RetryAfter.
+	var hits atomic.Int32
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Retry-After", "3600")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}, WithRetry(RetryPolicy{MaxRetries: 2, MinWait: time.Millisecond, MaxWait: 10 * time.Millisecond}))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := c.Do(ctx, http.MethodGet, "/v2/x", nil, nil, nil)
+	require.ErrorIs(t, err, ErrRateLimited)
+	var apiErr *APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, time.Hour, apiErr.RetryAfter)
+	assert.EqualValues(t, 3, hits.Load())
+	assert.NoError(t, ctx.Err(), "an hour-long Retry-After must be capped")
+}
+
+func TestCancelDuringBackoff(t *testing.T) {
+	var hits atomic.Int32
+	c := coreServer(t, statusSeq(&hits, 503, 503, 503), WithRetry(RetryPolicy{MaxRetries: 3, MinWait: time.Hour, MaxWait: time.Hour}))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Do(ctx, http.MethodGet, "/v2/x", nil, nil, nil) }()
+	waitFor(t, func() bool { return hits.Load() == 1 })
+	cancel()
+	select {
+	case err := <-done:
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.Equal(t, context.Canceled, err, "Do returns ctx's error itself")
+	case <-time.After(5 * time.Second):
+		t.Fatal("Do did not return after cancel during a backoff")
+	}
+}
+
+func TestCancelDuringRateLimitWait(t *testing.T) {
+	var hits atomic.Int32
+	c := coreServer(t, statusSeq(&hits), WithRateLimit(rate.Every(time.Hour), 1))
+	require.NoError(t, c.Do(context.Background(), http.MethodGet, "/v2/x", nil, nil, nil))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Do(ctx, http.MethodGet, "/v2/x", nil, nil, nil) }()
+	cancel()
+	select {
+	case err := <-done:
+		assert.ErrorIs(t, err, context.Canceled)
+	case <-time.After(5 * time.Second):
+		t.Fatal("Do did not return after cancel during a rate-limit wait")
+	}
+	assert.EqualValues(t, 1, hits.Load())
+
+	// A deadline the wait cannot meet fails at once, as a deadline error.
+	ctx, cancel = context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	assert.ErrorIs(t, c.Do(ctx, http.MethodGet, "/v2/x", nil, nil, nil), context.DeadlineExceeded)
+}
+
+func TestRateLimiterDrawsForEveryAttempt(t *testing.T) {
+	var hits atomic.Int32
+	// Burst 3, then nothing for an hour: the fourth attempt must wait.
+	c := coreServer(t, statusSeq(&hits, 503, 503, 503, 503, 503),
+		WithRateLimit(rate.Every(time.Hour), 3),
+		WithRetry(RetryPolicy{MaxRetries: 5, MinWait: time.Millisecond, MaxWait: time.Millisecond}))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := c.Do(ctx, http.MethodGet, "/v2/x", nil, nil, nil)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.EqualValues(t, 3, hits.Load(), "three tokens, three attempts")
+}
+
+func TestTypedErrors(t *testing.T) {
+	cases := []struct {
+		status int
+		is     error
+	}{
+		{400, ErrBadRequest}, {401, ErrUnauthorized}, {403, ErrForbidden}, {404, ErrNotFound},
+		{409, ErrConflict}, {422, ErrBadRequest}, {429, ErrRateLimited}, {500, ErrServer},
+	}
+	all := []error{ErrBadRequest, ErrUnauthorized, ErrForbidden, ErrNotFound, ErrConflict, ErrRateLimited, ErrServer, ErrUnsuccessful}
+	for _, tc := range cases {
+		t.Run(fmt.Sprint(tc.status), func(t *testing.T) {
+			c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("X-Amzn-Requestid", "req-123")
+				w.WriteHeader(tc.status)
+				io.WriteString(w, `{"message":"it went wrong"}`)
+			}, WithRetry(RetryPolicy{}))
+			err := c.Do(context.Background(), http.MethodGet, "/v2/users/42", url.Values{"q": {"x"}}, nil, nil)
+			var apiErr *APIError
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, tc.status, apiErr.StatusCode)
+			assert.Equal(t, "GET", apiErr.Method)
+			assert.Equal(t, "/v2/users/42", apiErr.Path)
+			assert.Equal(t, "it went wrong", apiErr.Message)
+			assert.Equal(t, "req-123", apiErr.RequestID)
+			assert.JSONEq(t, `{"message":"it went wrong"}`, string(apiErr.Body))
+			assert.Equal(t, fmt.Sprintf("edapp: GET /v2/users/42: %d %s: it went wrong (request id req-123)", tc.status, http.StatusText(tc.status)), err.Error())
+			for _, s := range all {
+				assert.Equal(t, s == tc.is, errors.Is(err, s), "errors.Is(%d, %v)", tc.status, s)
+			}
+		})
+	}
+}
+
+func TestErrorBodyTruncatedAndNonJSON(t *testing.T) {
+	big := strings.Repeat("x", 100<<10)
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadGateway)
+		io.WriteString(w, big)
+	}, WithRetry(RetryPolicy{}))
+	err := c.Do(context.Background(), http.MethodGet, "/v2/x", nil, nil, nil)
+	var apiErr *APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Len(t, apiErr.Body, 64<<10)
+	assert.Empty(t, apiErr.Message)
+	assert.Less(t, len(err.Error()), 400, "the error string shows an excerpt only")
+}
+
+func TestMalformedSuccessBody(t *testing.T) {
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<html><body>Gateway maintenance "+strings.Repeat("-", 2000)+"</body></html>")
+	})
+	var out struct{ ID string }
+	err := c.Do(context.Background(), http.MethodGet, "/v2/users/1", nil, nil, &out)
+	var decErr *DecodeError
+	require.ErrorAs(t, err, &decErr)
+	assert.Equal(t, 200, decErr.StatusCode)
+	assert.True(t, strings.HasPrefix(decErr.Body, "<html><body>Gateway maintenance"))
+	assert.LessOrEqual(t, len(decErr.Body), 520)
+	assert.Contains(t, err.Error(), "GET /v2/users/1: 200")
+	var syn *json.SyntaxError
+	assert.ErrorAs(t, err, &syn)
+}
+
+func TestOddFieldNeverFailsThePage(t *testing.T) {
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"totalCount":3,"items":[
+			{"id":"a","when":"2019-03-07T05:10:36.187Z","n":1},
+			{"id":"b","when":"last tuesday","n":2},
+			{"id":"c","when":null,"n":{"odd":true}}]}`)
+	})
+	type rec struct {
+		ID   string `json:"id"`
+		When Time   `json:"when"`
+		N    int    `json:"n"`
+	}
+	var logs bytes.Buffer
+	c.logger = slog.New(slog.NewTextHandler(&logs, nil))
+	p, err := listPage[rec](context.Background(), c, "/v2/x", nil)
+	require.NoError(t, err)
+	require.Len(t, p.Items, 3)
+	assert.Equal(t, 3, p.TotalCount)
+	assert.Equal(t, "a", p.Items[0].ID)
+	assert.Equal(t, 1, p.Items[0].N)
+	assert.Equal(t, "b", p.Items[1].ID)
+	assert.True(t, p.Items[1].When.IsZero())
+	assert.Equal(t, 2, p.Items[1].N)
+	assert.Equal(t, "c", p.Items[2].ID)
+	assert.Contains(t, logs.String(), "items[1].when")
+	assert.Contains(t, logs.String(), "items[2].n")
+}
+
+func TestTokenNeverInErrorsOrLogs(t *testing.T) {
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		// A careless server echoes the header and a launch link back.
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprintf(w, `{"message":"bad auth %s","link":"https://web.edapp.com/launch-lesson?token=launch-abc&lesson=1"}`, r.Header.Get("Authorization"))
+	}, WithRetry(RetryPolicy{}))
+	var logs bytes.Buffer
+	logged, err := NewClient(coreToken, WithBaseURL(c.BaseURL()), WithRateLimit(rate.Inf, 0), WithRetry(RetryPolicy{MaxRetries: 1, MaxWait: time.Millisecond}),
+		WithLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	require.NoError(t, err)
+	for _, cl := range []*Client{c, logged} {
+		err := cl.Do(context.Background(), http.MethodGet, "/v2/x", nil, nil, nil)
+		require.ErrorIs(t, err, ErrForbidden)
+		var apiErr *APIError
+		require.ErrorAs(t, err, &apiErr)
+		for _, s := range []string{err.Error(), apiErr.Message, string(apiErr.Body), fmt.Sprintf("%+v", apiErr)} {
+			assert.NotContains(t, s, coreToken)
+			assert.NotContains(t, s, "launch-abc")
+		}
+		assert.Contains(t, apiErr.Message, "[REDACTED]")
+	}
+	require.NotEmpty(t, logs.String())
+	assert.NotContains(t, logs.String(), coreToken)
+	assert.NotContains(t, logs.String(), "Bearer")
+}
+
+func TestNoAuthorizationAfterRedirectToAnotherHost(t *testing.T) {
+	var otherAuth, sameAuth atomic.Value
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		otherAuth.Store(r.Header.Get("Authorization"))
+		io.WriteString(w, `{}`)
+	}))
+	defer other.Close()
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, other.URL+"/landing", http.StatusFound)
+		case "/here":
+			http.Redirect(w, r, "/prefix/there", http.StatusFound)
+		case "/there":
+			sameAuth.Store(r.Header.Get("Authorization"))
+			io.WriteString(w, `{}`)
+		}
+	})
+	require.NoError(t, c.Do(context.Background(), http.MethodGet, "/away", nil, nil, nil))
+	assert.Equal(t, "", otherAuth.Load(), "token leaked to another host")
+	require.NoError(t, c.Do(context.Background(), http.MethodGet, "/here", nil, nil, nil))
+	assert.Equal(t, "Bearer "+coreToken, sameAuth.Load(), "same-origin redirect keeps auth")
+
+	// Same host name, other port: another origin, so no token either.
+	u, _ := url.Parse(other.URL)
+	otherAuth.Store("unset")
+	c2 := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://localhost:"+u.Port()+"/x", http.StatusTemporaryRedirect)
+	})
+	require.NoError(t, c2.Do(context.Background(), http.MethodGet, "/v2/x", nil, nil, nil))
+	assert.Equal(t, "", otherAuth.Load())
+}
+
+func TestWithHTTPClientWrapsTransport(t *testing.T) {
+	var seen atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{}`) }))
+	defer srv.Close()
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		seen.Add(1)
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	c, err := NewClient("t", WithBaseURL(srv.URL), WithHTTPClient(hc), WithRateLimit(rate.Inf, 0))
+	require.NoError(t, err)
+	require.NoError(t, c.Do(context.Background(), http.MethodGet, "/v2/x", nil, nil, nil))
+	assert.EqualValues(t, 1, seen.Load())
+	assert.IsType(t, roundTripFunc(nil), hc.Transport, "the caller's client is not modified")
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

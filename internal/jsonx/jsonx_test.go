@@ -1,0 +1,85 @@
+package jsonx
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type strictDate string
+
+func (d *strictDate) UnmarshalJSON(b []byte) error {
+	if len(b) != 12 {
+		return errors.New("bad date")
+	}
+	*d = strictDate(b[1:11])
+	return nil
+}
+
+type lesson struct {
+	ID   string     `json:"id"`
+	Done strictDate `json:"done"`
+}
+
+type course struct {
+	ID      string   `json:"id"`
+	Score   int      `json:"score"`
+	Lessons []lesson `json:"lessons"`
+}
+
+func TestDecodeFastPath(t *testing.T) {
+	var c course
+	dropped, err := Decode([]byte(`{"id":"c1","score":3,"lessons":[{"id":"l1","done":"2020-01-02"}]}`), &c)
+	require.NoError(t, err)
+	assert.Nil(t, dropped)
+	assert.Equal(t, course{ID: "c1", Score: 3, Lessons: []lesson{{ID: "l1", Done: "2020-01-02"}}}, c)
+}
+
+func TestDecodeDropsOnlyWhatDoesNotFit(t *testing.T) {
+	var cs []course
+	dropped, err := Decode([]byte(`[
+		{"id":"c1","score":"high","lessons":[{"id":"l1","done":"2020-01-02"},{"id":"l2","done":"soon"}]},
+		{"id":"c2","score":2,"lessons":null}
+	]`), &cs)
+	require.NoError(t, err)
+	require.Len(t, cs, 2)
+	assert.Equal(t, "c1", cs[0].ID)
+	assert.Zero(t, cs[0].Score)
+	assert.Equal(t, []lesson{{ID: "l1", Done: "2020-01-02"}, {ID: "l2"}}, cs[0].Lessons)
+	assert.Equal(t, course{ID: "c2", Score: 2}, cs[1])
+	assert.ElementsMatch(t, []string{"[0].score", "[0].lessons[1].done"}, dropped)
+}
+
+func TestDecodeMalformedIsAnError(t *testing.T) {
+	var c course
+	_, err := Decode([]byte(`{"id":`), &c)
+	var syn *json.SyntaxError
+	assert.ErrorAs(t, err, &syn)
+	_, err = Decode([]byte(`<html>`), &c)
+	assert.Error(t, err)
+}
+
+func TestDecodeWholeValueOfWrongKind(t *testing.T) {
+	var c course
+	_, err := Decode([]byte(`"a string"`), &c)
+	assert.Error(t, err, "nothing can be saved from a string where an object belongs")
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{`{"id":"c1","score":3,"lessons":[{"id":"l1","done":"2020-01-02"}]}`, `[{"score":"x"}]`, `{"lessons":[1,{"done":5}]}`, `null`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var c course
+		_, _ = Decode(data, &c)
+		var cs []course
+		dropped, err := Decode(data, &cs)
+		if err == nil && json.Valid(data) {
+			_ = fmt.Sprint(dropped)
+		}
+	})
+}

@@ -1,0 +1,64 @@
+package edapp
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestTimeAcceptsEveryListedForm(t *testing.T) {
+	want := time.Date(2019, 3, 7, 5, 10, 36, 187_000_000, time.UTC)
+	whole := want.Truncate(time.Second)
+	for in, exp := range map[string]time.Time{
+		`"2019-03-07T05:10:36.187Z"`:          want,  // the spec's sample: milliseconds, Z
+		`"2019-03-07T05:10:36Z"`:              whole, // no fraction
+		`"2019-03-07T05:10:36.187"`:           want,  // no zone: UTC
+		`"2019-03-07T05:10:36"`:               whole, // neither
+		`"2019-03-07T15:10:36.187+10:00"`:     want,  // another zone
+		`"2019-03-07T05:10:36.1870000+00:00"`: want,  // .NET-style 7 digits
+		`"2019-03-07T15:10:36.187+1000"`:      want,  // zone without colon
+		`"2019-03-07 05:10:36.187Z"`:          want,  // space separator
+		`"2019-03-07"`:                        time.Date(2019, 3, 7, 0, 0, 0, 0, time.UTC),
+		`null`:                                {},
+		`""`:                                  {},
+	} {
+		var got Time
+		require.NoError(t, json.Unmarshal([]byte(in), &got), in)
+		assert.True(t, exp.Equal(got.Time), "%s: got %v want %v", in, got.Time, exp)
+	}
+}
+
+func TestTimeRejectsOtherValues(t *testing.T) {
+	for _, in := range []string{`"yesterday"`, `"07/03/2019"`, `12345`, `true`, `{}`, `"2019-13-45T00:00:00Z"`} {
+		var got Time
+		err := json.Unmarshal([]byte(in), &got)
+		require.Error(t, err, in)
+		assert.Contains(t, err.Error(), "invalid datetime", in)
+	}
+	_, err := ParseTime("not a date")
+	assert.ErrorContains(t, err, `"not a date"`, "the error names the value")
+}
+
+func TestTimeMarshalsRFC3339MillisUTC(t *testing.T) {
+	in := Time{time.Date(2019, 3, 7, 15, 10, 36, 187_654_321, time.FixedZone("AEST", 10*3600))}
+	b, err := json.Marshal(in)
+	require.NoError(t, err)
+	assert.Equal(t, `"2019-03-07T05:10:36.187Z"`, string(b))
+	b, err = json.Marshal(Time{})
+	require.NoError(t, err)
+	assert.Equal(t, `null`, string(b))
+	assert.Equal(t, "2019-03-07T05:10:36.187Z", in.String())
+
+	var back Time
+	require.NoError(t, json.Unmarshal([]byte(`"2019-03-07T05:10:36.187Z"`), &back))
+	assert.True(t, back.Equal(in.Truncate(time.Millisecond)))
+}
+
+func TestPtr(t *testing.T) {
+	p := Ptr("Australia/Sydney")
+	assert.Equal(t, "Australia/Sydney", *p)
+	assert.Equal(t, 3, *Ptr(3))
+}
