@@ -85,6 +85,7 @@ type Client struct {
 
 	baseURL *url.URL
 	t       *transport.Client
+	limiter *rate.Limiter // nil when off
 	logger  *slog.Logger
 	common  service
 
@@ -183,7 +184,7 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 		limiter = rate.NewLimiter(cfg.limit, cfg.burst)
 	}
 
-	c := &Client{baseURL: base, logger: cfg.logger}
+	c := &Client{baseURL: base, logger: cfg.logger, limiter: limiter}
 	c.t = transport.New(transport.Config{
 		BaseURL:    base,
 		Token:      token,
