@@ -1,0 +1,153 @@
+package v1
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/edapp-go/edapp"
+)
+
+// ReportsService covers the v1 reports: GET /v1/reports/user/{id}/course/{id}
+// and GET /v1/reports/activities.
+type ReportsService service
+
+// Interaction types seen by the spec ("Values seen: view, slide"). Others
+// may come; Interaction.Type keeps whatever the service sends.
+const (
+	InteractionView  = "view"  // a slide was viewed; Duration is set
+	InteractionSlide = "slide" // a slide was answered; Result is set
+)
+
+// CourseReport is the user course report: one course with the user's
+// progress in it and, spec: "every lesson in the course that the user
+// interacted with".
+type CourseReport struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+
+	Unlocked     bool       `json:"unlocked"`
+	UnlockedDate edapp.Time `json:"unlockedDate"`
+	Completed    bool       `json:"completed"`
+	// CompletedDate also decodes from completionDate (see Course).
+	CompletedDate edapp.Time `json:"completedDate"`
+	Opened        bool       `json:"opened"`
+	OpenedDate    edapp.Time `json:"openedDate"`
+
+	Lessons []LessonReport `json:"lessons"`
+}
+
+// LessonReport is a lesson of a CourseReport: the lesson fields of Lesson
+// without the launch link, plus the time spent and the slides.
+type LessonReport struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+
+	Unlocked     bool       `json:"unlocked"`
+	UnlockedDate edapp.Time `json:"unlockedDate"`
+	Completed    bool       `json:"completed"`
+	// CompletedDate also decodes from completionDate (see Course).
+	CompletedDate edapp.Time `json:"completedDate"`
+	Opened        bool       `json:"opened"`
+	OpenedDate    edapp.Time `json:"openedDate"`
+
+	// Duration is the time spent in the lesson. The spec gives no unit;
+	// its sample shows a decimal number.
+	Duration float64 `json:"duration"`
+	// Slides has one entry per slide.
+	Slides []Slide `json:"slides"`
+}
+
+// Slide is one slide of a LessonReport with the user's interactions on it.
+type Slide struct {
+	Name         string        `json:"name"`
+	Interactions []Interaction `json:"interactions"`
+}
+
+// Interaction is one interaction of the user with a slide.
+type Interaction struct {
+	Date edapp.Time `json:"date"`
+	// Type is InteractionView or InteractionSlide (the values the spec has
+	// seen), or whatever else the service sends.
+	Type string `json:"type"`
+	// Duration is present on view interactions (no unit in the spec).
+	Duration float64 `json:"duration,omitempty"`
+	// Result is present on slide interactions, nil otherwise.
+	Result *InteractionResult `json:"result,omitempty"`
+}
+
+// InteractionResult is the outcome of a slide interaction.
+type InteractionResult struct {
+	Correct bool `json:"correct"`
+	TooSlow bool `json:"too_slow"`
+}
+
+// UnmarshalJSON decodes a report, taking completionDate when completedDate
+// is absent or empty.
+func (r *CourseReport) UnmarshalJSON(b []byte) error {
+	type plain CourseReport
+	aux := struct {
+		*plain
+		CompletionDate edapp.Time `json:"completionDate"`
+	}{plain: (*plain)(r)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	r.CompletedDate = completed(r.CompletedDate, aux.CompletionDate)
+	return nil
+}
+
+// UnmarshalJSON decodes a report lesson, taking completionDate when
+// completedDate is absent or empty.
+func (l *LessonReport) UnmarshalJSON(b []byte) error {
+	type plain LessonReport
+	aux := struct {
+		*plain
+		CompletionDate edapp.Time `json:"completionDate"`
+	}{plain: (*plain)(l)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	l.CompletedDate = completed(l.CompletedDate, aux.CompletionDate)
+	return nil
+}
+
+// Lesson returns the report of the lesson with the given id and true, or
+// false when the report has none (the report holds only the lessons the
+// user interacted with).
+func (r *CourseReport) Lesson(lessonID string) (*LessonReport, bool) {
+	for i := range r.Lessons {
+		if r.Lessons[i].ID == lessonID {
+			return &r.Lessons[i], true
+		}
+	}
+	return nil, false
+}
+
+// UserCourse reads the report of one user in one course with
+// GET /v1/reports/user/{userId}/course/{courseId}.
+func (s *ReportsService) UserCourse(ctx context.Context, userID, courseID string) (*CourseReport, error) {
+	if err := requireID("user id", userID); err != nil {
+		return nil, err
+	}
+	if err := requireID("course id", courseID); err != nil {
+		return nil, err
+	}
+	var r CourseReport
+	path := "/v1/reports/user/" + seg(userID) + "/course/" + seg(courseID)
+	if err := (*service)(s).do(ctx, http.MethodGet, path, nil, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Activities calls GET /v1/reports/activities and returns its answer as
+// raw JSON: the spec uses this call as its sample of authentication, and
+// its body is not shown in the spec. An empty answer gives nil.
+func (s *ReportsService) Activities(ctx context.Context) (json.RawMessage, error) {
+	var raw json.RawMessage
+	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/reports/activities", nil, &raw); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}

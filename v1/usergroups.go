@@ -1,0 +1,69 @@
+package v1
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+)
+
+// UserGroupsService covers the v1 user group operations: POST
+// /v1/usergroups and DELETE /v1/usergroups/{id}.
+type UserGroupsService service
+
+// UserGroup is the v1 shape of a user group.
+//
+// Users and Courses are sent with omitzero: a nil slice is left out of the
+// body (an update then leaves that list as it is), while an empty, non-nil
+// slice is sent as []. Spec, on users: "Sending an empty array removes all
+// users from the group." So UserGroup{ID: id, Users: []string{}} empties a
+// group, and UserGroup{ID: id, Name: name} renames it without touching its
+// members. An empty Name is left out too (the spec does not show which
+// fields are required).
+type UserGroup struct {
+	// ID is returned by the service. Spec: "Sending it on POST
+	// /v1/usergroups makes the call an update."
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Users holds user ids. An empty, non-nil slice removes every member.
+	Users []string `json:"users,omitzero"`
+	// Courses holds the ids of the courses assigned to the group.
+	Courses []string `json:"courses,omitzero"`
+}
+
+// Save inserts or updates a group with POST /v1/usergroups. Without an ID it
+// is an insert; with an ID it is an update of that group, and the id
+// travels in the body (spec). It returns the group as the service
+// answered, with its id; when the answer to an update carries no id, the
+// id sent is kept. An insert answered without an id is an error.
+func (s *UserGroupsService) Save(ctx context.Context, group UserGroup) (*UserGroup, error) {
+	const path = "/v1/usergroups"
+	var out UserGroup
+	if err := (*service)(s).do(ctx, http.MethodPost, path, group, &out); err != nil {
+		return nil, err
+	}
+	if out.ID == "" {
+		if group.ID == "" {
+			return nil, fmt.Errorf("edapp: POST %s: the answer carries no id for the inserted group", path)
+		}
+		if out.Name == "" && out.Users == nil && out.Courses == nil {
+			// An empty answer to an update: the group is what was sent.
+			out = group
+			out.Users = slices.Clone(group.Users)
+			out.Courses = slices.Clone(group.Courses)
+		}
+		out.ID = group.ID
+	}
+	return &out, nil
+}
+
+// Delete deletes a group with DELETE /v1/usergroups/{id}. The spec's answer
+// is an object with success (boolean), "true on success"; any other answer,
+// 2xx or not, is an error. A 2xx answer without success: true is an
+// *edapp.APIError matching edapp.ErrUnsuccessful.
+func (s *UserGroupsService) Delete(ctx context.Context, groupID string) error {
+	if err := requireID("group id", groupID); err != nil {
+		return err
+	}
+	return (*service)(s).deleteOK(ctx, "/v1/usergroups/"+seg(groupID))
+}

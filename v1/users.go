@@ -1,0 +1,182 @@
+package v1
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/edapp-go/edapp"
+)
+
+// UsersService covers the v1 user operations: POST /v1/users,
+// DELETE /v1/users/{id} and GET /v1/users/{id}/courses.
+type UsersService service
+
+// User is the v1 shape of a user.
+//
+// Save sends only what is set: an empty string and a nil UserGroups are
+// left out of the body, so an update changes only the fields it carries
+// (the spec does not show which fields are required on create or update,
+// nor a way to clear one). An empty, non-nil UserGroups is sent as [];
+// what the service does with it is not shown in the spec.
+type User struct {
+	// ID is returned by the service. Spec: "Sending it on POST /v1/users
+	// makes the call an update instead of an insert."
+	ID       string `json:"id,omitempty"`
+	Username string `json:"username,omitempty"` // also decoded from userName or name
+	Email    string `json:"email,omitempty"`
+	// UserGroups holds group ids.
+	UserGroups []string `json:"usergroups,omitzero"`
+	FirstName  string   `json:"firstName,omitempty"`
+	LastName   string   `json:"lastName,omitempty"`
+}
+
+// UnmarshalJSON decodes a user, taking the username from username, userName
+// or name, in that order of preference.
+func (u *User) UnmarshalJSON(b []byte) error {
+	type plain User
+	aux := struct {
+		*plain
+		UserName string `json:"userName"`
+		Name     string `json:"name"`
+	}{plain: (*plain)(u)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	for _, alt := range []string{aux.UserName, aux.Name} {
+		if u.Username == "" {
+			u.Username = alt
+		}
+	}
+	return nil
+}
+
+// Save inserts or updates a user with POST /v1/users. Without an ID it is an
+// insert; with an ID it is an update of that user, and the id travels in
+// the body (spec). It returns the user as the service answered, with its
+// id; when the answer to an update carries no id, the id sent is kept.
+// An insert answered without an id is an error.
+func (s *UsersService) Save(ctx context.Context, user User) (*User, error) {
+	const path = "/v1/users"
+	var out User
+	if err := (*service)(s).do(ctx, http.MethodPost, path, user, &out); err != nil {
+		return nil, err
+	}
+	if out.ID == "" {
+		if user.ID == "" {
+			return nil, fmt.Errorf("edapp: POST %s: the answer carries no id for the inserted user", path)
+		}
+		if out.isZero() {
+			// An empty answer to an update: the user is what was sent.
+			out = user
+			out.UserGroups = slices.Clone(user.UserGroups)
+		}
+		out.ID = user.ID
+	}
+	return &out, nil
+}
+
+func (u *User) isZero() bool {
+	return u.ID == "" && u.Username == "" && u.Email == "" && u.UserGroups == nil &&
+		u.FirstName == "" && u.LastName == ""
+}
+
+// Delete deletes a user with DELETE /v1/users/{id}. The spec's answer is an
+// object with success (boolean), "true on success"; any other answer, 2xx
+// or not, is an error. A 2xx answer without success: true is an
+// *edapp.APIError matching edapp.ErrUnsuccessful.
+func (s *UsersService) Delete(ctx context.Context, userID string) error {
+	if err := requireID("user id", userID); err != nil {
+		return err
+	}
+	return (*service)(s).deleteOK(ctx, "/v1/users/"+seg(userID))
+}
+
+// Courses lists the courses the user may access, with GET
+// /v1/users/{id}/courses: each course with its lessons, the unlocked,
+// completed and opened flags and their dates, and each lesson's launch
+// link. The answer is a bare JSON array.
+//
+// The launch links in the answer expire 20 minutes after this call (spec:
+// "a fresh link must be obtained from the service when a user is about to
+// open a lesson"); LaunchLink fetches one at the right moment.
+func (s *UsersService) Courses(ctx context.Context, userID string) ([]Course, error) {
+	if err := requireID("user id", userID); err != nil {
+		return nil, err
+	}
+	var courses []Course
+	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/users/"+seg(userID)+"/courses", nil, &courses); err != nil {
+		return nil, err
+	}
+	return courses, nil
+}
+
+// ErrLessonNotFound is wrapped by LaunchLink's error when none of the user's
+// courses holds the lesson. It also matches edapp.ErrNotFound.
+var ErrLessonNotFound = fmt.Errorf("v1: lesson not found among the user's courses: %w", edapp.ErrNotFound)
+
+// ErrNoLaunchLink is wrapped by LaunchLink's error when the user's courses
+// hold the lesson but give it no usable launchURI (for instance while the
+// lesson is locked; the spec does not say when the service leaves it out).
+var ErrNoLaunchLink = errors.New("v1: lesson has no usable launch link")
+
+// LaunchLink fetches the user's courses now (GET /v1/users/{id}/courses)
+// and returns the launch link of the lesson with id lessonID, from
+// whichever course holds it. IssuedAt is the time taken just before the
+// request, so ExpiresAt (IssuedAt plus 20 minutes) is never later than the
+// token's real death.
+//
+// Spec: "The token expires after 20 minutes, so a fresh link must be
+// obtained from the service when a user is about to open a lesson." Call
+// LaunchLink right before handing the link to the learner, and call it
+// again rather than reusing a link; check Expired if a link was kept.
+//
+// A lesson in none of the courses is an error naming the lesson id that
+// wraps ErrLessonNotFound (and so matches edapp.ErrNotFound). A lesson
+// present without a usable launchURI wraps ErrNoLaunchLink. Errors never
+// contain the launch token; the link's String hides it too, and only its
+// URL and Token fields hold it.
+func (s *UsersService) LaunchLink(ctx context.Context, userID, lessonID string) (*edapp.LaunchLink, error) {
+	if err := requireID("user id", userID); err != nil {
+		return nil, err
+	}
+	if err := requireID("lesson id", lessonID); err != nil {
+		return nil, err
+	}
+	issuedAt := s.now()
+	courses, err := s.Courses(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	found := false
+	var parseErr error
+	for i := range courses {
+		l, ok := courses[i].Lesson(lessonID)
+		if !ok {
+			continue
+		}
+		found = true
+		if l.LaunchURI == "" {
+			continue
+		}
+		link, err := edapp.ParseLaunchLink(l.LaunchURI, issuedAt)
+		if err != nil {
+			parseErr = err
+			continue
+		}
+		return link, nil
+	}
+	switch {
+	case !found:
+		return nil, fmt.Errorf("%w: lesson %q (user %q)", ErrLessonNotFound, lessonID, userID)
+	case parseErr != nil:
+		// parseErr never holds the token; it is not wrapped, since its
+		// edapp.ErrInvalidInput would wrongly say nothing was sent.
+		return nil, fmt.Errorf("%w: lesson %q (user %q): %v", ErrNoLaunchLink, lessonID, userID, parseErr)
+	default:
+		return nil, fmt.Errorf("%w: lesson %q (user %q): launchURI is empty", ErrNoLaunchLink, lessonID, userID)
+	}
+}

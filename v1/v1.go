@@ -1,0 +1,134 @@
+package v1
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/edapp-go/edapp"
+)
+
+// Client holds the v1 operations. Create it with New; like the root client
+// it is safe for concurrent use.
+type Client struct {
+	// Users: POST /v1/users, DELETE /v1/users/{id}, GET /v1/users/{id}/courses
+	// and fresh launch links from the latter.
+	Users *UsersService
+	// UserGroups: POST /v1/usergroups and DELETE /v1/usergroups/{id}.
+	UserGroups *UserGroupsService
+	// Reports: GET /v1/reports/user/{id}/course/{id} and
+	// GET /v1/reports/activities.
+	Reports *ReportsService
+
+	common service
+}
+
+// service is what every v1 service holds.
+type service struct {
+	client *edapp.Client
+	now    func() time.Time
+}
+
+// Option configures a Client in New.
+type Option func(*service)
+
+// WithClock makes the v1 client read the time from now instead of
+// time.Now. The time is used for the IssuedAt of launch links, so a test
+// that drives a fake service on a fake clock can give the same clock here.
+// A nil now keeps time.Now.
+func WithClock(now func() time.Time) Option {
+	return func(s *service) {
+		if now != nil {
+			s.now = now
+		}
+	}
+}
+
+// New returns the v1 operations on top of client: every request goes
+// through client.Do and so shares its base URL, token, rate limit, retries
+// and error types. A nil client gives a Client whose methods fail with
+// edapp.ErrInvalidInput.
+func New(client *edapp.Client, opts ...Option) *Client {
+	c := &Client{common: service{client: client, now: time.Now}}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&c.common)
+		}
+	}
+	c.Users = (*UsersService)(&c.common)
+	c.UserGroups = (*UserGroupsService)(&c.common)
+	c.Reports = (*ReportsService)(&c.common)
+	return c
+}
+
+// do sends one request through the root client.
+func (s *service) do(ctx context.Context, method, path string, body, out any) error {
+	if s == nil || s.client == nil {
+		return fmt.Errorf("%w: v1 client built on a nil *edapp.Client", edapp.ErrInvalidInput)
+	}
+	return s.client.Do(ctx, method, path, nil, body, out)
+}
+
+// deleteOK sends a DELETE and insists on {"success": true}: the spec's only
+// shown outcome of a delete. Any other 2xx answer (success false, missing,
+// or an empty body) is an *edapp.APIError that matches
+// edapp.ErrUnsuccessful.
+func (s *service) deleteOK(ctx context.Context, path string) error {
+	var ans struct {
+		Success *bool  `json:"success"`
+		Message string `json:"message"`
+	}
+	if err := s.do(ctx, http.MethodDelete, path, nil, &ans); err != nil {
+		return err
+	}
+	if ans.Success != nil && *ans.Success {
+		return nil
+	}
+	msg := redactLaunchTokens(ans.Message)
+	if msg == "" {
+		if ans.Success == nil {
+			msg = "the answer did not say success: true"
+		} else {
+			msg = "the service answered success: false"
+		}
+	}
+	// Do reports no status for a 2xx answer; every success object seen
+	// comes with 200.
+	return &edapp.APIError{
+		StatusCode: http.StatusOK,
+		Method:     http.MethodDelete,
+		Path:       path,
+		Message:    msg,
+	}
+}
+
+// requireID fails before any request when an id argument is empty.
+func requireID(name, id string) error {
+	if strings.TrimSpace(id) == "" {
+		return fmt.Errorf("%w: %s is empty", edapp.ErrInvalidInput, name)
+	}
+	return nil
+}
+
+// seg escapes an id for use as one path segment. An id made only of dots
+// is escaped as well, so "." or ".." can never climb the path.
+func seg(id string) string {
+	if strings.Trim(id, ".") == "" {
+		return strings.Repeat("%2E", len(id))
+	}
+	return url.PathEscape(id)
+}
+
+var launchTokenParam = regexp.MustCompile(`(?i)(token=)[^&"'\s<>]+`)
+
+// redactLaunchTokens hides any launch token a message might echo back.
+func redactLaunchTokens(s string) string {
+	if !strings.Contains(strings.ToLower(s), "token=") {
+		return s
+	}
+	return launchTokenParam.ReplaceAllString(s, "${1}REDACTED")
+}
