@@ -1,0 +1,485 @@
+package edapptest
+
+import (
+	"math"
+	"time"
+)
+
+// filter holds the analytics filters of one request. Empty fields match
+// everything. Time bounds are inclusive.
+type filter struct {
+	courseID, courseExt, lessonID, lessonExt, userID, userExt string
+	from, to                                                  time.Time
+}
+
+// filterKinds says which query parameters an operation honours.
+type filterKinds struct {
+	course, lesson, user bool
+	from, to             string // names of the datetime bounds, lower-case
+	fromName, toName     string // their display names
+}
+
+func (c *call) filter(k filterKinds) (filter, bool) {
+	var f filter
+	if k.course {
+		f.courseID, f.courseExt = c.q("courseid"), c.q("courseexternalid")
+	}
+	if k.lesson {
+		f.lessonID, f.lessonExt = c.q("lessonid"), c.q("lessonexternalid")
+	}
+	if k.user {
+		f.userID, f.userExt = c.q("userid"), c.q("userexternalid")
+	}
+	var ok bool
+	if k.from != "" {
+		if f.from, ok = c.timeParam(k.from, k.fromName); !ok {
+			return f, false
+		}
+	}
+	if k.to != "" {
+		if f.to, ok = c.timeParam(k.to, k.toName); !ok {
+			return f, false
+		}
+	}
+	return f, true
+}
+
+func (f filter) matchCourse(c *course) bool {
+	return (f.courseID == "" || c != nil && c.id == f.courseID) &&
+		(f.courseExt == "" || c != nil && c.externalID == f.courseExt)
+}
+
+func (f filter) matchLesson(l *lesson) bool {
+	return (f.lessonID == "" || l != nil && l.id == f.lessonID) &&
+		(f.lessonExt == "" || l != nil && l.externalID == f.lessonExt)
+}
+
+func (f filter) matchUser(u *user) bool {
+	return (f.userID == "" || u != nil && u.id == f.userID) &&
+		(f.userExt == "" || u != nil && u.externalID == f.userExt)
+}
+
+func (f filter) matchTime(t time.Time) bool {
+	return (f.from.IsZero() || !t.Before(f.from)) && (f.to.IsZero() || !t.After(f.to))
+}
+
+// refs resolves the user, lesson and course of a record. The fake deletes
+// a user's records with the user, so all three exist; nil pointers are
+// still handled.
+type refs struct {
+	u *user
+	l *lesson
+	c *course
+}
+
+func (st *store) refs(userID, lessonID, courseID string) refs {
+	return refs{st.users.get(userID), st.lessons.get(lessonID), st.courses.get(courseID)}
+}
+
+func (r refs) userExt() string     { return field(r.u, func(u *user) string { return u.externalID }) }
+func (r refs) lessonExt() string   { return field(r.l, func(l *lesson) string { return l.externalID }) }
+func (r refs) lessonTitle() string { return field(r.l, func(l *lesson) string { return l.title }) }
+func (r refs) courseExt() string   { return field(r.c, func(c *course) string { return c.externalID }) }
+func (r refs) courseTitle() string { return field(r.c, func(c *course) string { return c.title }) }
+
+func field[T any](p *T, f func(*T) string) string {
+	if p == nil {
+		return ""
+	}
+	return f(p)
+}
+
+func (f filter) match(r refs) bool {
+	return f.matchUser(r.u) && f.matchLesson(r.l) && f.matchCourse(r.c)
+}
+
+// wireAttempt is one lesson attempt.
+type wireAttempt struct {
+	ID                string   `json:"id"`
+	UserID            string   `json:"userId"`
+	UserExternalID    string   `json:"userExternalId"`
+	CourseID          string   `json:"courseId"`
+	CourseExternalID  string   `json:"courseExternalId"`
+	LessonID          string   `json:"lessonId"`
+	LessonExternalID  string   `json:"lessonExternalId"`
+	StartedDateTime   wireTime `json:"startedDateTime"`
+	CompletedDateTime wireTime `json:"completedDateTime"`
+	Score             int      `json:"score"`
+	Success           bool     `json:"success"`
+	EarnedStars       int      `json:"earnedStars"`
+}
+
+// earnedStars gives 0 to 3 stars for a completed attempt's score.
+func earnedStars(score float64) int {
+	return int(math.Round(math.Max(0, math.Min(score, 100)) * 3 / 100))
+}
+
+var allFilters = filterKinds{course: true, lesson: true, user: true}
+
+// v2Attempts lists attempts; startDateTime and endDateTime bound
+// startedDateTime.
+func (c *call) v2Attempts() {
+	k := allFilters
+	k.from, k.fromName, k.to, k.toName = "startdatetime", "startDateTime", "enddatetime", "endDateTime"
+	f, ok := c.filter(k)
+	if !ok {
+		return
+	}
+	out := []wireAttempt{}
+	for _, a := range c.st.attempts {
+		r := c.st.refs(a.userID, a.lessonID, a.courseID)
+		if !f.match(r) || !f.matchTime(a.started) {
+			continue
+		}
+		w := wireAttempt{
+			ID: a.id, UserID: a.userID, UserExternalID: r.userExt(),
+			CourseID: a.courseID, CourseExternalID: r.courseExt(),
+			LessonID: a.lessonID, LessonExternalID: r.lessonExt(),
+			StartedDateTime: wt(a.started),
+		}
+		if a.done {
+			w.CompletedDateTime = wt(a.completed)
+			w.Score = int(math.Round(a.score))
+			w.Success = r.l == nil || a.score >= float64(r.l.minimumScore)
+			w.EarnedStars = earnedStars(a.score)
+		}
+		out = append(out, w)
+	}
+	pageOf(c, out)
+}
+
+// wireCourseProgress is one user's progress in one course.
+type wireCourseProgress struct {
+	UserID              string   `json:"userId"`
+	UserExternalID      string   `json:"userExternalId"`
+	UserName            string   `json:"userName"`
+	UserFirstName       string   `json:"userFirstName"`
+	UserLastName        string   `json:"userLastName"`
+	CourseID            string   `json:"courseId"`
+	CourseExternalID    string   `json:"courseExternalId"`
+	CourseTitle         string   `json:"courseTitle"`
+	Unlocked            bool     `json:"unlocked"`
+	UnlockedDateTime    wireTime `json:"unlockedDateTime"`
+	Opened              bool     `json:"opened"`
+	OpenedDateTime      wireTime `json:"openedDateTime"`
+	Completed           bool     `json:"completed"`
+	CompletedDateTime   wireTime `json:"completedDateTime"`
+	LessonsTotal        int      `json:"lessonsTotal"`
+	LessonsUnlocked     int      `json:"lessonsUnlocked"`
+	LessonsCompleted    int      `json:"lessonsCompleted"`
+	Archived            bool     `json:"archived"`
+	PercentageCompleted float64  `json:"percentageCompleted"`
+	Score               float64  `json:"score"`
+}
+
+// v2CourseProgress has one record per course and user who can reach it or
+// has progress in it. modifiedSinceDateTime keeps records changed at or
+// after that time.
+func (c *call) v2CourseProgress() {
+	f, ok := c.filter(filterKinds{course: true, user: true, from: "modifiedsincedatetime", fromName: "modifiedSinceDateTime"})
+	if !ok {
+		return
+	}
+	idx := c.st.progressIndex()
+	out := []wireCourseProgress{}
+	for _, cr := range c.st.courses.all() {
+		if !f.matchCourse(cr) {
+			continue
+		}
+		for _, u := range c.st.users.all() {
+			if !f.matchUser(u) {
+				continue
+			}
+			cs := c.st.courseState(idx, u, cr)
+			if !cs.unlocked && !cs.touched && !cs.completed {
+				continue
+			}
+			if !f.matchTime(cs.modified) {
+				continue
+			}
+			w := wireCourseProgress{
+				UserID: u.id, UserExternalID: u.externalID, UserName: u.username,
+				UserFirstName: u.firstName, UserLastName: u.lastName,
+				CourseID: cr.id, CourseExternalID: cr.externalID, CourseTitle: cr.title,
+				Unlocked: cs.unlocked, UnlockedDateTime: wt(cs.unlockedAt),
+				Opened: !cs.openedAt.IsZero(), OpenedDateTime: wt(cs.openedAt),
+				Completed: cs.completed, CompletedDateTime: wt(cs.completedAt),
+				LessonsTotal: cs.lessonsTotal, LessonsCompleted: cs.lessonsCompleted,
+				PercentageCompleted: cs.percentage, Score: cs.score,
+			}
+			if cs.unlocked {
+				w.LessonsUnlocked = cs.lessonsTotal
+			}
+			out = append(out, w)
+		}
+	}
+	pageOf(c, out)
+}
+
+type wireCourseStatistics struct {
+	CourseID       string `json:"courseId"`
+	TotalUsers     int    `json:"totalUsers"`
+	CompletedCount int    `json:"completedCount"`
+	OpenedCount    int    `json:"openedCount"`
+}
+
+// v2CourseStatistics counts, per course, the users who can reach it, who
+// opened any of its lessons and who completed it.
+func (c *call) v2CourseStatistics() {
+	f, _ := c.filter(filterKinds{course: true})
+	idx := c.st.progressIndex()
+	out := []wireCourseStatistics{}
+	for _, cr := range c.st.courses.all() {
+		if !f.matchCourse(cr) {
+			continue
+		}
+		w := wireCourseStatistics{CourseID: cr.id}
+		for _, u := range c.st.users.all() {
+			cs := c.st.courseState(idx, u, cr)
+			if cs.unlocked {
+				w.TotalUsers++
+			}
+			if !cs.openedAt.IsZero() {
+				w.OpenedCount++
+			}
+			if cs.completed {
+				w.CompletedCount++
+			}
+		}
+		out = append(out, w)
+	}
+	pageOf(c, out)
+}
+
+type wireLessonStatistics struct {
+	LessonID       string `json:"lessonId"`
+	CourseID       string `json:"courseId"`
+	LessonTitle    string `json:"lessonTitle"`
+	TotalUsers     int    `json:"totalUsers"`
+	OpenedCount    int    `json:"openedCount"`
+	CompletedCount int    `json:"completedCount"`
+}
+
+// v2LessonStatistics counts, per lesson, the users who can reach its
+// course, who opened it and who completed it.
+func (c *call) v2LessonStatistics() {
+	f, _ := c.filter(filterKinds{course: true, lesson: true})
+	idx := c.st.progressIndex()
+	out := []wireLessonStatistics{}
+	for _, cr := range c.st.courses.all() {
+		if !f.matchCourse(cr) {
+			continue
+		}
+		reach := len(c.st.usersWithAccess(cr.id))
+		for _, l := range c.st.courseLessons(cr) {
+			if !f.matchLesson(l) {
+				continue
+			}
+			w := wireLessonStatistics{LessonID: l.id, CourseID: cr.id, LessonTitle: l.title, TotalUsers: reach}
+			for _, u := range c.st.users.all() {
+				if p := idx[ulKey{u.id, l.id}]; p != nil {
+					w.OpenedCount++
+					if !p.completed.IsZero() {
+						w.CompletedCount++
+					}
+				}
+			}
+			out = append(out, w)
+		}
+	}
+	pageOf(c, out)
+}
+
+// wireProgressEvent is one lesson progress event.
+type wireProgressEvent struct {
+	UserID           string   `json:"userId"`
+	UserEmail        string   `json:"userEmail"`
+	UserFirstName    string   `json:"userFirstName"`
+	UserLastName     string   `json:"userLastName"`
+	CourseID         string   `json:"courseId"`
+	CourseTitle      string   `json:"courseTitle"`
+	CourseExternalID string   `json:"courseExternalId"`
+	LessonID         string   `json:"lessonId"`
+	LessonTitle      string   `json:"lessonTitle"`
+	LessonExternalID string   `json:"lessonExternalId"`
+	EventName        string   `json:"eventName"`
+	EventDateTime    wireTime `json:"eventDateTime"`
+	LessonScore      *float64 `json:"lessonScore"`
+}
+
+var eventFilters = filterKinds{
+	course: true, lesson: true, user: true,
+	from: "mineventdatetime", fromName: "minEventDateTime",
+	to: "maxeventdatetime", toName: "maxEventDateTime",
+}
+
+func (c *call) progressEvents(f filter) []wireProgressEvent {
+	out := []wireProgressEvent{}
+	for _, e := range c.st.events {
+		r := c.st.refs(e.userID, e.lessonID, e.courseID)
+		if !f.match(r) || !f.matchTime(e.at) {
+			continue
+		}
+		w := wireProgressEvent{
+			UserID: e.userID, CourseID: e.courseID, CourseTitle: r.courseTitle(),
+			CourseExternalID: r.courseExt(), LessonID: e.lessonID, LessonTitle: r.lessonTitle(),
+			LessonExternalID: r.lessonExt(), EventName: e.name, EventDateTime: wt(e.at),
+		}
+		if r.u != nil {
+			w.UserEmail, w.UserFirstName, w.UserLastName = r.u.email, r.u.firstName, r.u.lastName
+		}
+		if e.hasScore {
+			s := e.score
+			w.LessonScore = &s
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// v2LessonProgressEvents lists LessonOpened and LessonCompleted events;
+// minEventDateTime and maxEventDateTime bound eventDateTime.
+func (c *call) v2LessonProgressEvents() {
+	if f, ok := c.filter(eventFilters); ok {
+		pageOf(c, c.progressEvents(f))
+	}
+}
+
+func (c *call) v2UserLessonProgressEvents() {
+	u := c.userParam(0)
+	if u == nil {
+		return
+	}
+	if f, ok := c.filter(eventFilters); ok {
+		f.userID, f.userExt = u.id, ""
+		pageOf(c, c.progressEvents(f))
+	}
+}
+
+type wireLessonProgress struct {
+	UserID            string   `json:"userId"`
+	CourseID          string   `json:"courseId"`
+	LessonID          string   `json:"lessonId"`
+	LessonTitle       string   `json:"lessonTitle"`
+	Opened            bool     `json:"opened"`
+	OpenedDateTime    wireTime `json:"openedDateTime"`
+	Completed         bool     `json:"completed"`
+	CompletedDateTime wireTime `json:"completedDateTime"`
+	Score             float64  `json:"score"`
+	Attempts          int      `json:"attempts"`
+}
+
+// v2UserLessonProgress lists every published lesson of the courses the
+// user can reach, and every lesson with recorded progress. score is that
+// of the latest completion.
+func (c *call) v2UserLessonProgress() {
+	u := c.userParam(0)
+	if u == nil {
+		return
+	}
+	f, _ := c.filter(filterKinds{course: true, lesson: true})
+	idx := c.st.progressIndex()
+	out := []wireLessonProgress{}
+	for _, cr := range c.st.courses.all() {
+		if !f.matchCourse(cr) {
+			continue
+		}
+		_, reach := c.st.access(u, cr.id)
+		for _, l := range c.st.courseLessons(cr) {
+			p := idx[ulKey{u.id, l.id}]
+			if !f.matchLesson(l) || p == nil && !(reach && l.published()) {
+				continue
+			}
+			w := wireLessonProgress{UserID: u.id, CourseID: cr.id, LessonID: l.id, LessonTitle: l.title}
+			if p != nil {
+				w.Opened, w.OpenedDateTime = true, wt(p.opened)
+				w.Completed, w.CompletedDateTime = !p.completed.IsZero(), wt(p.completed)
+				w.Score, w.Attempts = p.score, p.attempts
+			}
+			out = append(out, w)
+		}
+	}
+	pageOf(c, out)
+}
+
+type wireAnswerDef struct {
+	ID      string `json:"id"`
+	Content string `json:"content"`
+}
+
+type wireSurveyQuestion struct {
+	ID              string          `json:"id"`
+	CourseID        string          `json:"courseId"`
+	LessonID        string          `json:"lessonId"`
+	SlideID         string          `json:"slideId"`
+	QuestionType    string          `json:"questionType"`
+	QuestionContent string          `json:"questionContent"`
+	Answers         []wireAnswerDef `json:"answers"`
+}
+
+func (c *call) v2SurveyQuestions() {
+	f, _ := c.filter(filterKinds{course: true, lesson: true})
+	out := []wireSurveyQuestion{}
+	for _, q := range c.st.questions.all() {
+		if !f.match(c.st.refs("", q.lessonID, q.courseID)) {
+			continue
+		}
+		w := wireSurveyQuestion{
+			ID: q.id, CourseID: q.courseID, LessonID: q.lessonID, SlideID: q.slideID,
+			QuestionType: q.qtype, QuestionContent: q.content, Answers: []wireAnswerDef{},
+		}
+		for _, a := range q.answers {
+			w.Answers = append(w.Answers, wireAnswerDef{a.id, a.content})
+		}
+		out = append(out, w)
+	}
+	pageOf(c, out)
+}
+
+type wireSurveyAnswer struct {
+	ID                 string   `json:"id"`
+	CourseID           string   `json:"courseId"`
+	CourseExternalID   string   `json:"courseExternalId"`
+	LessonID           string   `json:"lessonId"`
+	LessonExternalID   string   `json:"lessonExternalId"`
+	SlideID            string   `json:"slideId"`
+	UserID             string   `json:"userId"`
+	UserExternalID     string   `json:"userExternalId"`
+	AttemptID          string   `json:"attemptId"`
+	QuestionID         string   `json:"questionId"`
+	QuestionContent    string   `json:"questionContent"`
+	AnswerDefinitionID string   `json:"answerDefinitionId"`
+	AnswerContent      string   `json:"answerContent"`
+	AnsweredDateTime   wireTime `json:"answeredDateTime"`
+}
+
+// v2SurveyAnswers lists answers; startDateTime and endDateTime bound
+// answeredDateTime.
+func (c *call) v2SurveyAnswers() {
+	k := allFilters
+	k.from, k.fromName, k.to, k.toName = "startdatetime", "startDateTime", "enddatetime", "endDateTime"
+	f, ok := c.filter(k)
+	if !ok {
+		return
+	}
+	out := []wireSurveyAnswer{}
+	for _, a := range c.st.answers {
+		q := c.st.questions.get(a.questionID)
+		if q == nil {
+			continue
+		}
+		r := c.st.refs(a.userID, q.lessonID, q.courseID)
+		if !f.match(r) || !f.matchTime(a.at) {
+			continue
+		}
+		out = append(out, wireSurveyAnswer{
+			ID: a.id, CourseID: q.courseID, CourseExternalID: r.courseExt(),
+			LessonID: q.lessonID, LessonExternalID: r.lessonExt(), SlideID: q.slideID,
+			UserID: a.userID, UserExternalID: r.userExt(), AttemptID: a.attemptID,
+			QuestionID: q.id, QuestionContent: q.content,
+			AnswerDefinitionID: a.answerDefID, AnswerContent: a.content,
+			AnsweredDateTime: wt(a.at),
+		})
+	}
+	pageOf(c, out)
+}

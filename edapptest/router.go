@@ -1,0 +1,462 @@
+package edapptest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Paging limits of the v2 list operations.
+const (
+	defaultPageSize = 25
+	maxPageSize     = 1000
+)
+
+// call is one routed API request. Handlers run with Server.mu held.
+type call struct {
+	s      *Server
+	st     *store
+	w      http.ResponseWriter
+	r      *http.Request
+	params []string
+	query  map[string][]string // names lower-cased
+	body   []byte
+	now    time.Time
+}
+
+type route struct {
+	method  string
+	pattern []string // lower-case fixed segments; "" is a parameter; "a|b" are alternatives
+	h       func(*call)
+}
+
+// groups matches both spellings of the v2 group paths.
+const groups = "usergroups|usersgroups"
+
+var routes = buildRoutes()
+
+func buildRoutes() []route {
+	r := func(method, pattern string, h func(*call)) route {
+		segs := strings.Split(pattern, "/")
+		for i, s := range segs {
+			if s == "{}" {
+				segs[i] = ""
+			}
+		}
+		return route{method, segs, h}
+	}
+	return []route{
+		// v1
+		r("POST", "v1/users", (*call).v1SaveUser),
+		r("DELETE", "v1/users/{}", (*call).v1DeleteUser),
+		r("GET", "v1/users/{}/courses", (*call).v1UserCourses),
+		r("POST", "v1/usergroups", (*call).v1SaveGroup),
+		r("DELETE", "v1/usergroups/{}", (*call).v1DeleteGroup),
+		r("GET", "v1/reports/user/{}/course/{}", (*call).v1CourseReport),
+		r("GET", "v1/reports/activities", (*call).v1Activities),
+
+		// v2 users
+		r("POST", "v2/users", (*call).v2CreateUser),
+		r("GET", "v2/users", (*call).v2ListUsers),
+		r("GET", "v2/users/{}", (*call).v2GetUser),
+		r("PUT", "v2/users/{}", (*call).v2UpdateUser),
+		r("DELETE", "v2/users/{}", (*call).v2DeleteUser),
+		r("GET", "v2/users/{}/courses", (*call).v2UserCourses),
+
+		// v2 user groups, both spellings
+		r("POST", "v2/"+groups, (*call).v2CreateGroup),
+		r("GET", "v2/"+groups, (*call).v2ListGroups),
+		r("GET", "v2/"+groups+"/{}/children", (*call).v2GroupChildren),
+		r("POST", "v2/"+groups+"/{}/users", (*call).v2AddGroupUsers),
+		r("DELETE", "v2/"+groups+"/{}/users", (*call).v2RemoveGroupUsers),
+		r("GET", "v2/"+groups+"/{}/users", (*call).v2GroupUsers),
+
+		// v2 catalog
+		r("GET", "v2/catalog/coursecollections", (*call).v2Collections),
+		r("GET", "v2/catalog/coursecollections/{}/courses", (*call).v2CollectionCourses),
+		r("GET", "v2/catalog/courses", (*call).v2Courses),
+		r("GET", "v2/catalog/courses/{}/lessons", (*call).v2CourseLessons),
+
+		// v2 analytics
+		r("GET", "v2/analytics/attempts", (*call).v2Attempts),
+		r("GET", "v2/analytics/courseprogress", (*call).v2CourseProgress),
+		r("GET", "v2/analytics/coursestatistics", (*call).v2CourseStatistics),
+		r("GET", "v2/analytics/lessonstatistics", (*call).v2LessonStatistics),
+		r("GET", "v2/analytics/lesson-progress/events", (*call).v2LessonProgressEvents),
+		r("GET", "v2/analytics/users/{}/lesson-progress", (*call).v2UserLessonProgress),
+		r("GET", "v2/analytics/users/{}/lesson-progress/events", (*call).v2UserLessonProgressEvents),
+		r("GET", "v2/analytics/surveyquestiondefinitions", (*call).v2SurveyQuestions),
+		r("GET", "v2/analytics/surveyanswers", (*call).v2SurveyAnswers),
+
+		// v2 webhooks
+		r("POST", "v2/webhooks", (*call).v2CreateWebhook),
+		r("GET", "v2/webhooks", (*call).v2ListWebhooks),
+		r("DELETE", "v2/webhooks/{}", (*call).v2DeleteWebhook),
+	}
+}
+
+// match reports whether segs fit pattern, and the parameters.
+func match(pattern, segs []string) ([]string, bool) {
+	if len(pattern) != len(segs) {
+		return nil, false
+	}
+	var params []string
+	for i, p := range pattern {
+		if p == "" {
+			params = append(params, segs[i])
+			continue
+		}
+		ok := false
+		for _, alt := range strings.Split(p, "|") {
+			if strings.EqualFold(alt, segs[i]) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return nil, false
+		}
+	}
+	return params, true
+}
+
+// splitPath splits the escaped path into unescaped segments. One trailing
+// slash is ignored. It reports false for an undecodable path.
+func splitPath(r *http.Request) ([]string, bool) {
+	if r.URL == nil {
+		return nil, true
+	}
+	p := strings.TrimPrefix(r.URL.EscapedPath(), "/")
+	p = strings.TrimSuffix(p, "/")
+	if p == "" {
+		return nil, true
+	}
+	parts := strings.Split(p, "/")
+	for i, part := range parts {
+		u, err := url.PathUnescape(part)
+		if err != nil {
+			return nil, false
+		}
+		parts[i] = u
+	}
+	return parts, true
+}
+
+// route finds the handler and runs it under the store lock.
+func (s *Server) route(w http.ResponseWriter, r *http.Request, segs []string, body []byte) {
+	var allowed []string
+	for _, rt := range routes {
+		params, ok := match(rt.pattern, segs)
+		if !ok {
+			continue
+		}
+		if rt.method != r.Method {
+			allowed = append(allowed, rt.method)
+			continue
+		}
+		c := &call{s: s, w: w, r: r, params: params, body: body, query: lowerQuery(r)}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		c.st = s.st
+		c.now = s.now()
+		rt.h(c)
+		return
+	}
+	if len(allowed) > 0 {
+		sort.Strings(allowed)
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed")
+		return
+	}
+	writeError(w, http.StatusNotFound, "no route for "+r.Method+" /"+strings.Join(segs, "/"))
+}
+
+func lowerQuery(r *http.Request) map[string][]string {
+	out := make(map[string][]string)
+	if r.URL == nil {
+		return out
+	}
+	for k, v := range r.URL.Query() {
+		lk := strings.ToLower(k)
+		out[lk] = append(out[lk], v...)
+	}
+	return out
+}
+
+// q returns the first value of a query parameter, by lower-case name.
+func (c *call) q(name string) string {
+	if v := c.query[name]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+func (c *call) json(status int, v any) { writeJSON(c.w, status, v) }
+
+func (c *call) fail(status int, msg string) { writeError(c.w, status, msg) }
+
+// failErr answers an error from the store; an *apiErr keeps its status.
+func (c *call) failErr(err error) {
+	var ae *apiErr
+	if errors.As(err, &ae) {
+		c.fail(ae.status, ae.msg)
+		return
+	}
+	c.fail(http.StatusInternalServerError, err.Error())
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"message":"cannot encode response"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+type errorBody struct {
+	Message string `json:"message"`
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, errorBody{msg})
+}
+
+// obj is a decoded JSON object body with lower-cased keys: the fake, like
+// the real service, matches body field names without regard to case.
+type obj map[string]json.RawMessage
+
+// object decodes the body as a JSON object. An empty body is an empty
+// object. On error it answers 400 and reports false.
+func (c *call) object() (obj, bool) {
+	o, err := parseObject(c.body)
+	if err != nil {
+		c.fail(http.StatusBadRequest, err.Error())
+		return nil, false
+	}
+	return o, true
+}
+
+func parseObject(body []byte) (obj, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return obj{}, nil
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return nil, errors.New("malformed JSON body: " + err.Error())
+	}
+	if raw == nil {
+		return nil, errors.New("malformed JSON body: expected an object")
+	}
+	// Lower-case the keys; with keys that differ only in case, the first
+	// in key order wins, which keeps the result deterministic.
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	o := make(obj, len(raw))
+	for _, k := range keys {
+		lk := strings.ToLower(k)
+		if _, dup := o[lk]; !dup {
+			o[lk] = raw[k]
+		}
+	}
+	return o, nil
+}
+
+// lookup returns the raw value of the first present key.
+func (o obj) lookup(keys ...string) (json.RawMessage, string, bool) {
+	for _, k := range keys {
+		if v, ok := o[strings.ToLower(k)]; ok {
+			return v, k, true
+		}
+	}
+	return nil, "", false
+}
+
+func (o obj) has(keys ...string) bool {
+	_, _, ok := o.lookup(keys...)
+	return ok
+}
+
+func isNull(v json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(v), []byte("null")) }
+
+// str reads a string field. null reads as "". A missing field reports
+// present == false.
+func (o obj) str(keys ...string) (s string, present bool, err error) {
+	v, k, ok := o.lookup(keys...)
+	if !ok {
+		return "", false, nil
+	}
+	if isNull(v) {
+		return "", true, nil
+	}
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", true, invalid("field %s must be a string", k)
+	}
+	return s, true, nil
+}
+
+// strs reads an array of strings. null reads as nil.
+func (o obj) strs(keys ...string) (out []string, present bool, err error) {
+	v, k, ok := o.lookup(keys...)
+	if !ok {
+		return nil, false, nil
+	}
+	if isNull(v) {
+		return nil, true, nil
+	}
+	if err := json.Unmarshal(v, &out); err != nil {
+		return nil, true, invalid("field %s must be an array of strings", k)
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out, true, nil
+}
+
+// strMap reads an object of strings. null reads as nil.
+func (o obj) strMap(keys ...string) (out map[string]string, present bool, err error) {
+	v, k, ok := o.lookup(keys...)
+	if !ok {
+		return nil, false, nil
+	}
+	if isNull(v) {
+		return nil, true, nil
+	}
+	if err := json.Unmarshal(v, &out); err != nil {
+		return nil, true, invalid("field %s must be an object of strings", k)
+	}
+	return out, true, nil
+}
+
+// strPtr is str for optional fields: nil when absent.
+func (o obj) strPtr(keys ...string) (*string, error) {
+	s, ok, err := o.str(keys...)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &s, nil
+}
+
+func (o obj) strsPtr(keys ...string) (*[]string, error) {
+	s, ok, err := o.strs(keys...)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if s == nil {
+		s = []string{}
+	}
+	return &s, nil
+}
+
+// paging reads page and pageSize. page is 1-based (default 1); pageSize
+// defaults to 25 and is clamped to 1000. Values below 1 take the default.
+// A non-numeric value answers 400.
+func (c *call) paging() (page, size int, ok bool) {
+	page, size = 1, defaultPageSize
+	if v := c.q("page"); v != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			c.fail(http.StatusBadRequest, "invalid page: "+strconv.Quote(truncate(v, 32)))
+			return 0, 0, false
+		}
+		if n > 1 {
+			page = n
+		}
+	}
+	if v := c.q("pagesize"); v != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			c.fail(http.StatusBadRequest, "invalid pageSize: "+strconv.Quote(truncate(v, 32)))
+			return 0, 0, false
+		}
+		if n > 0 {
+			size = min(n, maxPageSize)
+		}
+	}
+	return page, size, true
+}
+
+// envelope is the paged list shape.
+type envelope[T any] struct {
+	TotalCount int `json:"totalCount"`
+	Items      []T `json:"items"`
+}
+
+// pageOf answers one page of items in the envelope.
+func pageOf[T any](c *call, items []T) {
+	page, size, ok := c.paging()
+	if !ok {
+		return
+	}
+	out := []T{}
+	if page-1 <= len(items)/size {
+		start := (page - 1) * size
+		if start < len(items) {
+			out = items[start:min(start+size, len(items))]
+		}
+	}
+	c.json(http.StatusOK, envelope[T]{TotalCount: len(items), Items: out})
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// wireTime writes a datetime as the samples do: UTC with milliseconds, or
+// null for the zero time. With omitzero it is left out when zero.
+type wireTime struct{ t time.Time }
+
+const wireLayout = "2006-01-02T15:04:05.000Z07:00"
+
+func wt(t time.Time) wireTime { return wireTime{t} }
+
+func (w wireTime) IsZero() bool { return w.t.IsZero() }
+
+func (w wireTime) MarshalJSON() ([]byte, error) {
+	if w.t.IsZero() {
+		return []byte("null"), nil
+	}
+	return []byte(`"` + formatTime(w.t) + `"`), nil
+}
+
+func formatTime(t time.Time) string { return t.UTC().Format(wireLayout) }
+
+// parseQueryTime parses a datetime filter: RFC 3339 with or without
+// fractions, the same without a zone (UTC), or a plain date.
+func parseQueryTime(v string) (time.Time, bool) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02"} {
+		if t, err := time.Parse(layout, strings.TrimSpace(v)); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// timeParam reads an optional datetime query parameter; on a bad value it
+// answers 400 and reports false.
+func (c *call) timeParam(name, display string) (time.Time, bool) {
+	v := c.q(name)
+	if v == "" {
+		return time.Time{}, true
+	}
+	t, ok := parseQueryTime(v)
+	if !ok {
+		c.fail(http.StatusBadRequest, "invalid "+display+": "+strconv.Quote(truncate(v, 64))+" is not an RFC 3339 datetime")
+		return time.Time{}, false
+	}
+	return t, true
+}

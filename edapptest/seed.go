@@ -1,0 +1,664 @@
+package edapptest
+
+import (
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// CourseSpec describes a course for AddCourse.
+type CourseSpec struct {
+	Title        string // required
+	ExternalID   string // optional; unique among courses
+	Description  string
+	CollectionID string // optional: the collection holding the course
+	Status       string // "published" (the default) or anything else, such as "unpublished"
+	Locale       string // default "en"
+	Duration     int    // as the catalog reports it
+	ThumbnailURL string
+	Lessons      []LessonSpec // added in order
+}
+
+// LessonSpec describes a lesson for AddCourse and AddLesson.
+type LessonSpec struct {
+	Title        string // required
+	ExternalID   string // optional; unique among lessons
+	Description  string
+	Status       string // "published" (the default) or anything else
+	MinimumScore int    // an attempt succeeds when its score reaches it
+}
+
+// UserSpec describes a user for AddUser. Roles default to app-user and
+// prizing-user, a fully functional learner.
+type UserSpec struct {
+	Username      string // required; unique without regard to case
+	Password      string
+	Email         string
+	FirstName     string
+	LastName      string
+	ExternalID    string // optional; unique within the account
+	TimeZone      string
+	Roles         []string // each one of the spec's seven roles
+	Groups        []string // group ids the user belongs to
+	ManagedGroups []string // group ids the user manages
+	CustomFields  map[string]string
+	InviteCode    string // optional: the user lands in the group with this code
+}
+
+// Interaction kinds of the v1 course report.
+const (
+	InteractionView  = "view"  // time spent on a slide
+	InteractionSlide = "slide" // an answer on a slide
+)
+
+// Interaction is one slide interaction for RecordInteraction.
+type Interaction struct {
+	Slide    string        // slide name; default "Slide 1"
+	Type     string        // InteractionView (default) or InteractionSlide
+	Duration time.Duration // for views
+	Correct  bool          // for slide answers
+	TooSlow  bool          // for slide answers
+	Time     time.Time     // default: the server's clock
+}
+
+// SurveyQuestionSpec describes a survey question for AddSurveyQuestion.
+type SurveyQuestionSpec struct {
+	LessonID string // required
+	SlideID  string // default: a generated id
+	Type     string // "open" (default), "rating" or "multiple-choice"
+	Content  string // the question (HTML, as the real service sends it)
+	// Answers are the answer options. A rating question without options
+	// gets "1" to "5"; a multiple-choice question needs at least one.
+	Answers []string
+}
+
+// locked runs fn on the store under the lock.
+func (s *Server) locked(fn func(st *store, now time.Time) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fn(s.st, s.now())
+}
+
+func (st *store) user(id string) (*user, error) {
+	if u := st.users.get(id); u != nil {
+		return u, nil
+	}
+	return nil, notFound("user %q not found", id)
+}
+
+func (st *store) group(id string) (*group, error) {
+	if g := st.groups.get(id); g != nil {
+		return g, nil
+	}
+	return nil, notFound("user group %q not found", id)
+}
+
+func (st *store) course(id string) (*course, error) {
+	if c := st.courses.get(id); c != nil {
+		return c, nil
+	}
+	return nil, notFound("course %q not found", id)
+}
+
+func (st *store) lesson(id string) (*lesson, error) {
+	if l := st.lessons.get(id); l != nil {
+		return l, nil
+	}
+	return nil, notFound("lesson %q not found", id)
+}
+
+// AddCollection adds a course collection and returns its id.
+func (s *Server) AddCollection(title, description string) string {
+	var id string
+	_ = s.locked(func(st *store, _ time.Time) error {
+		id = st.newID("col")
+		st.collections.add(id, &collection{id: id, title: title, description: description})
+		return nil
+	})
+	return id
+}
+
+// AddCourse adds a course with its lessons and returns the ids. Adding a
+// course sends no event; see PublishCourse.
+func (s *Server) AddCourse(c CourseSpec) (courseID string, lessonIDs []string, err error) {
+	err = s.locked(func(st *store, now time.Time) error {
+		courseID, lessonIDs, err = st.addCourse(c, now)
+		return err
+	})
+	return courseID, lessonIDs, err
+}
+
+func (st *store) addCourse(spec CourseSpec, now time.Time) (string, []string, error) {
+	if strings.TrimSpace(spec.Title) == "" {
+		return "", nil, invalid("course title is required")
+	}
+	if spec.CollectionID != "" && st.collections.get(spec.CollectionID) == nil {
+		return "", nil, notFound("course collection %q not found", spec.CollectionID)
+	}
+	if spec.ExternalID != "" {
+		for _, o := range st.courses.all() {
+			if o.externalID == spec.ExternalID {
+				return "", nil, conflict("course external id %q is taken", spec.ExternalID)
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, l := range spec.Lessons {
+		if err := st.checkLesson(l); err != nil {
+			return "", nil, err
+		}
+		if l.ExternalID != "" && seen[l.ExternalID] {
+			return "", nil, conflict("lesson external id %q is taken", l.ExternalID)
+		}
+		seen[l.ExternalID] = true
+	}
+	c := &course{
+		id: st.newID("crs"), externalID: spec.ExternalID, title: spec.Title,
+		description: spec.Description, status: orDefault(spec.Status, statusPublished),
+		locale: orDefault(spec.Locale, "en"), thumbnailURL: spec.ThumbnailURL,
+		collectionID: spec.CollectionID, duration: spec.Duration, created: now, modified: now,
+	}
+	st.courses.add(c.id, c)
+	ids := []string{}
+	for _, l := range spec.Lessons {
+		ids = append(ids, st.addLesson(c, l, now).id)
+	}
+	return c.id, ids, nil
+}
+
+func orDefault(v, def string) string {
+	if strings.TrimSpace(v) == "" {
+		return def
+	}
+	return v
+}
+
+func (st *store) checkLesson(l LessonSpec) error {
+	if strings.TrimSpace(l.Title) == "" {
+		return invalid("lesson title is required")
+	}
+	if l.ExternalID != "" {
+		for _, o := range st.lessons.all() {
+			if o.externalID == l.ExternalID {
+				return conflict("lesson external id %q is taken", l.ExternalID)
+			}
+		}
+	}
+	return nil
+}
+
+func (st *store) addLesson(c *course, spec LessonSpec, now time.Time) *lesson {
+	l := &lesson{
+		id: st.newID("les"), externalID: spec.ExternalID, title: spec.Title,
+		description: spec.Description, status: orDefault(spec.Status, statusPublished),
+		courseID: c.id, minimumScore: spec.MinimumScore, modified: now,
+	}
+	st.lessons.add(l.id, l)
+	c.lessonIDs = append(c.lessonIDs, l.id)
+	c.modified = now
+	return l
+}
+
+// AddLesson appends a lesson to a course and returns its id. It sends no
+// event; see PublishLesson.
+func (s *Server) AddLesson(courseID string, l LessonSpec) (string, error) {
+	var id string
+	err := s.locked(func(st *store, now time.Time) error {
+		c, err := st.course(courseID)
+		if err != nil {
+			return err
+		}
+		if err := st.checkLesson(l); err != nil {
+			return err
+		}
+		id = st.addLesson(c, l, now).id
+		return nil
+	})
+	return id, err
+}
+
+// AddGroup adds a user group and returns its id. parentID (optional) makes
+// it a child of that group; inviteCode (optional) must be unique without
+// regard to case.
+func (s *Server) AddGroup(name, parentID, inviteCode string) (string, error) {
+	var id string
+	err := s.locked(func(st *store, _ time.Time) error {
+		g, err := st.addGroup(name, parentID, strings.TrimSpace(inviteCode))
+		if err == nil {
+			id = g.id
+		}
+		return err
+	})
+	return id, err
+}
+
+// AddUser adds a user and returns its id.
+func (s *Server) AddUser(spec UserSpec) (string, error) {
+	p := userPatch{
+		username: &spec.Username, email: &spec.Email, firstName: &spec.FirstName,
+		lastName: &spec.LastName, externalID: &spec.ExternalID, timeZone: &spec.TimeZone,
+		password: &spec.Password, inviteCode: &spec.InviteCode,
+	}
+	if spec.Roles != nil {
+		p.roles = &spec.Roles
+	}
+	if spec.Groups != nil {
+		p.groups = &spec.Groups
+	}
+	if spec.ManagedGroups != nil {
+		p.managed = &spec.ManagedGroups
+	}
+	if spec.CustomFields != nil {
+		cf := maps.Clone(spec.CustomFields)
+		p.customFields = &cf
+	}
+	u := &user{}
+	err := s.locked(func(st *store, now time.Time) error { return st.applyUser(u, p, now) })
+	return u.id, err
+}
+
+// AddUserToGroup makes the user a member of the group (no change when it
+// already is).
+func (s *Server) AddUserToGroup(groupID, userID string) error {
+	return s.locked(func(st *store, now time.Time) error {
+		g, err := st.group(groupID)
+		if err != nil {
+			return err
+		}
+		u, err := st.user(userID)
+		if err != nil {
+			return err
+		}
+		if !u.inGroup(g.id) {
+			u.groups = append(u.groups, membership{g.id, now})
+		}
+		return nil
+	})
+}
+
+// RemoveUserFromGroup ends the user's membership of the group.
+func (s *Server) RemoveUserFromGroup(groupID, userID string) error {
+	return s.locked(func(st *store, _ time.Time) error {
+		g, err := st.group(groupID)
+		if err != nil {
+			return err
+		}
+		u, err := st.user(userID)
+		if err != nil {
+			return err
+		}
+		u.groups = slices.DeleteFunc(u.groups, func(m membership) bool { return m.groupID == g.id })
+		return nil
+	})
+}
+
+// AssignCourse assigns a course to a group. Its members and the members of
+// every descendant group can then reach the course.
+func (s *Server) AssignCourse(groupID, courseID string) error {
+	return s.locked(func(st *store, now time.Time) error {
+		g, err := st.group(groupID)
+		if err != nil {
+			return err
+		}
+		if _, err := st.course(courseID); err != nil {
+			return err
+		}
+		if !slices.Contains(g.courseIDs(), courseID) {
+			g.courses = append(g.courses, assignment{courseID, now})
+		}
+		return nil
+	})
+}
+
+// UnassignCourse takes a course away from a group.
+func (s *Server) UnassignCourse(groupID, courseID string) error {
+	return s.locked(func(st *store, _ time.Time) error {
+		g, err := st.group(groupID)
+		if err != nil {
+			return err
+		}
+		if _, err := st.course(courseID); err != nil {
+			return err
+		}
+		g.courses = slices.DeleteFunc(g.courses, func(a assignment) bool { return a.courseID == courseID })
+		return nil
+	})
+}
+
+// open records a lesson open: a new attempt and a LessonOpened event.
+func (st *store) open(u *user, l *lesson, at time.Time) *attempt {
+	a := &attempt{id: st.newID("att"), userID: u.id, lessonID: l.id, courseID: l.courseID, started: at}
+	st.attempts = append(st.attempts, a)
+	st.events = append(st.events, &progressEvent{userID: u.id, lessonID: l.id, courseID: l.courseID,
+		name: eventLessonOpened, at: at})
+	if at.After(u.lastActive) {
+		u.lastActive = at
+	}
+	return a
+}
+
+// complete closes the user's open attempt (opening one first when none is
+// open) and returns the events to send: LessonCompletedEvent, then
+// CourseCompletedEvent when this completes the last published lesson of
+// the course for the first time.
+func (st *store) complete(u *user, l *lesson, score float64, at time.Time) []outEvent {
+	a := st.openAttempt(u.id, l.id)
+	if a == nil {
+		a = st.open(u, l, at)
+	}
+	a.done, a.completed, a.score = true, at, score
+	st.events = append(st.events, &progressEvent{userID: u.id, lessonID: l.id, courseID: l.courseID,
+		name: eventLessonCompleted, at: at, score: score, hasScore: true})
+	if at.After(u.lastActive) {
+		u.lastActive = at
+	}
+	c := st.courses.get(l.courseID)
+	vals := userFields(u)
+	vals["courseId"], vals["courseTitle"], vals["timestamp"] = c.id, c.title, at
+	lv := maps.Clone(vals)
+	lv["lessonId"], lv["lessonTitle"], lv["score"] = l.id, l.title, score
+	out := []outEvent{{name: EventLessonCompleted, vals: lv}}
+
+	key := ucKey{u.id, c.id}
+	if _, done := st.completions[key]; done {
+		return out
+	}
+	idx := st.progressIndex()
+	pub := st.publishedLessons(c)
+	for _, pl := range pub {
+		if p := idx[ulKey{u.id, pl.id}]; p == nil || p.completed.IsZero() {
+			return out
+		}
+	}
+	if len(pub) == 0 {
+		return out
+	}
+	st.completions[key] = at
+	return append(out, outEvent{name: EventCourseCompleted, vals: vals})
+}
+
+// OpenLesson records that the user opened a lesson: a new attempt and a
+// LessonOpened progress event. It returns the attempt id. It sends no
+// webhook (the spec has no open event) and does not check that the user
+// can reach the course.
+func (s *Server) OpenLesson(userID, lessonID string) (string, error) {
+	var id string
+	err := s.locked(func(st *store, now time.Time) error {
+		u, err := st.user(userID)
+		if err != nil {
+			return err
+		}
+		l, err := st.lesson(lessonID)
+		if err != nil {
+			return err
+		}
+		id = st.open(u, l, now).id
+		return nil
+	})
+	return id, err
+}
+
+// CompleteLesson records that the user completed a lesson with a score
+// from 0 to 100. It closes the user's open attempt at the lesson, or opens
+// and closes a new one. It then delivers LessonCompletedEvent and, when
+// this completes every published lesson of the course for the first time,
+// CourseCompletedEvent, synchronously, to every webhook registered for
+// them. It does not check that the user can reach the course.
+func (s *Server) CompleteLesson(userID, lessonID string, score float64) error {
+	if math.IsNaN(score) || score < 0 || score > 100 {
+		return invalid("score %v is outside 0-100", score)
+	}
+	return s.emit(func(st *store, now time.Time) ([]outEvent, error) {
+		u, err := st.user(userID)
+		if err != nil {
+			return nil, err
+		}
+		l, err := st.lesson(lessonID)
+		if err != nil {
+			return nil, err
+		}
+		return st.complete(u, l, score, now), nil
+	})
+}
+
+// RecordInteraction records a slide interaction for the v1 course report.
+func (s *Server) RecordInteraction(userID, lessonID string, in Interaction) error {
+	kind := orDefault(in.Type, InteractionView)
+	if kind != InteractionView && kind != InteractionSlide {
+		return invalid("interaction type %q (want view or slide)", in.Type)
+	}
+	return s.locked(func(st *store, now time.Time) error {
+		u, err := st.user(userID)
+		if err != nil {
+			return err
+		}
+		if _, err := st.lesson(lessonID); err != nil {
+			return err
+		}
+		at := in.Time
+		if at.IsZero() {
+			at = now
+		}
+		st.interactions = append(st.interactions, &interaction{
+			userID: u.id, lessonID: lessonID, slide: orDefault(in.Slide, "Slide 1"), kind: kind,
+			at: at, duration: in.Duration, correct: in.Correct, tooSlow: in.TooSlow,
+		})
+		return nil
+	})
+}
+
+// publishEvents builds one event per user who can reach the course, or a
+// single event with empty user fields when nobody can.
+func (st *store) publishEvents(name string, c *course, l *lesson) []outEvent {
+	base := map[string]any{"courseId": c.id, "courseTitle": c.title}
+	if l != nil {
+		base["lessonId"], base["lessonTitle"] = l.id, l.title
+	}
+	users := st.usersWithAccess(c.id)
+	if len(users) == 0 {
+		return []outEvent{{name: name, vals: base}}
+	}
+	var out []outEvent
+	for _, u := range users {
+		vals := userFields(u)
+		maps.Copy(vals, base)
+		out = append(out, outEvent{name: name, vals: vals})
+	}
+	return out
+}
+
+func (s *Server) setCourseStatus(courseID, status, event string) error {
+	return s.emit(func(st *store, now time.Time) ([]outEvent, error) {
+		c, err := st.course(courseID)
+		if err != nil {
+			return nil, err
+		}
+		c.status, c.modified = status, now
+		return st.publishEvents(event, c, nil), nil
+	})
+}
+
+func (s *Server) setLessonStatus(lessonID, status, event string) error {
+	return s.emit(func(st *store, now time.Time) ([]outEvent, error) {
+		l, err := st.lesson(lessonID)
+		if err != nil {
+			return nil, err
+		}
+		c, err := st.course(l.courseID)
+		if err != nil {
+			return nil, err
+		}
+		l.status, l.modified = status, now
+		return st.publishEvents(event, c, l), nil
+	})
+}
+
+// PublishCourse sets the course's status to "published" and delivers
+// CoursePublishedEvent once per user who can reach the course (or once with
+// empty user fields when nobody can).
+func (s *Server) PublishCourse(courseID string) error {
+	return s.setCourseStatus(courseID, statusPublished, EventCoursePublished)
+}
+
+// UnpublishCourse sets the course's status to "unpublished" and delivers
+// CourseUnPublishedEvent as PublishCourse does. An unpublished course
+// leaves the users' course lists.
+func (s *Server) UnpublishCourse(courseID string) error {
+	return s.setCourseStatus(courseID, statusUnpublished, EventCourseUnPublished)
+}
+
+// PublishLesson sets the lesson's status to "published" and delivers
+// LessonPublishedEvent once per user who can reach its course (or once with
+// empty user fields when nobody can).
+func (s *Server) PublishLesson(lessonID string) error {
+	return s.setLessonStatus(lessonID, statusPublished, EventLessonPublished)
+}
+
+// UnpublishLesson sets the lesson's status to "unpublished" and delivers
+// LessonUnpublishedEvent as PublishLesson does.
+func (s *Server) UnpublishLesson(lessonID string) error {
+	return s.setLessonStatus(lessonID, statusUnpublished, EventLessonUnpublished)
+}
+
+// SendCourseReminder delivers CourseReminderWebHookEvent for a user and a
+// course.
+func (s *Server) SendCourseReminder(userID, courseID string, dueDate time.Time) error {
+	return s.emit(func(st *store, _ time.Time) ([]outEvent, error) {
+		u, err := st.user(userID)
+		if err != nil {
+			return nil, err
+		}
+		c, err := st.course(courseID)
+		if err != nil {
+			return nil, err
+		}
+		vals := userFields(u)
+		vals["courseId"], vals["courseTitle"], vals["dueDate"] = c.id, c.title, dueDate
+		vals["courseLink"] = s.URL + "/courses/" + c.id
+		return []outEvent{{name: EventCourseReminder, vals: vals}}, nil
+	})
+}
+
+// Emit delivers any of the ten events with the given fields, for instance
+// the Rapid Refresh notifications. The payload holds the event's fields in
+// the spec's order; fields missing from the map are "" (0 for score, null
+// for dueDate), and eventName and timestamp default to the event name and
+// the server's clock. When fields["userId"] names a user, the user fields
+// default to that user's. Fields outside the spec are sent after the
+// spec's ones. A time.Time value is written as a datetime.
+func (s *Server) Emit(eventName string, fields map[string]any) error {
+	specFields, ok := eventFields[eventName]
+	if !ok {
+		return invalid("unknown event %q", eventName)
+	}
+	return s.emit(func(st *store, _ time.Time) ([]outEvent, error) {
+		vals := map[string]any{}
+		if id, ok := fields["userId"].(string); ok {
+			if u := st.users.get(id); u != nil {
+				vals = userFields(u)
+			}
+		}
+		extra := map[string]any{}
+		for k, v := range fields {
+			if slices.ContainsFunc(specFields, func(f eventField) bool { return f.name == k }) {
+				vals[k] = v
+			} else {
+				extra[k] = v
+			}
+		}
+		return []outEvent{{name: eventName, vals: vals, extra: extra}}, nil
+	})
+}
+
+// AddWebhook registers a webhook, as POST /v2/webhooks does, and returns
+// its id.
+func (s *Server) AddWebhook(eventName, webHookURL string, headers map[string]string) (string, error) {
+	var id string
+	err := s.locked(func(st *store, _ time.Time) error {
+		w, err := st.addWebhook(eventName, webHookURL, headers)
+		if err == nil {
+			id = w.id
+		}
+		return err
+	})
+	return id, err
+}
+
+var questionTypes = []string{"open", "rating", "multiple-choice"}
+
+// AddSurveyQuestion adds a survey question to a lesson and returns its id
+// and the ids of its answer options.
+func (s *Server) AddSurveyQuestion(q SurveyQuestionSpec) (questionID string, answerIDs []string, err error) {
+	qtype := orDefault(q.Type, "open")
+	if !slices.Contains(questionTypes, qtype) {
+		return "", nil, invalid("question type %q (want open, rating or multiple-choice)", q.Type)
+	}
+	answers := q.Answers
+	switch {
+	case qtype == "rating" && len(answers) == 0:
+		answers = []string{"1", "2", "3", "4", "5"}
+	case qtype == "multiple-choice" && len(answers) == 0:
+		return "", nil, invalid("a multiple-choice question needs answers")
+	}
+	err = s.locked(func(st *store, _ time.Time) error {
+		l, err := st.lesson(q.LessonID)
+		if err != nil {
+			return err
+		}
+		sq := &surveyQuestion{id: st.newID("srq"), courseID: l.courseID, lessonID: l.id,
+			slideID: q.SlideID, qtype: qtype, content: q.Content}
+		if sq.slideID == "" {
+			sq.slideID = st.newID("sld")
+		}
+		answerIDs = []string{}
+		for _, a := range answers {
+			d := answerDef{st.newID("sad"), a}
+			sq.answers = append(sq.answers, d)
+			answerIDs = append(answerIDs, d.id)
+		}
+		st.questions.add(sq.id, sq)
+		questionID = sq.id
+		return nil
+	})
+	return questionID, answerIDs, err
+}
+
+// AnswerSurvey records a user's answer to a survey question and returns
+// the answer id. answer is an answer option's id or content; an open
+// question also takes free text. The answer belongs to the user's latest
+// attempt at the lesson, if any.
+func (s *Server) AnswerSurvey(userID, questionID, answer string) (string, error) {
+	var id string
+	err := s.locked(func(st *store, now time.Time) error {
+		u, err := st.user(userID)
+		if err != nil {
+			return err
+		}
+		q := st.questions.get(questionID)
+		if q == nil {
+			return notFound("survey question %q not found", questionID)
+		}
+		a := &surveyAnswer{id: st.newID("sra"), questionID: q.id, userID: u.id, at: now}
+		for _, d := range q.answers {
+			if d.id == answer || d.content == answer {
+				a.answerDefID, a.content = d.id, d.content
+				break
+			}
+		}
+		if a.answerDefID == "" {
+			if q.qtype != "open" {
+				return invalid("%q is not an answer option of question %q", answer, q.id)
+			}
+			a.content = answer
+		}
+		if at := st.latestAttempt(u.id, q.lessonID); at != nil {
+			a.attemptID = at.id
+		}
+		st.answers = append(st.answers, a)
+		id = a.id
+		return nil
+	})
+	return id, err
+}

@@ -1,0 +1,582 @@
+package edapptest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Errors returned by the seeding and driving helpers. Test them with
+// errors.Is.
+var (
+	// ErrNotFound reports an unknown id (user, group, course, lesson,
+	// collection, question or webhook).
+	ErrNotFound = errors.New("edapptest: not found")
+	// ErrConflict reports a value that must be unique and is taken: a
+	// username, a user's external id, a course's or lesson's external id, or
+	// a group's invite code.
+	ErrConflict = errors.New("edapptest: conflict")
+	// ErrInvalid reports an invalid value, such as an unknown role.
+	ErrInvalid = errors.New("edapptest: invalid")
+)
+
+// apiErr is an error that knows the HTTP status it maps to.
+type apiErr struct {
+	status int
+	msg    string
+}
+
+func (e *apiErr) Error() string { return "edapptest: " + e.msg }
+
+// Is makes errors.Is(err, ErrNotFound) and friends work.
+func (e *apiErr) Is(target error) bool {
+	switch target {
+	case ErrNotFound:
+		return e.status == 404
+	case ErrConflict:
+		return e.status == 409
+	case ErrInvalid:
+		return e.status == 400
+	}
+	return false
+}
+
+func notFound(format string, args ...any) *apiErr {
+	return &apiErr{404, fmt.Sprintf(format, args...)}
+}
+
+func conflict(format string, args ...any) *apiErr {
+	return &apiErr{409, fmt.Sprintf(format, args...)}
+}
+
+func invalid(format string, args ...any) *apiErr {
+	return &apiErr{400, fmt.Sprintf(format, args...)}
+}
+
+// table keeps records by id in insertion order.
+type table[T any] struct {
+	order []string
+	byID  map[string]*T
+}
+
+func (t *table[T]) add(id string, v *T) {
+	if t.byID == nil {
+		t.byID = make(map[string]*T)
+	}
+	t.order = append(t.order, id)
+	t.byID[id] = v
+}
+
+func (t *table[T]) get(id string) *T { return t.byID[id] }
+
+func (t *table[T]) remove(id string) {
+	if _, ok := t.byID[id]; !ok {
+		return
+	}
+	delete(t.byID, id)
+	t.order = slices.DeleteFunc(t.order, func(s string) bool { return s == id })
+}
+
+func (t *table[T]) all() []*T {
+	out := make([]*T, 0, len(t.order))
+	for _, id := range t.order {
+		out = append(out, t.byID[id])
+	}
+	return out
+}
+
+func (t *table[T]) len() int { return len(t.order) }
+
+// roles are the spec's seven role names.
+var roles = []string{
+	"app-user", "prizing-user", "account-admin", "content-author",
+	"manager-analytics", "exclude-from-analytics", "reviewer",
+}
+
+// defaultRoles make a fully functional learner (spec).
+var defaultRoles = []string{"app-user", "prizing-user"}
+
+const (
+	statusPublished   = "published"
+	statusUnpublished = "unpublished"
+)
+
+type membership struct {
+	groupID string
+	joined  time.Time
+}
+
+type user struct {
+	id, username, email, firstName, lastName string
+	externalID, timeZone, password           string
+	roles                                    []string
+	groups                                   []membership
+	managed                                  []string
+	customFields                             map[string]string
+	lastActive                               time.Time
+}
+
+func (u *user) groupIDs() []string {
+	out := make([]string, 0, len(u.groups))
+	for _, m := range u.groups {
+		out = append(out, m.groupID)
+	}
+	return out
+}
+
+func (u *user) inGroup(groupID string) bool {
+	for _, m := range u.groups {
+		if m.groupID == groupID {
+			return true
+		}
+	}
+	return false
+}
+
+type assignment struct {
+	courseID string
+	at       time.Time
+}
+
+type group struct {
+	id, name, inviteCode, parentID string
+	courses                        []assignment
+}
+
+func (g *group) courseIDs() []string {
+	out := make([]string, 0, len(g.courses))
+	for _, a := range g.courses {
+		out = append(out, a.courseID)
+	}
+	return out
+}
+
+type collection struct {
+	id, title, description string
+}
+
+type course struct {
+	id, externalID, title, description, status string
+	locale, thumbnailURL, collectionID         string
+	duration                                   int
+	created, modified                          time.Time
+	lessonIDs                                  []string
+}
+
+func (c *course) published() bool { return strings.EqualFold(c.status, statusPublished) }
+
+type lesson struct {
+	id, externalID, title, description, status, courseID string
+	minimumScore                                         int
+	modified                                             time.Time
+}
+
+func (l *lesson) published() bool { return strings.EqualFold(l.status, statusPublished) }
+
+type attempt struct {
+	id, userID, lessonID, courseID string
+	started, completed             time.Time
+	score                          float64
+	done                           bool
+}
+
+const (
+	eventLessonOpened    = "LessonOpened"
+	eventLessonCompleted = "LessonCompleted"
+)
+
+type progressEvent struct {
+	userID, lessonID, courseID, name string
+	at                               time.Time
+	score                            float64
+	hasScore                         bool
+}
+
+type interaction struct {
+	userID, lessonID, slide, kind string
+	at                            time.Time
+	duration                      time.Duration
+	correct, tooSlow              bool
+}
+
+type answerDef struct {
+	id, content string
+}
+
+type surveyQuestion struct {
+	id, courseID, lessonID, slideID, qtype, content string
+	answers                                         []answerDef
+}
+
+type surveyAnswer struct {
+	id, questionID, userID, attemptID, answerDefID, content string
+	at                                                      time.Time
+}
+
+type webhook struct {
+	id, eventName, url string
+	headers            map[string]string
+}
+
+type launchToken struct {
+	userID, lessonID string
+	expires          time.Time
+}
+
+type ucKey struct{ userID, courseID string }
+
+type ulKey struct{ userID, lessonID string }
+
+// store is the one account behind v1 and v2. Every access holds Server.mu.
+type store struct {
+	seq          map[string]int
+	users        table[user]
+	groups       table[group]
+	collections  table[collection]
+	courses      table[course]
+	lessons      table[lesson]
+	attempts     []*attempt
+	events       []*progressEvent
+	interactions []*interaction
+	questions    table[surveyQuestion]
+	answers      []*surveyAnswer
+	webhooks     table[webhook]
+	tokens       map[string]*launchToken
+	completions  map[ucKey]time.Time
+}
+
+func newStore() *store {
+	return &store{
+		seq:         make(map[string]int),
+		tokens:      make(map[string]*launchToken),
+		completions: make(map[ucKey]time.Time),
+	}
+}
+
+// newID returns the next id of a kind, such as "usr_3". Ids are never reused.
+func (st *store) newID(prefix string) string {
+	st.seq[prefix]++
+	return fmt.Sprintf("%s_%d", prefix, st.seq[prefix])
+}
+
+// ancestors returns g and its ancestors, nearest first.
+func (st *store) ancestors(g *group) []*group {
+	var out []*group
+	for g != nil && len(out) <= st.groups.len() {
+		out = append(out, g)
+		if g.parentID == "" {
+			break
+		}
+		g = st.groups.get(g.parentID)
+	}
+	return out
+}
+
+// access reports whether u can reach the course and since when. A course
+// assigned to a group reaches the members of that group and of every
+// descendant group. The unlock time is the earliest moment at which both the
+// membership and the assignment existed.
+func (st *store) access(u *user, courseID string) (time.Time, bool) {
+	var best time.Time
+	found := false
+	for _, m := range u.groups {
+		for _, g := range st.ancestors(st.groups.get(m.groupID)) {
+			for _, a := range g.courses {
+				if a.courseID != courseID {
+					continue
+				}
+				at := m.joined
+				if a.at.After(at) {
+					at = a.at
+				}
+				if !found || at.Before(best) {
+					best, found = at, true
+				}
+			}
+		}
+	}
+	return best, found
+}
+
+// usersWithAccess lists the users who can reach a course.
+func (st *store) usersWithAccess(courseID string) []*user {
+	var out []*user
+	for _, u := range st.users.all() {
+		if _, ok := st.access(u, courseID); ok {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// publishedLessons lists the published lessons of a course in order.
+func (st *store) publishedLessons(c *course) []*lesson {
+	var out []*lesson
+	for _, id := range c.lessonIDs {
+		if l := st.lessons.get(id); l != nil && l.published() {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func (st *store) courseLessons(c *course) []*lesson {
+	var out []*lesson
+	for _, id := range c.lessonIDs {
+		if l := st.lessons.get(id); l != nil {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func (st *store) userByUsername(name string) *user {
+	for _, u := range st.users.all() {
+		if strings.EqualFold(u.username, name) {
+			return u
+		}
+	}
+	return nil
+}
+
+func (st *store) userByExternalID(ext string) *user {
+	for _, u := range st.users.all() {
+		if u.externalID == ext {
+			return u
+		}
+	}
+	return nil
+}
+
+func (st *store) groupByInviteCode(code string) *group {
+	for _, g := range st.groups.all() {
+		if g.inviteCode != "" && strings.EqualFold(g.inviteCode, code) {
+			return g
+		}
+	}
+	return nil
+}
+
+func (st *store) hasChildren(g *group) bool {
+	for _, o := range st.groups.all() {
+		if o.parentID == g.id {
+			return true
+		}
+	}
+	return false
+}
+
+// lessonProgress is what one user did in one lesson.
+type lessonProgress struct {
+	opened, completed time.Time // first open and first completion
+	lastActivity      time.Time
+	score             float64 // score of the latest completion
+	hasScore          bool
+	attempts          int
+}
+
+// progressIndex folds the attempts into per user and lesson progress.
+func (st *store) progressIndex() map[ulKey]*lessonProgress {
+	idx := make(map[ulKey]*lessonProgress)
+	for _, a := range st.attempts {
+		k := ulKey{a.userID, a.lessonID}
+		p := idx[k]
+		if p == nil {
+			p = &lessonProgress{}
+			idx[k] = p
+		}
+		p.attempts++
+		if p.opened.IsZero() || a.started.Before(p.opened) {
+			p.opened = a.started
+		}
+		if a.started.After(p.lastActivity) {
+			p.lastActivity = a.started
+		}
+		if a.done {
+			if p.completed.IsZero() || a.completed.Before(p.completed) {
+				p.completed = a.completed
+			}
+			if a.completed.After(p.lastActivity) {
+				p.lastActivity = a.completed
+			}
+			p.score, p.hasScore = a.score, true
+		}
+	}
+	return idx
+}
+
+// courseState summarises one user's progress in one course.
+type courseState struct {
+	unlocked                       bool
+	unlockedAt, openedAt, modified time.Time
+	completedAt                    time.Time
+	completed                      bool
+	lessonsTotal, lessonsCompleted int
+	percentage, score              float64
+	touched                        bool // any recorded progress
+}
+
+func (st *store) courseState(idx map[ulKey]*lessonProgress, u *user, c *course) courseState {
+	var cs courseState
+	cs.unlockedAt, cs.unlocked = st.access(u, c.id)
+	cs.modified = cs.unlockedAt
+	var scoreSum float64
+	var scored int
+	for _, l := range st.courseLessons(c) {
+		p := idx[ulKey{u.id, l.id}]
+		if l.published() {
+			cs.lessonsTotal++
+		}
+		if p == nil {
+			continue
+		}
+		cs.touched = true
+		if cs.openedAt.IsZero() || p.opened.Before(cs.openedAt) {
+			cs.openedAt = p.opened
+		}
+		if p.lastActivity.After(cs.modified) {
+			cs.modified = p.lastActivity
+		}
+		if l.published() && !p.completed.IsZero() {
+			cs.lessonsCompleted++
+			if p.hasScore {
+				scoreSum += p.score
+				scored++
+			}
+		}
+	}
+	if at, ok := st.completions[ucKey{u.id, c.id}]; ok {
+		cs.completed, cs.completedAt = true, at
+		if at.After(cs.modified) {
+			cs.modified = at
+		}
+	}
+	if cs.lessonsTotal > 0 {
+		cs.percentage = 100 * float64(cs.lessonsCompleted) / float64(cs.lessonsTotal)
+	}
+	if scored > 0 {
+		cs.score = scoreSum / float64(scored)
+	}
+	return cs
+}
+
+// openAttempt returns the user's latest unfinished attempt at a lesson.
+func (st *store) openAttempt(userID, lessonID string) *attempt {
+	for i := len(st.attempts) - 1; i >= 0; i-- {
+		a := st.attempts[i]
+		if a.userID == userID && a.lessonID == lessonID {
+			if a.done {
+				return nil
+			}
+			return a
+		}
+	}
+	return nil
+}
+
+// latestAttempt returns the user's latest attempt at a lesson, or nil.
+func (st *store) latestAttempt(userID, lessonID string) *attempt {
+	for i := len(st.attempts) - 1; i >= 0; i-- {
+		a := st.attempts[i]
+		if a.userID == userID && a.lessonID == lessonID {
+			return a
+		}
+	}
+	return nil
+}
+
+// deleteUser removes a user and everything recorded about them.
+func (st *store) deleteUser(id string) {
+	st.users.remove(id)
+	st.attempts = slices.DeleteFunc(st.attempts, func(a *attempt) bool { return a.userID == id })
+	st.events = slices.DeleteFunc(st.events, func(e *progressEvent) bool { return e.userID == id })
+	st.interactions = slices.DeleteFunc(st.interactions, func(in *interaction) bool { return in.userID == id })
+	st.answers = slices.DeleteFunc(st.answers, func(a *surveyAnswer) bool { return a.userID == id })
+	for k := range st.completions {
+		if k.userID == id {
+			delete(st.completions, k)
+		}
+	}
+	for k, t := range st.tokens {
+		if t.userID == id {
+			delete(st.tokens, k)
+		}
+	}
+}
+
+// deleteGroup removes a group. Its members leave it, managers stop
+// managing it, and its children move up to its parent.
+func (st *store) deleteGroup(id string) {
+	g := st.groups.get(id)
+	if g == nil {
+		return
+	}
+	for _, o := range st.groups.all() {
+		if o.parentID == id {
+			o.parentID = g.parentID
+		}
+	}
+	for _, u := range st.users.all() {
+		u.groups = slices.DeleteFunc(u.groups, func(m membership) bool { return m.groupID == id })
+		u.managed = slices.DeleteFunc(u.managed, func(s string) bool { return s == id })
+	}
+	st.groups.remove(id)
+}
+
+// setMembers makes the given users the exact members of g.
+func (st *store) setMembers(g *group, userIDs []string, now time.Time) {
+	want := make(map[string]bool, len(userIDs))
+	for _, id := range userIDs {
+		want[id] = true
+	}
+	for _, u := range st.users.all() {
+		switch {
+		case want[u.id] && !u.inGroup(g.id):
+			u.groups = append(u.groups, membership{g.id, now})
+		case !want[u.id] && u.inGroup(g.id):
+			u.groups = slices.DeleteFunc(u.groups, func(m membership) bool { return m.groupID == g.id })
+		}
+	}
+}
+
+// setCourses makes the given courses the exact assignments of g, keeping
+// the assignment time of courses that stay.
+func setCourses(g *group, courseIDs []string, now time.Time) {
+	old := g.courses
+	g.courses = nil
+	seen := make(map[string]bool)
+	for _, id := range courseIDs {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		at := now
+		for _, a := range old {
+			if a.courseID == id {
+				at = a.at
+			}
+		}
+		g.courses = append(g.courses, assignment{id, at})
+	}
+}
+
+func (st *store) members(g *group) []*user {
+	var out []*user
+	for _, u := range st.users.all() {
+		if u.inGroup(g.id) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// pruneTokens forgets launch tokens that expired more than a day ago.
+func (st *store) pruneTokens(now time.Time) {
+	for k, t := range st.tokens {
+		if now.Sub(t.expires) > 24*time.Hour {
+			delete(st.tokens, k)
+		}
+	}
+}

@@ -1,0 +1,502 @@
+package edapptest
+
+import (
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+// userPatch is a create or update of a user: nil fields are left alone.
+type userPatch struct {
+	username, email, firstName, lastName *string
+	externalID, timeZone, password       *string
+	inviteCode                           *string
+	roles, groups, managed               *[]string
+	customFields                         *map[string]string
+}
+
+// userPatchFromBody reads the v2 user body. The username may come as name,
+// username or userName; managed groups as managedUserGroups or
+// userGroupsManaged.
+func userPatchFromBody(o obj) (userPatch, error) {
+	var p userPatch
+	var err error
+	set := func(dst **string, keys ...string) {
+		if err == nil {
+			*dst, err = o.strPtr(keys...)
+		}
+	}
+	setList := func(dst **[]string, keys ...string) {
+		if err == nil {
+			*dst, err = o.strsPtr(keys...)
+		}
+	}
+	set(&p.username, "username", "name")
+	set(&p.email, "email")
+	set(&p.firstName, "firstName")
+	set(&p.lastName, "lastName")
+	set(&p.externalID, "externalId")
+	set(&p.timeZone, "timeZone")
+	set(&p.password, "password")
+	set(&p.inviteCode, "inviteCode")
+	setList(&p.roles, "roles")
+	setList(&p.groups, "userGroups")
+	setList(&p.managed, "managedUserGroups", "userGroupsManaged")
+	if err != nil {
+		return p, err
+	}
+	m, ok, err := o.strMap("customFields")
+	if err != nil {
+		return p, err
+	}
+	if ok {
+		if m == nil {
+			m = map[string]string{}
+		}
+		p.customFields = &m
+	}
+	return p, nil
+}
+
+// applyUser validates p and applies it to u. u is new when it has no id
+// yet; it is then stored under a fresh id. Nothing changes on error.
+func (st *store) applyUser(u *user, p userPatch, now time.Time) error {
+	isNew := u.id == ""
+	if p.username != nil {
+		*p.username = strings.TrimSpace(*p.username)
+	}
+	switch {
+	case p.username != nil && *p.username == "":
+		return invalid("username must not be empty")
+	case p.username == nil && isNew:
+		return invalid("username is required")
+	}
+	if p.username != nil {
+		if o := st.userByUsername(*p.username); o != nil && o != u {
+			return conflict("username %q is taken", *p.username)
+		}
+	}
+	if p.externalID != nil && *p.externalID != "" {
+		if o := st.userByExternalID(*p.externalID); o != nil && o != u {
+			return conflict("external id %q is taken", *p.externalID)
+		}
+	}
+	if p.roles != nil {
+		for _, r := range *p.roles {
+			if !slices.Contains(roles, r) {
+				return invalid("unknown role %q (want one of %s)", r, strings.Join(roles, ", "))
+			}
+		}
+	}
+	for _, list := range []*[]string{p.groups, p.managed} {
+		if list == nil {
+			continue
+		}
+		for _, id := range *list {
+			if st.groups.get(id) == nil {
+				return invalid("unknown user group %q", id)
+			}
+		}
+	}
+	var invited *group
+	if p.inviteCode != nil && *p.inviteCode != "" {
+		if invited = st.groupByInviteCode(*p.inviteCode); invited == nil {
+			return invalid("unknown invite code %q", *p.inviteCode)
+		}
+	}
+
+	assign := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	assign(&u.username, p.username)
+	assign(&u.email, p.email)
+	assign(&u.firstName, p.firstName)
+	assign(&u.lastName, p.lastName)
+	assign(&u.externalID, p.externalID)
+	assign(&u.timeZone, p.timeZone)
+	assign(&u.password, p.password)
+	switch {
+	case p.roles != nil:
+		u.roles = dedupe(*p.roles)
+	case isNew:
+		u.roles = slices.Clone(defaultRoles)
+	}
+	if p.groups != nil {
+		old := u.groups
+		u.groups = nil
+		for _, id := range dedupe(*p.groups) {
+			joined := now
+			for _, m := range old {
+				if m.groupID == id {
+					joined = m.joined
+				}
+			}
+			u.groups = append(u.groups, membership{id, joined})
+		}
+	}
+	if invited != nil && !u.inGroup(invited.id) {
+		u.groups = append(u.groups, membership{invited.id, now})
+	}
+	if p.managed != nil {
+		u.managed = dedupe(*p.managed)
+	}
+	if p.customFields != nil {
+		u.customFields = maps.Clone(*p.customFields)
+	}
+	if isNew {
+		u.id = st.newID("usr")
+		st.users.add(u.id, u)
+	}
+	return nil
+}
+
+func dedupe(in []string) []string {
+	out := make([]string, 0, len(in))
+	for _, s := range in {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// v2User is the v2 user record, with the real service's field names.
+type v2User struct {
+	ID                string            `json:"id"`
+	Name              string            `json:"name"`
+	Email             string            `json:"email"`
+	FirstName         string            `json:"firstName"`
+	LastName          string            `json:"lastName"`
+	ExternalID        string            `json:"externalId"`
+	TimeZone          string            `json:"timeZone"`
+	Roles             []string          `json:"roles"`
+	UserGroups        []string          `json:"userGroups"`
+	UserGroupsManaged []string          `json:"userGroupsManaged"`
+	CustomFields      map[string]string `json:"customFields"`
+	LastActiveDate    wireTime          `json:"lastActiveDate"`
+}
+
+func toV2User(u *user) v2User {
+	cf := maps.Clone(u.customFields)
+	if cf == nil {
+		cf = map[string]string{}
+	}
+	return v2User{
+		ID: u.id, Name: u.username, Email: u.email, FirstName: u.firstName,
+		LastName: u.lastName, ExternalID: u.externalID, TimeZone: u.timeZone,
+		Roles:             append([]string{}, u.roles...),
+		UserGroups:        u.groupIDs(),
+		UserGroupsManaged: append([]string{}, u.managed...),
+		CustomFields:      cf,
+		LastActiveDate:    wt(u.lastActive),
+	}
+}
+
+func toV2Users(us []*user) []v2User {
+	out := make([]v2User, 0, len(us))
+	for _, u := range us {
+		out = append(out, toV2User(u))
+	}
+	return out
+}
+
+func (c *call) v2CreateUser() {
+	o, ok := c.object()
+	if !ok {
+		return
+	}
+	p, err := userPatchFromBody(o)
+	if err != nil {
+		c.failErr(err)
+		return
+	}
+	u := &user{}
+	if err := c.st.applyUser(u, p, c.now); err != nil {
+		c.failErr(err)
+		return
+	}
+	c.json(http.StatusOK, toV2User(u))
+}
+
+// v2ListUsers honours userName (username or email, without regard to case)
+// and externalId.
+func (c *call) v2ListUsers() {
+	name, ext := c.q("username"), c.q("externalid")
+	var out []*user
+	for _, u := range c.st.users.all() {
+		if name != "" && !strings.EqualFold(u.username, name) && !strings.EqualFold(u.email, name) {
+			continue
+		}
+		if ext != "" && u.externalID != ext {
+			continue
+		}
+		out = append(out, u)
+	}
+	pageOf(c, toV2Users(out))
+}
+
+func (c *call) userParam(i int) *user {
+	u := c.st.users.get(c.params[i])
+	if u == nil {
+		c.fail(http.StatusNotFound, "user "+quote(c.params[i])+" not found")
+	}
+	return u
+}
+
+func (c *call) groupParam(i int) *group {
+	g := c.st.groups.get(c.params[i])
+	if g == nil {
+		c.fail(http.StatusNotFound, "user group "+quote(c.params[i])+" not found")
+	}
+	return g
+}
+
+func (c *call) courseParam(i int) *course {
+	cr := c.st.courses.get(c.params[i])
+	if cr == nil {
+		c.fail(http.StatusNotFound, "course "+quote(c.params[i])+" not found")
+	}
+	return cr
+}
+
+func quote(s string) string { return `"` + truncate(s, 64) + `"` }
+
+func (c *call) v2GetUser() {
+	if u := c.userParam(0); u != nil {
+		c.json(http.StatusOK, toV2User(u))
+	}
+}
+
+// v2UpdateUser changes only the fields present in the body.
+func (c *call) v2UpdateUser() {
+	u := c.userParam(0)
+	if u == nil {
+		return
+	}
+	o, ok := c.object()
+	if !ok {
+		return
+	}
+	p, err := userPatchFromBody(o)
+	if err != nil {
+		c.failErr(err)
+		return
+	}
+	if err := c.st.applyUser(u, p, c.now); err != nil {
+		c.failErr(err)
+		return
+	}
+	c.json(http.StatusOK, toV2User(u))
+}
+
+type successBody struct {
+	Success bool   `json:"success"`
+	Message string `json:"message,omitempty"`
+}
+
+func (c *call) v2DeleteUser() {
+	if u := c.userParam(0); u != nil {
+		c.st.deleteUser(u.id)
+		c.json(http.StatusOK, successBody{Success: true})
+	}
+}
+
+// v2UserCourse is a catalog course plus the user's progress in it.
+type v2UserCourse struct {
+	v2Course
+	Completed           bool    `json:"completed"`
+	Opened              bool    `json:"opened"`
+	PercentageCompleted float64 `json:"percentageCompleted"`
+}
+
+// v2UserCourses lists the published courses the user can reach.
+func (c *call) v2UserCourses() {
+	u := c.userParam(0)
+	if u == nil {
+		return
+	}
+	idx := c.st.progressIndex()
+	out := []v2UserCourse{}
+	for _, cr := range c.st.courses.all() {
+		if !cr.published() {
+			continue
+		}
+		cs := c.st.courseState(idx, u, cr)
+		if !cs.unlocked {
+			continue
+		}
+		out = append(out, v2UserCourse{
+			v2Course:            toV2Course(cr),
+			Completed:           cs.completed,
+			Opened:              !cs.openedAt.IsZero(),
+			PercentageCompleted: cs.percentage,
+		})
+	}
+	pageOf(c, out)
+}
+
+// v2Group is the v2 user group record.
+type v2Group struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	InviteCode  string `json:"inviteCode"`
+	HasChildren bool   `json:"hasChildren"`
+}
+
+func (st *store) toV2Group(g *group) v2Group {
+	return v2Group{ID: g.id, Name: g.name, InviteCode: g.inviteCode, HasChildren: st.hasChildren(g)}
+}
+
+func (st *store) toV2Groups(gs []*group) []v2Group {
+	out := make([]v2Group, 0, len(gs))
+	for _, g := range gs {
+		out = append(out, st.toV2Group(g))
+	}
+	return out
+}
+
+// addGroup validates and stores a new group.
+func (st *store) addGroup(name, parentID, inviteCode string) (*group, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return nil, invalid("name is required")
+	}
+	if parentID != "" && st.groups.get(parentID) == nil {
+		return nil, invalid("unknown parent user group %q", parentID)
+	}
+	if inviteCode != "" && st.groupByInviteCode(inviteCode) != nil {
+		return nil, conflict("invite code %q is taken", inviteCode)
+	}
+	g := &group{id: st.newID("grp"), name: name, parentID: parentID, inviteCode: inviteCode}
+	st.groups.add(g.id, g)
+	return g, nil
+}
+
+// v2CreateGroup takes {"name", "inviteCode", "parentId"}; parentId is an
+// extension of the fake.
+func (c *call) v2CreateGroup() {
+	o, ok := c.object()
+	if !ok {
+		return
+	}
+	name, _, err := o.str("name")
+	if err != nil {
+		c.failErr(err)
+		return
+	}
+	code, _, err := o.str("inviteCode")
+	if err != nil {
+		c.failErr(err)
+		return
+	}
+	parent, _, err := o.str("parentId")
+	if err != nil {
+		c.failErr(err)
+		return
+	}
+	g, err := c.st.addGroup(name, parent, strings.TrimSpace(code))
+	if err != nil {
+		c.failErr(err)
+		return
+	}
+	c.json(http.StatusOK, c.st.toV2Group(g))
+}
+
+func (c *call) v2ListGroups() { pageOf(c, c.st.toV2Groups(c.st.groups.all())) }
+
+func (c *call) v2GroupChildren() {
+	g := c.groupParam(0)
+	if g == nil {
+		return
+	}
+	var kids []*group
+	for _, o := range c.st.groups.all() {
+		if o.parentID == g.id {
+			kids = append(kids, o)
+		}
+	}
+	pageOf(c, c.st.toV2Groups(kids))
+}
+
+func (c *call) v2GroupUsers() {
+	if g := c.groupParam(0); g != nil {
+		pageOf(c, toV2Users(c.st.members(g)))
+	}
+}
+
+// groupUserIDs reads the users of a membership change: {"userId"},
+// {"userIds": [...]} or the userId query parameter.
+func (c *call) groupUserIDs() ([]string, bool) {
+	o, ok := c.object()
+	if !ok {
+		return nil, false
+	}
+	var ids []string
+	one, _, err := o.str("userId")
+	if err != nil {
+		c.failErr(err)
+		return nil, false
+	}
+	many, _, err := o.strs("userIds")
+	if err != nil {
+		c.failErr(err)
+		return nil, false
+	}
+	if one != "" {
+		ids = append(ids, one)
+	}
+	ids = append(ids, many...)
+	for _, v := range c.query["userid"] {
+		if v != "" {
+			ids = append(ids, v)
+		}
+	}
+	if len(ids) == 0 {
+		c.fail(http.StatusBadRequest, "userId is required")
+		return nil, false
+	}
+	for _, id := range ids {
+		if c.st.users.get(id) == nil {
+			c.fail(http.StatusNotFound, "user "+quote(id)+" not found")
+			return nil, false
+		}
+	}
+	return dedupe(ids), true
+}
+
+func (c *call) v2AddGroupUsers() {
+	g := c.groupParam(0)
+	if g == nil {
+		return
+	}
+	ids, ok := c.groupUserIDs()
+	if !ok {
+		return
+	}
+	for _, id := range ids {
+		if u := c.st.users.get(id); !u.inGroup(g.id) {
+			u.groups = append(u.groups, membership{g.id, c.now})
+		}
+	}
+	c.json(http.StatusOK, successBody{Success: true})
+}
+
+func (c *call) v2RemoveGroupUsers() {
+	g := c.groupParam(0)
+	if g == nil {
+		return
+	}
+	ids, ok := c.groupUserIDs()
+	if !ok {
+		return
+	}
+	for _, id := range ids {
+		u := c.st.users.get(id)
+		u.groups = slices.DeleteFunc(u.groups, func(m membership) bool { return m.groupID == g.id })
+	}
+	c.json(http.StatusOK, successBody{Success: true})
+}

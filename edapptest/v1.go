@@ -1,0 +1,483 @@
+package edapptest
+
+import (
+	"html"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// v1User is the v1 user shape.
+type v1User struct {
+	ID         string   `json:"id"`
+	Username   string   `json:"username"`
+	Email      string   `json:"email"`
+	UserGroups []string `json:"usergroups"`
+	FirstName  string   `json:"firstName"`
+	LastName   string   `json:"lastName"`
+}
+
+func toV1User(u *user) v1User {
+	return v1User{ID: u.id, Username: u.username, Email: u.email, UserGroups: u.groupIDs(),
+		FirstName: u.firstName, LastName: u.lastName}
+}
+
+// v1SaveUser creates a user, or updates the user named by "id". On update
+// only the fields present change; a present usergroups replaces the
+// memberships.
+func (c *call) v1SaveUser() {
+	o, ok := c.object()
+	if !ok {
+		return
+	}
+	id, _, err := o.str("id")
+	if err != nil {
+		c.failErr(err)
+		return
+	}
+	var p userPatch
+	set := func(dst **string, keys ...string) {
+		if err == nil {
+			*dst, err = o.strPtr(keys...)
+		}
+	}
+	set(&p.username, "username", "name")
+	set(&p.email, "email")
+	set(&p.firstName, "firstName")
+	set(&p.lastName, "lastName")
+	set(&p.externalID, "externalIdentifier", "externalId")
+	if err == nil {
+		p.groups, err = o.strsPtr("usergroups")
+	}
+	if err != nil {
+		c.failErr(err)
+		return
+	}
+	u := &user{}
+	if id != "" {
+		if u = c.st.users.get(id); u == nil {
+			c.fail(http.StatusNotFound, "user "+quote(id)+" not found")
+			return
+		}
+	}
+	if err := c.st.applyUser(u, p, c.now); err != nil {
+		c.failErr(err)
+		return
+	}
+	c.json(http.StatusOK, toV1User(u))
+}
+
+func (c *call) v1DeleteUser() {
+	u := c.st.users.get(c.params[0])
+	if u == nil {
+		c.json(http.StatusNotFound, successBody{Message: "user " + quote(c.params[0]) + " not found"})
+		return
+	}
+	c.st.deleteUser(u.id)
+	c.json(http.StatusOK, successBody{Success: true})
+}
+
+// v1Group is the v1 user group shape.
+type v1Group struct {
+	ID      string   `json:"id"`
+	Name    string   `json:"name"`
+	Users   []string `json:"users"`
+	Courses []string `json:"courses"`
+}
+
+func (st *store) toV1Group(g *group) v1Group {
+	users := []string{}
+	for _, u := range st.members(g) {
+		users = append(users, u.id)
+	}
+	return v1Group{ID: g.id, Name: g.name, Users: users, Courses: g.courseIDs()}
+}
+
+// v1SaveGroup creates a group, or updates the group named by "id". A
+// present users array replaces the members (an empty one removes them
+// all); a present courses array replaces the assigned courses. Absent keys
+// leave them alone. On create, parentId and inviteCode are accepted as
+// extensions of the fake.
+func (c *call) v1SaveGroup() {
+	o, ok := c.object()
+	if !ok {
+		return
+	}
+	var id, name, parent, code string
+	var hasName bool
+	var users, courses []string
+	var hasUsers, hasCourses bool
+	var err error
+	steps := []func(){
+		func() { id, _, err = o.str("id") },
+		func() { name, hasName, err = o.str("name") },
+		func() { parent, _, err = o.str("parentId") },
+		func() { code, _, err = o.str("inviteCode") },
+		func() { users, hasUsers, err = o.strs("users") },
+		func() { courses, hasCourses, err = o.strs("courses") },
+	}
+	for _, step := range steps {
+		if step(); err != nil {
+			c.failErr(err)
+			return
+		}
+	}
+	for _, uid := range users {
+		if c.st.users.get(uid) == nil {
+			c.fail(http.StatusBadRequest, "unknown user "+quote(uid))
+			return
+		}
+	}
+	for _, cid := range courses {
+		if c.st.courses.get(cid) == nil {
+			c.fail(http.StatusBadRequest, "unknown course "+quote(cid))
+			return
+		}
+	}
+	var g *group
+	if id != "" {
+		if g = c.st.groups.get(id); g == nil {
+			c.fail(http.StatusNotFound, "user group "+quote(id)+" not found")
+			return
+		}
+		if hasName {
+			if strings.TrimSpace(name) == "" {
+				c.fail(http.StatusBadRequest, "name must not be empty")
+				return
+			}
+			g.name = strings.TrimSpace(name)
+		}
+	} else {
+		if g, err = c.st.addGroup(name, parent, strings.TrimSpace(code)); err != nil {
+			c.failErr(err)
+			return
+		}
+	}
+	if hasUsers {
+		c.st.setMembers(g, users, c.now)
+	}
+	if hasCourses {
+		setCourses(g, courses, c.now)
+	}
+	c.json(http.StatusOK, c.st.toV1Group(g))
+}
+
+func (c *call) v1DeleteGroup() {
+	g := c.st.groups.get(c.params[0])
+	if g == nil {
+		c.json(http.StatusNotFound, successBody{Message: "user group " + quote(c.params[0]) + " not found"})
+		return
+	}
+	c.st.deleteGroup(g.id)
+	c.json(http.StatusOK, successBody{Success: true})
+}
+
+// v1Lesson is a lesson of GET /v1/users/{id}/courses. Unset dates are left
+// out.
+type v1Lesson struct {
+	ID            string   `json:"id"`
+	Title         string   `json:"title"`
+	LaunchURI     string   `json:"launchURI"`
+	Unlocked      bool     `json:"unlocked"`
+	UnlockedDate  wireTime `json:"unlockedDate,omitzero"`
+	Completed     bool     `json:"completed"`
+	CompletedDate wireTime `json:"completedDate,omitzero"`
+	Opened        bool     `json:"opened"`
+	OpenedDate    wireTime `json:"openedDate,omitzero"`
+}
+
+// v1CourseHead holds the course fields shared by the courses call and the
+// report.
+type v1CourseHead struct {
+	ID            string   `json:"id"`
+	Title         string   `json:"title"`
+	Unlocked      bool     `json:"unlocked"`
+	UnlockedDate  wireTime `json:"unlockedDate,omitzero"`
+	Completed     bool     `json:"completed"`
+	CompletedDate wireTime `json:"completedDate,omitzero"`
+	Opened        bool     `json:"opened"`
+	OpenedDate    wireTime `json:"openedDate,omitzero"`
+}
+
+type v1Course struct {
+	v1CourseHead
+	Lessons []v1Lesson `json:"lessons"`
+}
+
+func courseHead(cr *course, cs courseState) v1CourseHead {
+	return v1CourseHead{
+		ID: cr.id, Title: cr.title,
+		Unlocked: cs.unlocked, UnlockedDate: wt(cs.unlockedAt),
+		Completed: cs.completed, CompletedDate: wt(cs.completedAt),
+		Opened: !cs.openedAt.IsZero(), OpenedDate: wt(cs.openedAt),
+	}
+}
+
+// launchBase is where launch links point: the host the request came in
+// on, so that a mounted Handler hands out links to itself.
+func (c *call) launchBase() string {
+	if c.r.Host == "" {
+		return c.s.URL
+	}
+	scheme := "http"
+	if c.r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + c.r.Host
+}
+
+// mintLaunchURI stores a fresh launch token and returns the link.
+func (c *call) mintLaunchURI(u *user, l *lesson) string {
+	tok := randomUUID()
+	c.st.tokens[tok] = &launchToken{userID: u.id, lessonID: l.id, expires: c.now.Add(LaunchTokenLifetime)}
+	q := url.Values{"token": {tok}, "lesson": {l.id}}
+	return c.launchBase() + "/launch-lesson?" + q.Encode()
+}
+
+// v1UserCourses answers a bare array of the published courses the user can
+// reach, with their published lessons. Every call mints fresh launch
+// tokens, valid for LaunchTokenLifetime on the server's clock.
+func (c *call) v1UserCourses() {
+	u := c.userParam(0)
+	if u == nil {
+		return
+	}
+	c.st.pruneTokens(c.now)
+	idx := c.st.progressIndex()
+	out := []v1Course{}
+	for _, cr := range c.st.courses.all() {
+		if !cr.published() {
+			continue
+		}
+		cs := c.st.courseState(idx, u, cr)
+		if !cs.unlocked {
+			continue
+		}
+		vc := v1Course{v1CourseHead: courseHead(cr, cs), Lessons: []v1Lesson{}}
+		for _, l := range c.st.publishedLessons(cr) {
+			vl := v1Lesson{ID: l.id, Title: l.title, LaunchURI: c.mintLaunchURI(u, l),
+				Unlocked: true, UnlockedDate: wt(cs.unlockedAt)}
+			if p := idx[ulKey{u.id, l.id}]; p != nil {
+				vl.Opened, vl.OpenedDate = true, wt(p.opened)
+				vl.Completed, vl.CompletedDate = !p.completed.IsZero(), wt(p.completed)
+			}
+			vc.Lessons = append(vc.Lessons, vl)
+		}
+		out = append(out, vc)
+	}
+	c.json(http.StatusOK, out)
+}
+
+type v1Result struct {
+	Correct bool `json:"correct"`
+	TooSlow bool `json:"too_slow"`
+}
+
+type v1Interaction struct {
+	Date     wireTime  `json:"date"`
+	Type     string    `json:"type"`
+	Duration *float64  `json:"duration,omitempty"`
+	Result   *v1Result `json:"result,omitempty"`
+}
+
+type v1Slide struct {
+	Name         string          `json:"name"`
+	Interactions []v1Interaction `json:"interactions"`
+}
+
+type v1ReportLesson struct {
+	ID            string    `json:"id"`
+	Title         string    `json:"title"`
+	Unlocked      bool      `json:"unlocked"`
+	UnlockedDate  wireTime  `json:"unlockedDate,omitzero"`
+	Completed     bool      `json:"completed"`
+	CompletedDate wireTime  `json:"completedDate,omitzero"`
+	Opened        bool      `json:"opened"`
+	OpenedDate    wireTime  `json:"openedDate,omitzero"`
+	Duration      float64   `json:"duration"`
+	Slides        []v1Slide `json:"slides"`
+}
+
+type v1Report struct {
+	v1CourseHead
+	Lessons []v1ReportLesson `json:"lessons"`
+}
+
+// v1CourseReport answers the course with every lesson the user interacted
+// with (opened, or with recorded slide interactions). A lesson's duration
+// is the sum of its view interactions, or, without any, the time between
+// the start and completion of its completed attempts.
+func (c *call) v1CourseReport() {
+	u := c.userParam(0)
+	if u == nil {
+		return
+	}
+	cr := c.courseParam(1)
+	if cr == nil {
+		return
+	}
+	idx := c.st.progressIndex()
+	cs := c.st.courseState(idx, u, cr)
+	rep := v1Report{v1CourseHead: courseHead(cr, cs), Lessons: []v1ReportLesson{}}
+	for _, l := range c.st.courseLessons(cr) {
+		p := idx[ulKey{u.id, l.id}]
+		var ins []*interaction
+		for _, in := range c.st.interactions {
+			if in.userID == u.id && in.lessonID == l.id {
+				ins = append(ins, in)
+			}
+		}
+		if p == nil && len(ins) == 0 {
+			continue
+		}
+		rl := v1ReportLesson{ID: l.id, Title: l.title, Slides: []v1Slide{}}
+		if cs.unlocked {
+			rl.Unlocked, rl.UnlockedDate = true, wt(cs.unlockedAt)
+		}
+		if p != nil {
+			rl.Opened, rl.OpenedDate = true, wt(p.opened)
+			rl.Completed, rl.CompletedDate = !p.completed.IsZero(), wt(p.completed)
+		}
+		var viewed time.Duration
+		slideAt := map[string]int{}
+		for _, in := range ins {
+			i, ok := slideAt[in.slide]
+			if !ok {
+				i = len(rl.Slides)
+				slideAt[in.slide] = i
+				rl.Slides = append(rl.Slides, v1Slide{Name: in.slide, Interactions: []v1Interaction{}})
+			}
+			vi := v1Interaction{Date: wt(in.at), Type: in.kind}
+			if in.kind == InteractionView {
+				secs := in.duration.Seconds()
+				vi.Duration = &secs
+				viewed += in.duration
+			} else {
+				vi.Result = &v1Result{Correct: in.correct, TooSlow: in.tooSlow}
+			}
+			rl.Slides[i].Interactions = append(rl.Slides[i].Interactions, vi)
+		}
+		if viewed == 0 {
+			for _, a := range c.st.attempts {
+				if a.userID == u.id && a.lessonID == l.id && a.done && a.completed.After(a.started) {
+					viewed += a.completed.Sub(a.started)
+				}
+			}
+		}
+		rl.Duration = viewed.Seconds()
+		rep.Lessons = append(rep.Lessons, rl)
+	}
+	c.json(http.StatusOK, rep)
+}
+
+// v1Activity is one entry of GET /v1/reports/activities (its shape is not
+// in the spec; this is the fake's choice).
+type v1Activity struct {
+	Type        string   `json:"type"` // LessonOpened or LessonCompleted
+	Date        wireTime `json:"date"`
+	UserID      string   `json:"userId"`
+	Username    string   `json:"username"`
+	CourseID    string   `json:"courseId"`
+	CourseTitle string   `json:"courseTitle"`
+	LessonID    string   `json:"lessonId"`
+	LessonTitle string   `json:"lessonTitle"`
+	Score       *float64 `json:"score,omitempty"`
+}
+
+// maxActivities bounds GET /v1/reports/activities.
+const maxActivities = 100
+
+// v1Activities answers the latest lesson opens and completions, newest
+// first, at most 100.
+func (c *call) v1Activities() {
+	out := []v1Activity{}
+	for i := len(c.st.events) - 1; i >= 0 && len(out) < maxActivities; i-- {
+		e := c.st.events[i]
+		r := c.st.refs(e.userID, e.lessonID, e.courseID)
+		a := v1Activity{Type: e.name, Date: wt(e.at), UserID: e.userID,
+			Username: field(r.u, func(u *user) string { return u.username }),
+			CourseID: e.courseID, CourseTitle: r.courseTitle(),
+			LessonID: e.lessonID, LessonTitle: r.lessonTitle()}
+		if e.hasScore {
+			s := e.score
+			a.Score = &s
+		}
+		out = append(out, a)
+	}
+	c.json(http.StatusOK, out)
+}
+
+// launchPage is the JSON answer of a successful launch.
+type launchPage struct {
+	LessonID    string `json:"lessonId"`
+	LessonTitle string `json:"lessonTitle"`
+	CourseID    string `json:"courseId"`
+	CourseTitle string `json:"courseTitle"`
+	UserID      string `json:"userId"`
+	AttemptID   string `json:"attemptId"`
+}
+
+// serveLaunch is GET /launch-lesson?token=&lesson=. It needs no bearer
+// token: the launch token signs the user in. A valid token records a lesson
+// open (a new attempt) and answers a small HTML page, or JSON when the
+// request accepts application/json. A token may be used until it expires.
+func (s *Server) serveLaunch(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed")
+		return
+	}
+	q := lowerQuery(r)
+	first := func(k string) string {
+		if v := q[k]; len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+	tok, lessonID := first("token"), first("lesson")
+	s.mu.Lock()
+	now := s.now()
+	t := s.st.tokens[tok]
+	var status int
+	var msg string
+	var page launchPage
+	switch {
+	case tok == "":
+		status, msg = http.StatusUnauthorized, "launch token required"
+	case t == nil:
+		status, msg = http.StatusUnauthorized, "unknown launch token"
+	case !now.Before(t.expires):
+		status, msg = http.StatusGone, "launch token expired: launch tokens are valid for 20 minutes; fetch a fresh link"
+	case lessonID == "":
+		status, msg = http.StatusBadRequest, "lesson is required"
+	case lessonID != t.lessonID:
+		status, msg = http.StatusBadRequest, "launch token is for another lesson"
+	default:
+		u, l := s.st.users.get(t.userID), s.st.lessons.get(t.lessonID)
+		if u == nil || l == nil {
+			status, msg = http.StatusNotFound, "lesson or user no longer exists"
+			break
+		}
+		a := s.st.open(u, l, now)
+		cr := s.st.courses.get(l.courseID)
+		page = launchPage{LessonID: l.id, LessonTitle: l.title, CourseID: l.courseID,
+			CourseTitle: field(cr, func(c *course) string { return c.title }), UserID: u.id, AttemptID: a.id}
+		status = http.StatusOK
+	}
+	s.mu.Unlock()
+	if status != http.StatusOK {
+		writeError(w, status, msg)
+		return
+	}
+	if strings.Contains(r.Header.Get("Accept"), "application/json") {
+		writeJSON(w, http.StatusOK, page)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte("<!doctype html>\n<title>" + html.EscapeString(page.LessonTitle) +
+		"</title>\n<h1>" + html.EscapeString(page.LessonTitle) + "</h1>\n<p>Course: " +
+		html.EscapeString(page.CourseTitle) + "</p>\n<p>Lesson " + html.EscapeString(page.LessonID) +
+		" opened for user " + html.EscapeString(page.UserID) + ".</p>\n"))
+}

@@ -1,0 +1,402 @@
+package edapptest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+)
+
+// The ten event names of the spec.
+const (
+	EventCourseCompleted                        = "CourseCompletedEvent"
+	EventLessonCompleted                        = "LessonCompletedEvent"
+	EventLessonPublished                        = "LessonPublishedEvent"
+	EventLessonUnpublished                      = "LessonUnpublishedEvent"
+	EventCoursePublished                        = "CoursePublishedEvent"
+	EventCourseUnPublished                      = "CourseUnPublishedEvent"
+	EventRapidRefreshSessionStartedNotification = "RapidRefreshSessionStartedNotificationEvent"
+	EventRapidRefreshRetrySessionStarted        = "RapidRefreshRetrySessionStartedNotificationEvent"
+	EventRapidRefreshSessionReminder            = "RapidRefreshSessionReminderNotificationEvent"
+	EventCourseReminder                         = "CourseReminderWebHookEvent"
+)
+
+type eventField struct{ name, typ string }
+
+// eventFields lists each event's payload fields, in the spec's order and
+// case, with their messageFormat types.
+var eventFields = func() map[string][]eventField {
+	s := func(names ...string) []eventField {
+		out := make([]eventField, 0, len(names))
+		for _, n := range names {
+			typ := "string"
+			switch n {
+			case "timestamp", "dueDate":
+				typ = "datetime"
+			case "score":
+				typ = "number"
+			}
+			out = append(out, eventField{n, typ})
+		}
+		return out
+	}
+	rapid := s("eventName", "userId", "userExternalId", "username", "email", "quizId", "quizTitle", "quizSession", "quizLink", "timestamp")
+	return map[string][]eventField{
+		EventCourseCompleted:                        s("eventName", "userId", "userName", "email", "firstname", "lastname", "courseId", "courseTitle", "timestamp"),
+		EventLessonCompleted:                        s("eventName", "userId", "userName", "email", "firstname", "lastname", "courseId", "courseTitle", "lessonId", "lessonTitle", "timestamp", "score"),
+		EventLessonPublished:                        s("eventName", "userId", "userName", "email", "courseId", "courseTitle", "lessonId", "lessonTitle", "timestamp"),
+		EventLessonUnpublished:                      s("eventName", "userId", "userName", "email", "courseId", "courseTitle", "lessonId", "lessonTitle", "timestamp"),
+		EventCoursePublished:                        s("eventName", "userId", "userName", "email", "courseId", "courseTitle", "timestamp"),
+		EventCourseUnPublished:                      s("eventName", "userId", "userName", "email", "courseId", "courseTitle", "timestamp"),
+		EventRapidRefreshSessionStartedNotification: rapid,
+		EventRapidRefreshRetrySessionStarted:        rapid,
+		EventRapidRefreshSessionReminder:            rapid,
+		EventCourseReminder:                         s("eventName", "userId", "userExternalId", "username", "email", "courseId", "courseTitle", "courseLink", "dueDate", "timestamp"),
+	}
+}()
+
+// EventNames returns the ten event names of the spec.
+func EventNames() []string {
+	names := make([]string, 0, len(eventFields))
+	for n := range eventFields {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// orderedJSON is a JSON object that keeps its field order.
+type orderedJSON struct {
+	keys []string
+	vals map[string]any
+}
+
+func (o orderedJSON) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, err := json.Marshal(o.vals[k])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// payload builds an event body: the spec's fields in order, taken from vals
+// (missing strings are "", a missing number is 0, a missing datetime is
+// null), then the extra fields in name order.
+func payload(event string, vals, extra map[string]any) []byte {
+	o := orderedJSON{vals: map[string]any{}}
+	known := map[string]bool{}
+	for _, f := range eventFields[event] {
+		known[f.name] = true
+		o.keys = append(o.keys, f.name)
+		v, ok := vals[f.name]
+		switch {
+		case ok:
+			if t, isTime := v.(time.Time); isTime {
+				v = wt(t)
+			}
+		case f.typ == "number":
+			v = 0
+		case f.typ == "datetime":
+			v = nil
+		default:
+			v = ""
+		}
+		o.vals[f.name] = v
+	}
+	var names []string
+	for k := range extra {
+		if !known[k] {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		v := extra[k]
+		if t, isTime := v.(time.Time); isTime {
+			v = wt(t)
+		}
+		o.keys = append(o.keys, k)
+		o.vals[k] = v
+	}
+	b, err := json.Marshal(o)
+	if err != nil {
+		// Only a value of an unencodable type can get here; keep the
+		// delivery and say what went wrong.
+		b, _ = json.Marshal(map[string]string{"eventName": event, "error": err.Error()})
+	}
+	return b
+}
+
+// userFields are the user fields of an event, in every spelling the
+// events use. payload picks the ones the event has.
+func userFields(u *user) map[string]any {
+	if u == nil {
+		return map[string]any{}
+	}
+	return map[string]any{
+		"userId": u.id, "userName": u.username, "username": u.username, "email": u.email,
+		"firstname": u.firstName, "lastname": u.lastName, "userExternalId": u.externalID,
+	}
+}
+
+// outEvent is an event waiting for delivery.
+type outEvent struct {
+	name  string
+	vals  map[string]any // values of the spec's fields; others are ignored
+	extra map[string]any // fields outside the spec, sent as given
+}
+
+// pending is one delivery to make.
+type pending struct {
+	webhookID, eventName, url string
+	headers                   map[string]string
+	body                      []byte
+}
+
+// Delivery is one webhook delivery the fake made.
+type Delivery struct {
+	WebhookID string
+	EventName string
+	URL       string
+	// Header holds the headers sent: Content-Type, User-Agent and the
+	// headers given when the webhook was created.
+	Header http.Header
+	Body   []byte // the JSON payload
+	// StatusCode is the receiver's answer, 0 when the request failed.
+	StatusCode int
+	// Err is the transport error, nil when the receiver answered.
+	Err  error
+	Time time.Time // server clock
+}
+
+// OK reports whether the receiver answered with a 2xx status.
+func (d Delivery) OK() bool { return d.Err == nil && d.StatusCode >= 200 && d.StatusCode < 300 }
+
+// Deliveries returns a copy of every webhook delivery made so far, oldest
+// first.
+func (s *Server) Deliveries() []Delivery {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Delivery, 0, len(s.deliveries))
+	for _, d := range s.deliveries {
+		d.Header = d.Header.Clone()
+		d.Body = bytes.Clone(d.Body)
+		out = append(out, d)
+	}
+	return out
+}
+
+// ResetDeliveries forgets the deliveries made so far.
+func (s *Server) ResetDeliveries() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.deliveries = nil
+}
+
+// plan turns events into deliveries, one per event and matching webhook.
+// It runs under s.mu and stamps each payload.
+func (s *Server) plan(now time.Time, events []outEvent) []pending {
+	var out []pending
+	for _, e := range events {
+		vals := map[string]any{"eventName": e.name, "timestamp": now}
+		for k, v := range e.vals {
+			vals[k] = v
+		}
+		var body []byte
+		for _, w := range s.st.webhooks.all() {
+			if w.eventName != e.name {
+				continue
+			}
+			if body == nil {
+				body = payload(e.name, vals, e.extra)
+			}
+			out = append(out, pending{w.id, e.name, w.url, w.headers, body})
+		}
+	}
+	return out
+}
+
+// deliver posts each payload in turn. It must run without s.mu: a
+// receiver may call back into the fake.
+func (s *Server) deliver(ps []pending) {
+	for _, p := range ps {
+		d := s.post(p)
+		s.mu.Lock()
+		s.deliveries = append(s.deliveries, d)
+		s.mu.Unlock()
+		s.log.Info("edapptest webhook delivery", "event", p.eventName, "url", p.url,
+			"status", d.StatusCode, "error", d.Err)
+	}
+}
+
+func (s *Server) post(p pending) Delivery {
+	d := Delivery{WebhookID: p.webhookID, EventName: p.eventName, URL: p.url, Body: p.body, Time: s.now()}
+	ctx, cancel := context.WithTimeout(context.Background(), s.deliveryTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(p.body))
+	if err != nil {
+		d.Err = err
+		return d
+	}
+	for k, v := range p.headers {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "edapptest")
+	d.Header = req.Header.Clone()
+	resp, err := s.httpClient.Do(req)
+	if err != nil {
+		d.Err = err
+		return d
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	_ = resp.Body.Close()
+	d.StatusCode = resp.StatusCode
+	return d
+}
+
+// emit plans under the lock, then delivers without it. fn runs under the
+// lock and returns the events to send.
+func (s *Server) emit(fn func(st *store, now time.Time) ([]outEvent, error)) error {
+	s.mu.Lock()
+	now := s.now()
+	events, err := fn(s.st, now)
+	ps := s.plan(now, events)
+	s.mu.Unlock()
+	s.deliver(ps)
+	return err
+}
+
+// wireWebhook is the webhook record.
+type wireWebhook struct {
+	ID            string            `json:"id"`
+	EventName     string            `json:"eventName"`
+	WebHookURL    string            `json:"webHookUrl"`
+	Headers       map[string]string `json:"headers"`
+	MessageFormat orderedJSON       `json:"messageFormat"`
+}
+
+func toWireWebhook(w *webhook) wireWebhook {
+	mf := orderedJSON{vals: map[string]any{}}
+	for _, f := range eventFields[w.eventName] {
+		mf.keys = append(mf.keys, f.name)
+		mf.vals[f.name] = f.typ
+	}
+	var h map[string]string
+	if len(w.headers) > 0 {
+		h = make(map[string]string, len(w.headers))
+		for k, v := range w.headers {
+			h[k] = v
+		}
+	}
+	return wireWebhook{ID: w.id, EventName: w.eventName, WebHookURL: w.url, Headers: h, MessageFormat: mf}
+}
+
+// addWebhook validates and stores a webhook.
+func (st *store) addWebhook(event, rawURL string, headers map[string]string) (*webhook, error) {
+	if event == "" {
+		return nil, invalid("eventName is required")
+	}
+	if _, ok := eventFields[event]; !ok {
+		return nil, invalid("unknown eventName %q (want one of %s)", event, strings.Join(EventNames(), ", "))
+	}
+	if rawURL == "" {
+		return nil, invalid("webHookUrl is required")
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, invalid("webHookUrl %q must be an absolute http or https URL", rawURL)
+	}
+	for k, v := range headers {
+		if !validHeaderName(k) || strings.ContainsAny(v, "\r\n\x00") {
+			return nil, invalid("invalid header %q", k)
+		}
+	}
+	w := &webhook{id: st.newID("whk"), eventName: event, url: rawURL}
+	if len(headers) > 0 {
+		w.headers = make(map[string]string, len(headers))
+		for k, v := range headers {
+			w.headers[k] = v
+		}
+	}
+	st.webhooks.add(w.id, w)
+	return w, nil
+}
+
+func validHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, r := range k {
+		if r > 126 || r <= 32 || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// v2CreateWebhook takes {"eventName", "webHookUrl", "headers"?}.
+func (c *call) v2CreateWebhook() {
+	o, ok := c.object()
+	if !ok {
+		return
+	}
+	event, _, err := o.str("eventName")
+	if err != nil {
+		c.failErr(err)
+		return
+	}
+	u, _, err := o.str("webHookUrl")
+	if err != nil {
+		c.failErr(err)
+		return
+	}
+	h, _, err := o.strMap("headers")
+	if err != nil {
+		c.failErr(err)
+		return
+	}
+	w, err := c.st.addWebhook(event, strings.TrimSpace(u), h)
+	if err != nil {
+		c.failErr(err)
+		return
+	}
+	c.json(http.StatusOK, toWireWebhook(w))
+}
+
+// v2ListWebhooks answers a bare array. Not in the spec.
+func (c *call) v2ListWebhooks() {
+	out := []wireWebhook{}
+	for _, w := range c.st.webhooks.all() {
+		out = append(out, toWireWebhook(w))
+	}
+	c.json(http.StatusOK, out)
+}
+
+// v2DeleteWebhook is not in the spec.
+func (c *call) v2DeleteWebhook() {
+	id := c.params[0]
+	if c.st.webhooks.get(id) == nil {
+		c.fail(http.StatusNotFound, "webhook "+quote(id)+" not found")
+		return
+	}
+	c.st.webhooks.remove(id)
+	c.json(http.StatusOK, successBody{Success: true})
+}
