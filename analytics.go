@@ -1,4 +1,462 @@
 package edapp
 
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"net/url"
+	"time"
+)
+
 // AnalyticsService covers the v2 analytics operations (/v2/analytics/...).
+//
+// The spec shows neither the records nor the query parameters of these
+// operations. The records follow the vendor's SDK; records whose fields are
+// not known keep every field they do not decode in Extra. The filters are
+// those the vendor's SDK sends: courseId, courseExternalId, lessonId,
+// lessonExternalId, userId, userExternalId and a datetime window, whose
+// bounds are sent as RFC 3339 in UTC ("2024-05-01T00:00:00Z"). A zero
+// time.Time or an empty string is not sent. Each options struct carries the
+// filters that make sense for its operation.
 type AnalyticsService service
+
+// Attempt is one attempt of a user at a lesson (GET /v2/analytics/attempts).
+// A learner may attempt a lesson many times; each attempt is a record.
+type Attempt struct {
+	ID                string `json:"id"`
+	UserID            string `json:"userId"`
+	UserExternalID    string `json:"userExternalId"`
+	CourseID          string `json:"courseId"`
+	CourseExternalID  string `json:"courseExternalId"`
+	LessonID          string `json:"lessonId"`
+	LessonExternalID  string `json:"lessonExternalId"`
+	StartedDateTime   Time   `json:"startedDateTime"`
+	CompletedDateTime Time   `json:"completedDateTime"`
+	// Score is the attempt's score. The vendor's SDK reads an integer; a
+	// float64 takes decimals too.
+	Score       float64 `json:"score"`
+	Success     bool    `json:"success"`
+	EarnedStars int     `json:"earnedStars"`
+}
+
+// AttemptListOptions filters and pages ListAttempts and AllAttempts.
+// StartDateTime and EndDateTime bound the attempts' time.
+type AttemptListOptions struct {
+	ListOptions
+	CourseID         string    `url:"courseId,omitempty"`
+	CourseExternalID string    `url:"courseExternalId,omitempty"`
+	LessonID         string    `url:"lessonId,omitempty"`
+	LessonExternalID string    `url:"lessonExternalId,omitempty"`
+	UserID           string    `url:"userId,omitempty"`
+	UserExternalID   string    `url:"userExternalId,omitempty"`
+	StartDateTime    time.Time `url:"startDateTime,omitempty"`
+	EndDateTime      time.Time `url:"endDateTime,omitempty"`
+}
+
+// CourseProgress is one user's progress in one course (GET
+// /v2/analytics/courseprogress): the percentage of the course's lessons
+// completed, with the unlocked, opened and completed flags and their dates.
+type CourseProgress struct {
+	UserID              string  `json:"userId"`
+	UserExternalID      string  `json:"userExternalId"`
+	UserName            string  `json:"userName"`
+	UserFirstName       string  `json:"userFirstName"`
+	UserLastName        string  `json:"userLastName"`
+	CourseID            string  `json:"courseId"`
+	CourseExternalID    string  `json:"courseExternalId"`
+	CourseTitle         string  `json:"courseTitle"`
+	Unlocked            bool    `json:"unlocked"`
+	UnlockedDateTime    Time    `json:"unlockedDateTime"`
+	Opened              bool    `json:"opened"`
+	OpenedDateTime      Time    `json:"openedDateTime"`
+	Completed           bool    `json:"completed"`
+	CompletedDateTime   Time    `json:"completedDateTime"`
+	LessonsTotal        int     `json:"lessonsTotal"`
+	LessonsUnlocked     int     `json:"lessonsUnlocked"`
+	LessonsCompleted    int     `json:"lessonsCompleted"`
+	Archived            bool    `json:"archived"`
+	PercentageCompleted float64 `json:"percentageCompleted"`
+	Score               float64 `json:"score"`
+}
+
+// CourseProgressListOptions filters and pages ListCourseProgress and
+// AllCourseProgress. ModifiedSinceDateTime takes the place that
+// startDateTime has in the other operations.
+type CourseProgressListOptions struct {
+	ListOptions
+	CourseID              string    `url:"courseId,omitempty"`
+	CourseExternalID      string    `url:"courseExternalId,omitempty"`
+	UserID                string    `url:"userId,omitempty"`
+	UserExternalID        string    `url:"userExternalId,omitempty"`
+	ModifiedSinceDateTime time.Time `url:"modifiedSinceDateTime,omitempty"`
+	EndDateTime           time.Time `url:"endDateTime,omitempty"`
+}
+
+// CourseStatistics holds the high-level statistics (opens, completions) of
+// one course (GET /v2/analytics/coursestatistics).
+type CourseStatistics struct {
+	CourseID       string `json:"courseId"`
+	TotalUsers     int    `json:"totalUsers"`
+	CompletedCount int    `json:"completedCount"`
+	OpenedCount    int    `json:"openedCount"`
+}
+
+// CourseStatisticsListOptions filters and pages ListCourseStatistics and
+// AllCourseStatistics.
+type CourseStatisticsListOptions struct {
+	ListOptions
+	CourseID         string    `url:"courseId,omitempty"`
+	CourseExternalID string    `url:"courseExternalId,omitempty"`
+	StartDateTime    time.Time `url:"startDateTime,omitempty"`
+	EndDateTime      time.Time `url:"endDateTime,omitempty"`
+}
+
+// LessonProgressEvent is one lesson progress event of a user (GET
+// /v2/analytics/lesson-progress/events and its per-user form), such as a
+// lesson opened or completed. EventName is the kind of progress, as the
+// service names it.
+type LessonProgressEvent struct {
+	UserID           string `json:"userId"`
+	UserEmail        string `json:"userEmail"`
+	UserFirstName    string `json:"userFirstName"`
+	UserLastName     string `json:"userLastName"`
+	CourseID         string `json:"courseId"`
+	CourseTitle      string `json:"courseTitle"`
+	CourseExternalID string `json:"courseExternalId"`
+	LessonID         string `json:"lessonId"`
+	LessonTitle      string `json:"lessonTitle"`
+	LessonExternalID string `json:"lessonExternalId"`
+	EventName        string `json:"eventName"`
+	EventDateTime    Time   `json:"eventDateTime"`
+	// LessonScore is nil when the event carries no score (null or absent).
+	LessonScore *float64 `json:"lessonScore"`
+}
+
+// LessonProgressEventListOptions filters and pages ListLessonProgressEvents
+// and AllLessonProgressEvents. MinEventDateTime and MaxEventDateTime bound
+// the events' time; the vendor's SDK asks for 7-day windows at a time.
+type LessonProgressEventListOptions struct {
+	ListOptions
+	CourseID         string    `url:"courseId,omitempty"`
+	CourseExternalID string    `url:"courseExternalId,omitempty"`
+	LessonID         string    `url:"lessonId,omitempty"`
+	LessonExternalID string    `url:"lessonExternalId,omitempty"`
+	UserID           string    `url:"userId,omitempty"`
+	UserExternalID   string    `url:"userExternalId,omitempty"`
+	MinEventDateTime time.Time `url:"minEventDateTime,omitempty"`
+	MaxEventDateTime time.Time `url:"maxEventDateTime,omitempty"`
+}
+
+// UserLessonProgress is one user's progress in one lesson (GET
+// /v2/analytics/users/{userId}/lesson-progress). Its fields are not known
+// for sure; every field not decoded here is kept in Extra.
+type UserLessonProgress struct {
+	UserID            string  `json:"userId"`
+	CourseID          string  `json:"courseId"`
+	LessonID          string  `json:"lessonId"`
+	LessonTitle       string  `json:"lessonTitle"`
+	Opened            bool    `json:"opened"`
+	OpenedDateTime    Time    `json:"openedDateTime"`
+	Completed         bool    `json:"completed"`
+	CompletedDateTime Time    `json:"completedDateTime"`
+	Score             float64 `json:"score"`
+	// Attempts is the number of the user's attempts at the lesson.
+	Attempts int `json:"attempts"`
+	// Extra holds the fields of the answer not decoded above, as sent.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON decodes the known fields and keeps the rest in Extra.
+func (p *UserLessonProgress) UnmarshalJSON(b []byte) error {
+	type plain UserLessonProgress
+	var v plain
+	extra, err := unmarshalWithExtra(b, &v)
+	if err != nil {
+		return err
+	}
+	*p = UserLessonProgress(v)
+	p.Extra = extra
+	return nil
+}
+
+// UserLessonProgressListOptions filters and pages ListUserLessonProgress and
+// AllUserLessonProgress. The user is the path's userId.
+type UserLessonProgressListOptions struct {
+	ListOptions
+	CourseID         string    `url:"courseId,omitempty"`
+	CourseExternalID string    `url:"courseExternalId,omitempty"`
+	LessonID         string    `url:"lessonId,omitempty"`
+	LessonExternalID string    `url:"lessonExternalId,omitempty"`
+	StartDateTime    time.Time `url:"startDateTime,omitempty"`
+	EndDateTime      time.Time `url:"endDateTime,omitempty"`
+}
+
+// UserLessonProgressEventListOptions filters and pages
+// ListUserLessonProgressEvents and AllUserLessonProgressEvents. The user is
+// the path's userId; MinEventDateTime and MaxEventDateTime bound the events'
+// time.
+type UserLessonProgressEventListOptions struct {
+	ListOptions
+	CourseID         string    `url:"courseId,omitempty"`
+	CourseExternalID string    `url:"courseExternalId,omitempty"`
+	LessonID         string    `url:"lessonId,omitempty"`
+	LessonExternalID string    `url:"lessonExternalId,omitempty"`
+	MinEventDateTime time.Time `url:"minEventDateTime,omitempty"`
+	MaxEventDateTime time.Time `url:"maxEventDateTime,omitempty"`
+}
+
+// LessonStatistics holds the high-level statistics (opens, completions) of
+// one lesson (GET /v2/analytics/lessonstatistics). Its fields are not
+// known; every field not decoded here is kept in Extra.
+type LessonStatistics struct {
+	LessonID       string `json:"lessonId"`
+	CourseID       string `json:"courseId"`
+	LessonTitle    string `json:"lessonTitle"`
+	TotalUsers     int    `json:"totalUsers"`
+	OpenedCount    int    `json:"openedCount"`
+	CompletedCount int    `json:"completedCount"`
+	// Extra holds the fields of the answer not decoded above, as sent.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON decodes the known fields and keeps the rest in Extra.
+func (s *LessonStatistics) UnmarshalJSON(b []byte) error {
+	type plain LessonStatistics
+	var v plain
+	extra, err := unmarshalWithExtra(b, &v)
+	if err != nil {
+		return err
+	}
+	*s = LessonStatistics(v)
+	s.Extra = extra
+	return nil
+}
+
+// LessonStatisticsListOptions filters and pages ListLessonStatistics and
+// AllLessonStatistics.
+type LessonStatisticsListOptions struct {
+	ListOptions
+	CourseID         string    `url:"courseId,omitempty"`
+	CourseExternalID string    `url:"courseExternalId,omitempty"`
+	LessonID         string    `url:"lessonId,omitempty"`
+	LessonExternalID string    `url:"lessonExternalId,omitempty"`
+	StartDateTime    time.Time `url:"startDateTime,omitempty"`
+	EndDateTime      time.Time `url:"endDateTime,omitempty"`
+}
+
+// SurveyQuestionDefinition is a survey question (GET
+// /v2/analytics/surveyquestiondefinitions). Survey questions are open
+// answer, rating or multiple choice, and have no correct answer. Its fields
+// are not known; every field not decoded here is kept in Extra.
+type SurveyQuestionDefinition struct {
+	ID       string `json:"id"`
+	CourseID string `json:"courseId"`
+	LessonID string `json:"lessonId"`
+	SlideID  string `json:"slideId"`
+	// QuestionType is the kind of question, as the service names it.
+	QuestionType string `json:"questionType"`
+	// QuestionContent is the question's text (HTML).
+	QuestionContent string `json:"questionContent"`
+	// Answers are the answers offered, for questions that offer some.
+	Answers []SurveyAnswerDefinition `json:"answers"`
+	// Extra holds the fields of the answer not decoded above, as sent.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON decodes the known fields and keeps the rest in Extra.
+func (d *SurveyQuestionDefinition) UnmarshalJSON(b []byte) error {
+	type plain SurveyQuestionDefinition
+	var v plain
+	extra, err := unmarshalWithExtra(b, &v)
+	if err != nil {
+		return err
+	}
+	*d = SurveyQuestionDefinition(v)
+	d.Extra = extra
+	return nil
+}
+
+// SurveyAnswerDefinition is an answer a survey question offers. Its ID is
+// what SurveyAnswer.AnswerDefinitionID refers to. Every field not decoded
+// here is kept in Extra.
+type SurveyAnswerDefinition struct {
+	ID      string `json:"id"`
+	Content string `json:"content"`
+	// Extra holds the fields of the answer not decoded above, as sent.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON decodes the known fields and keeps the rest in Extra.
+func (a *SurveyAnswerDefinition) UnmarshalJSON(b []byte) error {
+	type plain SurveyAnswerDefinition
+	var v plain
+	extra, err := unmarshalWithExtra(b, &v)
+	if err != nil {
+		return err
+	}
+	*a = SurveyAnswerDefinition(v)
+	a.Extra = extra
+	return nil
+}
+
+// SurveyQuestionDefinitionListOptions filters and pages
+// ListSurveyQuestionDefinitions and AllSurveyQuestionDefinitions.
+type SurveyQuestionDefinitionListOptions struct {
+	ListOptions
+	CourseID         string `url:"courseId,omitempty"`
+	CourseExternalID string `url:"courseExternalId,omitempty"`
+	LessonID         string `url:"lessonId,omitempty"`
+	LessonExternalID string `url:"lessonExternalId,omitempty"`
+}
+
+// SurveyAnswer is one user's answer to one survey question (GET
+// /v2/analytics/surveyanswers).
+type SurveyAnswer struct {
+	ID               string `json:"id"`
+	CourseID         string `json:"courseId"`
+	CourseExternalID string `json:"courseExternalId"`
+	LessonID         string `json:"lessonId"`
+	LessonExternalID string `json:"lessonExternalId"`
+	SlideID          string `json:"slideId"`
+	UserID           string `json:"userId"`
+	UserExternalID   string `json:"userExternalId"`
+	AttemptID        string `json:"attemptId"`
+	QuestionID       string `json:"questionId"`
+	// QuestionContent is the question's text (HTML).
+	QuestionContent string `json:"questionContent"`
+	// AnswerDefinitionID is the offered answer chosen, when the question
+	// offers answers (see SurveyAnswerDefinition).
+	AnswerDefinitionID string `json:"answerDefinitionId"`
+	AnswerContent      string `json:"answerContent"`
+	AnsweredDateTime   Time   `json:"answeredDateTime"`
+}
+
+// SurveyAnswerListOptions filters and pages ListSurveyAnswers and
+// AllSurveyAnswers.
+type SurveyAnswerListOptions struct {
+	ListOptions
+	CourseID         string    `url:"courseId,omitempty"`
+	CourseExternalID string    `url:"courseExternalId,omitempty"`
+	LessonID         string    `url:"lessonId,omitempty"`
+	LessonExternalID string    `url:"lessonExternalId,omitempty"`
+	UserID           string    `url:"userId,omitempty"`
+	UserExternalID   string    `url:"userExternalId,omitempty"`
+	StartDateTime    time.Time `url:"startDateTime,omitempty"`
+	EndDateTime      time.Time `url:"endDateTime,omitempty"`
+}
+
+// ListAttempts lists one page of lesson attempts: GET /v2/analytics/attempts.
+func (s *AnalyticsService) ListAttempts(ctx context.Context, opts *AttemptListOptions) (*Page[Attempt], error) {
+	return listPage[Attempt](ctx, s.client, "/v2/analytics/attempts", utcQuery(opts))
+}
+
+// AllAttempts iterates over every lesson attempt (see ListAttempts).
+func (s *AnalyticsService) AllAttempts(ctx context.Context, opts *AttemptListOptions) iter.Seq2[Attempt, error] {
+	return all(ctx, opts, s.ListAttempts)
+}
+
+// ListCourseProgress lists one page of course progress, one record per user
+// and course: GET /v2/analytics/courseprogress.
+func (s *AnalyticsService) ListCourseProgress(ctx context.Context, opts *CourseProgressListOptions) (*Page[CourseProgress], error) {
+	return listPage[CourseProgress](ctx, s.client, "/v2/analytics/courseprogress", utcQuery(opts))
+}
+
+// AllCourseProgress iterates over every course progress record (see
+// ListCourseProgress).
+func (s *AnalyticsService) AllCourseProgress(ctx context.Context, opts *CourseProgressListOptions) iter.Seq2[CourseProgress, error] {
+	return all(ctx, opts, s.ListCourseProgress)
+}
+
+// ListCourseStatistics lists one page of per-course statistics: GET
+// /v2/analytics/coursestatistics.
+func (s *AnalyticsService) ListCourseStatistics(ctx context.Context, opts *CourseStatisticsListOptions) (*Page[CourseStatistics], error) {
+	return listPage[CourseStatistics](ctx, s.client, "/v2/analytics/coursestatistics", utcQuery(opts))
+}
+
+// AllCourseStatistics iterates over the statistics of every course (see
+// ListCourseStatistics).
+func (s *AnalyticsService) AllCourseStatistics(ctx context.Context, opts *CourseStatisticsListOptions) iter.Seq2[CourseStatistics, error] {
+	return all(ctx, opts, s.ListCourseStatistics)
+}
+
+// ListLessonProgressEvents lists one page of the lesson progress events of
+// all users: GET /v2/analytics/lesson-progress/events.
+func (s *AnalyticsService) ListLessonProgressEvents(ctx context.Context, opts *LessonProgressEventListOptions) (*Page[LessonProgressEvent], error) {
+	return listPage[LessonProgressEvent](ctx, s.client, "/v2/analytics/lesson-progress/events", utcQuery(opts))
+}
+
+// AllLessonProgressEvents iterates over the lesson progress events of all
+// users (see ListLessonProgressEvents).
+func (s *AnalyticsService) AllLessonProgressEvents(ctx context.Context, opts *LessonProgressEventListOptions) iter.Seq2[LessonProgressEvent, error] {
+	return all(ctx, opts, s.ListLessonProgressEvents)
+}
+
+// ListUserLessonProgress lists one page of one user's lesson progress: GET
+// /v2/analytics/users/{userId}/lesson-progress.
+func (s *AnalyticsService) ListUserLessonProgress(ctx context.Context, userID string, opts *UserLessonProgressListOptions) (*Page[UserLessonProgress], error) {
+	if err := requireID("userID", userID); err != nil {
+		return nil, err
+	}
+	return listPage[UserLessonProgress](ctx, s.client, "/v2/analytics/users/"+url.PathEscape(userID)+"/lesson-progress", utcQuery(opts))
+}
+
+// AllUserLessonProgress iterates over one user's lesson progress (see
+// ListUserLessonProgress). An empty userID yields ErrInvalidInput once.
+func (s *AnalyticsService) AllUserLessonProgress(ctx context.Context, userID string, opts *UserLessonProgressListOptions) iter.Seq2[UserLessonProgress, error] {
+	return all(ctx, opts, func(ctx context.Context, o *UserLessonProgressListOptions) (*Page[UserLessonProgress], error) {
+		return s.ListUserLessonProgress(ctx, userID, o)
+	})
+}
+
+// ListUserLessonProgressEvents lists one page of one user's lesson progress
+// events: GET /v2/analytics/users/{userId}/lesson-progress/events.
+func (s *AnalyticsService) ListUserLessonProgressEvents(ctx context.Context, userID string, opts *UserLessonProgressEventListOptions) (*Page[LessonProgressEvent], error) {
+	if err := requireID("userID", userID); err != nil {
+		return nil, err
+	}
+	return listPage[LessonProgressEvent](ctx, s.client, "/v2/analytics/users/"+url.PathEscape(userID)+"/lesson-progress/events", utcQuery(opts))
+}
+
+// AllUserLessonProgressEvents iterates over one user's lesson progress
+// events (see ListUserLessonProgressEvents). An empty userID yields
+// ErrInvalidInput once.
+func (s *AnalyticsService) AllUserLessonProgressEvents(ctx context.Context, userID string, opts *UserLessonProgressEventListOptions) iter.Seq2[LessonProgressEvent, error] {
+	return all(ctx, opts, func(ctx context.Context, o *UserLessonProgressEventListOptions) (*Page[LessonProgressEvent], error) {
+		return s.ListUserLessonProgressEvents(ctx, userID, o)
+	})
+}
+
+// ListLessonStatistics lists one page of per-lesson statistics: GET
+// /v2/analytics/lessonstatistics.
+func (s *AnalyticsService) ListLessonStatistics(ctx context.Context, opts *LessonStatisticsListOptions) (*Page[LessonStatistics], error) {
+	return listPage[LessonStatistics](ctx, s.client, "/v2/analytics/lessonstatistics", utcQuery(opts))
+}
+
+// AllLessonStatistics iterates over the statistics of every lesson (see
+// ListLessonStatistics).
+func (s *AnalyticsService) AllLessonStatistics(ctx context.Context, opts *LessonStatisticsListOptions) iter.Seq2[LessonStatistics, error] {
+	return all(ctx, opts, s.ListLessonStatistics)
+}
+
+// ListSurveyQuestionDefinitions lists one page of survey question
+// definitions: GET /v2/analytics/surveyquestiondefinitions.
+func (s *AnalyticsService) ListSurveyQuestionDefinitions(ctx context.Context, opts *SurveyQuestionDefinitionListOptions) (*Page[SurveyQuestionDefinition], error) {
+	return listPage[SurveyQuestionDefinition](ctx, s.client, "/v2/analytics/surveyquestiondefinitions", opts)
+}
+
+// AllSurveyQuestionDefinitions iterates over every survey question
+// definition (see ListSurveyQuestionDefinitions).
+func (s *AnalyticsService) AllSurveyQuestionDefinitions(ctx context.Context, opts *SurveyQuestionDefinitionListOptions) iter.Seq2[SurveyQuestionDefinition, error] {
+	return all(ctx, opts, s.ListSurveyQuestionDefinitions)
+}
+
+// ListSurveyAnswers lists one page of survey answers: GET
+// /v2/analytics/surveyanswers.
+func (s *AnalyticsService) ListSurveyAnswers(ctx context.Context, opts *SurveyAnswerListOptions) (*Page[SurveyAnswer], error) {
+	return listPage[SurveyAnswer](ctx, s.client, "/v2/analytics/surveyanswers", utcQuery(opts))
+}
+
+// AllSurveyAnswers iterates over every survey answer (see ListSurveyAnswers).
+func (s *AnalyticsService) AllSurveyAnswers(ctx context.Context, opts *SurveyAnswerListOptions) iter.Seq2[SurveyAnswer, error] {
+	return all(ctx, opts, s.ListSurveyAnswers)
+}

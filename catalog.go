@@ -1,4 +1,163 @@
 package edapp
 
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"net/url"
+)
+
 // CatalogService covers the v2 catalog: course collections, courses and lessons.
+//
+// The spec describes the catalog as course collections (optional), which
+// contain courses, which contain lessons; a course can also sit at the root
+// of the catalog, outside any collection. The spec does not show the fields
+// of any catalog record; the SDK follows the vendor's SDK and keeps what it
+// does not know.
 type CatalogService service
+
+// CourseCollection is a course collection of the catalog. Its fields are
+// not shown in the spec and not known; the SDK reads id, title and
+// description, and keeps every other field in Extra.
+type CourseCollection struct {
+	ID          string `json:"id"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	// Extra holds the fields of the answer not decoded above, as sent.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON decodes the known fields and keeps the rest in Extra.
+func (c *CourseCollection) UnmarshalJSON(b []byte) error {
+	type plain CourseCollection
+	var p plain
+	extra, err := unmarshalWithExtra(b, &p)
+	if err != nil {
+		return err
+	}
+	*c = CourseCollection(p)
+	c.Extra = extra
+	return nil
+}
+
+// Course is a course of the catalog. The spec does not show its fields;
+// these follow the vendor's SDK. Decoding accepts the creation datetime as
+// "createdDateTime" or "createDateTime"; encoding writes "createdDateTime".
+type Course struct {
+	ID          string `json:"id"`
+	ExternalID  string `json:"externalId"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	// Status is the course's publication status, as the service sends it.
+	Status string `json:"status"`
+	Locale string `json:"locale"`
+	// Duration is the course's duration as the service sends it (an
+	// integer; its unit is not documented).
+	Duration         int    `json:"duration"`
+	ThumbnailURL     string `json:"thumbnailUrl"`
+	CreatedDateTime  Time   `json:"createdDateTime"`
+	ModifiedDateTime Time   `json:"modifiedDateTime"`
+}
+
+// UnmarshalJSON decodes a course in one pass, accepting the spelling
+// variants listed on Course.
+func (c *Course) UnmarshalJSON(b []byte) error {
+	type plain Course
+	w := struct {
+		*plain
+		CreateDateTime Time `json:"createDateTime"`
+	}{plain: (*plain)(c)}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	if c.CreatedDateTime.IsZero() {
+		c.CreatedDateTime = w.CreateDateTime
+	}
+	return nil
+}
+
+// Lesson is a lesson of a course. The spec does not show its fields; these
+// follow the vendor's SDK. A lesson has a minimum score, whose JSON name is
+// not known: the SDK reads "minimumScore", and keeps every field it does not
+// know in Extra, so the score is there under any other name.
+type Lesson struct {
+	ID          string `json:"id"`
+	ExternalID  string `json:"externalId"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	// Status is the lesson's publication status, as the service sends it.
+	Status   string `json:"status"`
+	CourseID string `json:"courseId"`
+	// MinimumScore is the lesson's minimum score, read from "minimumScore".
+	MinimumScore float64 `json:"minimumScore"`
+	// Extra holds the fields of the answer not decoded above, as sent.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON decodes the known fields and keeps the rest in Extra.
+func (l *Lesson) UnmarshalJSON(b []byte) error {
+	type plain Lesson
+	var p plain
+	extra, err := unmarshalWithExtra(b, &p)
+	if err != nil {
+		return err
+	}
+	*l = Lesson(p)
+	l.Extra = extra
+	return nil
+}
+
+// ListCollections lists one page of course collections: GET
+// /v2/catalog/coursecollections. (The vendor's SDK spells the path
+// courseCollections; the SDK sends the spec's spelling.)
+func (s *CatalogService) ListCollections(ctx context.Context, opts *ListOptions) (*Page[CourseCollection], error) {
+	return listPage[CourseCollection](ctx, s.client, "/v2/catalog/coursecollections", opts)
+}
+
+// AllCollections iterates over every course collection (see ListCollections).
+func (s *CatalogService) AllCollections(ctx context.Context, opts *ListOptions) iter.Seq2[CourseCollection, error] {
+	return all(ctx, opts, s.ListCollections)
+}
+
+// ListCollectionCourses lists one page of the courses of a collection: GET
+// /v2/catalog/coursecollections/{collectionId}/courses.
+func (s *CatalogService) ListCollectionCourses(ctx context.Context, collectionID string, opts *ListOptions) (*Page[Course], error) {
+	if err := requireID("collectionID", collectionID); err != nil {
+		return nil, err
+	}
+	return listPage[Course](ctx, s.client, "/v2/catalog/coursecollections/"+url.PathEscape(collectionID)+"/courses", opts)
+}
+
+// AllCollectionCourses iterates over every course of a collection (see
+// ListCollectionCourses). An empty collectionID yields ErrInvalidInput once.
+func (s *CatalogService) AllCollectionCourses(ctx context.Context, collectionID string, opts *ListOptions) iter.Seq2[Course, error] {
+	return all(ctx, opts, func(ctx context.Context, o *ListOptions) (*Page[Course], error) {
+		return s.ListCollectionCourses(ctx, collectionID, o)
+	})
+}
+
+// ListCourses lists one page of all courses of the catalog, in collections
+// or not: GET /v2/catalog/courses.
+func (s *CatalogService) ListCourses(ctx context.Context, opts *ListOptions) (*Page[Course], error) {
+	return listPage[Course](ctx, s.client, "/v2/catalog/courses", opts)
+}
+
+// AllCourses iterates over every course of the catalog (see ListCourses).
+func (s *CatalogService) AllCourses(ctx context.Context, opts *ListOptions) iter.Seq2[Course, error] {
+	return all(ctx, opts, s.ListCourses)
+}
+
+// Lessons lists the lessons of a course: GET
+// /v2/catalog/courses/{courseId}/lessons. The service answers a bare array
+// (the vendor's SDK; not shown in the spec), unpaged; the paged envelope is
+// accepted too, and then only its one answer is read.
+func (s *CatalogService) Lessons(ctx context.Context, courseID string) ([]Lesson, error) {
+	if err := requireID("courseID", courseID); err != nil {
+		return nil, err
+	}
+	p, err := listPage[Lesson](ctx, s.client, "/v2/catalog/courses/"+url.PathEscape(courseID)+"/lessons", nil)
+	if err != nil {
+		return nil, err
+	}
+	return p.Items, nil
+}

@@ -1,4 +1,254 @@
 package edapp
 
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"net/http"
+	"net/url"
+)
+
 // UsersService covers the v2 user operations (/v2/users).
 type UsersService service
+
+// Role is a user role. The spec enumerates seven exact values: two for the
+// learner app and five for the admin portal.
+type Role string
+
+// The seven roles of the spec.
+const (
+	// RoleAppUser ("app-user") is a learner app role. Together with
+	// RolePrizingUser it makes a fully functional learner.
+	RoleAppUser Role = "app-user"
+	// RolePrizingUser ("prizing-user") is a learner app role. Together with
+	// RoleAppUser it makes a fully functional learner.
+	RolePrizingUser Role = "prizing-user"
+	// RoleAccountAdmin ("account-admin") is an admin portal role.
+	RoleAccountAdmin Role = "account-admin"
+	// RoleContentAuthor ("content-author") is an admin portal role.
+	RoleContentAuthor Role = "content-author"
+	// RoleManagerAnalytics ("manager-analytics") is an admin portal role. A
+	// user with it can run basic analytics on the groups listed in the
+	// user's ManagedUserGroups, without other admin permissions.
+	RoleManagerAnalytics Role = "manager-analytics"
+	// RoleExcludeFromAnalytics ("exclude-from-analytics") is an admin portal
+	// role.
+	RoleExcludeFromAnalytics Role = "exclude-from-analytics"
+	// RoleReviewer ("reviewer") is an admin portal role.
+	RoleReviewer Role = "reviewer"
+)
+
+// Roles returns the seven roles of the spec, learner app roles first. The
+// slice is new on every call.
+func Roles() []Role {
+	return []Role{
+		RoleAppUser, RolePrizingUser,
+		RoleAccountAdmin, RoleContentAuthor, RoleManagerAnalytics, RoleExcludeFromAnalytics, RoleReviewer,
+	}
+}
+
+// User is a v2 user. The spec names the concepts (id, username, password,
+// first and last name, external id, roles, user groups, managed user
+// groups, custom fields, time zone) but shows only the userGroups and
+// managedUserGroups field names; the others follow the vendor's SDK.
+//
+// Decoding accepts the username as "name" (what the service sends),
+// "userName" or "username", and the managed groups as "managedUserGroups"
+// (the spec) or "userGroupsManaged" (the vendor's help page and SDK).
+// Encoding writes "name" and "managedUserGroups".
+type User struct {
+	ID string `json:"id"`
+	// Username is the user's login name; it may hold an email address.
+	Username  string `json:"name"`
+	Email     string `json:"email"`
+	FirstName string `json:"firstName"`
+	LastName  string `json:"lastName"`
+	// ExternalID links the user to a user in an outside system; it is
+	// unique within the account.
+	ExternalID string `json:"externalId"`
+	// TimeZone is the user's time zone, for example an IANA zone name.
+	// Rapid Refresh notifications go out at 9 o'clock in this zone.
+	TimeZone string `json:"timeZone"`
+	Roles    []Role `json:"roles"`
+	// UserGroups holds the ids of the user's groups.
+	UserGroups []string `json:"userGroups"`
+	// ManagedUserGroups holds the ids of the groups the user manages (see
+	// RoleManagerAnalytics).
+	ManagedUserGroups []string `json:"managedUserGroups"`
+	// CustomFields holds the user's custom fields. Their keys are declared
+	// in the admin portal; a custom field can drive a dynamic user group.
+	CustomFields   map[string]string `json:"customFields"`
+	LastActiveDate Time              `json:"lastActiveDate"`
+}
+
+// UnmarshalJSON decodes a user in one pass, accepting the spelling variants
+// listed on User.
+func (u *User) UnmarshalJSON(b []byte) error {
+	type plain User
+	w := struct {
+		*plain
+		Name              *string  `json:"name"`
+		UserName          *string  `json:"userName"`
+		Username          *string  `json:"username"`
+		UserGroupsManaged []string `json:"userGroupsManaged"`
+	}{plain: (*plain)(u)}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	for _, name := range []*string{w.Name, w.UserName, w.Username} {
+		if name != nil && *name != "" {
+			u.Username = *name
+			break
+		}
+	}
+	if u.ManagedUserGroups == nil {
+		u.ManagedUserGroups = w.UserGroupsManaged
+	}
+	return nil
+}
+
+// UserCreateParams is the body of Users.Create. Empty fields are not sent.
+// The spec does not show the v2 field names, nor which fields are
+// required; the SDK sends name (the username), password, email, firstName,
+// lastName, externalId, timeZone, roles, userGroups, managedUserGroups (the
+// spec's spelling) and customFields.
+type UserCreateParams struct {
+	Username          string            `json:"name,omitempty"`
+	Password          string            `json:"password,omitempty"`
+	Email             string            `json:"email,omitempty"`
+	FirstName         string            `json:"firstName,omitempty"`
+	LastName          string            `json:"lastName,omitempty"`
+	ExternalID        string            `json:"externalId,omitempty"` // unique within the account
+	TimeZone          string            `json:"timeZone,omitempty"`
+	Roles             []Role            `json:"roles,omitempty"`
+	UserGroups        []string          `json:"userGroups,omitempty"`
+	ManagedUserGroups []string          `json:"managedUserGroups,omitempty"`
+	CustomFields      map[string]string `json:"customFields,omitempty"`
+}
+
+// UserUpdateParams is the body of Users.Update. Only what is set is sent:
+// a nil pointer, slice or map is left out, so the service keeps its value;
+// an empty non-nil slice or map is sent as [] or {}. Setting only TimeZone
+// sends {"timeZone": "..."}, which is how the spec says a user gets the
+// time zone that Rapid Refresh notifications need. The field names sent
+// are those of UserCreateParams.
+type UserUpdateParams struct {
+	Username          *string           `json:"name,omitempty"`
+	Password          *string           `json:"password,omitempty"`
+	Email             *string           `json:"email,omitempty"`
+	FirstName         *string           `json:"firstName,omitempty"`
+	LastName          *string           `json:"lastName,omitempty"`
+	ExternalID        *string           `json:"externalId,omitempty"`
+	TimeZone          *string           `json:"timeZone,omitempty"`
+	Roles             []Role            `json:"roles,omitzero"`
+	UserGroups        []string          `json:"userGroups,omitzero"`
+	ManagedUserGroups []string          `json:"managedUserGroups,omitzero"`
+	CustomFields      map[string]string `json:"customFields,omitzero"`
+}
+
+// UserListOptions filters and pages Users.List and Users.All. The filters
+// are not shown in the spec; the vendor documents userName (which may hold
+// an email address) and externalId.
+type UserListOptions struct {
+	ListOptions
+	UserName   string `url:"userName,omitempty"`
+	ExternalID string `url:"externalId,omitempty"`
+}
+
+// UserCourse is a course a user has access to, with the user's progress in
+// it, as GET /v2/users/{userId}/courses answers. The spec does not show
+// this answer; the SDK reads the course fields (see Course) plus
+// "completed", "opened" and "percentageCompleted".
+type UserCourse struct {
+	Course
+	Completed           bool    `json:"completed"`
+	Opened              bool    `json:"opened"`
+	PercentageCompleted float64 `json:"percentageCompleted"`
+}
+
+// UnmarshalJSON decodes the course fields as Course does, then the
+// progress fields.
+func (c *UserCourse) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &c.Course); err != nil {
+		return err
+	}
+	p := struct {
+		Completed           *bool    `json:"completed"`
+		Opened              *bool    `json:"opened"`
+		PercentageCompleted *float64 `json:"percentageCompleted"`
+	}{&c.Completed, &c.Opened, &c.PercentageCompleted}
+	return json.Unmarshal(b, &p)
+}
+
+// Create creates a user in the account: POST /v2/users. The answer is the
+// new user.
+func (s *UsersService) Create(ctx context.Context, params UserCreateParams) (*User, error) {
+	u := new(User)
+	if err := s.client.Do(ctx, http.MethodPost, "/v2/users", nil, params, u); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// Get gets a user by id: GET /v2/users/{userId}.
+func (s *UsersService) Get(ctx context.Context, userID string) (*User, error) {
+	if err := requireID("userID", userID); err != nil {
+		return nil, err
+	}
+	u := new(User)
+	if err := s.client.Do(ctx, http.MethodGet, "/v2/users/"+url.PathEscape(userID), nil, nil, u); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// Update updates a user by id: PUT /v2/users/{userId}, sending only the
+// fields set in params. The spec says this is how a user's time zone is set:
+//
+//	client.Users.Update(ctx, id, edapp.UserUpdateParams{TimeZone: edapp.Ptr("Australia/Sydney")})
+//
+// The answer is the updated user (not shown in the spec).
+func (s *UsersService) Update(ctx context.Context, userID string, params UserUpdateParams) (*User, error) {
+	if err := requireID("userID", userID); err != nil {
+		return nil, err
+	}
+	u := new(User)
+	if err := s.client.Do(ctx, http.MethodPut, "/v2/users/"+url.PathEscape(userID), nil, params, u); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// Delete deletes a user by id: DELETE /v2/users/{userId}. An answer of
+// {"success": false} is an error matching ErrUnsuccessful.
+func (s *UsersService) Delete(ctx context.Context, userID string) error {
+	if err := requireID("userID", userID); err != nil {
+		return err
+	}
+	return s.client.doChecked(ctx, http.MethodDelete, "/v2/users/"+url.PathEscape(userID), nil)
+}
+
+// List lists one page of the account's users: GET /v2/users.
+func (s *UsersService) List(ctx context.Context, opts *UserListOptions) (*Page[User], error) {
+	return listPage[User](ctx, s.client, "/v2/users", opts)
+}
+
+// All iterates over every user of the account, page by page (see List).
+func (s *UsersService) All(ctx context.Context, opts *UserListOptions) iter.Seq2[User, error] {
+	return all(ctx, opts, s.List)
+}
+
+// Courses lists the courses the user has access to: GET
+// /v2/users/{userId}/courses. The answer is not shown in the spec; the SDK
+// accepts the paged envelope or a bare array, and returns the items of the
+// one answer.
+func (s *UsersService) Courses(ctx context.Context, userID string) ([]UserCourse, error) {
+	if err := requireID("userID", userID); err != nil {
+		return nil, err
+	}
+	p, err := listPage[UserCourse](ctx, s.client, "/v2/users/"+url.PathEscape(userID)+"/courses", nil)
+	if err != nil {
+		return nil, err
+	}
+	return p.Items, nil
+}

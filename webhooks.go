@@ -1,4 +1,109 @@
 package edapp
 
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+)
+
 // WebhooksService covers the v2 webhook operations (/v2/webhooks).
+//
+// A webhook links one event name to one receiving URL; every occurrence of
+// that event then produces one delivery to the URL, with a body shaped like
+// the link's MessageFormat (see Event and NewWebhookHandler). How
+// deliveries are made (method, headers, retries, signing) is not shown in
+// the spec: custom Headers are the only known way to authenticate them.
 type WebhooksService service
+
+// Webhook is the link between an event name and a receiving URL, as POST
+// /v2/webhooks answers it. Decoding accepts the id as "id" or "webhookId"
+// (the spec shows both); encoding writes "id".
+type Webhook struct {
+	ID         string    `json:"id"`
+	EventName  EventName `json:"eventName"`
+	WebHookURL string    `json:"webHookUrl"`
+	// Headers are sent with each delivery, when set. The spec shows them as
+	// null and does not show their structure; the SDK reads a JSON object of
+	// strings.
+	Headers map[string]string `json:"headers"`
+	// MessageFormat is the shape of the data delivered to WebHookURL: each
+	// event field with its type name ("string", "datetime", "number").
+	MessageFormat map[string]string `json:"messageFormat"`
+}
+
+// UnmarshalJSON decodes a webhook in one pass, accepting "id" or
+// "webhookId".
+func (w *Webhook) UnmarshalJSON(b []byte) error {
+	type plain Webhook
+	v := struct {
+		*plain
+		WebhookID string `json:"webhookId"`
+	}{plain: (*plain)(w)}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	if w.ID == "" {
+		w.ID = v.WebhookID
+	}
+	return nil
+}
+
+// WebhookCreateParams is the body of Webhooks.Create: {"eventName",
+// "webHookUrl"}, both required by the spec, and "headers" only when
+// Headers holds any (not shown in the spec; the answer's headers field
+// suggests them).
+type WebhookCreateParams struct {
+	// EventName is one of the ten event names (see EventNames).
+	EventName EventName `json:"eventName"`
+	// WebHookURL receives the event data; it must be an absolute http or
+	// https URL.
+	WebHookURL string `json:"webHookUrl"`
+	// Headers to send with each delivery, for example a shared secret that
+	// the receiver checks (see WithSecretHeader).
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// Create links an event to a receiving URL: POST /v2/webhooks. It refuses
+// with ErrInvalidInput, before any request, an event name that is not one
+// of the ten and a URL that is not an absolute http or https URL. The
+// answer is the new link, with its MessageFormat.
+func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams) (*Webhook, error) {
+	if !slices.Contains(EventNames(), params.EventName) {
+		return nil, fmt.Errorf("%w: event name %q is not one of the ten of the spec", ErrInvalidInput, params.EventName)
+	}
+	if u, err := url.Parse(params.WebHookURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		// The URL is not repeated: it may carry a secret.
+		return nil, fmt.Errorf("%w: the webhook URL must be an absolute http or https URL", ErrInvalidInput)
+	}
+	w := new(Webhook)
+	if err := s.client.Do(ctx, http.MethodPost, "/v2/webhooks", nil, params, w); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// List lists the account's webhooks: GET /v2/webhooks. This operation is
+// not in the spec (which says other webhook operations may exist); outside
+// integrations call it and get a bare array. The paged envelope is
+// accepted too, and then only its one answer is read.
+func (s *WebhooksService) List(ctx context.Context) ([]Webhook, error) {
+	p, err := listPage[Webhook](ctx, s.client, "/v2/webhooks", nil)
+	if err != nil {
+		return nil, err
+	}
+	return p.Items, nil
+}
+
+// Delete removes a webhook: DELETE /v2/webhooks/{webhookId}. This operation
+// is not in the spec (which says other webhook operations may exist);
+// outside integrations call it. An answer of {"success": false} is an error
+// matching ErrUnsuccessful.
+func (s *WebhooksService) Delete(ctx context.Context, webhookID string) error {
+	if err := requireID("webhookID", webhookID); err != nil {
+		return err
+	}
+	return s.client.doChecked(ctx, http.MethodDelete, "/v2/webhooks/"+url.PathEscape(webhookID), nil)
+}
