@@ -1,0 +1,106 @@
+package edapp
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/edapp-go/edapp/internal/jsonx"
+	"github.com/edapp-go/edapp/internal/pager"
+)
+
+// Fuzz targets for the decoders: none may panic, and what they accept must
+// hold together. Run one with, for example:
+//
+//	go test -run '^$' -fuzz '^FuzzTime$' -fuzztime 5m .
+
+func FuzzTime(f *testing.F) {
+	for _, s := range []string{`"2019-03-07T05:10:36.187Z"`, `"2019-03-07T05:10:36"`, `"2019-03-07T15:10:36+10:00"`, `null`, `""`, `"2019-03-07"`, `"\u0032019-03-07"`, `12`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var tm Time
+		if err := json.Unmarshal(data, &tm); err != nil {
+			return
+		}
+		// Whatever was accepted marshals and reads back to the same instant
+		// (to the millisecond, which is what goes out).
+		b, err := json.Marshal(tm)
+		if err != nil {
+			if tm.Year() < 0 || tm.Year() > 9999 {
+				return // outside RFC 3339's years
+			}
+			t.Fatalf("marshal %v: %v", tm, err)
+		}
+		var back Time
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("round trip of %s: %v", b, err)
+		}
+		if !back.Equal(tm.Truncate(time.Millisecond)) && !tm.IsZero() {
+			t.Fatalf("round trip changed %v to %v", tm.Time, back.Time)
+		}
+	})
+}
+
+func FuzzParseLaunchLink(f *testing.F) {
+	for _, s := range []string{
+		"https://web.edapp.com/launch-lesson?token=abc&lesson=1",
+		"https://web.edapp.com/launch-lesson?lesson=1",
+		"http://x/launch-lesson?token=a%20b&lesson=%2F",
+		"%zz", "", "https://h?token=t&token=u&lesson=l",
+	} {
+		f.Add(s)
+	}
+	issued := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, uri string) {
+		l, err := ParseLaunchLink(uri, issued)
+		if err != nil {
+			return
+		}
+		if l.Token == "" || l.LessonID == "" {
+			t.Fatalf("accepted a link without token or lesson: %q", uri)
+		}
+		if !l.ExpiresAt().Equal(issued.Add(LaunchTokenLifetime)) {
+			t.Fatal("wrong expiry")
+		}
+		if len(l.Token) >= 4 && strings.Contains(l.String(), l.Token) && !strings.Contains("REDACTED", l.Token) {
+			t.Fatalf("String() shows the token %q: %s", l.Token, l.String())
+		}
+	})
+}
+
+type fuzzRecord struct {
+	ID    string            `json:"id"`
+	When  Time              `json:"when"`
+	N     float64           `json:"n"`
+	Tags  []string          `json:"tags"`
+	Extra map[string]string `json:"extra"`
+}
+
+func FuzzListDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"totalCount":2,"items":[{"id":"a","when":"2019-03-07T05:10:36.187Z","n":1},{"id":"b","when":"bad"}]}`,
+		`[{"id":"a"},{"n":"x"}]`, `{"items":null}`, `[]`, `{}`, `"x"`, `{"items":[1,2]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var l pager.List[fuzzRecord]
+		_, err := jsonx.Decode(data, &l)
+		if err == nil && !json.Valid(data) {
+			t.Fatalf("accepted invalid JSON %q", data)
+		}
+	})
+}
+
+func FuzzErrorBody(f *testing.F) {
+	for _, s := range []string{`{"message":"x"}`, `{"error":"y"}`, `{"error":{"a":1}}`, `<html>`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		_ = messageOf(body)
+		e := &APIError{StatusCode: 500, Method: "GET", Path: "/x", Body: body}
+		_ = e.Error()
+	})
+}
