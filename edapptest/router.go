@@ -433,6 +433,21 @@ func (w wireTime) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + formatTime(w.t) + `"`), nil
 }
 
+// UnmarshalJSON reads what MarshalJSON writes (and any RFC 3339 string).
+func (w *wireTime) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*w = wireTime{}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	*w = wireTime{t}
+	return err
+}
+
 func formatTime(t time.Time) string { return t.UTC().Format(wireLayout) }
 
 // parseQueryTime parses a datetime filter: RFC 3339 with or without

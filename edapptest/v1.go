@@ -231,8 +231,8 @@ func (c *call) launchBase() string {
 func (c *call) mintLaunchURI(u *user, l *lesson) string {
 	tok := randomUUID()
 	c.st.tokens[tok] = &launchToken{userID: u.id, lessonID: l.id, expires: c.now.Add(LaunchTokenLifetime)}
-	q := url.Values{"token": {tok}, "lesson": {l.id}}
-	return c.launchBase() + "/launch-lesson?" + q.Encode()
+	// The spec's order: token first, then lesson.
+	return c.launchBase() + "/launch-lesson?token=" + url.QueryEscape(tok) + "&lesson=" + url.QueryEscape(l.id)
 }
 
 // v1UserCourses answers a bare array of the published courses the user can
