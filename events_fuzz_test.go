@@ -1,0 +1,243 @@
+package edapp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/edapp-go/edapp"
+)
+
+// addEventSeeds adds every file of testdata/events, and a few hand-made
+// payloads, to the corpus.
+func addEventSeeds(f *testing.F, add func(payload []byte)) {
+	entries, err := os.ReadDir(filepath.Join("testdata", "events"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range entries {
+		add(readFixture(f, e.Name()))
+	}
+	for _, s := range []string{
+		``, `{}`, `[]`, `null`, `{"eventName":null}`, `{"eventName":""}`,
+		`{"eventName":"LessonCompletedEvent","score":"1e2","userName":"a","username":"b"}`,
+		`{"eventName":"Lesson\u0043ompletedEvent","user\u004eame":"\ud83d\udd25"}`,
+		`{"eventName":"CourseReminderWebHookEvent","dueDate":"2024-06-01","timestamp":null}`,
+		`{"x":[{"y":[1,-2.5e-3,true,false,null,"\""]}],"eventName":"E"}`,
+	} {
+		add([]byte(s))
+	}
+}
+
+// specSpellings maps each JSON tag of the event structs to the keys decoding
+// accepts for it.
+var specSpellings = map[string][]string{
+	"userName": {"userName", "username"}, "username": {"userName", "username"},
+	"firstname": {"firstname", "firstName"}, "lastname": {"lastname", "lastName"},
+}
+
+// FuzzParseEvent checks that ParseEvent never panics, accepts only JSON that
+// encoding/json accepts, agrees with encoding/json on the values, and that a
+// decoded event survives NewTestDelivery and ParseEvent unchanged.
+func FuzzParseEvent(f *testing.F) {
+	addEventSeeds(f, func(p []byte) { f.Add(p) })
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		ev, err := edapp.ParseEvent(payload)
+
+		// What encoding/json makes of the payload: an object, its
+		// eventName when that is a string.
+		var top map[string]json.RawMessage
+		isObject := json.Unmarshal(payload, &top) == nil && top != nil
+		var name string
+		hasName := isObject && json.Unmarshal(top["eventName"], &name) == nil && name != ""
+		_, isKnown := plainTargets[edapp.EventName(name)]
+		known := hasName && isKnown
+
+		if err != nil {
+			if ev != nil {
+				t.Fatalf("event %#v with error %v", ev, err)
+			}
+			if !strings.HasPrefix(err.Error(), "edapp: ") {
+				t.Fatalf("error without prefix: %v", err)
+			}
+			if json.Valid(payload) && strings.Contains(err.Error(), "malformed") {
+				t.Fatalf("syntax error on JSON that encoding/json accepts: %v", err)
+			}
+			if hasName && !known {
+				t.Fatalf("unknown event %q rejected: %v", name, err)
+			}
+			if known && !strings.Contains(err.Error(), `field "`) {
+				t.Fatalf("error on a %s does not name a field: %v", name, err)
+			}
+			return
+		}
+		if !json.Valid(payload) || !isObject || !hasName {
+			t.Fatalf("accepted a payload encoding/json does not read as an object with an eventName: %q", payload)
+		}
+		if string(ev.Name()) != name {
+			t.Fatalf("Name() = %q, eventName %q", ev.Name(), name)
+		}
+		if u, ok := ev.(*edapp.UnknownEvent); ok {
+			if known || !bytes.Equal(u.Raw, payload) {
+				t.Fatalf("UnknownEvent %q for a known name or with a changed Raw", u.EventName)
+			}
+			return
+		}
+		checkAgainstEncodingJSON(t, ev, top)
+
+		// A delivery made from the event decodes to the same delivery.
+		if timeOutOfRange(ev) {
+			return // Time writes such years in a form it does not read back
+		}
+		body := edapp.NewTestDelivery(ev)
+		again, err := edapp.ParseEvent(body)
+		if err != nil {
+			t.Fatalf("ParseEvent(NewTestDelivery) = %v for %s", err, body)
+		}
+		if body2 := edapp.NewTestDelivery(again); !bytes.Equal(body, body2) {
+			t.Fatalf("delivery changed:\n%s\n%s", body, body2)
+		}
+	})
+}
+
+// checkAgainstEncodingJSON compares each field of ev with what encoding/json
+// makes of its key, where the payload has exactly one accepted spelling of it.
+func checkAgainstEncodingJSON(t *testing.T, ev edapp.Event, top map[string]json.RawMessage) {
+	v := reflect.ValueOf(ev).Elem()
+	for i := range v.NumField() {
+		tag := v.Type().Field(i).Tag.Get("json")
+		keys := specSpellings[tag]
+		if keys == nil {
+			keys = []string{tag}
+		}
+		var raw json.RawMessage
+		n := 0
+		for _, k := range keys {
+			if r, ok := top[k]; ok {
+				raw, n = r, n+1
+			}
+		}
+		if n != 1 || len(raw) == 0 || raw[0] != '"' && tag != "score" {
+			continue // absent, ambiguous, or a tolerated non-string
+		}
+		switch got := v.Field(i).Interface().(type) {
+		case string:
+			var want string
+			if err := json.Unmarshal(raw, &want); err != nil || got != want {
+				t.Fatalf("%s = %q, encoding/json gives %q (%v)", tag, got, want, err)
+			}
+		case edapp.Time:
+			var want edapp.Time
+			if err := json.Unmarshal(raw, &want); err == nil && !got.Equal(want.Time) {
+				t.Fatalf("%s = %v, encoding/json gives %v", tag, got, want)
+			}
+		case float64:
+			var want float64
+			if raw[0] != '"' && json.Unmarshal(raw, &want) == nil && got != want {
+				t.Fatalf("%s = %v, encoding/json gives %v", tag, got, want)
+			}
+		}
+	}
+}
+
+// timeOutOfRange reports whether a datetime of ev lies outside years 0-9999
+// in UTC, which Time does not encode in a form it decodes.
+func timeOutOfRange(ev edapp.Event) bool {
+	v := reflect.ValueOf(ev).Elem()
+	for i := range v.NumField() {
+		if t, ok := v.Field(i).Interface().(edapp.Time); ok && !t.IsZero() {
+			if y := t.UTC().Year(); y < 0 || y > 9999 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// FuzzWebhookHandler checks that the handler never panics, answers each
+// delivery with the status its rules give, calls fn exactly for the accepted
+// ones with the event ParseEvent gives, and never echoes the secret.
+func FuzzWebhookHandler(f *testing.F) {
+	const maxBody = 2048
+	addEventSeeds(f, func(p []byte) {
+		f.Add(uint8(0), testSecret, p)
+		f.Add(uint8(4), testSecret, p) // length unknown
+	})
+	f.Add(uint8(1), testSecret, readFixture(f, "LessonCompletedEvent.json"))
+	f.Add(uint8(0), "wrong", readFixture(f, "LessonCompletedEvent.json"))
+	f.Add(uint8(0), "", readFixture(f, "LessonCompletedEvent.json"))
+	f.Add(uint8(0), testSecret, bytes.Repeat([]byte("a"), maxBody+1))
+
+	methods := []string{http.MethodPost, http.MethodGet, http.MethodPut, "post"}
+	fnErr := errors.New("store unavailable")
+	f.Fuzz(func(t *testing.T, mode uint8, secret string, body []byte) {
+		var calls []edapp.Event
+		h := edapp.NewWebhookHandler(func(ctx context.Context, ev edapp.Event) error {
+			calls = append(calls, ev)
+			if ev.Name() == edapp.EventCoursePublished {
+				return fnErr
+			}
+			return nil
+		}, edapp.WithSecretHeader(testSecretHeader, testSecret), edapp.WithMaxBodyBytes(maxBody))
+
+		method := methods[int(mode&3)]
+		req := httptest.NewRequest(http.MethodPost, "/hook", bytes.NewReader(body))
+		req.Method = method
+		if mode&4 != 0 {
+			req.ContentLength = -1
+			req.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		if mode&8 == 0 {
+			req.Header[testSecretHeader] = []string{secret}
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+
+		want, parsed := http.StatusOK, edapp.Event(nil)
+		switch {
+		case method != http.MethodPost:
+			want = http.StatusMethodNotAllowed
+		case mode&8 != 0 || secret != testSecret:
+			want = http.StatusUnauthorized
+		case len(body) > maxBody:
+			want = http.StatusRequestEntityTooLarge
+		default:
+			ev, err := edapp.ParseEvent(body)
+			switch {
+			case err != nil:
+				want = http.StatusBadRequest
+			case ev.Name() == edapp.EventCoursePublished:
+				want, parsed = http.StatusInternalServerError, ev
+			default:
+				parsed = ev
+			}
+		}
+		if w.Code != want {
+			t.Fatalf("status %d, want %d", w.Code, want)
+		}
+		if parsed == nil {
+			if len(calls) != 0 {
+				t.Fatalf("fn called for a rejected delivery (%d)", w.Code)
+			}
+		} else {
+			if len(calls) != 1 {
+				t.Fatalf("fn called %d times", len(calls))
+			}
+			if !reflect.DeepEqual(calls[0], parsed) {
+				t.Fatalf("fn got %#v, ParseEvent gives %#v", calls[0], parsed)
+			}
+		}
+		if strings.Contains(w.Body.String(), testSecret) {
+			t.Fatal("response contains the secret")
+		}
+	})
+}
