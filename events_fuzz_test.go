@@ -25,7 +25,7 @@ func addEventSeeds(f *testing.F, add func(payload []byte)) {
 		f.Fatal(err)
 	}
 	for _, e := range entries {
-		add(readFixture(f, e.Name()))
+		add(readEventFixture(f, e.Name()))
 	}
 	for _, s := range []string{
 		``, `{}`, `[]`, `null`, `{"eventName":null}`, `{"eventName":""}`,
@@ -38,9 +38,9 @@ func addEventSeeds(f *testing.F, add func(payload []byte)) {
 	}
 }
 
-// specSpellings maps each JSON tag of the event structs to the keys decoding
+// eventKeySpellings maps each JSON tag of the event structs to the keys decoding
 // accepts for it.
-var specSpellings = map[string][]string{
+var eventKeySpellings = map[string][]string{
 	"userName": {"userName", "username"}, "username": {"userName", "username"},
 	"firstname": {"firstname", "firstName"}, "lastname": {"lastname", "lastName"},
 }
@@ -59,7 +59,7 @@ func FuzzParseEvent(f *testing.F) {
 		isObject := json.Unmarshal(payload, &top) == nil && top != nil
 		var name string
 		hasName := isObject && json.Unmarshal(top["eventName"], &name) == nil && name != ""
-		_, isKnown := plainTargets[edapp.EventName(name)]
+		_, isKnown := plainEventTargets[edapp.EventName(name)]
 		known := hasName && isKnown
 
 		if err != nil {
@@ -92,10 +92,10 @@ func FuzzParseEvent(f *testing.F) {
 			}
 			return
 		}
-		checkAgainstEncodingJSON(t, ev, top)
+		checkEventAgainstEncodingJSON(t, ev, top)
 
 		// A delivery made from the event decodes to the same delivery.
-		if timeOutOfRange(ev) {
+		if eventTimeOutOfRange(ev) {
 			return // Time writes such years in a form it does not read back
 		}
 		body := edapp.NewTestDelivery(ev)
@@ -109,13 +109,13 @@ func FuzzParseEvent(f *testing.F) {
 	})
 }
 
-// checkAgainstEncodingJSON compares each field of ev with what encoding/json
+// checkEventAgainstEncodingJSON compares each field of ev with what encoding/json
 // makes of its key, where the payload has exactly one accepted spelling of it.
-func checkAgainstEncodingJSON(t *testing.T, ev edapp.Event, top map[string]json.RawMessage) {
+func checkEventAgainstEncodingJSON(t *testing.T, ev edapp.Event, top map[string]json.RawMessage) {
 	v := reflect.ValueOf(ev).Elem()
 	for i := range v.NumField() {
 		tag := v.Type().Field(i).Tag.Get("json")
-		keys := specSpellings[tag]
+		keys := eventKeySpellings[tag]
 		if keys == nil {
 			keys = []string{tag}
 		}
@@ -149,9 +149,9 @@ func checkAgainstEncodingJSON(t *testing.T, ev edapp.Event, top map[string]json.
 	}
 }
 
-// timeOutOfRange reports whether a datetime of ev lies outside years 0-9999
+// eventTimeOutOfRange reports whether a datetime of ev lies outside years 0-9999
 // in UTC, which Time does not encode in a form it decodes.
-func timeOutOfRange(ev edapp.Event) bool {
+func eventTimeOutOfRange(ev edapp.Event) bool {
 	v := reflect.ValueOf(ev).Elem()
 	for i := range v.NumField() {
 		if t, ok := v.Field(i).Interface().(edapp.Time); ok && !t.IsZero() {
@@ -172,9 +172,9 @@ func FuzzWebhookHandler(f *testing.F) {
 		f.Add(uint8(0), testSecret, p)
 		f.Add(uint8(4), testSecret, p) // length unknown
 	})
-	f.Add(uint8(1), testSecret, readFixture(f, "LessonCompletedEvent.json"))
-	f.Add(uint8(0), "wrong", readFixture(f, "LessonCompletedEvent.json"))
-	f.Add(uint8(0), "", readFixture(f, "LessonCompletedEvent.json"))
+	f.Add(uint8(1), testSecret, readEventFixture(f, "LessonCompletedEvent.json"))
+	f.Add(uint8(0), "wrong", readEventFixture(f, "LessonCompletedEvent.json"))
+	f.Add(uint8(0), "", readEventFixture(f, "LessonCompletedEvent.json"))
 	f.Add(uint8(0), testSecret, bytes.Repeat([]byte("a"), maxBody+1))
 
 	methods := []string{http.MethodPost, http.MethodGet, http.MethodPut, "post"}

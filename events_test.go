@@ -22,12 +22,12 @@ import (
 )
 
 // at builds a UTC datetime with milliseconds.
-func at(year int, month time.Month, day, hour, min, sec, ms int) edapp.Time {
+func eventTime(year int, month time.Month, day, hour, min, sec, ms int) edapp.Time {
 	return edapp.Time{Time: time.Date(year, month, day, hour, min, sec, ms*int(time.Millisecond), time.UTC)}
 }
 
-// fixtureEvents is what each file of testdata/events decodes to.
-var fixtureEvents = map[string]edapp.Event{
+// eventFixtures is what each file of testdata/events decodes to.
+var eventFixtures = map[string]edapp.Event{
 	"CourseCompletedEvent.json": &edapp.CourseCompletedEvent{
 		UserID:      "5c8094a8a2d7bd0013d3b5a1",
 		UserName:    "amelia.chen",
@@ -36,7 +36,7 @@ var fixtureEvents = map[string]edapp.Event{
 		LastName:    "Chen",
 		CourseID:    "5f1e2d3c4b5a69788796a5b4",
 		CourseTitle: "Workplace Health & Safety Essentials",
-		Timestamp:   at(2024, 5, 14, 3, 22, 41, 187),
+		Timestamp:   eventTime(2024, 5, 14, 3, 22, 41, 187),
 	},
 	"LessonCompletedEvent.json": &edapp.LessonCompletedEvent{
 		UserID:      "5c8094a8a2d7bd0013d3b5a1",
@@ -48,7 +48,7 @@ var fixtureEvents = map[string]edapp.Event{
 		CourseTitle: "Workplace Health & Safety Essentials",
 		LessonID:    "5f1e2e0a4b5a69788796a5c7",
 		LessonTitle: "Manual Handling: Lifting Safely",
-		Timestamp:   at(2024, 5, 14, 3, 19, 2, 554),
+		Timestamp:   eventTime(2024, 5, 14, 3, 19, 2, 554),
 		Score:       87.5,
 	},
 	"LessonPublishedEvent.json": &edapp.LessonPublishedEvent{
@@ -59,7 +59,7 @@ var fixtureEvents = map[string]edapp.Event{
 		CourseTitle: "Workplace Health & Safety Essentials",
 		LessonID:    "5f1e2e0a4b5a69788796a5c9",
 		LessonTitle: "Hazard Reporting in 5 Steps",
-		Timestamp:   at(2024, 5, 2, 22, 47, 13, 901),
+		Timestamp:   eventTime(2024, 5, 2, 22, 47, 13, 901),
 	},
 	"LessonUnpublishedEvent.json": &edapp.LessonUnpublishedEvent{
 		UserID:      "5b3f0c1de4a2b10014c0ffee",
@@ -69,7 +69,7 @@ var fixtureEvents = map[string]edapp.Event{
 		CourseTitle: "Workplace Health & Safety Essentials",
 		LessonID:    "5f1e2e0a4b5a69788796a5c2",
 		LessonTitle: "Forklift Basics (2019 edition)",
-		Timestamp:   at(2024, 5, 3, 1, 5, 44, 20),
+		Timestamp:   eventTime(2024, 5, 3, 1, 5, 44, 20),
 	},
 	"CoursePublishedEvent.json": &edapp.CoursePublishedEvent{
 		UserID:      "5b3f0c1de4a2b10014c0ffee",
@@ -77,7 +77,7 @@ var fixtureEvents = map[string]edapp.Event{
 		Email:       "training.admin@harbourlogistics.example",
 		CourseID:    "6012ab34cd56ef7890a1b2c3",
 		CourseTitle: "Customer Service Fundamentals",
-		Timestamp:   at(2024, 4, 29, 6, 30, 0, 0),
+		Timestamp:   eventTime(2024, 4, 29, 6, 30, 0, 0),
 	},
 	"CourseUnPublishedEvent.json": &edapp.CourseUnPublishedEvent{
 		UserID:      "5b3f0c1de4a2b10014c0ffee",
@@ -85,7 +85,7 @@ var fixtureEvents = map[string]edapp.Event{
 		Email:       "training.admin@harbourlogistics.example",
 		CourseID:    "5d9a7c6b5a4f3e2d1c0b9a88",
 		CourseTitle: "Onboarding 2023",
-		Timestamp:   at(2024, 4, 30, 7, 12, 9, 315),
+		Timestamp:   eventTime(2024, 4, 30, 7, 12, 9, 315),
 	},
 	"RapidRefreshSessionStartedNotificationEvent.json": &edapp.RapidRefreshSessionStartedNotificationEvent{
 		UserID:         "5c8094a8a2d7bd0013d3b5a1",
@@ -96,7 +96,7 @@ var fixtureEvents = map[string]edapp.Event{
 		QuizTitle:      "Dangerous Goods Refresher",
 		QuizSession:    "1",
 		QuizLink:       "https://web.edapp.com/#rapid-refresh/60a7f3e2b1c4d50015aa01b2/session/1",
-		Timestamp:      at(2024, 5, 20, 23, 0, 0, 412),
+		Timestamp:      eventTime(2024, 5, 20, 23, 0, 0, 412),
 	},
 	"RapidRefreshRetrySessionStartedNotificationEvent.json": &edapp.RapidRefreshRetrySessionStartedNotificationEvent{
 		UserID:         "5c8094a8a2d7bd0013d3b5a1",
@@ -107,7 +107,7 @@ var fixtureEvents = map[string]edapp.Event{
 		QuizTitle:      "Dangerous Goods Refresher",
 		QuizSession:    "2",
 		QuizLink:       "https://web.edapp.com/#rapid-refresh/60a7f3e2b1c4d50015aa01b2/session/2",
-		Timestamp:      at(2024, 5, 22, 23, 0, 1, 78),
+		Timestamp:      eventTime(2024, 5, 22, 23, 0, 1, 78),
 	},
 	"RapidRefreshSessionReminderNotificationEvent.json": &edapp.RapidRefreshSessionReminderNotificationEvent{
 		UserID:         "5e2b9d8c7a6f5e4d3c2b1a09",
@@ -118,7 +118,7 @@ var fixtureEvents = map[string]edapp.Event{
 		QuizTitle:      "Dangerous Goods Refresher",
 		QuizSession:    "1",
 		QuizLink:       "https://web.edapp.com/#rapid-refresh/60a7f3e2b1c4d50015aa01b2/session/1",
-		Timestamp:      at(2024, 5, 21, 22, 0, 0, 950),
+		Timestamp:      eventTime(2024, 5, 21, 22, 0, 0, 950),
 	},
 	"CourseReminderWebHookEvent.json": &edapp.CourseReminderWebHookEvent{
 		UserID:         "5e2b9d8c7a6f5e4d3c2b1a09",
@@ -128,8 +128,8 @@ var fixtureEvents = map[string]edapp.Event{
 		CourseID:       "5f1e2d3c4b5a69788796a5b4",
 		CourseTitle:    "Workplace Health & Safety Essentials",
 		CourseLink:     "https://web.edapp.com/#course/5f1e2d3c4b5a69788796a5b4",
-		DueDate:        at(2024, 6, 1, 0, 0, 0, 0),
-		Timestamp:      at(2024, 5, 25, 23, 0, 3, 260),
+		DueDate:        eventTime(2024, 6, 1, 0, 0, 0, 0),
+		Timestamp:      eventTime(2024, 5, 25, 23, 0, 3, 260),
 	},
 
 	// Spelling variants seen in practice.
@@ -141,7 +141,7 @@ var fixtureEvents = map[string]edapp.Event{
 		LastName:    "Chen",
 		CourseID:    "5f1e2d3c4b5a69788796a5b4",
 		CourseTitle: "Workplace Health & Safety Essentials",
-		Timestamp:   at(2024, 5, 14, 3, 22, 41, 187),
+		Timestamp:   eventTime(2024, 5, 14, 3, 22, 41, 187),
 	},
 	"LessonCompletedEvent.score-string.json": &edapp.LessonCompletedEvent{
 		UserID:      "5e2b9d8c7a6f5e4d3c2b1a09",
@@ -153,7 +153,7 @@ var fixtureEvents = map[string]edapp.Event{
 		CourseTitle: "Workplace Health & Safety Essentials",
 		LessonID:    "5f1e2e0a4b5a69788796a5c7",
 		LessonTitle: "Manual Handling: Lifting Safely",
-		Timestamp:   at(2024, 5, 14, 5, 40, 12, 3),
+		Timestamp:   eventTime(2024, 5, 14, 5, 40, 12, 3),
 		Score:       92.5,
 	},
 	"LessonCompletedEvent.datetime-no-zone.json": &edapp.LessonCompletedEvent{
@@ -166,7 +166,7 @@ var fixtureEvents = map[string]edapp.Event{
 		CourseTitle: "Workplace Health & Safety Essentials",
 		LessonID:    "5f1e2e0a4b5a69788796a5c9",
 		LessonTitle: "Hazard Reporting in 5 Steps",
-		Timestamp:   at(2024, 5, 14, 3, 31, 57, 640), // no zone: UTC
+		Timestamp:   eventTime(2024, 5, 14, 3, 31, 57, 640), // no zone: UTC
 		Score:       100,
 	},
 	"RapidRefreshSessionStartedNotificationEvent.userName.json": &edapp.RapidRefreshSessionStartedNotificationEvent{
@@ -178,7 +178,7 @@ var fixtureEvents = map[string]edapp.Event{
 		QuizTitle:      "Dangerous Goods Refresher",
 		QuizSession:    "1",
 		QuizLink:       "https://web.edapp.com/#rapid-refresh/60a7f3e2b1c4d50015aa01b2/session/1",
-		Timestamp:      at(2024, 5, 20, 22, 0, 0, 377),
+		Timestamp:      eventTime(2024, 5, 20, 22, 0, 0, 377),
 	},
 	"CoursePublishedEvent.username-lower.json": &edapp.CoursePublishedEvent{
 		UserID:      "5b3f0c1de4a2b10014c0ffee",
@@ -186,7 +186,7 @@ var fixtureEvents = map[string]edapp.Event{
 		Email:       "training.admin@harbourlogistics.example",
 		CourseID:    "6012ab34cd56ef7890a1b2c3",
 		CourseTitle: "Customer Service Fundamentals",
-		Timestamp:   at(2024, 4, 29, 6, 30, 0, 0),
+		Timestamp:   eventTime(2024, 4, 29, 6, 30, 0, 0),
 	},
 	"CourseReminderWebHookEvent.datetime-no-fraction.json": &edapp.CourseReminderWebHookEvent{
 		UserID:         "5e2b9d8c7a6f5e4d3c2b1a09",
@@ -196,15 +196,15 @@ var fixtureEvents = map[string]edapp.Event{
 		CourseID:       "5f1e2d3c4b5a69788796a5b4",
 		CourseTitle:    "Workplace Health & Safety Essentials",
 		CourseLink:     "https://web.edapp.com/#course/5f1e2d3c4b5a69788796a5b4",
-		DueDate:        at(2024, 6, 1, 0, 0, 0, 0),   // no zone: UTC
-		Timestamp:      at(2024, 5, 25, 23, 0, 3, 0), // +10:00
+		DueDate:        eventTime(2024, 6, 1, 0, 0, 0, 0),   // no zone: UTC
+		Timestamp:      eventTime(2024, 5, 25, 23, 0, 3, 0), // +10:00
 	},
 }
 
 // The unknown event fixture: its Raw is the file itself.
-const unknownFixture = "unknown-event.json"
+const unknownEventFixture = "unknown-event.json"
 
-func readFixture(t testing.TB, name string) []byte {
+func readEventFixture(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "events", name))
 	if err != nil {
@@ -213,9 +213,9 @@ func readFixture(t testing.TB, name string) []byte {
 	return b
 }
 
-// checkEvent compares every field of got and want: datetimes by instant,
+// checkEventFields compares every field of got and want: datetimes by instant,
 // everything else exactly.
-func checkEvent(t *testing.T, got, want edapp.Event) {
+func checkEventFields(t *testing.T, got, want edapp.Event) {
 	t.Helper()
 	if reflect.TypeOf(got) != reflect.TypeOf(want) {
 		t.Fatalf("got %T, want %T", got, want)
@@ -246,9 +246,9 @@ func TestParseEventFixtures(t *testing.T) {
 		file := e.Name()
 		seen[file] = true
 		t.Run(file, func(t *testing.T) {
-			payload := readFixture(t, file)
-			want, ok := fixtureEvents[file]
-			if file == unknownFixture {
+			payload := readEventFixture(t, file)
+			want, ok := eventFixtures[file]
+			if file == unknownEventFixture {
 				want, ok = &edapp.UnknownEvent{EventName: "CertificateIssuedEvent", Raw: payload}, true
 			}
 			if !ok {
@@ -258,11 +258,11 @@ func TestParseEventFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseEvent: %v", err)
 			}
-			checkEvent(t, got, want)
+			checkEventFields(t, got, want)
 			if got.Name() != want.Name() {
 				t.Errorf("Name() = %q, want %q", got.Name(), want.Name())
 			}
-			if strings.Count(file, ".") == 1 && file != unknownFixture {
+			if strings.Count(file, ".") == 1 && file != unknownEventFixture {
 				// A canonical fixture fills every field, so a field the
 				// decoder forgets cannot pass as a zero value.
 				v := reflect.ValueOf(want).Elem()
@@ -277,7 +277,7 @@ func TestParseEventFixtures(t *testing.T) {
 			}
 		})
 	}
-	for file := range fixtureEvents {
+	for file := range eventFixtures {
 		if !seen[file] {
 			t.Errorf("fixture %s is missing from testdata/events", file)
 		}
@@ -287,13 +287,13 @@ func TestParseEventFixtures(t *testing.T) {
 // TestUnmarshalJSONEvents checks that json.Unmarshal into an event struct
 // decodes as ParseEvent does, spellings included.
 func TestUnmarshalJSONEvents(t *testing.T) {
-	for file, want := range fixtureEvents {
+	for file, want := range eventFixtures {
 		t.Run(file, func(t *testing.T) {
 			got := reflect.New(reflect.TypeOf(want).Elem()).Interface().(edapp.Event)
-			if err := json.Unmarshal(readFixture(t, file), got); err != nil {
+			if err := json.Unmarshal(readEventFixture(t, file), got); err != nil {
 				t.Fatal(err)
 			}
-			checkEvent(t, got, want)
+			checkEventFields(t, got, want)
 		})
 	}
 	t.Run("null leaves the value alone", func(t *testing.T) {
@@ -311,9 +311,9 @@ func TestUnmarshalJSONEvents(t *testing.T) {
 	})
 }
 
-// specEvents is the spec's Events table, copied as it stands. All fields are
+// specEventTable is the spec's Events table, copied as it stands. All fields are
 // strings except timestamp and dueDate (datetime) and score (number).
-var specEvents = []struct {
+var specEventTable = []struct {
 	name   string
 	fields string
 }{
@@ -329,7 +329,7 @@ var specEvents = []struct {
 	{"CourseReminderWebHookEvent", "eventName, userId, userExternalId, username, email, courseId, courseTitle, courseLink, dueDate, timestamp"},
 }
 
-func specType(field string) string {
+func specFieldType(field string) string {
 	switch field {
 	case "timestamp", "dueDate":
 		return "datetime"
@@ -341,10 +341,10 @@ func specType(field string) string {
 
 func TestEventNames(t *testing.T) {
 	names := edapp.EventNames()
-	if len(names) != len(specEvents) {
-		t.Fatalf("EventNames() has %d names, the spec %d", len(names), len(specEvents))
+	if len(names) != len(specEventTable) {
+		t.Fatalf("EventNames() has %d names, the spec %d", len(names), len(specEventTable))
 	}
-	for i, se := range specEvents {
+	for i, se := range specEventTable {
 		if string(names[i]) != se.name {
 			t.Errorf("EventNames()[%d] = %q, want %q", i, names[i], se.name)
 		}
@@ -364,8 +364,8 @@ func TestEventNames(t *testing.T) {
 	}
 }
 
-// jsonKeys returns the keys of a JSON object in order, with their raw values.
-func jsonKeys(t *testing.T, b []byte) ([]string, map[string]json.RawMessage) {
+// orderedKeys returns the keys of a JSON object in order, with their raw values.
+func orderedKeys(t *testing.T, b []byte) ([]string, map[string]json.RawMessage) {
 	t.Helper()
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
@@ -392,10 +392,10 @@ func jsonKeys(t *testing.T, b []byte) ([]string, map[string]json.RawMessage) {
 // json.Marshal writes are the spec's field list (names, case and order), and
 // each value has the spec's type.
 func TestEventMessageFormat(t *testing.T) {
-	for _, se := range specEvents {
+	for _, se := range specEventTable {
 		t.Run(se.name, func(t *testing.T) {
 			want := strings.Split(se.fields, ", ")
-			full, err := edapp.ParseEvent(readFixture(t, se.name+".json"))
+			full, err := edapp.ParseEvent(readEventFixture(t, se.name+".json"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -411,7 +411,7 @@ func TestEventMessageFormat(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				keys, values := jsonKeys(t, b)
+				keys, values := orderedKeys(t, b)
 				if !slices.Equal(keys, want) {
 					t.Errorf("json.Marshal(%T) keys:\n got %v\nwant %v", v, keys, want)
 				}
@@ -423,7 +423,7 @@ func TestEventMessageFormat(t *testing.T) {
 				}
 				for _, k := range want {
 					raw := values[k]
-					switch specType(k) {
+					switch specFieldType(k) {
 					case "string":
 						var s string
 						if json.Unmarshal(raw, &s) != nil || s == "" {
@@ -451,14 +451,14 @@ func TestEventMessageFormat(t *testing.T) {
 // TestNewTestDelivery checks that a delivery decodes to the event it was
 // made from, for every fixture.
 func TestNewTestDelivery(t *testing.T) {
-	for file, want := range fixtureEvents {
+	for file, want := range eventFixtures {
 		t.Run(file, func(t *testing.T) {
 			body := edapp.NewTestDelivery(want)
 			got, err := edapp.ParseEvent(body)
 			if err != nil {
 				t.Fatalf("ParseEvent(%s): %v", body, err)
 			}
-			checkEvent(t, got, want)
+			checkEventFields(t, got, want)
 			if again := edapp.NewTestDelivery(got); !bytes.Equal(again, body) {
 				t.Errorf("second delivery differs:\n%s\n%s", again, body)
 			}
@@ -567,14 +567,14 @@ func TestParseEventCases(t *testing.T) {
 				}
 			},
 		},
-		{name: "score number", payload: lesson(`,"score":-0.25e2`), check: score(-25)},
-		{name: "score integer", payload: lesson(`,"score":100`), check: score(100)},
-		{name: "score string", payload: lesson(`,"score":"87.5"`), check: score(87.5)},
-		{name: "score string with spaces", payload: lesson(`,"score":" 60 "`), check: score(60)},
-		{name: "score string exponent", payload: lesson(`,"score":"1e2"`), check: score(100)},
-		{name: "score empty string", payload: lesson(`,"score":""`), check: score(0)},
-		{name: "score null", payload: lesson(`,"score":null`), check: score(0)},
-		{name: "score absent", payload: lesson(``), check: score(0)},
+		{name: "score number", payload: lesson(`,"score":-0.25e2`), check: wantScore(-25)},
+		{name: "score integer", payload: lesson(`,"score":100`), check: wantScore(100)},
+		{name: "score string", payload: lesson(`,"score":"87.5"`), check: wantScore(87.5)},
+		{name: "score string with spaces", payload: lesson(`,"score":" 60 "`), check: wantScore(60)},
+		{name: "score string exponent", payload: lesson(`,"score":"1e2"`), check: wantScore(100)},
+		{name: "score empty string", payload: lesson(`,"score":""`), check: wantScore(0)},
+		{name: "score null", payload: lesson(`,"score":null`), check: wantScore(0)},
+		{name: "score absent", payload: lesson(``), check: wantScore(0)},
 		{name: "score word", payload: lesson(`,"score":"high"`), wantErr: `LessonCompletedEvent: field "score": invalid number "high"`},
 		{name: "score NaN", payload: lesson(`,"score":"NaN"`), wantErr: `field "score"`},
 		{name: "score hex", payload: lesson(`,"score":"0x10"`), wantErr: `field "score"`},
@@ -596,7 +596,7 @@ func TestParseEventCases(t *testing.T) {
 			name:    "timestamp with offset",
 			payload: lesson(`,"timestamp":"2024-05-14T13:22:41.5+10:00"`),
 			check: func(t *testing.T, ev edapp.Event) {
-				if got := ev.(*edapp.LessonCompletedEvent).Timestamp; !got.Equal(at(2024, 5, 14, 3, 22, 41, 500).Time) {
+				if got := ev.(*edapp.LessonCompletedEvent).Timestamp; !got.Equal(eventTime(2024, 5, 14, 3, 22, 41, 500).Time) {
 					t.Errorf("got %v", got)
 				}
 			},
@@ -712,7 +712,7 @@ func TestParseEventCases(t *testing.T) {
 	}
 }
 
-func score(want float64) func(*testing.T, edapp.Event) {
+func wantScore(want float64) func(*testing.T, edapp.Event) {
 	return func(t *testing.T, ev edapp.Event) {
 		if got := ev.(*edapp.LessonCompletedEvent).Score; got != want {
 			t.Errorf("Score = %v, want %v", got, want)
@@ -721,12 +721,12 @@ func score(want float64) func(*testing.T, edapp.Event) {
 }
 
 func TestParseEventDoesNotShareMemory(t *testing.T) {
-	payload := readFixture(t, "LessonCompletedEvent.json")
+	payload := readEventFixture(t, "LessonCompletedEvent.json")
 	ev, err := edapp.ParseEvent(payload)
 	if err != nil {
 		t.Fatal(err)
 	}
-	unknown, err := edapp.ParseEvent(readFixture(t, unknownFixture))
+	unknown, err := edapp.ParseEvent(readEventFixture(t, unknownEventFixture))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -734,7 +734,7 @@ func TestParseEventDoesNotShareMemory(t *testing.T) {
 	for i := range payload {
 		payload[i] = 'x'
 	}
-	checkEvent(t, ev, fixtureEvents["LessonCompletedEvent.json"])
+	checkEventFields(t, ev, eventFixtures["LessonCompletedEvent.json"])
 	if !bytes.Equal(raw, unknown.(*edapp.UnknownEvent).Raw) {
 		t.Error("Raw changed")
 	}
@@ -747,26 +747,26 @@ const (
 	testSecret       = "s3cr3t-value-never-logged"
 )
 
-// recorder is an event function that remembers its calls.
-type recorder struct {
+// eventRecorder is an event function that remembers its calls.
+type eventRecorder struct {
 	calls []edapp.Event
 	ctxs  []context.Context
 	err   error
 }
 
-func (r *recorder) fn(ctx context.Context, ev edapp.Event) error {
+func (r *eventRecorder) fn(ctx context.Context, ev edapp.Event) error {
 	r.calls = append(r.calls, ev)
 	r.ctxs = append(r.ctxs, ctx)
 	return r.err
 }
 
-// errReader fails every read.
-type errReader struct{}
+// failingBody fails every read.
+type failingBody struct{}
 
-func (errReader) Read([]byte) (int, error) { return 0, errors.New("connection reset") }
+func (failingBody) Read([]byte) (int, error) { return 0, errors.New("connection reset") }
 
 func TestWebhookHandler(t *testing.T) {
-	valid := readFixture(t, "LessonCompletedEvent.json")
+	valid := readEventFixture(t, "LessonCompletedEvent.json")
 	type ctxKey struct{}
 	tests := []struct {
 		name       string
@@ -790,7 +790,7 @@ func TestWebhookHandler(t *testing.T) {
 		{name: "empty body", method: http.MethodPost, body: strings.NewReader(``), wantStatus: 400},
 		{name: "no eventName", method: http.MethodPost, body: strings.NewReader(`{"userId":"u1"}`), wantStatus: 400},
 		{name: "invalid field", method: http.MethodPost, body: strings.NewReader(`{"eventName":"LessonCompletedEvent","score":"lots"}`), wantStatus: 400},
-		{name: "unreadable body", method: http.MethodPost, body: errReader{}, length: -1, wantStatus: 400},
+		{name: "unreadable body", method: http.MethodPost, body: failingBody{}, length: -1, wantStatus: 400},
 		{name: "unknown event reaches fn", method: http.MethodPost, body: strings.NewReader(`{"eventName":"NewEvent"}`), wantStatus: 200, wantCalled: true},
 		{
 			name: "body over the default 1 MiB", method: http.MethodPost,
@@ -854,7 +854,7 @@ func TestWebhookHandler(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := &recorder{err: tt.fnErr}
+			rec := &eventRecorder{err: tt.fnErr}
 			var logs bytes.Buffer
 			opts := append(tt.opts, edapp.WithHandlerLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 			fn := rec.fn
@@ -906,20 +906,20 @@ func TestWebhookHandler(t *testing.T) {
 }
 
 func TestWebhookHandlerPassesTheTypedEvent(t *testing.T) {
-	for file, want := range fixtureEvents {
-		rec := &recorder{}
+	for file, want := range eventFixtures {
+		rec := &eventRecorder{}
 		h := edapp.NewWebhookHandler(rec.fn)
 		w := httptest.NewRecorder()
-		h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(readFixture(t, file))))
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(readEventFixture(t, file))))
 		if w.Code != http.StatusOK || len(rec.calls) != 1 {
 			t.Fatalf("%s: status %d, %d calls", file, w.Code, len(rec.calls))
 		}
-		checkEvent(t, rec.calls[0], want)
+		checkEventFields(t, rec.calls[0], want)
 	}
 }
 
 func TestWebhookHandlerNilBody(t *testing.T) {
-	rec := &recorder{}
+	rec := &eventRecorder{}
 	h := edapp.NewWebhookHandler(rec.fn)
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, &http.Request{Method: http.MethodPost, Header: http.Header{}})
@@ -931,7 +931,7 @@ func TestWebhookHandlerNilBody(t *testing.T) {
 // TestWebhookHandlerOverHTTP runs the handler behind a real (loopback)
 // server, where MaxBytesReader also closes the connection.
 func TestWebhookHandlerOverHTTP(t *testing.T) {
-	rec := &recorder{}
+	rec := &eventRecorder{}
 	srv := httptest.NewServer(edapp.NewWebhookHandler(rec.fn,
 		edapp.WithSecretHeader(testSecretHeader, testSecret), edapp.WithMaxBodyBytes(1024)))
 	defer srv.Close()
@@ -948,7 +948,7 @@ func TestWebhookHandlerOverHTTP(t *testing.T) {
 		defer resp.Body.Close()
 		return resp.StatusCode
 	}
-	if got := post(bytes.NewReader(readFixture(t, "CourseReminderWebHookEvent.json"))); got != 200 {
+	if got := post(bytes.NewReader(readEventFixture(t, "CourseReminderWebHookEvent.json"))); got != 200 {
 		t.Errorf("status %d", got)
 	}
 	// A reader without a length is sent chunked.
@@ -978,7 +978,7 @@ type (
 	plainCourseReminderWebHookEvent edapp.CourseReminderWebHookEvent
 )
 
-var plainTargets = map[edapp.EventName]func() any{
+var plainEventTargets = map[edapp.EventName]func() any{
 	edapp.EventCourseCompleted:                             func() any { return new(plainCourseCompleted) },
 	edapp.EventLessonCompleted:                             func() any { return new(plainLessonCompleted) },
 	edapp.EventLessonPublished:                             func() any { return new(plainLessonPublished) },
@@ -997,7 +997,7 @@ var plainTargets = map[edapp.EventName]func() any{
 //	go test -run '^$' -bench EventDecode -benchmem -count 5 .
 func BenchmarkEventDecode(b *testing.B) {
 	for _, name := range edapp.EventNames() {
-		payload := readFixture(b, string(name)+".json")
+		payload := readEventFixture(b, string(name)+".json")
 		b.Run(string(name)+"/ParseEvent", func(b *testing.B) {
 			b.SetBytes(int64(len(payload)))
 			b.ReportAllocs()
@@ -1011,7 +1011,7 @@ func BenchmarkEventDecode(b *testing.B) {
 			b.SetBytes(int64(len(payload)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := json.Unmarshal(payload, plainTargets[name]()); err != nil {
+				if err := json.Unmarshal(payload, plainEventTargets[name]()); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -1020,7 +1020,7 @@ func BenchmarkEventDecode(b *testing.B) {
 }
 
 func BenchmarkWebhookHandler(b *testing.B) {
-	payload := readFixture(b, "LessonCompletedEvent.json")
+	payload := readEventFixture(b, "LessonCompletedEvent.json")
 	h := edapp.NewWebhookHandler(func(context.Context, edapp.Event) error { return nil },
 		edapp.WithSecretHeader(testSecretHeader, testSecret))
 	b.ReportAllocs()
