@@ -1148,9 +1148,9 @@ const defaultMaxWebhookBody = 1 << 20
 
 // WithSecretHeader makes the handler accept only deliveries whose header
 // name carries value; a missing or different value gets 401 Unauthorized.
-// The comparison takes the same time whatever the value received, and the
-// handler keeps only a SHA-256 digest of value, so the secret cannot appear in
-// its logs or responses.
+// The handler keeps only a SHA-256 digest of value and compares the digest of
+// the value received with it in constant time (crypto/subtle), so neither the
+// secret nor its length shows in timings, logs or responses.
 //
 // The spec shows no signing of deliveries. A webhook link has a headers field
 // (shown as null in the spec); headers given when the link is created are how
@@ -1200,8 +1200,8 @@ func WithHandlerLogger(l *slog.Logger) WebhookHandlerOption {
 // NewWebhookHandler returns an http.Handler that receives webhook deliveries,
 // decodes each with ParseEvent and passes the typed event (an *UnknownEvent
 // too) to fn, with the request's context. The spec does not show how
-// deliveries are made; the handler expects a POST of the JSON payload, as the
-// service is believed to send.
+// deliveries are made (method, headers, retries); the handler expects what
+// is most likely, a POST of the JSON payload.
 //
 // It answers:
 //   - 405 Method Not Allowed, with an Allow header, to any method but POST;
