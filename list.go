@@ -36,7 +36,7 @@ func listPage[T any](ctx context.Context, c *Client, path string, opts any) (*Pa
 	if err := c.Do(ctx, http.MethodGet, path, opts, nil, &l); err != nil {
 		return nil, err
 	}
-	return &Page[T]{Items: l.Items, TotalCount: l.Total}, nil
+	return &Page[T]{Items: l.Items, TotalCount: l.Total()}, nil
 }
 
 // all turns a ListX method into its AllX iterator. It copies the caller's

@@ -19,7 +19,13 @@ import (
 // fields, Decode drops those values (whole fields, or elements of an array
 // when a field cannot be saved) and decodes the rest; it returns the JSON
 // paths of what it dropped, such as "items[3].completedDate".
+//
+// A v that implements Target is asked where data goes first: that lets one
+// Go type take more than one JSON shape without a second pass.
 func Decode(data []byte, v any) (dropped []string, err error) {
+	if t, ok := v.(Target); ok {
+		v = t.DecodeTarget(data)
+	}
 	err = json.Unmarshal(data, v)
 	if err == nil {
 		return nil, nil
@@ -45,6 +51,12 @@ func Decode(data []byte, v any) (dropped []string, err error) {
 		return nil, err
 	}
 	return dropped, nil
+}
+
+// Target is implemented by values that decode from more than one JSON shape:
+// DecodeTarget returns the pointer that data should be decoded into.
+type Target interface {
+	DecodeTarget(data []byte) any
 }
 
 // clean returns raw without the parts that do not fit. fits reports

@@ -5,38 +5,32 @@ package pager
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"iter"
 )
 
 // List is one page as the service sends it: the {"items", "totalCount"}
-// envelope, or a bare JSON array (then Total is -1: unknown).
+// envelope, or a bare JSON array. Decode it with jsonx.Decode, which asks
+// DecodeTarget where the bytes go, so either form takes a single pass.
 type List[T any] struct {
-	Items []T
-	Total int
-}
-
-type envelope[T any] struct {
 	Items      []T  `json:"items"`
 	TotalCount *int `json:"totalCount"`
 }
 
-// UnmarshalJSON accepts the envelope or a bare array, in one pass.
-func (l *List[T]) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimLeft(b, " \t\r\n")
-	if len(b) > 0 && b[0] == '[' {
-		l.Total = -1
-		return json.Unmarshal(b, &l.Items)
+// DecodeTarget returns where data decodes to: the items for a bare array,
+// the envelope otherwise.
+func (l *List[T]) DecodeTarget(data []byte) any {
+	if b := bytes.TrimLeft(data, " \t\r\n"); len(b) > 0 && b[0] == '[' {
+		return &l.Items
 	}
-	var env envelope[T]
-	if err := json.Unmarshal(b, &env); err != nil {
-		return err
+	return l
+}
+
+// Total is the service's count of all items, or -1 when it sent none.
+func (l *List[T]) Total() int {
+	if l.TotalCount == nil {
+		return -1
 	}
-	l.Items, l.Total = env.Items, -1
-	if env.TotalCount != nil {
-		l.Total = *env.TotalCount
-	}
-	return nil
+	return *l.TotalCount
 }
 
 // Fetch returns one page: its items and the total the service reported (-1

@@ -2,34 +2,41 @@ package pager
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/edapp-go/edapp/internal/jsonx"
 )
 
 func TestListDecodesEnvelopeAndBareArray(t *testing.T) {
 	var l List[int]
-	require.NoError(t, json.Unmarshal([]byte(`{"totalCount": 7, "items": [1,2,3]}`), &l))
-	assert.Equal(t, List[int]{Items: []int{1, 2, 3}, Total: 7}, l)
+	_, err := jsonx.Decode([]byte(`{"totalCount": 7, "items": [1,2,3]}`), &l)
+	require.NoError(t, err)
+	assert.Equal(t, []int{1, 2, 3}, l.Items)
+	assert.Equal(t, 7, l.Total())
 
 	l = List[int]{}
-	require.NoError(t, json.Unmarshal([]byte(" \n[4,5]"), &l))
-	assert.Equal(t, List[int]{Items: []int{4, 5}, Total: -1}, l)
+	_, err = jsonx.Decode([]byte(" \n[4,5]"), &l)
+	require.NoError(t, err)
+	assert.Equal(t, []int{4, 5}, l.Items)
+	assert.Equal(t, -1, l.Total())
 
 	l = List[int]{}
-	require.NoError(t, json.Unmarshal([]byte(`{"items": []}`), &l))
-	assert.Equal(t, -1, l.Total, "an envelope without totalCount has no total")
+	_, err = jsonx.Decode([]byte(`{"items": []}`), &l)
+	require.NoError(t, err)
+	assert.Equal(t, -1, l.Total(), "an envelope without totalCount has no total")
 
-	assert.Error(t, json.Unmarshal([]byte(`"nope"`), &l))
+	_, err = jsonx.Decode([]byte(`"nope"`), &l)
+	assert.Error(t, err)
 }
 
 // fakePages serves items 1..n in pages, reporting total (or -1).
 type fakePages struct {
 	n, total, cap int
-	calls       int
+	calls         int
 }
 
 func (f *fakePages) fetch(_ context.Context, page, size int) ([]int, int, error) {
@@ -156,6 +163,7 @@ func TestAllYieldsErrorOnceAndStops(t *testing.T) {
 
 func TestAllChecksContextBetweenPages(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	calls := 0
 	fetch := func(_ context.Context, page, size int) ([]int, int, error) {
 		calls++

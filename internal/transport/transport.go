@@ -49,6 +49,15 @@ type Client struct {
 	log    *slog.Logger
 }
 
+// defaultTransport is shared by the clients that bring no http.Client of
+// their own. The SDK talks to one host from many goroutines, so it keeps
+// more idle connections per host than net/http's default of 2.
+var defaultTransport = func() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 32
+	return t
+}()
+
 // maxErrorBody bounds what is kept of a failed response's body.
 const maxErrorBody = 64 << 10
 
@@ -77,7 +86,7 @@ func New(cfg Config) *Client {
 		log:    cfg.Logger,
 	}
 
-	var inner http.RoundTripper = http.DefaultTransport
+	var inner http.RoundTripper = defaultTransport
 	hc := &http.Client{}
 	if cfg.HTTPClient != nil {
 		*hc = *cfg.HTTPClient // keep the caller's timeout, jar and redirect policy
