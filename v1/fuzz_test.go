@@ -1,0 +1,132 @@
+package v1_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/internal/jsonx"
+	v1 "github.com/edapp-go/edapp/v1"
+)
+
+// FuzzCourseDecode feeds arbitrary bytes to the course and report decoders,
+// strict (encoding/json) and lenient (what Client.Do uses). Neither may
+// panic; a strict success must re-encode to JSON that decodes to the same
+// encoding; the lenient decoder must agree with a strict success and drop
+// nothing then.
+func FuzzCourseDecode(f *testing.F) {
+	for _, name := range []string{"courses.json", "report.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	for _, s := range []string{
+		`[]`, `null`, `{}`, `[{}]`, `[null]`,
+		`[{"id":"c","title":"t","lessons":[{"id":"l","launchURI":"https://w/launch-lesson?token=x&lesson=l"}]}]`,
+		`[{"completedDate":null,"completionDate":"2021-02-02T00:00:00Z","lessons":[{"completionDate":"2021-02-02"}]}]`,
+		`[{"completedDate":"2021-01-01T00:00:00Z","completionDate":"bad"}]`,
+		`{"lessons":[{"duration":1.5,"slides":[{"name":"s","interactions":[{"date":"2019-03-07T05:10:36.187Z","type":"slide","result":{"correct":true,"too_slow":true}},{"type":"view","duration":2}]}]}]}`,
+		`{"lessons":[{"duration":"12","slides":[{"interactions":[{"result":null,"date":""}]}]}]}`,
+		`[{"unlocked":"yes","openedDate":12,"lessons":{}}]`,
+		`[{"completedDate":"0000-01-01T00:00:00+01:00","lessons":[{"openedDate":"9999-12-31T23:59:59-23:00"}]}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkDecode[[]v1.Course](t, data)
+		checkDecode[v1.CourseReport](t, data)
+	})
+}
+
+func checkDecode[T any](t *testing.T, data []byte) {
+	var strict T
+	strictErr := json.Unmarshal(data, &strict)
+
+	var lenient T
+	dropped, lenientErr := jsonx.Decode(data, &lenient)
+	if lenientErr == nil {
+		if _, err := json.Marshal(lenient); err != nil {
+			t.Fatalf("lenient result does not encode: %v", err)
+		}
+	}
+	if strictErr != nil {
+		return
+	}
+	if lenientErr != nil || len(dropped) > 0 {
+		t.Fatalf("strict decode succeeded, lenient: %v, dropped %v", lenientErr, dropped)
+	}
+	once, err := json.Marshal(strict)
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	if l, _ := json.Marshal(lenient); !bytes.Equal(l, once) {
+		t.Fatalf("lenient %s != strict %s", l, once)
+	}
+	if !yearsInRange(strict) {
+		// edapp.Time writes years outside 0000-9999 that it cannot read
+		// back; that is the root package's to settle, not this decoder's.
+		return
+	}
+	var again T
+	if err := json.Unmarshal(once, &again); err != nil {
+		t.Fatalf("re-decode of %s: %v", once, err)
+	}
+	twice, err := json.Marshal(again)
+	if err != nil {
+		t.Fatalf("re-encode: %v", err)
+	}
+	if !bytes.Equal(once, twice) {
+		t.Fatalf("round trip changed:\n%s\n%s", once, twice)
+	}
+}
+
+// yearsInRange reports whether every datetime in v has a UTC year that
+// RFC 3339 can write.
+func yearsInRange(v any) bool {
+	ok := func(ts ...edapp.Time) bool {
+		for _, t := range ts {
+			if y := t.UTC().Year(); !t.IsZero() && (y < 0 || y > 9999) {
+				return false
+			}
+		}
+		return true
+	}
+	lessons := func(ls []v1.Lesson) bool {
+		for _, l := range ls {
+			if !ok(l.UnlockedDate, l.CompletedDate, l.OpenedDate) {
+				return false
+			}
+		}
+		return true
+	}
+	switch x := v.(type) {
+	case []v1.Course:
+		for _, c := range x {
+			if !ok(c.UnlockedDate, c.CompletedDate, c.OpenedDate) || !lessons(c.Lessons) {
+				return false
+			}
+		}
+	case v1.CourseReport:
+		if !ok(x.UnlockedDate, x.CompletedDate, x.OpenedDate) {
+			return false
+		}
+		for _, l := range x.Lessons {
+			if !ok(l.UnlockedDate, l.CompletedDate, l.OpenedDate) {
+				return false
+			}
+			for _, s := range l.Slides {
+				for _, in := range s.Interactions {
+					if !ok(in.Date) {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return true
+}
