@@ -44,7 +44,7 @@ func (s *UserGroupsService) Save(ctx context.Context, group UserGroup) (*UserGro
 	}
 	if out.ID == "" {
 		if group.ID == "" {
-			return nil, fmt.Errorf("edapp: POST %s: the answer carries no id for the inserted group", path)
+			return nil, fmt.Errorf("edapp/v1: POST %s: the answer carries no id for the inserted group", path)
 		}
 		if out.Name == "" && out.Users == nil && out.Courses == nil {
 			// An empty answer to an update: the group is what was sent.

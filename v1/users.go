@@ -67,7 +67,7 @@ func (s *UsersService) Save(ctx context.Context, user User) (*User, error) {
 	}
 	if out.ID == "" {
 		if user.ID == "" {
-			return nil, fmt.Errorf("edapp: POST %s: the answer carries no id for the inserted user", path)
+			return nil, fmt.Errorf("edapp/v1: POST %s: the answer carries no id for the inserted user", path)
 		}
 		if out.isZero() {
 			// An empty answer to an update: the user is what was sent.
@@ -115,13 +115,21 @@ func (s *UsersService) Courses(ctx context.Context, userID string) ([]Course, er
 }
 
 // ErrLessonNotFound is wrapped by LaunchLink's error when none of the user's
-// courses holds the lesson. It also matches edapp.ErrNotFound.
-var ErrLessonNotFound = fmt.Errorf("v1: lesson not found among the user's courses: %w", edapp.ErrNotFound)
+// courses holds the lesson. It also matches edapp.ErrNotFound, so
+// errors.Is(err, edapp.ErrNotFound) covers an unknown user (a 404 from the
+// service) and an unknown lesson alike.
+var ErrLessonNotFound error = lessonNotFound{}
+
+type lessonNotFound struct{}
+
+func (lessonNotFound) Error() string        { return "edapp/v1: lesson not found" }
+func (lessonNotFound) Is(target error) bool { return target == edapp.ErrNotFound }
 
 // ErrNoLaunchLink is wrapped by LaunchLink's error when the user's courses
-// hold the lesson but give it no usable launchURI (for instance while the
-// lesson is locked; the spec does not say when the service leaves it out).
-var ErrNoLaunchLink = errors.New("v1: lesson has no usable launch link")
+// hold the lesson but give it no usable launchURI (none, or one without a
+// token or lesson parameter; the spec does not say when the service leaves
+// it out).
+var ErrNoLaunchLink = errors.New("edapp/v1: lesson has no usable launch link")
 
 // LaunchLink fetches the user's courses now (GET /v1/users/{id}/courses)
 // and returns the launch link of the lesson with id lessonID, from
@@ -171,7 +179,7 @@ func (s *UsersService) LaunchLink(ctx context.Context, userID, lessonID string) 
 	}
 	switch {
 	case !found:
-		return nil, fmt.Errorf("%w: lesson %q (user %q)", ErrLessonNotFound, lessonID, userID)
+		return nil, fmt.Errorf("%w: no course of user %q holds lesson %q", ErrLessonNotFound, userID, lessonID)
 	case parseErr != nil:
 		// parseErr never holds the token; it is not wrapped, since its
 		// edapp.ErrInvalidInput would wrongly say nothing was sent.

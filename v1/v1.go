@@ -68,7 +68,7 @@ func New(client *edapp.Client, opts ...Option) *Client {
 // do sends one request through the root client.
 func (s *service) do(ctx context.Context, method, path string, body, out any) error {
 	if s == nil || s.client == nil {
-		return fmt.Errorf("%w: v1 client built on a nil *edapp.Client", edapp.ErrInvalidInput)
+		return fmt.Errorf("%w: v1.New was given a nil *edapp.Client", edapp.ErrInvalidInput)
 	}
 	return s.client.Do(ctx, method, path, nil, body, out)
 }
