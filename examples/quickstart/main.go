@@ -1,0 +1,289 @@
+// Command quickstart runs the spec's intended flow for an embedding
+// application, end to end:
+//
+//  1. register a webhook for LessonCompletedEvent, received by
+//     edapp.NewWebhookHandler with a shared secret header;
+//  2. create a user group with an invite code, give it a course, and create
+//     a learner in it (with a time zone, for Rapid Refresh);
+//  3. list the learner's courses and lessons;
+//  4. fetch a fresh launch link for a lesson and show when it expires;
+//  5. the learner opens and completes the lesson;
+//  6. read completion from the courses call and from the detailed report;
+//  7. receive the LessonCompletedEvent.
+//
+// With EDAPP_API_TOKEN unset it runs against a fake of the service
+// (edapptest) on loopback and needs no account. With the token set it talks
+// to the real service and only reads, unless given -write; a real learner
+// then has to complete the lesson, so steps 5 to 7 are skipped.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/examples/internal/demo"
+	v1 "github.com/edapp-go/edapp/v1"
+)
+
+func main() {
+	write := flag.Bool("write", false, "against the real service: create the group, user and webhook (otherwise read only)")
+	hookURL := flag.String("webhook-url", "", "against the real service with -write: a public URL that receives deliveries")
+	flag.Parse()
+	log.SetFlags(0)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	client, srv, err := demo.Connect()
+	if err != nil {
+		log.Fatal(err)
+	}
+	if srv == nil {
+		if err := live(ctx, client, *write, *hookURL); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	defer srv.Close()
+	if err := fake(ctx, client, srv); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// fake runs the whole flow against edapptest.
+func fake(ctx context.Context, client *edapp.Client, srv *edapptest.Server) error {
+	fmt.Printf("Using the built-in fake service at %s (set EDAPP_API_TOKEN to use the real one)\n\n", srv.URL)
+
+	// Courses are authored in the admin portal, not through the API: seed one.
+	courseID, lessonIDs, err := srv.AddCourse(edapptest.CourseSpec{
+		Title:   "Fire Safety",
+		Lessons: []edapptest.LessonSpec{{Title: "Raising the alarm", MinimumScore: 70}, {Title: "Using an extinguisher"}},
+	})
+	if err != nil {
+		return err
+	}
+
+	step(1, "Register a webhook for LessonCompletedEvent")
+	events, receiverURL, stop, err := startReceiver("quickstart-secret")
+	if err != nil {
+		return err
+	}
+	defer stop()
+	hook, err := client.Webhooks.Create(ctx, edapp.WebhookCreateParams{
+		EventName:  edapp.EventLessonCompleted,
+		WebHookURL: receiverURL,
+		Headers:    map[string]string{"X-Webhook-Secret": "quickstart-secret"},
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   webhook %s: %s -> %s (fields: %d)\n", hook.ID, hook.EventName, hook.WebHookURL, len(hook.MessageFormat))
+
+	step(2, "Create a group with an invite code, give it the course, add a learner")
+	group, err := client.UserGroups.Create(ctx, edapp.UserGroupCreateParams{Name: "Warehouse", InviteCode: "WAREHOUSE-2026"})
+	if err != nil {
+		return err
+	}
+	legacy := v1.New(client)
+	if _, err := legacy.UserGroups.Save(ctx, v1.UserGroup{ID: group.ID, Name: group.Name, Courses: []string{courseID}}); err != nil {
+		return err
+	}
+	user, err := client.Users.Create(ctx, edapp.UserCreateParams{
+		Username:   "ann.lee",
+		Email:      "ann.lee@example.com",
+		FirstName:  "Ann",
+		LastName:   "Lee",
+		ExternalID: "hr-1001",
+		Roles:      []edapp.Role{edapp.RoleAppUser, edapp.RolePrizingUser},
+		UserGroups: []string{group.ID},
+	})
+	if err != nil {
+		return err
+	}
+	// Rapid Refresh notifications go out at 9 o'clock in the user's zone.
+	if _, err := client.Users.Update(ctx, user.ID, edapp.UserUpdateParams{TimeZone: edapp.Ptr("Australia/Sydney")}); err != nil {
+		return err
+	}
+	fmt.Printf("   group %q (%s, invite code %s); user %s (%s) in it, time zone set\n", group.Name, group.ID, group.InviteCode, user.Username, user.ID)
+
+	step(3, "List the learner's courses")
+	courses, err := legacy.Users.Courses(ctx, user.ID)
+	if err != nil {
+		return err
+	}
+	printCourses(courses)
+
+	step(4, "Get a fresh launch link for the first lesson")
+	link, err := legacy.Users.LaunchLink(ctx, user.ID, lessonIDs[0])
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   %s\n   valid until %s (%s from now); String() hides the token\n",
+		link, link.ExpiresAt().Format(time.Kitchen), time.Until(link.ExpiresAt()).Round(time.Minute))
+
+	step(5, "The learner opens the lesson and completes it")
+	resp, err := http.Get(link.URL) // what the learner's browser does
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	fmt.Printf("   opened: launch page answered %s\n", resp.Status)
+	for _, in := range []edapptest.Interaction{
+		{Slide: "Alarm points", Type: edapptest.InteractionView, Duration: 95 * time.Second},
+		{Slide: "Alarm points", Type: edapptest.InteractionSlide, Correct: true},
+	} {
+		if err := srv.RecordInteraction(user.ID, lessonIDs[0], in); err != nil {
+			return err
+		}
+	}
+	if err := srv.CompleteLesson(user.ID, lessonIDs[0], 92); err != nil {
+		return err
+	}
+	fmt.Println("   completed with a score of 92")
+
+	step(6, "Read completion: the courses call, then the detailed report")
+	courses, err = legacy.Users.Courses(ctx, user.ID)
+	if err != nil {
+		return err
+	}
+	printCourses(courses)
+	report, err := legacy.Reports.UserCourse(ctx, user.ID, courseID)
+	if err != nil {
+		return err
+	}
+	for _, l := range report.Lessons {
+		fmt.Printf("   report: %q completed=%t, %.0fs spent, %d slide(s)\n", l.Title, l.Completed, l.Duration, len(l.Slides))
+		for _, s := range l.Slides {
+			for _, in := range s.Interactions {
+				if in.Result != nil {
+					fmt.Printf("           slide %q: %s, correct=%t\n", s.Name, in.Type, in.Result.Correct)
+				}
+			}
+		}
+	}
+
+	step(7, "Receive the LessonCompletedEvent")
+	select {
+	case ev := <-events:
+		e, ok := ev.(*edapp.LessonCompletedEvent)
+		if !ok {
+			return fmt.Errorf("received %s, want LessonCompletedEvent", ev.Name())
+		}
+		fmt.Printf("   %s: %s completed %q in %q with %.0f at %s\n", e.Name(), e.UserName, e.LessonTitle, e.CourseTitle, e.Score, e.Timestamp)
+	case <-time.After(10 * time.Second):
+		return errors.New("no LessonCompletedEvent arrived")
+	}
+	fmt.Println("\nDone.")
+	return nil
+}
+
+// live reads from the real service, and with write also creates things.
+func live(ctx context.Context, client *edapp.Client, write bool, hookURL string) error {
+	fmt.Printf("Using the real service at %s\n\n", client.BaseURL())
+	step(1, "Users (first page)")
+	users, err := client.Users.List(ctx, &edapp.UserListOptions{ListOptions: edapp.ListOptions{PageSize: 5}})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   %d users in the account\n", users.TotalCount)
+	for _, u := range users.Items {
+		fmt.Printf("   - %s %s (%s)\n", u.ID, u.Username, u.Email)
+	}
+	step(2, "Courses in the catalog (first page)")
+	courses, err := client.Catalog.ListCourses(ctx, &edapp.ListOptions{PageSize: 5})
+	if err != nil {
+		return err
+	}
+	for _, c := range courses.Items {
+		fmt.Printf("   - %s %q (%s)\n", c.ID, c.Title, c.Status)
+	}
+	if len(users.Items) > 0 {
+		step(3, "The first user's courses, with launch links")
+		uc, err := v1.New(client).Users.Courses(ctx, users.Items[0].ID)
+		if err != nil {
+			return err
+		}
+		printCourses(uc)
+	}
+	if !write {
+		fmt.Println("\nRead only. Run with -write to create a group, a user and (with -webhook-url) a webhook.")
+		return nil
+	}
+	step(4, "Create a group and a learner")
+	suffix := time.Now().Format("20060102-150405")
+	group, err := client.UserGroups.Create(ctx, edapp.UserGroupCreateParams{Name: "edapp-go quickstart " + suffix, InviteCode: "QS" + suffix})
+	if err != nil {
+		return err
+	}
+	user, err := client.Users.Create(ctx, edapp.UserCreateParams{
+		Username: "quickstart-" + suffix, Email: "quickstart-" + suffix + "@example.com",
+		Roles: []edapp.Role{edapp.RoleAppUser, edapp.RolePrizingUser}, UserGroups: []string{group.ID},
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   group %s, user %s\n", group.ID, user.ID)
+	if hookURL != "" {
+		hook, err := client.Webhooks.Create(ctx, edapp.WebhookCreateParams{EventName: edapp.EventLessonCompleted, WebHookURL: hookURL})
+		if err != nil {
+			return err
+		}
+		fmt.Printf("   webhook %s -> %s\n", hook.ID, hook.WebHookURL)
+	}
+	fmt.Println("\nA learner completes lessons in the app; see examples/webhook-receiver for receiving the events.")
+	return nil
+}
+
+// startReceiver serves NewWebhookHandler on loopback and passes each event
+// it accepts to the returned channel.
+func startReceiver(secret string) (<-chan edapp.Event, string, func(), error) {
+	events := make(chan edapp.Event, 16)
+	h := edapp.NewWebhookHandler(func(ctx context.Context, ev edapp.Event) error {
+		select {
+		case events <- ev:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}, edapp.WithSecretHeader("X-Webhook-Secret", secret))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", nil, err
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go hs.Serve(ln)
+	return events, "http://" + ln.Addr().String() + "/edapp/events", func() { hs.Close() }, nil
+}
+
+func printCourses(courses []v1.Course) {
+	for _, c := range courses {
+		fmt.Printf("   course %q: unlocked=%t opened=%t completed=%t%s\n", c.Title, c.Unlocked, c.Opened, c.Completed, dated(c.CompletedDate))
+		for _, l := range c.Lessons {
+			fmt.Printf("     lesson %q: opened=%t completed=%t%s\n", l.Title, l.Opened, l.Completed, dated(l.CompletedDate))
+		}
+	}
+}
+
+func dated(t edapp.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return " on " + t.Format(time.DateTime)
+}
+
+func step(n int, title string) { fmt.Printf("%d. %s\n", n, title) }
+
+func init() {
+	flag.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: quickstart [-write] [-webhook-url URL]\n\nWithout EDAPP_API_TOKEN it runs against a built-in fake service.\n\n")
+		flag.PrintDefaults()
+	}
+}
