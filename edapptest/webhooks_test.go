@@ -56,12 +56,12 @@ func eventName(t *testing.T, b []byte) string {
 // specEvents is the spec's Events table, written out independently of the
 // fake's own table.
 var specEvents = map[string][]string{
-	"CourseCompletedEvent":   {"eventName", "userId", "userName", "email", "firstname", "lastname", "courseId", "courseTitle", "timestamp"},
-	"LessonCompletedEvent":   {"eventName", "userId", "userName", "email", "firstname", "lastname", "courseId", "courseTitle", "lessonId", "lessonTitle", "timestamp", "score"},
-	"LessonPublishedEvent":   {"eventName", "userId", "userName", "email", "courseId", "courseTitle", "lessonId", "lessonTitle", "timestamp"},
-	"LessonUnpublishedEvent": {"eventName", "userId", "userName", "email", "courseId", "courseTitle", "lessonId", "lessonTitle", "timestamp"},
-	"CoursePublishedEvent":   {"eventName", "userId", "userName", "email", "courseId", "courseTitle", "timestamp"},
-	"CourseUnPublishedEvent": {"eventName", "userId", "userName", "email", "courseId", "courseTitle", "timestamp"},
+	"CourseCompletedEvent":                             {"eventName", "userId", "userName", "email", "firstname", "lastname", "courseId", "courseTitle", "timestamp"},
+	"LessonCompletedEvent":                             {"eventName", "userId", "userName", "email", "firstname", "lastname", "courseId", "courseTitle", "lessonId", "lessonTitle", "timestamp", "score"},
+	"LessonPublishedEvent":                             {"eventName", "userId", "userName", "email", "courseId", "courseTitle", "lessonId", "lessonTitle", "timestamp"},
+	"LessonUnpublishedEvent":                           {"eventName", "userId", "userName", "email", "courseId", "courseTitle", "lessonId", "lessonTitle", "timestamp"},
+	"CoursePublishedEvent":                             {"eventName", "userId", "userName", "email", "courseId", "courseTitle", "timestamp"},
+	"CourseUnPublishedEvent":                           {"eventName", "userId", "userName", "email", "courseId", "courseTitle", "timestamp"},
 	"RapidRefreshSessionStartedNotificationEvent":      {"eventName", "userId", "userExternalId", "username", "email", "quizId", "quizTitle", "quizSession", "quizLink", "timestamp"},
 	"RapidRefreshRetrySessionStartedNotificationEvent": {"eventName", "userId", "userExternalId", "username", "email", "quizId", "quizTitle", "quizSession", "quizLink", "timestamp"},
 	"RapidRefreshSessionReminderNotificationEvent":     {"eventName", "userId", "userExternalId", "username", "email", "quizId", "quizTitle", "quizSession", "quizLink", "timestamp"},
