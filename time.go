@@ -77,6 +77,10 @@ func (t Time) MarshalJSON() ([]byte, error) {
 	if t.IsZero() {
 		return []byte("null"), nil
 	}
+	if y := t.UTC().Year(); y < 0 || y > 9999 {
+		// RFC 3339 has four-digit years; ParseTime could not read it back.
+		return nil, fmt.Errorf("edapp: datetime %v: year outside 0000-9999", t.Time)
+	}
 	b := make([]byte, 0, len(jsonTimeLayout)+2)
 	b = append(b, '"')
 	b = t.UTC().AppendFormat(b, jsonTimeLayout)
