@@ -1,0 +1,42 @@
+package edapp_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/edapp-go/edapp/edapptest"
+)
+
+// Groups form a hierarchy: a course assigned to a group reaches the members
+// of every group below it. This walks the tree from one group down.
+func ExampleUserGroupsService_AllChildren() {
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	au, _ := srv.AddGroup("Australia", "", "")
+	nsw, _ := srv.AddGroup("New South Wales", au, "NSW-2024")
+	_, _ = srv.AddGroup("Sydney", nsw, "")
+	_, _ = srv.AddGroup("Victoria", au, "")
+	client := srv.Client()
+	ctx := context.Background()
+
+	var walk func(id string, depth int)
+	walk = func(id string, depth int) {
+		for g, err := range client.UserGroups.AllChildren(ctx, id, nil) {
+			if err != nil {
+				log.Fatal(err)
+			}
+			fmt.Printf("%*s%s\n", 2*depth, "", g.Name)
+			if g.HasChildren {
+				walk(g.ID, depth+1)
+			}
+		}
+	}
+	fmt.Println("Australia")
+	walk(au, 1)
+	// Output:
+	// Australia
+	//   New South Wales
+	//     Sydney
+	//   Victoria
+}

@@ -1,0 +1,82 @@
+package edapp_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/edapptest"
+)
+
+// All walks every page of the account's users; the iterator asks for the
+// next page only when the loop gets there, and stops after the last one.
+func ExampleUsersService_All() {
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	for _, name := range []string{"ana", "ben", "chloe", "dev", "emi"} {
+		if _, err := srv.AddUser(edapptest.UserSpec{Username: name, Email: name + "@example.com"}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	client := srv.Client()
+
+	ctx := context.Background()
+	opts := &edapp.UserListOptions{ListOptions: edapp.ListOptions{PageSize: 2}} // 3 pages
+	for u, err := range client.Users.All(ctx, opts) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(u.Username, u.Email, u.Roles)
+	}
+	// Output:
+	// ana ana@example.com [app-user prizing-user]
+	// ben ben@example.com [app-user prizing-user]
+	// chloe chloe@example.com [app-user prizing-user]
+	// dev dev@example.com [app-user prizing-user]
+	// emi emi@example.com [app-user prizing-user]
+}
+
+// Rapid Refresh notifications go out at 9 o'clock in the user's time zone,
+// so a user without one needs it set. Update sends only the fields that are
+// set: here the body is {"timeZone":"Australia/Sydney"}.
+func ExampleUsersService_Update() {
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	id, err := srv.AddUser(edapptest.UserSpec{Username: "jane", FirstName: "Jane", Email: "jane@example.com"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	client := srv.Client()
+
+	ctx := context.Background()
+	u, err := client.Users.Update(ctx, id, edapp.UserUpdateParams{TimeZone: edapp.Ptr("Australia/Sydney")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s (%s): %s\n", u.FirstName, u.Email, u.TimeZone)
+	// Output:
+	// Jane (jane@example.com): Australia/Sydney
+}
+
+// Find a user by the id of the outside system, the external id.
+func ExampleUsersService_List() {
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	for i, name := range []string{"ana", "ben"} {
+		if _, err := srv.AddUser(edapptest.UserSpec{Username: name, ExternalID: fmt.Sprintf("HR-%d", 100+i)}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	client := srv.Client()
+
+	page, err := client.Users.List(context.Background(), &edapp.UserListOptions{ExternalID: "HR-101"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, u := range page.Items {
+		fmt.Println(u.Username, u.ExternalID)
+	}
+	// Output:
+	// ben HR-101
+}
