@@ -37,10 +37,7 @@ type Demo struct {
 func (s *Server) SeedDemo() (Demo, error) {
 	var d Demo
 	var ps []pending
-	s.mu.Lock()
-	now := s.now()
-	err := s.seedDemo(&d, now, &ps)
-	s.mu.Unlock()
+	err := s.locked(func(_ *store, now time.Time) error { return s.seedDemo(&d, now, &ps) })
 	s.deliver(ps)
 	return d, err
 }

@@ -436,12 +436,29 @@ func (s *Server) serveLaunch(w http.ResponseWriter, r *http.Request) {
 		return ""
 	}
 	tok, lessonID := first("token"), first("lesson")
+	status, msg, page := s.launch(tok, lessonID)
+	if status != http.StatusOK {
+		writeError(w, status, msg)
+		return
+	}
+	if strings.Contains(r.Header.Get("Accept"), "application/json") {
+		writeJSON(w, http.StatusOK, page)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte("<!doctype html>\n<title>" + html.EscapeString(page.LessonTitle) +
+		"</title>\n<h1>" + html.EscapeString(page.LessonTitle) + "</h1>\n<p>Course: " +
+		html.EscapeString(page.CourseTitle) + "</p>\n<p>Lesson " + html.EscapeString(page.LessonID) +
+		" opened for user " + html.EscapeString(page.UserID) + ".</p>\n"))
+}
+
+// launch checks a launch token and records the open.
+func (s *Server) launch(tok, lessonID string) (status int, msg string, page launchPage) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	now := s.now()
 	t := s.st.tokens[tok]
-	var status int
-	var msg string
-	var page launchPage
 	switch {
 	case tok == "":
 		status, msg = http.StatusUnauthorized, "launch token required"
@@ -465,19 +482,5 @@ func (s *Server) serveLaunch(w http.ResponseWriter, r *http.Request) {
 			CourseTitle: field(cr, func(c *course) string { return c.title }), UserID: u.id, AttemptID: a.id}
 		status = http.StatusOK
 	}
-	s.mu.Unlock()
-	if status != http.StatusOK {
-		writeError(w, status, msg)
-		return
-	}
-	if strings.Contains(r.Header.Get("Accept"), "application/json") {
-		writeJSON(w, http.StatusOK, page)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write([]byte("<!doctype html>\n<title>" + html.EscapeString(page.LessonTitle) +
-		"</title>\n<h1>" + html.EscapeString(page.LessonTitle) + "</h1>\n<p>Course: " +
-		html.EscapeString(page.CourseTitle) + "</p>\n<p>Lesson " + html.EscapeString(page.LessonID) +
-		" opened for user " + html.EscapeString(page.UserID) + ".</p>\n"))
+	return status, msg, page
 }

@@ -275,11 +275,13 @@ func (s *Server) post(p pending) Delivery {
 // emit plans under the lock, then delivers without it. fn runs under the
 // lock and returns the events to send.
 func (s *Server) emit(fn func(st *store, now time.Time) ([]outEvent, error)) error {
-	s.mu.Lock()
-	now := s.now()
-	events, err := fn(s.st, now)
-	ps := s.plan(now, events)
-	s.mu.Unlock()
+	ps, err := func() ([]pending, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		now := s.now()
+		events, err := fn(s.st, now)
+		return s.plan(now, events), err
+	}()
 	s.deliver(ps)
 	return err
 }
