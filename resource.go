@@ -48,7 +48,8 @@ func jsonNames(t reflect.Type) map[string]bool {
 		return m.(map[string]bool)
 	}
 	m := make(map[string]bool, t.NumField())
-	for f := range t.Fields() {
+	for i := range t.NumField() {
+		f := t.Field(i)
 		if !f.IsExported() {
 			continue
 		}
