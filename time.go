@@ -40,6 +40,10 @@ func ParseTime(s string) (Time, error) {
 	for _, layout := range timeLayouts {
 		t, err := time.Parse(layout, s)
 		if err == nil {
+			if y := t.UTC().Year(); y < 0 || y > 9999 {
+				// Its UTC form would need a year RFC 3339 cannot write.
+				return Time{}, fmt.Errorf("edapp: invalid datetime %q: year outside 0000-9999 in UTC", excerpt(s, 64))
+			}
 			return Time{t}, nil
 		}
 	}
