@@ -169,14 +169,7 @@ type UserLessonProgress struct {
 // UnmarshalJSON decodes the known fields and keeps the rest in Extra.
 func (p *UserLessonProgress) UnmarshalJSON(b []byte) error {
 	type plain UserLessonProgress
-	var v plain
-	extra, err := unmarshalWithExtra(b, &v)
-	if err != nil {
-		return err
-	}
-	*p = UserLessonProgress(v)
-	p.Extra = extra
-	return nil
+	return decodeWithExtra(b, (*plain)(p), &p.Extra)
 }
 
 // UserLessonProgressListOptions filters and pages ListUserLessonProgress and
@@ -222,14 +215,7 @@ type LessonStatistics struct {
 // UnmarshalJSON decodes the known fields and keeps the rest in Extra.
 func (s *LessonStatistics) UnmarshalJSON(b []byte) error {
 	type plain LessonStatistics
-	var v plain
-	extra, err := unmarshalWithExtra(b, &v)
-	if err != nil {
-		return err
-	}
-	*s = LessonStatistics(v)
-	s.Extra = extra
-	return nil
+	return decodeWithExtra(b, (*plain)(s), &s.Extra)
 }
 
 // LessonStatisticsListOptions filters and pages ListLessonStatistics and
@@ -266,14 +252,7 @@ type SurveyQuestionDefinition struct {
 // UnmarshalJSON decodes the known fields and keeps the rest in Extra.
 func (d *SurveyQuestionDefinition) UnmarshalJSON(b []byte) error {
 	type plain SurveyQuestionDefinition
-	var v plain
-	extra, err := unmarshalWithExtra(b, &v)
-	if err != nil {
-		return err
-	}
-	*d = SurveyQuestionDefinition(v)
-	d.Extra = extra
-	return nil
+	return decodeWithExtra(b, (*plain)(d), &d.Extra)
 }
 
 // SurveyAnswerDefinition is an answer a survey question offers. Its ID is
@@ -289,14 +268,7 @@ type SurveyAnswerDefinition struct {
 // UnmarshalJSON decodes the known fields and keeps the rest in Extra.
 func (a *SurveyAnswerDefinition) UnmarshalJSON(b []byte) error {
 	type plain SurveyAnswerDefinition
-	var v plain
-	extra, err := unmarshalWithExtra(b, &v)
-	if err != nil {
-		return err
-	}
-	*a = SurveyAnswerDefinition(v)
-	a.Extra = extra
-	return nil
+	return decodeWithExtra(b, (*plain)(a), &a.Extra)
 }
 
 // SurveyQuestionDefinitionListOptions filters and pages

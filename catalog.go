@@ -30,14 +30,7 @@ type CourseCollection struct {
 // UnmarshalJSON decodes the known fields and keeps the rest in Extra.
 func (c *CourseCollection) UnmarshalJSON(b []byte) error {
 	type plain CourseCollection
-	var p plain
-	extra, err := unmarshalWithExtra(b, &p)
-	if err != nil {
-		return err
-	}
-	*c = CourseCollection(p)
-	c.Extra = extra
-	return nil
+	return decodeWithExtra(b, (*plain)(c), &c.Extra)
 }
 
 // Course is a course of the catalog. The spec does not show its fields;
@@ -97,14 +90,7 @@ type Lesson struct {
 // UnmarshalJSON decodes the known fields and keeps the rest in Extra.
 func (l *Lesson) UnmarshalJSON(b []byte) error {
 	type plain Lesson
-	var p plain
-	extra, err := unmarshalWithExtra(b, &p)
-	if err != nil {
-		return err
-	}
-	*l = Lesson(p)
-	l.Extra = extra
-	return nil
+	return decodeWithExtra(b, (*plain)(l), &l.Extra)
 }
 
 // ListCollections lists one page of course collections: GET

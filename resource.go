@@ -15,18 +15,19 @@ import (
 // This file holds the small pieces the resource files share, so that they
 // read as a list of operations.
 
-// unmarshalWithExtra decodes b into v, a pointer to a struct type without
-// an UnmarshalJSON method, and returns the members of the JSON object that
-// none of v's fields take (matched without regard to case, as encoding/json
-// matches them), or nil when there are none. Records whose shape the spec
-// does not show use it to keep every field the SDK does not know.
-func unmarshalWithExtra(b []byte, v any) (map[string]json.RawMessage, error) {
+// decodeWithExtra decodes b into v, a pointer to a struct type without an
+// UnmarshalJSON method, and sets *extra to the members of the JSON object
+// that none of v's fields take (matched without regard to case, as
+// encoding/json matches them), or nil when there are none. Records whose
+// shape the spec does not show use it to keep every field the SDK does not
+// know.
+func decodeWithExtra(b []byte, v any, extra *map[string]json.RawMessage) error {
 	if err := json.Unmarshal(b, v); err != nil {
-		return nil, err
+		return err
 	}
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(b, &members); err != nil {
-		return nil, err
+		return err
 	}
 	known := jsonNames(reflect.TypeOf(v).Elem())
 	for k := range members {
@@ -35,9 +36,10 @@ func unmarshalWithExtra(b []byte, v any) (map[string]json.RawMessage, error) {
 		}
 	}
 	if len(members) == 0 {
-		return nil, nil
+		members = nil
 	}
-	return members, nil
+	*extra = members
+	return nil
 }
 
 var jsonNamesCache sync.Map // reflect.Type -> map[string]bool
