@@ -66,3 +66,15 @@ func all[T any, O any, PO interface {
 		return p.Items, p.TotalCount, nil
 	})
 }
+
+// collect gathers every item of seq, or returns its error.
+func collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
+	var out []T
+	for v, err := range seq {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

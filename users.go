@@ -240,15 +240,13 @@ func (s *UsersService) All(ctx context.Context, opts *UserListOptions) iter.Seq2
 
 // Courses lists the courses the user has access to: GET
 // /v2/users/{userId}/courses. The answer is not shown in the spec; the SDK
-// accepts the paged envelope or a bare array, and returns the items of the
-// one answer.
+// accepts the paged envelope or a bare array, and reads every page.
 func (s *UsersService) Courses(ctx context.Context, userID string) ([]UserCourse, error) {
 	if err := requireID("userID", userID); err != nil {
 		return nil, err
 	}
-	p, err := listPage[UserCourse](ctx, s.client, "/v2/users/"+url.PathEscape(userID)+"/courses", nil)
-	if err != nil {
-		return nil, err
-	}
-	return p.Items, nil
+	path := "/v2/users/" + url.PathEscape(userID) + "/courses"
+	return collect(all(ctx, (*ListOptions)(nil), func(ctx context.Context, o *ListOptions) (*Page[UserCourse], error) {
+		return listPage[UserCourse](ctx, s.client, path, o)
+	}))
 }

@@ -2,6 +2,7 @@ package edapp
 
 import (
 	"context"
+	"io"
 	"encoding/json"
 	"net/http"
 	"testing"
@@ -276,7 +277,7 @@ func TestUsersCourses(t *testing.T) {
 		t.Run(fixture, func(t *testing.T) {
 			client, mux := setup(t)
 			mux.HandleFunc("/v2/users/u-1/courses", func(w http.ResponseWriter, r *http.Request) {
-				assertRequest(t, r, http.MethodGet, "/v2/users/u-1/courses", "", "")
+				assertRequest(t, r, http.MethodGet, "/v2/users/u-1/courses", "page=1&pageSize=1000", "")
 				serveFixture(t, w, fixture)
 			})
 			courses, err := client.Users.Courses(context.Background(), "u-1")
@@ -385,4 +386,27 @@ func TestRoles(t *testing.T) {
 	r := Roles()
 	r[0] = "changed"
 	assert.Equal(t, RoleAppUser, Roles()[0], "a new slice on every call")
+}
+
+func TestUsersCoursesReadsEveryPage(t *testing.T) {
+	client, mux := setup(t)
+	var pages []string
+	mux.HandleFunc("/v2/users/u-1/courses", func(w http.ResponseWriter, r *http.Request) {
+		pages = append(pages, r.URL.Query().Get("page"))
+		// A server that serves two courses a page, whatever was asked.
+		switch r.URL.Query().Get("page") {
+		case "1":
+			io.WriteString(w, `{"totalCount":3,"items":[{"id":"c1"},{"id":"c2"}]}`)
+		case "2":
+			io.WriteString(w, `{"totalCount":3,"items":[{"id":"c3","completed":true}]}`)
+		default:
+			t.Errorf("asked for page %s", r.URL.Query().Get("page"))
+		}
+	})
+	courses, err := client.Users.Courses(context.Background(), "u-1")
+	require.NoError(t, err)
+	require.Len(t, courses, 3)
+	assert.Equal(t, "c3", courses[2].ID)
+	assert.True(t, courses[2].Completed)
+	assert.Equal(t, []string{"1", "2"}, pages)
 }
