@@ -2,8 +2,8 @@ package edapp
 
 import (
 	"context"
-	"io"
 	"encoding/json"
+	"io"
 	"net/http"
 	"testing"
 	"time"
