@@ -1,0 +1,80 @@
+package transport
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestCheckRetryClassifiesErrors(t *testing.T) {
+	dial := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	reset := &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
+	redirects := &url.Error{Op: "Get", URL: "http://x", Err: errors.New("stopped after 10 redirects")}
+	cert := &url.Error{Op: "Get", URL: "https://x", Err: x509.UnknownAuthorityError{}}
+	for _, tc := range []struct {
+		name      string
+		err       error
+		get, post bool
+	}{
+		{"refused", dial, true, true},
+		{"refused, wrapped", &url.Error{Op: "Post", Err: dial}, true, true},
+		{"reset after sending", reset, true, false},
+		{"unexpected EOF", fmt.Errorf("reading: %w", io.ErrUnexpectedEOF), true, false},
+		{"redirect loop", redirects, false, false},
+		{"bad certificate", cert, false, false},
+		{"other", errors.New("unsupported protocol scheme"), false, false},
+	} {
+		for method, want := range map[string]bool{http.MethodGet: tc.get, http.MethodPut: tc.get, http.MethodPost: tc.post} {
+			ctx := context.WithValue(context.Background(), ctxKey{}, &requestInfo{method: method})
+			got, err := checkRetry(ctx, nil, tc.err)
+			assert.NoError(t, err)
+			assert.Equal(t, want, got, "%s %s", method, tc.name)
+		}
+	}
+}
+
+func TestCheckRetryStopsOnDoneContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	retry, err := checkRetry(ctx, &http.Response{StatusCode: 503}, nil)
+	assert.False(t, retry)
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+func TestRetryAfterForms(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	h := func(v string) http.Header { return http.Header{"Retry-After": {v}} }
+	for v, want := range map[string]time.Duration{
+		"0":                             0,
+		"7":                             7 * time.Second,
+		" 7 ":                           7 * time.Second,
+		"99999999999":                   24 * time.Hour,
+		"Thu, 01 Jan 2026 00:00:30 GMT": 30 * time.Second,
+		"Wed, 31 Dec 2025 23:00:00 GMT": 0, // in the past
+	} {
+		got, ok := RetryAfter(h(v), now)
+		assert.True(t, ok, v)
+		assert.Equal(t, want, got, v)
+	}
+	for _, v := range []string{"", "-1", "soon", "1.5"} {
+		_, ok := RetryAfter(h(v), now)
+		assert.False(t, ok, v)
+	}
+}
+
+func TestOriginIgnoresDefaultPorts(t *testing.T) {
+	u := func(s string) *url.URL { p, _ := url.Parse(s); return p }
+	assert.Equal(t, originOf(u("https://REST.edapp.com")), originOf(u("https://rest.edapp.com:443/x")))
+	assert.NotEqual(t, originOf(u("https://rest.edapp.com")), originOf(u("http://rest.edapp.com")))
+	assert.NotEqual(t, originOf(u("https://rest.edapp.com")), originOf(u("https://evil.rest.edapp.com")))
+}
