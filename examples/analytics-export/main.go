@@ -37,36 +37,43 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if err := run(ctx, *dir, *since, *pageSize, *learners); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(ctx context.Context, dir, since string, pageSize, learners int) error {
 	client, fake, err := demo.Connect()
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	if fake != nil {
 		defer fake.Close()
-		if err := seed(fake, *learners); err != nil {
-			log.Fatal(err)
+		if err := seed(fake, learners); err != nil {
+			return err
 		}
 	}
 	var from time.Time
-	if *since != "" {
-		if from, err = time.Parse(time.DateOnly, *since); err != nil {
-			log.Fatalf("-since: %v", err)
+	if since != "" {
+		if from, err = time.Parse(time.DateOnly, since); err != nil {
+			return fmt.Errorf("-since: %w", err)
 		}
 	}
-	list := edapp.ListOptions{PageSize: *pageSize}
+	list := edapp.ListOptions{PageSize: pageSize}
 
+	attemptsPath, progressPath := filepath.Join(dir, "attempts.csv"), filepath.Join(dir, "courseprogress.csv")
 	attempts := client.Analytics.AllAttempts(ctx, &edapp.AttemptListOptions{ListOptions: list, StartDateTime: from})
-	n, err := export(filepath.Join(*dir, "attempts.csv"), "attempts", attemptHeader, attempts, attemptRow)
+	n, err := export(attemptsPath, "attempts", attemptHeader, attempts, attemptRow)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	progress := client.Analytics.AllCourseProgress(ctx, &edapp.CourseProgressListOptions{ListOptions: list, ModifiedSinceDateTime: from})
-	m, err := export(filepath.Join(*dir, "courseprogress.csv"), "course progress", progressHeader, progress, progressRow)
+	m, err := export(progressPath, "course progress", progressHeader, progress, progressRow)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
-	fmt.Printf("wrote %d attempts to %s\nwrote %d course progress records to %s\n",
-		n, filepath.Join(*dir, "attempts.csv"), m, filepath.Join(*dir, "courseprogress.csv"))
+	fmt.Printf("wrote %d attempts to %s\nwrote %d course progress records to %s\n", n, attemptsPath, m, progressPath)
+	return nil
 }
 
 // export writes every record of seq to a CSV file at path. Records go

@@ -135,6 +135,9 @@ func driveFake(ctx context.Context, client *edapp.Client, fake *edapptest.Server
 	}
 	resp.Body.Close()
 	fmt.Printf("a delivery without the secret header was answered %s\n", resp.Status)
+	if resp.StatusCode != http.StatusUnauthorized {
+		return fmt.Errorf("a delivery without the secret was answered %s, want 401", resp.Status)
+	}
 
 	n := 0
 	for _, d := range fake.Deliveries() {
@@ -142,7 +145,10 @@ func driveFake(ctx context.Context, client *edapp.Client, fake *edapptest.Server
 			n++
 		}
 	}
-	fmt.Printf("the fake made %d deliveries, all acknowledged: %t\n", len(fake.Deliveries()), n == len(fake.Deliveries()))
+	fmt.Printf("the fake made %d deliveries, %d acknowledged, %d printed above\n", len(fake.Deliveries()), n, len(received))
+	if n == 0 || n != len(fake.Deliveries()) || len(received) != n {
+		return errors.New("some deliveries were not received")
+	}
 	return nil
 }
 

@@ -1,0 +1,19 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/edapp-go/edapp/edapptest"
+)
+
+func TestQuickstartAgainstFake(t *testing.T) {
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := fake(ctx, srv.Client(), srv); err != nil {
+		t.Fatal(err)
+	}
+}
