@@ -39,10 +39,17 @@ func Decode(data []byte, v any) (dropped []string, err error) {
 		return nil, err
 	}
 	t := rv.Elem().Type()
+	budget := maxProbes
 	fits := func(candidate []byte) bool {
+		if budget--; budget < 0 {
+			return false // out of budget: give up on salvage
+		}
 		return json.Unmarshal(candidate, reflect.New(t).Interface()) == nil
 	}
-	cleaned, ok := clean(data, fits, "", &dropped)
+	cleaned, ok := clean(data, fits, "", 0, &dropped)
+	if budget < 0 {
+		return nil, err
+	}
 	if !ok {
 		return nil, err
 	}
@@ -59,12 +66,34 @@ type Target interface {
 	DecodeTarget(data []byte) any
 }
 
+// Salvage is bounded, so a hostile or broken answer cannot make it costly:
+// it looks at most maxDepth levels deep (a page, its items, a record, a
+// field, its elements, theirs) and tries at most maxProbes decodes.
+const (
+	maxDepth  = 6
+	maxProbes = 20000
+)
+
 // clean returns raw without the parts that do not fit. fits reports
 // whether a candidate decodes in raw's position.
-func clean(raw []byte, fits func([]byte) bool, path string, dropped *[]string) ([]byte, bool) {
+func clean(raw []byte, fits func([]byte) bool, path string, depth int, dropped *[]string) ([]byte, bool) {
 	if fits(raw) {
 		return raw, true
 	}
+	if depth >= maxDepth {
+		return nil, false
+	}
+	// When raw itself is dropped in the end, the caller reports it alone,
+	// not the parts inside it.
+	mark := len(*dropped)
+	out, ok := cleanParts(raw, fits, path, depth, dropped)
+	if !ok {
+		*dropped = (*dropped)[:mark]
+	}
+	return out, ok
+}
+
+func cleanParts(raw []byte, fits func([]byte) bool, path string, depth int, dropped *[]string) ([]byte, bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return nil, false
@@ -82,7 +111,7 @@ func clean(raw []byte, fits func([]byte) bool, path string, dropped *[]string) (
 		sort.Strings(keys)
 		for _, k := range keys {
 			inField := func(x []byte) bool { return fits(object(k, x)) }
-			c, ok := clean(fields[k], inField, path+"."+k, dropped)
+			c, ok := clean(fields[k], inField, path+"."+k, depth+1, dropped)
 			if ok {
 				fields[k] = c
 			} else {
@@ -104,7 +133,7 @@ func clean(raw []byte, fits func([]byte) bool, path string, dropped *[]string) (
 		for i, e := range elems {
 			inArray := func(x []byte) bool { return fits(array(x)) }
 			p := path + "[" + strconv.Itoa(i) + "]"
-			if c, ok := clean(e, inArray, p, dropped); ok {
+			if c, ok := clean(e, inArray, p, depth+1, dropped); ok {
 				kept = append(kept, c)
 			} else {
 				*dropped = append(*dropped, trimDot(p))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -82,4 +83,28 @@ func FuzzDecode(f *testing.F) {
 			_ = fmt.Sprint(dropped)
 		}
 	})
+}
+
+func TestDecodeSalvageIsBounded(t *testing.T) {
+	// 3000 records whose every field is wrong: salvage would need far more
+	// than its budget of probes, so Decode gives up with the JSON error.
+	var b []byte
+	b = append(b, '[')
+	for i := range 3000 {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":1,"score":"x","lessons":[{"id":2,"done":3}]}`...)
+	}
+	b = append(b, ']')
+	var cs []course
+	_, err := Decode(b, &cs)
+	assert.Error(t, err)
+
+	// Deep nesting past the depth limit is not explored either.
+	deep := []byte(`{"lessons":[{"id":"l","done":` + strings.Repeat("[", 50) + strings.Repeat("]", 50) + `}]}`)
+	var c course
+	dropped, err := Decode(deep, &c)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"lessons[0].done"}, dropped)
 }
