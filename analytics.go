@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
-	"net/url"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/ids"
 )
 
 // AnalyticsService covers the v2 analytics operations (/v2/analytics/...).
@@ -366,10 +367,10 @@ func (s *AnalyticsService) AllLessonProgressEvents(ctx context.Context, opts *Le
 // ListUserLessonProgress lists one page of one user's lesson progress: GET
 // /v2/analytics/users/{userId}/lesson-progress.
 func (s *AnalyticsService) ListUserLessonProgress(ctx context.Context, userID string, opts *UserLessonProgressListOptions) (*Page[UserLessonProgress], error) {
-	if err := requireID("userID", userID); err != nil {
+	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
-	return listPage[UserLessonProgress](ctx, s.client, "/v2/analytics/users/"+url.PathEscape(userID)+"/lesson-progress", utcQuery(opts))
+	return listPage[UserLessonProgress](ctx, s.client, "/v2/analytics/users/"+ids.Segment(userID)+"/lesson-progress", utcQuery(opts))
 }
 
 // AllUserLessonProgress iterates over one user's lesson progress (see
@@ -383,10 +384,10 @@ func (s *AnalyticsService) AllUserLessonProgress(ctx context.Context, userID str
 // ListUserLessonProgressEvents lists one page of one user's lesson progress
 // events: GET /v2/analytics/users/{userId}/lesson-progress/events.
 func (s *AnalyticsService) ListUserLessonProgressEvents(ctx context.Context, userID string, opts *UserLessonProgressEventListOptions) (*Page[LessonProgressEvent], error) {
-	if err := requireID("userID", userID); err != nil {
+	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
-	return listPage[LessonProgressEvent](ctx, s.client, "/v2/analytics/users/"+url.PathEscape(userID)+"/lesson-progress/events", utcQuery(opts))
+	return listPage[LessonProgressEvent](ctx, s.client, "/v2/analytics/users/"+ids.Segment(userID)+"/lesson-progress/events", utcQuery(opts))
 }
 
 // AllUserLessonProgressEvents iterates over one user's lesson progress

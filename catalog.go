@@ -4,7 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
-	"net/url"
+
+	"github.com/edapp-go/edapp/internal/ids"
 )
 
 // CatalogService covers the v2 catalog: course collections, courses and lessons.
@@ -108,10 +109,10 @@ func (s *CatalogService) AllCollections(ctx context.Context, opts *ListOptions) 
 // ListCollectionCourses lists one page of the courses of a collection: GET
 // /v2/catalog/coursecollections/{collectionId}/courses.
 func (s *CatalogService) ListCollectionCourses(ctx context.Context, collectionID string, opts *ListOptions) (*Page[Course], error) {
-	if err := requireID("collectionID", collectionID); err != nil {
+	if err := ids.Require("collectionID", collectionID); err != nil {
 		return nil, err
 	}
-	return listPage[Course](ctx, s.client, "/v2/catalog/coursecollections/"+url.PathEscape(collectionID)+"/courses", opts)
+	return listPage[Course](ctx, s.client, "/v2/catalog/coursecollections/"+ids.Segment(collectionID)+"/courses", opts)
 }
 
 // AllCollectionCourses iterates over every course of a collection (see
@@ -138,10 +139,10 @@ func (s *CatalogService) AllCourses(ctx context.Context, opts *ListOptions) iter
 // (the vendor's SDK; not shown in the spec), unpaged; the paged envelope is
 // accepted too, and then only its one answer is read.
 func (s *CatalogService) Lessons(ctx context.Context, courseID string) ([]Lesson, error) {
-	if err := requireID("courseID", courseID); err != nil {
+	if err := ids.Require("courseID", courseID); err != nil {
 		return nil, err
 	}
-	p, err := listPage[Lesson](ctx, s.client, "/v2/catalog/courses/"+url.PathEscape(courseID)+"/lessons", nil)
+	p, err := listPage[Lesson](ctx, s.client, "/v2/catalog/courses/"+ids.Segment(courseID)+"/lessons", nil)
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/edapp-go/edapp/internal/jsonx"
 	"github.com/edapp-go/edapp/internal/transport"
+
 )
 
 // Version is this SDK's version, sent in the User-Agent header.
@@ -311,12 +312,4 @@ func encodeBody(body any) ([]byte, error) {
 		return nil, fmt.Errorf("%w: encoding the request body: %v", ErrInvalidInput, err)
 	}
 	return b, nil
-}
-
-// requireID fails before any request when an id argument is empty.
-func requireID(name, id string) error {
-	if strings.TrimSpace(id) == "" {
-		return fmt.Errorf("%w: %s is empty", ErrInvalidInput, name)
-	}
-	return nil
 }

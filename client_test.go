@@ -521,3 +521,20 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+func TestIDsStayOneSegment(t *testing.T) {
+	var paths []string
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		paths = append(paths, r.URL.EscapedPath())
+		io.WriteString(w, `{}`)
+	})
+	ctx := context.Background()
+	for _, id := range []string{"..", ".", "a/b", "a?b", "ok"} {
+		_, err := c.Users.Get(ctx, id)
+		require.NoError(t, err, id)
+	}
+	assert.Equal(t, []string{"/v2/users/%2E%2E", "/v2/users/%2E", "/v2/users/a%2Fb", "/v2/users/a%3Fb", "/v2/users/ok"}, paths)
+	_, err := c.Users.Get(ctx, " ")
+	assert.ErrorIs(t, err, ErrInvalidInput)
+	assert.EqualError(t, err, "edapp: invalid input: userID is empty")
+}

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/edapp-go/edapp/internal/transport"
+
+	"github.com/edapp-go/edapp/internal/ids"
+
+	"github.com/edapp-go/edapp/internal/redact"
 )
 
 // Sentinels for errors.Is. An *APIError matches the one for its status.
@@ -23,7 +26,7 @@ var (
 	ErrConflict     = errors.New("edapp: conflict")         // 409, e.g. a duplicate external id
 	ErrRateLimited  = errors.New("edapp: rate limited")     // 429: over 1400 requests per 5 minutes
 	ErrServer       = errors.New("edapp: server error")     // 5xx
-	ErrInvalidInput = errors.New("edapp: invalid input")    // refused before any request was sent
+	ErrInvalidInput = ids.ErrInvalidInput                   // refused before any request was sent
 	ErrUnsuccessful = errors.New("edapp: operation failed") // a 2xx answer of {"success": false}
 )
 
@@ -116,16 +119,9 @@ const (
 	decodeExcerpt = 512
 )
 
-// launchTokenParam finds launch tokens, which a body may echo back.
-var launchTokenParam = regexp.MustCompile(`(?i)(token=)[^&"'\s<>]+`)
-
 // redact removes the API token and any launch token from s.
 func (c *Client) redact(s string) string {
-	s = c.t.Redact(s)
-	if strings.Contains(strings.ToLower(s), "token=") {
-		s = launchTokenParam.ReplaceAllString(s, "${1}REDACTED")
-	}
-	return s
+	return redact.LaunchTokens(c.t.Redact(s))
 }
 
 func (c *Client) newAPIError(method, path string, resp *transport.Response) *APIError {

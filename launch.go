@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/redact"
 )
 
 // LaunchLink is a lesson launch link (launchURI in the spec):
@@ -70,7 +72,7 @@ func (l LaunchLink) LogValue() slog.Value {
 func redactLaunchURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
-		return launchTokenParam.ReplaceAllString(s, "${1}REDACTED")
+		return redact.LaunchTokens(s)
 	}
 	q := u.Query()
 	if q.Has("token") {

@@ -4,7 +4,8 @@ import (
 	"context"
 	"iter"
 	"net/http"
-	"net/url"
+
+	"github.com/edapp-go/edapp/internal/ids"
 )
 
 // UserGroupsService covers the v2 user group operations (/v2/usergroups, /v2/usersgroups).
@@ -78,10 +79,10 @@ func (s *UserGroupsService) All(ctx context.Context, opts *ListOptions) iter.Seq
 // descendants are included; the vendor's SDK treats the answer as the
 // direct children and calls it again on a child whose HasChildren is true.
 func (s *UserGroupsService) ListChildren(ctx context.Context, groupID string, opts *ListOptions) (*Page[UserGroup], error) {
-	if err := requireID("groupID", groupID); err != nil {
+	if err := ids.Require("groupID", groupID); err != nil {
 		return nil, err
 	}
-	return listPage[UserGroup](ctx, s.client, "/v2/usergroups/"+url.PathEscape(groupID)+"/children", opts)
+	return listPage[UserGroup](ctx, s.client, "/v2/usergroups/"+ids.Segment(groupID)+"/children", opts)
 }
 
 // AllChildren iterates over every child group of a group (see
@@ -96,13 +97,13 @@ func (s *UserGroupsService) AllChildren(ctx context.Context, groupID string, opt
 // spec does not show the request body; the SDK sends {"userId": "<id>"}.
 // An answer of {"success": false} is an error matching ErrUnsuccessful.
 func (s *UserGroupsService) AddUser(ctx context.Context, groupID, userID string) error {
-	if err := requireID("groupID", groupID); err != nil {
+	if err := ids.Require("groupID", groupID); err != nil {
 		return err
 	}
-	if err := requireID("userID", userID); err != nil {
+	if err := ids.Require("userID", userID); err != nil {
 		return err
 	}
-	return s.client.doChecked(ctx, http.MethodPost, "/v2/usergroups/"+url.PathEscape(groupID)+"/users", groupUser{UserID: userID})
+	return s.client.doChecked(ctx, http.MethodPost, "/v2/usergroups/"+ids.Segment(groupID)+"/users", groupUser{UserID: userID})
 }
 
 // RemoveUser removes a user from a group: DELETE
@@ -110,13 +111,13 @@ func (s *UserGroupsService) AddUser(ctx context.Context, groupID, userID string)
 // the SDK sends {"userId": "<id>"}. An answer of {"success": false} is an
 // error matching ErrUnsuccessful.
 func (s *UserGroupsService) RemoveUser(ctx context.Context, groupID, userID string) error {
-	if err := requireID("groupID", groupID); err != nil {
+	if err := ids.Require("groupID", groupID); err != nil {
 		return err
 	}
-	if err := requireID("userID", userID); err != nil {
+	if err := ids.Require("userID", userID); err != nil {
 		return err
 	}
-	return s.client.doChecked(ctx, http.MethodDelete, "/v2/usergroups/"+url.PathEscape(groupID)+"/users", groupUser{UserID: userID})
+	return s.client.doChecked(ctx, http.MethodDelete, "/v2/usergroups/"+ids.Segment(groupID)+"/users", groupUser{UserID: userID})
 }
 
 // ListUsers lists one page of the users of a group: GET
@@ -124,10 +125,10 @@ func (s *UserGroupsService) RemoveUser(ctx context.Context, groupID, userID stri
 // UserGroupsService for the fallback to /v2/usergroups). An unknown group
 // is an ErrNotFound.
 func (s *UserGroupsService) ListUsers(ctx context.Context, groupID string, opts *ListOptions) (*Page[User], error) {
-	if err := requireID("groupID", groupID); err != nil {
+	if err := ids.Require("groupID", groupID); err != nil {
 		return nil, err
 	}
-	return listGroupsPage[User](ctx, s.client, "/"+url.PathEscape(groupID)+"/users", opts)
+	return listGroupsPage[User](ctx, s.client, "/"+ids.Segment(groupID)+"/users", opts)
 }
 
 // AllUsers iterates over every user of a group (see ListUsers). An empty

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"iter"
 	"net/http"
-	"net/url"
+
+	"github.com/edapp-go/edapp/internal/ids"
 )
 
 // UsersService covers the v2 user operations (/v2/users).
@@ -192,11 +193,11 @@ func (s *UsersService) Create(ctx context.Context, params UserCreateParams) (*Us
 
 // Get gets a user by id: GET /v2/users/{userId}.
 func (s *UsersService) Get(ctx context.Context, userID string) (*User, error) {
-	if err := requireID("userID", userID); err != nil {
+	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
 	u := new(User)
-	if err := s.client.Do(ctx, http.MethodGet, "/v2/users/"+url.PathEscape(userID), nil, nil, u); err != nil {
+	if err := s.client.Do(ctx, http.MethodGet, "/v2/users/"+ids.Segment(userID), nil, nil, u); err != nil {
 		return nil, err
 	}
 	return u, nil
@@ -209,11 +210,11 @@ func (s *UsersService) Get(ctx context.Context, userID string) (*User, error) {
 //
 // The answer is the updated user (not shown in the spec).
 func (s *UsersService) Update(ctx context.Context, userID string, params UserUpdateParams) (*User, error) {
-	if err := requireID("userID", userID); err != nil {
+	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
 	u := new(User)
-	if err := s.client.Do(ctx, http.MethodPut, "/v2/users/"+url.PathEscape(userID), nil, params, u); err != nil {
+	if err := s.client.Do(ctx, http.MethodPut, "/v2/users/"+ids.Segment(userID), nil, params, u); err != nil {
 		return nil, err
 	}
 	return u, nil
@@ -222,10 +223,10 @@ func (s *UsersService) Update(ctx context.Context, userID string, params UserUpd
 // Delete deletes a user by id: DELETE /v2/users/{userId}. An answer of
 // {"success": false} is an error matching ErrUnsuccessful.
 func (s *UsersService) Delete(ctx context.Context, userID string) error {
-	if err := requireID("userID", userID); err != nil {
+	if err := ids.Require("userID", userID); err != nil {
 		return err
 	}
-	return s.client.doChecked(ctx, http.MethodDelete, "/v2/users/"+url.PathEscape(userID), nil)
+	return s.client.doChecked(ctx, http.MethodDelete, "/v2/users/"+ids.Segment(userID), nil)
 }
 
 // List lists one page of the account's users: GET /v2/users.
@@ -242,10 +243,10 @@ func (s *UsersService) All(ctx context.Context, opts *UserListOptions) iter.Seq2
 // /v2/users/{userId}/courses. The answer is not shown in the spec; the SDK
 // accepts the paged envelope or a bare array, and reads every page.
 func (s *UsersService) Courses(ctx context.Context, userID string) ([]UserCourse, error) {
-	if err := requireID("userID", userID); err != nil {
+	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
-	path := "/v2/users/" + url.PathEscape(userID) + "/courses"
+	path := "/v2/users/" + ids.Segment(userID) + "/courses"
 	return collect(all(ctx, (*ListOptions)(nil), func(ctx context.Context, o *ListOptions) (*Page[UserCourse], error) {
 		return listPage[UserCourse](ctx, s.client, path, o)
 	}))

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+
+	"github.com/edapp-go/edapp/internal/ids"
 )
 
 // WebhooksService covers the v2 webhook operations (/v2/webhooks).
@@ -102,8 +104,8 @@ func (s *WebhooksService) List(ctx context.Context) ([]Webhook, error) {
 // outside integrations call it. An answer of {"success": false} is an error
 // matching ErrUnsuccessful.
 func (s *WebhooksService) Delete(ctx context.Context, webhookID string) error {
-	if err := requireID("webhookID", webhookID); err != nil {
+	if err := ids.Require("webhookID", webhookID); err != nil {
 		return err
 	}
-	return s.client.doChecked(ctx, http.MethodDelete, "/v2/webhooks/"+url.PathEscape(webhookID), nil)
+	return s.client.doChecked(ctx, http.MethodDelete, "/v2/webhooks/"+ids.Segment(webhookID), nil)
 }

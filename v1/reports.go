@@ -6,6 +6,8 @@ import (
 	"net/http"
 
 	"github.com/edapp-go/edapp"
+
+	"github.com/edapp-go/edapp/internal/ids"
 )
 
 // ReportsService covers the v1 reports: GET /v1/reports/user/{id}/course/{id}
@@ -127,14 +129,14 @@ func (r *CourseReport) Lesson(lessonID string) (*LessonReport, bool) {
 // UserCourse reads the report of one user in one course with
 // GET /v1/reports/user/{userId}/course/{courseId}.
 func (s *ReportsService) UserCourse(ctx context.Context, userID, courseID string) (*CourseReport, error) {
-	if err := requireID("user id", userID); err != nil {
+	if err := ids.Require("user id", userID); err != nil {
 		return nil, err
 	}
-	if err := requireID("course id", courseID); err != nil {
+	if err := ids.Require("course id", courseID); err != nil {
 		return nil, err
 	}
 	var r CourseReport
-	path := "/v1/reports/user/" + seg(userID) + "/course/" + seg(courseID)
+	path := "/v1/reports/user/" + ids.Segment(userID) + "/course/" + ids.Segment(courseID)
 	if err := (*service)(s).do(ctx, http.MethodGet, path, nil, &r); err != nil {
 		return nil, err
 	}

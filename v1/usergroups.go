@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+
+	"github.com/edapp-go/edapp/internal/ids"
 )
 
 // UserGroupsService covers the v1 user group operations: POST
@@ -62,8 +64,8 @@ func (s *UserGroupsService) Save(ctx context.Context, group UserGroup) (*UserGro
 // 2xx or not, is an error. A 2xx answer without success: true is an
 // *edapp.APIError matching edapp.ErrUnsuccessful.
 func (s *UserGroupsService) Delete(ctx context.Context, groupID string) error {
-	if err := requireID("group id", groupID); err != nil {
+	if err := ids.Require("group id", groupID); err != nil {
 		return err
 	}
-	return (*service)(s).deleteOK(ctx, "/v1/usergroups/"+seg(groupID))
+	return (*service)(s).deleteOK(ctx, "/v1/usergroups/"+ids.Segment(groupID))
 }

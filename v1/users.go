@@ -9,6 +9,8 @@ import (
 	"slices"
 
 	"github.com/edapp-go/edapp"
+
+	"github.com/edapp-go/edapp/internal/ids"
 )
 
 // UsersService covers the v1 user operations: POST /v1/users,
@@ -89,10 +91,10 @@ func (u *User) isZero() bool {
 // or not, is an error. A 2xx answer without success: true is an
 // *edapp.APIError matching edapp.ErrUnsuccessful.
 func (s *UsersService) Delete(ctx context.Context, userID string) error {
-	if err := requireID("user id", userID); err != nil {
+	if err := ids.Require("user id", userID); err != nil {
 		return err
 	}
-	return (*service)(s).deleteOK(ctx, "/v1/users/"+seg(userID))
+	return (*service)(s).deleteOK(ctx, "/v1/users/"+ids.Segment(userID))
 }
 
 // Courses lists the courses the user may access, with GET
@@ -104,11 +106,11 @@ func (s *UsersService) Delete(ctx context.Context, userID string) error {
 // "a fresh link must be obtained from the service when a user is about to
 // open a lesson"); LaunchLink fetches one at the right moment.
 func (s *UsersService) Courses(ctx context.Context, userID string) ([]Course, error) {
-	if err := requireID("user id", userID); err != nil {
+	if err := ids.Require("user id", userID); err != nil {
 		return nil, err
 	}
 	var courses []Course
-	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/users/"+seg(userID)+"/courses", nil, &courses); err != nil {
+	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/users/"+ids.Segment(userID)+"/courses", nil, &courses); err != nil {
 		return nil, err
 	}
 	return courses, nil
@@ -148,10 +150,10 @@ var ErrNoLaunchLink = errors.New("edapp/v1: lesson has no usable launch link")
 // contain the launch token; the link's String hides it too, and only its
 // URL and Token fields hold it.
 func (s *UsersService) LaunchLink(ctx context.Context, userID, lessonID string) (*edapp.LaunchLink, error) {
-	if err := requireID("user id", userID); err != nil {
+	if err := ids.Require("user id", userID); err != nil {
 		return nil, err
 	}
-	if err := requireID("lesson id", lessonID); err != nil {
+	if err := ids.Require("lesson id", lessonID); err != nil {
 		return nil, err
 	}
 	issuedAt := s.now()

@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/edapp-go/edapp"
+
+	"github.com/edapp-go/edapp/internal/redact"
 )
 
 // Client holds the v1 operations. Create it with New; like the root client
@@ -88,7 +87,7 @@ func (s *service) deleteOK(ctx context.Context, path string) error {
 	if ans.Success != nil && *ans.Success {
 		return nil
 	}
-	msg := redactLaunchTokens(ans.Message)
+	msg := redact.LaunchTokens(ans.Message)
 	if msg == "" {
 		if ans.Success == nil {
 			msg = "the answer did not say success: true"
@@ -104,31 +103,4 @@ func (s *service) deleteOK(ctx context.Context, path string) error {
 		Path:       path,
 		Message:    msg,
 	}
-}
-
-// requireID fails before any request when an id argument is empty.
-func requireID(name, id string) error {
-	if strings.TrimSpace(id) == "" {
-		return fmt.Errorf("%w: %s is empty", edapp.ErrInvalidInput, name)
-	}
-	return nil
-}
-
-// seg escapes an id for use as one path segment. An id made only of dots
-// is escaped as well, so "." or ".." can never climb the path.
-func seg(id string) string {
-	if strings.Trim(id, ".") == "" {
-		return strings.Repeat("%2E", len(id))
-	}
-	return url.PathEscape(id)
-}
-
-var launchTokenParam = regexp.MustCompile(`(?i)(token=)[^&"'\s<>]+`)
-
-// redactLaunchTokens hides any launch token a message might echo back.
-func redactLaunchTokens(s string) string {
-	if !strings.Contains(strings.ToLower(s), "token=") {
-		return s
-	}
-	return launchTokenParam.ReplaceAllString(s, "${1}REDACTED")
 }
