@@ -95,9 +95,6 @@ func FuzzParseEvent(f *testing.F) {
 		checkEventAgainstEncodingJSON(t, ev, top)
 
 		// A delivery made from the event decodes to the same delivery.
-		if eventTimeOutOfRange(ev) {
-			return // Time writes such years in a form it does not read back
-		}
 		body := edapp.NewTestDelivery(ev)
 		again, err := edapp.ParseEvent(body)
 		if err != nil {
@@ -147,20 +144,6 @@ func checkEventAgainstEncodingJSON(t *testing.T, ev edapp.Event, top map[string]
 			}
 		}
 	}
-}
-
-// eventTimeOutOfRange reports whether a datetime of ev lies outside years 0-9999
-// in UTC, which Time does not encode in a form it decodes.
-func eventTimeOutOfRange(ev edapp.Event) bool {
-	v := reflect.ValueOf(ev).Elem()
-	for i := range v.NumField() {
-		if t, ok := v.Field(i).Interface().(edapp.Time); ok && !t.IsZero() {
-			if y := t.UTC().Year(); y < 0 || y > 9999 {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // FuzzWebhookHandler checks that the handler never panics, answers each
