@@ -106,6 +106,8 @@ type DecodeError struct {
 	Err        error  // the JSON error
 }
 
+// Error reads "edapp: GET /v2/users/42: 200 answer is not the expected
+// JSON: <json error>: <body excerpt>".
 func (e *DecodeError) Error() string {
 	return "edapp: " + e.Method + " " + e.Path + ": " + strconv.Itoa(e.StatusCode) +
 		" answer is not the expected JSON: " + e.Err.Error() + ": " + strconv.Quote(e.Body)
