@@ -52,39 +52,36 @@ type Lesson struct {
 // completedDate is absent or empty.
 func (c *Course) UnmarshalJSON(b []byte) error {
 	type plain Course
-	aux := struct {
-		*plain
-		CompletionDate edapp.Time `json:"completionDate"`
-	}{plain: (*plain)(c)}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	c.CompletedDate = completed(c.CompletedDate, aux.CompletionDate)
-	return nil
+	return decodeCompletion(b, (*plain)(c), &c.CompletedDate)
 }
 
 // UnmarshalJSON decodes a lesson, taking completionDate when completedDate
 // is absent or empty.
 func (l *Lesson) UnmarshalJSON(b []byte) error {
 	type plain Lesson
-	aux := struct {
-		*plain
-		CompletionDate edapp.Time `json:"completionDate"`
-	}{plain: (*plain)(l)}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	l.CompletedDate = completed(l.CompletedDate, aux.CompletionDate)
-	return nil
+	return decodeCompletion(b, (*plain)(l), &l.CompletedDate)
 }
 
-// completed picks the completion date: completedDate (the spec's sample)
-// unless it is empty, then completionDate (the spec's text).
-func completed(completedDate, completionDate edapp.Time) edapp.Time {
-	if completedDate.IsZero() {
-		return completionDate
+// decodeCompletion decodes b into v, a pointer to a type without an
+// UnmarshalJSON method whose completion date is *completedDate. When
+// completedDate (the spec's sample) is absent or empty, it takes
+// completionDate (the spec's text). v1 answers are small, so the second
+// look at the bytes costs nothing that matters.
+func decodeCompletion(b []byte, v any, completedDate *edapp.Time) error {
+	if err := json.Unmarshal(b, v); err != nil {
+		return err
 	}
-	return completedDate
+	if !completedDate.IsZero() {
+		return nil
+	}
+	var alt struct {
+		CompletionDate edapp.Time `json:"completionDate"`
+	}
+	if err := json.Unmarshal(b, &alt); err != nil {
+		return err
+	}
+	*completedDate = alt.CompletionDate
+	return nil
 }
 
 // Lesson returns the lesson with the given id and true, or false when the

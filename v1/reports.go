@@ -88,30 +88,14 @@ type InteractionResult struct {
 // is absent or empty.
 func (r *CourseReport) UnmarshalJSON(b []byte) error {
 	type plain CourseReport
-	aux := struct {
-		*plain
-		CompletionDate edapp.Time `json:"completionDate"`
-	}{plain: (*plain)(r)}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	r.CompletedDate = completed(r.CompletedDate, aux.CompletionDate)
-	return nil
+	return decodeCompletion(b, (*plain)(r), &r.CompletedDate)
 }
 
 // UnmarshalJSON decodes a report lesson, taking completionDate when
 // completedDate is absent or empty.
 func (l *LessonReport) UnmarshalJSON(b []byte) error {
 	type plain LessonReport
-	aux := struct {
-		*plain
-		CompletionDate edapp.Time `json:"completionDate"`
-	}{plain: (*plain)(l)}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	l.CompletedDate = completed(l.CompletedDate, aux.CompletionDate)
-	return nil
+	return decodeCompletion(b, (*plain)(l), &l.CompletedDate)
 }
 
 // Lesson returns the report of the lesson with the given id and true, or
