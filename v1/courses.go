@@ -2,8 +2,10 @@ package v1
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/internal/redact"
 )
 
 // Course is one entry of GET /v1/users/{id}/courses: a course the user may
@@ -60,6 +62,13 @@ func (c *Course) UnmarshalJSON(b []byte) error {
 func (l *Lesson) UnmarshalJSON(b []byte) error {
 	type plain Lesson
 	return decodeCompletion(b, (*plain)(l), &l.CompletedDate)
+}
+
+// String describes the lesson with its launch token hidden, so that
+// printing a Lesson or a Course with %v never shows the token.
+func (l Lesson) String() string {
+	return fmt.Sprintf("{ID:%s Title:%q LaunchURI:%s Unlocked:%t Completed:%t Opened:%t}",
+		l.ID, l.Title, redact.LaunchTokens(l.LaunchURI), l.Unlocked, l.Completed, l.Opened)
 }
 
 // decodeCompletion decodes b into v, a pointer to a type without an
