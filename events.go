@@ -314,41 +314,55 @@ func ParseEvent(payload []byte) (Event, error) {
 		return nil, err
 	}
 	f.event = name
-	build, ok := eventBuilders[name]
-	if !ok {
+	var ev Event
+	switch name {
+	case EventCourseCompleted:
+		e := new(CourseCompletedEvent)
+		e.fill(&f)
+		ev = e
+	case EventLessonCompleted:
+		e := new(LessonCompletedEvent)
+		e.fill(&f)
+		ev = e
+	case EventLessonPublished:
+		e := new(LessonPublishedEvent)
+		e.fill(&f)
+		ev = e
+	case EventLessonUnpublished:
+		e := new(LessonUnpublishedEvent)
+		e.fill(&f)
+		ev = e
+	case EventCoursePublished:
+		e := new(CoursePublishedEvent)
+		e.fill(&f)
+		ev = e
+	case EventCourseUnPublished:
+		e := new(CourseUnPublishedEvent)
+		e.fill(&f)
+		ev = e
+	case EventRapidRefreshSessionStartedNotification:
+		e := new(RapidRefreshSessionStartedNotificationEvent)
+		e.fill(&f)
+		ev = e
+	case EventRapidRefreshRetrySessionStartedNotification:
+		e := new(RapidRefreshRetrySessionStartedNotificationEvent)
+		e.fill(&f)
+		ev = e
+	case EventRapidRefreshSessionReminderNotification:
+		e := new(RapidRefreshSessionReminderNotificationEvent)
+		e.fill(&f)
+		ev = e
+	case EventCourseReminderWebHook:
+		e := new(CourseReminderWebHookEvent)
+		e.fill(&f)
+		ev = e
+	default:
 		return &UnknownEvent{EventName: name, Raw: bytes.Clone(payload)}, nil
 	}
-	ev := build(&f)
 	if f.err != nil {
 		return nil, f.err
 	}
 	return ev, nil
-}
-
-// eventBuilders makes the typed event of each known name from the scanned
-// fields.
-var eventBuilders = map[EventName]func(*eventFields) Event{
-	EventCourseCompleted:                             buildEvent[CourseCompletedEvent],
-	EventLessonCompleted:                             buildEvent[LessonCompletedEvent],
-	EventLessonPublished:                             buildEvent[LessonPublishedEvent],
-	EventLessonUnpublished:                           buildEvent[LessonUnpublishedEvent],
-	EventCoursePublished:                             buildEvent[CoursePublishedEvent],
-	EventCourseUnPublished:                           buildEvent[CourseUnPublishedEvent],
-	EventRapidRefreshSessionStartedNotification:      buildEvent[RapidRefreshSessionStartedNotificationEvent],
-	EventRapidRefreshRetrySessionStartedNotification: buildEvent[RapidRefreshRetrySessionStartedNotificationEvent],
-	EventRapidRefreshSessionReminderNotification:     buildEvent[RapidRefreshSessionReminderNotificationEvent],
-	EventCourseReminderWebHook:                       buildEvent[CourseReminderWebHookEvent],
-}
-
-// buildEvent fills a new T from the scanned fields.
-func buildEvent[T any, P interface {
-	*T
-	Event
-	fill(*eventFields)
-}](f *eventFields) Event {
-	e := P(new(T))
-	e.fill(f)
-	return e
 }
 
 // NewTestDelivery returns a delivery body for ev, as the service would send
