@@ -17,7 +17,6 @@ import (
 
 	"github.com/edapp-go/edapp/internal/jsonx"
 	"github.com/edapp-go/edapp/internal/transport"
-
 )
 
 // Version is this SDK's version, sent in the User-Agent header.

@@ -66,7 +66,7 @@ func ExampleClient_Do() {
 	// Anything the typed methods do not cover, with the same auth, rate
 	// limit, retries and errors.
 	var page struct {
-		TotalCount int               `json:"totalCount"`
+		TotalCount int          `json:"totalCount"`
 		Items      []courseStat `json:"items"`
 	}
 	query := struct {
