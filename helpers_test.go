@@ -1,9 +1,7 @@
 package edapp
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -182,14 +180,6 @@ func collectKeys[T any](seq func(yield func(T, error) bool), key func(T) string)
 		keys = append(keys, key(v))
 	}
 	return keys, nil
-}
-
-// jsonCompact compacts a JSON text, for comparing bodies with fixtures.
-func jsonCompact(t *testing.T, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	require.NoError(t, json.Compact(&b, []byte(s)))
-	return b.String()
 }
 
 // checkAllPages runs an All iterator against pagedHandler, mounted at path,

@@ -283,11 +283,6 @@ func (o obj) lookup(keys ...string) (json.RawMessage, string, bool) {
 	return nil, "", false
 }
 
-func (o obj) has(keys ...string) bool {
-	_, _, ok := o.lookup(keys...)
-	return ok
-}
-
 func isNull(v json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(v), []byte("null")) }
 
 // str reads a string field. null reads as "". A missing field reports
