@@ -232,7 +232,17 @@ func TestIntegrationWebhooksEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, srv.CompleteLesson(uid, lessons[0], 77.5))
 
-	ev := <-received
+	next := func() edapp.Event {
+		t.Helper()
+		select {
+		case ev := <-received:
+			return ev
+		case <-time.After(5 * time.Second):
+			t.Fatal("no delivery reached the handler")
+			return nil
+		}
+	}
+	ev := next()
 	lc, ok := ev.(*edapp.LessonCompletedEvent)
 	require.True(t, ok, "%T", ev)
 	assert.Equal(t, uid, lc.UserID)
@@ -240,7 +250,7 @@ func TestIntegrationWebhooksEndToEnd(t *testing.T) {
 	assert.Equal(t, "Ann", lc.FirstName)
 	assert.Equal(t, 77.5, lc.Score)
 	assert.False(t, lc.Timestamp.IsZero())
-	ev = <-received
+	ev = next()
 	cc, ok := ev.(*edapp.CourseCompletedEvent)
 	require.True(t, ok, "%T", ev)
 	assert.Equal(t, "One lesson", cc.CourseTitle)
