@@ -41,3 +41,38 @@ func TestCourseCollectionExternalID(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"externalId":"ext-col-1"`)
 }
+
+// Dot-only ids would go out as %2E or %2E%2E, which a decoding proxy may
+// take for "." or "..": they are refused like empty ids, before sending.
+func TestDotOnlyIDsAreRefusedBeforeSending(t *testing.T) {
+	client, mux := setup(t)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("request sent: %s %s", r.Method, r.URL.EscapedPath())
+	})
+	ctx := context.Background()
+	for _, id := range []string{".", "..", "..."} {
+		calls := map[string]error{}
+		_, calls["Users.Get"] = client.Users.Get(ctx, id)
+		_, calls["Users.Update"] = client.Users.Update(ctx, id, UserUpdateParams{FirstName: Ptr("A")})
+		calls["Users.Delete"] = client.Users.Delete(ctx, id)
+		_, calls["Users.Courses"] = client.Users.Courses(ctx, id)
+		_, calls["UserGroups.ListUsers"] = client.UserGroups.ListUsers(ctx, id, nil)
+		_, calls["UserGroups.ListChildren"] = client.UserGroups.ListChildren(ctx, id, nil)
+		calls["UserGroups.AddUser"] = client.UserGroups.AddUser(ctx, id, "u-1")
+		calls["UserGroups.RemoveUser"] = client.UserGroups.RemoveUser(ctx, "g-1", id)
+		_, calls["Catalog.Lessons"] = client.Catalog.Lessons(ctx, id)
+		_, calls["Catalog.ListCollectionCourses"] = client.Catalog.ListCollectionCourses(ctx, id, nil)
+		calls["Webhooks.Delete"] = client.Webhooks.Delete(ctx, id)
+		for name, err := range calls {
+			assert.ErrorIs(t, err, ErrInvalidInput, "%s(%q)", name, id)
+		}
+		_, err := client.Users.Get(ctx, id)
+		assert.EqualError(t, err, `edapp: invalid input: userID "`+id+`" is only dots`)
+	}
+	// Dots inside an id are fine.
+	mux.HandleFunc("/v2/users/{id}", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"id":"a..b"}`))
+	})
+	_, err := client.Users.Get(ctx, "a..b")
+	assert.NoError(t, err)
+}
