@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/go-querystring/query"
@@ -89,9 +88,8 @@ type Client struct {
 	logger  *slog.Logger
 	common  service
 
-	// groupsAltSpelling is set once the spec's /v2/usersgroups answered 404
-	// and /v2/usergroups did not: from then on this client uses the latter.
-	groupsAltSpelling atomic.Bool
+	// learnt holds the spellings this client found the service to take.
+	learnt spellings
 }
 
 // service is what every resource service holds: the client it belongs to.
@@ -266,7 +264,7 @@ func (c *Client) Do(ctx context.Context, method, path string, query, body, out a
 			StatusCode: resp.StatusCode,
 			Method:     method,
 			Path:       path,
-			Body:       excerpt(c.redact(string(resp.Body)), decodeExcerpt),
+			Body:       c.cleanExcerpt(resp.Body, decodeExcerpt),
 			Err:        err,
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/edapp-go/edapp/internal/transport"
 
@@ -116,32 +117,42 @@ func (e *DecodeError) Error() string {
 // Unwrap returns the JSON error.
 func (e *DecodeError) Unwrap() error { return e.Err }
 
-const (
-	maxErrorBody  = 64 << 10
-	decodeExcerpt = 512
-)
+// decodeExcerpt bounds the body excerpt of a DecodeError.
+const decodeExcerpt = 512
 
-// redact removes the API token and any launch token from s.
+// maxRequestID bounds APIError.RequestID: request ids are short.
+const maxRequestID = 128
+
+// redact removes the API token and any launch token from s, in any of
+// their encodings.
 func (c *Client) redact(s string) string {
 	return redact.LaunchTokens(c.t.Redact(s))
 }
 
-func (c *Client) newAPIError(method, path string, resp *transport.Response) *APIError {
-	body := resp.Body
-	if len(body) > maxErrorBody {
-		body = body[:maxErrorBody]
+// cleanExcerpt returns at most n bytes of body with every secret removed.
+// It redacts before it cuts, so a token that crosses the cut keeps no part
+// of itself.
+func (c *Client) cleanExcerpt(body []byte, n int) string {
+	if len(body) > n+redact.Margin {
+		body = body[:n+redact.Margin]
 	}
+	return redact.Excerpt(string(body), n, c.redact)
+}
+
+func (c *Client) newAPIError(method, path string, resp *transport.Response) *APIError {
 	e := &APIError{
 		StatusCode: resp.StatusCode,
 		Method:     method,
 		Path:       path,
-		Body:       []byte(c.redact(string(body))),
-		RequestID:  requestID(resp.Header),
+		Body:       []byte(c.cleanExcerpt(resp.Body, transport.MaxErrorBody)),
+		RequestID:  c.requestID(resp.Header),
 	}
 	if d, ok := transport.RetryAfter(resp.Header, time.Now()); ok {
 		e.RetryAfter = d
 	}
-	e.Message = c.redact(messageOf(body))
+	if m := messageOf(resp.Body[:min(len(resp.Body), transport.MaxErrorBody+redact.Margin)]); m != "" {
+		e.Message = c.cleanExcerpt([]byte(m), transport.MaxErrorBody)
+	}
 	return e
 }
 
@@ -167,24 +178,28 @@ func messageOf(body []byte) string {
 	return ""
 }
 
-func requestID(h http.Header) string {
+// requestID returns the first request-id style header, cleaned: a server
+// may echo anything there, the token included.
+func (c *Client) requestID(h http.Header) string {
 	for _, k := range []string{"X-Request-Id", "X-Amzn-Requestid", "X-Amz-Apigw-Id", "Request-Id", "X-Correlation-Id"} {
 		if v := h.Get(k); v != "" {
-			return v
+			v = strings.Map(func(r rune) rune {
+				if unicode.IsPrint(r) {
+					return r
+				}
+				return -1
+			}, v)
+			return c.cleanExcerpt([]byte(v), maxRequestID)
 		}
 	}
 	return ""
 }
 
-// excerpt shortens s to at most n bytes, on a rune boundary.
+// excerpt shortens s to at most n bytes on a rune boundary, and marks a
+// cut with "…".
 func excerpt(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return redact.Cut(s, n) + "…"
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -22,11 +22,13 @@
 // # Errors
 //
 // A non-2xx answer is an *edapp.APIError, so errors.Is(err,
-// edapp.ErrNotFound) and the other root sentinels work. A delete whose
-// answer does not say {"success": true} is an *edapp.APIError too, matching
-// edapp.ErrUnsuccessful. An empty id argument fails with
+// edapp.ErrNotFound) and the other root sentinels work. A delete answered
+// {"success": false} is an *edapp.APIError too, matching
+// edapp.ErrUnsuccessful; any other 2xx answer ({"success": true}, {} or an
+// empty body) is success, the same rule as the root package's (see
+// edapp.Client.DoChecked). An empty or dot-only id argument fails with
 // edapp.ErrInvalidInput before any request is sent. No error carries the API
-// token or a launch token.
+// token, a launch token or a user token.
 //
 // # Tolerance
 //

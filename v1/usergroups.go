@@ -59,12 +59,11 @@ func (s *UserGroupsService) Save(ctx context.Context, group UserGroup) (*UserGro
 	return &out, nil
 }
 
-// Delete deletes a group with DELETE /v1/usergroups/{id}. The spec's answer
-// is an object with success (boolean), "true on success"; any other answer,
-// 2xx or not, is an error. A 2xx answer without success: true is an
-// *edapp.APIError matching edapp.ErrUnsuccessful.
+// Delete deletes a group with DELETE /v1/usergroups/{id}. An answer of
+// {"success": false} is an *edapp.APIError matching edapp.ErrUnsuccessful;
+// {"success": true}, {} and an empty answer are success.
 func (s *UserGroupsService) Delete(ctx context.Context, groupID string) error {
-	if err := ids.Require("group id", groupID); err != nil {
+	if err := ids.Require("groupID", groupID); err != nil {
 		return err
 	}
 	return (*service)(s).deleteOK(ctx, "/v1/usergroups/"+ids.Segment(groupID))

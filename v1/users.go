@@ -86,12 +86,11 @@ func (u *User) isZero() bool {
 		u.FirstName == "" && u.LastName == ""
 }
 
-// Delete deletes a user with DELETE /v1/users/{id}. The spec's answer is an
-// object with success (boolean), "true on success"; any other answer, 2xx
-// or not, is an error. A 2xx answer without success: true is an
-// *edapp.APIError matching edapp.ErrUnsuccessful.
+// Delete deletes a user with DELETE /v1/users/{id}. An answer of
+// {"success": false} is an *edapp.APIError matching edapp.ErrUnsuccessful;
+// {"success": true}, {} and an empty answer are success.
 func (s *UsersService) Delete(ctx context.Context, userID string) error {
-	if err := ids.Require("user id", userID); err != nil {
+	if err := ids.Require("userID", userID); err != nil {
 		return err
 	}
 	return (*service)(s).deleteOK(ctx, "/v1/users/"+ids.Segment(userID))
@@ -106,7 +105,7 @@ func (s *UsersService) Delete(ctx context.Context, userID string) error {
 // "a fresh link must be obtained from the service when a user is about to
 // open a lesson"); LaunchLink fetches one at the right moment.
 func (s *UsersService) Courses(ctx context.Context, userID string) ([]Course, error) {
-	if err := ids.Require("user id", userID); err != nil {
+	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
 	var courses []Course
@@ -150,10 +149,10 @@ var ErrNoLaunchLink = errors.New("edapp/v1: lesson has no usable launch link")
 // contain the launch token; the link's String hides it too, and only its
 // URL and Token fields hold it.
 func (s *UsersService) LaunchLink(ctx context.Context, userID, lessonID string) (*edapp.LaunchLink, error) {
-	if err := ids.Require("user id", userID); err != nil {
+	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
-	if err := ids.Require("lesson id", lessonID); err != nil {
+	if err := ids.Require("lessonID", lessonID); err != nil {
 		return nil, err
 	}
 	issuedAt := s.now()

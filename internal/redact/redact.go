@@ -57,21 +57,25 @@ func Secret(s, secret string) string {
 }
 
 // Excerpt returns s with its secrets replaced by clean, cut to at most n
-// bytes on a rune boundary, with "…" when it was cut. Only the first
-// n+Margin bytes are looked at, so a huge body costs no more than a short
-// one; clean runs before the cut, so a secret that crosses it is gone whole.
+// bytes on a rune boundary. Only the first n+Margin bytes are looked at, so
+// a huge body costs no more than a short one; clean runs before the cut, so
+// a secret that crosses it is gone whole.
 func Excerpt(s string, n int, clean func(string) string) string {
 	if len(s) > n+Margin {
 		s = s[:n+Margin]
 	}
-	s = clean(s)
+	return Cut(clean(s), n)
+}
+
+// Cut shortens s to at most n bytes, on a rune boundary.
+func Cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return s[:n] + "…"
+	return s[:n]
 }
 
 // Patterns are kept per secret: a process has few API tokens. Past

@@ -105,7 +105,7 @@ func TestExcerptRedactsBeforeCutting(t *testing.T) {
 		for shift := 1; shift < len(enc); shift += 3 {
 			body := strings.Repeat("x", 100-shift) + enc + strings.Repeat("y", 50)
 			got := Excerpt(body, 100, clean)
-			if len(got) > 100+len("…") {
+			if len(got) > 100 {
 				t.Fatalf("excerpt of %d bytes", len(got))
 			}
 			for _, part := range []string{tok[:5], tok[len(tok)-5:], launch[:5]} {
@@ -115,7 +115,7 @@ func TestExcerptRedactsBeforeCutting(t *testing.T) {
 			}
 		}
 	}
-	if got := Excerpt("héllo", 2, strings.ToUpper); got != "H…" {
+	if got := Excerpt("héllo", 2, strings.ToUpper); got != "H" {
 		t.Errorf("rune boundary: %q", got)
 	}
 	if got := Excerpt("short", 10, strings.ToUpper); got != "SHORT" {

@@ -18,6 +18,8 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 	"golang.org/x/time/rate"
+
+	"github.com/edapp-go/edapp/internal/redact"
 )
 
 // Policy says how often and how long to retry.
@@ -58,8 +60,8 @@ var defaultTransport = func() http.RoundTripper {
 	return t
 }()
 
-// maxErrorBody bounds what is kept of a failed response's body.
-const maxErrorBody = 64 << 10
+// MaxErrorBody bounds what an error keeps of a failed response's body.
+const MaxErrorBody = 64 << 10
 
 // maxBody bounds a successful response's body, so a runaway server cannot
 // exhaust memory. A page of 1000 analytics records is well under 16 MiB.
@@ -204,7 +206,9 @@ func (c *Client) Do(ctx context.Context, method, path, rawQuery string, body []b
 	} else {
 		// Retries ran out on a status: the handler did not run, so read here.
 		out.buf = getBuffer()
-		if err := readBody(out.buf, resp, maxErrorBody); err != nil && !errors.Is(err, errTooLarge) {
+		// Read past MaxErrorBody, so that redaction sees whole a secret
+		// that crosses the cut.
+		if err := readBody(out.buf, resp, MaxErrorBody+redact.Margin); err != nil && !errors.Is(err, errTooLarge) {
 			out.Release()
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return nil, ctxErr
@@ -243,13 +247,9 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// Redact replaces the API token in s, for error texts built from bodies.
-func (c *Client) Redact(s string) string {
-	if c.token == "" || !strings.Contains(s, c.token) {
-		return s
-	}
-	return strings.ReplaceAll(s, c.token, "[REDACTED]")
-}
+// Redact replaces the API token in s, plain or encoded, for error texts
+// built from bodies and headers.
+func (c *Client) Redact(s string) string { return redact.Secret(s, c.token) }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
