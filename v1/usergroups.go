@@ -7,10 +7,11 @@ import (
 	"slices"
 
 	"github.com/edapp-go/edapp/internal/ids"
+	"github.com/edapp-go/edapp/internal/pager"
 )
 
 // UserGroupsService covers the v1 user group operations: POST
-// /v1/usergroups and DELETE /v1/usergroups/{id}.
+// /v1/usergroups, DELETE /v1/usergroups/{id} and GET /v1/usergroups.
 type UserGroupsService service
 
 // UserGroup is the v1 shape of a user group.
@@ -67,4 +68,16 @@ func (s *UserGroupsService) Delete(ctx context.Context, groupID string) error {
 		return err
 	}
 	return (*service)(s).deleteOK(ctx, "/v1/usergroups/"+ids.Segment(groupID))
+}
+
+// List lists the account's user groups in their v1 shape: GET
+// /v1/usergroups. The answer is not documented by the vendor; it is taken
+// to be a bare JSON array, and the paged envelope is accepted too (then
+// only its one answer is read).
+func (s *UserGroupsService) List(ctx context.Context) ([]UserGroup, error) {
+	var l pager.List[UserGroup]
+	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/usergroups", nil, &l); err != nil {
+		return nil, err
+	}
+	return l.Items, nil
 }

@@ -12,10 +12,12 @@ import (
 // Client holds the v1 operations. Create it with New; like the root client
 // it is safe for concurrent use.
 type Client struct {
-	// Users: POST /v1/users, DELETE /v1/users/{id}, GET /v1/users/{id}/courses
-	// and fresh launch links from the latter.
+	// Users: POST /v1/users, DELETE /v1/users/{id}, GET /v1/users,
+	// GET /v1/users/{id}/courses and fresh launch links from the latter,
+	// and a user's token.
 	Users *UsersService
-	// UserGroups: POST /v1/usergroups and DELETE /v1/usergroups/{id}.
+	// UserGroups: POST /v1/usergroups, DELETE /v1/usergroups/{id} and
+	// GET /v1/usergroups.
 	UserGroups *UserGroupsService
 	// Reports: GET /v1/reports/user/{id}/course/{id} and
 	// GET /v1/reports/activities.
