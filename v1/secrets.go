@@ -13,7 +13,8 @@ import (
 // Printing and logging a Course or a Lesson never shows a launch token:
 // String, GoString, Format and LogValue replace it with REDACTED, while
 // LaunchURI itself, and json.Marshal, keep the whole link for handing to
-// the learner.
+// the learner. slog's JSON handler writes a slice ([]Course, []Lesson) with
+// json.Marshal, link included: log the records one at a time.
 
 // Format prints the lesson with its launch token hidden, whatever the
 // verb: %#v as GoString, any other verb as String.
