@@ -37,7 +37,10 @@
 //   - completionDate for completedDate, on courses, lessons and the report
 //     (the spec's text says completionDate, its sample completedDate; when
 //     both come, a non-empty completedDate wins);
-//   - userName and name for username, on users;
+//   - userName and name for username, and externalId for
+//     externalIdentifier, on users;
+//   - a bare array or the paged envelope, on the user and group lists;
+//   - {"token": "..."} or a bare string, on a user's token;
 //   - any letter case of a field name (usergroups or userGroups, launchURI
 //     or launchUri), as encoding/json does;
 //   - courses that carry only id, title and lessons (the spec's sample);
