@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"sync"
 	"time"
 )
@@ -261,9 +262,9 @@ func (l *WindowLimiter) earliest(t time.Duration, bulk bool) time.Duration {
 func firstFit(a []time.Duration, n int, w, t time.Duration) (lo, hi time.Duration) {
 	// full(i): a[i..i+n-1] already fill a window; no time may go between them.
 	full := func(i int) bool { return i+n-1 < len(a) && a[i+n-1]-a[i] < w }
-	p, _ := slices.BinarySearch(a, t) // the new time goes at index p
-	spanning := 0                     // full runs i with p-n < i < p
-	for i := max(0, p-n+1); i < p; i++ {
+	p := sort.Search(len(a), func(i int) bool { return a[i] > t }) // the new time goes at index p
+	spanning := 0                                                  // full runs i with p-n < i < p
+	for i := max(0, p-n+1); i < min(p, len(a)-n+1); i++ {
 		if full(i) {
 			spanning++
 		}

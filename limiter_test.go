@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
 )
 
 // fakeClock is a clock for WindowLimiter tests: time moves only when the
@@ -601,4 +602,46 @@ func fits(a []time.Duration, n int, w, x time.Duration) bool {
 		}
 	}
 	return true
+}
+
+// BenchmarkLimiterReserve compares the cost of taking a slot in a full
+// 1400-call window with the token bucket's, both on simulated time, one
+// call every window/1400 so that every call goes at once.
+func BenchmarkLimiterReserve(b *testing.B) {
+	const window = 5*time.Minute + 2*time.Second
+	step := window / 1400
+	b.Run("window", func(b *testing.B) {
+		l := newSimWindow(window)
+		now := simStart
+		for range b.N {
+			now = l.reserve(now.Add(step), false)
+		}
+	})
+	b.Run("bucket", func(b *testing.B) {
+		l := rate.NewLimiter(rate.Every(step), 50)
+		now := simStart
+		for range b.N {
+			now = now.Add(step)
+			now = now.Add(l.ReserveN(now, 1).DelayFrom(now))
+		}
+	})
+}
+
+// BenchmarkWindowLimiterRefuse measures the path WithMaxThrottle takes: a
+// full window, and a context whose deadline comes before the next slot.
+func BenchmarkWindowLimiterRefuse(b *testing.B) {
+	l, c := newFakeWindow(1400, 5*time.Minute+2*time.Second)
+	for range 1400 {
+		if err := l.Wait(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), c.Now().Add(time.Second))
+	defer cancel()
+	b.ReportAllocs()
+	for range b.N {
+		if err := l.Wait(ctx); err == nil {
+			b.Fatal("admitted")
+		}
+	}
 }
