@@ -496,13 +496,16 @@ func testNeverOverLimit(t *testing.T, seed uint64) {
 		if live.Load() == 0 {
 			break
 		}
-		switch rng.IntN(20) {
+		switch rng.IntN(10) {
 		case 0: // cancel one parked goroutine and wait for it to return
-			w := rng.IntN(workers)
-			n := returned[w].Load()
-			if n == calls {
-				break
+			var parked []int
+			for w := range workers {
+				if returned[w].Load() < calls {
+					parked = append(parked, w)
+				}
 			}
+			w := parked[rng.IntN(len(parked))]
+			n := returned[w].Load()
 			mu.Lock()
 			cancels[w]()
 			mu.Unlock()
