@@ -32,6 +32,14 @@ const pauseTimeout = 2 * time.Second
 // admissions in any trailing window, over every Limiter (in any process)
 // that uses the same Redis and key. It implements edapp.Limiter,
 // edapp.LaneLimiter and edapp.Pauser, and is safe for concurrent use.
+//
+// How quickly Wait reports that Redis is down is up to the Redis client's
+// options. With go-redis's defaults, a refused connection is reported after
+// about 2 seconds (4 tries of 5 dials each), and at once after repeated
+// failures; a client made with MaxRetries: -1 and DialerRetries: 1 reports
+// it at once. If the Redis client retries a command whose reply was lost,
+// one request may be counted twice: the budget is then under-used, never
+// overrun.
 type Limiter struct {
 	rdb       redis.UniversalClient
 	keys      []string // all admissions, bulk admissions, pause
