@@ -160,3 +160,6 @@ func checkWindow(t *testing.T, what string, times []time.Time, limit int, window
 		t.Errorf("%s: %d admissions in the window starting %s, limit %d", what, n, at.Format("15:04:05.000000"), limit)
 	}
 }
+
+// client returns a go-redis client with default options for s.
+func (s *redisServer) client(t *testing.T) *redis.Client { return newClient(t, s.addr()) }
