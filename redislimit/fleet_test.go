@@ -155,7 +155,9 @@ func TestFleet(t *testing.T) {
 			usedBulk++
 		}
 	}
-	t.Logf("fleet of %d processes (%d goroutines each), %d per %v: %d admissions in the %d windows from the first (%d bulk, %d interactive): %.1f%% of the budget; %d admissions in the whole run, per process %v",
+	most, _ := maxInWindow(all, fleetWindow)
+	mostBulk, _ := maxInWindow(bulk, fleetWindow)
+	t.Logf("fleet of %d processes (%d goroutines each), %d per %v: %d admissions in the %d windows from the first (%d bulk, %d interactive): %.1f%% of the budget; %d admissions in the whole run, per process %v; most in any window %d (bulk %d)",
 		fleetProcs, 2, fleetLimit, fleetWindow, used, fleetWindows, usedBulk, used-usedBulk,
-		100*float64(used)/float64(fleetWindows*fleetLimit), len(all), perProc)
+		100*float64(used)/float64(fleetWindows*fleetLimit), len(all), perProc, most, mostBulk)
 }
