@@ -28,7 +28,8 @@
 // nothing behind.
 //
 // A Limiter never lets a request through unlimited. While Redis cannot be
-// reached, Wait fails at once with an *Error that names Redis, and the
-// client sends nothing; once Redis answers again, calls go on without a
-// restart (the Redis client reconnects by itself).
+// reached, Wait fails with an *Error that names Redis, as soon as the Redis
+// client gives up rather than when ctx ends, and the client sends nothing;
+// once Redis answers again, calls go on without a restart (the Redis client
+// reconnects by itself).
 package redislimit

@@ -115,12 +115,11 @@ func New(rdb redis.UniversalClient, key string, limit int, window time.Duration,
 // a limiter failure must never pass for a failed connection to the API,
 // which an HTTP client would retry.
 type Error struct {
-	Op  string // what the Limiter was doing: "admit" or "pause"
-	Err error  // the Redis client's error
+	Err error // the Redis client's error
 }
 
 func (e *Error) Error() string {
-	return "redislimit: Redis " + e.Op + " failed: " + e.Err.Error()
+	return "redislimit: Redis error, nothing admitted: " + e.Err.Error()
 }
 
 // Wait blocks until the shared budget admits one interactive request, or
@@ -137,7 +136,8 @@ func (l *Limiter) Wait(ctx context.Context) error {
 //   - at once, an error matching context.DeadlineExceeded when the wait
 //     would outlast ctx's deadline;
 //   - ctx's error when ctx ends while waiting;
-//   - at once, an *Error when Redis cannot be reached or fails.
+//   - an *Error when Redis cannot be reached or fails, without waiting
+//     for ctx (see Limiter for how quickly).
 func (l *Limiter) WaitLane(ctx context.Context, bulk bool) error {
 	_, err := l.wait(ctx, bulk)
 	return err
@@ -188,10 +188,10 @@ func (l *Limiter) admit(ctx context.Context, bulk bool) (ok bool, wait time.Dura
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return false, 0, time.Time{}, ctxErr
 		}
-		return false, 0, time.Time{}, &Error{Op: "admit", Err: err}
+		return false, 0, time.Time{}, &Error{Err: err}
 	}
 	if len(res) != 3 {
-		return false, 0, time.Time{}, &Error{Op: "admit", Err: fmt.Errorf("unexpected script reply %v", res)}
+		return false, 0, time.Time{}, &Error{Err: fmt.Errorf("unexpected script reply %v", res)}
 	}
 	return res[0] == 1, time.Duration(res[1]) * time.Microsecond, time.UnixMicro(res[2]), nil
 }
