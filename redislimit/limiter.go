@@ -103,7 +103,9 @@ func New(rdb redis.UniversalClient, key string, limit int, window time.Duration,
 	}
 	WithBulkShare(DefaultBulkShare)(l)
 	for _, o := range opts {
-		o(l)
+		if o != nil {
+			o(l)
+		}
 	}
 	return l
 }
