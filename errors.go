@@ -14,6 +14,7 @@ import (
 
 	"github.com/edapp-go/edapp/internal/ids"
 
+	"github.com/edapp-go/edapp/internal/pager"
 	"github.com/edapp-go/edapp/internal/redact"
 )
 
@@ -30,6 +31,12 @@ var (
 	ErrInvalidInput = ids.ErrInvalidInput                   // refused before any request was sent
 	ErrUnsuccessful = errors.New("edapp: operation failed") // a 2xx answer of {"success": false}
 )
+
+// ErrRepeatedPage is what an All iterator yields when the service, which
+// reported a total count, answers the same page twice: it is ignoring the
+// page number, and reading on would never end. An unpaged array that
+// repeats is not an error; the iterator just ends.
+var ErrRepeatedPage = pager.ErrRepeatedPage
 
 // APIError is a non-2xx answer from the service (or a 2xx that says
 // {"success": false}). The spec does not show error bodies; the real service
