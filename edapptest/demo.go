@@ -74,7 +74,7 @@ func (s *Server) seedDemo(d *Demo, now time.Time, ps *[]pending) error {
 	start := now.Add(-7 * day)
 
 	d.CollectionID = st.newID("col")
-	st.collections.add(d.CollectionID, &collection{id: d.CollectionID, title: "Workplace Safety",
+	st.collections.add(d.CollectionID, &collection{id: d.CollectionID, externalID: "SAFETY", title: "Workplace Safety",
 		description: "Essential safety training for every site."})
 	courses := []CourseSpec{
 		{Title: "Manual Handling", ExternalID: "MH-101", CollectionID: d.CollectionID, Duration: 30,

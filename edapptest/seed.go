@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/edapp-go/edapp"
 )
 
 // CourseSpec describes a course for AddCourse.
@@ -330,7 +332,7 @@ func (s *Server) UnassignCourse(groupID, courseID string) error {
 // open records a lesson open: a new attempt and a LessonOpened event.
 func (st *store) open(u *user, l *lesson, at time.Time) *attempt {
 	a := &attempt{id: st.newID("att"), userID: u.id, lessonID: l.id, courseID: l.courseID, started: at}
-	st.attempts = append(st.attempts, a)
+	st.addAttempt(a)
 	st.events = append(st.events, &progressEvent{userID: u.id, lessonID: l.id, courseID: l.courseID,
 		name: eventLessonOpened, at: at})
 	if at.After(u.lastActive) {
@@ -359,16 +361,15 @@ func (st *store) complete(u *user, l *lesson, score float64, at time.Time) []out
 	vals["courseId"], vals["courseTitle"], vals["timestamp"] = c.id, c.title, at
 	lv := maps.Clone(vals)
 	lv["lessonId"], lv["lessonTitle"], lv["score"] = l.id, l.title, score
-	out := []outEvent{{name: EventLessonCompleted, vals: lv}}
+	out := []outEvent{{name: edapp.EventLessonCompleted, vals: lv}}
 
 	key := ucKey{u.id, c.id}
 	if _, done := st.completions[key]; done {
 		return out
 	}
-	idx := st.progressIndex()
 	pub := st.publishedLessons(c)
 	for _, pl := range pub {
-		if p := idx[ulKey{u.id, pl.id}]; p == nil || p.completed.IsZero() {
+		if p := st.progress(u.id, pl.id); p == nil || p.completed.IsZero() {
 			return out
 		}
 	}
@@ -376,7 +377,7 @@ func (st *store) complete(u *user, l *lesson, score float64, at time.Time) []out
 		return out
 	}
 	st.completions[key] = at
-	return append(out, outEvent{name: EventCourseCompleted, vals: vals})
+	return append(out, outEvent{name: edapp.EventCourseCompleted, vals: vals})
 }
 
 // OpenLesson records that the user opened a lesson: a new attempt and a
@@ -451,7 +452,7 @@ func (s *Server) RecordInteraction(userID, lessonID string, in Interaction) erro
 
 // publishEvents builds one event per user who can reach the course, or a
 // single event with empty user fields when nobody can.
-func (st *store) publishEvents(name string, c *course, l *lesson) []outEvent {
+func (st *store) publishEvents(name edapp.EventName, c *course, l *lesson) []outEvent {
 	base := map[string]any{"courseId": c.id, "courseTitle": c.title}
 	if l != nil {
 		base["lessonId"], base["lessonTitle"] = l.id, l.title
@@ -469,7 +470,7 @@ func (st *store) publishEvents(name string, c *course, l *lesson) []outEvent {
 	return out
 }
 
-func (s *Server) setCourseStatus(courseID, status, event string) error {
+func (s *Server) setCourseStatus(courseID, status string, event edapp.EventName) error {
 	return s.emit(func(st *store, now time.Time) ([]outEvent, error) {
 		c, err := st.course(courseID)
 		if err != nil {
@@ -480,7 +481,7 @@ func (s *Server) setCourseStatus(courseID, status, event string) error {
 	})
 }
 
-func (s *Server) setLessonStatus(lessonID, status, event string) error {
+func (s *Server) setLessonStatus(lessonID, status string, event edapp.EventName) error {
 	return s.emit(func(st *store, now time.Time) ([]outEvent, error) {
 		l, err := st.lesson(lessonID)
 		if err != nil {
@@ -499,27 +500,27 @@ func (s *Server) setLessonStatus(lessonID, status, event string) error {
 // CoursePublishedEvent once per user who can reach the course (or once with
 // empty user fields when nobody can).
 func (s *Server) PublishCourse(courseID string) error {
-	return s.setCourseStatus(courseID, statusPublished, EventCoursePublished)
+	return s.setCourseStatus(courseID, statusPublished, edapp.EventCoursePublished)
 }
 
 // UnpublishCourse sets the course's status to "unpublished" and delivers
 // CourseUnPublishedEvent as PublishCourse does. An unpublished course
 // leaves the users' course lists.
 func (s *Server) UnpublishCourse(courseID string) error {
-	return s.setCourseStatus(courseID, statusUnpublished, EventCourseUnPublished)
+	return s.setCourseStatus(courseID, statusUnpublished, edapp.EventCourseUnPublished)
 }
 
 // PublishLesson sets the lesson's status to "published" and delivers
 // LessonPublishedEvent once per user who can reach its course (or once with
 // empty user fields when nobody can).
 func (s *Server) PublishLesson(lessonID string) error {
-	return s.setLessonStatus(lessonID, statusPublished, EventLessonPublished)
+	return s.setLessonStatus(lessonID, statusPublished, edapp.EventLessonPublished)
 }
 
 // UnpublishLesson sets the lesson's status to "unpublished" and delivers
 // LessonUnpublishedEvent as PublishLesson does.
 func (s *Server) UnpublishLesson(lessonID string) error {
-	return s.setLessonStatus(lessonID, statusUnpublished, EventLessonUnpublished)
+	return s.setLessonStatus(lessonID, statusUnpublished, edapp.EventLessonUnpublished)
 }
 
 // SendCourseReminder delivers CourseReminderWebHookEvent for a user and a
@@ -537,7 +538,7 @@ func (s *Server) SendCourseReminder(userID, courseID string, dueDate time.Time) 
 		vals := userFields(u)
 		vals["courseId"], vals["courseTitle"], vals["dueDate"] = c.id, c.title, dueDate
 		vals["courseLink"] = s.URL + "/courses/" + c.id
-		return []outEvent{{name: EventCourseReminder, vals: vals}}, nil
+		return []outEvent{{name: edapp.EventCourseReminderWebHook, vals: vals}}, nil
 	})
 }
 
@@ -548,7 +549,7 @@ func (s *Server) SendCourseReminder(userID, courseID string, dueDate time.Time) 
 // the server's clock. When fields["userId"] names a user, the user fields
 // default to that user's. Fields outside the spec are sent after the
 // spec's ones. A time.Time value is written as a datetime.
-func (s *Server) Emit(eventName string, fields map[string]any) error {
+func (s *Server) Emit(eventName edapp.EventName, fields map[string]any) error {
 	specFields, ok := eventFields[eventName]
 	if !ok {
 		return invalid("unknown event %q", eventName)
@@ -574,7 +575,7 @@ func (s *Server) Emit(eventName string, fields map[string]any) error {
 
 // AddWebhook registers a webhook, as POST /v2/webhooks does, and returns
 // its id.
-func (s *Server) AddWebhook(eventName, webHookURL string, headers map[string]string) (string, error) {
+func (s *Server) AddWebhook(eventName edapp.EventName, webHookURL string, headers map[string]string) (string, error) {
 	var id string
 	err := s.locked(func(st *store, _ time.Time) error {
 		w, err := st.addWebhook(eventName, webHookURL, headers)
