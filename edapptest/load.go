@@ -189,7 +189,7 @@ func (st *store) seedLoad(nUsers, nAttempts int, now time.Time) error {
 			plans[i].started = times[k]
 		}
 	}
-	slices.SortStableFunc(plans, func(a, b plan) int { return a.started.Compare(b.started) })
+	slices.SortFunc(plans, func(a, b plan) int { return a.started.Compare(b.started) })
 	st.attempts = slices.Grow(st.attempts, nAttempts)
 	st.events = slices.Grow(st.events, 2*nAttempts)
 	for _, p := range plans {

@@ -350,7 +350,7 @@ func (st *store) complete(u *user, l *lesson, score float64, at time.Time) []out
 	if a == nil {
 		a = st.open(u, l, at)
 	}
-	a.done, a.completed, a.score = true, at, score
+	st.finish(a, at, score)
 	st.events = append(st.events, &progressEvent{userID: u.id, lessonID: l.id, courseID: l.courseID,
 		name: eventLessonCompleted, at: at, score: score, hasScore: true})
 	if at.After(u.lastActive) {

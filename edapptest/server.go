@@ -415,30 +415,38 @@ func (s *Server) logRequest(r *http.Request, body []byte, launch bool) *Request 
 
 // redactQuery replaces the values of token parameters (by name without
 // regard to case, after decoding, as the launch page reads them) and
-// returns the values it removed. A launch-page query, or one with a token
-// parameter, is re-encoded from what decodes, so no raw form survives;
-// any other query is kept as sent.
+// returns the values it found, read leniently so that a malformed pair
+// still counts. A launch-page query, or one with a token parameter, is
+// re-encoded from what decodes, so no raw form survives; any other query
+// is kept as sent.
 func redactQuery(raw string, launch bool) (string, []string) {
 	if raw == "" {
 		return raw, nil
 	}
-	vals, _ := url.ParseQuery(raw)
 	var toks []string
-	found := false
-	for k, vs := range vals {
-		if !strings.EqualFold(k, "token") {
+	for _, pair := range strings.FieldsFunc(raw, func(r rune) bool { return r == '&' || r == ';' }) {
+		k, v, _ := strings.Cut(pair, "=")
+		if uk, err := url.QueryUnescape(k); err == nil {
+			k = uk
+		}
+		if !strings.EqualFold(k, "token") || v == "" {
 			continue
 		}
-		found = true
-		for i, v := range vs {
-			if v != "" {
-				toks = append(toks, v)
-			}
-			vs[i] = redacted
+		toks = append(toks, v)
+		if uv, err := url.QueryUnescape(v); err == nil && uv != v {
+			toks = append(toks, uv)
 		}
 	}
-	if !launch && !found {
+	if !launch && toks == nil {
 		return raw, nil
+	}
+	vals, _ := url.ParseQuery(raw)
+	for k, vs := range vals {
+		if strings.EqualFold(k, "token") {
+			for i := range vs {
+				vs[i] = redacted
+			}
+		}
 	}
 	return vals.Encode(), toks
 }

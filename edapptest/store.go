@@ -238,9 +238,10 @@ type ulKey struct{ userID, lessonID string }
 type store struct {
 	seq          map[string]int
 	users        table[user]
-	userByName   map[string]*user     // lower-cased username
-	userByExt    map[string]*user     // external id
-	byUL         map[ulKey][]*attempt // a user's attempts at a lesson, oldest first
+	userByName   map[string]*user          // lower-cased username
+	userByExt    map[string]*user          // external id
+	byUL         map[ulKey][]*attempt      // a user's attempts at a lesson, oldest first
+	prog         map[ulKey]*lessonProgress // the same, folded
 	groups       table[group]
 	collections  table[collection]
 	courses      table[course]
@@ -263,6 +264,7 @@ func newStore() *store {
 		userByName:  make(map[string]*user),
 		userByExt:   make(map[string]*user),
 		byUL:        make(map[ulKey][]*attempt),
+		prog:        make(map[ulKey]*lessonProgress),
 	}
 }
 
@@ -372,6 +374,41 @@ func (st *store) addAttempt(a *attempt) {
 	st.attempts = append(st.attempts, a)
 	k := ulKey{a.userID, a.lessonID}
 	st.byUL[k] = append(st.byUL[k], a)
+	p := st.prog[k]
+	if p == nil {
+		p = &lessonProgress{}
+		st.prog[k] = p
+	}
+	p.attempts++
+	if p.opened.IsZero() || a.started.Before(p.opened) {
+		p.opened = a.started
+	}
+	if a.started.After(p.lastActivity) {
+		p.lastActivity = a.started
+	}
+	if a.done {
+		p.fold(a)
+	}
+}
+
+// finish completes an attempt, keeping the folded progress current.
+func (st *store) finish(a *attempt, at time.Time, score float64) {
+	a.done, a.completed, a.score = true, at, score
+	if p := st.prog[ulKey{a.userID, a.lessonID}]; p != nil {
+		p.fold(a)
+	}
+}
+
+// fold adds a completed attempt. Completions come in order, so the
+// latest one sets the score.
+func (p *lessonProgress) fold(a *attempt) {
+	if p.completed.IsZero() || a.completed.Before(p.completed) {
+		p.completed = a.completed
+	}
+	if a.completed.After(p.lastActivity) {
+		p.lastActivity = a.completed
+	}
+	p.score, p.hasScore = a.score, true
 }
 
 func (st *store) groupByInviteCode(code string) *group {
@@ -401,32 +438,10 @@ type lessonProgress struct {
 	attempts          int
 }
 
-// progress folds the user's attempts at a lesson; nil when there are none.
+// progress is what the user did in a lesson; nil when nothing. Callers
+// must not change it.
 func (st *store) progress(userID, lessonID string) *lessonProgress {
-	as := st.byUL[ulKey{userID, lessonID}]
-	if len(as) == 0 {
-		return nil
-	}
-	p := &lessonProgress{}
-	for _, a := range as {
-		p.attempts++
-		if p.opened.IsZero() || a.started.Before(p.opened) {
-			p.opened = a.started
-		}
-		if a.started.After(p.lastActivity) {
-			p.lastActivity = a.started
-		}
-		if a.done {
-			if p.completed.IsZero() || a.completed.Before(p.completed) {
-				p.completed = a.completed
-			}
-			if a.completed.After(p.lastActivity) {
-				p.lastActivity = a.completed
-			}
-			p.score, p.hasScore = a.score, true
-		}
-	}
-	return p
+	return st.prog[ulKey{userID, lessonID}]
 }
 
 // courseState summarises one user's progress in one course.
@@ -514,6 +529,7 @@ func (st *store) deleteUser(id string) {
 	for k := range st.byUL {
 		if k.userID == id {
 			delete(st.byUL, k)
+			delete(st.prog, k)
 		}
 	}
 	st.attempts = slices.DeleteFunc(st.attempts, func(a *attempt) bool { return a.userID == id })
