@@ -42,7 +42,7 @@ type UserSpec struct {
 	LastName      string
 	ExternalID    string // optional; unique within the account
 	TimeZone      string
-	Roles         []string // each one of the spec's seven roles
+	Roles         []string // each one of the seven roles, such as "app-user"
 	Groups        []string // group ids the user belongs to
 	ManagedGroups []string // group ids the user manages
 	CustomFields  map[string]string
@@ -111,7 +111,8 @@ func (st *store) lesson(id string) (*lesson, error) {
 	return nil, notFound("lesson %q not found", id)
 }
 
-// AddCollection adds a course collection and returns its id.
+// AddCollection adds a course collection without an external id and
+// returns its id; AddCollectionSpec sets one.
 func (s *Server) AddCollection(title, description string) string {
 	var id string
 	_ = s.locked(func(st *store, _ time.Time) error {
@@ -382,7 +383,7 @@ func (st *store) complete(u *user, l *lesson, score float64, at time.Time) []out
 
 // OpenLesson records that the user opened a lesson: a new attempt and a
 // LessonOpened progress event. It returns the attempt id. It sends no
-// webhook (the spec has no open event) and does not check that the user
+// webhook (the service has no open event) and does not check that the user
 // can reach the course.
 func (s *Server) OpenLesson(userID, lessonID string) (string, error) {
 	var id string
@@ -542,13 +543,18 @@ func (s *Server) SendCourseReminder(userID, courseID string, dueDate time.Time) 
 	})
 }
 
-// Emit delivers any of the ten events with the given fields, for instance
-// the Rapid Refresh notifications. The payload holds the event's fields in
-// the spec's order; fields missing from the map are "" (0 for score, null
-// for dueDate), and eventName and timestamp default to the event name and
-// the server's clock. When fields["userId"] names a user, the user fields
-// default to that user's. Fields outside the spec are sent after the
-// spec's ones. A time.Time value is written as a datetime.
+// Emit delivers any of the ten events (edapp.EventNames) with the given
+// fields, for instance the Rapid Refresh notifications:
+//
+//	srv.Emit(edapp.EventRapidRefreshSessionReminderNotification, map[string]any{"userId": id})
+//
+// The payload holds the event's fields in the service's order; fields
+// missing from the map are "" (0 for score, null for dueDate), and
+// eventName and timestamp default to the event name and the server's
+// clock. When fields["userId"] names a user, the user fields
+// default to that user's. Other fields are sent after the event's own. A
+// time.Time value is written as a datetime. An unknown event name fails
+// with ErrInvalid.
 func (s *Server) Emit(eventName edapp.EventName, fields map[string]any) error {
 	specFields, ok := eventFields[eventName]
 	if !ok {
