@@ -29,6 +29,9 @@ type call struct {
 	query  map[string][]string // names lower-cased
 	body   []byte
 	now    time.Time
+
+	status int    // the answer, written once the lock is released
+	answer []byte // JSON
 }
 
 type route struct {
@@ -176,16 +179,10 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, segs []string, bo
 			continue
 		}
 		c := &call{s: s, w: w, r: r, params: params, body: body, query: lowerQuery(r)}
-		if rt.write {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-		} else {
-			s.mu.RLock()
-			defer s.mu.RUnlock()
-		}
-		c.st = s.st
-		c.now = s.now()
-		rt.h(c)
+		s.handle(rt, c)
+		// The answer is encoded under the lock and written after it, so
+		// that a slow reader holds up nobody.
+		writeRaw(w, c.status, c.answer)
 		return
 	}
 	if len(allowed) > 0 {
@@ -195,6 +192,24 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, segs []string, bo
 		return
 	}
 	writeError(w, http.StatusNotFound, "no route for "+r.Method+" /"+strings.Join(segs, "/"))
+}
+
+// handle runs a handler under the store lock: shared for reads,
+// exclusive for writes.
+func (s *Server) handle(rt route, c *call) {
+	if rt.write {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	} else {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+	}
+	c.st = s.st
+	c.now = s.now()
+	rt.h(c)
+	if c.status == 0 {
+		c.status, c.answer = encodeJSON(http.StatusInternalServerError, errorBody{"handler answered nothing"})
+	}
 }
 
 func lowerQuery(r *http.Request) map[string][]string {
@@ -217,9 +232,14 @@ func (c *call) q(name string) string {
 	return ""
 }
 
-func (c *call) json(status int, v any) { writeJSON(c.w, status, v) }
+// json sets the answer; the first one set wins.
+func (c *call) json(status int, v any) {
+	if c.status == 0 {
+		c.status, c.answer = encodeJSON(status, v)
+	}
+}
 
-func (c *call) fail(status int, msg string) { writeError(c.w, status, msg) }
+func (c *call) fail(status int, msg string) { c.json(status, errorBody{msg}) }
 
 // failErr answers an error from the store; an *apiErr keeps its status.
 func (c *call) failErr(err error) {
@@ -232,14 +252,24 @@ func (c *call) failErr(err error) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	status, b := encodeJSON(status, v)
+	writeRaw(w, status, b)
+}
+
+// encodeJSON encodes an answer; an unencodable value becomes a 500.
+func encodeJSON(status int, v any) (int, []byte) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		status = http.StatusInternalServerError
-		b = []byte(`{"message":"cannot encode response"}`)
+		return http.StatusInternalServerError, []byte(`{"message":"cannot encode response"}` + "\n")
 	}
+	return status, append(b, '\n')
+}
+
+// writeRaw writes an encoded JSON answer.
+func writeRaw(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
+	_, _ = w.Write(b)
 }
 
 type errorBody struct {
