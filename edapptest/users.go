@@ -202,14 +202,6 @@ func toV2User(u *user) v2User {
 	}
 }
 
-func toV2Users(us []*user) []v2User {
-	out := make([]v2User, 0, len(us))
-	for _, u := range us {
-		out = append(out, toV2User(u))
-	}
-	return out
-}
-
 func (c *call) v2CreateUser() {
 	o, ok := c.object()
 	if !ok {
@@ -354,14 +346,6 @@ type v2Group struct {
 
 func (st *store) toV2Group(g *group) v2Group {
 	return v2Group{ID: g.id, Name: g.name, InviteCode: g.inviteCode, HasChildren: st.hasChildren(g)}
-}
-
-func (st *store) toV2Groups(gs []*group) []v2Group {
-	out := make([]v2Group, 0, len(gs))
-	for _, g := range gs {
-		out = append(out, st.toV2Group(g))
-	}
-	return out
 }
 
 // addGroup validates and stores a new group.
