@@ -6,6 +6,7 @@ import (
 
 // Demo holds the ids of the data SeedDemo loads.
 type Demo struct {
+	// CollectionID is "Workplace Safety" (external id SAFETY).
 	CollectionID string
 	// CourseIDs are "Manual Handling" (MH-101) and "Fire Safety" (FS-101).
 	CourseIDs []string
@@ -64,6 +65,9 @@ func (s *Server) seedDemo(d *Demo, now time.Time, ps *[]pending) error {
 		case "MH-101-1", "MH-101-2", "MH-101-3", "FS-101-1", "FS-101-2":
 			return conflict("lesson external id %q is taken", l.externalID)
 		}
+	}
+	if st.collectionByExternalID("SAFETY") != nil {
+		return conflict("collection external id %q is taken", "SAFETY")
 	}
 	for _, name := range []string{"EMP-001", "EMP-002", "EMP-003", "EMP-004"} {
 		if st.userByExternalID(name) != nil {
