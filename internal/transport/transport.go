@@ -477,8 +477,9 @@ func (t *roundTripper) waitTurn(ctx context.Context, info *call) error {
 	}
 	lctx := ctx
 	if info.maxThrottle >= 0 {
+		// What the pause took counts against WithMaxThrottle too.
 		var cancel context.CancelFunc
-		lctx, cancel = context.WithTimeout(ctx, info.maxThrottle)
+		lctx, cancel = context.WithTimeout(ctx, max(info.maxThrottle-time.Since(start), 0))
 		defer cancel()
 	}
 	var err error
