@@ -179,6 +179,7 @@ func (h *webhookHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := h.readBody(w, r)
 	if err != nil {
+		w.Header().Set("Connection", "close") // what is left of the body is not a request
 		var tooLarge *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooLarge):
@@ -215,10 +216,14 @@ func (h *webhookHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byt
 	body := http.MaxBytesReader(w, r.Body, h.maxBody)
 	rc := http.NewResponseController(w)
 	if rc.SetReadDeadline(time.Now().Add(h.readTimeout)) == nil {
-		// Lift the deadline once the body is in, so that it cannot end
-		// the connection, or fn's context, while fn runs.
-		defer rc.SetReadDeadline(time.Time{})
-		return io.ReadAll(body)
+		b, err := io.ReadAll(body)
+		if err == nil {
+			// Lift the deadline, so that it cannot end the connection,
+			// or fn's context, while fn runs. After an error it stays,
+			// so that net/http does not wait for the rest of the body.
+			_ = rc.SetReadDeadline(time.Time{}) // it worked a moment ago
+		}
+		return b, err
 	}
 	// No deadline to set: read aside, and stop waiting when the timer ends.
 	// A read still blocked then ends with the connection.
