@@ -284,12 +284,11 @@ type eventType struct {
 	fields []eventField
 }
 
-// eventField is one field of an event struct: its index, its slot in
-// wireType, its JSON name and its type (string, float64 or Time).
+// eventField is one field of an event struct (a string, float64 or Time):
+// its index, its slot in wireType and its JSON name.
 type eventField struct {
 	index, slot int
 	key         string
-	kind        reflect.Type
 }
 
 // wireType has a field of type wireValue for eventName and for each JSON name
@@ -317,7 +316,7 @@ func buildEventTypes() (map[EventName]*eventType, reflect.Type) {
 		t := &eventType{new: row.new, plain: reflect.StructOf(fields)}
 		for i, f := range fields {
 			key := f.Tag.Get("json")
-			t.fields = append(t.fields, eventField{index: i, slot: slotOf(key), key: key, kind: f.Type})
+			t.fields = append(t.fields, eventField{index: i, slot: slotOf(key), key: key})
 		}
 		types[row.name] = t
 	}
@@ -376,17 +375,13 @@ func fill(ev Event, w reflect.Value) error {
 			continue // absent or null
 		}
 		var err error
-		switch dst := v.Field(f.index); f.kind {
-		case reflect.TypeFor[string]():
-			var s string
-			s, err = decodeText(raw)
-			dst.SetString(s)
-		case reflect.TypeFor[float64]():
-			var n float64
-			n, err = decodeNumber(raw)
-			dst.SetFloat(n)
-		case reflect.TypeFor[Time]():
-			err = decodeTime(raw, dst.Addr().Interface().(*Time))
+		switch dst := v.Field(f.index).Addr().Interface().(type) {
+		case *string:
+			*dst, err = decodeText(raw)
+		case *float64:
+			*dst, err = decodeNumber(raw)
+		case *Time:
+			err = decodeTime(raw, dst)
 		}
 		if err != nil {
 			return fmt.Errorf("edapp: %s: field %q: %w", ev.Name(), f.key, err)
@@ -456,13 +451,13 @@ func unquote(raw []byte) string {
 
 // kindOf names the JSON type of a raw value for error messages.
 func kindOf(v []byte) string {
-	if k, ok := jsonKinds[v[0]]; ok {
+	if k := jsonKinds[v[0]]; k != "" {
 		return k
 	}
 	return "a number"
 }
 
-var jsonKinds = map[byte]string{'"': "a string", '{': "an object", '[': "an array", 't': "a boolean", 'f': "a boolean", 'n': "null"}
+var jsonKinds = [256]string{'"': "a string", '{': "an object", '[': "an array", 't': "a boolean", 'f': "a boolean", 'n': "null"}
 
 // marshalEvent is the MarshalJSON of the event structs: their fields, with
 // eventName in front.
