@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/edapp-go/edapp"
 )
@@ -58,4 +59,56 @@ func BenchmarkParseEvent(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkParseEventInterleaved decodes the ten payloads with ParseEvent and
+// with json.Unmarshal into plain structs in alternating batches, so that both
+// see the same load on a busy machine, and reports the ratio of their times:
+//
+//	go test -run '^$' -bench '^BenchmarkParseEventInterleaved$' -count 6 .
+func BenchmarkParseEventInterleaved(b *testing.B) {
+	var payloads [][]byte
+	var plains []reflect.Type
+	for _, name := range edapp.EventNames() {
+		payload := readEventFixture(b, string(name)+".json")
+		ev, err := edapp.ParseEvent(payload)
+		if err != nil {
+			b.Fatal(err)
+		}
+		payloads, plains = append(payloads, payload), append(plains, plainEventType(ev))
+	}
+	parseAll := func() {
+		for _, p := range payloads {
+			if _, err := edapp.ParseEvent(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	unmarshalAll := func() {
+		for i, p := range payloads {
+			if err := json.Unmarshal(p, reflect.New(plains[i]).Interface()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	var parse, plain time.Duration
+	odd := false
+	for b.Loop() {
+		first, second := parseAll, unmarshalAll
+		if odd {
+			first, second = unmarshalAll, parseAll
+		}
+		t0 := time.Now()
+		first()
+		t1 := time.Now()
+		second()
+		t2 := time.Now()
+		if odd {
+			plain, parse = plain+t1.Sub(t0), parse+t2.Sub(t1)
+		} else {
+			parse, plain = parse+t1.Sub(t0), plain+t2.Sub(t1)
+		}
+		odd = !odd
+	}
+	b.ReportMetric(float64(parse)/float64(plain), "ParseEvent/json.Unmarshal")
 }
