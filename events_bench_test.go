@@ -61,11 +61,13 @@ func BenchmarkParseEvent(b *testing.B) {
 	}
 }
 
-// BenchmarkParseEventInterleaved decodes the ten payloads with ParseEvent and
-// with json.Unmarshal into plain structs in alternating batches, so that both
-// see the same load on a busy machine, and reports the ratio of their times:
+// BenchmarkParseEventInterleaved decodes each payload, and then all ten,
+// with ParseEvent and with json.Unmarshal into plain structs in alternating
+// batches, so that both see the same load on a busy machine, and reports the
+// ratio of their times:
 //
-//	go test -run '^$' -bench '^BenchmarkParseEventInterleaved$' -count 6 .
+//	go test -run '^$' -bench '^BenchmarkParseEventInterleaved$' -count 6 . > ratio.txt
+//	go run golang.org/x/perf/cmd/benchstat@latest ratio.txt
 func BenchmarkParseEventInterleaved(b *testing.B) {
 	var payloads [][]byte
 	var plains []reflect.Type
@@ -77,17 +79,31 @@ func BenchmarkParseEventInterleaved(b *testing.B) {
 		}
 		payloads, plains = append(payloads, payload), append(plains, plainEventType(ev))
 	}
+	for i, name := range edapp.EventNames() {
+		b.Run("event="+string(name), func(b *testing.B) {
+			benchInterleaved(b, payloads[i:i+1], plains[i:i+1])
+		})
+	}
+	b.Run("event=all", func(b *testing.B) { benchInterleaved(b, payloads, plains) })
+}
+
+func benchInterleaved(b *testing.B, payloads [][]byte, plains []reflect.Type) {
+	const batch = 8
 	parseAll := func() {
-		for _, p := range payloads {
-			if _, err := edapp.ParseEvent(p); err != nil {
-				b.Fatal(err)
+		for range batch {
+			for _, p := range payloads {
+				if _, err := edapp.ParseEvent(p); err != nil {
+					b.Fatal(err)
+				}
 			}
 		}
 	}
 	unmarshalAll := func() {
-		for i, p := range payloads {
-			if err := json.Unmarshal(p, reflect.New(plains[i]).Interface()); err != nil {
-				b.Fatal(err)
+		for range batch {
+			for i, p := range payloads {
+				if err := json.Unmarshal(p, reflect.New(plains[i]).Interface()); err != nil {
+					b.Fatal(err)
+				}
 			}
 		}
 	}
