@@ -358,6 +358,30 @@ func TestEventNames(t *testing.T) {
 	}
 }
 
+// TestEveryEventIsWiredUp checks each row of the event table: its name
+// decodes to its own struct, which names itself and has both JSON methods.
+func TestEveryEventIsWiredUp(t *testing.T) {
+	marshaler, unmarshaler := reflect.TypeFor[json.Marshaler](), reflect.TypeFor[json.Unmarshaler]()
+	seen := map[reflect.Type]bool{}
+	for _, name := range edapp.EventNames() {
+		ev, err := edapp.ParseEvent([]byte(`{"eventName":"` + string(name) + `"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		typ := reflect.TypeOf(ev)
+		if _, unknown := ev.(*edapp.UnknownEvent); unknown || ev.Name() != name || seen[typ] {
+			t.Errorf("%s decodes to %T named %s", name, ev, ev.Name())
+		}
+		seen[typ] = true
+		if !typ.Elem().Implements(marshaler) || !typ.Implements(unmarshaler) {
+			t.Errorf("%T lacks MarshalJSON or UnmarshalJSON", ev)
+		}
+		if typ.Elem().Name() != string(name) {
+			t.Errorf("%s decodes to %T", name, ev)
+		}
+	}
+}
+
 // orderedKeys returns the keys of a JSON object in order, with their raw values.
 func orderedKeys(t *testing.T, b []byte) ([]string, map[string]json.RawMessage) {
 	t.Helper()
