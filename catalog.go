@@ -18,20 +18,16 @@ import (
 type CatalogService service
 
 // CourseCollection is a course collection of the catalog. Its fields are
-// not shown in the spec and not known; the SDK reads id, title and
-// description, and keeps every other field in Extra.
+// not shown in the spec; the SDK reads id, externalId (the vendor's help
+// page), title and description, and keeps every other field in Extra.
 type CourseCollection struct {
 	ID          string `json:"id"`
+	ExternalID  string `json:"externalId"`
 	Title       string `json:"title"`
 	Description string `json:"description"`
-	// Extra holds the fields of the answer not decoded above, as sent.
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. It is not encoded.
 	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// UnmarshalJSON decodes the known fields and keeps the rest in Extra.
-func (c *CourseCollection) UnmarshalJSON(b []byte) error {
-	type plain CourseCollection
-	return decodeWithExtra(b, (*plain)(c), &c.Extra)
 }
 
 // Course is a course of the catalog. The spec does not show its fields;
@@ -51,23 +47,17 @@ type Course struct {
 	ThumbnailURL     string `json:"thumbnailUrl"`
 	CreatedDateTime  Time   `json:"createdDateTime"`
 	ModifiedDateTime Time   `json:"modifiedDateTime"`
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. It is not encoded.
+	Extra map[string]json.RawMessage `json:"-"`
+
+	courseVariants
 }
 
-// UnmarshalJSON decodes a course in one pass, accepting the spelling
-// variants listed on Course.
-func (c *Course) UnmarshalJSON(b []byte) error {
-	type plain Course
-	w := struct {
-		*plain
-		CreateDateTime Time `json:"createDateTime"`
-	}{plain: (*plain)(c)}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	if c.CreatedDateTime.IsZero() {
-		c.CreatedDateTime = w.CreateDateTime
-	}
-	return nil
+// courseVariants takes the other spellings of Course's fields while the SDK
+// decodes; it then moves them into place and clears them.
+type courseVariants struct {
+	AltCreateDateTime Time `json:"createDateTime,omitzero" jsonx:"CreatedDateTime"`
 }
 
 // Lesson is a lesson of a course. The spec does not show its fields; these
@@ -84,14 +74,9 @@ type Lesson struct {
 	CourseID string `json:"courseId"`
 	// MinimumScore is the lesson's minimum score, read from "minimumScore".
 	MinimumScore float64 `json:"minimumScore"`
-	// Extra holds the fields of the answer not decoded above, as sent.
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. It is not encoded.
 	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// UnmarshalJSON decodes the known fields and keeps the rest in Extra.
-func (l *Lesson) UnmarshalJSON(b []byte) error {
-	type plain Lesson
-	return decodeWithExtra(b, (*plain)(l), &l.Extra)
 }
 
 // ListCollections lists one page of course collections: GET

@@ -7,66 +7,11 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
-	"strings"
-	"sync"
 	"time"
 )
 
 // This file holds the small pieces the resource files share, so that they
 // read as a list of operations.
-
-// decodeWithExtra decodes b into v, a pointer to a struct type without an
-// UnmarshalJSON method, and sets *extra to the members of the JSON object
-// that none of v's fields take (matched without regard to case, as
-// encoding/json matches them), or nil when there are none. Records whose
-// shape the spec does not show use it to keep every field the SDK does not
-// know.
-func decodeWithExtra(b []byte, v any, extra *map[string]json.RawMessage) error {
-	if err := json.Unmarshal(b, v); err != nil {
-		return err
-	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(b, &members); err != nil {
-		return err
-	}
-	known := jsonNames(reflect.TypeOf(v).Elem())
-	for k := range members {
-		if known[strings.ToLower(k)] {
-			delete(members, k)
-		}
-	}
-	if len(members) == 0 {
-		members = nil
-	}
-	*extra = members
-	return nil
-}
-
-var jsonNamesCache sync.Map // reflect.Type -> map[string]bool
-
-// jsonNames returns the lower-cased JSON names of t's fields.
-func jsonNames(t reflect.Type) map[string]bool {
-	if m, ok := jsonNamesCache.Load(t); ok {
-		return m.(map[string]bool)
-	}
-	m := make(map[string]bool, t.NumField())
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		m[strings.ToLower(name)] = true
-	}
-	jsonNamesCache.Store(t, m)
-	return m
-}
 
 var queryTimeType = reflect.TypeFor[time.Time]()
 
