@@ -33,11 +33,10 @@ import (
 // members; only when there are some does Decode look at the members again
 // to fill Extra. Only a failed decode pays for the salvage.
 //
-// A v that implements Target is asked where data goes first: that lets one
-// Go type take more than one JSON shape without a second pass.
+// A v that implements Decoder decodes itself.
 func Decode(data []byte, v any) (dropped []string, err error) {
-	if t, ok := v.(Target); ok {
-		v = t.DecodeTarget(data)
+	if d, ok := v.(Decoder); ok {
+		return d.DecodeJSON(data)
 	}
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
@@ -74,10 +73,10 @@ func Decode(data []byte, v any) (dropped []string, err error) {
 	return s.dropped, nil
 }
 
-// Target is implemented by values that decode from more than one JSON shape:
-// DecodeTarget returns the pointer that data should be decoded into.
-type Target interface {
-	DecodeTarget(data []byte) any
+// Decoder is implemented by values that decode themselves, as a page of a
+// list does (see DecodeList), with Decode's contract.
+type Decoder interface {
+	DecodeJSON(data []byte) (dropped []string, err error)
 }
 
 var errTrailing = errors.New("jsonx: data after the JSON value")

@@ -229,3 +229,46 @@ func TestDecodeTrailingDataIsAnError(t *testing.T) {
 	var inv *json.InvalidUnmarshalError
 	assert.ErrorAs(t, err, &inv)
 }
+
+func TestDecodeListShapes(t *testing.T) {
+	type rec struct {
+		ID    string                     `json:"id"`
+		N     int                        `json:"n"`
+		Extra map[string]json.RawMessage `json:"-"`
+	}
+	two := 2
+	for _, tc := range []struct {
+		in      string
+		items   []rec
+		total   *int
+		dropped []string
+	}{
+		{`{"totalCount":2,"items":[{"id":"a"},{"id":"b"}]}`, []rec{{ID: "a"}, {ID: "b"}}, &two, nil},
+		{` [{"id":"a"}] `, []rec{{ID: "a"}}, nil, nil},
+		{`{"items":null,"totalCount":null}`, nil, nil, nil},
+		{`{"items":[],"page":1,"totalCount":2}`, []rec{}, &two, nil},
+		{`{"Items":[{"id":"a"}],"TOTALCOUNT":2}`, []rec{{ID: "a"}}, &two, nil},
+		{`{"items":[{"id":"a"}],"items":[{"id":"b"}]}`, []rec{{ID: "b"}}, nil, nil},
+		{`{"items":[{"id":"a","x":1},{"id":"b","n":"3"},5,{"id":"c"}],"totalCount":"2"}`,
+			[]rec{{ID: "a", Extra: map[string]json.RawMessage{"x": json.RawMessage(`1`)}}, {ID: "b"}, {ID: "c"}}, nil,
+			[]string{"items[1].n", "items[2]", "totalCount"}},
+		{`[{"id":"a","x":1},{"id":"b","n":"3"},5,{"id":"c"}]`,
+			[]rec{{ID: "a", Extra: map[string]json.RawMessage{"x": json.RawMessage(`1`)}}, {ID: "b"}, {ID: "c"}}, nil,
+			[]string{"[1].n", "[2]"}},
+		{`{"items":{"id":"a"}}`, nil, nil, []string{"items"}},
+	} {
+		var items []rec
+		var total *int
+		dropped, err := DecodeList([]byte(tc.in), &items, &total)
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.items, items, tc.in)
+		assert.Equal(t, tc.total, total, tc.in)
+		assert.Equal(t, tc.dropped, dropped, tc.in)
+	}
+	for _, bad := range []string{``, `{"items":[{"id":"a"}]`, `[{"id":"a"},]`, `[{"id":"a"}] x`, `{"items":[{"id":"a"}]} {}`, `"x"`, `3`} {
+		var items []rec
+		var total *int
+		_, err := DecodeList([]byte(bad), &items, &total)
+		assert.Error(t, err, bad)
+	}
+}

@@ -3,26 +3,25 @@
 package pager
 
 import (
-	"bytes"
 	"context"
 	"iter"
+
+	"github.com/edapp-go/edapp/internal/jsonx"
 )
 
 // List is one page as the service sends it: the {"items", "totalCount"}
-// envelope, or a bare JSON array. Decode it with jsonx.Decode, which asks
-// DecodeTarget where the bytes go, so either form takes a single pass.
+// envelope, or a bare JSON array. Decode it with jsonx.Decode, which calls
+// DecodeJSON: the items are read one by one in a single pass, and a bad
+// value costs that value only (see jsonx.DecodeList).
 type List[T any] struct {
 	Items      []T  `json:"items"`
 	TotalCount *int `json:"totalCount"`
 }
 
-// DecodeTarget returns where data decodes to: the items for a bare array,
-// the envelope otherwise.
-func (l *List[T]) DecodeTarget(data []byte) any {
-	if b := bytes.TrimLeft(data, " \t\r\n"); len(b) > 0 && b[0] == '[' {
-		return &l.Items
-	}
-	return l
+// DecodeJSON decodes a page in either form; it returns the JSON paths of
+// the values it dropped, such as "items[3].completedDateTime".
+func (l *List[T]) DecodeJSON(data []byte) (dropped []string, err error) {
+	return jsonx.DecodeList(data, &l.Items, &l.TotalCount)
 }
 
 // Total is the service's count of all items, or -1 when it sent none.
