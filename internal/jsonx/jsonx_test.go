@@ -74,13 +74,34 @@ func FuzzDecode(f *testing.F) {
 	for _, s := range []string{`{"id":"c1","score":3,"lessons":[{"id":"l1","done":"2020-01-02"}]}`, `[{"score":"x"}]`, `{"lessons":[1,{"done":5}]}`, `null`} {
 		f.Add([]byte(s))
 	}
+	f.Add([]byte(`{"items":[{"login":"a","pets":[{"kind":"cat","born":"soon","chip":7}],"zz":1}],"totalCount":1}`))
+	f.Add([]byte(`[{"userName":"b","labels":["x"],"pets":[{"born":"2020-01-02"}]},5]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var c course
 		_, _ = Decode(data, &c)
 		var cs []course
-		dropped, err := Decode(data, &cs)
-		if err == nil && json.Valid(data) {
-			_ = fmt.Sprint(dropped)
+		if _, err := Decode(data, &cs); err == nil && !json.Valid(data) {
+			t.Fatalf("accepted invalid JSON %q", data)
+		}
+		var p person
+		_, _ = Decode(data, &p)
+		var ps []person
+		var total *int
+		dropped, err := DecodeList(data, &ps, &total)
+		if err != nil {
+			return
+		}
+		if !json.Valid(data) {
+			t.Fatalf("accepted invalid JSON %q", data)
+		}
+		// What was kept encodes, and no variant is left unmoved.
+		if _, err := json.Marshal(ps); err != nil {
+			t.Fatalf("result does not encode: %v", err)
+		}
+		for _, p := range ps {
+			if p.personVariants.AltUserName != "" || p.personVariants.AltLogin != "" || p.personVariants.AltLabels != nil {
+				t.Fatalf("variant left in place: %+v (dropped %q)", p, dropped)
+			}
 		}
 	})
 }
