@@ -39,7 +39,8 @@ type Attempt struct {
 	Success     bool    `json:"success"`
 	EarnedStars int     `json:"earnedStars"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
@@ -82,7 +83,8 @@ type CourseProgress struct {
 	PercentageCompleted float64 `json:"percentageCompleted"`
 	Score               float64 `json:"score"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
@@ -107,7 +109,8 @@ type CourseStatistics struct {
 	CompletedCount int    `json:"completedCount"`
 	OpenedCount    int    `json:"openedCount"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
@@ -141,7 +144,8 @@ type LessonProgressEvent struct {
 	// LessonScore is nil when the event carries no score (null or absent).
 	LessonScore *float64 `json:"lessonScore"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
@@ -176,7 +180,8 @@ type UserLessonProgress struct {
 	// Attempts is the number of the user's attempts at the lesson.
 	Attempts int `json:"attempts"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
@@ -217,7 +222,8 @@ type LessonStatistics struct {
 	OpenedCount    int    `json:"openedCount"`
 	CompletedCount int    `json:"completedCount"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
@@ -249,7 +255,8 @@ type SurveyQuestionDefinition struct {
 	// Answers are the answers offered, for questions that offer some.
 	Answers []SurveyAnswerDefinition `json:"answers"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
@@ -260,7 +267,8 @@ type SurveyAnswerDefinition struct {
 	ID      string `json:"id"`
 	Content string `json:"content"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
@@ -295,7 +303,8 @@ type SurveyAnswer struct {
 	AnswerContent      string `json:"answerContent"`
 	AnsweredDateTime   Time   `json:"answeredDateTime"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 }
 

@@ -134,6 +134,25 @@ func BenchmarkGetUser(b *testing.B) {
 			}
 		}
 	})
+	// The two, alternately in one loop (see BenchmarkDecodeAttemptsPage).
+	b.Run("interleaved", func(b *testing.B) {
+		c := benchClient(b, srv.URL)
+		hc := &http.Client{Transport: baselineTransport()}
+		var sdk, base time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			if _, err := c.Users.Get(ctx, "u-1001"); err != nil {
+				b.Fatal(err)
+			}
+			t1 := time.Now()
+			var u plainUser
+			if err := baselineGet(ctx, hc, srv.URL+"/v2/users/u-1001", &u); err != nil {
+				b.Fatal(err)
+			}
+			sdk, base = sdk+t1.Sub(t0), base+time.Since(t1)
+		}
+		b.ReportMetric(float64(sdk)/float64(base), "sdk/baseline")
+	})
 }
 
 // attemptsPage renders one envelope of n attempts, reporting total.
@@ -227,6 +246,28 @@ func BenchmarkDecodeAttemptsPage(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	})
+	// The two, alternately in one loop, so that both see the same load on
+	// a shared machine; sdk/baseline is the ratio of their total times.
+	b.Run("interleaved", func(b *testing.B) {
+		var sdk, base time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			var l pager.List[Attempt]
+			if _, err := jsonx.Decode(page, &l); err != nil || len(l.Items) != 1000 {
+				b.Fatal(err)
+			}
+			t1 := time.Now()
+			var env struct {
+				TotalCount int            `json:"totalCount"`
+				Items      []plainAttempt `json:"items"`
+			}
+			if err := json.Unmarshal(page, &env); err != nil || len(env.Items) != 1000 {
+				b.Fatal(err)
+			}
+			sdk, base = sdk+t1.Sub(t0), base+time.Since(t1)
+		}
+		b.ReportMetric(float64(sdk)/float64(base), "sdk/baseline")
 	})
 }
 

@@ -26,7 +26,8 @@ type CourseCollection struct {
 	Title       string `json:"title"`
 	Description string `json:"description"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
@@ -48,7 +49,8 @@ type Course struct {
 	CreatedDateTime  Time   `json:"createdDateTime"`
 	ModifiedDateTime Time   `json:"modifiedDateTime"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 
 	courseVariants
@@ -75,7 +77,8 @@ type Lesson struct {
 	// MinimumScore is the lesson's minimum score, read from "minimumScore".
 	MinimumScore float64 `json:"minimumScore"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 }
 

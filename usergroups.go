@@ -39,7 +39,8 @@ type UserGroup struct {
 	// HasChildren says whether the group has child groups (see ListChildren).
 	HasChildren bool `json:"hasChildren"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 }
 

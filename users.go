@@ -81,7 +81,8 @@ type User struct {
 	CustomFields   map[string]string `json:"customFields"`
 	LastActiveDate Time              `json:"lastActiveDate"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 
 	userVariants

@@ -35,7 +35,8 @@ type Webhook struct {
 	// event field with its type name ("string", "datetime", "number").
 	MessageFormat map[string]string `json:"messageFormat"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 
 	webhookVariants

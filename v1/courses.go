@@ -29,7 +29,8 @@ type Course struct {
 
 	Lessons []Lesson `json:"lessons"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 
 	completionVariant
@@ -54,7 +55,8 @@ type Lesson struct {
 	Opened        bool       `json:"opened"`
 	OpenedDate    edapp.Time `json:"openedDate"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 
 	completionVariant

@@ -38,7 +38,8 @@ type CourseReport struct {
 
 	Lessons []LessonReport `json:"lessons"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 
 	completionVariant
@@ -64,7 +65,8 @@ type LessonReport struct {
 	// Slides has one entry per slide.
 	Slides []Slide `json:"slides"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 
 	completionVariant
@@ -75,7 +77,8 @@ type Slide struct {
 	Name         string        `json:"name"`
 	Interactions []Interaction `json:"interactions"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
@@ -90,7 +93,8 @@ type Interaction struct {
 	// Result is present on slide interactions, nil otherwise.
 	Result *InteractionResult `json:"result,omitempty"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
@@ -99,7 +103,8 @@ type InteractionResult struct {
 	Correct bool `json:"correct"`
 	TooSlow bool `json:"too_slow"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 }
 

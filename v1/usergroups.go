@@ -33,7 +33,8 @@ type UserGroup struct {
 	// Courses holds the ids of the courses assigned to the group.
 	Courses []string `json:"courses,omitzero"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 }
 

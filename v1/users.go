@@ -35,7 +35,8 @@ type User struct {
 	FirstName  string   `json:"firstName,omitempty"`
 	LastName   string   `json:"lastName,omitempty"`
 	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. It is not encoded.
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
 
 	userVariants

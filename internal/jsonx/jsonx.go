@@ -38,11 +38,18 @@ func Decode(data []byte, v any) (dropped []string, err error) {
 	if d, ok := v.(Decoder); ok {
 		return d.DecodeJSON(data)
 	}
+	return decode(data, v, true)
+}
+
+// decode is Decode without the Decoder check; with check false, it skips
+// the one-pass decode that checks for unknown members (its caller has just
+// tried it).
+func decode(data []byte, v any, check bool) (dropped []string, err error) {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return nil, json.Unmarshal(data, v) // json's InvalidUnmarshalError
 	}
-	if decodeKnown(data, v) == nil {
+	if check && decodeKnown(data, v) == nil {
 		finish(rv, nil)
 		return nil, nil
 	}

@@ -126,7 +126,7 @@ func streamItems[T any](d *json.Decoder, data []byte, path string, items *[]T) (
 		raw := bytes.TrimLeft(data[start:d.InputOffset()], " \t\r\n,")
 		at := path + "[" + strconv.Itoa(i) + "]"
 		list[len(list)-1] = zero
-		its, err := Decode(raw, &list[len(list)-1])
+		its, err := decode(raw, &list[len(list)-1], false)
 		if err != nil {
 			list = list[:len(list)-1]
 			dropped = append(dropped, at)
