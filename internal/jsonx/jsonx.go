@@ -66,9 +66,11 @@ func decode(data []byte, v any, check bool) (dropped []string, err error) {
 	if errors.As(err, &syn) {
 		return nil, err
 	}
+	// data as a whole does not fit, so the salvage starts with its parts;
+	// the decode below is the check that the cleaned whole fits.
 	s := salvage{typ: rv.Elem().Type()}
 	budget := probesPerValue
-	cleaned, ok := s.clean(data, nil, nil, "", 0, &budget)
+	cleaned, ok := s.cleanParts(data, nil, nil, "", 0, &budget)
 	if !ok {
 		return nil, err
 	}
@@ -198,7 +200,7 @@ func (s *salvage) cleanParts(raw, pre, suf []byte, path string, depth int, budge
 	default:
 		return nil, false
 	}
-	return out, out != nil && s.fits(pre, out, suf, budget)
+	return out, out != nil && (depth == 0 || s.fits(pre, out, suf, budget))
 }
 
 func join(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
