@@ -8,6 +8,7 @@ package edapp_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -456,4 +457,71 @@ func TestParallelExportEarlyBreak(t *testing.T) {
 			assert.Len(t, pages, len(slices.Compact(slices.Sorted(slices.Values(pages)))), "each page asked for once")
 		})
 	}
+}
+
+func TestDefaultClientSpendsTheRealBudgetAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1450 calls; skipped in -short")
+	}
+	// The service's real budget, and a client with every default.
+	srv := edapptest.NewServer(edapptest.WithBudget(edapp.DefaultBudget, 5*time.Minute))
+	t.Cleanup(srv.Close)
+	require.NoError(t, srv.SeedLoad(10, 0))
+	c, err := edapp.NewClient(srv.Token, edapp.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	const calls = edapp.DefaultBudget + 50
+	var wg sync.WaitGroup
+	var ok, refused atomic.Int64
+	sem := make(chan struct{}, 32)
+	start := time.Now()
+	for i := range calls {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			_, err := c.Users.Get(ctx, "usr_"+strconv.Itoa(1+i%10))
+			switch {
+			case err == nil:
+				ok.Add(1)
+			case errors.Is(err, edapp.ErrRateLimited) && errors.Is(err, context.DeadlineExceeded):
+				refused.Add(1) // the next slot is 5 minutes away: refused at once
+			default:
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+
+	log := srv.Requests()
+	statuses := fakeStatuses(srv)
+	assert.Equal(t, int64(edapp.DefaultBudget), ok.Load(), "the whole budget is spent")
+	assert.Equal(t, int64(calls-edapp.DefaultBudget), refused.Load())
+	assert.Equal(t, map[int]int{http.StatusOK: edapp.DefaultBudget}, statuses, "no 429, nothing else")
+	require.Len(t, log, edapp.DefaultBudget)
+	first, last := log[0].Time, log[0].Time
+	for _, r := range log {
+		first, last = minTime(first, r.Time), maxTime(last, r.Time)
+	}
+	t.Logf("%d calls: %d sent and answered 200 in %v (first to last at the fake: %v), %d refused at once; 429s: %d",
+		calls, ok.Load(), elapsed.Round(time.Millisecond), last.Sub(first).Round(time.Millisecond),
+		refused.Load(), statuses[http.StatusTooManyRequests])
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
