@@ -154,3 +154,12 @@ func (t *logTracker) done(err error) {
 	}
 	t.l.printf("%s: done, %s\n", t.name, t.status(time.Now()))
 }
+
+// nopProgress reports nothing.
+type nopProgress struct{}
+
+func (nopProgress) track(string) tracker   { return nopProgress{} }
+func (nopProgress) wait()                  {}
+func (nopProgress) setTotal(int)           {}
+func (nopProgress) add(int, time.Duration) {}
+func (nopProgress) done(error)             {}

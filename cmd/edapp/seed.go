@@ -10,7 +10,9 @@ import (
 // used when it has one; otherwise users and completions are added one by
 // one.
 func seedLoad(fake *edapptest.Server, users, attempts int) error {
-	if l, ok := any(fake).(interface{ SeedLoad(users, attempts int) error }); ok {
+	if l, ok := any(fake).(interface {
+		SeedLoad(users, attempts int) error
+	}); ok {
 		return l.SeedLoad(users, attempts)
 	}
 	group, err := fake.AddGroup("Load", "", "")

@@ -92,17 +92,17 @@ func splitList(s string) []string {
 	return out
 }
 
-// readSyncCSV reads and checks the whole file. A header problem is an error
-// of its own; bad rows come back together as a badRowsError.
-func readSyncCSV(r io.Reader, groups groupIndex) ([]syncRow, error) {
+// readSyncCSV reads and checks the whole file. A header problem is an
+// error; bad rows come back as a list, beside the good ones.
+func readSyncCSV(r io.Reader, groups groupIndex) ([]syncRow, badRowsError, error) {
 	cr := csv.NewReader(r)
 	cr.TrimLeadingSpace = true
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
-		return nil, errors.New("the CSV is empty: it needs a header row")
+		return nil, nil, errors.New("the CSV is empty: it needs a header row")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading the CSV header: %w", err)
+		return nil, nil, fmt.Errorf("reading the CSV header: %w", err)
 	}
 	col := map[string]int{}
 	for i, h := range header {
@@ -114,15 +114,15 @@ func readSyncCSV(r io.Reader, groups groupIndex) ([]syncRow, error) {
 			}
 		}
 		if name == "" {
-			return nil, fmt.Errorf("line 1: unknown column %q (want some of %s)", h, strings.Join(syncColumns, ","))
+			return nil, nil, fmt.Errorf("line 1: unknown column %q (want some of %s)", h, strings.Join(syncColumns, ","))
 		}
 		if _, dup := col[name]; dup {
-			return nil, fmt.Errorf("line 1: column %q appears twice", name)
+			return nil, nil, fmt.Errorf("line 1: column %q appears twice", name)
 		}
 		col[name] = i
 	}
 	if _, ok := col["externalId"]; !ok {
-		return nil, errors.New("line 1: the externalId column is required")
+		return nil, nil, errors.New("line 1: the externalId column is required")
 	}
 	cr.FieldsPerRecord = len(header)
 
@@ -143,7 +143,7 @@ func readSyncCSV(r io.Reader, groups groupIndex) ([]syncRow, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading the CSV: %w", err)
+			return nil, nil, fmt.Errorf("reading the CSV: %w", err)
 		}
 		line, _ := cr.FieldPos(0)
 		get := func(name string) string {
@@ -205,10 +205,7 @@ func readSyncCSV(r io.Reader, groups groupIndex) ([]syncRow, error) {
 		}
 		rows = append(rows, row)
 	}
-	if len(bad) > 0 {
-		return nil, bad
-	}
-	return rows, nil
+	return rows, bad, nil
 }
 
 // change is one field that differs.
@@ -230,8 +227,9 @@ type syncPlan struct {
 	unchanged                 int
 }
 
-// planSync compares the desired rows with the current users.
-func planSync(rows []syncRow, users []edapp.User, groups groupIndex, deleteMissing bool) (syncPlan, error) {
+// planSync compares the desired rows with the current users. bad holds the
+// rows already refused; any refused row makes the whole plan an error.
+func planSync(rows []syncRow, bad badRowsError, users []edapp.User, groups groupIndex, deleteMissing bool) (syncPlan, error) {
 	var p syncPlan
 	byExt := map[string]edapp.User{}
 	for _, u := range users {
@@ -239,7 +237,6 @@ func planSync(rows []syncRow, users []edapp.User, groups groupIndex, deleteMissi
 			byExt[u.ExternalID] = u
 		}
 	}
-	var bad badRowsError
 	for _, row := range rows {
 		u, exists := byExt[row.externalID]
 		if !exists {
@@ -258,6 +255,7 @@ func planSync(rows []syncRow, users []edapp.User, groups groupIndex, deleteMissi
 		}
 	}
 	if len(bad) > 0 {
+		sort.SliceStable(bad, func(i, j int) bool { return bad[i].line < bad[j].line })
 		return p, bad
 	}
 	if deleteMissing {

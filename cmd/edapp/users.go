@@ -75,13 +75,16 @@ func (a *app) usersSync(ctx context.Context, file string, apply, deleteMissing b
 		in = f
 	}
 
-	prog := newProgress(ctx, a.stderr, isTerminal(a.stderr))
+	var prog progress = nopProgress{}
+	if isTerminal(a.stderr) {
+		prog = newProgress(ctx, a.stderr, true)
+	}
 	groups, err := collect(ctx, prog, "groups", c.UserGroups.All(ctx, nil))
 	if err != nil {
 		return err
 	}
 	gi := newGroupIndex(groups)
-	rows, err := readSyncCSV(in, gi)
+	rows, bad, err := readSyncCSV(in, gi)
 	if err != nil {
 		return err
 	}
@@ -90,7 +93,7 @@ func (a *app) usersSync(ctx context.Context, file string, apply, deleteMissing b
 	if err != nil {
 		return err
 	}
-	plan, err := planSync(rows, users, gi, deleteMissing)
+	plan, err := planSync(rows, bad, users, gi, deleteMissing)
 	if err != nil {
 		return err
 	}
