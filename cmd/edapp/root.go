@@ -45,6 +45,11 @@ type app struct {
 
 	// clientOpts are appended to every client the app builds (tests use it).
 	clientOpts []edapp.Option
+
+	// exportHook is called after each record an export writes (tests).
+	exportHook func(kind string, n int)
+	// exportPartSize overrides the records per part (tests).
+	exportPartSize int
 }
 
 // run executes the command line args and returns the process's exit code.
