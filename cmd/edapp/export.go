@@ -133,6 +133,9 @@ type exporter struct {
 	// ids cached by the kinds that list them, for the per-parent kinds.
 	userIDs, groupIDs, collectionIDs, courseIDs []string
 
+	// summary holds a line per kind, printed when the bars are done.
+	summary []string
+
 	// afterWrite, when set, is called after each record written (tests).
 	afterWrite func(kind string, n int)
 }
@@ -241,18 +244,30 @@ func (x *exporter) run(ctx context.Context) error {
 			err = x.runFull(ctx, k)
 		}
 		if ctx.Err() != nil {
-			x.prog.wait()
+			x.finish()
 			return fmt.Errorf("export interrupted in %s; run it again to resume: %w", k.name, context.Cause(ctx))
 		}
 		if err != nil {
 			failed = append(failed, fmt.Sprintf("%s: %v", k.name, err))
 		}
 	}
-	x.prog.wait()
+	x.finish()
 	if len(failed) > 0 {
 		return fmt.Errorf("%d kind(s) failed; the others are complete:\n  %s", len(failed), strings.Join(failed, "\n  "))
 	}
 	return nil
+}
+
+func (x *exporter) summarize(format string, args ...any) {
+	x.summary = append(x.summary, fmt.Sprintf(format, args...))
+}
+
+// finish waits for the bars, then prints the summary.
+func (x *exporter) finish() {
+	x.prog.wait()
+	for _, line := range x.summary {
+		fmt.Fprintln(x.stdout, line)
+	}
 }
 
 func (x *exporter) ext() string { return x.format }
@@ -303,7 +318,7 @@ func (x *exporter) runFull(ctx context.Context, k kind) error {
 		return err
 	}
 	t.done(nil)
-	fmt.Fprintf(x.stdout, "%-28s %9d records  %s\n", k.name, n, rel)
+	x.summarize("%-28s %9d records  %s", k.name, n, rel)
 	return nil
 }
 
@@ -384,7 +399,7 @@ func (x *exporter) runIncremental(ctx context.Context, k kind) error {
 			where += " .. " + path.Base(pw.written[len(pw.written)-1])
 		}
 	}
-	fmt.Fprintf(x.stdout, "%-28s %9d new records (%d already exported)  %s\n", k.name, pw.total, dups, where)
+	x.summarize("%-28s %9d new records (%d already exported)  %s", k.name, pw.total, dups, where)
 	return nil
 }
 

@@ -34,7 +34,7 @@ ready for eval or a .env file. --seed loads a small demo account (a
 collection, two courses, a group hierarchy, four users with progress).
 --users and --attempts load a large synthetic account on top.`,
 		Example: `  edapp fake --seed
-  eval "$(edapp fake --addr 127.0.0.1:8080 --token dev | head -2)"
+  edapp fake --token dev > fake.env &   # then: set -a; . ./fake.env; set +a
   edapp fake --users 5000 --attempts 200000 --latency 50ms`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -44,14 +44,14 @@ func newProgress(ctx context.Context, w io.Writer, bars bool) progress {
 type barProgress struct{ p *mpb.Progress }
 
 func (b *barProgress) track(name string) tracker {
-	t := &barTracker{}
+	t := &barTracker{start: time.Now()}
 	bar := b.p.AddBar(0,
 		mpb.PrependDecorators(
-			decor.Name(name, decor.WC{C: decor.DindentRight | decor.DextraSpace}),
+			decor.Name(name, decor.WC{W: 28, C: decor.DindentRight}),
 			decor.CountersNoUnit("%d / %d", decor.WCSyncWidth),
 		),
 		mpb.AppendDecorators(
-			decor.AverageSpeed(0, "%.0f rec/s", decor.WCSyncSpace),
+			decor.Any(t.rate, decor.WCSyncSpace),
 			decor.Any(func(decor.Statistics) string {
 				return "waited " + t.waitedFor().Round(100*time.Millisecond).String()
 			}, decor.WCSyncSpace),
@@ -65,8 +65,25 @@ func (b *barProgress) wait() { b.p.Wait() }
 
 type barTracker struct {
 	bar    *mpb.Bar
+	start  time.Time
 	mu     sync.Mutex
 	waited time.Duration
+	end    time.Time
+}
+
+// rate is the records per second since the kind started, until it ended.
+func (t *barTracker) rate(s decor.Statistics) string {
+	t.mu.Lock()
+	end := t.end
+	t.mu.Unlock()
+	if end.IsZero() {
+		end = time.Now()
+	}
+	el := end.Sub(t.start).Seconds()
+	if el <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.0f rec/s", float64(s.Current)/el)
 }
 
 func (t *barTracker) waitedFor() time.Duration {
@@ -89,6 +106,9 @@ func (t *barTracker) add(n int, waited time.Duration) {
 }
 
 func (t *barTracker) done(err error) {
+	t.mu.Lock()
+	t.end = time.Now()
+	t.mu.Unlock()
 	if err != nil {
 		t.bar.Abort(false)
 		return
