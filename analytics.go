@@ -319,117 +319,117 @@ type SurveyAnswerListOptions struct {
 }
 
 // ListAttempts lists one page of lesson attempts: GET /v2/analytics/attempts.
-func (s *AnalyticsService) ListAttempts(ctx context.Context, opts *AttemptListOptions) (*Page[Attempt], error) {
-	return listPage[Attempt](ctx, s.client, "/v2/analytics/attempts", utcQuery(opts))
+func (s *AnalyticsService) ListAttempts(ctx context.Context, opts *AttemptListOptions, reqOpts ...RequestOption) (*Page[Attempt], error) {
+	return listPage[Attempt](ctx, s.client, "/v2/analytics/attempts", utcQuery(opts), reqOpts...)
 }
 
 // AllAttempts iterates over every lesson attempt (see ListAttempts).
-func (s *AnalyticsService) AllAttempts(ctx context.Context, opts *AttemptListOptions) iter.Seq2[Attempt, error] {
-	return all(ctx, opts, s.ListAttempts)
+func (s *AnalyticsService) AllAttempts(ctx context.Context, opts *AttemptListOptions, reqOpts ...RequestOption) iter.Seq2[Attempt, error] {
+	return all(ctx, opts, s.ListAttempts, reqOpts)
 }
 
 // ListCourseProgress lists one page of course progress, one record per user
 // and course: GET /v2/analytics/courseprogress.
-func (s *AnalyticsService) ListCourseProgress(ctx context.Context, opts *CourseProgressListOptions) (*Page[CourseProgress], error) {
-	return listPage[CourseProgress](ctx, s.client, "/v2/analytics/courseprogress", utcQuery(opts))
+func (s *AnalyticsService) ListCourseProgress(ctx context.Context, opts *CourseProgressListOptions, reqOpts ...RequestOption) (*Page[CourseProgress], error) {
+	return listPage[CourseProgress](ctx, s.client, "/v2/analytics/courseprogress", utcQuery(opts), reqOpts...)
 }
 
 // AllCourseProgress iterates over every course progress record (see
 // ListCourseProgress).
-func (s *AnalyticsService) AllCourseProgress(ctx context.Context, opts *CourseProgressListOptions) iter.Seq2[CourseProgress, error] {
-	return all(ctx, opts, s.ListCourseProgress)
+func (s *AnalyticsService) AllCourseProgress(ctx context.Context, opts *CourseProgressListOptions, reqOpts ...RequestOption) iter.Seq2[CourseProgress, error] {
+	return all(ctx, opts, s.ListCourseProgress, reqOpts)
 }
 
 // ListCourseStatistics lists one page of per-course statistics: GET
 // /v2/analytics/coursestatistics.
-func (s *AnalyticsService) ListCourseStatistics(ctx context.Context, opts *CourseStatisticsListOptions) (*Page[CourseStatistics], error) {
-	return listPage[CourseStatistics](ctx, s.client, "/v2/analytics/coursestatistics", utcQuery(opts))
+func (s *AnalyticsService) ListCourseStatistics(ctx context.Context, opts *CourseStatisticsListOptions, reqOpts ...RequestOption) (*Page[CourseStatistics], error) {
+	return listPage[CourseStatistics](ctx, s.client, "/v2/analytics/coursestatistics", utcQuery(opts), reqOpts...)
 }
 
 // AllCourseStatistics iterates over the statistics of every course (see
 // ListCourseStatistics).
-func (s *AnalyticsService) AllCourseStatistics(ctx context.Context, opts *CourseStatisticsListOptions) iter.Seq2[CourseStatistics, error] {
-	return all(ctx, opts, s.ListCourseStatistics)
+func (s *AnalyticsService) AllCourseStatistics(ctx context.Context, opts *CourseStatisticsListOptions, reqOpts ...RequestOption) iter.Seq2[CourseStatistics, error] {
+	return all(ctx, opts, s.ListCourseStatistics, reqOpts)
 }
 
 // ListLessonProgressEvents lists one page of the lesson progress events of
 // all users: GET /v2/analytics/lesson-progress/events.
-func (s *AnalyticsService) ListLessonProgressEvents(ctx context.Context, opts *LessonProgressEventListOptions) (*Page[LessonProgressEvent], error) {
-	return listPage[LessonProgressEvent](ctx, s.client, "/v2/analytics/lesson-progress/events", utcQuery(opts))
+func (s *AnalyticsService) ListLessonProgressEvents(ctx context.Context, opts *LessonProgressEventListOptions, reqOpts ...RequestOption) (*Page[LessonProgressEvent], error) {
+	return listPage[LessonProgressEvent](ctx, s.client, "/v2/analytics/lesson-progress/events", utcQuery(opts), reqOpts...)
 }
 
 // AllLessonProgressEvents iterates over the lesson progress events of all
 // users (see ListLessonProgressEvents).
-func (s *AnalyticsService) AllLessonProgressEvents(ctx context.Context, opts *LessonProgressEventListOptions) iter.Seq2[LessonProgressEvent, error] {
-	return all(ctx, opts, s.ListLessonProgressEvents)
+func (s *AnalyticsService) AllLessonProgressEvents(ctx context.Context, opts *LessonProgressEventListOptions, reqOpts ...RequestOption) iter.Seq2[LessonProgressEvent, error] {
+	return all(ctx, opts, s.ListLessonProgressEvents, reqOpts)
 }
 
 // ListUserLessonProgress lists one page of one user's lesson progress: GET
 // /v2/analytics/users/{userId}/lesson-progress.
-func (s *AnalyticsService) ListUserLessonProgress(ctx context.Context, userID string, opts *UserLessonProgressListOptions) (*Page[UserLessonProgress], error) {
+func (s *AnalyticsService) ListUserLessonProgress(ctx context.Context, userID string, opts *UserLessonProgressListOptions, reqOpts ...RequestOption) (*Page[UserLessonProgress], error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
-	return listPage[UserLessonProgress](ctx, s.client, "/v2/analytics/users/"+ids.Segment(userID)+"/lesson-progress", utcQuery(opts))
+	return listPage[UserLessonProgress](ctx, s.client, "/v2/analytics/users/"+ids.Segment(userID)+"/lesson-progress", utcQuery(opts), reqOpts...)
 }
 
 // AllUserLessonProgress iterates over one user's lesson progress (see
 // ListUserLessonProgress). An empty userID yields ErrInvalidInput once.
-func (s *AnalyticsService) AllUserLessonProgress(ctx context.Context, userID string, opts *UserLessonProgressListOptions) iter.Seq2[UserLessonProgress, error] {
-	return all(ctx, opts, func(ctx context.Context, o *UserLessonProgressListOptions) (*Page[UserLessonProgress], error) {
-		return s.ListUserLessonProgress(ctx, userID, o)
-	})
+func (s *AnalyticsService) AllUserLessonProgress(ctx context.Context, userID string, opts *UserLessonProgressListOptions, reqOpts ...RequestOption) iter.Seq2[UserLessonProgress, error] {
+	return all(ctx, opts, func(ctx context.Context, o *UserLessonProgressListOptions, ro ...RequestOption) (*Page[UserLessonProgress], error) {
+		return s.ListUserLessonProgress(ctx, userID, o, ro...)
+	}, reqOpts)
 }
 
 // ListUserLessonProgressEvents lists one page of one user's lesson progress
 // events: GET /v2/analytics/users/{userId}/lesson-progress/events.
-func (s *AnalyticsService) ListUserLessonProgressEvents(ctx context.Context, userID string, opts *UserLessonProgressEventListOptions) (*Page[LessonProgressEvent], error) {
+func (s *AnalyticsService) ListUserLessonProgressEvents(ctx context.Context, userID string, opts *UserLessonProgressEventListOptions, reqOpts ...RequestOption) (*Page[LessonProgressEvent], error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
-	return listPage[LessonProgressEvent](ctx, s.client, "/v2/analytics/users/"+ids.Segment(userID)+"/lesson-progress/events", utcQuery(opts))
+	return listPage[LessonProgressEvent](ctx, s.client, "/v2/analytics/users/"+ids.Segment(userID)+"/lesson-progress/events", utcQuery(opts), reqOpts...)
 }
 
 // AllUserLessonProgressEvents iterates over one user's lesson progress
 // events (see ListUserLessonProgressEvents). An empty userID yields
 // ErrInvalidInput once.
-func (s *AnalyticsService) AllUserLessonProgressEvents(ctx context.Context, userID string, opts *UserLessonProgressEventListOptions) iter.Seq2[LessonProgressEvent, error] {
-	return all(ctx, opts, func(ctx context.Context, o *UserLessonProgressEventListOptions) (*Page[LessonProgressEvent], error) {
-		return s.ListUserLessonProgressEvents(ctx, userID, o)
-	})
+func (s *AnalyticsService) AllUserLessonProgressEvents(ctx context.Context, userID string, opts *UserLessonProgressEventListOptions, reqOpts ...RequestOption) iter.Seq2[LessonProgressEvent, error] {
+	return all(ctx, opts, func(ctx context.Context, o *UserLessonProgressEventListOptions, ro ...RequestOption) (*Page[LessonProgressEvent], error) {
+		return s.ListUserLessonProgressEvents(ctx, userID, o, ro...)
+	}, reqOpts)
 }
 
 // ListLessonStatistics lists one page of per-lesson statistics: GET
 // /v2/analytics/lessonstatistics.
-func (s *AnalyticsService) ListLessonStatistics(ctx context.Context, opts *LessonStatisticsListOptions) (*Page[LessonStatistics], error) {
-	return listPage[LessonStatistics](ctx, s.client, "/v2/analytics/lessonstatistics", utcQuery(opts))
+func (s *AnalyticsService) ListLessonStatistics(ctx context.Context, opts *LessonStatisticsListOptions, reqOpts ...RequestOption) (*Page[LessonStatistics], error) {
+	return listPage[LessonStatistics](ctx, s.client, "/v2/analytics/lessonstatistics", utcQuery(opts), reqOpts...)
 }
 
 // AllLessonStatistics iterates over the statistics of every lesson (see
 // ListLessonStatistics).
-func (s *AnalyticsService) AllLessonStatistics(ctx context.Context, opts *LessonStatisticsListOptions) iter.Seq2[LessonStatistics, error] {
-	return all(ctx, opts, s.ListLessonStatistics)
+func (s *AnalyticsService) AllLessonStatistics(ctx context.Context, opts *LessonStatisticsListOptions, reqOpts ...RequestOption) iter.Seq2[LessonStatistics, error] {
+	return all(ctx, opts, s.ListLessonStatistics, reqOpts)
 }
 
 // ListSurveyQuestionDefinitions lists one page of survey question
 // definitions: GET /v2/analytics/surveyquestiondefinitions.
-func (s *AnalyticsService) ListSurveyQuestionDefinitions(ctx context.Context, opts *SurveyQuestionDefinitionListOptions) (*Page[SurveyQuestionDefinition], error) {
-	return listPage[SurveyQuestionDefinition](ctx, s.client, "/v2/analytics/surveyquestiondefinitions", opts)
+func (s *AnalyticsService) ListSurveyQuestionDefinitions(ctx context.Context, opts *SurveyQuestionDefinitionListOptions, reqOpts ...RequestOption) (*Page[SurveyQuestionDefinition], error) {
+	return listPage[SurveyQuestionDefinition](ctx, s.client, "/v2/analytics/surveyquestiondefinitions", opts, reqOpts...)
 }
 
 // AllSurveyQuestionDefinitions iterates over every survey question
 // definition (see ListSurveyQuestionDefinitions).
-func (s *AnalyticsService) AllSurveyQuestionDefinitions(ctx context.Context, opts *SurveyQuestionDefinitionListOptions) iter.Seq2[SurveyQuestionDefinition, error] {
-	return all(ctx, opts, s.ListSurveyQuestionDefinitions)
+func (s *AnalyticsService) AllSurveyQuestionDefinitions(ctx context.Context, opts *SurveyQuestionDefinitionListOptions, reqOpts ...RequestOption) iter.Seq2[SurveyQuestionDefinition, error] {
+	return all(ctx, opts, s.ListSurveyQuestionDefinitions, reqOpts)
 }
 
 // ListSurveyAnswers lists one page of survey answers: GET
 // /v2/analytics/surveyanswers.
-func (s *AnalyticsService) ListSurveyAnswers(ctx context.Context, opts *SurveyAnswerListOptions) (*Page[SurveyAnswer], error) {
-	return listPage[SurveyAnswer](ctx, s.client, "/v2/analytics/surveyanswers", utcQuery(opts))
+func (s *AnalyticsService) ListSurveyAnswers(ctx context.Context, opts *SurveyAnswerListOptions, reqOpts ...RequestOption) (*Page[SurveyAnswer], error) {
+	return listPage[SurveyAnswer](ctx, s.client, "/v2/analytics/surveyanswers", utcQuery(opts), reqOpts...)
 }
 
 // AllSurveyAnswers iterates over every survey answer (see ListSurveyAnswers).
-func (s *AnalyticsService) AllSurveyAnswers(ctx context.Context, opts *SurveyAnswerListOptions) iter.Seq2[SurveyAnswer, error] {
-	return all(ctx, opts, s.ListSurveyAnswers)
+func (s *AnalyticsService) AllSurveyAnswers(ctx context.Context, opts *SurveyAnswerListOptions, reqOpts ...RequestOption) iter.Seq2[SurveyAnswer, error] {
+	return all(ctx, opts, s.ListSurveyAnswers, reqOpts)
 }

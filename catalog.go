@@ -97,54 +97,50 @@ func (l *Lesson) UnmarshalJSON(b []byte) error {
 // ListCollections lists one page of course collections: GET
 // /v2/catalog/coursecollections. (The vendor's SDK spells the path
 // courseCollections; the SDK sends the spec's spelling.)
-func (s *CatalogService) ListCollections(ctx context.Context, opts *ListOptions) (*Page[CourseCollection], error) {
-	return listPage[CourseCollection](ctx, s.client, "/v2/catalog/coursecollections", opts)
+func (s *CatalogService) ListCollections(ctx context.Context, opts *ListOptions, reqOpts ...RequestOption) (*Page[CourseCollection], error) {
+	return listPage[CourseCollection](ctx, s.client, "/v2/catalog/coursecollections", opts, reqOpts...)
 }
 
 // AllCollections iterates over every course collection (see ListCollections).
-func (s *CatalogService) AllCollections(ctx context.Context, opts *ListOptions) iter.Seq2[CourseCollection, error] {
-	return all(ctx, opts, s.ListCollections)
+func (s *CatalogService) AllCollections(ctx context.Context, opts *ListOptions, reqOpts ...RequestOption) iter.Seq2[CourseCollection, error] {
+	return all(ctx, opts, s.ListCollections, reqOpts)
 }
 
 // ListCollectionCourses lists one page of the courses of a collection: GET
 // /v2/catalog/coursecollections/{collectionId}/courses.
-func (s *CatalogService) ListCollectionCourses(ctx context.Context, collectionID string, opts *ListOptions) (*Page[Course], error) {
+func (s *CatalogService) ListCollectionCourses(ctx context.Context, collectionID string, opts *ListOptions, reqOpts ...RequestOption) (*Page[Course], error) {
 	if err := ids.Require("collectionID", collectionID); err != nil {
 		return nil, err
 	}
-	return listPage[Course](ctx, s.client, "/v2/catalog/coursecollections/"+ids.Segment(collectionID)+"/courses", opts)
+	return listPage[Course](ctx, s.client, "/v2/catalog/coursecollections/"+ids.Segment(collectionID)+"/courses", opts, reqOpts...)
 }
 
 // AllCollectionCourses iterates over every course of a collection (see
 // ListCollectionCourses). An empty collectionID yields ErrInvalidInput once.
-func (s *CatalogService) AllCollectionCourses(ctx context.Context, collectionID string, opts *ListOptions) iter.Seq2[Course, error] {
-	return all(ctx, opts, func(ctx context.Context, o *ListOptions) (*Page[Course], error) {
-		return s.ListCollectionCourses(ctx, collectionID, o)
-	})
+func (s *CatalogService) AllCollectionCourses(ctx context.Context, collectionID string, opts *ListOptions, reqOpts ...RequestOption) iter.Seq2[Course, error] {
+	return all(ctx, opts, func(ctx context.Context, o *ListOptions, ro ...RequestOption) (*Page[Course], error) {
+		return s.ListCollectionCourses(ctx, collectionID, o, ro...)
+	}, reqOpts)
 }
 
 // ListCourses lists one page of all courses of the catalog, in collections
 // or not: GET /v2/catalog/courses.
-func (s *CatalogService) ListCourses(ctx context.Context, opts *ListOptions) (*Page[Course], error) {
-	return listPage[Course](ctx, s.client, "/v2/catalog/courses", opts)
+func (s *CatalogService) ListCourses(ctx context.Context, opts *ListOptions, reqOpts ...RequestOption) (*Page[Course], error) {
+	return listPage[Course](ctx, s.client, "/v2/catalog/courses", opts, reqOpts...)
 }
 
 // AllCourses iterates over every course of the catalog (see ListCourses).
-func (s *CatalogService) AllCourses(ctx context.Context, opts *ListOptions) iter.Seq2[Course, error] {
-	return all(ctx, opts, s.ListCourses)
+func (s *CatalogService) AllCourses(ctx context.Context, opts *ListOptions, reqOpts ...RequestOption) iter.Seq2[Course, error] {
+	return all(ctx, opts, s.ListCourses, reqOpts)
 }
 
 // Lessons lists the lessons of a course: GET
 // /v2/catalog/courses/{courseId}/lessons. The service answers a bare array
 // (the vendor's SDK; not shown in the spec), unpaged; the paged envelope is
-// accepted too, and then only its one answer is read.
-func (s *CatalogService) Lessons(ctx context.Context, courseID string) ([]Lesson, error) {
+// accepted too, and then every page is read.
+func (s *CatalogService) Lessons(ctx context.Context, courseID string, reqOpts ...RequestOption) ([]Lesson, error) {
 	if err := ids.Require("courseID", courseID); err != nil {
 		return nil, err
 	}
-	p, err := listPage[Lesson](ctx, s.client, "/v2/catalog/courses/"+ids.Segment(courseID)+"/lessons", nil)
-	if err != nil {
-		return nil, err
-	}
-	return p.Items, nil
+	return listAll[Lesson](ctx, s.client, "/v2/catalog/courses/"+ids.Segment(courseID)+"/lessons", reqOpts)
 }

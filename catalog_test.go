@@ -44,7 +44,7 @@ func TestCatalogListCollectionCourses(t *testing.T) {
 
 	page, err := client.Catalog.ListCollectionCourses(context.Background(), "col-onboarding", &ListOptions{PageSize: 1000})
 	require.NoError(t, err)
-	assert.Equal(t, &Page[Course]{TotalCount: 1, Items: []Course{{
+	assertPage(t, &Page[Course]{TotalCount: 1, Items: []Course{{
 		ID: "crs-welcome", ExternalID: "LMS-WEL-1", Title: "Welcome aboard", Description: "Meet the team.",
 		Status: "published", Locale: "en", Duration: 8, ThumbnailURL: "https://cdn.example.com/thumbs/welcome.png",
 		CreatedDateTime:  Time{time.Date(2023, 6, 30, 22, 0, 0, 0, time.FixedZone("", 10*3600))},
@@ -62,7 +62,7 @@ func TestCatalogListCourses(t *testing.T) {
 
 	page, err := client.Catalog.ListCourses(context.Background(), nil)
 	require.NoError(t, err)
-	assert.Equal(t, &Page[Course]{TotalCount: 2, Items: []Course{
+	assertPage(t, &Page[Course]{TotalCount: 2, Items: []Course{
 		{
 			ID: "crs-safety", ExternalID: "LMS-SAFE-1", Title: "Workplace Safety Basics",
 			Description: "Hazards, reporting and first aid.", Status: "published", Locale: "en", Duration: 25,
@@ -82,7 +82,7 @@ func TestCatalogListCourses(t *testing.T) {
 func TestCatalogLessons(t *testing.T) {
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/catalog/courses/crs-safety/lessons", func(w http.ResponseWriter, r *http.Request) {
-		assertRequest(t, r, http.MethodGet, "/v2/catalog/courses/crs-safety/lessons", "", "")
+		assertRequest(t, r, http.MethodGet, "/v2/catalog/courses/crs-safety/lessons", "page=1&pageSize=1000", "")
 		serveFixture(t, w, "catalog/lessons.json") // a bare array
 	})
 

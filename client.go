@@ -1,9 +1,12 @@
 package edapp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -33,40 +36,51 @@ const (
 	LaunchTokenLifetime = 20 * time.Minute
 )
 
-// The service allows 1400 requests per 5 minutes across /v2 (not shown in
-// the spec; documented by the vendor). A token bucket with burst b and rate
-// r admits at most b + r·T requests in any window T, so the default burst
-// of 50 and rate of 1350 per 5 minutes never exceed 1400 in any 5-minute
-// window, while sustained load still uses over 95% of the budget.
+// The account's request budget: 1400 requests in any 5 minutes, across
+// /v2 (documented by the vendor, not by its API reference). The default
+// limiter keeps 2 seconds of margin on the window against clock skew and
+// latency, so two full bursts one window apart never meet in one window at
+// the service.
 const (
-	defaultRateBurst  = 50
-	defaultRatePer5m  = 1400 - defaultRateBurst
-	defaultRateWindow = 5 * time.Minute
+	DefaultBudget       = 1400
+	DefaultBudgetWindow = 5*time.Minute + 2*time.Second
 )
 
-// DefaultRateLimit is the client-side limit NewClient applies unless
-// WithRateLimit says otherwise: 1350 requests per 5 minutes with a burst of
-// 50 (DefaultRateBurst), which keeps every 5-minute window within the
-// service's 1400.
-var DefaultRateLimit = rate.Limit(float64(defaultRatePer5m) / defaultRateWindow.Seconds())
-
-// DefaultRateBurst is the burst that goes with DefaultRateLimit.
-const DefaultRateBurst = defaultRateBurst
-
 // DefaultRetryPolicy is the retry policy NewClient applies unless WithRetry
-// says otherwise.
-var DefaultRetryPolicy = RetryPolicy{MaxRetries: 4, MinWait: 500 * time.Millisecond, MaxWait: 30 * time.Second}
+// says otherwise: 4 retries, waits from 0.5 s growing to at most 30 s.
+func DefaultRetryPolicy() RetryPolicy {
+	return RetryPolicy{MaxRetries: 4, MinWait: 500 * time.Millisecond, MaxWait: defaultMaxWait}
+}
+
+const defaultMaxWait = 30 * time.Second
+
+// DefaultMaxResponseBytes bounds a successful answer's body unless
+// WithMaxResponseBytes says otherwise. A page of 1000 analytics records is
+// well under 16 MiB.
+const DefaultMaxResponseBytes = 64 << 20
 
 // RetryPolicy says how often and how long to retry. GET, PUT and DELETE are
 // retried on connection errors, 429, 500, 502, 503 and 504; POST only on 429
 // and on a connection refused before anything was sent, so a retry never
 // duplicates a write. Waits grow exponentially from MinWait with jitter and
 // are capped at MaxWait; a Retry-After header is honoured, also capped at
-// MaxWait. MaxRetries 0 turns retries off.
+// MaxWait. MaxRetries 0 turns retries off. A zero MaxWait means the default
+// cap of 30 s: no wait is ever unbounded.
 type RetryPolicy struct {
 	MaxRetries int
 	MinWait    time.Duration
 	MaxWait    time.Duration
+}
+
+// normalize applies the default cap and checks the policy.
+func (p RetryPolicy) normalize() (RetryPolicy, error) {
+	if p.MaxWait == 0 {
+		p.MaxWait = max(defaultMaxWait, p.MinWait)
+	}
+	if p.MaxRetries < 0 || p.MinWait < 0 || p.MaxWait < p.MinWait {
+		return p, fmt.Errorf("%w: retry policy needs MaxRetries >= 0 and 0 <= MinWait <= MaxWait", ErrInvalidInput)
+	}
+	return p, nil
 }
 
 // Client talks to the service. Create it with NewClient; it is safe for
@@ -85,7 +99,6 @@ type Client struct {
 
 	baseURL *url.URL
 	t       *transport.Client
-	limiter *rate.Limiter // nil when off
 	logger  *slog.Logger
 	common  service
 
@@ -106,10 +119,11 @@ type config struct {
 	baseURL    string
 	httpClient *http.Client
 	retry      RetryPolicy
-	limit      rate.Limit
-	burst      int
+	limiter    Limiter
+	limiterErr error
 	userAgent  string
 	logger     *slog.Logger
+	maxBody    int64
 }
 
 // WithBaseURL sets the service's base URL (default DefaultBaseURL). It must
@@ -123,23 +137,45 @@ func WithBaseURL(rawURL string) Option { return func(c *config) { c.baseURL = ra
 // hosts.
 func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.httpClient = hc } }
 
-// WithRetry sets the retry policy (default DefaultRetryPolicy).
+// WithRetry sets the retry policy (default DefaultRetryPolicy()).
 func WithRetry(p RetryPolicy) Option { return func(c *config) { c.retry = p } }
 
-// WithRateLimit sets the client-side rate limit: limit requests per second
-// with the given burst. Every attempt draws a token, retries included.
-// rate.Inf turns the limiter off. The default keeps within the service's
-// 1400 requests per 5 minutes (see DefaultRateLimit).
-func WithRateLimit(limit rate.Limit, burst int) Option {
-	return func(c *config) { c.limit, c.burst = limit, burst }
+// WithLimiter sets the limiter every attempt waits on (default
+// NewWindowLimiter(DefaultBudget, DefaultBudgetWindow)). Use one limiter,
+// or one redislimit key, for everything that spends one account's budget.
+// A nil l turns client-side limiting off.
+func WithLimiter(l Limiter) Option {
+	return func(c *config) { c.limiter, c.limiterErr = l, nil }
 }
+
+// WithRateLimit replaces the default limiter with a smoothed one on
+// x/time/rate: limit requests per second with the given burst. rate.Inf
+// turns client-side limiting off. Such a limiter has no lanes.
+func WithRateLimit(limit rate.Limit, burst int) Option {
+	return func(c *config) {
+		switch {
+		case limit == rate.Inf:
+			c.limiter, c.limiterErr = nil, nil
+		case limit <= 0 || burst < 1:
+			c.limiterErr = fmt.Errorf("%w: rate limit needs a positive limit and a burst of at least 1 (rate.Inf turns it off)", ErrInvalidInput)
+		default:
+			c.limiter, c.limiterErr = rate.NewLimiter(limit, burst), nil
+		}
+	}
+}
+
+// WithMaxResponseBytes bounds a successful answer's body (default
+// DefaultMaxResponseBytes); a larger answer is an error. A failed answer's
+// body is read up to 64 KiB, whatever this says.
+func WithMaxResponseBytes(n int64) Option { return func(c *config) { c.maxBody = n } }
 
 // WithUserAgent puts ua in front of the SDK's own "edapp-go/<version>" in
 // the User-Agent header.
 func WithUserAgent(ua string) Option { return func(c *config) { c.userAgent = ua } }
 
-// WithLogger sends a debug line per attempt and an info line per retry to
-// l. Nil (the default) is silent. Lines carry the method, host, path,
+// WithLogger sends a debug line per attempt, and an info line per retry,
+// per pause the service asked for and per wait of over a second for the
+// request budget, to l. Nil (the default) is silent. Lines carry the method, host, path,
 // status and duration: never headers, query strings, bodies or tokens.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
@@ -156,43 +192,55 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 	}
 	cfg := config{
 		baseURL: DefaultBaseURL,
-		retry:   DefaultRetryPolicy,
-		limit:   DefaultRateLimit,
-		burst:   DefaultRateBurst,
+		retry:   DefaultRetryPolicy(),
+		maxBody: DefaultMaxResponseBytes,
 	}
+	defaultLimiter := true
 	for _, opt := range opts {
 		if opt != nil {
+			before := cfg.limiter
 			opt(&cfg)
+			if cfg.limiter != before || cfg.limiterErr != nil {
+				defaultLimiter = false
+			}
 		}
+	}
+	if cfg.limiterErr != nil {
+		return nil, cfg.limiterErr
 	}
 	base, err := parseBaseURL(cfg.baseURL)
 	if err != nil {
 		return nil, err
 	}
-	if p := cfg.retry; p.MaxRetries < 0 || p.MinWait < 0 || p.MaxWait < p.MinWait {
-		return nil, fmt.Errorf("%w: retry policy needs MaxRetries >= 0 and 0 <= MinWait <= MaxWait", ErrInvalidInput)
+	retry, err := cfg.retry.normalize()
+	if err != nil {
+		return nil, err
 	}
-	if cfg.limit != rate.Inf && (cfg.limit <= 0 || cfg.burst < 1) {
-		return nil, fmt.Errorf("%w: rate limit needs a positive limit and a burst of at least 1 (rate.Inf turns it off)", ErrInvalidInput)
+	if cfg.maxBody <= 0 {
+		return nil, fmt.Errorf("%w: WithMaxResponseBytes needs a positive size", ErrInvalidInput)
 	}
 	ua := "edapp-go/" + Version
 	if cfg.userAgent != "" {
 		ua = cfg.userAgent + " " + ua
 	}
-	var limiter *rate.Limiter
-	if cfg.limit != rate.Inf {
-		limiter = rate.NewLimiter(cfg.limit, cfg.burst)
+	if defaultLimiter {
+		cfg.limiter = NewWindowLimiter(DefaultBudget, DefaultBudgetWindow)
+	}
+	var limiter transport.Limiter
+	if !isNil(cfg.limiter) {
+		limiter = cfg.limiter
 	}
 
-	c := &Client{baseURL: base, logger: cfg.logger, limiter: limiter}
+	c := &Client{baseURL: base, logger: cfg.logger}
 	c.t = transport.New(transport.Config{
 		BaseURL:    base,
 		Token:      token,
 		UserAgent:  ua,
 		HTTPClient: cfg.httpClient,
 		Limiter:    limiter,
-		Retry:      transport.Policy(cfg.retry),
+		Retry:      transport.Policy(retry),
 		Logger:     cfg.logger,
+		MaxBody:    cfg.maxBody,
 	})
 	c.common.client = c
 	c.Users = (*UsersService)(&c.common)
@@ -234,47 +282,115 @@ func (c *Client) String() string { return "edapp.Client{" + c.baseURL.String() +
 //
 // A non-2xx answer is an *APIError. A 2xx answer that is not valid JSON for
 // out is a *DecodeError. A done ctx returns ctx's error.
-func (c *Client) Do(ctx context.Context, method, path string, query, body, out any) error {
+func (c *Client) Do(ctx context.Context, method, path string, query, body, out any, opts ...RequestOption) error {
+	rc := newRequestConfig(opts)
+	_, err := c.do(ctx, method, path, query, body, out, &rc, false)
+	return err
+}
+
+// do is Do with the options applied. It returns the answer's Response
+// when keep is set, when the caller asked for it, or on failure.
+func (c *Client) do(ctx context.Context, method, path string, query, body, out any, rc *requestConfig, keep bool) (resp *Response, err error) {
+	if rc.resp != nil {
+		defer func() {
+			if resp != nil {
+				*rc.resp = *resp
+			} else {
+				*rc.resp = Response{TotalCount: -1}
+			}
+		}()
+	}
 	if ctx == nil {
-		return fmt.Errorf("%w: nil context", ErrInvalidInput)
+		return nil, fmt.Errorf("%w: nil context", ErrInvalidInput)
+	}
+	if rc.err != nil {
+		return nil, rc.err
 	}
 	if !strings.HasPrefix(path, "/") || strings.ContainsAny(path, "?#") {
-		return fmt.Errorf("%w: path %q must start with / and carry no query (use the query argument)", ErrInvalidInput, path)
+		return nil, fmt.Errorf("%w: path %q must start with / and carry no query (use the query argument)", ErrInvalidInput, path)
 	}
 	rawQuery, err := encodeQuery(query)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	payload, err := encodeBody(body)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	resp, err := c.t.Do(ctx, method, path, rawQuery, payload, "application/json")
+	req := transport.Request{
+		Method: method, Path: path, RawQuery: rawQuery, Body: payload,
+		Header: rc.header, Bulk: rc.bulk, MaxThrottle: rc.maxThrottle,
+	}
+	if rc.retry != nil {
+		p := transport.Policy(*rc.retry)
+		req.Retry = &p
+	}
+	tr, err := c.t.Do(ctx, req)
+	defer tr.Release()
+	if keep || rc.resp != nil || err != nil || tr.StatusCode < 200 || tr.StatusCode > 299 {
+		resp = c.response(tr)
+	}
 	if err != nil {
-		return err
+		return resp, err
 	}
-	defer resp.Release()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return c.newAPIError(method, path, resp)
+	if tr.StatusCode < 200 || tr.StatusCode > 299 {
+		return resp, c.newAPIError(method, path, tr, resp)
 	}
-	if out == nil || len(resp.Body) == 0 {
-		return nil
+	if len(bytes.TrimSpace(tr.Body)) == 0 {
+		if rc.needBody {
+			return resp, c.newDecodeError(method, path, tr, resp, errEmptyAnswer)
+		}
+		return resp, nil
 	}
-	dropped, err := jsonx.Decode(resp.Body, out)
+	if rc.digest != nil {
+		*rc.digest = maphash.Bytes(digestSeed, tr.Body)
+	}
+	if out == nil {
+		return resp, nil
+	}
+	dropped, err := jsonx.Decode(tr.Body, out)
 	if err != nil {
-		return &DecodeError{
-			StatusCode: resp.StatusCode,
-			Method:     method,
-			Path:       path,
-			Body:       excerpt(c.redact(string(resp.Body)), decodeExcerpt),
-			Err:        err,
+		return resp, c.newDecodeError(method, path, tr, resp, err)
+	}
+	if len(dropped) > 0 {
+		if resp == nil {
+			resp = c.response(tr)
+		}
+		resp.Dropped = dropped
+		if c.logger != nil {
+			c.logger.LogAttrs(ctx, slog.LevelWarn, "edapp: dropped values that did not decode",
+				slog.String("method", method), slog.String("path", path), slog.Any("fields", dropped))
 		}
 	}
-	if len(dropped) > 0 && c.logger != nil {
-		c.logger.LogAttrs(ctx, slog.LevelWarn, "edapp: dropped values that did not decode",
-			slog.String("method", method), slog.String("path", path), slog.Any("fields", dropped))
+	return resp, nil
+}
+
+var digestSeed = maphash.MakeSeed()
+
+// errEmptyAnswer is a 2xx answer with no body where a record was expected.
+var errEmptyAnswer = errors.New("the answer is empty")
+
+func (c *Client) newDecodeError(method, path string, tr *transport.Response, resp *Response, err error) *DecodeError {
+	if resp == nil {
+		resp = c.response(tr)
 	}
-	return nil
+	return &DecodeError{
+		StatusCode: tr.StatusCode,
+		Method:     method,
+		Path:       path,
+		Body:       excerpt(c.redact(string(tr.Body)), decodeExcerpt),
+		Err:        err,
+		Response:   resp,
+	}
+}
+
+// isNil reports a nil interface, or one holding a nil pointer.
+func isNil(l Limiter) bool {
+	if l == nil {
+		return true
+	}
+	v := reflect.ValueOf(l)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 func encodeQuery(q any) (string, error) {

@@ -24,7 +24,7 @@ var (
 	ErrForbidden    = errors.New("edapp: forbidden")        // 403
 	ErrNotFound     = errors.New("edapp: not found")        // 404
 	ErrConflict     = errors.New("edapp: conflict")         // 409, e.g. a duplicate external id
-	ErrRateLimited  = errors.New("edapp: rate limited")     // 429: over 1400 requests per 5 minutes
+	ErrRateLimited  = transport.ErrRateLimited              // 429, or held back by the client's own limiter
 	ErrServer       = errors.New("edapp: server error")     // 5xx
 	ErrInvalidInput = ids.ErrInvalidInput                   // refused before any request was sent
 	ErrUnsuccessful = errors.New("edapp: operation failed") // a 2xx answer of {"success": false}
@@ -42,6 +42,7 @@ type APIError struct {
 	Body       []byte        // truncated (64 KiB at most)
 	RequestID  string        // from a request-id style header, when there is one
 	RetryAfter time.Duration // from Retry-After, when there is one
+	Response   *Response     // the answer's metadata: headers, attempts, time waited
 }
 
 // Error reads "edapp: GET /v2/users/42: 404 Not Found: user not found".
@@ -102,8 +103,9 @@ type DecodeError struct {
 	StatusCode int
 	Method     string
 	Path       string
-	Body       string // the first bytes of the body
-	Err        error  // the JSON error
+	Body       string    // the first bytes of the body
+	Err        error     // the JSON error
+	Response   *Response // the answer's metadata: headers, attempts, time waited
 }
 
 // Error reads "edapp: GET /v2/users/42: 200 answer is not the expected
@@ -117,7 +119,7 @@ func (e *DecodeError) Error() string {
 func (e *DecodeError) Unwrap() error { return e.Err }
 
 const (
-	maxErrorBody  = 64 << 10
+	maxErrorBody  = transport.MaxErrorBody
 	decodeExcerpt = 512
 )
 
@@ -126,23 +128,35 @@ func (c *Client) redact(s string) string {
 	return redact.LaunchTokens(c.t.Redact(s))
 }
 
-func (c *Client) newAPIError(method, path string, resp *transport.Response) *APIError {
-	body := resp.Body
-	if len(body) > maxErrorBody {
-		body = body[:maxErrorBody]
-	}
+func (c *Client) newAPIError(method, path string, tr *transport.Response, resp *Response) *APIError {
+	// Redact before truncating, so a token cut in two leaves no half behind.
+	body := c.redact(string(tr.Body))
 	e := &APIError{
-		StatusCode: resp.StatusCode,
+		StatusCode: tr.StatusCode,
 		Method:     method,
 		Path:       path,
-		Body:       []byte(c.redact(string(body))),
-		RequestID:  requestID(resp.Header),
+		Body:       []byte(excerpt(body, maxErrorBody)),
+		RequestID:  resp.RequestID,
+		Response:   resp,
 	}
-	if d, ok := transport.RetryAfter(resp.Header, time.Now()); ok {
+	if d, ok := transport.RetryAfter(tr.Header, time.Now()); ok {
 		e.RetryAfter = d
 	}
-	e.Message = c.redact(messageOf(body))
+	e.Message = c.redact(messageOf(tr.Body))
 	return e
+}
+
+// responseOf returns the Response an *APIError or *DecodeError carries.
+func responseOf(err error) *Response {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae.Response
+	}
+	var de *DecodeError
+	if errors.As(err, &de) {
+		return de.Response
+	}
+	return nil
 }
 
 // messageOf pulls "message" (or "Message", "error") out of a JSON error body.

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -115,10 +116,12 @@ type pagedRecorder struct {
 	queries []string
 }
 
+// asked returns the queries sorted: counted pages are fetched in parallel,
+// so they arrive in any order.
 func (p *pagedRecorder) asked() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]string(nil), p.queries...)
+	return slices.Sorted(slices.Values(p.queries))
 }
 
 // pagedHandler serves items (JSON objects) honouring page and pageSize, and

@@ -2,6 +2,10 @@ package edapp
 
 import (
 	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
 	"time"
 )
 
@@ -31,3 +35,309 @@ type LaneLimiter interface {
 type Pauser interface {
 	Pause(until time.Time)
 }
+
+// WindowLimiter spends a request budget the way the service counts it: at
+// most limit calls start in any trailing window. The service allows 1400
+// requests per 5 minutes for the whole account, and a new client uses
+// NewWindowLimiter(1400, 5*time.Minute+2*time.Second); the 2 extra seconds
+// cover latency and clock skew, so two full bursts one window apart never
+// land in the same 5 minutes at the service.
+//
+// Unlike a token bucket, a WindowLimiter lets a burst of up to limit calls
+// go at once and a short job use the whole budget; once it is spent, each
+// call waits until the call limit places back leaves the window.
+//
+// Calls come in two lanes. Bulk calls (the All* iterators, and calls made
+// WithBulk) may use at most a share of any window, 0.9 by default (see
+// WithBulkShare); the rest is kept for interactive calls, which may use the
+// whole window. A long export therefore leaves room for a learner's launch.
+// Wait is the interactive lane.
+//
+// Pause holds every call until a given time: the client calls it when the
+// service answers 429.
+//
+// A waiting call holds its slot, so concurrent calls never get the same one.
+// Wait refuses at once, without waiting, when the slot comes after ctx's
+// deadline. A call whose ctx ends while it waits gives its slot back for
+// later calls; calls already holding later slots keep them. Either error
+// matches ErrRateLimited and ctx's error (context.DeadlineExceeded when
+// refused) with errors.Is.
+//
+// A WindowLimiter counts only the calls made through it. Other processes on
+// the same account spend the same budget unseen; redislimit shares one
+// budget between processes. It keeps the start times of the last window's
+// calls and of the waiting ones. It is safe for concurrent use.
+type WindowLimiter struct {
+	limit   int
+	bulkMax int // at most this many bulk calls in any window
+	window  time.Duration
+	share   float64 // set by WithBulkShare, read once by NewWindowLimiter
+
+	base     time.Time // times below are offsets from base
+	now      func() time.Time
+	newTimer func(time.Duration) (<-chan time.Time, func() bool)
+
+	mu    sync.Mutex
+	all   []time.Duration // start times of calls in either lane, sorted: the last window's and the reserved ones
+	bulk  []time.Duration // the same, bulk calls only
+	pause time.Duration   // nothing starts before this
+}
+
+// WindowOption configures a WindowLimiter.
+type WindowOption func(*WindowLimiter)
+
+// WithBulkShare sets the share of any window that bulk calls may use:
+// floor(f*limit) calls, at least 1. The default is 0.9. f is clamped to
+// [0, 1]; 1 lets bulk calls use the whole window.
+func WithBulkShare(f float64) WindowOption {
+	return func(l *WindowLimiter) { l.share = f }
+}
+
+// withClock replaces the clock, for tests. newTimer returns a channel that
+// receives once d has passed, and a func that stops the timer.
+func withClock(now func() time.Time, newTimer func(d time.Duration) (<-chan time.Time, func() bool)) WindowOption {
+	return func(l *WindowLimiter) { l.now, l.newTimer = now, newTimer }
+}
+
+// NewWindowLimiter returns a limiter that starts at most limit calls in any
+// trailing window. A limit below 1 counts as 1; a window of zero or less
+// does not limit calls at all (Pause still holds them).
+func NewWindowLimiter(limit int, window time.Duration, opts ...WindowOption) *WindowLimiter {
+	l := &WindowLimiter{
+		limit:  max(limit, 1),
+		window: max(window, 0),
+		share:  0.9,
+		now:    time.Now,
+		newTimer: func(d time.Duration) (<-chan time.Time, func() bool) {
+			t := time.NewTimer(d)
+			return t.C, t.Stop
+		},
+	}
+	for _, o := range opts {
+		o(l)
+	}
+	switch f := l.share; {
+	case f >= 1:
+		l.bulkMax = l.limit
+	case f > 0: // false for NaN
+		// The epsilon keeps a share like 0.29 of 100 from rounding down to 28.
+		l.bulkMax = min(max(int(math.Floor(f*float64(l.limit)+1e-9)), 1), l.limit)
+	default:
+		l.bulkMax = 1
+	}
+	l.base = l.now()
+	return l
+}
+
+// Wait waits for a slot in the interactive lane: WaitLane(ctx, false).
+func (l *WindowLimiter) Wait(ctx context.Context) error {
+	return l.WaitLane(ctx, false)
+}
+
+// WaitLane waits until a call in the given lane may start, or returns an
+// error at once if that would be after ctx's deadline.
+func (l *WindowLimiter) WaitLane(ctx context.Context, bulk bool) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	default:
+	}
+	deadline, hasDeadline := ctx.Deadline()
+	start := l.now()
+	now := start
+	l.mu.Lock()
+	at, ok := l.reserve(now, bulk, deadline, hasDeadline)
+	l.mu.Unlock()
+	for {
+		if !ok {
+			return &throttleError{wait: at.Sub(start), cause: context.DeadlineExceeded, refused: true}
+		}
+		d := at.Sub(now)
+		if d <= 0 {
+			return nil
+		}
+		c, stop := l.newTimer(d)
+		select {
+		case <-c:
+		case <-ctx.Done():
+			stop()
+			l.mu.Lock()
+			l.remove(at, bulk)
+			l.mu.Unlock()
+			return &throttleError{wait: l.now().Sub(start), cause: ctx.Err()}
+		}
+		now = l.now()
+		l.mu.Lock()
+		if l.pause > at.Sub(l.base) {
+			// Paused after this slot was reserved: take one after the pause.
+			l.remove(at, bulk)
+			at, ok = l.reserve(now, bulk, deadline, hasDeadline)
+		}
+		l.mu.Unlock()
+	}
+}
+
+// Delay reports how long a call in the given lane made now would wait,
+// without reserving anything.
+func (l *WindowLimiter) Delay(bulk bool) time.Duration {
+	t := l.now().Sub(l.base)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.prune(t)
+	return l.earliest(max(t, l.pause), bulk) - t
+}
+
+// Pause holds every call until until. A later Pause extends the hold; an
+// earlier one never shortens it.
+func (l *WindowLimiter) Pause(until time.Time) {
+	t := until.Sub(l.base)
+	l.mu.Lock()
+	l.pause = max(l.pause, t)
+	l.mu.Unlock()
+}
+
+// reserve takes the first slot at or after now for a call in the given
+// lane, unless it comes after deadline. It returns the slot either way.
+func (l *WindowLimiter) reserve(now time.Time, bulk bool, deadline time.Time, hasDeadline bool) (time.Time, bool) {
+	t := now.Sub(l.base)
+	l.prune(t)
+	at := l.earliest(max(t, l.pause), bulk)
+	if hasDeadline && at > deadline.Sub(l.base) {
+		return l.base.Add(at), false
+	}
+	l.all = insertSorted(l.all, at)
+	if bulk {
+		l.bulk = insertSorted(l.bulk, at)
+	}
+	return l.base.Add(at), true
+}
+
+// remove gives back a slot that will not be used.
+func (l *WindowLimiter) remove(at time.Time, bulk bool) {
+	t := at.Sub(l.base)
+	l.all = removeSorted(l.all, t)
+	if bulk {
+		l.bulk = removeSorted(l.bulk, t)
+	}
+}
+
+// prune forgets calls that started a window or more before t: they no
+// longer count for any call at or after t.
+func (l *WindowLimiter) prune(t time.Duration) {
+	cut := t - l.window
+	drop := func(s []time.Duration) []time.Duration {
+		i := 0
+		for i < len(s) && s[i] <= cut {
+			i++
+		}
+		return s[i:]
+	}
+	l.all, l.bulk = drop(l.all), drop(l.bulk)
+}
+
+// earliest returns the first time at or after t at which a call may start
+// without putting more than limit calls, or for a bulk call more than
+// bulkMax bulk calls, in any window.
+func (l *WindowLimiter) earliest(t time.Duration, bulk bool) time.Duration {
+	for {
+		lo, hi := firstFit(l.all, l.limit, l.window, t)
+		if !bulk {
+			return lo
+		}
+		blo, _ := firstFit(l.bulk, l.bulkMax, l.window, lo)
+		if blo <= hi {
+			return blo
+		}
+		t = blo
+	}
+}
+
+// firstFit finds where one more start time fits among the sorted times a,
+// keeping at most n of them in any half-open window of length w; that is,
+// a[i+n]-a[i] >= w for every i. It returns the first time lo at or after t
+// that fits, and hi, the end of the run of times from lo that all fit.
+// Reserved slots may lie in the future, so the new time may land between
+// them: an interactive call can start before a waiting bulk call's slot.
+func firstFit(a []time.Duration, n int, w, t time.Duration) (lo, hi time.Duration) {
+	// full(i): a[i..i+n-1] already fill a window; no time may go between them.
+	full := func(i int) bool { return i+n-1 < len(a) && a[i+n-1]-a[i] < w }
+	p, _ := slices.BinarySearch(a, t) // the new time goes at index p
+	spanning := 0                     // full runs i with p-n < i < p
+	for i := max(0, p-n+1); i < p; i++ {
+		if full(i) {
+			spanning++
+		}
+	}
+	for ; ; p++ {
+		if spanning == 0 {
+			lo, hi = t, time.Duration(math.MaxInt64)
+			if p > 0 {
+				lo = max(lo, a[p-1])
+			}
+			if p >= n {
+				lo = max(lo, addSat(a[p-n], w))
+			}
+			if p < len(a) {
+				hi = a[p]
+			}
+			if p+n-1 < len(a) {
+				hi = min(hi, a[p+n-1]-w)
+			}
+			if lo <= hi {
+				return lo, hi
+			}
+		}
+		// At p == len(a) nothing spans p and hi is unbounded, so the loop
+		// has returned before p passes len(a).
+		if full(p) {
+			spanning++
+		}
+		if i := p - n + 1; i >= 0 && full(i) {
+			spanning--
+		}
+	}
+}
+
+func addSat(a, b time.Duration) time.Duration {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+func insertSorted(s []time.Duration, t time.Duration) []time.Duration {
+	i, _ := slices.BinarySearch(s, t)
+	return slices.Insert(s, i, t)
+}
+
+func removeSorted(s []time.Duration, t time.Duration) []time.Duration {
+	if i, ok := slices.BinarySearch(s, t); ok {
+		return slices.Delete(s, i, i+1)
+	}
+	return s
+}
+
+// throttleError is the error of a call the limiter held, or would have held,
+// past the end of its context.
+type throttleError struct {
+	wait    time.Duration // how long the call waited, or would have
+	cause   error         // ctx.Err(), or context.DeadlineExceeded when refused
+	refused bool          // the slot came after ctx's deadline; the call did not wait
+}
+
+func (e *throttleError) Error() string {
+	if e.refused {
+		return fmt.Sprintf("edapp: rate limit: next slot in %v, after the context deadline", e.wait.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("edapp: rate limit: %v after waiting %v for a slot", e.cause, e.wait.Round(time.Millisecond))
+}
+
+// Is reports that the call was throttled.
+func (e *throttleError) Is(target error) bool { return target == ErrRateLimited }
+
+func (e *throttleError) Unwrap() error { return e.cause }
+
+var (
+	_ LaneLimiter = (*WindowLimiter)(nil)
+	_ Pauser      = (*WindowLimiter)(nil)
+)

@@ -36,11 +36,11 @@ func TestAllCopiesOptionsAndPages(t *testing.T) {
 		}
 		io.WriteString(w, "]}")
 	})
-	list := func(ctx context.Context, o *thingOptions) (*Page[int], error) {
-		return listPage[int](ctx, c, "/v2/things", o)
+	list := func(ctx context.Context, o *thingOptions, ro ...RequestOption) (*Page[int], error) {
+		return listPage[int](ctx, c, "/v2/things", o, ro...)
 	}
 	opts := &thingOptions{ListOptions: ListOptions{PageSize: 2}, Kind: "k"}
-	seq := all(context.Background(), opts, list)
+	seq := all(context.Background(), opts, list, nil)
 
 	var got []int
 	for v, err := range seq {
@@ -60,7 +60,7 @@ func TestAllCopiesOptionsAndPages(t *testing.T) {
 	}
 	assert.Equal(t, 5, n)
 	queries = nil
-	for range all(context.Background(), (*thingOptions)(nil), list) {
+	for range all(context.Background(), (*thingOptions)(nil), list, nil) {
 	}
 	assert.Equal(t, []string{"page=1&pageSize=1000"}, queries)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"reflect"
 	"strings"
 	"sync"
@@ -92,9 +91,11 @@ func utcQuery[O any](opts *O) *O {
 // object, and turns {"success": false} into an *APIError that matches
 // ErrUnsuccessful. Any other answer (empty, another object, not JSON at all)
 // counts as success: the spec shows the answer of the deletes only.
-func (c *Client) doChecked(ctx context.Context, method, path string, body any) error {
+func (c *Client) doChecked(ctx context.Context, method, path string, body any, opts []RequestOption) error {
+	rc := newRequestConfig(opts)
 	var raw json.RawMessage
-	if err := c.Do(ctx, method, path, nil, body, &raw); err != nil {
+	resp, err := c.do(ctx, method, path, nil, body, &raw, &rc, true)
+	if err != nil {
 		var de *DecodeError
 		if errors.As(err, &de) {
 			return nil // a 2xx answer that is not JSON: nothing says it failed
@@ -117,12 +118,23 @@ func (c *Client) doChecked(ctx context.Context, method, path string, body any) e
 		msg = `the service answered {"success": false}`
 	}
 	return &APIError{
-		StatusCode: http.StatusOK, // a 2xx; which one is not kept by Do
+		StatusCode: resp.StatusCode,
 		Method:     method,
 		Path:       path,
 		Message:    c.redact(msg),
-		Body:       []byte(c.redact(excerpt(string(raw), maxErrorBody))),
+		Body:       []byte(excerpt(c.redact(string(raw)), maxErrorBody)),
+		RequestID:  resp.RequestID,
+		Response:   resp,
 	}
+}
+
+// record sends a request whose answer is a record, so an empty answer is
+// an error.
+func (c *Client) record(ctx context.Context, method, path string, body, out any, opts []RequestOption) error {
+	rc := newRequestConfig(opts)
+	rc.needBody = true
+	_, err := c.do(ctx, method, path, nil, body, out, &rc, false)
+	return err
 }
 
 // The two spellings of the user group list paths. The spec writes the
@@ -138,15 +150,15 @@ const (
 // When that one answers 2xx, the client uses it from then on. When it too
 // answers 404 (an unknown group), the error is the spec spelling's; any
 // other failure of the second spelling is returned as it is.
-func listGroupsPage[T any](ctx context.Context, c *Client, suffix string, opts any) (*Page[T], error) {
+func listGroupsPage[T any](ctx context.Context, c *Client, suffix string, query any, opts ...RequestOption) (*Page[T], error) {
 	if c.groupsAltSpelling.Load() {
-		return listPage[T](ctx, c, groupsAltPrefix+suffix, opts)
+		return listPage[T](ctx, c, groupsAltPrefix+suffix, query, opts...)
 	}
-	p, err := listPage[T](ctx, c, groupsSpecPrefix+suffix, opts)
+	p, err := listPage[T](ctx, c, groupsSpecPrefix+suffix, query, opts...)
 	if err == nil || !errors.Is(err, ErrNotFound) {
 		return p, err
 	}
-	p2, err2 := listPage[T](ctx, c, groupsAltPrefix+suffix, opts)
+	p2, err2 := listPage[T](ctx, c, groupsAltPrefix+suffix, query, opts...)
 	switch {
 	case err2 == nil:
 		c.groupsAltSpelling.Store(true)

@@ -54,9 +54,9 @@ type groupUser struct {
 
 // Create creates a group: POST /v2/usergroups. An invite code can be
 // supplied. The answer is the new group.
-func (s *UserGroupsService) Create(ctx context.Context, params UserGroupCreateParams) (*UserGroup, error) {
+func (s *UserGroupsService) Create(ctx context.Context, params UserGroupCreateParams, reqOpts ...RequestOption) (*UserGroup, error) {
 	g := new(UserGroup)
-	if err := s.client.Do(ctx, http.MethodPost, "/v2/usergroups", nil, params, g); err != nil {
+	if err := s.client.record(ctx, http.MethodPost, "/v2/usergroups", params, g, reqOpts); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -65,76 +65,76 @@ func (s *UserGroupsService) Create(ctx context.Context, params UserGroupCreatePa
 // List lists one page of the account's groups: GET /v2/usersgroups (the
 // spec's spelling; see UserGroupsService for the fallback to
 // /v2/usergroups).
-func (s *UserGroupsService) List(ctx context.Context, opts *ListOptions) (*Page[UserGroup], error) {
-	return listGroupsPage[UserGroup](ctx, s.client, "", opts)
+func (s *UserGroupsService) List(ctx context.Context, opts *ListOptions, reqOpts ...RequestOption) (*Page[UserGroup], error) {
+	return listGroupsPage[UserGroup](ctx, s.client, "", opts, reqOpts...)
 }
 
 // All iterates over every group of the account (see List).
-func (s *UserGroupsService) All(ctx context.Context, opts *ListOptions) iter.Seq2[UserGroup, error] {
-	return all(ctx, opts, s.List)
+func (s *UserGroupsService) All(ctx context.Context, opts *ListOptions, reqOpts ...RequestOption) iter.Seq2[UserGroup, error] {
+	return all(ctx, opts, s.List, reqOpts)
 }
 
 // ListChildren lists one page of the child groups of a group: GET
 // /v2/usergroups/{groupId}/children. The spec does not say whether deeper
 // descendants are included; the vendor's SDK treats the answer as the
 // direct children and calls it again on a child whose HasChildren is true.
-func (s *UserGroupsService) ListChildren(ctx context.Context, groupID string, opts *ListOptions) (*Page[UserGroup], error) {
+func (s *UserGroupsService) ListChildren(ctx context.Context, groupID string, opts *ListOptions, reqOpts ...RequestOption) (*Page[UserGroup], error) {
 	if err := ids.Require("groupID", groupID); err != nil {
 		return nil, err
 	}
-	return listPage[UserGroup](ctx, s.client, "/v2/usergroups/"+ids.Segment(groupID)+"/children", opts)
+	return listPage[UserGroup](ctx, s.client, "/v2/usergroups/"+ids.Segment(groupID)+"/children", opts, reqOpts...)
 }
 
 // AllChildren iterates over every child group of a group (see
 // ListChildren). An empty groupID yields ErrInvalidInput once.
-func (s *UserGroupsService) AllChildren(ctx context.Context, groupID string, opts *ListOptions) iter.Seq2[UserGroup, error] {
-	return all(ctx, opts, func(ctx context.Context, o *ListOptions) (*Page[UserGroup], error) {
-		return s.ListChildren(ctx, groupID, o)
-	})
+func (s *UserGroupsService) AllChildren(ctx context.Context, groupID string, opts *ListOptions, reqOpts ...RequestOption) iter.Seq2[UserGroup, error] {
+	return all(ctx, opts, func(ctx context.Context, o *ListOptions, ro ...RequestOption) (*Page[UserGroup], error) {
+		return s.ListChildren(ctx, groupID, o, ro...)
+	}, reqOpts)
 }
 
 // AddUser adds a user to a group: POST /v2/usergroups/{groupId}/users. The
 // spec does not show the request body; the SDK sends {"userId": "<id>"}.
 // An answer of {"success": false} is an error matching ErrUnsuccessful.
-func (s *UserGroupsService) AddUser(ctx context.Context, groupID, userID string) error {
+func (s *UserGroupsService) AddUser(ctx context.Context, groupID, userID string, reqOpts ...RequestOption) error {
 	if err := ids.Require("groupID", groupID); err != nil {
 		return err
 	}
 	if err := ids.Require("userID", userID); err != nil {
 		return err
 	}
-	return s.client.doChecked(ctx, http.MethodPost, "/v2/usergroups/"+ids.Segment(groupID)+"/users", groupUser{UserID: userID})
+	return s.client.doChecked(ctx, http.MethodPost, "/v2/usergroups/"+ids.Segment(groupID)+"/users", groupUser{UserID: userID}, reqOpts)
 }
 
 // RemoveUser removes a user from a group: DELETE
 // /v2/usergroups/{groupId}/users. The spec does not show the request body;
 // the SDK sends {"userId": "<id>"}. An answer of {"success": false} is an
 // error matching ErrUnsuccessful.
-func (s *UserGroupsService) RemoveUser(ctx context.Context, groupID, userID string) error {
+func (s *UserGroupsService) RemoveUser(ctx context.Context, groupID, userID string, reqOpts ...RequestOption) error {
 	if err := ids.Require("groupID", groupID); err != nil {
 		return err
 	}
 	if err := ids.Require("userID", userID); err != nil {
 		return err
 	}
-	return s.client.doChecked(ctx, http.MethodDelete, "/v2/usergroups/"+ids.Segment(groupID)+"/users", groupUser{UserID: userID})
+	return s.client.doChecked(ctx, http.MethodDelete, "/v2/usergroups/"+ids.Segment(groupID)+"/users", groupUser{UserID: userID}, reqOpts)
 }
 
 // ListUsers lists one page of the users of a group: GET
 // /v2/usersgroups/{groupId}/users (the spec's spelling; see
 // UserGroupsService for the fallback to /v2/usergroups). An unknown group
 // is an ErrNotFound.
-func (s *UserGroupsService) ListUsers(ctx context.Context, groupID string, opts *ListOptions) (*Page[User], error) {
+func (s *UserGroupsService) ListUsers(ctx context.Context, groupID string, opts *ListOptions, reqOpts ...RequestOption) (*Page[User], error) {
 	if err := ids.Require("groupID", groupID); err != nil {
 		return nil, err
 	}
-	return listGroupsPage[User](ctx, s.client, "/"+ids.Segment(groupID)+"/users", opts)
+	return listGroupsPage[User](ctx, s.client, "/"+ids.Segment(groupID)+"/users", opts, reqOpts...)
 }
 
 // AllUsers iterates over every user of a group (see ListUsers). An empty
 // groupID yields ErrInvalidInput once.
-func (s *UserGroupsService) AllUsers(ctx context.Context, groupID string, opts *ListOptions) iter.Seq2[User, error] {
-	return all(ctx, opts, func(ctx context.Context, o *ListOptions) (*Page[User], error) {
-		return s.ListUsers(ctx, groupID, o)
-	})
+func (s *UserGroupsService) AllUsers(ctx context.Context, groupID string, opts *ListOptions, reqOpts ...RequestOption) iter.Seq2[User, error] {
+	return all(ctx, opts, func(ctx context.Context, o *ListOptions, ro ...RequestOption) (*Page[User], error) {
+		return s.ListUsers(ctx, groupID, o, ro...)
+	}, reqOpts)
 }

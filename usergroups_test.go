@@ -46,7 +46,7 @@ func TestUserGroupsListUsesTheSpecSpelling(t *testing.T) {
 
 	page, err := client.UserGroups.List(context.Background(), &ListOptions{Page: 1, PageSize: 10})
 	require.NoError(t, err)
-	assert.Equal(t, &Page[UserGroup]{TotalCount: 3, Items: []UserGroup{
+	assertPage(t, &Page[UserGroup]{TotalCount: 3, Items: []UserGroup{
 		{ID: "grp-au", Name: "Australia", HasChildren: true},
 		{ID: "grp-nsw", Name: "New South Wales", InviteCode: "NSW-2024"},
 		{ID: "grp-sales", Name: "Sales (dynamic)"}, // inviteCode null
@@ -62,7 +62,7 @@ func TestUserGroupsListChildren(t *testing.T) {
 	})
 	page, err := client.UserGroups.ListChildren(context.Background(), "grp-au", &ListOptions{PageSize: 100})
 	require.NoError(t, err)
-	assert.Equal(t, &Page[UserGroup]{TotalCount: -1, Items: []UserGroup{
+	assertPage(t, &Page[UserGroup]{TotalCount: -1, Items: []UserGroup{
 		{ID: "grp-nsw", Name: "New South Wales", InviteCode: "NSW-2024"},
 		{ID: "grp-vic", Name: "Victoria", HasChildren: true},
 	}}, page)

@@ -183,21 +183,21 @@ func (c *UserCourse) UnmarshalJSON(b []byte) error {
 
 // Create creates a user in the account: POST /v2/users. The answer is the
 // new user.
-func (s *UsersService) Create(ctx context.Context, params UserCreateParams) (*User, error) {
+func (s *UsersService) Create(ctx context.Context, params UserCreateParams, reqOpts ...RequestOption) (*User, error) {
 	u := new(User)
-	if err := s.client.Do(ctx, http.MethodPost, "/v2/users", nil, params, u); err != nil {
+	if err := s.client.record(ctx, http.MethodPost, "/v2/users", params, u, reqOpts); err != nil {
 		return nil, err
 	}
 	return u, nil
 }
 
 // Get gets a user by id: GET /v2/users/{userId}.
-func (s *UsersService) Get(ctx context.Context, userID string) (*User, error) {
+func (s *UsersService) Get(ctx context.Context, userID string, reqOpts ...RequestOption) (*User, error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
 	u := new(User)
-	if err := s.client.Do(ctx, http.MethodGet, "/v2/users/"+ids.Segment(userID), nil, nil, u); err != nil {
+	if err := s.client.record(ctx, http.MethodGet, "/v2/users/"+ids.Segment(userID), nil, u, reqOpts); err != nil {
 		return nil, err
 	}
 	return u, nil
@@ -209,12 +209,12 @@ func (s *UsersService) Get(ctx context.Context, userID string) (*User, error) {
 //	client.Users.Update(ctx, id, edapp.UserUpdateParams{TimeZone: edapp.Ptr("Australia/Sydney")})
 //
 // The answer is the updated user (not shown in the spec).
-func (s *UsersService) Update(ctx context.Context, userID string, params UserUpdateParams) (*User, error) {
+func (s *UsersService) Update(ctx context.Context, userID string, params UserUpdateParams, reqOpts ...RequestOption) (*User, error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
 	u := new(User)
-	if err := s.client.Do(ctx, http.MethodPut, "/v2/users/"+ids.Segment(userID), nil, params, u); err != nil {
+	if err := s.client.record(ctx, http.MethodPut, "/v2/users/"+ids.Segment(userID), params, u, reqOpts); err != nil {
 		return nil, err
 	}
 	return u, nil
@@ -222,32 +222,30 @@ func (s *UsersService) Update(ctx context.Context, userID string, params UserUpd
 
 // Delete deletes a user by id: DELETE /v2/users/{userId}. An answer of
 // {"success": false} is an error matching ErrUnsuccessful.
-func (s *UsersService) Delete(ctx context.Context, userID string) error {
+func (s *UsersService) Delete(ctx context.Context, userID string, reqOpts ...RequestOption) error {
 	if err := ids.Require("userID", userID); err != nil {
 		return err
 	}
-	return s.client.doChecked(ctx, http.MethodDelete, "/v2/users/"+ids.Segment(userID), nil)
+	return s.client.doChecked(ctx, http.MethodDelete, "/v2/users/"+ids.Segment(userID), nil, reqOpts)
 }
 
 // List lists one page of the account's users: GET /v2/users.
-func (s *UsersService) List(ctx context.Context, opts *UserListOptions) (*Page[User], error) {
-	return listPage[User](ctx, s.client, "/v2/users", opts)
+func (s *UsersService) List(ctx context.Context, opts *UserListOptions, reqOpts ...RequestOption) (*Page[User], error) {
+	return listPage[User](ctx, s.client, "/v2/users", opts, reqOpts...)
 }
 
 // All iterates over every user of the account, page by page (see List).
-func (s *UsersService) All(ctx context.Context, opts *UserListOptions) iter.Seq2[User, error] {
-	return all(ctx, opts, s.List)
+func (s *UsersService) All(ctx context.Context, opts *UserListOptions, reqOpts ...RequestOption) iter.Seq2[User, error] {
+	return all(ctx, opts, s.List, reqOpts)
 }
 
 // Courses lists the courses the user has access to: GET
 // /v2/users/{userId}/courses. The answer is not shown in the spec; the SDK
 // accepts the paged envelope or a bare array, and reads every page.
-func (s *UsersService) Courses(ctx context.Context, userID string) ([]UserCourse, error) {
+func (s *UsersService) Courses(ctx context.Context, userID string, reqOpts ...RequestOption) ([]UserCourse, error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
 	path := "/v2/users/" + ids.Segment(userID) + "/courses"
-	return collect(all(ctx, (*ListOptions)(nil), func(ctx context.Context, o *ListOptions) (*Page[UserCourse], error) {
-		return listPage[UserCourse](ctx, s.client, path, o)
-	}))
+	return listAll[UserCourse](ctx, s.client, path, reqOpts)
 }

@@ -3,6 +3,7 @@ package edapp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"testing"
@@ -260,13 +261,14 @@ func TestUsersAllStopsAfterAnError(t *testing.T) {
 	calls := 0
 	mux.HandleFunc("/v2/users", func(w http.ResponseWriter, r *http.Request) {
 		calls++
-		if calls == 2 {
+		page := r.URL.Query().Get("page")
+		if page == "2" {
 			http.Error(w, `{"message":"boom"}`, http.StatusInternalServerError)
 			return
 		}
-		_, _ = w.Write([]byte(`{"totalCount":6,"items":[{"id":"a"},{"id":"b"}]}`))
+		_, _ = fmt.Fprintf(w, `{"totalCount":6,"items":[{"id":"a%s"},{"id":"b%s"}]}`, page, page)
 	})
-	n, err := firstErr(client.Users.All(context.Background(), &UserListOptions{ListOptions: ListOptions{PageSize: 2}}))
+	n, err := firstErr(client.Users.All(context.Background(), &UserListOptions{ListOptions: ListOptions{PageSize: 2}}, WithPageConcurrency(1)))
 	assert.Equal(t, 2, n)
 	require.ErrorIs(t, err, ErrServer)
 	assert.Equal(t, 2, calls)

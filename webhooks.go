@@ -72,7 +72,7 @@ type WebhookCreateParams struct {
 // with ErrInvalidInput, before any request, an event name that is not one
 // of the ten and a URL that is not an absolute http or https URL. The
 // answer is the new link, with its MessageFormat.
-func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams) (*Webhook, error) {
+func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams, reqOpts ...RequestOption) (*Webhook, error) {
 	if !slices.Contains(EventNames(), params.EventName) {
 		return nil, fmt.Errorf("%w: event name %q is not one of the ten of the spec", ErrInvalidInput, params.EventName)
 	}
@@ -81,7 +81,7 @@ func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams
 		return nil, fmt.Errorf("%w: the webhook URL must be an absolute http or https URL", ErrInvalidInput)
 	}
 	w := new(Webhook)
-	if err := s.client.Do(ctx, http.MethodPost, "/v2/webhooks", nil, params, w); err != nil {
+	if err := s.client.record(ctx, http.MethodPost, "/v2/webhooks", params, w, reqOpts); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -90,22 +90,18 @@ func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams
 // List lists the account's webhooks: GET /v2/webhooks. This operation is
 // not in the spec (which says other webhook operations may exist); outside
 // integrations call it and get a bare array. The paged envelope is
-// accepted too, and then only its one answer is read.
-func (s *WebhooksService) List(ctx context.Context) ([]Webhook, error) {
-	p, err := listPage[Webhook](ctx, s.client, "/v2/webhooks", nil)
-	if err != nil {
-		return nil, err
-	}
-	return p.Items, nil
+// accepted too, and then every page is read.
+func (s *WebhooksService) List(ctx context.Context, reqOpts ...RequestOption) ([]Webhook, error) {
+	return listAll[Webhook](ctx, s.client, "/v2/webhooks", reqOpts)
 }
 
 // Delete removes a webhook: DELETE /v2/webhooks/{webhookId}. This operation
 // is not in the spec (which says other webhook operations may exist);
 // outside integrations call it. An answer of {"success": false} is an error
 // matching ErrUnsuccessful.
-func (s *WebhooksService) Delete(ctx context.Context, webhookID string) error {
+func (s *WebhooksService) Delete(ctx context.Context, webhookID string, reqOpts ...RequestOption) error {
 	if err := ids.Require("webhookID", webhookID); err != nil {
 		return err
 	}
-	return s.client.doChecked(ctx, http.MethodDelete, "/v2/webhooks/"+ids.Segment(webhookID), nil)
+	return s.client.doChecked(ctx, http.MethodDelete, "/v2/webhooks/"+ids.Segment(webhookID), nil, reqOpts)
 }

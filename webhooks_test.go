@@ -123,7 +123,7 @@ func TestWebhooksList(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			client, mux := setup(t)
 			mux.HandleFunc("/v2/webhooks", func(w http.ResponseWriter, r *http.Request) {
-				assertRequest(t, r, http.MethodGet, "/v2/webhooks", "", "")
+				assertRequest(t, r, http.MethodGet, "/v2/webhooks", "page=1&pageSize=1000", "")
 				if tt.fixture != "" {
 					serveFixture(t, w, tt.fixture)
 					return

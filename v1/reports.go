@@ -112,7 +112,7 @@ func (r *CourseReport) Lesson(lessonID string) (*LessonReport, bool) {
 
 // UserCourse reads the report of one user in one course with
 // GET /v1/reports/user/{userId}/course/{courseId}.
-func (s *ReportsService) UserCourse(ctx context.Context, userID, courseID string) (*CourseReport, error) {
+func (s *ReportsService) UserCourse(ctx context.Context, userID, courseID string, opts ...edapp.RequestOption) (*CourseReport, error) {
 	if err := ids.Require("user id", userID); err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func (s *ReportsService) UserCourse(ctx context.Context, userID, courseID string
 	}
 	var r CourseReport
 	path := "/v1/reports/user/" + ids.Segment(userID) + "/course/" + ids.Segment(courseID)
-	if err := (*service)(s).do(ctx, http.MethodGet, path, nil, &r); err != nil {
+	if err := (*service)(s).do(ctx, http.MethodGet, path, nil, &r, opts...); err != nil {
 		return nil, err
 	}
 	return &r, nil
@@ -130,9 +130,9 @@ func (s *ReportsService) UserCourse(ctx context.Context, userID, courseID string
 // Activities calls GET /v1/reports/activities and returns its answer as
 // raw JSON: the spec uses this call as its sample of authentication, and
 // its body is not shown in the spec. An empty answer gives nil.
-func (s *ReportsService) Activities(ctx context.Context) (json.RawMessage, error) {
+func (s *ReportsService) Activities(ctx context.Context, opts ...edapp.RequestOption) (json.RawMessage, error) {
 	var raw json.RawMessage
-	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/reports/activities", nil, &raw); err != nil {
+	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/reports/activities", nil, &raw, opts...); err != nil {
 		return nil, err
 	}
 	return raw, nil

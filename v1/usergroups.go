@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/internal/ids"
 )
 
@@ -38,10 +39,10 @@ type UserGroup struct {
 // travels in the body (spec). It returns the group as the service
 // answered, with its id; when the answer to an update carries no id, the
 // id sent is kept. An insert answered without an id is an error.
-func (s *UserGroupsService) Save(ctx context.Context, group UserGroup) (*UserGroup, error) {
+func (s *UserGroupsService) Save(ctx context.Context, group UserGroup, opts ...edapp.RequestOption) (*UserGroup, error) {
 	const path = "/v1/usergroups"
 	var out UserGroup
-	if err := (*service)(s).do(ctx, http.MethodPost, path, group, &out); err != nil {
+	if err := (*service)(s).do(ctx, http.MethodPost, path, group, &out, opts...); err != nil {
 		return nil, err
 	}
 	if out.ID == "" {
@@ -63,9 +64,9 @@ func (s *UserGroupsService) Save(ctx context.Context, group UserGroup) (*UserGro
 // is an object with success (boolean), "true on success"; any other answer,
 // 2xx or not, is an error. A 2xx answer without success: true is an
 // *edapp.APIError matching edapp.ErrUnsuccessful.
-func (s *UserGroupsService) Delete(ctx context.Context, groupID string) error {
+func (s *UserGroupsService) Delete(ctx context.Context, groupID string, opts ...edapp.RequestOption) error {
 	if err := ids.Require("group id", groupID); err != nil {
 		return err
 	}
-	return (*service)(s).deleteOK(ctx, "/v1/usergroups/"+ids.Segment(groupID))
+	return (*service)(s).deleteOK(ctx, "/v1/usergroups/"+ids.Segment(groupID), opts)
 }

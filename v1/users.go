@@ -61,10 +61,10 @@ func (u *User) UnmarshalJSON(b []byte) error {
 // the body (spec). It returns the user as the service answered, with its
 // id; when the answer to an update carries no id, the id sent is kept.
 // An insert answered without an id is an error.
-func (s *UsersService) Save(ctx context.Context, user User) (*User, error) {
+func (s *UsersService) Save(ctx context.Context, user User, opts ...edapp.RequestOption) (*User, error) {
 	const path = "/v1/users"
 	var out User
-	if err := (*service)(s).do(ctx, http.MethodPost, path, user, &out); err != nil {
+	if err := (*service)(s).do(ctx, http.MethodPost, path, user, &out, opts...); err != nil {
 		return nil, err
 	}
 	if out.ID == "" {
@@ -90,11 +90,11 @@ func (u *User) isZero() bool {
 // object with success (boolean), "true on success"; any other answer, 2xx
 // or not, is an error. A 2xx answer without success: true is an
 // *edapp.APIError matching edapp.ErrUnsuccessful.
-func (s *UsersService) Delete(ctx context.Context, userID string) error {
+func (s *UsersService) Delete(ctx context.Context, userID string, opts ...edapp.RequestOption) error {
 	if err := ids.Require("user id", userID); err != nil {
 		return err
 	}
-	return (*service)(s).deleteOK(ctx, "/v1/users/"+ids.Segment(userID))
+	return (*service)(s).deleteOK(ctx, "/v1/users/"+ids.Segment(userID), opts)
 }
 
 // Courses lists the courses the user may access, with GET
@@ -105,12 +105,12 @@ func (s *UsersService) Delete(ctx context.Context, userID string) error {
 // The launch links in the answer expire 20 minutes after this call (spec:
 // "a fresh link must be obtained from the service when a user is about to
 // open a lesson"); LaunchLink fetches one at the right moment.
-func (s *UsersService) Courses(ctx context.Context, userID string) ([]Course, error) {
+func (s *UsersService) Courses(ctx context.Context, userID string, opts ...edapp.RequestOption) ([]Course, error) {
 	if err := ids.Require("user id", userID); err != nil {
 		return nil, err
 	}
 	var courses []Course
-	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/users/"+ids.Segment(userID)+"/courses", nil, &courses); err != nil {
+	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/users/"+ids.Segment(userID)+"/courses", nil, &courses, opts...); err != nil {
 		return nil, err
 	}
 	return courses, nil
@@ -149,7 +149,7 @@ var ErrNoLaunchLink = errors.New("edapp/v1: lesson has no usable launch link")
 // present without a usable launchURI wraps ErrNoLaunchLink. Errors never
 // contain the launch token; the link's String hides it too, and only its
 // URL and Token fields hold it.
-func (s *UsersService) LaunchLink(ctx context.Context, userID, lessonID string) (*edapp.LaunchLink, error) {
+func (s *UsersService) LaunchLink(ctx context.Context, userID, lessonID string, opts ...edapp.RequestOption) (*edapp.LaunchLink, error) {
 	if err := ids.Require("user id", userID); err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func (s *UsersService) LaunchLink(ctx context.Context, userID, lessonID string) 
 		return nil, err
 	}
 	issuedAt := s.now()
-	courses, err := s.Courses(ctx, userID)
+	courses, err := s.Courses(ctx, userID, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -65,23 +65,23 @@ func New(client *edapp.Client, opts ...Option) *Client {
 }
 
 // do sends one request through the root client.
-func (s *service) do(ctx context.Context, method, path string, body, out any) error {
+func (s *service) do(ctx context.Context, method, path string, body, out any, opts ...edapp.RequestOption) error {
 	if s == nil || s.client == nil {
 		return fmt.Errorf("%w: v1.New was given a nil *edapp.Client", edapp.ErrInvalidInput)
 	}
-	return s.client.Do(ctx, method, path, nil, body, out)
+	return s.client.Do(ctx, method, path, nil, body, out, opts...)
 }
 
 // deleteOK sends a DELETE and insists on {"success": true}: the spec's only
 // shown outcome of a delete. Any other 2xx answer (success false, missing,
 // or an empty body) is an *edapp.APIError that matches
 // edapp.ErrUnsuccessful.
-func (s *service) deleteOK(ctx context.Context, path string) error {
+func (s *service) deleteOK(ctx context.Context, path string, opts []edapp.RequestOption) error {
 	var ans struct {
 		Success *bool  `json:"success"`
 		Message string `json:"message"`
 	}
-	if err := s.do(ctx, http.MethodDelete, path, nil, &ans); err != nil {
+	if err := s.do(ctx, http.MethodDelete, path, nil, &ans, opts...); err != nil {
 		return err
 	}
 	if ans.Success != nil && *ans.Success {

@@ -5,7 +5,10 @@ package pager
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"iter"
+	"sync"
 )
 
 // List is one page as the service sends it: the {"items", "totalCount"}
@@ -33,60 +36,144 @@ func (l *List[T]) Total() int {
 	return *l.TotalCount
 }
 
-// Fetch returns one page: its items and the total the service reported (-1
-// when it reported none).
-type Fetch[T any] func(ctx context.Context, page, pageSize int) (items []T, total int, err error)
+// Result is one fetched page.
+type Result[T any] struct {
+	Items   []T
+	Total   int    // the service's count; meaningful when Counted
+	Counted bool   // the service sent a count
+	Digest  uint64 // of the answer's body
+	OnYield func() // nil, or run before the page's first item (or its error) is yielded
+}
+
+// Fetch returns one page. On error the Result may still carry OnYield.
+type Fetch[T any] func(ctx context.Context, page, pageSize int) (*Result[T], error)
+
+// ErrRepeatedPage is a counted page that came back the same as the page
+// before it: a server that ignores the page number would otherwise be read
+// forever.
+var ErrRepeatedPage = errors.New("the service answered the same page twice")
 
 // All walks the pages from firstPage on, pageSize items at a time, and
-// yields every item. It stops:
+// yields every item, in order. It stops:
 //   - on an empty page;
-//   - once it has yielded the reported total;
+//   - once it has read the pages the reported total needs (a total that
+//     grows while the walk is under way extends it);
 //   - on a short page when no total was reported;
-//   - after yielding an error once (a fetch error, or ctx's error, which is
-//     checked between pages);
-//   - when the consumer stops.
+//   - on an uncounted page that repeats the one before (an unpaged array);
+//   - after yielding an error once: a fetch error, ctx's error, a negative
+//     total, or a counted page that repeats the one before;
+//   - when the consumer stops, cancelling pages in flight.
 //
-// A server that keeps answering full pages past its own total cannot make it
-// loop: it never asks beyond the page that should hold the last item. A
-// total of 0 reported next to items is treated as unknown.
-func All[T any](ctx context.Context, firstPage, pageSize int, fetch Fetch[T]) iter.Seq2[T, error] {
-	if firstPage < 1 {
-		firstPage = 1
-	}
+// When the first page reports a total, up to concurrency pages are in
+// flight at once, and at most that many are held in memory.
+func All[T any](ctx context.Context, firstPage, pageSize, concurrency int, fetch Fetch[T]) iter.Seq2[T, error] {
+	firstPage = max(firstPage, 1)
+	concurrency = max(concurrency, 1)
 	return func(yield func(T, error) bool) {
 		var zero T
-		seen, widest := 0, 0
-		for page := firstPage; ; page++ {
-			if err := ctx.Err(); err != nil {
-				yield(zero, err)
-				return
+		ctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		defer func() {
+			cancel()
+			wg.Wait()
+		}()
+		fail := func(r *Result[T], err error) {
+			if r != nil && r.OnYield != nil {
+				r.OnYield()
 			}
-			items, total, err := fetch(ctx, page, pageSize)
-			if err != nil {
-				yield(zero, err)
-				return
+			yield(zero, err)
+		}
+		// emit yields a page's items; false: stop.
+		emit := func(r *Result[T]) bool {
+			if len(r.Items) > 0 && r.OnYield != nil {
+				r.OnYield()
 			}
-			for _, it := range items {
+			for _, it := range r.Items {
 				if !yield(it, nil) {
-					return
+					return false
 				}
 			}
-			seen += len(items)
-			widest = max(widest, len(items))
-			// A total of 0 next to items is not believable: treat it as unknown.
-			known := total > 0
-			switch {
-			case len(items) == 0:
-				return
-			case known && seen >= total-(firstPage-1)*pageSize:
-				return
-			case known && page >= (total+widest-1)/widest:
-				// Measured by the widest page seen, so a server that
-				// caps the page size below ours is still read to the end.
-				return
-			case !known && pageSize > 0 && len(items) < pageSize:
+			return true
+		}
+
+		type slot struct {
+			page int
+			res  *Result[T]
+			err  error
+			done chan struct{}
+		}
+		var queue []*slot
+		launch := func(page int) {
+			s := &slot{page: page, done: make(chan struct{})}
+			queue = append(queue, s)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer close(s.done)
+				s.res, s.err = fetch(ctx, page, pageSize)
+			}()
+		}
+
+		var prev *Result[T]
+		lastPage := 0 // by the reported total; 0: unknown
+		width := pageSize
+		next := firstPage
+		for {
+			parallel := prev != nil && lastPage > 0 && concurrency > 1
+			for (parallel && len(queue) < concurrency && next <= lastPage) || len(queue) == 0 {
+				if err := ctx.Err(); err != nil {
+					yield(zero, err)
+					return
+				}
+				launch(next)
+				next++
+				if !parallel {
+					break
+				}
+			}
+			s := queue[0]
+			queue = queue[1:]
+			<-s.done
+			if s.err != nil {
+				fail(s.res, s.err)
 				return
 			}
+			r := s.res
+			if r.Counted && r.Total < 0 {
+				fail(r, fmt.Errorf("page %d: the service reported a negative count (%d)", s.page, r.Total))
+				return
+			}
+			if prev != nil && r.Digest == prev.Digest && len(r.Items) > 0 {
+				if !r.Counted {
+					return // an unpaged array: the service ignores the page number
+				}
+				fail(r, fmt.Errorf("page %d: %w", s.page, ErrRepeatedPage))
+				return
+			}
+			if prev == nil && len(r.Items) > 0 && len(r.Items) < pageSize && r.Counted && r.Total > len(r.Items) {
+				// The service caps the page size below ours: page numbers
+				// count its pages.
+				width = len(r.Items)
+			}
+			if !emit(r) {
+				return
+			}
+			// A total of 0 next to items is not believable: treat it as unknown.
+			known := r.Counted && r.Total > 0
+			if known {
+				lastPage = max(lastPage, (r.Total+width-1)/width)
+			}
+			switch {
+			case len(r.Items) == 0:
+				return
+			case known && s.page >= lastPage && len(queue) == 0 && next > lastPage:
+				return
+			case !known && len(r.Items) < width:
+				return
+			case known && len(r.Items) < width:
+				return // short before the end: the rest is gone
+			}
+			prev = r
 		}
 	}
 }

@@ -3,7 +3,14 @@ package pager
 import (
 	"context"
 	"errors"
+	"fmt"
+	"hash/maphash"
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -33,14 +40,18 @@ func TestListDecodesEnvelopeAndBareArray(t *testing.T) {
 	assert.Error(t, err)
 }
 
-// fakePages serves items 1..n in pages, reporting total (or -1).
+// fakePages serves items 1..n in pages, reporting total (or none when
+// total is -1).
 type fakePages struct {
 	n, total, cap int
+	mu            sync.Mutex
 	calls         int
 }
 
-func (f *fakePages) fetch(_ context.Context, page, size int) ([]int, int, error) {
+func (f *fakePages) fetch(_ context.Context, page, size int) (*Result[int], error) {
+	f.mu.Lock()
 	f.calls++
+	f.mu.Unlock()
 	if f.cap > 0 && size > f.cap {
 		size = f.cap
 	}
@@ -48,7 +59,19 @@ func (f *fakePages) fetch(_ context.Context, page, size int) ([]int, int, error)
 	for i := (page-1)*size + 1; i <= page*size && i <= f.n; i++ {
 		out = append(out, i)
 	}
-	return out, f.total, nil
+	return result(out, f.total), nil
+}
+
+var seed = maphash.MakeSeed()
+
+// result builds a page whose digest is that of its items.
+func result(items []int, total int) *Result[int] {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	for _, v := range items {
+		h.WriteString(strconv.Itoa(v) + ",")
+	}
+	return &Result[int]{Items: items, Total: total, Counted: total != -1, Digest: h.Sum64()}
 }
 
 func collect(t *testing.T, seq func(func(int, error) bool)) ([]int, error) {
@@ -73,82 +96,138 @@ func seqOf(n int) []int {
 
 func TestAllStopsOnEveryCondition(t *testing.T) {
 	ctx := context.Background()
-	t.Run("total reached", func(t *testing.T) {
-		f := &fakePages{n: 25, total: 25}
-		got, err := collect(t, All(ctx, 1, 10, f.fetch))
-		require.NoError(t, err)
-		assert.Equal(t, seqOf(25), got)
-		assert.Equal(t, 3, f.calls)
-	})
-	t.Run("total reached exactly on a full page: no extra request", func(t *testing.T) {
-		f := &fakePages{n: 20, total: 20}
-		_, err := collect(t, All(ctx, 1, 10, f.fetch))
-		require.NoError(t, err)
-		assert.Equal(t, 2, f.calls)
-	})
-	t.Run("short page without a total", func(t *testing.T) {
-		f := &fakePages{n: 25, total: -1}
-		got, _ := collect(t, All(ctx, 1, 10, f.fetch))
-		assert.Equal(t, seqOf(25), got)
-		assert.Equal(t, 3, f.calls)
-	})
-	t.Run("empty page without a total", func(t *testing.T) {
-		f := &fakePages{n: 20, total: -1}
-		got, _ := collect(t, All(ctx, 1, 10, f.fetch))
-		assert.Equal(t, seqOf(20), got)
-		assert.Equal(t, 3, f.calls, "the third page is empty")
-	})
-	t.Run("empty page before the total", func(t *testing.T) {
-		f := &fakePages{n: 5, total: 50}
-		got, _ := collect(t, All(ctx, 1, 10, f.fetch))
-		assert.Equal(t, seqOf(5), got)
-		assert.Equal(t, 2, f.calls)
-	})
-	t.Run("server caps the page size below ours: still read to the end", func(t *testing.T) {
-		f := &fakePages{n: 45, total: 45, cap: 10}
-		got, _ := collect(t, All(ctx, 1, 1000, f.fetch))
-		assert.Equal(t, seqOf(45), got)
-	})
-	t.Run("total of 0 next to items is unknown", func(t *testing.T) {
-		f := &fakePages{n: 15, total: 0}
-		got, _ := collect(t, All(ctx, 1, 10, f.fetch))
-		assert.Equal(t, seqOf(15), got)
-	})
-	t.Run("starting page", func(t *testing.T) {
-		f := &fakePages{n: 25, total: 25}
-		got, _ := collect(t, All(ctx, 2, 10, f.fetch))
-		assert.Equal(t, seqOf(25)[10:], got)
-		assert.Equal(t, 2, f.calls)
-	})
+	for _, conc := range []int{1, 4} {
+		t.Run(fmt.Sprint("concurrency ", conc), func(t *testing.T) {
+			calls := func(t *testing.T, f *fakePages, want int) {
+				if conc == 1 { // in parallel, pages past the end may be asked for too
+					assert.Equal(t, want, f.calls)
+				}
+			}
+			t.Run("total reached", func(t *testing.T) {
+				f := &fakePages{n: 25, total: 25}
+				got, err := collect(t, All(ctx, 1, 10, conc, f.fetch))
+				require.NoError(t, err)
+				assert.Equal(t, seqOf(25), got)
+				assert.Equal(t, 3, f.calls)
+			})
+			t.Run("total reached exactly on a full page: no extra request", func(t *testing.T) {
+				f := &fakePages{n: 20, total: 20}
+				_, err := collect(t, All(ctx, 1, 10, conc, f.fetch))
+				require.NoError(t, err)
+				assert.Equal(t, 2, f.calls)
+			})
+			t.Run("short page without a total", func(t *testing.T) {
+				f := &fakePages{n: 25, total: -1}
+				got, _ := collect(t, All(ctx, 1, 10, conc, f.fetch))
+				assert.Equal(t, seqOf(25), got)
+				assert.Equal(t, 3, f.calls)
+			})
+			t.Run("empty page without a total", func(t *testing.T) {
+				f := &fakePages{n: 20, total: -1}
+				got, _ := collect(t, All(ctx, 1, 10, conc, f.fetch))
+				assert.Equal(t, seqOf(20), got)
+				assert.Equal(t, 3, f.calls, "the third page is empty")
+			})
+			t.Run("empty page before the total", func(t *testing.T) {
+				f := &fakePages{n: 5, total: 50}
+				got, _ := collect(t, All(ctx, 1, 10, conc, f.fetch))
+				assert.Equal(t, seqOf(5), got)
+				calls(t, f, 2)
+			})
+			t.Run("server caps the page size below ours: still read to the end", func(t *testing.T) {
+				f := &fakePages{n: 45, total: 45, cap: 10}
+				got, _ := collect(t, All(ctx, 1, 1000, conc, f.fetch))
+				assert.Equal(t, seqOf(45), got)
+			})
+			t.Run("total of 0 next to items is unknown", func(t *testing.T) {
+				f := &fakePages{n: 15, total: 0}
+				got, _ := collect(t, All(ctx, 1, 10, conc, f.fetch))
+				assert.Equal(t, seqOf(15), got)
+			})
+			t.Run("starting page", func(t *testing.T) {
+				f := &fakePages{n: 25, total: 25}
+				got, _ := collect(t, All(ctx, 2, 10, conc, f.fetch))
+				assert.Equal(t, seqOf(25)[10:], got)
+				assert.Equal(t, 2, f.calls)
+			})
+			t.Run("a count that grows during the walk is followed", func(t *testing.T) {
+				var mu sync.Mutex
+				asked := 0
+				fetch := func(_ context.Context, page, size int) (*Result[int], error) {
+					mu.Lock()
+					defer mu.Unlock()
+					asked++
+					total := 20
+					if asked > 1 {
+						total = 35 // more arrived after the first page
+					}
+					var out []int
+					for i := (page-1)*size + 1; i <= page*size && i <= 35; i++ {
+						out = append(out, i)
+					}
+					return result(out, total), nil
+				}
+				got, err := collect(t, All(ctx, 1, 10, conc, fetch))
+				require.NoError(t, err)
+				assert.Equal(t, seqOf(35), got)
+			})
+		})
+	}
 }
 
 func TestAllNeverLoops(t *testing.T) {
-	// A server that ignores the page parameter and always answers a full
-	// first page, with or without a total.
-	calls := 0
-	same := func(_ context.Context, page, size int) ([]int, int, error) {
-		calls++
-		return seqOf(size), 30, nil
+	// A server that ignores the page parameter and always answers the same
+	// full page.
+	for _, conc := range []int{1, 4} {
+		t.Run("counted: an error", func(t *testing.T) {
+			same := func(_ context.Context, page, size int) (*Result[int], error) {
+				return result(seqOf(size), 1_000_000_000), nil
+			}
+			got, err := collect(t, All(context.Background(), 1, 10, conc, same))
+			assert.ErrorIs(t, err, ErrRepeatedPage)
+			assert.Len(t, got, 10)
+		})
+		t.Run("a bare array: just ends", func(t *testing.T) {
+			same := func(_ context.Context, page, size int) (*Result[int], error) {
+				return result(seqOf(size), -1), nil
+			}
+			got, err := collect(t, All(context.Background(), 1, 10, conc, same))
+			require.NoError(t, err)
+			assert.Len(t, got, 10)
+		})
+		t.Run("a count of 0 beside full pages: an error", func(t *testing.T) {
+			same := func(_ context.Context, page, size int) (*Result[int], error) {
+				return result(seqOf(size), 0), nil
+			}
+			_, err := collect(t, All(context.Background(), 1, 10, conc, same))
+			assert.ErrorIs(t, err, ErrRepeatedPage)
+		})
+		t.Run("a negative count: an error", func(t *testing.T) {
+			neg := func(_ context.Context, page, size int) (*Result[int], error) {
+				return result(seqOf(size), -5), nil
+			}
+			_, err := collect(t, All(context.Background(), 1, 10, conc, neg))
+			assert.ErrorContains(t, err, "negative count")
+		})
 	}
-	got, err := collect(t, All(context.Background(), 1, 10, same))
-	require.NoError(t, err)
-	assert.Len(t, got, 30)
-	assert.Equal(t, 3, calls)
 }
 
 func TestAllYieldsErrorOnceAndStops(t *testing.T) {
 	boom := errors.New("boom")
+	var mu sync.Mutex
 	calls := 0
-	fetch := func(_ context.Context, page, size int) ([]int, int, error) {
+	fetch := func(_ context.Context, page, size int) (*Result[int], error) {
+		mu.Lock()
 		calls++
+		mu.Unlock()
 		if page == 2 {
-			return nil, 0, boom
+			return nil, boom
 		}
-		return seqOf(size), 100, nil
+		return result(seqOf(size), 100), nil
 	}
 	var errs int
 	n := 0
-	for _, err := range All(context.Background(), 1, 10, fetch) {
+	for _, err := range All(context.Background(), 1, 10, 1, fetch) {
 		if err != nil {
 			errs++
 			assert.ErrorIs(t, err, boom)
@@ -165,13 +244,13 @@ func TestAllChecksContextBetweenPages(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	calls := 0
-	fetch := func(_ context.Context, page, size int) ([]int, int, error) {
+	fetch := func(_ context.Context, page, size int) (*Result[int], error) {
 		calls++
-		return seqOf(size), 1000, nil
+		return result(seqOf(size), -1), nil
 	}
 	var lastErr error
 	n := 0
-	for v, err := range All(ctx, 1, 10, fetch) {
+	for v, err := range All(ctx, 1, 10, 1, fetch) {
 		if err != nil {
 			lastErr = err
 			break
@@ -188,10 +267,81 @@ func TestAllChecksContextBetweenPages(t *testing.T) {
 
 func TestAllStopsWhenConsumerStops(t *testing.T) {
 	f := &fakePages{n: 100, total: 100}
-	for v := range All(context.Background(), 1, 10, f.fetch) {
+	for v := range All(context.Background(), 1, 10, 1, f.fetch) {
 		if v == 3 {
 			break
 		}
 	}
 	assert.Equal(t, 1, f.calls)
+}
+
+// pagedServer serves n items, counted, with a random delay per page, and
+// tracks how many pages are held: fetched or in flight and not yet
+// consumed.
+type pagedServer struct {
+	n          int
+	mu         sync.Mutex
+	started    []int
+	held, peak int
+	inFlight   int
+}
+
+func (s *pagedServer) fetch(ctx context.Context, page, size int) (*Result[int], error) {
+	s.mu.Lock()
+	s.started = append(s.started, page)
+	s.held++
+	s.inFlight++
+	s.peak = max(s.peak, s.held)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
+	select {
+	case <-time.After(time.Duration(rand.IntN(3)) * time.Millisecond):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	var out []int
+	for i := (page-1)*size + 1; i <= page*size && i <= s.n; i++ {
+		out = append(out, i)
+	}
+	r := result(out, s.n)
+	r.OnYield = func() {
+		s.mu.Lock()
+		s.held--
+		s.mu.Unlock()
+	}
+	return r, nil
+}
+
+func TestAllInParallelKeepsOrderAndBoundsMemory(t *testing.T) {
+	s := &pagedServer{n: 5000}
+	got, err := collect(t, All(context.Background(), 1, 50, 4, s.fetch))
+	require.NoError(t, err)
+	assert.Equal(t, seqOf(5000), got, "in order, no duplicates, no gaps")
+	assert.Len(t, s.started, 100)
+	assert.LessOrEqual(t, s.peak, 4+1, "pages held: the one being yielded and those in flight")
+}
+
+func TestAllInParallelStopsAtOnceOnBreak(t *testing.T) {
+	base := runtime.NumGoroutine()
+	s := &pagedServer{n: 100_000}
+	n := 0
+	for range All(context.Background(), 1, 10, 4, s.fetch) {
+		if n++; n == 25 {
+			break
+		}
+	}
+	s.mu.Lock()
+	started, inFlight := len(s.started), s.inFlight
+	s.mu.Unlock()
+	assert.LessOrEqual(t, started, 3+4, "pages past the break: at most those in flight")
+	assert.Zero(t, inFlight, "pages in flight are cancelled and waited for")
+	deadline := time.Now().Add(time.Second)
+	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+		runtime.Gosched()
+	}
+	assert.LessOrEqual(t, runtime.NumGoroutine(), base, "no goroutine leaks")
 }

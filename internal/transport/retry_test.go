@@ -35,7 +35,7 @@ func TestCheckRetryClassifiesErrors(t *testing.T) {
 		{"other", errors.New("unsupported protocol scheme"), false, false},
 	} {
 		for method, want := range map[string]bool{http.MethodGet: tc.get, http.MethodPut: tc.get, http.MethodPost: tc.post} {
-			ctx := context.WithValue(context.Background(), ctxKey{}, &requestInfo{method: method})
+			ctx := context.WithValue(context.Background(), ctxKey{}, &call{method: method})
 			got, err := checkRetry(ctx, nil, tc.err)
 			assert.NoError(t, err)
 			assert.Equal(t, want, got, "%s %s", method, tc.name)
