@@ -288,7 +288,7 @@ func (x *exporter) runFull(ctx context.Context, k kind) error {
 		return err
 	}
 	n := 0
-	s := &stream{ctx: ctx, t: t, sink: func(r record) error {
+	s := &stream{ctx: ctx, shared: k.perParent, t: t, sink: func(r record) error {
 		if err := w.write(r); err != nil {
 			return err
 		}
@@ -318,7 +318,7 @@ func (x *exporter) runFull(ctx context.Context, k kind) error {
 		return err
 	}
 	t.done(nil)
-	x.summarize("%-28s %9d records  %s", k.name, n, rel)
+	x.summarize("%-28s %9d records%s  %s", k.name, n, s.stats(), rel)
 	return nil
 }
 
@@ -348,7 +348,7 @@ func (x *exporter) runIncremental(ctx context.Context, k kind) error {
 	pw := &partWriter{x: x, k: k, ks: ks, start: start}
 	var latest time.Time
 	dups := 0
-	s := &stream{ctx: ctx, t: t, sink: func(r record) error {
+	s := &stream{ctx: ctx, shared: k.perParent, t: t, sink: func(r record) error {
 		key := keyOf(r, k.keyFields)
 		if _, dup := seen[key]; dup {
 			dups++
@@ -399,7 +399,7 @@ func (x *exporter) runIncremental(ctx context.Context, k kind) error {
 			where += " .. " + path.Base(pw.written[len(pw.written)-1])
 		}
 	}
-	x.summarize("%-28s %9d new records (%d already exported)  %s", k.name, pw.total, dups, where)
+	x.summarize("%-28s %9d new records (%d already exported)%s  %s", k.name, pw.total, dups, s.stats(), where)
 	return nil
 }
 
@@ -520,10 +520,43 @@ func (p *partWriter) abort() {
 
 // stream takes the records of one kind, from one goroutine or several.
 type stream struct {
-	ctx  context.Context // checked before each record: Ctrl-C stops mid-page
-	mu   sync.Mutex
-	t    tracker
-	sink func(record) error
+	ctx    context.Context // checked before each record: Ctrl-C stops mid-page
+	shared bool            // fed by one list per parent: no single total
+	mu     sync.Mutex
+	t      tracker
+	sink   func(record) error
+
+	totalSet          bool
+	requests, dropped int
+}
+
+// page takes the metadata of a page, once: the total count of a single
+// list drives the bar, and every page's wait for the budget is counted.
+// An iterator fills resp before the first item of each page, so a resp
+// with Attempts set is a page not seen yet.
+func (s *stream) page(resp *edapp.Response) {
+	if resp == nil || resp.Attempts == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.shared && !s.totalSet && resp.TotalCount >= 0 {
+		s.t.setTotal(resp.TotalCount)
+		s.totalSet = true
+	}
+	s.requests++
+	s.dropped += len(resp.Dropped)
+	s.t.add(0, resp.Waited)
+	resp.Attempts = 0
+}
+
+// stats describes the requests made, for the summary.
+func (s *stream) stats() string {
+	out := fmt.Sprintf(", %d requests", s.requests)
+	if s.dropped > 0 {
+		out += fmt.Sprintf(", %d odd values left out", s.dropped)
+	}
+	return out
 }
 
 func (s *stream) emit(v any) error {
@@ -544,11 +577,13 @@ func (s *stream) emit(v any) error {
 }
 
 // each sends every item of seq to s, calling seen (if not nil) on each.
-func each[T any](s *stream, seq iter.Seq2[T, error], seen func(T)) error {
+// resp is the Response seq fills for each page (see exporter.opts).
+func each[T any](s *stream, resp *edapp.Response, seq iter.Seq2[T, error], seen func(T)) error {
 	for v, err := range seq {
 		if err != nil {
 			return err
 		}
+		s.page(resp)
 		if seen != nil {
 			seen(v)
 		}
@@ -557,11 +592,6 @@ func each[T any](s *stream, seq iter.Seq2[T, error], seen func(T)) error {
 		}
 	}
 	return nil
-}
-
-// eachShared is each for a stream fed by several goroutines.
-func eachShared[T any](s *stream, seq iter.Seq2[T, error]) error {
-	return each(s, seq, nil)
 }
 
 func idsOf[T any](seq iter.Seq2[T, error], id func(T) string) ([]string, error) {
@@ -602,12 +632,21 @@ func (x *exporter) fanOut(ctx context.Context, parents []string, fn func(context
 // perUser runs fn for each user of the account.
 func (x *exporter) perUser(ctx context.Context, fn func(context.Context, string) error) error {
 	users, err := x.ids(ctx, &x.userIDs, func(ctx context.Context) ([]string, error) {
-		return idsOf(x.c.Users.All(ctx, &edapp.UserListOptions{ListOptions: x.pageSize()}), func(u edapp.User) string { return u.ID })
+		return idsOf(x.c.Users.All(ctx, &edapp.UserListOptions{ListOptions: x.pageSize()}, x.opts(nil)...), func(u edapp.User) string { return u.ID })
 	})
 	if err != nil {
 		return err
 	}
 	return x.fanOut(ctx, users, fn)
+}
+
+// opts are the request options of every read: the bulk lane, pages in
+// parallel, and the answer's metadata into resp (when not nil).
+func (x *exporter) opts(resp *edapp.Response) []edapp.RequestOption {
+	if resp == nil {
+		return []edapp.RequestOption{edapp.WithBulk(), edapp.WithPageConcurrency(x.concurrency)}
+	}
+	return append(readOpts(resp), edapp.WithPageConcurrency(x.concurrency))
 }
 
 func (x *exporter) pageSize() edapp.ListOptions {

@@ -12,6 +12,9 @@ type kind struct {
 	name    string   // the file (full kinds) or directory (incremental kinds)
 	columns []string // CSV columns, in order: the record's JSON field names
 	perUser bool     // costs one request per user; only with --per-user
+	// perParent kinds are fetched with one list per parent (group, course,
+	// collection, user), so no single total count drives their bar.
+	perParent bool
 
 	// Incremental kinds have a date filter. keyFields identify a record
 	// for removing duplicates; dateField is the record field the filter
@@ -60,7 +63,8 @@ var kinds = []kind{
 		columns: []string{"id", "name", "email", "firstName", "lastName", "externalId", "timeZone", "roles", "userGroups", "managedUserGroups", "customFields", "lastActiveDate"},
 		fetch: func(ctx context.Context, x *exporter, _ time.Time, s *stream) error {
 			var ids []string
-			err := each(s, x.c.Users.All(ctx, &edapp.UserListOptions{ListOptions: x.pageSize()}), func(u edapp.User) { ids = append(ids, u.ID) })
+			r := new(edapp.Response)
+			err := each(s, r, x.c.Users.All(ctx, &edapp.UserListOptions{ListOptions: x.pageSize()}, x.opts(r)...), func(u edapp.User) { ids = append(ids, u.ID) })
 			if err == nil {
 				x.userIDs = ids
 			}
@@ -72,7 +76,8 @@ var kinds = []kind{
 		columns: []string{"id", "name", "inviteCode", "hasChildren"},
 		fetch: func(ctx context.Context, x *exporter, _ time.Time, s *stream) error {
 			var ids []string
-			err := each(s, x.c.UserGroups.All(ctx, x.listOpts()), func(g edapp.UserGroup) { ids = append(ids, g.ID) })
+			r := new(edapp.Response)
+			err := each(s, r, x.c.UserGroups.All(ctx, x.listOpts(), x.opts(r)...), func(g edapp.UserGroup) { ids = append(ids, g.ID) })
 			if err == nil {
 				x.groupIDs = ids
 			}
@@ -80,20 +85,23 @@ var kinds = []kind{
 		},
 	},
 	{
-		name:    "group_members",
-		columns: []string{"groupId", "userId", "userExternalId"},
+		name:      "group_members",
+		perParent: true,
+		columns:   []string{"groupId", "userId", "userExternalId"},
 		fetch: func(ctx context.Context, x *exporter, _ time.Time, s *stream) error {
 			groups, err := x.ids(ctx, &x.groupIDs, func(ctx context.Context) ([]string, error) {
-				return idsOf(x.c.UserGroups.All(ctx, x.listOpts()), func(g edapp.UserGroup) string { return g.ID })
+				return idsOf(x.c.UserGroups.All(ctx, x.listOpts(), x.opts(nil)...), func(g edapp.UserGroup) string { return g.ID })
 			})
 			if err != nil {
 				return err
 			}
 			return x.fanOut(ctx, groups, func(ctx context.Context, groupID string) error {
-				for u, err := range x.c.UserGroups.AllUsers(ctx, groupID, x.listOpts()) {
+				r := new(edapp.Response)
+				for u, err := range x.c.UserGroups.AllUsers(ctx, groupID, x.listOpts(), x.opts(r)...) {
 					if err != nil {
 						return err
 					}
+					s.page(r)
 					if err := s.emit(memberRow{groupID, u.ID, u.ExternalID}); err != nil {
 						return err
 					}
@@ -107,7 +115,8 @@ var kinds = []kind{
 		columns: []string{"id", "title", "description"},
 		fetch: func(ctx context.Context, x *exporter, _ time.Time, s *stream) error {
 			var ids []string
-			err := each(s, x.c.Catalog.AllCollections(ctx, x.listOpts()), func(c edapp.CourseCollection) { ids = append(ids, c.ID) })
+			r := new(edapp.Response)
+			err := each(s, r, x.c.Catalog.AllCollections(ctx, x.listOpts(), x.opts(r)...), func(c edapp.CourseCollection) { ids = append(ids, c.ID) })
 			if err == nil {
 				x.collectionIDs = ids
 			}
@@ -115,20 +124,23 @@ var kinds = []kind{
 		},
 	},
 	{
-		name:    "collection_courses",
-		columns: []string{"collectionId", "courseId"},
+		name:      "collection_courses",
+		perParent: true,
+		columns:   []string{"collectionId", "courseId"},
 		fetch: func(ctx context.Context, x *exporter, _ time.Time, s *stream) error {
 			cols, err := x.ids(ctx, &x.collectionIDs, func(ctx context.Context) ([]string, error) {
-				return idsOf(x.c.Catalog.AllCollections(ctx, x.listOpts()), func(c edapp.CourseCollection) string { return c.ID })
+				return idsOf(x.c.Catalog.AllCollections(ctx, x.listOpts(), x.opts(nil)...), func(c edapp.CourseCollection) string { return c.ID })
 			})
 			if err != nil {
 				return err
 			}
 			return x.fanOut(ctx, cols, func(ctx context.Context, colID string) error {
-				for c, err := range x.c.Catalog.AllCollectionCourses(ctx, colID, x.listOpts()) {
+				r := new(edapp.Response)
+				for c, err := range x.c.Catalog.AllCollectionCourses(ctx, colID, x.listOpts(), x.opts(r)...) {
 					if err != nil {
 						return err
 					}
+					s.page(r)
 					if err := s.emit(collectionCourseRow{colID, c.ID}); err != nil {
 						return err
 					}
@@ -142,7 +154,8 @@ var kinds = []kind{
 		columns: []string{"id", "externalId", "title", "description", "status", "locale", "duration", "thumbnailUrl", "createdDateTime", "modifiedDateTime"},
 		fetch: func(ctx context.Context, x *exporter, _ time.Time, s *stream) error {
 			var ids []string
-			err := each(s, x.c.Catalog.AllCourses(ctx, x.listOpts()), func(c edapp.Course) { ids = append(ids, c.ID) })
+			r := new(edapp.Response)
+			err := each(s, r, x.c.Catalog.AllCourses(ctx, x.listOpts(), x.opts(r)...), func(c edapp.Course) { ids = append(ids, c.ID) })
 			if err == nil {
 				x.courseIDs = ids
 			}
@@ -150,20 +163,23 @@ var kinds = []kind{
 		},
 	},
 	{
-		name:    "lessons",
-		columns: []string{"id", "courseId", "externalId", "title", "description", "status", "minimumScore"},
+		name:      "lessons",
+		perParent: true,
+		columns:   []string{"id", "courseId", "externalId", "title", "description", "status", "minimumScore"},
 		fetch: func(ctx context.Context, x *exporter, _ time.Time, s *stream) error {
 			courses, err := x.ids(ctx, &x.courseIDs, func(ctx context.Context) ([]string, error) {
-				return idsOf(x.c.Catalog.AllCourses(ctx, x.listOpts()), func(c edapp.Course) string { return c.ID })
+				return idsOf(x.c.Catalog.AllCourses(ctx, x.listOpts(), x.opts(nil)...), func(c edapp.Course) string { return c.ID })
 			})
 			if err != nil {
 				return err
 			}
 			return x.fanOut(ctx, courses, func(ctx context.Context, courseID string) error {
-				lessons, err := x.c.Catalog.Lessons(ctx, courseID)
+				r := new(edapp.Response)
+				lessons, err := x.c.Catalog.Lessons(ctx, courseID, x.opts(r)...)
 				if err != nil {
 					return err
 				}
+				s.page(r)
 				for _, l := range lessons {
 					if err := s.emit(l); err != nil {
 						return err
@@ -177,21 +193,24 @@ var kinds = []kind{
 		name:    "course_statistics",
 		columns: []string{"courseId", "totalUsers", "completedCount", "openedCount"},
 		fetch: func(ctx context.Context, x *exporter, _ time.Time, s *stream) error {
-			return each(s, x.c.Analytics.AllCourseStatistics(ctx, &edapp.CourseStatisticsListOptions{ListOptions: x.pageSize()}), nil)
+			r := new(edapp.Response)
+			return each(s, r, x.c.Analytics.AllCourseStatistics(ctx, &edapp.CourseStatisticsListOptions{ListOptions: x.pageSize()}, x.opts(r)...), nil)
 		},
 	},
 	{
 		name:    "lesson_statistics",
 		columns: []string{"lessonId", "courseId", "lessonTitle", "totalUsers", "openedCount", "completedCount"},
 		fetch: func(ctx context.Context, x *exporter, _ time.Time, s *stream) error {
-			return each(s, x.c.Analytics.AllLessonStatistics(ctx, &edapp.LessonStatisticsListOptions{ListOptions: x.pageSize()}), nil)
+			r := new(edapp.Response)
+			return each(s, r, x.c.Analytics.AllLessonStatistics(ctx, &edapp.LessonStatisticsListOptions{ListOptions: x.pageSize()}, x.opts(r)...), nil)
 		},
 	},
 	{
 		name:    "survey_questions",
 		columns: []string{"id", "courseId", "lessonId", "slideId", "questionType", "questionContent", "answers"},
 		fetch: func(ctx context.Context, x *exporter, _ time.Time, s *stream) error {
-			return each(s, x.c.Analytics.AllSurveyQuestionDefinitions(ctx, &edapp.SurveyQuestionDefinitionListOptions{ListOptions: x.pageSize()}), nil)
+			r := new(edapp.Response)
+			return each(s, r, x.c.Analytics.AllSurveyQuestionDefinitions(ctx, &edapp.SurveyQuestionDefinitionListOptions{ListOptions: x.pageSize()}, x.opts(r)...), nil)
 		},
 	},
 	{
@@ -201,7 +220,8 @@ var kinds = []kind{
 		dateField:   "startedDateTime",
 		keyFields:   []string{"id", "completedDateTime"},
 		fetch: func(ctx context.Context, x *exporter, from time.Time, s *stream) error {
-			return each(s, x.c.Analytics.AllAttempts(ctx, &edapp.AttemptListOptions{ListOptions: x.pageSize(), StartDateTime: from}), nil)
+			r := new(edapp.Response)
+			return each(s, r, x.c.Analytics.AllAttempts(ctx, &edapp.AttemptListOptions{ListOptions: x.pageSize(), StartDateTime: from}, x.opts(r)...), nil)
 		},
 	},
 	{
@@ -210,7 +230,8 @@ var kinds = []kind{
 		incremental: true,
 		keyFields:   courseProgressColumns,
 		fetch: func(ctx context.Context, x *exporter, from time.Time, s *stream) error {
-			return each(s, x.c.Analytics.AllCourseProgress(ctx, &edapp.CourseProgressListOptions{ListOptions: x.pageSize(), ModifiedSinceDateTime: from}), nil)
+			r := new(edapp.Response)
+			return each(s, r, x.c.Analytics.AllCourseProgress(ctx, &edapp.CourseProgressListOptions{ListOptions: x.pageSize(), ModifiedSinceDateTime: from}, x.opts(r)...), nil)
 		},
 	},
 	{
@@ -220,7 +241,8 @@ var kinds = []kind{
 		dateField:   "eventDateTime",
 		keyFields:   progressEventKey,
 		fetch: func(ctx context.Context, x *exporter, from time.Time, s *stream) error {
-			return each(s, x.c.Analytics.AllLessonProgressEvents(ctx, &edapp.LessonProgressEventListOptions{ListOptions: x.pageSize(), MinEventDateTime: from}), nil)
+			r := new(edapp.Response)
+			return each(s, r, x.c.Analytics.AllLessonProgressEvents(ctx, &edapp.LessonProgressEventListOptions{ListOptions: x.pageSize(), MinEventDateTime: from}, x.opts(r)...), nil)
 		},
 	},
 	{
@@ -231,16 +253,19 @@ var kinds = []kind{
 		dateField:   "answeredDateTime",
 		keyFields:   []string{"id"},
 		fetch: func(ctx context.Context, x *exporter, from time.Time, s *stream) error {
-			return each(s, x.c.Analytics.AllSurveyAnswers(ctx, &edapp.SurveyAnswerListOptions{ListOptions: x.pageSize(), StartDateTime: from}), nil)
+			r := new(edapp.Response)
+			return each(s, r, x.c.Analytics.AllSurveyAnswers(ctx, &edapp.SurveyAnswerListOptions{ListOptions: x.pageSize(), StartDateTime: from}, x.opts(r)...), nil)
 		},
 	},
 	{
-		name:    "user_lesson_progress",
-		columns: []string{"userId", "courseId", "lessonId", "lessonTitle", "opened", "openedDateTime", "completed", "completedDateTime", "score", "attempts"},
-		perUser: true,
+		name:      "user_lesson_progress",
+		columns:   []string{"userId", "courseId", "lessonId", "lessonTitle", "opened", "openedDateTime", "completed", "completedDateTime", "score", "attempts"},
+		perUser:   true,
+		perParent: true,
 		fetch: func(ctx context.Context, x *exporter, _ time.Time, s *stream) error {
 			return x.perUser(ctx, func(ctx context.Context, userID string) error {
-				return eachShared(s, x.c.Analytics.AllUserLessonProgress(ctx, userID, &edapp.UserLessonProgressListOptions{ListOptions: x.pageSize()}))
+				r := new(edapp.Response)
+				return each(s, r, x.c.Analytics.AllUserLessonProgress(ctx, userID, &edapp.UserLessonProgressListOptions{ListOptions: x.pageSize()}, x.opts(r)...), nil)
 			})
 		},
 	},
@@ -248,12 +273,14 @@ var kinds = []kind{
 		name:        "user_lesson_progress_events",
 		columns:     progressEventColumns,
 		perUser:     true,
+		perParent:   true,
 		incremental: true,
 		dateField:   "eventDateTime",
 		keyFields:   progressEventKey,
 		fetch: func(ctx context.Context, x *exporter, from time.Time, s *stream) error {
 			return x.perUser(ctx, func(ctx context.Context, userID string) error {
-				return eachShared(s, x.c.Analytics.AllUserLessonProgressEvents(ctx, userID, &edapp.UserLessonProgressEventListOptions{ListOptions: x.pageSize(), MinEventDateTime: from}))
+				r := new(edapp.Response)
+				return each(s, r, x.c.Analytics.AllUserLessonProgressEvents(ctx, userID, &edapp.UserLessonProgressEventListOptions{ListOptions: x.pageSize(), MinEventDateTime: from}, x.opts(r)...), nil)
 			})
 		},
 	},

@@ -127,6 +127,10 @@ func TestExportFullThenNothingNew(t *testing.T) {
 
 	if got, want := column(readKind(t, dir, "attempts"), "id"), apiAttemptIDs(t, srv); !slices.Equal(got, want) {
 		t.Errorf("attempts: exported %d, service has %d", len(got), len(want))
+	} else if line := fmt.Sprintf("attempts: done, %d/%d records", len(want), len(want)); !strings.Contains(r.stderr, line) {
+		// Not a terminal: a log line per kind, with the total from the
+		// first page's count.
+		t.Errorf("stderr has no %q:\n%s", line, r.stderr)
 	}
 	users := readKind(t, dir, "users")
 	if len(users) != 9 {

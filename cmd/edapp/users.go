@@ -79,7 +79,8 @@ func (a *app) usersSync(ctx context.Context, file string, apply, deleteMissing b
 	if isTerminal(a.stderr) {
 		prog = newProgress(ctx, a.stderr, true)
 	}
-	groups, err := collect(ctx, prog, "groups", c.UserGroups.All(ctx, nil))
+	var gr, ur edapp.Response
+	groups, err := collect(ctx, prog, "groups", &gr, c.UserGroups.All(ctx, nil, readOpts(&gr)...))
 	if err != nil {
 		return err
 	}
@@ -88,7 +89,7 @@ func (a *app) usersSync(ctx context.Context, file string, apply, deleteMissing b
 	if err != nil {
 		return err
 	}
-	users, err := collect(ctx, prog, "users", c.Users.All(ctx, &edapp.UserListOptions{ListOptions: edapp.ListOptions{PageSize: edapp.MaxPageSize}}))
+	users, err := collect(ctx, prog, "users", &ur, c.Users.All(ctx, &edapp.UserListOptions{ListOptions: edapp.ListOptions{PageSize: edapp.MaxPageSize}}, readOpts(&ur)...))
 	prog.wait()
 	if err != nil {
 		return err
