@@ -591,6 +591,7 @@ func each[T any](s *stream, resp *edapp.Response, seq iter.Seq2[T, error], seen 
 			return err
 		}
 	}
+	s.page(resp) // a list with no items still had a page
 	return nil
 }
 

@@ -116,8 +116,9 @@ func TestMissingTokenIsUsage(t *testing.T) {
 func TestWrongTokenIsError(t *testing.T) {
 	srv := edapptest.NewServer()
 	defer srv.Close()
-	r := runEnv(t, env{"EDAPP_BASE_URL": srv.URL}, "webhooks", "list", "--token", "wrong-token-value")
+	r := runEnv(t, env{"EDAPP_BASE_URL": srv.URL}, "-v", "webhooks", "list", "--token", "wrong-token-value")
 	wantCode(t, r, exitError)
+	noToken(t, "wrong-token-value", r)
 }
 
 // TestHelpEverywhere checks that every command has --help with an example.
