@@ -218,11 +218,16 @@ func (x *exporter) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if x.full {
-		st = &exportState{Version: 1, Kinds: map[string]*kindState{}}
-	}
-	if st.Format != "" && st.Format != x.format {
+	switch {
+	case st.Format != "" && st.Format != x.format && !x.full:
 		return usagef("%s holds a %s export: use --format %s, or --full to start over in %s", x.dir, st.Format, st.Format, x.format)
+	case st.Format != x.format:
+		// A directory holds one format: a switch starts every kind over.
+		st = &exportState{Version: 1, Kinds: map[string]*kindState{}}
+	case x.full:
+		for _, k := range x.kinds {
+			delete(st.Kinds, k.name)
+		}
 	}
 	st.Format = x.format
 	x.st = st
@@ -333,8 +338,11 @@ func (x *exporter) runIncremental(ctx context.Context, k kind) error {
 		from = ks.Cursor.Add(-cursorOverlap)
 	}
 	seen := map[recordKey]struct{}{}
+	// The keys of the parts the fetch may meet again: those with records
+	// dated from the lower bound on, or all of them for a kind whose
+	// records show no date.
 	for _, p := range ks.Parts {
-		if from.IsZero() || p.Undated || !p.MaxTime.Before(from) {
+		if k.dateField == "" || from.IsZero() || p.Undated || !p.MaxTime.Before(from) {
 			if err := readKeys(filepath.Join(x.dir, filepath.FromSlash(p.Keys)), seen); err != nil {
 				t.done(err)
 				return err

@@ -293,6 +293,20 @@ func TestExportJSONLKeepsEveryField(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "attempts", "part-000001.jsonl")); !os.IsNotExist(err) {
 		t.Error("--full left the old parts")
 	}
+	// --full with --kinds starts only those kinds over.
+	wantCode(t, runExport(t, context.Background(), srv, nil, "--out", dir, "--kinds", "attempts,lesson_progress_events"), exitOK)
+	r = runExport(t, context.Background(), srv, nil, "--out", dir, "--full", "--kinds", "attempts")
+	wantCode(t, r, exitOK)
+	st, err := loadState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ks := st.Kinds["lesson_progress_events"]; ks == nil || ks.Cursor == nil || len(ks.Parts) != 1 {
+		t.Errorf("--full --kinds attempts touched lesson_progress_events: %+v", ks)
+	}
+	if ks := st.Kinds["attempts"]; ks == nil || len(ks.Parts) != 1 || ks.Records != len(apiAttemptIDs(t, srv)) {
+		t.Errorf("attempts after --full: %+v", ks)
+	}
 }
 
 func TestToRecordMergesExtra(t *testing.T) {
