@@ -36,7 +36,7 @@ type tracker interface {
 // otherwise.
 func newProgress(ctx context.Context, w io.Writer, bars bool) progress {
 	if bars {
-		return &barProgress{p: mpb.NewWithContext(ctx, mpb.WithOutput(w), mpb.WithWidth(100))}
+		return &barProgress{p: mpb.NewWithContext(ctx, mpb.WithOutput(w), mpb.WithWidth(100), mpb.WithAutoRefresh())}
 	}
 	return &logProgress{w: w, interval: 10 * time.Second}
 }
