@@ -1,29 +1,25 @@
 package transport
 
 import (
-	"fmt"
-	"log/slog"
 	"net/url"
 	"strconv"
 	"strings"
 )
 
-// Secret is a string that never prints itself: not with any fmt verb, not
-// through slog.
-type Secret string
-
 const redacted = "[REDACTED]"
 
-func (Secret) String() string               { return redacted }
-func (Secret) GoString() string             { return redacted }
-func (Secret) LogValue() slog.Value         { return slog.StringValue(redacted) }
-func (Secret) Format(f fmt.State, _ rune)   { f.Write([]byte(redacted)) }
-func (Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }
+// credentials hold the token. The Client keeps them behind a pointer: fmt
+// prints a nested pointer as an address and cannot call methods on
+// unexported fields, so no verb applied to a Client, or a copy of one,
+// reaches the token.
+type credentials struct {
+	token, auth string
+}
 
 // Redact replaces the API token in s, in the forms it may take when echoed
 // back: as it is, JSON-escaped, and URL-encoded.
 func (c *Client) Redact(s string) string {
-	tok := string(c.token)
+	tok := c.cred.token
 	if tok == "" {
 		return s
 	}

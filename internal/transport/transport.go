@@ -52,8 +52,7 @@ type Config struct {
 type Client struct {
 	base    string // base URL without a trailing slash
 	origin  origin
-	token   Secret
-	auth    Secret
+	cred    *credentials
 	ua      string
 	rc      *retryablehttp.Client
 	hc      *http.Client
@@ -100,8 +99,7 @@ func New(cfg Config) *Client {
 	c := &Client{
 		base:    strings.TrimSuffix(cfg.BaseURL.String(), "/"),
 		origin:  originOf(cfg.BaseURL),
-		token:   Secret(cfg.Token),
-		auth:    Secret("Bearer " + cfg.Token),
+		cred:    &credentials{token: cfg.Token, auth: "Bearer " + cfg.Token},
 		ua:      cfg.UserAgent,
 		policy:  cfg.Retry,
 		log:     cfg.Logger,
@@ -204,7 +202,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	for k, vs := range r.Header {
 		req.Header[k] = vs
 	}
-	req.Header.Set("Authorization", string(c.auth))
+	req.Header.Set("Authorization", c.cred.auth)
 	req.Header.Set("User-Agent", c.ua)
 	req.Header.Set("Accept", "application/json")
 	if r.Body != nil {
