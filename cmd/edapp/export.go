@@ -37,6 +37,24 @@ type exportFlags struct {
 	concurrency int
 }
 
+// wrap breaks s into lines of at most width, each after indent.
+func wrap(s, indent string, width int) string {
+	var b strings.Builder
+	line := indent
+	for _, w := range strings.Fields(s) {
+		if len(line) > len(indent) && len(line)+1+len(w) > width {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if len(line) > len(indent) {
+			line += " "
+		}
+		line += w
+	}
+	b.WriteString(line)
+	return b.String()
+}
+
 func kindNames(filter func(kind) bool) []string {
 	var out []string
 	for _, k := range kinds {
@@ -53,19 +71,22 @@ func (a *app) exportCommand() *cobra.Command {
 		Use:   "export --out DIR [--since T] [--format csv|jsonl] [--per-user] [--full]",
 		Short: "Export the account to CSV or JSONL files, incrementally",
 		Long: `export writes the account's data to files in DIR, one kind of record at a time:
-` + strings.Join(kindNames(func(k kind) bool { return !k.perUser }), ", ") + `,
-and with --per-user also ` + strings.Join(kindNames(func(k kind) bool { return k.perUser }), ", ") + `.
+` + wrap(strings.Join(kindNames(func(k kind) bool { return !k.perUser }), ", "), "  ", 76) + `
+and with --per-user also:
+` + wrap(strings.Join(kindNames(func(k kind) bool { return k.perUser }), ", "), "  ", 76) + `
 
-Kinds with a date filter (` + strings.Join(kindNames(func(k kind) bool { return k.incremental && !k.perUser }), ", ") + `,
-and user_lesson_progress_events) are incremental. Each keeps a cursor in
-DIR/` + stateFile + `; a re-run fetches from the cursor minus 10 minutes of
-overlap and drops the records it already wrote (see README for the key of
-each kind). New records go to a new part file, DIR/<kind>/part-NNNNNN.<ext>.
-A changed record (an attempt that was completed, a course progress that moved
-on) is written again as a new row: the last row for a key is the latest.
---since sets where a kind without a cursor starts (default: everything).
+Kinds with a date filter are incremental:
+` + wrap(strings.Join(kindNames(func(k kind) bool { return k.incremental }), ", "), "  ", 76) + `
+Each keeps a cursor in DIR/` + stateFile + `; a re-run fetches from the
+cursor minus 10 minutes of overlap and drops the records it already wrote
+(the README gives the key of each kind). New records go to a new part file,
+DIR/<kind>/part-NNNNNN.<ext>. A changed record (an attempt since completed,
+a course progress that moved on) is written again as a new row: the last
+row for a key is the latest. --since sets where a kind without a cursor
+starts (default: everything).
 The other kinds are fetched in full on each run and their file,
-DIR/<kind>.<ext>, is replaced. --full forgets the state and starts over.
+DIR/<kind>.<ext>, is replaced. --full forgets the state of the kinds
+exported (all, or those of --kinds) and starts them over.
 
 Every file is written under a temporary name and renamed when whole, and the
 state moves only after the data it covers is on disk: Ctrl-C or a crash
@@ -79,8 +100,8 @@ now (72h).
 The export reads through the SDK's bulk lane with several pages in flight,
 and stays within the account's rate budget (1400 requests per 5 minutes).
 --per-user costs one request per user and kind (more for users with over
-1000 records): with 5,000 users, about 10,000 requests, or some 36 minutes
-of the whole budget.
+1000 records): with 5,000 users, about 10,000 requests, some 40 minutes of
+the budget's bulk share (90%).
 
 On a terminal a progress bar per kind shows records, records per second and
 the time spent waiting for the budget; otherwise a log line per kind goes to
