@@ -18,10 +18,13 @@ import (
 type CatalogService service
 
 // CourseCollection is a course collection of the catalog. Its fields are
-// not shown in the spec and not known; the SDK reads id, title and
+// not documented in full; the SDK reads id, externalId, title and
 // description, and keeps every other field in Extra.
 type CourseCollection struct {
-	ID          string `json:"id"`
+	ID string `json:"id"`
+	// ExternalID links the collection to an outside system (the vendor's
+	// help page lists it).
+	ExternalID  string `json:"externalId"`
 	Title       string `json:"title"`
 	Description string `json:"description"`
 	// Extra holds the fields of the answer not decoded above, as sent.
@@ -137,10 +140,17 @@ func (s *CatalogService) AllCourses(ctx context.Context, opts *ListOptions, reqO
 // Lessons lists the lessons of a course: GET
 // /v2/catalog/courses/{courseId}/lessons. The service answers a bare array
 // (the vendor's SDK; not shown in the spec), unpaged; the paged envelope is
-// accepted too, and then every page is read.
+// accepted too, and then every page is read. The service's lesson records
+// probably carry no course id, so a lesson without one gets courseID.
 func (s *CatalogService) Lessons(ctx context.Context, courseID string, reqOpts ...RequestOption) ([]Lesson, error) {
 	if err := ids.Require("courseID", courseID); err != nil {
 		return nil, err
 	}
-	return listAll[Lesson](ctx, s.client, "/v2/catalog/courses/"+ids.Segment(courseID)+"/lessons", reqOpts)
+	lessons, err := listAll[Lesson](ctx, s.client, "/v2/catalog/courses/"+ids.Segment(courseID)+"/lessons", reqOpts)
+	for i := range lessons {
+		if lessons[i].CourseID == "" {
+			lessons[i].CourseID = courseID
+		}
+	}
+	return lessons, err
 }

@@ -108,7 +108,7 @@ func TestCatalogLessonsAcceptsAnEnvelope(t *testing.T) {
 	})
 	lessons, err := client.Catalog.Lessons(context.Background(), "c")
 	require.NoError(t, err)
-	assert.Equal(t, []Lesson{{ID: "l1", MinimumScore: 72.5}}, lessons)
+	assert.Equal(t, []Lesson{{ID: "l1", CourseID: "c", MinimumScore: 72.5}}, lessons)
 }
 
 func TestCourseDecodeVariants(t *testing.T) {

@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/go-querystring/query"
@@ -102,9 +101,8 @@ type Client struct {
 	logger  *slog.Logger
 	common  service
 
-	// groupsAltSpelling is set once the spec's /v2/usersgroups answered 404
-	// and /v2/usergroups did not: from then on this client uses the latter.
-	groupsAltSpelling atomic.Bool
+	// learnt holds the spellings this client found the service to take.
+	learnt spellings
 }
 
 // service is what every resource service holds: the client it belongs to.
@@ -378,7 +376,7 @@ func (c *Client) newDecodeError(method, path string, tr *transport.Response, res
 		StatusCode: tr.StatusCode,
 		Method:     method,
 		Path:       path,
-		Body:       excerpt(c.redact(string(tr.Body)), decodeExcerpt),
+		Body:       c.cleanExcerpt(tr.Body, decodeExcerpt),
 		Err:        err,
 		Response:   resp,
 	}

@@ -8,11 +8,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/edapp-go/edapp/internal/transport"
 
 	"github.com/edapp-go/edapp/internal/ids"
 
+	"github.com/edapp-go/edapp/internal/pager"
 	"github.com/edapp-go/edapp/internal/redact"
 )
 
@@ -29,6 +31,12 @@ var (
 	ErrInvalidInput = ids.ErrInvalidInput                   // refused before any request was sent
 	ErrUnsuccessful = errors.New("edapp: operation failed") // a 2xx answer of {"success": false}
 )
+
+// ErrRepeatedPage is what an All iterator yields when the service, which
+// reported a total count, answers the same page twice: it is ignoring the
+// page number, and reading on would never end. An unpaged array that
+// repeats is not an error; the iterator just ends.
+var ErrRepeatedPage = pager.ErrRepeatedPage
 
 // APIError is a non-2xx answer from the service (or a 2xx that says
 // {"success": false}). The spec does not show error bodies; the real service
@@ -118,31 +126,49 @@ func (e *DecodeError) Error() string {
 // Unwrap returns the JSON error.
 func (e *DecodeError) Unwrap() error { return e.Err }
 
-const (
-	maxErrorBody  = transport.MaxErrorBody
-	decodeExcerpt = 512
-)
+// decodeExcerpt bounds the body excerpt of a DecodeError.
+const decodeExcerpt = 512
 
-// redact removes the API token and any launch token from s.
+// maxRequestID bounds APIError.RequestID: request ids are short.
+const maxRequestID = 128
+
+// redact removes the API token and any launch token from s, in any of
+// their encodings.
 func (c *Client) redact(s string) string {
 	return redact.LaunchTokens(c.t.Redact(s))
 }
 
+// cleanExcerpt returns at most n bytes of body with every secret removed.
+// It redacts before it cuts, so a token that crosses the cut keeps no part
+// of itself.
+func (c *Client) cleanExcerpt(body []byte, n int) string {
+	if len(body) > n+redact.Margin {
+		body = body[:n+redact.Margin]
+	}
+	return redact.Excerpt(string(body), n, c.redact)
+}
+
 func (c *Client) newAPIError(method, path string, tr *transport.Response, resp *Response) *APIError {
-	// Redact before truncating, so a token cut in two leaves no half behind.
-	body := c.redact(string(tr.Body))
+	body := tr.Body
+	if tr.Truncated {
+		// The read stopped mid-body: a secret may cross its end, where no
+		// pattern can see it whole. Drop the tail it could hide in.
+		body = body[:max(0, len(body)-redact.Tail)]
+	}
 	e := &APIError{
 		StatusCode: tr.StatusCode,
 		Method:     method,
 		Path:       path,
-		Body:       []byte(excerpt(body, maxErrorBody)),
+		Body:       []byte(c.cleanExcerpt(body, transport.MaxErrorBody)),
 		RequestID:  resp.RequestID,
 		Response:   resp,
 	}
 	if d, ok := transport.RetryAfter(tr.Header, time.Now()); ok {
 		e.RetryAfter = d
 	}
-	e.Message = c.redact(messageOf(tr.Body))
+	if m := messageOf(body); m != "" {
+		e.Message = c.cleanExcerpt([]byte(m), transport.MaxErrorBody)
+	}
 	return e
 }
 
@@ -181,24 +207,28 @@ func messageOf(body []byte) string {
 	return ""
 }
 
-func requestID(h http.Header) string {
+// requestID returns the first request-id style header, cleaned: a server
+// may echo anything there, the token included.
+func (c *Client) requestID(h http.Header) string {
 	for _, k := range []string{"X-Request-Id", "X-Amzn-Requestid", "X-Amz-Apigw-Id", "Request-Id", "X-Correlation-Id"} {
 		if v := h.Get(k); v != "" {
-			return v
+			v = strings.Map(func(r rune) rune {
+				if unicode.IsPrint(r) {
+					return r
+				}
+				return -1
+			}, v)
+			return c.cleanExcerpt([]byte(v), maxRequestID)
 		}
 	}
 	return ""
 }
 
-// excerpt shortens s to at most n bytes, on a rune boundary.
+// excerpt shortens s to at most n bytes on a rune boundary, and marks a
+// cut with "…".
 func excerpt(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return redact.Cut(s, n) + "…"
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"sync"
 	"time"
 )
@@ -38,35 +39,36 @@ type Pauser interface {
 
 // WindowLimiter spends a request budget the way the service counts it: at
 // most limit calls start in any trailing window. The service allows 1400
-// requests per 5 minutes for the whole account, and a new client uses
-// NewWindowLimiter(1400, 5*time.Minute+2*time.Second); the 2 extra seconds
-// cover latency and clock skew, so two full bursts one window apart never
-// land in the same 5 minutes at the service.
+// requests per 5 minutes for the whole account; a new client uses
+// NewWindowLimiter(1400, 5*time.Minute+2*time.Second), whose 2 extra seconds
+// cover latency and clock skew, so that two full bursts one window apart
+// never land in the same 5 minutes at the service.
 //
-// Unlike a token bucket, a WindowLimiter lets a burst of up to limit calls
-// go at once and a short job use the whole budget; once it is spent, each
-// call waits until the call limit places back leaves the window.
+// Unlike a token bucket, it lets a burst of up to limit calls go at once,
+// so a short job can use the whole budget. Once the budget is spent, the
+// next call waits until the oldest call in the window is a window old.
 //
 // Calls come in two lanes. Bulk calls (the All* iterators, and calls made
 // WithBulk) may use at most a share of any window, 0.9 by default (see
-// WithBulkShare); the rest is kept for interactive calls, which may use the
-// whole window. A long export therefore leaves room for a learner's launch.
-// Wait is the interactive lane.
+// WithBulkShare); interactive calls may use the whole window. With the
+// defaults, an export takes at most 1260 calls in any window and leaves at
+// least 140 for learners' launches and other interactive calls, which go
+// ahead of bulk calls waiting for their turn. Wait is the interactive lane.
 //
-// Pause holds every call until a given time: the client calls it when the
+// Pause holds every call until a given time; the client calls it when the
 // service answers 429.
 //
-// A waiting call holds its slot, so concurrent calls never get the same one.
-// Wait refuses at once, without waiting, when the slot comes after ctx's
-// deadline. A call whose ctx ends while it waits gives its slot back for
-// later calls; calls already holding later slots keep them. Either error
-// matches ErrRateLimited and ctx's error (context.DeadlineExceeded when
-// refused) with errors.Is.
+// A waiting call holds its slot, so concurrent calls never get the same
+// one. Wait returns an error at once, without waiting, when the slot comes
+// after ctx's deadline; the error matches ErrRateLimited and
+// context.DeadlineExceeded. A call whose ctx ends while it waits returns an
+// error matching ErrRateLimited and ctx.Err(), and gives its slot back to
+// later calls; calls already holding later slots keep them.
 //
-// A WindowLimiter counts only the calls made through it. Other processes on
-// the same account spend the same budget unseen; redislimit shares one
-// budget between processes. It keeps the start times of the last window's
-// calls and of the waiting ones. It is safe for concurrent use.
+// A WindowLimiter counts only the calls made through it: other processes on
+// the same account spend the same budget unseen (redislimit shares one
+// budget between processes). It remembers the start times of the last
+// window's calls and of the calls waiting. It is safe for concurrent use.
 type WindowLimiter struct {
 	limit   int
 	bulkMax int // at most this many bulk calls in any window
@@ -261,9 +263,9 @@ func (l *WindowLimiter) earliest(t time.Duration, bulk bool) time.Duration {
 func firstFit(a []time.Duration, n int, w, t time.Duration) (lo, hi time.Duration) {
 	// full(i): a[i..i+n-1] already fill a window; no time may go between them.
 	full := func(i int) bool { return i+n-1 < len(a) && a[i+n-1]-a[i] < w }
-	p, _ := slices.BinarySearch(a, t) // the new time goes at index p
-	spanning := 0                     // full runs i with p-n < i < p
-	for i := max(0, p-n+1); i < p; i++ {
+	p := sort.Search(len(a), func(i int) bool { return a[i] > t }) // the new time goes at index p
+	spanning := 0                                                  // full runs i with p-n < i < p
+	for i := max(0, p-n+1); i < min(p, len(a)-n+1); i++ {
 		if full(i) {
 			spanning++
 		}

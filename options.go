@@ -161,7 +161,7 @@ func (c *Client) response(tr *transport.Response) *Response {
 	}
 	if tr.Header != nil {
 		r.Header = c.cleanHeader(tr.Header)
-		r.RequestID = requestID(r.Header)
+		r.RequestID = c.requestID(tr.Header)
 	}
 	return r
 }

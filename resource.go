@@ -5,10 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/ids"
+	"github.com/edapp-go/edapp/internal/transport"
 )
 
 // This file holds the small pieces the resource files share, so that they
@@ -87,33 +95,28 @@ func utcQuery[O any](opts *O) *O {
 	return &c
 }
 
-// doChecked sends a request whose answer may be the spec's {"success": ...}
-// object, and turns {"success": false} into an *APIError that matches
-// ErrUnsuccessful. Any other answer (empty, another object, not JSON at all)
-// counts as success: the spec shows the answer of the deletes only.
-func (c *Client) doChecked(ctx context.Context, method, path string, body any, opts []RequestOption) error {
+// DoChecked is Do for the operations whose answer may be a {"success": ...}
+// object: the deletes, and adding or removing a group member. One rule
+// decides, for v2 and v1 alike: a 2xx answer is a failure only when it is a
+// JSON object whose "success" is false. DoChecked then returns an *APIError
+// that matches ErrUnsuccessful and carries the answer's "message", if any.
+// "success": true, an empty body, {} and any other answer are success: the
+// vendor documents {"success": false} as the one 2xx answer that means
+// failure. A non-2xx answer is an *APIError, as with Do.
+func (c *Client) DoChecked(ctx context.Context, method, path string, query, body any, opts ...RequestOption) error {
 	rc := newRequestConfig(opts)
 	var raw json.RawMessage
-	resp, err := c.do(ctx, method, path, nil, body, &raw, &rc, true)
+	resp, err := c.do(ctx, method, path, query, body, &raw, &rc, true)
 	if err != nil {
-		var de *DecodeError
-		if errors.As(err, &de) {
+		if errors.As(err, new(*DecodeError)) {
 			return nil // a 2xx answer that is not JSON: nothing says it failed
 		}
 		return err
 	}
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
+	msg, failed := unsuccessful(raw)
+	if !failed {
 		return nil
 	}
-	var res struct {
-		Success *bool  `json:"success"`
-		Message string `json:"message"`
-	}
-	if json.Unmarshal(raw, &res) != nil || res.Success == nil || *res.Success {
-		return nil
-	}
-	msg := res.Message
 	if msg == "" {
 		msg = `the service answered {"success": false}`
 	}
@@ -121,11 +124,16 @@ func (c *Client) doChecked(ctx context.Context, method, path string, body any, o
 		StatusCode: resp.StatusCode,
 		Method:     method,
 		Path:       path,
-		Message:    c.redact(msg),
-		Body:       []byte(excerpt(c.redact(string(raw)), maxErrorBody)),
+		Message:    c.cleanExcerpt([]byte(msg), transport.MaxErrorBody),
+		Body:       []byte(c.cleanExcerpt(raw, transport.MaxErrorBody)),
 		RequestID:  resp.RequestID,
 		Response:   resp,
 	}
+}
+
+// doChecked is DoChecked without a query, for the resource files.
+func (c *Client) doChecked(ctx context.Context, method, path string, body any, opts []RequestOption) error {
+	return c.DoChecked(ctx, method, path, nil, body, opts...)
 }
 
 // record sends a request whose answer is a record, so an empty answer is
@@ -137,6 +145,46 @@ func (c *Client) record(ctx context.Context, method, path string, body, out any,
 	return err
 }
 
+// unsuccessful applies DoChecked's rule to a 2xx answer: it reports whether
+// raw is a JSON object with "success": false (or "false"), and its
+// "message".
+func unsuccessful(raw []byte) (message string, failed bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return "", false
+	}
+	var res struct {
+		Success any `json:"success"`
+		Message any `json:"message"`
+	}
+	if json.Unmarshal(raw, &res) != nil {
+		return "", false
+	}
+	switch v := res.Success.(type) {
+	case bool:
+		failed = !v
+	case string:
+		failed = strings.EqualFold(v, "false")
+	}
+	message, _ = res.Message.(string)
+	return message, failed
+}
+
+// What a client has learnt about a name that the service may spell two
+// ways: nothing yet, that it takes the documented spelling, or that it
+// takes the other one.
+const (
+	spellingUnknown int32 = iota
+	spellingSpec
+	spellingAlt
+)
+
+// spellings holds what a client has learnt, each value one of the above.
+type spellings struct {
+	groupsPath   atomic.Int32 // /v2/usersgroups or /v2/usergroups
+	managedField atomic.Int32 // managedUserGroups or userGroupsManaged
+}
+
 // The two spellings of the user group list paths. The spec writes the
 // list operations with usersgroups; the vendor's own SDK uses usergroups.
 const (
@@ -145,28 +193,138 @@ const (
 )
 
 // listGroupsPage fetches one page of a user group list operation: the
-// groups (suffix "") or a group's users (suffix "/{groupId}/users"). It
-// sends the spec's spelling; on a 404 it tries the other spelling once.
-// When that one answers 2xx, the client uses it from then on. When it too
-// answers 404 (an unknown group), the error is the spec spelling's; any
-// other failure of the second spelling is returned as it is.
+// groups (suffix "") or a group's users (suffix "/{groupId}/users"). Until
+// the client knows which spelling the service serves, it sends the spec's;
+// on a 404 it tries the other spelling once. Whichever spelling answers 2xx
+// is then used alone from then on, so a later 404 (an unknown group) costs
+// one request. When both answer 404, the error is the spec spelling's and
+// nothing is learnt; any other failure of the second spelling is returned
+// as it is.
 func listGroupsPage[T any](ctx context.Context, c *Client, suffix string, query any, opts ...RequestOption) (*Page[T], error) {
-	if c.groupsAltSpelling.Load() {
+	switch c.learnt.groupsPath.Load() {
+	case spellingSpec:
+		return listPage[T](ctx, c, groupsSpecPrefix+suffix, query, opts...)
+	case spellingAlt:
 		return listPage[T](ctx, c, groupsAltPrefix+suffix, query, opts...)
 	}
 	p, err := listPage[T](ctx, c, groupsSpecPrefix+suffix, query, opts...)
-	if err == nil || !errors.Is(err, ErrNotFound) {
+	if !errors.Is(err, ErrNotFound) {
+		if answered2xx(err) {
+			c.learnt.groupsPath.Store(spellingSpec)
+		}
 		return p, err
 	}
 	p2, err2 := listPage[T](ctx, c, groupsAltPrefix+suffix, query, opts...)
-	switch {
-	case err2 == nil:
-		c.groupsAltSpelling.Store(true)
-		return p2, nil
-	case errors.Is(err2, ErrNotFound):
-		return nil, err
-	case errors.As(err2, new(*DecodeError)):
-		c.groupsAltSpelling.Store(true) // a 2xx: the path exists
+	if answered2xx(err2) {
+		c.learnt.groupsPath.Store(spellingAlt)
 	}
-	return nil, err2
+	if errors.Is(err2, ErrNotFound) {
+		return nil, err
+	}
+	return p2, err2
+}
+
+// answered2xx reports whether err says that the service answered 2xx: no
+// error, or an answer that did not decode.
+func answered2xx(err error) bool {
+	return err == nil || errors.As(err, new(*DecodeError))
+}
+
+// The two spellings of a user's managed groups. The spec writes
+// managedUserGroups; the vendor's help page and SDK, and every answer seen,
+// write userGroupsManaged.
+const (
+	managedSpecField = "managedUserGroups"
+	managedAltField  = "userGroupsManaged"
+)
+
+// writeUser sends a user write (Users.Create or Users.Update) whose params
+// carry managed, and returns the user the service answered. userID is the
+// user's id, or "" on create, where the answer gives it.
+//
+// The managed groups go out in the spelling this client has learnt, or in
+// the spec's while it knows none. While it knows none and the answer shows
+// none of the managed groups sent, writeUser follows up with one PUT of
+// just the managed groups in the other spelling (never a second POST,
+// which could create a second user), and remembers the spelling whose
+// answer showed them. When neither answer shows them (the service may not
+// echo them), nothing is learnt and the next write checks again.
+//
+// When the follow-up PUT fails, the user of the first answer is returned
+// with the error, so that a created user is never lost.
+func (c *Client) writeUser(ctx context.Context, method, path, userID string, params any, managed []string, opts []RequestOption) (*User, error) {
+	learnt := c.learnt.managedField.Load()
+	body := params
+	if learnt == spellingAlt {
+		b, err := respell(params, managedSpecField, managedAltField)
+		if err != nil {
+			return nil, err
+		}
+		body = b
+	}
+	u := new(User)
+	if err := c.record(ctx, method, path, body, u, opts); err != nil {
+		return nil, err
+	}
+	if len(managed) == 0 || learnt != spellingUnknown {
+		return u, nil
+	}
+	if showsAny(u.ManagedUserGroups, managed) {
+		c.learnt.managedField.Store(spellingSpec)
+		return u, nil
+	}
+	if userID == "" {
+		userID = u.ID
+	}
+	if ids.Require("userID", userID) != nil {
+		return u, nil // no id to follow up on
+	}
+	putPath := "/v2/users/" + ids.Segment(userID)
+	u2 := new(User)
+	// Not the caller's WithResponseInto: it holds the answer to the call made.
+	if err := c.record(ctx, http.MethodPut, putPath, map[string][]string{managedAltField: managed}, u2, append(slices.Clip(opts), WithResponseInto(nil))); err != nil {
+		return u, fmt.Errorf("edapp: %s %s: the answer showed none of the managed user groups, and PUT %s with %s failed: %w",
+			method, path, putPath, managedAltField, err)
+	}
+	if showsAny(u2.ManagedUserGroups, managed) {
+		c.learnt.managedField.Store(spellingAlt)
+	} else if c.logger != nil {
+		c.logger.LogAttrs(ctx, slog.LevelWarn, "edapp: the service showed none of the managed user groups sent, in either spelling",
+			slog.String("method", method), slog.String("path", path))
+	}
+	if u2.ID == "" {
+		u.ManagedUserGroups = u2.ManagedUserGroups
+		return u, nil
+	}
+	return u2, nil
+}
+
+// showsAny reports whether got holds any of sent.
+func showsAny(got, sent []string) bool {
+	for _, g := range sent {
+		if slices.Contains(got, g) {
+			return true
+		}
+	}
+	return false
+}
+
+// respell returns params encoded as JSON with its member from renamed to
+// to (when present).
+func respell(params any, from, to string) (json.RawMessage, error) {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return nil, fmt.Errorf("%w: encoding the request body: %v", ErrInvalidInput, err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%w: encoding the request body: %v", ErrInvalidInput, err)
+	}
+	v, ok := m[from]
+	if !ok {
+		return b, nil
+	}
+	delete(m, from)
+	m[to] = v
+	return json.Marshal(m)
 }

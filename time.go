@@ -7,24 +7,25 @@ import (
 	"time"
 )
 
-// Time is a datetime as the service sends it. The spec shows ISO 8601 UTC
-// with milliseconds ("2019-03-07T05:10:36.187Z"); real payloads also come
-// without fractions or without a zone. Decoding accepts all of these, and
-// JSON null and "" give the zero time. A value without a zone is taken as UTC.
+// Time is a datetime as the service sends it: ISO 8601, usually UTC with
+// milliseconds ("2019-03-07T05:10:36.187Z"). Decoding also accepts a space
+// instead of the "T" ("2026-11-22 01:35:07.123456"), any number of
+// fractional digits or none, a zone written +10:00, +1000 or +10, no zone at
+// all (taken as UTC), and a bare date. JSON null and "" give the zero time.
 // Encoding writes RFC 3339 with milliseconds in UTC, or null for the zero time.
 type Time struct {
 	time.Time
 }
 
-// timeLayouts are tried in order. Go's parser accepts any number of
-// fractional digits after a seconds field, so one layout covers "with and
-// without fractions" for each zone form.
+// timeLayouts are tried in order, after a space between date and time has
+// become a "T". Go's parser accepts any number of fractional digits after a
+// seconds field, so one layout covers "with and without fractions" for each
+// zone form.
 var timeLayouts = []string{
 	time.RFC3339Nano,                     // 2019-03-07T05:10:36.187Z, +10:00, no fraction
 	"2006-01-02T15:04:05.999999999",      // no zone: UTC
-	"2006-01-02T15:04:05.999999999Z0700", // +1000 zone form
-	"2006-01-02 15:04:05.999999999Z07:00",
-	"2006-01-02 15:04:05.999999999",
+	"2006-01-02T15:04:05.999999999Z0700", // +1000
+	"2006-01-02T15:04:05.999999999Z07",   // +10
 	"2006-01-02",
 }
 
@@ -37,8 +38,12 @@ func ParseTime(s string) (Time, error) {
 	if s == "" {
 		return Time{}, nil
 	}
+	v := s
+	if len(v) > 10 && v[10] == ' ' {
+		v = v[:10] + "T" + v[11:] // 2026-11-22 01:35:07: Python's str(datetime)
+	}
 	for _, layout := range timeLayouts {
-		t, err := time.Parse(layout, s)
+		t, err := time.Parse(layout, v)
 		if err == nil {
 			if y := t.UTC().Year(); y < 0 || y > 9999 {
 				// Its UTC form would need a year RFC 3339 cannot write.

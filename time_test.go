@@ -62,3 +62,34 @@ func TestPtr(t *testing.T) {
 	assert.Equal(t, "Australia/Sydney", *p)
 	assert.Equal(t, 3, *Ptr(3))
 }
+
+// The vendor's own client writes Python's str(datetime): a space, no zone,
+// microseconds; and offsets as +0000 or +00. Answers may carry them too.
+func TestTimeAcceptsPythonForms(t *testing.T) {
+	micro := time.Date(2026, 11, 22, 1, 35, 7, 123_456_000, time.UTC)
+	whole := micro.Truncate(time.Second)
+	for in, exp := range map[string]time.Time{
+		`"2026-11-22 01:35:07.123456"`:       micro, // no zone: UTC
+		`"2026-11-22 01:35:07"`:              whole,
+		`"2026-11-22 01:35:07.123456+0000"`:  micro,
+		`"2026-11-22 01:35:07+00"`:           whole,
+		`"2026-11-22T01:35:07.123456+00"`:    micro,
+		`"2026-11-22T11:35:07.123456+10"`:    micro,
+		`"2026-11-22 11:35:07.123456+10:00"`: micro,
+		`"2026-11-21 23:35:07-0200"`:         whole,
+	} {
+		var got Time
+		require.NoError(t, json.Unmarshal([]byte(in), &got), in)
+		assert.True(t, exp.Equal(got.Time), "%s: got %v want %v", in, got.Time, exp)
+	}
+	// What goes out stays RFC 3339 in UTC.
+	p, err := ParseTime("2026-11-22 11:35:07.123456+10")
+	require.NoError(t, err)
+	b, err := json.Marshal(p)
+	require.NoError(t, err)
+	assert.Equal(t, `"2026-11-22T01:35:07.123Z"`, string(b))
+	for _, bad := range []string{"2026-11-22  01:35:07", "2026-11-22 01:35:07 +00", "2026-11-22x01:35:07"} {
+		_, err := ParseTime(bad)
+		assert.Error(t, err, bad)
+	}
+}

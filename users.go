@@ -111,8 +111,18 @@ func (u *User) UnmarshalJSON(b []byte) error {
 // UserCreateParams is the body of Users.Create. Empty fields are not sent.
 // The spec does not show the v2 field names, nor which fields are
 // required; the SDK sends name (the username), password, email, firstName,
-// lastName, externalId, timeZone, roles, userGroups, managedUserGroups (the
-// spec's spelling) and customFields.
+// lastName, externalId, timeZone, roles, userGroups, managedUserGroups and
+// customFields.
+//
+// Managed groups: the documented field is managedUserGroups, but the
+// vendor's own tools and every answer seen spell it userGroupsManaged, and
+// a spelling the service ignores would drop manager assignments silently.
+// So the client learns which one the service takes. It sends
+// managedUserGroups first; when the answer shows none of the managed
+// groups sent, it follows up with one PUT /v2/users/{id} of just
+// userGroupsManaged (never a second POST, which could create a second
+// user), and from then on sends whichever spelling the service's answer
+// showed. The same holds for UserUpdateParams.
 type UserCreateParams struct {
 	Username          string            `json:"name,omitempty"`
 	Password          string            `json:"password,omitempty"`
@@ -132,7 +142,8 @@ type UserCreateParams struct {
 // an empty non-nil slice or map is sent as [] or {}. Setting only TimeZone
 // sends {"timeZone": "..."}, which is how the spec says a user gets the
 // time zone that Rapid Refresh notifications need. The field names sent
-// are those of UserCreateParams.
+// are those of UserCreateParams, and ManagedUserGroups goes out in the
+// spelling the client has learnt (see UserCreateParams).
 type UserUpdateParams struct {
 	Username          *string           `json:"name,omitempty"`
 	Password          *string           `json:"password,omitempty"`
@@ -182,13 +193,11 @@ func (c *UserCourse) UnmarshalJSON(b []byte) error {
 }
 
 // Create creates a user in the account: POST /v2/users. The answer is the
-// new user.
+// new user. With ManagedUserGroups set, it may be followed by one PUT (see
+// UserCreateParams); should that PUT fail, Create returns the created user
+// together with the error.
 func (s *UsersService) Create(ctx context.Context, params UserCreateParams, reqOpts ...RequestOption) (*User, error) {
-	u := new(User)
-	if err := s.client.record(ctx, http.MethodPost, "/v2/users", params, u, reqOpts); err != nil {
-		return nil, err
-	}
-	return u, nil
+	return s.client.writeUser(ctx, http.MethodPost, "/v2/users", "", params, params.ManagedUserGroups, reqOpts)
 }
 
 // Get gets a user by id: GET /v2/users/{userId}.
@@ -208,16 +217,15 @@ func (s *UsersService) Get(ctx context.Context, userID string, reqOpts ...Reques
 //
 //	client.Users.Update(ctx, id, edapp.UserUpdateParams{TimeZone: edapp.Ptr("Australia/Sydney")})
 //
-// The answer is the updated user (not shown in the spec).
+// The answer is the updated user (not shown in the spec). With
+// ManagedUserGroups set, it may be followed by one more PUT (see
+// UserCreateParams); should that PUT fail, Update returns the user of the
+// first answer together with the error.
 func (s *UsersService) Update(ctx context.Context, userID string, params UserUpdateParams, reqOpts ...RequestOption) (*User, error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
-	u := new(User)
-	if err := s.client.record(ctx, http.MethodPut, "/v2/users/"+ids.Segment(userID), params, u, reqOpts); err != nil {
-		return nil, err
-	}
-	return u, nil
+	return s.client.writeUser(ctx, http.MethodPut, "/v2/users/"+ids.Segment(userID), userID, params, params.ManagedUserGroups, reqOpts)
 }
 
 // Delete deletes a user by id: DELETE /v2/users/{userId}. An answer of

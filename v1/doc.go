@@ -22,11 +22,13 @@
 // # Errors
 //
 // A non-2xx answer is an *edapp.APIError, so errors.Is(err,
-// edapp.ErrNotFound) and the other root sentinels work. A delete whose
-// answer does not say {"success": true} is an *edapp.APIError too, matching
-// edapp.ErrUnsuccessful. An empty id argument fails with
+// edapp.ErrNotFound) and the other root sentinels work. A delete answered
+// {"success": false} is an *edapp.APIError too, matching
+// edapp.ErrUnsuccessful; any other 2xx answer ({"success": true}, {} or an
+// empty body) is success, the same rule as the root package's (see
+// edapp.Client.DoChecked). An empty or dot-only id argument fails with
 // edapp.ErrInvalidInput before any request is sent. No error carries the API
-// token or a launch token.
+// token, a launch token or a user token.
 //
 // # Tolerance
 //
@@ -35,7 +37,10 @@
 //   - completionDate for completedDate, on courses, lessons and the report
 //     (the spec's text says completionDate, its sample completedDate; when
 //     both come, a non-empty completedDate wins);
-//   - userName and name for username, on users;
+//   - userName and name for username, and externalId for
+//     externalIdentifier, on users;
+//   - a bare array or the paged envelope, on the user and group lists;
+//   - {"token": "..."} or a bare string, on a user's token;
 //   - any letter case of a field name (usergroups or userGroups, launchURI
 //     or launchUri), as encoding/json does;
 //   - courses that carry only id, title and lessons (the spec's sample);

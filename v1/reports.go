@@ -113,10 +113,10 @@ func (r *CourseReport) Lesson(lessonID string) (*LessonReport, bool) {
 // UserCourse reads the report of one user in one course with
 // GET /v1/reports/user/{userId}/course/{courseId}.
 func (s *ReportsService) UserCourse(ctx context.Context, userID, courseID string, opts ...edapp.RequestOption) (*CourseReport, error) {
-	if err := ids.Require("user id", userID); err != nil {
+	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
-	if err := ids.Require("course id", courseID); err != nil {
+	if err := ids.Require("courseID", courseID); err != nil {
 		return nil, err
 	}
 	var r CourseReport

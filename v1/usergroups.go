@@ -8,10 +8,11 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/internal/ids"
+	"github.com/edapp-go/edapp/internal/pager"
 )
 
 // UserGroupsService covers the v1 user group operations: POST
-// /v1/usergroups and DELETE /v1/usergroups/{id}.
+// /v1/usergroups, DELETE /v1/usergroups/{id} and GET /v1/usergroups.
 type UserGroupsService service
 
 // UserGroup is the v1 shape of a user group.
@@ -60,13 +61,24 @@ func (s *UserGroupsService) Save(ctx context.Context, group UserGroup, opts ...e
 	return &out, nil
 }
 
-// Delete deletes a group with DELETE /v1/usergroups/{id}. The spec's answer
-// is an object with success (boolean), "true on success"; any other answer,
-// 2xx or not, is an error. A 2xx answer without success: true is an
-// *edapp.APIError matching edapp.ErrUnsuccessful.
+// Delete deletes a group with DELETE /v1/usergroups/{id}. An answer of
+// {"success": false} is an *edapp.APIError matching edapp.ErrUnsuccessful;
+// {"success": true}, {} and an empty answer are success.
 func (s *UserGroupsService) Delete(ctx context.Context, groupID string, opts ...edapp.RequestOption) error {
-	if err := ids.Require("group id", groupID); err != nil {
+	if err := ids.Require("groupID", groupID); err != nil {
 		return err
 	}
 	return (*service)(s).deleteOK(ctx, "/v1/usergroups/"+ids.Segment(groupID), opts)
+}
+
+// List lists the account's user groups in their v1 shape: GET
+// /v1/usergroups. The answer is not documented by the vendor; it is taken
+// to be a bare JSON array, and the paged envelope is accepted too (then
+// only its one answer is read).
+func (s *UserGroupsService) List(ctx context.Context, opts ...edapp.RequestOption) ([]UserGroup, error) {
+	var l pager.List[UserGroup]
+	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/usergroups", nil, &l, opts...); err != nil {
+		return nil, err
+	}
+	return l.Items, nil
 }

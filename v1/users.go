@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,10 +12,12 @@ import (
 	"github.com/edapp-go/edapp"
 
 	"github.com/edapp-go/edapp/internal/ids"
+	"github.com/edapp-go/edapp/internal/pager"
 )
 
 // UsersService covers the v1 user operations: POST /v1/users,
-// DELETE /v1/users/{id} and GET /v1/users/{id}/courses.
+// DELETE /v1/users/{id}, GET /v1/users, GET /v1/users/{id}/courses, and
+// GET /v1/users/id/{id}/token and /v1/users/external/{externalId}/token.
 type UsersService service
 
 // User is the v1 shape of a user.
@@ -34,19 +37,28 @@ type User struct {
 	UserGroups []string `json:"usergroups,omitzero"`
 	FirstName  string   `json:"firstName,omitempty"`
 	LastName   string   `json:"lastName,omitempty"`
+	// ExternalID links the user to a user in an outside system. It is sent
+	// as externalIdentifier (the name the v1 create body takes, as far as
+	// is known) and decoded from externalIdentifier or externalId.
+	ExternalID string `json:"externalIdentifier,omitempty"`
 }
 
 // UnmarshalJSON decodes a user, taking the username from username, userName
-// or name, in that order of preference.
+// or name, in that order of preference, and the external id from
+// externalIdentifier or externalId.
 func (u *User) UnmarshalJSON(b []byte) error {
 	type plain User
 	aux := struct {
 		*plain
-		UserName string `json:"userName"`
-		Name     string `json:"name"`
+		UserName   string `json:"userName"`
+		Name       string `json:"name"`
+		ExternalID string `json:"externalId"`
 	}{plain: (*plain)(u)}
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err
+	}
+	if u.ExternalID == "" {
+		u.ExternalID = aux.ExternalID
 	}
 	for _, alt := range []string{aux.UserName, aux.Name} {
 		if u.Username == "" {
@@ -83,15 +95,14 @@ func (s *UsersService) Save(ctx context.Context, user User, opts ...edapp.Reques
 
 func (u *User) isZero() bool {
 	return u.ID == "" && u.Username == "" && u.Email == "" && u.UserGroups == nil &&
-		u.FirstName == "" && u.LastName == ""
+		u.FirstName == "" && u.LastName == "" && u.ExternalID == ""
 }
 
-// Delete deletes a user with DELETE /v1/users/{id}. The spec's answer is an
-// object with success (boolean), "true on success"; any other answer, 2xx
-// or not, is an error. A 2xx answer without success: true is an
-// *edapp.APIError matching edapp.ErrUnsuccessful.
+// Delete deletes a user with DELETE /v1/users/{id}. An answer of
+// {"success": false} is an *edapp.APIError matching edapp.ErrUnsuccessful;
+// {"success": true}, {} and an empty answer are success.
 func (s *UsersService) Delete(ctx context.Context, userID string, opts ...edapp.RequestOption) error {
-	if err := ids.Require("user id", userID); err != nil {
+	if err := ids.Require("userID", userID); err != nil {
 		return err
 	}
 	return (*service)(s).deleteOK(ctx, "/v1/users/"+ids.Segment(userID), opts)
@@ -106,7 +117,7 @@ func (s *UsersService) Delete(ctx context.Context, userID string, opts ...edapp.
 // "a fresh link must be obtained from the service when a user is about to
 // open a lesson"); LaunchLink fetches one at the right moment.
 func (s *UsersService) Courses(ctx context.Context, userID string, opts ...edapp.RequestOption) ([]Course, error) {
-	if err := ids.Require("user id", userID); err != nil {
+	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
 	var courses []Course
@@ -150,10 +161,10 @@ var ErrNoLaunchLink = errors.New("edapp/v1: lesson has no usable launch link")
 // contain the launch token; the link's String hides it too, and only its
 // URL and Token fields hold it.
 func (s *UsersService) LaunchLink(ctx context.Context, userID, lessonID string, opts ...edapp.RequestOption) (*edapp.LaunchLink, error) {
-	if err := ids.Require("user id", userID); err != nil {
+	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
-	if err := ids.Require("lesson id", lessonID); err != nil {
+	if err := ids.Require("lessonID", lessonID); err != nil {
 		return nil, err
 	}
 	issuedAt := s.now()
@@ -189,4 +200,75 @@ func (s *UsersService) LaunchLink(ctx context.Context, userID, lessonID string, 
 	default:
 		return nil, fmt.Errorf("%w: lesson %q (user %q): launchURI is empty", ErrNoLaunchLink, lessonID, userID)
 	}
+}
+
+// List lists the account's users in their v1 shape: GET /v1/users. The
+// answer is not documented by the vendor; it is taken to be a bare JSON
+// array, and the paged envelope is accepted too (then only its one answer
+// is read).
+func (s *UsersService) List(ctx context.Context, opts ...edapp.RequestOption) ([]User, error) {
+	var l pager.List[User]
+	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/users", nil, &l, opts...); err != nil {
+		return nil, err
+	}
+	return l.Items, nil
+}
+
+// Token fetches a user's token by the user's id: GET
+// /v1/users/id/{id}/token. See TokenByExternalID.
+func (s *UsersService) Token(ctx context.Context, userID string, opts ...edapp.RequestOption) (UserToken, error) {
+	if err := ids.Require("userID", userID); err != nil {
+		return UserToken{}, err
+	}
+	return s.token(ctx, "/v1/users/id/"+ids.Segment(userID)+"/token", opts)
+}
+
+// TokenByExternalID fetches a user's token by the user's external id: GET
+// /v1/users/external/{externalId}/token.
+//
+// The answer's shape is not documented by the vendor; {"token": "..."} and
+// a bare JSON string are accepted. The token is a secret, like a launch
+// token: the UserToken returned prints as [REDACTED] (call Value for the
+// token), and no error shows it. An answer without a token is an
+// *edapp.DecodeError, whose Body is left empty.
+func (s *UsersService) TokenByExternalID(ctx context.Context, externalID string, opts ...edapp.RequestOption) (UserToken, error) {
+	if err := ids.Require("externalID", externalID); err != nil {
+		return UserToken{}, err
+	}
+	return s.token(ctx, "/v1/users/external/"+ids.Segment(externalID)+"/token", opts)
+}
+
+func (s *UsersService) token(ctx context.Context, path string, opts []edapp.RequestOption) (UserToken, error) {
+	var ans tokenAnswer
+	err := (*service)(s).do(ctx, http.MethodGet, path, nil, &ans, opts...)
+	if de := (*edapp.DecodeError)(nil); errors.As(err, &de) {
+		// The excerpt of an answer that did not decode may hold the
+		// token in a form redaction does not know: leave it out.
+		return UserToken{}, &edapp.DecodeError{StatusCode: de.StatusCode, Method: de.Method, Path: de.Path, Err: de.Err}
+	}
+	if err != nil {
+		return UserToken{}, err
+	}
+	if ans.value == "" {
+		return UserToken{}, &edapp.DecodeError{StatusCode: http.StatusOK, Method: http.MethodGet, Path: path,
+			Err: errors.New("the answer holds no token")}
+	}
+	return UserToken(ans), nil
+}
+
+// tokenAnswer decodes {"token": "..."} or a bare JSON string.
+type tokenAnswer struct{ value string }
+
+func (a *tokenAnswer) UnmarshalJSON(b []byte) error {
+	if b = bytes.TrimSpace(b); len(b) > 0 && b[0] == '"' {
+		return json.Unmarshal(b, &a.value)
+	}
+	var o struct {
+		Token string `json:"token"`
+	}
+	if err := json.Unmarshal(b, &o); err != nil {
+		return err
+	}
+	a.value = o.Token
+	return nil
 }

@@ -133,14 +133,15 @@ func TestDeleteSuccess(t *testing.T) {
 		{"user", func(c *v1.Client) error { return c.Users.Delete(context.Background(), "u-1") }, "/v1/users/u-1"},
 		{"group", func(c *v1.Client) error { return c.UserGroups.Delete(context.Background(), "g-1") }, "/v1/usergroups/g-1"},
 		{"escaped", func(c *v1.Client) error { return c.Users.Delete(context.Background(), "a/b c?d") }, "/v1/users/a%2Fb%20c%3Fd"},
-		{"dots", func(c *v1.Client) error { return c.UserGroups.Delete(context.Background(), "..") }, "/v1/usergroups/%2E%2E"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFake(t, ok(`{"success":true}`))
-			if err := tc.call(f.client()); err != nil {
-				t.Fatal(err)
+			for _, body := range []string{`{"success":true}`, `{}`, ``, `{"success":"true"}`, `{"deleted":1}`} {
+				f := newFake(t, ok(body))
+				if err := tc.call(f.client()); err != nil {
+					t.Fatalf("answer %#q: %v", body, err)
+				}
+				wantRequest(t, f.only(), "DELETE", tc.path, "")
 			}
-			wantRequest(t, f.only(), "DELETE", tc.path, "")
 		})
 	}
 }
@@ -149,11 +150,9 @@ func TestDeleteUnsuccessful(t *testing.T) {
 	for _, tc := range []struct {
 		name, body, msg string
 	}{
-		{"false", `{"success":false}`, "the service answered success: false"},
+		{"false", `{"success":false}`, `the service answered {"success": false}`},
 		{"false with message", `{"success":false,"message":"user is an owner"}`, "user is an owner"},
-		{"missing", `{}`, "the answer did not say success: true"},
-		{"empty body", ``, "the answer did not say success: true"},
-		{"string", `{"success":"true"}`, "the answer did not say success: true"},
+		{"false as a string", `{"success":"false"}`, `the service answered {"success": false}`},
 		{"message with a launch token", `{"success":false,"message":"see https://x/launch-lesson?token=SECRET-TOK&lesson=1"}`,
 			"see https://x/launch-lesson?token=REDACTED&lesson=1"},
 	} {

@@ -7,17 +7,17 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-
-	"github.com/edapp-go/edapp/internal/redact"
 )
 
 // Client holds the v1 operations. Create it with New; like the root client
 // it is safe for concurrent use.
 type Client struct {
-	// Users: POST /v1/users, DELETE /v1/users/{id}, GET /v1/users/{id}/courses
-	// and fresh launch links from the latter.
+	// Users: POST /v1/users, DELETE /v1/users/{id}, GET /v1/users,
+	// GET /v1/users/{id}/courses and fresh launch links from the latter,
+	// and a user's token.
 	Users *UsersService
-	// UserGroups: POST /v1/usergroups and DELETE /v1/usergroups/{id}.
+	// UserGroups: POST /v1/usergroups, DELETE /v1/usergroups/{id} and
+	// GET /v1/usergroups.
 	UserGroups *UserGroupsService
 	// Reports: GET /v1/reports/user/{id}/course/{id} and
 	// GET /v1/reports/activities.
@@ -64,43 +64,22 @@ func New(client *edapp.Client, opts ...Option) *Client {
 	return c
 }
 
+var errNoClient = fmt.Errorf("%w: v1.New was given a nil *edapp.Client", edapp.ErrInvalidInput)
+
 // do sends one request through the root client.
 func (s *service) do(ctx context.Context, method, path string, body, out any, opts ...edapp.RequestOption) error {
 	if s == nil || s.client == nil {
-		return fmt.Errorf("%w: v1.New was given a nil *edapp.Client", edapp.ErrInvalidInput)
+		return errNoClient
 	}
 	return s.client.Do(ctx, method, path, nil, body, out, opts...)
 }
 
-// deleteOK sends a DELETE and insists on {"success": true}: the spec's only
-// shown outcome of a delete. Any other 2xx answer (success false, missing,
-// or an empty body) is an *edapp.APIError that matches
-// edapp.ErrUnsuccessful.
+// deleteOK sends a DELETE. Its answer is judged by edapp.Client.DoChecked,
+// the one rule for v2 and v1: only {"success": false} is a failure, an
+// *edapp.APIError that matches edapp.ErrUnsuccessful.
 func (s *service) deleteOK(ctx context.Context, path string, opts []edapp.RequestOption) error {
-	var ans struct {
-		Success *bool  `json:"success"`
-		Message string `json:"message"`
+	if s == nil || s.client == nil {
+		return errNoClient
 	}
-	if err := s.do(ctx, http.MethodDelete, path, nil, &ans, opts...); err != nil {
-		return err
-	}
-	if ans.Success != nil && *ans.Success {
-		return nil
-	}
-	msg := redact.LaunchTokens(ans.Message)
-	if msg == "" {
-		if ans.Success == nil {
-			msg = "the answer did not say success: true"
-		} else {
-			msg = "the service answered success: false"
-		}
-	}
-	// Do reports no status for a 2xx answer; every success object seen
-	// comes with 200.
-	return &edapp.APIError{
-		StatusCode: http.StatusOK,
-		Method:     http.MethodDelete,
-		Path:       path,
-		Message:    msg,
-	}
+	return s.client.DoChecked(ctx, http.MethodDelete, path, nil, nil, opts...)
 }

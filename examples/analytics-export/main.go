@@ -61,6 +61,9 @@ func run(ctx context.Context, dir, since string, pageSize, learners int) error {
 	}
 	list := edapp.ListOptions{PageSize: pageSize}
 
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	attemptsPath, progressPath := filepath.Join(dir, "attempts.csv"), filepath.Join(dir, "courseprogress.csv")
 	attempts := client.Analytics.AllAttempts(ctx, &edapp.AttemptListOptions{ListOptions: list, StartDateTime: from})
 	n, err := export(attemptsPath, "attempts", attemptHeader, attempts, attemptRow)

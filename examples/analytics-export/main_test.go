@@ -10,7 +10,7 @@ import (
 
 func TestExportAgainstFake(t *testing.T) {
 	t.Setenv("EDAPP_API_TOKEN", "")
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "new", "export") // not there yet
 	// Small pages, so the export streams across many of them.
 	if err := run(context.Background(), dir, "", 50, 200); err != nil {
 		t.Fatal(err)

@@ -13,16 +13,23 @@ import (
 // before any request was sent.
 var ErrInvalidInput = errors.New("edapp: invalid input")
 
-// Require fails when an id argument is empty or blank, naming it.
+// Require fails when an id argument is empty, blank or made only of dots,
+// naming it. A dot-only id would be sent as %2E or %2E%2E, which a proxy
+// that decodes the path may take for "." or "..": it could reach another
+// resource.
 func Require(name, id string) error {
 	if strings.TrimSpace(id) == "" {
 		return fmt.Errorf("%w: %s is empty", ErrInvalidInput, name)
+	}
+	if strings.Trim(id, ".") == "" {
+		return fmt.Errorf("%w: %s %q is only dots", ErrInvalidInput, name, id)
 	}
 	return nil
 }
 
 // Segment escapes id as one path segment. An id made only of dots is
-// escaped too, so "." or ".." can never climb the path.
+// escaped too, so "." or ".." can never climb the path even where Require
+// was not called.
 func Segment(id string) string {
 	if strings.Trim(id, ".") == "" {
 		return strings.Repeat("%2E", len(id))

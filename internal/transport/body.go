@@ -35,7 +35,8 @@ func readAtMost(buf *buffer, resp *http.Response, limit, contentLength int64) er
 			copy(nb, b)
 			b = nb
 		}
-		n, err := resp.Body.Read(b[len(b):cap(b)])
+		// Never ask for more than one byte past the limit.
+		n, err := resp.Body.Read(b[len(b):min(int64(cap(b)), limit+1)])
 		b = b[:len(b)+n]
 		if int64(len(b)) > limit {
 			break

@@ -86,6 +86,7 @@ type call struct {
 	maxThrottle time.Duration // < 0: none
 	policy      Policy
 	body        *buffer
+	truncated   bool
 
 	attempts   int
 	waited     time.Duration
@@ -163,6 +164,7 @@ type Response struct {
 	Body       []byte
 	Attempts   int
 	Waited     time.Duration
+	Truncated  bool // a failed answer's body was longer than MaxErrorBody
 	buf        *buffer
 }
 
@@ -212,11 +214,12 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	// mid-body counts as a failed attempt and can be retried.
 	req.SetResponseHandler(func(resp *http.Response) error {
 		buf := getBuffer()
-		if err := c.readBody(buf, resp); err != nil {
+		truncated, err := c.readBody(buf, resp)
+		if err != nil {
 			putBuffer(buf)
 			return err
 		}
-		info.body = buf
+		info.body, info.truncated = buf, truncated
 		return nil
 	})
 
@@ -238,14 +241,16 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 
 	out.StatusCode, out.Header = resp.StatusCode, resp.Header
 	if info.body != nil {
-		out.buf = info.body
+		out.buf, out.Truncated = info.body, info.truncated
 	} else {
 		// Retries ran out on a status: the handler did not run, so read here.
 		out.buf = getBuffer()
-		if err := readAtMost(out.buf, resp, MaxErrorBody, 0); err != nil && !errors.Is(err, errTooLarge) {
+		err := readAtMost(out.buf, resp, MaxErrorBody, 0)
+		if err != nil && !errors.Is(err, errTooLarge) {
 			out.Release()
 			return out, c.failure(ctx, info, r, err)
 		}
+		out.Truncated = err != nil
 	}
 	out.Body = out.buf.b
 	return out, nil
@@ -271,15 +276,16 @@ func (c *Client) failure(ctx context.Context, info *call, r Request, err error) 
 
 // readBody reads an answer's body: a successful one up to the client's
 // bound (more is an error), a failed one up to MaxErrorBody (the rest is
-// not read).
-func (c *Client) readBody(buf *buffer, resp *http.Response) error {
+// not read, and truncated says so).
+func (c *Client) readBody(buf *buffer, resp *http.Response) (truncated bool, err error) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		if err := readAtMost(buf, resp, MaxErrorBody, 0); err != nil && !errors.Is(err, errTooLarge) {
-			return err
+		err := readAtMost(buf, resp, MaxErrorBody, 0)
+		if errors.Is(err, errTooLarge) {
+			return true, nil
 		}
-		return nil
+		return false, err
 	}
-	return readAtMost(buf, resp, c.maxBody, resp.ContentLength)
+	return false, readAtMost(buf, resp, c.maxBody, resp.ContentLength)
 }
 
 func unwrapURLError(err error) error {

@@ -1,0 +1,243 @@
+package redislimit
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/edapp-go/edapp"
+	"github.com/redis/go-redis/v9"
+)
+
+var (
+	_ edapp.Limiter     = (*Limiter)(nil)
+	_ edapp.LaneLimiter = (*Limiter)(nil)
+	_ edapp.Pauser      = (*Limiter)(nil)
+)
+
+// DefaultBulkShare is the share of each window that bulk calls may use
+// unless WithBulkShare says otherwise.
+const DefaultBulkShare = 0.9
+
+// pauseTimeout bounds the Redis call made by Pause, which has no ctx.
+const pauseTimeout = 2 * time.Second
+
+// Limiter is a request budget shared through Redis: at most limit
+// admissions in any trailing window, over every Limiter (in any process)
+// that uses the same Redis and key. It implements edapp.Limiter,
+// edapp.LaneLimiter and edapp.Pauser, and is safe for concurrent use.
+//
+// How quickly Wait reports that Redis is down is up to the Redis client's
+// options. With go-redis's defaults, a refused connection is reported after
+// about 2 seconds (4 tries of 5 dials each), and at once after repeated
+// failures; a client made with MaxRetries: -1 and DialerRetries: 1 reports
+// it at once. If the Redis client retries a command whose reply was lost,
+// one request may be counted twice: the budget is then under-used, never
+// overrun.
+type Limiter struct {
+	rdb       redis.UniversalClient
+	keys      []string // all admissions, bulk admissions, pause
+	limit     int
+	bulkLimit int
+	window    time.Duration
+	invalid   error // a configuration error, returned by every Wait
+
+	member string // this Limiter's prefix for unique sorted-set members
+	seq    atomic.Uint64
+
+	mu        sync.Mutex
+	notBefore time.Time // local copy of the latest Pause, on this process's clock
+}
+
+// Option configures a Limiter.
+type Option func(*Limiter)
+
+// WithBulkShare sets the share of each window that bulk calls may use,
+// between 0 and 1 (default 0.9). Bulk calls then get floor(f*limit)
+// admissions per window, and never fewer than one; interactive calls may
+// use the whole window. Values outside [0, 1] are clamped to it.
+func WithBulkShare(f float64) Option {
+	return func(l *Limiter) {
+		if math.IsNaN(f) {
+			f = DefaultBulkShare
+		}
+		f = min(max(f, 0), 1)
+		l.bulkLimit = max(1, int(math.Floor(f*float64(l.limit))))
+	}
+}
+
+// New returns a Limiter that admits at most limit requests in any trailing
+// window, counted over every process that uses the same Redis and key.
+// Give every process that uses one EdApp token the same key, and processes
+// with different tokens different keys. For EdApp's budget use
+// limit 1400 and window 5*time.Minute+2*time.Second, as the client's
+// default limiter does: the 2 seconds are a margin against latency.
+//
+// The Limiter keeps its state under three Redis keys derived from key
+// ({key}:all, {key}:bulk and {key}:pause; the braces keep them in one
+// Redis Cluster slot). A limit below 1, a window shorter than a
+// millisecond, an empty key or a nil rdb make every Wait fail.
+func New(rdb redis.UniversalClient, key string, limit int, window time.Duration, opts ...Option) *Limiter {
+	l := &Limiter{
+		rdb:    rdb,
+		limit:  limit,
+		window: window,
+		keys:   []string{"{" + key + "}:all", "{" + key + "}:bulk", "{" + key + "}:pause"},
+		member: rand.Text(),
+	}
+	switch {
+	case rdb == nil:
+		l.invalid = errors.New("redislimit: no Redis client")
+	case key == "":
+		l.invalid = errors.New("redislimit: empty key")
+	case limit < 1:
+		l.invalid = fmt.Errorf("redislimit: limit %d is below 1", limit)
+	case window < time.Millisecond:
+		l.invalid = fmt.Errorf("redislimit: window %v is shorter than a millisecond", window)
+	}
+	WithBulkShare(DefaultBulkShare)(l)
+	for _, o := range opts {
+		if o != nil {
+			o(l)
+		}
+	}
+	return l
+}
+
+// Error is returned by Wait when Redis could not be reached or did not
+// answer as expected. The request was not sent.
+//
+// The Redis client's error is kept in Err but deliberately not unwrapped:
+// a limiter failure must never pass for a failed connection to the API,
+// which an HTTP client would retry.
+type Error struct {
+	Err error // the Redis client's error
+}
+
+func (e *Error) Error() string {
+	return "redislimit: Redis error, nothing admitted: " + e.Err.Error()
+}
+
+// Wait blocks until the shared budget admits one interactive request, or
+// fails. It is WaitLane(ctx, false).
+func (l *Limiter) Wait(ctx context.Context) error {
+	return l.WaitLane(ctx, false)
+}
+
+// WaitLane blocks until the shared budget admits one request in the given
+// lane: bulk requests may use at most their share of each window,
+// interactive ones the whole window. It returns
+//
+//   - nil once the request is admitted (and counted);
+//   - at once, an error matching context.DeadlineExceeded when the wait
+//     would outlast ctx's deadline;
+//   - ctx's error when ctx ends while waiting;
+//   - an *Error when Redis cannot be reached or fails, without waiting
+//     for ctx (see Limiter for how quickly).
+func (l *Limiter) WaitLane(ctx context.Context, bulk bool) error {
+	_, err := l.wait(ctx, bulk)
+	return err
+}
+
+// wait is WaitLane that also returns the admission's time on Redis's clock.
+func (l *Limiter) wait(ctx context.Context, bulk bool) (time.Time, error) {
+	if l.invalid != nil {
+		return time.Time{}, l.invalid
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return time.Time{}, err
+		}
+		l.mu.Lock()
+		local := time.Until(l.notBefore)
+		l.mu.Unlock()
+		if local > 0 {
+			if err := sleep(ctx, local); err != nil {
+				return time.Time{}, err
+			}
+			continue
+		}
+		ok, d, at, err := l.admit(ctx, bulk)
+		if err != nil {
+			return time.Time{}, err
+		}
+		if ok {
+			return at, nil
+		}
+		if err := sleep(ctx, d); err != nil {
+			return time.Time{}, err
+		}
+	}
+}
+
+// admit runs the admission script once. It reports whether the request was
+// admitted, and if not how long to wait before asking again.
+func (l *Limiter) admit(ctx context.Context, bulk bool) (ok bool, wait time.Duration, at time.Time, err error) {
+	lane := "0"
+	if bulk {
+		lane = "1"
+	}
+	member := l.member + ":" + strconv.FormatUint(l.seq.Add(1), 36)
+	res, err := admitScript.Run(ctx, l.rdb, l.keys,
+		l.limit, l.bulkLimit, l.window.Microseconds(), lane, member).Int64Slice()
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return false, 0, time.Time{}, ctxErr
+		}
+		return false, 0, time.Time{}, &Error{Err: err}
+	}
+	if len(res) != 3 {
+		return false, 0, time.Time{}, &Error{Err: fmt.Errorf("unexpected script reply %v", res)}
+	}
+	return res[0] == 1, time.Duration(res[1]) * time.Microsecond, time.UnixMicro(res[2]), nil
+}
+
+// Pause tells every process using this key to send nothing before until,
+// as the client does after a 429. A later pause extends an earlier one and
+// never shortens it. The pause is kept in Redis on Redis's clock: only the
+// remaining duration, time.Until(until), is taken from this process.
+//
+// Pause cannot return an error and logs nothing. It always pauses this
+// process; if Redis cannot be reached within 2 seconds, the other processes
+// are not told, and will meet the service's 429 themselves. Redis being
+// unreachable makes this process's next Wait fail anyway.
+func (l *Limiter) Pause(until time.Time) {
+	d := time.Until(until)
+	if d <= 0 {
+		return
+	}
+	l.mu.Lock()
+	if until.After(l.notBefore) {
+		l.notBefore = until
+	}
+	l.mu.Unlock()
+	if l.invalid != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), pauseTimeout)
+	defer cancel()
+	// Errors are dropped on purpose; see above.
+	_ = pauseScript.Run(ctx, l.rdb, l.keys[2:], max(d.Microseconds(), 1)).Err()
+}
+
+// sleep waits for d, or refuses at once when d would outlast ctx's deadline.
+func sleep(ctx context.Context, d time.Duration) error {
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {
+		return fmt.Errorf("redislimit: a wait of %v would outlast the context deadline: %w",
+			d.Round(time.Millisecond), context.DeadlineExceeded)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,337 @@
+package redislimit
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func TestMaxInWindow(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	times := []time.Time{t0.Add(200 * time.Millisecond), t0, t0.Add(100 * time.Millisecond)}
+	if n, _ := maxInWindow(times, 250*time.Millisecond); n != 3 {
+		t.Errorf("window 250ms: got %d, want 3", n)
+	}
+	// [t0, t0+200ms) holds t0 and t0+100ms only.
+	if n, _ := maxInWindow(times, 200*time.Millisecond); n != 2 {
+		t.Errorf("window 200ms: got %d, want 2", n)
+	}
+}
+
+// isRefusal reports an error that refused a wait outlasting ctx's deadline
+// while ctx itself was still alive: the refusal came at once.
+func isRefusal(ctx context.Context, err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil
+}
+
+func TestWindowNeverOverLimit(t *testing.T) {
+	s := startRedis(t)
+	const limit, window = 10, 400 * time.Millisecond
+	l := New(newClient(t, s.addr()), t.Name(), limit, window)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	var all, bulk []time.Time
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			isBulk := g%2 == 0
+			for {
+				at, err := l.wait(ctx, isBulk)
+				if errors.Is(err, context.DeadlineExceeded) {
+					return
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				all = append(all, at)
+				if isBulk {
+					bulk = append(bulk, at)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(all) < limit {
+		t.Fatalf("only %d admissions", len(all))
+	}
+	checkWindow(t, "all", all, limit, window)
+	checkWindow(t, "bulk", bulk, 9, window)
+	t.Logf("%d admissions, %d bulk", len(all), len(bulk))
+}
+
+func TestBurstGoesAtOnce(t *testing.T) {
+	s := startRedis(t)
+	const limit = 50
+	l := New(newClient(t, s.addr()), t.Name(), limit, time.Minute)
+
+	// A full window would make any of them wait about a minute, far past
+	// the deadline: each success was admitted without waiting.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for range limit {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := l.Wait(ctx); err != nil {
+				t.Errorf("burst: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := l.Wait(ctx); !isRefusal(ctx, err) {
+		t.Errorf("request %d: got %v, want an immediate refusal matching context.DeadlineExceeded", limit+1, err)
+	}
+}
+
+func TestBulkShare(t *testing.T) {
+	s := startRedis(t)
+	rdb := newClient(t, s.addr())
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	for _, tc := range []struct {
+		name  string
+		opts  []Option
+		bulk  int
+		limit int
+	}{
+		{"default", nil, 9, 10},
+		{"half", []Option{WithBulkShare(0.5)}, 5, 10},
+		{"tiny share still gets one", []Option{WithBulkShare(0.01)}, 1, 10},
+		{"above one is the whole window", []Option{WithBulkShare(7)}, 10, 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := New(rdb, t.Name(), tc.limit, time.Minute, tc.opts...)
+			for i := range tc.bulk {
+				if err := l.WaitLane(ctx, true); err != nil {
+					t.Fatalf("bulk %d: %v", i+1, err)
+				}
+			}
+			if err := l.WaitLane(ctx, true); !isRefusal(ctx, err) {
+				t.Fatalf("bulk %d: got %v, want a refusal", tc.bulk+1, err)
+			}
+			// The rest of the window stays for interactive calls.
+			for i := tc.bulk; i < tc.limit; i++ {
+				if err := l.WaitLane(ctx, false); err != nil {
+					t.Fatalf("interactive %d: %v", i+1, err)
+				}
+			}
+			if err := l.Wait(ctx); !isRefusal(ctx, err) {
+				t.Fatalf("request %d: got %v, want a refusal", tc.limit+1, err)
+			}
+		})
+	}
+}
+
+func TestInteractiveMayUseWholeWindow(t *testing.T) {
+	s := startRedis(t)
+	l := New(newClient(t, s.addr()), t.Name(), 10, time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for i := range 10 {
+		if err := l.Wait(ctx); err != nil {
+			t.Fatalf("interactive %d: %v", i+1, err)
+		}
+	}
+	// Interactive calls took the whole window: nothing is left for bulk.
+	if err := l.WaitLane(ctx, true); !isRefusal(ctx, err) {
+		t.Fatalf("bulk after a full window: got %v, want a refusal", err)
+	}
+}
+
+func TestPauseSharedAcrossProcesses(t *testing.T) {
+	s := startRedis(t)
+	// Two clients and two Limiters, as two processes would have.
+	rdbA, rdbB := newClient(t, s.addr()), newClient(t, s.addr())
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	t.Run("long pause refuses at once", func(t *testing.T) {
+		a, b := New(rdbA, t.Name(), 10, time.Minute), New(rdbB, t.Name(), 10, time.Minute)
+		a.Pause(time.Now().Add(time.Minute))
+		if err := b.Wait(ctx); !isRefusal(ctx, err) {
+			t.Fatalf("paused: got %v, want a refusal", err)
+		}
+		pauseKey := b.keys[2]
+		before, err := rdbB.Get(ctx, pauseKey).Int64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A shorter pause never shortens the one in force.
+		b.Pause(time.Now().Add(time.Second))
+		after, err := rdbB.Get(ctx, pauseKey).Int64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after != before {
+			t.Errorf("a shorter pause moved the end from %d to %d", before, after)
+		}
+		// A longer one extends it.
+		b.Pause(time.Now().Add(2 * time.Minute))
+		if longer, _ := rdbA.Get(ctx, pauseKey).Int64(); longer <= before {
+			t.Errorf("a longer pause left the end at %d (was %d)", longer, before)
+		}
+	})
+
+	t.Run("nothing is admitted before the pause ends", func(t *testing.T) {
+		a, b := New(rdbA, t.Name(), 10, time.Minute), New(rdbB, t.Name(), 10, time.Minute)
+		a.Pause(time.Now().Add(300 * time.Millisecond))
+		end, err := rdbB.Get(ctx, b.keys[2]).Int64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		at, err := b.wait(ctx, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if at.Before(time.UnixMicro(end)) {
+			t.Errorf("admitted at %d µs, before the pause ended at %d µs", at.UnixMicro(), end)
+		}
+	})
+}
+
+func TestKeysExpire(t *testing.T) {
+	s := startRedis(t)
+	rdb := newClient(t, s.addr())
+	const window = 300 * time.Millisecond
+	l := New(rdb, t.Name(), 10, window)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := l.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.WaitLane(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	l.Pause(time.Now().Add(200 * time.Millisecond))
+	for _, k := range l.keys {
+		ttl, err := rdb.PTTL(ctx, k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ttl <= 0 || ttl > window {
+			t.Errorf("%s: PTTL %v, want (0, %v]", k, ttl, window)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n, err := rdb.DBSize(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			keys, _ := rdb.Keys(ctx, "*").Result()
+			t.Fatalf("keys left behind: %v", keys)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestUnreachableRedisFailsAtOnce(t *testing.T) {
+	// Nothing listens on a port that was free a moment ago.
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	// How long the Redis client tries before it gives up is its own
+	// option; it is logged here, not asserted.
+	fast := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialerRetries: 1})
+	t.Cleanup(func() { _ = fast.Close() })
+	for name, rdb := range map[string]redis.UniversalClient{"default client": newClient(t, addr), "fail-fast client": fast} {
+		l := New(rdb, t.Name(), 10, time.Minute)
+		start := time.Now()
+		err := l.Wait(ctx)
+		if err == nil {
+			t.Fatal("Wait admitted a request without Redis")
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("Wait held on until ctx ended: %v", err)
+		}
+		checkRedisError(t, err)
+		t.Logf("%s: failed after %v: %v", name, time.Since(start).Round(time.Millisecond), err)
+	}
+
+	l := New(fast, t.Name(), 10, time.Minute)
+
+	// Pause cannot fail; it still holds this process back.
+	l.Pause(time.Now().Add(time.Minute))
+	if err := l.Wait(ctx); !isRefusal(ctx, err) {
+		t.Errorf("after Pause: got %v, want a refusal", err)
+	}
+}
+
+// checkRedisError checks that err names Redis and cannot pass for a
+// network error or a deadline, which an HTTP client would treat otherwise.
+func checkRedisError(t *testing.T, err error) {
+	t.Helper()
+	var rerr *Error
+	if !errors.As(err, &rerr) || rerr.Err == nil {
+		t.Errorf("got %T %v, want a *redislimit.Error with its cause", err, err)
+	}
+	if !strings.Contains(err.Error(), "Redis") {
+		t.Errorf("error does not name Redis: %v", err)
+	}
+	var op *net.OpError
+	var ne net.Error
+	switch {
+	case errors.As(err, &op), errors.As(err, &ne):
+		t.Errorf("error passes for a network error: %v", err)
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		t.Errorf("error passes for a connection failure: %v", err)
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		t.Errorf("error passes for a context error: %v", err)
+	}
+}
+
+func TestInvalidConfigFails(t *testing.T) {
+	rdb := newClient(t, "127.0.0.1:1")
+	ctx := context.Background()
+	for name, l := range map[string]*Limiter{
+		"nil client":   New(nil, "k", 10, time.Minute),
+		"empty key":    New(rdb, "", 10, time.Minute),
+		"zero limit":   New(rdb, "k", 0, time.Minute),
+		"short window": New(rdb, "k", 10, time.Microsecond),
+	} {
+		if err := l.Wait(ctx); err == nil || !strings.HasPrefix(err.Error(), "redislimit: ") {
+			t.Errorf("%s: got %v, want a redislimit error", name, err)
+		}
+		l.Pause(time.Now().Add(time.Second)) // must not panic
+	}
+}
+
+func TestRedisErrorIsLoud(t *testing.T) {
+	s := startRedis(t)
+	rdb := newClient(t, s.addr())
+	l := New(rdb, t.Name(), 10, time.Minute)
+	ctx := context.Background()
+	// Something else wrote a string where the window's sorted set lives.
+	if err := rdb.Set(ctx, l.keys[0], "not a sorted set", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	err := l.Wait(ctx)
+	checkRedisError(t, err)
+	if !strings.Contains(err.Error(), "WRONGTYPE") {
+		t.Errorf("error hides Redis's reason: %v", err)
+	}
+}
