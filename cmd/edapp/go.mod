@@ -1,0 +1,25 @@
+module github.com/edapp-go/edapp/cmd/edapp
+
+go 1.26.0
+
+require (
+	github.com/edapp-go/edapp v0.0.0-00010101000000-000000000000
+	github.com/spf13/cobra v1.10.2
+	github.com/vbauerster/mpb/v8 v8.9.3
+	golang.org/x/sync v0.24.0
+	golang.org/x/term v0.29.0
+)
+
+require (
+	github.com/VividCortex/ewma v1.2.0 // indirect
+	github.com/acarl005/stripansi v0.0.0-20180116102854-5a71ef0e047d // indirect
+	github.com/google/go-querystring v1.2.0 // indirect
+	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
+	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/mattn/go-runewidth v0.0.16 // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	golang.org/x/sys v0.30.0 // indirect
+	golang.org/x/time v0.16.0 // indirect
+)
