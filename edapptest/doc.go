@@ -189,7 +189,7 @@
 // helpers send their event once per user who can reach the course, or once
 // with empty user fields when nobody can. SendCourseReminder and Emit cover
 // the other events. Nothing an API request does causes an event; a
-// completion on the launch page does, as CompleteLesson.
+// completion on the launch page does, as CompleteLesson does.
 //
 // # Fault injection
 //
