@@ -199,6 +199,7 @@ func TestRetryBodyIsRewound(t *testing.T) {
 func mockClient(t *testing.T, opts ...Option) (*Client, *httpmock.MockTransport) {
 	t.Helper()
 	mock := httpmock.NewMockTransport()
+	mock.RegisterNoResponder(httpmock.NewNotFoundResponder(t.Error)) // a request nobody expected fails the test
 	all := append([]Option{
 		WithBaseURL("https://rest.example.test"),
 		WithHTTPClient(&http.Client{Transport: mock}),
@@ -216,18 +217,12 @@ func TestPOSTRetriesOnlyWhenNothingWasSent(t *testing.T) {
 
 	t.Run("POST retried after a refused connection", func(t *testing.T) {
 		c, mock := mockClient(t)
-		var n int
-		mock.RegisterResponder(http.MethodPost, "https://rest.example.test/v2/webhooks", func(r *http.Request) (*http.Response, error) {
-			n++
-			if n == 1 {
-				return nil, refused
-			}
-			return httpmock.NewStringResponse(200, `{"id":"w1"}`), nil
-		})
+		mock.RegisterResponder(http.MethodPost, "https://rest.example.test/v2/webhooks",
+			httpmock.NewErrorResponder(refused).Then(httpmock.NewStringResponder(200, `{"id":"w1"}`)))
 		var out struct{ ID string }
 		require.NoError(t, c.Do(context.Background(), http.MethodPost, "/v2/webhooks", nil, map[string]string{}, &out))
 		assert.Equal(t, "w1", out.ID)
-		assert.Equal(t, 2, n)
+		assert.Equal(t, 2, mock.GetCallCountInfo()["POST https://rest.example.test/v2/webhooks"])
 	})
 	t.Run("POST not retried after a reset: the server may have acted", func(t *testing.T) {
 		c, mock := mockClient(t)
@@ -240,16 +235,10 @@ func TestPOSTRetriesOnlyWhenNothingWasSent(t *testing.T) {
 	})
 	t.Run("GET retried after a reset", func(t *testing.T) {
 		c, mock := mockClient(t)
-		var n int
-		mock.RegisterResponder(http.MethodGet, "https://rest.example.test/v2/users", func(r *http.Request) (*http.Response, error) {
-			n++
-			if n < 3 {
-				return nil, reset
-			}
-			return httpmock.NewStringResponse(200, `[]`), nil
-		})
+		mock.RegisterResponder(http.MethodGet, "https://rest.example.test/v2/users",
+			httpmock.NewErrorResponder(reset).Then(httpmock.NewErrorResponder(reset)).Then(httpmock.NewStringResponder(200, `[]`)))
 		require.NoError(t, c.Do(context.Background(), http.MethodGet, "/v2/users", nil, nil, nil))
-		assert.Equal(t, 3, n)
+		assert.Equal(t, 3, mock.GetCallCountInfo()["GET https://rest.example.test/v2/users"])
 	})
 }
 

@@ -3,7 +3,6 @@ package edapp
 import (
 	"bufio"
 	"context"
-	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -246,11 +246,18 @@ func TestConnectionRefusedPOSTRetriesThenFails(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 
-	c, err := NewClient("t", WithBaseURL("http://"+addr), WithRateLimit(rate.Inf, 0),
+	var attempts atomic.Int32
+	count := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		attempts.Add(1)
+		return http.DefaultTransport.RoundTrip(r)
+	})
+	c, err := NewClient("fault-test-token", WithBaseURL("http://"+addr), WithRateLimit(rate.Inf, 0),
+		WithHTTPClient(&http.Client{Transport: count}),
 		WithRetry(RetryPolicy{MaxRetries: 2, MinWait: time.Millisecond, MaxWait: time.Millisecond}))
 	require.NoError(t, err)
 	err = c.Do(context.Background(), http.MethodPost, "/v2/users", nil, map[string]string{}, nil)
 	require.Error(t, err)
-	assert.True(t, errors.Is(err, errors.Unwrap(err)) && strings.Contains(err.Error(), "POST /v2/users"), err.Error())
-	assert.Contains(t, err.Error(), "refused")
+	assert.ErrorIs(t, err, syscall.ECONNREFUSED, "the dial error stays reachable")
+	assert.Contains(t, err.Error(), "POST /v2/users")
+	assert.EqualValues(t, 3, attempts.Load(), "a refused POST was never sent, so it is retried")
 }

@@ -19,7 +19,12 @@ import (
 //	go test -run '^$' -fuzz '^FuzzTime$' -fuzztime 5m .
 
 func FuzzTime(f *testing.F) {
-	for _, s := range []string{`"2019-03-07T05:10:36.187Z"`, `"2019-03-07T05:10:36"`, `"2019-03-07T15:10:36+10:00"`, `null`, `""`, `"2019-03-07"`, `"\u0032019-03-07"`, `12`} {
+	for _, s := range []string{
+		`"2019-03-07T05:10:36.187Z"`, `"2019-03-07T05:10:36"`, `"2019-03-07T15:10:36+10:00"`,
+		`null`, `""`, `"2019-03-07"`, `"\u0032019-03-07"`, `12`,
+		`"\/"`,                               // valid JSON, but an escape strconv refuses
+		`"a` + strings.Repeat("é", 40) + `"`, // the error's excerpt cuts on a rune boundary
+	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -51,7 +56,7 @@ func FuzzParseLaunchLink(f *testing.F) {
 		"https://web.edapp.com/launch-lesson?token=abc&lesson=1",
 		"https://web.edapp.com/launch-lesson?lesson=1",
 		"http://x/launch-lesson?token=a%20b&lesson=%2F",
-		"%zz", "", "https://h?token=t&token=u&lesson=l",
+		"%zz", "", "https://h?token=t&token=u&lesson=l", "https://h/launch-lesson?token=t",
 	} {
 		f.Add(s)
 	}

@@ -1,13 +1,13 @@
 module github.com/edapp-go/edapp
 
-go 1.26.0
+go 1.24.0
 
 require (
 	github.com/google/go-querystring v1.2.0
 	github.com/hashicorp/go-retryablehttp v0.7.8
 	github.com/jarcoal/httpmock v1.4.2
 	github.com/stretchr/testify v1.12.1
-	golang.org/x/time v0.16.0
+	golang.org/x/time v0.14.0
 )
 
 require (

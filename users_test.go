@@ -290,6 +290,7 @@ func TestUsersCourses(t *testing.T) {
 			assert.Equal(t, "Workplace Safety Basics", c.Title)
 			assert.Equal(t, time.Date(2023, 11, 2, 9, 15, 0, 0, time.UTC), c.CreatedDateTime.Time)
 			if fixture != "users/courses.json" {
+				require.Len(t, courses, 1)
 				return
 			}
 			require.Len(t, courses, 2)

@@ -69,6 +69,7 @@ func TestWebhooksCreateEveryEventName(t *testing.T) {
 		got = append(got, body.EventName)
 		_, _ = w.Write([]byte(`{"id":"wh"}`))
 	})
+	require.Len(t, EventNames(), 10, "the ten documented events")
 	for _, name := range EventNames() {
 		_, err := client.Webhooks.Create(context.Background(), WebhookCreateParams{EventName: name, WebHookURL: "http://localhost:8080/hook"})
 		require.NoError(t, err, name)

@@ -93,6 +93,36 @@ func (f filter) match(r refs) bool {
 	return f.matchUser(r.u) && f.matchLesson(r.l) && f.matchCourse(r.c)
 }
 
+// byRef reports whether the filter looks at the user, lesson or course.
+func (f filter) byRef() bool {
+	return f.courseID != "" || f.courseExt != "" || f.lessonID != "" || f.lessonExt != "" ||
+		f.userID != "" || f.userExt != ""
+}
+
+// matchRecord filters a record by its references and its time. It resolves
+// the references only when a filter needs them.
+func (f filter) matchRecord(st *store, userID, lessonID, courseID string, at time.Time) bool {
+	if !f.matchTime(at) {
+		return false
+	}
+	return !f.byRef() || f.match(st.refs(userID, lessonID, courseID))
+}
+
+// filtered returns the items that keep reports true, or items itself when
+// nothing is filtered, so that an unfiltered page costs only its own size.
+func filtered[S any](items []S, active bool, keep func(S) bool) []S {
+	if !active {
+		return items
+	}
+	var out []S
+	for _, it := range items {
+		if keep(it) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
 // wireAttempt is one lesson attempt.
 type wireAttempt struct {
 	ID                string   `json:"id"`
@@ -125,27 +155,28 @@ func (c *call) v2Attempts() {
 	if !ok {
 		return
 	}
-	out := []wireAttempt{}
-	for _, a := range c.st.attempts {
-		r := c.st.refs(a.userID, a.lessonID, a.courseID)
-		if !f.match(r) || !f.matchTime(a.started) {
-			continue
-		}
-		w := wireAttempt{
-			ID: a.id, UserID: a.userID, UserExternalID: r.userExt(),
-			CourseID: a.courseID, CourseExternalID: r.courseExt(),
-			LessonID: a.lessonID, LessonExternalID: r.lessonExt(),
-			StartedDateTime: wt(a.started),
-		}
-		if a.done {
-			w.CompletedDateTime = wt(a.completed)
-			w.Score = int(math.Round(a.score))
-			w.Success = r.l == nil || a.score >= float64(r.l.minimumScore)
-			w.EarnedStars = earnedStars(a.score)
-		}
-		out = append(out, w)
+	active := f.byRef() || !f.from.IsZero() || !f.to.IsZero()
+	items := filtered(c.st.attempts, active, func(a *attempt) bool {
+		return f.matchRecord(c.st, a.userID, a.lessonID, a.courseID, a.started)
+	})
+	pageMap(c, items, c.st.toWireAttempt)
+}
+
+func (st *store) toWireAttempt(a *attempt) wireAttempt {
+	r := st.refs(a.userID, a.lessonID, a.courseID)
+	w := wireAttempt{
+		ID: a.id, UserID: a.userID, UserExternalID: r.userExt(),
+		CourseID: a.courseID, CourseExternalID: r.courseExt(),
+		LessonID: a.lessonID, LessonExternalID: r.lessonExt(),
+		StartedDateTime: wt(a.started),
 	}
-	pageOf(c, out)
+	if a.done {
+		w.CompletedDateTime = wt(a.completed)
+		w.Score = int(math.Round(a.score))
+		w.Success = r.l == nil || a.score >= float64(r.l.minimumScore)
+		w.EarnedStars = earnedStars(a.score)
+	}
+	return w
 }
 
 // wireCourseProgress is one user's progress in one course.
@@ -180,40 +211,86 @@ func (c *call) v2CourseProgress() {
 	if !ok {
 		return
 	}
-	idx := c.st.progressIndex()
-	out := []wireCourseProgress{}
+	type row struct {
+		u  *user
+		cr *course
+		cs *courseState // nil until needed
+	}
+	// Without a time bound a cheap test decides which records exist, and
+	// only the page's records are worked out in full.
+	var rows []row
 	for _, cr := range c.st.courses.all() {
 		if !f.matchCourse(cr) {
 			continue
 		}
-		for _, u := range c.st.users.all() {
-			if !f.matchUser(u) {
+		for _, u := range c.st.usersMatching(f) {
+			if f.from.IsZero() {
+				if c.st.hasCourseRecord(u, cr) {
+					rows = append(rows, row{u, cr, nil})
+				}
 				continue
 			}
-			cs := c.st.courseState(idx, u, cr)
-			if !cs.unlocked && !cs.touched && !cs.completed {
-				continue
+			cs := c.st.courseState(u, cr)
+			if (cs.unlocked || cs.touched || cs.completed) && f.matchTime(cs.modified) {
+				rows = append(rows, row{u, cr, &cs})
 			}
-			if !f.matchTime(cs.modified) {
-				continue
-			}
-			w := wireCourseProgress{
-				UserID: u.id, UserExternalID: u.externalID, UserName: u.username,
-				UserFirstName: u.firstName, UserLastName: u.lastName,
-				CourseID: cr.id, CourseExternalID: cr.externalID, CourseTitle: cr.title,
-				Unlocked: cs.unlocked, UnlockedDateTime: wt(cs.unlockedAt),
-				Opened: !cs.openedAt.IsZero(), OpenedDateTime: wt(cs.openedAt),
-				Completed: cs.completed, CompletedDateTime: wt(cs.completedAt),
-				LessonsTotal: cs.lessonsTotal, LessonsCompleted: cs.lessonsCompleted,
-				PercentageCompleted: cs.percentage, Score: cs.score,
-			}
-			if cs.unlocked {
-				w.LessonsUnlocked = cs.lessonsTotal
-			}
-			out = append(out, w)
 		}
 	}
-	pageOf(c, out)
+	pageMap(c, rows, func(r row) wireCourseProgress {
+		u, cr := r.u, r.cr
+		if r.cs == nil {
+			cs := c.st.courseState(u, cr)
+			r.cs = &cs
+		}
+		cs := *r.cs
+		w := wireCourseProgress{
+			UserID: u.id, UserExternalID: u.externalID, UserName: u.username,
+			UserFirstName: u.firstName, UserLastName: u.lastName,
+			CourseID: cr.id, CourseExternalID: cr.externalID, CourseTitle: cr.title,
+			Unlocked: cs.unlocked, UnlockedDateTime: wt(cs.unlockedAt),
+			Opened: !cs.openedAt.IsZero(), OpenedDateTime: wt(cs.openedAt),
+			Completed: cs.completed, CompletedDateTime: wt(cs.completedAt),
+			LessonsTotal: cs.lessonsTotal, LessonsCompleted: cs.lessonsCompleted,
+			PercentageCompleted: cs.percentage, Score: cs.score,
+		}
+		if cs.unlocked {
+			w.LessonsUnlocked = cs.lessonsTotal
+		}
+		return w
+	})
+}
+
+// hasCourseRecord reports whether u has a course progress record for cr:
+// the course reaches u, or u has progress in it.
+func (st *store) hasCourseRecord(u *user, cr *course) bool {
+	if _, ok := st.completions[ucKey{u.id, cr.id}]; ok {
+		return true
+	}
+	for _, id := range cr.lessonIDs {
+		if st.progress(u.id, id) != nil {
+			return true
+		}
+	}
+	_, ok := st.access(u, cr.id)
+	return ok
+}
+
+// usersMatching lists the users a user filter lets through, using the
+// indexes when it names one.
+func (st *store) usersMatching(f filter) []*user {
+	switch {
+	case f.userID != "":
+		if u := st.users.get(f.userID); u != nil && f.matchUser(u) {
+			return []*user{u}
+		}
+		return nil
+	case f.userExt != "":
+		if u := st.userByExternalID(f.userExt); u != nil {
+			return []*user{u}
+		}
+		return nil
+	}
+	return st.users.all()
 }
 
 type wireCourseStatistics struct {
@@ -227,7 +304,6 @@ type wireCourseStatistics struct {
 // opened any of its lessons and who completed it.
 func (c *call) v2CourseStatistics() {
 	f, _ := c.filter(filterKinds{course: true})
-	idx := c.st.progressIndex()
 	out := []wireCourseStatistics{}
 	for _, cr := range c.st.courses.all() {
 		if !f.matchCourse(cr) {
@@ -235,7 +311,7 @@ func (c *call) v2CourseStatistics() {
 		}
 		w := wireCourseStatistics{CourseID: cr.id}
 		for _, u := range c.st.users.all() {
-			cs := c.st.courseState(idx, u, cr)
+			cs := c.st.courseState(u, cr)
 			if cs.unlocked {
 				w.TotalUsers++
 			}
@@ -264,7 +340,6 @@ type wireLessonStatistics struct {
 // course, who opened it and who completed it.
 func (c *call) v2LessonStatistics() {
 	f, _ := c.filter(filterKinds{course: true, lesson: true})
-	idx := c.st.progressIndex()
 	out := []wireLessonStatistics{}
 	for _, cr := range c.st.courses.all() {
 		if !f.matchCourse(cr) {
@@ -277,7 +352,7 @@ func (c *call) v2LessonStatistics() {
 			}
 			w := wireLessonStatistics{LessonID: l.id, CourseID: cr.id, LessonTitle: l.title, TotalUsers: reach}
 			for _, u := range c.st.users.all() {
-				if p := idx[ulKey{u.id, l.id}]; p != nil {
+				if p := c.st.progress(u.id, l.id); p != nil {
 					w.OpenedCount++
 					if !p.completed.IsZero() {
 						w.CompletedCount++
@@ -313,35 +388,36 @@ var eventFilters = filterKinds{
 	to: "maxeventdatetime", toName: "maxEventDateTime",
 }
 
-func (c *call) progressEvents(f filter) []wireProgressEvent {
-	out := []wireProgressEvent{}
-	for _, e := range c.st.events {
-		r := c.st.refs(e.userID, e.lessonID, e.courseID)
-		if !f.match(r) || !f.matchTime(e.at) {
-			continue
-		}
-		w := wireProgressEvent{
-			UserID: e.userID, CourseID: e.courseID, CourseTitle: r.courseTitle(),
-			CourseExternalID: r.courseExt(), LessonID: e.lessonID, LessonTitle: r.lessonTitle(),
-			LessonExternalID: r.lessonExt(), EventName: e.name, EventDateTime: wt(e.at),
-		}
-		if r.u != nil {
-			w.UserEmail, w.UserFirstName, w.UserLastName = r.u.email, r.u.firstName, r.u.lastName
-		}
-		if e.hasScore {
-			s := e.score
-			w.LessonScore = &s
-		}
-		out = append(out, w)
+func (c *call) progressEvents(f filter) {
+	active := f.byRef() || !f.from.IsZero() || !f.to.IsZero()
+	items := filtered(c.st.events, active, func(e *progressEvent) bool {
+		return f.matchRecord(c.st, e.userID, e.lessonID, e.courseID, e.at)
+	})
+	pageMap(c, items, c.st.toWireProgressEvent)
+}
+
+func (st *store) toWireProgressEvent(e *progressEvent) wireProgressEvent {
+	r := st.refs(e.userID, e.lessonID, e.courseID)
+	w := wireProgressEvent{
+		UserID: e.userID, CourseID: e.courseID, CourseTitle: r.courseTitle(),
+		CourseExternalID: r.courseExt(), LessonID: e.lessonID, LessonTitle: r.lessonTitle(),
+		LessonExternalID: r.lessonExt(), EventName: e.name, EventDateTime: wt(e.at),
 	}
-	return out
+	if r.u != nil {
+		w.UserEmail, w.UserFirstName, w.UserLastName = r.u.email, r.u.firstName, r.u.lastName
+	}
+	if e.hasScore {
+		s := e.score
+		w.LessonScore = &s
+	}
+	return w
 }
 
 // v2LessonProgressEvents lists LessonOpened and LessonCompleted events;
 // minEventDateTime and maxEventDateTime bound eventDateTime.
 func (c *call) v2LessonProgressEvents() {
 	if f, ok := c.filter(eventFilters); ok {
-		pageOf(c, c.progressEvents(f))
+		c.progressEvents(f)
 	}
 }
 
@@ -352,7 +428,7 @@ func (c *call) v2UserLessonProgressEvents() {
 	}
 	if f, ok := c.filter(eventFilters); ok {
 		f.userID, f.userExt = u.id, ""
-		pageOf(c, c.progressEvents(f))
+		c.progressEvents(f)
 	}
 }
 
@@ -378,7 +454,6 @@ func (c *call) v2UserLessonProgress() {
 		return
 	}
 	f, _ := c.filter(filterKinds{course: true, lesson: true})
-	idx := c.st.progressIndex()
 	out := []wireLessonProgress{}
 	for _, cr := range c.st.courses.all() {
 		if !f.matchCourse(cr) {
@@ -386,7 +461,7 @@ func (c *call) v2UserLessonProgress() {
 		}
 		_, reach := c.st.access(u, cr.id)
 		for _, l := range c.st.courseLessons(cr) {
-			p := idx[ulKey{u.id, l.id}]
+			p := c.st.progress(u.id, l.id)
 			if !f.matchLesson(l) || p == nil && !(reach && l.published()) {
 				continue
 			}
@@ -462,24 +537,28 @@ func (c *call) v2SurveyAnswers() {
 	if !ok {
 		return
 	}
-	out := []wireSurveyAnswer{}
-	for _, a := range c.st.answers {
+	active := f.byRef() || !f.from.IsZero() || !f.to.IsZero()
+	items := filtered(c.st.answers, active, func(a *surveyAnswer) bool {
 		q := c.st.questions.get(a.questionID)
-		if q == nil {
-			continue
-		}
-		r := c.st.refs(a.userID, q.lessonID, q.courseID)
-		if !f.match(r) || !f.matchTime(a.at) {
-			continue
-		}
-		out = append(out, wireSurveyAnswer{
-			ID: a.id, CourseID: q.courseID, CourseExternalID: r.courseExt(),
-			LessonID: q.lessonID, LessonExternalID: r.lessonExt(), SlideID: q.slideID,
-			UserID: a.userID, UserExternalID: r.userExt(), AttemptID: a.attemptID,
-			QuestionID: q.id, QuestionContent: q.content,
-			AnswerDefinitionID: a.answerDefID, AnswerContent: a.content,
-			AnsweredDateTime: wt(a.at),
-		})
+		return q != nil && f.matchRecord(c.st, a.userID, q.lessonID, q.courseID, a.at)
+	})
+	pageMap(c, items, c.st.toWireSurveyAnswer)
+}
+
+func (st *store) toWireSurveyAnswer(a *surveyAnswer) wireSurveyAnswer {
+	q := st.questions.get(a.questionID)
+	if q == nil {
+		// Questions are never deleted; keep the answer's own fields.
+		return wireSurveyAnswer{ID: a.id, UserID: a.userID, AttemptID: a.attemptID,
+			AnswerDefinitionID: a.answerDefID, AnswerContent: a.content, AnsweredDateTime: wt(a.at)}
 	}
-	pageOf(c, out)
+	r := st.refs(a.userID, q.lessonID, q.courseID)
+	return wireSurveyAnswer{
+		ID: a.id, CourseID: q.courseID, CourseExternalID: r.courseExt(),
+		LessonID: q.lessonID, LessonExternalID: r.lessonExt(), SlideID: q.slideID,
+		UserID: a.userID, UserExternalID: r.userExt(), AttemptID: a.attemptID,
+		QuestionID: q.id, QuestionContent: q.content,
+		AnswerDefinitionID: a.answerDefID, AnswerContent: a.content,
+		AnsweredDateTime: wt(a.at),
+	}
 }

@@ -6,10 +6,10 @@ import (
 
 // v2Collection is a course collection of the catalog.
 type v2Collection struct {
-	ID          string   `json:"id"`
-	Title       string   `json:"title"`
-	Description string   `json:"description"`
-	CourseIDs   []string `json:"courseIds"`
+	ID          string `json:"id"`
+	ExternalID  string `json:"externalId"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
 }
 
 // v2Course is a course of the catalog.
@@ -24,7 +24,6 @@ type v2Course struct {
 	ThumbnailURL     string   `json:"thumbnailUrl"`
 	CreatedDateTime  wireTime `json:"createdDateTime"`
 	ModifiedDateTime wireTime `json:"modifiedDateTime"`
-	CollectionID     string   `json:"collectionId"`
 }
 
 // v2Lesson is a lesson of the catalog.
@@ -34,7 +33,6 @@ type v2Lesson struct {
 	Title        string `json:"title"`
 	Description  string `json:"description"`
 	Status       string `json:"status"`
-	CourseID     string `json:"courseId"`
 	MinimumScore int    `json:"minimumScore"`
 }
 
@@ -42,14 +40,14 @@ func toV2Course(c *course) v2Course {
 	return v2Course{
 		ID: c.id, ExternalID: c.externalID, Title: c.title, Description: c.description,
 		Status: c.status, Locale: c.locale, Duration: c.duration, ThumbnailURL: c.thumbnailURL,
-		CreatedDateTime: wt(c.created), ModifiedDateTime: wt(c.modified), CollectionID: c.collectionID,
+		CreatedDateTime: wt(c.created), ModifiedDateTime: wt(c.modified),
 	}
 }
 
 func toV2Lesson(l *lesson) v2Lesson {
 	return v2Lesson{
 		ID: l.id, ExternalID: l.externalID, Title: l.title, Description: l.description,
-		Status: l.status, CourseID: l.courseID, MinimumScore: l.minimumScore,
+		Status: l.status, MinimumScore: l.minimumScore,
 	}
 }
 
@@ -64,15 +62,9 @@ func (st *store) collectionCourses(col *collection) []*course {
 }
 
 func (c *call) v2Collections() {
-	out := []v2Collection{}
-	for _, col := range c.st.collections.all() {
-		ids := []string{}
-		for _, cr := range c.st.collectionCourses(col) {
-			ids = append(ids, cr.id)
-		}
-		out = append(out, v2Collection{ID: col.id, Title: col.title, Description: col.description, CourseIDs: ids})
-	}
-	pageOf(c, out)
+	pageMap(c, c.st.collections.all(), func(col *collection) v2Collection {
+		return v2Collection{ID: col.id, ExternalID: col.externalID, Title: col.title, Description: col.description}
+	})
 }
 
 func (c *call) v2CollectionCourses() {
@@ -81,25 +73,17 @@ func (c *call) v2CollectionCourses() {
 		c.fail(http.StatusNotFound, "course collection "+quote(c.params[0])+" not found")
 		return
 	}
-	out := []v2Course{}
-	for _, cr := range c.st.collectionCourses(col) {
-		out = append(out, toV2Course(cr))
-	}
-	pageOf(c, out)
+	pageMap(c, c.st.collectionCourses(col), toV2Course)
 }
 
 // v2Courses lists every course, published or not. It also honours
 // externalId and collectionId filters (an extension of the fake).
 func (c *call) v2Courses() {
 	ext, colID := c.q("externalid"), c.q("collectionid")
-	out := []v2Course{}
-	for _, cr := range c.st.courses.all() {
-		if ext != "" && cr.externalID != ext || colID != "" && cr.collectionID != colID {
-			continue
-		}
-		out = append(out, toV2Course(cr))
-	}
-	pageOf(c, out)
+	items := filtered(c.st.courses.all(), ext != "" || colID != "", func(cr *course) bool {
+		return (ext == "" || cr.externalID == ext) && (colID == "" || cr.collectionID == colID)
+	})
+	pageMap(c, items, toV2Course)
 }
 
 // v2CourseLessons answers a bare array, as the real service does.

@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"log"
 	"net/http"
+	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -86,4 +90,49 @@ func TestClient(t *testing.T) {
 	require.NoError(t, err)
 	_, err = wrong.Users.Get(ctx, u.ID)
 	assert.ErrorIs(t, err, edapp.ErrUnauthorized)
+}
+
+func TestClientOptionsComeLast(t *testing.T) {
+	srv := edapptest.NewServer(edapptest.WithBudget(1400, 5*time.Minute))
+	defer srv.Close()
+	// The caller turns the SDK's limiter back on: one request, then a wait
+	// far longer than the context allows.
+	limited := srv.Client(edapp.WithRateLimit(rate.Every(time.Hour), 1))
+	ctx := context.Background()
+	_, err := limited.Users.List(ctx, nil)
+	require.NoError(t, err)
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	_, err = limited.Users.List(short, nil)
+	require.Error(t, err, "the limiter held the second request")
+	assert.Len(t, srv.Requests(), 1, "the second request was never sent")
+
+	// Without options the client is unlimited.
+	free := srv.Client()
+	for range 5 {
+		_, err := free.Users.List(ctx, nil)
+		require.NoError(t, err)
+	}
+}
+
+func TestEmitTakesTheSDKsEventNames(t *testing.T) {
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	var got []edapp.Event
+	var mu sync.Mutex
+	receiver := httptest.NewServer(edapp.NewWebhookHandler(func(_ context.Context, ev edapp.Event) error {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, ev)
+		return nil
+	}))
+	defer receiver.Close()
+	_, err := srv.AddWebhook(edapp.EventLessonCompleted, receiver.URL, nil)
+	require.NoError(t, err)
+	require.NoError(t, srv.Emit(edapp.EventLessonCompleted, map[string]any{"lessonId": "les_9", "score": 75}))
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, got, 1)
+	assert.Equal(t, edapp.EventLessonCompleted, got[0].Name())
+	assert.Equal(t, edapp.EventLessonCompleted, srv.Deliveries()[0].EventName)
 }

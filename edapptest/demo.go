@@ -6,6 +6,7 @@ import (
 
 // Demo holds the ids of the data SeedDemo loads.
 type Demo struct {
+	// CollectionID is "Workplace Safety" (external id SAFETY).
 	CollectionID string
 	// CourseIDs are "Manual Handling" (MH-101) and "Fire Safety" (FS-101).
 	CourseIDs []string
@@ -65,6 +66,9 @@ func (s *Server) seedDemo(d *Demo, now time.Time, ps *[]pending) error {
 			return conflict("lesson external id %q is taken", l.externalID)
 		}
 	}
+	if st.collectionByExternalID("SAFETY") != nil {
+		return conflict("collection external id %q is taken", "SAFETY")
+	}
 	for _, name := range []string{"EMP-001", "EMP-002", "EMP-003", "EMP-004"} {
 		if st.userByExternalID(name) != nil {
 			return conflict("external id %q is taken", name)
@@ -74,7 +78,7 @@ func (s *Server) seedDemo(d *Demo, now time.Time, ps *[]pending) error {
 	start := now.Add(-7 * day)
 
 	d.CollectionID = st.newID("col")
-	st.collections.add(d.CollectionID, &collection{id: d.CollectionID, title: "Workplace Safety",
+	st.collections.add(d.CollectionID, &collection{id: d.CollectionID, externalID: "SAFETY", title: "Workplace Safety",
 		description: "Essential safety training for every site."})
 	courses := []CourseSpec{
 		{Title: "Manual Handling", ExternalID: "MH-101", CollectionID: d.CollectionID, Duration: 30,

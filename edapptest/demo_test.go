@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edapp-go/edapp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -12,7 +13,7 @@ func TestSeedDemo(t *testing.T) {
 	clock := newFakeClock()
 	h := newHarness(t, WithClock(clock.Now))
 	rc := newReceiver(t)
-	_, err := h.AddWebhook(EventCourseCompleted, rc.URL, nil)
+	_, err := h.AddWebhook(edapp.EventCourseCompleted, rc.URL, nil)
 	require.NoError(t, err)
 
 	d, err := h.SeedDemo()

@@ -15,6 +15,21 @@
 // client can talk to it: URL is the base of the /v1 and /v2 paths, and every
 // request needs "Authorization: Bearer <Token>".
 //
+// Client turns the SDK's rate limiter off; options passed to it come after
+// its defaults, so srv.Client(edapp.WithRateLimit(...)) turns it back on.
+//
+// # Large data
+//
+// SeedLoad(users, attempts) loads a large account in one step (5,000 users
+// and 200,000 attempts in a second or two), for load tests and exports.
+// The helpers keep indexes by user and lesson, so CompleteLesson and
+// AddUser cost the same however much data the fake holds, and a list
+// request builds only the records of the page it answers: a page of 1,000
+// attempts out of 200,000 costs about as much as one out of 1,000. Reads
+// (GET requests, except those that hand out tokens) run side by side;
+// writes run one at a time. The latency knob is spent before any lock is
+// taken, so concurrent requests overlap.
+//
 // # Behaviour
 //
 //   - A course assigned to a group reaches the members of that group and of
@@ -27,7 +42,14 @@
 //   - POST /v1/users and POST /v1/usergroups with an id update that record
 //     (unknown id: 404). A present "users" array replaces a group's members
 //     and an empty one removes them all; an absent key leaves them alone.
-//     The same goes for "courses", the courses assigned to the group.
+//     The same goes for "courses", the courses assigned to the group. POST
+//     /v1/users takes the external id as externalIdentifier (or externalId).
+//     GET /v1/users and GET /v1/usergroups answer every user and group as a
+//     bare array.
+//   - GET /v1/users/id/{id}/token and GET /v1/users/external/{externalId}/token
+//     answer the user's token, {"token": "..."}: opaque, minted on first
+//     request, kept for the user's life, accepted nowhere by the fake. Like
+//     launch tokens, user tokens never reach the request log or the logger.
 //   - GET /v1/users/{id}/courses mints a fresh launch token for every lesson,
 //     valid for LaunchTokenLifetime (20 minutes) on the server's clock
 //     (WithClock). GET /launch-lesson?token=&lesson= needs no bearer token;
@@ -65,12 +87,25 @@
 // ("2019-03-07T05:10:36.187Z"); unset ones are null in v2 and left out in
 // v1. Ids are opaque strings such as "usr_1", never reused.
 //
+// Records carry the fields the real service is known to send, and no more:
+// a course has id, externalId, title, description, status, locale,
+// duration, thumbnailUrl, createdDateTime and modifiedDateTime, in that
+// order (no collection id: use GET
+// /v2/catalog/coursecollections/{id}/courses); a lesson has id, externalId,
+// title, description, status and minimumScore (no courseId; the name of the
+// minimum score field is the fake's guess); a course collection has id,
+// externalId and title, plus a description (an extension, below).
+//
 // v2 users are written with the real service's names: name (the username)
 // and userGroupsManaged. On input the username is read from name, username
 // or userName, and managed groups from managedUserGroups or
-// userGroupsManaged. PUT /v2/users/{id} changes only the fields present in
-// the body. Roles must be among the spec's seven; a new user without roles
-// gets app-user and prizing-user.
+// userGroupsManaged; WithManagedGroupsField makes the fake honour only one
+// of the two, so that a client can be tested against a service that
+// ignores the other. PUT /v2/users/{id} changes only the fields present in
+// the body. Roles must be among the seven the service knows (app-user,
+// prizing-user, account-admin, content-author, manager-analytics,
+// exclude-from-analytics, reviewer); a new user without roles gets app-user
+// and prizing-user.
 //
 // Filters: GET /v2/users takes userName (the username or the email, without
 // regard to case) and externalId. The analytics lists take courseId,
@@ -78,36 +113,44 @@
 // where the record has them; attempts and surveyanswers take startDateTime
 // and endDateTime (on startedDateTime and answeredDateTime), courseprogress
 // takes modifiedSinceDateTime, and the lesson-progress events take
-// minEventDateTime and maxEventDateTime. Time bounds are inclusive and are
-// RFC 3339 (a value without a zone is UTC; a plain date is accepted); any
-// other value gets 400.
+// minEventDateTime and maxEventDateTime. Time bounds are inclusive. They
+// take RFC 3339 and the forms other clients send: a space instead of the T
+// ("2026-11-22 01:35:07.123456", as Python prints a datetime), offsets
+// written +0000 or +00, a "+" that arrived unescaped (read as a space),
+// fractions of any length, no zone (UTC), or a plain date. Any other value
+// gets 400.
 //
 // Errors are JSON {"message": "..."}: 401 for a missing or wrong token, 404
 // for an unknown route or id, 405 (with Allow) for a wrong method on a known
 // path, 400 for a malformed body or parameter, 409 for a duplicate, 413 for
-// a body over 1 MiB. A v1 delete of an unknown id answers 404 {"success":
-// false, "message": "..."}. Every response carries an X-Request-Id header.
+// a body over MaxBodyBytes (1 MiB), 429 over the budget (WithBudget). The
+// token is checked before the body is read: the body of a request without
+// a valid token is never read, and a body over the limit is not read past
+// it. A v1 delete of an unknown id answers 404 {"success": false,
+// "message": "..."}. Every response carries an X-Request-Id header.
 //
 // # Extensions
 //
-// These are not in the spec; the real service may or may not have them:
+// These are the fake's own; the real service may or may not have them:
 // GET /v2/webhooks and DELETE /v2/webhooks/{id}; "headers" on POST
 // /v2/webhooks (sent with every delivery); "parentId" on POST /v2/usergroups
 // and on a v1 group create, to build a hierarchy; "inviteCode" on a v1 group
 // create; {"userIds": [...]} and a userId query parameter on the group
 // membership operations, which answer {"success": true}; the externalId and
-// collectionId filters on GET /v2/catalog/courses; "courseIds" on course
-// collections. GET /v1/reports/activities answers the latest lesson opens
-// and completions, newest first, at most 100, as
+// collectionId filters on GET /v2/catalog/courses; the description of
+// course collections. GET /v1/reports/activities answers the latest lesson
+// opens and completions, newest first, at most 100, as
 // {"type","date","userId","username","courseId","courseTitle","lessonId","lessonTitle","score"?}.
 //
 // # Webhooks
 //
-// The helpers that cause events deliver them synchronously before they
-// return: a POST of the spec's payload (field names and order as the spec's
-// Events table) with Content-Type application/json and the headers given at
-// webhook creation, to every webhook registered for the event, each bounded
-// by WithDeliveryTimeout. Deliveries records each one and its outcome; a
+// Event names are the SDK's edapp.EventName constants throughout
+// (AddWebhook, Emit, Delivery.EventName). The helpers that cause events
+// deliver them synchronously before they return: a POST of the event's
+// payload (field names and order as the service documents them) with
+// Content-Type application/json and the headers given at webhook creation,
+// to every webhook registered for the event, each bounded by
+// WithDeliveryTimeout. Deliveries records each one and its outcome; a
 // failed delivery is not retried. CompleteLesson sends LessonCompletedEvent,
 // then CourseCompletedEvent when it completes the course. The publish
 // helpers send their event once per user who can reach the course, or once
@@ -117,6 +160,17 @@
 // # Fault injection
 //
 // FailNext makes the next requests fail with a status and an optional
-// Retry-After; WithLatency and SetLatency delay every request; Requests
-// records every request with its Authorization header redacted.
+// Retry-After; WithLatency and SetLatency delay every request.
+//
+// WithBudget(limit, window) enforces a request budget like the real
+// service's (1400 requests per 5 minutes across /v2): over it, /v2 requests get
+// 429 with Retry-After, the whole seconds until a slot frees, counted on
+// the server's clock. With a fake clock (WithClock) a test can spend and
+// recover the budget without waiting.
+//
+// Requests records every request. The Authorization header reads
+// "REDACTED"; so does the value of any token query parameter, and on the
+// launch page every copy of the launch token in the headers, raw or
+// encoded. The body is kept only for an authenticated API request within
+// MaxBodyBytes.
 package edapptest

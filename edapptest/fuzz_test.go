@@ -58,6 +58,13 @@ func FuzzServer(f *testing.F) {
 		{"GET", "//v2//users//", ""},
 		{"POST", "/v2/users", `{"name":"a","NAME":"b","roles":null,"userGroups":null}`},
 		{"GET", "/v2/users?page=-1&pageSize=99999999999999999999", ""},
+		{"GET", "/v1/users", ""},
+		{"GET", "/v1/usergroups", ""},
+		{"GET", "/v1/users/id/usr_1/token", ""},
+		{"GET", "/v1/users/external/EMP-001/token", ""},
+		{"GET", "/v2/analytics/attempts?startdatetime=2026-11-22+01:35:07.123456&enddatetime=2026-11-22T01:35:07+00", ""},
+		{"GET", "/v2/analytics/courseprogress?modifiedSinceDateTime=2026-11-22T01:35:07%2B0000", ""},
+		{"GET", "/launch-lesson?%74oken=x;y&TOKEN=z&lesson=les_1", ""},
 	}
 	for _, s := range seeds {
 		f.Add(s.method, s.target, []byte(s.body), true)

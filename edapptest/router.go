@@ -18,7 +18,8 @@ const (
 	maxPageSize     = 1000
 )
 
-// call is one routed API request. Handlers run with Server.mu held.
+// call is one routed API request. Handlers run with Server.mu held: for
+// reading on read routes, for writing on the others.
 type call struct {
 	s      *Server
 	st     *store
@@ -28,18 +29,29 @@ type call struct {
 	query  map[string][]string // names lower-cased
 	body   []byte
 	now    time.Time
+
+	status int    // the answer, written once the lock is released
+	answer []byte // JSON
 }
 
 type route struct {
 	method  string
 	pattern []string // lower-case fixed segments; "" is a parameter; "a|b" are alternatives
 	h       func(*call)
+	write   bool // changes the store: runs under the write lock
 }
 
 // groups matches both spellings of the v2 group paths.
 const groups = "usergroups|usersgroups"
 
 var routes = buildRoutes()
+
+// mints lists the GET routes that change the store: they hand out tokens.
+var mints = map[string]bool{
+	"v1/users/{}/courses":        true,
+	"v1/users/external/{}/token": true,
+	"v1/users/id/{}/token":       true,
+}
 
 func buildRoutes() []route {
 	r := func(method, pattern string, h func(*call)) route {
@@ -49,14 +61,19 @@ func buildRoutes() []route {
 				segs[i] = ""
 			}
 		}
-		return route{method, segs, h}
+		// GET handlers only read, except those listed in mints.
+		return route{method, segs, h, method != http.MethodGet || mints[pattern]}
 	}
 	return []route{
 		// v1
 		r("POST", "v1/users", (*call).v1SaveUser),
+		r("GET", "v1/users", (*call).v1ListUsers),
+		r("GET", "v1/users/external/{}/token", (*call).v1TokenByExternalID),
+		r("GET", "v1/users/id/{}/token", (*call).v1TokenByID),
 		r("DELETE", "v1/users/{}", (*call).v1DeleteUser),
 		r("GET", "v1/users/{}/courses", (*call).v1UserCourses),
 		r("POST", "v1/usergroups", (*call).v1SaveGroup),
+		r("GET", "v1/usergroups", (*call).v1ListGroups),
 		r("DELETE", "v1/usergroups/{}", (*call).v1DeleteGroup),
 		r("GET", "v1/reports/user/{}/course/{}", (*call).v1CourseReport),
 		r("GET", "v1/reports/activities", (*call).v1Activities),
@@ -148,7 +165,8 @@ func splitPath(r *http.Request) ([]string, bool) {
 	return parts, true
 }
 
-// route finds the handler and runs it under the store lock.
+// route finds the handler and runs it under the store lock: shared for
+// reads, so that concurrent reads overlap, exclusive for writes.
 func (s *Server) route(w http.ResponseWriter, r *http.Request, segs []string, body []byte) {
 	var allowed []string
 	for _, rt := range routes {
@@ -161,11 +179,10 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, segs []string, bo
 			continue
 		}
 		c := &call{s: s, w: w, r: r, params: params, body: body, query: lowerQuery(r)}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		c.st = s.st
-		c.now = s.now()
-		rt.h(c)
+		s.handle(rt, c)
+		// The answer is encoded under the lock and written after it, so
+		// that a slow reader holds up nobody.
+		writeRaw(w, c.status, c.answer)
 		return
 	}
 	if len(allowed) > 0 {
@@ -175,6 +192,24 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, segs []string, bo
 		return
 	}
 	writeError(w, http.StatusNotFound, "no route for "+r.Method+" /"+strings.Join(segs, "/"))
+}
+
+// handle runs a handler under the store lock: shared for reads,
+// exclusive for writes.
+func (s *Server) handle(rt route, c *call) {
+	if rt.write {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	} else {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+	}
+	c.st = s.st
+	c.now = s.now()
+	rt.h(c)
+	if c.status == 0 {
+		c.status, c.answer = encodeJSON(http.StatusInternalServerError, errorBody{"handler answered nothing"})
+	}
 }
 
 func lowerQuery(r *http.Request) map[string][]string {
@@ -197,9 +232,14 @@ func (c *call) q(name string) string {
 	return ""
 }
 
-func (c *call) json(status int, v any) { writeJSON(c.w, status, v) }
+// json sets the answer; the first one set wins.
+func (c *call) json(status int, v any) {
+	if c.status == 0 {
+		c.status, c.answer = encodeJSON(status, v)
+	}
+}
 
-func (c *call) fail(status int, msg string) { writeError(c.w, status, msg) }
+func (c *call) fail(status int, msg string) { c.json(status, errorBody{msg}) }
 
 // failErr answers an error from the store; an *apiErr keeps its status.
 func (c *call) failErr(err error) {
@@ -212,14 +252,24 @@ func (c *call) failErr(err error) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	status, b := encodeJSON(status, v)
+	writeRaw(w, status, b)
+}
+
+// encodeJSON encodes an answer; an unencodable value becomes a 500.
+func encodeJSON(status int, v any) (int, []byte) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		status = http.StatusInternalServerError
-		b = []byte(`{"message":"cannot encode response"}`)
+		return http.StatusInternalServerError, []byte(`{"message":"cannot encode response"}` + "\n")
 	}
+	return status, append(b, '\n')
+}
+
+// writeRaw writes an encoded JSON answer.
+func writeRaw(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
+	_, _ = w.Write(b)
 }
 
 type errorBody struct {
@@ -389,7 +439,11 @@ type envelope[T any] struct {
 }
 
 // pageOf answers one page of items in the envelope.
-func pageOf[T any](c *call, items []T) {
+func pageOf[T any](c *call, items []T) { pageMap(c, items, func(t T) T { return t }) }
+
+// pageMap answers one page of items in the envelope, converting only the
+// items of that page, so that a page costs its own size, not the list's.
+func pageMap[S, T any](c *call, items []S, conv func(S) T) {
 	page, size, ok := c.paging()
 	if !ok {
 		return
@@ -398,7 +452,9 @@ func pageOf[T any](c *call, items []T) {
 	if page-1 <= len(items)/size {
 		start := (page - 1) * size
 		if start < len(items) {
-			out = items[start:min(start+size, len(items))]
+			for _, it := range items[start:min(start+size, len(items))] {
+				out = append(out, conv(it))
+			}
 		}
 	}
 	c.json(http.StatusOK, envelope[T]{TotalCount: len(items), Items: out})
@@ -445,15 +501,41 @@ func (w *wireTime) UnmarshalJSON(b []byte) error {
 
 func formatTime(t time.Time) string { return t.UTC().Format(wireLayout) }
 
-// parseQueryTime parses a datetime filter: RFC 3339 with or without
-// fractions, the same without a zone (UTC), or a plain date.
+// queryTimeLayouts are the datetime forms a filter takes: RFC 3339, the
+// same with a space for the T (Python's str(datetime)), with a +hhmm or
+// +hh offset, or without a zone (UTC); and a plain date. Fractions of any
+// length are accepted.
+var queryTimeLayouts = func() []string {
+	var out []string
+	for _, sep := range []string{"T", " "} {
+		base := "2006-01-02" + sep + "15:04:05.999999999"
+		out = append(out, base+"Z07:00", base+"Z0700", base+"Z07", base)
+	}
+	return append(out, "2006-01-02")
+}()
+
+// parseQueryTime parses a datetime filter in one of queryTimeLayouts. A
+// "+" that arrived unencoded reads as a space; it is put back.
 func parseQueryTime(v string) (time.Time, bool) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02"} {
-		if t, err := time.Parse(layout, strings.TrimSpace(v)); err == nil {
-			return t, true
+	v = strings.TrimSpace(v)
+	for _, cand := range []string{v, restorePlus(v)} {
+		for _, layout := range queryTimeLayouts {
+			if t, err := time.Parse(layout, cand); err == nil {
+				return t, true
+			}
 		}
 	}
 	return time.Time{}, false
+}
+
+// restorePlus turns "2026-11-22T01:35:07 0000" back into "...+0000": an
+// offset's "+" decodes to a space when a client does not escape it.
+func restorePlus(v string) string {
+	i := strings.LastIndexByte(v, ' ')
+	if i <= len("2006-01-02") || i+1 >= len(v) || v[i+1] < '0' || v[i+1] > '9' {
+		return v
+	}
+	return v[:i] + "+" + v[i+1:]
 }
 
 // timeParam reads an optional datetime query parameter; on a bad value it
@@ -465,7 +547,7 @@ func (c *call) timeParam(name, display string) (time.Time, bool) {
 	}
 	t, ok := parseQueryTime(v)
 	if !ok {
-		c.fail(http.StatusBadRequest, "invalid "+display+": "+strconv.Quote(truncate(v, 64))+" is not an RFC 3339 datetime")
+		c.fail(http.StatusBadRequest, "invalid "+display+": "+strconv.Quote(truncate(v, 64))+" is not a datetime (want RFC 3339, such as 2026-11-22T01:35:07Z)")
 		return time.Time{}, false
 	}
 	return t, true

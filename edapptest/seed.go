@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/edapp-go/edapp"
 )
 
 // CourseSpec describes a course for AddCourse.
@@ -40,7 +42,7 @@ type UserSpec struct {
 	LastName      string
 	ExternalID    string // optional; unique within the account
 	TimeZone      string
-	Roles         []string // each one of the spec's seven roles
+	Roles         []string // each one of the seven roles, such as "app-user"
 	Groups        []string // group ids the user belongs to
 	ManagedGroups []string // group ids the user manages
 	CustomFields  map[string]string
@@ -109,7 +111,8 @@ func (st *store) lesson(id string) (*lesson, error) {
 	return nil, notFound("lesson %q not found", id)
 }
 
-// AddCollection adds a course collection and returns its id.
+// AddCollection adds a course collection without an external id and
+// returns its id; AddCollectionSpec sets one.
 func (s *Server) AddCollection(title, description string) string {
 	var id string
 	_ = s.locked(func(st *store, _ time.Time) error {
@@ -330,7 +333,7 @@ func (s *Server) UnassignCourse(groupID, courseID string) error {
 // open records a lesson open: a new attempt and a LessonOpened event.
 func (st *store) open(u *user, l *lesson, at time.Time) *attempt {
 	a := &attempt{id: st.newID("att"), userID: u.id, lessonID: l.id, courseID: l.courseID, started: at}
-	st.attempts = append(st.attempts, a)
+	st.addAttempt(a)
 	st.events = append(st.events, &progressEvent{userID: u.id, lessonID: l.id, courseID: l.courseID,
 		name: eventLessonOpened, at: at})
 	if at.After(u.lastActive) {
@@ -348,7 +351,7 @@ func (st *store) complete(u *user, l *lesson, score float64, at time.Time) []out
 	if a == nil {
 		a = st.open(u, l, at)
 	}
-	a.done, a.completed, a.score = true, at, score
+	st.finish(a, at, score)
 	st.events = append(st.events, &progressEvent{userID: u.id, lessonID: l.id, courseID: l.courseID,
 		name: eventLessonCompleted, at: at, score: score, hasScore: true})
 	if at.After(u.lastActive) {
@@ -359,16 +362,15 @@ func (st *store) complete(u *user, l *lesson, score float64, at time.Time) []out
 	vals["courseId"], vals["courseTitle"], vals["timestamp"] = c.id, c.title, at
 	lv := maps.Clone(vals)
 	lv["lessonId"], lv["lessonTitle"], lv["score"] = l.id, l.title, score
-	out := []outEvent{{name: EventLessonCompleted, vals: lv}}
+	out := []outEvent{{name: edapp.EventLessonCompleted, vals: lv}}
 
 	key := ucKey{u.id, c.id}
 	if _, done := st.completions[key]; done {
 		return out
 	}
-	idx := st.progressIndex()
 	pub := st.publishedLessons(c)
 	for _, pl := range pub {
-		if p := idx[ulKey{u.id, pl.id}]; p == nil || p.completed.IsZero() {
+		if p := st.progress(u.id, pl.id); p == nil || p.completed.IsZero() {
 			return out
 		}
 	}
@@ -376,12 +378,12 @@ func (st *store) complete(u *user, l *lesson, score float64, at time.Time) []out
 		return out
 	}
 	st.completions[key] = at
-	return append(out, outEvent{name: EventCourseCompleted, vals: vals})
+	return append(out, outEvent{name: edapp.EventCourseCompleted, vals: vals})
 }
 
 // OpenLesson records that the user opened a lesson: a new attempt and a
 // LessonOpened progress event. It returns the attempt id. It sends no
-// webhook (the spec has no open event) and does not check that the user
+// webhook (the service has no open event) and does not check that the user
 // can reach the course.
 func (s *Server) OpenLesson(userID, lessonID string) (string, error) {
 	var id string
@@ -451,7 +453,7 @@ func (s *Server) RecordInteraction(userID, lessonID string, in Interaction) erro
 
 // publishEvents builds one event per user who can reach the course, or a
 // single event with empty user fields when nobody can.
-func (st *store) publishEvents(name string, c *course, l *lesson) []outEvent {
+func (st *store) publishEvents(name edapp.EventName, c *course, l *lesson) []outEvent {
 	base := map[string]any{"courseId": c.id, "courseTitle": c.title}
 	if l != nil {
 		base["lessonId"], base["lessonTitle"] = l.id, l.title
@@ -469,7 +471,7 @@ func (st *store) publishEvents(name string, c *course, l *lesson) []outEvent {
 	return out
 }
 
-func (s *Server) setCourseStatus(courseID, status, event string) error {
+func (s *Server) setCourseStatus(courseID, status string, event edapp.EventName) error {
 	return s.emit(func(st *store, now time.Time) ([]outEvent, error) {
 		c, err := st.course(courseID)
 		if err != nil {
@@ -480,7 +482,7 @@ func (s *Server) setCourseStatus(courseID, status, event string) error {
 	})
 }
 
-func (s *Server) setLessonStatus(lessonID, status, event string) error {
+func (s *Server) setLessonStatus(lessonID, status string, event edapp.EventName) error {
 	return s.emit(func(st *store, now time.Time) ([]outEvent, error) {
 		l, err := st.lesson(lessonID)
 		if err != nil {
@@ -499,27 +501,27 @@ func (s *Server) setLessonStatus(lessonID, status, event string) error {
 // CoursePublishedEvent once per user who can reach the course (or once with
 // empty user fields when nobody can).
 func (s *Server) PublishCourse(courseID string) error {
-	return s.setCourseStatus(courseID, statusPublished, EventCoursePublished)
+	return s.setCourseStatus(courseID, statusPublished, edapp.EventCoursePublished)
 }
 
 // UnpublishCourse sets the course's status to "unpublished" and delivers
 // CourseUnPublishedEvent as PublishCourse does. An unpublished course
 // leaves the users' course lists.
 func (s *Server) UnpublishCourse(courseID string) error {
-	return s.setCourseStatus(courseID, statusUnpublished, EventCourseUnPublished)
+	return s.setCourseStatus(courseID, statusUnpublished, edapp.EventCourseUnPublished)
 }
 
 // PublishLesson sets the lesson's status to "published" and delivers
 // LessonPublishedEvent once per user who can reach its course (or once with
 // empty user fields when nobody can).
 func (s *Server) PublishLesson(lessonID string) error {
-	return s.setLessonStatus(lessonID, statusPublished, EventLessonPublished)
+	return s.setLessonStatus(lessonID, statusPublished, edapp.EventLessonPublished)
 }
 
 // UnpublishLesson sets the lesson's status to "unpublished" and delivers
 // LessonUnpublishedEvent as PublishLesson does.
 func (s *Server) UnpublishLesson(lessonID string) error {
-	return s.setLessonStatus(lessonID, statusUnpublished, EventLessonUnpublished)
+	return s.setLessonStatus(lessonID, statusUnpublished, edapp.EventLessonUnpublished)
 }
 
 // SendCourseReminder delivers CourseReminderWebHookEvent for a user and a
@@ -537,18 +539,23 @@ func (s *Server) SendCourseReminder(userID, courseID string, dueDate time.Time) 
 		vals := userFields(u)
 		vals["courseId"], vals["courseTitle"], vals["dueDate"] = c.id, c.title, dueDate
 		vals["courseLink"] = s.URL + "/courses/" + c.id
-		return []outEvent{{name: EventCourseReminder, vals: vals}}, nil
+		return []outEvent{{name: edapp.EventCourseReminderWebHook, vals: vals}}, nil
 	})
 }
 
-// Emit delivers any of the ten events with the given fields, for instance
-// the Rapid Refresh notifications. The payload holds the event's fields in
-// the spec's order; fields missing from the map are "" (0 for score, null
-// for dueDate), and eventName and timestamp default to the event name and
-// the server's clock. When fields["userId"] names a user, the user fields
-// default to that user's. Fields outside the spec are sent after the
-// spec's ones. A time.Time value is written as a datetime.
-func (s *Server) Emit(eventName string, fields map[string]any) error {
+// Emit delivers any of the ten events (edapp.EventNames) with the given
+// fields, for instance the Rapid Refresh notifications:
+//
+//	srv.Emit(edapp.EventRapidRefreshSessionReminderNotification, map[string]any{"userId": id})
+//
+// The payload holds the event's fields in the service's order; fields
+// missing from the map are "" (0 for score, null for dueDate), and
+// eventName and timestamp default to the event name and the server's
+// clock. When fields["userId"] names a user, the user fields
+// default to that user's. Other fields are sent after the event's own. A
+// time.Time value is written as a datetime. An unknown event name fails
+// with ErrInvalid.
+func (s *Server) Emit(eventName edapp.EventName, fields map[string]any) error {
 	specFields, ok := eventFields[eventName]
 	if !ok {
 		return invalid("unknown event %q", eventName)
@@ -574,7 +581,7 @@ func (s *Server) Emit(eventName string, fields map[string]any) error {
 
 // AddWebhook registers a webhook, as POST /v2/webhooks does, and returns
 // its id.
-func (s *Server) AddWebhook(eventName, webHookURL string, headers map[string]string) (string, error) {
+func (s *Server) AddWebhook(eventName edapp.EventName, webHookURL string, headers map[string]string) (string, error) {
 	var id string
 	err := s.locked(func(st *store, _ time.Time) error {
 		w, err := st.addWebhook(eventName, webHookURL, headers)

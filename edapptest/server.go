@@ -6,27 +6,33 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/edapp-go/edapp"
 )
 
 // LaunchTokenLifetime is how long a launch token minted by
 // GET /v1/users/{id}/courses stays valid on the server's clock.
-const LaunchTokenLifetime = 20 * time.Minute
+const LaunchTokenLifetime = edapp.LaunchTokenLifetime
 
-// Body size limits.
+// MaxBodyBytes bounds a request body. A longer body gets 413 and is
+// neither read further nor kept in the request log.
+const MaxBodyBytes = 1 << 20
+
 const (
-	maxBodyBytes   = 1 << 20 // request bodies
-	maxRequestLog  = 10000   // entries kept by the request log
-	redactedHeader = "REDACTED"
+	maxRequestLog = 10000 // entries kept by the request log
+	redacted      = "REDACTED"
 )
 
 // Server is an in-memory, stateful fake of the whole service (v1 and v2
@@ -48,9 +54,13 @@ type Server struct {
 	httpClient      *http.Client
 	panics          atomic.Int64 // recovered panics; the tests want zero
 	reqSeq          atomic.Int64
+	managedField    ManagedGroupsField
+	budget          *budget // nil: no budget
 
-	mu         sync.Mutex
-	st         *store
+	mu sync.RWMutex // guards st
+	st *store
+
+	meta       sync.Mutex // guards the fields below
 	failN      int
 	failStatus int
 	failRetry  time.Duration
@@ -67,6 +77,9 @@ type config struct {
 	latency         time.Duration
 	logger          *slog.Logger
 	deliveryTimeout time.Duration
+	budgetLimit     int
+	budgetWindow    time.Duration
+	managedField    ManagedGroupsField
 }
 
 // WithToken sets the bearer token the fake accepts. The default (and the
@@ -96,6 +109,50 @@ func WithDeliveryTimeout(d time.Duration) Option {
 	return func(c *config) {
 		if d > 0 {
 			c.deliveryTimeout = d
+		}
+	}
+}
+
+// WithBudget makes the fake enforce a request budget as the real service
+// does (1400 requests per 5 minutes): it admits at most limit /v2 requests
+// with a valid token in any trailing window of the server's clock
+// (WithClock). A request over the budget gets 429 with a Retry-After
+// header: the whole seconds, rounded up, until the oldest admitted request
+// leaves the window. Refused requests do not count; /v1 requests and the
+// launch page are not counted. The default is no budget; a limit or window
+// below 1 also means none.
+func WithBudget(limit int, window time.Duration) Option {
+	return func(c *config) { c.budgetLimit, c.budgetWindow = limit, window }
+}
+
+// ManagedGroupsField names the body field from which a user write (POST
+// /v2/users and PUT /v2/users/{id}) takes the groups the user manages.
+type ManagedGroupsField string
+
+// The spellings of the managed-groups field. Responses always write
+// userGroupsManaged.
+const (
+	// ManagedGroupsEither honours both spellings, managedUserGroups first
+	// (the default).
+	ManagedGroupsEither ManagedGroupsField = ""
+	// ManagedUserGroups honours only "managedUserGroups".
+	ManagedUserGroups ManagedGroupsField = "managedUserGroups"
+	// UserGroupsManaged honours only "userGroupsManaged".
+	UserGroupsManaged ManagedGroupsField = "userGroupsManaged"
+)
+
+// WithManagedGroupsField chooses which spelling of the managed-groups field
+// user writes honour; the other spelling is then ignored without an error,
+// as a service would ignore an unknown field. Use it to test a client
+// against a service that takes only one of them. An unknown value means
+// ManagedGroupsEither.
+func WithManagedGroupsField(f ManagedGroupsField) Option {
+	return func(c *config) {
+		switch f {
+		case ManagedUserGroups, UserGroupsManaged:
+			c.managedField = f
+		default:
+			c.managedField = ManagedGroupsEither
 		}
 	}
 }
@@ -132,6 +189,10 @@ func newServer(opts ...Option) *Server {
 		transport:       tr,
 		httpClient:      &http.Client{Transport: tr, Timeout: cfg.deliveryTimeout},
 		st:              newStore(),
+		managedField:    cfg.managedField,
+	}
+	if cfg.budgetLimit > 0 && cfg.budgetWindow > 0 {
+		s.budget = &budget{limit: cfg.budgetLimit, window: cfg.budgetWindow}
 	}
 	s.latency.Store(int64(cfg.latency))
 	return s
@@ -162,20 +223,26 @@ func (s *Server) FailNext(n int, status int, retryAfter time.Duration) {
 	if status < 100 || status > 599 {
 		status = 500
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.meta.Lock()
+	defer s.meta.Unlock()
 	s.failN, s.failStatus, s.failRetry = max(n, 0), status, retryAfter
 }
 
 // Request is one request as the fake received it.
 type Request struct {
-	Method   string
-	Path     string // as sent, not unescaped
+	Method string
+	Path   string // as sent, not unescaped
+	// RawQuery is the query as sent, except that the value of a token
+	// parameter (a launch token) is replaced by "REDACTED".
 	RawQuery string
 	// Header holds the request headers. Authorization is replaced by
-	// "REDACTED" when present.
+	// "REDACTED" when present, and so is a launch token anywhere in the
+	// headers of a launch-page request.
 	Header http.Header
-	Body   []byte
+	// Body is the body of an authenticated API request up to MaxBodyBytes;
+	// nil for a request without a valid token, for a longer body and for
+	// the launch page, whose bodies are never read.
+	Body []byte
 	// Status is the status the fake answered, 0 while the request is in
 	// flight or when the client went away during the latency wait.
 	Status int
@@ -185,8 +252,8 @@ type Request struct {
 // Requests returns a copy of the request log, oldest first. The log keeps
 // the latest 10,000 requests.
 func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.meta.Lock()
+	defer s.meta.Unlock()
 	out := make([]Request, 0, len(s.requests))
 	for _, r := range s.requests {
 		c := *r
@@ -199,8 +266,8 @@ func (s *Server) Requests() []Request {
 
 // ResetRequests empties the request log.
 func (s *Server) ResetRequests() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.meta.Lock()
+	defer s.meta.Unlock()
 	s.requests = nil
 }
 
@@ -226,7 +293,9 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-// serve is the top handler: log, wait, authenticate, inject faults, route.
+// serve is the top handler: authenticate, read the body, log, wait,
+// enforce the budget, inject faults, route. The body of a request without
+// a valid token is never read.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	sw := &statusWriter{ResponseWriter: w}
 	start := time.Now()
@@ -240,37 +309,45 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 				writeError(sw, http.StatusInternalServerError, "internal error")
 			}
 		}
-		s.mu.Lock()
+		s.meta.Lock()
 		if entry != nil {
 			entry.Status = sw.status
 		}
-		s.mu.Unlock()
+		s.meta.Unlock()
 		s.log.Debug("edapptest request", "method", r.Method, "path", pathOf(r),
 			"status", sw.status, "elapsed", time.Since(start))
 	}()
 	sw.Header().Set("X-Request-Id", "req_"+strconv.FormatInt(s.reqSeq.Add(1), 10))
 
-	body, tooLarge := readBody(r)
-	entry = s.logRequest(r, body)
+	segs, pathOK := splitPath(r)
+	launch := pathOK && len(segs) == 1 && strings.EqualFold(segs[0], "launch-lesson")
+	authed := !launch && s.authorized(r)
+	var body []byte
+	tooLarge := false
+	if authed {
+		body, tooLarge = readBody(r)
+	}
+	entry = s.logRequest(r, body, launch)
 	if !s.wait(r.Context()) {
 		return
 	}
-	if tooLarge {
-		writeError(sw, http.StatusRequestEntityTooLarge, "request body too large")
+	switch {
+	case launch:
+		s.serveLaunch(sw, r)
 		return
-	}
-	segs, ok := splitPath(r)
-	if !ok {
+	case !authed:
+		sw.Header().Set("WWW-Authenticate", `Bearer realm="edapptest"`)
+		writeError(sw, http.StatusUnauthorized, "Unauthorized")
+		return
+	case tooLarge:
+		writeError(sw, http.StatusRequestEntityTooLarge,
+			"request body too large (limit "+strconv.Itoa(MaxBodyBytes)+" bytes)")
+		return
+	case !pathOK:
 		writeError(sw, http.StatusBadRequest, "malformed path")
 		return
 	}
-	if len(segs) == 1 && strings.EqualFold(segs[0], "launch-lesson") {
-		s.serveLaunch(sw, r)
-		return
-	}
-	if !s.authorized(r) {
-		sw.Header().Set("WWW-Authenticate", `Bearer realm="edapptest"`)
-		writeError(sw, http.StatusUnauthorized, "Unauthorized")
+	if len(segs) > 0 && strings.EqualFold(segs[0], "v2") && !s.admit(sw) {
 		return
 	}
 	if s.injectFailure(sw) {
@@ -286,35 +363,51 @@ func pathOf(r *http.Request) string {
 	return r.URL.Path
 }
 
-// readBody reads at most maxBodyBytes of the body.
+// readBody reads at most MaxBodyBytes of the body. A longer body, declared
+// or found, is left unread and dropped.
 func readBody(r *http.Request) (body []byte, tooLarge bool) {
-	if r.Body == nil {
+	if r.Body == nil || r.Body == http.NoBody {
 		return nil, false
 	}
-	b, _ := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
-	if len(b) > maxBodyBytes {
-		return b[:maxBodyBytes], true
+	if r.ContentLength > MaxBodyBytes {
+		return nil, true
+	}
+	b, _ := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	if len(b) > MaxBodyBytes {
+		return nil, true
 	}
 	return b, false
 }
 
-func (s *Server) logRequest(r *http.Request, body []byte) *Request {
+// logRequest records a request. The Authorization header is redacted, and
+// so are launch tokens: the value of any token query parameter, and on the
+// launch page every occurrence of such a value in the headers.
+func (s *Server) logRequest(r *http.Request, body []byte, launch bool) *Request {
 	h := r.Header.Clone()
 	if h == nil {
 		h = http.Header{}
 	}
 	for k := range h {
 		if strings.EqualFold(k, "Authorization") {
-			h[k] = []string{redactedHeader}
+			h[k] = []string{redacted}
 		}
 	}
 	entry := &Request{Method: r.Method, Header: h, Body: bytes.Clone(body), Time: s.now()}
 	if r.URL != nil {
 		entry.Path = r.URL.EscapedPath()
-		entry.RawQuery = r.URL.RawQuery
+		var toks []string
+		entry.RawQuery, toks = redactQuery(r.URL.RawQuery, launch)
+		if launch {
+			for k, vs := range h {
+				for i := range vs {
+					vs[i] = scrub(vs[i], toks)
+				}
+				h[k] = vs
+			}
+		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.meta.Lock()
+	defer s.meta.Unlock()
 	if len(s.requests) >= maxRequestLog {
 		s.requests = append(s.requests[:0], s.requests[maxRequestLog/10:]...)
 	}
@@ -322,8 +415,64 @@ func (s *Server) logRequest(r *http.Request, body []byte) *Request {
 	return entry
 }
 
-// wait applies the latency knob. It reports false when the request's
-// context ended first.
+// redactQuery replaces the values of token parameters (by name without
+// regard to case, after decoding, as the launch page reads them) and
+// returns the values it found, read leniently so that a malformed pair
+// still counts. A launch-page query, or one with a token parameter, is
+// re-encoded from what decodes, so no raw form survives; any other query
+// is kept as sent.
+func redactQuery(raw string, launch bool) (string, []string) {
+	if raw == "" {
+		return raw, nil
+	}
+	var toks []string
+	for _, pair := range strings.FieldsFunc(raw, func(r rune) bool { return r == '&' || r == ';' }) {
+		k, v, _ := strings.Cut(pair, "=")
+		if uk, err := url.QueryUnescape(k); err == nil {
+			k = uk
+		}
+		if !strings.EqualFold(k, "token") || v == "" {
+			continue
+		}
+		toks = append(toks, v)
+		if uv, err := url.QueryUnescape(v); err == nil && uv != v {
+			toks = append(toks, uv)
+		}
+	}
+	if !launch && toks == nil {
+		return raw, nil
+	}
+	vals, _ := url.ParseQuery(raw)
+	for k, vs := range vals {
+		if strings.EqualFold(k, "token") {
+			for i := range vs {
+				vs[i] = redacted
+			}
+		}
+	}
+	return vals.Encode(), toks
+}
+
+// scrub replaces every occurrence of each token in v, raw, query-escaped,
+// path-escaped or JSON-escaped.
+func scrub(v string, toks []string) string {
+	for _, t := range toks {
+		for _, form := range []string{t, url.QueryEscape(t), url.PathEscape(t), jsonEscaped(t)} {
+			if form != "" {
+				v = strings.ReplaceAll(v, form, redacted)
+			}
+		}
+	}
+	return v
+}
+
+func jsonEscaped(s string) string {
+	b, _ := json.Marshal(s)
+	return strings.Trim(string(b), `"`)
+}
+
+// wait applies the latency knob, outside every lock. It reports false
+// when the request's context ended first.
 func (s *Server) wait(ctx context.Context) bool {
 	d := time.Duration(s.latency.Load())
 	if d <= 0 {
@@ -349,17 +498,16 @@ func (s *Server) authorized(r *http.Request) bool {
 }
 
 func (s *Server) injectFailure(w http.ResponseWriter) bool {
-	s.mu.Lock()
+	s.meta.Lock()
 	if s.failN <= 0 {
-		s.mu.Unlock()
+		s.meta.Unlock()
 		return false
 	}
 	s.failN--
 	status, retry := s.failStatus, s.failRetry
-	s.mu.Unlock()
+	s.meta.Unlock()
 	if retry > 0 {
-		secs := int64((retry + time.Second - 1) / time.Second)
-		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+		w.Header().Set("Retry-After", retryAfterSeconds(retry))
 	}
 	msg := http.StatusText(status)
 	if msg == "" {
@@ -367,6 +515,54 @@ func (s *Server) injectFailure(w http.ResponseWriter) bool {
 	}
 	writeError(w, status, msg)
 	return true
+}
+
+// retryAfterSeconds writes d as whole seconds, rounded up, at least 1.
+func retryAfterSeconds(d time.Duration) string {
+	secs := max(int64((d+time.Second-1)/time.Second), 1)
+	return strconv.FormatInt(secs, 10)
+}
+
+// budget counts admitted requests in a trailing window.
+type budget struct {
+	limit  int
+	window time.Duration
+
+	mu    sync.Mutex
+	times []time.Time // admission times, oldest first
+}
+
+// admit reports whether a request at now fits the budget, and otherwise
+// how long until a slot frees.
+func (b *budget) admit(now time.Time) (bool, time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	cut := now.Add(-b.window)
+	i := 0
+	for i < len(b.times) && !b.times[i].After(cut) {
+		i++
+	}
+	b.times = b.times[i:]
+	if len(b.times) < b.limit {
+		b.times = append(b.times, now)
+		return true, 0
+	}
+	return false, b.times[0].Add(b.window).Sub(now)
+}
+
+// admit applies the budget; over it, it answers 429 and reports false.
+func (s *Server) admit(w http.ResponseWriter) bool {
+	if s.budget == nil {
+		return true
+	}
+	ok, wait := s.budget.admit(s.now())
+	if ok {
+		return true
+	}
+	w.Header().Set("Retry-After", retryAfterSeconds(wait))
+	writeError(w, http.StatusTooManyRequests, "Too Many Requests: over "+
+		strconv.Itoa(s.budget.limit)+" requests in "+s.budget.window.String())
+	return false
 }
 
 func randomHex(n int) string {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/edapp-go/edapp"
 )
 
 // Errors returned by the seeding and driving helpers. Test them with
@@ -111,6 +113,7 @@ type membership struct {
 type user struct {
 	id, username, email, firstName, lastName string
 	externalID, timeZone, password           string
+	token                                    string // the v1 user token, minted on first request
 	roles                                    []string
 	groups                                   []membership
 	managed                                  []string
@@ -154,7 +157,7 @@ func (g *group) courseIDs() []string {
 }
 
 type collection struct {
-	id, title, description string
+	id, externalID, title, description string
 }
 
 type course struct {
@@ -216,8 +219,9 @@ type surveyAnswer struct {
 }
 
 type webhook struct {
-	id, eventName, url string
-	headers            map[string]string
+	id, url   string
+	eventName edapp.EventName
+	headers   map[string]string
 }
 
 type launchToken struct {
@@ -229,10 +233,15 @@ type ucKey struct{ userID, courseID string }
 
 type ulKey struct{ userID, lessonID string }
 
-// store is the one account behind v1 and v2. Every access holds Server.mu.
+// store is the one account behind v1 and v2. Reads hold Server.mu for
+// reading, writes hold it for writing.
 type store struct {
 	seq          map[string]int
 	users        table[user]
+	userByName   map[string]*user          // lower-cased username
+	userByExt    map[string]*user          // external id
+	byUL         map[ulKey][]*attempt      // a user's attempts at a lesson, oldest first
+	prog         map[ulKey]*lessonProgress // the same, folded
 	groups       table[group]
 	collections  table[collection]
 	courses      table[course]
@@ -252,6 +261,10 @@ func newStore() *store {
 		seq:         make(map[string]int),
 		tokens:      make(map[string]*launchToken),
 		completions: make(map[ucKey]time.Time),
+		userByName:  make(map[string]*user),
+		userByExt:   make(map[string]*user),
+		byUL:        make(map[ulKey][]*attempt),
+		prog:        make(map[ulKey]*lessonProgress),
 	}
 }
 
@@ -332,22 +345,70 @@ func (st *store) courseLessons(c *course) []*lesson {
 	return out
 }
 
-func (st *store) userByUsername(name string) *user {
-	for _, u := range st.users.all() {
-		if strings.EqualFold(u.username, name) {
-			return u
-		}
-	}
-	return nil
-}
+func (st *store) userByUsername(name string) *user { return st.userByName[strings.ToLower(name)] }
 
 func (st *store) userByExternalID(ext string) *user {
-	for _, u := range st.users.all() {
-		if u.externalID == ext {
-			return u
-		}
+	if ext == "" {
+		return nil
 	}
-	return nil
+	return st.userByExt[ext]
+}
+
+// indexUser records u under its username and external id, after
+// forgetting the old ones.
+func (st *store) indexUser(u *user, oldName, oldExt string) {
+	if oldName != "" && st.userByName[strings.ToLower(oldName)] == u {
+		delete(st.userByName, strings.ToLower(oldName))
+	}
+	if oldExt != "" && st.userByExt[oldExt] == u {
+		delete(st.userByExt, oldExt)
+	}
+	st.userByName[strings.ToLower(u.username)] = u
+	if u.externalID != "" {
+		st.userByExt[u.externalID] = u
+	}
+}
+
+// addAttempt stores an attempt and indexes it by user and lesson.
+func (st *store) addAttempt(a *attempt) {
+	st.attempts = append(st.attempts, a)
+	k := ulKey{a.userID, a.lessonID}
+	st.byUL[k] = append(st.byUL[k], a)
+	p := st.prog[k]
+	if p == nil {
+		p = &lessonProgress{}
+		st.prog[k] = p
+	}
+	p.attempts++
+	if p.opened.IsZero() || a.started.Before(p.opened) {
+		p.opened = a.started
+	}
+	if a.started.After(p.lastActivity) {
+		p.lastActivity = a.started
+	}
+	if a.done {
+		p.fold(a)
+	}
+}
+
+// finish completes an attempt, keeping the folded progress current.
+func (st *store) finish(a *attempt, at time.Time, score float64) {
+	a.done, a.completed, a.score = true, at, score
+	if p := st.prog[ulKey{a.userID, a.lessonID}]; p != nil {
+		p.fold(a)
+	}
+}
+
+// fold adds a completed attempt. Completions come in order, so the
+// latest one sets the score.
+func (p *lessonProgress) fold(a *attempt) {
+	if p.completed.IsZero() || a.completed.Before(p.completed) {
+		p.completed = a.completed
+	}
+	if a.completed.After(p.lastActivity) {
+		p.lastActivity = a.completed
+	}
+	p.score, p.hasScore = a.score, true
 }
 
 func (st *store) groupByInviteCode(code string) *group {
@@ -377,34 +438,10 @@ type lessonProgress struct {
 	attempts          int
 }
 
-// progressIndex folds the attempts into per user and lesson progress.
-func (st *store) progressIndex() map[ulKey]*lessonProgress {
-	idx := make(map[ulKey]*lessonProgress)
-	for _, a := range st.attempts {
-		k := ulKey{a.userID, a.lessonID}
-		p := idx[k]
-		if p == nil {
-			p = &lessonProgress{}
-			idx[k] = p
-		}
-		p.attempts++
-		if p.opened.IsZero() || a.started.Before(p.opened) {
-			p.opened = a.started
-		}
-		if a.started.After(p.lastActivity) {
-			p.lastActivity = a.started
-		}
-		if a.done {
-			if p.completed.IsZero() || a.completed.Before(p.completed) {
-				p.completed = a.completed
-			}
-			if a.completed.After(p.lastActivity) {
-				p.lastActivity = a.completed
-			}
-			p.score, p.hasScore = a.score, true
-		}
-	}
-	return idx
+// progress is what the user did in a lesson; nil when nothing. Callers
+// must not change it.
+func (st *store) progress(userID, lessonID string) *lessonProgress {
+	return st.prog[ulKey{userID, lessonID}]
 }
 
 // courseState summarises one user's progress in one course.
@@ -418,14 +455,14 @@ type courseState struct {
 	touched                        bool // any recorded progress
 }
 
-func (st *store) courseState(idx map[ulKey]*lessonProgress, u *user, c *course) courseState {
+func (st *store) courseState(u *user, c *course) courseState {
 	var cs courseState
 	cs.unlockedAt, cs.unlocked = st.access(u, c.id)
 	cs.modified = cs.unlockedAt
 	var scoreSum float64
 	var scored int
 	for _, l := range st.courseLessons(c) {
-		p := idx[ulKey{u.id, l.id}]
+		p := st.progress(u.id, l.id)
 		if l.published() {
 			cs.lessonsTotal++
 		}
@@ -462,34 +499,39 @@ func (st *store) courseState(idx map[ulKey]*lessonProgress, u *user, c *course) 
 	return cs
 }
 
-// openAttempt returns the user's latest unfinished attempt at a lesson.
+// openAttempt returns the user's latest attempt at a lesson when it is
+// unfinished.
 func (st *store) openAttempt(userID, lessonID string) *attempt {
-	for i := len(st.attempts) - 1; i >= 0; i-- {
-		a := st.attempts[i]
-		if a.userID == userID && a.lessonID == lessonID {
-			if a.done {
-				return nil
-			}
-			return a
-		}
+	if a := st.latestAttempt(userID, lessonID); a != nil && !a.done {
+		return a
 	}
 	return nil
 }
 
 // latestAttempt returns the user's latest attempt at a lesson, or nil.
 func (st *store) latestAttempt(userID, lessonID string) *attempt {
-	for i := len(st.attempts) - 1; i >= 0; i-- {
-		a := st.attempts[i]
-		if a.userID == userID && a.lessonID == lessonID {
-			return a
-		}
+	as := st.byUL[ulKey{userID, lessonID}]
+	if len(as) == 0 {
+		return nil
 	}
-	return nil
+	return as[len(as)-1]
 }
 
 // deleteUser removes a user and everything recorded about them.
 func (st *store) deleteUser(id string) {
+	if u := st.users.get(id); u != nil {
+		delete(st.userByName, strings.ToLower(u.username))
+		if u.externalID != "" {
+			delete(st.userByExt, u.externalID)
+		}
+	}
 	st.users.remove(id)
+	for k := range st.byUL {
+		if k.userID == id {
+			delete(st.byUL, k)
+			delete(st.prog, k)
+		}
+	}
 	st.attempts = slices.DeleteFunc(st.attempts, func(a *attempt) bool { return a.userID == id })
 	st.events = slices.DeleteFunc(st.events, func(e *progressEvent) bool { return e.userID == id })
 	st.interactions = slices.DeleteFunc(st.interactions, func(in *interaction) bool { return in.userID == id })

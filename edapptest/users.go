@@ -19,8 +19,8 @@ type userPatch struct {
 
 // userPatchFromBody reads the v2 user body. The username may come as name,
 // username or userName; managed groups as managedUserGroups or
-// userGroupsManaged.
-func userPatchFromBody(o obj) (userPatch, error) {
+// userGroupsManaged, or only the spelling managed names.
+func userPatchFromBody(o obj, managed ManagedGroupsField) (userPatch, error) {
 	var p userPatch
 	var err error
 	set := func(dst **string, keys ...string) {
@@ -43,7 +43,11 @@ func userPatchFromBody(o obj) (userPatch, error) {
 	set(&p.inviteCode, "inviteCode")
 	setList(&p.roles, "roles")
 	setList(&p.groups, "userGroups")
-	setList(&p.managed, "managedUserGroups", "userGroupsManaged")
+	if managed == ManagedGroupsEither {
+		setList(&p.managed, string(ManagedUserGroups), string(UserGroupsManaged))
+	} else {
+		setList(&p.managed, string(managed))
+	}
 	if err != nil {
 		return p, err
 	}
@@ -112,6 +116,7 @@ func (st *store) applyUser(u *user, p userPatch, now time.Time) error {
 			*dst = *v
 		}
 	}
+	oldName, oldExt := u.username, u.externalID
 	assign(&u.username, p.username)
 	assign(&u.email, p.email)
 	assign(&u.firstName, p.firstName)
@@ -151,6 +156,7 @@ func (st *store) applyUser(u *user, p userPatch, now time.Time) error {
 		u.id = st.newID("usr")
 		st.users.add(u.id, u)
 	}
+	st.indexUser(u, oldName, oldExt)
 	return nil
 }
 
@@ -196,20 +202,12 @@ func toV2User(u *user) v2User {
 	}
 }
 
-func toV2Users(us []*user) []v2User {
-	out := make([]v2User, 0, len(us))
-	for _, u := range us {
-		out = append(out, toV2User(u))
-	}
-	return out
-}
-
 func (c *call) v2CreateUser() {
 	o, ok := c.object()
 	if !ok {
 		return
 	}
-	p, err := userPatchFromBody(o)
+	p, err := userPatchFromBody(o, c.s.managedField)
 	if err != nil {
 		c.failErr(err)
 		return
@@ -236,7 +234,7 @@ func (c *call) v2ListUsers() {
 		}
 		out = append(out, u)
 	}
-	pageOf(c, toV2Users(out))
+	pageMap(c, out, toV2User)
 }
 
 func (c *call) userParam(i int) *user {
@@ -281,7 +279,7 @@ func (c *call) v2UpdateUser() {
 	if !ok {
 		return
 	}
-	p, err := userPatchFromBody(o)
+	p, err := userPatchFromBody(o, c.s.managedField)
 	if err != nil {
 		c.failErr(err)
 		return
@@ -319,13 +317,12 @@ func (c *call) v2UserCourses() {
 	if u == nil {
 		return
 	}
-	idx := c.st.progressIndex()
 	out := []v2UserCourse{}
 	for _, cr := range c.st.courses.all() {
 		if !cr.published() {
 			continue
 		}
-		cs := c.st.courseState(idx, u, cr)
+		cs := c.st.courseState(u, cr)
 		if !cs.unlocked {
 			continue
 		}
@@ -349,14 +346,6 @@ type v2Group struct {
 
 func (st *store) toV2Group(g *group) v2Group {
 	return v2Group{ID: g.id, Name: g.name, InviteCode: g.inviteCode, HasChildren: st.hasChildren(g)}
-}
-
-func (st *store) toV2Groups(gs []*group) []v2Group {
-	out := make([]v2Group, 0, len(gs))
-	for _, g := range gs {
-		out = append(out, st.toV2Group(g))
-	}
-	return out
 }
 
 // addGroup validates and stores a new group.
@@ -406,7 +395,7 @@ func (c *call) v2CreateGroup() {
 	c.json(http.StatusOK, c.st.toV2Group(g))
 }
 
-func (c *call) v2ListGroups() { pageOf(c, c.st.toV2Groups(c.st.groups.all())) }
+func (c *call) v2ListGroups() { pageMap(c, c.st.groups.all(), c.st.toV2Group) }
 
 func (c *call) v2GroupChildren() {
 	g := c.groupParam(0)
@@ -419,12 +408,12 @@ func (c *call) v2GroupChildren() {
 			kids = append(kids, o)
 		}
 	}
-	pageOf(c, c.st.toV2Groups(kids))
+	pageMap(c, kids, c.st.toV2Group)
 }
 
 func (c *call) v2GroupUsers() {
 	if g := c.groupParam(0); g != nil {
-		pageOf(c, toV2Users(c.st.members(g)))
+		pageMap(c, c.st.members(g), toV2User)
 	}
 }
 

@@ -68,6 +68,44 @@ func (c *call) v1SaveUser() {
 	c.json(http.StatusOK, toV1User(u))
 }
 
+// v1ListUsers answers every user as a bare array.
+func (c *call) v1ListUsers() {
+	out := make([]v1User, 0, c.st.users.len())
+	for _, u := range c.st.users.all() {
+		out = append(out, toV1User(u))
+	}
+	c.json(http.StatusOK, out)
+}
+
+// v1UserToken is the answer of the user token operations.
+type v1UserToken struct {
+	Token string `json:"token"`
+}
+
+// userToken answers the user's token, minted on first request and then
+// kept for the user's life. It is opaque; the fake accepts it nowhere.
+func (c *call) userToken(u *user) {
+	if u.token == "" {
+		u.token = randomUUID()
+	}
+	c.json(http.StatusOK, v1UserToken{Token: u.token})
+}
+
+func (c *call) v1TokenByID() {
+	if u := c.userParam(0); u != nil {
+		c.userToken(u)
+	}
+}
+
+func (c *call) v1TokenByExternalID() {
+	u := c.st.userByExternalID(c.params[0])
+	if u == nil {
+		c.fail(http.StatusNotFound, "no user with external id "+quote(c.params[0]))
+		return
+	}
+	c.userToken(u)
+}
+
 func (c *call) v1DeleteUser() {
 	u := c.st.users.get(c.params[0])
 	if u == nil {
@@ -163,6 +201,15 @@ func (c *call) v1SaveGroup() {
 	c.json(http.StatusOK, c.st.toV1Group(g))
 }
 
+// v1ListGroups answers every group as a bare array.
+func (c *call) v1ListGroups() {
+	out := make([]v1Group, 0, c.st.groups.len())
+	for _, g := range c.st.groups.all() {
+		out = append(out, c.st.toV1Group(g))
+	}
+	c.json(http.StatusOK, out)
+}
+
 func (c *call) v1DeleteGroup() {
 	g := c.st.groups.get(c.params[0])
 	if g == nil {
@@ -244,13 +291,12 @@ func (c *call) v1UserCourses() {
 		return
 	}
 	c.st.pruneTokens(c.now)
-	idx := c.st.progressIndex()
 	out := []v1Course{}
 	for _, cr := range c.st.courses.all() {
 		if !cr.published() {
 			continue
 		}
-		cs := c.st.courseState(idx, u, cr)
+		cs := c.st.courseState(u, cr)
 		if !cs.unlocked {
 			continue
 		}
@@ -258,7 +304,7 @@ func (c *call) v1UserCourses() {
 		for _, l := range c.st.publishedLessons(cr) {
 			vl := v1Lesson{ID: l.id, Title: l.title, LaunchURI: c.mintLaunchURI(u, l),
 				Unlocked: true, UnlockedDate: wt(cs.unlockedAt)}
-			if p := idx[ulKey{u.id, l.id}]; p != nil {
+			if p := c.st.progress(u.id, l.id); p != nil {
 				vl.Opened, vl.OpenedDate = true, wt(p.opened)
 				vl.Completed, vl.CompletedDate = !p.completed.IsZero(), wt(p.completed)
 			}
@@ -317,11 +363,10 @@ func (c *call) v1CourseReport() {
 	if cr == nil {
 		return
 	}
-	idx := c.st.progressIndex()
-	cs := c.st.courseState(idx, u, cr)
+	cs := c.st.courseState(u, cr)
 	rep := v1Report{v1CourseHead: courseHead(cr, cs), Lessons: []v1ReportLesson{}}
 	for _, l := range c.st.courseLessons(cr) {
-		p := idx[ulKey{u.id, l.id}]
+		p := c.st.progress(u.id, l.id)
 		var ins []*interaction
 		for _, in := range c.st.interactions {
 			if in.userID == u.id && in.lessonID == l.id {
@@ -359,8 +404,8 @@ func (c *call) v1CourseReport() {
 			rl.Slides[i].Interactions = append(rl.Slides[i].Interactions, vi)
 		}
 		if viewed == 0 {
-			for _, a := range c.st.attempts {
-				if a.userID == u.id && a.lessonID == l.id && a.done && a.completed.After(a.started) {
+			for _, a := range c.st.byUL[ulKey{u.id, l.id}] {
+				if a.done && a.completed.After(a.started) {
 					viewed += a.completed.Sub(a.started)
 				}
 			}

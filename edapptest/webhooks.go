@@ -10,27 +10,15 @@ import (
 	"sort"
 	"strings"
 	"time"
-)
 
-// The ten event names of the spec.
-const (
-	EventCourseCompleted                        = "CourseCompletedEvent"
-	EventLessonCompleted                        = "LessonCompletedEvent"
-	EventLessonPublished                        = "LessonPublishedEvent"
-	EventLessonUnpublished                      = "LessonUnpublishedEvent"
-	EventCoursePublished                        = "CoursePublishedEvent"
-	EventCourseUnPublished                      = "CourseUnPublishedEvent"
-	EventRapidRefreshSessionStartedNotification = "RapidRefreshSessionStartedNotificationEvent"
-	EventRapidRefreshRetrySessionStarted        = "RapidRefreshRetrySessionStartedNotificationEvent"
-	EventRapidRefreshSessionReminder            = "RapidRefreshSessionReminderNotificationEvent"
-	EventCourseReminder                         = "CourseReminderWebHookEvent"
+	"github.com/edapp-go/edapp"
 )
 
 type eventField struct{ name, typ string }
 
 // eventFields lists each event's payload fields, in the spec's order and
 // case, with their messageFormat types.
-var eventFields = func() map[string][]eventField {
+var eventFields = func() map[edapp.EventName][]eventField {
 	s := func(names ...string) []eventField {
 		out := make([]eventField, 0, len(names))
 		for _, n := range names {
@@ -46,28 +34,27 @@ var eventFields = func() map[string][]eventField {
 		return out
 	}
 	rapid := s("eventName", "userId", "userExternalId", "username", "email", "quizId", "quizTitle", "quizSession", "quizLink", "timestamp")
-	return map[string][]eventField{
-		EventCourseCompleted:                        s("eventName", "userId", "userName", "email", "firstname", "lastname", "courseId", "courseTitle", "timestamp"),
-		EventLessonCompleted:                        s("eventName", "userId", "userName", "email", "firstname", "lastname", "courseId", "courseTitle", "lessonId", "lessonTitle", "timestamp", "score"),
-		EventLessonPublished:                        s("eventName", "userId", "userName", "email", "courseId", "courseTitle", "lessonId", "lessonTitle", "timestamp"),
-		EventLessonUnpublished:                      s("eventName", "userId", "userName", "email", "courseId", "courseTitle", "lessonId", "lessonTitle", "timestamp"),
-		EventCoursePublished:                        s("eventName", "userId", "userName", "email", "courseId", "courseTitle", "timestamp"),
-		EventCourseUnPublished:                      s("eventName", "userId", "userName", "email", "courseId", "courseTitle", "timestamp"),
-		EventRapidRefreshSessionStartedNotification: rapid,
-		EventRapidRefreshRetrySessionStarted:        rapid,
-		EventRapidRefreshSessionReminder:            rapid,
-		EventCourseReminder:                         s("eventName", "userId", "userExternalId", "username", "email", "courseId", "courseTitle", "courseLink", "dueDate", "timestamp"),
+	return map[edapp.EventName][]eventField{
+		edapp.EventCourseCompleted:                             s("eventName", "userId", "userName", "email", "firstname", "lastname", "courseId", "courseTitle", "timestamp"),
+		edapp.EventLessonCompleted:                             s("eventName", "userId", "userName", "email", "firstname", "lastname", "courseId", "courseTitle", "lessonId", "lessonTitle", "timestamp", "score"),
+		edapp.EventLessonPublished:                             s("eventName", "userId", "userName", "email", "courseId", "courseTitle", "lessonId", "lessonTitle", "timestamp"),
+		edapp.EventLessonUnpublished:                           s("eventName", "userId", "userName", "email", "courseId", "courseTitle", "lessonId", "lessonTitle", "timestamp"),
+		edapp.EventCoursePublished:                             s("eventName", "userId", "userName", "email", "courseId", "courseTitle", "timestamp"),
+		edapp.EventCourseUnPublished:                           s("eventName", "userId", "userName", "email", "courseId", "courseTitle", "timestamp"),
+		edapp.EventRapidRefreshSessionStartedNotification:      rapid,
+		edapp.EventRapidRefreshRetrySessionStartedNotification: rapid,
+		edapp.EventRapidRefreshSessionReminderNotification:     rapid,
+		edapp.EventCourseReminderWebHook:                       s("eventName", "userId", "userExternalId", "username", "email", "courseId", "courseTitle", "courseLink", "dueDate", "timestamp"),
 	}
 }()
 
-// EventNames returns the ten event names of the spec.
-func EventNames() []string {
+// eventNameList lists the event names for error messages.
+func eventNameList() string {
 	names := make([]string, 0, len(eventFields))
-	for n := range eventFields {
-		names = append(names, n)
+	for _, n := range edapp.EventNames() {
+		names = append(names, string(n))
 	}
-	sort.Strings(names)
-	return names
+	return strings.Join(names, ", ")
 }
 
 // orderedJSON is a JSON object that keeps its field order.
@@ -99,7 +86,7 @@ func (o orderedJSON) MarshalJSON() ([]byte, error) {
 // payload builds an event body: the spec's fields in order, taken from vals
 // (missing strings are "", a missing number is 0, a missing datetime is
 // null), then the extra fields in name order.
-func payload(event string, vals, extra map[string]any) []byte {
+func payload(event edapp.EventName, vals, extra map[string]any) []byte {
 	o := orderedJSON{vals: map[string]any{}}
 	known := map[string]bool{}
 	for _, f := range eventFields[event] {
@@ -139,7 +126,7 @@ func payload(event string, vals, extra map[string]any) []byte {
 	if err != nil {
 		// Only a value of an unencodable type can get here; keep the
 		// delivery and say what went wrong.
-		b, _ = json.Marshal(map[string]string{"eventName": event, "error": err.Error()})
+		b, _ = json.Marshal(map[string]string{"eventName": string(event), "error": err.Error()})
 	}
 	return b
 }
@@ -158,22 +145,23 @@ func userFields(u *user) map[string]any {
 
 // outEvent is an event waiting for delivery.
 type outEvent struct {
-	name  string
+	name  edapp.EventName
 	vals  map[string]any // values of the spec's fields; others are ignored
 	extra map[string]any // fields outside the spec, sent as given
 }
 
 // pending is one delivery to make.
 type pending struct {
-	webhookID, eventName, url string
-	headers                   map[string]string
-	body                      []byte
+	webhookID, url string
+	eventName      edapp.EventName
+	headers        map[string]string
+	body           []byte
 }
 
 // Delivery is one webhook delivery the fake made.
 type Delivery struct {
 	WebhookID string
-	EventName string
+	EventName edapp.EventName
 	URL       string
 	// Header holds the headers sent: Content-Type, User-Agent and the
 	// headers given when the webhook was created.
@@ -192,8 +180,8 @@ func (d Delivery) OK() bool { return d.Err == nil && d.StatusCode >= 200 && d.St
 // Deliveries returns a copy of every webhook delivery made so far, oldest
 // first.
 func (s *Server) Deliveries() []Delivery {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.meta.Lock()
+	defer s.meta.Unlock()
 	out := make([]Delivery, 0, len(s.deliveries))
 	for _, d := range s.deliveries {
 		d.Header = d.Header.Clone()
@@ -205,8 +193,8 @@ func (s *Server) Deliveries() []Delivery {
 
 // ResetDeliveries forgets the deliveries made so far.
 func (s *Server) ResetDeliveries() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.meta.Lock()
+	defer s.meta.Unlock()
 	s.deliveries = nil
 }
 
@@ -227,7 +215,7 @@ func (s *Server) plan(now time.Time, events []outEvent) []pending {
 			if body == nil {
 				body = payload(e.name, vals, e.extra)
 			}
-			out = append(out, pending{w.id, e.name, w.url, w.headers, body})
+			out = append(out, pending{webhookID: w.id, url: w.url, eventName: e.name, headers: w.headers, body: body})
 		}
 	}
 	return out
@@ -238,9 +226,9 @@ func (s *Server) plan(now time.Time, events []outEvent) []pending {
 func (s *Server) deliver(ps []pending) {
 	for _, p := range ps {
 		d := s.post(p)
-		s.mu.Lock()
+		s.meta.Lock()
 		s.deliveries = append(s.deliveries, d)
-		s.mu.Unlock()
+		s.meta.Unlock()
 		s.log.Info("edapptest webhook delivery", "event", p.eventName, "url", p.url,
 			"status", d.StatusCode, "error", d.Err)
 	}
@@ -289,7 +277,7 @@ func (s *Server) emit(fn func(st *store, now time.Time) ([]outEvent, error)) err
 // wireWebhook is the webhook record.
 type wireWebhook struct {
 	ID            string            `json:"id"`
-	EventName     string            `json:"eventName"`
+	EventName     edapp.EventName   `json:"eventName"`
 	WebHookURL    string            `json:"webHookUrl"`
 	Headers       map[string]string `json:"headers"`
 	MessageFormat orderedJSON       `json:"messageFormat"`
@@ -312,12 +300,12 @@ func toWireWebhook(w *webhook) wireWebhook {
 }
 
 // addWebhook validates and stores a webhook.
-func (st *store) addWebhook(event, rawURL string, headers map[string]string) (*webhook, error) {
+func (st *store) addWebhook(event edapp.EventName, rawURL string, headers map[string]string) (*webhook, error) {
 	if event == "" {
 		return nil, invalid("eventName is required")
 	}
 	if _, ok := eventFields[event]; !ok {
-		return nil, invalid("unknown eventName %q (want one of %s)", event, strings.Join(EventNames(), ", "))
+		return nil, invalid("unknown eventName %q (want one of %s)", event, eventNameList())
 	}
 	if rawURL == "" {
 		return nil, invalid("webHookUrl is required")
@@ -375,7 +363,7 @@ func (c *call) v2CreateWebhook() {
 		c.failErr(err)
 		return
 	}
-	w, err := c.st.addWebhook(event, strings.TrimSpace(u), h)
+	w, err := c.st.addWebhook(edapp.EventName(event), strings.TrimSpace(u), h)
 	if err != nil {
 		c.failErr(err)
 		return

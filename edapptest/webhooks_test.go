@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edapp-go/edapp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -185,7 +186,7 @@ func TestWebhookDeliveries(t *testing.T) {
 	ds := h.Deliveries()
 	require.Len(t, ds, 4)
 	assert.Equal(t, []string{"LessonCompletedEvent", "LessonCompletedEvent", "CourseCompletedEvent", "LessonCompletedEvent"},
-		ids(ds, func(d Delivery) string { return d.EventName }))
+		ids(ds, func(d Delivery) string { return string(d.EventName) }))
 	for _, d := range ds {
 		assert.True(t, d.OK())
 		assert.Equal(t, 200, d.StatusCode)
@@ -224,7 +225,7 @@ func TestWebhookDeliveryFailures(t *testing.T) {
 	gone.Close()
 
 	for _, u := range []string{failing.URL, slow.URL, goneURL} {
-		_, err := h.AddWebhook(EventLessonCompleted, u, nil)
+		_, err := h.AddWebhook(edapp.EventLessonCompleted, u, nil)
 		require.NoError(t, err)
 	}
 	_, ls := h.mustCourse(CourseSpec{Title: "C", Lessons: lessonSpecs("L", "M")})
@@ -256,7 +257,7 @@ func TestWebhookReceiverMayCallBack(t *testing.T) {
 		}
 	}))
 	defer cb.Close()
-	_, err := h.AddWebhook(EventLessonCompleted, cb.URL, nil)
+	_, err := h.AddWebhook(edapp.EventLessonCompleted, cb.URL, nil)
 	require.NoError(t, err)
 	_, ls := h.mustCourse(CourseSpec{Title: "C", Lessons: lessonSpecs("L", "M")})
 	u := h.mustUser(UserSpec{Username: "u"})
@@ -268,8 +269,8 @@ func TestPublishEvents(t *testing.T) {
 	clock := newFakeClock()
 	h := newHarness(t, WithClock(clock.Now))
 	rc := newReceiver(t)
-	for _, e := range []string{EventCoursePublished, EventCourseUnPublished, EventLessonPublished, EventLessonUnpublished} {
-		_, err := h.AddWebhook(e, rc.URL, map[string]string{"X-Event": e})
+	for _, e := range []edapp.EventName{edapp.EventCoursePublished, edapp.EventCourseUnPublished, edapp.EventLessonPublished, edapp.EventLessonUnpublished} {
+		_, err := h.AddWebhook(e, rc.URL, map[string]string{"X-Event": string(e)})
 		require.NoError(t, err)
 	}
 	g := h.mustGroup("G", "", "")
@@ -283,7 +284,7 @@ func TestPublishEvents(t *testing.T) {
 	assert.Equal(t, specEvents["CoursePublishedEvent"], keys(t, got[0].body))
 	assert.JSONEq(t, `{"eventName":"CoursePublishedEvent","userId":"","userName":"","email":"","courseId":"`+c+`",
 		"courseTitle":"C","timestamp":"2024-03-07T05:10:36.187Z"}`, string(got[0].body))
-	assert.Equal(t, EventCoursePublished, got[0].header.Get("X-Event"))
+	assert.Equal(t, string(edapp.EventCoursePublished), got[0].header.Get("X-Event"))
 
 	// One per user who can reach it, down the hierarchy.
 	require.NoError(t, h.AssignCourse(g, c))
@@ -321,28 +322,28 @@ func TestEmitAndReminder(t *testing.T) {
 	clock := newFakeClock()
 	h := newHarness(t, WithClock(clock.Now))
 	rc := newReceiver(t)
-	for _, e := range []string{EventRapidRefreshSessionStartedNotification, EventCourseReminder} {
+	for _, e := range []edapp.EventName{edapp.EventRapidRefreshSessionStartedNotification, edapp.EventCourseReminderWebHook} {
 		_, err := h.AddWebhook(e, rc.URL, nil)
 		require.NoError(t, err)
 	}
 	u := h.mustUser(UserSpec{Username: "rr", Email: "rr@example.com", ExternalID: "EXT-9"})
 	c, _ := h.mustCourse(CourseSpec{Title: "C"})
 
-	require.NoError(t, h.Emit(EventRapidRefreshSessionStartedNotification, map[string]any{
+	require.NoError(t, h.Emit(edapp.EventRapidRefreshSessionStartedNotification, map[string]any{
 		"userId": u, "quizId": "q1", "quizTitle": "Daily quiz", "quizSession": "3",
 		"quizLink": "https://web.example.com/rr/q1", "extra": 1,
 	}))
-	require.NoError(t, h.Emit(EventRapidRefreshRetrySessionStarted, nil), "no webhook: no delivery, no error")
+	require.NoError(t, h.Emit(edapp.EventRapidRefreshRetrySessionStartedNotification, nil), "no webhook: no delivery, no error")
 	require.NoError(t, h.SendCourseReminder(u, c, time.Date(2024, 4, 1, 0, 0, 0, 0, time.UTC)))
 
 	got := rc.received()
 	require.Len(t, got, 2)
-	assert.Equal(t, append(append([]string{}, specEvents[EventRapidRefreshSessionStartedNotification]...), "extra"), keys(t, got[0].body))
+	assert.Equal(t, append(append([]string{}, specEvents[string(edapp.EventRapidRefreshSessionStartedNotification)]...), "extra"), keys(t, got[0].body))
 	assert.JSONEq(t, `{"eventName":"RapidRefreshSessionStartedNotificationEvent","userId":"`+u+`","userExternalId":"EXT-9",
 		"username":"rr","email":"rr@example.com","quizId":"q1","quizTitle":"Daily quiz","quizSession":"3",
 		"quizLink":"https://web.example.com/rr/q1","timestamp":"2024-03-07T05:10:36.187Z","extra":1}`, string(got[0].body))
 
-	assert.Equal(t, specEvents[EventCourseReminder], keys(t, got[1].body))
+	assert.Equal(t, specEvents[string(edapp.EventCourseReminderWebHook)], keys(t, got[1].body))
 	var e map[string]any
 	require.NoError(t, json.Unmarshal(got[1].body, &e))
 	assert.Equal(t, "2024-04-01T00:00:00.000Z", e["dueDate"])

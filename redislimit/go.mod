@@ -14,5 +14,5 @@ require (
 	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
 	go.uber.org/atomic v1.11.0 // indirect
 	golang.org/x/sys v0.30.0 // indirect
-	golang.org/x/time v0.16.0 // indirect
+	golang.org/x/time v0.14.0 // indirect
 )

@@ -29,6 +29,7 @@ func FuzzCourseDecode(f *testing.F) {
 		`[{"id":"c","title":"t","lessons":[{"id":"l","launchURI":"https://w/launch-lesson?token=x&lesson=l"}]}]`,
 		`[{"completedDate":null,"completionDate":"2021-02-02T00:00:00Z","lessons":[{"completionDate":"2021-02-02"}]}]`,
 		`[{"completedDate":"2021-01-01T00:00:00Z","completionDate":"bad"}]`,
+		`[{"completionDate":"bad"}]`, `[{"id":"c",`,
 		`{"lessons":[{"duration":1.5,"slides":[{"name":"s","interactions":[{"date":"2019-03-07T05:10:36.187Z","type":"slide","result":{"correct":true,"too_slow":true}},{"type":"view","duration":2}]}]}]}`,
 		`{"lessons":[{"duration":"12","slides":[{"interactions":[{"result":null,"date":""}]}]}]}`,
 		`[{"unlocked":"yes","openedDate":12,"lessons":{}}]`,

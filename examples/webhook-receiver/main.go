@@ -123,7 +123,7 @@ func driveFake(ctx context.Context, client *edapp.Client, fake *edapptest.Server
 	if err := fake.SendCourseReminder(bob, demoData.CourseIDs[1], time.Now().Add(7*24*time.Hour)); err != nil {
 		return err
 	}
-	if err := fake.Emit(string(edapp.EventRapidRefreshSessionStartedNotification), map[string]any{
+	if err := fake.Emit(edapp.EventRapidRefreshSessionStartedNotification, map[string]any{
 		"userId": bob, "quizId": "rr-1", "quizTitle": "Weekly refresher", "quizSession": "1", "quizLink": "https://web.edapp.com/rapid-refresh/rr-1",
 	}); err != nil {
 		return err

@@ -1,0 +1,394 @@
+package edapptest
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/edapp-go/edapp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestBudget(t *testing.T) {
+	clock := newFakeClock()
+	h := newHarness(t, WithClock(clock.Now), WithBudget(3, time.Minute))
+	status := func(path string) resp {
+		t.Helper()
+		return h.do("GET", path, nil)
+	}
+	for i := range 3 {
+		assert.Equal(t, 200, status("/v2/users").status, "request %d", i)
+		clock.Advance(10 * time.Second)
+	}
+	// Admitted at 0 s, 10 s and 20 s; now 30 s: the first leaves at 60 s.
+	r := status("/v2/catalog/courses")
+	assert.Equal(t, http.StatusTooManyRequests, r.status)
+	assert.Equal(t, "30", r.header.Get("Retry-After"))
+	r.message(t)
+	// Refused requests do not count, and /v1, the launch page and requests
+	// without a valid token are outside the budget.
+	assert.Equal(t, 200, status("/v1/users").status)
+	assert.Equal(t, 401, h.raw("GET", "/v2/users", "wrong", nil).status)
+	assert.Equal(t, 401, h.raw("GET", "/launch-lesson?token=x&lesson=y", "", nil).status)
+	clock.Advance(29*time.Second + 500*time.Millisecond)
+	r = status("/v2/users")
+	assert.Equal(t, http.StatusTooManyRequests, r.status)
+	assert.Equal(t, "1", r.header.Get("Retry-After"), "half a second rounds up")
+	clock.Advance(500 * time.Millisecond) // 60 s: the first request leaves the window
+	assert.Equal(t, 200, status("/V2/users").status, "paths match without regard to case")
+	assert.Equal(t, 429, status("/v2/users").status)
+	assert.Equal(t, "10", status("/v2/users").header.Get("Retry-After"))
+	// Injected failures spend budget like any admitted request.
+	clock.Advance(10 * time.Second)
+	h.FailNext(1, 503, 0)
+	assert.Equal(t, 503, status("/v2/users").status)
+	assert.Equal(t, 429, status("/v2/users").status)
+
+	// No budget by default, nor with a limit below 1.
+	for _, opts := range [][]Option{nil, {WithBudget(0, time.Minute)}, {WithBudget(5, 0)}} {
+		free := newHarness(t, opts...)
+		for range 20 {
+			require.Equal(t, 200, free.do("GET", "/v2/users", nil).status)
+		}
+	}
+}
+
+func TestReadsOverlap(t *testing.T) {
+	h := newHarness(t)
+	require.NoError(t, h.SeedLoad(20, 200))
+	// Hold the store as a reader: reads must still be served, so no lock
+	// is exclusive across a read's work.
+	h.mu.RLock()
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			paths := []string{"/v2/analytics/attempts?pageSize=50", "/v2/users", "/v2/analytics/courseprogress",
+				"/v2/analytics/lesson-progress/events", "/v1/users", "/v2/catalog/courses"}
+			req, _ := http.NewRequest("GET", h.URL+paths[i%len(paths)], nil)
+			req.Header.Set("Authorization", "Bearer "+h.Token)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				errs <- err
+				return
+			}
+			res.Body.Close()
+			if res.StatusCode != 200 {
+				errs <- fmt.Errorf("%s: status %d", paths[i%len(paths)], res.StatusCode)
+			}
+		}()
+	}
+	wg.Wait() // would never return if reads took the lock exclusively
+	// A write waits for the reader.
+	wrote := make(chan int, 1)
+	go func() { wrote <- h.do("POST", "/v2/users", map[string]string{"name": "writer"}).status }()
+	select {
+	case <-wrote:
+		t.Error("a write ran while the store was held")
+	default:
+	}
+	h.mu.RUnlock()
+	assert.Equal(t, 200, <-wrote)
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// TestConcurrentReadsAndWrites runs reads, API writes and helpers at
+// once; run it with -race.
+func TestConcurrentReadsAndWrites(t *testing.T) {
+	h := newHarness(t, WithLatency(time.Millisecond), WithBudget(1_000_000, time.Minute))
+	require.NoError(t, h.SeedLoad(50, 2000))
+	var users page[v2User]
+	h.get("/v2/users?pageSize=50", &users)
+	var lessons []v2Lesson
+	var courses page[v2Course]
+	h.get("/v2/catalog/courses", &courses)
+	h.get("/v2/catalog/courses/"+courses.Items[0].ID+"/lessons", &lessons)
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 256)
+	// Reads only, with the GETs that mint tokens among them: those must
+	// not run as reads (-race would tell).
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 10 {
+				u := users.Items[(i+j)%len(users.Items)].ID
+				for _, p := range []string{"/v1/users/" + u + "/courses", "/v1/users/id/" + u + "/token",
+					"/v2/analytics/attempts?pageSize=10", "/v1/users/external/LOAD-000001/token"} {
+					if st := h.do("GET", p, nil).status; st != 200 {
+						errs <- fmt.Errorf("GET %s: %d", p, st)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 15 {
+				u := users.Items[(i*15+j)%len(users.Items)].ID
+				var path, method string
+				switch (i + j) % 5 {
+				case 0:
+					method, path = "GET", fmt.Sprintf("/v2/analytics/attempts?page=%d&pageSize=100", j+1)
+				case 1:
+					method, path = "GET", "/v2/analytics/courseprogress?userId="+u
+				case 2:
+					method, path = "GET", "/v1/users/"+u+"/courses"
+				case 3:
+					method, path = "PUT", "/v2/users/"+u
+				default:
+					method, path = "GET", "/v2/analytics/users/"+u+"/lesson-progress"
+				}
+				var body any
+				if method == "PUT" {
+					body = map[string]string{"firstName": fmt.Sprint("F", i, j)}
+				}
+				if st := h.do(method, path, body).status; st != 200 {
+					errs <- fmt.Errorf("%s %s: %d", method, path, st)
+				}
+				if err := h.CompleteLesson(u, lessons[j%len(lessons)].ID, 70); err != nil {
+					errs <- err
+				}
+				_ = h.Requests()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	assert.Zero(t, h.panics.Load())
+}
+
+func TestSeedLoad(t *testing.T) {
+	clock := newFakeClock()
+	h := newHarness(t, WithClock(clock.Now))
+	rc := newReceiver(t)
+	for _, e := range []edapp.EventName{edapp.EventLessonCompleted, edapp.EventCourseCompleted} {
+		_, err := h.AddWebhook(e, rc.URL, nil)
+		require.NoError(t, err)
+	}
+	require.NoError(t, h.SeedLoad(4, 14))
+	assert.Empty(t, h.Deliveries(), "SeedLoad delivers nothing")
+
+	var users page[v2User]
+	h.get("/v2/users", &users)
+	require.Equal(t, 4, users.TotalCount)
+	assert.Equal(t, "learner000001", users.Items[0].Name)
+	assert.Equal(t, "LOAD-000001", users.Items[0].ExternalID)
+	var courses page[v2Course]
+	h.get("/v2/catalog/courses", &courses)
+	require.Equal(t, 1, courses.TotalCount, "a course is added when there is none")
+	assert.Equal(t, "LOAD-101", courses.Items[0].ExternalID)
+
+	var attempts page[wireAttempt]
+	h.get("/v2/analytics/attempts?pageSize=1000", &attempts)
+	require.Equal(t, 14, attempts.TotalCount)
+	perUser := map[string][]wireAttempt{}
+	for i, a := range attempts.Items {
+		assert.True(t, a.CompletedDateTime.t.After(a.StartedDateTime.t), "attempt %d", i)
+		assert.True(t, a.StartedDateTime.t.After(clock.Now().Add(-91*24*time.Hour)), "attempt %d is recent", i)
+		assert.True(t, a.CompletedDateTime.t.Before(clock.Now()), "attempt %d is in the past", i)
+		assert.True(t, a.Score >= 40 && a.Score <= 100, "score %d", a.Score)
+		if i > 0 {
+			assert.False(t, a.StartedDateTime.t.Before(attempts.Items[i-1].StartedDateTime.t), "in start order")
+		}
+		perUser[a.UserID] = append(perUser[a.UserID], a)
+	}
+	// 14 attempts over 4 learners: 4, 4, 3, 3, taking the lessons in order.
+	var lessons []v2Lesson
+	h.get("/v2/catalog/courses/"+courses.Items[0].ID+"/lessons", &lessons)
+	require.Len(t, lessons, 3)
+	for _, u := range users.Items {
+		as := perUser[u.ID]
+		require.GreaterOrEqual(t, len(as), 3, u.Name)
+		for k, a := range as {
+			assert.Equal(t, lessons[k%3].ID, a.LessonID, "%s's attempt %d", u.Name, k)
+		}
+	}
+	var events page[wireProgressEvent]
+	h.get("/v2/analytics/lesson-progress/events", &events)
+	assert.Equal(t, 28, events.TotalCount, "an open and a completion per attempt")
+
+	// Every learner completed the course, when their third lesson was
+	// first completed.
+	var progress page[wireCourseProgress]
+	h.get("/v2/analytics/courseprogress", &progress)
+	require.Equal(t, 4, progress.TotalCount)
+	for _, p := range progress.Items {
+		assert.True(t, p.Completed, p.UserName)
+		assert.Equal(t, perUser[p.UserID][2].CompletedDateTime, p.CompletedDateTime, p.UserName)
+		assert.Equal(t, 100.0, p.PercentageCompleted)
+	}
+	// The learners reach the course through the Load group.
+	var mine []v1Course
+	h.get("/v1/users/"+users.Items[0].ID+"/courses", &mine)
+	assert.Len(t, mine, 1)
+
+	// Again: new learners with new names; then the same as data that is
+	// there already is refused with nothing changed.
+	require.NoError(t, h.SeedLoad(2, 0))
+	h.get("/v2/users", &users)
+	assert.Equal(t, 6, users.TotalCount)
+	h.mustUser(UserSpec{Username: "learner000008"}) // takes usr_7
+	assert.ErrorIs(t, h.SeedLoad(2, 10), ErrConflict)
+	h.get("/v2/users", &users)
+	assert.Equal(t, 7, users.TotalCount)
+	h.get("/v2/analytics/attempts", &attempts)
+	assert.Equal(t, 14, attempts.TotalCount)
+
+	// Spread over existing users.
+	require.NoError(t, h.SeedLoad(0, 7))
+	h.get("/v2/analytics/attempts", &attempts)
+	assert.Equal(t, 21, attempts.TotalCount)
+
+	assert.ErrorIs(t, h.SeedLoad(-1, 0), ErrInvalid)
+	assert.ErrorIs(t, newHarness(t).SeedLoad(0, 5), ErrInvalid, "nobody to attempt")
+	empty := newHarness(t)
+	_, _, err := empty.AddCourse(CourseSpec{Title: "Draft", Lessons: []LessonSpec{{Title: "D", Status: "unpublished"}}})
+	require.NoError(t, err)
+	assert.ErrorIs(t, empty.SeedLoad(1, 1), ErrInvalid, "no published lesson")
+}
+
+// TestSeedLoadLarge seeds the size of a large export and reads pages of
+// it; it logs the time taken (go test -run SeedLoadLarge -v).
+func TestSeedLoadLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large data set")
+	}
+	h := newHarness(t)
+	start := time.Now()
+	require.NoError(t, h.SeedLoad(5000, 200_000))
+	t.Logf("SeedLoad(5000, 200000): %v", time.Since(start))
+
+	var attempts page[wireAttempt]
+	start = time.Now()
+	h.get("/v2/analytics/attempts?page=150&pageSize=1000", &attempts)
+	t.Logf("one page of 1000 attempts: %v", time.Since(start))
+	assert.Equal(t, 200_000, attempts.TotalCount)
+	assert.Len(t, attempts.Items, 1000)
+	var progress page[wireCourseProgress]
+	start = time.Now()
+	h.get("/v2/analytics/courseprogress?pageSize=1000&page=5", &progress)
+	t.Logf("one page of 1000 course progress records: %v", time.Since(start))
+	assert.Equal(t, 5000, progress.TotalCount)
+	var users page[v2User]
+	h.get("/v2/users?externalId=LOAD-004999", &users)
+	assert.Equal(t, 1, users.TotalCount)
+}
+
+// TestCompleteLessonAtScale is the case that used to slow down as data
+// grew: 5,000 users completing 3 lessons through CompleteLesson.
+func TestCompleteLessonAtScale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large data set")
+	}
+	h := newHarness(t)
+	_, ls := h.mustCourse(CourseSpec{Title: "C", Lessons: lessonSpecs("A", "B", "C")})
+	start := time.Now()
+	for i := range 5000 {
+		u := h.mustUser(UserSpec{Username: fmt.Sprint("u", i), ExternalID: fmt.Sprint("E", i)})
+		for _, l := range ls {
+			require.NoError(t, h.CompleteLesson(u, l, 80))
+		}
+	}
+	t.Logf("5000 users x 3 CompleteLesson: %v", time.Since(start))
+	var stats page[wireCourseStatistics]
+	h.get("/v2/analytics/coursestatistics", &stats)
+	require.Len(t, stats.Items, 1)
+	assert.Equal(t, 5000, stats.Items[0].CompletedCount)
+}
+
+func BenchmarkSeedLoad(b *testing.B) {
+	for b.Loop() {
+		s := newServer()
+		if err := s.SeedLoad(5000, 200_000); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCompleteLesson measures one completion in an account that
+// already holds 15,000 of them.
+func BenchmarkCompleteLesson(b *testing.B) {
+	s := newServer()
+	if err := s.SeedLoad(5000, 15_000); err != nil {
+		b.Fatal(err)
+	}
+	u, _ := s.AddUser(UserSpec{Username: "bench"})
+	var lesson string
+	for _, l := range s.st.lessons.all() {
+		lesson = l.id
+	}
+	for b.Loop() {
+		if err := s.CompleteLesson(u, lesson, 80); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAttemptsPage serves one page of 1000 attempts out of 200,000.
+func BenchmarkAttemptsPage(b *testing.B) {
+	s := newServer()
+	if err := s.SeedLoad(5000, 200_000); err != nil {
+		b.Fatal(err)
+	}
+	h := s.Handler()
+	for b.Loop() {
+		req, _ := http.NewRequest("GET", "/v2/analytics/attempts?page=100&pageSize=1000", nil)
+		req.Header.Set("Authorization", "Bearer "+s.Token)
+		w := &discardWriter{h: http.Header{}}
+		h.ServeHTTP(w, req)
+		if w.status != 200 {
+			b.Fatal(w.status)
+		}
+	}
+}
+
+type discardWriter struct {
+	h      http.Header
+	status int
+}
+
+func (w *discardWriter) Header() http.Header { return w.h }
+func (w *discardWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+}
+func (w *discardWriter) Write(b []byte) (int, error) {
+	w.WriteHeader(200)
+	return len(b), nil
+}
+
+// BenchmarkCourseProgressPage serves one page of 1000 course progress
+// records out of 5,000, over 200,000 attempts.
+func BenchmarkCourseProgressPage(b *testing.B) {
+	s := newServer()
+	if err := s.SeedLoad(5000, 200_000); err != nil {
+		b.Fatal(err)
+	}
+	h := s.Handler()
+	for b.Loop() {
+		req, _ := http.NewRequest("GET", "/v2/analytics/courseprogress?page=2&pageSize=1000", nil)
+		req.Header.Set("Authorization", "Bearer "+s.Token)
+		w := &discardWriter{h: http.Header{}}
+		h.ServeHTTP(w, req)
+		if w.status != 200 {
+			b.Fatal(w.status)
+		}
+	}
+}

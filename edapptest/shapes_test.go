@@ -1,0 +1,107 @@
+package edapptest
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/edapp-go/edapp"
+)
+
+// serviceShapes lists, per record type, the fields the real service sends
+// as far as they are known (the SDK's design notes on the service, with
+// their sources), and the fake's choice where nothing is known. A field the
+// fake adds or drops fails TestRecordShapes.
+var serviceShapes = []struct {
+	name, path string // path answers the record (a page, a bare array or one object)
+	fields     []string
+	ordered    bool // a known client reads the record by position
+}{
+	{name: "user", path: "/v2/users", fields: []string{"id", "name", "email", "firstName", "lastName",
+		"externalId", "timeZone", "roles", "userGroups", "userGroupsManaged", "customFields", "lastActiveDate"}},
+	{name: "user group", path: "/v2/usergroups", fields: []string{"id", "name", "inviteCode", "hasChildren"}},
+	// The vendor's export tool stores a course by position in 10 columns.
+	{name: "course", path: "/v2/catalog/courses", ordered: true, fields: []string{"id", "externalId", "title",
+		"description", "status", "locale", "duration", "thumbnailUrl", "createdDateTime", "modifiedDateTime"}},
+	// No courseId; the minimum score's name is unknown: the fake says minimumScore.
+	{name: "lesson", path: "/v2/catalog/courses/{course}/lessons", fields: []string{"id", "externalId", "title",
+		"description", "status", "minimumScore"}},
+	// Known: id, title, externalId. Other fields are unknown; the fake
+	// adds description.
+	{name: "course collection", path: "/v2/catalog/coursecollections", fields: []string{"id", "title", "externalId",
+		"description"}},
+	{name: "attempt", path: "/v2/analytics/attempts", fields: []string{"id", "userId", "userExternalId", "courseId",
+		"courseExternalId", "lessonId", "lessonExternalId", "startedDateTime", "completedDateTime", "score",
+		"success", "earnedStars"}},
+	{name: "course progress", path: "/v2/analytics/courseprogress", fields: []string{"userId", "userExternalId",
+		"userName", "userFirstName", "userLastName", "courseId", "courseExternalId", "courseTitle", "unlocked",
+		"unlockedDateTime", "opened", "openedDateTime", "completed", "completedDateTime", "lessonsTotal",
+		"lessonsUnlocked", "lessonsCompleted", "archived", "percentageCompleted", "score"}},
+	{name: "course statistics", path: "/v2/analytics/coursestatistics", fields: []string{"courseId", "totalUsers",
+		"completedCount", "openedCount"}},
+	{name: "lesson progress event", path: "/v2/analytics/lesson-progress/events", fields: []string{"userId",
+		"userEmail", "userFirstName", "userLastName", "courseId", "courseTitle", "courseExternalId", "lessonId",
+		"lessonTitle", "lessonExternalId", "eventName", "eventDateTime", "lessonScore"}},
+	{name: "user lesson progress event", path: "/v2/analytics/users/{user}/lesson-progress/events", fields: []string{"userId",
+		"userEmail", "userFirstName", "userLastName", "courseId", "courseTitle", "courseExternalId", "lessonId",
+		"lessonTitle", "lessonExternalId", "eventName", "eventDateTime", "lessonScore"}},
+	{name: "survey answer", path: "/v2/analytics/surveyanswers", fields: []string{"id", "courseId", "courseExternalId",
+		"lessonId", "lessonExternalId", "slideId", "userId", "userExternalId", "attemptId", "questionId",
+		"questionContent", "answerDefinitionId", "answerContent", "answeredDateTime"}},
+	{name: "webhook", path: "/v2/webhooks", fields: []string{"id", "eventName", "webHookUrl", "headers", "messageFormat"}},
+
+	// Unknown to every source: the fake's own choice.
+	{name: "lesson statistics (fake's choice)", path: "/v2/analytics/lessonstatistics", fields: []string{"lessonId",
+		"courseId", "lessonTitle", "totalUsers", "openedCount", "completedCount"}},
+	{name: "survey question definition (fake's choice)", path: "/v2/analytics/surveyquestiondefinitions",
+		fields: []string{"id", "courseId", "lessonId", "slideId", "questionType", "questionContent", "answers"}},
+	{name: "user lesson progress (fake's choice)", path: "/v2/analytics/users/{user}/lesson-progress",
+		fields: []string{"userId", "courseId", "lessonId", "lessonTitle", "opened", "openedDateTime", "completed",
+			"completedDateTime", "score", "attempts"}},
+}
+
+func TestRecordShapes(t *testing.T) {
+	h := newHarness(t)
+	demo, err := h.SeedDemo()
+	require.NoError(t, err)
+	_, err = h.AddWebhook(edapp.EventLessonCompleted, "http://127.0.0.1:1/hook", map[string]string{"X": "y"})
+	require.NoError(t, err)
+	fill := strings.NewReplacer("{course}", demo.CourseIDs[0], "{user}", demo.UserIDs[1]).Replace
+	for _, shape := range serviceShapes {
+		t.Run(shape.name, func(t *testing.T) {
+			r := h.do("GET", fill(shape.path), nil)
+			require.Equal(t, http.StatusOK, r.status, string(r.body))
+			first := firstRecord(t, r.body)
+			require.NotNil(t, first, "no record at %s", shape.path)
+			got := keys(t, first)
+			if shape.ordered {
+				assert.Equal(t, shape.fields, got, "fields and their order")
+			} else {
+				assert.ElementsMatch(t, shape.fields, got)
+			}
+		})
+	}
+}
+
+// firstRecord returns the first record of a page envelope or a bare array.
+func firstRecord(t *testing.T, body []byte) []byte {
+	t.Helper()
+	if len(body) > 0 && body[0] == '[' {
+		var arr []json.RawMessage
+		resp{body: body}.json(t, &arr)
+		if len(arr) == 0 {
+			return nil
+		}
+		return arr[0]
+	}
+	var p page[json.RawMessage]
+	resp{body: body}.json(t, &p)
+	if len(p.Items) == 0 {
+		return nil
+	}
+	return p.Items[0]
+}
