@@ -71,7 +71,7 @@ func TestExportLoad(t *testing.T) {
 	}
 	t.Logf("export: %s wall-clock, %d records (%.0f records/s), %d requests, at most %d in any 5 minutes, %d answered 429",
 		wall.Round(time.Millisecond), total, float64(total)/wall.Seconds(), len(reqs), maxInWindow(times, 5*time.Minute), limited)
-	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout+r.stderr), "\n") {
 		t.Log(line)
 	}
 	size := int64(0)
