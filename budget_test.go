@@ -264,3 +264,14 @@ func TestTokenNeverPrintsFromAClientOrATransportError(t *testing.T) {
 	assert.NotContains(t, err.Error(), token)
 	assert.NotContains(t, err.Error(), url.QueryEscape(token))
 }
+
+func TestWithMaxThrottleZeroGoesWhenASlotIsFree(t *testing.T) {
+	srv, sent := countingServer(t)
+	c, err := NewClient("t", WithBaseURL(srv.URL), WithLimiter(NewWindowLimiter(1, time.Hour)))
+	require.NoError(t, err)
+	_, err = c.Users.Get(context.Background(), "a", WithMaxThrottle(0))
+	require.NoError(t, err, "a free slot: no wait needed")
+	_, err = c.Users.Get(context.Background(), "a", WithMaxThrottle(0))
+	assert.ErrorIs(t, err, ErrRateLimited, "no free slot: refused at once")
+	assert.Equal(t, int64(1), sent.Load())
+}

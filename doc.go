@@ -1,39 +1,145 @@
 // Package edapp is a typed client for the EdApp REST API (EdApp is now
 // SafetyCulture Training): users, user groups, the course catalog, learner
-// analytics and webhooks (v2), with the legacy v1 shapes in the v1
-// subpackage and a stateful fake of the whole service in edapptest.
+// analytics and webhooks. The legacy v1 operations live in the v1
+// subpackage, and edapptest is a stateful fake of the whole service to test
+// against.
 //
-//	client, err := edapp.NewClient(token)
+//	client, err := edapp.NewClient(os.Getenv("EDAPP_API_TOKEN"))
 //	if err != nil { ... }
-//	for u, err := range client.Users.All(ctx, nil) { ... }
+//	for u, err := range client.Users.All(ctx, nil) {
+//		if err != nil { ... }
+//		fmt.Println(u.Username)
+//	}
 //
-// # Tolerance
+// A *Client is safe for concurrent use. Every method takes a context first
+// and stops, waits included, when it is done.
 //
-// The SDK sends the spec's form of every request (and the real service's
-// field names where the spec shows none) and accepts the spellings seen in
-// practice when decoding:
+// # Authentication
+//
+// The account's API token comes from the admin portal (settings, API
+// details). NewClient takes it and sends it as "Authorization: Bearer" on
+// every request, to the base URL's own host only: a redirect elsewhere
+// never carries it. The token never appears in an error, a log line, a
+// Response or any printed form of the client.
+//
+// # Rate limits and the account budget
+//
+// The service allows 1400 requests in any 5 minutes for the whole account,
+// and answers 429 past that. Every attempt the client makes, retries
+// included, first waits on its Limiter. The default, NewWindowLimiter(
+// DefaultBudget, DefaultBudgetWindow), lets a burst of the whole budget go
+// at once and then holds calls back until the oldest leaves the window; its
+// window has 2 seconds of margin against clock skew.
+//
+// The budget has two lanes. The All iterators, and any call made
+// WithBulk, are bulk and may use at most 90% of each window
+// (WithBulkShare); interactive calls, such as fetching a learner's launch
+// link, may use all of it, so an export never starves the learners.
+//
+// A 429 pauses every request through the client, not only the one that got
+// it, until its Retry-After (or the retry backoff, when there is none). A
+// wait of over a second is logged at info level. WithMaxThrottle fails a
+// call at once, with ErrRateLimited, rather than let it wait long; a call
+// whose context ends while it is held back fails with an error matching both
+// ErrRateLimited and the context's error. Response.Waited says how long a
+// call waited.
+//
+// The budget belongs to the account, not to a process: replicas of one app,
+// and other tools on the same token, each have a limiter that believes it
+// owns all of it. Share one limiter between them with the redislimit module
+// (github.com/edapp-go/edapp/redislimit), which keeps the same window in
+// Redis.
+//
+// # Retries
+//
+// GET, PUT and DELETE are retried on connection errors and on 429, 500,
+// 502, 503 and 504. POST is retried only on 429 and on a connection refused
+// before anything was sent, so a retry never creates a duplicate. Waits grow
+// exponentially with jitter and are capped at RetryPolicy.MaxWait (30 s by
+// default, and when MaxWait is zero); a Retry-After is honoured, capped
+// too. WithRetry sets the client's policy and WithRequestRetry one call's.
+//
+// # Request options and response metadata
+//
+// Every method takes RequestOptions as a trailing argument:
+// WithResponseInto (the status, headers, request id, attempts and time
+// waited, even on failure), WithHeader, WithRequestRetry, WithBulk,
+// WithMaxThrottle and, for the All iterators, WithPageConcurrency.
+//
+// # Pagination
+//
+// Each list operation comes as a pair: ListX returns one *Page, AllX an
+// iter.Seq2 over every item of every page. The iterators ask for the largest
+// pages (1000), draw from the bulk lane, and when the service reports a
+// total count they fetch 4 pages at once while still yielding in order.
+// They stop on an empty or short page, or once the count is reached, and
+// never loop on a server that repeats itself (ErrRepeatedPage).
+//
+// Range with two variables. An iterator yields its error as the second
+// value, once, and then stops; `for u := range client.Users.All(ctx, nil)`
+// compiles, but drops that error silently.
+//
+// # Errors
+//
+// A non-2xx answer is an *APIError with the status, the body's message, an
+// excerpt of the body, the request id and the Response; errors.Is matches
+// ErrNotFound, ErrUnauthorized, ErrForbidden, ErrConflict, ErrRateLimited,
+// ErrBadRequest and ErrServer. A 2xx answer of {"success": false} matches
+// ErrUnsuccessful. A 2xx answer that is not the JSON expected is a
+// *DecodeError. Bad input (an empty id, a bad option) fails with
+// ErrInvalidInput before anything is sent.
+//
+// # Webhooks
+//
+// Webhooks.Create links an event name to a URL of yours. NewWebhookHandler
+// is an http.Handler that receives the deliveries: it checks a secret
+// header, bounds the body's size and the time to read it, decodes the event
+// with ParseEvent and hands your function one of the ten typed events (or an
+// *UnknownEvent). NewTestDelivery builds a realistic delivery for your tests.
+//
+// # Testing with edapptest
+//
+// edapptest.NewServer starts the fake service on loopback; srv.Client()
+// is a client pointed at it. It keeps one store behind v1 and v2, follows
+// the service's rules (group hierarchy, invite codes, unique external ids,
+// 20-minute launch tokens), computes analytics from recorded progress and
+// sends webhook deliveries. It can fail requests, add latency and enforce
+// the account budget (edapptest.WithBudget).
+//
+// # What is inferred
+//
+// The vendor documents the operations but not every field. Where it does
+// not, the SDK follows the vendor's own SDK and public integrations, sends
+// the documented form, and accepts the spellings seen in practice:
 //
 //   - id or webhookId on webhooks;
 //   - name, username or userName for a username (name goes out on v2,
 //     username on v1);
-//   - managedUserGroups (sent) or userGroupsManaged;
+//   - managedUserGroups or userGroupsManaged (see UserCreateParams for
+//     which goes out);
 //   - completedDate or completionDate on v1 courses, lessons and reports;
 //   - createdDateTime or createDateTime on courses;
-//   - firstname/firstName, lastname/lastName, username/userName and a score
-//     as a number or a numeric string in webhook events;
-//   - the {"items", "totalCount"} envelope or a bare array on every list
-//     (lessons and the webhook list come as bare arrays);
-//   - datetimes with or without fractions or a zone, null and "" (see Time).
+//   - firstname/firstName, lastname/lastName and username/userName in
+//     webhook events, and a score as a number or a numeric string;
+//   - the {"items", "totalCount"} envelope or a bare array on every list;
+//   - datetimes with or without fractions, with a Z, an offset (+00:00,
+//     +0000, +00) or no zone (UTC), with a T or a space, null and "".
 //
 // A value that still does not fit its field (a date in an unknown form, a
-// number sent as an object) is dropped and logged at warn level, never
-// failing the record or the page around it. Records whose fields the spec
-// does not show (collections, lessons, lesson statistics, survey question
-// definitions, a user's lesson progress) keep every field the SDK does not
-// know in Extra. The lessons' minimum score is read from minimumScore; its
-// real name is unknown, so look in Extra when it is zero.
+// number sent as an object) costs only that value: it is dropped, listed in
+// Response.Dropped and logged at warn level, and the rest of the record and
+// the page are kept. Every record keeps the members the SDK does not know in
+// its Extra field.
 //
-// The spec spells the two group list paths /v2/usersgroups. The SDK sends
-// that; on a 404 it tries /v2/usergroups once, and when that answers it
-// keeps using it for the life of the client.
+// The group list paths are documented as /v2/usersgroups; the vendor's SDK
+// uses /v2/usergroups. The client sends the documented one, tries the other
+// once on a 404, and remembers which the service serves.
+//
+// # What the API does not cover
+//
+// Single sign-on (SAML 2.0) is set up in the admin portal, not through the
+// API. Rapid Refresh notifications go out at 9 o'clock in each user's time
+// zone, so set one with Users.Update. No error body shape, rate-limit
+// header, delivery signing or delivery retry is documented; the SDK's
+// behaviour there is described on each type.
 package edapp

@@ -18,11 +18,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/edapp-go/edapp"
 )
 
 // LaunchTokenLifetime is how long a launch token minted by
 // GET /v1/users/{id}/courses stays valid on the server's clock.
-const LaunchTokenLifetime = 20 * time.Minute
+const LaunchTokenLifetime = edapp.LaunchTokenLifetime
 
 // MaxBodyBytes bounds a request body. A longer body gets 413 and is
 // neither read further nor kept in the request log.

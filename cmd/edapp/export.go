@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"iter"
@@ -386,10 +385,7 @@ func (x *exporter) runIncremental(ctx context.Context, k kind) error {
 		seen[key] = struct{}{}
 		var date time.Time
 		if k.dateField != "" {
-			var d edapp.Time
-			if raw := r.fields[k.dateField]; len(raw) > 0 && json.Unmarshal(raw, &d) == nil {
-				date = d.Time
-			}
+			date = r.time(k.dateField)
 			if date.After(latest) {
 				latest = date
 			}
@@ -592,7 +588,7 @@ func (s *stream) emit(v any) error {
 	if err := s.ctx.Err(); err != nil {
 		return err
 	}
-	r, err := toRecord(v)
+	r, err := newRecord(v)
 	if err != nil {
 		return err
 	}

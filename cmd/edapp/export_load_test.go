@@ -26,10 +26,10 @@ func TestExportLoad(t *testing.T) {
 		t.Skip("set EDAPP_EXPORT_LOAD=1 to run: EDAPP_EXPORT_LOAD=1 go test -run TestExportLoad -v ./cmd/edapp")
 	}
 	const users, attempts = 5000, 200000
-	srv := edapptest.NewServer(loadOptions()...)
+	srv := edapptest.NewServer(edapptest.WithBudget(1400, 5*time.Minute))
 	defer srv.Close()
 	seedStart := time.Now()
-	if err := seedLoad(srv, users, attempts); err != nil {
+	if err := srv.SeedLoad(users, attempts); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("seeded %d users and %d attempts in %s", users, attempts, time.Since(seedStart).Round(time.Millisecond))
@@ -71,7 +71,7 @@ func TestExportLoad(t *testing.T) {
 	}
 	t.Logf("export: %s wall-clock, %d records (%.0f records/s), %d requests, at most %d in any 5 minutes, %d answered 429",
 		wall.Round(time.Millisecond), total, float64(total)/wall.Seconds(), len(reqs), maxInWindow(times, 5*time.Minute), limited)
-	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout+r.stderr), "\n") {
 		t.Log(line)
 	}
 	size := int64(0)

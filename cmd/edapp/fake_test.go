@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -114,8 +115,28 @@ func TestFakeLoad(t *testing.T) {
 	}
 }
 
+func TestFakeBudget(t *testing.T) {
+	base, token, _ := startFake(t, "--budget", "3")
+	c, _ := edapp.NewClient(token, edapp.WithBaseURL(base), edapp.WithRetry(edapp.RetryPolicy{MaxRetries: 0}), edapp.WithLimiter(unlimited{}))
+	var limited error
+	for range 4 {
+		if _, err := c.Users.List(context.Background(), nil); err != nil {
+			limited = err
+		}
+	}
+	if !errors.Is(limited, edapp.ErrRateLimited) {
+		t.Errorf("the 4th request in the window: %v, want ErrRateLimited", limited)
+	}
+}
+
+// unlimited is a limiter that never waits.
+type unlimited struct{}
+
+func (unlimited) Wait(context.Context) error { return nil }
+
 func TestFakeBadFlags(t *testing.T) {
-	wantCode(t, runEnv(t, env{}, "fake", "--attempts", "5"), exitUsage)
+	wantCode(t, runEnv(t, env{}, "fake", "--attempts", "5"), exitError) // nobody to attempt
+	wantCode(t, runEnv(t, env{}, "fake", "--budget", "-1"), exitUsage)
 	wantCode(t, runEnv(t, env{}, "fake", "--users", "-1"), exitUsage)
 	wantCode(t, runEnv(t, env{}, "fake", "--addr", "256.0.0.1:99999"), exitError)
 }

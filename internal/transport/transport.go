@@ -477,8 +477,11 @@ func (t *roundTripper) waitTurn(ctx context.Context, info *call) error {
 	}
 	lctx := ctx
 	if info.maxThrottle >= 0 {
+		// What the pause took counts against WithMaxThrottle too. A
+		// context that is already done would make a limiter refuse even a
+		// free slot, so the bound is at least a millisecond.
 		var cancel context.CancelFunc
-		lctx, cancel = context.WithTimeout(ctx, info.maxThrottle)
+		lctx, cancel = context.WithTimeout(ctx, max(info.maxThrottle-time.Since(start), time.Millisecond))
 		defer cancel()
 	}
 	var err error

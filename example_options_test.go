@@ -1,0 +1,76 @@
+package edapp_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/edapptest"
+)
+
+// WithResponseInto fills a Response with what the call learned beyond the
+// record: the status, the request id for a support case, how many attempts
+// it took and how long it waited for the budget.
+func ExampleWithResponseInto() {
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+	id, _ := srv.AddUser(edapptest.UserSpec{Username: "ann", ExternalID: "hr-1"})
+
+	var resp edapp.Response
+	user, err := client.Users.Get(ctx, id, edapp.WithResponseInto(&resp))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(user.Username, resp.StatusCode, resp.Attempts)
+
+	// On an iterator it is filled before each page's first item, so a
+	// progress bar can use the service's total count.
+	for _, err := range client.Users.All(ctx, nil, edapp.WithResponseInto(&resp)) {
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println("users in all:", resp.TotalCount)
+	}
+	// Output:
+	// ann 200 1
+	// users in all: 1
+}
+
+// WithHeader adds a header to one call. The API token cannot be replaced
+// this way.
+func ExampleWithHeader() {
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
+
+	_, err := client.Users.List(context.Background(), nil, edapp.WithHeader("X-Correlation-Id", "sync-2026-11-22"))
+	fmt.Println(err)
+	_, err = client.Users.List(context.Background(), nil, edapp.WithHeader("Authorization", "Bearer other"))
+	fmt.Println(errors.Is(err, edapp.ErrInvalidInput))
+	// Output:
+	// <nil>
+	// true
+}
+
+// WithRequestRetry gives one call a retry policy of its own, and
+// WithMaxThrottle makes it fail at once rather than wait long for the
+// budget: for a learner waiting on a page, say.
+func ExampleWithRequestRetry() {
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
+
+	srv.FailNext(1, 503, 0) // one failure, then the real answer
+	var resp edapp.Response
+	_, err := client.Users.List(context.Background(), nil,
+		edapp.WithRequestRetry(edapp.RetryPolicy{MaxRetries: 1, MinWait: 10 * time.Millisecond}),
+		edapp.WithMaxThrottle(2*time.Second),
+		edapp.WithResponseInto(&resp))
+	fmt.Println(err, resp.Attempts)
+	// Output:
+	// <nil> 2
+}
