@@ -40,7 +40,7 @@ const (
 // Close it when done. All methods are safe for concurrent use.
 type Server struct {
 	// URL is the base URL of the fake, without a trailing slash. The /v1
-	// and /v2 paths and /launch-lesson hang off it.
+	// and /v2 paths, /launch-lesson and /learner/{userId} hang off it.
 	URL string
 	// Token is the bearer token the fake accepts.
 	Token string
