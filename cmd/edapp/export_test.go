@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -446,4 +448,62 @@ func mustTime(t *testing.T, s string) time.Time {
 		t.Fatal(err)
 	}
 	return v.Time
+}
+
+// withUnknownField wraps the fake so that every record of every list
+// answer carries a field no SDK version knows.
+func withUnknownField(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		body := rec.Body.Bytes()
+		var env map[string]json.RawMessage
+		var items []map[string]any
+		switch {
+		case json.Unmarshal(body, &items) == nil:
+			for _, it := range items {
+				it["futureField"] = map[string]any{"x": 1}
+			}
+			body, _ = json.Marshal(items)
+		case json.Unmarshal(body, &env) == nil && env["items"] != nil:
+			if json.Unmarshal(env["items"], &items) == nil {
+				for _, it := range items {
+					it["futureField"] = map[string]any{"x": 1}
+				}
+				env["items"], _ = json.Marshal(items)
+				body, _ = json.Marshal(env)
+			}
+		}
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		w.Write(body)
+	})
+}
+
+func TestExportJSONLKeepsUnknownFields(t *testing.T) {
+	srv, _ := exportFixture(t, 1)
+	proxy := httptest.NewServer(withUnknownField(srv.Handler()))
+	defer proxy.Close()
+	dir := t.TempDir()
+	r := runEnv(t, env{"EDAPP_API_TOKEN": srv.Token, "EDAPP_BASE_URL": proxy.URL}, "export", "--out", dir, "--format", "jsonl", "--kinds", "lessons,lesson_statistics,survey_questions")
+	wantCode(t, r, exitOK)
+	for _, kind := range []string{"lessons", "lesson_statistics", "survey_questions"} {
+		b, err := os.ReadFile(filepath.Join(dir, kind+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		for i, line := range lines {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				t.Fatalf("%s line %d: %v", kind, i+1, err)
+			}
+			if string(m["futureField"]) != `{"x":1}` {
+				t.Errorf("%s line %d lost the unknown field: %s", kind, i+1, line)
+			}
+		}
+	}
 }

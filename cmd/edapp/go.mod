@@ -1,13 +1,13 @@
 module github.com/edapp-go/edapp/cmd/edapp
 
-go 1.26.0
+go 1.24.0
 
 require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/edapp-go/edapp v0.0.0-00010101000000-000000000000
 	github.com/spf13/cobra v1.10.2
 	github.com/vbauerster/mpb/v8 v8.9.3
-	golang.org/x/sync v0.24.0
+	golang.org/x/sync v0.19.0
 	golang.org/x/term v0.29.0
 )
 
@@ -24,5 +24,5 @@ require (
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 	golang.org/x/sys v0.30.0 // indirect
-	golang.org/x/time v0.16.0 // indirect
+	golang.org/x/time v0.14.0 // indirect
 )
