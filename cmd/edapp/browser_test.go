@@ -10,6 +10,7 @@ import (
 	"flag"
 	"image"
 	"image/png"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -71,13 +72,23 @@ func browser(t *testing.T, timeout time.Duration) context.Context {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(800, 600),
 	)
-	bctx, bcancel := chromedp.NewContext(actx)
+	bctx, bcancel := chromedp.NewContext(actx, chromedp.WithErrorf(browserError))
 	t.Cleanup(func() {
 		bcancel()
 		acancel()
 		cancel()
 	})
 	return bctx
+}
+
+// browserError logs chromedp's errors, except for events it cannot decode:
+// chromedp v0.13 (the newest for the module's go 1.24 line) predates some
+// values that current Chromium sends, and skips those events.
+func browserError(format string, args ...any) {
+	if strings.HasPrefix(format, "could not unmarshal event") {
+		return
+	}
+	log.Printf(format, args...)
 }
 
 // learner seeds a course of two lessons, assigned to a group with a learner
@@ -161,20 +172,20 @@ func TestBrowserCompletesALesson(t *testing.T) {
 	back := app.URL + "/lessons/done"
 	launch := link.URL + "&returnUrl=" + url.QueryEscape(back)
 
-	if err := chromedp.Do(bctx,
+	if err := chromedp.Run(bctx,
 		chromedp.Navigate(launch),
-		chromedp.WaitVisible(chromedp.CSS("#complete")),
+		chromedp.WaitVisible("#complete", chromedp.ByQuery),
 	); err != nil {
 		t.Fatal(err)
 	}
-	for sel, want := range map[chromedp.CSS]string{
+	for sel, want := range map[string]string{
 		"h1":       "Raising the alarm",
 		".course":  "FIRE SAFETY", // upper case by its style
 		"#learner": "Ann Lee (ann.lee)",
 		"#expires": " UTC (in ", // 20 minutes, less the seconds since the link was minted
 	} {
-		got, err := chromedp.Run(bctx, chromedp.Text(sel))
-		if err != nil {
+		var got string
+		if err := chromedp.Run(bctx, chromedp.Text(sel, &got, chromedp.ByQuery)); err != nil {
 			t.Fatal(sel, err)
 		}
 		if !strings.Contains(got, want) {
@@ -183,28 +194,28 @@ func TestBrowserCompletesALesson(t *testing.T) {
 	}
 
 	// Complete with a score of 85, then follow the return link.
-	if err := chromedp.Do(bctx,
-		chromedp.SetValue(chromedp.CSS(`input[name="score"]`), "85"),
-		chromedp.Click(chromedp.CSS("#complete")),
-		chromedp.WaitVisible(chromedp.CSS("#result")),
+	var result string
+	if err := chromedp.Run(bctx,
+		chromedp.SetValue(`input[name="score"]`, "85", chromedp.ByQuery),
+		chromedp.Click("#complete", chromedp.ByQuery),
+		chromedp.WaitVisible("#result", chromedp.ByQuery),
+		chromedp.Text("#result", &result, chromedp.ByQuery),
 	); err != nil {
-		t.Fatal(err)
-	}
-	result, err := chromedp.Run(bctx, chromedp.Text(chromedp.CSS("#result")))
-	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(result, "Lesson completed with a score of 85.") || !strings.Contains(result, "Sent LessonCompletedEvent to 1 webhook.") {
 		t.Errorf("result: %q", result)
 	}
-	if err := chromedp.Do(bctx,
-		chromedp.Click(chromedp.CSS("#return")),
-		chromedp.WaitVisible(chromedp.CSS("#app")),
+	var loc string
+	if err := chromedp.Run(bctx,
+		chromedp.Click("#return", chromedp.ByQuery),
+		chromedp.WaitVisible("#app", chromedp.ByQuery),
+		chromedp.Location(&loc),
 	); err != nil {
 		t.Fatal(err)
 	}
-	if loc, err := chromedp.Run(bctx, chromedp.Location()); err != nil || loc != back {
-		t.Errorf("after Back to the app: %q, %v; want %q", loc, err, back)
+	if loc != back {
+		t.Errorf("after Back to the app: %q, want %q", loc, back)
 	}
 	mu.Lock()
 	if len(referers) != 1 || referers[0] != "" {
@@ -276,15 +287,13 @@ func TestLaunchPageScreenshot(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := chromedp.Do(bctx,
+	var shot []byte
+	if err := chromedp.Run(bctx,
 		chromedp.EmulateViewport(800, 460),
 		chromedp.Navigate(link.URL+"&returnUrl="+url.QueryEscape("http://localhost:3000/")),
-		chromedp.WaitVisible(chromedp.CSS("#complete")),
+		chromedp.WaitVisible("#complete", chromedp.ByQuery),
+		chromedp.FullScreenshot(&shot, 100), // 100: PNG
 	); err != nil {
-		t.Fatal(err)
-	}
-	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
-	if err != nil {
 		t.Fatal(err)
 	}
 	img, err := png.Decode(bytes.NewReader(shot))
