@@ -1,0 +1,33 @@
+package main
+
+import (
+	"context"
+	"iter"
+
+	"github.com/edapp-go/edapp"
+)
+
+// readOpts are the request options of a bulk read whose pages report into
+// resp: the bulk lane, which leaves part of the budget to interactive
+// callers, and the answer's metadata.
+func readOpts(resp *edapp.Response) []edapp.RequestOption {
+	return []edapp.RequestOption{edapp.WithBulk(), edapp.WithResponseInto(resp)}
+}
+
+// collect gathers every item of seq, reporting on prog under name. resp is
+// the Response that seq fills for each page (see readOpts).
+func collect[T any](ctx context.Context, prog progress, name string, resp *edapp.Response, seq iter.Seq2[T, error]) ([]T, error) {
+	s := &stream{ctx: ctx, t: prog.track(name)}
+	var out []T
+	for v, err := range seq {
+		if err != nil {
+			s.t.done(err)
+			return nil, err
+		}
+		s.page(resp)
+		out = append(out, v)
+		s.t.add(1, 0)
+	}
+	s.t.done(nil)
+	return out, nil
+}

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bufio"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// stateFile is the export's state, in the output directory.
+const stateFile = ".edapp-export.json"
+
+// exportState is what an export remembers between runs.
+type exportState struct {
+	Version int                   `json:"version"`
+	Format  string                `json:"format"`
+	Kinds   map[string]*kindState `json:"kinds"`
+}
+
+// kindState is one kind's state.
+type kindState struct {
+	// Cursor is set on incremental kinds once a run has fetched them to
+	// the end; the next run fetches from Cursor minus the overlap.
+	Cursor *time.Time `json:"cursor,omitempty"`
+	// Parts are the files of an incremental kind, in order. A run adds
+	// parts as it goes, even before it reaches the end.
+	Parts []partInfo `json:"parts,omitempty"`
+	// Records counts the records in the kind's files.
+	Records int `json:"records"`
+	// Updated is when the kind's files last changed.
+	Updated time.Time `json:"updated"`
+}
+
+// partInfo is one file of an incremental kind.
+type partInfo struct {
+	File    string `json:"file"` // relative to the output directory
+	Keys    string `json:"keys"` // the digests of its records' keys, one per line
+	Records int    `json:"records"`
+	// MaxTime is the latest date of its records (or, for a kind whose
+	// records show no date, when the run that wrote it started). A run
+	// fetching from a later time cannot meet its records again.
+	MaxTime time.Time `json:"maxTime"`
+	// Undated says some of its records have no date; its keys are always
+	// loaded.
+	Undated bool `json:"undated,omitempty"`
+}
+
+func loadState(dir string) (*exportState, error) {
+	b, err := os.ReadFile(filepath.Join(dir, stateFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return &exportState{Version: 1, Kinds: map[string]*kindState{}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st exportState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("%s: %w (remove it, or use --full, to start over)", stateFile, err)
+	}
+	if st.Version != 1 {
+		return nil, fmt.Errorf("%s: unknown version %d", stateFile, st.Version)
+	}
+	if st.Kinds == nil {
+		st.Kinds = map[string]*kindState{}
+	}
+	return &st, nil
+}
+
+func (st *exportState) kind(name string) *kindState {
+	ks := st.Kinds[name]
+	if ks == nil {
+		ks = &kindState{}
+		st.Kinds[name] = ks
+	}
+	return ks
+}
+
+func (st *exportState) save(dir string) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	f, err := createAtomic(filepath.Join(dir, stateFile))
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.abort()
+		return err
+	}
+	return f.commit()
+}
+
+// atomicFile is written under a temporary name and renamed into place on
+// commit, so that the final name always holds a whole file.
+type atomicFile struct {
+	*bufio.Writer
+	f     *os.File
+	final string
+}
+
+// tempPrefix and tempSuffix mark the temporary files of an export; a run
+// removes those a crashed run left behind.
+const (
+	tempPrefix = "."
+	tempSuffix = ".tmp"
+)
+
+func createAtomic(path string) (*atomicFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), tempPrefix+filepath.Base(path)+".*"+tempSuffix)
+	if err != nil {
+		return nil, err
+	}
+	return &atomicFile{Writer: bufio.NewWriterSize(f, 256<<10), f: f, final: path}, nil
+}
+
+// commit flushes the file to disk, renames it into place and syncs the
+// directory, so that the rename survives a crash.
+func (a *atomicFile) commit() error {
+	err := a.Flush()
+	if err == nil {
+		err = a.f.Sync()
+	}
+	if cerr := a.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(a.f.Name(), a.final)
+	}
+	if err != nil {
+		os.Remove(a.f.Name())
+		return err
+	}
+	syncDir(filepath.Dir(a.final))
+	return nil
+}
+
+func (a *atomicFile) abort() {
+	a.f.Close()
+	os.Remove(a.f.Name())
+}
+
+// syncDir makes a rename in dir durable, where the system supports it.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
+// writeKeys writes the digests of a part's keys.
+func writeKeys(path string, keys []recordKey) error {
+	f, err := createAtomic(path)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 2*len(recordKey{})+1)
+	for _, k := range keys {
+		hex.Encode(buf, k[:])
+		buf[len(buf)-1] = '\n'
+		if _, err := f.Write(buf); err != nil {
+			f.abort()
+			return err
+		}
+	}
+	return f.commit()
+}
+
+// readKeys adds the digests in path to seen.
+func readKeys(path string, seen map[recordKey]struct{}) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	for line := range strings.Lines(string(b)) {
+		line = strings.TrimSpace(line)
+		var k recordKey
+		if n, err := hex.Decode(k[:], []byte(line)); err != nil || n != len(k) {
+			return fmt.Errorf("%s: bad key %q", path, line)
+		}
+		seen[k] = struct{}{}
+	}
+	return nil
+}
+
+// cleanDir removes what an interrupted run left in dir: temporary files,
+// and parts of incremental kinds that the state does not list (written,
+// but never recorded). Files that are not the export's are left alone.
+func cleanDir(dir string, st *exportState) error {
+	known := map[string]bool{}
+	for _, ks := range st.Kinds {
+		for _, p := range ks.Parts {
+			known[filepath.FromSlash(p.File)] = true
+			known[filepath.FromSlash(p.Keys)] = true
+		}
+	}
+	isTemp := func(name string) bool {
+		return strings.HasPrefix(name, tempPrefix) && strings.HasSuffix(name, tempSuffix)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.IsDir() && isTemp(e.Name()) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	for _, k := range kinds {
+		if !k.incremental {
+			continue
+		}
+		sub, err := os.ReadDir(filepath.Join(dir, k.name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for _, e := range sub {
+			rel := filepath.Join(k.name, e.Name())
+			if e.IsDir() || known[rel] {
+				continue
+			}
+			if isTemp(e.Name()) || partFile.MatchString(e.Name()) {
+				if err := os.Remove(filepath.Join(dir, rel)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// partName is the file name of part n of an incremental kind; keysName is
+// that of its keys.
+func partName(n int, format string) string { return fmt.Sprintf("part-%06d.%s", n, format) }
+func keysName(n int) string                { return fmt.Sprintf(".part-%06d.keys", n) }
+
+// partFile matches the names of parts and their keys, in either format.
+var partFile = regexp.MustCompile(`^(part-\d{6}\.(csv|jsonl)|\.part-\d{6}\.keys)$`)

@@ -1,0 +1,307 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/edapp-go/edapp"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) webhooksCommand() *cobra.Command {
+	cmd := groupCommand("webhooks", "List, create and delete webhooks, and send test deliveries",
+		`  edapp webhooks list -o table
+  edapp webhooks create --event LessonCompletedEvent --url https://example.com/edapp/events --header X-Webhook-Secret=s3cret
+  edapp webhooks delete 42
+  edapp webhooks send-test --url http://localhost:8080/edapp/events --event LessonCompletedEvent`)
+	cmd.AddCommand(a.webhooksListCommand(), a.webhooksCreateCommand(), a.webhooksDeleteCommand(), a.webhooksSendTestCommand())
+	return cmd
+}
+
+func eventNameCompletion(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	for _, n := range edapp.EventNames() {
+		out = append(out, string(n))
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// checkEventName refuses a name that is not one of the ten events.
+func checkEventName(name string) (edapp.EventName, error) {
+	if name == "" {
+		return "", usagef("--event is required")
+	}
+	n := edapp.EventName(name)
+	if !slices.Contains(edapp.EventNames(), n) {
+		var names []string
+		for _, e := range edapp.EventNames() {
+			names = append(names, string(e))
+		}
+		return "", usagef("unknown event %q: want one of %s", name, strings.Join(names, ", "))
+	}
+	return n, nil
+}
+
+// parseHeaders reads K=V pairs.
+func parseHeaders(pairs []string) (map[string]string, error) {
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(pairs))
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, usagef("invalid --header %q: want NAME=VALUE", p)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+func webhookRows(hooks []edapp.Webhook) [][]string {
+	rows := make([][]string, 0, len(hooks))
+	for _, h := range hooks {
+		rows = append(rows, []string{h.ID, string(h.EventName), h.WebHookURL, strings.Join(slices.Sorted(maps.Keys(h.Headers)), ",")})
+	}
+	return rows
+}
+
+// printWebhooks prints hooks as a table (header values are not shown: they
+// are often secrets) or as JSON.
+func printWebhooks(w io.Writer, format string, hooks []edapp.Webhook) error {
+	if format == "json" {
+		if hooks == nil {
+			hooks = []edapp.Webhook{}
+		}
+		return writeJSON(w, hooks)
+	}
+	return writeTable(w, []string{"ID", "EVENT", "URL", "HEADERS"}, webhookRows(hooks))
+}
+
+func (a *app) webhooksListCommand() *cobra.Command {
+	var out outputFlag
+	cmd := &cobra.Command{
+		Use:     "list",
+		Short:   "List the account's webhooks",
+		Example: "  edapp webhooks list\n  edapp webhooks list -o json | jq -r '.[].id'",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			format, err := out.resolve(a.stdout)
+			if err != nil {
+				return err
+			}
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			hooks, err := c.Webhooks.List(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return printWebhooks(a.stdout, format, hooks)
+		},
+	}
+	out.register(cmd)
+	return cmd
+}
+
+func (a *app) webhooksCreateCommand() *cobra.Command {
+	var (
+		out     outputFlag
+		event   string
+		hookURL string
+		headers []string
+	)
+	cmd := &cobra.Command{
+		Use:   "create --event NAME --url URL [--header K=V]...",
+		Short: "Link an event to a URL",
+		Long: `create links an event to a URL: the service then posts each occurrence of the
+event to the URL. Headers given with --header are sent with every delivery,
+which is how a receiver authenticates them (no signing scheme is known).`,
+		Example: "  edapp webhooks create --event LessonCompletedEvent --url https://example.com/edapp/events --header X-Webhook-Secret=s3cret",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			format, err := out.resolve(a.stdout)
+			if err != nil {
+				return err
+			}
+			name, err := checkEventName(event)
+			if err != nil {
+				return err
+			}
+			if err := checkURL(hookURL); err != nil {
+				return err
+			}
+			h, err := parseHeaders(headers)
+			if err != nil {
+				return err
+			}
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			hook, err := c.Webhooks.Create(cmd.Context(), edapp.WebhookCreateParams{EventName: name, WebHookURL: hookURL, Headers: h})
+			if err != nil {
+				return err
+			}
+			return printWebhooks(a.stdout, format, []edapp.Webhook{*hook})
+		},
+	}
+	cmd.Flags().StringVar(&event, "event", "", "event name, such as LessonCompletedEvent")
+	cmd.Flags().StringVar(&hookURL, "url", "", "URL that receives the deliveries")
+	cmd.Flags().StringArrayVar(&headers, "header", nil, "header NAME=VALUE sent with every delivery (repeatable)")
+	_ = cmd.MarkFlagRequired("event")
+	_ = cmd.MarkFlagRequired("url")
+	_ = cmd.RegisterFlagCompletionFunc("event", eventNameCompletion)
+	out.register(cmd)
+	return cmd
+}
+
+func checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return usagef("invalid --url %q: want an absolute http or https URL", raw)
+	}
+	return nil
+}
+
+func (a *app) webhooksDeleteCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:     "delete ID...",
+		Short:   "Delete webhooks by id",
+		Example: "  edapp webhooks delete 42\n  edapp webhooks list -o json | jq -r '.[].id' | xargs edapp webhooks delete",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("delete needs at least one webhook id")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			for _, id := range args {
+				if err := c.Webhooks.Delete(cmd.Context(), id); err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "deleted %s\n", id)
+			}
+			return nil
+		},
+	}
+}
+
+func (a *app) webhooksSendTestCommand() *cobra.Command {
+	var (
+		event   string
+		hookURL string
+		headers []string
+		timeout time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "send-test --url URL --event NAME [--header K=V]...",
+		Short: "Post a realistic test delivery to a receiver under development",
+		Long: `send-test posts one delivery of the event to URL, as the service would: a
+POST of the event's JSON payload, with sample values and the current time,
+plus the headers given with --header. It prints the status the receiver
+answered, and fails (exit 1) unless that status is 2xx. It does not call the
+EdApp API and needs no token.`,
+		Example: "  edapp webhooks send-test --url http://localhost:8080/edapp/events --event LessonCompletedEvent --header X-Webhook-Secret=s3cret",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			name, err := checkEventName(event)
+			if err != nil {
+				return err
+			}
+			if err := checkURL(hookURL); err != nil {
+				return err
+			}
+			h, err := parseHeaders(headers)
+			if err != nil {
+				return err
+			}
+			return a.sendTest(cmd.Context(), hookURL, sampleEvent(name, time.Now()), h, timeout)
+		},
+	}
+	cmd.Flags().StringVar(&event, "event", "", "event name, such as LessonCompletedEvent")
+	cmd.Flags().StringVar(&hookURL, "url", "", "URL of the receiver")
+	cmd.Flags().StringArrayVar(&headers, "header", nil, "header NAME=VALUE to send (repeatable)")
+	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait for the receiver's answer")
+	_ = cmd.MarkFlagRequired("event")
+	_ = cmd.MarkFlagRequired("url")
+	_ = cmd.RegisterFlagCompletionFunc("event", eventNameCompletion)
+	return cmd
+}
+
+func (a *app) sendTest(ctx context.Context, hookURL string, ev edapp.Event, headers map[string]string, timeout time.Duration) error {
+	body := edapp.NewTestDelivery(ev)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hookURL, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "edapp-cli/"+edapp.Version)
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("send-test: %w", err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	fmt.Fprintf(a.stdout, "%s %s: %s\n", ev.Name(), hookURL, resp.Status)
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("receiver answered %s", resp.Status)
+	}
+	return nil
+}
+
+// sampleEvent builds a realistic event of the named kind.
+func sampleEvent(name edapp.EventName, now time.Time) edapp.Event {
+	ts := edapp.Time{Time: now.UTC().Truncate(time.Millisecond)}
+	const (
+		userID, userExt, userName, email = "5f8a1c2e9b3d4a0012345678", "EMP-1001", "alice", "alice@example.com"
+		first, last                      = "Alice", "Nguyen"
+		courseID, courseTitle            = "5f8a1c2e9b3d4a00c0a5e001", "Manual Handling"
+		lessonID, lessonTitle            = "5f8a1c2e9b3d4a00le550001", "Lifting Safely"
+		quizID, quizTitle, quizSession   = "5f8a1c2e9b3d4a00qu120001", "Manual Handling Refresher", "1"
+	)
+	quizLink := "https://web.edapp.com/rapid-refresh/" + quizID
+	courseLink := "https://web.edapp.com/course/" + courseID
+	switch name {
+	case edapp.EventCourseCompleted:
+		return &edapp.CourseCompletedEvent{UserID: userID, UserName: userName, Email: email, FirstName: first, LastName: last, CourseID: courseID, CourseTitle: courseTitle, Timestamp: ts}
+	case edapp.EventLessonCompleted:
+		return &edapp.LessonCompletedEvent{UserID: userID, UserName: userName, Email: email, FirstName: first, LastName: last, CourseID: courseID, CourseTitle: courseTitle, LessonID: lessonID, LessonTitle: lessonTitle, Timestamp: ts, Score: 90}
+	case edapp.EventLessonPublished:
+		return &edapp.LessonPublishedEvent{UserID: userID, UserName: userName, Email: email, CourseID: courseID, CourseTitle: courseTitle, LessonID: lessonID, LessonTitle: lessonTitle, Timestamp: ts}
+	case edapp.EventLessonUnpublished:
+		return &edapp.LessonUnpublishedEvent{UserID: userID, UserName: userName, Email: email, CourseID: courseID, CourseTitle: courseTitle, LessonID: lessonID, LessonTitle: lessonTitle, Timestamp: ts}
+	case edapp.EventCoursePublished:
+		return &edapp.CoursePublishedEvent{UserID: userID, UserName: userName, Email: email, CourseID: courseID, CourseTitle: courseTitle, Timestamp: ts}
+	case edapp.EventCourseUnPublished:
+		return &edapp.CourseUnPublishedEvent{UserID: userID, UserName: userName, Email: email, CourseID: courseID, CourseTitle: courseTitle, Timestamp: ts}
+	case edapp.EventRapidRefreshSessionStartedNotification:
+		return &edapp.RapidRefreshSessionStartedNotificationEvent{UserID: userID, UserExternalID: userExt, UserName: userName, Email: email, QuizID: quizID, QuizTitle: quizTitle, QuizSession: quizSession, QuizLink: quizLink, Timestamp: ts}
+	case edapp.EventRapidRefreshRetrySessionStartedNotification:
+		return &edapp.RapidRefreshRetrySessionStartedNotificationEvent{UserID: userID, UserExternalID: userExt, UserName: userName, Email: email, QuizID: quizID, QuizTitle: quizTitle, QuizSession: quizSession, QuizLink: quizLink, Timestamp: ts}
+	case edapp.EventRapidRefreshSessionReminderNotification:
+		return &edapp.RapidRefreshSessionReminderNotificationEvent{UserID: userID, UserExternalID: userExt, UserName: userName, Email: email, QuizID: quizID, QuizTitle: quizTitle, QuizSession: quizSession, QuizLink: quizLink, Timestamp: ts}
+	case edapp.EventCourseReminderWebHook:
+		return &edapp.CourseReminderWebHookEvent{UserID: userID, UserExternalID: userExt, UserName: userName, Email: email, CourseID: courseID, CourseTitle: courseTitle, CourseLink: courseLink, DueDate: edapp.Time{Time: ts.AddDate(0, 0, 7)}, Timestamp: ts}
+	}
+	return &edapp.UnknownEvent{EventName: name}
+}
