@@ -403,6 +403,9 @@ func TestExportPerUser(t *testing.T) {
 	if len(readKind(t, dir, "user_lesson_progress")) == 0 || len(readKind(t, dir, "user_lesson_progress_events")) == 0 {
 		t.Error("per-user kinds are empty")
 	}
+	if !strings.Contains(r.stderr, "from 6/6 parents") {
+		t.Errorf("the log lines do not count the users done:\n%s", r.stderr)
+	}
 	r = runExport(t, context.Background(), srv, nil, "--out", dir, "--per-user", "--kinds", "user_lesson_progress_events")
 	wantCode(t, r, exitOK)
 	if !strings.Contains(r.stdout, " 0 new records") {
