@@ -245,8 +245,10 @@ func TestExportInterruptedThenResumed(t *testing.T) {
 	if err := os.WriteFile(orphan, []byte("id\nbogus\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ".users.csv.123.tmp"), []byte("half"), 0o644); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{".users.csv.123.tmp", ".mine.tmp"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("half"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	r = runExport(t, context.Background(), srv, func(a *app) { a.exportPartSize = 10 }, "--out", dir)
@@ -257,6 +259,9 @@ func TestExportInterruptedThenResumed(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".users.csv.123.tmp")); !os.IsNotExist(err) {
 		t.Error("a temporary file was left")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".mine.tmp")); err != nil {
+		t.Errorf("a file that is not the export's was removed: %v", err)
 	}
 }
 
