@@ -38,6 +38,10 @@ type Attempt struct {
 	Score       float64 `json:"score"`
 	Success     bool    `json:"success"`
 	EarnedStars int     `json:"earnedStars"`
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
+	Extra map[string]json.RawMessage `json:"-"`
 }
 
 // AttemptListOptions filters and pages ListAttempts and AllAttempts.
@@ -78,6 +82,10 @@ type CourseProgress struct {
 	Archived            bool    `json:"archived"`
 	PercentageCompleted float64 `json:"percentageCompleted"`
 	Score               float64 `json:"score"`
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
+	Extra map[string]json.RawMessage `json:"-"`
 }
 
 // CourseProgressListOptions filters and pages ListCourseProgress and
@@ -100,6 +108,10 @@ type CourseStatistics struct {
 	TotalUsers     int    `json:"totalUsers"`
 	CompletedCount int    `json:"completedCount"`
 	OpenedCount    int    `json:"openedCount"`
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
+	Extra map[string]json.RawMessage `json:"-"`
 }
 
 // CourseStatisticsListOptions filters and pages ListCourseStatistics and
@@ -131,6 +143,10 @@ type LessonProgressEvent struct {
 	EventDateTime    Time   `json:"eventDateTime"`
 	// LessonScore is nil when the event carries no score (null or absent).
 	LessonScore *float64 `json:"lessonScore"`
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
+	Extra map[string]json.RawMessage `json:"-"`
 }
 
 // LessonProgressEventListOptions filters and pages ListLessonProgressEvents
@@ -163,14 +179,10 @@ type UserLessonProgress struct {
 	Score             float64 `json:"score"`
 	// Attempts is the number of the user's attempts at the lesson.
 	Attempts int `json:"attempts"`
-	// Extra holds the fields of the answer not decoded above, as sent.
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// UnmarshalJSON decodes the known fields and keeps the rest in Extra.
-func (p *UserLessonProgress) UnmarshalJSON(b []byte) error {
-	type plain UserLessonProgress
-	return decodeWithExtra(b, (*plain)(p), &p.Extra)
 }
 
 // UserLessonProgressListOptions filters and pages ListUserLessonProgress and
@@ -209,14 +221,10 @@ type LessonStatistics struct {
 	TotalUsers     int    `json:"totalUsers"`
 	OpenedCount    int    `json:"openedCount"`
 	CompletedCount int    `json:"completedCount"`
-	// Extra holds the fields of the answer not decoded above, as sent.
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// UnmarshalJSON decodes the known fields and keeps the rest in Extra.
-func (s *LessonStatistics) UnmarshalJSON(b []byte) error {
-	type plain LessonStatistics
-	return decodeWithExtra(b, (*plain)(s), &s.Extra)
 }
 
 // LessonStatisticsListOptions filters and pages ListLessonStatistics and
@@ -246,14 +254,10 @@ type SurveyQuestionDefinition struct {
 	QuestionContent string `json:"questionContent"`
 	// Answers are the answers offered, for questions that offer some.
 	Answers []SurveyAnswerDefinition `json:"answers"`
-	// Extra holds the fields of the answer not decoded above, as sent.
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// UnmarshalJSON decodes the known fields and keeps the rest in Extra.
-func (d *SurveyQuestionDefinition) UnmarshalJSON(b []byte) error {
-	type plain SurveyQuestionDefinition
-	return decodeWithExtra(b, (*plain)(d), &d.Extra)
 }
 
 // SurveyAnswerDefinition is an answer a survey question offers. Its ID is
@@ -262,14 +266,10 @@ func (d *SurveyQuestionDefinition) UnmarshalJSON(b []byte) error {
 type SurveyAnswerDefinition struct {
 	ID      string `json:"id"`
 	Content string `json:"content"`
-	// Extra holds the fields of the answer not decoded above, as sent.
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// UnmarshalJSON decodes the known fields and keeps the rest in Extra.
-func (a *SurveyAnswerDefinition) UnmarshalJSON(b []byte) error {
-	type plain SurveyAnswerDefinition
-	return decodeWithExtra(b, (*plain)(a), &a.Extra)
 }
 
 // SurveyQuestionDefinitionListOptions filters and pages
@@ -302,6 +302,10 @@ type SurveyAnswer struct {
 	AnswerDefinitionID string `json:"answerDefinitionId"`
 	AnswerContent      string `json:"answerContent"`
 	AnsweredDateTime   Time   `json:"answeredDateTime"`
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
+	Extra map[string]json.RawMessage `json:"-"`
 }
 
 // SurveyAnswerListOptions filters and pages ListSurveyAnswers and

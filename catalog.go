@@ -18,23 +18,18 @@ import (
 type CatalogService service
 
 // CourseCollection is a course collection of the catalog. Its fields are
-// not documented in full; the SDK reads id, externalId, title and
-// description, and keeps every other field in Extra.
+// not documented in full; the SDK reads id, externalId (the vendor's help
+// page lists it), title and description, and keeps every other field in
+// Extra.
 type CourseCollection struct {
-	ID string `json:"id"`
-	// ExternalID links the collection to an outside system (the vendor's
-	// help page lists it).
+	ID          string `json:"id"`
 	ExternalID  string `json:"externalId"`
 	Title       string `json:"title"`
 	Description string `json:"description"`
-	// Extra holds the fields of the answer not decoded above, as sent.
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// UnmarshalJSON decodes the known fields and keeps the rest in Extra.
-func (c *CourseCollection) UnmarshalJSON(b []byte) error {
-	type plain CourseCollection
-	return decodeWithExtra(b, (*plain)(c), &c.Extra)
 }
 
 // Course is a course of the catalog. The spec does not show its fields;
@@ -54,23 +49,18 @@ type Course struct {
 	ThumbnailURL     string `json:"thumbnailUrl"`
 	CreatedDateTime  Time   `json:"createdDateTime"`
 	ModifiedDateTime Time   `json:"modifiedDateTime"`
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
+	Extra map[string]json.RawMessage `json:"-"`
+
+	courseVariants
 }
 
-// UnmarshalJSON decodes a course in one pass, accepting the spelling
-// variants listed on Course.
-func (c *Course) UnmarshalJSON(b []byte) error {
-	type plain Course
-	w := struct {
-		*plain
-		CreateDateTime Time `json:"createDateTime"`
-	}{plain: (*plain)(c)}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	if c.CreatedDateTime.IsZero() {
-		c.CreatedDateTime = w.CreateDateTime
-	}
-	return nil
+// courseVariants takes the other spellings of Course's fields while the SDK
+// decodes; it then moves them into place and clears them.
+type courseVariants struct {
+	AltCreateDateTime Time `json:"createDateTime,omitzero" jsonx:"CreatedDateTime"`
 }
 
 // Lesson is a lesson of a course. The spec does not show its fields; these
@@ -87,14 +77,10 @@ type Lesson struct {
 	CourseID string `json:"courseId"`
 	// MinimumScore is the lesson's minimum score, read from "minimumScore".
 	MinimumScore float64 `json:"minimumScore"`
-	// Extra holds the fields of the answer not decoded above, as sent.
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
 	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// UnmarshalJSON decodes the known fields and keeps the rest in Extra.
-func (l *Lesson) UnmarshalJSON(b []byte) error {
-	type plain Lesson
-	return decodeWithExtra(b, (*plain)(l), &l.Extra)
 }
 
 // ListCollections lists one page of course collections: GET

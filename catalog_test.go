@@ -69,6 +69,7 @@ func TestCatalogListCourses(t *testing.T) {
 			ThumbnailURL:     "https://cdn.example.com/thumbs/safety.png",
 			CreatedDateTime:  Time{time.Date(2023, 11, 2, 9, 15, 0, 0, time.UTC)},
 			ModifiedDateTime: Time{time.Date(2024, 1, 10, 3, 0, 0, 0, time.UTC)},
+			Extra:            map[string]json.RawMessage{"brandingId": json.RawMessage(`"brand-7"`)}, // kept as sent
 		},
 		{
 			ID: "crs-forklift", ExternalID: "LMS-FORK-2", Title: "Forklift Refresher", Status: "draft", Locale: "en-AU",
@@ -113,7 +114,7 @@ func TestCatalogLessonsAcceptsAnEnvelope(t *testing.T) {
 
 func TestCourseDecodeVariants(t *testing.T) {
 	var c Course
-	require.NoError(t, json.Unmarshal([]byte(`{"createdDateTime":"2024-01-01T00:00:00Z","createDateTime":"2020-01-01T00:00:00Z"}`), &c))
+	require.NoError(t, decodeAnswer([]byte(`{"createdDateTime":"2024-01-01T00:00:00Z","createDateTime":"2020-01-01T00:00:00Z"}`), &c))
 	assert.Equal(t, 2024, c.CreatedDateTime.Year(), "the documented spelling wins")
 
 	// Encoding writes the documented spelling, which decodes back.

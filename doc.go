@@ -120,7 +120,8 @@
 //   - completedDate or completionDate on v1 courses, lessons and reports;
 //   - createdDateTime or createDateTime on courses;
 //   - firstname/firstName, lastname/lastName and username/userName in
-//     webhook events, and a score as a number or a numeric string;
+//     webhook events (whose member names match without regard to case), and
+//     a score as a number or a numeric string;
 //   - the {"items", "totalCount"} envelope or a bare array on every list;
 //   - datetimes with or without fractions, with a Z, an offset (+00:00,
 //     +0000, +00) or no zone (UTC), with a T or a space, null and "".
@@ -129,7 +130,8 @@
 // number sent as an object) costs only that value: it is dropped, listed in
 // Response.Dropped and logged at warn level, and the rest of the record and
 // the page are kept. Every record keeps the members the SDK does not know in
-// its Extra field.
+// its Extra field. Unmarshal decodes a record read from elsewhere the same
+// way; plain json.Unmarshal takes only the spellings the fields' tags name.
 //
 // The group list paths are documented as /v2/usersgroups; the vendor's SDK
 // uses /v2/usergroups. The client sends the documented one, tries the other

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,13 +39,6 @@ func addEventSeeds(f *testing.F, add func(payload []byte)) {
 	}
 }
 
-// eventKeySpellings maps each JSON tag of the event structs to the keys decoding
-// accepts for it.
-var eventKeySpellings = map[string][]string{
-	"userName": {"userName", "username"}, "username": {"userName", "username"},
-	"firstname": {"firstname", "firstName"}, "lastname": {"lastname", "lastName"},
-}
-
 // FuzzParseEvent checks that ParseEvent never panics, accepts only JSON that
 // encoding/json accepts, agrees with encoding/json on the values, and that a
 // decoded event survives NewTestDelivery and ParseEvent unchanged.
@@ -54,12 +48,19 @@ func FuzzParseEvent(f *testing.F) {
 		ev, err := edapp.ParseEvent(payload)
 
 		// What encoding/json makes of the payload: an object, its
-		// eventName when that is a string.
+		// eventName (matched without regard to case, the last one
+		// winning) when that is a string.
 		var top map[string]json.RawMessage
 		isObject := json.Unmarshal(payload, &top) == nil && top != nil
+		var head struct {
+			EventName *string `json:"eventName"`
+		}
+		hasName := isObject && json.Unmarshal(payload, &head) == nil && head.EventName != nil && *head.EventName != ""
 		var name string
-		hasName := isObject && json.Unmarshal(top["eventName"], &name) == nil && name != ""
-		_, isKnown := plainEventTargets[edapp.EventName(name)]
+		if hasName {
+			name = *head.EventName
+		}
+		isKnown := slices.Contains(edapp.EventNames(), edapp.EventName(name))
 		known := hasName && isKnown
 
 		if err != nil {
@@ -107,19 +108,16 @@ func FuzzParseEvent(f *testing.F) {
 }
 
 // checkEventAgainstEncodingJSON compares each field of ev with what encoding/json
-// makes of its key, where the payload has exactly one accepted spelling of it.
+// makes of its name, where the payload has exactly one spelling of it (names
+// match without regard to case).
 func checkEventAgainstEncodingJSON(t *testing.T, ev edapp.Event, top map[string]json.RawMessage) {
 	v := reflect.ValueOf(ev).Elem()
 	for i := range v.NumField() {
 		tag := v.Type().Field(i).Tag.Get("json")
-		keys := eventKeySpellings[tag]
-		if keys == nil {
-			keys = []string{tag}
-		}
 		var raw json.RawMessage
 		n := 0
-		for _, k := range keys {
-			if r, ok := top[k]; ok {
+		for k, r := range top {
+			if strings.EqualFold(k, tag) {
 				raw, n = r, n+1
 			}
 		}

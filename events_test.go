@@ -2,14 +2,8 @@ package edapp_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
-	"io"
-	"log/slog"
 	"math"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -364,6 +358,30 @@ func TestEventNames(t *testing.T) {
 	}
 }
 
+// TestEveryEventIsWiredUp checks each row of the event table: its name
+// decodes to its own struct, which names itself and has both JSON methods.
+func TestEveryEventIsWiredUp(t *testing.T) {
+	marshaler, unmarshaler := reflect.TypeFor[json.Marshaler](), reflect.TypeFor[json.Unmarshaler]()
+	seen := map[reflect.Type]bool{}
+	for _, name := range edapp.EventNames() {
+		ev, err := edapp.ParseEvent([]byte(`{"eventName":"` + string(name) + `"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		typ := reflect.TypeOf(ev)
+		if _, unknown := ev.(*edapp.UnknownEvent); unknown || ev.Name() != name || seen[typ] {
+			t.Errorf("%s decodes to %T named %s", name, ev, ev.Name())
+		}
+		seen[typ] = true
+		if !typ.Elem().Implements(marshaler) || !typ.Implements(unmarshaler) {
+			t.Errorf("%T lacks MarshalJSON or UnmarshalJSON", ev)
+		}
+		if typ.Elem().Name() != string(name) {
+			t.Errorf("%s decodes to %T", name, ev)
+		}
+	}
+}
+
 // orderedKeys returns the keys of a JSON object in order, with their raw values.
 func orderedKeys(t *testing.T, b []byte) ([]string, map[string]json.RawMessage) {
 	t.Helper()
@@ -526,7 +544,6 @@ func TestParseEventCases(t *testing.T) {
 		{name: "eventName null", payload: `{"eventName":null}`, wantErr: "no eventName"},
 		{name: "eventName empty", payload: `{"eventName":""}`, wantErr: "empty eventName"},
 		{name: "eventName number", payload: `{"eventName":7}`, wantErr: `"eventName": want a string`},
-		{name: "eventName in other case is not eventName", payload: `{"EventName":"LessonCompletedEvent"}`, wantErr: "no eventName"},
 		{
 			name:    "unknown event keeps its payload, odd fields and all",
 			payload: ` {"eventName":"CertificateIssuedEvent","score":{"x":true},"timestamp":12} `,
@@ -605,7 +622,7 @@ func TestParseEventCases(t *testing.T) {
 		{name: "string field object", payload: lesson(`,"email":{"address":"a@b"}`), wantErr: `field "email": want a string, got an object`},
 		{name: "string field array", payload: lesson(`,"lessonTitle":["a"]`), wantErr: `field "lessonTitle": want a string, got an array`},
 		{name: "string field boolean", payload: lesson(`,"courseId":false`), wantErr: `field "courseId": want a string, got a boolean`},
-		{name: "variant key named in error", payload: lesson(`,"firstName":true`), wantErr: `field "firstName"`},
+		{name: "variant key named as the event spells it", payload: lesson(`,"firstName":true`), wantErr: `field "firstname"`},
 		{
 			name:    "string field number kept as written, null empty",
 			payload: `{"eventName":"RapidRefreshSessionReminderNotificationEvent","quizSession":3,"userExternalId":1.50,"email":null}`,
@@ -665,10 +682,19 @@ func TestParseEventCases(t *testing.T) {
 			},
 		},
 		{
-			name:    "keys are exact apart from the known spellings",
-			payload: `{"eventName":"LessonCompletedEvent","USERID":"a","UserName":"b","FirstName":"c"}`,
+			name:    "names match without regard to case, as in encoding/json",
+			payload: `{"EVENTNAME":"LessonCompletedEvent","USERID":"a","UserName":"b","FirstName":"c","LASTNAME":"d"}`,
 			check: func(t *testing.T, ev edapp.Event) {
-				if e := ev.(*edapp.LessonCompletedEvent); e.UserID != "" || e.UserName != "" || e.FirstName != "" {
+				if e := ev.(*edapp.LessonCompletedEvent); e.UserID != "a" || e.UserName != "b" || e.FirstName != "c" || e.LastName != "d" {
+					t.Errorf("got %+v", e)
+				}
+			},
+		},
+		{
+			name:    "spellings of one name share a value: the last wins",
+			payload: `{"eventName":"RapidRefreshSessionStartedNotificationEvent","username":"a","USERNAME":"b","userName":"c"}`,
+			check: func(t *testing.T, ev edapp.Event) {
+				if e := ev.(*edapp.RapidRefreshSessionStartedNotificationEvent); e.UserName != "c" {
 					t.Errorf("got %+v", e)
 				}
 			},
@@ -703,7 +729,7 @@ func TestParseEventCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The scanner must agree with encoding/json on what is JSON.
+			// ParseEvent must agree with encoding/json on what is JSON.
 			if !json.Valid([]byte(tt.payload)) {
 				t.Fatal("ParseEvent accepted what encoding/json rejects")
 			}
@@ -737,300 +763,5 @@ func TestParseEventDoesNotShareMemory(t *testing.T) {
 	checkEventFields(t, ev, eventFixtures["LessonCompletedEvent.json"])
 	if !bytes.Equal(raw, unknown.(*edapp.UnknownEvent).Raw) {
 		t.Error("Raw changed")
-	}
-}
-
-// Handler tests.
-
-const (
-	testSecretHeader = "X-Webhook-Secret"
-	testSecret       = "s3cr3t-value-never-logged"
-)
-
-// eventRecorder is an event function that remembers its calls.
-type eventRecorder struct {
-	calls []edapp.Event
-	ctxs  []context.Context
-	err   error
-}
-
-func (r *eventRecorder) fn(ctx context.Context, ev edapp.Event) error {
-	r.calls = append(r.calls, ev)
-	r.ctxs = append(r.ctxs, ctx)
-	return r.err
-}
-
-// failingBody fails every read.
-type failingBody struct{}
-
-func (failingBody) Read([]byte) (int, error) { return 0, errors.New("connection reset") }
-
-func TestWebhookHandler(t *testing.T) {
-	valid := readEventFixture(t, "LessonCompletedEvent.json")
-	type ctxKey struct{}
-	tests := []struct {
-		name       string
-		opts       []edapp.WebhookHandlerOption
-		fnErr      error
-		nilFn      bool
-		method     string
-		body       io.Reader
-		length     int64 // Content-Length; -1 unknown; 0 from body
-		header     map[string][]string
-		wantStatus int
-		wantCalled bool
-	}{
-		{name: "delivery accepted", method: http.MethodPost, body: bytes.NewReader(valid), wantStatus: 200, wantCalled: true},
-		{name: "GET", method: http.MethodGet, wantStatus: 405},
-		{name: "PUT with a valid body", method: http.MethodPut, body: bytes.NewReader(valid), wantStatus: 405},
-		{name: "HEAD", method: http.MethodHead, wantStatus: 405},
-		{name: "DELETE", method: http.MethodDelete, wantStatus: 405},
-		{name: "malformed JSON", method: http.MethodPost, body: strings.NewReader(`{"eventName":`), wantStatus: 400},
-		{name: "not an object", method: http.MethodPost, body: strings.NewReader(`["LessonCompletedEvent"]`), wantStatus: 400},
-		{name: "empty body", method: http.MethodPost, body: strings.NewReader(``), wantStatus: 400},
-		{name: "no eventName", method: http.MethodPost, body: strings.NewReader(`{"userId":"u1"}`), wantStatus: 400},
-		{name: "invalid field", method: http.MethodPost, body: strings.NewReader(`{"eventName":"LessonCompletedEvent","score":"lots"}`), wantStatus: 400},
-		{name: "unreadable body", method: http.MethodPost, body: failingBody{}, length: -1, wantStatus: 400},
-		{name: "unknown event reaches fn", method: http.MethodPost, body: strings.NewReader(`{"eventName":"NewEvent"}`), wantStatus: 200, wantCalled: true},
-		{
-			name: "body over the default 1 MiB", method: http.MethodPost,
-			body: strings.NewReader(`{"eventName":"LessonCompletedEvent","pad":"` + strings.Repeat("a", 1<<20) + `"}`), wantStatus: 413,
-		},
-		{
-			name: "body over the limit, length unknown", method: http.MethodPost, opts: []edapp.WebhookHandlerOption{edapp.WithMaxBodyBytes(100)},
-			body: bytes.NewReader(valid), length: -1, wantStatus: 413,
-		},
-		{
-			name: "body over the limit, length declared", method: http.MethodPost, opts: []edapp.WebhookHandlerOption{edapp.WithMaxBodyBytes(100)},
-			body: bytes.NewReader(valid), wantStatus: 413,
-		},
-		{
-			name: "body at the limit", method: http.MethodPost, opts: []edapp.WebhookHandlerOption{edapp.WithMaxBodyBytes(int64(len(valid)))},
-			body: bytes.NewReader(valid), length: -1, wantStatus: 200, wantCalled: true,
-		},
-		{
-			name: "WithMaxBodyBytes(0) keeps the default", method: http.MethodPost, opts: []edapp.WebhookHandlerOption{edapp.WithMaxBodyBytes(0)},
-			body: bytes.NewReader(valid), wantStatus: 200, wantCalled: true,
-		},
-		{
-			name: "secret missing", method: http.MethodPost, opts: []edapp.WebhookHandlerOption{edapp.WithSecretHeader(testSecretHeader, testSecret)},
-			body: bytes.NewReader(valid), wantStatus: 401,
-		},
-		{
-			name: "secret wrong", method: http.MethodPost, opts: []edapp.WebhookHandlerOption{edapp.WithSecretHeader(testSecretHeader, testSecret)},
-			body: bytes.NewReader(valid), header: map[string][]string{testSecretHeader: {"s3cr3t-value-never-logge"}}, wantStatus: 401,
-		},
-		{
-			name: "secret empty", method: http.MethodPost, opts: []edapp.WebhookHandlerOption{edapp.WithSecretHeader(testSecretHeader, testSecret)},
-			body: bytes.NewReader(valid), header: map[string][]string{testSecretHeader: {""}}, wantStatus: 401,
-		},
-		{
-			name: "secret under another header", method: http.MethodPost, opts: []edapp.WebhookHandlerOption{edapp.WithSecretHeader(testSecretHeader, testSecret)},
-			body: bytes.NewReader(valid), header: map[string][]string{"Authorization": {testSecret}}, wantStatus: 401,
-		},
-		{
-			name: "secret right", method: http.MethodPost, opts: []edapp.WebhookHandlerOption{edapp.WithSecretHeader("x-webhook-secret", testSecret)},
-			body: bytes.NewReader(valid), header: map[string][]string{testSecretHeader: {testSecret}}, wantStatus: 200, wantCalled: true,
-		},
-		{
-			name: "secret checked before the body", method: http.MethodPost, opts: []edapp.WebhookHandlerOption{edapp.WithSecretHeader(testSecretHeader, testSecret)},
-			body: strings.NewReader("not json"), wantStatus: 401,
-		},
-		{
-			name: "method checked before the secret", method: http.MethodGet, opts: []edapp.WebhookHandlerOption{edapp.WithSecretHeader(testSecretHeader, testSecret)},
-			wantStatus: 405,
-		},
-		{
-			name: "empty configured secret rejects everything", method: http.MethodPost, opts: []edapp.WebhookHandlerOption{edapp.WithSecretHeader(testSecretHeader, "")},
-			body: bytes.NewReader(valid), header: map[string][]string{testSecretHeader: {""}}, wantStatus: 401,
-		},
-		{
-			name: "empty configured header name rejects everything", method: http.MethodPost, opts: []edapp.WebhookHandlerOption{edapp.WithSecretHeader("", testSecret)},
-			body: bytes.NewReader(valid), header: map[string][]string{"": {testSecret}}, wantStatus: 401,
-		},
-		{name: "fn error gives 500", method: http.MethodPost, fnErr: errors.New("database down"), body: bytes.NewReader(valid), wantStatus: 500, wantCalled: true},
-		{name: "nil fn gives 500", method: http.MethodPost, nilFn: true, body: bytes.NewReader(valid), wantStatus: 500},
-		{name: "nil option is ignored", method: http.MethodPost, opts: []edapp.WebhookHandlerOption{nil}, body: bytes.NewReader(valid), wantStatus: 200, wantCalled: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rec := &eventRecorder{err: tt.fnErr}
-			var logs bytes.Buffer
-			opts := append(tt.opts, edapp.WithHandlerLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
-			fn := rec.fn
-			if tt.nilFn {
-				fn = nil
-			}
-			h := edapp.NewWebhookHandler(fn, opts...)
-
-			req := httptest.NewRequest(tt.method, "/edapp/events", tt.body)
-			switch {
-			case tt.length < 0:
-				req.ContentLength = -1
-				req.Body = io.NopCloser(tt.body)
-			case tt.length > 0:
-				req.ContentLength = tt.length
-			}
-			for k, vs := range tt.header {
-				req.Header[k] = vs
-			}
-			req = req.WithContext(context.WithValue(req.Context(), ctxKey{}, "request context"))
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, req)
-
-			if w.Code != tt.wantStatus {
-				t.Errorf("status %d, want %d (body %q)", w.Code, tt.wantStatus, w.Body.String())
-			}
-			if called := len(rec.calls) > 0; called != tt.wantCalled {
-				t.Errorf("fn called %d times, want called: %v", len(rec.calls), tt.wantCalled)
-			}
-			if len(rec.calls) > 1 {
-				t.Errorf("fn called %d times", len(rec.calls))
-			}
-			if tt.wantStatus == 405 && w.Header().Get("Allow") != http.MethodPost {
-				t.Errorf("Allow = %q", w.Header().Get("Allow"))
-			}
-			for _, ctx := range rec.ctxs {
-				if ctx.Value(ctxKey{}) != "request context" {
-					t.Error("fn did not get the request's context")
-				}
-			}
-			if strings.Contains(w.Body.String(), testSecret) || strings.Contains(logs.String(), testSecret) {
-				t.Errorf("secret leaked:\nresponse %q\nlogs %s", w.Body.String(), logs.String())
-			}
-			if tt.wantStatus != 200 && logs.Len() == 0 {
-				t.Error("nothing logged for a failed delivery")
-			}
-		})
-	}
-}
-
-func TestWebhookHandlerPassesTheTypedEvent(t *testing.T) {
-	for file, want := range eventFixtures {
-		rec := &eventRecorder{}
-		h := edapp.NewWebhookHandler(rec.fn)
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(readEventFixture(t, file))))
-		if w.Code != http.StatusOK || len(rec.calls) != 1 {
-			t.Fatalf("%s: status %d, %d calls", file, w.Code, len(rec.calls))
-		}
-		checkEventFields(t, rec.calls[0], want)
-	}
-}
-
-func TestWebhookHandlerNilBody(t *testing.T) {
-	rec := &eventRecorder{}
-	h := edapp.NewWebhookHandler(rec.fn)
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, &http.Request{Method: http.MethodPost, Header: http.Header{}})
-	if w.Code != http.StatusBadRequest || len(rec.calls) != 0 {
-		t.Fatalf("status %d, %d calls", w.Code, len(rec.calls))
-	}
-}
-
-// TestWebhookHandlerOverHTTP runs the handler behind a real (loopback)
-// server, where MaxBytesReader also closes the connection.
-func TestWebhookHandlerOverHTTP(t *testing.T) {
-	rec := &eventRecorder{}
-	srv := httptest.NewServer(edapp.NewWebhookHandler(rec.fn,
-		edapp.WithSecretHeader(testSecretHeader, testSecret), edapp.WithMaxBodyBytes(1024)))
-	defer srv.Close()
-	post := func(body io.Reader) int {
-		req, err := http.NewRequest(http.MethodPost, srv.URL, body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set(testSecretHeader, testSecret)
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		return resp.StatusCode
-	}
-	if got := post(bytes.NewReader(readEventFixture(t, "CourseReminderWebHookEvent.json"))); got != 200 {
-		t.Errorf("status %d", got)
-	}
-	// A reader without a length is sent chunked.
-	if got := post(io.MultiReader(strings.NewReader(`{"eventName":"X","pad":"`), strings.NewReader(strings.Repeat("a", 4096)+`"}`))); got != 413 {
-		t.Errorf("status %d, want 413", got)
-	}
-	if len(rec.calls) != 1 {
-		t.Errorf("%d calls, want 1", len(rec.calls))
-	}
-}
-
-// Benchmarks: ParseEvent against json.Unmarshal straight into the event's
-// struct. The plain types have the structs' fields and tags but not their
-// methods, so encoding/json decodes them itself (it also matches keys without
-// regard to case, which covers userName and firstName, but not a score sent
-// as a string).
-type (
-	plainCourseCompleted            edapp.CourseCompletedEvent
-	plainLessonCompleted            edapp.LessonCompletedEvent
-	plainLessonPublished            edapp.LessonPublishedEvent
-	plainLessonUnpublished          edapp.LessonUnpublishedEvent
-	plainCoursePublished            edapp.CoursePublishedEvent
-	plainCourseUnPublished          edapp.CourseUnPublishedEvent
-	plainRapidRefreshStarted        edapp.RapidRefreshSessionStartedNotificationEvent
-	plainRapidRefreshRetryStarted   edapp.RapidRefreshRetrySessionStartedNotificationEvent
-	plainRapidRefreshReminder       edapp.RapidRefreshSessionReminderNotificationEvent
-	plainCourseReminderWebHookEvent edapp.CourseReminderWebHookEvent
-)
-
-var plainEventTargets = map[edapp.EventName]func() any{
-	edapp.EventCourseCompleted:                             func() any { return new(plainCourseCompleted) },
-	edapp.EventLessonCompleted:                             func() any { return new(plainLessonCompleted) },
-	edapp.EventLessonPublished:                             func() any { return new(plainLessonPublished) },
-	edapp.EventLessonUnpublished:                           func() any { return new(plainLessonUnpublished) },
-	edapp.EventCoursePublished:                             func() any { return new(plainCoursePublished) },
-	edapp.EventCourseUnPublished:                           func() any { return new(plainCourseUnPublished) },
-	edapp.EventRapidRefreshSessionStartedNotification:      func() any { return new(plainRapidRefreshStarted) },
-	edapp.EventRapidRefreshRetrySessionStartedNotification: func() any { return new(plainRapidRefreshRetryStarted) },
-	edapp.EventRapidRefreshSessionReminderNotification:     func() any { return new(plainRapidRefreshReminder) },
-	edapp.EventCourseReminderWebHook:                       func() any { return new(plainCourseReminderWebHookEvent) },
-}
-
-// BenchmarkEventDecode compares, per event, ParseEvent with json.Unmarshal
-// into the known struct:
-//
-//	go test -run '^$' -bench EventDecode -benchmem -count 5 .
-func BenchmarkEventDecode(b *testing.B) {
-	for _, name := range edapp.EventNames() {
-		payload := readEventFixture(b, string(name)+".json")
-		b.Run(string(name)+"/ParseEvent", func(b *testing.B) {
-			b.SetBytes(int64(len(payload)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := edapp.ParseEvent(payload); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(string(name)+"/json.Unmarshal", func(b *testing.B) {
-			b.SetBytes(int64(len(payload)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := json.Unmarshal(payload, plainEventTargets[name]()); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
-func BenchmarkWebhookHandler(b *testing.B) {
-	payload := readEventFixture(b, "LessonCompletedEvent.json")
-	h := edapp.NewWebhookHandler(func(context.Context, edapp.Event) error { return nil },
-		edapp.WithSecretHeader(testSecretHeader, testSecret))
-	b.ReportAllocs()
-	for b.Loop() {
-		req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(payload))
-		req.Header.Set(testSecretHeader, testSecret)
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
-		if w.Code != http.StatusOK {
-			b.Fatal(w.Code)
-		}
 	}
 }

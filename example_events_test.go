@@ -10,9 +10,8 @@ import (
 	"github.com/edapp-go/edapp"
 )
 
-// A receiver of webhook deliveries. The service authenticates nothing by
-// itself (the spec shows no signing), so the receiver checks a shared secret
-// header, which the webhook link carries:
+// A receiver of webhook deliveries. EdApp does not sign deliveries, so the
+// receiver checks a shared secret header, which the webhook link carries:
 //
 //	client.Webhooks.Create(ctx, edapp.WebhookCreateParams{
 //		EventName:  edapp.EventLessonCompleted,

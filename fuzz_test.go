@@ -1,6 +1,7 @@
 package edapp
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/url"
 	"os"
@@ -106,14 +107,26 @@ func FuzzListDecode(f *testing.F) {
 	for _, s := range []string{
 		`{"totalCount":2,"items":[{"id":"a","when":"2019-03-07T05:10:36.187Z","n":1},{"id":"b","when":"bad"}]}`,
 		`[{"id":"a"},{"n":"x"}]`, `{"items":null}`, `[]`, `{}`, `"x"`, `{"items":[1,2]}`,
+		`{"items":[{"id":"a","zz":1,"when":5},{"ID":"b","Tags":[1,"t"]}],"totalCount":"2","page":1}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var l pager.List[fuzzRecord]
-		_, err := jsonx.Decode(data, &l)
+		dropped, err := jsonx.Decode(data, &l)
 		if err == nil && !json.Valid(data) {
 			t.Fatalf("accepted invalid JSON %q", data)
+		}
+		var plain struct {
+			Items      []fuzzRecord `json:"items"`
+			TotalCount *int         `json:"totalCount"`
+		}
+		target := any(&plain)
+		if b := bytes.TrimLeft(data, " \t\r\n"); len(b) > 0 && b[0] == '[' {
+			target = &plain.Items
+		}
+		if json.Unmarshal(data, target) == nil && (err != nil || len(dropped) > 0) {
+			t.Fatalf("encoding/json decodes %q, Decode: %v, dropped %q", data, err, dropped)
 		}
 	})
 }
@@ -166,6 +179,7 @@ func FuzzResponseDecoders(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"items":[{"id":1,"name":{},"roles":"x","customFields":[1]}],"totalCount":"3"}`))
+	f.Add([]byte(`{"items":[{"id":"u","userName":"n","userGroupsManaged":["g"],"createDateTime":"2020-01-01","webhookId":"w","zz":{"a":[1]}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		decodeAll(data)
 	})

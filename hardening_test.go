@@ -154,3 +154,26 @@ func TestIteratorsStopOnAServerThatLies(t *testing.T) {
 		assert.ErrorIs(t, err, pager.ErrRepeatedPage)
 	})
 }
+
+func TestAnItemDroppedWholeDoesNotEndTheWalk(t *testing.T) {
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Query().Get("page") {
+		case "1":
+			io.WriteString(w, `[{"id":"a"}, 5]`) // 5 is no user: dropped whole
+		case "2":
+			io.WriteString(w, `[{"id":"b"}, {"id":"c"}]`)
+		default:
+			io.WriteString(w, `[]`)
+		}
+	})
+	var ids []string
+	var r Response
+	for u, err := range c.Users.All(context.Background(), &UserListOptions{ListOptions: ListOptions{PageSize: 2}}, WithResponseInto(&r)) {
+		require.NoError(t, err)
+		ids = append(ids, u.ID)
+		if u.ID == "a" {
+			assert.Equal(t, []string{"[1]"}, r.Dropped, "the dropped item is reported")
+		}
+	}
+	assert.Equal(t, []string{"a", "b", "c"}, ids, "page 1 counted two items, so page 2 was read")
+}

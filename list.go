@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"net/http"
+	"strings"
 
 	"github.com/edapp-go/edapp/internal/pager"
 )
@@ -37,6 +38,7 @@ type Page[T any] struct {
 
 	digest  uint64 // of the answer's body: a page the same as the last one is a loop
 	counted bool   // the service sent a count, even a nonsensical one
+	sent    int    // items in the answer, those dropped whole included
 }
 
 // listPage fetches one page of a list operation.
@@ -50,6 +52,7 @@ func listPage[T any](ctx context.Context, c *Client, path string, query any, opt
 		return nil, err
 	}
 	p.Items, p.TotalCount, p.counted = l.Items, l.Total(), l.TotalCount != nil
+	p.sent = len(p.Items) + droppedWhole(resp.Dropped)
 	resp.TotalCount = p.TotalCount
 	p.Response = resp
 	if rc.resp != nil {
@@ -115,7 +118,7 @@ func pages[T any, O any, PO interface {
 			return &pager.Result[T]{OnYield: fillInto(into, resp)}, err
 		}
 		return &pager.Result[T]{
-			Items: p.Items, Total: p.TotalCount, Counted: p.counted, Digest: p.digest,
+			Items: p.Items, Sent: p.sent, Total: p.TotalCount, Counted: p.counted, Digest: p.digest,
 			OnYield: fillInto(into, p.Response),
 		}, nil
 	})
@@ -127,6 +130,19 @@ func fillInto(into, resp *Response) func() {
 		return nil
 	}
 	return func() { *into = *resp }
+}
+
+// droppedWhole counts the items dropped whole ("items[3]", or "[3]" from a
+// bare array) among a page's dropped paths.
+func droppedWhole(paths []string) int {
+	n := 0
+	for _, p := range paths {
+		p = strings.TrimPrefix(p, "items")
+		if strings.HasPrefix(p, "[") && strings.IndexByte(p, ']') == len(p)-1 {
+			n++
+		}
+	}
+	return n
 }
 
 // listAll reads every page of a list that serves one interactive call

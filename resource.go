@@ -11,69 +11,16 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/edapp-go/edapp/internal/ids"
+	"github.com/edapp-go/edapp/internal/jsonx"
 	"github.com/edapp-go/edapp/internal/transport"
 )
 
 // This file holds the small pieces the resource files share, so that they
 // read as a list of operations.
-
-// decodeWithExtra decodes b into v, a pointer to a struct type without an
-// UnmarshalJSON method, and sets *extra to the members of the JSON object
-// that none of v's fields take (matched without regard to case, as
-// encoding/json matches them), or nil when there are none. Records whose
-// shape the spec does not show use it to keep every field the SDK does not
-// know.
-func decodeWithExtra(b []byte, v any, extra *map[string]json.RawMessage) error {
-	if err := json.Unmarshal(b, v); err != nil {
-		return err
-	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(b, &members); err != nil {
-		return err
-	}
-	known := jsonNames(reflect.TypeOf(v).Elem())
-	for k := range members {
-		if known[strings.ToLower(k)] {
-			delete(members, k)
-		}
-	}
-	if len(members) == 0 {
-		members = nil
-	}
-	*extra = members
-	return nil
-}
-
-var jsonNamesCache sync.Map // reflect.Type -> map[string]bool
-
-// jsonNames returns the lower-cased JSON names of t's fields.
-func jsonNames(t reflect.Type) map[string]bool {
-	if m, ok := jsonNamesCache.Load(t); ok {
-		return m.(map[string]bool)
-	}
-	m := make(map[string]bool, t.NumField())
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		m[strings.ToLower(name)] = true
-	}
-	jsonNamesCache.Store(t, m)
-	return m
-}
 
 var queryTimeType = reflect.TypeFor[time.Time]()
 
@@ -327,4 +274,14 @@ func respell(params any, from, to string) (json.RawMessage, error) {
 	delete(m, from)
 	m[to] = v
 	return json.Marshal(m)
+}
+
+// Unmarshal decodes JSON into a record of this package (or a slice of
+// them) as the client does: it accepts the spelling variants, fills Extra
+// with the members no field takes, and drops a value that does not fit
+// rather than fail, returning the JSON paths of what it dropped. Use it
+// for records read from a file or a queue; plain json.Unmarshal reads only
+// the spellings the fields' tags name, and leaves Extra empty.
+func Unmarshal(data []byte, v any) (dropped []string, err error) {
+	return jsonx.Decode(data, v)
 }

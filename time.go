@@ -64,6 +64,17 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
 		return fmt.Errorf("edapp: invalid datetime %s: not a JSON string", excerpt(string(b), 64))
 	}
+	// The usual form, RFC 3339, parses straight from the bytes, unescaped
+	// and uncopied; anything else takes the path below.
+	if t.Time.UnmarshalJSON(b) == nil {
+		// Years 0001 to 9998 stay within 0000-9999 in UTC whatever the offset.
+		if y := string(b[1:5]); y > "0000" && y < "9999" {
+			return nil
+		}
+		if y := t.UTC().Year(); y >= 0 && y <= 9999 {
+			return nil
+		}
+	}
 	s := string(b[1 : len(b)-1])
 	if bytes.IndexByte(b[1:len(b)-1], '\\') >= 0 {
 		// Rare: an escaped string. Let strconv undo the escapes.

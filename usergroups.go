@@ -2,6 +2,7 @@ package edapp
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 	"net/http"
 
@@ -37,6 +38,10 @@ type UserGroup struct {
 	InviteCode string `json:"inviteCode"`
 	// HasChildren says whether the group has child groups (see ListChildren).
 	HasChildren bool `json:"hasChildren"`
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
+	Extra map[string]json.RawMessage `json:"-"`
 }
 
 // UserGroupCreateParams is the body of UserGroups.Create: {"name",

@@ -2,6 +2,7 @@ package edapp
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"sync"
 	"testing"
@@ -48,8 +49,8 @@ func TestUserGroupsListUsesTheSpecSpelling(t *testing.T) {
 	require.NoError(t, err)
 	assertPage(t, &Page[UserGroup]{TotalCount: 3, Items: []UserGroup{
 		{ID: "grp-au", Name: "Australia", HasChildren: true},
-		{ID: "grp-nsw", Name: "New South Wales", InviteCode: "NSW-2024"},
-		{ID: "grp-sales", Name: "Sales (dynamic)"}, // inviteCode null
+		{ID: "grp-nsw", Name: "New South Wales", InviteCode: "NSW-2024", Extra: map[string]json.RawMessage{"isDynamic": json.RawMessage(`false`)}},
+		{ID: "grp-sales", Name: "Sales (dynamic)", Extra: map[string]json.RawMessage{"isDynamic": json.RawMessage(`true`)}}, // inviteCode null
 	}}, page)
 	assert.Equal(t, spellingSpec, client.learnt.groupsPath.Load())
 }

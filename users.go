@@ -53,7 +53,7 @@ func Roles() []Role {
 // groups, custom fields, time zone) but shows only the userGroups and
 // managedUserGroups field names; the others follow the vendor's SDK.
 //
-// Decoding accepts the username as "name" (what the service sends),
+// The SDK's decoding accepts the username as "name" (what the service sends),
 // "userName" or "username", and the managed groups as "managedUserGroups"
 // (the spec) or "userGroupsManaged" (the vendor's help page and SDK).
 // Encoding writes "name" and "managedUserGroups".
@@ -80,32 +80,20 @@ type User struct {
 	// in the admin portal; a custom field can drive a dynamic user group.
 	CustomFields   map[string]string `json:"customFields"`
 	LastActiveDate Time              `json:"lastActiveDate"`
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
+	Extra map[string]json.RawMessage `json:"-"`
+
+	userVariants
 }
 
-// UnmarshalJSON decodes a user in one pass, accepting the spelling variants
-// listed on User.
-func (u *User) UnmarshalJSON(b []byte) error {
-	type plain User
-	w := struct {
-		*plain
-		Name              *string  `json:"name"`
-		UserName          *string  `json:"userName"`
-		Username          *string  `json:"username"`
-		UserGroupsManaged []string `json:"userGroupsManaged"`
-	}{plain: (*plain)(u)}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	for _, name := range []*string{w.Name, w.UserName, w.Username} {
-		if name != nil && *name != "" {
-			u.Username = *name
-			break
-		}
-	}
-	if u.ManagedUserGroups == nil {
-		u.ManagedUserGroups = w.UserGroupsManaged
-	}
-	return nil
+// userVariants takes the other spellings of User's fields while the SDK
+// decodes; it then moves them into place and clears them.
+type userVariants struct {
+	AltUserName          string   `json:"userName,omitempty" jsonx:"Username"`
+	AltUsername          string   `json:"username,omitempty" jsonx:"Username"`
+	AltUserGroupsManaged []string `json:"userGroupsManaged,omitempty" jsonx:"ManagedUserGroups"`
 }
 
 // UserCreateParams is the body of Users.Create. Empty fields are not sent.
@@ -170,26 +158,13 @@ type UserListOptions struct {
 // UserCourse is a course a user has access to, with the user's progress in
 // it, as GET /v2/users/{userId}/courses answers. The spec does not show
 // this answer; the SDK reads the course fields (see Course) plus
-// "completed", "opened" and "percentageCompleted".
+// "completed", "opened" and "percentageCompleted", and keeps the rest in
+// Course's Extra.
 type UserCourse struct {
 	Course
 	Completed           bool    `json:"completed"`
 	Opened              bool    `json:"opened"`
 	PercentageCompleted float64 `json:"percentageCompleted"`
-}
-
-// UnmarshalJSON decodes the course fields as Course does, then the
-// progress fields.
-func (c *UserCourse) UnmarshalJSON(b []byte) error {
-	if err := json.Unmarshal(b, &c.Course); err != nil {
-		return err
-	}
-	p := struct {
-		Completed           *bool    `json:"completed"`
-		Opened              *bool    `json:"opened"`
-		PercentageCompleted *float64 `json:"percentageCompleted"`
-	}{&c.Completed, &c.Opened, &c.PercentageCompleted}
-	return json.Unmarshal(b, &p)
 }
 
 // Create creates a user in the account: POST /v2/users. The answer is the

@@ -91,6 +91,7 @@ func TestUsersGet(t *testing.T) {
 		ManagedUserGroups: []string{"grp-nsw"}, // from "userGroupsManaged"
 		CustomFields:      map[string]string{"department": "Sales", "site": "Parramatta"},
 		LastActiveDate:    Time{time.Date(2024, 3, 7, 5, 10, 36, 187e6, time.UTC)}, // no zone: UTC
+		Extra:             map[string]json.RawMessage{"isArchived": json.RawMessage(`false`)},
 	}, u)
 }
 
@@ -365,7 +366,7 @@ func TestUserDecodeVariants(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var u User
-			require.NoError(t, json.Unmarshal([]byte(tt.in), &u))
+			require.NoError(t, decodeAnswer([]byte(tt.in), &u))
 			assert.Equal(t, tt.want, u)
 		})
 	}

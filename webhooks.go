@@ -21,8 +21,8 @@ import (
 type WebhooksService service
 
 // Webhook is the link between an event name and a receiving URL, as POST
-// /v2/webhooks answers it. Decoding accepts the id as "id" or "webhookId"
-// (the spec shows both); encoding writes "id".
+// /v2/webhooks answers it. The SDK's decoding accepts the id as "id" or
+// "webhookId" (the spec shows both); encoding writes "id".
 type Webhook struct {
 	ID         string    `json:"id"`
 	EventName  EventName `json:"eventName"`
@@ -34,23 +34,18 @@ type Webhook struct {
 	// MessageFormat is the shape of the data delivered to WebHookURL: each
 	// event field with its type name ("string", "datetime", "number").
 	MessageFormat map[string]string `json:"messageFormat"`
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
+	Extra map[string]json.RawMessage `json:"-"`
+
+	webhookVariants
 }
 
-// UnmarshalJSON decodes a webhook in one pass, accepting "id" or
-// "webhookId".
-func (w *Webhook) UnmarshalJSON(b []byte) error {
-	type plain Webhook
-	v := struct {
-		*plain
-		WebhookID string `json:"webhookId"`
-	}{plain: (*plain)(w)}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	if w.ID == "" {
-		w.ID = v.WebhookID
-	}
-	return nil
+// webhookVariants takes the other spelling of Webhook's id while the SDK
+// decodes; it then moves it into place and clears it.
+type webhookVariants struct {
+	AltWebhookID string `json:"webhookId,omitempty" jsonx:"ID"`
 }
 
 // WebhookCreateParams is the body of Webhooks.Create: {"eventName",

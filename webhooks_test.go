@@ -180,10 +180,10 @@ func TestWebhooksEmptyIDsAreRefused(t *testing.T) {
 
 func TestWebhookDecodeVariants(t *testing.T) {
 	var w Webhook
-	require.NoError(t, json.Unmarshal([]byte(`{"id":"a","webhookId":"b"}`), &w))
+	require.NoError(t, decodeAnswer([]byte(`{"id":"a","webhookId":"b"}`), &w))
 	assert.Equal(t, "a", w.ID, "id wins")
 	w = Webhook{}
-	require.NoError(t, json.Unmarshal([]byte(`{"webhookId":"b","headers":{}}`), &w))
+	require.NoError(t, decodeAnswer([]byte(`{"webhookId":"b","headers":{}}`), &w))
 	assert.Equal(t, Webhook{ID: "b", Headers: map[string]string{}}, w)
 
 	b, err := json.Marshal(Webhook{ID: "a", EventName: EventCourseCompleted, WebHookURL: "https://x"})

@@ -78,7 +78,7 @@ func TestRoutingErrors(t *testing.T) {
 	assert.Equal(t, "GET, POST", r.header.Get("Allow"))
 	r.message(t)
 	assert.Equal(t, 405, h.do("PUT", "/v1/users", nil).status)
-	assert.Equal(t, 405, h.do("POST", "/launch-lesson", nil).status)
+	assert.Equal(t, 405, h.do("PUT", "/launch-lesson", nil).status)
 
 	for _, body := range []string{`{`, `[1,2]`, `"x"`, `{"name": "a"} trailing`, `null`, `{"name": 5}`, `{"roles": "app-user"}`} {
 		r = h.raw("POST", "/v2/users", h.Token, []byte(body))

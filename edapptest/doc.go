@@ -52,12 +52,9 @@
 //     launch tokens, user tokens never reach the request log or the logger.
 //   - GET /v1/users/{id}/courses mints a fresh launch token for every lesson,
 //     valid for LaunchTokenLifetime (20 minutes) on the server's clock
-//     (WithClock). GET /launch-lesson?token=&lesson= needs no bearer token;
-//     it records a lesson open and answers a small HTML page (JSON when the
-//     request accepts application/json). An expired token gets 410 "launch
-//     token expired", an unknown one 401 "unknown launch token", a token for
-//     another lesson 400. Launch links point at the host the request came in
-//     on, so with NewServer they start with URL.
+//     (WithClock). Launch links point at the host the request came in on,
+//     so with NewServer they start with URL. The launch page is described
+//     below (The learner's side).
 //   - Learners see published content only: the users' course lists (v1 and
 //     v2) hold published courses and their published lessons. The catalog
 //     and the analytics show everything.
@@ -73,6 +70,42 @@
 //     that the user can reach the course.
 //   - Deleting a user deletes everything recorded about them. Deleting a
 //     group moves its children up to its parent.
+//
+// # The learner's side
+//
+// A browser can play the learner, so that an embedding app can be tried
+// end to end: the app hands out a launch link, the learner completes the
+// lesson, the completion comes back through analytics and webhooks. These
+// pages need no bearer token, load nothing from elsewhere and run no
+// script.
+//
+// GET /launch-lesson?token=&lesson= records a lesson open (a new attempt)
+// and answers the launch page: the lesson's title and course, the learner's
+// name and when the link expires. Its form posts the token back to
+// /launch-lesson in the body, with a score from 0 to 100 and an action:
+// "complete" completes the lesson exactly as CompleteLesson does (progress,
+// attempt, course completion and webhook deliveries, made before the page
+// answers) and the page says what it sent; "leave" changes nothing and
+// leaves the lesson opened but not completed. A request that accepts
+// application/json gets JSON instead: the launch, then the outcome of the
+// form. A token can be used, for either, until it expires. An expired token
+// gets 410, an unknown or missing one 401, a token for another lesson or a
+// bad score 400, as an HTML page (the JSON error when JSON is asked for);
+// none of them changes anything. A form posted from another site (by its
+// Origin or Sec-Fetch-Site header) gets 403, and a body over 64 KiB 413.
+//
+// returnUrl, an extra parameter of the launch link, belongs to the fake,
+// not to the real service: an absolute http or https URL there (anything
+// else is ignored) makes the page offer "Back to the app" once the learner
+// has completed or left the lesson, so an app can test its whole loop by
+// appending it to the links it hands out.
+//
+// GET /learner/{userId} is a learner home for a developer looking at the
+// fake's state: the user's published courses and lessons, as GET
+// /v1/users/{id}/courses lists them, with their progress and a fresh
+// launch link for each lesson. Like the launch page it needs no bearer
+// token: the fake serves loopback, the page shows what the learner would
+// see and never the API token.
 //
 // # Wire format
 //
@@ -120,12 +153,12 @@
 // fractions of any length, no zone (UTC), or a plain date. Any other value
 // gets 400.
 //
-// Errors are JSON {"message": "..."}: 401 for a missing or wrong token, 404
+// API errors are JSON {"message": "..."}: 401 for a missing or wrong token, 404
 // for an unknown route or id, 405 (with Allow) for a wrong method on a known
 // path, 400 for a malformed body or parameter, 409 for a duplicate, 413 for
 // a body over MaxBodyBytes (1 MiB), 429 over the budget (WithBudget). The
-// token is checked before the body is read: the body of a request without
-// a valid token is never read, and a body over the limit is not read past
+// token is checked before the body is read: the body of an API request
+// without a valid token is never read, and a body over the limit is not read past
 // it. A v1 delete of an unknown id answers 404 {"success": false,
 // "message": "..."}. Every response carries an X-Request-Id header.
 //
@@ -155,7 +188,8 @@
 // then CourseCompletedEvent when it completes the course. The publish
 // helpers send their event once per user who can reach the course, or once
 // with empty user fields when nobody can. SendCourseReminder and Emit cover
-// the other events. Nothing an API request does causes an event.
+// the other events. Nothing an API request does causes an event; a
+// completion on the launch page does, as CompleteLesson does.
 //
 // # Fault injection
 //
@@ -170,7 +204,8 @@
 //
 // Requests records every request. The Authorization header reads
 // "REDACTED"; so does the value of any token query parameter, and on the
-// launch page every copy of the launch token in the headers, raw or
-// encoded. The body is kept only for an authenticated API request within
-// MaxBodyBytes.
+// launch page every copy of the launch token in the query and the headers,
+// raw or encoded, including a token posted in its form. The body is kept
+// only for an authenticated API request within MaxBodyBytes; the launch
+// page's form is never kept, and no log line holds a launch token.
 package edapptest

@@ -65,6 +65,8 @@ func FuzzServer(f *testing.F) {
 		{"GET", "/v2/analytics/attempts?startdatetime=2026-11-22+01:35:07.123456&enddatetime=2026-11-22T01:35:07+00", ""},
 		{"GET", "/v2/analytics/courseprogress?modifiedSinceDateTime=2026-11-22T01:35:07%2B0000", ""},
 		{"GET", "/launch-lesson?%74oken=x;y&TOKEN=z&lesson=les_1", ""},
+		{"POST", "/launch-lesson", "token=x&lesson=les_1&score=9&action=complete&returnUrl=http://a/"},
+		{"GET", "/learner/usr_2", ""},
 	}
 	for _, s := range seeds {
 		f.Add(s.method, s.target, []byte(s.body), true)

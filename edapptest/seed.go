@@ -2,7 +2,6 @@ package edapptest
 
 import (
 	"maps"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -409,8 +408,8 @@ func (s *Server) OpenLesson(userID, lessonID string) (string, error) {
 // CourseCompletedEvent, synchronously, to every webhook registered for
 // them. It does not check that the user can reach the course.
 func (s *Server) CompleteLesson(userID, lessonID string, score float64) error {
-	if math.IsNaN(score) || score < 0 || score > 100 {
-		return invalid("score %v is outside 0-100", score)
+	if err := checkScore(score); err != nil {
+		return err
 	}
 	return s.emit(func(st *store, now time.Time) ([]outEvent, error) {
 		u, err := st.user(userID)

@@ -40,7 +40,7 @@ const (
 // Close it when done. All methods are safe for concurrent use.
 type Server struct {
 	// URL is the base URL of the fake, without a trailing slash. The /v1
-	// and /v2 paths and /launch-lesson hang off it.
+	// and /v2 paths, /launch-lesson and /learner/{userId} hang off it.
 	URL string
 	// Token is the bearer token the fake accepts.
 	Token string
@@ -241,7 +241,8 @@ type Request struct {
 	Header http.Header
 	// Body is the body of an authenticated API request up to MaxBodyBytes;
 	// nil for a request without a valid token, for a longer body and for
-	// the launch page, whose bodies are never read.
+	// the launch page, whose form (it holds the launch token) is never
+	// kept.
 	Body []byte
 	// Status is the status the fake answered, 0 while the request is in
 	// flight or when the client went away during the latency wait.
@@ -321,19 +322,31 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 	segs, pathOK := splitPath(r)
 	launch := pathOK && len(segs) == 1 && strings.EqualFold(segs[0], "launch-lesson")
-	authed := !launch && s.authorized(r)
+	learner := pathOK && len(segs) == 2 && strings.EqualFold(segs[0], "learner")
+	authed := !launch && !learner && s.authorized(r)
 	var body []byte
 	tooLarge := false
 	if authed {
 		body, tooLarge = readBody(r)
 	}
-	entry = s.logRequest(r, body, launch)
+	// A launch-page form carries the launch token in its body: read it
+	// first, so that the log can scrub the token from the headers too.
+	var form map[string][]string
+	var formToks []string
+	formStatus := 0
+	if launch && r.Method == http.MethodPost {
+		form, formToks, formStatus = readForm(r)
+	}
+	entry = s.logRequest(r, body, launch, formToks)
 	if !s.wait(r.Context()) {
 		return
 	}
 	switch {
 	case launch:
-		s.serveLaunch(sw, r)
+		s.serveLaunch(sw, r, form, formStatus)
+		return
+	case learner:
+		s.serveLearner(sw, r, segs[1])
 		return
 	case !authed:
 		sw.Header().Set("WWW-Authenticate", `Bearer realm="edapptest"`)
@@ -381,8 +394,9 @@ func readBody(r *http.Request) (body []byte, tooLarge bool) {
 
 // logRequest records a request. The Authorization header is redacted, and
 // so are launch tokens: the value of any token query parameter, and on the
-// launch page every occurrence of such a value in the headers.
-func (s *Server) logRequest(r *http.Request, body []byte, launch bool) *Request {
+// launch page every occurrence of such a value, or of one posted in its
+// form (formToks), in the query and the headers.
+func (s *Server) logRequest(r *http.Request, body []byte, launch bool, formToks []string) *Request {
 	h := r.Header.Clone()
 	if h == nil {
 		h = http.Header{}
@@ -398,6 +412,8 @@ func (s *Server) logRequest(r *http.Request, body []byte, launch bool) *Request 
 		var toks []string
 		entry.RawQuery, toks = redactQuery(r.URL.RawQuery, launch)
 		if launch {
+			toks = append(toks, formToks...)
+			entry.RawQuery = scrub(entry.RawQuery, toks)
 			for k, vs := range h {
 				for i := range vs {
 					vs[i] = scrub(vs[i], toks)

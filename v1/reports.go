@@ -37,6 +37,12 @@ type CourseReport struct {
 	OpenedDate    edapp.Time `json:"openedDate"`
 
 	Lessons []LessonReport `json:"lessons"`
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
+	Extra map[string]json.RawMessage `json:"-"`
+
+	completionVariant
 }
 
 // LessonReport is a lesson of a CourseReport: the lesson fields of Lesson
@@ -58,12 +64,22 @@ type LessonReport struct {
 	Duration float64 `json:"duration"`
 	// Slides has one entry per slide.
 	Slides []Slide `json:"slides"`
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
+	Extra map[string]json.RawMessage `json:"-"`
+
+	completionVariant
 }
 
 // Slide is one slide of a LessonReport with the user's interactions on it.
 type Slide struct {
 	Name         string        `json:"name"`
 	Interactions []Interaction `json:"interactions"`
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
+	Extra map[string]json.RawMessage `json:"-"`
 }
 
 // Interaction is one interaction of the user with a slide.
@@ -76,26 +92,20 @@ type Interaction struct {
 	Duration float64 `json:"duration,omitempty"`
 	// Result is present on slide interactions, nil otherwise.
 	Result *InteractionResult `json:"result,omitempty"`
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
+	Extra map[string]json.RawMessage `json:"-"`
 }
 
 // InteractionResult is the outcome of a slide interaction.
 type InteractionResult struct {
 	Correct bool `json:"correct"`
 	TooSlow bool `json:"too_slow"`
-}
-
-// UnmarshalJSON decodes a report, taking completionDate when completedDate
-// is absent or empty.
-func (r *CourseReport) UnmarshalJSON(b []byte) error {
-	type plain CourseReport
-	return decodeCompletion(b, (*plain)(r), &r.CompletedDate)
-}
-
-// UnmarshalJSON decodes a report lesson, taking completionDate when
-// completedDate is absent or empty.
-func (l *LessonReport) UnmarshalJSON(b []byte) error {
-	type plain LessonReport
-	return decodeCompletion(b, (*plain)(l), &l.CompletedDate)
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
+	Extra map[string]json.RawMessage `json:"-"`
 }
 
 // Lesson returns the report of the lesson with the given id and true, or

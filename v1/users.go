@@ -31,7 +31,7 @@ type User struct {
 	// ID is returned by the service. Spec: "Sending it on POST /v1/users
 	// makes the call an update instead of an insert."
 	ID       string `json:"id,omitempty"`
-	Username string `json:"username,omitempty"` // also decoded from userName or name
+	Username string `json:"username,omitempty"` // the SDK also decodes userName or name
 	Email    string `json:"email,omitempty"`
 	// UserGroups holds group ids.
 	UserGroups []string `json:"usergroups,omitzero"`
@@ -41,31 +41,21 @@ type User struct {
 	// as externalIdentifier (the name the v1 create body takes, as far as
 	// is known) and decoded from externalIdentifier or externalId.
 	ExternalID string `json:"externalIdentifier,omitempty"`
+	// Extra holds the members of the answer that no field above takes, as
+	// sent; nil when there are none. json.Marshal leaves it out: merge it
+	// into the encoded object to write every member the service sent.
+	Extra map[string]json.RawMessage `json:"-"`
+
+	userVariants
 }
 
-// UnmarshalJSON decodes a user, taking the username from username, userName
-// or name, in that order of preference, and the external id from
-// externalIdentifier or externalId.
-func (u *User) UnmarshalJSON(b []byte) error {
-	type plain User
-	aux := struct {
-		*plain
-		UserName   string `json:"userName"`
-		Name       string `json:"name"`
-		ExternalID string `json:"externalId"`
-	}{plain: (*plain)(u)}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	if u.ExternalID == "" {
-		u.ExternalID = aux.ExternalID
-	}
-	for _, alt := range []string{aux.UserName, aux.Name} {
-		if u.Username == "" {
-			u.Username = alt
-		}
-	}
-	return nil
+// userVariants takes the other spellings of the username and external id
+// while the SDK decodes, in order of preference; it then moves them into
+// place and clears them.
+type userVariants struct {
+	AltUserName   string `json:"userName,omitempty" jsonx:"Username"`
+	AltName       string `json:"name,omitempty" jsonx:"Username"`
+	AltExternalID string `json:"externalId,omitempty" jsonx:"ExternalID"`
 }
 
 // Save inserts or updates a user with POST /v1/users. Without an ID it is an

@@ -15,6 +15,12 @@
 // (edapptest) on loopback and needs no account. With the token set it talks
 // to the real service and only reads, unless given -write; a real learner
 // then has to complete the lesson, so steps 5 to 7 are skipped.
+//
+// With -serve (fake only) a person plays the learner: after steps 1 to 4
+// it prints a launch link and the learner's home page on the fake, and
+// keeps serving until Ctrl-C. Complete the lesson in a browser and the
+// events arrive in this program's output; "Back to the app" leads to a
+// page of the app.
 package main
 
 import (
@@ -22,10 +28,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/edapp-go/edapp"
@@ -37,15 +47,28 @@ import (
 func main() {
 	write := flag.Bool("write", false, "against the real service: create the group, user and webhook (otherwise read only)")
 	hookURL := flag.String("webhook-url", "", "against the real service with -write: a public URL that receives deliveries")
+	serveFlag := flag.Bool("serve", false, "with the built-in fake: print a launch link to open in a browser and keep serving until Ctrl-C")
 	flag.Parse()
 	log.SetFlags(0)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	client, srv, err := demo.Connect()
 	if err != nil {
 		log.Fatal(err)
 	}
+	if *serveFlag {
+		if srv == nil {
+			log.Fatal("-serve needs the built-in fake service: unset EDAPP_API_TOKEN")
+		}
+		defer srv.Close()
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		if err := serve(ctx, os.Stdout, client, srv); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	if srv == nil {
 		if err := live(ctx, client, *write, *hookURL); err != nil {
 			log.Fatal(err)
@@ -58,68 +81,27 @@ func main() {
 	}
 }
 
+// app is the embedding application's side of the flow: what steps 1 to
+// 3 set up.
+type app struct {
+	legacy    *v1.Client
+	courseID  string
+	lessonIDs []string
+	user      *edapp.User
+	events    <-chan edapp.Event // from the webhook receiver
+	hookURL   string             // where the receiver takes deliveries
+	appURL    string             // the receiver's home page
+	stop      func()
+}
+
 // fake runs the whole flow against edapptest.
 func fake(ctx context.Context, client *edapp.Client, srv *edapptest.Server) error {
-	fmt.Printf("Using the built-in fake service at %s (set EDAPP_API_TOKEN to use the real one)\n\n", srv.URL)
-
-	// Courses are authored in the admin portal, not through the API: seed one.
-	courseID, lessonIDs, err := srv.AddCourse(edapptest.CourseSpec{
-		Title:   "Fire Safety",
-		Lessons: []edapptest.LessonSpec{{Title: "Raising the alarm", MinimumScore: 70}, {Title: "Using an extinguisher"}},
-	})
+	a, err := setUp(ctx, client, srv)
 	if err != nil {
 		return err
 	}
-
-	step(1, "Register a webhook for LessonCompletedEvent")
-	events, receiverURL, stop, err := startReceiver("quickstart-secret")
-	if err != nil {
-		return err
-	}
-	defer stop()
-	hook, err := client.Webhooks.Create(ctx, edapp.WebhookCreateParams{
-		EventName:  edapp.EventLessonCompleted,
-		WebHookURL: receiverURL,
-		Headers:    map[string]string{"X-Webhook-Secret": "quickstart-secret"},
-	})
-	if err != nil {
-		return err
-	}
-	fmt.Printf("   webhook %s: %s -> %s (fields: %d)\n", hook.ID, hook.EventName, hook.WebHookURL, len(hook.MessageFormat))
-
-	step(2, "Create a group with an invite code, give it the course, add a learner")
-	group, err := client.UserGroups.Create(ctx, edapp.UserGroupCreateParams{Name: "Warehouse", InviteCode: "WAREHOUSE-2026"})
-	if err != nil {
-		return err
-	}
-	legacy := v1.New(client)
-	if _, err := legacy.UserGroups.Save(ctx, v1.UserGroup{ID: group.ID, Name: group.Name, Courses: []string{courseID}}); err != nil {
-		return err
-	}
-	user, err := client.Users.Create(ctx, edapp.UserCreateParams{
-		Username:   "ann.lee",
-		Email:      "ann.lee@example.com",
-		FirstName:  "Ann",
-		LastName:   "Lee",
-		ExternalID: "hr-1001",
-		Roles:      []edapp.Role{edapp.RoleAppUser, edapp.RolePrizingUser},
-		UserGroups: []string{group.ID},
-	})
-	if err != nil {
-		return err
-	}
-	// Rapid Refresh notifications go out at 9 o'clock in the user's zone.
-	if _, err := client.Users.Update(ctx, user.ID, edapp.UserUpdateParams{TimeZone: edapp.Ptr("Australia/Sydney")}); err != nil {
-		return err
-	}
-	fmt.Printf("   group %q (%s, invite code %s); user %s (%s) in it, time zone set\n", group.Name, group.ID, group.InviteCode, user.Username, user.ID)
-
-	step(3, "List the learner's courses")
-	courses, err := legacy.Users.Courses(ctx, user.ID)
-	if err != nil {
-		return err
-	}
-	printCourses(courses)
+	defer a.stop()
+	user, lessonIDs, courseID, legacy, events := a.user, a.lessonIDs, a.courseID, a.legacy, a.events
 
 	step(4, "Get a fresh launch link for the first lesson")
 	link, err := legacy.Users.LaunchLink(ctx, user.ID, lessonIDs[0])
@@ -150,7 +132,7 @@ func fake(ctx context.Context, client *edapp.Client, srv *edapptest.Server) erro
 	fmt.Println("   completed with a score of 92")
 
 	step(6, "Read completion: the courses call, then the detailed report")
-	courses, err = legacy.Users.Courses(ctx, user.ID)
+	courses, err := legacy.Users.Courses(ctx, user.ID)
 	if err != nil {
 		return err
 	}
@@ -183,6 +165,131 @@ func fake(ctx context.Context, client *edapp.Client, srv *edapptest.Server) erro
 	}
 	fmt.Println("\nDone.")
 	return nil
+}
+
+// setUp runs steps 1 to 3 against the fake: a course, a webhook and its
+// receiver, a group and a learner. The caller stops the receiver.
+func setUp(ctx context.Context, client *edapp.Client, srv *edapptest.Server) (*app, error) {
+	fmt.Printf("Using the built-in fake service at %s (set EDAPP_API_TOKEN to use the real one)\n\n", srv.URL)
+
+	// Courses are authored in the admin portal, not through the API: seed one.
+	courseID, lessonIDs, err := srv.AddCourse(edapptest.CourseSpec{
+		Title:   "Fire Safety",
+		Lessons: []edapptest.LessonSpec{{Title: "Raising the alarm", MinimumScore: 70}, {Title: "Using an extinguisher"}},
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	step(1, "Register a webhook for LessonCompletedEvent")
+	events, receiverURL, appURL, stop, err := startReceiver("quickstart-secret")
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			stop()
+		}
+	}()
+	hook, err := client.Webhooks.Create(ctx, edapp.WebhookCreateParams{
+		EventName:  edapp.EventLessonCompleted,
+		WebHookURL: receiverURL,
+		Headers:    map[string]string{"X-Webhook-Secret": "quickstart-secret"},
+	})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Printf("   webhook %s: %s -> %s (fields: %d)\n", hook.ID, hook.EventName, hook.WebHookURL, len(hook.MessageFormat))
+
+	step(2, "Create a group with an invite code, give it the course, add a learner")
+	group, err := client.UserGroups.Create(ctx, edapp.UserGroupCreateParams{Name: "Warehouse", InviteCode: "WAREHOUSE-2026"})
+	if err != nil {
+		return nil, err
+	}
+	legacy := v1.New(client)
+	if _, err := legacy.UserGroups.Save(ctx, v1.UserGroup{ID: group.ID, Name: group.Name, Courses: []string{courseID}}); err != nil {
+		return nil, err
+	}
+	user, err := client.Users.Create(ctx, edapp.UserCreateParams{
+		Username:   "ann.lee",
+		Email:      "ann.lee@example.com",
+		FirstName:  "Ann",
+		LastName:   "Lee",
+		ExternalID: "hr-1001",
+		Roles:      []edapp.Role{edapp.RoleAppUser, edapp.RolePrizingUser},
+		UserGroups: []string{group.ID},
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Rapid Refresh notifications go out at 9 o'clock in the user's zone.
+	if _, err := client.Users.Update(ctx, user.ID, edapp.UserUpdateParams{TimeZone: edapp.Ptr("Australia/Sydney")}); err != nil {
+		return nil, err
+	}
+	fmt.Printf("   group %q (%s, invite code %s); user %s (%s) in it, time zone set\n", group.Name, group.ID, group.InviteCode, user.Username, user.ID)
+
+	step(3, "List the learner's courses")
+	courses, err := legacy.Users.Courses(ctx, user.ID)
+	if err != nil {
+		return nil, err
+	}
+	printCourses(courses)
+	ok = true
+	return &app{legacy: legacy, courseID: courseID, lessonIDs: lessonIDs, user: user,
+		events: events, hookURL: receiverURL, appURL: appURL, stop: stop}, nil
+}
+
+// serve sets the flow up against the fake and lets a person play the
+// learner in a browser: it prints a launch link (with a returnUrl to the
+// app's page) and the learner's home page on the fake, then reports every
+// event the app receives until ctx is done.
+func serve(ctx context.Context, out io.Writer, client *edapp.Client, srv *edapptest.Server) error {
+	a, err := setUp(ctx, client, srv)
+	if err != nil {
+		return err
+	}
+	defer a.stop()
+	// The course's completion is worth seeing too.
+	if _, err := client.Webhooks.Create(ctx, edapp.WebhookCreateParams{
+		EventName:  edapp.EventCourseCompleted,
+		WebHookURL: a.hookURL,
+		Headers:    map[string]string{"X-Webhook-Secret": "quickstart-secret"},
+	}); err != nil {
+		return err
+	}
+	link, err := a.legacy.Users.LaunchLink(ctx, a.user.ID, a.lessonIDs[0])
+	if err != nil {
+		return err
+	}
+	u, err := url.Parse(link.URL)
+	if err != nil {
+		return err
+	}
+	q := u.Query()
+	q.Set("returnUrl", a.appURL) // an extension of the fake
+	u.RawQuery = q.Encode()
+
+	fmt.Fprintln(out, "4. Play the learner in a browser")
+	fmt.Fprintf(out, "   launch link (valid until %s):\n   %s\n", link.ExpiresAt().Format(time.Kitchen), u)
+	fmt.Fprintf(out, "   the learner's home on the fake (fresh links on every visit):\n   %s/learner/%s\n", srv.URL, url.PathEscape(a.user.ID))
+	fmt.Fprintln(out, "\nServing until Ctrl-C; the events the app receives show here.")
+	for {
+		select {
+		case <-ctx.Done():
+			fmt.Fprintln(out, "\nStopped.")
+			return nil
+		case ev := <-a.events:
+			switch e := ev.(type) {
+			case *edapp.LessonCompletedEvent:
+				fmt.Fprintf(out, "app: %s: %s completed %q in %q with %.0f at %s\n", e.Name(), e.UserName, e.LessonTitle, e.CourseTitle, e.Score, e.Timestamp)
+			case *edapp.CourseCompletedEvent:
+				fmt.Fprintf(out, "app: %s: %s completed %q at %s\n", e.Name(), e.UserName, e.CourseTitle, e.Timestamp)
+			default:
+				fmt.Fprintf(out, "app: %s\n", ev.Name())
+			}
+		}
+	}
 }
 
 // live reads from the real service, and with write also creates things.
@@ -242,25 +349,34 @@ func live(ctx context.Context, client *edapp.Client, write bool, hookURL string)
 	return nil
 }
 
-// startReceiver serves NewWebhookHandler on loopback and passes each event
-// it accepts to the returned channel.
-func startReceiver(secret string) (<-chan edapp.Event, string, func(), error) {
-	events := make(chan edapp.Event, 16)
+// startReceiver serves the app on loopback: NewWebhookHandler at
+// /edapp/events, passing each event it accepts to the returned channel,
+// and a home page at /, where the launch page's "Back to the app" leads.
+func startReceiver(secret string) (events <-chan edapp.Event, hookURL, appURL string, stop func(), err error) {
+	ch := make(chan edapp.Event, 16)
 	h := edapp.NewWebhookHandler(func(ctx context.Context, ev edapp.Event) error {
 		select {
-		case events <- ev:
+		case ch <- ev:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}, edapp.WithSecretHeader("X-Webhook-Secret", secret))
+	mux := http.NewServeMux()
+	mux.Handle("/edapp/events", h)
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<!doctype html>\n<title>Quickstart app</title>\n<h1>Back in the app</h1>\n"+
+			"<p>The completion arrives in the quickstart's output.</p>\n")
+	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", "", nil, err
 	}
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go hs.Serve(ln)
-	return events, "http://" + ln.Addr().String() + "/edapp/events", func() { hs.Close() }, nil
+	base := "http://" + ln.Addr().String()
+	return ch, base + "/edapp/events", base + "/", func() { hs.Close() }, nil
 }
 
 func printCourses(courses []v1.Course) {
@@ -283,7 +399,7 @@ func step(n int, title string) { fmt.Printf("%d. %s\n", n, title) }
 
 func init() {
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: quickstart [-write] [-webhook-url URL]\n\nWithout EDAPP_API_TOKEN it runs against a built-in fake service.\n\n")
+		fmt.Fprintf(os.Stderr, "usage: quickstart [-serve] [-write] [-webhook-url URL]\n\nWithout EDAPP_API_TOKEN it runs against a built-in fake service.\n\n")
 		flag.PrintDefaults()
 	}
 }

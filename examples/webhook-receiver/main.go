@@ -6,14 +6,19 @@
 // registers webhooks for all ten events pointing at itself, makes the fake
 // send a few events, prints them and exits. With the token set it serves on
 // -addr until interrupted; with -write and -public-url it also registers the
-// webhooks with the real service, carrying the secret header.
+// webhooks with the real service, carrying the secret header. Without
+// -secret or EDAPP_WEBHOOK_SECRET it makes a random secret and prints it;
+// links registered without it get 401 on every delivery.
 package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -36,15 +41,47 @@ func main() {
 	publicURL := flag.String("public-url", "", "with -write: the public URL the service delivers to")
 	flag.Parse()
 	log.SetFlags(0)
-	if *secret == "" {
-		*secret = "change-me-" + fmt.Sprint(time.Now().UnixNano())
+	s, err := secretOrNew(*secret, os.Stdout)
+	if err != nil {
+		log.Fatal(err)
 	}
-	if err := run(*addr, *secret, *write, *publicURL); err != nil {
+	if err := run(*addr, s, *write, *publicURL); err != nil {
 		log.Fatal(err)
 	}
 }
 
+// secretOrNew returns secret, or when it is empty a new random one, which it
+// prints to out: the webhook links must carry it.
+func secretOrNew(secret string, out io.Writer) (string, error) {
+	if secret != "" {
+		return secret, nil
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	secret = hex.EncodeToString(b)
+	fmt.Fprintf(out, "no -secret or EDAPP_WEBHOOK_SECRET given; this run's secret, which webhook links must carry:\n  %s: %s\n", secretHeader, secret)
+	return secret, nil
+}
+
+// newServer returns the receiver's server, with every phase of a connection
+// bounded: the handler bounds the body itself (10 s), and ReadTimeout,
+// WriteTimeout and IdleTimeout end whatever else a client could hold open.
+func newServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       20 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       60 * time.Second,
+	}
+}
+
 func run(addr, secret string, write bool, publicURL string) error {
+	if secret == "" {
+		return errors.New("empty secret: the receiver would refuse every delivery; set -secret or EDAPP_WEBHOOK_SECRET")
+	}
 	received := make(chan edapp.Event, 64)
 	handler := edapp.NewWebhookHandler(func(ctx context.Context, ev edapp.Event) error {
 		printEvent(ev)
@@ -61,7 +98,7 @@ func run(addr, secret string, write bool, publicURL string) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := newServer(mux)
 	go srv.Serve(ln)
 	defer srv.Close()
 	localURL := "http://" + ln.Addr().String() + "/edapp/events"

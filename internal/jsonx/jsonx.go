@@ -1,8 +1,17 @@
-// Package jsonx decodes the service's JSON leniently: one odd field (a date
-// in an unknown form, a number sent as an object) never fails the record or
-// the page around it. Well-formed input that decodes cleanly takes the plain
-// encoding/json path, at its speed; only a failed decode pays for the
-// salvage.
+// Package jsonx decodes the service's JSON: in one encoding/json pass when
+// the answer is clean, and leniently when it is not, so that one odd value
+// (a date in an unknown form, a number sent as an object) costs that value
+// only, never the record or the page around it.
+//
+// Record types take part through two conventions, read by reflection once
+// per type:
+//
+//   - A field named Extra of type map[string]json.RawMessage (tagged
+//     `json:"-"`) receives the object's members that no field takes.
+//   - A field tagged `jsonx:"Name"` takes another spelling of field Name:
+//     after decoding, its value moves to Name when Name is still zero, and
+//     it is cleared. Such fields live in an unexported embedded struct with
+//     omitempty or omitzero, so that they are never seen or sent.
 package jsonx
 
 import (
@@ -18,86 +27,136 @@ import (
 // error. When the JSON is well formed but some values do not fit their Go
 // fields, Decode drops those values (whole fields, or elements of an array
 // when a field cannot be saved) and decodes the rest; it returns the JSON
-// paths of what it dropped, such as "items[3].completedDate".
+// paths of what it dropped, such as "items[3].completedDateTime".
 //
-// A v that implements Target is asked where data goes first: that lets one
-// Go type take more than one JSON shape without a second pass.
+// A clean answer costs one encoding/json pass, which also notices unknown
+// members; only when there are some does Decode look at the members again
+// to fill Extra. Only a failed decode pays for the salvage.
+//
+// A v that implements Decoder decodes itself.
 func Decode(data []byte, v any) (dropped []string, err error) {
-	if t, ok := v.(Target); ok {
-		v = t.DecodeTarget(data)
+	if d, ok := v.(Decoder); ok {
+		return d.DecodeJSON(data)
 	}
+	return decode(data, v, true)
+}
+
+// decode is Decode without the Decoder check; with check false, it skips
+// the one-pass decode that checks for unknown members (its caller has just
+// tried it).
+func decode(data []byte, v any, check bool) (dropped []string, err error) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return nil, json.Unmarshal(data, v) // json's InvalidUnmarshalError
+	}
+	if check && decodeKnown(data, v) == nil {
+		finish(rv, nil)
+		return nil, nil
+	}
+	// Unknown members, or a value that does not fit: decode again without
+	// the check, which also surfaces an error that the first unknown member
+	// hid.
+	rv.Elem().SetZero()
 	err = json.Unmarshal(data, v)
 	if err == nil {
+		finish(rv, data)
 		return nil, nil
 	}
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
 		return nil, err
 	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return nil, err
-	}
-	t := rv.Elem().Type()
-	budget := maxProbes
-	fits := func(candidate []byte) bool {
-		if budget--; budget < 0 {
-			return false // out of budget: give up on salvage
-		}
-		return json.Unmarshal(candidate, reflect.New(t).Interface()) == nil
-	}
-	cleaned, ok := clean(data, fits, "", 0, &dropped)
-	if budget < 0 {
-		return nil, err
-	}
+	// data as a whole does not fit, so the salvage starts with its parts;
+	// the decode below is the check that the cleaned whole fits.
+	s := salvage{typ: rv.Elem().Type()}
+	budget := probesPerValue
+	cleaned, ok := s.cleanParts(data, nil, nil, "", 0, &budget)
 	if !ok {
 		return nil, err
 	}
 	rv.Elem().SetZero()
-	if err2 := json.Unmarshal(cleaned, v); err2 != nil {
+	if json.Unmarshal(cleaned, v) != nil {
 		return nil, err
 	}
-	return dropped, nil
+	finish(rv, cleaned)
+	return s.dropped, nil
 }
 
-// Target is implemented by values that decode from more than one JSON shape:
-// DecodeTarget returns the pointer that data should be decoded into.
-type Target interface {
-	DecodeTarget(data []byte) any
+// Decoder is implemented by values that decode themselves, as a page of a
+// list does (see DecodeList), with Decode's contract.
+type Decoder interface {
+	DecodeJSON(data []byte) (dropped []string, err error)
+}
+
+var errTrailing = errors.New("jsonx: data after the JSON value")
+
+// decodeKnown decodes data into v in one pass and fails if any object
+// member has no field to go to (or anything else is wrong).
+func decodeKnown(data []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if len(bytes.TrimLeft(data[d.InputOffset():], " \t\r\n")) > 0 {
+		return errTrailing
+	}
+	return nil
 }
 
 // Salvage is bounded, so a hostile or broken answer cannot make it costly:
 // it looks at most maxDepth levels deep (a page, its items, a record, a
-// field, its elements, theirs) and tries at most maxProbes decodes.
+// field, its elements, theirs, ...), and each value, and each element of
+// an array, may try at most probesPerValue decodes of its own. A value out
+// of probes is dropped whole.
 const (
-	maxDepth  = 6
-	maxProbes = 20000
+	maxDepth       = 8
+	probesPerValue = 1000
 )
 
-// clean returns raw without the parts that do not fit. fits reports
-// whether a candidate decodes in raw's position.
-func clean(raw []byte, fits func([]byte) bool, path string, depth int, dropped *[]string) ([]byte, bool) {
-	if fits(raw) {
+// salvage removes from a JSON answer the parts that do not decode into typ.
+// It probes each part in its place: the part wrapped in its parents'
+// brackets and keys, without its siblings, decoded into a fresh typ.
+type salvage struct {
+	typ     reflect.Type
+	buf     []byte
+	dropped []string
+}
+
+func (s *salvage) fits(pre, x, suf []byte, budget *int) bool {
+	if *budget <= 0 {
+		return false
+	}
+	*budget--
+	s.buf = append(append(append(s.buf[:0], pre...), x...), suf...)
+	return json.Unmarshal(s.buf, reflect.New(s.typ).Interface()) == nil
+}
+
+// clean returns raw, which sits between pre and suf, without the parts that
+// do not fit; false when nothing of it can be kept.
+func (s *salvage) clean(raw, pre, suf []byte, path string, depth int, budget *int) ([]byte, bool) {
+	if s.fits(pre, raw, suf, budget) {
 		return raw, true
 	}
-	if depth >= maxDepth {
+	if depth >= maxDepth || *budget <= 0 {
 		return nil, false
 	}
 	// When raw itself is dropped in the end, the caller reports it alone,
 	// not the parts inside it.
-	mark := len(*dropped)
-	out, ok := cleanParts(raw, fits, path, depth, dropped)
+	mark := len(s.dropped)
+	out, ok := s.cleanParts(raw, pre, suf, path, depth, budget)
 	if !ok {
-		*dropped = (*dropped)[:mark]
+		s.dropped = s.dropped[:mark]
 	}
 	return out, ok
 }
 
-func cleanParts(raw []byte, fits func([]byte) bool, path string, depth int, dropped *[]string) ([]byte, bool) {
-	raw = bytes.TrimSpace(raw)
+func (s *salvage) cleanParts(raw, pre, suf []byte, path string, depth int, budget *int) ([]byte, bool) {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
 	if len(raw) == 0 {
 		return nil, false
 	}
+	var out []byte
 	switch raw[0] {
 	case '{':
 		var fields map[string]json.RawMessage
@@ -110,60 +169,41 @@ func cleanParts(raw []byte, fits func([]byte) bool, path string, depth int, drop
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			inField := func(x []byte) bool { return fits(object(k, x)) }
-			c, ok := clean(fields[k], inField, path+"."+k, depth+1, dropped)
-			if ok {
+			key, _ := json.Marshal(k)
+			in := join(pre, []byte("{"), key, []byte(":"))
+			p := path + "." + k
+			if c, ok := s.clean(fields[k], in, join([]byte("}"), suf), p, depth+1, budget); ok {
 				fields[k] = c
 			} else {
 				delete(fields, k)
-				*dropped = append(*dropped, trimDot(path+"."+k))
+				s.dropped = append(s.dropped, trimDot(p))
 			}
 		}
-		out, err := json.Marshal(fields)
-		if err != nil {
-			return nil, false
-		}
-		return out, fits(out)
+		out, _ = json.Marshal(fields)
 	case '[':
 		var elems []json.RawMessage
 		if json.Unmarshal(raw, &elems) != nil {
 			return nil, false
 		}
+		in, after := join(pre, []byte("[")), join([]byte("]"), suf)
 		kept := make([]json.RawMessage, 0, len(elems))
 		for i, e := range elems {
-			inArray := func(x []byte) bool { return fits(array(x)) }
+			own := probesPerValue // each element, a page's item say, has a budget of its own
 			p := path + "[" + strconv.Itoa(i) + "]"
-			if c, ok := clean(e, inArray, p, depth+1, dropped); ok {
+			if c, ok := s.clean(e, in, after, p, depth+1, &own); ok {
 				kept = append(kept, c)
 			} else {
-				*dropped = append(*dropped, trimDot(p))
+				s.dropped = append(s.dropped, trimDot(p))
 			}
 		}
-		out, err := json.Marshal(kept)
-		if err != nil {
-			return nil, false
-		}
-		return out, fits(out)
+		out, _ = json.Marshal(kept)
+	default:
+		return nil, false
 	}
-	return nil, false
+	return out, out != nil && (depth == 0 || s.fits(pre, out, suf, budget))
 }
 
-func object(key string, v []byte) []byte {
-	k, _ := json.Marshal(key)
-	b := make([]byte, 0, len(k)+len(v)+3)
-	b = append(b, '{')
-	b = append(b, k...)
-	b = append(b, ':')
-	b = append(b, v...)
-	return append(b, '}')
-}
-
-func array(v []byte) []byte {
-	b := make([]byte, 0, len(v)+2)
-	b = append(b, '[')
-	b = append(b, v...)
-	return append(b, ']')
-}
+func join(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
 func trimDot(p string) string {
 	if len(p) > 0 && p[0] == '.' {

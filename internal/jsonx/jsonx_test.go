@@ -74,20 +74,42 @@ func FuzzDecode(f *testing.F) {
 	for _, s := range []string{`{"id":"c1","score":3,"lessons":[{"id":"l1","done":"2020-01-02"}]}`, `[{"score":"x"}]`, `{"lessons":[1,{"done":5}]}`, `null`} {
 		f.Add([]byte(s))
 	}
+	f.Add([]byte(`{"items":[{"login":"a","pets":[{"kind":"cat","born":"soon","chip":7}],"zz":1}],"totalCount":1}`))
+	f.Add([]byte(`[{"userName":"b","labels":["x"],"pets":[{"born":"2020-01-02"}]},5]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var c course
 		_, _ = Decode(data, &c)
 		var cs []course
-		dropped, err := Decode(data, &cs)
-		if err == nil && json.Valid(data) {
-			_ = fmt.Sprint(dropped)
+		if _, err := Decode(data, &cs); err == nil && !json.Valid(data) {
+			t.Fatalf("accepted invalid JSON %q", data)
+		}
+		var p person
+		_, _ = Decode(data, &p)
+		var ps []person
+		var total *int
+		dropped, err := DecodeList(data, &ps, &total)
+		if err != nil {
+			return
+		}
+		if !json.Valid(data) {
+			t.Fatalf("accepted invalid JSON %q", data)
+		}
+		// What was kept encodes, and no variant is left unmoved.
+		if _, err := json.Marshal(ps); err != nil {
+			t.Fatalf("result does not encode: %v", err)
+		}
+		for _, p := range ps {
+			if p.personVariants.AltUserName != "" || p.personVariants.AltLogin != "" || p.personVariants.AltLabels != nil {
+				t.Fatalf("variant left in place: %+v (dropped %q)", p, dropped)
+			}
 		}
 	})
 }
 
-func TestDecodeSalvageIsBounded(t *testing.T) {
-	// 3000 records whose every field is wrong: salvage would need far more
-	// than its budget of probes, so Decode gives up with the JSON error.
+func TestDecodeSalvagesEachElementWithinItsOwnBudget(t *testing.T) {
+	// 3000 records whose every field is wrong: far more probes than one
+	// budget, but each record has a budget of its own, so every record is
+	// kept without its bad values.
 	var b []byte
 	b = append(b, '[')
 	for i := range 3000 {
@@ -98,13 +120,176 @@ func TestDecodeSalvageIsBounded(t *testing.T) {
 	}
 	b = append(b, ']')
 	var cs []course
-	_, err := Decode(b, &cs)
-	assert.Error(t, err)
+	dropped, err := Decode(b, &cs)
+	require.NoError(t, err)
+	require.Len(t, cs, 3000)
+	assert.Equal(t, course{Lessons: []lesson{{}}}, cs[2999])
+	require.Len(t, dropped, 3000*4)
+	assert.Equal(t, []string{"[2999].id", "[2999].lessons[0].done", "[2999].lessons[0].id", "[2999].score"}, dropped[len(dropped)-4:])
+}
+
+func TestDecodeSalvageIsBounded(t *testing.T) {
+	// One record with more bad fields than its budget is dropped whole;
+	// its neighbours are not.
+	var big strings.Builder
+	big.WriteString(`[{"id":"ok"},{"score":"x"`)
+	for i := range probesPerValue {
+		fmt.Fprintf(&big, `,"f%d":1`, i)
+	}
+	big.WriteString(`,"id":7},{"id":"ok2","score":"x"}]`)
+	var cs []course
+	dropped, err := Decode([]byte(big.String()), &cs)
+	require.NoError(t, err)
+	assert.Equal(t, []course{{ID: "ok"}, {ID: "ok2"}}, cs)
+	assert.Equal(t, []string{"[1]", "[2].score"}, dropped)
 
 	// Deep nesting past the depth limit is not explored either.
 	deep := []byte(`{"lessons":[{"id":"l","done":` + strings.Repeat("[", 50) + strings.Repeat("]", 50) + `}]}`)
 	var c course
-	dropped, err := Decode(deep, &c)
+	dropped, err = Decode(deep, &c)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"lessons[0].done"}, dropped)
+}
+
+// person follows the conventions: an Extra field and spelling variants in
+// an unexported embedded struct.
+type person struct {
+	Name  string                     `json:"name"`
+	Tags  []string                   `json:"tags"`
+	Pets  []pet                      `json:"pets"`
+	Extra map[string]json.RawMessage `json:"-"`
+	personVariants
+}
+
+type personVariants struct {
+	AltUserName string   `json:"userName,omitempty" jsonx:"Name"`
+	AltLogin    string   `json:"login,omitempty" jsonx:"Name"`
+	AltLabels   []string `json:"labels,omitempty" jsonx:"Tags"`
+}
+
+type pet struct {
+	Kind  string                     `json:"kind"`
+	Born  strictDate                 `json:"born"`
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func TestDecodeVariants(t *testing.T) {
+	for in, want := range map[string]person{
+		`{"name":"a","userName":"b","login":"c"}`: {Name: "a"},
+		`{"userName":"b","login":"c"}`:            {Name: "b"},
+		`{"name":"","login":"c"}`:                 {Name: "c"},
+		`{"labels":["x"]}`:                        {Tags: []string{"x"}},
+		`{"tags":[],"labels":["x"]}`:              {Tags: []string{}},
+		`[]`:                                      {},
+	} {
+		var p person
+		_, err := Decode([]byte(in), &p)
+		if in == `[]` {
+			assert.Error(t, err)
+			continue
+		}
+		require.NoError(t, err, in)
+		assert.Equal(t, want, p, in)
+	}
+	// In a list, and nested in a record.
+	var ps []person
+	_, err := Decode([]byte(`[{"login":"a"},{"userName":"b","pets":[{"kind":"cat"}]}]`), &ps)
+	require.NoError(t, err)
+	assert.Equal(t, []person{{Name: "a"}, {Name: "b", Pets: []pet{{Kind: "cat"}}}}, ps)
+}
+
+func TestDecodeKeepsUnknownMembersInExtra(t *testing.T) {
+	var ps []person
+	dropped, err := Decode([]byte(`[
+		{"name":"a","NAME":"A","Login":"l","age":3,"pets":[{"kind":"dog","Kind":"x","chip":{"id":1}},{"kind":"cat"}]},
+		{"name":"b"}
+	]`), &ps)
+	require.NoError(t, err)
+	assert.Nil(t, dropped)
+	require.Len(t, ps, 2)
+	assert.Equal(t, map[string]json.RawMessage{"age": json.RawMessage(`3`)}, ps[0].Extra, "names match as encoding/json matches them")
+	assert.Equal(t, map[string]json.RawMessage{"chip": json.RawMessage(`{"id":1}`)}, ps[0].Pets[0].Extra)
+	assert.Nil(t, ps[0].Pets[1].Extra)
+	assert.Nil(t, ps[1].Extra, "no Extra when nothing is unknown")
+	assert.Equal(t, "A", ps[0].Name, "the last of the members that match wins, as in encoding/json")
+}
+
+func TestDecodeUnknownMemberDoesNotHideABadValue(t *testing.T) {
+	// The one-pass check stops reporting at the first problem it saves;
+	// a bad value after an unknown member must still be found and dropped.
+	var p struct {
+		ID    string                     `json:"id"`
+		Score int                        `json:"score"`
+		Extra map[string]json.RawMessage `json:"-"`
+	}
+	dropped, err := Decode([]byte(`{"zzz":1,"id":"x","score":"high"}`), &p)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"score"}, dropped)
+	assert.Equal(t, "x", p.ID)
+	assert.Equal(t, map[string]json.RawMessage{"zzz": json.RawMessage(`1`)}, p.Extra)
+}
+
+func TestDecodeSalvageKeepsExtraAndVariants(t *testing.T) {
+	var ps []person
+	dropped, err := Decode([]byte(`[{"login":"a","pets":[{"kind":"cat","born":"soon","chip":7}]}]`), &ps)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"[0].pets[0].born"}, dropped)
+	assert.Equal(t, []person{{Name: "a", Pets: []pet{{Kind: "cat", Extra: map[string]json.RawMessage{"chip": json.RawMessage(`7`)}}}}}, ps)
+}
+
+func TestDecodeTrailingDataIsAnError(t *testing.T) {
+	var c course
+	_, err := Decode([]byte(`{"id":"c"} {"id":"d"}`), &c)
+	var syn *json.SyntaxError
+	assert.ErrorAs(t, err, &syn)
+	_, err = Decode([]byte(" {\"id\":\"c\"} \n"), &c)
+	assert.NoError(t, err)
+	_, err = Decode(nil, &c)
+	assert.ErrorAs(t, err, &syn)
+	_, err = Decode([]byte(`{}`), c)
+	var inv *json.InvalidUnmarshalError
+	assert.ErrorAs(t, err, &inv)
+}
+
+func TestDecodeListShapes(t *testing.T) {
+	type rec struct {
+		ID    string                     `json:"id"`
+		N     int                        `json:"n"`
+		Extra map[string]json.RawMessage `json:"-"`
+	}
+	two := 2
+	for _, tc := range []struct {
+		in      string
+		items   []rec
+		total   *int
+		dropped []string
+	}{
+		{`{"totalCount":2,"items":[{"id":"a"},{"id":"b"}]}`, []rec{{ID: "a"}, {ID: "b"}}, &two, nil},
+		{` [{"id":"a"}] `, []rec{{ID: "a"}}, nil, nil},
+		{`{"items":null,"totalCount":null}`, nil, nil, nil},
+		{`{"items":[],"page":1,"totalCount":2}`, []rec{}, &two, nil},
+		{`{"Items":[{"id":"a"}],"TOTALCOUNT":2}`, []rec{{ID: "a"}}, &two, nil},
+		{`{"items":[{"id":"a"}],"items":[{"id":"b"}]}`, []rec{{ID: "b"}}, nil, nil},
+		{`{"items":[{"id":"a","x":1},{"id":"b","n":"3"},5,{"id":"c"}],"totalCount":"2"}`,
+			[]rec{{ID: "a", Extra: map[string]json.RawMessage{"x": json.RawMessage(`1`)}}, {ID: "b"}, {ID: "c"}}, nil,
+			[]string{"items[1].n", "items[2]", "totalCount"}},
+		{`[{"id":"a","x":1},{"id":"b","n":"3"},5,{"id":"c"}]`,
+			[]rec{{ID: "a", Extra: map[string]json.RawMessage{"x": json.RawMessage(`1`)}}, {ID: "b"}, {ID: "c"}}, nil,
+			[]string{"[1].n", "[2]"}},
+		{`{"items":{"id":"a"}}`, nil, nil, []string{"items"}},
+	} {
+		var items []rec
+		var total *int
+		dropped, err := DecodeList([]byte(tc.in), &items, &total)
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.items, items, tc.in)
+		assert.Equal(t, tc.total, total, tc.in)
+		assert.Equal(t, tc.dropped, dropped, tc.in)
+	}
+	for _, bad := range []string{``, `{"items":[{"id":"a"}]`, `[{"id":"a"},]`, `[{"id":"a"}] x`, `{"items":[{"id":"a"}]} {}`, `"x"`, `3`} {
+		var items []rec
+		var total *int
+		_, err := DecodeList([]byte(bad), &items, &total)
+		assert.Error(t, err, bad)
+	}
 }

@@ -3,29 +3,28 @@
 package pager
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"iter"
 	"sync"
+
+	"github.com/edapp-go/edapp/internal/jsonx"
 )
 
 // List is one page as the service sends it: the {"items", "totalCount"}
-// envelope, or a bare JSON array. Decode it with jsonx.Decode, which asks
-// DecodeTarget where the bytes go, so either form takes a single pass.
+// envelope, or a bare JSON array. Decode it with jsonx.Decode, which calls
+// DecodeJSON: the items are read one by one in a single pass, and a bad
+// value costs that value only (see jsonx.DecodeList).
 type List[T any] struct {
 	Items      []T  `json:"items"`
 	TotalCount *int `json:"totalCount"`
 }
 
-// DecodeTarget returns where data decodes to: the items for a bare array,
-// the envelope otherwise.
-func (l *List[T]) DecodeTarget(data []byte) any {
-	if b := bytes.TrimLeft(data, " \t\r\n"); len(b) > 0 && b[0] == '[' {
-		return &l.Items
-	}
-	return l
+// DecodeJSON decodes a page in either form; it returns the JSON paths of
+// the values it dropped, such as "items[3].completedDateTime".
+func (l *List[T]) DecodeJSON(data []byte) (dropped []string, err error) {
+	return jsonx.DecodeList(data, &l.Items, &l.TotalCount)
 }
 
 // Total is the service's count of all items, or -1 when it sent none.
@@ -39,6 +38,7 @@ func (l *List[T]) Total() int {
 // Result is one fetched page.
 type Result[T any] struct {
 	Items   []T
+	Sent    int    // items in the answer, those dropped whole included
 	Total   int    // the service's count; meaningful when Counted
 	Counted bool   // the service sent a count
 	Digest  uint64 // of the answer's body
@@ -143,17 +143,20 @@ func All[T any](ctx context.Context, firstPage, pageSize, concurrency int, fetch
 				fail(r, fmt.Errorf("page %d: the service reported a negative count (%d)", s.page, r.Total))
 				return
 			}
-			if prev != nil && r.Digest == prev.Digest && len(r.Items) > 0 {
+			if prev != nil && r.Digest == prev.Digest && max(r.Sent, len(r.Items)) > 0 {
 				if !r.Counted {
 					return // an unpaged array: the service ignores the page number
 				}
 				fail(r, fmt.Errorf("page %d: %w", s.page, ErrRepeatedPage))
 				return
 			}
-			if prev == nil && len(r.Items) > 0 && len(r.Items) < pageSize && r.Counted && r.Total > len(r.Items) {
+			// Decisions go by what the service sent, so an item dropped
+			// because it did not decode never makes a page look short.
+			sent := max(r.Sent, len(r.Items))
+			if prev == nil && sent > 0 && sent < pageSize && r.Counted && r.Total > sent {
 				// The service caps the page size below ours: page numbers
 				// count its pages.
-				width = len(r.Items)
+				width = sent
 			}
 			if !emit(r) {
 				return
@@ -164,14 +167,12 @@ func All[T any](ctx context.Context, firstPage, pageSize, concurrency int, fetch
 				lastPage = max(lastPage, (r.Total+width-1)/width)
 			}
 			switch {
-			case len(r.Items) == 0:
+			case sent == 0:
 				return
 			case known && s.page >= lastPage && len(queue) == 0 && next > lastPage:
 				return
-			case !known && len(r.Items) < width:
-				return
-			case known && len(r.Items) < width:
-				return // short before the end: the rest is gone
+			case sent < width:
+				return // short: the last page, or the rest is gone
 			}
 			prev = r
 		}

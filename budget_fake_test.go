@@ -1,0 +1,533 @@
+package edapp_test
+
+// The client against the fake with a request budget (edapptest.WithBudget),
+// and parallel exports end to end. The budget is scaled down from the
+// service's 1400 per 5 minutes so the tests take seconds; the client's
+// limiter keeps the default shape: the same limit, over the service's
+// window plus a margin for latency and scheduling.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/edapptest"
+)
+
+const (
+	scaledLimit  = 60              // the service's 1400, scaled down
+	scaledWindow = 2 * time.Second // the service's 5 minutes, scaled down
+	// scaledMargin plays the default limiter's 2 extra seconds. It is a
+	// larger share of the window than 2 s is of 5 minutes: it covers the
+	// stalls of a loaded runner (under -race), which do not scale down.
+	scaledMargin = time.Second
+)
+
+// statusCounter counts the answers the client got on the wire, by status.
+type statusCounter struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	n    map[int]int
+}
+
+func newStatusCounter() *statusCounter {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 2 * scaledLimit // no reconnects: they add latency
+	return &statusCounter{next: tr, n: map[int]int{}}
+}
+
+func (c *statusCounter) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(r)
+	if err == nil {
+		c.mu.Lock()
+		c.n[resp.StatusCode]++
+		c.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (c *statusCounter) count(status int) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[status]
+}
+
+func (c *statusCounter) total() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, v := range c.n {
+		n += v
+	}
+	return n
+}
+
+// defaultShapedClient is a client with the default limiter's shape at the
+// scaled budget, counting what it gets on the wire.
+func defaultShapedClient(srv *edapptest.Server) (*edapp.Client, *statusCounter) {
+	sc := newStatusCounter()
+	return srv.Client(
+		edapp.WithLimiter(edapp.NewWindowLimiter(scaledLimit, scaledWindow+scaledMargin)),
+		edapp.WithHTTPClient(&http.Client{Transport: sc}),
+	), sc
+}
+
+// fakeStatuses counts the fake's answers by status, from its request log.
+func fakeStatuses(srv *edapptest.Server) map[int]int {
+	out := map[int]int{}
+	for _, r := range srv.Requests() {
+		out[r.Status]++
+	}
+	return out
+}
+
+// flatOut is the load of a busy app: an AllAttempts export (bulk, pages in
+// parallel) and workers calling Users.Get (interactive) as fast as the
+// client lets them, until the export is over and each worker has made at
+// least minCalls calls.
+type flatOut struct {
+	workers, minCalls int
+	users             []string
+	pageSize          int
+}
+
+type flatOutResult struct {
+	ids      []string // the export's attempt ids, in order
+	calls    int      // interactive calls made
+	retried  int      // calls and pages whose Response says they were sent more than once
+	attempts int      // attempts according to the Responses
+}
+
+func (f flatOut) run(ctx context.Context, c *edapp.Client) (flatOutResult, error) {
+	var (
+		res      flatOutResult
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		done     atomic.Bool
+		firstErr error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer done.Store(true)
+		var resp edapp.Response
+		last := ""
+		for a, err := range c.Analytics.AllAttempts(ctx, &edapp.AttemptListOptions{ListOptions: edapp.ListOptions{PageSize: f.pageSize}},
+			edapp.WithResponseInto(&resp)) {
+			if err != nil {
+				fail(fmt.Errorf("export: %w", err))
+				return
+			}
+			res.ids = append(res.ids, a.ID)
+			if id := resp.RequestID; id != last { // the first item of a page
+				last = id
+				mu.Lock()
+				res.attempts += resp.Attempts
+				if resp.Attempts != 1 {
+					res.retried++
+				}
+				mu.Unlock()
+			}
+		}
+	}()
+	for w := range f.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; n < f.minCalls || !done.Load(); n++ {
+				var resp edapp.Response
+				_, err := c.Users.Get(ctx, f.users[(w+n*f.workers)%len(f.users)], edapp.WithResponseInto(&resp))
+				mu.Lock()
+				res.calls++
+				res.attempts += resp.Attempts
+				if resp.Attempts != 1 {
+					res.retried++
+				}
+				mu.Unlock()
+				if err != nil {
+					fail(fmt.Errorf("worker %d: %w", w, err))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return res, firstErr
+}
+
+// loadUsers returns the ids of the users SeedLoad made (usr_1 on).
+func loadUsers(n int) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = "usr_" + strconv.Itoa(i+1)
+	}
+	return ids
+}
+
+// wantAttemptIDs is att_1 to att_n, the order in which the fake lists
+// SeedLoad's attempts.
+func wantAttemptIDs(n int) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = "att_" + strconv.Itoa(i+1)
+	}
+	return ids
+}
+
+func TestDefaultShapedClientFlatOutNeverGets429(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs over several budget windows; skipped in -short")
+	}
+	srv := edapptest.NewServer(edapptest.WithBudget(scaledLimit, scaledWindow))
+	t.Cleanup(srv.Close)
+	const users, attempts = 20, 3000
+	require.NoError(t, srv.SeedLoad(users, attempts))
+	c, wire := defaultShapedClient(srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	load := flatOut{workers: 4, minCalls: 10, users: loadUsers(users), pageSize: 100}
+	res, err := load.run(ctx, c)
+	require.NoError(t, err)
+
+	sent := wire.total()
+	t.Logf("%d requests (%d pages, %d interactive calls) in windows of %d per %v", sent, attempts/load.pageSize, res.calls, scaledLimit, scaledWindow)
+	// The load must outgrow one window, or the limiter never had to act
+	// and no burst came one window after another.
+	require.Greater(t, sent, scaledLimit, "the load spans more than one window")
+	assert.Zero(t, wire.count(http.StatusTooManyRequests), "429s on the wire")
+	assert.Zero(t, fakeStatuses(srv)[http.StatusTooManyRequests], "429s in the fake's log")
+	assert.Zero(t, res.retried, "calls and pages sent more than once (Response.Attempts)")
+	assert.Equal(t, sent, res.attempts, "every attempt is accounted for by a Response")
+	assert.Equal(t, wantAttemptIDs(attempts), res.ids, "the export is whole and in order")
+}
+
+func TestClientRecoversWhenSomethingElseSpendsTheBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out a budget window; skipped in -short")
+	}
+	srv := edapptest.NewServer(edapptest.WithBudget(scaledLimit, scaledWindow))
+	t.Cleanup(srv.Close)
+	const users, attempts = 20, 2000
+	require.NoError(t, srv.SeedLoad(users, attempts))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	// Another tool on the same account spends the whole budget at once.
+	other := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	otherGet := func() (int, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/v2/users?pageSize=1", nil)
+		if err != nil {
+			return 0, err
+		}
+		req.Header.Set("Authorization", "Bearer "+srv.Token)
+		resp, err := other.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	var wg sync.WaitGroup
+	var ok atomic.Int64
+	for range scaledLimit {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if status, err := otherGet(); err == nil && status == http.StatusOK {
+				ok.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	require.Equal(t, int64(scaledLimit), ok.Load())
+	status, err := otherGet()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusTooManyRequests, status, "the budget is spent")
+	srv.ResetRequests()
+
+	c, wire := defaultShapedClient(srv)
+	load := flatOut{workers: 4, minCalls: 10, users: loadUsers(users), pageSize: 100}
+	res, err := load.run(ctx, c)
+	require.NoError(t, err, "the client waits the budget out and finishes")
+	assert.Equal(t, wantAttemptIDs(attempts), res.ids, "the export is whole and in order")
+
+	got429 := wire.count(http.StatusTooManyRequests)
+	t.Logf("%d requests, %d answered 429, %d calls or pages retried", wire.total(), got429, res.retried)
+	assert.Equal(t, got429, fakeStatuses(srv)[http.StatusTooManyRequests], "the fake's log agrees")
+	assert.Positive(t, got429, "the spent budget was felt")
+	// A 429 pauses the whole client: only requests already on their way
+	// when the first 429 came back get one too (the workers and the
+	// export's first page), not every request of the window. The fake's
+	// Retry-After says when the oldest request leaves its window; when the
+	// other tool's requests leave it a few milliseconds apart, a second
+	// round of the same requests may still find it full.
+	assert.LessOrEqual(t, got429, 2*(load.workers+1), "no storm of 429s")
+	assert.Equal(t, wire.total(), res.attempts, "Response.Attempts counts every attempt, retries included")
+	assert.LessOrEqual(t, res.retried, got429)
+}
+
+// shuffledFake serves the fake behind a random delay per request, so pages
+// fetched at once come back in any order, and records the pages of
+// /v2/analytics/attempts asked for and how many were in flight at once.
+type shuffledFake struct {
+	srv      *edapptest.Server
+	ts       *httptest.Server
+	mu       sync.Mutex
+	pages    []int
+	inFlight int
+	maxIn    int
+}
+
+func newShuffledFake(t *testing.T, delay time.Duration) *shuffledFake {
+	f := &shuffledFake{srv: edapptest.NewServer()}
+	t.Cleanup(f.srv.Close)
+	h := f.srv.Handler()
+	f.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		attempts := strings.EqualFold(r.URL.Path, "/v2/analytics/attempts")
+		if attempts {
+			page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+			f.mu.Lock()
+			f.pages = append(f.pages, page)
+			f.inFlight++
+			f.maxIn = max(f.maxIn, f.inFlight)
+			f.mu.Unlock()
+			defer func() {
+				f.mu.Lock()
+				f.inFlight--
+				f.mu.Unlock()
+			}()
+		}
+		d := delay/2 + rand.N(delay/2+1)
+		select {
+		case <-time.After(d):
+		case <-r.Context().Done():
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(f.ts.Close)
+	return f
+}
+
+func (f *shuffledFake) client(t *testing.T) *edapp.Client {
+	c, err := edapp.NewClient(f.srv.Token, edapp.WithBaseURL(f.ts.URL)) // the default limiter
+	require.NoError(t, err)
+	return c
+}
+
+func (f *shuffledFake) asked() (pages []int, maxInFlight int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.pages), f.maxIn
+}
+
+func TestParallelExportIsWholeAndInOrder(t *testing.T) {
+	const attempts, pageSize = 3000, 100
+	f := newShuffledFake(t, 20*time.Millisecond)
+	require.NoError(t, f.srv.SeedLoad(30, attempts))
+	c := f.client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	export := func(opts ...edapp.RequestOption) []string {
+		var ids []string
+		for a, err := range c.Analytics.AllAttempts(ctx, &edapp.AttemptListOptions{ListOptions: edapp.ListOptions{PageSize: pageSize}}, opts...) {
+			require.NoError(t, err)
+			ids = append(ids, a.ID)
+		}
+		return ids
+	}
+	want := wantAttemptIDs(attempts)
+	for _, n := range []int{0, 2, 4, 7} { // 0: the default
+		t.Run("concurrency="+strconv.Itoa(n), func(t *testing.T) {
+			f.mu.Lock()
+			f.pages, f.maxIn = nil, 0
+			f.mu.Unlock()
+			var opts []edapp.RequestOption
+			if n > 0 {
+				opts = append(opts, edapp.WithPageConcurrency(n))
+			}
+			got := export(opts...)
+			require.Len(t, got, attempts, "no gaps")
+			assert.Equal(t, want, got, "in order, no duplicates, no gaps")
+			pages, maxIn := f.asked()
+			limit := n
+			if n == 0 {
+				limit = edapp.DefaultPageConcurrency
+			}
+			slices.Sort(pages)
+			wantPages := make([]int, attempts/pageSize)
+			for i := range wantPages {
+				wantPages[i] = i + 1
+			}
+			assert.Equal(t, wantPages, pages, "each page asked for once")
+			assert.Greater(t, maxIn, 1, "pages were fetched at once")
+			assert.LessOrEqual(t, maxIn, limit, "at most the page concurrency in flight")
+		})
+	}
+	t.Run("sequential", func(t *testing.T) {
+		f.mu.Lock()
+		f.pages, f.maxIn = nil, 0
+		f.mu.Unlock()
+		assert.Equal(t, want, export(edapp.WithPageConcurrency(1)))
+		_, maxIn := f.asked()
+		assert.Equal(t, 1, maxIn, "one page at a time")
+	})
+}
+
+// pagerGoroutines returns the stacks of the goroutines in the SDK's paging
+// or request code.
+func pagerGoroutines() []string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "github.com/edapp-go/edapp/internal/") || strings.Contains(g, "github.com/edapp-go/edapp.") {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func TestParallelExportEarlyBreak(t *testing.T) {
+	const attempts, pageSize = 3000, 100
+	f := newShuffledFake(t, 100*time.Millisecond)
+	require.NoError(t, f.srv.SeedLoad(30, attempts))
+	c := f.client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	for _, stopAfter := range []int{1, 50, 250, 1001} {
+		t.Run("after="+strconv.Itoa(stopAfter), func(t *testing.T) {
+			f.mu.Lock()
+			f.pages = nil
+			f.mu.Unlock()
+			n := 0
+			for a, err := range c.Analytics.AllAttempts(ctx, &edapp.AttemptListOptions{ListOptions: edapp.ListOptions{PageSize: pageSize}}) {
+				require.NoError(t, err)
+				n++
+				require.Equal(t, "att_"+strconv.Itoa(n), a.ID)
+				if n == stopAfter {
+					break
+				}
+			}
+			// The iterator has waited for its fetches; their goroutines
+			// may still be on their way out, as goleak allows for too.
+			left := pagerGoroutines()
+			for end := time.Now().Add(5 * time.Second); len(left) > 0 && time.Now().Before(end); left = pagerGoroutines() {
+				time.Sleep(10 * time.Millisecond)
+			}
+			assert.Empty(t, left, "no goroutine outlives the loop")
+
+			// Pages asked for: the one being read when the loop stopped,
+			// those before it, and at most the pages in flight with it.
+			current := (stopAfter + pageSize - 1) / pageSize
+			most := current + edapp.DefaultPageConcurrency - 1
+			if current == 1 {
+				most = 1 // the first page is fetched alone
+			}
+			time.Sleep(50 * time.Millisecond) // let requests cut off on their way land, if they do
+			pages, _ := f.asked()
+			require.NotEmpty(t, pages)
+			assert.LessOrEqual(t, slices.Max(pages), most, "pages asked for: %v", pages)
+			assert.Len(t, pages, len(slices.Compact(slices.Sorted(slices.Values(pages)))), "each page asked for once")
+		})
+	}
+}
+
+func TestDefaultClientSpendsTheRealBudgetAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1450 calls; skipped in -short")
+	}
+	// The service's real budget, and a client with every default.
+	srv := edapptest.NewServer(edapptest.WithBudget(edapp.DefaultBudget, 5*time.Minute))
+	t.Cleanup(srv.Close)
+	require.NoError(t, srv.SeedLoad(10, 0))
+	c, err := edapp.NewClient(srv.Token, edapp.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	const calls = edapp.DefaultBudget + 50
+	var wg sync.WaitGroup
+	var ok, refused atomic.Int64
+	sem := make(chan struct{}, 32)
+	start := time.Now()
+	for i := range calls {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			_, err := c.Users.Get(ctx, "usr_"+strconv.Itoa(1+i%10))
+			switch {
+			case err == nil:
+				ok.Add(1)
+			case errors.Is(err, edapp.ErrRateLimited) && errors.Is(err, context.DeadlineExceeded):
+				refused.Add(1) // the next slot is 5 minutes away: refused at once
+			default:
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+
+	log := srv.Requests()
+	statuses := fakeStatuses(srv)
+	assert.Equal(t, int64(edapp.DefaultBudget), ok.Load(), "the whole budget is spent")
+	assert.Equal(t, int64(calls-edapp.DefaultBudget), refused.Load())
+	assert.Equal(t, map[int]int{http.StatusOK: edapp.DefaultBudget}, statuses, "no 429, nothing else")
+	require.Len(t, log, edapp.DefaultBudget)
+	first, last := log[0].Time, log[0].Time
+	for _, r := range log {
+		first, last = minTime(first, r.Time), maxTime(last, r.Time)
+	}
+	t.Logf("%d calls: %d sent and answered 200 in %v (first to last at the fake: %v), %d refused at once; 429s: %d",
+		calls, ok.Load(), elapsed.Round(time.Millisecond), last.Sub(first).Round(time.Millisecond),
+		refused.Load(), statuses[http.StatusTooManyRequests])
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}

@@ -1,0 +1,147 @@
+package jsonx
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
+	"strconv"
+)
+
+// DecodeList decodes a page of a list: the {"items", "totalCount"} envelope
+// or a bare array. It reads the page item by item with one json.Decoder,
+// so the clean items cost one pass and a small buffer. An item that does
+// not decode cleanly, or has members no field takes, is decoded again on
+// its own by Decode, within a salvage budget of its own: a bad value costs
+// that value, never its neighbours. An item that cannot be decoded at all
+// is left out and reported ("items[3]"). A total that does not decode is
+// dropped (reported as "totalCount") and *total stays nil.
+//
+// An answer of any other shape (unexpected members in the envelope, say)
+// takes Decode's path on the whole page, which is as tolerant, only slower.
+func DecodeList[T any](data []byte, items *[]T, total **int) (dropped []string, err error) {
+	if dropped, ok := streamList(data, items, total); ok {
+		return dropped, nil
+	}
+	if b := bytes.TrimLeft(data, " \t\r\n"); len(b) > 0 && b[0] == '[' {
+		var list []T
+		dropped, err = Decode(data, &list)
+		*items, *total = list, nil
+		return dropped, err
+	}
+	var env struct {
+		Items      []T  `json:"items"`
+		TotalCount *int `json:"totalCount"`
+	}
+	dropped, err = Decode(data, &env)
+	*items, *total = env.Items, env.TotalCount
+	return dropped, err
+}
+
+// streamList decodes the common shapes item by item; false means the page
+// needs the general path.
+func streamList[T any](data []byte, items *[]T, total **int) (dropped []string, ok bool) {
+	*items, *total = nil, nil
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	tok, err := d.Token()
+	if err != nil {
+		return nil, false
+	}
+	switch tok {
+	case json.Delim('['):
+		if dropped, ok = streamItems(d, data, "", items); !ok {
+			return nil, false
+		}
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for d.More() {
+			tok, err := d.Token()
+			key, _ := tok.(string)
+			if err != nil || seen[key] {
+				return nil, false
+			}
+			seen[key] = true
+			switch key {
+			case "items":
+				tok, err := d.Token()
+				switch {
+				case err != nil:
+					return nil, false
+				case tok == nil:
+					*items = nil
+				case tok == json.Delim('['):
+					if dropped, ok = streamItems(d, data, "items", items); !ok {
+						return nil, false
+					}
+				default:
+					return nil, false
+				}
+			case "totalCount":
+				if d.Decode(total) != nil {
+					return nil, false
+				}
+			default:
+				// encoding/json would match these without regard to case.
+				if bytes.EqualFold([]byte(key), []byte("items")) || bytes.EqualFold([]byte(key), []byte("totalCount")) {
+					return nil, false
+				}
+				var skip json.RawMessage
+				if d.Decode(&skip) != nil {
+					return nil, false
+				}
+			}
+		}
+		if tok, err := d.Token(); err != nil || tok != json.Delim('}') {
+			return nil, false
+		}
+	default:
+		return nil, false
+	}
+	if len(bytes.TrimLeft(data[d.InputOffset():], " \t\r\n")) > 0 {
+		return nil, false
+	}
+	finish(reflect.ValueOf(items), nil)
+	return dropped, true
+}
+
+// streamItems decodes the items of the array d has just entered.
+func streamItems[T any](d *json.Decoder, data []byte, path string, items *[]T) (dropped []string, ok bool) {
+	list := []T{} // as encoding/json: [] is empty, not nil
+	for i := 0; d.More(); i++ {
+		start := d.InputOffset()
+		var zero T
+		list = append(list, zero)
+		err := d.Decode(&list[len(list)-1])
+		if err == nil {
+			continue
+		}
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, false
+		}
+		// Unknown members or a value that does not fit: this item again, on
+		// its own.
+		raw := bytes.TrimLeft(data[start:d.InputOffset()], " \t\r\n,")
+		at := path + "[" + strconv.Itoa(i) + "]"
+		list[len(list)-1] = zero
+		its, err := decode(raw, &list[len(list)-1], false)
+		if err != nil {
+			list = list[:len(list)-1]
+			dropped = append(dropped, at)
+			continue
+		}
+		for _, p := range its {
+			if p[0] != '[' {
+				p = "." + p
+			}
+			dropped = append(dropped, at+p)
+		}
+	}
+	if tok, err := d.Token(); err != nil || tok != json.Delim(']') {
+		return nil, false
+	}
+	*items = list
+	return dropped, true
+}
