@@ -553,6 +553,15 @@ type stream struct {
 
 	totalSet          bool
 	requests, dropped int
+	parents           int // parents done, for a per-parent kind
+}
+
+// parentDone counts n more parents done out of total.
+func (s *stream) parentDone(n, total int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.parents += n
+	s.t.parents(s.parents, total)
 }
 
 // page takes the metadata of a page, once: the total count of a single
@@ -645,25 +654,33 @@ func (x *exporter) ids(ctx context.Context, cache *[]string, list func(context.C
 	return ids, nil
 }
 
-// fanOut runs fn for each parent id, concurrency at a time.
-func (x *exporter) fanOut(ctx context.Context, parents []string, fn func(context.Context, string) error) error {
+// fanOut runs fn for each parent id, concurrency at a time, reporting the
+// parents done on s.
+func (x *exporter) fanOut(ctx context.Context, s *stream, parents []string, fn func(context.Context, string) error) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(x.concurrency)
+	s.parentDone(0, len(parents))
 	for _, id := range parents {
-		g.Go(func() error { return fn(ctx, id) })
+		g.Go(func() error {
+			if err := fn(ctx, id); err != nil {
+				return err
+			}
+			s.parentDone(1, len(parents))
+			return nil
+		})
 	}
 	return g.Wait()
 }
 
 // perUser runs fn for each user of the account.
-func (x *exporter) perUser(ctx context.Context, fn func(context.Context, string) error) error {
+func (x *exporter) perUser(ctx context.Context, s *stream, fn func(context.Context, string) error) error {
 	users, err := x.ids(ctx, &x.userIDs, func(ctx context.Context) ([]string, error) {
 		return idsOf(x.c.Users.All(ctx, &edapp.UserListOptions{ListOptions: x.pageSize()}, x.opts(nil)...), func(u edapp.User) string { return u.ID })
 	})
 	if err != nil {
 		return err
 	}
-	return x.fanOut(ctx, users, fn)
+	return x.fanOut(ctx, s, users, fn)
 }
 
 // opts are the request options of every read: the bulk lane, pages in

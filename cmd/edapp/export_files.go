@@ -201,8 +201,23 @@ func cleanDir(dir string, st *exportState) error {
 			known[filepath.FromSlash(p.Keys)] = true
 		}
 	}
+	// isTemp matches the temporary files createAtomic makes for the
+	// export's own files: ".<name>.<digits>.tmp".
 	isTemp := func(name string) bool {
-		return strings.HasPrefix(name, tempPrefix) && strings.HasSuffix(name, tempSuffix)
+		m := tempFile.FindStringSubmatch(name)
+		if m == nil {
+			return false
+		}
+		base := m[1]
+		if base == stateFile || partFile.MatchString(base) {
+			return true
+		}
+		for _, k := range kinds {
+			if base == k.name+".csv" || base == k.name+".jsonl" {
+				return true
+			}
+		}
+		return false
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -245,6 +260,10 @@ func cleanDir(dir string, st *exportState) error {
 // that of its keys.
 func partName(n int, format string) string { return fmt.Sprintf("part-%06d.%s", n, format) }
 func keysName(n int) string                { return fmt.Sprintf(".part-%06d.keys", n) }
+
+// tempFile matches a temporary file of createAtomic; its group is the
+// final name.
+var tempFile = regexp.MustCompile(`^\.(.+)\.\d+\.tmp$`)
 
 // partFile matches the names of parts and their keys, in either format.
 var partFile = regexp.MustCompile(`^(part-\d{6}\.(csv|jsonl)|\.part-\d{6}\.keys)$`)

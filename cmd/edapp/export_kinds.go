@@ -95,7 +95,7 @@ var kinds = []kind{
 			if err != nil {
 				return err
 			}
-			return x.fanOut(ctx, groups, func(ctx context.Context, groupID string) error {
+			return x.fanOut(ctx, s, groups, func(ctx context.Context, groupID string) error {
 				r := new(edapp.Response)
 				for u, err := range x.c.UserGroups.AllUsers(ctx, groupID, x.listOpts(), x.opts(r)...) {
 					if err != nil {
@@ -134,7 +134,7 @@ var kinds = []kind{
 			if err != nil {
 				return err
 			}
-			return x.fanOut(ctx, cols, func(ctx context.Context, colID string) error {
+			return x.fanOut(ctx, s, cols, func(ctx context.Context, colID string) error {
 				r := new(edapp.Response)
 				for c, err := range x.c.Catalog.AllCollectionCourses(ctx, colID, x.listOpts(), x.opts(r)...) {
 					if err != nil {
@@ -173,7 +173,7 @@ var kinds = []kind{
 			if err != nil {
 				return err
 			}
-			return x.fanOut(ctx, courses, func(ctx context.Context, courseID string) error {
+			return x.fanOut(ctx, s, courses, func(ctx context.Context, courseID string) error {
 				r := new(edapp.Response)
 				lessons, err := x.c.Catalog.Lessons(ctx, courseID, x.opts(r)...)
 				if err != nil {
@@ -263,7 +263,7 @@ var kinds = []kind{
 		perUser:   true,
 		perParent: true,
 		fetch: func(ctx context.Context, x *exporter, _ time.Time, s *stream) error {
-			return x.perUser(ctx, func(ctx context.Context, userID string) error {
+			return x.perUser(ctx, s, func(ctx context.Context, userID string) error {
 				r := new(edapp.Response)
 				return each(s, r, x.c.Analytics.AllUserLessonProgress(ctx, userID, &edapp.UserLessonProgressListOptions{ListOptions: x.pageSize()}, x.opts(r)...), nil)
 			})
@@ -278,7 +278,7 @@ var kinds = []kind{
 		dateField:   "eventDateTime",
 		keyFields:   progressEventKey,
 		fetch: func(ctx context.Context, x *exporter, from time.Time, s *stream) error {
-			return x.perUser(ctx, func(ctx context.Context, userID string) error {
+			return x.perUser(ctx, s, func(ctx context.Context, userID string) error {
 				r := new(edapp.Response)
 				return each(s, r, x.c.Analytics.AllUserLessonProgressEvents(ctx, userID, &edapp.UserLessonProgressEventListOptions{ListOptions: x.pageSize(), MinEventDateTime: from}, x.opts(r)...), nil)
 			})

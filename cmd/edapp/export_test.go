@@ -245,8 +245,10 @@ func TestExportInterruptedThenResumed(t *testing.T) {
 	if err := os.WriteFile(orphan, []byte("id\nbogus\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ".users.csv.123.tmp"), []byte("half"), 0o644); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{".users.csv.123.tmp", ".mine.tmp"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("half"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	r = runExport(t, context.Background(), srv, func(a *app) { a.exportPartSize = 10 }, "--out", dir)
@@ -257,6 +259,9 @@ func TestExportInterruptedThenResumed(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".users.csv.123.tmp")); !os.IsNotExist(err) {
 		t.Error("a temporary file was left")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".mine.tmp")); err != nil {
+		t.Errorf("a file that is not the export's was removed: %v", err)
 	}
 }
 
@@ -402,6 +407,9 @@ func TestExportPerUser(t *testing.T) {
 	wantCode(t, r, exitOK)
 	if len(readKind(t, dir, "user_lesson_progress")) == 0 || len(readKind(t, dir, "user_lesson_progress_events")) == 0 {
 		t.Error("per-user kinds are empty")
+	}
+	if !strings.Contains(r.stderr, "from 6/6 parents") {
+		t.Errorf("the log lines do not count the users done:\n%s", r.stderr)
 	}
 	r = runExport(t, context.Background(), srv, nil, "--out", dir, "--per-user", "--kinds", "user_lesson_progress_events")
 	wantCode(t, r, exitOK)

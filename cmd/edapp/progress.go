@@ -27,6 +27,9 @@ type tracker interface {
 	setTotal(n int)
 	// add counts n more records and the time spent waiting for the budget.
 	add(n int, waited time.Duration)
+	// parents reports, for a kind fetched one list per parent (group,
+	// course, user), how many parents are done out of total.
+	parents(done, total int)
 	// done ends the kind; err is nil on success.
 	done(err error)
 }
@@ -55,6 +58,7 @@ func (b *barProgress) track(name string) tracker {
 			decor.Any(func(decor.Statistics) string {
 				return "waited " + t.waitedFor().Round(100*time.Millisecond).String()
 			}, decor.WCSyncSpace),
+			decor.Any(t.parentsDone, decor.WCSyncSpace),
 		),
 	)
 	t.bar = bar
@@ -69,6 +73,29 @@ type barTracker struct {
 	mu     sync.Mutex
 	waited time.Duration
 	end    time.Time
+
+	parentsN, parentsTotal int
+}
+
+func (t *barTracker) parents(done, total int) {
+	t.mu.Lock()
+	t.parentsN, t.parentsTotal = done, total
+	t.mu.Unlock()
+	// No list reports a total: fill the bar by the parents done, projecting
+	// the records to come from those fetched so far.
+	if done > 0 && done < total {
+		cur := t.bar.Current()
+		t.bar.SetTotal(max(cur*int64(total)/int64(done), cur+1), false)
+	}
+}
+
+func (t *barTracker) parentsDone(decor.Statistics) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.parentsTotal == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d parents", t.parentsN, t.parentsTotal)
 }
 
 // rate is the records per second since the kind started, until it ended.
@@ -136,12 +163,15 @@ func (l *logProgress) track(name string) tracker {
 func (l *logProgress) wait() {}
 
 type logTracker struct {
-	l           *logProgress
-	name        string
-	total, n    int
-	waited      time.Duration
-	start, last time.Time
+	l                      *logProgress
+	name                   string
+	total, n               int
+	waited                 time.Duration
+	start, last            time.Time
+	parentsN, parentsTotal int
 }
+
+func (t *logTracker) parents(done, total int) { t.parentsN, t.parentsTotal = done, total }
 
 func (t *logTracker) setTotal(n int) { t.total = n }
 
@@ -164,7 +194,11 @@ func (t *logTracker) status(now time.Time) string {
 	if el > 0 {
 		rate = float64(t.n) / el.Seconds()
 	}
-	return fmt.Sprintf("%s records in %s (%.0f/s, waited %s for the budget)", count, el.Round(time.Millisecond), rate, t.waited.Round(time.Millisecond))
+	of := ""
+	if t.parentsTotal > 0 {
+		of = fmt.Sprintf(" from %d/%d parents", t.parentsN, t.parentsTotal)
+	}
+	return fmt.Sprintf("%s records%s in %s (%.0f/s, waited %s for the budget)", count, of, el.Round(time.Millisecond), rate, t.waited.Round(time.Millisecond))
 }
 
 func (t *logTracker) done(err error) {
@@ -183,3 +217,4 @@ func (nopProgress) wait()                  {}
 func (nopProgress) setTotal(int)           {}
 func (nopProgress) add(int, time.Duration) {}
 func (nopProgress) done(error)             {}
+func (nopProgress) parents(int, int)       {}

@@ -17,10 +17,11 @@ func TestBarProgress(t *testing.T) {
 		tr.add(1, 0)
 	}
 	tr.add(0, 1500*time.Millisecond)
+	tr.parents(3, 5)
 	tr.done(nil)
 	p.wait()
 	got := out.String()
-	for _, want := range []string{"attempts", "10 / 10", "rec/s", "waited 1.5s"} {
+	for _, want := range []string{"attempts", "10 / 10", "rec/s", "waited 1.5s", "3/5 parents"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("bar output has no %q:\n%q", want, got)
 		}

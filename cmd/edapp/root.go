@@ -43,9 +43,6 @@ type app struct {
 	baseURL string
 	verbose bool
 
-	// clientOpts are appended to every client the app builds (tests use it).
-	clientOpts []edapp.Option
-
 	// exportHook is called after each record an export writes (tests).
 	exportHook func(kind string, n int)
 	// exportPartSize overrides the records per part (tests).
@@ -179,7 +176,6 @@ func (a *app) client() (*edapp.Client, error) {
 	if a.verbose {
 		opts = append(opts, edapp.WithLogger(a.logger(slog.LevelDebug)))
 	}
-	opts = append(opts, a.clientOpts...)
 	c, err := edapp.NewClient(token, opts...)
 	if err != nil {
 		return nil, usageError{err}
