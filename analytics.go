@@ -11,10 +11,10 @@ import (
 
 // AnalyticsService covers the v2 analytics operations (/v2/analytics/...).
 //
-// The spec shows neither the records nor the query parameters of these
-// operations. The records follow the vendor's SDK; records whose fields are
-// not known keep every field they do not decode in Extra. The filters are
-// those the vendor's SDK sends: courseId, courseExternalId, lessonId,
+// Inferred: the vendor documents neither the records nor the query
+// parameters of these operations. The records follow the vendor's SDK, and
+// each keeps every field it does not decode in Extra. The filters are those
+// the vendor's SDK sends: courseId, courseExternalId, lessonId,
 // lessonExternalId, userId, userExternalId and a datetime window, whose
 // bounds are sent as RFC 3339 in UTC ("2024-05-01T00:00:00Z"). A zero
 // time.Time or an empty string is not sent. Each options struct carries the
