@@ -216,7 +216,7 @@ func (s *UsersService) List(ctx context.Context, opts *UserListOptions, reqOpts 
 	return listPage[User](ctx, s.client, "/v2/users", opts, reqOpts...)
 }
 
-// All iterates over every user of the account, page by page (see List).
+// All iterates over every user of the account (see List).
 func (s *UsersService) All(ctx context.Context, opts *UserListOptions, reqOpts ...RequestOption) iter.Seq2[User, error] {
 	return all(ctx, opts, s.List, reqOpts)
 }
