@@ -1,6 +1,7 @@
-// Package v1 covers the service's older /v1 operations: saving and deleting
-// users and user groups in their v1 shape, listing a user's courses with
-// their lesson launch links, and reading the user course report.
+// Package v1 covers the service's older /v1 operations: saving, listing and
+// deleting users and user groups in their v1 shape, listing a user's
+// courses with their lesson launch links, reading the user course report,
+// and fetching a user's token.
 //
 // It is built on the root client's Do, so it shares that client's base URL,
 // token, rate limit, retries and error types:

@@ -76,9 +76,10 @@ func (s *UserGroupsService) Delete(ctx context.Context, groupID string, opts ...
 }
 
 // List lists the account's user groups in their v1 shape: GET
-// /v1/usergroups. The answer is not documented by the vendor; it is taken
-// to be a bare JSON array, and the paged envelope is accepted too (then
-// only its one answer is read).
+// /v1/usergroups. The answer is taken to be a bare JSON array; the paged
+// envelope is accepted too (then only its one answer is read). Inferred:
+// the vendor does not document this operation; an outside v1 client calls
+// it.
 func (s *UserGroupsService) List(ctx context.Context, opts ...edapp.RequestOption) ([]UserGroup, error) {
 	var l pager.List[UserGroup]
 	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/usergroups", nil, &l, opts...); err != nil {

@@ -192,9 +192,9 @@ func (s *UsersService) LaunchLink(ctx context.Context, userID, lessonID string, 
 }
 
 // List lists the account's users in their v1 shape: GET /v1/users. The
-// answer is not documented by the vendor; it is taken to be a bare JSON
-// array, and the paged envelope is accepted too (then only its one answer
-// is read).
+// answer is taken to be a bare JSON array; the paged envelope is accepted
+// too (then only its one answer is read). Inferred: the vendor does not
+// document this operation; an outside v1 client calls it.
 func (s *UsersService) List(ctx context.Context, opts ...edapp.RequestOption) ([]User, error) {
 	var l pager.List[User]
 	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/users", nil, &l, opts...); err != nil {
@@ -215,8 +215,9 @@ func (s *UsersService) Token(ctx context.Context, userID string, opts ...edapp.R
 // TokenByExternalID fetches a user's token by the user's external id: GET
 // /v1/users/external/{externalId}/token.
 //
-// The answer's shape is not documented by the vendor; {"token": "..."} and
-// a bare JSON string are accepted. The token is a secret, like a launch
+// {"token": "..."} and a bare JSON string are accepted. Inferred: the vendor
+// does not document these two operations; an outside v1 client calls
+// them. The token is a secret, like a launch
 // token: the UserToken returned prints as [REDACTED] (call Value for the
 // token), and no error shows it. An answer without a token is an
 // *edapp.DecodeError, whose Body is left empty.
