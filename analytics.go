@@ -11,10 +11,10 @@ import (
 
 // AnalyticsService covers the v2 analytics operations (/v2/analytics/...).
 //
-// The spec shows neither the records nor the query parameters of these
-// operations. The records follow the vendor's SDK; records whose fields are
-// not known keep every field they do not decode in Extra. The filters are
-// those the vendor's SDK sends: courseId, courseExternalId, lessonId,
+// Inferred: the vendor documents neither the records nor the query
+// parameters of these operations. The records follow the vendor's SDK, and
+// each keeps every field it does not decode in Extra. The filters are those
+// the vendor's SDK sends: courseId, courseExternalId, lessonId,
 // lessonExternalId, userId, userExternalId and a datetime window, whose
 // bounds are sent as RFC 3339 in UTC ("2024-05-01T00:00:00Z"). A zero
 // time.Time or an empty string is not sent. Each options struct carries the
@@ -165,8 +165,8 @@ type LessonProgressEventListOptions struct {
 }
 
 // UserLessonProgress is one user's progress in one lesson (GET
-// /v2/analytics/users/{userId}/lesson-progress). Its fields are not known
-// for sure; every field not decoded here is kept in Extra.
+// /v2/analytics/users/{userId}/lesson-progress). Inferred: neither the
+// vendor nor its SDK names these fields; they are a best guess.
 type UserLessonProgress struct {
 	UserID            string  `json:"userId"`
 	CourseID          string  `json:"courseId"`
@@ -212,8 +212,8 @@ type UserLessonProgressEventListOptions struct {
 }
 
 // LessonStatistics holds the high-level statistics (opens, completions) of
-// one lesson (GET /v2/analytics/lessonstatistics). Its fields are not
-// known; every field not decoded here is kept in Extra.
+// one lesson (GET /v2/analytics/lessonstatistics). Inferred: neither the
+// vendor nor its SDK names these fields; they are a best guess.
 type LessonStatistics struct {
 	LessonID       string `json:"lessonId"`
 	CourseID       string `json:"courseId"`
@@ -241,8 +241,8 @@ type LessonStatisticsListOptions struct {
 
 // SurveyQuestionDefinition is a survey question (GET
 // /v2/analytics/surveyquestiondefinitions). Survey questions are open
-// answer, rating or multiple choice, and have no correct answer. Its fields
-// are not known; every field not decoded here is kept in Extra.
+// answer, rating or multiple choice, and have no correct answer. Inferred:
+// neither the vendor nor its SDK names these fields; they are a best guess.
 type SurveyQuestionDefinition struct {
 	ID       string `json:"id"`
 	CourseID string `json:"courseId"`
@@ -261,8 +261,7 @@ type SurveyQuestionDefinition struct {
 }
 
 // SurveyAnswerDefinition is an answer a survey question offers. Its ID is
-// what SurveyAnswer.AnswerDefinitionID refers to. Every field not decoded
-// here is kept in Extra.
+// what SurveyAnswer.AnswerDefinitionID refers to.
 type SurveyAnswerDefinition struct {
 	ID      string `json:"id"`
 	Content string `json:"content"`

@@ -10,17 +10,15 @@ import (
 
 // CatalogService covers the v2 catalog: course collections, courses and lessons.
 //
-// The spec describes the catalog as course collections (optional), which
-// contain courses, which contain lessons; a course can also sit at the root
-// of the catalog, outside any collection. The spec does not show the fields
-// of any catalog record; the SDK follows the vendor's SDK and keeps what it
-// does not know.
+// Course collections (optional) contain courses, which contain lessons; a
+// course can also sit at the root of the catalog, outside any collection.
+// Inferred: the vendor does not document the fields of catalog records; the
+// SDK follows the vendor's SDK and keeps what it does not know in Extra.
 type CatalogService service
 
-// CourseCollection is a course collection of the catalog. Its fields are
-// not documented in full; the SDK reads id, externalId (the vendor's help
-// page lists it), title and description, and keeps every other field in
-// Extra.
+// CourseCollection is a course collection of the catalog. The SDK reads id,
+// externalId (the vendor's help page lists it), title and description, and
+// keeps every other field in Extra.
 type CourseCollection struct {
 	ID          string `json:"id"`
 	ExternalID  string `json:"externalId"`
@@ -32,8 +30,7 @@ type CourseCollection struct {
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
-// Course is a course of the catalog. The spec does not show its fields;
-// these follow the vendor's SDK. Decoding accepts the creation datetime as
+// Course is a course of the catalog. Decoding accepts the creation datetime as
 // "createdDateTime" or "createDateTime"; encoding writes "createdDateTime".
 type Course struct {
 	ID          string `json:"id"`
@@ -63,10 +60,9 @@ type courseVariants struct {
 	AltCreateDateTime Time `json:"createDateTime,omitzero" jsonx:"CreatedDateTime"`
 }
 
-// Lesson is a lesson of a course. The spec does not show its fields; these
-// follow the vendor's SDK. A lesson has a minimum score, whose JSON name is
-// not known: the SDK reads "minimumScore", and keeps every field it does not
-// know in Extra, so the score is there under any other name.
+// Lesson is a lesson of a course. A lesson has a minimum score, whose JSON
+// name is not known: the SDK reads "minimumScore", and keeps every field it
+// does not know in Extra, so the score is there under any other name.
 type Lesson struct {
 	ID          string `json:"id"`
 	ExternalID  string `json:"externalId"`
@@ -84,8 +80,8 @@ type Lesson struct {
 }
 
 // ListCollections lists one page of course collections: GET
-// /v2/catalog/coursecollections. (The vendor's SDK spells the path
-// courseCollections; the SDK sends the spec's spelling.)
+// /v2/catalog/coursecollections, the documented spelling (the vendor's SDK
+// writes courseCollections).
 func (s *CatalogService) ListCollections(ctx context.Context, opts *ListOptions, reqOpts ...RequestOption) (*Page[CourseCollection], error) {
 	return listPage[CourseCollection](ctx, s.client, "/v2/catalog/coursecollections", opts, reqOpts...)
 }
@@ -124,9 +120,9 @@ func (s *CatalogService) AllCourses(ctx context.Context, opts *ListOptions, reqO
 }
 
 // Lessons lists the lessons of a course: GET
-// /v2/catalog/courses/{courseId}/lessons. The service answers a bare array
-// (the vendor's SDK; not shown in the spec), unpaged; the paged envelope is
-// accepted too, and then every page is read. The service's lesson records
+// /v2/catalog/courses/{courseId}/lessons. The service answers a bare array,
+// unpaged (inferred from the vendor's SDK); the paged envelope is accepted
+// too, and then every page is read. The service's lesson records
 // probably carry no course id, so a lesson without one gets courseID.
 func (s *CatalogService) Lessons(ctx context.Context, courseID string, reqOpts ...RequestOption) ([]Lesson, error) {
 	if err := ids.Require("courseID", courseID); err != nil {

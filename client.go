@@ -27,16 +27,16 @@ const Version = "0.1.0"
 const (
 	// DefaultBaseURL is the REST host of the real service, for /v1 and /v2.
 	DefaultBaseURL = "https://rest.edapp.com"
-	// DefaultLaunchBaseURL is the host of the lesson launch page
-	// ({launch_url} in the spec).
+	// DefaultLaunchBaseURL is the host of the lesson launch page, which
+	// launch links point at.
 	DefaultLaunchBaseURL = "https://web.edapp.com"
-	// LaunchTokenLifetime is how long a launch link's token lives (spec: 20
-	// minutes).
+	// LaunchTokenLifetime is how long a launch link's token lives: it
+	// expires 20 minutes after it is issued.
 	LaunchTokenLifetime = 20 * time.Minute
 )
 
-// The account's request budget: 1400 requests in any 5 minutes, across
-// /v2 (documented by the vendor, not by its API reference). The default
+// The account's request budget: the service allows 1400 requests in any 5
+// minutes, across /v2, and answers 429 past that. The default
 // limiter keeps 2 seconds of margin on the window against clock skew and
 // latency, so two full bursts one window apart never meet in one window at
 // the service.
@@ -178,8 +178,8 @@ func WithUserAgent(ua string) Option { return func(c *config) { c.userAgent = ua
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // NewClient returns a client that authenticates with the account's API
-// token (spec: every call carries "Authorization: Bearer <API_TOKEN>"; the
-// token comes from the admin portal). An empty token, an invalid base URL
+// token, which comes from the admin portal (settings, API details); every
+// request carries it as "Authorization: Bearer <token>". An empty token, an invalid base URL
 // or an invalid option is an error, and no request is ever sent with one.
 func NewClient(token string, opts ...Option) (*Client, error) {
 	if strings.TrimSpace(token) == "" {

@@ -19,7 +19,7 @@ import (
 )
 
 // Sentinels for errors.Is. An *APIError matches the one for its status.
-// The spec shows no error statuses or bodies; these follow HTTP.
+// The vendor documents no error statuses or bodies; these follow HTTP.
 var (
 	ErrBadRequest   = errors.New("edapp: bad request")      // 400, 422
 	ErrUnauthorized = errors.New("edapp: unauthorized")     // 401: missing or wrong token
@@ -39,8 +39,8 @@ var (
 var ErrRepeatedPage = pager.ErrRepeatedPage
 
 // APIError is a non-2xx answer from the service (or a 2xx that says
-// {"success": false}). The spec does not show error bodies; the real service
-// probably answers {"message": "..."}, so Message holds that when present
+// {"success": false}). Inferred: the vendor does not document error bodies;
+// the service probably answers {"message": "..."}, so Message holds that when present
 // and Body keeps the rest, truncated. Neither ever holds the API token.
 type APIError struct {
 	StatusCode int

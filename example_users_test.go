@@ -9,8 +9,9 @@ import (
 	"github.com/edapp-go/edapp/edapptest"
 )
 
-// All walks every page of the account's users; the iterator asks for the
-// next page only when the loop gets there, and stops after the last one.
+// All walks every page of the account's users and yields them in order.
+// Once the first page reports a total count, it fetches up to 4 pages at
+// once (see WithPageConcurrency); it stops after the last one.
 func ExampleUsersService_All() {
 	srv := edapptest.NewServer()
 	defer srv.Close()

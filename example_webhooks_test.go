@@ -35,5 +35,5 @@ func ExampleWebhooksService_Create() {
 	// Output:
 	// LessonCompletedEvent https://hooks.example.com/edapp/events
 	// score is a number
-	// edapp: invalid input: event name "UserCreatedEvent" is not one of the ten of the spec
+	// edapp: invalid input: event name "UserCreatedEvent" is not one of the ten webhook event names
 }

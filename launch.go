@@ -10,10 +10,10 @@ import (
 	"github.com/edapp-go/edapp/internal/redact"
 )
 
-// LaunchLink is a lesson launch link (launchURI in the spec):
-// {launch_url}/launch-lesson?token=<LAUNCH_TOKEN>&lesson=<lesson_id>. The
+// LaunchLink is a lesson launch link, the launchURI of a v1 course lesson:
+// <launch page>/launch-lesson?token=<LAUNCH_TOKEN>&lesson=<lesson_id>. The
 // token signs the learner in when the lesson opens and expires 20 minutes
-// after it was issued, so fetch a fresh link just before the learner opens
+// after it is issued, so fetch a fresh link just before the learner opens
 // the lesson. String, GoString and LogValue hide the token; URL holds it,
 // for handing to the learner.
 type LaunchLink struct {
@@ -24,7 +24,7 @@ type LaunchLink struct {
 }
 
 // ParseLaunchLink reads a launchURI. It must be an absolute http(s) URL
-// with a token and a lesson parameter (the spec makes the token required).
+// with a token and a lesson parameter.
 // issuedAt is when the link was fetched; the token dies 20 minutes later.
 // Errors never repeat the token.
 func ParseLaunchLink(uri string, issuedAt time.Time) (*LaunchLink, error) {

@@ -132,7 +132,7 @@ type spellings struct {
 	managedField atomic.Int32 // managedUserGroups or userGroupsManaged
 }
 
-// The two spellings of the user group list paths. The spec writes the
+// The two spellings of the user group list paths. The vendor documents the
 // list operations with usersgroups; the vendor's own SDK uses usergroups.
 const (
 	groupsSpecPrefix = "/v2/usersgroups"
@@ -141,12 +141,12 @@ const (
 
 // listGroupsPage fetches one page of a user group list operation: the
 // groups (suffix "") or a group's users (suffix "/{groupId}/users"). Until
-// the client knows which spelling the service serves, it sends the spec's;
-// on a 404 it tries the other spelling once. Whichever spelling answers 2xx
-// is then used alone from then on, so a later 404 (an unknown group) costs
-// one request. When both answer 404, the error is the spec spelling's and
-// nothing is learnt; any other failure of the second spelling is returned
-// as it is.
+// the client knows which spelling the service serves, it sends the
+// documented one; on a 404 it tries the other spelling once. Whichever
+// spelling answers 2xx is then used alone from then on, so a later 404 (an
+// unknown group) costs one request. When both answer 404, the error is the
+// documented spelling's and nothing is learnt; any other failure of the
+// second spelling is returned as it is.
 func listGroupsPage[T any](ctx context.Context, c *Client, suffix string, query any, opts ...RequestOption) (*Page[T], error) {
 	switch c.learnt.groupsPath.Load() {
 	case spellingSpec:
@@ -177,7 +177,7 @@ func answered2xx(err error) bool {
 	return err == nil || errors.As(err, new(*DecodeError))
 }
 
-// The two spellings of a user's managed groups. The spec writes
+// The two spellings of a user's managed groups. The vendor documents
 // managedUserGroups; the vendor's help page and SDK, and every answer seen,
 // write userGroupsManaged.
 const (
@@ -190,11 +190,11 @@ const (
 // user's id, or "" on create, where the answer gives it.
 //
 // The managed groups go out in the spelling this client has learnt, or in
-// the spec's while it knows none. While it knows none and the answer shows
-// none of the managed groups sent, writeUser follows up with one PUT of
-// just the managed groups in the other spelling (never a second POST,
-// which could create a second user), and remembers the spelling whose
-// answer showed them. When neither answer shows them (the service may not
+// the documented one while it knows none. While it knows none and the
+// answer shows none of the managed groups sent, writeUser follows up with
+// one PUT of just the managed groups in the other spelling (never a second
+// POST, which could create a second user), and remembers the spelling
+// whose answer showed them. When neither answer shows them (the service may not
 // echo them), nothing is learnt and the next write checks again.
 //
 // When the follow-up PUT fails, the user of the first answer is returned

@@ -11,10 +11,10 @@ import (
 
 // UserGroupsService covers the v2 user group operations (/v2/usergroups, /v2/usersgroups).
 //
-// The spec writes the two list operations (List and ListUsers) with the
-// spelling /v2/usersgroups and every other operation with /v2/usergroups;
-// which spelling is authoritative is not shown. The list operations send the
-// spec's spelling; when it answers 404 they try /v2/usergroups once, and
+// The vendor documents the two list operations (List and ListUsers) with
+// the spelling /v2/usersgroups and every other operation with
+// /v2/usergroups; its own SDK uses /v2/usergroups throughout. The list
+// operations send the documented spelling; when it answers 404 they try /v2/usergroups once, and
 // once that spelling has answered, the client keeps using it. A client pays
 // for the wrong guess at most once, and an unknown group is still an
 // ErrNotFound.
@@ -29,9 +29,9 @@ type UserGroupsService service
 // with it is placed in the group automatically. Dynamic groups, driven by
 // users' custom fields, exist too.
 //
-// The spec does not show the fields of a v2 group; these follow the
-// vendor's SDK. No parent field is known: walk ListChildren from the roots
-// to find parents.
+// Inferred: the vendor does not document a group's fields; these follow its
+// SDK. No parent field is known: walk ListChildren from the roots to find
+// parents.
 type UserGroup struct {
 	ID         string `json:"id"`
 	Name       string `json:"name"`
@@ -45,8 +45,8 @@ type UserGroup struct {
 }
 
 // UserGroupCreateParams is the body of UserGroups.Create: {"name",
-// "inviteCode"} (the vendor's SDK; the spec says only that an invite code
-// can be supplied). An empty InviteCode is not sent.
+// "inviteCode"}. An empty InviteCode is not sent. Inferred: the vendor
+// documents that an invite code can be supplied, not the field names.
 type UserGroupCreateParams struct {
 	Name       string `json:"name"`
 	InviteCode string `json:"inviteCode,omitempty"`
@@ -67,9 +67,8 @@ func (s *UserGroupsService) Create(ctx context.Context, params UserGroupCreatePa
 	return g, nil
 }
 
-// List lists one page of the account's groups: GET /v2/usersgroups (the
-// spec's spelling; see UserGroupsService for the fallback to
-// /v2/usergroups).
+// List lists one page of the account's groups: GET /v2/usersgroups (see
+// UserGroupsService for the fallback to /v2/usergroups).
 func (s *UserGroupsService) List(ctx context.Context, opts *ListOptions, reqOpts ...RequestOption) (*Page[UserGroup], error) {
 	return listGroupsPage[UserGroup](ctx, s.client, "", opts, reqOpts...)
 }
@@ -80,8 +79,8 @@ func (s *UserGroupsService) All(ctx context.Context, opts *ListOptions, reqOpts 
 }
 
 // ListChildren lists one page of the child groups of a group: GET
-// /v2/usergroups/{groupId}/children. The spec does not say whether deeper
-// descendants are included; the vendor's SDK treats the answer as the
+// /v2/usergroups/{groupId}/children. The vendor does not say whether
+// deeper descendants are included; its SDK treats the answer as the
 // direct children and calls it again on a child whose HasChildren is true.
 func (s *UserGroupsService) ListChildren(ctx context.Context, groupID string, opts *ListOptions, reqOpts ...RequestOption) (*Page[UserGroup], error) {
 	if err := ids.Require("groupID", groupID); err != nil {
@@ -98,8 +97,9 @@ func (s *UserGroupsService) AllChildren(ctx context.Context, groupID string, opt
 	}, reqOpts)
 }
 
-// AddUser adds a user to a group: POST /v2/usergroups/{groupId}/users. The
-// spec does not show the request body; the SDK sends {"userId": "<id>"}.
+// AddUser adds a user to a group: POST /v2/usergroups/{groupId}/users,
+// sending {"userId": "<id>"} (inferred: the vendor does not document the
+// body).
 // An answer of {"success": false} is an error matching ErrUnsuccessful.
 func (s *UserGroupsService) AddUser(ctx context.Context, groupID, userID string, reqOpts ...RequestOption) error {
 	if err := ids.Require("groupID", groupID); err != nil {
@@ -112,8 +112,8 @@ func (s *UserGroupsService) AddUser(ctx context.Context, groupID, userID string,
 }
 
 // RemoveUser removes a user from a group: DELETE
-// /v2/usergroups/{groupId}/users. The spec does not show the request body;
-// the SDK sends {"userId": "<id>"}. An answer of {"success": false} is an
+// /v2/usergroups/{groupId}/users, sending {"userId": "<id>"} (inferred, as
+// for AddUser). An answer of {"success": false} is an
 // error matching ErrUnsuccessful.
 func (s *UserGroupsService) RemoveUser(ctx context.Context, groupID, userID string, reqOpts ...RequestOption) error {
 	if err := ids.Require("groupID", groupID); err != nil {
@@ -126,8 +126,8 @@ func (s *UserGroupsService) RemoveUser(ctx context.Context, groupID, userID stri
 }
 
 // ListUsers lists one page of the users of a group: GET
-// /v2/usersgroups/{groupId}/users (the spec's spelling; see
-// UserGroupsService for the fallback to /v2/usergroups). An unknown group
+// /v2/usersgroups/{groupId}/users (see UserGroupsService for the fallback
+// to /v2/usergroups). An unknown group
 // is an ErrNotFound.
 func (s *UserGroupsService) ListUsers(ctx context.Context, groupID string, opts *ListOptions, reqOpts ...RequestOption) (*Page[User], error) {
 	if err := ids.Require("groupID", groupID); err != nil {

@@ -12,11 +12,11 @@ import (
 // UsersService covers the v2 user operations (/v2/users).
 type UsersService service
 
-// Role is a user role. The spec enumerates seven exact values: two for the
+// Role is a user role. The service knows seven, spelt exactly: two for the
 // learner app and five for the admin portal.
 type Role string
 
-// The seven roles of the spec.
+// The seven user roles.
 const (
 	// RoleAppUser ("app-user") is a learner app role. Together with
 	// RolePrizingUser it makes a fully functional learner.
@@ -39,8 +39,8 @@ const (
 	RoleReviewer Role = "reviewer"
 )
 
-// Roles returns the seven roles of the spec, learner app roles first. The
-// slice is new on every call.
+// Roles returns the seven user roles, learner app roles first. The slice is
+// new on every call.
 func Roles() []Role {
 	return []Role{
 		RoleAppUser, RolePrizingUser,
@@ -48,15 +48,14 @@ func Roles() []Role {
 	}
 }
 
-// User is a v2 user. The spec names the concepts (id, username, password,
-// first and last name, external id, roles, user groups, managed user
-// groups, custom fields, time zone) but shows only the userGroups and
-// managedUserGroups field names; the others follow the vendor's SDK.
+// User is a v2 user. Inferred: the vendor documents only the userGroups and
+// managedUserGroups field names; the others follow its SDK (see "What is
+// inferred" in the package doc).
 //
 // The SDK's decoding accepts the username as "name" (what the service sends),
 // "userName" or "username", and the managed groups as "managedUserGroups"
-// (the spec) or "userGroupsManaged" (the vendor's help page and SDK).
-// Encoding writes "name" and "managedUserGroups".
+// (the documented name) or "userGroupsManaged" (the vendor's help page and
+// SDK). Encoding writes "name" and "managedUserGroups".
 type User struct {
 	ID string `json:"id"`
 	// Username is the user's login name; it may hold an email address.
@@ -97,10 +96,10 @@ type userVariants struct {
 }
 
 // UserCreateParams is the body of Users.Create. Empty fields are not sent.
-// The spec does not show the v2 field names, nor which fields are
-// required; the SDK sends name (the username), password, email, firstName,
-// lastName, externalId, timeZone, roles, userGroups, managedUserGroups and
-// customFields.
+// The SDK sends name (the username), password, email, firstName, lastName,
+// externalId, timeZone, roles, userGroups, managedUserGroups and
+// customFields. Inferred: the vendor documents neither these names (beyond
+// userGroups and managedUserGroups) nor which fields are required.
 //
 // Managed groups: the documented field is managedUserGroups, but the
 // vendor's own tools and every answer seen spell it userGroupsManaged, and
@@ -128,8 +127,8 @@ type UserCreateParams struct {
 // UserUpdateParams is the body of Users.Update. Only what is set is sent:
 // a nil pointer, slice or map is left out, so the service keeps its value;
 // an empty non-nil slice or map is sent as [] or {}. Setting only TimeZone
-// sends {"timeZone": "..."}, which is how the spec says a user gets the
-// time zone that Rapid Refresh notifications need. The field names sent
+// sends {"timeZone": "..."}: this is how a user gets the time zone that
+// Rapid Refresh notifications need. The field names sent
 // are those of UserCreateParams, and ManagedUserGroups goes out in the
 // spelling the client has learnt (see UserCreateParams).
 type UserUpdateParams struct {
@@ -146,9 +145,9 @@ type UserUpdateParams struct {
 	CustomFields      map[string]string `json:"customFields,omitzero"`
 }
 
-// UserListOptions filters and pages Users.List and Users.All. The filters
-// are not shown in the spec; the vendor documents userName (which may hold
-// an email address) and externalId.
+// UserListOptions filters and pages Users.List and Users.All. UserName
+// matches the username, which may hold an email address; ExternalID matches
+// the external id.
 type UserListOptions struct {
 	ListOptions
 	UserName   string `url:"userName,omitempty"`
@@ -156,10 +155,10 @@ type UserListOptions struct {
 }
 
 // UserCourse is a course a user has access to, with the user's progress in
-// it, as GET /v2/users/{userId}/courses answers. The spec does not show
-// this answer; the SDK reads the course fields (see Course) plus
-// "completed", "opened" and "percentageCompleted", and keeps the rest in
-// Course's Extra.
+// it, as GET /v2/users/{userId}/courses answers. The SDK reads the course
+// fields (see Course) plus "completed", "opened" and "percentageCompleted",
+// and keeps the rest in Course's Extra. Inferred: the vendor does not
+// document this answer.
 type UserCourse struct {
 	Course
 	Completed           bool    `json:"completed"`
@@ -188,11 +187,11 @@ func (s *UsersService) Get(ctx context.Context, userID string, reqOpts ...Reques
 }
 
 // Update updates a user by id: PUT /v2/users/{userId}, sending only the
-// fields set in params. The spec says this is how a user's time zone is set:
+// fields set in params. This is how a user's time zone is set:
 //
 //	client.Users.Update(ctx, id, edapp.UserUpdateParams{TimeZone: edapp.Ptr("Australia/Sydney")})
 //
-// The answer is the updated user (not shown in the spec). With
+// The answer is the updated user. With
 // ManagedUserGroups set, it may be followed by one more PUT (see
 // UserCreateParams); should that PUT fail, Update returns the user of the
 // first answer together with the error.
@@ -217,14 +216,14 @@ func (s *UsersService) List(ctx context.Context, opts *UserListOptions, reqOpts 
 	return listPage[User](ctx, s.client, "/v2/users", opts, reqOpts...)
 }
 
-// All iterates over every user of the account, page by page (see List).
+// All iterates over every user of the account (see List).
 func (s *UsersService) All(ctx context.Context, opts *UserListOptions, reqOpts ...RequestOption) iter.Seq2[User, error] {
 	return all(ctx, opts, s.List, reqOpts)
 }
 
 // Courses lists the courses the user has access to: GET
-// /v2/users/{userId}/courses. The answer is not shown in the spec; the SDK
-// accepts the paged envelope or a bare array, and reads every page.
+// /v2/users/{userId}/courses. It accepts the paged envelope or a bare
+// array, and reads every page.
 func (s *UsersService) Courses(ctx context.Context, userID string, reqOpts ...RequestOption) ([]UserCourse, error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err

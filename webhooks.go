@@ -15,21 +15,20 @@ import (
 //
 // A webhook links one event name to one receiving URL; every occurrence of
 // that event then produces one delivery to the URL, with a body shaped like
-// the link's MessageFormat (see Event and NewWebhookHandler). How
-// deliveries are made (method, headers, retries, signing) is not shown in
-// the spec: custom Headers are the only known way to authenticate them.
+// the link's MessageFormat (see Event and NewWebhookHandler). The vendor
+// does not document how deliveries are made (method, headers, retries,
+// signing): custom Headers are the only known way to authenticate them.
 type WebhooksService service
 
 // Webhook is the link between an event name and a receiving URL, as POST
 // /v2/webhooks answers it. The SDK's decoding accepts the id as "id" or
-// "webhookId" (the spec shows both); encoding writes "id".
+// "webhookId" (the vendor's documentation uses both); encoding writes "id".
 type Webhook struct {
 	ID         string    `json:"id"`
 	EventName  EventName `json:"eventName"`
 	WebHookURL string    `json:"webHookUrl"`
-	// Headers are sent with each delivery, when set. The spec shows them as
-	// null and does not show their structure; the SDK reads a JSON object of
-	// strings.
+	// Headers are sent with each delivery, when set. Inferred: the vendor
+	// shows them only as null; the SDK reads a JSON object of strings.
 	Headers map[string]string `json:"headers"`
 	// MessageFormat is the shape of the data delivered to WebHookURL: each
 	// event field with its type name ("string", "datetime", "number").
@@ -49,9 +48,9 @@ type webhookVariants struct {
 }
 
 // WebhookCreateParams is the body of Webhooks.Create: {"eventName",
-// "webHookUrl"}, both required by the spec, and "headers" only when
-// Headers holds any (not shown in the spec; the answer's headers field
-// suggests them).
+// "webHookUrl"}, both required, and "headers" only when Headers holds any.
+// Inferred: the vendor does not document headers on create; the answer's
+// headers field suggests them.
 type WebhookCreateParams struct {
 	// EventName is one of the ten event names (see EventNames).
 	EventName EventName `json:"eventName"`
@@ -69,7 +68,7 @@ type WebhookCreateParams struct {
 // answer is the new link, with its MessageFormat.
 func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams, reqOpts ...RequestOption) (*Webhook, error) {
 	if !slices.Contains(EventNames(), params.EventName) {
-		return nil, fmt.Errorf("%w: event name %q is not one of the ten of the spec", ErrInvalidInput, params.EventName)
+		return nil, fmt.Errorf("%w: event name %q is not one of the ten webhook event names", ErrInvalidInput, params.EventName)
 	}
 	if u, err := url.Parse(params.WebHookURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		// The URL is not repeated: it may carry a secret.
@@ -82,17 +81,16 @@ func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams
 	return w, nil
 }
 
-// List lists the account's webhooks: GET /v2/webhooks. This operation is
-// not in the spec (which says other webhook operations may exist); outside
-// integrations call it and get a bare array. The paged envelope is
+// List lists the account's webhooks: GET /v2/webhooks. Inferred: the vendor
+// does not document this operation; outside integrations call it and get a
+// bare array. The paged envelope is
 // accepted too, and then every page is read.
 func (s *WebhooksService) List(ctx context.Context, reqOpts ...RequestOption) ([]Webhook, error) {
 	return listAll[Webhook](ctx, s.client, "/v2/webhooks", reqOpts)
 }
 
-// Delete removes a webhook: DELETE /v2/webhooks/{webhookId}. This operation
-// is not in the spec (which says other webhook operations may exist);
-// outside integrations call it. An answer of {"success": false} is an error
+// Delete removes a webhook: DELETE /v2/webhooks/{webhookId}. Inferred: the
+// vendor does not document this operation; outside integrations call it. An answer of {"success": false} is an error
 // matching ErrUnsuccessful.
 func (s *WebhooksService) Delete(ctx context.Context, webhookID string, reqOpts ...RequestOption) error {
 	if err := ids.Require("webhookID", webhookID); err != nil {

@@ -91,13 +91,13 @@ func (t *table[T]) all() []*T {
 
 func (t *table[T]) len() int { return len(t.order) }
 
-// roles are the spec's seven role names.
+// roles are the service's seven role names.
 var roles = []string{
 	"app-user", "prizing-user", "account-admin", "content-author",
 	"manager-analytics", "exclude-from-analytics", "reviewer",
 }
 
-// defaultRoles make a fully functional learner (spec).
+// defaultRoles make a fully functional learner.
 var defaultRoles = []string{"app-user", "prizing-user"}
 
 const (

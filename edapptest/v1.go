@@ -277,7 +277,7 @@ func (c *call) launchBase() string {
 func (c *call) mintLaunchURI(u *user, l *lesson) string {
 	tok := randomUUID()
 	c.st.tokens[tok] = &launchToken{userID: u.id, lessonID: l.id, expires: c.now.Add(LaunchTokenLifetime)}
-	// The spec's order: token first, then lesson.
+	// The documented order: token first, then lesson.
 	return c.launchBase() + "/launch-lesson?token=" + url.QueryEscape(tok) + "&lesson=" + url.QueryEscape(l.id)
 }
 
@@ -421,8 +421,8 @@ func (c *call) v1CourseReport() {
 	c.json(http.StatusOK, rep)
 }
 
-// v1Activity is one entry of GET /v1/reports/activities (its shape is not
-// in the spec; this is the fake's choice).
+// v1Activity is one entry of GET /v1/reports/activities (the vendor does
+// not document its shape; this is the fake's choice).
 type v1Activity struct {
 	Type        string   `json:"type"` // LessonOpened or LessonCompleted
 	Date        wireTime `json:"date"`

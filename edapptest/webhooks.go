@@ -16,8 +16,8 @@ import (
 
 type eventField struct{ name, typ string }
 
-// eventFields lists each event's payload fields, in the spec's order and
-// case, with their messageFormat types.
+// eventFields lists each event's payload fields, in the documented order
+// and case, with their messageFormat types.
 var eventFields = func() map[edapp.EventName][]eventField {
 	s := func(names ...string) []eventField {
 		out := make([]eventField, 0, len(names))
@@ -83,7 +83,7 @@ func (o orderedJSON) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// payload builds an event body: the spec's fields in order, taken from vals
+// payload builds an event body: the documented fields in order, from vals
 // (missing strings are "", a missing number is 0, a missing datetime is
 // null), then the extra fields in name order.
 func payload(event edapp.EventName, vals, extra map[string]any) []byte {
@@ -146,8 +146,8 @@ func userFields(u *user) map[string]any {
 // outEvent is an event waiting for delivery.
 type outEvent struct {
 	name  edapp.EventName
-	vals  map[string]any // values of the spec's fields; others are ignored
-	extra map[string]any // fields outside the spec, sent as given
+	vals  map[string]any // values of the documented fields; others are ignored
+	extra map[string]any // undocumented fields, sent as given
 }
 
 // pending is one delivery to make.
@@ -371,7 +371,7 @@ func (c *call) v2CreateWebhook() {
 	c.json(http.StatusOK, toWireWebhook(w))
 }
 
-// v2ListWebhooks answers a bare array. Not in the spec.
+// v2ListWebhooks answers a bare array. The vendor does not document it.
 func (c *call) v2ListWebhooks() {
 	out := []wireWebhook{}
 	for _, w := range c.st.webhooks.all() {
@@ -380,7 +380,7 @@ func (c *call) v2ListWebhooks() {
 	c.json(http.StatusOK, out)
 }
 
-// v2DeleteWebhook is not in the spec.
+// v2DeleteWebhook removes a webhook. The vendor does not document it.
 func (c *call) v2DeleteWebhook() {
 	id := c.params[0]
 	if c.st.webhooks.get(id) == nil {

@@ -11,7 +11,7 @@ import (
 // Course is one entry of GET /v1/users/{id}/courses: a course the user may
 // access, with the user's progress in it and its lessons.
 //
-// The spec lets a course omit the flag and date fields (its sample shows a
+// A course may omit the flag and date fields (the vendor's sample shows a
 // course with only id, title and lessons); those then read as false and
 // the zero time.
 type Course struct {
@@ -19,10 +19,10 @@ type Course struct {
 	Title string `json:"title"`
 
 	Unlocked     bool       `json:"unlocked"`
-	UnlockedDate edapp.Time `json:"unlockedDate"` // spec: ISO 8601 UTC with milliseconds
+	UnlockedDate edapp.Time `json:"unlockedDate"` // ISO 8601 UTC with milliseconds
 	Completed    bool       `json:"completed"`
-	// CompletedDate also decodes from completionDate: the spec's text calls
-	// the property completionDate, its sample completedDate.
+	// CompletedDate also decodes from completionDate: the vendor's text
+	// calls the property completionDate, its sample completedDate.
 	CompletedDate edapp.Time `json:"completedDate"`
 	Opened        bool       `json:"opened"`
 	OpenedDate    edapp.Time `json:"openedDate"`
@@ -41,9 +41,9 @@ type Course struct {
 type Lesson struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
-	// LaunchURI is {launch_url}/launch-lesson?token=<LAUNCH_TOKEN>&lesson=<id>.
-	// Its token signs the learner in and expires after 20 minutes (spec),
-	// so do not store it: use UsersService.LaunchLink just before the
+	// LaunchURI is <launch page>/launch-lesson?token=<LAUNCH_TOKEN>&lesson=<id>.
+	// Its token signs the learner in and expires 20 minutes after it is
+	// issued, so do not store it: use UsersService.LaunchLink just before the
 	// learner opens the lesson. It holds a secret; keep it out of logs.
 	LaunchURI string `json:"launchURI"`
 
@@ -62,9 +62,9 @@ type Lesson struct {
 	completionVariant
 }
 
-// completionVariant takes completionDate (the spec's text) while the SDK
-// decodes; it then moves it to CompletedDate (the spec's sample) when that
-// is absent or empty, and clears it.
+// completionVariant takes completionDate (the vendor's text) while the SDK
+// decodes; it then moves it to CompletedDate (the vendor's sample) when
+// that is absent or empty, and clears it.
 type completionVariant struct {
 	AltCompletionDate edapp.Time `json:"completionDate,omitzero" jsonx:"CompletedDate"`
 }

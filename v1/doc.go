@@ -1,6 +1,7 @@
-// Package v1 covers the service's older /v1 operations: saving and deleting
-// users and user groups in their v1 shape, listing a user's courses with
-// their lesson launch links, and reading the user course report.
+// Package v1 covers the service's older /v1 operations: saving, listing and
+// deleting users and user groups in their v1 shape, listing a user's
+// courses with their lesson launch links, reading the user course report,
+// and fetching a user's token.
 //
 // It is built on the root client's Do, so it shares that client's base URL,
 // token, rate limit, retries and error types:
@@ -12,7 +13,8 @@
 //
 // # Intended flow
 //
-// The spec's intended flow for an embedding application runs through v1:
+// An embedding application's intended flow, as the vendor describes it,
+// runs through v1:
 // list the user's courses and lessons (UsersService.Courses), hand the
 // learner a launch link for the lesson they pick (UsersService.LaunchLink,
 // fetched just before use, since a launch token lives 20 minutes), and on
@@ -32,18 +34,19 @@
 //
 // # Tolerance
 //
-// Requests use the spec's field names. Decoding also accepts:
+// Requests use the documented field names. Decoding also accepts:
 //
 //   - completionDate for completedDate, on courses, lessons and the report
-//     (the spec's text says completionDate, its sample completedDate; when
-//     both come, a non-empty completedDate wins);
+//     (the vendor's text says completionDate, its sample completedDate;
+//     when both come, a non-empty completedDate wins);
 //   - userName and name for username, and externalId for
 //     externalIdentifier, on users;
 //   - a bare array or the paged envelope, on the user and group lists;
 //   - {"token": "..."} or a bare string, on a user's token;
 //   - any letter case of a field name (usergroups or userGroups, launchURI
 //     or launchUri), as encoding/json does;
-//   - courses that carry only id, title and lessons (the spec's sample);
+//   - courses that carry only id, title and lessons (as in the vendor's
+//     sample);
 //   - datetimes in every form edapp.Time accepts, null and "".
 //
 // One value that does not fit its field (a date in an unknown form, say) is

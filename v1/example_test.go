@@ -13,9 +13,9 @@ import (
 	v1 "github.com/edapp-go/edapp/v1"
 )
 
-// The spec's intended flow: list the user's courses, hand the learner a
-// fresh launch link for the lesson they pick, and when they come back read
-// the completed state from the courses and the detailed report.
+// The intended flow of an embedding app: list the user's courses, hand the
+// learner a fresh launch link for the lesson they pick, and when they come
+// back read the completed state from the courses and the detailed report.
 func Example() {
 	// A stand-in for the service: lesson-1 is completed once the learner
 	// has followed the link.
@@ -105,7 +105,7 @@ func Example() {
 	//   Spot the hazard: correct true, too slow false
 }
 
-// An empty, non-nil Users list removes every member of the group (spec);
+// An empty, non-nil Users list removes every member of the group;
 // a nil one leaves the members alone.
 func ExampleUserGroupsService_Save() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

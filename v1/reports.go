@@ -14,16 +14,16 @@ import (
 // and GET /v1/reports/activities.
 type ReportsService service
 
-// Interaction types seen by the spec ("Values seen: view, slide"). Others
-// may come; Interaction.Type keeps whatever the service sends.
+// The interaction types the vendor documents. Others may come;
+// Interaction.Type keeps whatever the service sends.
 const (
 	InteractionView  = "view"  // a slide was viewed; Duration is set
 	InteractionSlide = "slide" // a slide was answered; Result is set
 )
 
 // CourseReport is the user course report: one course with the user's
-// progress in it and, spec: "every lesson in the course that the user
-// interacted with".
+// progress in it and every lesson of the course that the user interacted
+// with.
 type CourseReport struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
@@ -59,8 +59,8 @@ type LessonReport struct {
 	Opened        bool       `json:"opened"`
 	OpenedDate    edapp.Time `json:"openedDate"`
 
-	// Duration is the time spent in the lesson. The spec gives no unit;
-	// its sample shows a decimal number.
+	// Duration is the time spent in the lesson, a decimal number. Its unit
+	// is not documented.
 	Duration float64 `json:"duration"`
 	// Slides has one entry per slide.
 	Slides []Slide `json:"slides"`
@@ -85,10 +85,11 @@ type Slide struct {
 // Interaction is one interaction of the user with a slide.
 type Interaction struct {
 	Date edapp.Time `json:"date"`
-	// Type is InteractionView or InteractionSlide (the values the spec has
-	// seen), or whatever else the service sends.
+	// Type is InteractionView or InteractionSlide, or whatever else the
+	// service sends.
 	Type string `json:"type"`
-	// Duration is present on view interactions (no unit in the spec).
+	// Duration is present on view interactions. Its unit is not
+	// documented.
 	Duration float64 `json:"duration,omitempty"`
 	// Result is present on slide interactions, nil otherwise.
 	Result *InteractionResult `json:"result,omitempty"`
@@ -138,8 +139,8 @@ func (s *ReportsService) UserCourse(ctx context.Context, userID, courseID string
 }
 
 // Activities calls GET /v1/reports/activities and returns its answer as
-// raw JSON: the spec uses this call as its sample of authentication, and
-// its body is not shown in the spec. An empty answer gives nil.
+// raw JSON, since the vendor does not document its body (it uses the call
+// as its sample of authentication). An empty answer gives nil.
 func (s *ReportsService) Activities(ctx context.Context, opts ...edapp.RequestOption) (json.RawMessage, error) {
 	var raw json.RawMessage
 	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/reports/activities", nil, &raw, opts...); err != nil {

@@ -20,14 +20,13 @@ type UserGroupsService service
 //
 // Users and Courses are sent with omitzero: a nil slice is left out of the
 // body (an update then leaves that list as it is), while an empty, non-nil
-// slice is sent as []. Spec, on users: "Sending an empty array removes all
-// users from the group." So UserGroup{ID: id, Users: []string{}} empties a
-// group, and UserGroup{ID: id, Name: name} renames it without touching its
-// members. An empty Name is left out too (the spec does not show which
-// fields are required).
+// slice is sent as []. An empty Users removes every user from the group, so
+// UserGroup{ID: id, Users: []string{}} empties a group, and
+// UserGroup{ID: id, Name: name} renames it without touching its members.
+// An empty Name is left out too (the vendor does not document which fields
+// are required).
 type UserGroup struct {
-	// ID is returned by the service. Spec: "Sending it on POST
-	// /v1/usergroups makes the call an update."
+	// ID is returned by the service. Sending it makes Save an update.
 	ID   string `json:"id,omitempty"`
 	Name string `json:"name,omitempty"`
 	// Users holds user ids. An empty, non-nil slice removes every member.
@@ -42,7 +41,7 @@ type UserGroup struct {
 
 // Save inserts or updates a group with POST /v1/usergroups. Without an ID it
 // is an insert; with an ID it is an update of that group, and the id
-// travels in the body (spec). It returns the group as the service
+// travels in the body. It returns the group as the service
 // answered, with its id; when the answer to an update carries no id, the
 // id sent is kept. An insert answered without an id is an error.
 func (s *UserGroupsService) Save(ctx context.Context, group UserGroup, opts ...edapp.RequestOption) (*UserGroup, error) {
@@ -77,9 +76,10 @@ func (s *UserGroupsService) Delete(ctx context.Context, groupID string, opts ...
 }
 
 // List lists the account's user groups in their v1 shape: GET
-// /v1/usergroups. The answer is not documented by the vendor; it is taken
-// to be a bare JSON array, and the paged envelope is accepted too (then
-// only its one answer is read).
+// /v1/usergroups. The answer is taken to be a bare JSON array; the paged
+// envelope is accepted too (then only its one answer is read). Inferred:
+// the vendor does not document this operation; an outside v1 client calls
+// it.
 func (s *UserGroupsService) List(ctx context.Context, opts ...edapp.RequestOption) ([]UserGroup, error) {
 	var l pager.List[UserGroup]
 	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/usergroups", nil, &l, opts...); err != nil {

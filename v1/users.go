@@ -23,13 +23,13 @@ type UsersService service
 // User is the v1 shape of a user.
 //
 // Save sends only what is set: an empty string and a nil UserGroups are
-// left out of the body, so an update changes only the fields it carries
-// (the spec does not show which fields are required on create or update,
-// nor a way to clear one). An empty, non-nil UserGroups is sent as [];
-// what the service does with it is not shown in the spec.
+// left out of the body, so an update changes only the fields it carries.
+// An empty, non-nil UserGroups is sent as []. Inferred: the vendor does not
+// document which fields are required, how to clear one, or what an empty
+// usergroups does.
 type User struct {
-	// ID is returned by the service. Spec: "Sending it on POST /v1/users
-	// makes the call an update instead of an insert."
+	// ID is returned by the service. Sending it makes Save an update
+	// instead of an insert.
 	ID       string `json:"id,omitempty"`
 	Username string `json:"username,omitempty"` // the SDK also decodes userName or name
 	Email    string `json:"email,omitempty"`
@@ -60,7 +60,7 @@ type userVariants struct {
 
 // Save inserts or updates a user with POST /v1/users. Without an ID it is an
 // insert; with an ID it is an update of that user, and the id travels in
-// the body (spec). It returns the user as the service answered, with its
+// the body. It returns the user as the service answered, with its
 // id; when the answer to an update carries no id, the id sent is kept.
 // An insert answered without an id is an error.
 func (s *UsersService) Save(ctx context.Context, user User, opts ...edapp.RequestOption) (*User, error) {
@@ -103,9 +103,9 @@ func (s *UsersService) Delete(ctx context.Context, userID string, opts ...edapp.
 // completed and opened flags and their dates, and each lesson's launch
 // link. The answer is a bare JSON array.
 //
-// The launch links in the answer expire 20 minutes after this call (spec:
-// "a fresh link must be obtained from the service when a user is about to
-// open a lesson"); LaunchLink fetches one at the right moment.
+// The launch links in the answer expire 20 minutes after this call, so
+// fetch a fresh one when the learner is about to open a lesson; LaunchLink
+// does that.
 func (s *UsersService) Courses(ctx context.Context, userID string, opts ...edapp.RequestOption) ([]Course, error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
@@ -130,8 +130,8 @@ func (lessonNotFound) Is(target error) bool { return target == edapp.ErrNotFound
 
 // ErrNoLaunchLink is wrapped by LaunchLink's error when the user's courses
 // hold the lesson but give it no usable launchURI (none, or one without a
-// token or lesson parameter; the spec does not say when the service leaves
-// it out).
+// token or lesson parameter; the vendor does not say when the service
+// leaves it out).
 var ErrNoLaunchLink = errors.New("edapp/v1: lesson has no usable launch link")
 
 // LaunchLink fetches the user's courses now (GET /v1/users/{id}/courses)
@@ -140,9 +140,8 @@ var ErrNoLaunchLink = errors.New("edapp/v1: lesson has no usable launch link")
 // request, so ExpiresAt (IssuedAt plus 20 minutes) is never later than the
 // token's real death.
 //
-// Spec: "The token expires after 20 minutes, so a fresh link must be
-// obtained from the service when a user is about to open a lesson." Call
-// LaunchLink right before handing the link to the learner, and call it
+// The token expires 20 minutes after it is issued, so call LaunchLink
+// right before handing the link to the learner, and call it
 // again rather than reusing a link; check Expired if a link was kept.
 //
 // A lesson in none of the courses is an error naming the lesson id that
@@ -193,9 +192,9 @@ func (s *UsersService) LaunchLink(ctx context.Context, userID, lessonID string, 
 }
 
 // List lists the account's users in their v1 shape: GET /v1/users. The
-// answer is not documented by the vendor; it is taken to be a bare JSON
-// array, and the paged envelope is accepted too (then only its one answer
-// is read).
+// answer is taken to be a bare JSON array; the paged envelope is accepted
+// too (then only its one answer is read). Inferred: the vendor does not
+// document this operation; an outside v1 client calls it.
 func (s *UsersService) List(ctx context.Context, opts ...edapp.RequestOption) ([]User, error) {
 	var l pager.List[User]
 	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/users", nil, &l, opts...); err != nil {
@@ -216,8 +215,9 @@ func (s *UsersService) Token(ctx context.Context, userID string, opts ...edapp.R
 // TokenByExternalID fetches a user's token by the user's external id: GET
 // /v1/users/external/{externalId}/token.
 //
-// The answer's shape is not documented by the vendor; {"token": "..."} and
-// a bare JSON string are accepted. The token is a secret, like a launch
+// {"token": "..."} and a bare JSON string are accepted. Inferred: the vendor
+// does not document these two operations; an outside v1 client calls
+// them. The token is a secret, like a launch
 // token: the UserToken returned prints as [REDACTED] (call Value for the
 // token), and no error shows it. An answer without a token is an
 // *edapp.DecodeError, whose Body is left empty.

@@ -1,6 +1,7 @@
 // Command analytics-export streams every lesson attempt and every course
-// progress record to CSV files with the SDK's All iterators, one page in
-// memory at a time, and shows a progress line on stderr while it streams.
+// progress record to CSV files with the SDK's All iterators, which fetch up
+// to 4 pages at once and hold no more than that in memory, and shows a
+// progress line on stderr while it streams.
 //
 // With EDAPP_API_TOKEN unset it exports from the fake service (edapptest),
 // seeded with a demo account and a few hundred generated learners. With the
@@ -80,7 +81,8 @@ func run(ctx context.Context, dir, since string, pageSize, learners int) error {
 }
 
 // export writes every record of seq to a CSV file at path. Records go
-// straight from the iterator to the file: memory holds one page at most.
+// straight from the iterator to the file: memory holds the pages in flight
+// (4 at most), never the whole export.
 func export[T any](path, what string, header []string, seq iter.Seq2[T, error], row func(T) []string) (int, error) {
 	f, err := os.Create(path)
 	if err != nil {

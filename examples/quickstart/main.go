@@ -1,5 +1,5 @@
-// Command quickstart runs the spec's intended flow for an embedding
-// application, end to end:
+// Command quickstart runs the intended flow of an embedding application,
+// end to end:
 //
 //  1. register a webhook for LessonCompletedEvent, received by
 //     edapp.NewWebhookHandler with a shared secret header;
