@@ -275,3 +275,61 @@ func TestWithMaxThrottleZeroGoesWhenASlotIsFree(t *testing.T) {
 	assert.ErrorIs(t, err, ErrRateLimited, "no free slot: refused at once")
 	assert.Equal(t, int64(1), sent.Load())
 }
+
+func TestRateLimitHeadersPauseTheClient(t *testing.T) {
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			w.Header().Set("X-RateLimit-Remaining", "0")
+			w.Header().Set("X-RateLimit-Reset", "1")
+		}
+		io.WriteString(w, `{"id":"a"}`)
+	}))
+	defer srv.Close()
+	lim := &recordingLimiter{}
+	c, err := NewClient("t", WithBaseURL(srv.URL), WithLimiter(lim))
+	require.NoError(t, err)
+	_, err = c.Users.Get(context.Background(), "a")
+	require.NoError(t, err)
+	lim.mu.Lock()
+	require.Len(t, lim.paused, 1, "no requests left: the budget resets in 1 s")
+	lim.mu.Unlock()
+	// The next call would have to sit out the pause: refused at once.
+	_, err = c.Users.Get(context.Background(), "a", WithMaxThrottle(100*time.Millisecond))
+	assert.ErrorIs(t, err, ErrRateLimited)
+	assert.Equal(t, int64(1), calls.Load())
+}
+
+func TestRetryLogLineCarriesStatusAndWait(t *testing.T) {
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		io.WriteString(w, `{"totalCount":2,"items":[{"id":"a"},{"id":"b"}]}`)
+	}))
+	defer srv.Close()
+	var buf strings.Builder
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.Write(p)
+	}), nil))
+	c, err := NewClient("t", WithBaseURL(srv.URL), WithLogger(log), WithRetry(RetryPolicy{}))
+	require.NoError(t, err)
+	// The iterator's pages take the call's own retry policy and headers.
+	n := 0
+	for _, err := range c.Users.All(context.Background(), nil,
+		WithRequestRetry(RetryPolicy{MaxRetries: 1, MinWait: time.Millisecond, MaxWait: time.Millisecond})) {
+		require.NoError(t, err)
+		n++
+	}
+	assert.Equal(t, 2, n)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Contains(t, buf.String(), "edapp: retrying request")
+	assert.Contains(t, buf.String(), "status=502")
+	assert.Contains(t, buf.String(), "waited=")
+}
