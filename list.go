@@ -28,7 +28,9 @@ const MaxPageSize = 1000
 // when the service reports a total count (see WithPageConcurrency).
 const DefaultPageConcurrency = 4
 
-// Page is one page of a list. TotalCount is the service's count of all
+// Page is one page of a list. The AllX iterators walk every page; range
+// over them with two variables, since an error is yielded as the second
+// value (see the package doc, Pagination). TotalCount is the service's count of all
 // items, or -1 when the answer was a bare array that carried none.
 // Response is the answer the page came from.
 type Page[T any] struct {

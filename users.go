@@ -216,7 +216,16 @@ func (s *UsersService) List(ctx context.Context, opts *UserListOptions, reqOpts 
 	return listPage[User](ctx, s.client, "/v2/users", opts, reqOpts...)
 }
 
-// All iterates over every user of the account (see List).
+// All iterates over every user of the account (see List). Like every All
+// iterator, range over it with two variables: an error is the second value,
+// yielded once before the loop ends, and a one-variable loop drops it.
+//
+//	for u, err := range client.Users.All(ctx, nil) {
+//		if err != nil {
+//			return err
+//		}
+//		...
+//	}
 func (s *UsersService) All(ctx context.Context, opts *UserListOptions, reqOpts ...RequestOption) iter.Seq2[User, error] {
 	return all(ctx, opts, s.List, reqOpts)
 }
