@@ -56,6 +56,13 @@ func browser(t *testing.T, timeout time.Duration) context.Context {
 		}
 		t.Skip(msg)
 	}
+	// Chromium's helper processes may still write to the profile for a
+	// moment after the browser is gone, so the test removes it itself,
+	// trying again briefly, rather than through t.TempDir.
+	profile, err := os.MkdirTemp("", "edapp-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	actx, acancel := chromedp.NewExecAllocator(ctx,
 		chromedp.ExecPath(path),
@@ -69,7 +76,7 @@ func browser(t *testing.T, timeout time.Duration) context.Context {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(800, 600),
 	)
 	bctx, bcancel := chromedp.NewContext(actx, chromedp.WithErrorf(browserError))
@@ -77,6 +84,13 @@ func browser(t *testing.T, timeout time.Duration) context.Context {
 		bcancel()
 		acancel()
 		cancel()
+		for range 100 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Logf("could not remove the browser profile %s", profile)
 	})
 	return bctx
 }

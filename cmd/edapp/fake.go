@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"time"
 
 	"github.com/edapp-go/edapp/edapptest"
@@ -84,25 +81,8 @@ func (a *app) serveFake(ctx context.Context, f fakeFlags) error {
 		}
 		fmt.Fprintf(a.stderr, "loaded %d users and %d attempts in %s\n", f.users, f.attempts, time.Since(start).Round(time.Millisecond))
 	}
-	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", f.addr)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stdout, "EDAPP_BASE_URL=http://%s\n", ln.Addr())
-	fmt.Fprintf(a.stdout, "EDAPP_API_TOKEN=%s\n", fake.Token)
 	fmt.Fprintln(a.stderr, "serving the fake service; stop with Ctrl-C")
-
-	srv := &http.Server{Handler: fake.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := fake.ListenAndServe(ctx, f.addr, a.stdout); err != nil {
 		return err
 	}
 	fmt.Fprintln(a.stderr, "stopped")

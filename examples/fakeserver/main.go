@@ -12,12 +12,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -57,29 +54,8 @@ func run(addr string, seed bool, users, attempts int, opts []edapptest.Option) e
 			return err
 		}
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("EDAPP_BASE_URL=http://%s\n", ln.Addr())
-	fmt.Printf("EDAPP_API_TOKEN=%s\n", fake.Token)
 	fmt.Fprintln(os.Stderr, "serving the fake service; stop with Ctrl-C")
-
-	srv := &http.Server{Handler: fake.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	fmt.Fprintln(os.Stderr, "stopped")
-	return nil
+	return fake.ListenAndServe(ctx, addr, os.Stdout)
 }
