@@ -20,6 +20,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
 )
 
 // countingServer answers {"id":"a"} and counts the requests.
@@ -332,4 +333,22 @@ func TestRetryLogLineCarriesStatusAndWait(t *testing.T) {
 	assert.Contains(t, buf.String(), "edapp: retrying request")
 	assert.Contains(t, buf.String(), "status=502")
 	assert.Contains(t, buf.String(), "waited=")
+}
+
+func TestLimiterOptionsReplaceTheDefault(t *testing.T) {
+	srv, sent := countingServer(t)
+	for name, opt := range map[string]Option{
+		"WithRateLimit(rate.Inf, 0)": WithRateLimit(rate.Inf, 0),
+		"WithLimiter(nil)":           WithLimiter(nil),
+		"a limiter of one's own":     WithLimiter(NewWindowLimiter(DefaultBudget+100, time.Hour)),
+	} {
+		sent.Store(0)
+		c, err := NewClient("t", WithBaseURL(srv.URL), opt)
+		require.NoError(t, err, name)
+		for range DefaultBudget + 50 {
+			_, err := c.Users.Get(context.Background(), "a", WithMaxThrottle(0))
+			require.NoError(t, err, "%s: the default limiter would refuse past %d", name, DefaultBudget)
+		}
+		assert.Equal(t, int64(DefaultBudget+50), sent.Load(), name)
+	}
 }

@@ -118,6 +118,7 @@ type config struct {
 	httpClient *http.Client
 	retry      RetryPolicy
 	limiter    Limiter
+	limiterSet bool // WithLimiter or WithRateLimit replaced the default
 	limiterErr error
 	userAgent  string
 	logger     *slog.Logger
@@ -143,7 +144,7 @@ func WithRetry(p RetryPolicy) Option { return func(c *config) { c.retry = p } }
 // or one redislimit key, for everything that spends one account's budget.
 // A nil l turns client-side limiting off.
 func WithLimiter(l Limiter) Option {
-	return func(c *config) { c.limiter, c.limiterErr = l, nil }
+	return func(c *config) { c.limiter, c.limiterSet, c.limiterErr = l, true, nil }
 }
 
 // WithRateLimit replaces the default limiter with a smoothed one on
@@ -151,6 +152,7 @@ func WithLimiter(l Limiter) Option {
 // turns client-side limiting off. Such a limiter has no lanes.
 func WithRateLimit(limit rate.Limit, burst int) Option {
 	return func(c *config) {
+		c.limiterSet = true
 		switch {
 		case limit == rate.Inf:
 			c.limiter, c.limiterErr = nil, nil
@@ -193,14 +195,9 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 		retry:   DefaultRetryPolicy(),
 		maxBody: DefaultMaxResponseBytes,
 	}
-	defaultLimiter := true
 	for _, opt := range opts {
 		if opt != nil {
-			before := cfg.limiter
 			opt(&cfg)
-			if cfg.limiter != before || cfg.limiterErr != nil {
-				defaultLimiter = false
-			}
 		}
 	}
 	if cfg.limiterErr != nil {
@@ -221,7 +218,7 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 	if cfg.userAgent != "" {
 		ua = cfg.userAgent + " " + ua
 	}
-	if defaultLimiter {
+	if !cfg.limiterSet {
 		cfg.limiter = NewWindowLimiter(DefaultBudget, DefaultBudgetWindow)
 	}
 	var limiter transport.Limiter
