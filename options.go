@@ -81,7 +81,9 @@ func WithBulk() RequestOption {
 
 // WithMaxThrottle fails the call at once, with an error matching
 // ErrRateLimited and nothing sent, when the limiter (or a pause the service
-// asked for) would hold it longer than d. WithMaxThrottle(0) never waits.
+// asked for) would hold it longer than d. WithMaxThrottle(0) lets a call
+// through only when the limiter has a slot free now (a bound under 50 ms
+// counts as 50 ms, so scheduling noise never refuses a free slot).
 func WithMaxThrottle(d time.Duration) RequestOption {
 	return func(c *requestConfig) {
 		if d < 0 {

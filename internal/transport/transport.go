@@ -477,11 +477,11 @@ func (t *roundTripper) waitTurn(ctx context.Context, info *call) error {
 	}
 	lctx := ctx
 	if info.maxThrottle >= 0 {
-		// What the pause took counts against WithMaxThrottle too. A
-		// context that is already done would make a limiter refuse even a
-		// free slot, so the bound is at least a millisecond.
+		// What the pause took counts against WithMaxThrottle too. A bound
+		// that ends before the limiter has even looked would refuse a free
+		// slot, so it is never under minThrottle.
 		var cancel context.CancelFunc
-		lctx, cancel = context.WithTimeout(ctx, max(info.maxThrottle-time.Since(start), time.Millisecond))
+		lctx, cancel = context.WithTimeout(ctx, max(info.maxThrottle-time.Since(start), minThrottle))
 		defer cancel()
 	}
 	var err error
@@ -508,6 +508,10 @@ func (t *roundTripper) waitTurn(ctx context.Context, info *call) error {
 	}
 	return &LimiterError{Err: err}
 }
+
+// minThrottle is the shortest bound WithMaxThrottle puts on a limiter's
+// wait: scheduling alone can take longer than a shorter one.
+const minThrottle = 50 * time.Millisecond
 
 // holdable refuses at once a pause that WithMaxThrottle or ctx's deadline
 // would not let the call sit out.
