@@ -26,9 +26,9 @@
 //
 // The service allows 1400 requests in any 5 minutes for the whole account,
 // and answers 429 past that. Every attempt the client makes, retries
-// included, first waits on its Limiter. The default, NewWindowLimiter(
-// DefaultBudget, DefaultBudgetWindow), lets a burst of the whole budget go
-// at once and then holds calls back until the oldest leaves the window; its
+// included, first waits on its Limiter. The default limiter,
+// NewWindowLimiter(DefaultBudget, DefaultBudgetWindow), lets a burst of the
+// whole budget go at once and then holds calls back until the oldest leaves the window; its
 // window has 2 seconds of margin against clock skew.
 //
 // The budget has two lanes. The All iterators, and any call made
