@@ -116,10 +116,8 @@ func (a *app) webhooksListCommand() *cobra.Command {
 
 func (a *app) webhooksCreateCommand() *cobra.Command {
 	var (
-		out     outputFlag
-		event   string
-		hookURL string
-		headers []string
+		out  outputFlag
+		hook hookFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "create --event NAME --url URL [--header K=V]...",
@@ -134,14 +132,7 @@ which is how a receiver authenticates them (no signing scheme is known).`,
 			if err != nil {
 				return err
 			}
-			name, err := checkEventName(event)
-			if err != nil {
-				return err
-			}
-			if err := checkURL(hookURL); err != nil {
-				return err
-			}
-			h, err := parseHeaders(headers)
+			name, h, err := hook.parse()
 			if err != nil {
 				return err
 			}
@@ -149,21 +140,46 @@ which is how a receiver authenticates them (no signing scheme is known).`,
 			if err != nil {
 				return err
 			}
-			hook, err := c.Webhooks.Create(cmd.Context(), edapp.WebhookCreateParams{EventName: name, WebHookURL: hookURL, Headers: h})
+			created, err := c.Webhooks.Create(cmd.Context(), edapp.WebhookCreateParams{EventName: name, WebHookURL: hook.url, Headers: h})
 			if err != nil {
 				return err
 			}
-			return printWebhooks(a.stdout, format, []edapp.Webhook{*hook})
+			return printWebhooks(a.stdout, format, []edapp.Webhook{*created})
 		},
 	}
-	cmd.Flags().StringVar(&event, "event", "", "event name, such as LessonCompletedEvent")
-	cmd.Flags().StringVar(&hookURL, "url", "", "URL that receives the deliveries")
-	cmd.Flags().StringArrayVar(&headers, "header", nil, "header NAME=VALUE sent with every delivery (repeatable)")
+	hook.register(cmd, "URL that receives the deliveries", "header NAME=VALUE sent with every delivery (repeatable)")
+	out.register(cmd)
+	return cmd
+}
+
+// hookFlags are the --event, --url and --header flags of create and
+// send-test.
+type hookFlags struct {
+	event, url string
+	headers    []string
+}
+
+func (f *hookFlags) register(cmd *cobra.Command, urlHelp, headerHelp string) {
+	cmd.Flags().StringVar(&f.event, "event", "", "event name, such as LessonCompletedEvent")
+	cmd.Flags().StringVar(&f.url, "url", "", urlHelp)
+	cmd.Flags().StringArrayVar(&f.headers, "header", nil, headerHelp)
 	_ = cmd.MarkFlagRequired("event")
 	_ = cmd.MarkFlagRequired("url")
 	_ = cmd.RegisterFlagCompletionFunc("event", eventNameCompletion)
-	out.register(cmd)
-	return cmd
+}
+
+// parse checks the flags: a known event name, an absolute http(s) URL and
+// NAME=VALUE headers.
+func (f *hookFlags) parse() (edapp.EventName, map[string]string, error) {
+	name, err := checkEventName(f.event)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := checkURL(f.url); err != nil {
+		return "", nil, err
+	}
+	h, err := parseHeaders(f.headers)
+	return name, h, err
 }
 
 func checkURL(raw string) error {
@@ -203,9 +219,7 @@ func (a *app) webhooksDeleteCommand() *cobra.Command {
 
 func (a *app) webhooksSendTestCommand() *cobra.Command {
 	var (
-		event   string
-		hookURL string
-		headers []string
+		hook    hookFlags
 		timeout time.Duration
 	)
 	cmd := &cobra.Command{
@@ -219,27 +233,15 @@ EdApp API and needs no token.`,
 		Example: "  edapp webhooks send-test --url http://localhost:8080/edapp/events --event LessonCompletedEvent --header X-Webhook-Secret=s3cret",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			name, err := checkEventName(event)
+			name, h, err := hook.parse()
 			if err != nil {
 				return err
 			}
-			if err := checkURL(hookURL); err != nil {
-				return err
-			}
-			h, err := parseHeaders(headers)
-			if err != nil {
-				return err
-			}
-			return a.sendTest(cmd.Context(), hookURL, sampleEvent(name, time.Now()), h, timeout)
+			return a.sendTest(cmd.Context(), hook.url, sampleEvent(name, time.Now()), h, timeout)
 		},
 	}
-	cmd.Flags().StringVar(&event, "event", "", "event name, such as LessonCompletedEvent")
-	cmd.Flags().StringVar(&hookURL, "url", "", "URL of the receiver")
-	cmd.Flags().StringArrayVar(&headers, "header", nil, "header NAME=VALUE to send (repeatable)")
+	hook.register(cmd, "URL of the receiver", "header NAME=VALUE to send (repeatable)")
 	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait for the receiver's answer")
-	_ = cmd.MarkFlagRequired("event")
-	_ = cmd.MarkFlagRequired("url")
-	_ = cmd.RegisterFlagCompletionFunc("event", eventNameCompletion)
 	return cmd
 }
 
