@@ -19,7 +19,7 @@ type filterKinds struct {
 	fromName, toName     string // their display names
 }
 
-func (c *call) filter(k filterKinds) (filter, bool) {
+func (c *exchange) filter(k filterKinds) (filter, bool) {
 	var f filter
 	if k.course {
 		f.courseID, f.courseExt = c.q("courseid"), c.q("courseexternalid")
@@ -148,7 +148,7 @@ var allFilters = filterKinds{course: true, lesson: true, user: true}
 
 // v2Attempts lists attempts; startDateTime and endDateTime bound
 // startedDateTime.
-func (c *call) v2Attempts() {
+func (c *exchange) v2Attempts() {
 	k := allFilters
 	k.from, k.fromName, k.to, k.toName = "startdatetime", "startDateTime", "enddatetime", "endDateTime"
 	f, ok := c.filter(k)
@@ -206,91 +206,40 @@ type wireCourseProgress struct {
 // v2CourseProgress has one record per course and user who can reach it or
 // has progress in it. modifiedSinceDateTime keeps records changed at or
 // after that time.
-func (c *call) v2CourseProgress() {
+func (c *exchange) v2CourseProgress() {
 	f, ok := c.filter(filterKinds{course: true, user: true, from: "modifiedsincedatetime", fromName: "modifiedSinceDateTime"})
 	if !ok {
 		return
 	}
-	type row struct {
-		u  *user
-		cr *course
-		cs *courseState // nil until needed
-	}
-	// Without a time bound a cheap test decides which records exist, and
-	// only the page's records are worked out in full.
-	var rows []row
-	for _, cr := range c.st.courses.all() {
-		if !f.matchCourse(cr) {
-			continue
+	// Without a time bound the account view says which records exist,
+	// and only the page's records are worked out in full.
+	rows := filtered(c.st.view().rows, f.byRef() || !f.from.IsZero(), func(r courseRow) bool {
+		if !f.matchCourse(r.cr) || !f.matchUser(r.u) {
+			return false
 		}
-		for _, u := range c.st.usersMatching(f) {
-			if f.from.IsZero() {
-				if c.st.hasCourseRecord(u, cr) {
-					rows = append(rows, row{u, cr, nil})
-				}
-				continue
-			}
-			cs := c.st.courseState(u, cr)
-			if (cs.unlocked || cs.touched || cs.completed) && f.matchTime(cs.modified) {
-				rows = append(rows, row{u, cr, &cs})
-			}
-		}
-	}
-	pageMap(c, rows, func(r row) wireCourseProgress {
-		u, cr := r.u, r.cr
-		if r.cs == nil {
-			cs := c.st.courseState(u, cr)
-			r.cs = &cs
-		}
-		cs := *r.cs
-		w := wireCourseProgress{
-			UserID: u.id, UserExternalID: u.externalID, UserName: u.username,
-			UserFirstName: u.firstName, UserLastName: u.lastName,
-			CourseID: cr.id, CourseExternalID: cr.externalID, CourseTitle: cr.title,
-			Unlocked: cs.unlocked, UnlockedDateTime: wt(cs.unlockedAt),
-			Opened: !cs.openedAt.IsZero(), OpenedDateTime: wt(cs.openedAt),
-			Completed: cs.completed, CompletedDateTime: wt(cs.completedAt),
-			LessonsTotal: cs.lessonsTotal, LessonsCompleted: cs.lessonsCompleted,
-			PercentageCompleted: cs.percentage, Score: cs.score,
-		}
-		if cs.unlocked {
-			w.LessonsUnlocked = cs.lessonsTotal
-		}
-		return w
+		return f.from.IsZero() || f.matchTime(c.st.courseState(r.u, r.cr).modified)
+	})
+	pageMap(c, rows, func(r courseRow) wireCourseProgress {
+		return toWireCourseProgress(r, c.st.courseState(r.u, r.cr))
 	})
 }
 
-// hasCourseRecord reports whether u has a course progress record for cr:
-// the course reaches u, or u has progress in it.
-func (st *store) hasCourseRecord(u *user, cr *course) bool {
-	if _, ok := st.completions[ucKey{u.id, cr.id}]; ok {
-		return true
+func toWireCourseProgress(r courseRow, cs courseState) wireCourseProgress {
+	u, cr := r.u, r.cr
+	w := wireCourseProgress{
+		UserID: u.id, UserExternalID: u.externalID, UserName: u.username,
+		UserFirstName: u.firstName, UserLastName: u.lastName,
+		CourseID: cr.id, CourseExternalID: cr.externalID, CourseTitle: cr.title,
+		Unlocked: cs.unlocked, UnlockedDateTime: wt(cs.unlockedAt),
+		Opened: !cs.openedAt.IsZero(), OpenedDateTime: wt(cs.openedAt),
+		Completed: cs.completed, CompletedDateTime: wt(cs.completedAt),
+		LessonsTotal: cs.lessonsTotal, LessonsCompleted: cs.lessonsCompleted,
+		PercentageCompleted: cs.percentage, Score: cs.score,
 	}
-	for _, id := range cr.lessonIDs {
-		if st.progress(u.id, id) != nil {
-			return true
-		}
+	if cs.unlocked {
+		w.LessonsUnlocked = cs.lessonsTotal
 	}
-	_, ok := st.access(u, cr.id)
-	return ok
-}
-
-// usersMatching lists the users a user filter lets through, using the
-// indexes when it names one.
-func (st *store) usersMatching(f filter) []*user {
-	switch {
-	case f.userID != "":
-		if u := st.users.get(f.userID); u != nil && f.matchUser(u) {
-			return []*user{u}
-		}
-		return nil
-	case f.userExt != "":
-		if u := st.userByExternalID(f.userExt); u != nil {
-			return []*user{u}
-		}
-		return nil
-	}
-	return st.users.all()
+	return w
 }
 
 type wireCourseStatistics struct {
@@ -302,16 +251,18 @@ type wireCourseStatistics struct {
 
 // v2CourseStatistics counts, per course, the users who can reach it, who
 // opened any of its lessons and who completed it.
-func (c *call) v2CourseStatistics() {
+func (c *exchange) v2CourseStatistics() {
 	f, _ := c.filter(filterKinds{course: true})
 	out := []wireCourseStatistics{}
+	view := c.st.view()
 	for _, cr := range c.st.courses.all() {
 		if !f.matchCourse(cr) {
 			continue
 		}
 		w := wireCourseStatistics{CourseID: cr.id}
-		for _, u := range c.st.users.all() {
-			cs := c.st.courseState(u, cr)
+		// Only users with a course progress record count anywhere.
+		for _, r := range view.byCourse[cr.id] {
+			cs := c.st.courseState(r.u, cr)
 			if cs.unlocked {
 				w.TotalUsers++
 			}
@@ -338,21 +289,22 @@ type wireLessonStatistics struct {
 
 // v2LessonStatistics counts, per lesson, the users who can reach its
 // course, who opened it and who completed it.
-func (c *call) v2LessonStatistics() {
+func (c *exchange) v2LessonStatistics() {
 	f, _ := c.filter(filterKinds{course: true, lesson: true})
 	out := []wireLessonStatistics{}
+	view := c.st.view()
 	for _, cr := range c.st.courses.all() {
 		if !f.matchCourse(cr) {
 			continue
 		}
-		reach := len(c.st.usersWithAccess(cr.id))
 		for _, l := range c.st.courseLessons(cr) {
 			if !f.matchLesson(l) {
 				continue
 			}
-			w := wireLessonStatistics{LessonID: l.id, CourseID: cr.id, LessonTitle: l.title, TotalUsers: reach}
-			for _, u := range c.st.users.all() {
-				if p := c.st.progress(u.id, l.id); p != nil {
+			w := wireLessonStatistics{LessonID: l.id, CourseID: cr.id, LessonTitle: l.title, TotalUsers: view.reach[cr.id]}
+			// A user with progress in the lesson has a course record.
+			for _, r := range view.byCourse[cr.id] {
+				if p := c.st.progress(r.u.id, l.id); p != nil {
 					w.OpenedCount++
 					if !p.completed.IsZero() {
 						w.CompletedCount++
@@ -388,7 +340,7 @@ var eventFilters = filterKinds{
 	to: "maxeventdatetime", toName: "maxEventDateTime",
 }
 
-func (c *call) progressEvents(f filter) {
+func (c *exchange) progressEvents(f filter) {
 	active := f.byRef() || !f.from.IsZero() || !f.to.IsZero()
 	items := filtered(c.st.events, active, func(e *progressEvent) bool {
 		return f.matchRecord(c.st, e.userID, e.lessonID, e.courseID, e.at)
@@ -415,13 +367,13 @@ func (st *store) toWireProgressEvent(e *progressEvent) wireProgressEvent {
 
 // v2LessonProgressEvents lists LessonOpened and LessonCompleted events;
 // minEventDateTime and maxEventDateTime bound eventDateTime.
-func (c *call) v2LessonProgressEvents() {
+func (c *exchange) v2LessonProgressEvents() {
 	if f, ok := c.filter(eventFilters); ok {
 		c.progressEvents(f)
 	}
 }
 
-func (c *call) v2UserLessonProgressEvents() {
+func (c *exchange) v2UserLessonProgressEvents() {
 	u := c.userParam(0)
 	if u == nil {
 		return
@@ -448,7 +400,7 @@ type wireLessonProgress struct {
 // v2UserLessonProgress lists every published lesson of the courses the
 // user can reach, and every lesson with recorded progress. score is that
 // of the latest completion.
-func (c *call) v2UserLessonProgress() {
+func (c *exchange) v2UserLessonProgress() {
 	u := c.userParam(0)
 	if u == nil {
 		return
@@ -492,7 +444,7 @@ type wireSurveyQuestion struct {
 	Answers         []wireAnswerDef `json:"answers"`
 }
 
-func (c *call) v2SurveyQuestions() {
+func (c *exchange) v2SurveyQuestions() {
 	f, _ := c.filter(filterKinds{course: true, lesson: true})
 	out := []wireSurveyQuestion{}
 	for _, q := range c.st.questions.all() {
@@ -530,7 +482,7 @@ type wireSurveyAnswer struct {
 
 // v2SurveyAnswers lists answers; startDateTime and endDateTime bound
 // answeredDateTime.
-func (c *call) v2SurveyAnswers() {
+func (c *exchange) v2SurveyAnswers() {
 	k := allFilters
 	k.from, k.fromName, k.to, k.toName = "startdatetime", "startDateTime", "enddatetime", "endDateTime"
 	f, ok := c.filter(k)

@@ -109,8 +109,9 @@ func TestCaseInsensitivePathsAndQueryNames(t *testing.T) {
 	for i := range 3 {
 		h.mustUser(UserSpec{Username: fmt.Sprintf("user%d", i), Email: fmt.Sprintf("U%d@Example.com", i)})
 	}
-	col := h.AddCollection("Safety", "")
-	h.mustCourse(CourseSpec{Title: "C", CollectionID: col})
+	col, err := h.AddCollection(CollectionSpec{Title: "Safety"})
+	require.NoError(t, err)
+	h.mustCourse(CourseSpec{Title: "C", CollectionIDs: []string{col}})
 
 	var p page[v2User]
 	h.get("/V2/Users?PageSize=2&PAGE=2", &p)
@@ -447,9 +448,9 @@ func TestBareArrays(t *testing.T) {
 func TestCatalog(t *testing.T) {
 	clock := newFakeClock()
 	h := newHarness(t, WithClock(clock.Now))
-	col, err := h.AddCollectionSpec(CollectionSpec{Title: "Safety", ExternalID: "COL-1", Description: "All about safety"})
+	col, err := h.AddCollection(CollectionSpec{Title: "Safety", ExternalID: "COL-1", Description: "All about safety"})
 	require.NoError(t, err)
-	c1, _ := h.mustCourse(CourseSpec{Title: "In collection", ExternalID: "C1", CollectionID: col, Duration: 30,
+	c1, _ := h.mustCourse(CourseSpec{Title: "In collection", ExternalID: "C1", CollectionIDs: []string{col}, Duration: 30,
 		Locale: "en-AU", ThumbnailURL: "https://img.example.com/1.png", Description: "d"})
 	c2, _ := h.mustCourse(CourseSpec{Title: "At the root"})
 	clock.Advance(time.Hour)
@@ -482,7 +483,7 @@ func TestCatalog(t *testing.T) {
 	// Helper errors.
 	_, _, err = h.AddCourse(CourseSpec{Title: "dup", ExternalID: "C1"})
 	assert.ErrorIs(t, err, ErrConflict)
-	_, _, err = h.AddCourse(CourseSpec{Title: "x", CollectionID: "col_9"})
+	_, _, err = h.AddCourse(CourseSpec{Title: "x", CollectionIDs: []string{"col_9"}})
 	assert.ErrorIs(t, err, ErrNotFound)
 	_, _, err = h.AddCourse(CourseSpec{})
 	assert.ErrorIs(t, err, ErrInvalid)

@@ -2,6 +2,7 @@ package edapptest
 
 import (
 	"net/http"
+	"slices"
 )
 
 // v2Collection is a course collection of the catalog.
@@ -54,20 +55,20 @@ func toV2Lesson(l *lesson) v2Lesson {
 func (st *store) collectionCourses(col *collection) []*course {
 	var out []*course
 	for _, c := range st.courses.all() {
-		if c.collectionID == col.id {
+		if slices.Contains(c.collectionIDs, col.id) {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-func (c *call) v2Collections() {
+func (c *exchange) v2Collections() {
 	pageMap(c, c.st.collections.all(), func(col *collection) v2Collection {
 		return v2Collection{ID: col.id, ExternalID: col.externalID, Title: col.title, Description: col.description}
 	})
 }
 
-func (c *call) v2CollectionCourses() {
+func (c *exchange) v2CollectionCourses() {
 	col := c.st.collections.get(c.params[0])
 	if col == nil {
 		c.fail(http.StatusNotFound, "course collection "+quote(c.params[0])+" not found")
@@ -78,16 +79,16 @@ func (c *call) v2CollectionCourses() {
 
 // v2Courses lists every course, published or not. It also honours
 // externalId and collectionId filters (an extension of the fake).
-func (c *call) v2Courses() {
+func (c *exchange) v2Courses() {
 	ext, colID := c.q("externalid"), c.q("collectionid")
 	items := filtered(c.st.courses.all(), ext != "" || colID != "", func(cr *course) bool {
-		return (ext == "" || cr.externalID == ext) && (colID == "" || cr.collectionID == colID)
+		return (ext == "" || cr.externalID == ext) && (colID == "" || slices.Contains(cr.collectionIDs, colID))
 	})
 	pageMap(c, items, toV2Course)
 }
 
 // v2CourseLessons answers a bare array, as the real service does.
-func (c *call) v2CourseLessons() {
+func (c *exchange) v2CourseLessons() {
 	cr := c.courseParam(0)
 	if cr == nil {
 		return

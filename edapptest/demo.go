@@ -81,14 +81,14 @@ func (s *Server) seedDemo(d *Demo, now time.Time, ps *[]pending) error {
 	st.collections.add(d.CollectionID, &collection{id: d.CollectionID, externalID: "SAFETY", title: "Workplace Safety",
 		description: "Essential safety training for every site."})
 	courses := []CourseSpec{
-		{Title: "Manual Handling", ExternalID: "MH-101", CollectionID: d.CollectionID, Duration: 30,
+		{Title: "Manual Handling", ExternalID: "MH-101", CollectionIDs: []string{d.CollectionID}, Duration: 30,
 			Description: "Lift, carry and move loads without injury.",
 			Lessons: []LessonSpec{
 				{Title: "Lifting basics", ExternalID: "MH-101-1", MinimumScore: 70},
 				{Title: "Team lifts", ExternalID: "MH-101-2", MinimumScore: 70},
 				{Title: "Manual handling quiz", ExternalID: "MH-101-3", MinimumScore: 80},
 			}},
-		{Title: "Fire Safety", ExternalID: "FS-101", CollectionID: d.CollectionID, Duration: 20,
+		{Title: "Fire Safety", ExternalID: "FS-101", CollectionIDs: []string{d.CollectionID}, Duration: 20,
 			Description: "Prevent fires and know what to do when one starts.",
 			Lessons: []LessonSpec{
 				{Title: "Extinguishers", ExternalID: "FS-101-1", MinimumScore: 60},

@@ -49,9 +49,7 @@ type harness struct {
 
 func newHarness(t *testing.T, opts ...Option) harness {
 	t.Helper()
-	s := NewServer(opts...)
-	t.Cleanup(s.Close)
-	return harness{t, s}
+	return harness{t, New(t, opts...)}
 }
 
 type resp struct {

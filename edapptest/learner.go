@@ -145,6 +145,7 @@ func (s *Server) serveLaunch(w http.ResponseWriter, r *http.Request, form map[st
 func (s *Server) launch(tok, lessonID string) (status int, msg string, page launchPage, view launchView) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.st.version++
 	now := s.now()
 	u, l, t, err := s.st.checkLaunch(tok, lessonID, now)
 	if err != nil {
@@ -404,11 +405,12 @@ func (s *Server) serveLearner(w http.ResponseWriter, r *http.Request, userID str
 	found := func() bool {
 		s.mu.Lock() // minting launch tokens writes
 		defer s.mu.Unlock()
+		s.st.version++
 		u := s.st.users.get(userID)
 		if u == nil {
 			return false
 		}
-		c := &call{s: s, st: s.st, r: r, now: s.now()}
+		c := &exchange{s: s, st: s.st, r: r, now: s.now()}
 		view = learnerView{UserID: u.id, Learner: learnerName(u), Courses: c.userCourses(u)}
 		return true
 	}()

@@ -4,41 +4,114 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"time"
 )
 
-// CollectionSpec describes a course collection for AddCollectionSpec.
-type CollectionSpec struct {
-	Title       string // required
-	ExternalID  string // optional; unique among collections
-	Description string
+// AccountSpec is the shape of a synthetic account for SeedAccount. Zero
+// fields keep the simple shape SeedLoad has always loaded.
+type AccountSpec struct {
+	// Users is the number of learners to add. With 0, the attempts are
+	// spread over the users already there.
+	Users int
+	// Groups is the number of user groups to add. With 0, one group,
+	// "Load", holds every new learner and reaches every course.
+	Groups int
+	// Collections is the number of course collections to add; the new
+	// courses are spread over them.
+	Collections int
+	// Courses is the number of courses to add. With 0, the courses
+	// already there are used, and when there is none one is added: "Site
+	// Induction" (external id LOAD-101) with three lessons.
+	Courses int
+	// Lessons is the number of lessons of each new course; 0 means 3.
+	Lessons int
+	// Attempts is the number of completed attempts to spread over the
+	// learners.
+	Attempts int
 }
 
-// AddCollectionSpec adds a course collection and returns its id. Unlike
-// AddCollection it can set the external id, and it fails with ErrInvalid
-// without a title and with ErrConflict when the external id is taken.
-func (s *Server) AddCollectionSpec(spec CollectionSpec) (string, error) {
-	var id string
-	err := s.locked(func(st *store, _ time.Time) error {
-		if strings.TrimSpace(spec.Title) == "" {
-			return invalid("collection title is required")
-		}
-		if spec.ExternalID != "" && st.collectionByExternalID(spec.ExternalID) != nil {
-			return conflict("collection external id %q is taken", spec.ExternalID)
-		}
-		id = st.newID("col")
-		st.collections.add(id, &collection{id: id, externalID: spec.ExternalID,
-			title: spec.Title, description: spec.Description})
-		return nil
-	})
-	return id, err
+// realisticAccount is the shape the docs and the load test quote.
+var realisticAccount = AccountSpec{Users: 5000, Groups: 300, Collections: 20, Courses: 200, Lessons: 8, Attempts: 200_000}
+
+// SeedLoad loads a large account quickly: SeedAccount with users and
+// attempts and every other field zero. It stays for the tests written
+// against it; SeedAccount takes the whole shape.
+func (s *Server) SeedLoad(users, attempts int) error {
+	return s.SeedAccount(AccountSpec{Users: users, Attempts: attempts})
 }
 
-func (st *store) collectionByExternalID(ext string) *collection {
-	for _, c := range st.collections.all() {
-		if c.externalID == ext {
-			return c
+// SeedAccount loads a synthetic account of the given shape quickly, for
+// load tests and exports. The same spec on the same clock gives the same
+// data; the realistic shape (5,000 users, 300 groups, 20 collections, 200
+// courses of 8 lessons, 200,000 attempts) loads in a few seconds.
+//
+// Learner n (its user id is usr_n) is learnerNNNNNN with external id
+// LOAD-NNNNNN and an example.com email. With Groups, a third of the new
+// groups have children (group 3k+3 and 3k+4 are children of group k+1,
+// counting from 1), each learner belongs to 0 to 3 of them (about one
+// in twenty to none), and each new course is assigned to two of them, so
+// a learner reaches the courses of their groups and of their groups'
+// ancestors. Course n is "Course NNNN" (external id LOAD-CNNNN), published
+// with Lessons published lessons (LOAD-CNNNN-Lk), in one or two of the
+// new collections (one in ten in none); its first lesson carries a rating
+// survey question. Collection n is LOAD-COLNNN.
+//
+// Attempts go round the learners who reach a course; a learner's attempts
+// take the published lessons they reach in course order, then start again
+// (retakes). Each attempt starts at a pseudo-random time in the 90 days
+// before the server's clock, lasts 2 to 30 minutes and scores 40 to 100.
+// Attempts, lesson-progress events and course completions are recorded
+// as CompleteLesson would record them, but no webhook is delivered; every
+// other attempt at a lesson with a survey question answers it.
+//
+// It fails with ErrInvalid for a negative count or when there is nobody or
+// no published lesson to attempt, and with ErrConflict when a generated
+// username or external id is taken; nothing is changed then.
+func (s *Server) SeedAccount(spec AccountSpec) error {
+	if err := spec.check(); err != nil {
+		return err
+	}
+	return s.locked(func(st *store, now time.Time) error { return st.seedAccount(spec, now) })
+}
+
+func (spec AccountSpec) check() error {
+	for _, n := range []int{spec.Users, spec.Groups, spec.Collections, spec.Courses, spec.Lessons, spec.Attempts} {
+		if n < 0 {
+			return invalid("SeedAccount: counts must not be negative (%+v)", spec)
+		}
+	}
+	return nil
+}
+
+// loadRun is one SeedAccount: what it made so far.
+type loadRun struct {
+	st       *store
+	spec     AccountSpec
+	now      time.Time
+	joined   time.Time // when the learners joined and the courses were assigned
+	courses  []*course // the courses the attempts go to
+	groups   []*group  // the new groups
+	learners []*user   // the users the attempts go to
+	// questions are the new survey questions by lesson id.
+	questions map[string]*surveyQuestion
+}
+
+func (st *store) seedAccount(spec AccountSpec, now time.Time) error {
+	if spec.Lessons == 0 {
+		spec.Lessons = 3
+	}
+	run := &loadRun{st: st, spec: spec, now: now, joined: now.Add(-120 * 24 * time.Hour),
+		questions: map[string]*surveyQuestion{}}
+	// Check everything before the first change.
+	if err := run.checkFree(); err != nil {
+		return err
+	}
+	steps := []func() error{
+		run.addCollections, run.addCourses, run.addGroups, run.addLearners, run.addAttempts,
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -51,41 +124,20 @@ var (
 	loadZones      = []string{"Australia/Sydney", "Australia/Perth", "Europe/London", "America/Chicago", "Asia/Manila"}
 )
 
-// SeedLoad loads a large account quickly, for load tests and exports: it
-// adds users learners and attempts completed attempts spread over them.
-//
-// When the account has no course it first adds one, "Site Induction"
-// (external id LOAD-101), with three published lessons. The learners join
-// a new group, "Load", to which every course with a published lesson is
-// assigned, 120 days before the server's clock. Learner n (its user id
-// is usr_n) is learnerNNNNNN with external id LOAD-NNNNNN and an
-// example.com email. Attempts go round the learners; a learner's attempts
-// take the published lessons in course order, then start again (retakes).
-// Each attempt starts at a pseudo-random time in the 90 days before the
-// server's clock, lasts 2 to 30 minutes and scores 40 to 100; the same
-// arguments on the same clock give the same data. Attempts, lesson-progress
-// events and course completions are recorded as CompleteLesson would record
-// them, but no webhook is delivered. With users == 0 the attempts are
-// spread over the existing users instead.
-//
-// It fails with ErrInvalid for a negative count or when there is nobody or
-// no published lesson to attempt, and with ErrConflict when a generated
-// username or external id is taken; nothing is changed then.
-func (s *Server) SeedLoad(users, attempts int) error {
-	if users < 0 || attempts < 0 {
-		return invalid("SeedLoad: counts must not be negative (users %d, attempts %d)", users, attempts)
-	}
-	return s.locked(func(st *store, now time.Time) error { return st.seedLoad(users, attempts, now) })
+func learnerNames(n int) (username, ext string) {
+	return fmt.Sprintf("learner%06d", n), fmt.Sprintf("LOAD-%06d", n)
 }
 
-func (st *store) seedLoad(nUsers, nAttempts int, now time.Time) error {
-	// Validate everything before the first change.
+func loadCourseExt(n int) string     { return fmt.Sprintf("LOAD-C%04d", n) }
+func loadCollectionExt(n int) string { return fmt.Sprintf("LOAD-COL%03d", n) }
+
+// checkFree refuses a load whose names are taken or that has nothing to
+// attempt, before anything changes.
+func (run *loadRun) checkFree() error {
+	st, spec := run.st, run.spec
 	first := st.seq["usr"] + 1
-	name := func(n int) (username, ext string) {
-		return fmt.Sprintf("learner%06d", n), fmt.Sprintf("LOAD-%06d", n)
-	}
-	for n := first; n < first+nUsers; n++ {
-		username, ext := name(n)
+	for n := first; n < first+spec.Users; n++ {
+		username, ext := learnerNames(n)
 		if st.userByUsername(username) != nil {
 			return conflict("username %q is taken", username)
 		}
@@ -93,142 +145,223 @@ func (st *store) seedLoad(nUsers, nAttempts int, now time.Time) error {
 			return conflict("external id %q is taken", ext)
 		}
 	}
-	if nUsers == 0 && nAttempts > 0 && st.users.len() == 0 {
-		return invalid("SeedLoad: no users to spread the attempts over")
+	if spec.Users == 0 && spec.Attempts > 0 && st.users.len() == 0 {
+		return invalid("SeedAccount: no users to spread the attempts over")
 	}
-	day := 24 * time.Hour
-	joined := now.Add(-120 * day)
-	if st.courses.len() == 0 {
-		if _, _, err := st.addCourse(CourseSpec{
-			Title: "Site Induction", ExternalID: "LOAD-101", Duration: 45,
-			Description: "What every new starter needs on day one.",
-			Lessons: []LessonSpec{
-				{Title: "Welcome", ExternalID: "LOAD-101-1", MinimumScore: 50},
-				{Title: "Hazards on site", ExternalID: "LOAD-101-2", MinimumScore: 70},
-				{Title: "Emergency procedures", ExternalID: "LOAD-101-3", MinimumScore: 80},
-			},
-		}, joined); err != nil {
-			return err
+	for n := st.seq["crs"] + 1; n <= st.seq["crs"]+spec.Courses; n++ {
+		if st.courseByExternalID(loadCourseExt(n)) != nil {
+			return conflict("course external id %q is taken", loadCourseExt(n))
 		}
 	}
-	var lessons []*lesson
-	var courses []*course
-	for _, c := range st.courses.all() {
-		if pub := st.publishedLessons(c); len(pub) > 0 {
-			courses = append(courses, c)
-			lessons = append(lessons, pub...)
+	for n := st.seq["col"] + 1; n <= st.seq["col"]+spec.Collections; n++ {
+		if st.collectionByExternalID(loadCollectionExt(n)) != nil {
+			return conflict("collection external id %q is taken", loadCollectionExt(n))
 		}
 	}
-	if len(lessons) == 0 && nAttempts > 0 {
-		return invalid("SeedLoad: no published lesson to attempt")
+	if spec.Courses == 0 && spec.Attempts > 0 && st.courses.len() > 0 && !st.hasPublishedLesson() {
+		return invalid("SeedAccount: no published lesson to attempt")
 	}
+	return nil
+}
 
-	var learners []*user
-	if nUsers > 0 {
-		g, err := st.addGroup("Load", "", "")
+func (st *store) hasPublishedLesson() bool {
+	for _, c := range st.courses.all() {
+		if len(st.publishedLessons(c)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (st *store) courseByExternalID(ext string) *course {
+	for _, c := range st.courses.all() {
+		if c.externalID == ext {
+			return c
+		}
+	}
+	return nil
+}
+
+// rng returns a generator for one step, seeded by the spec, so that each
+// step's data depends only on the spec.
+func (run *loadRun) rng(step uint64) *rand.Rand {
+	s := run.spec
+	a := uint64(s.Users)<<32 | uint64(s.Attempts)
+	b := uint64(s.Groups)<<40 ^ uint64(s.Collections)<<28 ^ uint64(s.Courses)<<12 ^ uint64(s.Lessons) ^ step<<56
+	return rand.New(rand.NewPCG(a, b))
+}
+
+func (run *loadRun) addCollections() error {
+	for range run.spec.Collections {
+		n := run.st.seq["col"] + 1
+		id := run.st.newID("col")
+		run.st.collections.add(id, &collection{id: id, externalID: loadCollectionExt(n),
+			title: fmt.Sprintf("Collection %03d", n), description: "A synthetic course collection."})
+	}
+	return nil
+}
+
+// addCourses adds the spec's courses, or picks the courses there (adding
+// one when there is none).
+func (run *loadRun) addCourses() error {
+	st := run.st
+	if run.spec.Courses == 0 {
+		if st.courses.len() == 0 {
+			if _, _, err := st.addCourse(siteInduction, run.joined); err != nil {
+				return err
+			}
+		}
+		for _, c := range st.courses.all() {
+			if len(st.publishedLessons(c)) > 0 {
+				run.courses = append(run.courses, c)
+			}
+		}
+		if len(run.courses) == 0 && run.spec.Attempts > 0 {
+			return invalid("SeedAccount: no published lesson to attempt")
+		}
+		return nil
+	}
+	cols := st.collections.all()
+	cols = cols[len(cols)-run.spec.Collections:]
+	for i := range run.spec.Courses {
+		c, err := run.addCourse(i, collectionsOf(i, cols))
 		if err != nil {
 			return err
 		}
-		for _, c := range courses {
-			g.courses = append(g.courses, assignment{c.id, joined})
-		}
-		learners = make([]*user, 0, nUsers)
-		for i := range nUsers {
-			n := first + i
-			username, ext := name(n)
-			fn, ln := loadFirstNames[i%len(loadFirstNames)], loadLastNames[(i/len(loadFirstNames))%len(loadLastNames)]
-			u := &user{
-				id: st.newID("usr"), username: username, externalID: ext,
-				email: username + "@example.com", firstName: fn, lastName: ln,
-				timeZone: loadZones[i%len(loadZones)], roles: slices.Clone(defaultRoles),
-				groups: []membership{{g.id, joined}}, customFields: map[string]string{},
-			}
-			st.users.add(u.id, u)
-			st.indexUser(u, "", "")
-			learners = append(learners, u)
-		}
-	} else {
-		learners = st.users.all()
+		run.courses = append(run.courses, c)
 	}
-	if nAttempts == 0 {
+	return nil
+}
+
+var siteInduction = CourseSpec{
+	Title: "Site Induction", ExternalID: "LOAD-101", Duration: 45,
+	Description: "What every new starter needs on day one.",
+	Lessons: []LessonSpec{
+		{Title: "Welcome", ExternalID: "LOAD-101-1", MinimumScore: 50},
+		{Title: "Hazards on site", ExternalID: "LOAD-101-2", MinimumScore: 70},
+		{Title: "Emergency procedures", ExternalID: "LOAD-101-3", MinimumScore: 80},
+	},
+}
+
+// collectionsOf places course i: one in ten in no collection, one in
+// three of the others in two.
+func collectionsOf(i int, cols []*collection) []string {
+	if len(cols) == 0 || i%10 == 9 {
 		return nil
 	}
+	out := []string{cols[i%len(cols)].id}
+	if second := cols[(i*7+3)%len(cols)].id; i%3 == 0 && second != out[0] {
+		out = append(out, second)
+	}
+	return out
+}
 
-	// Plan the attempts, then record them in start order.
-	type plan struct {
-		u       *user
-		l       *lesson
-		started time.Time
-		took    time.Duration
-		score   float64
+// addCourse adds the i-th new course with its lessons and a survey
+// question on its first lesson.
+func (run *loadRun) addCourse(i int, collectionIDs []string) (*course, error) {
+	n := run.st.seq["crs"] + 1
+	ext := loadCourseExt(n)
+	spec := CourseSpec{Title: fmt.Sprintf("Course %04d", n), ExternalID: ext, Duration: 10 + 5*(i%12),
+		Description: "A synthetic course.", CollectionIDs: collectionIDs}
+	for k := 1; k <= run.spec.Lessons; k++ {
+		spec.Lessons = append(spec.Lessons, LessonSpec{Title: fmt.Sprintf("Lesson %d", k),
+			ExternalID: fmt.Sprintf("%s-L%d", ext, k), MinimumScore: 50 + 10*(k%4)})
 	}
-	rng := rand.New(rand.NewPCG(uint64(nUsers), uint64(nAttempts)))
-	span := int64(90 * day)
-	plans := make([]plan, nAttempts)
-	for i := range plans {
-		u := learners[i%len(learners)]
-		k := i / len(learners) // this learner's k-th attempt
-		plans[i] = plan{
-			u: u, l: lessons[k%len(lessons)],
-			started: now.Add(-time.Duration(span - rng.Int64N(span-int64(time.Hour)))).Truncate(time.Millisecond),
-			took:    time.Duration(2+rng.IntN(29)) * time.Minute,
-			score:   float64(40 + rng.IntN(61)),
+	id, lessonIDs, err := run.st.addCourse(spec, run.joined)
+	if err != nil {
+		return nil, err
+	}
+	run.questions[lessonIDs[0]] = run.st.addRatingQuestion(id, lessonIDs[0], "<p>How useful was this lesson?</p>")
+	return run.st.courses.get(id), nil
+}
+
+func (st *store) addRatingQuestion(courseID, lessonID, content string) *surveyQuestion {
+	q := &surveyQuestion{id: st.newID("srq"), courseID: courseID, lessonID: lessonID,
+		slideID: st.newID("sld"), qtype: "rating", content: content}
+	for _, c := range []string{"1", "2", "3", "4", "5"} {
+		q.answers = append(q.answers, answerDef{st.newID("sad"), c})
+	}
+	st.questions.add(q.id, q)
+	return q
+}
+
+// addGroups adds the spec's groups and their hierarchy and assigns each
+// course to two of them; without groups, one "Load" group reaches every
+// course.
+func (run *loadRun) addGroups() error {
+	if run.spec.Users == 0 && run.spec.Groups == 0 {
+		return nil
+	}
+	names := []string{"Load"}
+	if run.spec.Groups > 0 {
+		names = names[:0]
+		for j := range run.spec.Groups {
+			names = append(names, fmt.Sprintf("Load Group %03d", j+1))
 		}
 	}
-	// A learner takes the lessons in order: give each learner's attempts
-	// its start times in order, then record everything in start order.
-	L := len(learners)
-	times := make([]time.Time, 0, nAttempts/L+1)
-	for j := 0; j < L && j < nAttempts; j++ {
-		times = times[:0]
-		for i := j; i < nAttempts; i += L {
-			times = append(times, plans[i].started)
+	for j, name := range names {
+		parent := ""
+		if j >= 3 && j%3 != 2 {
+			parent = run.groups[j/3-1].id
 		}
-		slices.SortFunc(times, time.Time.Compare)
-		for k, i := 0, j; i < nAttempts; k, i = k+1, i+L {
-			plans[i].started = times[k]
+		g, err := run.st.addGroup(name, parent, "")
+		if err != nil {
+			return err
 		}
+		run.groups = append(run.groups, g)
 	}
-	slices.SortFunc(plans, func(a, b plan) int { return a.started.Compare(b.started) })
-	st.attempts = slices.Grow(st.attempts, nAttempts)
-	st.events = slices.Grow(st.events, 2*nAttempts)
-	for _, p := range plans {
-		done := p.started.Add(p.took)
-		a := &attempt{id: st.newID("att"), userID: p.u.id, lessonID: p.l.id, courseID: p.l.courseID,
-			started: p.started, completed: done, score: p.score, done: true}
-		st.addAttempt(a)
-		st.events = append(st.events,
-			&progressEvent{userID: p.u.id, lessonID: p.l.id, courseID: p.l.courseID, name: eventLessonOpened, at: p.started},
-			&progressEvent{userID: p.u.id, lessonID: p.l.id, courseID: p.l.courseID, name: eventLessonCompleted,
-				at: done, score: p.score, hasScore: true})
-		if done.After(p.u.lastActive) {
-			p.u.lastActive = done
-		}
-	}
-	// A course is completed when its last published lesson is first
-	// completed.
-	for _, u := range learners {
-		for _, c := range courses {
-			key := ucKey{u.id, c.id}
-			if _, ok := st.completions[key]; ok {
-				continue
-			}
-			var last time.Time
-			complete := true
-			for _, l := range st.publishedLessons(c) {
-				p := st.progress(u.id, l.id)
-				if p == nil || p.completed.IsZero() {
-					complete = false
-					break
-				}
-				if p.completed.After(last) {
-					last = p.completed
-				}
-			}
-			if complete {
-				st.completions[key] = last
+	for i, c := range run.courses {
+		for _, j := range []int{i % len(run.groups), (i*7 + 3) % len(run.groups)} {
+			if g := run.groups[j]; !slices.Contains(g.courseIDs(), c.id) {
+				g.courses = append(g.courses, assignment{c.id, run.joined})
 			}
 		}
 	}
 	return nil
+}
+
+// addLearners adds the spec's learners with their groups; without new
+// learners the attempts go to the users there.
+func (run *loadRun) addLearners() error {
+	st := run.st
+	if run.spec.Users == 0 {
+		run.learners = st.users.all()
+		return nil
+	}
+	rng := run.rng(1)
+	run.learners = make([]*user, 0, run.spec.Users)
+	for i := range run.spec.Users {
+		username, ext := learnerNames(st.seq["usr"] + 1)
+		u := &user{
+			id: st.newID("usr"), username: username, externalID: ext,
+			email: username + "@example.com", firstName: loadFirstNames[i%len(loadFirstNames)],
+			lastName: loadLastNames[(i/len(loadFirstNames))%len(loadLastNames)],
+			timeZone: loadZones[i%len(loadZones)], roles: slices.Clone(defaultRoles),
+			groups: run.memberships(rng), customFields: map[string]string{},
+		}
+		st.users.add(u.id, u)
+		st.indexUser(u, "", "")
+		run.learners = append(run.learners, u)
+	}
+	return nil
+}
+
+// memberships draws a learner's groups: every learner is in the one Load
+// group; with Groups, about one in twenty is in none and the others in 1
+// to 3.
+func (run *loadRun) memberships(rng *rand.Rand) []membership {
+	if run.spec.Groups == 0 {
+		return []membership{{run.groups[0].id, run.joined}}
+	}
+	if rng.IntN(20) == 0 {
+		return nil
+	}
+	var out []membership
+	for range 1 + rng.IntN(3) {
+		g := run.groups[rng.IntN(len(run.groups))]
+		if !slices.ContainsFunc(out, func(m membership) bool { return m.groupID == g.id }) {
+			out = append(out, membership{g.id, run.joined})
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package edapptest
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"sync"
@@ -391,4 +392,164 @@ func BenchmarkCourseProgressPage(b *testing.B) {
 			b.Fatal(w.status)
 		}
 	}
+}
+
+// TestSeedAccount loads the realistic shape and checks it against what
+// the routes answer; it logs the time the load took (go test -run
+// 'TestSeedAccount$' -v).
+func TestSeedAccount(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large data set")
+	}
+	h := newHarness(t)
+	start := time.Now()
+	require.NoError(t, h.SeedAccount(realisticAccount))
+	t.Logf("SeedAccount(%+v): %v", realisticAccount, time.Since(start))
+
+	users := walk[v2User](h, "/v2/users")
+	groups := walk[v2Group](h, "/v2/usergroups")
+	require.Len(t, users, 5000)
+	require.Len(t, groups, 300)
+	checkMemberships(t, h, users, groups)
+	checkHierarchy(t, h, groups)
+	checkCollections(t, h)
+
+	checkTotals(t, h)
+	// Attempts spread over every course and lesson.
+	for _, c := range walk[wireCourseStatistics](h, "/v2/analytics/coursestatistics") {
+		assert.Positive(t, c.OpenedCount, c.CourseID)
+		assert.Positive(t, c.TotalUsers, c.CourseID)
+	}
+	lessons := walk[wireLessonStatistics](h, "/v2/analytics/lessonstatistics")
+	require.Len(t, lessons, 1600)
+	for _, l := range lessons {
+		assert.Positive(t, l.CompletedCount, l.LessonID)
+	}
+}
+
+// checkTotals: the record counts of the analytics lists.
+func checkTotals(t *testing.T, h harness) {
+	total := func(path string) int {
+		var p page[json.RawMessage]
+		h.get(path+"?pageSize=1", &p)
+		return p.TotalCount
+	}
+	assert.Equal(t, 200_000, total("/v2/analytics/attempts"))
+	assert.Equal(t, 400_000, total("/v2/analytics/lesson-progress/events"), "an open and a completion per attempt")
+	assert.Greater(t, total("/v2/analytics/surveyanswers"), 1000)
+	assert.Equal(t, 200, total("/v2/analytics/surveyquestiondefinitions"), "one a course")
+	assert.Greater(t, total("/v2/analytics/courseprogress"), 5000)
+	var done page[wireCourseProgress]
+	h.get("/v2/analytics/courseprogress?pageSize=1000", &done)
+	completed := 0
+	for _, p := range done.Items {
+		if p.Completed {
+			completed++
+		}
+	}
+	assert.Positive(t, completed, "some learners completed courses")
+}
+
+// walk reads every page of a list, 1,000 records at a time.
+func walk[T any](h harness, path string) []T {
+	h.t.Helper()
+	var out []T
+	for n := 1; ; n++ {
+		var p page[T]
+		h.get(fmt.Sprintf("%s?pageSize=1000&page=%d", path, n), &p)
+		out = append(out, p.Items...)
+		if len(p.Items) < 1000 {
+			return out
+		}
+	}
+}
+
+// checkMemberships: learners are in 0 to 3 groups, a few in none, and
+// each user's userGroups agrees with the groups' member lists.
+func checkMemberships(t *testing.T, h harness, users []v2User, groups []v2Group) {
+	fromUsers, none := map[string][]string{}, 0
+	for _, u := range users {
+		assert.LessOrEqual(t, len(u.UserGroups), 3, u.Name)
+		if len(u.UserGroups) == 0 {
+			none++
+		}
+		for _, g := range u.UserGroups {
+			fromUsers[g] = append(fromUsers[g], u.ID)
+		}
+	}
+	assert.True(t, none > 0 && none < len(users)/10, "%d learners in no group", none)
+	for _, g := range groups {
+		members := walk[v2User](h, "/v2/usersgroups/"+g.ID+"/users")
+		assert.ElementsMatch(t, fromUsers[g.ID], ids(members, func(u v2User) string { return u.ID }), g.Name)
+	}
+	assert.Equal(t, len(groups), h.RequestCount("GET /v2/usergroups/{id}/users"), "one walk of one page per group")
+}
+
+// checkHierarchy: some groups have children, and hasChildren agrees with
+// the children lists.
+func checkHierarchy(t *testing.T, h harness, groups []v2Group) {
+	parents := 0
+	for _, g := range groups {
+		kids := walk[v2Group](h, "/v2/usergroups/"+g.ID+"/children")
+		assert.Equal(t, g.HasChildren, len(kids) > 0, g.Name)
+		if g.HasChildren {
+			parents++
+		}
+	}
+	assert.True(t, parents > 0 && parents < len(groups), "%d of %d groups have children", parents, len(groups))
+}
+
+// checkCollections: 20 collections; courses sit in 1 or 2 of them, a few
+// in none.
+func checkCollections(t *testing.T, h harness) {
+	cols := walk[v2Collection](h, "/v2/catalog/coursecollections")
+	require.Len(t, cols, 20)
+	in := map[string]int{}
+	for _, col := range cols {
+		for _, c := range walk[v2Course](h, "/v2/catalog/coursecollections/"+col.ID+"/courses") {
+			in[c.ID]++
+		}
+	}
+	courses := walk[v2Course](h, "/v2/catalog/courses")
+	require.Len(t, courses, 200)
+	counts := map[int]int{}
+	for _, c := range courses {
+		counts[in[c.ID]]++
+		var lessons []v2Lesson
+		h.get("/v2/catalog/courses/"+c.ID+"/lessons", &lessons)
+		assert.Len(t, lessons, 8, c.Title)
+	}
+	assert.Equal(t, 200, counts[0]+counts[1]+counts[2], "at most 2 collections a course: %v", counts)
+	assert.True(t, counts[0] > 0 && counts[0] < 40 && counts[2] > 0, "courses by collections held: %v", counts)
+}
+
+// TestSeedAccountDeterministic: the same spec on the same clock gives the
+// same account.
+func TestSeedAccountDeterministic(t *testing.T) {
+	spec := AccountSpec{Users: 60, Groups: 12, Collections: 3, Courses: 7, Lessons: 4, Attempts: 900}
+	var dumps [2][]string
+	for i := range dumps {
+		clock := newFakeClock()
+		h := newHarness(t, WithClock(clock.Now))
+		require.NoError(t, h.SeedAccount(spec))
+		for _, path := range []string{"/v2/users", "/v2/usergroups", "/v2/usergroups/grp_4/children",
+			"/v2/usergroups/grp_5/users", "/v2/catalog/courses", "/v2/catalog/coursecollections/col_2/courses",
+			"/v2/analytics/attempts", "/v2/analytics/courseprogress", "/v2/analytics/surveyanswers",
+			"/v2/analytics/lessonstatistics", "/v2/analytics/coursestatistics"} {
+			r := h.do("GET", path+"?pageSize=1000", nil)
+			require.Equal(t, http.StatusOK, r.status, path)
+			dumps[i] = append(dumps[i], string(r.body))
+		}
+	}
+	assert.Equal(t, dumps[0], dumps[1])
+}
+
+func TestSeedAccountBadSpec(t *testing.T) {
+	h := newHarness(t)
+	assert.ErrorIs(t, h.SeedAccount(AccountSpec{Groups: -1}), ErrInvalid)
+	assert.ErrorIs(t, h.SeedAccount(AccountSpec{Attempts: 3}), ErrInvalid, "nobody to attempt")
+	require.NoError(t, h.SeedAccount(AccountSpec{Users: 3, Courses: 2, Collections: 1}))
+	var users page[v2User]
+	h.get("/v2/users", &users)
+	assert.Equal(t, 3, users.TotalCount)
 }

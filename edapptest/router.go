@@ -18,9 +18,10 @@ const (
 	maxPageSize     = 1000
 )
 
-// call is one routed API request. Handlers run with Server.mu held: for
-// reading on read routes, for writing on the others.
-type call struct {
+// exchange is one routed API request and the answer its handler builds.
+// Handlers run with Server.mu held: for reading on read routes, for
+// writing on the others.
+type exchange struct {
 	s      *Server
 	st     *store
 	w      http.ResponseWriter
@@ -35,86 +36,91 @@ type call struct {
 }
 
 type route struct {
-	method  string
-	pattern []string // lower-case fixed segments; "" is a parameter; "a|b" are alternatives
-	h       func(*call)
-	write   bool // changes the store: runs under the write lock
+	method   string
+	pattern  []string // lower-case fixed segments; "" is a parameter; "a|b" are alternatives
+	template string   // the route's name in the counters: "/v2/usergroups/{id}/users"
+	h        func(*exchange)
+	write    bool // changes the store: runs under the write lock
 }
 
-// groups matches both spellings of the v2 group paths.
-const groups = "usergroups|usersgroups"
+// groupsPathSegment matches both spellings of the v2 group paths.
+const groupsPathSegment = "usergroups|usersgroups"
 
 var routes = buildRoutes()
 
-// mints lists the GET routes that change the store: they hand out tokens.
-var mints = map[string]bool{
+// tokenIssuingRoutes are the GET routes that change the store: they hand
+// out tokens, so they run under the write lock.
+var tokenIssuingRoutes = map[string]bool{
 	"v1/users/{}/courses":        true,
 	"v1/users/external/{}/token": true,
 	"v1/users/id/{}/token":       true,
 }
 
-func buildRoutes() []route {
-	r := func(method, pattern string, h func(*call)) route {
-		segs := strings.Split(pattern, "/")
-		for i, s := range segs {
-			if s == "{}" {
-				segs[i] = ""
-			}
+// newRoute builds a route from a pattern such as "v2/users/{}".
+func newRoute(method, pattern string, h func(*exchange)) route {
+	segs := strings.Split(pattern, "/")
+	for i, s := range segs {
+		if s == "{}" {
+			segs[i] = ""
 		}
-		// GET handlers only read, except those listed in mints.
-		return route{method, segs, h, method != http.MethodGet || mints[pattern]}
 	}
+	write := method != http.MethodGet || tokenIssuingRoutes[pattern]
+	return route{method, segs, routeTemplate(pattern), h, write}
+}
+
+func buildRoutes() []route {
+	r, g := newRoute, "v2/"+groupsPathSegment
 	return []route{
 		// v1
-		r("POST", "v1/users", (*call).v1SaveUser),
-		r("GET", "v1/users", (*call).v1ListUsers),
-		r("GET", "v1/users/external/{}/token", (*call).v1TokenByExternalID),
-		r("GET", "v1/users/id/{}/token", (*call).v1TokenByID),
-		r("DELETE", "v1/users/{}", (*call).v1DeleteUser),
-		r("GET", "v1/users/{}/courses", (*call).v1UserCourses),
-		r("POST", "v1/usergroups", (*call).v1SaveGroup),
-		r("GET", "v1/usergroups", (*call).v1ListGroups),
-		r("DELETE", "v1/usergroups/{}", (*call).v1DeleteGroup),
-		r("GET", "v1/reports/user/{}/course/{}", (*call).v1CourseReport),
-		r("GET", "v1/reports/activities", (*call).v1Activities),
+		r("POST", "v1/users", (*exchange).v1SaveUser),
+		r("GET", "v1/users", (*exchange).v1ListUsers),
+		r("GET", "v1/users/external/{}/token", (*exchange).v1TokenByExternalID),
+		r("GET", "v1/users/id/{}/token", (*exchange).v1TokenByID),
+		r("DELETE", "v1/users/{}", (*exchange).v1DeleteUser),
+		r("GET", "v1/users/{}/courses", (*exchange).v1UserCourses),
+		r("POST", "v1/usergroups", (*exchange).v1SaveGroup),
+		r("GET", "v1/usergroups", (*exchange).v1ListGroups),
+		r("DELETE", "v1/usergroups/{}", (*exchange).v1DeleteGroup),
+		r("GET", "v1/reports/user/{}/course/{}", (*exchange).v1CourseReport),
+		r("GET", "v1/reports/activities", (*exchange).v1Activities),
 
 		// v2 users
-		r("POST", "v2/users", (*call).v2CreateUser),
-		r("GET", "v2/users", (*call).v2ListUsers),
-		r("GET", "v2/users/{}", (*call).v2GetUser),
-		r("PUT", "v2/users/{}", (*call).v2UpdateUser),
-		r("DELETE", "v2/users/{}", (*call).v2DeleteUser),
-		r("GET", "v2/users/{}/courses", (*call).v2UserCourses),
+		r("POST", "v2/users", (*exchange).v2CreateUser),
+		r("GET", "v2/users", (*exchange).v2ListUsers),
+		r("GET", "v2/users/{}", (*exchange).v2GetUser),
+		r("PUT", "v2/users/{}", (*exchange).v2UpdateUser),
+		r("DELETE", "v2/users/{}", (*exchange).v2DeleteUser),
+		r("GET", "v2/users/{}/courses", (*exchange).v2UserCourses),
 
 		// v2 user groups, both spellings
-		r("POST", "v2/"+groups, (*call).v2CreateGroup),
-		r("GET", "v2/"+groups, (*call).v2ListGroups),
-		r("GET", "v2/"+groups+"/{}/children", (*call).v2GroupChildren),
-		r("POST", "v2/"+groups+"/{}/users", (*call).v2AddGroupUsers),
-		r("DELETE", "v2/"+groups+"/{}/users", (*call).v2RemoveGroupUsers),
-		r("GET", "v2/"+groups+"/{}/users", (*call).v2GroupUsers),
+		r("POST", g, (*exchange).v2CreateGroup),
+		r("GET", g, (*exchange).v2ListGroups),
+		r("GET", g+"/{}/children", (*exchange).v2GroupChildren),
+		r("POST", g+"/{}/users", (*exchange).v2AddGroupUsers),
+		r("DELETE", g+"/{}/users", (*exchange).v2RemoveGroupUsers),
+		r("GET", g+"/{}/users", (*exchange).v2GroupUsers),
 
 		// v2 catalog
-		r("GET", "v2/catalog/coursecollections", (*call).v2Collections),
-		r("GET", "v2/catalog/coursecollections/{}/courses", (*call).v2CollectionCourses),
-		r("GET", "v2/catalog/courses", (*call).v2Courses),
-		r("GET", "v2/catalog/courses/{}/lessons", (*call).v2CourseLessons),
+		r("GET", "v2/catalog/coursecollections", (*exchange).v2Collections),
+		r("GET", "v2/catalog/coursecollections/{}/courses", (*exchange).v2CollectionCourses),
+		r("GET", "v2/catalog/courses", (*exchange).v2Courses),
+		r("GET", "v2/catalog/courses/{}/lessons", (*exchange).v2CourseLessons),
 
 		// v2 analytics
-		r("GET", "v2/analytics/attempts", (*call).v2Attempts),
-		r("GET", "v2/analytics/courseprogress", (*call).v2CourseProgress),
-		r("GET", "v2/analytics/coursestatistics", (*call).v2CourseStatistics),
-		r("GET", "v2/analytics/lessonstatistics", (*call).v2LessonStatistics),
-		r("GET", "v2/analytics/lesson-progress/events", (*call).v2LessonProgressEvents),
-		r("GET", "v2/analytics/users/{}/lesson-progress", (*call).v2UserLessonProgress),
-		r("GET", "v2/analytics/users/{}/lesson-progress/events", (*call).v2UserLessonProgressEvents),
-		r("GET", "v2/analytics/surveyquestiondefinitions", (*call).v2SurveyQuestions),
-		r("GET", "v2/analytics/surveyanswers", (*call).v2SurveyAnswers),
+		r("GET", "v2/analytics/attempts", (*exchange).v2Attempts),
+		r("GET", "v2/analytics/courseprogress", (*exchange).v2CourseProgress),
+		r("GET", "v2/analytics/coursestatistics", (*exchange).v2CourseStatistics),
+		r("GET", "v2/analytics/lessonstatistics", (*exchange).v2LessonStatistics),
+		r("GET", "v2/analytics/lesson-progress/events", (*exchange).v2LessonProgressEvents),
+		r("GET", "v2/analytics/users/{}/lesson-progress", (*exchange).v2UserLessonProgress),
+		r("GET", "v2/analytics/users/{}/lesson-progress/events", (*exchange).v2UserLessonProgressEvents),
+		r("GET", "v2/analytics/surveyquestiondefinitions", (*exchange).v2SurveyQuestions),
+		r("GET", "v2/analytics/surveyanswers", (*exchange).v2SurveyAnswers),
 
 		// v2 webhooks
-		r("POST", "v2/webhooks", (*call).v2CreateWebhook),
-		r("GET", "v2/webhooks", (*call).v2ListWebhooks),
-		r("DELETE", "v2/webhooks/{}", (*call).v2DeleteWebhook),
+		r("POST", "v2/webhooks", (*exchange).v2CreateWebhook),
+		r("GET", "v2/webhooks", (*exchange).v2ListWebhooks),
+		r("DELETE", "v2/webhooks/{}", (*exchange).v2DeleteWebhook),
 	}
 }
 
@@ -165,41 +171,58 @@ func splitPath(r *http.Request) ([]string, bool) {
 	return parts, true
 }
 
-// route finds the handler and runs it under the store lock: shared for
-// reads, so that concurrent reads overlap, exclusive for writes.
-func (s *Server) route(w http.ResponseWriter, r *http.Request, segs []string, body []byte) {
-	var allowed []string
-	for _, rt := range routes {
+// routeMatch is the outcome of looking a request up in routes.
+type routeMatch struct {
+	index   int // into routes; -1 when no route has this method and path
+	params  []string
+	allowed []string // the methods the path takes, when the method is wrong
+}
+
+// findRoute looks up the route for a method and path.
+func findRoute(method string, segs []string) routeMatch {
+	m := routeMatch{index: -1}
+	for i, rt := range routes {
 		params, ok := match(rt.pattern, segs)
 		if !ok {
 			continue
 		}
-		if rt.method != r.Method {
-			allowed = append(allowed, rt.method)
+		if rt.method != method {
+			m.allowed = append(m.allowed, rt.method)
 			continue
 		}
-		c := &call{s: s, w: w, r: r, params: params, body: body, query: lowerQuery(r)}
-		s.handle(rt, c)
-		// The answer is encoded under the lock and written after it, so
-		// that a slow reader holds up nobody.
-		writeRaw(w, c.status, c.answer)
+		m.index, m.params = i, params
+		return m
+	}
+	return m
+}
+
+// route runs the matched handler under the store lock, or answers 405 or
+// 404 when nothing matched.
+func (s *Server) route(w http.ResponseWriter, r *http.Request, m routeMatch, segs []string, body []byte) {
+	if m.index < 0 {
+		if len(m.allowed) > 0 {
+			sort.Strings(m.allowed)
+			w.Header().Set("Allow", strings.Join(m.allowed, ", "))
+			writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed")
+			return
+		}
+		writeError(w, http.StatusNotFound, "no route for "+r.Method+" /"+strings.Join(segs, "/"))
 		return
 	}
-	if len(allowed) > 0 {
-		sort.Strings(allowed)
-		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed")
-		return
-	}
-	writeError(w, http.StatusNotFound, "no route for "+r.Method+" /"+strings.Join(segs, "/"))
+	c := &exchange{s: s, w: w, r: r, params: m.params, body: body, query: lowerQuery(r)}
+	s.handle(routes[m.index], c)
+	// The answer is encoded under the lock and written after it, so
+	// that a slow reader holds up nobody.
+	writeRaw(w, c.status, c.answer)
 }
 
 // handle runs a handler under the store lock: shared for reads,
 // exclusive for writes.
-func (s *Server) handle(rt route, c *call) {
+func (s *Server) handle(rt route, c *exchange) {
 	if rt.write {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		s.st.version++
 	} else {
 		s.mu.RLock()
 		defer s.mu.RUnlock()
@@ -225,7 +248,7 @@ func lowerQuery(r *http.Request) map[string][]string {
 }
 
 // q returns the first value of a query parameter, by lower-case name.
-func (c *call) q(name string) string {
+func (c *exchange) q(name string) string {
 	if v := c.query[name]; len(v) > 0 {
 		return v[0]
 	}
@@ -233,16 +256,16 @@ func (c *call) q(name string) string {
 }
 
 // json sets the answer; the first one set wins.
-func (c *call) json(status int, v any) {
+func (c *exchange) json(status int, v any) {
 	if c.status == 0 {
 		c.status, c.answer = encodeJSON(status, v)
 	}
 }
 
-func (c *call) fail(status int, msg string) { c.json(status, errorBody{msg}) }
+func (c *exchange) fail(status int, msg string) { c.json(status, errorBody{msg}) }
 
 // failErr answers an error from the store; an *apiErr keeps its status.
-func (c *call) failErr(err error) {
+func (c *exchange) failErr(err error) {
 	var ae *apiErr
 	if errors.As(err, &ae) {
 		c.fail(ae.status, ae.msg)
@@ -286,7 +309,7 @@ type obj map[string]json.RawMessage
 
 // object decodes the body as a JSON object. An empty body is an empty
 // object. On error it answers 400 and reports false.
-func (c *call) object() (obj, bool) {
+func (c *exchange) object() (obj, bool) {
 	o, err := parseObject(c.body)
 	if err != nil {
 		c.fail(http.StatusBadRequest, err.Error())
@@ -407,7 +430,7 @@ func (o obj) strsPtr(keys ...string) (*[]string, error) {
 // paging reads page and pageSize. page is 1-based (default 1); pageSize
 // defaults to 25 and is clamped to 1000. Values below 1 take the default.
 // A non-numeric value answers 400.
-func (c *call) paging() (page, size int, ok bool) {
+func (c *exchange) paging() (page, size int, ok bool) {
 	page, size = 1, defaultPageSize
 	if v := c.q("page"); v != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
@@ -439,11 +462,11 @@ type envelope[T any] struct {
 }
 
 // pageOf answers one page of items in the envelope.
-func pageOf[T any](c *call, items []T) { pageMap(c, items, func(t T) T { return t }) }
+func pageOf[T any](c *exchange, items []T) { pageMap(c, items, func(t T) T { return t }) }
 
 // pageMap answers one page of items in the envelope, converting only the
 // items of that page, so that a page costs its own size, not the list's.
-func pageMap[S, T any](c *call, items []S, conv func(S) T) {
+func pageMap[S, T any](c *exchange, items []S, conv func(S) T) {
 	page, size, ok := c.paging()
 	if !ok {
 		return
@@ -540,7 +563,7 @@ func restorePlus(v string) string {
 
 // timeParam reads an optional datetime query parameter; on a bad value it
 // answers 400 and reports false.
-func (c *call) timeParam(name, display string) (time.Time, bool) {
+func (c *exchange) timeParam(name, display string) (time.Time, bool) {
 	v := c.q(name)
 	if v == "" {
 		return time.Time{}, true

@@ -11,15 +11,16 @@ import (
 
 // CourseSpec describes a course for AddCourse.
 type CourseSpec struct {
-	Title        string // required
-	ExternalID   string // optional; unique among courses
-	Description  string
-	CollectionID string // optional: the collection holding the course
-	Status       string // "published" (the default) or anything else, such as "unpublished"
-	Locale       string // default "en"
-	Duration     int    // as the catalog reports it
-	ThumbnailURL string
-	Lessons      []LessonSpec // added in order
+	Title       string // required
+	ExternalID  string // optional; unique among courses
+	Description string
+	// CollectionIDs are the collections holding the course (optional).
+	CollectionIDs []string
+	Status        string // "published" (the default) or anything else, such as "unpublished"
+	Locale        string // default "en"
+	Duration      int    // as the catalog reports it
+	ThumbnailURL  string
+	Lessons       []LessonSpec // added in order
 }
 
 // LessonSpec describes a lesson for AddCourse and AddLesson.
@@ -79,6 +80,7 @@ type SurveyQuestionSpec struct {
 func (s *Server) locked(fn func(st *store, now time.Time) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.st.version++
 	return fn(s.st, s.now())
 }
 
@@ -110,16 +112,40 @@ func (st *store) lesson(id string) (*lesson, error) {
 	return nil, notFound("lesson %q not found", id)
 }
 
-// AddCollection adds a course collection without an external id and
-// returns its id; AddCollectionSpec sets one.
-func (s *Server) AddCollection(title, description string) string {
+// CollectionSpec describes a course collection for AddCollection.
+type CollectionSpec struct {
+	Title       string // required
+	ExternalID  string // optional; unique among collections
+	Description string
+}
+
+// AddCollection adds a course collection and returns its id. It fails
+// with ErrInvalid without a title and with ErrConflict when the external
+// id is taken.
+func (s *Server) AddCollection(spec CollectionSpec) (string, error) {
 	var id string
-	_ = s.locked(func(st *store, _ time.Time) error {
+	err := s.locked(func(st *store, _ time.Time) error {
+		if strings.TrimSpace(spec.Title) == "" {
+			return invalid("collection title is required")
+		}
+		if spec.ExternalID != "" && st.collectionByExternalID(spec.ExternalID) != nil {
+			return conflict("collection external id %q is taken", spec.ExternalID)
+		}
 		id = st.newID("col")
-		st.collections.add(id, &collection{id: id, title: title, description: description})
+		st.collections.add(id, &collection{id: id, externalID: spec.ExternalID,
+			title: spec.Title, description: spec.Description})
 		return nil
 	})
-	return id
+	return id, err
+}
+
+func (st *store) collectionByExternalID(ext string) *collection {
+	for _, c := range st.collections.all() {
+		if c.externalID == ext {
+			return c
+		}
+	}
+	return nil
 }
 
 // AddCourse adds a course with its lessons and returns the ids. Adding a
@@ -136,8 +162,10 @@ func (st *store) addCourse(spec CourseSpec, now time.Time) (string, []string, er
 	if strings.TrimSpace(spec.Title) == "" {
 		return "", nil, invalid("course title is required")
 	}
-	if spec.CollectionID != "" && st.collections.get(spec.CollectionID) == nil {
-		return "", nil, notFound("course collection %q not found", spec.CollectionID)
+	for _, id := range spec.CollectionIDs {
+		if st.collections.get(id) == nil {
+			return "", nil, notFound("course collection %q not found", id)
+		}
 	}
 	if spec.ExternalID != "" {
 		for _, o := range st.courses.all() {
@@ -160,7 +188,7 @@ func (st *store) addCourse(spec CourseSpec, now time.Time) (string, []string, er
 		id: st.newID("crs"), externalID: spec.ExternalID, title: spec.Title,
 		description: spec.Description, status: orDefault(spec.Status, statusPublished),
 		locale: orDefault(spec.Locale, "en"), thumbnailURL: spec.ThumbnailURL,
-		collectionID: spec.CollectionID, duration: spec.Duration, created: now, modified: now,
+		collectionIDs: dedupe(spec.CollectionIDs), duration: spec.Duration, created: now, modified: now,
 	}
 	st.courses.add(c.id, c)
 	ids := []string{}

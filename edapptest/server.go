@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,10 +61,13 @@ type Server struct {
 	mu sync.RWMutex // guards st
 	st *store
 
+	counters  *counters
+	overrides atomic.Pointer[http.ServeMux] // nil: none
+
 	meta       sync.Mutex // guards the fields below
-	failN      int
-	failStatus int
-	failRetry  time.Duration
+	faults     []fault    // pending injected failures, scoped ones first
+	handlers   map[string]http.Handler
+	panicMsgs  []string // recovered panics, for New's check
 	requests   []*Request
 	deliveries []Delivery
 }
@@ -190,6 +194,7 @@ func newServer(opts ...Option) *Server {
 		httpClient:      &http.Client{Transport: tr, Timeout: cfg.deliveryTimeout},
 		st:              newStore(),
 		managedField:    cfg.managedField,
+		counters:        newCounters(),
 	}
 	if cfg.budgetLimit > 0 && cfg.budgetWindow > 0 {
 		s.budget = &budget{limit: cfg.budgetLimit, window: cfg.budgetWindow}
@@ -218,14 +223,75 @@ func (s *Server) SetLatency(d time.Duration) { s.latency.Store(int64(d)) }
 // /launch-lesson, with a valid token) answer status with a JSON error body
 // {"message": ...}, before any routing. When retryAfter > 0 the answers
 // carry a Retry-After header in whole seconds (rounded up). A status outside
-// 100-599 becomes 500. n <= 0 cancels pending failures.
+// 100-599 becomes 500. n <= 0 cancels pending failures. Failures scoped
+// with FailNextOn come first for their route.
 func (s *Server) FailNext(n int, status int, retryAfter time.Duration) {
-	if status < 100 || status > 599 {
-		status = 500
+	s.setFault(fault{n: n, status: status, retryAfter: retryAfter})
+}
+
+// FailNextOn is FailNext for one route: only requests to it fail, and a
+// request fails only once, whatever other failures are pending. route is
+// a route template as RequestCount takes it ("GET /v2/analytics/attempts",
+// "/v2/usergroups/{id}/users"); without a method it covers every method.
+// It replaces the pending failures of that route; n <= 0 cancels them.
+func (s *Server) FailNextOn(route string, n int, status int, retryAfter time.Duration) {
+	method, path, hasMethod := strings.Cut(strings.TrimSpace(route), " ")
+	if !hasMethod {
+		method, path = "", method
+	}
+	s.setFault(fault{method: strings.ToUpper(method), template: routeTemplate(path),
+		n: n, status: status, retryAfter: retryAfter})
+}
+
+// fault is a pending injected failure. An empty template covers every
+// request.
+type fault struct {
+	method, template string
+	n, status        int
+	retryAfter       time.Duration
+}
+
+func (f fault) covers(method string, m routeMatch) bool {
+	if f.template == "" {
+		return true
+	}
+	return m.index >= 0 && routes[m.index].template == f.template && (f.method == "" || f.method == method)
+}
+
+// setFault replaces the pending failure of f's scope.
+func (s *Server) setFault(f fault) {
+	if f.status < 100 || f.status > 599 {
+		f.status = 500
 	}
 	s.meta.Lock()
 	defer s.meta.Unlock()
-	s.failN, s.failStatus, s.failRetry = max(n, 0), status, retryAfter
+	s.faults = slices.DeleteFunc(s.faults, func(o fault) bool { return o.method == f.method && o.template == f.template })
+	if f.n <= 0 {
+		return
+	}
+	if f.template == "" {
+		s.faults = append(s.faults, f) // scoped ones first
+	} else {
+		s.faults = append([]fault{f}, s.faults...)
+	}
+}
+
+// takeFault spends one pending failure that covers the request.
+func (s *Server) takeFault(method string, m routeMatch) (fault, bool) {
+	s.meta.Lock()
+	defer s.meta.Unlock()
+	for i := range s.faults {
+		f := &s.faults[i]
+		if !f.covers(method, m) {
+			continue
+		}
+		out := *f
+		if f.n--; f.n <= 0 {
+			s.faults = slices.Delete(s.faults, i, i+1)
+		}
+		return out, true
+	}
+	return fault{}, false
 }
 
 // Request is one request as the fake received it.
@@ -294,79 +360,118 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-// serve is the top handler: authenticate, read the body, log, wait,
-// enforce the budget, inject faults, route. The body of a request without
-// a valid token is never read.
+// incoming is a request as serve reads it before routing.
+type incoming struct {
+	segs             []string
+	pathOK           bool
+	launch, learner  bool // the launch page or the learner home: no bearer token
+	authed, tooLarge bool
+	body             []byte
+	form             map[string][]string // a launch-page form post
+	formStatus       int                 // its error status, 0 when readable
+	entry            *Request
+}
+
+// serve is the top handler: count, read, log, wait, then dispatch.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.counters.begin()
+	defer s.counters.end()
 	sw := &statusWriter{ResponseWriter: w}
 	start := time.Now()
-	var entry *Request
-	defer func() {
-		if v := recover(); v != nil {
-			// No handler should panic; this is the last line of defence.
-			s.panics.Add(1)
-			s.log.Error("edapptest: recovered panic", "panic", fmt.Sprint(v))
-			if sw.status == 0 {
-				writeError(sw, http.StatusInternalServerError, "internal error")
-			}
-		}
-		s.meta.Lock()
-		if entry != nil {
-			entry.Status = sw.status
-		}
-		s.meta.Unlock()
-		s.log.Debug("edapptest request", "method", r.Method, "path", pathOf(r),
-			"status", sw.status, "elapsed", time.Since(start))
-	}()
+	var in incoming
+	defer func() { s.finish(sw, r, in.entry, start, recover()) }()
 	sw.Header().Set("X-Request-Id", "req_"+strconv.FormatInt(s.reqSeq.Add(1), 10))
-
-	segs, pathOK := splitPath(r)
-	launch := pathOK && len(segs) == 1 && strings.EqualFold(segs[0], "launch-lesson")
-	learner := pathOK && len(segs) == 2 && strings.EqualFold(segs[0], "learner")
-	authed := !launch && !learner && s.authorized(r)
-	var body []byte
-	tooLarge := false
-	if authed {
-		body, tooLarge = readBody(r)
-	}
-	// A launch-page form carries the launch token in its body: read it
-	// first, so that the log can scrub the token from the headers too.
-	var form map[string][]string
-	var formToks []string
-	formStatus := 0
-	if launch && r.Method == http.MethodPost {
-		form, formToks, formStatus = readForm(r)
-	}
-	entry = s.logRequest(r, body, launch, formToks)
+	in = s.read(r)
 	if !s.wait(r.Context()) {
 		return
 	}
+	s.dispatch(sw, r, &in)
+}
+
+// read classifies a request, reads its body and logs it. The body of a
+// request without a valid token is never read.
+func (s *Server) read(r *http.Request) incoming {
+	var in incoming
+	in.segs, in.pathOK = splitPath(r)
+	in.launch = in.pathOK && len(in.segs) == 1 && strings.EqualFold(in.segs[0], "launch-lesson")
+	in.learner = in.pathOK && len(in.segs) == 2 && strings.EqualFold(in.segs[0], "learner")
+	in.authed = !in.launch && !in.learner && s.authorized(r)
+	if in.authed {
+		in.body, in.tooLarge = readBody(r)
+	}
+	// A launch-page form carries the launch token in its body: read it
+	// first, so that the log can scrub the token from the headers too.
+	var formToks []string
+	if in.launch && r.Method == http.MethodPost {
+		in.form, formToks, in.formStatus = readForm(r)
+	}
+	in.entry = s.logRequest(r, in.body, in.launch, formToks)
+	return in
+}
+
+// dispatch answers the pages, refuses what is not a valid API request,
+// then applies the budget, the injected failures and the overrides, and
+// routes.
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, in *incoming) {
 	switch {
-	case launch:
-		s.serveLaunch(sw, r, form, formStatus)
+	case in.launch:
+		s.serveLaunch(w, r, in.form, in.formStatus)
 		return
-	case learner:
-		s.serveLearner(sw, r, segs[1])
+	case in.learner:
+		s.serveLearner(w, r, in.segs[1])
 		return
-	case !authed:
-		sw.Header().Set("WWW-Authenticate", `Bearer realm="edapptest"`)
-		writeError(sw, http.StatusUnauthorized, "Unauthorized")
+	case !in.authed:
+		w.Header().Set("WWW-Authenticate", `Bearer realm="edapptest"`)
+		writeError(w, http.StatusUnauthorized, "Unauthorized")
 		return
-	case tooLarge:
-		writeError(sw, http.StatusRequestEntityTooLarge,
+	case in.tooLarge:
+		writeError(w, http.StatusRequestEntityTooLarge,
 			"request body too large (limit "+strconv.Itoa(MaxBodyBytes)+" bytes)")
 		return
-	case !pathOK:
-		writeError(sw, http.StatusBadRequest, "malformed path")
+	case !in.pathOK:
+		writeError(w, http.StatusBadRequest, "malformed path")
 		return
 	}
-	if len(segs) > 0 && strings.EqualFold(segs[0], "v2") && !s.admit(sw) {
+	m := findRoute(r.Method, in.segs)
+	if m.index >= 0 {
+		s.counters.byRoute[m.index].Add(1)
+	}
+	if len(in.segs) > 0 && strings.EqualFold(in.segs[0], "v2") && !s.admit(w) {
 		return
 	}
-	if s.injectFailure(sw) {
+	if s.injectFailure(w, r, m) {
 		return
 	}
-	s.route(sw, r, segs, body)
+	if h := s.override(r); h != nil {
+		r.Body = io.NopCloser(bytes.NewReader(in.body))
+		h.ServeHTTP(w, r)
+		return
+	}
+	s.route(w, r, m, in.segs, in.body)
+}
+
+// finish records the answer's status and logs the request. A handler
+// that panicked (v != nil) gets a 500, and the panic is kept for New's
+// check.
+func (s *Server) finish(sw *statusWriter, r *http.Request, entry *Request, start time.Time, v any) {
+	if v != nil {
+		s.panics.Add(1)
+		msg := fmt.Sprintf("%s %s: %v", r.Method, pathOf(r), v)
+		s.log.Error("edapptest: recovered panic", "panic", msg)
+		s.meta.Lock()
+		s.panicMsgs = append(s.panicMsgs, msg)
+		s.meta.Unlock()
+		if sw.status == 0 {
+			writeError(sw, http.StatusInternalServerError, "internal error")
+		}
+	}
+	s.meta.Lock()
+	if entry != nil {
+		entry.Status = sw.status
+	}
+	s.meta.Unlock()
+	s.log.Debug("edapptest request", "method", r.Method, "path", pathOf(r),
+		"status", sw.status, "elapsed", time.Since(start))
 }
 
 func pathOf(r *http.Request) string {
@@ -513,23 +618,20 @@ func (s *Server) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare([]byte(tok), []byte(s.Token)) == 1
 }
 
-func (s *Server) injectFailure(w http.ResponseWriter) bool {
-	s.meta.Lock()
-	if s.failN <= 0 {
-		s.meta.Unlock()
+// injectFailure answers a pending failure that covers the request.
+func (s *Server) injectFailure(w http.ResponseWriter, r *http.Request, m routeMatch) bool {
+	f, ok := s.takeFault(r.Method, m)
+	if !ok {
 		return false
 	}
-	s.failN--
-	status, retry := s.failStatus, s.failRetry
-	s.meta.Unlock()
-	if retry > 0 {
-		w.Header().Set("Retry-After", retryAfterSeconds(retry))
+	if f.retryAfter > 0 {
+		w.Header().Set("Retry-After", retryAfterSeconds(f.retryAfter))
 	}
-	msg := http.StatusText(status)
+	msg := http.StatusText(f.status)
 	if msg == "" {
 		msg = "injected failure"
 	}
-	writeError(w, status, msg)
+	writeError(w, f.status, msg)
 	return true
 }
 

@@ -162,10 +162,11 @@ type collection struct {
 
 type course struct {
 	id, externalID, title, description, status string
-	locale, thumbnailURL, collectionID         string
+	locale, thumbnailURL                       string
 	duration                                   int
 	created, modified                          time.Time
 	lessonIDs                                  []string
+	collectionIDs                              []string // the collections holding it
 }
 
 func (c *course) published() bool { return strings.EqualFold(c.status, statusPublished) }
@@ -236,6 +237,7 @@ type ulKey struct{ userID, lessonID string }
 // store is the one account behind v1 and v2. Reads hold Server.mu for
 // reading, writes hold it for writing.
 type store struct {
+	version      uint64 // counts writes: derived views are rebuilt when it moves
 	seq          map[string]int
 	users        table[user]
 	userByName   map[string]*user          // lower-cased username
@@ -254,6 +256,7 @@ type store struct {
 	webhooks     table[webhook]
 	tokens       map[string]*launchToken
 	completions  map[ucKey]time.Time
+	views        viewCache
 }
 
 func newStore() *store {

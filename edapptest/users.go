@@ -202,7 +202,7 @@ func toV2User(u *user) v2User {
 	}
 }
 
-func (c *call) v2CreateUser() {
+func (c *exchange) v2CreateUser() {
 	o, ok := c.object()
 	if !ok {
 		return
@@ -222,7 +222,7 @@ func (c *call) v2CreateUser() {
 
 // v2ListUsers honours userName (username or email, without regard to case)
 // and externalId.
-func (c *call) v2ListUsers() {
+func (c *exchange) v2ListUsers() {
 	name, ext := c.q("username"), c.q("externalid")
 	var out []*user
 	for _, u := range c.st.users.all() {
@@ -237,7 +237,7 @@ func (c *call) v2ListUsers() {
 	pageMap(c, out, toV2User)
 }
 
-func (c *call) userParam(i int) *user {
+func (c *exchange) userParam(i int) *user {
 	u := c.st.users.get(c.params[i])
 	if u == nil {
 		c.fail(http.StatusNotFound, "user "+quote(c.params[i])+" not found")
@@ -245,7 +245,7 @@ func (c *call) userParam(i int) *user {
 	return u
 }
 
-func (c *call) groupParam(i int) *group {
+func (c *exchange) groupParam(i int) *group {
 	g := c.st.groups.get(c.params[i])
 	if g == nil {
 		c.fail(http.StatusNotFound, "user group "+quote(c.params[i])+" not found")
@@ -253,7 +253,7 @@ func (c *call) groupParam(i int) *group {
 	return g
 }
 
-func (c *call) courseParam(i int) *course {
+func (c *exchange) courseParam(i int) *course {
 	cr := c.st.courses.get(c.params[i])
 	if cr == nil {
 		c.fail(http.StatusNotFound, "course "+quote(c.params[i])+" not found")
@@ -263,14 +263,14 @@ func (c *call) courseParam(i int) *course {
 
 func quote(s string) string { return `"` + truncate(s, 64) + `"` }
 
-func (c *call) v2GetUser() {
+func (c *exchange) v2GetUser() {
 	if u := c.userParam(0); u != nil {
 		c.json(http.StatusOK, toV2User(u))
 	}
 }
 
 // v2UpdateUser changes only the fields present in the body.
-func (c *call) v2UpdateUser() {
+func (c *exchange) v2UpdateUser() {
 	u := c.userParam(0)
 	if u == nil {
 		return
@@ -296,7 +296,7 @@ type successBody struct {
 	Message string `json:"message,omitempty"`
 }
 
-func (c *call) v2DeleteUser() {
+func (c *exchange) v2DeleteUser() {
 	if u := c.userParam(0); u != nil {
 		c.st.deleteUser(u.id)
 		c.json(http.StatusOK, successBody{Success: true})
@@ -312,7 +312,7 @@ type v2UserCourse struct {
 }
 
 // v2UserCourses lists the published courses the user can reach.
-func (c *call) v2UserCourses() {
+func (c *exchange) v2UserCourses() {
 	u := c.userParam(0)
 	if u == nil {
 		return
@@ -367,7 +367,7 @@ func (st *store) addGroup(name, parentID, inviteCode string) (*group, error) {
 
 // v2CreateGroup takes {"name", "inviteCode", "parentId"}; parentId is an
 // extension of the fake.
-func (c *call) v2CreateGroup() {
+func (c *exchange) v2CreateGroup() {
 	o, ok := c.object()
 	if !ok {
 		return
@@ -395,9 +395,9 @@ func (c *call) v2CreateGroup() {
 	c.json(http.StatusOK, c.st.toV2Group(g))
 }
 
-func (c *call) v2ListGroups() { pageMap(c, c.st.groups.all(), c.st.toV2Group) }
+func (c *exchange) v2ListGroups() { pageMap(c, c.st.groups.all(), c.st.toV2Group) }
 
-func (c *call) v2GroupChildren() {
+func (c *exchange) v2GroupChildren() {
 	g := c.groupParam(0)
 	if g == nil {
 		return
@@ -411,7 +411,7 @@ func (c *call) v2GroupChildren() {
 	pageMap(c, kids, c.st.toV2Group)
 }
 
-func (c *call) v2GroupUsers() {
+func (c *exchange) v2GroupUsers() {
 	if g := c.groupParam(0); g != nil {
 		pageMap(c, c.st.members(g), toV2User)
 	}
@@ -419,7 +419,7 @@ func (c *call) v2GroupUsers() {
 
 // groupUserIDs reads the users of a membership change: {"userId"},
 // {"userIds": [...]} or the userId query parameter.
-func (c *call) groupUserIDs() ([]string, bool) {
+func (c *exchange) groupUserIDs() ([]string, bool) {
 	o, ok := c.object()
 	if !ok {
 		return nil, false
@@ -457,7 +457,7 @@ func (c *call) groupUserIDs() ([]string, bool) {
 	return dedupe(ids), true
 }
 
-func (c *call) v2AddGroupUsers() {
+func (c *exchange) v2AddGroupUsers() {
 	g := c.groupParam(0)
 	if g == nil {
 		return
@@ -474,7 +474,7 @@ func (c *call) v2AddGroupUsers() {
 	c.json(http.StatusOK, successBody{Success: true})
 }
 
-func (c *call) v2RemoveGroupUsers() {
+func (c *exchange) v2RemoveGroupUsers() {
 	g := c.groupParam(0)
 	if g == nil {
 		return

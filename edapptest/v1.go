@@ -25,7 +25,7 @@ func toV1User(u *user) v1User {
 // v1SaveUser creates a user, or updates the user named by "id". On update
 // only the fields present change; a present usergroups replaces the
 // memberships.
-func (c *call) v1SaveUser() {
+func (c *exchange) v1SaveUser() {
 	o, ok := c.object()
 	if !ok {
 		return
@@ -68,7 +68,7 @@ func (c *call) v1SaveUser() {
 }
 
 // v1ListUsers answers every user as a bare array.
-func (c *call) v1ListUsers() {
+func (c *exchange) v1ListUsers() {
 	out := make([]v1User, 0, c.st.users.len())
 	for _, u := range c.st.users.all() {
 		out = append(out, toV1User(u))
@@ -83,20 +83,20 @@ type v1UserToken struct {
 
 // userToken answers the user's token, minted on first request and then
 // kept for the user's life. It is opaque; the fake accepts it nowhere.
-func (c *call) userToken(u *user) {
+func (c *exchange) userToken(u *user) {
 	if u.token == "" {
 		u.token = randomUUID()
 	}
 	c.json(http.StatusOK, v1UserToken{Token: u.token})
 }
 
-func (c *call) v1TokenByID() {
+func (c *exchange) v1TokenByID() {
 	if u := c.userParam(0); u != nil {
 		c.userToken(u)
 	}
 }
 
-func (c *call) v1TokenByExternalID() {
+func (c *exchange) v1TokenByExternalID() {
 	u := c.st.userByExternalID(c.params[0])
 	if u == nil {
 		c.fail(http.StatusNotFound, "no user with external id "+quote(c.params[0]))
@@ -105,7 +105,7 @@ func (c *call) v1TokenByExternalID() {
 	c.userToken(u)
 }
 
-func (c *call) v1DeleteUser() {
+func (c *exchange) v1DeleteUser() {
 	u := c.st.users.get(c.params[0])
 	if u == nil {
 		c.json(http.StatusNotFound, successBody{Message: "user " + quote(c.params[0]) + " not found"})
@@ -136,7 +136,7 @@ func (st *store) toV1Group(g *group) v1Group {
 // all); a present courses array replaces the assigned courses. Absent keys
 // leave them alone. On create, parentId and inviteCode are accepted as
 // extensions of the fake.
-func (c *call) v1SaveGroup() {
+func (c *exchange) v1SaveGroup() {
 	o, ok := c.object()
 	if !ok {
 		return
@@ -201,7 +201,7 @@ func (c *call) v1SaveGroup() {
 }
 
 // v1ListGroups answers every group as a bare array.
-func (c *call) v1ListGroups() {
+func (c *exchange) v1ListGroups() {
 	out := make([]v1Group, 0, c.st.groups.len())
 	for _, g := range c.st.groups.all() {
 		out = append(out, c.st.toV1Group(g))
@@ -209,7 +209,7 @@ func (c *call) v1ListGroups() {
 	c.json(http.StatusOK, out)
 }
 
-func (c *call) v1DeleteGroup() {
+func (c *exchange) v1DeleteGroup() {
 	g := c.st.groups.get(c.params[0])
 	if g == nil {
 		c.json(http.StatusNotFound, successBody{Message: "user group " + quote(c.params[0]) + " not found"})
@@ -262,7 +262,7 @@ func courseHead(cr *course, cs courseState) v1CourseHead {
 
 // launchBase is where launch links point: the host the request came in
 // on, so that a mounted Handler hands out links to itself.
-func (c *call) launchBase() string {
+func (c *exchange) launchBase() string {
 	if c.r.Host == "" {
 		return c.s.URL
 	}
@@ -274,7 +274,7 @@ func (c *call) launchBase() string {
 }
 
 // mintLaunchURI stores a fresh launch token and returns the link.
-func (c *call) mintLaunchURI(u *user, l *lesson) string {
+func (c *exchange) mintLaunchURI(u *user, l *lesson) string {
 	tok := randomUUID()
 	c.st.tokens[tok] = &launchToken{userID: u.id, lessonID: l.id, expires: c.now.Add(LaunchTokenLifetime)}
 	// The documented order: token first, then lesson.
@@ -284,7 +284,7 @@ func (c *call) mintLaunchURI(u *user, l *lesson) string {
 // v1UserCourses answers a bare array of the published courses the user can
 // reach, with their published lessons. Every call mints fresh launch
 // tokens, valid for LaunchTokenLifetime on the server's clock.
-func (c *call) v1UserCourses() {
+func (c *exchange) v1UserCourses() {
 	u := c.userParam(0)
 	if u == nil {
 		return
@@ -294,7 +294,7 @@ func (c *call) v1UserCourses() {
 
 // userCourses lists the published courses u can reach, with their
 // published lessons and a fresh launch link for each.
-func (c *call) userCourses(u *user) []v1Course {
+func (c *exchange) userCourses(u *user) []v1Course {
 	c.st.pruneTokens(c.now)
 	out := []v1Course{}
 	for _, cr := range c.st.courses.all() {
@@ -359,7 +359,7 @@ type v1Report struct {
 // with (opened, or with recorded slide interactions). A lesson's duration
 // is the sum of its view interactions, or, without any, the time between
 // the start and completion of its completed attempts.
-func (c *call) v1CourseReport() {
+func (c *exchange) v1CourseReport() {
 	u := c.userParam(0)
 	if u == nil {
 		return
@@ -440,7 +440,7 @@ const maxActivities = 100
 
 // v1Activities answers the latest lesson opens and completions, newest
 // first, at most 100.
-func (c *call) v1Activities() {
+func (c *exchange) v1Activities() {
 	out := []v1Activity{}
 	for i := len(c.st.events) - 1; i >= 0 && len(out) < maxActivities; i-- {
 		e := c.st.events[i]

@@ -266,6 +266,7 @@ func (s *Server) emit(fn func(st *store, now time.Time) ([]outEvent, error)) err
 	ps, err := func() ([]pending, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		s.st.version++
 		now := s.now()
 		events, err := fn(s.st, now)
 		return s.plan(now, events), err
@@ -343,7 +344,7 @@ func validHeaderName(k string) bool {
 }
 
 // v2CreateWebhook takes {"eventName", "webHookUrl", "headers"?}.
-func (c *call) v2CreateWebhook() {
+func (c *exchange) v2CreateWebhook() {
 	o, ok := c.object()
 	if !ok {
 		return
@@ -372,7 +373,7 @@ func (c *call) v2CreateWebhook() {
 }
 
 // v2ListWebhooks answers a bare array. The vendor does not document it.
-func (c *call) v2ListWebhooks() {
+func (c *exchange) v2ListWebhooks() {
 	out := []wireWebhook{}
 	for _, w := range c.st.webhooks.all() {
 		out = append(out, toWireWebhook(w))
@@ -381,7 +382,7 @@ func (c *call) v2ListWebhooks() {
 }
 
 // v2DeleteWebhook removes a webhook. The vendor does not document it.
-func (c *call) v2DeleteWebhook() {
+func (c *exchange) v2DeleteWebhook() {
 	id := c.params[0]
 	if c.st.webhooks.get(id) == nil {
 		c.fail(http.StatusNotFound, "webhook "+quote(id)+" not found")
