@@ -20,6 +20,12 @@ import (
 //
 // It returns nil after a shutdown that ctx asked for.
 func (s *Server) ListenAndServe(ctx context.Context, addr string, w io.Writer) error {
+	return s.listenAndServe(ctx, addr, w, nil)
+}
+
+// listenAndServe is ListenAndServe, calling ready (when not nil) once the
+// port is bound and the lines are written.
+func (s *Server) listenAndServe(ctx context.Context, addr string, w io.Writer, ready func(net.Addr)) error {
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return err
@@ -27,6 +33,9 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string, w io.Writer) e
 	if _, err := fmt.Fprintf(w, "EDAPP_BASE_URL=http://%s\nEDAPP_API_TOKEN=%s\n", ln.Addr(), s.Token); err != nil {
 		ln.Close()
 		return err
+	}
+	if ready != nil {
+		ready(ln.Addr())
 	}
 	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)

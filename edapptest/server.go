@@ -57,6 +57,7 @@ type Server struct {
 	reqSeq          atomic.Int64
 	managedField    ManagedGroupsField
 	budget          *budget // nil: no budget
+	redeliveries    int     // extra sends of every delivery
 
 	mu sync.RWMutex // guards st
 	st *store
@@ -64,12 +65,13 @@ type Server struct {
 	counters  *counters
 	overrides atomic.Pointer[http.ServeMux] // nil: none
 
-	meta       sync.Mutex // guards the fields below
-	faults     []fault    // pending injected failures, scoped ones first
-	handlers   map[string]http.Handler
-	panicMsgs  []string // recovered panics, for New's check
-	requests   []*Request
-	deliveries []Delivery
+	meta        sync.Mutex // guards the fields below
+	faults      []fault    // pending injected failures, scoped ones first
+	handlers    map[string]http.Handler
+	panicMsgs   []string // recovered panics, for New's check
+	deliverySeq int
+	requests    []*Request
+	deliveries  []Delivery
 }
 
 // Option configures a Server.
@@ -84,6 +86,7 @@ type config struct {
 	budgetLimit     int
 	budgetWindow    time.Duration
 	managedField    ManagedGroupsField
+	redeliveries    int
 }
 
 // WithToken sets the bearer token the fake accepts. The default (and the
@@ -128,6 +131,12 @@ func WithDeliveryTimeout(d time.Duration) Option {
 func WithBudget(limit int, window time.Duration) Option {
 	return func(c *config) { c.budgetLimit, c.budgetWindow = limit, window }
 }
+
+// WithRedeliveries sends every webhook delivery n more times, right after
+// the first, with the same body and headers, as a service that delivers
+// at least once may; Delivery.RedeliveryOf marks the repeats. The default
+// is 0; a negative n means 0.
+func WithRedeliveries(n int) Option { return func(c *config) { c.redeliveries = max(n, 0) } }
 
 // ManagedGroupsField names the body field from which a user write (POST
 // /v2/users and PUT /v2/users/{id}) takes the groups the user manages.
@@ -195,6 +204,7 @@ func newServer(opts ...Option) *Server {
 		st:              newStore(),
 		managedField:    cfg.managedField,
 		counters:        newCounters(),
+		redeliveries:    cfg.redeliveries,
 	}
 	if cfg.budgetLimit > 0 && cfg.budgetWindow > 0 {
 		s.budget = &budget{limit: cfg.budgetLimit, window: cfg.budgetWindow}

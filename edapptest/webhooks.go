@@ -7,7 +7,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -160,9 +162,14 @@ type pending struct {
 
 // Delivery is one webhook delivery the fake made.
 type Delivery struct {
-	WebhookID string
-	EventName edapp.EventName
-	URL       string
+	// ID names the delivery for Redeliver: "dlv_1", "dlv_2"...
+	ID string
+	// RedeliveryOf is the ID of the first delivery when this one sends
+	// the same event again (WithRedeliveries, Redeliver); "" otherwise.
+	RedeliveryOf string
+	WebhookID    string
+	EventName    edapp.EventName
+	URL          string
 	// Header holds the headers sent: Content-Type, User-Agent and the
 	// headers given when the webhook was created.
 	Header http.Header
@@ -172,6 +179,8 @@ type Delivery struct {
 	// Err is the transport error, nil when the receiver answered.
 	Err  error
 	Time time.Time // server clock
+
+	sent pending // what was sent, for Redeliver
 }
 
 // OK reports whether the receiver answered with a 2xx status.
@@ -221,17 +230,56 @@ func (s *Server) plan(now time.Time, events []outEvent) []pending {
 	return out
 }
 
-// deliver posts each payload in turn. It must run without s.mu: a
-// receiver may call back into the fake.
+// deliver posts each payload in turn, and again as many times as
+// WithRedeliveries asks. It must run without s.mu: a receiver may call
+// back into the fake.
 func (s *Server) deliver(ps []pending) {
 	for _, p := range ps {
-		d := s.post(p)
-		s.meta.Lock()
-		s.deliveries = append(s.deliveries, d)
-		s.meta.Unlock()
-		s.log.Info("edapptest webhook delivery", "event", p.eventName, "url", p.url,
-			"status", d.StatusCode, "error", d.Err)
+		first := s.send(p, "")
+		for range s.redeliveries {
+			s.send(p, first.ID)
+		}
 	}
+}
+
+// send posts one payload and records the delivery.
+func (s *Server) send(p pending, redeliveryOf string) Delivery {
+	d := s.post(p)
+	d.RedeliveryOf, d.sent = redeliveryOf, p
+	s.meta.Lock()
+	s.deliverySeq++
+	d.ID = "dlv_" + strconv.Itoa(s.deliverySeq)
+	s.deliveries = append(s.deliveries, d)
+	s.meta.Unlock()
+	s.log.Info("edapptest webhook delivery", "id", d.ID, "event", p.eventName, "url", p.url,
+		"status", d.StatusCode, "error", d.Err)
+	return d
+}
+
+// Redeliver sends the delivery with this ID again, with the same body and
+// headers to the same URL (even when the webhook is gone), as a service
+// that delivers at least once may, so that a receiver can be tested
+// against repeated deliveries. It returns the new delivery, whose
+// RedeliveryOf is the first delivery's ID, and fails with ErrNotFound for
+// an ID Deliveries does not hold.
+func (s *Server) Redeliver(id string) (Delivery, error) {
+	s.meta.Lock()
+	i := slices.IndexFunc(s.deliveries, func(d Delivery) bool { return d.ID == id })
+	var d Delivery
+	if i >= 0 {
+		d = s.deliveries[i]
+	}
+	s.meta.Unlock()
+	if i < 0 {
+		return Delivery{}, notFound("delivery %q not found", id)
+	}
+	first := d.RedeliveryOf
+	if first == "" {
+		first = d.ID
+	}
+	out := s.send(d.sent, first)
+	out.Header, out.Body = out.Header.Clone(), bytes.Clone(out.Body)
+	return out, nil
 }
 
 func (s *Server) post(p pending) Delivery {

@@ -350,3 +350,54 @@ func TestEmitAndReminder(t *testing.T) {
 	assert.Equal(t, h.URL+"/courses/"+c, e["courseLink"])
 	assert.Equal(t, "EXT-9", e["userExternalId"])
 }
+
+func TestRedeliver(t *testing.T) {
+	h := newHarness(t)
+	rc := newReceiver(t)
+	_, err := h.AddWebhook(edapp.EventLessonCompleted, rc.URL, map[string]string{"X-Secret": "s3"})
+	require.NoError(t, err)
+	_, ls := h.mustCourse(CourseSpec{Title: "C", Lessons: lessonSpecs("A", "B")})
+	u := h.mustUser(UserSpec{Username: "u"})
+	require.NoError(t, h.CompleteLesson(u, ls[0], 90))
+	ds := h.Deliveries()
+	require.Len(t, ds, 1)
+	assert.Equal(t, "dlv_1", ds[0].ID)
+	assert.Empty(t, ds[0].RedeliveryOf)
+
+	again, err := h.Redeliver(ds[0].ID)
+	require.NoError(t, err)
+	assert.Equal(t, "dlv_2", again.ID)
+	assert.Equal(t, "dlv_1", again.RedeliveryOf)
+	assert.True(t, again.OK())
+	third, err := h.Redeliver(again.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "dlv_1", third.RedeliveryOf, "a redelivery names the first delivery")
+
+	got := rc.received()
+	require.Len(t, got, 3)
+	for _, r := range got[1:] {
+		assert.Equal(t, got[0].body, r.body, "the same event, byte for byte")
+		assert.Equal(t, "s3", r.header.Get("X-Secret"))
+	}
+	_, err = h.Redeliver("dlv_99")
+	assert.ErrorIs(t, err, ErrNotFound)
+}
+
+func TestWithRedeliveries(t *testing.T) {
+	h := newHarness(t, WithRedeliveries(2))
+	rc := newReceiver(t)
+	_, err := h.AddWebhook(edapp.EventLessonCompleted, rc.URL, nil)
+	require.NoError(t, err)
+	_, ls := h.mustCourse(CourseSpec{Title: "C", Lessons: lessonSpecs("A", "B")})
+	u := h.mustUser(UserSpec{Username: "u"})
+	require.NoError(t, h.CompleteLesson(u, ls[0], 90))
+	require.NoError(t, h.CompleteLesson(u, ls[1], 80))
+	ds := h.Deliveries()
+	require.Len(t, ds, 6, "each of two events sent three times")
+	assert.Equal(t, []string{"", "dlv_1", "dlv_1", "", "dlv_4", "dlv_4"},
+		ids(ds, func(d Delivery) string { return d.RedeliveryOf }))
+	got := rc.received()
+	require.Len(t, got, 6)
+	assert.Equal(t, got[0].body, got[2].body)
+	assert.NotEqual(t, got[0].body, got[3].body)
+}

@@ -115,8 +115,37 @@ func TestFakeLoad(t *testing.T) {
 	}
 }
 
+// TestFakeAccountShape: the shape flags reach SeedAccount.
+func TestFakeAccountShape(t *testing.T) {
+	base, token, _ := startFake(t, "--users", "30", "--groups", "6", "--collections", "2",
+		"--courses", "3", "--lessons", "2", "--attempts", "90")
+	c, _ := edapp.NewClient(token, edapp.WithBaseURL(base))
+	ctx, all := context.Background(), &edapp.ListOptions{PageSize: 1000}
+	groups, err := c.UserGroups.List(ctx, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	courses, err := c.Catalog.ListCourses(ctx, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols, err := c.Catalog.ListCollections(ctx, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(groups.Items) != 6 || len(courses.Items) != 3 || len(cols.Items) != 2 {
+		t.Errorf("%d groups, %d courses, %d collections; want 6, 3 and 2", len(groups.Items), len(courses.Items), len(cols.Items))
+	}
+}
+
 func TestFakeBudget(t *testing.T) {
-	base, token, _ := startFake(t, "--budget", "3")
+	for _, budget := range []string{"3", "3/1h"} {
+		t.Run(budget, func(t *testing.T) { testFakeBudget(t, budget) })
+	}
+}
+
+func testFakeBudget(t *testing.T, budget string) {
+	base, token, _ := startFake(t, "--budget", budget)
 	c, _ := edapp.NewClient(token, edapp.WithBaseURL(base), edapp.WithRetry(edapp.RetryPolicy{MaxRetries: 0}), edapp.WithLimiter(unlimited{}))
 	var limited error
 	for range 4 {
@@ -137,6 +166,12 @@ func (unlimited) Wait(context.Context) error { return nil }
 func TestFakeBadFlags(t *testing.T) {
 	wantCode(t, runEnv(t, env{}, "fake", "--attempts", "5"), exitError) // nobody to attempt
 	wantCode(t, runEnv(t, env{}, "fake", "--budget", "-1"), exitUsage)
+	wantCode(t, runEnv(t, env{}, "fake", "--budget", "30/0s"), exitUsage)
+	wantCode(t, runEnv(t, env{}, "fake", "--groups", "-2"), exitUsage)
 	wantCode(t, runEnv(t, env{}, "fake", "--users", "-1"), exitUsage)
-	wantCode(t, runEnv(t, env{}, "fake", "--addr", "256.0.0.1:99999"), exitError)
+	r := runEnv(t, env{}, "fake", "--addr", "256.0.0.1:99999")
+	wantCode(t, r, exitError)
+	if r.stdout != "" || strings.Contains(r.stderr, "serving") {
+		t.Errorf("a fake that never bound its port said it serves:\n%s%s", r.stdout, r.stderr)
+	}
 }
