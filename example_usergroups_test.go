@@ -13,10 +13,10 @@ import (
 func ExampleUserGroupsService_AllChildren() {
 	srv := edapptest.NewServer()
 	defer srv.Close()
-	au, _ := srv.AddGroup("Australia", "", "")
-	nsw, _ := srv.AddGroup("New South Wales", au, "NSW-2024")
-	_, _ = srv.AddGroup("Sydney", nsw, "")
-	_, _ = srv.AddGroup("Victoria", au, "")
+	au, _ := srv.AddGroup(edapptest.GroupSpec{Name: "Australia"})
+	nsw, _ := srv.AddGroup(edapptest.GroupSpec{Name: "New South Wales", ParentID: au, InviteCode: "NSW-2024"})
+	_, _ = srv.AddGroup(edapptest.GroupSpec{Name: "Sydney", ParentID: nsw})
+	_, _ = srv.AddGroup(edapptest.GroupSpec{Name: "Victoria", ParentID: au})
 	client := srv.Client()
 	ctx := context.Background()
 

@@ -439,7 +439,7 @@ func TestBareArrays(t *testing.T) {
 		"status": "published", "minimumScore": float64(70)}, ls[0])
 	assert.Equal(t, "unpublished", ls[1]["status"])
 
-	_, err := h.AddWebhook(edapp.EventLessonCompleted, "http://127.0.0.1:1/hook", nil)
+	_, err := h.AddWebhook(WebhookSpec{EventName: edapp.EventLessonCompleted, URL: "http://127.0.0.1:1/hook"})
 	require.NoError(t, err)
 	r = h.do("GET", "/v2/webhooks", nil)
 	require.Equal(t, byte('['), r.body[0], string(r.body))
@@ -454,7 +454,7 @@ func TestCatalog(t *testing.T) {
 		Locale: "en-AU", ThumbnailURL: "https://img.example.com/1.png", Description: "d"})
 	c2, _ := h.mustCourse(CourseSpec{Title: "At the root"})
 	clock.Advance(time.Hour)
-	_, err = h.AddLesson(c1, LessonSpec{Title: "Later"})
+	_, err = h.AddLesson(LessonSpec{CourseID: c1, Title: "Later"})
 	require.NoError(t, err)
 
 	var cols page[v2Collection]
@@ -487,7 +487,7 @@ func TestCatalog(t *testing.T) {
 	assert.ErrorIs(t, err, ErrNotFound)
 	_, _, err = h.AddCourse(CourseSpec{})
 	assert.ErrorIs(t, err, ErrInvalid)
-	_, err = h.AddLesson("crs_9", LessonSpec{Title: "x"})
+	_, err = h.AddLesson(LessonSpec{CourseID: "crs_9", Title: "x"})
 	assert.ErrorIs(t, err, ErrNotFound)
 	_, _, err = h.AddCourse(CourseSpec{Title: "twice", Lessons: []LessonSpec{{Title: "a", ExternalID: "L"}, {Title: "b", ExternalID: "L"}}})
 	assert.ErrorIs(t, err, ErrConflict)
@@ -500,22 +500,32 @@ func TestHelperErrors(t *testing.T) {
 	c, ls := h.mustCourse(CourseSpec{Title: "C", Lessons: lessonSpecs("L")})
 
 	for name, err := range map[string]error{
-		"AssignCourse group":    h.AssignCourse("grp_9", c),
-		"AssignCourse course":   h.AssignCourse(g, "crs_9"),
-		"UnassignCourse":        h.UnassignCourse("grp_9", c),
-		"AddUserToGroup":        h.AddUserToGroup(g, "usr_9"),
-		"RemoveUserFromGroup":   h.RemoveUserFromGroup("grp_9", u),
-		"CompleteLesson user":   h.CompleteLesson("usr_9", ls[0], 50),
-		"CompleteLesson":        h.CompleteLesson(u, "les_9", 50),
-		"PublishCourse":         h.PublishCourse("crs_9"),
-		"UnpublishCourse":       h.UnpublishCourse("crs_9"),
-		"PublishLesson":         h.PublishLesson("les_9"),
-		"UnpublishLesson":       h.UnpublishLesson("les_9"),
-		"RecordInteraction":     h.RecordInteraction(u, "les_9", Interaction{}),
-		"SendCourseReminder":    h.SendCourseReminder(u, "crs_9", time.Time{}),
-		"AddGroup parent":       func() error { _, err := h.AddGroup("x", "grp_9", ""); return err }(),
-		"OpenLesson":            func() error { _, err := h.OpenLesson("usr_9", ls[0]); return err }(),
-		"AnswerSurvey":          func() error { _, err := h.AnswerSurvey(u, "srq_9", "x"); return err }(),
+		"AssignCourse group":  h.AssignCourse("grp_9", c),
+		"AssignCourse course": h.AssignCourse(g, "crs_9"),
+		"UnassignCourse":      h.UnassignCourse("grp_9", c),
+		"AddGroupMember":      h.AddGroupMember(GroupMemberSpec{GroupID: g, UserID: "usr_9"}),
+		"AddGroupChild":       h.AddGroupChild(GroupChildSpec{ParentID: "grp_9", ChildID: g}),
+		"AddCollectionCourse": h.AddCollectionCourse(CollectionCourseSpec{CollectionID: "col_9", CourseID: c}),
+		"AddAttempt": func() error {
+			_, err := h.AddAttempt(AttemptSpec{UserID: u, LessonID: "les_9"})
+			return err
+		}(),
+		"AddLesson":           func() error { _, err := h.AddLesson(LessonSpec{CourseID: "crs_9", Title: "x"}); return err }(),
+		"RemoveUserFromGroup": h.RemoveUserFromGroup("grp_9", u),
+		"CompleteLesson user": h.CompleteLesson("usr_9", ls[0], 50),
+		"CompleteLesson":      h.CompleteLesson(u, "les_9", 50),
+		"PublishCourse":       h.PublishCourse("crs_9"),
+		"UnpublishCourse":     h.UnpublishCourse("crs_9"),
+		"PublishLesson":       h.PublishLesson("les_9"),
+		"UnpublishLesson":     h.UnpublishLesson("les_9"),
+		"AddInteraction":      h.AddInteraction(Interaction{UserID: u, LessonID: "les_9"}),
+		"SendCourseReminder":  h.SendCourseReminder(u, "crs_9", time.Time{}),
+		"AddGroup parent":     func() error { _, err := h.AddGroup(GroupSpec{Name: "x", ParentID: "grp_9"}); return err }(),
+		"OpenLesson":          func() error { _, err := h.OpenLesson("usr_9", ls[0]); return err }(),
+		"AddSurveyAnswer": func() error {
+			_, err := h.AddSurveyAnswer(SurveyAnswerSpec{UserID: u, QuestionID: "srq_9", Answer: "x"})
+			return err
+		}(),
 		"AddSurveyQuestion":     func() error { _, _, err := h.AddSurveyQuestion(SurveyQuestionSpec{LessonID: "les_9"}); return err }(),
 		"AddUser unknown group": func() error { _, err := h.AddUser(UserSpec{Username: "x", Groups: []string{"grp_9"}}); return err }(),
 	} {
@@ -524,22 +534,22 @@ func TestHelperErrors(t *testing.T) {
 			assert.ErrorIs(t, err, ErrNotFound, name)
 		}
 	}
-	_, err := h.AddGroup("dup", "", "code")
+	_, err := h.AddGroup(GroupSpec{Name: "dup", InviteCode: "code"})
 	assert.ErrorIs(t, err, ErrConflict)
-	_, err = h.AddGroup(" ", "", "")
+	_, err = h.AddGroup(GroupSpec{Name: " "})
 	assert.ErrorIs(t, err, ErrInvalid)
 	_, err = h.AddUser(UserSpec{Username: "r", Roles: []string{"boss"}})
 	assert.ErrorIs(t, err, ErrInvalid)
 	assert.ErrorIs(t, h.CompleteLesson(u, ls[0], 101), ErrInvalid)
-	assert.ErrorIs(t, h.RecordInteraction(u, ls[0], Interaction{Type: "click"}), ErrInvalid)
+	assert.ErrorIs(t, h.AddInteraction(Interaction{UserID: u, LessonID: ls[0], Type: "click"}), ErrInvalid)
 	assert.ErrorIs(t, h.Emit("NoSuchEvent", nil), ErrInvalid)
-	_, err = h.AddWebhook("NoSuchEvent", "http://127.0.0.1/", nil)
+	_, err = h.AddWebhook(WebhookSpec{EventName: "NoSuchEvent", URL: "http://127.0.0.1/"})
 	assert.ErrorIs(t, err, ErrInvalid)
 	assert.False(t, errors.Is(err, ErrNotFound))
 
 	// Membership helpers work.
-	require.NoError(t, h.AddUserToGroup(g, u))
-	require.NoError(t, h.AddUserToGroup(g, u))
+	require.NoError(t, h.AddGroupMember(GroupMemberSpec{GroupID: g, UserID: u}))
+	require.NoError(t, h.AddGroupMember(GroupMemberSpec{GroupID: g, UserID: u}))
 	var got v2User
 	h.get("/v2/users/"+u, &got)
 	assert.Equal(t, []string{g}, got.UserGroups)
@@ -686,4 +696,65 @@ func TestEventFieldsCoverEveryEvent(t *testing.T) {
 		assert.NotEmpty(t, eventFields[n], "no payload fields for %s", n)
 	}
 	assert.Len(t, eventFields, len(names))
+}
+
+// TestAddKinds: the AddX helpers of the kinds without a record of their
+// own (members, children, collection courses, attempts) show through the
+// routes.
+func TestAddKinds(t *testing.T) {
+	clock := newFakeClock()
+	h := newHarness(t, WithClock(clock.Now))
+	c, ls := h.mustCourse(CourseSpec{Title: "C", Lessons: lessonSpecs("A", "B")})
+	top := h.mustGroup("Top", "", "")
+	g, err := h.AddGroup(GroupSpec{Name: "Team", CourseIDs: []string{c}})
+	require.NoError(t, err)
+	u := h.mustUser(UserSpec{Username: "u"})
+	require.NoError(t, h.AddGroupMember(GroupMemberSpec{GroupID: g, UserID: u}))
+	require.NoError(t, h.AddGroupChild(GroupChildSpec{ParentID: top, ChildID: g}))
+	assert.ErrorIs(t, h.AddGroupChild(GroupChildSpec{ParentID: g, ChildID: top}), ErrInvalid, "a cycle")
+	var kids page[v2Group]
+	h.get("/v2/usergroups/"+top+"/children", &kids)
+	assert.Equal(t, []string{g}, ids(kids.Items, func(g v2Group) string { return g.ID }))
+	var mine page[v2UserCourse]
+	h.get("/v2/users/"+u+"/courses", &mine)
+	assert.Len(t, mine.Items, 1, "GroupSpec.CourseIDs assigns")
+
+	col1, err := h.AddCollection(CollectionSpec{Title: "One"})
+	require.NoError(t, err)
+	col2, err := h.AddCollection(CollectionSpec{Title: "Two"})
+	require.NoError(t, err)
+	for _, col := range []string{col1, col2, col2} {
+		require.NoError(t, h.AddCollectionCourse(CollectionCourseSpec{CollectionID: col, CourseID: c}))
+	}
+	for _, col := range []string{col1, col2} {
+		var in page[v2Course]
+		h.get("/v2/catalog/coursecollections/"+col+"/courses", &in)
+		assert.Len(t, in.Items, 1, col)
+	}
+
+	day := 24 * time.Hour
+	start := clock.Now().Add(-3 * day)
+	a1, err := h.AddAttempt(AttemptSpec{UserID: u, LessonID: ls[0], Started: start, Completed: start.Add(time.Minute), Score: 80})
+	require.NoError(t, err)
+	_, err = h.AddAttempt(AttemptSpec{UserID: u, LessonID: ls[1], Started: start.Add(day)})
+	require.NoError(t, err)
+	_, err = h.AddAttempt(AttemptSpec{UserID: u, LessonID: ls[1], Started: start.Add(day), Completed: start.Add(day - time.Minute)})
+	assert.ErrorIs(t, err, ErrInvalid, "completed before it started")
+	var attempts page[wireAttempt]
+	h.get("/v2/analytics/attempts", &attempts)
+	require.Len(t, attempts.Items, 2)
+	assert.Equal(t, a1, attempts.Items[0].ID)
+	assert.Equal(t, 80, attempts.Items[0].Score)
+	assert.True(t, attempts.Items[1].CompletedDateTime.IsZero(), "an open attempt")
+	var progress page[wireCourseProgress]
+	h.get("/v2/analytics/courseprogress", &progress)
+	require.Len(t, progress.Items, 1)
+	assert.False(t, progress.Items[0].Completed)
+	end := start.Add(2*day + time.Hour)
+	_, err = h.AddAttempt(AttemptSpec{UserID: u, LessonID: ls[1], Started: start.Add(2 * day), Completed: end, Score: 90})
+	require.NoError(t, err)
+	h.get("/v2/analytics/courseprogress", &progress)
+	assert.True(t, progress.Items[0].Completed, "the last lesson completes the course")
+	assert.Equal(t, end.UTC(), progress.Items[0].CompletedDateTime.t)
+	assert.Empty(t, h.Deliveries())
 }

@@ -127,7 +127,7 @@ func TestEmitTakesTheSDKsEventNames(t *testing.T) {
 		return nil
 	}))
 	defer receiver.Close()
-	_, err := srv.AddWebhook(edapp.EventLessonCompleted, receiver.URL, nil)
+	_, err := srv.AddWebhook(edapptest.WebhookSpec{EventName: edapp.EventLessonCompleted, URL: receiver.URL})
 	require.NoError(t, err)
 	require.NoError(t, srv.Emit(edapp.EventLessonCompleted, map[string]any{"lessonId": "les_9", "score": 75}))
 	mu.Lock()

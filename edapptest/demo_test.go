@@ -13,7 +13,7 @@ func TestSeedDemo(t *testing.T) {
 	clock := newFakeClock()
 	h := newHarness(t, WithClock(clock.Now))
 	rc := newReceiver(t)
-	_, err := h.AddWebhook(edapp.EventCourseCompleted, rc.URL, nil)
+	_, err := h.AddWebhook(WebhookSpec{EventName: edapp.EventCourseCompleted, URL: rc.URL})
 	require.NoError(t, err)
 
 	d, err := h.SeedDemo()

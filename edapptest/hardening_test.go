@@ -267,7 +267,7 @@ func TestEmitTakesEventNames(t *testing.T) {
 	h := newHarness(t)
 	rc := newReceiver(t)
 	for _, name := range edapp.EventNames() {
-		_, err := h.AddWebhook(name, rc.URL, nil)
+		_, err := h.AddWebhook(WebhookSpec{EventName: name, URL: rc.URL})
 		require.NoError(t, err)
 	}
 	for _, name := range edapp.EventNames() {

@@ -152,7 +152,7 @@ func (h harness) mustUser(spec UserSpec) string {
 
 func (h harness) mustGroup(name, parent, code string) string {
 	h.t.Helper()
-	id, err := h.AddGroup(name, parent, code)
+	id, err := h.AddGroup(GroupSpec{Name: name, ParentID: parent, InviteCode: code})
 	require.NoError(h.t, err)
 	return id
 }

@@ -145,9 +145,9 @@ func TestLaunchPageCompletes(t *testing.T) {
 	}))
 	defer recv.Close()
 	f := newLearnerFixture(t)
-	_, err := f.AddWebhook(edapp.EventLessonCompleted, recv.URL, nil)
+	_, err := f.AddWebhook(WebhookSpec{EventName: edapp.EventLessonCompleted, URL: recv.URL})
 	require.NoError(t, err)
-	_, err = f.AddWebhook(edapp.EventCourseCompleted, recv.URL, nil)
+	_, err = f.AddWebhook(WebhookSpec{EventName: edapp.EventCourseCompleted, URL: recv.URL})
 	require.NoError(t, err)
 	back := "https://app.example/lessons/done?from=edapp"
 
@@ -212,7 +212,7 @@ func TestLaunchPageCompletesLikeCompleteLesson(t *testing.T) {
 		defer recv.Close()
 		f := newLearnerFixture(t)
 		for _, ev := range []edapp.EventName{edapp.EventLessonCompleted, edapp.EventCourseCompleted} {
-			_, err := f.AddWebhook(ev, recv.URL, nil)
+			_, err := f.AddWebhook(WebhookSpec{EventName: ev, URL: recv.URL})
 			require.NoError(t, err)
 		}
 		l0, l1 := f.link(0), f.link(1)
@@ -411,7 +411,7 @@ func TestLaunchPageKeepsTheTokenOutOfTheLogs(t *testing.T) {
 	recv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer recv.Close()
 	f := newLearnerFixture(t, WithLogger(logger))
-	_, err := f.AddWebhook(edapp.EventLessonCompleted, recv.URL, nil)
+	_, err := f.AddWebhook(WebhookSpec{EventName: edapp.EventLessonCompleted, URL: recv.URL})
 	require.NoError(t, err)
 	link := f.link(0)
 	tok := token(t, link)

@@ -179,7 +179,7 @@ func TestSeedLoad(t *testing.T) {
 	h := newHarness(t, WithClock(clock.Now))
 	rc := newReceiver(t)
 	for _, e := range []edapp.EventName{edapp.EventLessonCompleted, edapp.EventCourseCompleted} {
-		_, err := h.AddWebhook(e, rc.URL, nil)
+		_, err := h.AddWebhook(WebhookSpec{EventName: e, URL: rc.URL})
 		require.NoError(t, err)
 	}
 	require.NoError(t, h.SeedLoad(4, 14))

@@ -23,8 +23,9 @@ type CourseSpec struct {
 	Lessons       []LessonSpec // added in order
 }
 
-// LessonSpec describes a lesson for AddCourse and AddLesson.
+// LessonSpec describes a lesson for AddLesson and CourseSpec.Lessons.
 type LessonSpec struct {
+	CourseID     string // required by AddLesson; ignored in CourseSpec.Lessons
 	Title        string // required
 	ExternalID   string // optional; unique among lessons
 	Description  string
@@ -55,8 +56,10 @@ const (
 	InteractionSlide = "slide" // an answer on a slide
 )
 
-// Interaction is one slide interaction for RecordInteraction.
+// Interaction is one slide interaction for AddInteraction.
 type Interaction struct {
+	UserID   string        // required
+	LessonID string        // required
 	Slide    string        // slide name; default "Slide 1"
 	Type     string        // InteractionView (default) or InteractionSlide
 	Duration time.Duration // for views
@@ -231,37 +234,124 @@ func (st *store) addLesson(c *course, spec LessonSpec, now time.Time) *lesson {
 	return l
 }
 
-// AddLesson appends a lesson to a course and returns its id. It sends no
-// event; see PublishLesson.
-func (s *Server) AddLesson(courseID string, l LessonSpec) (string, error) {
+// AddLesson appends a lesson to the course spec.CourseID and returns its
+// id. It sends no event; see PublishLesson.
+func (s *Server) AddLesson(spec LessonSpec) (string, error) {
 	var id string
 	err := s.locked(func(st *store, now time.Time) error {
-		c, err := st.course(courseID)
+		c, err := st.course(spec.CourseID)
 		if err != nil {
 			return err
 		}
-		if err := st.checkLesson(l); err != nil {
+		if err := st.checkLesson(spec); err != nil {
 			return err
 		}
-		id = st.addLesson(c, l, now).id
+		id = st.addLesson(c, spec, now).id
 		return nil
 	})
 	return id, err
 }
 
-// AddGroup adds a user group and returns its id. parentID (optional) makes
-// it a child of that group; inviteCode (optional) must be unique without
-// regard to case.
-func (s *Server) AddGroup(name, parentID, inviteCode string) (string, error) {
+// GroupSpec describes a user group for AddGroup.
+type GroupSpec struct {
+	Name       string   // required
+	ParentID   string   // optional: the group becomes a child of this one
+	InviteCode string   // optional; unique without regard to case
+	CourseIDs  []string // courses assigned to the group (see AssignCourse)
+}
+
+// AddGroup adds a user group and returns its id.
+func (s *Server) AddGroup(spec GroupSpec) (string, error) {
 	var id string
-	err := s.locked(func(st *store, _ time.Time) error {
-		g, err := st.addGroup(name, parentID, strings.TrimSpace(inviteCode))
+	err := s.locked(func(st *store, now time.Time) error {
+		for _, c := range spec.CourseIDs {
+			if _, err := st.course(c); err != nil {
+				return err
+			}
+		}
+		g, err := st.addGroup(spec.Name, spec.ParentID, strings.TrimSpace(spec.InviteCode))
 		if err == nil {
 			id = g.id
+			setCourses(g, spec.CourseIDs, now)
 		}
 		return err
 	})
 	return id, err
+}
+
+// GroupChildSpec makes an existing group a child of another, for
+// AddGroupChild.
+type GroupChildSpec struct {
+	ParentID, ChildID string // both required
+}
+
+// AddGroupChild moves the group spec.ChildID under spec.ParentID, with
+// its own children. It fails with ErrInvalid when that would make a group
+// its own ancestor.
+func (s *Server) AddGroupChild(spec GroupChildSpec) error {
+	return s.locked(func(st *store, _ time.Time) error {
+		parent, err := st.group(spec.ParentID)
+		if err != nil {
+			return err
+		}
+		child, err := st.group(spec.ChildID)
+		if err != nil {
+			return err
+		}
+		if slices.Contains(st.ancestors(parent), child) {
+			return invalid("user group %q cannot be a child of its descendant %q", child.id, parent.id)
+		}
+		child.parentID = parent.id
+		return nil
+	})
+}
+
+// GroupMemberSpec makes a user a member of a group, for AddGroupMember.
+type GroupMemberSpec struct {
+	GroupID, UserID string // both required
+}
+
+// AddGroupMember makes the user a member of the group (no change when it
+// already is).
+func (s *Server) AddGroupMember(spec GroupMemberSpec) error {
+	return s.locked(func(st *store, now time.Time) error {
+		g, err := st.group(spec.GroupID)
+		if err != nil {
+			return err
+		}
+		u, err := st.user(spec.UserID)
+		if err != nil {
+			return err
+		}
+		if !u.inGroup(g.id) {
+			u.groups = append(u.groups, membership{g.id, now})
+		}
+		return nil
+	})
+}
+
+// CollectionCourseSpec puts a course in a collection, for
+// AddCollectionCourse.
+type CollectionCourseSpec struct {
+	CollectionID, CourseID string // both required
+}
+
+// AddCollectionCourse puts the course in the collection (no change when it
+// is there already). A course may sit in several collections.
+func (s *Server) AddCollectionCourse(spec CollectionCourseSpec) error {
+	return s.locked(func(st *store, _ time.Time) error {
+		if st.collections.get(spec.CollectionID) == nil {
+			return notFound("course collection %q not found", spec.CollectionID)
+		}
+		c, err := st.course(spec.CourseID)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(c.collectionIDs, spec.CollectionID) {
+			c.collectionIDs = append(c.collectionIDs, spec.CollectionID)
+		}
+		return nil
+	})
 }
 
 // AddUser adds a user and returns its id.
@@ -287,25 +377,6 @@ func (s *Server) AddUser(spec UserSpec) (string, error) {
 	u := &user{}
 	err := s.locked(func(st *store, now time.Time) error { return st.applyUser(u, p, now) })
 	return u.id, err
-}
-
-// AddUserToGroup makes the user a member of the group (no change when it
-// already is).
-func (s *Server) AddUserToGroup(groupID, userID string) error {
-	return s.locked(func(st *store, now time.Time) error {
-		g, err := st.group(groupID)
-		if err != nil {
-			return err
-		}
-		u, err := st.user(userID)
-		if err != nil {
-			return err
-		}
-		if !u.inGroup(g.id) {
-			u.groups = append(u.groups, membership{g.id, now})
-		}
-		return nil
-	})
 }
 
 // RemoveUserFromGroup ends the user's membership of the group.
@@ -408,6 +479,71 @@ func (st *store) complete(u *user, l *lesson, score float64, at time.Time) []out
 	return append(out, outEvent{name: edapp.EventCourseCompleted, vals: vals})
 }
 
+// AttemptSpec describes a lesson attempt for AddAttempt.
+type AttemptSpec struct {
+	UserID   string    // required
+	LessonID string    // required
+	Started  time.Time // default: the server's clock
+	// Completed is when the attempt ended with Score (0 to 100); zero
+	// leaves it open: the lesson opened, not completed.
+	Completed time.Time
+	Score     float64
+}
+
+// AddAttempt records a lesson attempt as it happened, at its own times:
+// the attempt, its LessonOpened progress event and, when completed, its
+// LessonCompleted event, and the course's completion when this completes
+// its last published lesson. Unlike CompleteLesson it delivers no
+// webhook, and its times may lie in the past, to seed a history. It does
+// not check that the user can reach the course.
+func (s *Server) AddAttempt(spec AttemptSpec) (string, error) {
+	if err := checkScore(spec.Score); err != nil {
+		return "", err
+	}
+	if !spec.Completed.IsZero() && spec.Completed.Before(spec.Started) {
+		return "", invalid("attempt completed at %v, before it started at %v", spec.Completed, spec.Started)
+	}
+	var id string
+	err := s.locked(func(st *store, now time.Time) error {
+		u, err := st.user(spec.UserID)
+		if err != nil {
+			return err
+		}
+		l, err := st.lesson(spec.LessonID)
+		if err != nil {
+			return err
+		}
+		id = st.addAttemptAt(u, l, spec, now)
+		return nil
+	})
+	return id, err
+}
+
+// addAttemptAt records an AttemptSpec for AddAttempt.
+func (st *store) addAttemptAt(u *user, l *lesson, spec AttemptSpec, now time.Time) string {
+	started := spec.Started
+	if started.IsZero() {
+		started = now
+	}
+	a := st.open(u, l, started)
+	if spec.Completed.IsZero() {
+		return a.id
+	}
+	st.finish(a, spec.Completed, spec.Score)
+	st.events = append(st.events, &progressEvent{userID: u.id, lessonID: l.id, courseID: l.courseID,
+		name: eventLessonCompleted, at: spec.Completed, score: spec.Score, hasScore: true})
+	if spec.Completed.After(u.lastActive) {
+		u.lastActive = spec.Completed
+	}
+	key := ucKey{u.id, l.courseID}
+	if _, done := st.completions[key]; !done {
+		if at, ok := st.lastFirstCompletion(u, st.courses.get(l.courseID)); ok {
+			st.completions[key] = at
+		}
+	}
+	return a.id
+}
+
 // OpenLesson records that the user opened a lesson: a new attempt and a
 // LessonOpened progress event. It returns the attempt id. It sends no
 // webhook (the service has no open event) and does not check that the user
@@ -452,18 +588,18 @@ func (s *Server) CompleteLesson(userID, lessonID string, score float64) error {
 	})
 }
 
-// RecordInteraction records a slide interaction for the v1 course report.
-func (s *Server) RecordInteraction(userID, lessonID string, in Interaction) error {
+// AddInteraction records a slide interaction for the v1 course report.
+func (s *Server) AddInteraction(in Interaction) error {
 	kind := orDefault(in.Type, InteractionView)
 	if kind != InteractionView && kind != InteractionSlide {
 		return invalid("interaction type %q (want view or slide)", in.Type)
 	}
 	return s.locked(func(st *store, now time.Time) error {
-		u, err := st.user(userID)
+		u, err := st.user(in.UserID)
 		if err != nil {
 			return err
 		}
-		if _, err := st.lesson(lessonID); err != nil {
+		if _, err := st.lesson(in.LessonID); err != nil {
 			return err
 		}
 		at := in.Time
@@ -471,7 +607,7 @@ func (s *Server) RecordInteraction(userID, lessonID string, in Interaction) erro
 			at = now
 		}
 		st.interactions = append(st.interactions, &interaction{
-			userID: u.id, lessonID: lessonID, slide: orDefault(in.Slide, "Slide 1"), kind: kind,
+			userID: u.id, lessonID: in.LessonID, slide: orDefault(in.Slide, "Slide 1"), kind: kind,
 			at: at, duration: in.Duration, correct: in.Correct, tooSlow: in.TooSlow,
 		})
 		return nil
@@ -606,12 +742,19 @@ func (s *Server) Emit(eventName edapp.EventName, fields map[string]any) error {
 	})
 }
 
+// WebhookSpec describes a webhook for AddWebhook.
+type WebhookSpec struct {
+	EventName edapp.EventName   // required: one of edapp.EventNames
+	URL       string            // required: an absolute http or https URL
+	Headers   map[string]string // sent with every delivery
+}
+
 // AddWebhook registers a webhook, as POST /v2/webhooks does, and returns
 // its id.
-func (s *Server) AddWebhook(eventName edapp.EventName, webHookURL string, headers map[string]string) (string, error) {
+func (s *Server) AddWebhook(spec WebhookSpec) (string, error) {
 	var id string
 	err := s.locked(func(st *store, _ time.Time) error {
-		w, err := st.addWebhook(eventName, webHookURL, headers)
+		w, err := st.addWebhook(spec.EventName, spec.URL, spec.Headers)
 		if err == nil {
 			id = w.id
 		}
@@ -659,20 +802,34 @@ func (s *Server) AddSurveyQuestion(q SurveyQuestionSpec) (questionID string, ans
 	return questionID, answerIDs, err
 }
 
-// AnswerSurvey records a user's answer to a survey question and returns
-// the answer id. answer is an answer option's id or content; an open
-// question also takes free text. The answer belongs to the user's latest
-// attempt at the lesson, if any.
-func (s *Server) AnswerSurvey(userID, questionID, answer string) (string, error) {
+// SurveyAnswerSpec describes a user's answer to a survey question, for
+// AddSurveyAnswer.
+type SurveyAnswerSpec struct {
+	UserID     string // required
+	QuestionID string // required
+	// Answer is an answer option's id or content; an open question also
+	// takes free text.
+	Answer string
+	Time   time.Time // default: the server's clock
+}
+
+// AddSurveyAnswer records a user's answer to a survey question and
+// returns the answer id. The answer belongs to the user's latest attempt
+// at the lesson, if any.
+func (s *Server) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
 	var id string
+	answer := spec.Answer
 	err := s.locked(func(st *store, now time.Time) error {
-		u, err := st.user(userID)
+		u, err := st.user(spec.UserID)
 		if err != nil {
 			return err
 		}
-		q := st.questions.get(questionID)
+		q := st.questions.get(spec.QuestionID)
 		if q == nil {
-			return notFound("survey question %q not found", questionID)
+			return notFound("survey question %q not found", spec.QuestionID)
+		}
+		if !spec.Time.IsZero() {
+			now = spec.Time
 		}
 		a := &surveyAnswer{id: st.newID("sra"), questionID: q.id, userID: u.id, at: now}
 		for _, d := range q.answers {

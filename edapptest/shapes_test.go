@@ -68,7 +68,7 @@ func TestRecordShapes(t *testing.T) {
 	h := newHarness(t)
 	demo, err := h.SeedDemo()
 	require.NoError(t, err)
-	_, err = h.AddWebhook(edapp.EventLessonCompleted, "http://127.0.0.1:1/hook", map[string]string{"X": "y"})
+	_, err = h.AddWebhook(WebhookSpec{EventName: edapp.EventLessonCompleted, URL: "http://127.0.0.1:1/hook", Headers: map[string]string{"X": "y"}})
 	require.NoError(t, err)
 	fill := strings.NewReplacer("{course}", demo.CourseIDs[0], "{user}", demo.UserIDs[1]).Replace
 	for _, shape := range serviceShapes {

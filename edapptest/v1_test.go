@@ -275,7 +275,7 @@ type page2Attempts = page[wireAttempt]
 func TestLaunchLinksFollowMountedHost(t *testing.T) {
 	s := newServer()
 	s.URL = "http://unused.invalid"
-	g, _ := s.AddGroup("G", "", "")
+	g, _ := s.AddGroup(GroupSpec{Name: "G"})
 	c, _, _ := s.AddCourse(CourseSpec{Title: "C", Lessons: lessonSpecs("L")})
 	_ = s.AssignCourse(g, c)
 	u, _ := s.AddUser(UserSpec{Username: "u", Groups: []string{g}})
@@ -297,10 +297,10 @@ func TestV1CourseReport(t *testing.T) {
 
 	_, err := h.OpenLesson(u, ls[0])
 	require.NoError(t, err)
-	require.NoError(t, h.RecordInteraction(u, ls[0], Interaction{Slide: "Intro", Duration: 1500 * time.Millisecond}))
+	require.NoError(t, h.AddInteraction(Interaction{UserID: u, LessonID: ls[0], Slide: "Intro", Duration: 1500 * time.Millisecond}))
 	clock.Advance(time.Second)
-	require.NoError(t, h.RecordInteraction(u, ls[0], Interaction{Slide: "Quiz", Type: InteractionSlide, Correct: true, TooSlow: true}))
-	require.NoError(t, h.RecordInteraction(u, ls[0], Interaction{Slide: "Intro", Duration: 2 * time.Second}))
+	require.NoError(t, h.AddInteraction(Interaction{UserID: u, LessonID: ls[0], Slide: "Quiz", Type: InteractionSlide, Correct: true, TooSlow: true}))
+	require.NoError(t, h.AddInteraction(Interaction{UserID: u, LessonID: ls[0], Slide: "Intro", Duration: 2 * time.Second}))
 	require.NoError(t, h.CompleteLesson(u, ls[0], 90))
 	_, err = h.OpenLesson(u, ls[1])
 	require.NoError(t, err)

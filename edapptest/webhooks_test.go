@@ -225,7 +225,7 @@ func TestWebhookDeliveryFailures(t *testing.T) {
 	gone.Close()
 
 	for _, u := range []string{failing.URL, slow.URL, goneURL} {
-		_, err := h.AddWebhook(edapp.EventLessonCompleted, u, nil)
+		_, err := h.AddWebhook(WebhookSpec{EventName: edapp.EventLessonCompleted, URL: u})
 		require.NoError(t, err)
 	}
 	_, ls := h.mustCourse(CourseSpec{Title: "C", Lessons: lessonSpecs("L", "M")})
@@ -257,7 +257,7 @@ func TestWebhookReceiverMayCallBack(t *testing.T) {
 		}
 	}))
 	defer cb.Close()
-	_, err := h.AddWebhook(edapp.EventLessonCompleted, cb.URL, nil)
+	_, err := h.AddWebhook(WebhookSpec{EventName: edapp.EventLessonCompleted, URL: cb.URL})
 	require.NoError(t, err)
 	_, ls := h.mustCourse(CourseSpec{Title: "C", Lessons: lessonSpecs("L", "M")})
 	u := h.mustUser(UserSpec{Username: "u"})
@@ -270,7 +270,7 @@ func TestPublishEvents(t *testing.T) {
 	h := newHarness(t, WithClock(clock.Now))
 	rc := newReceiver(t)
 	for _, e := range []edapp.EventName{edapp.EventCoursePublished, edapp.EventCourseUnPublished, edapp.EventLessonPublished, edapp.EventLessonUnpublished} {
-		_, err := h.AddWebhook(e, rc.URL, map[string]string{"X-Event": string(e)})
+		_, err := h.AddWebhook(WebhookSpec{EventName: e, URL: rc.URL, Headers: map[string]string{"X-Event": string(e)}})
 		require.NoError(t, err)
 	}
 	g := h.mustGroup("G", "", "")
@@ -323,7 +323,7 @@ func TestEmitAndReminder(t *testing.T) {
 	h := newHarness(t, WithClock(clock.Now))
 	rc := newReceiver(t)
 	for _, e := range []edapp.EventName{edapp.EventRapidRefreshSessionStartedNotification, edapp.EventCourseReminderWebHook} {
-		_, err := h.AddWebhook(e, rc.URL, nil)
+		_, err := h.AddWebhook(WebhookSpec{EventName: e, URL: rc.URL})
 		require.NoError(t, err)
 	}
 	u := h.mustUser(UserSpec{Username: "rr", Email: "rr@example.com", ExternalID: "EXT-9"})
@@ -354,7 +354,7 @@ func TestEmitAndReminder(t *testing.T) {
 func TestRedeliver(t *testing.T) {
 	h := newHarness(t)
 	rc := newReceiver(t)
-	_, err := h.AddWebhook(edapp.EventLessonCompleted, rc.URL, map[string]string{"X-Secret": "s3"})
+	_, err := h.AddWebhook(WebhookSpec{EventName: edapp.EventLessonCompleted, URL: rc.URL, Headers: map[string]string{"X-Secret": "s3"}})
 	require.NoError(t, err)
 	_, ls := h.mustCourse(CourseSpec{Title: "C", Lessons: lessonSpecs("A", "B")})
 	u := h.mustUser(UserSpec{Username: "u"})
@@ -386,7 +386,7 @@ func TestRedeliver(t *testing.T) {
 func TestWithRedeliveries(t *testing.T) {
 	h := newHarness(t, WithRedeliveries(2))
 	rc := newReceiver(t)
-	_, err := h.AddWebhook(edapp.EventLessonCompleted, rc.URL, nil)
+	_, err := h.AddWebhook(WebhookSpec{EventName: edapp.EventLessonCompleted, URL: rc.URL})
 	require.NoError(t, err)
 	_, ls := h.mustCourse(CourseSpec{Title: "C", Lessons: lessonSpecs("A", "B")})
 	u := h.mustUser(UserSpec{Username: "u"})

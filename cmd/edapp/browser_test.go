@@ -119,7 +119,7 @@ func learner(t *testing.T, srv *edapptest.Server) (userID string, lessonIDs []st
 	if err != nil {
 		t.Fatal(err)
 	}
-	groupID, err := srv.AddGroup("Warehouse", "", "")
+	groupID, err := srv.AddGroup(edapptest.GroupSpec{Name: "Warehouse"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,10 +20,10 @@ func syncFixture(t *testing.T) (*edapptest.Server, map[string]string) {
 	t.Cleanup(srv.Close)
 	ids := map[string]string{}
 	var err error
-	if ids["warehouse"], err = srv.AddGroup("Warehouse", "", ""); err != nil {
+	if ids["warehouse"], err = srv.AddGroup(edapptest.GroupSpec{Name: "Warehouse"}); err != nil {
 		t.Fatal(err)
 	}
-	if ids["office"], err = srv.AddGroup("Office", "", ""); err != nil {
+	if ids["office"], err = srv.AddGroup(edapptest.GroupSpec{Name: "Office"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, u := range []edapptest.UserSpec{

@@ -122,7 +122,8 @@ func fake(ctx context.Context, client *edapp.Client, srv *edapptest.Server) erro
 		{Slide: "Alarm points", Type: edapptest.InteractionView, Duration: 95 * time.Second},
 		{Slide: "Alarm points", Type: edapptest.InteractionSlide, Correct: true},
 	} {
-		if err := srv.RecordInteraction(user.ID, lessonIDs[0], in); err != nil {
+		in.UserID, in.LessonID = user.ID, lessonIDs[0]
+		if err := srv.AddInteraction(in); err != nil {
 			return err
 		}
 	}
