@@ -45,6 +45,28 @@ func (s *Server) SeedDemo() (Demo, error) {
 
 func (s *Server) seedDemo(d *Demo, now time.Time, ps *[]pending) error {
 	st := s.st
+	if err := st.checkDemoFree(); err != nil {
+		return err
+	}
+	start := now.Add(-7 * 24 * time.Hour)
+	if err := st.addDemoCatalog(d, start); err != nil {
+		return err
+	}
+	if err := st.addDemoGroups(d, start); err != nil {
+		return err
+	}
+	users, err := st.addDemoUsers(d, start)
+	if err != nil {
+		return err
+	}
+	events := st.addDemoProgress(d, users, now)
+	*ps = s.plan(now, events)
+	return nil
+}
+
+// checkDemoFree refuses a demo whose names are taken, before anything
+// changes.
+func (st *store) checkDemoFree() error {
 	for _, code := range []string{"COMPANY", "WAREHOUSE", "OFFICE", "NIGHTSHIFT"} {
 		if st.groupByInviteCode(code) != nil {
 			return conflict("invite code %q is taken", code)
@@ -55,9 +77,9 @@ func (s *Server) seedDemo(d *Demo, now time.Time, ps *[]pending) error {
 			return conflict("username %q is taken", name)
 		}
 	}
-	for _, c := range st.courses.all() {
-		if c.externalID == "MH-101" || c.externalID == "FS-101" {
-			return conflict("course external id %q is taken", c.externalID)
+	for _, ext := range []string{"MH-101", "FS-101"} {
+		if st.courseByExternalID(ext) != nil {
+			return conflict("course external id %q is taken", ext)
 		}
 	}
 	for _, l := range st.lessons.all() {
@@ -74,21 +96,24 @@ func (s *Server) seedDemo(d *Demo, now time.Time, ps *[]pending) error {
 			return conflict("external id %q is taken", name)
 		}
 	}
-	day := 24 * time.Hour
-	start := now.Add(-7 * day)
+	return nil
+}
 
+// addDemoCatalog adds the collection and its two courses.
+func (st *store) addDemoCatalog(d *Demo, start time.Time) error {
 	d.CollectionID = st.newID("col")
 	st.collections.add(d.CollectionID, &collection{id: d.CollectionID, externalID: "SAFETY", title: "Workplace Safety",
 		description: "Essential safety training for every site."})
+	in := []string{d.CollectionID}
 	courses := []CourseSpec{
-		{Title: "Manual Handling", ExternalID: "MH-101", CollectionIDs: []string{d.CollectionID}, Duration: 30,
+		{Title: "Manual Handling", ExternalID: "MH-101", CollectionIDs: in, Duration: 30,
 			Description: "Lift, carry and move loads without injury.",
 			Lessons: []LessonSpec{
 				{Title: "Lifting basics", ExternalID: "MH-101-1", MinimumScore: 70},
 				{Title: "Team lifts", ExternalID: "MH-101-2", MinimumScore: 70},
 				{Title: "Manual handling quiz", ExternalID: "MH-101-3", MinimumScore: 80},
 			}},
-		{Title: "Fire Safety", ExternalID: "FS-101", CollectionIDs: []string{d.CollectionID}, Duration: 20,
+		{Title: "Fire Safety", ExternalID: "FS-101", CollectionIDs: in, Duration: 20,
 			Description: "Prevent fires and know what to do when one starts.",
 			Lessons: []LessonSpec{
 				{Title: "Extinguishers", ExternalID: "FS-101-1", MinimumScore: 60},
@@ -103,7 +128,12 @@ func (s *Server) seedDemo(d *Demo, now time.Time, ps *[]pending) error {
 		d.CourseIDs = append(d.CourseIDs, id)
 		d.LessonIDs = append(d.LessonIDs, lessons)
 	}
+	return nil
+}
 
+// addDemoGroups adds the hierarchy and assigns the courses: Fire Safety
+// to Company, Manual Handling to Warehouse.
+func (st *store) addDemoGroups(d *Demo, start time.Time) error {
 	company, err := st.addGroup("Company", "", "COMPANY")
 	if err != nil {
 		return err
@@ -114,41 +144,46 @@ func (s *Server) seedDemo(d *Demo, now time.Time, ps *[]pending) error {
 	d.GroupIDs = []string{company.id, warehouse.id, office.id, night.id}
 	company.courses = append(company.courses, assignment{d.CourseIDs[1], start})
 	warehouse.courses = append(warehouse.courses, assignment{d.CourseIDs[0], start})
+	return nil
+}
 
+// addDemoUsers adds alice, bob, carol and dave.
+func (st *store) addDemoUsers(d *Demo, start time.Time) ([]*user, error) {
+	company, warehouse, office, night := d.GroupIDs[0], d.GroupIDs[1], d.GroupIDs[2], d.GroupIDs[3]
 	people := []UserSpec{
 		{Username: "alice", Email: "alice@example.com", FirstName: "Alice", LastName: "Archer",
-			ExternalID: "EMP-001", TimeZone: "Australia/Sydney", Groups: []string{office.id},
+			ExternalID: "EMP-001", TimeZone: "Australia/Sydney", Groups: []string{office},
 			Roles:         []string{"app-user", "prizing-user", "account-admin", "manager-analytics"},
-			ManagedGroups: []string{warehouse.id}, CustomFields: map[string]string{"site": "Sydney"}},
+			ManagedGroups: []string{warehouse}, CustomFields: map[string]string{"site": "Sydney"}},
 		{Username: "bob", Email: "bob@example.com", FirstName: "Bob", LastName: "Baker",
-			ExternalID: "EMP-002", TimeZone: "Australia/Melbourne", Groups: []string{warehouse.id},
+			ExternalID: "EMP-002", TimeZone: "Australia/Melbourne", Groups: []string{warehouse},
 			CustomFields: map[string]string{"site": "Melbourne"}},
 		{Username: "carol", Email: "carol@example.com", FirstName: "Carol", LastName: "Chen",
-			ExternalID: "EMP-003", TimeZone: "Australia/Perth", Groups: []string{night.id}},
+			ExternalID: "EMP-003", TimeZone: "Australia/Perth", Groups: []string{night}},
 		{Username: "dave", Email: "dave@example.com", FirstName: "Dave", LastName: "Diaz",
-			ExternalID: "EMP-004", Groups: []string{company.id}},
+			ExternalID: "EMP-004", Groups: []string{company}},
 	}
 	var users []*user
 	for _, spec := range people {
 		u := &user{}
-		p := userPatch{username: &spec.Username, email: &spec.Email, firstName: &spec.FirstName,
-			lastName: &spec.LastName, externalID: &spec.ExternalID, timeZone: &spec.TimeZone,
-			groups: &spec.Groups, customFields: &spec.CustomFields}
-		if spec.Roles != nil {
-			p.roles = &spec.Roles
-		}
-		if spec.ManagedGroups != nil {
-			p.managed = &spec.ManagedGroups
-		}
-		if err := st.applyUser(u, p, start); err != nil {
-			return err
+		if err := st.applyUser(u, spec.patch(), start); err != nil {
+			return nil, err
 		}
 		users = append(users, u)
 		d.UserIDs = append(d.UserIDs, u.id)
 	}
+	return users, nil
+}
+
+// addDemoProgress records the demo's progress and returns the events it
+// causes: bob completes Manual Handling, carol fails its first lesson and
+// opens the second, alice completes the first Fire Safety lesson and
+// answers its survey.
+func (st *store) addDemoProgress(d *Demo, users []*user, now time.Time) []outEvent {
 	alice, bob, carol := users[0], users[1], users[2]
 	mh, fs := d.LessonIDs[0], d.LessonIDs[1]
 	lesson := func(id string) *lesson { return st.lessons.get(id) }
+	day := 24 * time.Hour
 
 	var events []outEvent
 	at := now.Add(-5 * day)
@@ -170,17 +205,10 @@ func (s *Server) seedDemo(d *Demo, now time.Time, ps *[]pending) error {
 	st.open(alice, lesson(fs[0]), at)
 	events = append(events, st.complete(alice, lesson(fs[0]), 100, at.Add(3*time.Minute))...)
 
-	q := &surveyQuestion{id: st.newID("srq"), courseID: d.CourseIDs[1], lessonID: fs[0],
-		slideID: st.newID("sld"), qtype: "rating", content: "<p>How useful was this course?</p>"}
-	for _, c := range []string{"1", "2", "3", "4", "5"} {
-		q.answers = append(q.answers, answerDef{st.newID("sad"), c})
-	}
-	st.questions.add(q.id, q)
+	q := st.addRatingQuestion(d.CourseIDs[1], fs[0], "<p>How useful was this course?</p>")
 	d.SurveyQuestionID = q.id
 	st.answers = append(st.answers, &surveyAnswer{id: st.newID("sra"), questionID: q.id, userID: alice.id,
 		attemptID: st.latestAttempt(alice.id, fs[0]).id, answerDefID: q.answers[4].id,
 		content: q.answers[4].content, at: at.Add(4 * time.Minute)})
-
-	*ps = s.plan(now, events)
-	return nil
+	return events
 }

@@ -82,7 +82,8 @@ func (s *Server) serveLaunch(w http.ResponseWriter, r *http.Request, form map[st
 		return
 	}
 	q := lowerQuery(r)
-	first := func(k string) string {
+	// launchParam reads the form first, then the query.
+	launchParam := func(k string) string {
 		if v := form[k]; len(v) > 0 {
 			return v[0]
 		}
@@ -91,39 +92,47 @@ func (s *Server) serveLaunch(w http.ResponseWriter, r *http.Request, form map[st
 		}
 		return ""
 	}
-	tok, lessonID := first("token"), first("lesson")
-	returnURL := returnLink(first("returnurl"))
 	if r.Method != http.MethodPost {
-		status, msg, page, view := s.launch(tok, lessonID)
-		if status != http.StatusOK {
-			pageError(w, r, status, msg)
-			return
-		}
-		if wantsJSON(r) {
-			writeJSON(w, http.StatusOK, page)
-			return
-		}
-		view.Token, view.ReturnURL = tok, returnURL
-		writePage(w, http.StatusOK, "launch", view)
+		s.openLaunch(w, r, launchParam)
 		return
 	}
-
 	switch {
 	case formStatus != 0:
 		pageError(w, r, formStatus, http.StatusText(formStatus))
-		return
 	case !sameOrigin(r):
 		pageError(w, r, http.StatusForbidden, "a launch page form must be posted from the launch page")
+	default:
+		s.postLaunch(w, r, launchParam)
+	}
+}
+
+// openLaunch answers a GET of the launch page: it records the open.
+func (s *Server) openLaunch(w http.ResponseWriter, r *http.Request, launchParam func(string) string) {
+	tok := launchParam("token")
+	status, msg, page, view := s.launch(tok, launchParam("lesson"))
+	if status != http.StatusOK {
+		pageError(w, r, status, msg)
 		return
 	}
+	if wantsJSON(r) {
+		writeJSON(w, http.StatusOK, page)
+		return
+	}
+	view.Token, view.ReturnURL = tok, returnLink(launchParam("returnurl"))
+	writePage(w, http.StatusOK, "launch", view)
+}
+
+// postLaunch answers the launch page's form: complete or leave.
+func (s *Server) postLaunch(w http.ResponseWriter, r *http.Request, launchParam func(string) string) {
+	tok, lessonID := launchParam("token"), launchParam("lesson")
 	var (
 		status int
 		msg    string
 		view   launchView
 	)
-	switch action := strings.ToLower(first("action")); action {
+	switch action := strings.ToLower(launchParam("action")); action {
 	case actionComplete, "":
-		status, msg, view = s.completeLaunch(tok, lessonID, first("score"))
+		status, msg, view = s.completeLaunch(tok, lessonID, launchParam("score"))
 	case actionLeave:
 		status, msg, view = s.leaveLaunch(tok, lessonID)
 	default:
@@ -137,7 +146,7 @@ func (s *Server) serveLaunch(w http.ResponseWriter, r *http.Request, form map[st
 		writeJSON(w, http.StatusOK, view.Result)
 		return
 	}
-	view.ReturnURL, view.Done = returnURL, true
+	view.ReturnURL, view.Done = returnLink(launchParam("returnurl")), true
 	writePage(w, http.StatusOK, "launch", view)
 }
 

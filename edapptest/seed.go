@@ -356,6 +356,14 @@ func (s *Server) AddCollectionCourse(spec CollectionCourseSpec) error {
 
 // AddUser adds a user and returns its id.
 func (s *Server) AddUser(spec UserSpec) (string, error) {
+	u := &user{}
+	err := s.locked(func(st *store, now time.Time) error { return st.applyUser(u, spec.patch(), now) })
+	return u.id, err
+}
+
+// patch is the user write a spec makes: every field set, lists only when
+// given.
+func (spec UserSpec) patch() userPatch {
 	p := userPatch{
 		username: &spec.Username, email: &spec.Email, firstName: &spec.FirstName,
 		lastName: &spec.LastName, externalID: &spec.ExternalID, timeZone: &spec.TimeZone,
@@ -374,9 +382,7 @@ func (s *Server) AddUser(spec UserSpec) (string, error) {
 		cf := maps.Clone(spec.CustomFields)
 		p.customFields = &cf
 	}
-	u := &user{}
-	err := s.locked(func(st *store, now time.Time) error { return st.applyUser(u, p, now) })
-	return u.id, err
+	return p
 }
 
 // RemoveUserFromGroup ends the user's membership of the group.

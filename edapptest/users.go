@@ -71,59 +71,12 @@ func (st *store) applyUser(u *user, p userPatch, now time.Time) error {
 	if p.username != nil {
 		*p.username = strings.TrimSpace(*p.username)
 	}
-	switch {
-	case p.username != nil && *p.username == "":
-		return invalid("username must not be empty")
-	case p.username == nil && isNew:
-		return invalid("username is required")
-	}
-	if p.username != nil {
-		if o := st.userByUsername(*p.username); o != nil && o != u {
-			return conflict("username %q is taken", *p.username)
-		}
-	}
-	if p.externalID != nil && *p.externalID != "" {
-		if o := st.userByExternalID(*p.externalID); o != nil && o != u {
-			return conflict("external id %q is taken", *p.externalID)
-		}
-	}
-	if p.roles != nil {
-		for _, r := range *p.roles {
-			if !slices.Contains(roles, r) {
-				return invalid("unknown role %q (want one of %s)", r, strings.Join(roles, ", "))
-			}
-		}
-	}
-	for _, list := range []*[]string{p.groups, p.managed} {
-		if list == nil {
-			continue
-		}
-		for _, id := range *list {
-			if st.groups.get(id) == nil {
-				return invalid("unknown user group %q", id)
-			}
-		}
-	}
-	var invited *group
-	if p.inviteCode != nil && *p.inviteCode != "" {
-		if invited = st.groupByInviteCode(*p.inviteCode); invited == nil {
-			return invalid("unknown invite code %q", *p.inviteCode)
-		}
-	}
-
-	assign := func(dst *string, v *string) {
-		if v != nil {
-			*dst = *v
-		}
+	invited, err := st.checkUserPatch(u, p, isNew)
+	if err != nil {
+		return err
 	}
 	oldName, oldExt := u.username, u.externalID
-	assign(&u.username, p.username)
-	assign(&u.email, p.email)
-	assign(&u.firstName, p.firstName)
-	assign(&u.lastName, p.lastName)
-	assign(&u.externalID, p.externalID)
-	assign(&u.timeZone, p.timeZone)
-	assign(&u.password, p.password)
+	p.assignFields(u)
 	switch {
 	case p.roles != nil:
 		u.roles = dedupe(*p.roles)
@@ -131,17 +84,7 @@ func (st *store) applyUser(u *user, p userPatch, now time.Time) error {
 		u.roles = slices.Clone(defaultRoles)
 	}
 	if p.groups != nil {
-		old := u.groups
-		u.groups = nil
-		for _, id := range dedupe(*p.groups) {
-			joined := now
-			for _, m := range old {
-				if m.groupID == id {
-					joined = m.joined
-				}
-			}
-			u.groups = append(u.groups, membership{id, joined})
-		}
+		u.groups = memberships(u.groups, dedupe(*p.groups), now)
 	}
 	if invited != nil && !u.inGroup(invited.id) {
 		u.groups = append(u.groups, membership{invited.id, now})
@@ -158,6 +101,86 @@ func (st *store) applyUser(u *user, p userPatch, now time.Time) error {
 	}
 	st.indexUser(u, oldName, oldExt)
 	return nil
+}
+
+// checkUserPatch validates a user write, and returns the group its invite
+// code names.
+func (st *store) checkUserPatch(u *user, p userPatch, isNew bool) (invited *group, err error) {
+	switch {
+	case p.username != nil && *p.username == "":
+		return nil, invalid("username must not be empty")
+	case p.username == nil && isNew:
+		return nil, invalid("username is required")
+	}
+	if p.username != nil {
+		if o := st.userByUsername(*p.username); o != nil && o != u {
+			return nil, conflict("username %q is taken", *p.username)
+		}
+	}
+	if p.externalID != nil && *p.externalID != "" {
+		if o := st.userByExternalID(*p.externalID); o != nil && o != u {
+			return nil, conflict("external id %q is taken", *p.externalID)
+		}
+	}
+	if p.roles != nil {
+		for _, r := range *p.roles {
+			if !slices.Contains(roles, r) {
+				return nil, invalid("unknown role %q (want one of %s)", r, strings.Join(roles, ", "))
+			}
+		}
+	}
+	if err := st.checkGroupIDs(p.groups, p.managed); err != nil {
+		return nil, err
+	}
+	if p.inviteCode != nil && *p.inviteCode != "" {
+		if invited = st.groupByInviteCode(*p.inviteCode); invited == nil {
+			return nil, invalid("unknown invite code %q", *p.inviteCode)
+		}
+	}
+	return invited, nil
+}
+
+func (st *store) checkGroupIDs(lists ...*[]string) error {
+	for _, list := range lists {
+		if list == nil {
+			continue
+		}
+		for _, id := range *list {
+			if st.groups.get(id) == nil {
+				return invalid("unknown user group %q", id)
+			}
+		}
+	}
+	return nil
+}
+
+// assignFields sets the string fields the patch holds.
+func (p userPatch) assignFields(u *user) {
+	for _, f := range []struct{ dst, v *string }{
+		{&u.username, p.username}, {&u.email, p.email}, {&u.firstName, p.firstName},
+		{&u.lastName, p.lastName}, {&u.externalID, p.externalID}, {&u.timeZone, p.timeZone},
+		{&u.password, p.password},
+	} {
+		if f.v != nil {
+			*f.dst = *f.v
+		}
+	}
+}
+
+// memberships makes ids the user's groups, keeping the join time of the
+// groups the user stays in.
+func memberships(old []membership, ids []string, now time.Time) []membership {
+	var out []membership
+	for _, id := range ids {
+		joined := now
+		for _, m := range old {
+			if m.groupID == id {
+				joined = m.joined
+			}
+		}
+		out = append(out, membership{id, joined})
+	}
+	return out
 }
 
 func dedupe(in []string) []string {

@@ -141,63 +141,87 @@ func (c *exchange) v1SaveGroup() {
 	if !ok {
 		return
 	}
-	var id, name, parent, code string
-	var hasName bool
-	var users, courses []string
-	var hasUsers, hasCourses bool
+	in, err := readV1Group(o)
+	if err == nil {
+		err = c.st.checkV1Group(in)
+	}
+	if err != nil {
+		c.failErr(err)
+		return
+	}
+	g, err := c.st.saveV1Group(in)
+	if err != nil {
+		c.failErr(err)
+		return
+	}
+	if in.hasUsers {
+		c.st.setMembers(g, in.users, c.now)
+	}
+	if in.hasCourses {
+		setCourses(g, in.courses, c.now)
+	}
+	c.json(http.StatusOK, c.st.toV1Group(g))
+}
+
+// v1GroupBody is a v1 group write. An absent users or courses key leaves
+// the group's own alone.
+type v1GroupBody struct {
+	id, name, parent, code string
+	hasName                bool
+	users, courses         []string
+	hasUsers, hasCourses   bool
+}
+
+func readV1Group(o obj) (v1GroupBody, error) {
+	var in v1GroupBody
 	var err error
 	steps := []func(){
-		func() { id, _, err = o.str("id") },
-		func() { name, hasName, err = o.str("name") },
-		func() { parent, _, err = o.str("parentId") },
-		func() { code, _, err = o.str("inviteCode") },
-		func() { users, hasUsers, err = o.strs("users") },
-		func() { courses, hasCourses, err = o.strs("courses") },
+		func() { in.id, _, err = o.str("id") },
+		func() { in.name, in.hasName, err = o.str("name") },
+		func() { in.parent, _, err = o.str("parentId") },
+		func() { in.code, _, err = o.str("inviteCode") },
+		func() { in.users, in.hasUsers, err = o.strs("users") },
+		func() { in.courses, in.hasCourses, err = o.strs("courses") },
 	}
 	for _, step := range steps {
 		if step(); err != nil {
-			c.failErr(err)
-			return
+			return in, err
 		}
 	}
-	for _, uid := range users {
-		if c.st.users.get(uid) == nil {
-			c.fail(http.StatusBadRequest, "unknown user "+quote(uid))
-			return
+	return in, nil
+}
+
+// checkV1Group refuses unknown users and courses.
+func (st *store) checkV1Group(in v1GroupBody) error {
+	for _, uid := range in.users {
+		if st.users.get(uid) == nil {
+			return invalid("unknown user %s", quote(uid))
 		}
 	}
-	for _, cid := range courses {
-		if c.st.courses.get(cid) == nil {
-			c.fail(http.StatusBadRequest, "unknown course "+quote(cid))
-			return
+	for _, cid := range in.courses {
+		if st.courses.get(cid) == nil {
+			return invalid("unknown course %s", quote(cid))
 		}
 	}
-	var g *group
-	if id != "" {
-		if g = c.st.groups.get(id); g == nil {
-			c.fail(http.StatusNotFound, "user group "+quote(id)+" not found")
-			return
-		}
-		if hasName {
-			if strings.TrimSpace(name) == "" {
-				c.fail(http.StatusBadRequest, "name must not be empty")
-				return
-			}
-			g.name = strings.TrimSpace(name)
-		}
-	} else {
-		if g, err = c.st.addGroup(name, parent, strings.TrimSpace(code)); err != nil {
-			c.failErr(err)
-			return
-		}
+	return nil
+}
+
+// saveV1Group renames the group in.id, or adds a new one without an id.
+func (st *store) saveV1Group(in v1GroupBody) (*group, error) {
+	if in.id == "" {
+		return st.addGroup(in.name, in.parent, strings.TrimSpace(in.code))
 	}
-	if hasUsers {
-		c.st.setMembers(g, users, c.now)
+	g := st.groups.get(in.id)
+	if g == nil {
+		return nil, notFound("user group %s not found", quote(in.id))
 	}
-	if hasCourses {
-		setCourses(g, courses, c.now)
+	if in.hasName {
+		if strings.TrimSpace(in.name) == "" {
+			return nil, invalid("name must not be empty")
+		}
+		g.name = strings.TrimSpace(in.name)
 	}
-	c.json(http.StatusOK, c.st.toV1Group(g))
+	return g, nil
 }
 
 // v1ListGroups answers every group as a bare array.
@@ -381,7 +405,7 @@ func (c *exchange) v1CourseReport() {
 		if p == nil && len(ins) == 0 {
 			continue
 		}
-		rl := v1ReportLesson{ID: l.id, Title: l.title, Slides: []v1Slide{}}
+		rl := v1ReportLesson{ID: l.id, Title: l.title}
 		if cs.unlocked {
 			rl.Unlocked, rl.UnlockedDate = true, wt(cs.unlockedAt)
 		}
@@ -390,35 +414,51 @@ func (c *exchange) v1CourseReport() {
 			rl.Completed, rl.CompletedDate = !p.completed.IsZero(), wt(p.completed)
 		}
 		var viewed time.Duration
-		slideAt := map[string]int{}
-		for _, in := range ins {
-			i, ok := slideAt[in.slide]
-			if !ok {
-				i = len(rl.Slides)
-				slideAt[in.slide] = i
-				rl.Slides = append(rl.Slides, v1Slide{Name: in.slide, Interactions: []v1Interaction{}})
-			}
-			vi := v1Interaction{Date: wt(in.at), Type: in.kind}
-			if in.kind == InteractionView {
-				secs := in.duration.Seconds()
-				vi.Duration = &secs
-				viewed += in.duration
-			} else {
-				vi.Result = &v1Result{Correct: in.correct, TooSlow: in.tooSlow}
-			}
-			rl.Slides[i].Interactions = append(rl.Slides[i].Interactions, vi)
-		}
+		rl.Slides, viewed = reportSlides(ins)
 		if viewed == 0 {
-			for _, a := range c.st.byUL[ulKey{u.id, l.id}] {
-				if a.done && a.completed.After(a.started) {
-					viewed += a.completed.Sub(a.started)
-				}
-			}
+			viewed = c.st.timeInAttempts(u.id, l.id)
 		}
 		rl.Duration = viewed.Seconds()
 		rep.Lessons = append(rep.Lessons, rl)
 	}
 	c.json(http.StatusOK, rep)
+}
+
+// reportSlides groups a lesson's interactions by slide, in the order the
+// slides were first seen, and adds up the time viewed.
+func reportSlides(ins []*interaction) ([]v1Slide, time.Duration) {
+	slides := []v1Slide{}
+	var viewed time.Duration
+	slideAt := map[string]int{}
+	for _, in := range ins {
+		i, ok := slideAt[in.slide]
+		if !ok {
+			i = len(slides)
+			slideAt[in.slide] = i
+			slides = append(slides, v1Slide{Name: in.slide, Interactions: []v1Interaction{}})
+		}
+		vi := v1Interaction{Date: wt(in.at), Type: in.kind}
+		if in.kind == InteractionView {
+			secs := in.duration.Seconds()
+			vi.Duration = &secs
+			viewed += in.duration
+		} else {
+			vi.Result = &v1Result{Correct: in.correct, TooSlow: in.tooSlow}
+		}
+		slides[i].Interactions = append(slides[i].Interactions, vi)
+	}
+	return slides, viewed
+}
+
+// timeInAttempts adds up the user's completed attempts at a lesson.
+func (st *store) timeInAttempts(userID, lessonID string) time.Duration {
+	var d time.Duration
+	for _, a := range st.byUL[ulKey{userID, lessonID}] {
+		if a.done && a.completed.After(a.started) {
+			d += a.completed.Sub(a.started)
+		}
+	}
+	return d
 }
 
 // v1Activity is one entry of GET /v1/reports/activities (the vendor does
