@@ -2,14 +2,29 @@
 // service (v1 and v2 sharing one account), served over loopback, for tests
 // and examples that cannot reach the real service.
 //
-//	srv := edapptest.NewServer()
-//	defer srv.Close()
-//	demo, err := srv.SeedDemo() // or AddCourse, AddGroup, AddUser, AssignCourse...
+//	srv := edapptest.New(t) // closed when the test ends; a handler panic fails the test
+//	demo, err := srv.SeedDemo() // or AddCourse, AddGroup, AddUser, AddAttempt...
 //	if err != nil { ... }
 //	client := srv.Client() // an *edapp.Client pointed at srv.URL with srv.Token
 //	page, err := client.Users.List(ctx, nil)
 //	...
 //	srv.CompleteLesson(demo.UserIDs[1], demo.LessonIDs[1][0], 90) // delivers LessonCompletedEvent
+//
+// Outside a test, NewServer starts one and Close stops it.
+//
+// # Seeding
+//
+// Every kind of record has one helper, AddX(spec) returning the new id and
+// an error: AddUser, AddGroup, AddGroupMember, AddGroupChild,
+// AddCollection, AddCollectionCourse, AddCourse (which also returns the
+// ids of the lessons in its spec), AddLesson, AddAttempt, AddInteraction,
+// AddSurveyQuestion (which also returns the answer options' ids),
+// AddSurveyAnswer and AddWebhook. Members, children, collection courses
+// and slide interactions have no id of their own: those helpers return
+// only the error.
+// The helpers with a verb for a name (OpenLesson, CompleteLesson,
+// PublishCourse, AssignCourse...) do what a learner or an author does, and
+// deliver the webhooks it causes.
 //
 // The fake can also be mounted on another server with Handler, and any HTTP
 // client can talk to it: URL is the base of the /v1 and /v2 paths, and every
@@ -21,8 +36,12 @@
 //
 // # Large data
 //
-// SeedLoad(users, attempts) loads a large account in one step (5,000 users
-// and 200,000 attempts in a second or two), for load tests and exports.
+// SeedAccount loads a large account of a real shape in one step, for load
+// tests and exports: learners in 0 to 3 groups of a hierarchy, courses of
+// several lessons in 0 to 2 collections, attempts, progress and survey
+// answers spread over them (5,000 users, 300 groups, 20 collections, 200
+// courses of 8 lessons and 200,000 attempts in a few seconds). SeedLoad
+// is its simple shape.
 // The helpers keep indexes by user and lesson, so CompleteLesson and
 // AddUser cost the same however much data the fake holds, and a list
 // request builds only the records of the page it answers: a page of 1,000
@@ -185,17 +204,27 @@
 // Content-Type application/json and the headers given at webhook creation,
 // to every webhook registered for the event, each bounded by
 // WithDeliveryTimeout. Deliveries records each one and its outcome; a
-// failed delivery is not retried. CompleteLesson sends LessonCompletedEvent,
+// failed delivery is not retried. Redeliver sends a recorded delivery
+// again, and WithRedeliveries sends every delivery again n times, so that
+// a receiver can be tested against repeated deliveries. CompleteLesson sends LessonCompletedEvent,
 // then CourseCompletedEvent when it completes the course. The publish
 // helpers send their event once per user who can reach the course, or once
 // with empty user fields when nobody can. SendCourseReminder and Emit cover
 // the other events. Nothing an API request does causes an event; a
 // completion on the launch page does, as CompleteLesson does.
 //
-// # Fault injection
+// # Fault injection, overrides and counters
 //
 // FailNext makes the next requests fail with a status and an optional
-// Retry-After; WithLatency and SetLatency delay every request.
+// Retry-After, and FailNextOn the next requests to one route; WithLatency
+// and SetLatency delay every request. Handle replaces the fake's answer
+// for the requests an http.ServeMux pattern matches, as slacktest's
+// Customize.Handle does.
+//
+// RequestCount and RequestCounts count the requests each route received,
+// by route template ("GET /v2/usergroups/{id}/users"), and MaxInFlight
+// reports how many requests the fake handled at once at most; ResetCounters
+// starts both again. They cost a request two atomic additions.
 //
 // WithBudget(limit, window) enforces a request budget like the real
 // service's (1400 requests per 5 minutes across /v2): over it, /v2 requests get
