@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -73,7 +72,7 @@ func TestFlagsServe(t *testing.T) {
 	f = Flags{Addr: "127.0.0.1:0", Token: "dev", Account: AccountSpec{Users: 12, Groups: 4, Courses: 2, Attempts: 30}}
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
-	var stderr syncBuffer
+	var stderr lockedBuffer
 	done := make(chan error, 1)
 	go func() { done <- f.Serve(ctx, pw, &stderr) }()
 	rd := bufio.NewReader(pr)
@@ -93,21 +92,4 @@ func TestFlagsServe(t *testing.T) {
 	require.NoError(t, <-done)
 	assert.Contains(t, stderr.String(), "serving the fake service on "+base)
 	assert.Contains(t, stderr.String(), "stopped")
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
