@@ -46,10 +46,11 @@ func (s *Server) SeedLoad(users, attempts int) error {
 // courses of 8 lessons, 200,000 attempts) loads in a few seconds.
 //
 // Learner n (its user id is usr_n) is learnerNNNNNN with external id
-// LOAD-NNNNNN and an example.com email. With Groups, a third of the new
-// groups have children (group 3k+3 and 3k+4 are children of group k+1,
-// counting from 1), each learner belongs to 0 to 3 of them (about one
-// in twenty to none), and each new course is assigned to two of them, so
+// LOAD-NNNNNN and an example.com email. With Groups, "Load Group 004" and
+// "005" are children of "001", "007" and "008" of "002", and so on (a
+// third of the groups have children), each learner belongs to 0 to 3 of
+// them (about one in twenty to none), and each new course is assigned to
+// two of them (or to one, when it draws the same group twice), so
 // a learner reaches the courses of their groups and of their groups'
 // ancestors. Course n is "Course NNNN" (external id LOAD-CNNNN), published
 // with Lessons published lessons (LOAD-CNNNN-Lk), in one or two of the
