@@ -33,11 +33,12 @@ func (c *counters) end() { c.inFlight.Add(-1) }
 // a route template, "GET /v2/usergroups/{id}/users", or a template
 // without its method, "/v2/analytics/attempts", which adds up every
 // method. Parameters may be named anything ("{id}", "{}"); both group
-// spellings and any letter case name the same route. Every request that
-// reached a route counts, whatever it was answered (429 over the budget
-// and FailNext's failures included); requests without a valid token, to
-// unknown paths, the launch page and the learner home do not. An unknown
-// route counts 0.
+// spellings and any letter case name the same route. Every request with a
+// valid token for a route counts on arrival, whatever it was answered
+// (429 over the budget, FailNext's failures and 413 included, and when the
+// client gave up during the latency wait); requests without a valid
+// token, to unknown paths, the launch page and the learner home do not.
+// An unknown route counts 0.
 func (s *Server) RequestCount(route string) int {
 	method, path, hasMethod := strings.Cut(strings.TrimSpace(route), " ")
 	if !hasMethod {

@@ -1,6 +1,7 @@
 package edapptest
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"testing"
@@ -77,4 +78,27 @@ func TestMaxInFlight(t *testing.T) {
 	assert.Zero(t, h.MaxInFlight())
 	h.get("/v2/usergroups", nil)
 	assert.Equal(t, 1, h.MaxInFlight())
+}
+
+// TestRequestCountBeforeTheWait: a request counts on arrival, so a client
+// that gives up during the latency wait is counted too.
+func TestRequestCountBeforeTheWait(t *testing.T) {
+	h := newHarness(t, WithLatency(time.Hour))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req, _ := http.NewRequestWithContext(ctx, "GET", h.URL+"/v2/users", nil)
+		req.Header.Set("Authorization", "Bearer "+h.Token)
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			res.Body.Close()
+		}
+	}()
+	for h.RequestCount("GET /v2/users") == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	assert.Equal(t, 1, h.MaxInFlight())
+	cancel()
+	<-done
+	assert.Equal(t, 1, h.RequestCount("GET /v2/users"))
 }

@@ -380,6 +380,7 @@ type incoming struct {
 	form             map[string][]string // a launch-page form post
 	formStatus       int                 // its error status, 0 when readable
 	entry            *Request
+	route            routeMatch // for an authenticated API request
 }
 
 // serve is the top handler: count, read, log, wait, then dispatch.
@@ -416,6 +417,14 @@ func (s *Server) read(r *http.Request) incoming {
 		in.form, formToks, in.formStatus = readForm(r)
 	}
 	in.entry = s.logRequest(r, in.body, in.launch, formToks)
+	in.route = routeMatch{index: -1}
+	if in.authed && in.pathOK {
+		// Counted on arrival, before the latency wait, so that a client
+		// that gives up during the wait still counts its request.
+		if in.route = findRoute(r.Method, in.segs); in.route.index >= 0 {
+			s.counters.byRoute[in.route.index].Add(1)
+		}
+	}
 	return in
 }
 
@@ -442,10 +451,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, in *incoming) 
 		writeError(w, http.StatusBadRequest, "malformed path")
 		return
 	}
-	m := findRoute(r.Method, in.segs)
-	if m.index >= 0 {
-		s.counters.byRoute[m.index].Add(1)
-	}
+	m := in.route
 	if len(in.segs) > 0 && strings.EqualFold(in.segs[0], "v2") && !s.admit(w) {
 		return
 	}
