@@ -36,8 +36,8 @@ func (s *Server) recoveredPanics() []string {
 // matches it (with its letter case; r.PathValue works in handler). An
 // override sees only authenticated API requests, after the latency, the
 // budget and FailNext, and they are counted by RequestCount as the route
-// they would have reached; everything else (the store, the other routes)
-// is left alone. Handling the same pattern again replaces its handler; a
+// they would have reached (a path the fake does not serve is not
+// counted); everything else (the store, the other routes) is left alone. Handling the same pattern again replaces its handler; a
 // nil handler removes the override. A pattern ServeMux refuses, or one
 // that conflicts with another override, is an error and changes nothing.
 func (s *Server) Handle(pattern string, handler http.Handler) error {

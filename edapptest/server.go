@@ -233,8 +233,9 @@ func (s *Server) SetLatency(d time.Duration) { s.latency.Store(int64(d)) }
 // /launch-lesson, with a valid token) answer status with a JSON error body
 // {"message": ...}, before any routing. When retryAfter > 0 the answers
 // carry a Retry-After header in whole seconds (rounded up). A status outside
-// 100-599 becomes 500. n <= 0 cancels pending failures. Failures scoped
-// with FailNextOn come first for their route.
+// 100-599 becomes 500. n <= 0 cancels the pending failures FailNext set
+// (FailNextOn's stay). Failures scoped with FailNextOn come first for
+// their route.
 func (s *Server) FailNext(n int, status int, retryAfter time.Duration) {
 	s.setFault(fault{n: n, status: status, retryAfter: retryAfter})
 }

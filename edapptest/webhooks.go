@@ -93,21 +93,11 @@ func payload(event edapp.EventName, vals, extra map[string]any) []byte {
 	known := map[string]bool{}
 	for _, f := range eventFields[event] {
 		known[f.name] = true
-		o.keys = append(o.keys, f.name)
 		v, ok := vals[f.name]
-		switch {
-		case ok:
-			if t, isTime := v.(time.Time); isTime {
-				v = wt(t)
-			}
-		case f.typ == "number":
-			v = 0
-		case f.typ == "datetime":
-			v = nil
-		default:
-			v = ""
+		if !ok {
+			v = zeroOf(f.typ)
 		}
-		o.vals[f.name] = v
+		o.add(f.name, v)
 	}
 	var names []string
 	for k := range extra {
@@ -117,12 +107,7 @@ func payload(event edapp.EventName, vals, extra map[string]any) []byte {
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		v := extra[k]
-		if t, isTime := v.(time.Time); isTime {
-			v = wt(t)
-		}
-		o.keys = append(o.keys, k)
-		o.vals[k] = v
+		o.add(k, extra[k])
 	}
 	b, err := json.Marshal(o)
 	if err != nil {
@@ -131,6 +116,26 @@ func payload(event edapp.EventName, vals, extra map[string]any) []byte {
 		b, _ = json.Marshal(map[string]string{"eventName": string(event), "error": err.Error()})
 	}
 	return b
+}
+
+// add appends a field; a time.Time is written as a datetime.
+func (o *orderedJSON) add(k string, v any) {
+	if t, isTime := v.(time.Time); isTime {
+		v = wt(t)
+	}
+	o.keys = append(o.keys, k)
+	o.vals[k] = v
+}
+
+// zeroOf is the value of a missing field of a messageFormat type.
+func zeroOf(typ string) any {
+	switch typ {
+	case "number":
+		return 0
+	case "datetime":
+		return nil
+	}
+	return ""
 }
 
 // userFields are the user fields of an event, in every spelling the
