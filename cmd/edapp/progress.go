@@ -203,7 +203,7 @@ func (t *logTracker) status(now time.Time) string {
 
 func (t *logTracker) done(err error) {
 	if err != nil {
-		t.l.printf("%s: stopped after %s: %v\n", t.name, t.status(time.Now()), err)
+		t.l.printf("%s: stopped after %s: %s\n", t.name, t.status(time.Now()), reason(err))
 		return
 	}
 	t.l.printf("%s: done, %s\n", t.name, t.status(time.Now()))

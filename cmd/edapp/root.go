@@ -47,6 +47,8 @@ type app struct {
 	exportHook func(kind string, n int)
 	// exportPartSize overrides the records per part (tests).
 	exportPartSize int
+	// clientOpts come after the client's options from the flags (tests).
+	clientOpts []edapp.Option
 }
 
 // run executes the command line args and returns the process's exit code.
@@ -66,13 +68,16 @@ func (a *app) run(ctx context.Context, args []string) int {
 		return exitOK
 	}
 	if isUsage(err) {
-		fmt.Fprintf(a.stderr, "edapp: %v\n", err)
+		fmt.Fprintf(a.stderr, "edapp: %s\n", reason(err))
 		if cmd != nil {
 			fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		}
 		return exitUsage
 	}
-	fmt.Fprintf(a.stderr, "edapp: %v\n", err)
+	fmt.Fprintf(a.stderr, "edapp: %s\n", reason(err))
+	if h := a.hint(err); h != "" {
+		fmt.Fprintf(a.stderr, "edapp: %s\n", h)
+	}
 	return exitError
 }
 
@@ -108,6 +113,7 @@ missing or malformed flag).`,
   edapp export --out ./export
   edapp users sync --csv users.csv
   edapp webhooks list`,
+		Version:       buildVersion(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          noArgs,
@@ -176,7 +182,7 @@ func (a *app) client() (*edapp.Client, error) {
 	if a.verbose {
 		opts = append(opts, edapp.WithLogger(a.logger(slog.LevelDebug)))
 	}
-	c, err := edapp.NewClient(token, opts...)
+	c, err := edapp.NewClient(token, append(opts, a.clientOpts...)...)
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -124,7 +124,7 @@ func (a *app) runSync(ctx context.Context, o syncOptions) error {
 		return fmt.Errorf("users sync: refused: %w (%s); nothing was changed. Check the file, or pass --max-deletes %d to allow it", err, limit, tooMany.Deletes)
 	}
 	if err != nil {
-		return fmt.Errorf("users sync: %w", err)
+		return whatFailed("users sync", err)
 	}
 	if !o.apply || plan.Empty() {
 		return nil
@@ -137,14 +137,14 @@ func (a *app) readSyncFile(file string) ([]usersync.Row, error) {
 	if file != "-" {
 		f, err := os.Open(file)
 		if err != nil {
-			return nil, fmt.Errorf("users sync: %w", err)
+			return nil, whatFailed("users sync", err)
 		}
 		defer f.Close()
 		in = f
 	}
 	rows, err := usersync.ReadCSV(in)
 	if err != nil {
-		return nil, fmt.Errorf("users sync: %s: %w", file, err)
+		return nil, whatFailed("users sync: "+file, err)
 	}
 	return rows, nil
 }
@@ -159,11 +159,11 @@ func (a *app) loadAccount(ctx context.Context, c *edapp.Client) (usersync.Accoun
 	var gr, ur edapp.Response
 	groups, err := collect(ctx, prog, "groups", &gr, c.UserGroups.All(ctx, nil, readOpts(&gr)...))
 	if err != nil {
-		return usersync.Account{}, fmt.Errorf("listing groups: %w", err)
+		return usersync.Account{}, whatFailed("users sync: listing groups", err)
 	}
 	users, err := collect(ctx, prog, "users", &ur, c.Users.All(ctx, &edapp.UserListOptions{ListOptions: edapp.ListOptions{PageSize: edapp.MaxPageSize}}, readOpts(&ur)...))
 	if err != nil {
-		return usersync.Account{}, fmt.Errorf("listing users: %w", err)
+		return usersync.Account{}, whatFailed("users sync: listing users", err)
 	}
 	return usersync.Account{Users: users, Groups: groups}, nil
 }
@@ -177,10 +177,7 @@ func (a *app) applySync(ctx context.Context, c *edapp.Client, plan *usersync.Pla
 		fmt.Fprintf(a.stdout, ", 1 unknown (%s %s: the answer was lost)", res.Unknown.Kind, res.Unknown.ExternalID())
 	}
 	fmt.Fprintln(a.stdout)
-	if err != nil {
-		return fmt.Errorf("users sync: %w", err)
-	}
-	return nil
+	return whatFailed("users sync", err)
 }
 
 // printPlan writes the plan: counts, then one line per action.
