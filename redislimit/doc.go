@@ -7,7 +7,10 @@
 // the same window.
 //
 //	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
-//	l := redislimit.New(rdb, "edapp:budget:acme", 1400, 5*time.Minute+2*time.Second)
+//	l, err := redislimit.New(rdb, redislimit.KeyForToken(token), 1400, 5*time.Minute+2*time.Second)
+//	if err != nil {
+//		return err // a bad argument; New does not contact Redis
+//	}
 //	client, err := edapp.NewClient(token, edapp.WithLimiter(l))
 //
 // It behaves like edapp.WindowLimiter, shared:

@@ -44,9 +44,9 @@ type Limiter struct {
 	rdb       redis.UniversalClient
 	keys      []string // all admissions, bulk admissions, pause
 	limit     int
+	share     float64 // the bulk lane's share of each window
 	bulkLimit int
 	window    time.Duration
-	invalid   error // a configuration error, returned by every Wait
 
 	member string // this Limiter's prefix for unique sorted-set members
 	seq    atomic.Uint64
@@ -55,59 +55,66 @@ type Limiter struct {
 	notBefore time.Time // local copy of the latest Pause, on this process's clock
 }
 
-// Option configures a Limiter.
-type Option func(*Limiter)
+// Option configures a Limiter. An Option given a bad value makes New fail.
+type Option func(*Limiter) error
 
 // WithBulkShare sets the share of each window that bulk calls may use,
-// between 0 and 1 (default 0.9). Bulk calls then get floor(f*limit)
+// from 0 to 1 (default 0.9). Bulk calls then get floor(f*limit)
 // admissions per window, and never fewer than one; interactive calls may
-// use the whole window. Values outside [0, 1] are clamped to it.
+// use the whole window. A share outside [0, 1], or NaN, makes New fail.
 func WithBulkShare(f float64) Option {
-	return func(l *Limiter) {
-		if math.IsNaN(f) {
-			f = DefaultBulkShare
+	return func(l *Limiter) error {
+		if !(f >= 0 && f <= 1) { // false for NaN
+			return fmt.Errorf("redislimit: bulk share %v is not between 0 and 1", f)
 		}
-		f = min(max(f, 0), 1)
-		l.bulkLimit = max(1, int(math.Floor(f*float64(l.limit))))
+		l.share = f
+		return nil
 	}
 }
 
 // New returns a Limiter that admits at most limit requests in any trailing
 // window, counted over every process that uses the same Redis and key.
 // Give every process that uses one EdApp token the same key, and processes
-// with different tokens different keys. For EdApp's budget use
-// limit 1400 and window 5*time.Minute+2*time.Second, as the client's
-// default limiter does: the 2 seconds are a margin against latency.
+// with different tokens different keys: KeyForToken makes such a key from
+// the token. For EdApp's budget use limit 1400 and window
+// 5*time.Minute+2*time.Second, as the client's default limiter does: the 2
+// seconds are a margin against latency.
 //
 // The Limiter keeps its state under three Redis keys derived from key
 // ({key}:all, {key}:bulk and {key}:pause; the braces keep them in one
-// Redis Cluster slot). A limit below 1, a window shorter than a
-// millisecond, an empty key or a nil rdb make every Wait fail.
-func New(rdb redis.UniversalClient, key string, limit int, window time.Duration, opts ...Option) *Limiter {
+// Redis Cluster slot). A nil rdb, an empty key, a limit below 1, a window
+// shorter than a millisecond, or a bad option value is an error; New does
+// not contact Redis.
+func New(rdb redis.UniversalClient, key string, limit int, window time.Duration, opts ...Option) (*Limiter, error) {
+	switch {
+	case rdb == nil:
+		return nil, errors.New("redislimit: no Redis client")
+	case key == "":
+		return nil, errors.New("redislimit: empty key")
+	case limit < 1:
+		return nil, fmt.Errorf("redislimit: limit %d is below 1", limit)
+	case window < time.Millisecond:
+		return nil, fmt.Errorf("redislimit: window %v is shorter than a millisecond", window)
+	}
 	l := &Limiter{
 		rdb:    rdb,
 		limit:  limit,
+		share:  DefaultBulkShare,
 		window: window,
 		keys:   []string{"{" + key + "}:all", "{" + key + "}:bulk", "{" + key + "}:pause"},
 		member: rand.Text(),
 	}
-	switch {
-	case rdb == nil:
-		l.invalid = errors.New("redislimit: no Redis client")
-	case key == "":
-		l.invalid = errors.New("redislimit: empty key")
-	case limit < 1:
-		l.invalid = fmt.Errorf("redislimit: limit %d is below 1", limit)
-	case window < time.Millisecond:
-		l.invalid = fmt.Errorf("redislimit: window %v is shorter than a millisecond", window)
-	}
-	WithBulkShare(DefaultBulkShare)(l)
 	for _, o := range opts {
-		if o != nil {
-			o(l)
+		if o == nil {
+			continue
+		}
+		if err := o(l); err != nil {
+			return nil, err
 		}
 	}
-	return l
+	// The epsilon keeps a share like 0.29 of 100 from rounding down to 28.
+	l.bulkLimit = min(max(1, int(math.Floor(l.share*float64(limit)+1e-9))), limit)
+	return l, nil
 }
 
 // Error is returned by Wait when Redis could not be reached or did not
@@ -147,9 +154,6 @@ func (l *Limiter) WaitLane(ctx context.Context, bulk bool) error {
 
 // wait is WaitLane that also returns the admission's time on Redis's clock.
 func (l *Limiter) wait(ctx context.Context, bulk bool) (time.Time, error) {
-	if l.invalid != nil {
-		return time.Time{}, l.invalid
-	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return time.Time{}, err
@@ -217,9 +221,6 @@ func (l *Limiter) Pause(until time.Time) {
 		l.notBefore = until
 	}
 	l.mu.Unlock()
-	if l.invalid != nil {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), pauseTimeout)
 	defer cancel()
 	// Errors are dropped on purpose; see above.

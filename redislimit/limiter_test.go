@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -36,7 +37,7 @@ func isRefusal(ctx context.Context, err error) bool {
 func TestWindowNeverOverLimit(t *testing.T) {
 	s := startRedis(t)
 	const limit, window = 10, 400 * time.Millisecond
-	l := New(newClient(t, s.addr()), t.Name(), limit, window)
+	l := mustNew(t, newClient(t, s.addr()), t.Name(), limit, window)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
@@ -78,7 +79,7 @@ func TestWindowNeverOverLimit(t *testing.T) {
 func TestBurstGoesAtOnce(t *testing.T) {
 	s := startRedis(t)
 	const limit = 50
-	l := New(newClient(t, s.addr()), t.Name(), limit, time.Minute)
+	l := mustNew(t, newClient(t, s.addr()), t.Name(), limit, time.Minute)
 
 	// A full window would make any of them wait about a minute, far past
 	// the deadline: each success was admitted without waiting.
@@ -115,10 +116,12 @@ func TestBulkShare(t *testing.T) {
 		{"default", nil, 9, 10},
 		{"half", []Option{WithBulkShare(0.5)}, 5, 10},
 		{"tiny share still gets one", []Option{WithBulkShare(0.01)}, 1, 10},
-		{"above one is the whole window", []Option{WithBulkShare(7)}, 10, 10},
+		{"zero still gets one", []Option{WithBulkShare(0)}, 1, 10},
+		{"one is the whole window", []Option{WithBulkShare(1)}, 10, 10},
+		{"0.29 of 100 is 29", []Option{WithBulkShare(0.29)}, 29, 100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := New(rdb, t.Name(), tc.limit, time.Minute, tc.opts...)
+			l := mustNew(t, rdb, t.Name(), tc.limit, time.Minute, tc.opts...)
 			for i := range tc.bulk {
 				if err := l.WaitLane(ctx, true); err != nil {
 					t.Fatalf("bulk %d: %v", i+1, err)
@@ -142,7 +145,7 @@ func TestBulkShare(t *testing.T) {
 
 func TestInteractiveMayUseWholeWindow(t *testing.T) {
 	s := startRedis(t)
-	l := New(newClient(t, s.addr()), t.Name(), 10, time.Minute)
+	l := mustNew(t, newClient(t, s.addr()), t.Name(), 10, time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	for i := range 10 {
@@ -164,7 +167,7 @@ func TestPauseSharedAcrossProcesses(t *testing.T) {
 	defer cancel()
 
 	t.Run("long pause refuses at once", func(t *testing.T) {
-		a, b := New(rdbA, t.Name(), 10, time.Minute), New(rdbB, t.Name(), 10, time.Minute)
+		a, b := mustNew(t, rdbA, t.Name(), 10, time.Minute), mustNew(t, rdbB, t.Name(), 10, time.Minute)
 		a.Pause(time.Now().Add(time.Minute))
 		if err := b.Wait(ctx); !isRefusal(ctx, err) {
 			t.Fatalf("paused: got %v, want a refusal", err)
@@ -191,7 +194,7 @@ func TestPauseSharedAcrossProcesses(t *testing.T) {
 	})
 
 	t.Run("nothing is admitted before the pause ends", func(t *testing.T) {
-		a, b := New(rdbA, t.Name(), 10, time.Minute), New(rdbB, t.Name(), 10, time.Minute)
+		a, b := mustNew(t, rdbA, t.Name(), 10, time.Minute), mustNew(t, rdbB, t.Name(), 10, time.Minute)
 		a.Pause(time.Now().Add(300 * time.Millisecond))
 		end, err := rdbB.Get(ctx, b.keys[2]).Int64()
 		if err != nil {
@@ -211,7 +214,7 @@ func TestKeysExpire(t *testing.T) {
 	s := startRedis(t)
 	rdb := newClient(t, s.addr())
 	const window = 300 * time.Millisecond
-	l := New(rdb, t.Name(), 10, window)
+	l := mustNew(t, rdb, t.Name(), 10, window)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := l.Wait(ctx); err != nil {
@@ -258,7 +261,7 @@ func TestUnreachableRedisFailsAtOnce(t *testing.T) {
 	fast := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialerRetries: 1})
 	t.Cleanup(func() { _ = fast.Close() })
 	for name, rdb := range map[string]redis.UniversalClient{"default client": newClient(t, addr), "fail-fast client": fast} {
-		l := New(rdb, t.Name(), 10, time.Minute)
+		l := mustNew(t, rdb, t.Name(), 10, time.Minute)
 		start := time.Now()
 		err := l.Wait(ctx)
 		if err == nil {
@@ -271,7 +274,7 @@ func TestUnreachableRedisFailsAtOnce(t *testing.T) {
 		t.Logf("%s: failed after %v: %v", name, time.Since(start).Round(time.Millisecond), err)
 	}
 
-	l := New(fast, t.Name(), 10, time.Minute)
+	l := mustNew(t, fast, t.Name(), 10, time.Minute)
 
 	// Pause cannot fail; it still holds this process back.
 	l.Pause(time.Now().Add(time.Minute))
@@ -304,26 +307,40 @@ func checkRedisError(t *testing.T, err error) {
 	}
 }
 
-func TestInvalidConfigFails(t *testing.T) {
+func TestNewRejectsBadInput(t *testing.T) {
 	rdb := newClient(t, "127.0.0.1:1")
-	ctx := context.Background()
-	for name, l := range map[string]*Limiter{
-		"nil client":   New(nil, "k", 10, time.Minute),
-		"empty key":    New(rdb, "", 10, time.Minute),
-		"zero limit":   New(rdb, "k", 0, time.Minute),
-		"short window": New(rdb, "k", 10, time.Microsecond),
+	for _, tc := range []struct {
+		name   string
+		rdb    redis.UniversalClient
+		key    string
+		limit  int
+		window time.Duration
+		opts   []Option
+	}{
+		{"nil client", nil, "k", 10, time.Minute, nil},
+		{"empty key", rdb, "", 10, time.Minute, nil},
+		{"zero limit", rdb, "k", 0, time.Minute, nil},
+		{"negative limit", rdb, "k", -1, time.Minute, nil},
+		{"short window", rdb, "k", 10, time.Microsecond, nil},
+		{"negative window", rdb, "k", 10, -time.Minute, nil},
+		{"bulk share above 1", rdb, "k", 10, time.Minute, []Option{WithBulkShare(1.5)}},
+		{"negative bulk share", rdb, "k", 10, time.Minute, []Option{WithBulkShare(-0.1)}},
+		{"NaN bulk share", rdb, "k", 10, time.Minute, []Option{WithBulkShare(math.NaN())}},
 	} {
-		if err := l.Wait(ctx); err == nil || !strings.HasPrefix(err.Error(), "redislimit: ") {
-			t.Errorf("%s: got %v, want a redislimit error", name, err)
+		l, err := New(tc.rdb, tc.key, tc.limit, tc.window, tc.opts...)
+		if err == nil || !strings.HasPrefix(err.Error(), "redislimit: ") {
+			t.Errorf("%s: got %v, want a redislimit error", tc.name, err)
 		}
-		l.Pause(time.Now().Add(time.Second)) // must not panic
+		if l != nil {
+			t.Errorf("%s: got a Limiter with the error", tc.name)
+		}
 	}
 }
 
 func TestRedisErrorIsLoud(t *testing.T) {
 	s := startRedis(t)
 	rdb := newClient(t, s.addr())
-	l := New(rdb, t.Name(), 10, time.Minute)
+	l := mustNew(t, rdb, t.Name(), 10, time.Minute)
 	ctx := context.Background()
 	// Something else wrote a string where the window's sorted set lives.
 	if err := rdb.Set(ctx, l.keys[0], "not a sorted set", 0).Err(); err != nil {

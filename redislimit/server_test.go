@@ -163,3 +163,13 @@ func checkWindow(t *testing.T, what string, times []time.Time, limit int, window
 
 // client returns a go-redis client with default options for s.
 func (s *redisServer) client(t *testing.T) *redis.Client { return newClient(t, s.addr()) }
+
+// mustNew is New for arguments a test knows to be good.
+func mustNew(t *testing.T, rdb redis.UniversalClient, key string, limit int, window time.Duration, opts ...Option) *Limiter {
+	t.Helper()
+	l, err := New(rdb, key, limit, window, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
