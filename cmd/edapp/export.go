@@ -126,6 +126,7 @@ stderr. A summary goes to stdout.`,
 	fl.BoolVar(&f.full, "full", false, "forget the state and export everything again")
 	fl.StringSliceVar(&f.kinds, "kinds", nil, "export only these kinds (comma-separated; default all)")
 	fl.IntVar(&f.concurrency, "concurrency", 4, "requests in flight: pages of one list, or parents of a per-parent kind")
+	a.addBudgetFlags(cmd)
 	_ = cmd.MarkFlagRequired("out")
 	_ = cmd.MarkFlagDirname("out")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "jsonl"}, cobra.ShellCompDirectiveNoFileComp))

@@ -47,6 +47,11 @@ type app struct {
 	exportHook func(kind string, n int)
 	// exportPartSize overrides the records per part (tests).
 	exportPartSize int
+	// budget holds the budget flags of the commands that take them.
+	budget budgetFlags
+	// closers run when the command is done (a Redis client, for one).
+	closers []func() error
+
 	// clientOpts come after the client's options from the flags (tests).
 	clientOpts []edapp.Option
 }
@@ -64,6 +69,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	cmd, err := root.ExecuteContextC(ctx)
+	for _, c := range a.closers {
+		_ = c()
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -181,6 +189,13 @@ func (a *app) client() (*edapp.Client, error) {
 	}
 	if a.verbose {
 		opts = append(opts, edapp.WithLogger(a.logger(slog.LevelDebug)))
+	}
+	l, err := a.limiter(token)
+	if err != nil {
+		return nil, err
+	}
+	if l != nil {
+		opts = append(opts, edapp.WithLimiter(l))
 	}
 	c, err := edapp.NewClient(token, append(opts, a.clientOpts...)...)
 	if err != nil {

@@ -71,6 +71,7 @@ interactive callers.`,
 	fl.BoolVar(&o.apply, "apply", false, "carry out the plan (default: print it only)")
 	fl.BoolVar(&o.deleteMissing, "delete-missing", false, "delete users with an external id that the file does not list")
 	fl.IntVar(&o.maxDeletes, "max-deletes", 0, "the most users a run may delete (default 10% of the managed users, at least 1)")
+	a.addBudgetFlags(cmd)
 	_ = cmd.MarkFlagRequired("csv")
 	_ = cmd.MarkFlagFilename("csv", "csv")
 	return cmd
