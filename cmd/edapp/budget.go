@@ -22,6 +22,10 @@ type budgetFlags struct {
 
 // addBudgetFlags registers the budget flags on cmd; a.client reads them.
 func (a *app) addBudgetFlags(cmd *cobra.Command) {
+	if a.budgeted == nil {
+		a.budgeted = map[*cobra.Command]bool{}
+	}
+	a.budgeted[cmd] = true
 	fl := cmd.Flags()
 	fl.StringVar(&a.budget.redisURL, "redis", "", "share the token's budget with other processes through this Redis (redis://host:port/db; default $EDAPP_REDIS_URL)")
 	fl.StringVar(&a.budget.budget, "budget", "", "the account's request budget, N/WINDOW (default 1400/5m, the service's)")
@@ -49,9 +53,9 @@ func parseBudget(s string) (int, time.Duration, error) {
 	return limit, window, nil
 }
 
-// limiter builds the client's limiter from the budget flags, or returns
-// nil for the SDK's default. token keys the shared budget.
-func (a *app) limiter(token string) (edapp.Limiter, error) {
+// limiter builds the client's limiter from the budget flags (the SDK's
+// default budget without them). token keys the shared budget.
+func (a *app) limiter(token string) (budgetLimiter, error) {
 	f := a.budget
 	url := f.redisURL
 	if url == "" {
@@ -59,9 +63,6 @@ func (a *app) limiter(token string) (edapp.Limiter, error) {
 	}
 	if f.bulkShare <= 0 || f.bulkShare > 1 {
 		return nil, usagef("invalid --bulk-share %v: want more than 0 and at most 1", f.bulkShare)
-	}
-	if url == "" && f.budget == "" && f.bulkShare == redislimit.DefaultBulkShare {
-		return nil, nil
 	}
 	limit, window := edapp.DefaultBudget, edapp.DefaultBudgetWindow
 	if f.budget != "" {

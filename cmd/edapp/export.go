@@ -204,7 +204,7 @@ func (a *app) newExporter(f exportFlags) (*exporter, error) {
 	return &exporter{
 		c: c, dir: f.out, format: f.format, since: since, full: f.full, kinds: ks,
 		concurrency: f.concurrency, partSize: partSize, now: time.Now,
-		stdout: a.stdout, prog: newProgress(context.Background(), a.stderr, isTerminal(a.stderr)),
+		stdout: a.stdout, prog: a.newProgress(context.Background(), isTerminal(a.stderr)),
 		afterWrite: a.exportHook,
 	}, nil
 }

@@ -154,7 +154,7 @@ func (a *app) readSyncFile(file string) ([]usersync.Row, error) {
 func (a *app) loadAccount(ctx context.Context, c *edapp.Client) (usersync.Account, error) {
 	var prog progress = nopProgress{}
 	if isTerminal(a.stderr) {
-		prog = newProgress(ctx, a.stderr, true)
+		prog = a.newProgress(ctx, true)
 	}
 	defer prog.wait()
 	var gr, ur edapp.Response
