@@ -21,12 +21,8 @@ type syncOptions struct {
 	maxDeletesSet bool // --max-deletes was given
 }
 
-func (a *app) usersSyncCommand() *cobra.Command {
-	var o syncOptions
-	cmd := &cobra.Command{
-		Use:   "sync --csv FILE [--apply] [--delete-missing [--max-deletes N]]",
-		Short: "Make the account's users match a CSV file",
-		Long: `sync makes the account's users match a CSV file, matching users by external id.
+// syncHelp is the long help of users sync.
+const syncHelp = `sync makes the account's users match a CSV file, matching users by external id.
 
 The CSV has a header row with some of the columns
   externalId,username,email,firstName,lastName,userGroups,roles,timeZone
@@ -55,7 +51,14 @@ If the answer to a create is lost, sync asks the service whether the user
 exists and counts it only if so; a second run converges either way.
 
 Reads use the SDK's bulk lane, which leaves part of the rate budget to
-interactive callers.`,
+interactive callers.`
+
+func (a *app) usersSyncCommand() *cobra.Command {
+	var o syncOptions
+	cmd := &cobra.Command{
+		Use:   "sync --csv FILE [--apply] [--delete-missing [--max-deletes N]]",
+		Short: "Make the account's users match a CSV file",
+		Long:  syncHelp,
 		Example: `  edapp users sync --csv users.csv
   edapp users sync --csv users.csv --apply
   edapp users sync --csv users.csv --apply --delete-missing
