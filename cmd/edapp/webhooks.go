@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/internal/redact"
 	"github.com/spf13/cobra"
 )
 
@@ -49,6 +50,27 @@ func checkEventName(name string) (edapp.EventName, error) {
 	}
 	return n, nil
 }
+
+// hideValues keeps the header values out of err's text: the service may
+// echo a request back in an error. It still matches what err matches.
+func hideValues(err error, headers map[string]string) error {
+	msg := err.Error()
+	for _, v := range headers {
+		msg = redact.Secret(msg, v)
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &redactedError{msg: msg, err: err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
 
 // parseHeaders reads K=V pairs.
 func parseHeaders(pairs []string) (map[string]string, error) {
@@ -181,7 +203,7 @@ The webhook is printed with its header values masked, unless --show-secrets.`,
 			}
 			created, err := c.Webhooks.Create(cmd.Context(), edapp.WebhookCreateParams{EventName: name, WebHookURL: hook.url, Headers: h})
 			if err != nil {
-				return whatFailed("creating the webhook", err)
+				return whatFailed("creating the webhook", hideValues(err, h))
 			}
 			return view.print(a.stdout, []edapp.Webhook{*created})
 		},

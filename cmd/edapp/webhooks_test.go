@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -184,5 +187,23 @@ func TestWebhooksMaskHeaderValues(t *testing.T) {
 	wantCode(t, r, exitUsage)
 	if strings.Contains(r.stderr, secret) {
 		t.Errorf("a malformed --header is echoed: %s", r.stderr)
+	}
+}
+
+// A service that echoes the request back in an error never gets the
+// header value printed.
+func TestWebhooksCreateHidesEchoedHeaderValue(t *testing.T) {
+	const secret = "s3cret-value-Q9"
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"message":"bad webhook: %s"}`, strings.ReplaceAll(string(body), `"`, `'`))
+	}))
+	defer echo.Close()
+	r := runEnv(t, env{"EDAPP_API_TOKEN": "tok-123456789", "EDAPP_BASE_URL": echo.URL},
+		"webhooks", "create", "--event", "LessonCompletedEvent", "--url", "https://example.com/e", "--header", "X-Webhook-Secret="+secret)
+	wantCode(t, r, exitError)
+	if strings.Contains(r.stderr, secret) || !strings.Contains(r.stderr, "X-Webhook-Secret") {
+		t.Errorf("stderr:\n%s", r.stderr)
 	}
 }
