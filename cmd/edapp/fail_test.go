@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -125,5 +128,26 @@ func noDoublePrefix(t *testing.T, r result) {
 	t.Helper()
 	if strings.Contains(r.stderr, "edapp: edapp:") || strings.Contains(r.stdout, "edapp: edapp:") {
 		t.Errorf("a doubled prefix:\n%s", r.stderr)
+	}
+}
+
+func TestFatal(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{&edapp.APIError{StatusCode: 401}, true},
+		{fmt.Errorf("listing: %w", &edapp.APIError{StatusCode: 403}), true},
+		{&edapp.APIError{StatusCode: 404}, false},
+		{&edapp.APIError{StatusCode: 503}, false},
+		{fmt.Errorf("edapp: GET /v2/users: %w", &net.DNSError{Err: "no such host", Name: "nohost.invalid", IsNotFound: true}), true},
+		{fmt.Errorf("edapp: GET /v2/users: %w", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}), true},
+		{context.Canceled, false},
+		{errors.New("disk full"), false},
+	} {
+		if got := fatal(tc.err); got != tc.want {
+			t.Errorf("fatal(%v) = %v, want %v", tc.err, got, tc.want)
+		}
 	}
 }
