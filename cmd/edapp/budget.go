@@ -29,7 +29,7 @@ func (a *app) addBudgetFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&a.budget.redisURL, "redis", "", "share the token's budget with other processes through this Redis (redis://host:port/db; default $EDAPP_REDIS_URL)")
 	fl.StringVar(&a.budget.budget, "budget", "", "the account's request budget, N/WINDOW (default 1400/5m, the service's)")
-	fl.Float64Var(&a.budget.bulkShare, "bulk-share", redislimit.DefaultBulkShare, "the share of each window that bulk reads may use, the rest staying for interactive callers (0 to 1)")
+	fl.Float64Var(&a.budget.bulkShare, "bulk-share", redislimit.DefaultBulkShare, "the share of each window that bulk reads may use, the rest staying for interactive callers (0 to 1; each window admits at least one bulk read)")
 }
 
 // budgetMargin is what the limiter adds to the budget's window against
@@ -61,8 +61,8 @@ func (a *app) limiter(token string) (budgetLimiter, error) {
 	if url == "" {
 		url = a.env("EDAPP_REDIS_URL")
 	}
-	if f.bulkShare <= 0 || f.bulkShare > 1 {
-		return nil, usagef("invalid --bulk-share %v: want more than 0 and at most 1", f.bulkShare)
+	if !(f.bulkShare >= 0 && f.bulkShare <= 1) { // NaN too
+		return nil, usagef("invalid --bulk-share %v: want 0 to 1", f.bulkShare)
 	}
 	limit, window := edapp.DefaultBudget, edapp.DefaultBudgetWindow
 	if f.budget != "" {

@@ -117,7 +117,8 @@ func TestBudgetFlags(t *testing.T) {
 		{"--budget", "0/10s"},
 		{"--budget", "30/0s"},
 		{"--budget", "x/10s"},
-		{"--bulk-share", "0"},
+		{"--bulk-share", "-0.1"},
+		{"--bulk-share", "NaN"},
 		{"--bulk-share", "1.5"},
 		{"--redis", "http://user:hunter2@example.com"},
 	} {

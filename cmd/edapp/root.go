@@ -251,8 +251,9 @@ func (a *app) notice(msg string) {
 	a.noticeMu.Lock()
 	defer a.noticeMu.Unlock()
 	if a.bars != nil {
-		_, _ = a.bars.Write([]byte(msg + "\n"))
-		return
+		if _, err := a.bars.Write([]byte(msg + "\n")); err == nil {
+			return
+		} // the bars are done: a plain line then
 	}
 	fmt.Fprintf(a.stderr, "edapp: %s\n", msg)
 }
