@@ -90,3 +90,23 @@ func TestWaitMeterCounts(t *testing.T) {
 		t.Errorf("notices: %q", notices)
 	}
 }
+
+// On a terminal the notices go above the bars, and after them as lines.
+func TestNoticesAboveTheBars(t *testing.T) {
+	var buf strings.Builder
+	a := &app{stderr: &lockedWriter{w: &buf}}
+	p := a.newProgress(context.Background(), true)
+	tr := p.track("users")
+	a.notice("waiting for the request budget (its window is full)")
+	tr.add(1, 0)
+	tr.done(nil)
+	p.wait()
+	a.notice("waited 2s for the request budget")
+	out := buf.String()
+	if !strings.Contains(out, "waiting for the request budget (its window is full)\n") || !strings.Contains(out, "edapp: waited 2s for the request budget\n") {
+		t.Errorf("output:\n%q", out)
+	}
+	if strings.Contains(out, "edapp: waiting") {
+		t.Errorf("the first notice did not go above the bars:\n%q", out)
+	}
+}
