@@ -128,6 +128,12 @@ func TestBudgetFlags(t *testing.T) {
 			t.Errorf("%v: %s", args, r.stderr)
 		}
 	}
+	// users sync takes the same flags.
+	file := writeFile(t, "users.csv", "externalId,username\nE1,bob\n")
+	r := runFake(t, srv, "users", "sync", "--csv", file, "--budget", "30/0s")
+	wantCode(t, r, exitUsage)
+	r = runFake(t, srv, "users", "sync", "--csv", file, "--budget", "30/10s", "--bulk-share", "0.5")
+	wantCode(t, r, exitOK)
 	for in, want := range map[string]string{"1400/5m": "1400 5m0s", "30/10s": "30 10s", "100/1d": "100 24h0m0s"} {
 		limit, window, err := parseBudget(in)
 		if err != nil || strconv.Itoa(limit)+" "+window.String() != want {
