@@ -32,11 +32,15 @@ local window = tonumber(ARGV[3])
 local bulk = ARGV[4] == '1'
 local stale = now - window
 
--- latest(field, hint): the latest admission of a lane, never after now (a
--- clock that went back must not hold the lane for longer than a window).
+-- latest(field, hint): the latest admission of a lane that the marker or
+-- the caller knows of. A time after now was read on another clock (a
+-- failover, a restore on another host) and is left out.
 local function latest(field, hint)
   local m = tonumber(redis.call('HGET', KEYS[4], field) or '0')
-  return math.min(math.max(m, tonumber(hint)), now)
+  local h = tonumber(hint)
+  if m > now then m = 0 end
+  if h > now then h = 0 end
+  return math.max(m, h)
 end
 local last = latest('all', ARGV[6])
 local lastb = latest('bulk', ARGV[7])

@@ -146,3 +146,28 @@ func TestEvictionPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestLatestAdmissionFromAnotherClock: a latest admission after Redis's now
+// (a failover to a server whose clock is behind, or a restored marker) is
+// left out rather than taken as a live window that was lost.
+func TestLatestAdmissionFromAnotherClock(t *testing.T) {
+	s := startRedis(t)
+	rdb := s.client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	future := time.Now().Add(time.Hour).UnixMicro()
+
+	l := mustNew(t, rdb, t.Name()+"hint", 10, time.Minute)
+	l.lastAll.Store(future)
+	if err := l.Wait(ctx); err != nil {
+		t.Errorf("a Limiter that saw an admission an hour ahead: %v", err)
+	}
+
+	l = mustNew(t, rdb, t.Name()+"marker", 10, time.Minute)
+	if err := rdb.HSet(ctx, l.keys[3], "all", future).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Wait(ctx); err != nil {
+		t.Errorf("a marker an hour ahead: %v", err)
+	}
+}
