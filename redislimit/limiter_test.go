@@ -6,14 +6,19 @@ import (
 	"io"
 	"math"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/edapp-go/edapp"
 )
 
 func TestMaxInWindow(t *testing.T) {
@@ -210,7 +215,7 @@ func TestPauseSharedAcrossProcesses(t *testing.T) {
 	})
 }
 
-func TestKeysExpire(t *testing.T) {
+func TestKeysExpireButTheMarker(t *testing.T) {
 	s := startRedis(t)
 	rdb := newClient(t, s.addr())
 	const window = 300 * time.Millisecond
@@ -224,27 +229,32 @@ func TestKeysExpire(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.Pause(time.Now().Add(200 * time.Millisecond))
+	// The marker has no TTL, so no eviction policy that spares keys
+	// without one can take it; every other key expires.
+	mark := l.keys[3]
 	for _, k := range l.keys {
 		ttl, err := rdb.PTTL(ctx, k).Result()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ttl <= 0 || ttl > window {
+		switch {
+		case k == mark && ttl != -1:
+			t.Errorf("%s: PTTL %v, want none", k, ttl)
+		case k != mark && (ttl <= 0 || ttl > window):
 			t.Errorf("%s: PTTL %v, want (0, %v]", k, ttl, window)
 		}
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		n, err := rdb.DBSize(ctx).Result()
+		keys, err := rdb.Keys(ctx, "*").Result()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n == 0 {
+		if len(keys) == 1 && keys[0] == mark {
 			return
 		}
 		if time.Now().After(deadline) {
-			keys, _ := rdb.Keys(ctx, "*").Result()
-			t.Fatalf("keys left behind: %v", keys)
+			t.Fatalf("keys left behind: %v, want only %s", keys, mark)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -350,5 +360,103 @@ func TestRedisErrorIsLoud(t *testing.T) {
 	checkRedisError(t, err)
 	if !strings.Contains(err.Error(), "WRONGTYPE") {
 		t.Errorf("error hides Redis's reason: %v", err)
+	}
+}
+
+// TestStalledRedis pauses every client of a real Redis (CLIENT PAUSE): Wait
+// returns by the caller's deadline, or the client's WithMaxThrottle, with
+// an error, and never admits once it has passed.
+func TestStalledRedis(t *testing.T) {
+	s := startRedis(t)
+	const stall = 5 * time.Second
+	// go-redis's default options: a 3 s read timeout and 3 retries.
+	l := mustNew(t, s.client(t), t.Name(), 10, time.Minute)
+	pause := func() {
+		if err := s.client(t).ClientPause(context.Background(), stall).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("caller's deadline", func(t *testing.T) {
+		pause()
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		err := l.Wait(ctx)
+		took := time.Since(start)
+		if err == nil {
+			t.Fatal("admitted while Redis stalled")
+		}
+		// A bound far from the deadline: only a Wait that held on for
+		// Redis would reach it.
+		if took > stall/2 {
+			t.Errorf("Wait returned after %v, past the deadline of 200ms", took.Round(time.Millisecond))
+		}
+		t.Logf("returned after %v: %v", took.Round(time.Millisecond), err)
+	})
+
+	t.Run("WithMaxThrottle", func(t *testing.T) {
+		var requests atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			requests.Add(1)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"id":"usr_1"}`))
+		}))
+		defer srv.Close()
+		client, err := edapp.NewClient("a-token", edapp.WithBaseURL(srv.URL), edapp.WithLimiter(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Let the first pause end, then stall again.
+		time.Sleep(stall)
+		pause()
+		start := time.Now()
+		_, err = client.Users.Get(context.Background(), "usr_1", edapp.WithMaxThrottle(200*time.Millisecond))
+		took := time.Since(start)
+		if err == nil {
+			t.Fatal("the call went out while Redis stalled")
+		}
+		if took > stall/2 {
+			t.Errorf("the call returned after %v, past WithMaxThrottle(200ms)", took.Round(time.Millisecond))
+		}
+		if n := requests.Load(); n != 0 {
+			t.Errorf("%d requests reached the service", n)
+		}
+		t.Logf("returned after %v: %v", took.Round(time.Millisecond), err)
+	})
+}
+
+// TestKeysShareOneSlot asks a real Redis in cluster mode (CLUSTER KEYSLOT)
+// where each Redis key of a budget lands: a key New accepts keeps them in
+// one slot, and one that would split them is refused.
+func TestKeysShareOneSlot(t *testing.T) {
+	s := startRedis(t, "--cluster-enabled", "yes")
+	rdb := s.client(t)
+	ctx := context.Background()
+	for _, key := range []string{
+		"edapp:budget:acme", KeyForToken("a-token"), "a b", "x:y:z", "é",
+		"}x", "{x}", "a{b", "a}b", "{", "}", "{}", "a{}b", "}{x}", "}tok_9f2c1e7a",
+	} {
+		l, err := New(rdb, key, 10, time.Minute)
+		if err != nil {
+			if !strings.ContainsAny(key, "{}") {
+				t.Errorf("New(%q): %v", key, err)
+			}
+			if strings.Contains(err.Error(), "tok_") {
+				t.Errorf("New(%q): the error shows the key: %v", key, err)
+			}
+			continue
+		}
+		slots := map[int64][]string{}
+		for _, k := range l.keys {
+			slot, err := rdb.ClusterKeySlot(ctx, k).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			slots[slot] = append(slots[slot], k)
+		}
+		if len(slots) != 1 {
+			t.Errorf("key %q: its Redis keys land in %d slots: %v", key, len(slots), slots)
+		}
 	}
 }

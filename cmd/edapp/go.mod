@@ -4,8 +4,8 @@ go 1.24.0
 
 require (
 	github.com/chromedp/chromedp v0.13.7
-	github.com/edapp-go/edapp v0.0.0-00010101000000-000000000000
-	github.com/edapp-go/edapp/redislimit v0.0.0-00010101000000-000000000000
+	github.com/edapp-go/edapp v0.2.0
+	github.com/edapp-go/edapp/redislimit v0.2.0
 	github.com/redis/go-redis/v9 v9.22.0
 	github.com/spf13/cobra v1.10.2
 	github.com/vbauerster/mpb/v8 v8.9.3
