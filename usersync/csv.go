@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
-// Columns are the columns a sync CSV may have, in any order. ExternalID is
-// required; any other column is an error.
-var Columns = []string{"externalId", "username", "email", "firstName", "lastName", "userGroups", "roles", "timeZone"}
+var columns = []string{"externalId", "username", "email", "firstName", "lastName", "userGroups", "roles", "timeZone"}
+
+// Columns returns the columns a sync CSV may have, in any order.
+// externalId is required; any other column is an error.
+func Columns() []string { return slices.Clone(columns) }
 
 // Row is one desired user. An empty field was not given (no column, or an
 // empty cell) and leaves that field of an existing user as it is; so does a
@@ -33,20 +36,20 @@ type Header struct {
 	width int
 }
 
-// ParseHeader reads a header row: each cell names one of Columns (in any
+// ParseHeader reads a header row: each cell names one of Columns() (in any
 // case; a byte order mark is ignored), none twice, externalId among them.
 func ParseHeader(record []string) (*Header, error) {
 	h := &Header{col: map[string]int{}, width: len(record)}
 	for i, cell := range record {
 		cell = strings.TrimSpace(strings.TrimPrefix(cell, "\ufeff"))
 		name := ""
-		for _, c := range Columns {
+		for _, c := range columns {
 			if strings.EqualFold(cell, c) {
 				name = c
 			}
 		}
 		if name == "" {
-			return nil, fmt.Errorf("line 1: unknown column %q (want some of %s)", cell, strings.Join(Columns, ","))
+			return nil, fmt.Errorf("line 1: unknown column %q (want some of %s)", cell, strings.Join(columns, ","))
 		}
 		if _, dup := h.col[name]; dup {
 			return nil, fmt.Errorf("line 1: column %q appears twice", name)

@@ -29,9 +29,11 @@ func whatFailed(what string, err error) error {
 	return &cliError{what: what, err: err}
 }
 
-// reason is err's text without the SDK's "edapp: " prefix.
+// reason is err's text without the SDK's "edapp: " prefix, at its start
+// or where an SDK error's text follows another's ("create E4: edapp: POST
+// ..."): the CLI's own prefix starts the line.
 func reason(err error) string {
-	return strings.TrimPrefix(err.Error(), "edapp: ")
+	return strings.ReplaceAll(strings.TrimPrefix(err.Error(), "edapp: "), ": edapp: ", ": ")
 }
 
 // fatal reports whether err means that no later request of the run can

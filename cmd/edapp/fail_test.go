@@ -126,7 +126,7 @@ func tokenCharForTest(r rune) bool {
 
 func noDoublePrefix(t *testing.T, r result) {
 	t.Helper()
-	if strings.Contains(r.stderr, "edapp: edapp:") || strings.Contains(r.stdout, "edapp: edapp:") {
+	if strings.Contains(r.stderr, "edapp: edapp:") || strings.Contains(r.stderr, ": edapp:") || strings.Contains(r.stdout, "edapp: edapp:") {
 		t.Errorf("a doubled prefix:\n%s", r.stderr)
 	}
 }

@@ -284,3 +284,19 @@ func TestSyncMaxDeletesUsage(t *testing.T) {
 		}
 	}
 }
+
+// A failed step ends the run with what failed and why, once prefixed, and
+// the summary counts only what the service did.
+func TestSyncApplyFailure(t *testing.T) {
+	srv, _ := syncFixture(t)
+	file := writeFile(t, "users.csv", "externalId,username\nE9,admin-no-ext\n") // the username is taken
+	r := runFake(t, srv, "users", "sync", "--csv", file, "--apply")
+	wantCode(t, r, exitError)
+	if !strings.Contains(r.stderr, "edapp: users sync: create E9: POST /v2/users: 409 Conflict") || !strings.Contains(r.stderr, "(0 change(s) made)") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stdout, "applied: 0 created, 0 updated, 0 deleted\n") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+	noDoublePrefix(t, r)
+}
