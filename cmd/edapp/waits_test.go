@@ -23,7 +23,7 @@ func TestWaitsShowA429Pause(t *testing.T) {
 	wantCode(t, r, exitOK)
 	for _, want := range []string{
 		"edapp: the service answered 429 (too many requests): every request waits 1s",
-		"edapp: 2 requests sent; waited 1s in all:",
+		"edapp: 2 requests sent; waited ",
 		"1s paused after a 429",
 	} {
 		if !strings.Contains(r.stderr, want) {
