@@ -38,7 +38,7 @@ func TestWaitsShowALongBudgetWait(t *testing.T) {
 	defer srv.Close()
 	file := writeFile(t, "users.csv", "externalId,username\nN1,n1\nN2,n2\n")
 	// Groups and users take the budget of 2; the creates wait for the window.
-	r := runFake(t, srv, "users", "sync", "--csv", file, "--apply", "--budget", "2/1s")
+	r := runFake(t, srv, "users", "sync", "--csv", file, "--apply", "--budget", "2/2s")
 	wantCode(t, r, exitOK)
 	for _, want := range []string{"edapp: waiting for the request budget", "edapp: waited ", "edapp: 4 requests sent"} {
 		if !strings.Contains(r.stderr, want) {
