@@ -33,10 +33,10 @@ func (a *app) addBudgetFlags(cmd *cobra.Command) {
 }
 
 // budgetMargin is what the limiter adds to the budget's window against
-// latency, as the SDK's default does (5m2s for 5m): 2 s, or 2% of a window
-// shorter than 100 s.
+// latency, as the SDK's default does (5m2s for 5m): 2 s, or a tenth of a
+// window shorter than 20 s.
 func budgetMargin(window time.Duration) time.Duration {
-	return min(2*time.Second, window/50)
+	return min(2*time.Second, window/10)
 }
 
 // parseBudget reads N/WINDOW: 1400/5m, 30/10s.
