@@ -22,7 +22,7 @@ import (
 )
 
 // Version is this SDK's version, sent in the User-Agent header.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
 const (
 	// DefaultBaseURL is the REST host of the real service, for /v1 and /v2.

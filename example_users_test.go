@@ -2,6 +2,7 @@ package edapp_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 
@@ -80,4 +81,57 @@ func ExampleUsersService_List() {
 	}
 	// Output:
 	// ben HR-101
+}
+
+// findOrCreateUser returns the user with params.ExternalID, and creates it
+// when there is none. External ids are unique in the account, so a create
+// that meets 409 Conflict (another process was faster, or an earlier create
+// whose answer was lost went through) looks again instead of failing.
+func findOrCreateUser(ctx context.Context, client *edapp.Client, params edapp.UserCreateParams) (*edapp.User, bool, error) {
+	find := func() (*edapp.User, error) {
+		page, err := client.Users.List(ctx, &edapp.UserListOptions{ExternalID: params.ExternalID})
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range page.Items {
+			if u.ExternalID == params.ExternalID {
+				return &u, nil
+			}
+		}
+		return nil, nil
+	}
+	if u, err := find(); u != nil || err != nil {
+		return u, false, err
+	}
+	u, err := client.Users.Create(ctx, params)
+	if errors.Is(err, edapp.ErrConflict) {
+		if found, ferr := find(); found != nil {
+			return found, false, nil
+		} else if ferr != nil {
+			return nil, false, ferr
+		}
+	}
+	return u, err == nil, err
+}
+
+// Find a user by external id, or create it: the usual first step when an
+// HR system or an LMS pushes its people into EdApp. Running it twice
+// creates nothing the second time.
+func ExampleUsersService_List_findOrCreate() {
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
+
+	ctx := context.Background()
+	params := edapp.UserCreateParams{ExternalID: "HR-1001", Username: "alice", Email: "alice@example.com"}
+	for range 2 {
+		u, created, err := findOrCreateUser(ctx, client, params)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(u.Username, u.ExternalID, "created:", created)
+	}
+	// Output:
+	// alice HR-1001 created: true
+	// alice HR-1001 created: false
 }

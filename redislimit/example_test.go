@@ -18,9 +18,13 @@ func Example() {
 	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
 	defer rdb.Close()
 
-	l := redislimit.New(rdb, "edapp:budget:acme", edapp.DefaultBudget, edapp.DefaultBudgetWindow,
+	token := "API_TOKEN"
+	l, err := redislimit.New(rdb, redislimit.KeyForToken(token), edapp.DefaultBudget, edapp.DefaultBudgetWindow,
 		redislimit.WithBulkShare(0.8)) // a nightly export leaves 20% for learners
-	client, err := edapp.NewClient("API_TOKEN", edapp.WithLimiter(l))
+	if err != nil {
+		log.Fatal(err)
+	}
+	client, err := edapp.NewClient(token, edapp.WithLimiter(l))
 	if err != nil {
 		log.Fatal(err)
 	}

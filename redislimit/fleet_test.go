@@ -39,7 +39,7 @@ func TestFleetWorker(t *testing.T) {
 		t.Skip("a helper process of TestFleet")
 	}
 	bulk := os.Getenv(envFleetBulk) == "1"
-	l := New(newClient(t, addr), os.Getenv(envFleetKey), fleetLimit, fleetWindow)
+	l := mustNew(t, newClient(t, addr), os.Getenv(envFleetKey), fleetLimit, fleetWindow)
 	ctx, cancel := context.WithTimeout(context.Background(), fleetRun)
 	defer cancel()
 

@@ -3,7 +3,7 @@ module github.com/edapp-go/edapp/redislimit
 go 1.24
 
 require (
-	github.com/edapp-go/edapp v0.0.0-00010101000000-000000000000
+	github.com/edapp-go/edapp v0.2.0
 	github.com/redis/go-redis/v9 v9.22.0
 )
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +29,9 @@ const DefaultBulkShare = 0.9
 // pauseTimeout bounds the Redis call made by Pause, which has no ctx.
 const pauseTimeout = 2 * time.Second
 
+// policyRecheck is how long a Limiter trusts the eviction policy it read.
+const policyRecheck = time.Minute
+
 // Limiter is a request budget shared through Redis: at most limit
 // admissions in any trailing window, over every Limiter (in any process)
 // that uses the same Redis and key. It implements edapp.Limiter,
@@ -42,72 +46,89 @@ const pauseTimeout = 2 * time.Second
 // overrun.
 type Limiter struct {
 	rdb       redis.UniversalClient
-	keys      []string // all admissions, bulk admissions, pause
+	keys      []string // all admissions, bulk admissions, pause, marker
 	limit     int
+	share     float64 // the bulk lane's share of each window
 	bulkLimit int
 	window    time.Duration
-	invalid   error // a configuration error, returned by every Wait
 
 	member string // this Limiter's prefix for unique sorted-set members
 	seq    atomic.Uint64
 
+	// The latest admission and bulk admission this Limiter knows of, in µs
+	// on Redis's clock: they notice a budget lost with its marker.
+	lastAll, lastBulk atomic.Int64
+
 	mu        sync.Mutex
 	notBefore time.Time // local copy of the latest Pause, on this process's clock
+	policyAt  time.Time // when the eviction policy was last read
+	policyErr error     // what it said
 }
 
-// Option configures a Limiter.
-type Option func(*Limiter)
+// Option configures a Limiter. An Option given a bad value makes New fail.
+type Option func(*Limiter) error
 
 // WithBulkShare sets the share of each window that bulk calls may use,
-// between 0 and 1 (default 0.9). Bulk calls then get floor(f*limit)
+// from 0 to 1 (default 0.9). Bulk calls then get floor(f*limit)
 // admissions per window, and never fewer than one; interactive calls may
-// use the whole window. Values outside [0, 1] are clamped to it.
+// use the whole window. A share outside [0, 1], or NaN, makes New fail.
 func WithBulkShare(f float64) Option {
-	return func(l *Limiter) {
-		if math.IsNaN(f) {
-			f = DefaultBulkShare
+	return func(l *Limiter) error {
+		if !(f >= 0 && f <= 1) { // false for NaN
+			return fmt.Errorf("redislimit: bulk share %v is not between 0 and 1", f)
 		}
-		f = min(max(f, 0), 1)
-		l.bulkLimit = max(1, int(math.Floor(f*float64(l.limit))))
+		l.share = f
+		return nil
 	}
 }
 
 // New returns a Limiter that admits at most limit requests in any trailing
 // window, counted over every process that uses the same Redis and key.
 // Give every process that uses one EdApp token the same key, and processes
-// with different tokens different keys. For EdApp's budget use
-// limit 1400 and window 5*time.Minute+2*time.Second, as the client's
-// default limiter does: the 2 seconds are a margin against latency.
+// with different tokens different keys: KeyForToken makes such a key from
+// the token. For EdApp's budget use limit 1400 and window
+// 5*time.Minute+2*time.Second, as the client's default limiter does: the 2
+// seconds are a margin against latency.
 //
-// The Limiter keeps its state under three Redis keys derived from key
-// ({key}:all, {key}:bulk and {key}:pause; the braces keep them in one
-// Redis Cluster slot). A limit below 1, a window shorter than a
-// millisecond, an empty key or a nil rdb make every Wait fail.
-func New(rdb redis.UniversalClient, key string, limit int, window time.Duration, opts ...Option) *Limiter {
+// The Limiter keeps its state under four Redis keys derived from key
+// ({key}:all, {key}:bulk, {key}:pause and {key}:mark; the braces keep them
+// in one Redis Cluster slot). A nil rdb, an empty key, a key that holds a
+// brace (it would split them over slots), a limit below 1, a window shorter
+// than a millisecond, or a bad option value is an error; New does not
+// contact Redis.
+func New(rdb redis.UniversalClient, key string, limit int, window time.Duration, opts ...Option) (*Limiter, error) {
+	switch {
+	case rdb == nil:
+		return nil, errors.New("redislimit: no Redis client")
+	case key == "":
+		return nil, errors.New("redislimit: empty key")
+	case strings.ContainsAny(key, "{}"):
+		// The key is not quoted: it might be a secret used by mistake.
+		return nil, errors.New("redislimit: the key holds '{' or '}', which would put its Redis keys in different Redis Cluster slots")
+	case limit < 1:
+		return nil, fmt.Errorf("redislimit: limit %d is below 1", limit)
+	case window < time.Millisecond:
+		return nil, fmt.Errorf("redislimit: window %v is shorter than a millisecond", window)
+	}
 	l := &Limiter{
 		rdb:    rdb,
 		limit:  limit,
+		share:  DefaultBulkShare,
 		window: window,
-		keys:   []string{"{" + key + "}:all", "{" + key + "}:bulk", "{" + key + "}:pause"},
+		keys:   []string{"{" + key + "}:all", "{" + key + "}:bulk", "{" + key + "}:pause", "{" + key + "}:mark"},
 		member: rand.Text(),
 	}
-	switch {
-	case rdb == nil:
-		l.invalid = errors.New("redislimit: no Redis client")
-	case key == "":
-		l.invalid = errors.New("redislimit: empty key")
-	case limit < 1:
-		l.invalid = fmt.Errorf("redislimit: limit %d is below 1", limit)
-	case window < time.Millisecond:
-		l.invalid = fmt.Errorf("redislimit: window %v is shorter than a millisecond", window)
-	}
-	WithBulkShare(DefaultBulkShare)(l)
 	for _, o := range opts {
-		if o != nil {
-			o(l)
+		if o == nil {
+			continue
+		}
+		if err := o(l); err != nil {
+			return nil, err
 		}
 	}
-	return l
+	// The epsilon keeps a share like 0.29 of 100 from rounding down to 28.
+	l.bulkLimit = min(max(1, int(math.Floor(l.share*float64(limit)+1e-9))), limit)
+	return l, nil
 }
 
 // Error is returned by Wait when Redis could not be reached or did not
@@ -139,7 +160,10 @@ func (l *Limiter) Wait(ctx context.Context) error {
 //     would outlast ctx's deadline;
 //   - ctx's error when ctx ends while waiting;
 //   - an *Error when Redis cannot be reached or fails, without waiting
-//     for ctx (see Limiter for how quickly).
+//     for ctx (see Limiter for how quickly), or when Redis evicts keys
+//     without a TTL (an allkeys-* maxmemory-policy);
+//   - when Redis does not answer before ctx ends, an error that matches
+//     ctx's error, at once, whatever the Redis client's own timeouts.
 func (l *Limiter) WaitLane(ctx context.Context, bulk bool) error {
 	_, err := l.wait(ctx, bulk)
 	return err
@@ -147,9 +171,6 @@ func (l *Limiter) WaitLane(ctx context.Context, bulk bool) error {
 
 // wait is WaitLane that also returns the admission's time on Redis's clock.
 func (l *Limiter) wait(ctx context.Context, bulk bool) (time.Time, error) {
-	if l.invalid != nil {
-		return time.Time{}, l.invalid
-	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return time.Time{}, err
@@ -162,6 +183,9 @@ func (l *Limiter) wait(ctx context.Context, bulk bool) (time.Time, error) {
 				return time.Time{}, err
 			}
 			continue
+		}
+		if err := l.checkPolicy(ctx); err != nil {
+			return time.Time{}, err
 		}
 		ok, d, at, err := l.admit(ctx, bulk)
 		if err != nil {
@@ -184,18 +208,89 @@ func (l *Limiter) admit(ctx context.Context, bulk bool) (ok bool, wait time.Dura
 		lane = "1"
 	}
 	member := l.member + ":" + strconv.FormatUint(l.seq.Add(1), 36)
-	res, err := admitScript.Run(ctx, l.rdb, l.keys,
-		l.limit, l.bulkLimit, l.window.Microseconds(), lane, member).Int64Slice()
+	res, err := call(ctx, func(ctx context.Context) ([]int64, error) {
+		return admitScript.Run(ctx, l.rdb, l.keys, l.limit, l.bulkLimit, l.window.Microseconds(),
+			lane, member, l.lastAll.Load(), l.lastBulk.Load()).Int64Slice()
+	})
 	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return false, 0, time.Time{}, ctxErr
-		}
-		return false, 0, time.Time{}, &Error{Err: err}
+		return false, 0, time.Time{}, err
 	}
-	if len(res) != 3 {
+	if len(res) != 5 {
 		return false, 0, time.Time{}, &Error{Err: fmt.Errorf("unexpected script reply %v", res)}
 	}
+	storeMax(&l.lastAll, res[3])
+	storeMax(&l.lastBulk, res[4])
 	return res[0] == 1, time.Duration(res[1]) * time.Microsecond, time.UnixMicro(res[2]), nil
+}
+
+// storeMax raises a to v if v is larger.
+func storeMax(a *atomic.Int64, v int64) {
+	for {
+		cur := a.Load()
+		if v <= cur || a.CompareAndSwap(cur, v) {
+			return
+		}
+	}
+}
+
+// checkPolicy reads Redis's eviction policy, at most once a minute, and
+// returns an *Error while it is an allkeys-* policy: that may evict the
+// marker, which has no TTL, and with it the only sign that the window was
+// lost. A policy that cannot be read (CONFIG disabled or denied, as on some
+// hosted Redis) is not an error.
+func (l *Limiter) checkPolicy(ctx context.Context) error {
+	l.mu.Lock()
+	if !l.policyAt.IsZero() && time.Since(l.policyAt) < policyRecheck {
+		defer l.mu.Unlock()
+		return l.policyErr
+	}
+	l.mu.Unlock()
+	cfg, err := call(ctx, func(ctx context.Context) (map[string]string, error) {
+		return l.rdb.ConfigGet(ctx, "maxmemory-policy").Result()
+	})
+	var reply redis.Error
+	switch {
+	case err != nil && !errors.As(err, &reply):
+		return err // no answer at all
+	case err == nil && strings.HasPrefix(cfg["maxmemory-policy"], "allkeys-"):
+		err = &Error{Err: fmt.Errorf("maxmemory-policy is %s, which may evict the budget's marker: "+
+			"use noeviction or a volatile-* policy", cfg["maxmemory-policy"])}
+	default:
+		err = nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.policyAt, l.policyErr = time.Now(), err
+	return err
+}
+
+// call runs f, which asks Redis something, and returns when f does or when
+// ctx ends, whichever is first: the Redis client's own timeouts and retries
+// may outlast ctx's deadline by many seconds. An answer that comes after
+// ctx ended is dropped; an admission it made is counted in Redis and never
+// used, so the budget is under-used, never overrun.
+func call[T any](ctx context.Context, f func(context.Context) (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f(ctx)
+		done <- result{v, err}
+	}()
+	var zero T
+	select {
+	case r := <-done:
+		if ctx.Err() == nil && r.err != nil {
+			return zero, &Error{Err: r.err}
+		}
+		if ctx.Err() == nil {
+			return r.v, nil
+		}
+	case <-ctx.Done():
+	}
+	return zero, fmt.Errorf("redislimit: no answer from Redis before the context ended, nothing admitted: %w", ctx.Err())
 }
 
 // Pause tells every process using this key to send nothing before until,
@@ -217,13 +312,12 @@ func (l *Limiter) Pause(until time.Time) {
 		l.notBefore = until
 	}
 	l.mu.Unlock()
-	if l.invalid != nil {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), pauseTimeout)
 	defer cancel()
 	// Errors are dropped on purpose; see above.
-	_ = pauseScript.Run(ctx, l.rdb, l.keys[2:], max(d.Microseconds(), 1)).Err()
+	_, _ = call(ctx, func(ctx context.Context) (any, error) {
+		return nil, pauseScript.Run(ctx, l.rdb, l.keys[2:3], max(d.Microseconds(), 1)).Err()
+	})
 }
 
 // sleep waits for d, or refuses at once when d would outlast ctx's deadline.

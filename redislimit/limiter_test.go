@@ -4,15 +4,21 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/edapp-go/edapp"
 )
 
 func TestMaxInWindow(t *testing.T) {
@@ -36,7 +42,7 @@ func isRefusal(ctx context.Context, err error) bool {
 func TestWindowNeverOverLimit(t *testing.T) {
 	s := startRedis(t)
 	const limit, window = 10, 400 * time.Millisecond
-	l := New(newClient(t, s.addr()), t.Name(), limit, window)
+	l := mustNew(t, newClient(t, s.addr()), t.Name(), limit, window)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
@@ -78,7 +84,7 @@ func TestWindowNeverOverLimit(t *testing.T) {
 func TestBurstGoesAtOnce(t *testing.T) {
 	s := startRedis(t)
 	const limit = 50
-	l := New(newClient(t, s.addr()), t.Name(), limit, time.Minute)
+	l := mustNew(t, newClient(t, s.addr()), t.Name(), limit, time.Minute)
 
 	// A full window would make any of them wait about a minute, far past
 	// the deadline: each success was admitted without waiting.
@@ -115,10 +121,12 @@ func TestBulkShare(t *testing.T) {
 		{"default", nil, 9, 10},
 		{"half", []Option{WithBulkShare(0.5)}, 5, 10},
 		{"tiny share still gets one", []Option{WithBulkShare(0.01)}, 1, 10},
-		{"above one is the whole window", []Option{WithBulkShare(7)}, 10, 10},
+		{"zero still gets one", []Option{WithBulkShare(0)}, 1, 10},
+		{"one is the whole window", []Option{WithBulkShare(1)}, 10, 10},
+		{"0.29 of 100 is 29", []Option{WithBulkShare(0.29)}, 29, 100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := New(rdb, t.Name(), tc.limit, time.Minute, tc.opts...)
+			l := mustNew(t, rdb, t.Name(), tc.limit, time.Minute, tc.opts...)
 			for i := range tc.bulk {
 				if err := l.WaitLane(ctx, true); err != nil {
 					t.Fatalf("bulk %d: %v", i+1, err)
@@ -142,7 +150,7 @@ func TestBulkShare(t *testing.T) {
 
 func TestInteractiveMayUseWholeWindow(t *testing.T) {
 	s := startRedis(t)
-	l := New(newClient(t, s.addr()), t.Name(), 10, time.Minute)
+	l := mustNew(t, newClient(t, s.addr()), t.Name(), 10, time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	for i := range 10 {
@@ -164,7 +172,7 @@ func TestPauseSharedAcrossProcesses(t *testing.T) {
 	defer cancel()
 
 	t.Run("long pause refuses at once", func(t *testing.T) {
-		a, b := New(rdbA, t.Name(), 10, time.Minute), New(rdbB, t.Name(), 10, time.Minute)
+		a, b := mustNew(t, rdbA, t.Name(), 10, time.Minute), mustNew(t, rdbB, t.Name(), 10, time.Minute)
 		a.Pause(time.Now().Add(time.Minute))
 		if err := b.Wait(ctx); !isRefusal(ctx, err) {
 			t.Fatalf("paused: got %v, want a refusal", err)
@@ -191,7 +199,7 @@ func TestPauseSharedAcrossProcesses(t *testing.T) {
 	})
 
 	t.Run("nothing is admitted before the pause ends", func(t *testing.T) {
-		a, b := New(rdbA, t.Name(), 10, time.Minute), New(rdbB, t.Name(), 10, time.Minute)
+		a, b := mustNew(t, rdbA, t.Name(), 10, time.Minute), mustNew(t, rdbB, t.Name(), 10, time.Minute)
 		a.Pause(time.Now().Add(300 * time.Millisecond))
 		end, err := rdbB.Get(ctx, b.keys[2]).Int64()
 		if err != nil {
@@ -207,11 +215,11 @@ func TestPauseSharedAcrossProcesses(t *testing.T) {
 	})
 }
 
-func TestKeysExpire(t *testing.T) {
+func TestKeysExpireButTheMarker(t *testing.T) {
 	s := startRedis(t)
 	rdb := newClient(t, s.addr())
 	const window = 300 * time.Millisecond
-	l := New(rdb, t.Name(), 10, window)
+	l := mustNew(t, rdb, t.Name(), 10, window)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := l.Wait(ctx); err != nil {
@@ -221,27 +229,32 @@ func TestKeysExpire(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.Pause(time.Now().Add(200 * time.Millisecond))
+	// The marker has no TTL, so no eviction policy that spares keys
+	// without one can take it; every other key expires.
+	mark := l.keys[3]
 	for _, k := range l.keys {
 		ttl, err := rdb.PTTL(ctx, k).Result()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ttl <= 0 || ttl > window {
+		switch {
+		case k == mark && ttl != -1:
+			t.Errorf("%s: PTTL %v, want none", k, ttl)
+		case k != mark && (ttl <= 0 || ttl > window):
 			t.Errorf("%s: PTTL %v, want (0, %v]", k, ttl, window)
 		}
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		n, err := rdb.DBSize(ctx).Result()
+		keys, err := rdb.Keys(ctx, "*").Result()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n == 0 {
+		if len(keys) == 1 && keys[0] == mark {
 			return
 		}
 		if time.Now().After(deadline) {
-			keys, _ := rdb.Keys(ctx, "*").Result()
-			t.Fatalf("keys left behind: %v", keys)
+			t.Fatalf("keys left behind: %v, want only %s", keys, mark)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -258,7 +271,7 @@ func TestUnreachableRedisFailsAtOnce(t *testing.T) {
 	fast := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialerRetries: 1})
 	t.Cleanup(func() { _ = fast.Close() })
 	for name, rdb := range map[string]redis.UniversalClient{"default client": newClient(t, addr), "fail-fast client": fast} {
-		l := New(rdb, t.Name(), 10, time.Minute)
+		l := mustNew(t, rdb, t.Name(), 10, time.Minute)
 		start := time.Now()
 		err := l.Wait(ctx)
 		if err == nil {
@@ -271,7 +284,7 @@ func TestUnreachableRedisFailsAtOnce(t *testing.T) {
 		t.Logf("%s: failed after %v: %v", name, time.Since(start).Round(time.Millisecond), err)
 	}
 
-	l := New(fast, t.Name(), 10, time.Minute)
+	l := mustNew(t, fast, t.Name(), 10, time.Minute)
 
 	// Pause cannot fail; it still holds this process back.
 	l.Pause(time.Now().Add(time.Minute))
@@ -304,26 +317,40 @@ func checkRedisError(t *testing.T, err error) {
 	}
 }
 
-func TestInvalidConfigFails(t *testing.T) {
+func TestNewRejectsBadInput(t *testing.T) {
 	rdb := newClient(t, "127.0.0.1:1")
-	ctx := context.Background()
-	for name, l := range map[string]*Limiter{
-		"nil client":   New(nil, "k", 10, time.Minute),
-		"empty key":    New(rdb, "", 10, time.Minute),
-		"zero limit":   New(rdb, "k", 0, time.Minute),
-		"short window": New(rdb, "k", 10, time.Microsecond),
+	for _, tc := range []struct {
+		name   string
+		rdb    redis.UniversalClient
+		key    string
+		limit  int
+		window time.Duration
+		opts   []Option
+	}{
+		{"nil client", nil, "k", 10, time.Minute, nil},
+		{"empty key", rdb, "", 10, time.Minute, nil},
+		{"zero limit", rdb, "k", 0, time.Minute, nil},
+		{"negative limit", rdb, "k", -1, time.Minute, nil},
+		{"short window", rdb, "k", 10, time.Microsecond, nil},
+		{"negative window", rdb, "k", 10, -time.Minute, nil},
+		{"bulk share above 1", rdb, "k", 10, time.Minute, []Option{WithBulkShare(1.5)}},
+		{"negative bulk share", rdb, "k", 10, time.Minute, []Option{WithBulkShare(-0.1)}},
+		{"NaN bulk share", rdb, "k", 10, time.Minute, []Option{WithBulkShare(math.NaN())}},
 	} {
-		if err := l.Wait(ctx); err == nil || !strings.HasPrefix(err.Error(), "redislimit: ") {
-			t.Errorf("%s: got %v, want a redislimit error", name, err)
+		l, err := New(tc.rdb, tc.key, tc.limit, tc.window, tc.opts...)
+		if err == nil || !strings.HasPrefix(err.Error(), "redislimit: ") {
+			t.Errorf("%s: got %v, want a redislimit error", tc.name, err)
 		}
-		l.Pause(time.Now().Add(time.Second)) // must not panic
+		if l != nil {
+			t.Errorf("%s: got a Limiter with the error", tc.name)
+		}
 	}
 }
 
 func TestRedisErrorIsLoud(t *testing.T) {
 	s := startRedis(t)
 	rdb := newClient(t, s.addr())
-	l := New(rdb, t.Name(), 10, time.Minute)
+	l := mustNew(t, rdb, t.Name(), 10, time.Minute)
 	ctx := context.Background()
 	// Something else wrote a string where the window's sorted set lives.
 	if err := rdb.Set(ctx, l.keys[0], "not a sorted set", 0).Err(); err != nil {
@@ -333,5 +360,103 @@ func TestRedisErrorIsLoud(t *testing.T) {
 	checkRedisError(t, err)
 	if !strings.Contains(err.Error(), "WRONGTYPE") {
 		t.Errorf("error hides Redis's reason: %v", err)
+	}
+}
+
+// TestStalledRedis pauses every client of a real Redis (CLIENT PAUSE): Wait
+// returns by the caller's deadline, or the client's WithMaxThrottle, with
+// an error, and never admits once it has passed.
+func TestStalledRedis(t *testing.T) {
+	s := startRedis(t)
+	const stall = 5 * time.Second
+	// go-redis's default options: a 3 s read timeout and 3 retries.
+	l := mustNew(t, s.client(t), t.Name(), 10, time.Minute)
+	pause := func() {
+		if err := s.client(t).ClientPause(context.Background(), stall).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("caller's deadline", func(t *testing.T) {
+		pause()
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		err := l.Wait(ctx)
+		took := time.Since(start)
+		if err == nil {
+			t.Fatal("admitted while Redis stalled")
+		}
+		// A bound far from the deadline: only a Wait that held on for
+		// Redis would reach it.
+		if took > stall/2 {
+			t.Errorf("Wait returned after %v, past the deadline of 200ms", took.Round(time.Millisecond))
+		}
+		t.Logf("returned after %v: %v", took.Round(time.Millisecond), err)
+	})
+
+	t.Run("WithMaxThrottle", func(t *testing.T) {
+		var requests atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			requests.Add(1)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"id":"usr_1"}`))
+		}))
+		defer srv.Close()
+		client, err := edapp.NewClient("a-token", edapp.WithBaseURL(srv.URL), edapp.WithLimiter(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Let the first pause end, then stall again.
+		time.Sleep(stall)
+		pause()
+		start := time.Now()
+		_, err = client.Users.Get(context.Background(), "usr_1", edapp.WithMaxThrottle(200*time.Millisecond))
+		took := time.Since(start)
+		if err == nil {
+			t.Fatal("the call went out while Redis stalled")
+		}
+		if took > stall/2 {
+			t.Errorf("the call returned after %v, past WithMaxThrottle(200ms)", took.Round(time.Millisecond))
+		}
+		if n := requests.Load(); n != 0 {
+			t.Errorf("%d requests reached the service", n)
+		}
+		t.Logf("returned after %v: %v", took.Round(time.Millisecond), err)
+	})
+}
+
+// TestKeysShareOneSlot asks a real Redis in cluster mode (CLUSTER KEYSLOT)
+// where each Redis key of a budget lands: a key New accepts keeps them in
+// one slot, and one that would split them is refused.
+func TestKeysShareOneSlot(t *testing.T) {
+	s := startRedis(t, "--cluster-enabled", "yes")
+	rdb := s.client(t)
+	ctx := context.Background()
+	for _, key := range []string{
+		"edapp:budget:acme", KeyForToken("a-token"), "a b", "x:y:z", "é",
+		"}x", "{x}", "a{b", "a}b", "{", "}", "{}", "a{}b", "}{x}", "}tok_9f2c1e7a",
+	} {
+		l, err := New(rdb, key, 10, time.Minute)
+		if err != nil {
+			if !strings.ContainsAny(key, "{}") {
+				t.Errorf("New(%q): %v", key, err)
+			}
+			if strings.Contains(err.Error(), "tok_") {
+				t.Errorf("New(%q): the error shows the key: %v", key, err)
+			}
+			continue
+		}
+		slots := map[int64][]string{}
+		for _, k := range l.keys {
+			slot, err := rdb.ClusterKeySlot(ctx, k).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			slots[slot] = append(slots[slot], k)
+		}
+		if len(slots) != 1 {
+			t.Errorf("key %q: its Redis keys land in %d slots: %v", key, len(slots), slots)
+		}
 	}
 }

@@ -22,7 +22,7 @@ func TestOutage(t *testing.T) {
 	// window; with go-redis's defaults each failure takes about 2 s.
 	rdb := redis.NewClient(&redis.Options{Addr: s.addr(), MaxRetries: -1, DialerRetries: 1})
 	t.Cleanup(func() { _ = rdb.Close() })
-	l := New(rdb, t.Name(), limit, window)
+	l := mustNew(t, rdb, t.Name(), limit, window)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 

@@ -21,23 +21,22 @@ type redisServer struct {
 	bin  string
 	dir  string
 	port int
+	args []string // extra redis-server arguments
 	cmd  *exec.Cmd
 	done chan struct{} // closed when the process has exited
 }
 
-// startRedis starts redis-server, or skips the test when it is not
-// installed (and fails it when CI is set, so CI never skips it).
-func startRedis(t *testing.T) *redisServer {
+// startRedis starts redis-server with the extra arguments args, or skips the
+// test when it is not installed (and fails it when CI is set, so CI never
+// skips it).
+func startRedis(t *testing.T, args ...string) *redisServer {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		const msg = "redis-server is not on PATH: install it (apt-get install redis-server) to run the Redis tests"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		skipMissing(t, msg)
 	}
-	s := &redisServer{t: t, bin: bin, dir: t.TempDir(), port: freePort(t)}
+	s := &redisServer{t: t, bin: bin, dir: t.TempDir(), port: freePort(t), args: args}
 	s.start()
 	t.Cleanup(s.kill)
 	return s
@@ -50,10 +49,10 @@ func (s *redisServer) addr() string { return "127.0.0.1:" + strconv.Itoa(s.port)
 // loads again.
 func (s *redisServer) start() {
 	s.t.Helper()
-	s.cmd = exec.Command(s.bin,
+	s.cmd = exec.Command(s.bin, append([]string{
 		"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
 		"--dir", s.dir, "--save", "", "--appendonly", "no",
-		"--logfile", filepath.Join(s.dir, "redis.log"))
+		"--logfile", filepath.Join(s.dir, "redis.log")}, s.args...)...)
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("start redis-server: %v", err)
 	}
@@ -163,3 +162,13 @@ func checkWindow(t *testing.T, what string, times []time.Time, limit int, window
 
 // client returns a go-redis client with default options for s.
 func (s *redisServer) client(t *testing.T) *redis.Client { return newClient(t, s.addr()) }
+
+// mustNew is New for arguments a test knows to be good.
+func mustNew(t *testing.T, rdb redis.UniversalClient, key string, limit int, window time.Duration, opts ...Option) *Limiter {
+	t.Helper()
+	l, err := New(rdb, key, limit, window, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}

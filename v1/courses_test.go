@@ -167,9 +167,9 @@ func TestLaunchLink(t *testing.T) {
 				t.Fatal(err)
 			}
 			wantRequest(t, f.only(), "GET", "/v1/users/u%2F1/courses", "")
-			if link.LessonID != tc.lesson || link.Token != tc.token ||
-				link.URL != "https://web.example.com/launch-lesson?token="+tc.token+"&lesson="+tc.lesson {
-				t.Errorf("link = %#v (token %q)", link, link.Token)
+			if link.LessonID != tc.lesson || link.Token.Value() != tc.token ||
+				link.URL.Value() != "https://web.example.com/launch-lesson?token="+tc.token+"&lesson="+tc.lesson {
+				t.Errorf("link = %#v (token %q)", link, link.Token.Value())
 			}
 			if !link.IssuedAt.Equal(issued) {
 				t.Errorf("IssuedAt = %v, want %v", link.IssuedAt, issued)
@@ -239,7 +239,7 @@ func TestLaunchLinkWithoutUsableURI(t *testing.T) {
 func TestLaunchLinkSkipsUnusableDuplicate(t *testing.T) {
 	f := newFake(t, ok(`[{"id":"c1","lessons":[{"id":"l"}]},{"id":"c2","lessons":[{"id":"l","launchURI":"https://web.example.com/launch-lesson?token=t2&lesson=l"}]}]`))
 	link, err := f.client().Users.LaunchLink(context.Background(), "u-1", "l")
-	if err != nil || link.Token != "t2" {
+	if err != nil || link.Token.Value() != "t2" {
 		t.Fatalf("LaunchLink = %v, %v", link, err)
 	}
 }

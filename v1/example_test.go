@@ -64,7 +64,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("launch:", link) // String hides the token; give link.URL to the learner
+	fmt.Println("launch:", link) // String hides the token; give link.URL.Value() to the learner
 	fmt.Println("valid for:", link.ExpiresAt().Sub(link.IssuedAt))
 
 	// 3. The learner finishes the lesson and comes back.

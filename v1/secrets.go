@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/internal/redact"
 )
 
@@ -84,20 +85,23 @@ func (c Course) LogValue() slog.Value {
 }
 
 // UserToken is a user's token, as UsersService.Token answers. It is a
-// secret, like a launch token: String, GoString, Format and LogValue print
-// [REDACTED], and only Value returns the token itself.
+// secret, like a launch token: every fmt verb, log/slog, encoding/json and
+// encoding/xml (through MarshalText) show [REDACTED], and only Value
+// returns the token itself. It keeps the token as an edapp.Secret, behind a
+// pointer, so that fmt printing a UserToken held in an unexported field,
+// where it cannot call these methods, shows only an address.
 type UserToken struct {
-	value string
+	secret edapp.Secret
 }
 
 // Value returns the token.
-func (t UserToken) Value() string { return t.value }
+func (t UserToken) Value() string { return t.secret.Value() }
 
 // IsZero reports whether t holds no token.
-func (t UserToken) IsZero() bool { return t.value == "" }
+func (t UserToken) IsZero() bool { return t.secret.IsZero() }
 
 // String returns [REDACTED]; use Value for the token.
-func (t UserToken) String() string { return "[REDACTED]" }
+func (t UserToken) String() string { return t.secret.String() }
 
 // GoString keeps %#v from printing the token.
 func (t UserToken) GoString() string { return "v1.UserToken{[REDACTED]}" }
@@ -108,8 +112,15 @@ func (t UserToken) Format(f fmt.State, verb rune) {
 		_, _ = io.WriteString(f, t.GoString())
 		return
 	}
-	_, _ = io.WriteString(f, t.String())
+	t.secret.Format(f, verb)
 }
 
 // LogValue keeps log/slog from printing the token.
-func (t UserToken) LogValue() slog.Value { return slog.StringValue("[REDACTED]") }
+func (t UserToken) LogValue() slog.Value { return t.secret.LogValue() }
+
+// MarshalJSON encodes the token as "[REDACTED]".
+func (t UserToken) MarshalJSON() ([]byte, error) { return t.secret.MarshalJSON() }
+
+// MarshalText encodes the token as [REDACTED], for encoding/xml and other
+// text encoders.
+func (t UserToken) MarshalText() ([]byte, error) { return t.secret.MarshalText() }

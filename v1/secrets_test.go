@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/edapp-go/edapp"
 	v1 "github.com/edapp-go/edapp/v1"
@@ -207,5 +209,113 @@ func TestEmptyIDMessage(t *testing.T) {
 	}
 	if err := c.UserGroups.Delete(context.Background(), ""); err == nil || err.Error() != "edapp: invalid input: groupID is empty" {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// Types that hold the secrets the way a caller's own types would.
+type (
+	exportedHolder struct {
+		T    v1.UserToken
+		L    edapp.LaunchLink
+		P    *edapp.LaunchLink
+		Ts   []v1.UserToken
+		Ls   []*edapp.LaunchLink
+		M    map[string]edapp.LaunchLink
+		MT   map[string]v1.UserToken
+		Tok  edapp.Secret
+		Deep struct{ L []edapp.LaunchLink }
+	}
+	// encoding/xml takes no maps.
+	xmlHolder struct {
+		T   v1.UserToken
+		L   edapp.LaunchLink
+		Ls  []*edapp.LaunchLink
+		Tok edapp.Secret
+		t   v1.UserToken
+	}
+	unexportedHolder struct {
+		t    v1.UserToken
+		l    edapp.LaunchLink
+		p    *edapp.LaunchLink
+		tp   *v1.UserToken
+		ts   []v1.UserToken
+		ls   []edapp.LaunchLink
+		lps  []*edapp.LaunchLink
+		m    map[string]edapp.LaunchLink
+		mt   map[string]v1.UserToken
+		tok  edapp.Secret
+		deep struct{ l []edapp.LaunchLink }
+		Pub  int
+	}
+)
+
+// TestSecretsNeverPrint prints a v1.UserToken and an edapp.LaunchLink, alone
+// and nested in exported and unexported fields, slices and maps, through
+// every fmt verb, slog's text and JSON handlers, and encoding/json and
+// encoding/xml: neither token shows anywhere.
+func TestSecretsNeverPrint(t *testing.T) {
+	f := newFake(t, ok(`{"token":"ut-SECRET-7"}`))
+	tok, err := f.client().Users.Token(context.Background(), "u-1")
+	if err != nil || tok.Value() != "ut-SECRET-7" {
+		t.Fatalf("Token = %q, %v", tok.Value(), err)
+	}
+	link, err := edapp.ParseLaunchLink("https://web.example.com/launch-lesson?token=lt-SECRET-8&lesson=l1", time.Now())
+	if err != nil || link.Token.Value() != "lt-SECRET-8" {
+		t.Fatalf("ParseLaunchLink = %v, %v", link, err)
+	}
+	exp := exportedHolder{T: tok, L: *link, P: link, Ts: []v1.UserToken{tok}, Ls: []*edapp.LaunchLink{link},
+		M: map[string]edapp.LaunchLink{"k": *link}, MT: map[string]v1.UserToken{"k": tok}, Tok: link.Token}
+	exp.Deep.L = []edapp.LaunchLink{*link}
+	unexp := unexportedHolder{t: tok, l: *link, p: link, tp: &tok, ts: []v1.UserToken{tok}, ls: []edapp.LaunchLink{*link},
+		lps: []*edapp.LaunchLink{link}, m: map[string]edapp.LaunchLink{"k": *link}, mt: map[string]v1.UserToken{"k": tok},
+		tok: link.Token}
+	unexp.deep.l = []edapp.LaunchLink{*link}
+	values := map[string]any{
+		"UserToken": tok, "*UserToken": &tok, "LaunchLink": *link, "*LaunchLink": link, "Secret": link.Token,
+		"exported fields": exp, "*exported fields": &exp, "unexported fields": unexp, "*unexported fields": &unexp,
+		"[]UserToken": []v1.UserToken{tok}, "[]LaunchLink": []edapp.LaunchLink{*link}, "[]*LaunchLink": []*edapp.LaunchLink{link},
+		"map of UserToken": map[string]v1.UserToken{"k": tok}, "map of LaunchLink": map[string]edapp.LaunchLink{"k": *link},
+		"map of *LaunchLink": map[string]*edapp.LaunchLink{"k": link},
+		"[]holder":           []any{exp, unexp},
+		"xml holder":         xmlHolder{T: tok, L: *link, Ls: []*edapp.LaunchLink{link}, Tok: link.Token, t: tok},
+	}
+	outs := map[string]string{}
+	for name, v := range values {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "% x", "%#x", "%d", "%t", "%o", "%O",
+			"%b", "%e", "%E", "%f", "%g", "%U", "%#U", "%c", "%p", "%T", "%10.40v", "%-8s"} {
+			outs[verb+" "+name] = fmt.Sprintf(verb, v)
+		}
+		outs["Sprint "+name] = fmt.Sprint(v)
+		for enc, marshal := range map[string]func(any) ([]byte, error){"json": json.Marshal, "xml": xml.Marshal} {
+			if b, err := marshal(v); err == nil {
+				outs[enc+" "+name] = string(b)
+			}
+		}
+		var text, js bytes.Buffer
+		slog.New(slog.NewTextHandler(&text, nil)).Info("m", "v", v)
+		slog.New(slog.NewJSONHandler(&js, nil)).Info("m", "v", v)
+		outs["slog text "+name], outs["slog JSON "+name] = text.String(), js.String()
+	}
+	for what, s := range outs {
+		for _, secret := range []string{"SECRET", fmt.Sprintf("%x", "SECRET"), fmt.Sprintf("%X", "SECRET")} {
+			if strings.Contains(s, secret) {
+				t.Errorf("%s shows a token: %s", what, s)
+			}
+		}
+	}
+	// What they show instead.
+	for what, want := range map[string]string{
+		"%v UserToken":          "[REDACTED]",
+		"%v *LaunchLink":        "https://web.example.com/launch-lesson?lesson=l1&token=REDACTED",
+		"json UserToken":        `"[REDACTED]"`,
+		"xml xml holder":        "<T>[REDACTED]</T>",
+		"json *exported fields": `"Tok":"[REDACTED]"`,
+	} {
+		if !strings.Contains(outs[what], want) {
+			t.Errorf("%s = %s, want %s in it", what, outs[what], want)
+		}
+	}
+	if len(outs) < 450 {
+		t.Errorf("only %d outputs", len(outs))
 	}
 }

@@ -243,7 +243,7 @@ func (s *UsersService) token(ctx context.Context, path string, opts []edapp.Requ
 		return UserToken{}, &edapp.DecodeError{StatusCode: http.StatusOK, Method: http.MethodGet, Path: path,
 			Err: errors.New("the answer holds no token")}
 	}
-	return UserToken(ans), nil
+	return UserToken{secret: edapp.NewSecret(ans.value)}, nil
 }
 
 // tokenAnswer decodes {"token": "..."} or a bare JSON string.

@@ -94,7 +94,7 @@ leaves whole files, and the next run resumes with no gaps and no duplicates.
 CSV files have one header row and the documented columns; fields the SDK
 does not know are only in JSONL, which keeps every field. --since takes a
 date (2026-01-31), a datetime (2026-01-31T08:00:00Z) or a duration back from
-now (72h).
+now (7d, 36h, 2w).
 
 The export reads through the SDK's bulk lane with several pages in flight,
 and stays within the account's rate budget (1400 requests per 5 minutes).
@@ -126,6 +126,7 @@ stderr. A summary goes to stdout.`,
 	fl.BoolVar(&f.full, "full", false, "forget the state and export everything again")
 	fl.StringSliceVar(&f.kinds, "kinds", nil, "export only these kinds (comma-separated; default all)")
 	fl.IntVar(&f.concurrency, "concurrency", 4, "requests in flight: pages of one list, or parents of a per-parent kind")
+	a.addBudgetFlags(cmd)
 	_ = cmd.MarkFlagRequired("out")
 	_ = cmd.MarkFlagDirname("out")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "jsonl"}, cobra.ShellCompDirectiveNoFileComp))
@@ -203,7 +204,7 @@ func (a *app) newExporter(f exportFlags) (*exporter, error) {
 	return &exporter{
 		c: c, dir: f.out, format: f.format, since: since, full: f.full, kinds: ks,
 		concurrency: f.concurrency, partSize: partSize, now: time.Now,
-		stdout: a.stdout, prog: newProgress(context.Background(), a.stderr, isTerminal(a.stderr)),
+		stdout: a.stdout, prog: a.newProgress(context.Background(), isTerminal(a.stderr)),
 		afterWrite: a.exportHook,
 	}, nil
 }
@@ -214,7 +215,7 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	if d, err := time.ParseDuration(s); err == nil {
+	if d, err := parseDuration(s); err == nil {
 		if d < 0 {
 			return time.Time{}, fmt.Errorf("invalid --since %q: a duration must not be negative", s)
 		}
@@ -225,7 +226,7 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	}
 	t, err := edapp.ParseTime(s)
 	if err != nil || t.IsZero() {
-		return time.Time{}, fmt.Errorf("invalid --since %q: want a date (2026-01-31), a datetime (2026-01-31T08:00:00Z) or a duration (72h)", s)
+		return time.Time{}, fmt.Errorf("invalid --since %q: want a date (2026-01-31), a datetime (2026-01-31T08:00:00Z) or a duration back from now (7d, 36h, 2w)", s)
 	}
 	return t.UTC(), nil
 }
@@ -271,6 +272,10 @@ func (x *exporter) run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			x.finish()
 			return fmt.Errorf("export interrupted in %s; run it again to resume: %w", k.name, context.Cause(ctx))
+		}
+		if fatal(err) {
+			x.finish()
+			return whatFailed("export "+k.name, err)
 		}
 		if err != nil {
 			failed = append(failed, fmt.Sprintf("%s: %v", k.name, err))

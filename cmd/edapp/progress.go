@@ -44,7 +44,10 @@ func newProgress(ctx context.Context, w io.Writer, bars bool) progress {
 	return &logProgress{w: w, interval: 10 * time.Second}
 }
 
-type barProgress struct{ p *mpb.Progress }
+type barProgress struct {
+	p    *mpb.Progress
+	done func() // called once the bars are done, if not nil
+}
 
 func (b *barProgress) track(name string) tracker {
 	t := &barTracker{start: time.Now()}
@@ -65,7 +68,12 @@ func (b *barProgress) track(name string) tracker {
 	return t
 }
 
-func (b *barProgress) wait() { b.p.Wait() }
+func (b *barProgress) wait() {
+	b.p.Wait()
+	if b.done != nil {
+		b.done()
+	}
+}
 
 type barTracker struct {
 	bar    *mpb.Bar
@@ -198,12 +206,12 @@ func (t *logTracker) status(now time.Time) string {
 	if t.parentsTotal > 0 {
 		of = fmt.Sprintf(" from %d/%d parents", t.parentsN, t.parentsTotal)
 	}
-	return fmt.Sprintf("%s records%s in %s (%.0f/s, waited %s for the budget)", count, of, el.Round(time.Millisecond), rate, t.waited.Round(time.Millisecond))
+	return fmt.Sprintf("%s records%s in %s (%.0f/s, waited %s)", count, of, el.Round(time.Millisecond), rate, t.waited.Round(time.Millisecond))
 }
 
 func (t *logTracker) done(err error) {
 	if err != nil {
-		t.l.printf("%s: stopped after %s: %v\n", t.name, t.status(time.Now()), err)
+		t.l.printf("%s: stopped after %s: %s\n", t.name, t.status(time.Now()), reason(err))
 		return
 	}
 	t.l.printf("%s: done, %s\n", t.name, t.status(time.Now()))

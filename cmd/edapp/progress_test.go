@@ -40,7 +40,7 @@ func TestLogProgress(t *testing.T) {
 	tr.done(errors.New("boom"))
 	p.wait()
 	got := out.String()
-	for _, want := range []string{"users: done, 3/3 records", "waited 2s for the budget", "attempts: stopped after 5 records", "boom"} {
+	for _, want := range []string{"users: done, 3/3 records", "waited 2s)", "attempts: stopped after 5 records", "boom"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("log output has no %q:\n%s", want, got)
 		}

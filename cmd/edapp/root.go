@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/edapp-go/edapp"
 	"github.com/spf13/cobra"
@@ -47,6 +48,22 @@ type app struct {
 	exportHook func(kind string, n int)
 	// exportPartSize overrides the records per part (tests).
 	exportPartSize int
+	// budget holds the budget flags of the commands that take them.
+	budget budgetFlags
+	// meter watches the client's limiter: requests sent, waits.
+	meter *waitMeter
+	// noticeMu guards bars, the progress display notices go above.
+	noticeMu sync.Mutex
+	bars     interface{ Write([]byte) (int, error) }
+	// budgeted are the commands that take the budget flags; they end with
+	// a line on the requests sent and the time waited.
+	budgeted map[*cobra.Command]bool
+
+	// closers run when the command is done (a Redis client, for one).
+	closers []func() error
+
+	// clientOpts come after the client's options from the flags (tests).
+	clientOpts []edapp.Option
 }
 
 // run executes the command line args and returns the process's exit code.
@@ -56,23 +73,33 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func (a *app) run(ctx context.Context, args []string) int {
+	a.stderr = &lockedWriter{w: a.stderr}
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	cmd, err := root.ExecuteContextC(ctx)
+	for _, c := range a.closers {
+		_ = c()
+	}
+	if a.meter != nil && a.budgeted[cmd] {
+		fmt.Fprintf(a.stderr, "edapp: %s\n", a.meter.summary())
+	}
 	if err == nil {
 		return exitOK
 	}
 	if isUsage(err) {
-		fmt.Fprintf(a.stderr, "edapp: %v\n", err)
+		fmt.Fprintf(a.stderr, "edapp: %s\n", reason(err))
 		if cmd != nil {
 			fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		}
 		return exitUsage
 	}
-	fmt.Fprintf(a.stderr, "edapp: %v\n", err)
+	fmt.Fprintf(a.stderr, "edapp: %s\n", reason(err))
+	if h := a.hint(err); h != "" {
+		fmt.Fprintf(a.stderr, "edapp: %s\n", h)
+	}
 	return exitError
 }
 
@@ -108,6 +135,7 @@ missing or malformed flag).`,
   edapp export --out ./export
   edapp users sync --csv users.csv
   edapp webhooks list`,
+		Version:       buildVersion(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          noArgs,
@@ -176,7 +204,13 @@ func (a *app) client() (*edapp.Client, error) {
 	if a.verbose {
 		opts = append(opts, edapp.WithLogger(a.logger(slog.LevelDebug)))
 	}
-	c, err := edapp.NewClient(token, opts...)
+	l, err := a.limiter(token)
+	if err != nil {
+		return nil, err
+	}
+	a.meter = newWaitMeter(l, a.notice)
+	opts = append(opts, edapp.WithLimiter(a.meter))
+	c, err := edapp.NewClient(token, append(opts, a.clientOpts...)...)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -191,6 +225,52 @@ func (a *app) logger(level slog.Level) *slog.Logger {
 // isTerminal reports whether w is a terminal; output to anything else is
 // plain (no bars, no colours, machine-readable by default).
 func isTerminal(w io.Writer) bool {
+	if lw, ok := w.(*lockedWriter); ok {
+		w = lw.w
+	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// lockedWriter serializes writes to stderr, which progress lines, wait
+// notices and the SDK's log share.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// notice tells the user about a wait: above the bars while they are
+// drawn, else as a line on stderr.
+func (a *app) notice(msg string) {
+	a.noticeMu.Lock()
+	defer a.noticeMu.Unlock()
+	if a.bars != nil {
+		if _, err := a.bars.Write([]byte(msg + "\n")); err == nil {
+			return
+		} // the bars are done: a plain line then
+	}
+	fmt.Fprintf(a.stderr, "edapp: %s\n", msg)
+}
+
+// newProgress is newProgress on stderr; wait notices go above its bars
+// until it is done.
+func (a *app) newProgress(ctx context.Context, bars bool) progress {
+	p := newProgress(ctx, a.stderr, bars)
+	if bp, ok := p.(*barProgress); ok {
+		a.noticeMu.Lock()
+		a.bars = bp.p
+		a.noticeMu.Unlock()
+		bp.done = func() {
+			a.noticeMu.Lock()
+			a.bars = nil
+			a.noticeMu.Unlock()
+		}
+	}
+	return p
 }

@@ -1,422 +1,212 @@
 package main
 
 import (
-	"encoding/csv"
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"sort"
-	"strings"
+	"os"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/usersync"
+	"github.com/spf13/cobra"
 )
 
-// syncColumns are the columns a sync CSV may have, in any order.
-var syncColumns = []string{"externalId", "username", "email", "firstName", "lastName", "userGroups", "roles", "timeZone"}
-
-// syncRow is one desired user. A nil field was not given (no column, or an
-// empty cell) and is left as it is.
-type syncRow struct {
-	line       int
-	externalID string
-	fields     map[string]string   // username, email, firstName, lastName, timeZone
-	groups     []string            // group ids, resolved
-	roles      []edapp.Role        // nil: not given
-	lists      map[string][]string // userGroups and roles as given, for the plan
+// syncOptions are the flags of `edapp users sync`.
+type syncOptions struct {
+	file          string
+	apply         bool
+	deleteMissing bool
+	maxDeletes    int  // usersync.DefaultMaxDeletes unless --max-deletes is given
+	maxDeletesSet bool // --max-deletes was given
 }
 
-// rowError is a bad row, reported with its line number.
-type rowError struct {
-	line int
-	msg  string
-}
+// syncHelp is the long help of users sync.
+const syncHelp = `sync makes the account's users match a CSV file, matching users by external id.
 
-// badRowsError lists every bad row of a file.
-type badRowsError []rowError
+The CSV has a header row with some of the columns
+  externalId,username,email,firstName,lastName,userGroups,roles,timeZone
+in any order; externalId is required, and any other column is an error.
+userGroups holds group names or ids and roles holds role names, each list
+separated by ";". A column that is absent, or an empty cell, leaves that
+field of an existing user as it is. A new user needs a username.
 
-func (e badRowsError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d bad row(s); nothing was changed:", len(e))
-	for _, r := range e {
-		fmt.Fprintf(&b, "\n  line %d: %s", r.line, r.msg)
+Without --apply, sync prints the plan (counts, then one line per create,
+update and delete with the fields that change) and changes nothing. With
+--apply it carries the plan out; a second run then plans nothing.
+
+A file that cannot be right is refused whole, before any change, with every
+problem and its line: no data rows (a truncated export), a missing or
+duplicate external id, an external id with control characters or letters
+that look like others (shown escaped), an unknown role or group, a new user
+without a username.
+
+Users are deleted only with --delete-missing, and users without an external
+id are never deleted: the file does not manage them. Deletions are capped:
+by default at 10% of the managed users (at least 1); a plan over the cap is
+refused before anything changes. --max-deletes N sets the cap (0 allows no
+deletion); there is no unlimited value.
+
+If the answer to a create is lost, sync asks the service whether the user
+exists and counts it only if so; a second run converges either way.
+
+Reads use the SDK's bulk lane, which leaves part of the rate budget to
+interactive callers.`
+
+func (a *app) usersSyncCommand() *cobra.Command {
+	var o syncOptions
+	cmd := &cobra.Command{
+		Use:   "sync --csv FILE [--apply] [--delete-missing [--max-deletes N]]",
+		Short: "Make the account's users match a CSV file",
+		Long:  syncHelp,
+		Example: `  edapp users sync --csv users.csv
+  edapp users sync --csv users.csv --apply
+  edapp users sync --csv users.csv --apply --delete-missing
+  edapp users sync --csv users.csv --apply --delete-missing --max-deletes 50`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.maxDeletesSet = cmd.Flags().Changed("max-deletes")
+			return a.runSync(cmd.Context(), o)
+		},
 	}
-	return b.String()
+	fl := cmd.Flags()
+	fl.StringVar(&o.file, "csv", "", "CSV file of the desired users (- for stdin)")
+	fl.BoolVar(&o.apply, "apply", false, "carry out the plan (default: print it only)")
+	fl.BoolVar(&o.deleteMissing, "delete-missing", false, "delete users with an external id that the file does not list")
+	fl.IntVar(&o.maxDeletes, "max-deletes", 0, "the most users a run may delete (default 10% of the managed users, at least 1)")
+	a.addBudgetFlags(cmd)
+	_ = cmd.MarkFlagRequired("csv")
+	_ = cmd.MarkFlagFilename("csv", "csv")
+	return cmd
 }
 
-// groupIndex resolves a group by id or name.
-type groupIndex struct {
-	byID   map[string]edapp.UserGroup
-	byName map[string][]edapp.UserGroup // lower-cased name
-}
-
-func newGroupIndex(groups []edapp.UserGroup) groupIndex {
-	gi := groupIndex{byID: map[string]edapp.UserGroup{}, byName: map[string][]edapp.UserGroup{}}
-	for _, g := range groups {
-		gi.byID[g.ID] = g
-		k := strings.ToLower(g.Name)
-		gi.byName[k] = append(gi.byName[k], g)
+// engineOptions checks the flags and turns them into the engine's options.
+func (o syncOptions) engineOptions() (usersync.Options, error) {
+	opts := usersync.Options{DeleteMissing: o.deleteMissing, MaxDeletes: usersync.DefaultMaxDeletes}
+	if !o.maxDeletesSet {
+		return opts, nil
 	}
-	return gi
+	if !o.deleteMissing {
+		return opts, usagef("--max-deletes caps --delete-missing, which is not given")
+	}
+	if o.maxDeletes < 0 {
+		return opts, usagef("invalid --max-deletes %d: want 0 or more", o.maxDeletes)
+	}
+	opts.MaxDeletes = o.maxDeletes
+	return opts, nil
 }
 
-func (gi groupIndex) resolve(ref string) (string, error) {
-	if g, ok := gi.byID[ref]; ok {
-		return g.ID, nil
+// runSync reads the file, plans, prints the plan and, with --apply,
+// carries it out.
+func (a *app) runSync(ctx context.Context, o syncOptions) error {
+	opts, err := o.engineOptions()
+	if err != nil {
+		return err
 	}
-	switch gs := gi.byName[strings.ToLower(ref)]; len(gs) {
-	case 0:
-		return "", fmt.Errorf("unknown group %q", ref)
-	case 1:
-		return gs[0].ID, nil
-	default:
-		return "", fmt.Errorf("group name %q is ambiguous (%d groups); use its id", ref, len(gs))
+	c, err := a.client()
+	if err != nil {
+		return err
 	}
-}
-
-func (gi groupIndex) name(id string) string {
-	if g, ok := gi.byID[id]; ok && g.Name != "" {
-		return g.Name
+	rows, err := a.readSyncFile(o.file)
+	if err != nil {
+		return err
 	}
-	return id
-}
-
-// splitList splits a ;-separated cell, dropping empty items.
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ";") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
+	acct, err := a.loadAccount(ctx, c)
+	if err != nil {
+		return err
+	}
+	plan, err := usersync.NewPlan(rows, acct, opts)
+	if plan != nil {
+		printPlan(a.stdout, plan)
+	}
+	var tooMany *usersync.TooManyDeletesError
+	if errors.As(err, &tooMany) {
+		limit := "--max-deletes"
+		if !o.maxDeletesSet {
+			limit = "the default --max-deletes, 10% of the managed users"
 		}
-	}
-	return out
-}
-
-// readSyncCSV reads and checks the whole file. A header problem is an
-// error; bad rows come back as a list, beside the good ones.
-func readSyncCSV(r io.Reader, groups groupIndex) ([]syncRow, badRowsError, error) {
-	cr := csv.NewReader(r)
-	cr.TrimLeadingSpace = true
-	header, err := cr.Read()
-	if errors.Is(err, io.EOF) {
-		return nil, nil, errors.New("the CSV is empty: it needs a header row")
+		return fmt.Errorf("users sync: refused: %w (%s); nothing was changed. Check the file, or pass --max-deletes %d to allow it", err, limit, tooMany.Deletes)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading the CSV header: %w", err)
+		return whatFailed("users sync", err)
 	}
-	col := map[string]int{}
-	for i, h := range header {
-		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
-		name := ""
-		for _, c := range syncColumns {
-			if strings.EqualFold(h, c) {
-				name = c
-			}
-		}
-		if name == "" {
-			return nil, nil, fmt.Errorf("line 1: unknown column %q (want some of %s)", h, strings.Join(syncColumns, ","))
-		}
-		if _, dup := col[name]; dup {
-			return nil, nil, fmt.Errorf("line 1: column %q appears twice", name)
-		}
-		col[name] = i
+	if !o.apply || plan.Empty() {
+		return nil
 	}
-	if _, ok := col["externalId"]; !ok {
-		return nil, nil, errors.New("line 1: the externalId column is required")
-	}
-	cr.FieldsPerRecord = len(header)
+	return a.applySync(ctx, c, plan)
+}
 
-	var (
-		rows []syncRow
-		bad  badRowsError
-		seen = map[string]int{} // external id -> line
-		user = map[string]int{} // lower-cased username -> line
-	)
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		var pe *csv.ParseError
-		if errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
-			bad = append(bad, rowError{pe.StartLine, fmt.Sprintf("%d fields, want %d", len(rec), len(header))})
-			continue
-		}
+func (a *app) readSyncFile(file string) ([]usersync.Row, error) {
+	in := a.stdin
+	if file != "-" {
+		f, err := os.Open(file)
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading the CSV: %w", err)
+			return nil, whatFailed("users sync", err)
 		}
-		line, _ := cr.FieldPos(0)
-		get := func(name string) string {
-			if i, ok := col[name]; ok {
-				return strings.TrimSpace(rec[i])
-			}
-			return ""
-		}
-		row := syncRow{line: line, externalID: get("externalId"), fields: map[string]string{}, lists: map[string][]string{}}
-		var msgs []string
-		if row.externalID == "" {
-			msgs = append(msgs, "missing externalId")
-		} else if prev, dup := seen[row.externalID]; dup {
-			msgs = append(msgs, fmt.Sprintf("duplicate externalId %q (first on line %d)", row.externalID, prev))
-		} else {
-			seen[row.externalID] = line
-		}
-		for _, f := range []string{"username", "email", "firstName", "lastName", "timeZone"} {
-			if v := get(f); v != "" {
-				row.fields[f] = v
-			}
-		}
-		if u := strings.ToLower(row.fields["username"]); u != "" {
-			if prev, dup := user[u]; dup {
-				msgs = append(msgs, fmt.Sprintf("duplicate username %q (first on line %d)", row.fields["username"], prev))
-			} else {
-				user[u] = line
-			}
-		}
-		if refs := splitList(get("userGroups")); len(refs) > 0 {
-			row.lists["userGroups"] = refs
-			for _, ref := range refs {
-				id, err := groups.resolve(ref)
-				if err != nil {
-					msgs = append(msgs, err.Error())
-					continue
-				}
-				if !slices.Contains(row.groups, id) {
-					row.groups = append(row.groups, id)
-				}
-			}
-		}
-		if names := splitList(get("roles")); len(names) > 0 {
-			row.lists["roles"] = names
-			for _, n := range names {
-				r := edapp.Role(strings.ToLower(n))
-				if !slices.Contains(edapp.Roles(), r) {
-					msgs = append(msgs, fmt.Sprintf("unknown role %q", n))
-					continue
-				}
-				if !slices.Contains(row.roles, r) {
-					row.roles = append(row.roles, r)
-				}
-			}
-		}
-		if len(msgs) > 0 {
-			bad = append(bad, rowError{line, strings.Join(msgs, "; ")})
-			continue
-		}
-		rows = append(rows, row)
+		defer f.Close()
+		in = f
 	}
-	return rows, bad, nil
+	rows, err := usersync.ReadCSV(in)
+	if err != nil {
+		return nil, whatFailed("users sync: "+file, err)
+	}
+	return rows, nil
 }
 
-// change is one field that differs.
-type change struct {
-	field    string
-	from, to string
+// loadAccount lists the groups and users, with progress on a terminal.
+func (a *app) loadAccount(ctx context.Context, c *edapp.Client) (usersync.Account, error) {
+	var prog progress = nopProgress{}
+	if isTerminal(a.stderr) {
+		prog = a.newProgress(ctx, true)
+	}
+	defer prog.wait()
+	var gr, ur edapp.Response
+	groups, err := collect(ctx, prog, "groups", &gr, c.UserGroups.All(ctx, nil, readOpts(&gr)...))
+	if err != nil {
+		return usersync.Account{}, whatFailed("users sync: listing groups", err)
+	}
+	users, err := collect(ctx, prog, "users", &ur, c.Users.All(ctx, &edapp.UserListOptions{ListOptions: edapp.ListOptions{PageSize: edapp.MaxPageSize}}, readOpts(&ur)...))
+	if err != nil {
+		return usersync.Account{}, whatFailed("users sync: listing users", err)
+	}
+	return usersync.Account{Users: users, Groups: groups}, nil
 }
 
-// syncAction is one step of a plan.
-type syncAction struct {
-	kind    string // create, update, delete
-	row     syncRow
-	user    edapp.User // the current user (update, delete)
-	changes []change
+func (a *app) applySync(ctx context.Context, c *edapp.Client, plan *usersync.Plan) error {
+	res, err := plan.Apply(ctx, c, func(act usersync.Action, id string) {
+		fmt.Fprintf(a.stdout, "%sd %s (id %s)\n", act.Kind, act.ExternalID(), id)
+	})
+	fmt.Fprintf(a.stdout, "applied: %d created, %d updated, %d deleted", res.Created, res.Updated, res.Deleted)
+	if res.Unknown != nil {
+		fmt.Fprintf(a.stdout, ", 1 unknown (%s %s: the answer was lost)", res.Unknown.Kind, res.Unknown.ExternalID())
+	}
+	fmt.Fprintln(a.stdout)
+	return whatFailed("users sync", err)
 }
 
-type syncPlan struct {
-	creates, updates, deletes []syncAction
-	unchanged                 int
-}
-
-// planSync compares the desired rows with the current users. bad holds the
-// rows already refused; any refused row makes the whole plan an error.
-func planSync(rows []syncRow, bad badRowsError, users []edapp.User, groups groupIndex, deleteMissing bool) (syncPlan, error) {
-	var p syncPlan
-	byExt := map[string]edapp.User{}
-	for _, u := range users {
-		if u.ExternalID != "" {
-			byExt[u.ExternalID] = u
-		}
-	}
-	for _, row := range rows {
-		u, exists := byExt[row.externalID]
-		if !exists {
-			if row.fields["username"] == "" {
-				bad = append(bad, rowError{row.line, fmt.Sprintf("new user %q needs a username", row.externalID)})
-				continue
-			}
-			p.creates = append(p.creates, syncAction{kind: "create", row: row, changes: createChanges(row, groups)})
-			continue
-		}
-		delete(byExt, row.externalID)
-		if ch := updateChanges(row, u, groups); len(ch) > 0 {
-			p.updates = append(p.updates, syncAction{kind: "update", row: row, user: u, changes: ch})
-		} else {
-			p.unchanged++
-		}
-	}
-	if len(bad) > 0 {
-		sort.SliceStable(bad, func(i, j int) bool { return bad[i].line < bad[j].line })
-		return p, bad
-	}
-	if deleteMissing {
-		for _, u := range byExt {
-			p.deletes = append(p.deletes, syncAction{kind: "delete", user: u})
-		}
-		sort.Slice(p.deletes, func(i, j int) bool { return p.deletes[i].user.ExternalID < p.deletes[j].user.ExternalID })
-	}
-	return p, nil
-}
-
-func (row syncRow) orderedFields() []string {
-	var out []string
-	for _, f := range []string{"username", "email", "firstName", "lastName", "timeZone"} {
-		if _, ok := row.fields[f]; ok {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-func groupNames(ids []string, groups groupIndex) string {
-	names := make([]string, 0, len(ids))
-	for _, id := range ids {
-		names = append(names, groups.name(id))
-	}
-	slices.Sort(names)
-	return strings.Join(names, ";")
-}
-
-func roleNames(rs []edapp.Role) string {
-	s := make([]string, 0, len(rs))
-	for _, r := range rs {
-		s = append(s, string(r))
-	}
-	slices.Sort(s)
-	return strings.Join(s, ";")
-}
-
-func createChanges(row syncRow, groups groupIndex) []change {
-	var out []change
-	for _, f := range row.orderedFields() {
-		out = append(out, change{field: f, to: row.fields[f]})
-	}
-	if row.groups != nil {
-		out = append(out, change{field: "userGroups", to: groupNames(row.groups, groups)})
-	}
-	if row.roles != nil {
-		out = append(out, change{field: "roles", to: roleNames(row.roles)})
-	}
-	return out
-}
-
-func currentField(u edapp.User, f string) string {
-	switch f {
-	case "username":
-		return u.Username
-	case "email":
-		return u.Email
-	case "firstName":
-		return u.FirstName
-	case "lastName":
-		return u.LastName
-	case "timeZone":
-		return u.TimeZone
-	}
-	return ""
-}
-
-func sameSet[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			return false
-		}
-	}
-	return true
-}
-
-func updateChanges(row syncRow, u edapp.User, groups groupIndex) []change {
-	var out []change
-	for _, f := range row.orderedFields() {
-		if cur := currentField(u, f); cur != row.fields[f] {
-			out = append(out, change{field: f, from: cur, to: row.fields[f]})
-		}
-	}
-	if row.groups != nil && !sameSet(row.groups, u.UserGroups) {
-		out = append(out, change{field: "userGroups", from: groupNames(u.UserGroups, groups), to: groupNames(row.groups, groups)})
-	}
-	if row.roles != nil && !sameSet(row.roles, u.Roles) {
-		out = append(out, change{field: "roles", from: roleNames(u.Roles), to: roleNames(row.roles)})
-	}
-	return out
-}
-
-func (p syncPlan) empty() bool {
-	return len(p.creates)+len(p.updates)+len(p.deletes) == 0
-}
-
-// print writes the plan: counts, then one line per action.
-func (p syncPlan) print(w io.Writer) {
+// printPlan writes the plan: counts, then one line per action.
+func printPlan(w io.Writer, p *usersync.Plan) {
 	fmt.Fprintf(w, "plan: %d to create, %d to update, %d to delete, %d unchanged\n",
-		len(p.creates), len(p.updates), len(p.deletes), p.unchanged)
-	for _, a := range p.creates {
-		fmt.Fprintf(w, "create %s (line %d):", a.row.externalID, a.row.line)
-		for _, c := range a.changes {
-			fmt.Fprintf(w, " %s=%q", c.field, c.to)
+		len(p.Creates), len(p.Updates), len(p.Deletes), p.Unchanged)
+	for _, act := range p.Creates {
+		fmt.Fprintf(w, "create %s (line %d):", act.Row.ExternalID, act.Row.Line)
+		for _, c := range act.Changes {
+			fmt.Fprintf(w, " %s=%q", c.Field, c.To)
 		}
 		fmt.Fprintln(w)
 	}
-	for _, a := range p.updates {
-		fmt.Fprintf(w, "update %s (line %d, id %s):", a.row.externalID, a.row.line, a.user.ID)
-		for i, c := range a.changes {
+	for _, act := range p.Updates {
+		fmt.Fprintf(w, "update %s (line %d, id %s):", act.Row.ExternalID, act.Row.Line, act.User.ID)
+		for i, c := range act.Changes {
 			sep := " "
 			if i > 0 {
 				sep = ", "
 			}
-			fmt.Fprintf(w, "%s%s %q -> %q", sep, c.field, c.from, c.to)
+			fmt.Fprintf(w, "%s%s %q -> %q", sep, c.Field, c.From, c.To)
 		}
 		fmt.Fprintln(w)
 	}
-	for _, a := range p.deletes {
-		fmt.Fprintf(w, "delete %s (id %s, username %q)\n", a.user.ExternalID, a.user.ID, a.user.Username)
+	for _, act := range p.Deletes {
+		fmt.Fprintf(w, "delete %s (id %s, username %q)\n", act.User.ExternalID, act.User.ID, act.User.Username)
 	}
-}
-
-func createParams(row syncRow) edapp.UserCreateParams {
-	return edapp.UserCreateParams{
-		ExternalID: row.externalID,
-		Username:   row.fields["username"],
-		Email:      row.fields["email"],
-		FirstName:  row.fields["firstName"],
-		LastName:   row.fields["lastName"],
-		TimeZone:   row.fields["timeZone"],
-		Roles:      row.roles,
-		UserGroups: row.groups,
-	}
-}
-
-func updateParams(a syncAction) edapp.UserUpdateParams {
-	var p edapp.UserUpdateParams
-	for _, c := range a.changes {
-		v := edapp.Ptr(c.to)
-		switch c.field {
-		case "username":
-			p.Username = v
-		case "email":
-			p.Email = v
-		case "firstName":
-			p.FirstName = v
-		case "lastName":
-			p.LastName = v
-		case "timeZone":
-			p.TimeZone = v
-		case "userGroups":
-			p.UserGroups = a.row.groups
-		case "roles":
-			p.Roles = a.row.roles
-		}
-	}
-	return p
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,7 +127,7 @@ func TestSyncPlanApplyIdempotent(t *testing.T) {
 func TestSyncKeepsUsersWithoutExternalID(t *testing.T) {
 	srv, ids := syncFixture(t)
 	file := writeFile(t, "users.csv", "externalId\nE1\n")
-	r := runFake(t, srv, "users", "sync", "--csv", file, "--delete-missing", "--apply")
+	r := runFake(t, srv, "users", "sync", "--csv", file, "--delete-missing", "--max-deletes", "2", "--apply")
 	wantCode(t, r, exitOK)
 	if _, err := srv.Client().Users.Get(context.Background(), ids["admin-no-ext"]); err != nil {
 		t.Errorf("the user without an external id is gone: %v", err)
@@ -185,4 +186,117 @@ func TestSyncFromStdin(t *testing.T) {
 	if !strings.HasPrefix(r.stdout, "plan: 0 to create, 0 to update, 0 to delete, 1 unchanged") {
 		t.Errorf("got:\n%s", r.stdout)
 	}
+}
+
+// changingRequests counts the requests after before that could change
+// something (anything but GET).
+func changingRequests(srv *edapptest.Server, before int) int {
+	n := 0
+	for _, req := range srv.Requests()[before:] {
+		if req.Method != "GET" {
+			n++
+		}
+	}
+	return n
+}
+
+func TestSyncRefusesInputThatCannotBeRight(t *testing.T) {
+	for _, tc := range []struct {
+		name, csv, want string
+	}{
+		{"header only", "externalId,username\n", "no data rows"},
+		{"missing required column", "username\nbob\n", "the externalId column is required"},
+		{"duplicate external id", "externalId\nE1\nE1\n", `line 3: duplicate externalId "E1" (first on line 2)`},
+		{"control character", "externalId,username\n\"E9\x07\",zed\n", `externalId "E9\a" holds a control`},
+		{"zero-width space", "externalId,username\nE9\u200b,zed\n", `externalId "E9\u200b" holds a control, format`},
+		{"look-alike letter", "externalId,username\n\u04151,zed\n", `externalId "\u04151" mixes ASCII with Cyrillic`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, _ := syncFixture(t)
+			file := writeFile(t, "users.csv", tc.csv)
+			before := len(srv.Requests())
+			r := runFake(t, srv, "users", "sync", "--csv", file, "--delete-missing", "--max-deletes", "3", "--apply")
+			wantCode(t, r, exitError)
+			if !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("stderr does not say %q:\n%s", tc.want, r.stderr)
+			}
+			if n := changingRequests(srv, before); n > 0 {
+				t.Errorf("a refused file sent %d changing request(s)", n)
+			}
+		})
+	}
+}
+
+// manyUsers adds n users with external ids M000..M(n-1).
+func manyUsers(t *testing.T, srv *edapptest.Server, n int) {
+	t.Helper()
+	for i := range n {
+		if _, err := srv.AddUser(edapptest.UserSpec{Username: fmt.Sprintf("m%03d", i), ExternalID: fmt.Sprintf("M%03d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestSyncMaxDeletes(t *testing.T) {
+	srv := edapptest.NewServer()
+	t.Cleanup(srv.Close)
+	manyUsers(t, srv, 20)
+	// The file lists one user that does not exist yet: every managed user
+	// would go.
+	file := writeFile(t, "users.csv", "externalId,username\nNEW1,newbie\n")
+
+	before := len(srv.Requests())
+	r := runFake(t, srv, "users", "sync", "--csv", file, "--delete-missing", "--apply")
+	wantCode(t, r, exitError)
+	for _, want := range []string{"deletes 20 of 20 managed users", "limit of 2", "--max-deletes 20"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, r.stderr)
+		}
+	}
+	if n := changingRequests(srv, before); n > 0 {
+		t.Fatalf("a refused plan sent %d changing request(s)", n)
+	}
+
+	r = runFake(t, srv, "users", "sync", "--csv", file, "--delete-missing", "--max-deletes", "0", "--apply")
+	wantCode(t, r, exitError)
+	if !strings.Contains(r.stderr, "limit of 0") {
+		t.Errorf("--max-deletes 0:\n%s", r.stderr)
+	}
+
+	r = runFake(t, srv, "users", "sync", "--csv", file, "--delete-missing", "--max-deletes", "20", "--apply")
+	wantCode(t, r, exitOK)
+	if !strings.Contains(r.stdout, "applied: 1 created, 0 updated, 20 deleted") {
+		t.Errorf("--max-deletes 20:\n%s", r.stdout)
+	}
+}
+
+func TestSyncMaxDeletesUsage(t *testing.T) {
+	srv, _ := syncFixture(t)
+	file := writeFile(t, "users.csv", syncCSV)
+	for _, args := range [][]string{
+		{"--max-deletes", "-1", "--delete-missing"},
+		{"--max-deletes", "5"},
+	} {
+		r := runFake(t, srv, append([]string{"users", "sync", "--csv", file}, args...)...)
+		wantCode(t, r, exitUsage)
+		if !strings.Contains(r.stderr, "--max-deletes") {
+			t.Errorf("%v: %s", args, r.stderr)
+		}
+	}
+}
+
+// A failed step ends the run with what failed and why, once prefixed, and
+// the summary counts only what the service did.
+func TestSyncApplyFailure(t *testing.T) {
+	srv, _ := syncFixture(t)
+	file := writeFile(t, "users.csv", "externalId,username\nE9,admin-no-ext\n") // the username is taken
+	r := runFake(t, srv, "users", "sync", "--csv", file, "--apply")
+	wantCode(t, r, exitError)
+	if !strings.Contains(r.stderr, "edapp: users sync: create E9: POST /v2/users: 409 Conflict") || !strings.Contains(r.stderr, "(0 change(s) made)") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stdout, "applied: 0 created, 0 updated, 0 deleted\n") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+	noDoublePrefix(t, r)
 }

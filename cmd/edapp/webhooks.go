@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/internal/redact"
 	"github.com/spf13/cobra"
 )
 
@@ -50,6 +51,27 @@ func checkEventName(name string) (edapp.EventName, error) {
 	return n, nil
 }
 
+// hideValues keeps the header values out of err's text: the service may
+// echo a request back in an error. It still matches what err matches.
+func hideValues(err error, headers map[string]string) error {
+	msg := err.Error()
+	for _, v := range headers {
+		msg = redact.Secret(msg, v)
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &redactedError{msg: msg, err: err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
 // parseHeaders reads K=V pairs.
 func parseHeaders(pairs []string) (map[string]string, error) {
 	if len(pairs) == 0 {
@@ -60,43 +82,79 @@ func parseHeaders(pairs []string) (map[string]string, error) {
 		k, v, ok := strings.Cut(p, "=")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" {
-			return nil, usagef("invalid --header %q: want NAME=VALUE", p)
+			// Not quoted: what was given may be the secret value alone.
+			return nil, usagef("invalid --header: want NAME=VALUE")
 		}
 		out[k] = v
 	}
 	return out, nil
 }
 
-func webhookRows(hooks []edapp.Webhook) [][]string {
-	rows := make([][]string, 0, len(hooks))
-	for _, h := range hooks {
-		rows = append(rows, []string{h.ID, string(h.EventName), h.WebHookURL, strings.Join(slices.Sorted(maps.Keys(h.Headers)), ",")})
-	}
-	return rows
+// masked is what a webhook's header value reads as without --show-secrets.
+const masked = "[REDACTED]"
+
+// webhookView is how a command prints webhooks: header values, which
+// carry the shared secret a receiver checks, are masked unless showSecrets.
+type webhookView struct {
+	out         outputFlag
+	showSecrets bool
 }
 
-// printWebhooks prints hooks as a table (header values are not shown: they
-// are often secrets) or as JSON.
-func printWebhooks(w io.Writer, format string, hooks []edapp.Webhook) error {
-	if format == "json" {
-		if hooks == nil {
-			hooks = []edapp.Webhook{}
+func (v *webhookView) register(cmd *cobra.Command) {
+	v.out.register(cmd)
+	cmd.Flags().BoolVar(&v.showSecrets, "show-secrets", false, "print header values (they hold the receiver's shared secret) instead of masking them")
+}
+
+// maskHeaders returns hooks with every header value replaced by masked.
+func maskHeaders(hooks []edapp.Webhook) []edapp.Webhook {
+	out := make([]edapp.Webhook, len(hooks))
+	for i, h := range hooks {
+		if h.Headers != nil {
+			m := make(map[string]string, len(h.Headers))
+			for k := range h.Headers {
+				m[k] = masked
+			}
+			h.Headers = m
 		}
+		out[i] = h
+	}
+	return out
+}
+
+// print writes hooks to w as a table or as JSON, masked unless showSecrets.
+func (v *webhookView) print(w io.Writer, hooks []edapp.Webhook) error {
+	format, err := v.out.resolve(w)
+	if err != nil {
+		return err
+	}
+	if !v.showSecrets {
+		hooks = maskHeaders(hooks)
+	}
+	if format == "json" {
 		return writeJSON(w, hooks)
 	}
-	return writeTable(w, []string{"ID", "EVENT", "URL", "HEADERS"}, webhookRows(hooks))
+	rows := make([][]string, 0, len(hooks))
+	for _, h := range hooks {
+		var pairs []string
+		for _, k := range slices.Sorted(maps.Keys(h.Headers)) {
+			pairs = append(pairs, k+"="+h.Headers[k])
+		}
+		rows = append(rows, []string{h.ID, string(h.EventName), h.WebHookURL, strings.Join(pairs, ",")})
+	}
+	return writeTable(w, []string{"ID", "EVENT", "URL", "HEADERS"}, rows)
 }
 
 func (a *app) webhooksListCommand() *cobra.Command {
-	var out outputFlag
+	var view webhookView
 	cmd := &cobra.Command{
-		Use:     "list",
-		Short:   "List the account's webhooks",
+		Use:   "list [--show-secrets] [-o table|json]",
+		Short: "List the account's webhooks",
+		Long: `list prints the account's webhooks. Header values are masked: they hold the
+shared secret a receiver checks. --show-secrets prints them.`,
 		Example: "  edapp webhooks list\n  edapp webhooks list -o json | jq -r '.[].id'",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := out.resolve(a.stdout)
-			if err != nil {
+			if _, err := view.out.resolve(a.stdout); err != nil {
 				return err
 			}
 			c, err := a.client()
@@ -105,18 +163,21 @@ func (a *app) webhooksListCommand() *cobra.Command {
 			}
 			hooks, err := c.Webhooks.List(cmd.Context())
 			if err != nil {
-				return err
+				return whatFailed("listing webhooks", err)
 			}
-			return printWebhooks(a.stdout, format, hooks)
+			if hooks == nil {
+				hooks = []edapp.Webhook{}
+			}
+			return view.print(a.stdout, hooks)
 		},
 	}
-	out.register(cmd)
+	view.register(cmd)
 	return cmd
 }
 
 func (a *app) webhooksCreateCommand() *cobra.Command {
 	var (
-		out  outputFlag
+		view webhookView
 		hook hookFlags
 	)
 	cmd := &cobra.Command{
@@ -124,12 +185,12 @@ func (a *app) webhooksCreateCommand() *cobra.Command {
 		Short: "Link an event to a URL",
 		Long: `create links an event to a URL: the service then posts each occurrence of the
 event to the URL. Headers given with --header are sent with every delivery,
-which is how a receiver authenticates them (no signing scheme is known).`,
+which is how a receiver authenticates them (no signing scheme is known).
+The webhook is printed with its header values masked, unless --show-secrets.`,
 		Example: "  edapp webhooks create --event LessonCompletedEvent --url https://example.com/edapp/events --header X-Webhook-Secret=s3cret",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := out.resolve(a.stdout)
-			if err != nil {
+			if _, err := view.out.resolve(a.stdout); err != nil {
 				return err
 			}
 			name, h, err := hook.parse()
@@ -142,13 +203,13 @@ which is how a receiver authenticates them (no signing scheme is known).`,
 			}
 			created, err := c.Webhooks.Create(cmd.Context(), edapp.WebhookCreateParams{EventName: name, WebHookURL: hook.url, Headers: h})
 			if err != nil {
-				return err
+				return whatFailed("creating the webhook", hideValues(err, h))
 			}
-			return printWebhooks(a.stdout, format, []edapp.Webhook{*created})
+			return view.print(a.stdout, []edapp.Webhook{*created})
 		},
 	}
 	hook.register(cmd, "URL that receives the deliveries", "header NAME=VALUE sent with every delivery (repeatable)")
-	out.register(cmd)
+	view.register(cmd)
 	return cmd
 }
 
@@ -208,7 +269,7 @@ func (a *app) webhooksDeleteCommand() *cobra.Command {
 			}
 			for _, id := range args {
 				if err := c.Webhooks.Delete(cmd.Context(), id); err != nil {
-					return err
+					return whatFailed("deleting webhook "+id, err)
 				}
 				fmt.Fprintf(a.stdout, "deleted %s\n", id)
 			}
@@ -260,7 +321,7 @@ func (a *app) sendTest(ctx context.Context, hookURL string, ev edapp.Event, head
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("send-test: %w", err)
+		return whatFailed("send-test", err)
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -143,5 +146,64 @@ func TestSendTestBadInput(t *testing.T) {
 	} {
 		r := runEnv(t, env{}, append([]string{"webhooks", "send-test"}, args...)...)
 		wantCode(t, r, exitUsage)
+	}
+}
+
+// TestWebhooksMaskHeaderValues checks every command that prints a webhook,
+// in every output form: no header value unless --show-secrets.
+func TestWebhooksMaskHeaderValues(t *testing.T) {
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	const secret = "s3cret-value-Q9"
+	create := []string{"webhooks", "create", "--event", "LessonCompletedEvent", "--url", "https://example.com/e", "--header", "X-Webhook-Secret=" + secret}
+	for _, args := range [][]string{
+		append(create, "-o", "json"),
+		append(create, "-o", "table"),
+		{"webhooks", "list", "-o", "json"},
+		{"webhooks", "list", "-o", "table"},
+		{"webhooks", "list"},
+	} {
+		r := runFake(t, srv, args...)
+		wantCode(t, r, exitOK)
+		if strings.Contains(r.stdout+r.stderr, secret) || strings.Contains(r.stdout+r.stderr, "s3cret") {
+			t.Errorf("%v prints the header value:\n%s", args, r.stdout)
+		}
+		if !strings.Contains(r.stdout, "X-Webhook-Secret") || !strings.Contains(r.stdout, masked) {
+			t.Errorf("%v does not show the header masked:\n%s", args, r.stdout)
+		}
+	}
+	for _, args := range [][]string{
+		{"webhooks", "list", "-o", "json", "--show-secrets"},
+		{"webhooks", "list", "-o", "table", "--show-secrets"},
+		append(create, "-o", "json", "--show-secrets"),
+	} {
+		r := runFake(t, srv, args...)
+		wantCode(t, r, exitOK)
+		if !strings.Contains(r.stdout, secret) {
+			t.Errorf("%v hides the header value:\n%s", args, r.stdout)
+		}
+	}
+	r := runFake(t, srv, "webhooks", "create", "--event", "LessonCompletedEvent", "--url", "https://example.com/e", "--header", secret)
+	wantCode(t, r, exitUsage)
+	if strings.Contains(r.stderr, secret) {
+		t.Errorf("a malformed --header is echoed: %s", r.stderr)
+	}
+}
+
+// A service that echoes the request back in an error never gets the
+// header value printed.
+func TestWebhooksCreateHidesEchoedHeaderValue(t *testing.T) {
+	const secret = "s3cret-value-Q9"
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"message":"bad webhook: %s"}`, strings.ReplaceAll(string(body), `"`, `'`))
+	}))
+	defer echo.Close()
+	r := runEnv(t, env{"EDAPP_API_TOKEN": "tok-123456789", "EDAPP_BASE_URL": echo.URL},
+		"webhooks", "create", "--event", "LessonCompletedEvent", "--url", "https://example.com/e", "--header", "X-Webhook-Secret="+secret)
+	wantCode(t, r, exitError)
+	if strings.Contains(r.stderr, secret) || !strings.Contains(r.stderr, "X-Webhook-Secret") {
+		t.Errorf("stderr:\n%s", r.stderr)
 	}
 }

@@ -112,7 +112,7 @@ func fake(ctx context.Context, client *edapp.Client, srv *edapptest.Server) erro
 		link, link.ExpiresAt().Format(time.Kitchen), time.Until(link.ExpiresAt()).Round(time.Minute))
 
 	step(5, "The learner opens the lesson and completes it")
-	resp, err := http.Get(link.URL) // what the learner's browser does
+	resp, err := http.Get(link.URL.Value()) // what the learner's browser does
 	if err != nil {
 		return err
 	}
@@ -263,7 +263,7 @@ func serve(ctx context.Context, out io.Writer, client *edapp.Client, srv *edappt
 	if err != nil {
 		return err
 	}
-	u, err := url.Parse(link.URL)
+	u, err := url.Parse(link.URL.Value())
 	if err != nil {
 		return err
 	}

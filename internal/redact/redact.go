@@ -6,8 +6,10 @@ package redact
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -45,21 +47,89 @@ func LaunchTokens(s string) string {
 	return tokenParam.ReplaceAllString(s, "${1}REDACTED")
 }
 
+// ShortSecret is the length under which a secret is replaced only where it
+// stands whole (see Secret): a secret that short also occurs by chance
+// inside ordinary words and numbers, which must stay readable.
+const ShortSecret = 8
+
 // Secret replaces every occurrence of secret in s with [REDACTED]: as it
 // is, and with any of its characters percent-encoded (once or twice, hex
-// in either case, a space as +), \u-escaped or JSON-escaped.
+// in either case, a space as +), \u-escaped or JSON-escaped. A secret of
+// fewer than ShortSecret bytes is replaced only where it stands whole:
+// bounded on each side by an end of s or by a character that cannot belong
+// to a token (see tokenChar). So the token "t" leaves "dial tcp" alone,
+// while "?token=t" loses it.
 func Secret(s, secret string) string {
 	if secret == "" {
 		return s
 	}
-	if !strings.ContainsAny(s, `%\+`) {
-		return strings.ReplaceAll(s, secret, "[REDACTED]")
+	var re *regexp.Regexp
+	if strings.ContainsAny(s, `%\+`) {
+		re = secretPattern(secret)
 	}
-	re := secretPattern(secret)
-	if re == nil {
-		return strings.ReplaceAll(s, secret, "[REDACTED]")
+	if len(secret) >= ShortSecret {
+		if re == nil {
+			return strings.ReplaceAll(s, secret, "[REDACTED]")
+		}
+		return re.ReplaceAllLiteralString(s, "[REDACTED]")
 	}
-	return re.ReplaceAllLiteralString(s, "[REDACTED]")
+	return replaceWhole(s, secret, re)
+}
+
+// replaceWhole replaces the occurrences of secret (the matches of re when
+// not nil) that stand whole.
+func replaceWhole(s, secret string, re *regexp.Regexp) string {
+	var spans [][]int
+	if re != nil {
+		spans = re.FindAllStringIndex(s, -1)
+	} else {
+		for i := 0; ; {
+			j := strings.Index(s[i:], secret)
+			if j < 0 {
+				break
+			}
+			spans = append(spans, []int{i + j, i + j + len(secret)})
+			i += j + len(secret)
+		}
+	}
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		before := lastChar(s[:sp[0]])
+		after, _ := utf8.DecodeRuneInString(s[sp[1]:]) // an escape after starts with % or \: no token character
+		if sp[0] > 0 && tokenChar(before, secret) || sp[1] < len(s) && tokenChar(after, secret) {
+			continue
+		}
+		b.WriteString(s[last:sp[0]])
+		b.WriteString("[REDACTED]")
+		last = sp[1]
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// escapedTail matches an escape at the end of a text: %XX, %25XX or \uXXXX.
+var escapedTail = regexp.MustCompile(`(?:%(?:25)?([0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4}))$`)
+
+// lastChar is the last character of s, decoded when s ends with an escape,
+// so that "%20t" counts the space before t.
+func lastChar(s string) rune {
+	if m := escapedTail.FindStringSubmatch(s[max(0, len(s)-6):]); m != nil {
+		v, _ := strconv.ParseUint(m[1]+m[2], 16, 32)
+		return rune(v)
+	}
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
+}
+
+// tokenChar reports whether r may belong to a token: a letter, a digit, '-',
+// '_', or any character of the secret itself. Anything else (a space, '=',
+// ':', '/', a quote) ends a token.
+func tokenChar(r rune, secret string) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || strings.ContainsRune(secret, r)
 }
 
 // Excerpt returns s with its secrets replaced by clean, cut to at most n

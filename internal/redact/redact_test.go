@@ -89,7 +89,7 @@ func TestSecretInEveryEncoding(t *testing.T) {
 			t.Errorf("Secret(%q) = %q", in, got)
 		}
 	}
-	if got := Secret("a\xffb tok", "\xffb"); got != "a[REDACTED] tok" {
+	if got := Secret("a \xffb tok", "\xffb"); got != "a [REDACTED] tok" {
 		t.Errorf("invalid UTF-8 secret: %q", got)
 	}
 	if got := Secret("nothing % here", tok); got != "nothing % here" {
@@ -156,5 +156,28 @@ func TestSecretProperty(t *testing.T) {
 		if got != want {
 			t.Fatalf("token %q as %q: %s", tok, enc.String(), got)
 		}
+	}
+}
+
+// A short secret is replaced where it stands whole, and only there.
+func TestSecretShortStandsWhole(t *testing.T) {
+	for _, tc := range []struct{ in, secret, want string }{
+		{"dial tcp 127.0.0.1:1: connect: connection refused", "t", "dial tcp 127.0.0.1:1: connect: connection refused"},
+		{"GET /v2/users?token=t", "t", "GET /v2/users?token=[REDACTED]"},
+		{"t", "t", "[REDACTED]"},
+		{`{"token":"t","tt":"t t"}`, "t", `{"token":"[REDACTED]","tt":"[REDACTED] [REDACTED]"}`},
+		{"Bearer%20t%2C", "t", "Bearer%20[REDACTED]%2C"},
+		{`say \u0074!`, "t", `say [REDACTED]!`},
+		{"a1-b a1-b2 xa1-b a1-b.", "a1-b", "[REDACTED] a1-b2 xa1-b [REDACTED]."},
+		{"short1 inside longshort1", "short1", "[REDACTED] inside longshort1"},
+		{"eight888 inside xeight888x", "eight888", "[REDACTED] inside x[REDACTED]x"},
+	} {
+		if got := Secret(tc.in, tc.secret); got != tc.want {
+			t.Errorf("Secret(%q, %q)\n = %q\nwant %q", tc.in, tc.secret, got, tc.want)
+		}
+	}
+	// The SDK's usual form: LaunchTokens after Secret.
+	if got := LaunchTokens(Secret("https://x/launch?token=t&lesson=l-1", "t")); got != "https://x/launch?token=REDACTED&lesson=l-1" {
+		t.Errorf("got %q", got)
 	}
 }

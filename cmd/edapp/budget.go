@@ -1,0 +1,90 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/redislimit"
+	"github.com/redis/go-redis/v9"
+	"github.com/spf13/cobra"
+)
+
+// budgetFlags put a run's client on a budget other than the SDK's default:
+// --budget N/WINDOW, --bulk-share F, and --redis URL (or EDAPP_REDIS_URL) to
+// share it with every other process on the same token.
+type budgetFlags struct {
+	redisURL  string
+	budget    string
+	bulkShare float64
+}
+
+// addBudgetFlags registers the budget flags on cmd; a.client reads them.
+func (a *app) addBudgetFlags(cmd *cobra.Command) {
+	if a.budgeted == nil {
+		a.budgeted = map[*cobra.Command]bool{}
+	}
+	a.budgeted[cmd] = true
+	fl := cmd.Flags()
+	fl.StringVar(&a.budget.redisURL, "redis", "", "share the token's budget with other processes through this Redis (redis://host:port/db; default $EDAPP_REDIS_URL)")
+	fl.StringVar(&a.budget.budget, "budget", "", "the account's request budget, N/WINDOW (default 1400/5m, the service's)")
+	fl.Float64Var(&a.budget.bulkShare, "bulk-share", redislimit.DefaultBulkShare, "the share of each window that bulk reads may use, the rest staying for interactive callers (0 to 1; each window admits at least one bulk read)")
+}
+
+// budgetMargin is what the limiter adds to the budget's window against
+// latency, as the SDK's default does (5m2s for 5m): 2 s, or a tenth of a
+// window shorter than 20 s.
+func budgetMargin(window time.Duration) time.Duration {
+	return min(2*time.Second, window/10)
+}
+
+// parseBudget reads N/WINDOW: 1400/5m, 30/10s.
+func parseBudget(s string) (int, time.Duration, error) {
+	n, w, ok := strings.Cut(s, "/")
+	limit, err := strconv.Atoi(n)
+	if !ok || err != nil || limit < 1 {
+		return 0, 0, usagef("invalid --budget %q: want N/WINDOW, such as 1400/5m or 30/10s", s)
+	}
+	window, err := parseDuration(w)
+	if err != nil || window < time.Second {
+		return 0, 0, usagef("invalid --budget %q: the window must be a duration of 1s or more, such as 5m or 10s", s)
+	}
+	return limit, window, nil
+}
+
+// limiter builds the client's limiter from the budget flags (the SDK's
+// default budget without them). token keys the shared budget.
+func (a *app) limiter(token string) (budgetLimiter, error) {
+	f := a.budget
+	url := f.redisURL
+	if url == "" {
+		url = a.env("EDAPP_REDIS_URL")
+	}
+	if !(f.bulkShare >= 0 && f.bulkShare <= 1) { // NaN too
+		return nil, usagef("invalid --bulk-share %v: want 0 to 1", f.bulkShare)
+	}
+	limit, window := edapp.DefaultBudget, edapp.DefaultBudgetWindow
+	if f.budget != "" {
+		var err error
+		if limit, window, err = parseBudget(f.budget); err != nil {
+			return nil, err
+		}
+		window += budgetMargin(window)
+	}
+	if url == "" {
+		return edapp.NewWindowLimiter(limit, window, edapp.WithBulkShare(f.bulkShare)), nil
+	}
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		// Not err: it may quote the URL, and the URL may hold a password.
+		return nil, usagef("invalid --redis URL: want redis://[user:password@]host:port[/db] (the URL is not shown: it may hold a password)")
+	}
+	rdb := redis.NewClient(opts)
+	a.closers = append(a.closers, rdb.Close)
+	l, err := redislimit.New(rdb, redislimit.KeyForToken(token), limit, window, redislimit.WithBulkShare(f.bulkShare))
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return l, nil
+}
