@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-querystring/query"
 	"golang.org/x/time/rate"
 
+	"github.com/edapp-go/edapp/internal/ids"
 	"github.com/edapp-go/edapp/internal/jsonx"
 	"github.com/edapp-go/edapp/internal/transport"
 )
@@ -27,9 +28,6 @@ const Version = "0.1.0"
 const (
 	// DefaultBaseURL is the REST host of the real service, for /v1 and /v2.
 	DefaultBaseURL = "https://rest.edapp.com"
-	// DefaultLaunchBaseURL is the host of the lesson launch page, which
-	// launch links point at.
-	DefaultLaunchBaseURL = "https://web.edapp.com"
 	// LaunchTokenLifetime is how long a launch link's token lives: it
 	// expires 20 minutes after it is issued.
 	LaunchTokenLifetime = 20 * time.Minute
@@ -96,13 +94,14 @@ type Client struct {
 	// Webhooks: links between an event name and a receiving URL (v2).
 	Webhooks *WebhooksService
 
-	baseURL *url.URL
-	t       *transport.Client
-	logger  *slog.Logger
-	common  service
+	baseURL  *url.URL
+	t        *transport.Client
+	logger   *slog.Logger
+	observer *observer // nil: no Observer callbacks
+	common   service
 
-	// learnt holds the spellings this client found the service to take.
-	learnt spellings
+	// served holds the spellings this client found the service to serve.
+	served servedSpellings
 }
 
 // service is what every resource service holds: the client it belongs to.
@@ -123,6 +122,7 @@ type config struct {
 	userAgent  string
 	logger     *slog.Logger
 	maxBody    int64
+	observer   Observer
 }
 
 // WithBaseURL sets the service's base URL (default DefaultBaseURL). It must
@@ -219,24 +219,24 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 		ua = cfg.userAgent + " " + ua
 	}
 	if !cfg.limiterSet {
-		cfg.limiter = NewWindowLimiter(DefaultBudget, DefaultBudgetWindow)
+		cfg.limiter = newDefaultLimiter()
 	}
-	var limiter transport.Limiter
-	if !isNil(cfg.limiter) {
-		limiter = cfg.limiter
-	}
-
-	c := &Client{baseURL: base, logger: cfg.logger}
-	c.t = transport.New(transport.Config{
+	c := &Client{baseURL: base, logger: cfg.logger, observer: newObserver(cfg.observer, cfg.logger)}
+	tc := transport.Config{
 		BaseURL:    base,
 		Token:      token,
 		UserAgent:  ua,
 		HTTPClient: cfg.httpClient,
-		Limiter:    limiter,
+		Limiter:    transportLimiter(cfg.limiter),
 		Retry:      transport.Policy(retry),
+		MaxPause:   DefaultBudgetWindow,
 		Logger:     cfg.logger,
 		MaxBody:    cfg.maxBody,
-	})
+	}
+	if c.observer != nil {
+		tc.Observer = c.observer
+	}
+	c.t = transport.New(tc)
 	c.common.client = c
 	c.Users = (*UsersService)(&c.common)
 	c.UserGroups = (*UserGroupsService)(&c.common)
@@ -273,91 +273,150 @@ func (c *Client) String() string { return "edapp.Client{" + c.baseURL.String() +
 // built on. path is relative to the base URL ("/v2/users"); query is nil,
 // url.Values, or a struct with go-querystring `url` tags; body is nil,
 // json.RawMessage, []byte of JSON, or a value to encode as JSON; out is nil
-// or a pointer to decode the JSON answer into.
+// or a pointer to decode the JSON answer into. An Observer sees the call
+// under the route given by WithRoute, or "custom".
 //
 // A non-2xx answer is an *APIError. A 2xx answer that is not valid JSON for
 // out is a *DecodeError. A done ctx returns ctx's error.
 func (c *Client) Do(ctx context.Context, method, path string, query, body, out any, opts ...RequestOption) error {
 	rc := newRequestConfig(opts)
-	_, err := c.do(ctx, method, path, query, body, out, &rc, false)
-	return err
+	op := operation{method: method, route: rc.route, path: path, query: query, body: body}
+	return c.do(ctx, op, &rc, func(a *answer) error { return a.decodeJSON(ctx, out) })
 }
 
-// do is Do with the options applied. It returns the answer's Response
-// when keep is set, when the caller asked for it, or on failure.
-func (c *Client) do(ctx context.Context, method, path string, query, body, out any, rc *requestConfig, keep bool) (resp *Response, err error) {
-	if rc.resp != nil {
-		defer func() {
-			if resp != nil {
-				*rc.resp = *resp
-			} else {
-				*rc.resp = Response{TotalCount: -1}
-			}
-		}()
+// operation is one request as a resource method or Do describes it.
+type operation struct {
+	method string
+	route  string // the path's template ("/v2/users/{userId}"), for the Observer
+	path   string
+	query  any
+	body   any
+}
+
+// request returns the operation at p: its path, and its route for the Observer.
+func request(method string, p ids.Path, query, body any) operation {
+	return operation{method: method, route: p.Route, path: p.Path, query: query, body: body}
+}
+
+// answer is a finished call while its body is still held. The Response is
+// built only when something needs it: most successful calls never do.
+type answer struct {
+	c    *Client
+	op   *operation
+	tr   *transport.Response // nil until the transport has answered
+	resp *Response
+}
+
+// response returns the call's Response, building it on first use.
+func (a *answer) response() *Response {
+	if a.resp == nil {
+		if a.tr == nil {
+			a.resp = &Response{TotalCount: -1}
+		} else {
+			a.resp = a.c.response(a.tr)
+		}
 	}
+	return a.resp
+}
+
+// body returns the answer's body, trimmed of white space.
+func (a *answer) body() []byte { return bytes.TrimSpace(a.tr.Body) }
+
+// do sends op with the call's options, turns a non-2xx answer into an
+// *APIError, and hands a 2xx answer to decode while its body is held. It
+// fills the caller's WithResponseInto on every path, and reports the call
+// to the Observer.
+func (c *Client) do(ctx context.Context, op operation, rc *requestConfig, decode func(*answer) error) (err error) {
+	a := &answer{c: c, op: &op}
+	if c.observer != nil {
+		start := c.observer.callStart(&op)
+		defer func() { c.observer.callEnd(&op, a.tr, err, start) }()
+	}
+	if rc.resp != nil {
+		defer func() { *rc.resp = *a.response() }()
+	}
+	req, err := c.transportRequest(ctx, &op, rc)
+	if err != nil {
+		return err
+	}
+	a.tr, err = c.t.Do(ctx, req)
+	defer a.tr.Release()
+	if err != nil {
+		return err
+	}
+	if a.tr.StatusCode < 200 || a.tr.StatusCode > 299 {
+		return c.newAPIError(op.method, op.path, a.tr, a.response())
+	}
+	return decode(a)
+}
+
+// transportRequest checks and encodes what op and the options say to send.
+func (c *Client) transportRequest(ctx context.Context, op *operation, rc *requestConfig) (transport.Request, error) {
 	if ctx == nil {
-		return nil, fmt.Errorf("%w: nil context", ErrInvalidInput)
+		return transport.Request{}, fmt.Errorf("%w: nil context", ErrInvalidInput)
 	}
 	if rc.err != nil {
-		return nil, rc.err
+		return transport.Request{}, rc.err
 	}
-	if !strings.HasPrefix(path, "/") || strings.ContainsAny(path, "?#") {
-		return nil, fmt.Errorf("%w: path %q must start with / and carry no query (use the query argument)", ErrInvalidInput, path)
+	if !strings.HasPrefix(op.path, "/") || strings.ContainsAny(op.path, "?#") {
+		return transport.Request{}, fmt.Errorf("%w: path %q must start with / and carry no query (use the query argument)", ErrInvalidInput, op.path)
 	}
-	rawQuery, err := encodeQuery(query)
+	rawQuery, err := encodeQuery(op.query)
 	if err != nil {
-		return nil, err
+		return transport.Request{}, err
 	}
-	payload, err := encodeBody(body)
+	payload, err := encodeBody(op.body)
 	if err != nil {
-		return nil, err
+		return transport.Request{}, err
 	}
 	req := transport.Request{
-		Method: method, Path: path, RawQuery: rawQuery, Body: payload,
+		Method: op.method, Path: op.path, Route: op.route, RawQuery: rawQuery, Body: payload,
 		Header: rc.header, Bulk: rc.bulk, MaxThrottle: rc.maxThrottle,
 	}
 	if rc.retry != nil {
 		p := transport.Policy(*rc.retry)
 		req.Retry = &p
 	}
-	tr, err := c.t.Do(ctx, req)
-	defer tr.Release()
-	if keep || rc.resp != nil || err != nil || tr.StatusCode < 200 || tr.StatusCode > 299 {
-		resp = c.response(tr)
+	return req, nil
+}
+
+// decodeJSON decodes a 2xx answer into out; an empty answer or a nil out
+// decodes nothing. Values that do not fit are dropped, listed in the
+// Response and logged.
+func (a *answer) decodeJSON(ctx context.Context, out any) error {
+	body := a.body()
+	if out == nil || len(body) == 0 {
+		return nil
 	}
+	dropped, err := jsonx.Decode(body, out)
 	if err != nil {
-		return resp, err
-	}
-	if tr.StatusCode < 200 || tr.StatusCode > 299 {
-		return resp, c.newAPIError(method, path, tr, resp)
-	}
-	if len(bytes.TrimSpace(tr.Body)) == 0 {
-		if rc.needBody {
-			return resp, c.newDecodeError(method, path, tr, resp, errEmptyAnswer)
-		}
-		return resp, nil
-	}
-	if rc.digest != nil {
-		*rc.digest = maphash.Bytes(digestSeed, tr.Body)
-	}
-	if out == nil {
-		return resp, nil
-	}
-	dropped, err := jsonx.Decode(tr.Body, out)
-	if err != nil {
-		return resp, c.newDecodeError(method, path, tr, resp, err)
+		return a.decodeError(err)
 	}
 	if len(dropped) > 0 {
-		if resp == nil {
-			resp = c.response(tr)
-		}
-		resp.Dropped = dropped
-		if c.logger != nil {
-			c.logger.LogAttrs(ctx, slog.LevelWarn, "edapp: dropped values that did not decode",
-				slog.String("method", method), slog.String("path", path), slog.Any("fields", dropped))
+		a.response().Dropped = dropped
+		if log := a.c.logger; log != nil {
+			log.LogAttrs(ctx, slog.LevelWarn, "edapp: dropped values that did not decode",
+				slog.String("method", a.op.method), slog.String("path", a.op.path), slog.Any("fields", dropped))
 		}
 	}
-	return resp, nil
+	return nil
+}
+
+// decodeRecord is decodeJSON for an answer that must hold a record: an
+// empty answer is a *DecodeError.
+func (a *answer) decodeRecord(ctx context.Context, out any) error {
+	if len(a.body()) == 0 {
+		return a.decodeError(errEmptyAnswer)
+	}
+	return a.decodeJSON(ctx, out)
+}
+
+// digest returns a digest of a non-empty body, and 0 for an empty one.
+func (a *answer) digest() uint64 {
+	if body := a.body(); len(body) > 0 {
+		return maphash.Bytes(digestSeed, body)
+	}
+	return 0
 }
 
 var digestSeed = maphash.MakeSeed()
@@ -365,26 +424,23 @@ var digestSeed = maphash.MakeSeed()
 // errEmptyAnswer is a 2xx answer with no body where a record was expected.
 var errEmptyAnswer = errors.New("the answer is empty")
 
-func (c *Client) newDecodeError(method, path string, tr *transport.Response, resp *Response, err error) *DecodeError {
-	if resp == nil {
-		resp = c.response(tr)
-	}
+func (a *answer) decodeError(err error) *DecodeError {
 	return &DecodeError{
-		StatusCode: tr.StatusCode,
-		Method:     method,
-		Path:       path,
-		Body:       c.cleanExcerpt(tr.Body, decodeExcerpt),
+		StatusCode: a.tr.StatusCode,
+		Method:     a.op.method,
+		Path:       a.op.path,
+		Body:       a.c.cleanExcerpt(a.tr.Body, decodeExcerpt),
 		Err:        err,
-		Response:   resp,
+		Response:   a.response(),
 	}
 }
 
 // isNil reports a nil interface, or one holding a nil pointer.
-func isNil(l Limiter) bool {
-	if l == nil {
+func isNil(x any) bool {
+	if x == nil {
 		return true
 	}
-	v := reflect.ValueOf(l)
+	v := reflect.ValueOf(x)
 	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/edapp-go/edapp/internal/ids"
 	"github.com/edapp-go/edapp/internal/redact"
 	"golang.org/x/time/rate"
 
@@ -242,9 +243,9 @@ func TestPOSTRetriesOnlyWhenNothingWasSent(t *testing.T) {
 	})
 }
 
-func TestRetryAfterHonouredAndCapped(t *testing.T) {
+func TestBackoffHonoursRetryAfterOn503(t *testing.T) {
 	h := func(v string) *http.Response {
-		return &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {v}}}
+		return &http.Response{StatusCode: 503, Header: http.Header{"Retry-After": {v}}}
 	}
 	assert.Equal(t, 2*time.Second, transport.Backoff(time.Second, 30*time.Second, 0, h("2")))
 	assert.Equal(t, 30*time.Second, transport.Backoff(time.Second, 30*time.Second, 0, h("3600")), "capped at MaxWait")
@@ -260,8 +261,13 @@ func TestRetryAfterHonouredAndCapped(t *testing.T) {
 		assert.GreaterOrEqual(t, d, step/2)
 		assert.LessOrEqual(t, d, step)
 	}
+}
 
-	// End to end: the wait is capped, and the final error carries RetryAfter.
+// TestRetryAfterPausesUpToOneWindow: a 429's Retry-After pauses the whole
+// client for as long as it says, up to one budget window, whatever the
+// retry policy's MaxWait; a call that may not wait that long fails at once
+// with the 429, and so does the next call, without sending anything.
+func TestRetryAfterPausesUpToOneWindow(t *testing.T) {
 	var hits atomic.Int32
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -275,8 +281,16 @@ func TestRetryAfterHonouredAndCapped(t *testing.T) {
 	var apiErr *APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, time.Hour, apiErr.RetryAfter)
-	assert.EqualValues(t, 3, hits.Load())
-	assert.NoError(t, ctx.Err(), "an hour-long Retry-After must be capped")
+	assert.EqualValues(t, 1, hits.Load(), "no retry into another 429")
+	assert.NoError(t, ctx.Err())
+	d := c.t.PausedFor()
+	assert.True(t, d > DefaultBudgetWindow-time.Minute && d <= DefaultBudgetWindow, "paused for one window, not MaxWait: %v", d)
+
+	var resp Response
+	err = c.Do(ctx, http.MethodGet, "/v2/x", nil, nil, nil, WithMaxThrottle(time.Minute), WithResponseInto(&resp))
+	require.ErrorIs(t, err, ErrRateLimited)
+	assert.EqualValues(t, 1, hits.Load(), "the next call is refused by the pause, nothing sent")
+	assert.Equal(t, 0, resp.Attempts)
 }
 
 func TestCancelDuringBackoff(t *testing.T) {
@@ -411,7 +425,7 @@ func TestOddFieldNeverFailsThePage(t *testing.T) {
 	}
 	var logs bytes.Buffer
 	c.logger = slog.New(slog.NewTextHandler(&logs, nil))
-	p, err := listPage[rec](context.Background(), c, "/v2/x", nil)
+	p, err := listPage[rec](context.Background(), c, ids.Fill("/v2/x"), nil)
 	require.NoError(t, err)
 	require.Len(t, p.Items, 3)
 	assert.Equal(t, 3, p.TotalCount)

@@ -2,12 +2,17 @@ package edapp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"sort"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/edapp-go/edapp/internal/transport"
 )
 
 // Limiter holds a request back until the account's budget allows it. Every
@@ -86,28 +91,45 @@ type WindowLimiter struct {
 }
 
 // WindowOption configures a WindowLimiter.
-type WindowOption func(*WindowLimiter)
+type WindowOption func(*WindowLimiter) error
 
 // WithBulkShare sets the share of any window that bulk calls may use:
-// floor(f*limit) calls, at least 1. The default is 0.9. f is clamped to
-// [0, 1]; 1 lets bulk calls use the whole window.
+// floor(f*limit) calls, but at least 1. The default is 0.9; 1 lets bulk
+// calls use the whole window. f must be more than 0 and at most 1:
+// NewWindowLimiter fails on any other value (NaN included).
 func WithBulkShare(f float64) WindowOption {
-	return func(l *WindowLimiter) { l.share = f }
+	return func(l *WindowLimiter) error {
+		if !(f > 0 && f <= 1) {
+			return fmt.Errorf("%w: WithBulkShare(%v): the share must be more than 0 and at most 1", ErrInvalidInput, f)
+		}
+		l.share = f
+		return nil
+	}
 }
 
 // withClock replaces the clock, for tests. newTimer returns a channel that
 // receives once d has passed, and a func that stops the timer.
 func withClock(now func() time.Time, newTimer func(d time.Duration) (<-chan time.Time, func() bool)) WindowOption {
-	return func(l *WindowLimiter) { l.now, l.newTimer = now, newTimer }
+	return func(l *WindowLimiter) error {
+		l.now, l.newTimer = now, newTimer
+		return nil
+	}
 }
 
 // NewWindowLimiter returns a limiter that starts at most limit calls in any
-// trailing window. A limit below 1 counts as 1; a window of zero or less
-// does not limit calls at all (Pause still holds them).
-func NewWindowLimiter(limit int, window time.Duration, opts ...WindowOption) *WindowLimiter {
+// trailing window. A limit below 1, a window of zero or less, or a bad
+// option is an error (to turn client-side limiting off, use
+// WithLimiter(nil)).
+func NewWindowLimiter(limit int, window time.Duration, opts ...WindowOption) (*WindowLimiter, error) {
+	if limit < 1 {
+		return nil, fmt.Errorf("%w: NewWindowLimiter(%d, ...): the limit must be at least 1", ErrInvalidInput, limit)
+	}
+	if window <= 0 {
+		return nil, fmt.Errorf("%w: NewWindowLimiter(..., %v): the window must be longer than 0", ErrInvalidInput, window)
+	}
 	l := &WindowLimiter{
-		limit:  max(limit, 1),
-		window: max(window, 0),
+		limit:  limit,
+		window: window,
 		share:  0.9,
 		now:    time.Now,
 		newTimer: func(d time.Duration) (<-chan time.Time, func() bool) {
@@ -116,18 +138,30 @@ func NewWindowLimiter(limit int, window time.Duration, opts ...WindowOption) *Wi
 		},
 	}
 	for _, o := range opts {
-		o(l)
+		if o == nil {
+			continue
+		}
+		if err := o(l); err != nil {
+			return nil, err
+		}
 	}
-	switch f := l.share; {
-	case f >= 1:
+	if l.share >= 1 {
 		l.bulkMax = l.limit
-	case f > 0: // false for NaN
-		// The epsilon keeps a share like 0.29 of 100 from rounding down to 28.
-		l.bulkMax = min(max(int(math.Floor(f*float64(l.limit)+1e-9)), 1), l.limit)
-	default:
-		l.bulkMax = 1
+	} else {
+		// The epsilon keeps a share like 0.29 of 100 from rounding down to
+		// 28. The product is below limit, so it converts without overflow.
+		l.bulkMax = min(max(int(math.Floor(l.share*float64(l.limit)+1e-9)), 1), l.limit)
 	}
 	l.base = l.now()
+	return l, nil
+}
+
+// newDefaultLimiter is the limiter of a client made without WithLimiter.
+func newDefaultLimiter() *WindowLimiter {
+	l, err := NewWindowLimiter(DefaultBudget, DefaultBudgetWindow)
+	if err != nil {
+		panic(err) // unreachable: the defaults are valid
+	}
 	return l
 }
 
@@ -343,3 +377,45 @@ var (
 	_ LaneLimiter = (*WindowLimiter)(nil)
 	_ Pauser      = (*WindowLimiter)(nil)
 )
+
+// transportLimiter returns what the transport waits on: nil for no limit,
+// and a *rate.Limiter wrapped so that its refusal to wait past a deadline
+// is recognised by its type.
+func transportLimiter(l Limiter) transport.Limiter {
+	if isNil(l) {
+		return nil
+	}
+	if rl, ok := l.(*rate.Limiter); ok {
+		return rateLimiter{rl}
+	}
+	return l
+}
+
+// rateLimiter is a *rate.Limiter whose Wait refuses a wait that would
+// outlast ctx's deadline with a *throttleError, which matches
+// context.DeadlineExceeded; x/time/rate's own error for it matches nothing.
+type rateLimiter struct{ l *rate.Limiter }
+
+func (r rateLimiter) Wait(ctx context.Context) error {
+	res := r.l.Reserve()
+	if !res.OK() {
+		return errors.New("the rate.Limiter's burst is below 1")
+	}
+	d := res.Delay()
+	if d == 0 {
+		return nil
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+		res.Cancel()
+		return &throttleError{wait: d, cause: context.DeadlineExceeded, refused: true}
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		res.Cancel()
+		return &throttleError{wait: d, cause: ctx.Err()}
+	}
+}

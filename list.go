@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/edapp-go/edapp/internal/ids"
 	"github.com/edapp-go/edapp/internal/pager"
 )
 
@@ -44,23 +45,26 @@ type Page[T any] struct {
 }
 
 // listPage fetches one page of a list operation.
-func listPage[T any](ctx context.Context, c *Client, path string, query any, opts ...RequestOption) (*Page[T], error) {
+func listPage[T any](ctx context.Context, c *Client, p ids.Path, query any, opts ...RequestOption) (*Page[T], error) {
 	rc := newRequestConfig(opts)
-	p := new(Page[T])
-	rc.digest = &p.digest
+	page := new(Page[T])
 	var l pager.List[T]
-	resp, err := c.do(ctx, http.MethodGet, path, query, nil, &l, &rc, true)
+	err := c.do(ctx, request(http.MethodGet, p, query, nil), &rc, func(a *answer) error {
+		if err := a.decodeJSON(ctx, &l); err != nil {
+			return err
+		}
+		page.digest = a.digest()
+		page.Items, page.TotalCount, page.counted = l.Items, l.Total(), l.TotalCount != nil
+		page.Response = a.response()
+		page.sent = len(page.Items) + droppedWhole(page.Response.Dropped)
+		page.Response.TotalCount = page.TotalCount
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	p.Items, p.TotalCount, p.counted = l.Items, l.Total(), l.TotalCount != nil
-	p.sent = len(p.Items) + droppedWhole(resp.Dropped)
-	resp.TotalCount = p.TotalCount
-	p.Response = resp
-	if rc.resp != nil {
-		rc.resp.TotalCount = p.TotalCount
-	}
-	return p, nil
+	c.observer.page(p.Route, query, len(page.Items))
+	return page, nil
 }
 
 // all turns a ListX method into its AllX iterator, which draws from the
@@ -149,7 +153,7 @@ func droppedWhole(paths []string) int {
 
 // listAll reads every page of a list that serves one interactive call
 // (a user's courses, a course's lessons), from the interactive lane.
-func listAll[T any](ctx context.Context, c *Client, path string, opts []RequestOption) ([]T, error) {
+func listAll[T any](ctx context.Context, c *Client, path ids.Path, opts []RequestOption) ([]T, error) {
 	return collect(pages(ctx, (*ListOptions)(nil), func(ctx context.Context, o *ListOptions, ro ...RequestOption) (*Page[T], error) {
 		return listPage[T](ctx, c, path, o, ro...)
 	}, false, opts))

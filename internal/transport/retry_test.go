@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestCheckRetryClassifiesErrors(t *testing.T) {
+func TestCallStateRetryClassifiesErrors(t *testing.T) {
 	dial := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
 	reset := &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
 	redirects := &url.Error{Op: "Get", URL: "http://x", Err: errors.New("stopped after 10 redirects")}
@@ -35,18 +35,19 @@ func TestCheckRetryClassifiesErrors(t *testing.T) {
 		{"other", errors.New("unsupported protocol scheme"), false, false},
 	} {
 		for method, want := range map[string]bool{http.MethodGet: tc.get, http.MethodPut: tc.get, http.MethodPost: tc.post} {
-			ctx := context.WithValue(context.Background(), ctxKey{}, &call{method: method})
-			got, err := checkRetry(ctx, nil, tc.err)
+			s := (&Client{}).newCall(context.Background(), &Request{Method: method})
+			got, err := s.retry(context.Background(), nil, tc.err)
 			assert.NoError(t, err)
 			assert.Equal(t, want, got, "%s %s", method, tc.name)
 		}
 	}
 }
 
-func TestCheckRetryStopsOnDoneContext(t *testing.T) {
+func TestCallStateRetryStopsOnDoneContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	retry, err := checkRetry(ctx, &http.Response{StatusCode: 503}, nil)
+	s := (&Client{}).newCall(ctx, &Request{Method: http.MethodGet})
+	retry, err := s.retry(ctx, &http.Response{StatusCode: 503}, nil)
 	assert.False(t, retry)
 	assert.ErrorIs(t, err, context.Canceled)
 }
