@@ -60,9 +60,12 @@ const DefaultMaxResponseBytes = 64 << 20
 // retried on connection errors, 429, 500, 502, 503 and 504; POST only on 429
 // and on a connection refused before anything was sent, so a retry never
 // duplicates a write. Waits grow exponentially from MinWait with jitter and
-// are capped at MaxWait; a Retry-After header is honoured, also capped at
-// MaxWait. MaxRetries 0 turns retries off. A zero MaxWait means the default
-// cap of 30 s: no wait is ever unbounded.
+// are capped at MaxWait; a 503's Retry-After is honoured, also capped at
+// MaxWait. A 429 instead pauses the whole client for its Retry-After, up to
+// one budget window, and the call retries after the pause only if its
+// WithMaxThrottle and deadline allow (see the package doc, Rate limits).
+// MaxRetries 0 turns retries off. A zero MaxWait means the default cap of
+// 30 s: no wait is ever unbounded.
 type RetryPolicy struct {
 	MaxRetries int
 	MinWait    time.Duration
