@@ -112,126 +112,186 @@ type service struct {
 	client *Client
 }
 
-// Option configures a Client in NewClient.
+// Option configures a Client in NewClient. An option given a bad value
+// makes NewClient fail with ErrInvalidInput.
 type Option func(*config)
 
 type config struct {
-	baseURL    string
+	baseURL    *url.URL
 	httpClient *http.Client
 	retry      RetryPolicy
 	limiter    Limiter
 	limiterSet bool // WithLimiter or WithRateLimit replaced the default
-	limiterErr error
 	userAgent  string
 	logger     *slog.Logger
 	maxBody    int64
 	observer   Observer
+	lookupEnv  func(string) (string, bool) // NewClientFromEnv's
+	err        error                       // the first bad option value
+}
+
+// fail records the first bad option value; NewClient returns it.
+func (c *config) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
 }
 
 // WithBaseURL sets the service's base URL (default DefaultBaseURL). It must
 // be an absolute http or https URL; it may carry a path prefix, which every
 // request keeps.
-func WithBaseURL(rawURL string) Option { return func(c *config) { c.baseURL = rawURL } }
+func WithBaseURL(rawURL string) Option {
+	return func(c *config) {
+		u, err := parseBaseURL(rawURL)
+		if err != nil {
+			c.fail(err)
+			return
+		}
+		c.baseURL = u
+	}
+}
 
 // WithHTTPClient makes requests go through hc: its Transport, Timeout,
 // Jar and CheckRedirect are kept. Its Transport is wrapped, never replaced,
 // by the layer that applies the rate limit and keeps the token from other
-// hosts.
-func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.httpClient = hc } }
+// hosts. A nil hc is an error.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *config) {
+		if hc == nil {
+			c.fail(fmt.Errorf("%w: WithHTTPClient(nil)", ErrInvalidInput))
+			return
+		}
+		c.httpClient = hc
+	}
+}
 
 // WithRetry sets the retry policy (default DefaultRetryPolicy()).
-func WithRetry(p RetryPolicy) Option { return func(c *config) { c.retry = p } }
+func WithRetry(p RetryPolicy) Option {
+	return func(c *config) {
+		p, err := p.normalize()
+		if err != nil {
+			c.fail(err)
+			return
+		}
+		c.retry = p
+	}
+}
 
 // WithLimiter sets the limiter every attempt waits on (default
 // NewWindowLimiter(DefaultBudget, DefaultBudgetWindow)). Use one limiter,
 // or one redislimit key, for everything that spends one account's budget.
 // A nil l turns client-side limiting off.
 func WithLimiter(l Limiter) Option {
-	return func(c *config) { c.limiter, c.limiterSet, c.limiterErr = l, true, nil }
+	return func(c *config) { c.limiter, c.limiterSet = l, true }
 }
 
 // WithRateLimit replaces the default limiter with a smoothed one on
 // x/time/rate: limit requests per second with the given burst. rate.Inf
-// turns client-side limiting off. Such a limiter has no lanes.
+// turns client-side limiting off. Such a limiter has no lanes. A limit of
+// 0 or less, or a burst below 1, is an error.
 func WithRateLimit(limit rate.Limit, burst int) Option {
 	return func(c *config) {
-		c.limiterSet = true
 		switch {
 		case limit == rate.Inf:
-			c.limiter, c.limiterErr = nil, nil
-		case limit <= 0 || burst < 1:
-			c.limiterErr = fmt.Errorf("%w: rate limit needs a positive limit and a burst of at least 1 (rate.Inf turns it off)", ErrInvalidInput)
+			c.limiter, c.limiterSet = nil, true
+		case !(limit > 0) || burst < 1:
+			c.fail(fmt.Errorf("%w: WithRateLimit(%v, %d) needs a positive limit and a burst of at least 1 (rate.Inf turns it off)", ErrInvalidInput, limit, burst))
 		default:
-			c.limiter, c.limiterErr = rate.NewLimiter(limit, burst), nil
+			c.limiter, c.limiterSet = rate.NewLimiter(limit, burst), true
 		}
 	}
 }
 
 // WithMaxResponseBytes bounds a successful answer's body (default
 // DefaultMaxResponseBytes); a larger answer is an error. A failed answer's
-// body is read up to 64 KiB, whatever this says.
-func WithMaxResponseBytes(n int64) Option { return func(c *config) { c.maxBody = n } }
+// body is read up to 64 KiB, whatever this says. A size below 1 is an
+// error.
+func WithMaxResponseBytes(n int64) Option {
+	return func(c *config) {
+		if n <= 0 {
+			c.fail(fmt.Errorf("%w: WithMaxResponseBytes(%d) needs a positive size", ErrInvalidInput, n))
+			return
+		}
+		c.maxBody = n
+	}
+}
 
 // WithUserAgent puts ua in front of the SDK's own "edapp-go/<version>" in
-// the User-Agent header.
-func WithUserAgent(ua string) Option { return func(c *config) { c.userAgent = ua } }
+// the User-Agent header. A ua with a control character is an error.
+func WithUserAgent(ua string) Option {
+	return func(c *config) {
+		if strings.ContainsFunc(ua, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+			c.fail(fmt.Errorf("%w: WithUserAgent(%q): a header value holds no control characters", ErrInvalidInput, ua))
+			return
+		}
+		c.userAgent = ua
+	}
+}
 
 // WithLogger sends a debug line per attempt, and an info line per retry,
 // per pause the service asked for and per wait of over a second for the
-// request budget, to l. Nil (the default) is silent. Lines carry the method, host, path,
-// status and duration: never headers, query strings, bodies or tokens.
+// request budget, to l. Nil (the default) is silent. Lines carry the
+// method, host, path, status and duration: never headers, query strings,
+// bodies or tokens.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // NewClient returns a client that authenticates with the account's API
 // token, which comes from the admin portal (settings, API details); every
-// request carries it as "Authorization: Bearer <token>". An empty token, an invalid base URL
-// or an invalid option is an error, and no request is ever sent with one.
+// request carries it as "Authorization: Bearer <token>". An empty token or
+// a bad option value is an error, and no request is ever sent with one.
 func NewClient(token string, opts ...Option) (*Client, error) {
+	if err := checkToken(token); err != nil {
+		return nil, err
+	}
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return newClient(token, cfg), nil
+}
+
+func checkToken(token string) error {
 	if strings.TrimSpace(token) == "" {
-		return nil, fmt.Errorf("%w: the API token is empty", ErrInvalidInput)
+		return fmt.Errorf("%w: the API token is empty", ErrInvalidInput)
 	}
 	if strings.ContainsAny(token, "\r\n") {
-		return nil, fmt.Errorf("%w: the API token contains a line break", ErrInvalidInput)
+		return fmt.Errorf("%w: the API token contains a line break", ErrInvalidInput)
 	}
-	cfg := config{
-		baseURL: DefaultBaseURL,
-		retry:   DefaultRetryPolicy(),
-		maxBody: DefaultMaxResponseBytes,
-	}
+	return nil
+}
+
+// newConfig applies opts over the defaults.
+func newConfig(opts []Option) (*config, error) {
+	base, _ := parseBaseURL(DefaultBaseURL)
+	cfg := &config{baseURL: base, retry: DefaultRetryPolicy(), maxBody: DefaultMaxResponseBytes}
 	for _, opt := range opts {
 		if opt != nil {
-			opt(&cfg)
+			opt(cfg)
 		}
 	}
-	if cfg.limiterErr != nil {
-		return nil, cfg.limiterErr
-	}
-	base, err := parseBaseURL(cfg.baseURL)
-	if err != nil {
-		return nil, err
-	}
-	retry, err := cfg.retry.normalize()
-	if err != nil {
-		return nil, err
-	}
-	if cfg.maxBody <= 0 {
-		return nil, fmt.Errorf("%w: WithMaxResponseBytes needs a positive size", ErrInvalidInput)
-	}
-	ua := "edapp-go/" + Version
-	if cfg.userAgent != "" {
-		ua = cfg.userAgent + " " + ua
+	if cfg.err != nil {
+		return nil, cfg.err
 	}
 	if !cfg.limiterSet {
 		cfg.limiter = newDefaultLimiter()
 	}
-	c := &Client{baseURL: base, logger: cfg.logger, observer: newObserver(cfg.observer, cfg.logger)}
+	return cfg, nil
+}
+
+// newClient builds a client from a checked token and config.
+func newClient(token string, cfg *config) *Client {
+	ua := "edapp-go/" + Version
+	if cfg.userAgent != "" {
+		ua = cfg.userAgent + " " + ua
+	}
+	c := &Client{baseURL: cfg.baseURL, logger: cfg.logger, observer: newObserver(cfg.observer, cfg.logger)}
 	tc := transport.Config{
-		BaseURL:    base,
+		BaseURL:    cfg.baseURL,
 		Token:      token,
 		UserAgent:  ua,
 		HTTPClient: cfg.httpClient,
 		Limiter:    transportLimiter(cfg.limiter),
-		Retry:      transport.Policy(retry),
+		Retry:      transport.Policy(cfg.retry),
 		MaxPause:   DefaultBudgetWindow,
 		Logger:     cfg.logger,
 		MaxBody:    cfg.maxBody,
@@ -246,7 +306,7 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 	c.Catalog = (*CatalogService)(&c.common)
 	c.Analytics = (*AnalyticsService)(&c.common)
 	c.Webhooks = (*WebhooksService)(&c.common)
-	return c, nil
+	return c
 }
 
 func parseBaseURL(raw string) (*url.URL, error) {

@@ -52,20 +52,36 @@ func coreServer(t *testing.T, h http.HandlerFunc, opts ...Option) *Client {
 	return c
 }
 
+// TestNewClientRejectsBadInput: every bad token and every bad value of
+// every client option fails NewClient, with ErrInvalidInput and a message
+// that names it.
 func TestNewClientRejectsBadInput(t *testing.T) {
 	for name, tc := range map[string]struct {
 		token string
 		opts  []Option
 		want  string
 	}{
-		"empty token":     {"", nil, "API token is empty"},
-		"blank token":     {"  ", nil, "API token is empty"},
-		"relative URL":    {"t", []Option{WithBaseURL("rest.edapp.com")}, "absolute http or https"},
-		"ftp URL":         {"t", []Option{WithBaseURL("ftp://rest.edapp.com")}, "absolute http or https"},
-		"bad URL":         {"t", []Option{WithBaseURL("http://[::1")}, "base URL"},
-		"query in URL":    {"t", []Option{WithBaseURL("https://h/?a=b")}, "query"},
-		"negative retry":  {"t", []Option{WithRetry(RetryPolicy{MaxRetries: -1})}, "retry policy"},
-		"zero rate limit": {"t", []Option{WithRateLimit(0, 1)}, "rate limit"},
+		"empty token":                 {"", nil, "API token is empty"},
+		"blank token":                 {"  ", nil, "API token is empty"},
+		"token with a line break":     {"t\n", nil, "line break"},
+		"relative URL":                {"t", []Option{WithBaseURL("rest.edapp.com")}, "absolute http or https"},
+		"ftp URL":                     {"t", []Option{WithBaseURL("ftp://rest.edapp.com")}, "absolute http or https"},
+		"bad URL":                     {"t", []Option{WithBaseURL("http://[::1")}, "base URL"},
+		"query in URL":                {"t", []Option{WithBaseURL("https://h/?a=b")}, "query"},
+		"credentials in URL":          {"t", []Option{WithBaseURL("https://u:p@h/")}, "credentials"},
+		"empty URL":                   {"t", []Option{WithBaseURL("")}, "absolute http or https"},
+		"nil HTTP client":             {"t", []Option{WithHTTPClient(nil)}, "WithHTTPClient(nil)"},
+		"negative retries":            {"t", []Option{WithRetry(RetryPolicy{MaxRetries: -1})}, "retry policy"},
+		"negative MinWait":            {"t", []Option{WithRetry(RetryPolicy{MinWait: -1})}, "retry policy"},
+		"MaxWait below MinWait":       {"t", []Option{WithRetry(RetryPolicy{MinWait: time.Second, MaxWait: time.Millisecond})}, "retry policy"},
+		"zero rate limit":             {"t", []Option{WithRateLimit(0, 1)}, "WithRateLimit"},
+		"negative rate limit":         {"t", []Option{WithRateLimit(-1, 1)}, "WithRateLimit"},
+		"zero burst":                  {"t", []Option{WithRateLimit(10, 0)}, "WithRateLimit"},
+		"zero response bound":         {"t", []Option{WithMaxResponseBytes(0)}, "WithMaxResponseBytes"},
+		"negative response bound":     {"t", []Option{WithMaxResponseBytes(-1)}, "WithMaxResponseBytes"},
+		"user agent with a newline":   {"t", []Option{WithUserAgent("a\r\nX-Evil: 1")}, "WithUserAgent"},
+		"user agent with a NUL":       {"t", []Option{WithUserAgent("a\x00")}, "WithUserAgent"},
+		"a good option does not hide": {"t", []Option{WithRateLimit(0, 1), WithLimiter(nil)}, "WithRateLimit"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c, err := NewClient(tc.token, tc.opts...)

@@ -648,3 +648,30 @@ func BenchmarkWindowLimiterRefuse(b *testing.B) {
 		}
 	}
 }
+
+// TestNewWindowLimiterRejectsBadInput: a bad limit, window or option value
+// is NewWindowLimiter's error, never a clamp.
+func TestNewWindowLimiterRejectsBadInput(t *testing.T) {
+	for name, tc := range map[string]struct {
+		limit  int
+		window time.Duration
+		opts   []WindowOption
+	}{
+		"zero limit":       {0, time.Minute, nil},
+		"negative limit":   {-1, time.Minute, nil},
+		"zero window":      {1, 0, nil},
+		"negative window":  {1, -time.Second, nil},
+		"share 0":          {10, time.Minute, []WindowOption{WithBulkShare(0)}},
+		"negative share":   {10, time.Minute, []WindowOption{WithBulkShare(-1)}},
+		"share above 1":    {10, time.Minute, []WindowOption{WithBulkShare(1.5)}},
+		"share NaN":        {10, time.Minute, []WindowOption{WithBulkShare(math.NaN())}},
+		"share +Inf":       {10, time.Minute, []WindowOption{WithBulkShare(math.Inf(1))}},
+		"bad after a good": {10, time.Minute, []WindowOption{WithBulkShare(0.5), WithBulkShare(7)}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			l, err := NewWindowLimiter(tc.limit, tc.window, tc.opts...)
+			assert.Nil(t, l)
+			assert.ErrorIs(t, err, ErrInvalidInput)
+		})
+	}
+}
