@@ -173,17 +173,12 @@ func (l *WindowLimiter) Wait(ctx context.Context) error {
 // WaitLane waits until a call in the given lane may start, or returns an
 // error at once if that would be after ctx's deadline.
 func (l *WindowLimiter) WaitLane(ctx context.Context, bulk bool) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	default:
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	deadline, hasDeadline := ctx.Deadline()
-	start := l.now()
+	start, at, ok := l.reserveNow(bulk, deadline, hasDeadline)
 	now := start
-	l.mu.Lock()
-	at, ok := l.reserve(now, bulk, deadline, hasDeadline)
-	l.mu.Unlock()
 	for {
 		if !ok {
 			return &throttleError{wait: at.Sub(start), cause: context.DeadlineExceeded, refused: true}
@@ -197,39 +192,71 @@ func (l *WindowLimiter) WaitLane(ctx context.Context, bulk bool) error {
 		case <-c:
 		case <-ctx.Done():
 			stop()
-			l.mu.Lock()
-			l.remove(at, bulk)
-			l.mu.Unlock()
+			l.release(at, bulk)
 			return &throttleError{wait: l.now().Sub(start), cause: ctx.Err()}
 		}
-		now = l.now()
-		l.mu.Lock()
-		if l.pause > at.Sub(l.base) {
-			// Paused after this slot was reserved: take one after the pause.
-			l.remove(at, bulk)
-			at, ok = l.reserve(now, bulk, deadline, hasDeadline)
-		}
-		l.mu.Unlock()
+		now, at, ok = l.keepOrMove(at, bulk, deadline, hasDeadline)
 	}
+}
+
+// reserveNow reads the clock and reserves a slot, both under the lock: a
+// time read before it could be older than what another caller has pruned.
+func (l *WindowLimiter) reserveNow(bulk bool, deadline time.Time, hasDeadline bool) (now, at time.Time, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now = l.now()
+	at, ok = l.reserve(now, bulk, deadline, hasDeadline)
+	return now, at, ok
+}
+
+// keepOrMove is called when a reserved slot comes: it keeps the slot, or
+// moves it past a pause that began after the slot was reserved.
+func (l *WindowLimiter) keepOrMove(at time.Time, bulk bool, deadline time.Time, hasDeadline bool) (now, slot time.Time, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now = l.now()
+	if l.pause <= at.Sub(l.base) {
+		return now, at, true
+	}
+	l.remove(at, bulk)
+	slot, ok = l.reserve(now, bulk, deadline, hasDeadline)
+	return now, slot, ok
+}
+
+// release gives back a slot a cancelled call will not use.
+func (l *WindowLimiter) release(at time.Time, bulk bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.remove(at, bulk)
 }
 
 // Delay reports how long a call in the given lane made now would wait,
 // without reserving anything.
 func (l *WindowLimiter) Delay(bulk bool) time.Duration {
-	t := l.now().Sub(l.base)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	t := l.now().Sub(l.base)
 	l.prune(t)
 	return l.earliest(max(t, l.pause), bulk) - t
+}
+
+// BudgetUsed reports how many calls started in the trailing window that
+// ends now, and the limit: the budget used in the current window.
+func (l *WindowLimiter) BudgetUsed() (used, limit int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := l.now().Sub(l.base)
+	l.prune(t)
+	used, _ = slices.BinarySearch(l.all, t+1)
+	return used, l.limit
 }
 
 // Pause holds every call until until. A later Pause extends the hold; an
 // earlier one never shortens it.
 func (l *WindowLimiter) Pause(until time.Time) {
-	t := until.Sub(l.base)
 	l.mu.Lock()
-	l.pause = max(l.pause, t)
-	l.mu.Unlock()
+	defer l.mu.Unlock()
+	l.pause = max(l.pause, until.Sub(l.base))
 }
 
 // reserve takes the first slot at or after now for a call in the given
@@ -260,7 +287,7 @@ func (l *WindowLimiter) remove(at time.Time, bulk bool) {
 // prune forgets calls that started a window or more before t: they no
 // longer count for any call at or after t.
 func (l *WindowLimiter) prune(t time.Duration) {
-	cut := t - l.window
+	cut := subSat(t, l.window)
 	drop := func(s []time.Duration) []time.Duration {
 		i := 0
 		for i < len(s) && s[i] <= cut {
@@ -296,7 +323,8 @@ func (l *WindowLimiter) earliest(t time.Duration, bulk bool) time.Duration {
 // them: an interactive call can start before a waiting bulk call's slot.
 func firstFit(a []time.Duration, n int, w, t time.Duration) (lo, hi time.Duration) {
 	// full(i): a[i..i+n-1] already fill a window; no time may go between them.
-	full := func(i int) bool { return i+n-1 < len(a) && a[i+n-1]-a[i] < w }
+	// n may be as large as math.MaxInt: compare it with lengths, never add to it.
+	full := func(i int) bool { return n <= len(a)-i && a[i+n-1]-a[i] < w }
 	p := sort.Search(len(a), func(i int) bool { return a[i] > t }) // the new time goes at index p
 	spanning := 0                                                  // full runs i with p-n < i < p
 	for i := max(0, p-n+1); i < min(p, len(a)-n+1); i++ {
@@ -316,7 +344,7 @@ func firstFit(a []time.Duration, n int, w, t time.Duration) (lo, hi time.Duratio
 			if p < len(a) {
 				hi = a[p]
 			}
-			if p+n-1 < len(a) {
+			if n <= len(a)-p {
 				hi = min(hi, a[p+n-1]-w)
 			}
 			if lo <= hi {
@@ -339,6 +367,13 @@ func addSat(a, b time.Duration) time.Duration {
 		return math.MaxInt64
 	}
 	return a + b
+}
+
+func subSat(a, b time.Duration) time.Duration {
+	if b > 0 && a < math.MinInt64+b {
+		return math.MinInt64
+	}
+	return a - b
 }
 
 func insertSorted(s []time.Duration, t time.Duration) []time.Duration {
@@ -374,8 +409,9 @@ func (e *throttleError) Is(target error) bool { return target == ErrRateLimited 
 func (e *throttleError) Unwrap() error { return e.cause }
 
 var (
-	_ LaneLimiter = (*WindowLimiter)(nil)
-	_ Pauser      = (*WindowLimiter)(nil)
+	_ LaneLimiter    = (*WindowLimiter)(nil)
+	_ Pauser         = (*WindowLimiter)(nil)
+	_ BudgetReporter = (*WindowLimiter)(nil)
 )
 
 // transportLimiter returns what the transport waits on: nil for no limit,

@@ -675,3 +675,68 @@ func TestNewWindowLimiterRejectsBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestWindowLimiterHugeLimitNeverOverflows: NewWindowLimiter(math.MaxInt, w)
+// once panicked on its third call, holding its mutex, and every later call
+// hung. Its arithmetic never adds to the limit now.
+func TestWindowLimiterHugeLimitNeverOverflows(t *testing.T) {
+	l, c := newFakeWindow(math.MaxInt, time.Minute)
+	ctx := noWait(t, c)
+	for i := range 10 {
+		require.NotPanics(t, func() { require.NoError(t, l.WaitLane(ctx, i%2 == 0)) }, "call %d", i+1)
+	}
+	used, limit := l.BudgetUsed()
+	assert.Equal(t, 10, used)
+	assert.Equal(t, math.MaxInt, limit)
+	assert.Equal(t, time.Duration(0), l.Delay(true))
+}
+
+// TestWindowLimiterReadsTheClockUnderItsLock: a time read before the lock
+// could be older than what another caller pruned meanwhile, and the limiter
+// then admitted limit+1 calls in one window. Here a call reads 5 s while,
+// before it locks, another caller at 10 s prunes the call made at 0 s: the
+// call at 5 s must still see that one, and wait for 10 s.
+func TestWindowLimiterReadsTheClockUnderItsLock(t *testing.T) {
+	var (
+		mu      sync.Mutex
+		now     = fakeEpoch
+		hook    func()
+		stamped = func(d time.Duration) { mu.Lock(); now = fakeEpoch.Add(d); mu.Unlock() }
+	)
+	clock := func() time.Time {
+		mu.Lock()
+		h, at := hook, now
+		hook = nil
+		mu.Unlock()
+		if h != nil {
+			h()
+		}
+		return at
+	}
+	l := mustWindowLimiter(1, 10*time.Second, withClock(clock, newFakeClock().NewTimer))
+	require.NoError(t, l.Wait(context.Background()), "the call at 0 s")
+
+	stamped(5 * time.Second)
+	pruned := make(chan struct{})
+	mu.Lock()
+	hook = func() {
+		// Between this caller's clock read and its lock, another caller
+		// prunes at 10 s. (Under the lock, it must wait for the lock.)
+		go func() {
+			stamped(10 * time.Second)
+			l.Delay(false)
+			close(pruned)
+		}()
+		select {
+		case <-pruned:
+		case <-time.After(100 * time.Millisecond):
+		}
+		stamped(5 * time.Second) // this caller's read stays 5 s
+	}
+	mu.Unlock()
+	ctx, cancel := context.WithDeadline(context.Background(), fakeEpoch.Add(7*time.Second))
+	defer cancel()
+	err := l.Wait(ctx)
+	<-pruned
+	assert.ErrorIs(t, err, context.DeadlineExceeded, "the slot at 5 s would be a second call within 10 s")
+}
