@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
 	"reflect"
 	"strings"
 	"time"
@@ -248,6 +249,54 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	return newClient(token, cfg), nil
+}
+
+// The environment variables NewClientFromEnv reads.
+const (
+	EnvAPIToken = "EDAPP_API_TOKEN" // required: the account's API token
+	EnvBaseURL  = "EDAPP_BASE_URL"  // optional: the base URL (default DefaultBaseURL)
+)
+
+// NewClientFromEnv is NewClient with the token from EDAPP_API_TOKEN, which
+// must be set, and the base URL from EDAPP_BASE_URL, when it is set and no
+// WithBaseURL is given: explicit options win over the environment. A bad
+// value in either variable is an error that names the variable, never its
+// value. WithLookupEnv replaces os.LookupEnv, for tests.
+func NewClientFromEnv(opts ...Option) (*Client, error) {
+	given := &config{}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(given)
+		}
+	}
+	lookup := os.LookupEnv
+	if given.lookupEnv != nil {
+		lookup = given.lookupEnv
+	}
+	token, _ := lookup(EnvAPIToken)
+	if err := checkToken(token); err != nil {
+		return nil, fmt.Errorf("%s: %w", EnvAPIToken, err)
+	}
+	if raw, ok := lookup(EnvBaseURL); ok && strings.TrimSpace(raw) != "" && given.baseURL == nil {
+		if _, err := parseBaseURL(raw); err != nil {
+			return nil, fmt.Errorf("%w: %s is not an absolute http or https URL without credentials, query or fragment", ErrInvalidInput, EnvBaseURL)
+		}
+		opts = append([]Option{WithBaseURL(raw)}, opts...)
+	}
+	return NewClient(token, opts...)
+}
+
+// WithLookupEnv makes NewClientFromEnv read the environment through
+// lookup instead of os.LookupEnv; other constructors ignore it. A nil
+// lookup is an error.
+func WithLookupEnv(lookup func(key string) (string, bool)) Option {
+	return func(c *config) {
+		if lookup == nil {
+			c.fail(fmt.Errorf("%w: WithLookupEnv(nil)", ErrInvalidInput))
+			return
+		}
+		c.lookupEnv = lookup
+	}
 }
 
 func checkToken(token string) error {

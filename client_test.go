@@ -560,3 +560,40 @@ func TestIDsStayOneSegment(t *testing.T) {
 	assert.ErrorIs(t, err, ErrInvalidInput)
 	assert.EqualError(t, err, "edapp: invalid input: userID is empty")
 }
+
+func TestNewClientFromEnv(t *testing.T) {
+	env := func(vars map[string]string) Option {
+		return WithLookupEnv(func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
+	}
+	c, err := NewClientFromEnv(env(map[string]string{"EDAPP_API_TOKEN": "tok"}))
+	require.NoError(t, err)
+	assert.Equal(t, DefaultBaseURL, c.BaseURL())
+
+	c, err = NewClientFromEnv(env(map[string]string{"EDAPP_API_TOKEN": "tok", "EDAPP_BASE_URL": "http://127.0.0.1:9/p/"}))
+	require.NoError(t, err)
+	assert.Equal(t, "http://127.0.0.1:9/p", c.BaseURL())
+
+	c, err = NewClientFromEnv(WithBaseURL("https://explicit.example"), env(map[string]string{"EDAPP_API_TOKEN": "tok", "EDAPP_BASE_URL": "not a url"}))
+	require.NoError(t, err, "an explicit WithBaseURL wins, and the variable is not read")
+	assert.Equal(t, "https://explicit.example", c.BaseURL())
+
+	for name, vars := range map[string]map[string]string{
+		"no token":       {},
+		"blank token":    {"EDAPP_API_TOKEN": "  "},
+		"token with CR":  {"EDAPP_API_TOKEN": "secret-tok\r"},
+		"bad base URL":   {"EDAPP_API_TOKEN": "secret-tok", "EDAPP_BASE_URL": "ftp://secret-host"},
+		"base URL creds": {"EDAPP_API_TOKEN": "secret-tok", "EDAPP_BASE_URL": "https://u:secret-pw@h"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, err := NewClientFromEnv(env(vars))
+			require.ErrorIs(t, err, ErrInvalidInput)
+			assert.Nil(t, c)
+			assert.Contains(t, err.Error(), "EDAPP_")
+			assert.NotContains(t, err.Error(), "secret", "the error names the variable, never its value")
+		})
+	}
+	_, err = NewClientFromEnv(WithLookupEnv(nil))
+	assert.ErrorIs(t, err, ErrInvalidInput)
+	_, err = NewClient("t", WithLookupEnv(nil))
+	assert.ErrorIs(t, err, ErrInvalidInput, "a nil lookup is a bad value for every constructor")
+}

@@ -4,7 +4,7 @@
 // subpackage, and edapptest is a stateful fake of the whole service to test
 // against.
 //
-//	client, err := edapp.NewClient(os.Getenv("EDAPP_API_TOKEN"))
+//	client, err := edapp.NewClientFromEnv() // EDAPP_API_TOKEN, and EDAPP_BASE_URL if set
 //	if err != nil { ... }
 //	for u, err := range client.Users.All(ctx, nil) {
 //		if err != nil { ... }
