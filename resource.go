@@ -227,6 +227,14 @@ func (c *Client) writeUser(ctx context.Context, method string, p ids.Path, userI
 	if userID == "" {
 		userID = u.ID
 	}
+	return c.putManagedUndocumented(ctx, method, p, userID, u, managed, opts)
+}
+
+// putManagedUndocumented is writeUser's follow-up: u, the first answer,
+// showed none of managed, so one PUT sends them in the undocumented
+// spelling, and the client remembers that spelling if its answer shows
+// them.
+func (c *Client) putManagedUndocumented(ctx context.Context, method string, p ids.Path, userID string, u *User, managed []string, opts []RequestOption) (*User, error) {
 	if ids.Require("userID", userID) != nil {
 		return u, nil // no id to follow up on
 	}

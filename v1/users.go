@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/edapp-go/edapp"
 
@@ -161,6 +162,11 @@ func (s *UsersService) LaunchLink(ctx context.Context, userID, lessonID string, 
 	if err != nil {
 		return nil, err
 	}
+	return launchLinkIn(courses, userID, lessonID, issuedAt)
+}
+
+// launchLinkIn finds lessonID's launch link in a user's courses.
+func launchLinkIn(courses []Course, userID, lessonID string, issuedAt time.Time) (*edapp.LaunchLink, error) {
 	found := false
 	var parseErr error
 	for i := range courses {
