@@ -104,7 +104,9 @@ func TestObserverSeesEveryPageOfAWalk(t *testing.T) {
 		require.NoError(t, err)
 	}
 	var log eventLog
-	c := srv.Client(edapp.WithObserver(log.observer()))
+	limiter, err := edapp.NewWindowLimiter(100, time.Minute)
+	require.NoError(t, err)
+	c := srv.Client(edapp.WithObserver(log.observer()), edapp.WithLimiter(limiter))
 	n := 0
 	for _, err := range c.Users.All(context.Background(), &edapp.UserListOptions{ListOptions: edapp.ListOptions{PageSize: 2}}, edapp.WithPageConcurrency(1)) {
 		require.NoError(t, err)
@@ -118,9 +120,13 @@ func TestObserverSeesEveryPageOfAWalk(t *testing.T) {
 	}
 	assert.Equal(t, []int{1, 2, 3}, pages)
 	assert.Equal(t, []int{2, 2, 1}, items)
+	require.Len(t, log.waits, 3, "one limiter wait per page")
 	for _, w := range log.waits {
-		assert.NotEqual(t, edapp.WaitInteractive, w.Kind, "a walk draws from the bulk lane")
+		assert.Equal(t, edapp.WaitBulk, w.Kind, "a walk draws from the bulk lane")
 	}
+	used, limit := limiter.BudgetUsed()
+	assert.Equal(t, 3, used)
+	assert.Equal(t, 100, limit)
 }
 
 func TestObserverRoutesOfDoAndV1(t *testing.T) {
@@ -225,3 +231,51 @@ type pauseSpy struct{ paused chan struct{} }
 
 func (p *pauseSpy) Wait(context.Context) error { return nil }
 func (p *pauseSpy) Pause(time.Time)            { p.paused <- struct{}{} }
+
+// TestObserverAccountsForEveryCallInAStorm: eight calls at once meet a
+// storm of 429s. Every call ends, every attempt the fake received is one
+// Attempt event, and the calls' Waited add up to the Wait events.
+func TestObserverAccountsForEveryCallInAStorm(t *testing.T) {
+	srv := edapptest.NewServer()
+	t.Cleanup(srv.Close)
+	id, err := srv.AddUser(edapptest.UserSpec{Username: "a@example.com"})
+	require.NoError(t, err)
+	var log eventLog
+	c := srv.Client(edapp.WithObserver(log.observer()),
+		edapp.WithRetry(edapp.RetryPolicy{MaxRetries: 10, MinWait: time.Millisecond, MaxWait: 5 * time.Millisecond}))
+	srv.FailNext(12, http.StatusTooManyRequests, 0)
+
+	const calls = 8
+	resps := make([]edapp.Response, calls)
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := c.Users.Get(context.Background(), id, edapp.WithResponseInto(&resps[i]))
+			assert.NoError(t, err)
+		}()
+	}
+	wg.Wait()
+
+	require.Len(t, log.starts, calls)
+	require.Len(t, log.ends, calls)
+	var attempts int
+	var waited time.Duration
+	for _, r := range resps {
+		attempts += r.Attempts
+		waited += r.Waited
+	}
+	assert.Len(t, log.attempts, attempts)
+	assert.Len(t, srv.Requests(), attempts, "every request the fake received was an attempt")
+	assert.Equal(t, calls+12, attempts, "each call succeeded once; each 429 cost one attempt")
+	throttled := 0
+	for _, a := range log.attempts {
+		if a.StatusCode == http.StatusTooManyRequests {
+			throttled++
+		}
+	}
+	assert.Equal(t, 12, throttled)
+	assert.Equal(t, waited, log.waited(""), "the calls' Waited add up to the Wait events")
+	assert.Greater(t, log.waited(edapp.WaitPause), time.Duration(0))
+}
