@@ -86,6 +86,16 @@
 // waited, even on failure), WithHeader, WithRequestRetry, WithBulk,
 // WithMaxThrottle and, for the All iterators, WithPageConcurrency.
 //
+// # Observability
+//
+// WithObserver takes an Observer, whose optional callbacks see each call's
+// start and end, each attempt, each wait (a limiter lane, a 429's pause, a
+// backoff) and each page, named by method and route template
+// ("/v2/users/{userId}"), never by path, token, body or header value.
+// Callbacks run inline and must be quick; one that panics is recovered.
+// A Limiter that implements BudgetReporter, as *WindowLimiter does, reports
+// the budget used in the current window.
+//
 // # Pagination
 //
 // Each list operation comes as a pair: ListX returns one *Page, AllX an

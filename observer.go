@@ -3,6 +3,7 @@ package edapp
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"time"
@@ -203,7 +204,8 @@ func classOf(err error) ErrorClass {
 		return ErrorDeadline
 	case errors.As(err, &netErr) && netErr.Timeout():
 		return ErrorTimeout
-	case errors.As(err, new(*net.OpError)) || errors.As(err, new(net.Error)):
+	case errors.As(err, new(*net.OpError)) || errors.As(err, new(net.Error)),
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return ErrorConnection
 	}
 	return ErrorOther
