@@ -182,14 +182,20 @@ func routeOf(route string) string {
 	return route
 }
 
-// classOf classifies err by its type, never by its text.
+// classOf classifies err by its type, never by its text. A nil err costs
+// nothing: errors.As's targets live on the heap.
 func classOf(err error) ErrorClass {
+	if err == nil {
+		return ErrorNone
+	}
+	return classOfFailure(err)
+}
+
+func classOfFailure(err error) ErrorClass {
 	var apiErr *APIError
 	var decErr *DecodeError
 	var netErr net.Error
 	switch {
-	case err == nil:
-		return ErrorNone
 	case errors.As(err, &apiErr):
 		return ErrorStatus
 	case errors.As(err, &decErr):

@@ -34,6 +34,10 @@ type callState struct {
 	pausedFor *http.Response // the answer whose rate-limit headers were applied last
 	body      *buffer
 	truncated bool
+
+	// The call's own clients, here so that one allocation holds them all.
+	retrying retryablehttp.Client
+	http     http.Client
 }
 
 func (c *Client) newCall(ctx context.Context, r *Request) *callState {
@@ -47,19 +51,15 @@ func (c *Client) newCall(ctx context.Context, r *Request) *callState {
 // retryingClient returns this call's own retrying client: the configured
 // http.Client with this call as its Transport, and this call's hooks.
 func (s *callState) retryingClient() *retryablehttp.Client {
-	hc := *s.c.hc
-	hc.Transport = s
-	return &retryablehttp.Client{
-		HTTPClient:     &hc,
-		Logger:         nil, // logging goes to slog
-		RetryWaitMin:   s.policy.MinWait,
-		RetryWaitMax:   s.policy.MaxWait,
-		RetryMax:       s.policy.MaxRetries,
-		CheckRetry:     s.retry,
-		Backoff:        s.backoff,
-		ErrorHandler:   retryablehttp.PassthroughErrorHandler,
-		RequestLogHook: s.beforeAttempt,
-	}
+	s.http = *s.c.hc
+	s.http.Transport = s
+	rc := &s.retrying
+	rc.HTTPClient = &s.http
+	rc.Logger = nil // logging goes to slog
+	rc.RetryWaitMin, rc.RetryWaitMax, rc.RetryMax = s.policy.MinWait, s.policy.MaxWait, s.policy.MaxRetries
+	rc.CheckRetry, rc.Backoff, rc.RequestLogHook = s.retry, s.backoff, s.beforeAttempt
+	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	return rc
 }
 
 // retry is the retry policy, whole. retryablehttp calls it after every
