@@ -84,16 +84,16 @@ const (
 type ErrorClass string
 
 const (
-	ErrorNone         ErrorClass = ""
-	ErrorInvalidInput ErrorClass = "invalid_input" // refused before sending
-	ErrorCanceled     ErrorClass = "canceled"      // the context was cancelled
-	ErrorDeadline     ErrorClass = "deadline"      // the context's deadline passed
-	ErrorThrottled    ErrorClass = "throttled"     // the client's limiter or a 429 pause held it too long
-	ErrorStatus       ErrorClass = "status"        // a non-2xx answer: see StatusCode
-	ErrorDecode       ErrorClass = "decode"        // a 2xx answer that did not decode
-	ErrorTimeout      ErrorClass = "timeout"       // a network timeout
-	ErrorConnection   ErrorClass = "connection"    // any other network failure
-	ErrorOther        ErrorClass = "other"
+	ErrorClassNone         ErrorClass = ""
+	ErrorClassInvalidInput ErrorClass = "invalid_input" // refused before sending
+	ErrorClassCanceled     ErrorClass = "canceled"      // the context was cancelled
+	ErrorClassDeadline     ErrorClass = "deadline"      // the context's deadline passed
+	ErrorClassThrottled    ErrorClass = "throttled"     // the client's limiter or a 429 pause held it too long
+	ErrorClassStatus       ErrorClass = "status"        // a non-2xx answer: see StatusCode
+	ErrorClassDecode       ErrorClass = "decode"        // a 2xx answer that did not decode
+	ErrorClassTimeout      ErrorClass = "timeout"       // a network timeout
+	ErrorClassConnection   ErrorClass = "connection"    // any other network failure
+	ErrorClassOther        ErrorClass = "other"
 )
 
 // BudgetReporter is a Limiter that can say how much of its budget the
@@ -186,7 +186,7 @@ func routeOf(route string) string {
 // nothing: errors.As's targets live on the heap.
 func classOf(err error) ErrorClass {
 	if err == nil {
-		return ErrorNone
+		return ErrorClassNone
 	}
 	return classOfFailure(err)
 }
@@ -197,24 +197,24 @@ func classOfFailure(err error) ErrorClass {
 	var netErr net.Error
 	switch {
 	case errors.As(err, &apiErr):
-		return ErrorStatus
+		return ErrorClassStatus
 	case errors.As(err, &decErr):
-		return ErrorDecode
+		return ErrorClassDecode
 	case errors.Is(err, ErrInvalidInput):
-		return ErrorInvalidInput
+		return ErrorClassInvalidInput
 	case errors.Is(err, ErrRateLimited):
-		return ErrorThrottled
+		return ErrorClassThrottled
 	case errors.Is(err, context.Canceled):
-		return ErrorCanceled
+		return ErrorClassCanceled
 	case errors.Is(err, context.DeadlineExceeded):
-		return ErrorDeadline
+		return ErrorClassDeadline
 	case errors.As(err, &netErr) && netErr.Timeout():
-		return ErrorTimeout
+		return ErrorClassTimeout
 	case errors.As(err, new(*net.OpError)) || errors.As(err, new(net.Error)),
 		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return ErrorConnection
+		return ErrorClassConnection
 	}
-	return ErrorOther
+	return ErrorClassOther
 }
 
 // pageNumber returns the page a list call asked for, from its options.

@@ -23,18 +23,18 @@ func (timeoutError) Temporary() bool { return true }
 // TestClassOfRecognisesErrorsByType: the class never depends on the text.
 func TestClassOfRecognisesErrorsByType(t *testing.T) {
 	for want, err := range map[ErrorClass]error{
-		ErrorNone:         nil,
-		ErrorStatus:       fmt.Errorf("wrapped: %w", &APIError{StatusCode: 429}),
-		ErrorDecode:       &DecodeError{Err: errors.New("x")},
-		ErrorInvalidInput: fmt.Errorf("%w: bad", ErrInvalidInput),
-		ErrorThrottled:    &transport.LimiterError{Throttled: true, Err: context.DeadlineExceeded},
-		ErrorCanceled:     fmt.Errorf("edapp: GET /x: %w", context.Canceled),
-		ErrorDeadline:     context.DeadlineExceeded,
-		ErrorTimeout:      &net.OpError{Op: "read", Err: timeoutError{}},
-		ErrorConnection:   &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED},
-		ErrorOther:        errors.New("connection refused"), // the text does not count
+		ErrorClassNone:         nil,
+		ErrorClassStatus:       fmt.Errorf("wrapped: %w", &APIError{StatusCode: 429}),
+		ErrorClassDecode:       &DecodeError{Err: errors.New("x")},
+		ErrorClassInvalidInput: fmt.Errorf("%w: bad", ErrInvalidInput),
+		ErrorClassThrottled:    &transport.LimiterError{Throttled: true, Err: context.DeadlineExceeded},
+		ErrorClassCanceled:     fmt.Errorf("edapp: GET /x: %w", context.Canceled),
+		ErrorClassDeadline:     context.DeadlineExceeded,
+		ErrorClassTimeout:      &net.OpError{Op: "read", Err: timeoutError{}},
+		ErrorClassConnection:   &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED},
+		ErrorClassOther:        errors.New("connection refused"), // the text does not count
 	} {
 		assert.Equal(t, want, classOf(err), "%v", err)
 	}
-	assert.Equal(t, ErrorConnection, classOf(io.ErrUnexpectedEOF))
+	assert.Equal(t, ErrorClassConnection, classOf(io.ErrUnexpectedEOF))
 }

@@ -75,7 +75,7 @@ func TestObserverSeesACallThroughA429Storm(t *testing.T) {
 	end := log.ends[0]
 	assert.Equal(t, "/v2/users/{userId}", end.Route)
 	assert.Equal(t, 200, end.StatusCode)
-	assert.Equal(t, edapp.ErrorNone, end.Error)
+	assert.Equal(t, edapp.ErrorClassNone, end.Error)
 	assert.Equal(t, 4, end.Attempts)
 	assert.Equal(t, resp.Waited, end.Waited)
 
@@ -144,7 +144,7 @@ func TestObserverRoutesOfDoAndV1(t *testing.T) {
 		routes = append(routes, e.Route)
 	}
 	assert.Equal(t, []string{"custom", "/v2/users", "custom"}, routes)
-	assert.Equal(t, edapp.ErrorStatus, log.ends[2].Error)
+	assert.Equal(t, edapp.ErrorClassStatus, log.ends[2].Error)
 	assert.Equal(t, 404, log.ends[2].StatusCode)
 }
 

@@ -79,3 +79,39 @@ func TestOriginIgnoresDefaultPorts(t *testing.T) {
 	assert.NotEqual(t, originOf(u("https://rest.edapp.com")), originOf(u("http://rest.edapp.com")))
 	assert.NotEqual(t, originOf(u("https://rest.edapp.com")), originOf(u("https://evil.rest.edapp.com")))
 }
+
+// TestCallStateRetryOn429: a 429 pauses the whole client for its
+// Retry-After, capped at MaxPause and not at MaxWait; the call retries,
+// whatever its method, only if it may wait that long.
+func TestCallStateRetryOn429(t *testing.T) {
+	answer := &http.Response{StatusCode: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"3600"}}}
+	c := &Client{maxPause: time.Minute}
+	for _, tc := range []struct {
+		name        string
+		method      string
+		maxThrottle time.Duration
+		deadline    time.Duration // 0: none
+		want        bool
+	}{
+		{"GET, free to wait", http.MethodGet, -1, 0, true},
+		{"POST, free to wait", http.MethodPost, -1, 0, true},
+		{"WithMaxThrottle shorter than the pause", http.MethodGet, time.Second, 0, false},
+		{"deadline sooner than the pause", http.MethodGet, -1, time.Second, false},
+		{"deadline later than the pause", http.MethodGet, -1, time.Hour, true},
+	} {
+		ctx := context.Background()
+		if tc.deadline > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, tc.deadline)
+			defer cancel()
+		}
+		s := c.newCall(ctx, &Request{Method: tc.method, MaxThrottle: tc.maxThrottle})
+		got, err := s.retry(ctx, answer, nil)
+		assert.NoError(t, err)
+		assert.Equal(t, tc.want, got, tc.name)
+		d := c.PausedFor()
+		assert.True(t, d > 59*time.Second && d <= time.Minute, "%s: paused %v, capped at MaxPause", tc.name, d)
+		assert.Equal(t, d.Round(time.Second), s.backoff(time.Millisecond, time.Millisecond, 0, answer).Round(time.Second),
+			"%s: the backoff is the client's pause, not MaxWait", tc.name)
+	}
+}
