@@ -78,7 +78,8 @@ func WithBulk() RequestOption {
 
 // WithMaxThrottle fails the call at once, with an error matching
 // ErrRateLimited and nothing sent, when the limiter (or a pause the service
-// asked for) would hold it longer than d. WithMaxThrottle(0) lets a call
+// asked for) would hold it longer than d; a call answered 429 whose pause
+// is longer than d returns that *APIError at once instead of retrying. WithMaxThrottle(0) lets a call
 // through only when the limiter has a slot free now (a bound under 50 ms
 // counts as 50 ms, so scheduling noise never refuses a free slot).
 func WithMaxThrottle(d time.Duration) RequestOption {
