@@ -414,7 +414,7 @@ func request(method string, p ids.Path, query, body any) operation {
 // built only when something needs it: most successful calls never do.
 type answer struct {
 	c    *Client
-	op   *operation
+	op   operation
 	tr   *transport.Response // nil until the transport has answered
 	resp *Response
 }
@@ -439,7 +439,7 @@ func (a *answer) body() []byte { return bytes.TrimSpace(a.tr.Body) }
 // fills the caller's WithResponseInto on every path, and reports the call
 // to the Observer.
 func (c *Client) do(ctx context.Context, op operation, rc *requestConfig, decode func(*answer) error) (err error) {
-	a := &answer{c: c, op: &op}
+	a := &answer{c: c, op: op}
 	if c.observer != nil {
 		start := c.observer.callStart(&op)
 		defer func() { c.observer.callEnd(&op, a.tr, err, start) }()

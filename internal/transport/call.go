@@ -21,7 +21,7 @@ import (
 type callState struct {
 	c      *Client
 	ctx    context.Context
-	req    *Request
+	req    Request
 	policy Policy
 
 	attempts   int  // attempts sent
@@ -40,7 +40,7 @@ type callState struct {
 	http     http.Client
 }
 
-func (c *Client) newCall(ctx context.Context, r *Request) *callState {
+func (c *Client) newCall(ctx context.Context, r Request) *callState {
 	s := &callState{c: c, ctx: ctx, req: r, policy: c.policy}
 	if r.Retry != nil {
 		s.policy = *r.Retry
@@ -66,8 +66,7 @@ func (s *callState) retryingClient() *retryablehttp.Client {
 // attempt with the answer or the error, and sends again, after backoff,
 // while it says so and the policy's MaxRetries allow.
 func (s *callState) retry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	var refused *LimiterError
-	if errors.As(err, &refused) {
+	if err != nil && refusedByLimiter(err) {
 		// The limiter did not let the attempt through, so nothing was sent.
 		// It is never retried, and never sent unlimited.
 		return false, nil
@@ -97,6 +96,11 @@ func (s *callState) retry(ctx context.Context, resp *http.Response, err error) (
 		return idempotent, nil
 	}
 	return false, nil
+}
+
+func refusedByLimiter(err error) bool {
+	var refused *LimiterError
+	return errors.As(err, &refused)
 }
 
 // notePause makes the whole client feel the service's rate limit, and
@@ -200,7 +204,7 @@ func (s *callState) RoundTrip(req *http.Request) (*http.Response, error) {
 // reportAttempt logs an attempt and tells the observer.
 func (s *callState) reportAttempt(r *http.Request, took time.Duration, err error) {
 	if s.c.obs != nil {
-		s.c.obs.Attempt(s.req, s.attempts, s.lastStatus, err, took)
+		s.c.obs.Attempt(&s.req, s.attempts, s.lastStatus, err, took)
 	}
 	log := s.c.log
 	if log == nil {
@@ -240,13 +244,13 @@ func (s *callState) book(kind WaitKind, d time.Duration) {
 		s.throttled = true
 	}
 	if s.c.obs != nil {
-		s.c.obs.Wait(s.req, kind, d)
+		s.c.obs.Wait(&s.req, kind, d)
 	}
 }
 
 // failure turns what the retry loop returned into the error Do reports.
 func (s *callState) failure(err error) error {
-	r := s.req
+	r := &s.req
 	var le *LimiterError
 	if errors.As(err, &le) {
 		return fmt.Errorf("edapp: %s %s: %w", r.Method, r.Path, le)

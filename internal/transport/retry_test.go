@@ -35,7 +35,7 @@ func TestCallStateRetryClassifiesErrors(t *testing.T) {
 		{"other", errors.New("unsupported protocol scheme"), false, false},
 	} {
 		for method, want := range map[string]bool{http.MethodGet: tc.get, http.MethodPut: tc.get, http.MethodPost: tc.post} {
-			s := (&Client{}).newCall(context.Background(), &Request{Method: method})
+			s := (&Client{}).newCall(context.Background(), Request{Method: method})
 			got, err := s.retry(context.Background(), nil, tc.err)
 			assert.NoError(t, err)
 			assert.Equal(t, want, got, "%s %s", method, tc.name)
@@ -46,7 +46,7 @@ func TestCallStateRetryClassifiesErrors(t *testing.T) {
 func TestCallStateRetryStopsOnDoneContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	s := (&Client{}).newCall(ctx, &Request{Method: http.MethodGet})
+	s := (&Client{}).newCall(ctx, Request{Method: http.MethodGet})
 	retry, err := s.retry(ctx, &http.Response{StatusCode: 503}, nil)
 	assert.False(t, retry)
 	assert.ErrorIs(t, err, context.Canceled)
@@ -105,7 +105,7 @@ func TestCallStateRetryOn429(t *testing.T) {
 			ctx, cancel = context.WithTimeout(ctx, tc.deadline)
 			defer cancel()
 		}
-		s := c.newCall(ctx, &Request{Method: tc.method, MaxThrottle: tc.maxThrottle})
+		s := c.newCall(ctx, Request{Method: tc.method, MaxThrottle: tc.maxThrottle})
 		got, err := s.retry(ctx, answer, nil)
 		assert.NoError(t, err)
 		assert.Equal(t, tc.want, got, tc.name)

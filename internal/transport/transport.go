@@ -177,9 +177,9 @@ func (r *Response) Release() {
 // expired ctx returns ctx's error (also matching ErrRateLimited when the
 // call was being throttled). The Response is never nil.
 func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
-	s := c.newCall(ctx, &r)
+	s := c.newCall(ctx, r)
 	out := &Response{}
-	req, err := c.newRequest(ctx, &r)
+	req, err := c.newRequest(ctx, &s.req)
 	if err != nil {
 		return out, fmt.Errorf("edapp: %s %s: %w", r.Method, r.Path, c.clean(err))
 	}
