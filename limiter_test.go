@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"net/http"
 	"runtime"
 	"slices"
 	"sync"
@@ -739,4 +740,40 @@ func TestWindowLimiterReadsTheClockUnderItsLock(t *testing.T) {
 	err := l.Wait(ctx)
 	<-pruned
 	assert.ErrorIs(t, err, context.DeadlineExceeded, "the slot at 5 s would be a second call within 10 s")
+}
+
+// textOnlyLimiter fails with x/time/rate's words for a deadline refusal,
+// but not its meaning: the error matches nothing.
+type textOnlyLimiter struct{}
+
+func (textOnlyLimiter) Wait(context.Context) error {
+	return errors.New("rate: Wait(n=1) would exceed context deadline")
+}
+
+// TestLimiterRefusalsRecognisedByType: a refusal to wait past a deadline is
+// known by its type (it matches context.DeadlineExceeded), never by its
+// text. A *rate.Limiter, given either way, refuses so; a limiter whose
+// error only reads like a refusal has failed.
+func TestLimiterRefusalsRecognisedByType(t *testing.T) {
+	ok := func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{}`)) }
+	for name, opt := range map[string]Option{
+		"WithRateLimit":         WithRateLimit(rate.Every(time.Hour), 1),
+		"WithLimiter(*rate...)": WithLimiter(rate.NewLimiter(rate.Every(time.Hour), 1)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := coreServer(t, ok, opt)
+			require.NoError(t, c.Do(context.Background(), http.MethodGet, "/v2/x", nil, nil, nil))
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			err := c.Do(ctx, http.MethodGet, "/v2/x", nil, nil, nil)
+			assert.ErrorIs(t, err, ErrRateLimited)
+			assert.ErrorIs(t, err, context.DeadlineExceeded)
+			assert.NoError(t, ctx.Err(), "refused at once")
+		})
+	}
+	c := coreServer(t, ok, WithLimiter(textOnlyLimiter{}))
+	err := c.Do(context.Background(), http.MethodGet, "/v2/x", nil, nil, nil)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, ErrRateLimited, "the limiter failed; it did not throttle")
+	assert.Contains(t, err.Error(), "the rate limiter failed")
 }
