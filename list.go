@@ -45,26 +45,27 @@ type Page[T any] struct {
 }
 
 // listPage fetches one page of a list operation.
-func listPage[T any](ctx context.Context, c *Client, p ids.Path, query any, opts ...RequestOption) (*Page[T], error) {
+func listPage[T any](ctx context.Context, c *Client, path ids.Path, query any, opts ...RequestOption) (*Page[T], error) {
 	rc := newRequestConfig(opts)
-	page := new(Page[T])
+	p := new(Page[T])
 	var l pager.List[T]
-	err := c.do(ctx, request(http.MethodGet, p, query, nil), &rc, func(a *answer) error {
+	err := c.do(ctx, request(http.MethodGet, path, query, nil), &rc, func(a *answer) error {
 		if err := a.decodeJSON(ctx, &l); err != nil {
 			return err
 		}
-		page.digest = a.digest()
-		page.Items, page.TotalCount, page.counted = l.Items, l.Total(), l.TotalCount != nil
-		page.Response = a.response()
-		page.sent = len(page.Items) + droppedWhole(page.Response.Dropped)
-		page.Response.TotalCount = page.TotalCount
+		resp := a.response()
+		p.digest = a.digest()
+		p.Items, p.TotalCount, p.counted = l.Items, l.Total(), l.TotalCount != nil
+		p.sent = len(p.Items) + droppedWhole(resp.Dropped)
+		resp.TotalCount = p.TotalCount
+		p.Response = resp
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	c.observer.page(p.Route, query, len(page.Items))
-	return page, nil
+	c.observer.page(path.Route, query, len(p.Items))
+	return p, nil
 }
 
 // all turns a ListX method into its AllX iterator, which draws from the
