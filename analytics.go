@@ -323,7 +323,7 @@ type SurveyAnswerListOptions struct {
 
 // ListAttempts lists one page of lesson attempts: GET /v2/analytics/attempts.
 func (s *AnalyticsService) ListAttempts(ctx context.Context, opts *AttemptListOptions, reqOpts ...RequestOption) (*Page[Attempt], error) {
-	return listPage[Attempt](ctx, s.client, "/v2/analytics/attempts", utcQuery(opts), reqOpts...)
+	return listPage[Attempt](ctx, s.client, ids.Fill("/v2/analytics/attempts"), utcQuery(opts), reqOpts...)
 }
 
 // AllAttempts iterates over every lesson attempt (see ListAttempts).
@@ -334,7 +334,7 @@ func (s *AnalyticsService) AllAttempts(ctx context.Context, opts *AttemptListOpt
 // ListCourseProgress lists one page of course progress, one record per user
 // and course: GET /v2/analytics/courseprogress.
 func (s *AnalyticsService) ListCourseProgress(ctx context.Context, opts *CourseProgressListOptions, reqOpts ...RequestOption) (*Page[CourseProgress], error) {
-	return listPage[CourseProgress](ctx, s.client, "/v2/analytics/courseprogress", utcQuery(opts), reqOpts...)
+	return listPage[CourseProgress](ctx, s.client, ids.Fill("/v2/analytics/courseprogress"), utcQuery(opts), reqOpts...)
 }
 
 // AllCourseProgress iterates over every course progress record (see
@@ -346,7 +346,7 @@ func (s *AnalyticsService) AllCourseProgress(ctx context.Context, opts *CoursePr
 // ListCourseStatistics lists one page of per-course statistics: GET
 // /v2/analytics/coursestatistics.
 func (s *AnalyticsService) ListCourseStatistics(ctx context.Context, opts *CourseStatisticsListOptions, reqOpts ...RequestOption) (*Page[CourseStatistics], error) {
-	return listPage[CourseStatistics](ctx, s.client, "/v2/analytics/coursestatistics", utcQuery(opts), reqOpts...)
+	return listPage[CourseStatistics](ctx, s.client, ids.Fill("/v2/analytics/coursestatistics"), utcQuery(opts), reqOpts...)
 }
 
 // AllCourseStatistics iterates over the statistics of every course (see
@@ -358,7 +358,7 @@ func (s *AnalyticsService) AllCourseStatistics(ctx context.Context, opts *Course
 // ListLessonProgressEvents lists one page of the lesson progress events of
 // all users: GET /v2/analytics/lesson-progress/events.
 func (s *AnalyticsService) ListLessonProgressEvents(ctx context.Context, opts *LessonProgressEventListOptions, reqOpts ...RequestOption) (*Page[LessonProgressEvent], error) {
-	return listPage[LessonProgressEvent](ctx, s.client, "/v2/analytics/lesson-progress/events", utcQuery(opts), reqOpts...)
+	return listPage[LessonProgressEvent](ctx, s.client, ids.Fill("/v2/analytics/lesson-progress/events"), utcQuery(opts), reqOpts...)
 }
 
 // AllLessonProgressEvents iterates over the lesson progress events of all
@@ -373,7 +373,7 @@ func (s *AnalyticsService) ListUserLessonProgress(ctx context.Context, userID st
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
-	return listPage[UserLessonProgress](ctx, s.client, "/v2/analytics/users/"+ids.Segment(userID)+"/lesson-progress", utcQuery(opts), reqOpts...)
+	return listPage[UserLessonProgress](ctx, s.client, ids.Fill("/v2/analytics/users/{userId}/lesson-progress", userID), utcQuery(opts), reqOpts...)
 }
 
 // AllUserLessonProgress iterates over one user's lesson progress (see
@@ -390,7 +390,7 @@ func (s *AnalyticsService) ListUserLessonProgressEvents(ctx context.Context, use
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
-	return listPage[LessonProgressEvent](ctx, s.client, "/v2/analytics/users/"+ids.Segment(userID)+"/lesson-progress/events", utcQuery(opts), reqOpts...)
+	return listPage[LessonProgressEvent](ctx, s.client, ids.Fill("/v2/analytics/users/{userId}/lesson-progress/events", userID), utcQuery(opts), reqOpts...)
 }
 
 // AllUserLessonProgressEvents iterates over one user's lesson progress
@@ -405,7 +405,7 @@ func (s *AnalyticsService) AllUserLessonProgressEvents(ctx context.Context, user
 // ListLessonStatistics lists one page of per-lesson statistics: GET
 // /v2/analytics/lessonstatistics.
 func (s *AnalyticsService) ListLessonStatistics(ctx context.Context, opts *LessonStatisticsListOptions, reqOpts ...RequestOption) (*Page[LessonStatistics], error) {
-	return listPage[LessonStatistics](ctx, s.client, "/v2/analytics/lessonstatistics", utcQuery(opts), reqOpts...)
+	return listPage[LessonStatistics](ctx, s.client, ids.Fill("/v2/analytics/lessonstatistics"), utcQuery(opts), reqOpts...)
 }
 
 // AllLessonStatistics iterates over the statistics of every lesson (see
@@ -417,7 +417,7 @@ func (s *AnalyticsService) AllLessonStatistics(ctx context.Context, opts *Lesson
 // ListSurveyQuestionDefinitions lists one page of survey question
 // definitions: GET /v2/analytics/surveyquestiondefinitions.
 func (s *AnalyticsService) ListSurveyQuestionDefinitions(ctx context.Context, opts *SurveyQuestionDefinitionListOptions, reqOpts ...RequestOption) (*Page[SurveyQuestionDefinition], error) {
-	return listPage[SurveyQuestionDefinition](ctx, s.client, "/v2/analytics/surveyquestiondefinitions", opts, reqOpts...)
+	return listPage[SurveyQuestionDefinition](ctx, s.client, ids.Fill("/v2/analytics/surveyquestiondefinitions"), opts, reqOpts...)
 }
 
 // AllSurveyQuestionDefinitions iterates over every survey question
@@ -429,7 +429,7 @@ func (s *AnalyticsService) AllSurveyQuestionDefinitions(ctx context.Context, opt
 // ListSurveyAnswers lists one page of survey answers: GET
 // /v2/analytics/surveyanswers.
 func (s *AnalyticsService) ListSurveyAnswers(ctx context.Context, opts *SurveyAnswerListOptions, reqOpts ...RequestOption) (*Page[SurveyAnswer], error) {
-	return listPage[SurveyAnswer](ctx, s.client, "/v2/analytics/surveyanswers", utcQuery(opts), reqOpts...)
+	return listPage[SurveyAnswer](ctx, s.client, ids.Fill("/v2/analytics/surveyanswers"), utcQuery(opts), reqOpts...)
 }
 
 // AllSurveyAnswers iterates over every survey answer (see ListSurveyAnswers).

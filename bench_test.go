@@ -65,9 +65,9 @@ type plainAttempt struct {
 
 // benchClient is an SDK client with the limiter off, so the benchmark
 // measures the SDK, not the service's rate limit.
-func benchClient(b *testing.B, url string) *Client {
+func benchClient(b *testing.B, url string, opts ...Option) *Client {
 	b.Helper()
-	c, err := NewClient("bench-token", WithBaseURL(url), WithRateLimit(rate.Inf, 0))
+	c, err := NewClient("bench-token", append([]Option{WithBaseURL(url), WithRateLimit(rate.Inf, 0)}, opts...)...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -148,6 +148,36 @@ func BenchmarkGetUser(b *testing.B) {
 			b.Fatal(err)
 		}
 	}))
+}
+
+// BenchmarkGetUserObserver: Users.Get with no Observer and with one whose
+// five callbacks do nothing, side by side; "interleaved" runs the two
+// alternately and reports the no-op observer's CPU time over none's.
+func BenchmarkGetUserObserver(b *testing.B) {
+	srv := staticServer([]byte(benchUserJSON))
+	defer srv.Close()
+	ctx := context.Background()
+	noop := WithObserver(Observer{
+		CallStart: func(CallEvent) {}, CallEnd: func(CallEvent) {},
+		Attempt: func(AttemptEvent) {}, Wait: func(WaitEvent) {}, Page: func(PageEvent) {},
+	})
+	get := func(c *Client) func(*testing.B) {
+		return func(b *testing.B) {
+			if _, err := c.Users.Get(ctx, "u-1001"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for name, opts := range map[string][]Option{"none": nil, "noop": {noop}} {
+		b.Run("observer="+name, func(b *testing.B) {
+			call := get(benchClient(b, srv.URL, opts...))
+			b.ReportAllocs()
+			for b.Loop() {
+				call(b)
+			}
+		})
+	}
+	b.Run("interleaved", interleaved(get(benchClient(b, srv.URL, noop)), get(benchClient(b, srv.URL))))
 }
 
 // attemptsPage renders one envelope of n attempts, reporting total.

@@ -81,8 +81,12 @@ func (c *statusCounter) total() int {
 // scaled budget, counting what it gets on the wire.
 func defaultShapedClient(srv *edapptest.Server) (*edapp.Client, *statusCounter) {
 	sc := newStatusCounter()
+	l, err := edapp.NewWindowLimiter(scaledLimit, scaledWindow+scaledMargin)
+	if err != nil {
+		panic(err)
+	}
 	return srv.Client(
-		edapp.WithLimiter(edapp.NewWindowLimiter(scaledLimit, scaledWindow+scaledMargin)),
+		edapp.WithLimiter(l),
 		edapp.WithHTTPClient(&http.Client{Transport: sc}),
 	), sc
 }

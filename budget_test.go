@@ -140,7 +140,7 @@ func TestLimiterErrorIsNeverRetried(t *testing.T) {
 
 func TestWithMaxThrottleFailsFast(t *testing.T) {
 	srv, sent := countingServer(t)
-	c, err := NewClient("t", WithBaseURL(srv.URL), WithLimiter(NewWindowLimiter(1, time.Hour)))
+	c, err := NewClient("t", WithBaseURL(srv.URL), WithLimiter(mustWindowLimiter(1, time.Hour)))
 	require.NoError(t, err)
 	ctx := context.Background()
 	_, err = c.Users.Get(ctx, "a")
@@ -268,7 +268,7 @@ func TestTokenNeverPrintsFromAClientOrATransportError(t *testing.T) {
 
 func TestWithMaxThrottleZeroGoesWhenASlotIsFree(t *testing.T) {
 	srv, sent := countingServer(t)
-	c, err := NewClient("t", WithBaseURL(srv.URL), WithLimiter(NewWindowLimiter(1, time.Hour)))
+	c, err := NewClient("t", WithBaseURL(srv.URL), WithLimiter(mustWindowLimiter(1, time.Hour)))
 	require.NoError(t, err)
 	_, err = c.Users.Get(context.Background(), "a", WithMaxThrottle(0))
 	require.NoError(t, err, "a free slot: no wait needed")
@@ -340,7 +340,7 @@ func TestLimiterOptionsReplaceTheDefault(t *testing.T) {
 	for name, opt := range map[string]Option{
 		"WithRateLimit(rate.Inf, 0)": WithRateLimit(rate.Inf, 0),
 		"WithLimiter(nil)":           WithLimiter(nil),
-		"a limiter of one's own":     WithLimiter(NewWindowLimiter(DefaultBudget+100, time.Hour)),
+		"a limiter of one's own":     WithLimiter(mustWindowLimiter(DefaultBudget+100, time.Hour)),
 	} {
 		sent.Store(0)
 		c, err := NewClient("t", WithBaseURL(srv.URL), opt)

@@ -83,7 +83,7 @@ type Lesson struct {
 // /v2/catalog/coursecollections, the documented spelling (the vendor's SDK
 // writes courseCollections).
 func (s *CatalogService) ListCollections(ctx context.Context, opts *ListOptions, reqOpts ...RequestOption) (*Page[CourseCollection], error) {
-	return listPage[CourseCollection](ctx, s.client, "/v2/catalog/coursecollections", opts, reqOpts...)
+	return listPage[CourseCollection](ctx, s.client, ids.Fill("/v2/catalog/coursecollections"), opts, reqOpts...)
 }
 
 // AllCollections iterates over every course collection (see ListCollections).
@@ -97,7 +97,7 @@ func (s *CatalogService) ListCollectionCourses(ctx context.Context, collectionID
 	if err := ids.Require("collectionID", collectionID); err != nil {
 		return nil, err
 	}
-	return listPage[Course](ctx, s.client, "/v2/catalog/coursecollections/"+ids.Segment(collectionID)+"/courses", opts, reqOpts...)
+	return listPage[Course](ctx, s.client, ids.Fill("/v2/catalog/coursecollections/{collectionId}/courses", collectionID), opts, reqOpts...)
 }
 
 // AllCollectionCourses iterates over every course of a collection (see
@@ -111,7 +111,7 @@ func (s *CatalogService) AllCollectionCourses(ctx context.Context, collectionID 
 // ListCourses lists one page of all courses of the catalog, in collections
 // or not: GET /v2/catalog/courses.
 func (s *CatalogService) ListCourses(ctx context.Context, opts *ListOptions, reqOpts ...RequestOption) (*Page[Course], error) {
-	return listPage[Course](ctx, s.client, "/v2/catalog/courses", opts, reqOpts...)
+	return listPage[Course](ctx, s.client, ids.Fill("/v2/catalog/courses"), opts, reqOpts...)
 }
 
 // AllCourses iterates over every course of the catalog (see ListCourses).
@@ -128,7 +128,7 @@ func (s *CatalogService) Lessons(ctx context.Context, courseID string, reqOpts .
 	if err := ids.Require("courseID", courseID); err != nil {
 		return nil, err
 	}
-	lessons, err := listAll[Lesson](ctx, s.client, "/v2/catalog/courses/"+ids.Segment(courseID)+"/lessons", reqOpts)
+	lessons, err := listAll[Lesson](ctx, s.client, ids.Fill("/v2/catalog/courses/{courseId}/lessons", courseID), reqOpts)
 	for i := range lessons {
 		if lessons[i].CourseID == "" {
 			lessons[i].CourseID = courseID

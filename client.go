@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
 	"reflect"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/google/go-querystring/query"
 	"golang.org/x/time/rate"
 
+	"github.com/edapp-go/edapp/internal/ids"
 	"github.com/edapp-go/edapp/internal/jsonx"
 	"github.com/edapp-go/edapp/internal/transport"
 )
@@ -27,9 +29,6 @@ const Version = "0.2.0"
 const (
 	// DefaultBaseURL is the REST host of the real service, for /v1 and /v2.
 	DefaultBaseURL = "https://rest.edapp.com"
-	// DefaultLaunchBaseURL is the host of the lesson launch page, which
-	// launch links point at.
-	DefaultLaunchBaseURL = "https://web.edapp.com"
 	// LaunchTokenLifetime is how long a launch link's token lives: it
 	// expires 20 minutes after it is issued.
 	LaunchTokenLifetime = 20 * time.Minute
@@ -62,9 +61,12 @@ const DefaultMaxResponseBytes = 64 << 20
 // retried on connection errors, 429, 500, 502, 503 and 504; POST only on 429
 // and on a connection refused before anything was sent, so a retry never
 // duplicates a write. Waits grow exponentially from MinWait with jitter and
-// are capped at MaxWait; a Retry-After header is honoured, also capped at
-// MaxWait. MaxRetries 0 turns retries off. A zero MaxWait means the default
-// cap of 30 s: no wait is ever unbounded.
+// are capped at MaxWait; a 503's Retry-After is honoured, also capped at
+// MaxWait. A 429 instead pauses the whole client for its Retry-After, up to
+// one budget window, and the call retries after the pause only if its
+// WithMaxThrottle and deadline allow (see the package doc, Rate limits).
+// MaxRetries 0 turns retries off. A zero MaxWait means the default cap of
+// 30 s: no wait is ever unbounded.
 type RetryPolicy struct {
 	MaxRetries int
 	MinWait    time.Duration
@@ -96,13 +98,14 @@ type Client struct {
 	// Webhooks: links between an event name and a receiving URL (v2).
 	Webhooks *WebhooksService
 
-	baseURL *url.URL
-	t       *transport.Client
-	logger  *slog.Logger
-	common  service
+	baseURL  *url.URL
+	t        *transport.Client
+	logger   *slog.Logger
+	observer *observer // nil: no Observer callbacks
+	common   service
 
-	// learnt holds the spellings this client found the service to take.
-	learnt spellings
+	// served holds the spellings this client found the service to serve.
+	served servedSpellings
 }
 
 // service is what every resource service holds: the client it belongs to.
@@ -110,140 +113,249 @@ type service struct {
 	client *Client
 }
 
-// Option configures a Client in NewClient.
+// Option configures a Client in NewClient. An option given a bad value
+// makes NewClient fail with ErrInvalidInput.
 type Option func(*config)
 
 type config struct {
-	baseURL    string
+	baseURL    *url.URL
 	httpClient *http.Client
 	retry      RetryPolicy
 	limiter    Limiter
 	limiterSet bool // WithLimiter or WithRateLimit replaced the default
-	limiterErr error
 	userAgent  string
 	logger     *slog.Logger
 	maxBody    int64
+	observer   Observer
+	lookupEnv  func(string) (string, bool) // NewClientFromEnv's
+	err        error                       // the first bad option value
+}
+
+// fail records the first bad option value; NewClient returns it.
+func (c *config) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
 }
 
 // WithBaseURL sets the service's base URL (default DefaultBaseURL). It must
 // be an absolute http or https URL; it may carry a path prefix, which every
 // request keeps.
-func WithBaseURL(rawURL string) Option { return func(c *config) { c.baseURL = rawURL } }
+func WithBaseURL(rawURL string) Option {
+	return func(c *config) {
+		u, err := parseBaseURL(rawURL)
+		if err != nil {
+			c.fail(err)
+			return
+		}
+		c.baseURL = u
+	}
+}
 
 // WithHTTPClient makes requests go through hc: its Transport, Timeout,
 // Jar and CheckRedirect are kept. Its Transport is wrapped, never replaced,
 // by the layer that applies the rate limit and keeps the token from other
-// hosts.
-func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.httpClient = hc } }
+// hosts. A nil hc is an error.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *config) {
+		if hc == nil {
+			c.fail(fmt.Errorf("%w: WithHTTPClient(nil)", ErrInvalidInput))
+			return
+		}
+		c.httpClient = hc
+	}
+}
 
 // WithRetry sets the retry policy (default DefaultRetryPolicy()).
-func WithRetry(p RetryPolicy) Option { return func(c *config) { c.retry = p } }
+func WithRetry(p RetryPolicy) Option {
+	return func(c *config) {
+		p, err := p.normalize()
+		if err != nil {
+			c.fail(err)
+			return
+		}
+		c.retry = p
+	}
+}
 
 // WithLimiter sets the limiter every attempt waits on (default
 // NewWindowLimiter(DefaultBudget, DefaultBudgetWindow)). Use one limiter,
 // or one redislimit key, for everything that spends one account's budget.
 // A nil l turns client-side limiting off.
 func WithLimiter(l Limiter) Option {
-	return func(c *config) { c.limiter, c.limiterSet, c.limiterErr = l, true, nil }
+	return func(c *config) { c.limiter, c.limiterSet = l, true }
 }
 
 // WithRateLimit replaces the default limiter with a smoothed one on
 // x/time/rate: limit requests per second with the given burst. rate.Inf
-// turns client-side limiting off. Such a limiter has no lanes.
+// turns client-side limiting off. Such a limiter has no lanes. A limit of
+// 0 or less, or a burst below 1, is an error.
 func WithRateLimit(limit rate.Limit, burst int) Option {
 	return func(c *config) {
-		c.limiterSet = true
 		switch {
 		case limit == rate.Inf:
-			c.limiter, c.limiterErr = nil, nil
-		case limit <= 0 || burst < 1:
-			c.limiterErr = fmt.Errorf("%w: rate limit needs a positive limit and a burst of at least 1 (rate.Inf turns it off)", ErrInvalidInput)
+			c.limiter, c.limiterSet = nil, true
+		case !(limit > 0) || burst < 1:
+			c.fail(fmt.Errorf("%w: WithRateLimit(%v, %d) needs a positive limit and a burst of at least 1 (rate.Inf turns it off)", ErrInvalidInput, limit, burst))
 		default:
-			c.limiter, c.limiterErr = rate.NewLimiter(limit, burst), nil
+			c.limiter, c.limiterSet = rate.NewLimiter(limit, burst), true
 		}
 	}
 }
 
 // WithMaxResponseBytes bounds a successful answer's body (default
 // DefaultMaxResponseBytes); a larger answer is an error. A failed answer's
-// body is read up to 64 KiB, whatever this says.
-func WithMaxResponseBytes(n int64) Option { return func(c *config) { c.maxBody = n } }
+// body is read up to 64 KiB, whatever this says. A size below 1 is an
+// error.
+func WithMaxResponseBytes(n int64) Option {
+	return func(c *config) {
+		if n <= 0 {
+			c.fail(fmt.Errorf("%w: WithMaxResponseBytes(%d) needs a positive size", ErrInvalidInput, n))
+			return
+		}
+		c.maxBody = n
+	}
+}
 
 // WithUserAgent puts ua in front of the SDK's own "edapp-go/<version>" in
-// the User-Agent header.
-func WithUserAgent(ua string) Option { return func(c *config) { c.userAgent = ua } }
+// the User-Agent header. A ua with a control character is an error.
+func WithUserAgent(ua string) Option {
+	return func(c *config) {
+		if strings.ContainsFunc(ua, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+			c.fail(fmt.Errorf("%w: WithUserAgent(%q): a header value holds no control characters", ErrInvalidInput, ua))
+			return
+		}
+		c.userAgent = ua
+	}
+}
 
 // WithLogger sends a debug line per attempt, and an info line per retry,
 // per pause the service asked for and per wait of over a second for the
-// request budget, to l. Nil (the default) is silent. Lines carry the method, host, path,
-// status and duration: never headers, query strings, bodies or tokens.
+// request budget, to l. Nil (the default) is silent. Lines carry the
+// method, host, path, status and duration: never headers, query strings,
+// bodies or tokens.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // NewClient returns a client that authenticates with the account's API
 // token, which comes from the admin portal (settings, API details); every
-// request carries it as "Authorization: Bearer <token>". An empty token, an invalid base URL
-// or an invalid option is an error, and no request is ever sent with one.
+// request carries it as "Authorization: Bearer <token>". An empty token or
+// a bad option value is an error, and no request is ever sent with one.
 func NewClient(token string, opts ...Option) (*Client, error) {
-	if strings.TrimSpace(token) == "" {
-		return nil, fmt.Errorf("%w: the API token is empty", ErrInvalidInput)
+	if err := checkToken(token); err != nil {
+		return nil, err
 	}
-	if strings.ContainsAny(token, "\r\n") {
-		return nil, fmt.Errorf("%w: the API token contains a line break", ErrInvalidInput)
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
 	}
-	cfg := config{
-		baseURL: DefaultBaseURL,
-		retry:   DefaultRetryPolicy(),
-		maxBody: DefaultMaxResponseBytes,
-	}
+	return newClient(token, cfg), nil
+}
+
+// The environment variables NewClientFromEnv reads.
+const (
+	EnvAPIToken = "EDAPP_API_TOKEN" // required: the account's API token
+	EnvBaseURL  = "EDAPP_BASE_URL"  // optional: the base URL (default DefaultBaseURL)
+)
+
+// NewClientFromEnv is NewClient with the token from EDAPP_API_TOKEN, which
+// must be set, and the base URL from EDAPP_BASE_URL, when it is set and no
+// WithBaseURL is given: explicit options win over the environment. A bad
+// value in either variable is an error that names the variable, never its
+// value. WithLookupEnv replaces os.LookupEnv, for tests.
+func NewClientFromEnv(opts ...Option) (*Client, error) {
+	given := &config{}
 	for _, opt := range opts {
 		if opt != nil {
-			opt(&cfg)
+			opt(given)
 		}
 	}
-	if cfg.limiterErr != nil {
-		return nil, cfg.limiterErr
+	lookup := os.LookupEnv
+	if given.lookupEnv != nil {
+		lookup = given.lookupEnv
 	}
-	base, err := parseBaseURL(cfg.baseURL)
-	if err != nil {
-		return nil, err
+	token, _ := lookup(EnvAPIToken)
+	if err := checkToken(token); err != nil {
+		return nil, fmt.Errorf("%s: %w", EnvAPIToken, err)
 	}
-	retry, err := cfg.retry.normalize()
-	if err != nil {
-		return nil, err
+	if raw, ok := lookup(EnvBaseURL); ok && strings.TrimSpace(raw) != "" && given.baseURL == nil {
+		if _, err := parseBaseURL(raw); err != nil {
+			return nil, fmt.Errorf("%w: %s is not an absolute http or https URL without credentials, query or fragment", ErrInvalidInput, EnvBaseURL)
+		}
+		opts = append([]Option{WithBaseURL(raw)}, opts...)
 	}
-	if cfg.maxBody <= 0 {
-		return nil, fmt.Errorf("%w: WithMaxResponseBytes needs a positive size", ErrInvalidInput)
+	return NewClient(token, opts...)
+}
+
+// WithLookupEnv makes NewClientFromEnv read the environment through
+// lookup instead of os.LookupEnv; other constructors ignore it. A nil
+// lookup is an error.
+func WithLookupEnv(lookup func(key string) (string, bool)) Option {
+	return func(c *config) {
+		if lookup == nil {
+			c.fail(fmt.Errorf("%w: WithLookupEnv(nil)", ErrInvalidInput))
+			return
+		}
+		c.lookupEnv = lookup
 	}
+}
+
+func checkToken(token string) error {
+	if strings.TrimSpace(token) == "" {
+		return fmt.Errorf("%w: the API token is empty", ErrInvalidInput)
+	}
+	if strings.ContainsAny(token, "\r\n") {
+		return fmt.Errorf("%w: the API token contains a line break", ErrInvalidInput)
+	}
+	return nil
+}
+
+// newConfig applies opts over the defaults.
+func newConfig(opts []Option) (*config, error) {
+	base, _ := parseBaseURL(DefaultBaseURL)
+	cfg := &config{baseURL: base, retry: DefaultRetryPolicy(), maxBody: DefaultMaxResponseBytes}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(cfg)
+		}
+	}
+	if cfg.err != nil {
+		return nil, cfg.err
+	}
+	if !cfg.limiterSet {
+		cfg.limiter = newDefaultLimiter()
+	}
+	return cfg, nil
+}
+
+// newClient builds a client from a checked token and config.
+func newClient(token string, cfg *config) *Client {
 	ua := "edapp-go/" + Version
 	if cfg.userAgent != "" {
 		ua = cfg.userAgent + " " + ua
 	}
-	if !cfg.limiterSet {
-		cfg.limiter = NewWindowLimiter(DefaultBudget, DefaultBudgetWindow)
-	}
-	var limiter transport.Limiter
-	if !isNil(cfg.limiter) {
-		limiter = cfg.limiter
-	}
-
-	c := &Client{baseURL: base, logger: cfg.logger}
-	c.t = transport.New(transport.Config{
-		BaseURL:    base,
+	c := &Client{baseURL: cfg.baseURL, logger: cfg.logger, observer: newObserver(cfg.observer, cfg.logger)}
+	tc := transport.Config{
+		BaseURL:    cfg.baseURL,
 		Token:      token,
 		UserAgent:  ua,
 		HTTPClient: cfg.httpClient,
-		Limiter:    limiter,
-		Retry:      transport.Policy(retry),
+		Limiter:    transportLimiter(cfg.limiter),
+		Retry:      transport.Policy(cfg.retry),
+		MaxPause:   DefaultBudgetWindow,
 		Logger:     cfg.logger,
 		MaxBody:    cfg.maxBody,
-	})
+	}
+	if c.observer != nil {
+		tc.Observer = c.observer
+	}
+	c.t = transport.New(tc)
 	c.common.client = c
 	c.Users = (*UsersService)(&c.common)
 	c.UserGroups = (*UserGroupsService)(&c.common)
 	c.Catalog = (*CatalogService)(&c.common)
 	c.Analytics = (*AnalyticsService)(&c.common)
 	c.Webhooks = (*WebhooksService)(&c.common)
-	return c, nil
+	return c
 }
 
 func parseBaseURL(raw string) (*url.URL, error) {
@@ -273,91 +385,150 @@ func (c *Client) String() string { return "edapp.Client{" + c.baseURL.String() +
 // built on. path is relative to the base URL ("/v2/users"); query is nil,
 // url.Values, or a struct with go-querystring `url` tags; body is nil,
 // json.RawMessage, []byte of JSON, or a value to encode as JSON; out is nil
-// or a pointer to decode the JSON answer into.
+// or a pointer to decode the JSON answer into. An Observer sees the call
+// under the route given by WithRoute, or "custom".
 //
 // A non-2xx answer is an *APIError. A 2xx answer that is not valid JSON for
 // out is a *DecodeError. A done ctx returns ctx's error.
 func (c *Client) Do(ctx context.Context, method, path string, query, body, out any, opts ...RequestOption) error {
 	rc := newRequestConfig(opts)
-	_, err := c.do(ctx, method, path, query, body, out, &rc, false)
-	return err
+	op := operation{method: method, route: rc.route, path: path, query: query, body: body}
+	return c.do(ctx, op, &rc, func(a *answer) error { return a.decodeJSON(ctx, out) })
 }
 
-// do is Do with the options applied. It returns the answer's Response
-// when keep is set, when the caller asked for it, or on failure.
-func (c *Client) do(ctx context.Context, method, path string, query, body, out any, rc *requestConfig, keep bool) (resp *Response, err error) {
-	if rc.resp != nil {
-		defer func() {
-			if resp != nil {
-				*rc.resp = *resp
-			} else {
-				*rc.resp = Response{TotalCount: -1}
-			}
-		}()
+// operation is one request as a resource method or Do describes it.
+type operation struct {
+	method string
+	route  string // the path's template ("/v2/users/{userId}"), for the Observer
+	path   string
+	query  any
+	body   any
+}
+
+// request returns the operation at p: its path, and its route for the Observer.
+func request(method string, p ids.Path, query, body any) operation {
+	return operation{method: method, route: p.Route, path: p.Path, query: query, body: body}
+}
+
+// answer is a finished call while its body is still held. The Response is
+// built only when something needs it: most successful calls never do.
+type answer struct {
+	c    *Client
+	op   operation
+	tr   *transport.Response // nil until the transport has answered
+	resp *Response
+}
+
+// response returns the call's Response, building it on first use.
+func (a *answer) response() *Response {
+	if a.resp == nil {
+		if a.tr == nil {
+			a.resp = &Response{TotalCount: -1}
+		} else {
+			a.resp = a.c.response(a.tr)
+		}
 	}
+	return a.resp
+}
+
+// body returns the answer's body, trimmed of white space.
+func (a *answer) body() []byte { return bytes.TrimSpace(a.tr.Body) }
+
+// do sends op with the call's options, turns a non-2xx answer into an
+// *APIError, and hands a 2xx answer to decode while its body is held. It
+// fills the caller's WithResponseInto on every path, and reports the call
+// to the Observer.
+func (c *Client) do(ctx context.Context, op operation, rc *requestConfig, decode func(*answer) error) (err error) {
+	a := &answer{c: c, op: op}
+	if c.observer != nil {
+		start := c.observer.callStart(&op)
+		defer func() { c.observer.callEnd(&op, a.tr, err, start) }()
+	}
+	if rc.resp != nil {
+		defer func() { *rc.resp = *a.response() }()
+	}
+	req, err := c.transportRequest(ctx, &op, rc)
+	if err != nil {
+		return err
+	}
+	a.tr, err = c.t.Do(ctx, req)
+	defer a.tr.Release()
+	if err != nil {
+		return err
+	}
+	if a.tr.StatusCode < 200 || a.tr.StatusCode > 299 {
+		return c.newAPIError(op.method, op.path, a.tr, a.response())
+	}
+	return decode(a)
+}
+
+// transportRequest checks and encodes what op and the options say to send.
+func (c *Client) transportRequest(ctx context.Context, op *operation, rc *requestConfig) (transport.Request, error) {
 	if ctx == nil {
-		return nil, fmt.Errorf("%w: nil context", ErrInvalidInput)
+		return transport.Request{}, fmt.Errorf("%w: nil context", ErrInvalidInput)
 	}
 	if rc.err != nil {
-		return nil, rc.err
+		return transport.Request{}, rc.err
 	}
-	if !strings.HasPrefix(path, "/") || strings.ContainsAny(path, "?#") {
-		return nil, fmt.Errorf("%w: path %q must start with / and carry no query (use the query argument)", ErrInvalidInput, path)
+	if !strings.HasPrefix(op.path, "/") || strings.ContainsAny(op.path, "?#") {
+		return transport.Request{}, fmt.Errorf("%w: path %q must start with / and carry no query (use the query argument)", ErrInvalidInput, op.path)
 	}
-	rawQuery, err := encodeQuery(query)
+	rawQuery, err := encodeQuery(op.query)
 	if err != nil {
-		return nil, err
+		return transport.Request{}, err
 	}
-	payload, err := encodeBody(body)
+	payload, err := encodeBody(op.body)
 	if err != nil {
-		return nil, err
+		return transport.Request{}, err
 	}
 	req := transport.Request{
-		Method: method, Path: path, RawQuery: rawQuery, Body: payload,
+		Method: op.method, Path: op.path, Route: op.route, RawQuery: rawQuery, Body: payload,
 		Header: rc.header, Bulk: rc.bulk, MaxThrottle: rc.maxThrottle,
 	}
 	if rc.retry != nil {
 		p := transport.Policy(*rc.retry)
 		req.Retry = &p
 	}
-	tr, err := c.t.Do(ctx, req)
-	defer tr.Release()
-	if keep || rc.resp != nil || err != nil || tr.StatusCode < 200 || tr.StatusCode > 299 {
-		resp = c.response(tr)
+	return req, nil
+}
+
+// decodeJSON decodes a 2xx answer into out; an empty answer or a nil out
+// decodes nothing. Values that do not fit are dropped, listed in the
+// Response and logged.
+func (a *answer) decodeJSON(ctx context.Context, out any) error {
+	body := a.body()
+	if out == nil || len(body) == 0 {
+		return nil
 	}
+	dropped, err := jsonx.Decode(body, out)
 	if err != nil {
-		return resp, err
-	}
-	if tr.StatusCode < 200 || tr.StatusCode > 299 {
-		return resp, c.newAPIError(method, path, tr, resp)
-	}
-	if len(bytes.TrimSpace(tr.Body)) == 0 {
-		if rc.needBody {
-			return resp, c.newDecodeError(method, path, tr, resp, errEmptyAnswer)
-		}
-		return resp, nil
-	}
-	if rc.digest != nil {
-		*rc.digest = maphash.Bytes(digestSeed, tr.Body)
-	}
-	if out == nil {
-		return resp, nil
-	}
-	dropped, err := jsonx.Decode(tr.Body, out)
-	if err != nil {
-		return resp, c.newDecodeError(method, path, tr, resp, err)
+		return a.decodeError(err)
 	}
 	if len(dropped) > 0 {
-		if resp == nil {
-			resp = c.response(tr)
-		}
-		resp.Dropped = dropped
-		if c.logger != nil {
-			c.logger.LogAttrs(ctx, slog.LevelWarn, "edapp: dropped values that did not decode",
-				slog.String("method", method), slog.String("path", path), slog.Any("fields", dropped))
+		a.response().Dropped = dropped
+		if log := a.c.logger; log != nil {
+			log.LogAttrs(ctx, slog.LevelWarn, "edapp: dropped values that did not decode",
+				slog.String("method", a.op.method), slog.String("path", a.op.path), slog.Any("fields", dropped))
 		}
 	}
-	return resp, nil
+	return nil
+}
+
+// decodeRecord is decodeJSON for an answer that must hold a record: an
+// empty answer is a *DecodeError.
+func (a *answer) decodeRecord(ctx context.Context, out any) error {
+	if len(a.body()) == 0 {
+		return a.decodeError(errEmptyAnswer)
+	}
+	return a.decodeJSON(ctx, out)
+}
+
+// digest returns a digest of a non-empty body, and 0 for an empty one.
+func (a *answer) digest() uint64 {
+	if body := a.body(); len(body) > 0 {
+		return maphash.Bytes(digestSeed, body)
+	}
+	return 0
 }
 
 var digestSeed = maphash.MakeSeed()
@@ -365,26 +536,23 @@ var digestSeed = maphash.MakeSeed()
 // errEmptyAnswer is a 2xx answer with no body where a record was expected.
 var errEmptyAnswer = errors.New("the answer is empty")
 
-func (c *Client) newDecodeError(method, path string, tr *transport.Response, resp *Response, err error) *DecodeError {
-	if resp == nil {
-		resp = c.response(tr)
-	}
+func (a *answer) decodeError(err error) *DecodeError {
 	return &DecodeError{
-		StatusCode: tr.StatusCode,
-		Method:     method,
-		Path:       path,
-		Body:       c.cleanExcerpt(tr.Body, decodeExcerpt),
+		StatusCode: a.tr.StatusCode,
+		Method:     a.op.method,
+		Path:       a.op.path,
+		Body:       a.c.cleanExcerpt(a.tr.Body, decodeExcerpt),
 		Err:        err,
-		Response:   resp,
+		Response:   a.response(),
 	}
 }
 
 // isNil reports a nil interface, or one holding a nil pointer.
-func isNil(l Limiter) bool {
-	if l == nil {
+func isNil(x any) bool {
+	if x == nil {
 		return true
 	}
-	v := reflect.ValueOf(l)
+	v := reflect.ValueOf(x)
 	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/edapp-go/edapp/internal/ids"
 	"github.com/edapp-go/edapp/internal/redact"
 	"golang.org/x/time/rate"
 
@@ -51,20 +52,36 @@ func coreServer(t *testing.T, h http.HandlerFunc, opts ...Option) *Client {
 	return c
 }
 
+// TestNewClientRejectsBadInput: every bad token and every bad value of
+// every client option fails NewClient, with ErrInvalidInput and a message
+// that names it.
 func TestNewClientRejectsBadInput(t *testing.T) {
 	for name, tc := range map[string]struct {
 		token string
 		opts  []Option
 		want  string
 	}{
-		"empty token":     {"", nil, "API token is empty"},
-		"blank token":     {"  ", nil, "API token is empty"},
-		"relative URL":    {"t", []Option{WithBaseURL("rest.edapp.com")}, "absolute http or https"},
-		"ftp URL":         {"t", []Option{WithBaseURL("ftp://rest.edapp.com")}, "absolute http or https"},
-		"bad URL":         {"t", []Option{WithBaseURL("http://[::1")}, "base URL"},
-		"query in URL":    {"t", []Option{WithBaseURL("https://h/?a=b")}, "query"},
-		"negative retry":  {"t", []Option{WithRetry(RetryPolicy{MaxRetries: -1})}, "retry policy"},
-		"zero rate limit": {"t", []Option{WithRateLimit(0, 1)}, "rate limit"},
+		"empty token":                 {"", nil, "API token is empty"},
+		"blank token":                 {"  ", nil, "API token is empty"},
+		"token with a line break":     {"t\n", nil, "line break"},
+		"relative URL":                {"t", []Option{WithBaseURL("rest.edapp.com")}, "absolute http or https"},
+		"ftp URL":                     {"t", []Option{WithBaseURL("ftp://rest.edapp.com")}, "absolute http or https"},
+		"bad URL":                     {"t", []Option{WithBaseURL("http://[::1")}, "base URL"},
+		"query in URL":                {"t", []Option{WithBaseURL("https://h/?a=b")}, "query"},
+		"credentials in URL":          {"t", []Option{WithBaseURL("https://u:p@h/")}, "credentials"},
+		"empty URL":                   {"t", []Option{WithBaseURL("")}, "absolute http or https"},
+		"nil HTTP client":             {"t", []Option{WithHTTPClient(nil)}, "WithHTTPClient(nil)"},
+		"negative retries":            {"t", []Option{WithRetry(RetryPolicy{MaxRetries: -1})}, "retry policy"},
+		"negative MinWait":            {"t", []Option{WithRetry(RetryPolicy{MinWait: -1})}, "retry policy"},
+		"MaxWait below MinWait":       {"t", []Option{WithRetry(RetryPolicy{MinWait: time.Second, MaxWait: time.Millisecond})}, "retry policy"},
+		"zero rate limit":             {"t", []Option{WithRateLimit(0, 1)}, "WithRateLimit"},
+		"negative rate limit":         {"t", []Option{WithRateLimit(-1, 1)}, "WithRateLimit"},
+		"zero burst":                  {"t", []Option{WithRateLimit(10, 0)}, "WithRateLimit"},
+		"zero response bound":         {"t", []Option{WithMaxResponseBytes(0)}, "WithMaxResponseBytes"},
+		"negative response bound":     {"t", []Option{WithMaxResponseBytes(-1)}, "WithMaxResponseBytes"},
+		"user agent with a newline":   {"t", []Option{WithUserAgent("a\r\nX-Evil: 1")}, "WithUserAgent"},
+		"user agent with a NUL":       {"t", []Option{WithUserAgent("a\x00")}, "WithUserAgent"},
+		"a good option does not hide": {"t", []Option{WithRateLimit(0, 1), WithLimiter(nil)}, "WithRateLimit"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c, err := NewClient(tc.token, tc.opts...)
@@ -242,9 +259,9 @@ func TestPOSTRetriesOnlyWhenNothingWasSent(t *testing.T) {
 	})
 }
 
-func TestRetryAfterHonouredAndCapped(t *testing.T) {
+func TestBackoffHonoursRetryAfterOn503(t *testing.T) {
 	h := func(v string) *http.Response {
-		return &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {v}}}
+		return &http.Response{StatusCode: 503, Header: http.Header{"Retry-After": {v}}}
 	}
 	assert.Equal(t, 2*time.Second, transport.Backoff(time.Second, 30*time.Second, 0, h("2")))
 	assert.Equal(t, 30*time.Second, transport.Backoff(time.Second, 30*time.Second, 0, h("3600")), "capped at MaxWait")
@@ -260,8 +277,13 @@ func TestRetryAfterHonouredAndCapped(t *testing.T) {
 		assert.GreaterOrEqual(t, d, step/2)
 		assert.LessOrEqual(t, d, step)
 	}
+}
 
-	// End to end: the wait is capped, and the final error carries RetryAfter.
+// TestRetryAfterPausesUpToOneWindow: a 429's Retry-After pauses the whole
+// client for as long as it says, up to one budget window, whatever the
+// retry policy's MaxWait; a call that may not wait that long fails at once
+// with the 429, and so does the next call, without sending anything.
+func TestRetryAfterPausesUpToOneWindow(t *testing.T) {
 	var hits atomic.Int32
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -275,8 +297,16 @@ func TestRetryAfterHonouredAndCapped(t *testing.T) {
 	var apiErr *APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, time.Hour, apiErr.RetryAfter)
-	assert.EqualValues(t, 3, hits.Load())
-	assert.NoError(t, ctx.Err(), "an hour-long Retry-After must be capped")
+	assert.EqualValues(t, 1, hits.Load(), "no retry into another 429")
+	assert.NoError(t, ctx.Err())
+	d := c.t.PausedFor()
+	assert.True(t, d > DefaultBudgetWindow-time.Minute && d <= DefaultBudgetWindow, "paused for one window, not MaxWait: %v", d)
+
+	var resp Response
+	err = c.Do(ctx, http.MethodGet, "/v2/x", nil, nil, nil, WithMaxThrottle(time.Minute), WithResponseInto(&resp))
+	require.ErrorIs(t, err, ErrRateLimited)
+	assert.EqualValues(t, 1, hits.Load(), "the next call is refused by the pause, nothing sent")
+	assert.Equal(t, 0, resp.Attempts)
 }
 
 func TestCancelDuringBackoff(t *testing.T) {
@@ -411,7 +441,7 @@ func TestOddFieldNeverFailsThePage(t *testing.T) {
 	}
 	var logs bytes.Buffer
 	c.logger = slog.New(slog.NewTextHandler(&logs, nil))
-	p, err := listPage[rec](context.Background(), c, "/v2/x", nil)
+	p, err := listPage[rec](context.Background(), c, ids.Fill("/v2/x"), nil)
 	require.NoError(t, err)
 	require.Len(t, p.Items, 3)
 	assert.Equal(t, 3, p.TotalCount)
@@ -529,4 +559,41 @@ func TestIDsStayOneSegment(t *testing.T) {
 	_, err := c.Users.Get(ctx, " ")
 	assert.ErrorIs(t, err, ErrInvalidInput)
 	assert.EqualError(t, err, "edapp: invalid input: userID is empty")
+}
+
+func TestNewClientFromEnv(t *testing.T) {
+	env := func(vars map[string]string) Option {
+		return WithLookupEnv(func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
+	}
+	c, err := NewClientFromEnv(env(map[string]string{"EDAPP_API_TOKEN": "tok"}))
+	require.NoError(t, err)
+	assert.Equal(t, DefaultBaseURL, c.BaseURL())
+
+	c, err = NewClientFromEnv(env(map[string]string{"EDAPP_API_TOKEN": "tok", "EDAPP_BASE_URL": "http://127.0.0.1:9/p/"}))
+	require.NoError(t, err)
+	assert.Equal(t, "http://127.0.0.1:9/p", c.BaseURL())
+
+	c, err = NewClientFromEnv(WithBaseURL("https://explicit.example"), env(map[string]string{"EDAPP_API_TOKEN": "tok", "EDAPP_BASE_URL": "not a url"}))
+	require.NoError(t, err, "an explicit WithBaseURL wins, and the variable is not read")
+	assert.Equal(t, "https://explicit.example", c.BaseURL())
+
+	for name, vars := range map[string]map[string]string{
+		"no token":       {},
+		"blank token":    {"EDAPP_API_TOKEN": "  "},
+		"token with CR":  {"EDAPP_API_TOKEN": "secret-tok\r"},
+		"bad base URL":   {"EDAPP_API_TOKEN": "secret-tok", "EDAPP_BASE_URL": "ftp://secret-host"},
+		"base URL creds": {"EDAPP_API_TOKEN": "secret-tok", "EDAPP_BASE_URL": "https://u:secret-pw@h"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, err := NewClientFromEnv(env(vars))
+			require.ErrorIs(t, err, ErrInvalidInput)
+			assert.Nil(t, c)
+			assert.Contains(t, err.Error(), "EDAPP_")
+			assert.NotContains(t, err.Error(), "secret", "the error names the variable, never its value")
+		})
+	}
+	_, err = NewClientFromEnv(WithLookupEnv(nil))
+	assert.ErrorIs(t, err, ErrInvalidInput)
+	_, err = NewClient("t", WithLookupEnv(nil))
+	assert.ErrorIs(t, err, ErrInvalidInput, "a nil lookup is a bad value for every constructor")
 }

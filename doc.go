@@ -4,7 +4,7 @@
 // subpackage, and edapptest is a stateful fake of the whole service to test
 // against.
 //
-//	client, err := edapp.NewClient(os.Getenv("EDAPP_API_TOKEN"))
+//	client, err := edapp.NewClientFromEnv() // EDAPP_API_TOKEN, and EDAPP_BASE_URL if set
 //	if err != nil { ... }
 //	for u, err := range client.Users.All(ctx, nil) {
 //		if err != nil { ... }
@@ -37,12 +37,19 @@
 // link, may use all of it, so an export never starves the learners.
 //
 // A 429 pauses every request through the client, not only the one that got
-// it, until its Retry-After (or the retry backoff, when there is none). A
-// wait of over a second is logged at info level. WithMaxThrottle fails a
-// call at once, with ErrRateLimited, rather than let it wait long; a call
-// whose context ends while it is held back fails with an error matching both
-// ErrRateLimited and the context's error. Response.Waited says how long a
-// call waited.
+// it (and tells a Pauser limiter, which may share the pause with other
+// processes): for as long as its Retry-After says, else until its
+// X-RateLimit-Reset, else for the retry backoff; a header's pause lasts at
+// most one budget window (DefaultBudgetWindow), whatever RetryPolicy.MaxWait
+// says. An answer with X-RateLimit-Remaining: 0 and a reset pauses the
+// client the same way. Each call then decides whether to wait: one whose
+// WithMaxThrottle or deadline ends before the pause does fails at once with
+// ErrRateLimited (the call that got the 429 returns that *APIError, with
+// its RetryAfter), instead of retrying into another 429. A wait of over a
+// second is logged at info level. A call whose context ends while it is
+// held back fails with an error matching both ErrRateLimited and the
+// context's error. Response.Waited counts every wait: for the limiter, for
+// the pause and between retries.
 //
 // The budget belongs to the account, not to a process: replicas of one app,
 // and other tools on the same token, each have a limiter that believes it
@@ -52,12 +59,25 @@
 //
 // # Retries
 //
-// GET, PUT and DELETE are retried on connection errors and on 429, 500,
-// 502, 503 and 504. POST is retried only on 429 and on a connection refused
-// before anything was sent, so a retry never creates a duplicate. Waits grow
-// exponentially with jitter and are capped at RetryPolicy.MaxWait (30 s by
-// default, and when MaxWait is zero); a Retry-After is honoured, capped
-// too. WithRetry sets the client's policy and WithRequestRetry one call's.
+// After each attempt the client decides, in this order:
+//
+//   - an attempt the limiter did not let through sent nothing, and is
+//     never retried;
+//   - a done context stops the call with the context's error;
+//   - a connection that failed before anything was sent (a dial error such
+//     as "connection refused") is retried, for every method;
+//   - any other connection error is retried for GET, PUT and DELETE only:
+//     a POST may have reached the service, so it is never sent twice;
+//   - a 429 pauses the client (see above) and is retried after the pause,
+//     for every method, if the call may wait that long;
+//   - 500, 502, 503 and 504 are retried for GET, PUT and DELETE only;
+//   - anything else is the answer.
+//
+// Waits between attempts grow exponentially from RetryPolicy.MinWait with
+// jitter and are capped at MaxWait (30 s by default, and when MaxWait is
+// zero); a 503's Retry-After is honoured, capped too. MaxRetries bounds the
+// retries. WithRetry sets the client's policy and WithRequestRetry one
+// call's.
 //
 // # Request options and response metadata
 //
@@ -65,6 +85,16 @@
 // WithResponseInto (the status, headers, request id, attempts and time
 // waited, even on failure), WithHeader, WithRequestRetry, WithBulk,
 // WithMaxThrottle and, for the All iterators, WithPageConcurrency.
+//
+// # Observability
+//
+// WithObserver takes an Observer, whose optional callbacks see each call's
+// start and end, each attempt, each wait (a limiter lane, a 429's pause, a
+// backoff) and each page, named by method and route template
+// ("/v2/users/{userId}"), never by path, token, body or header value.
+// Callbacks run inline and must be quick; one that panics is recovered.
+// A Limiter that implements BudgetReporter, as *WindowLimiter does, reports
+// the budget used in the current window.
 //
 // # Pagination
 //

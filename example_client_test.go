@@ -37,6 +37,29 @@ func ExampleNewClient() {
 	// edapp: invalid input: the API token is empty
 }
 
+func ExampleNewClientFromEnv() {
+	// In an application: client, err := edapp.NewClientFromEnv(), with
+	// EDAPP_API_TOKEN (and EDAPP_BASE_URL, if not the real service) set.
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	env := map[string]string{"EDAPP_API_TOKEN": srv.Token, "EDAPP_BASE_URL": srv.URL}
+
+	client, err := edapp.NewClientFromEnv(edapp.WithLookupEnv(func(k string) (string, bool) {
+		v, ok := env[k]
+		return v, ok
+	}))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(client.BaseURL() == srv.URL)
+
+	_, err = edapp.NewClientFromEnv(edapp.WithLookupEnv(func(string) (string, bool) { return "", false }))
+	fmt.Println(err)
+	// Output:
+	// true
+	// EDAPP_API_TOKEN: edapp: invalid input: the API token is empty
+}
+
 func ExampleAPIError() {
 	srv := edapptest.NewServer()
 	defer srv.Close()

@@ -175,7 +175,7 @@ func TestFaultMatrix(t *testing.T) {
 					WithRetry(RetryPolicy{MaxRetries: 3, MinWait: time.Millisecond, MaxWait: 20 * time.Millisecond}))
 				require.NoError(t, err)
 
-				const deadline = time.Second
+				const deadline = 3 * time.Second
 				ctx, cancel := context.WithTimeout(context.Background(), deadline)
 				start := time.Now()
 				var out struct{ ID string }

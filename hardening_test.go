@@ -74,17 +74,21 @@ func TestZeroMaxWaitMeansTheDefaultCap(t *testing.T) {
 	assert.Equal(t, time.Minute, p.MaxWait, "never below MinWait")
 	assert.Equal(t, 30*time.Second, DefaultRetryPolicy().MaxWait)
 
-	// A day-long Retry-After is capped: the call gives up on ctx, not on a day.
+	// A day-long Retry-After pauses the client for one budget window; a
+	// call whose deadline ends sooner fails at once with the 429.
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "86400")
 		w.WriteHeader(http.StatusTooManyRequests)
 	}, WithRetry(RetryPolicy{MaxRetries: 1}))
 	var r Response
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	_, err = c.Users.Get(ctx, "a", WithResponseInto(&r))
-	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.ErrorIs(t, err, ErrRateLimited, "it was held by the service's rate limit")
+	assert.NoError(t, ctx.Err(), "it did not wait for its deadline")
+	assert.Equal(t, 1, r.Attempts)
+	d := c.t.PausedFor()
+	assert.True(t, d > DefaultBudgetWindow-time.Minute && d <= DefaultBudgetWindow, "paused for one window: %v", d)
 }
 
 func TestLessonsAndWebhooksReadEveryPage(t *testing.T) {

@@ -2,12 +2,17 @@ package edapp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"sort"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/edapp-go/edapp/internal/transport"
 )
 
 // Limiter holds a request back until the account's budget allows it. Every
@@ -86,28 +91,45 @@ type WindowLimiter struct {
 }
 
 // WindowOption configures a WindowLimiter.
-type WindowOption func(*WindowLimiter)
+type WindowOption func(*WindowLimiter) error
 
 // WithBulkShare sets the share of any window that bulk calls may use:
-// floor(f*limit) calls, at least 1. The default is 0.9. f is clamped to
-// [0, 1]; 1 lets bulk calls use the whole window.
+// floor(f*limit) calls, but at least 1. The default is 0.9; 1 lets bulk
+// calls use the whole window. f must be more than 0 and at most 1:
+// NewWindowLimiter fails on any other value (NaN included).
 func WithBulkShare(f float64) WindowOption {
-	return func(l *WindowLimiter) { l.share = f }
+	return func(l *WindowLimiter) error {
+		if !(f > 0 && f <= 1) {
+			return fmt.Errorf("%w: WithBulkShare(%v): the share must be more than 0 and at most 1", ErrInvalidInput, f)
+		}
+		l.share = f
+		return nil
+	}
 }
 
 // withClock replaces the clock, for tests. newTimer returns a channel that
 // receives once d has passed, and a func that stops the timer.
 func withClock(now func() time.Time, newTimer func(d time.Duration) (<-chan time.Time, func() bool)) WindowOption {
-	return func(l *WindowLimiter) { l.now, l.newTimer = now, newTimer }
+	return func(l *WindowLimiter) error {
+		l.now, l.newTimer = now, newTimer
+		return nil
+	}
 }
 
 // NewWindowLimiter returns a limiter that starts at most limit calls in any
-// trailing window. A limit below 1 counts as 1; a window of zero or less
-// does not limit calls at all (Pause still holds them).
-func NewWindowLimiter(limit int, window time.Duration, opts ...WindowOption) *WindowLimiter {
+// trailing window. A limit below 1, a window of zero or less, or a bad
+// option is an error (to turn client-side limiting off, use
+// WithLimiter(nil)).
+func NewWindowLimiter(limit int, window time.Duration, opts ...WindowOption) (*WindowLimiter, error) {
+	if limit < 1 {
+		return nil, fmt.Errorf("%w: NewWindowLimiter(%d, ...): the limit must be at least 1", ErrInvalidInput, limit)
+	}
+	if window <= 0 {
+		return nil, fmt.Errorf("%w: NewWindowLimiter(..., %v): the window must be longer than 0", ErrInvalidInput, window)
+	}
 	l := &WindowLimiter{
-		limit:  max(limit, 1),
-		window: max(window, 0),
+		limit:  limit,
+		window: window,
 		share:  0.9,
 		now:    time.Now,
 		newTimer: func(d time.Duration) (<-chan time.Time, func() bool) {
@@ -116,18 +138,30 @@ func NewWindowLimiter(limit int, window time.Duration, opts ...WindowOption) *Wi
 		},
 	}
 	for _, o := range opts {
-		o(l)
+		if o == nil {
+			continue
+		}
+		if err := o(l); err != nil {
+			return nil, err
+		}
 	}
-	switch f := l.share; {
-	case f >= 1:
+	if l.share >= 1 {
 		l.bulkMax = l.limit
-	case f > 0: // false for NaN
-		// The epsilon keeps a share like 0.29 of 100 from rounding down to 28.
-		l.bulkMax = min(max(int(math.Floor(f*float64(l.limit)+1e-9)), 1), l.limit)
-	default:
-		l.bulkMax = 1
+	} else {
+		// The epsilon keeps a share like 0.29 of 100 from rounding down to
+		// 28. The product is below limit, so it converts without overflow.
+		l.bulkMax = min(max(int(math.Floor(l.share*float64(l.limit)+1e-9)), 1), l.limit)
 	}
 	l.base = l.now()
+	return l, nil
+}
+
+// newDefaultLimiter is the limiter of a client made without WithLimiter.
+func newDefaultLimiter() *WindowLimiter {
+	l, err := NewWindowLimiter(DefaultBudget, DefaultBudgetWindow)
+	if err != nil {
+		panic(err) // unreachable: the defaults are valid
+	}
 	return l
 }
 
@@ -139,17 +173,12 @@ func (l *WindowLimiter) Wait(ctx context.Context) error {
 // WaitLane waits until a call in the given lane may start, or returns an
 // error at once if that would be after ctx's deadline.
 func (l *WindowLimiter) WaitLane(ctx context.Context, bulk bool) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	default:
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	deadline, hasDeadline := ctx.Deadline()
-	start := l.now()
+	start, at, ok := l.reserveNow(bulk, deadline, hasDeadline)
 	now := start
-	l.mu.Lock()
-	at, ok := l.reserve(now, bulk, deadline, hasDeadline)
-	l.mu.Unlock()
 	for {
 		if !ok {
 			return &throttleError{wait: at.Sub(start), cause: context.DeadlineExceeded, refused: true}
@@ -163,39 +192,71 @@ func (l *WindowLimiter) WaitLane(ctx context.Context, bulk bool) error {
 		case <-c:
 		case <-ctx.Done():
 			stop()
-			l.mu.Lock()
-			l.remove(at, bulk)
-			l.mu.Unlock()
+			l.release(at, bulk)
 			return &throttleError{wait: l.now().Sub(start), cause: ctx.Err()}
 		}
-		now = l.now()
-		l.mu.Lock()
-		if l.pause > at.Sub(l.base) {
-			// Paused after this slot was reserved: take one after the pause.
-			l.remove(at, bulk)
-			at, ok = l.reserve(now, bulk, deadline, hasDeadline)
-		}
-		l.mu.Unlock()
+		now, at, ok = l.keepOrMove(at, bulk, deadline, hasDeadline)
 	}
+}
+
+// reserveNow reads the clock and reserves a slot, both under the lock: a
+// time read before it could be older than what another caller has pruned.
+func (l *WindowLimiter) reserveNow(bulk bool, deadline time.Time, hasDeadline bool) (now, at time.Time, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now = l.now()
+	at, ok = l.reserve(now, bulk, deadline, hasDeadline)
+	return now, at, ok
+}
+
+// keepOrMove is called when a reserved slot comes: it keeps the slot, or
+// moves it past a pause that began after the slot was reserved.
+func (l *WindowLimiter) keepOrMove(at time.Time, bulk bool, deadline time.Time, hasDeadline bool) (now, slot time.Time, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now = l.now()
+	if l.pause <= at.Sub(l.base) {
+		return now, at, true
+	}
+	l.remove(at, bulk)
+	slot, ok = l.reserve(now, bulk, deadline, hasDeadline)
+	return now, slot, ok
+}
+
+// release gives back a slot a cancelled call will not use.
+func (l *WindowLimiter) release(at time.Time, bulk bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.remove(at, bulk)
 }
 
 // Delay reports how long a call in the given lane made now would wait,
 // without reserving anything.
 func (l *WindowLimiter) Delay(bulk bool) time.Duration {
-	t := l.now().Sub(l.base)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	t := l.now().Sub(l.base)
 	l.prune(t)
 	return l.earliest(max(t, l.pause), bulk) - t
+}
+
+// BudgetUsed reports how many calls started in the trailing window that
+// ends now, and the limit: the budget used in the current window.
+func (l *WindowLimiter) BudgetUsed() (used, limit int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := l.now().Sub(l.base)
+	l.prune(t)
+	used, _ = slices.BinarySearch(l.all, t+1)
+	return used, l.limit
 }
 
 // Pause holds every call until until. A later Pause extends the hold; an
 // earlier one never shortens it.
 func (l *WindowLimiter) Pause(until time.Time) {
-	t := until.Sub(l.base)
 	l.mu.Lock()
-	l.pause = max(l.pause, t)
-	l.mu.Unlock()
+	defer l.mu.Unlock()
+	l.pause = max(l.pause, until.Sub(l.base))
 }
 
 // reserve takes the first slot at or after now for a call in the given
@@ -226,7 +287,7 @@ func (l *WindowLimiter) remove(at time.Time, bulk bool) {
 // prune forgets calls that started a window or more before t: they no
 // longer count for any call at or after t.
 func (l *WindowLimiter) prune(t time.Duration) {
-	cut := t - l.window
+	cut := subSat(t, l.window)
 	drop := func(s []time.Duration) []time.Duration {
 		i := 0
 		for i < len(s) && s[i] <= cut {
@@ -262,7 +323,8 @@ func (l *WindowLimiter) earliest(t time.Duration, bulk bool) time.Duration {
 // them: an interactive call can start before a waiting bulk call's slot.
 func firstFit(a []time.Duration, n int, w, t time.Duration) (lo, hi time.Duration) {
 	// full(i): a[i..i+n-1] already fill a window; no time may go between them.
-	full := func(i int) bool { return i+n-1 < len(a) && a[i+n-1]-a[i] < w }
+	// n may be as large as math.MaxInt: compare it with lengths, never add to it.
+	full := func(i int) bool { return n <= len(a)-i && a[i+n-1]-a[i] < w }
 	p := sort.Search(len(a), func(i int) bool { return a[i] > t }) // the new time goes at index p
 	spanning := 0                                                  // full runs i with p-n < i < p
 	for i := max(0, p-n+1); i < min(p, len(a)-n+1); i++ {
@@ -282,7 +344,7 @@ func firstFit(a []time.Duration, n int, w, t time.Duration) (lo, hi time.Duratio
 			if p < len(a) {
 				hi = a[p]
 			}
-			if p+n-1 < len(a) {
+			if n <= len(a)-p {
 				hi = min(hi, a[p+n-1]-w)
 			}
 			if lo <= hi {
@@ -305,6 +367,13 @@ func addSat(a, b time.Duration) time.Duration {
 		return math.MaxInt64
 	}
 	return a + b
+}
+
+func subSat(a, b time.Duration) time.Duration {
+	if b > 0 && a < math.MinInt64+b {
+		return math.MinInt64
+	}
+	return a - b
 }
 
 func insertSorted(s []time.Duration, t time.Duration) []time.Duration {
@@ -340,6 +409,49 @@ func (e *throttleError) Is(target error) bool { return target == ErrRateLimited 
 func (e *throttleError) Unwrap() error { return e.cause }
 
 var (
-	_ LaneLimiter = (*WindowLimiter)(nil)
-	_ Pauser      = (*WindowLimiter)(nil)
+	_ LaneLimiter    = (*WindowLimiter)(nil)
+	_ Pauser         = (*WindowLimiter)(nil)
+	_ BudgetReporter = (*WindowLimiter)(nil)
 )
+
+// transportLimiter returns what the transport waits on: nil for no limit,
+// and a *rate.Limiter wrapped so that its refusal to wait past a deadline
+// is recognised by its type.
+func transportLimiter(l Limiter) transport.Limiter {
+	if isNil(l) {
+		return nil
+	}
+	if rl, ok := l.(*rate.Limiter); ok {
+		return rateLimiter{rl}
+	}
+	return l
+}
+
+// rateLimiter is a *rate.Limiter whose Wait refuses a wait that would
+// outlast ctx's deadline with a *throttleError, which matches
+// context.DeadlineExceeded; x/time/rate's own error for it matches nothing.
+type rateLimiter struct{ l *rate.Limiter }
+
+func (r rateLimiter) Wait(ctx context.Context) error {
+	res := r.l.Reserve()
+	if !res.OK() {
+		return errors.New("the rate.Limiter's burst is below 1")
+	}
+	d := res.Delay()
+	if d == 0 {
+		return nil
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+		res.Cancel()
+		return &throttleError{wait: d, cause: context.DeadlineExceeded, refused: true}
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		res.Cancel()
+		return &throttleError{wait: d, cause: ctx.Err()}
+	}
+}

@@ -36,7 +36,7 @@ type simLimiter interface {
 type simWindow struct{ l *WindowLimiter }
 
 func newSimWindow(window time.Duration) simWindow {
-	return simWindow{NewWindowLimiter(serviceLimit, window, withClock(func() time.Time { return simStart }, nil))}
+	return simWindow{mustWindowLimiter(serviceLimit, window, withClock(func() time.Time { return simStart }, nil))}
 }
 
 func (s simWindow) reserve(now time.Time, bulk bool) time.Time {

@@ -3,7 +3,9 @@ package edapp
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
+	"net/http"
 	"runtime"
 	"slices"
 	"sync"
@@ -120,7 +122,16 @@ func (c *fakeClock) waitPending(t *testing.T, n int) {
 
 func newFakeWindow(limit int, window time.Duration, opts ...WindowOption) (*WindowLimiter, *fakeClock) {
 	c := newFakeClock()
-	return NewWindowLimiter(limit, window, append(opts, withClock(c.Now, c.NewTimer))...), c
+	return mustWindowLimiter(limit, window, append(opts, withClock(c.Now, c.NewTimer))...), c
+}
+
+// mustWindowLimiter is NewWindowLimiter for arguments known to be good.
+func mustWindowLimiter(limit int, window time.Duration, opts ...WindowOption) *WindowLimiter {
+	l, err := NewWindowLimiter(limit, window, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return l
 }
 
 // noWait is a context that makes any wait fail at once: its deadline is
@@ -346,18 +357,6 @@ func TestWindowLimiterPause(t *testing.T) {
 }
 
 func TestWindowLimiterConfig(t *testing.T) {
-	l := NewWindowLimiter(0, time.Minute)
-	assert.Equal(t, 1, l.limit, "a limit below 1 counts as 1")
-	assert.Equal(t, 1, l.bulkMax)
-
-	l, c := newFakeWindow(3, 0)
-	ctx := noWait(t, c)
-	for range 100 {
-		require.NoError(t, l.Wait(ctx), "a zero window does not limit")
-	}
-	l.Pause(c.Now().Add(time.Second))
-	assert.Equal(t, time.Second, l.Delay(false), "but Pause holds calls")
-
 	for _, tc := range []struct {
 		share float64
 		limit int
@@ -367,21 +366,19 @@ func TestWindowLimiterConfig(t *testing.T) {
 		{0.29, 100, 29},
 		{0.5, 3, 1},
 		{0.01, 10, 1},
-		{0, 10, 1},
-		{-1, 10, 1},
 		{1, 10, 10},
-		{7, 10, 10},
+		{0.9, math.MaxInt, int(0.9 * float64(math.MaxInt))},
 	} {
-		l := NewWindowLimiter(tc.limit, time.Minute, WithBulkShare(tc.share))
+		l := mustWindowLimiter(tc.limit, time.Minute, WithBulkShare(tc.share))
 		assert.Equal(t, tc.want, l.bulkMax, "share %v of %d", tc.share, tc.limit)
 	}
-	assert.Equal(t, 1260, NewWindowLimiter(1400, time.Minute).bulkMax, "the default share is 0.9")
+	assert.Equal(t, 1260, mustWindowLimiter(1400, time.Minute).bulkMax, "the default share is 0.9")
 }
 
 // TestWindowLimiterRealClock checks the limiter on the real clock, without
 // waiting: refusals and cancellation return at once.
 func TestWindowLimiterRealClock(t *testing.T) {
-	l := NewWindowLimiter(2, time.Hour)
+	l := mustWindowLimiter(2, time.Hour)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	require.NoError(t, l.Wait(ctx))
@@ -651,4 +648,132 @@ func BenchmarkWindowLimiterRefuse(b *testing.B) {
 			b.Fatal("admitted")
 		}
 	}
+}
+
+// TestNewWindowLimiterRejectsBadInput: a bad limit, window or option value
+// is NewWindowLimiter's error, never a clamp.
+func TestNewWindowLimiterRejectsBadInput(t *testing.T) {
+	for name, tc := range map[string]struct {
+		limit  int
+		window time.Duration
+		opts   []WindowOption
+	}{
+		"zero limit":       {0, time.Minute, nil},
+		"negative limit":   {-1, time.Minute, nil},
+		"zero window":      {1, 0, nil},
+		"negative window":  {1, -time.Second, nil},
+		"share 0":          {10, time.Minute, []WindowOption{WithBulkShare(0)}},
+		"negative share":   {10, time.Minute, []WindowOption{WithBulkShare(-1)}},
+		"share above 1":    {10, time.Minute, []WindowOption{WithBulkShare(1.5)}},
+		"share NaN":        {10, time.Minute, []WindowOption{WithBulkShare(math.NaN())}},
+		"share +Inf":       {10, time.Minute, []WindowOption{WithBulkShare(math.Inf(1))}},
+		"bad after a good": {10, time.Minute, []WindowOption{WithBulkShare(0.5), WithBulkShare(7)}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			l, err := NewWindowLimiter(tc.limit, tc.window, tc.opts...)
+			assert.Nil(t, l)
+			assert.ErrorIs(t, err, ErrInvalidInput)
+		})
+	}
+}
+
+// TestWindowLimiterHugeLimitNeverOverflows: NewWindowLimiter(math.MaxInt, w)
+// once panicked on its third call, holding its mutex, and every later call
+// hung. Its arithmetic never adds to the limit now.
+func TestWindowLimiterHugeLimitNeverOverflows(t *testing.T) {
+	l, c := newFakeWindow(math.MaxInt, time.Minute)
+	ctx := noWait(t, c)
+	for i := range 10 {
+		require.NotPanics(t, func() { require.NoError(t, l.WaitLane(ctx, i%2 == 0)) }, "call %d", i+1)
+	}
+	used, limit := l.BudgetUsed()
+	assert.Equal(t, 10, used)
+	assert.Equal(t, math.MaxInt, limit)
+	assert.Equal(t, time.Duration(0), l.Delay(true))
+}
+
+// TestWindowLimiterReadsTheClockUnderItsLock: a time read before the lock
+// could be older than what another caller pruned meanwhile, and the limiter
+// then admitted limit+1 calls in one window. Here a call reads 5 s while,
+// before it locks, another caller at 10 s prunes the call made at 0 s: the
+// call at 5 s must still see that one, and wait for 10 s.
+func TestWindowLimiterReadsTheClockUnderItsLock(t *testing.T) {
+	var (
+		mu      sync.Mutex
+		now     = fakeEpoch
+		hook    func()
+		stamped = func(d time.Duration) { mu.Lock(); now = fakeEpoch.Add(d); mu.Unlock() }
+	)
+	clock := func() time.Time {
+		mu.Lock()
+		h, at := hook, now
+		hook = nil
+		mu.Unlock()
+		if h != nil {
+			h()
+		}
+		return at
+	}
+	l := mustWindowLimiter(1, 10*time.Second, withClock(clock, newFakeClock().NewTimer))
+	require.NoError(t, l.Wait(context.Background()), "the call at 0 s")
+
+	stamped(5 * time.Second)
+	pruned := make(chan struct{})
+	mu.Lock()
+	hook = func() {
+		// Between this caller's clock read and its lock, another caller
+		// prunes at 10 s. (Under the lock, it must wait for the lock.)
+		go func() {
+			stamped(10 * time.Second)
+			l.Delay(false)
+			close(pruned)
+		}()
+		select {
+		case <-pruned:
+		case <-time.After(100 * time.Millisecond):
+		}
+		stamped(5 * time.Second) // this caller's read stays 5 s
+	}
+	mu.Unlock()
+	ctx, cancel := context.WithDeadline(context.Background(), fakeEpoch.Add(7*time.Second))
+	defer cancel()
+	err := l.Wait(ctx)
+	<-pruned
+	assert.ErrorIs(t, err, context.DeadlineExceeded, "the slot at 5 s would be a second call within 10 s")
+}
+
+// textOnlyLimiter fails with x/time/rate's words for a deadline refusal,
+// but not its meaning: the error matches nothing.
+type textOnlyLimiter struct{}
+
+func (textOnlyLimiter) Wait(context.Context) error {
+	return errors.New("rate: Wait(n=1) would exceed context deadline")
+}
+
+// TestLimiterRefusalsRecognisedByType: a refusal to wait past a deadline is
+// known by its type (it matches context.DeadlineExceeded), never by its
+// text. A *rate.Limiter, given either way, refuses so; a limiter whose
+// error only reads like a refusal has failed.
+func TestLimiterRefusalsRecognisedByType(t *testing.T) {
+	ok := func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{}`)) }
+	for name, opt := range map[string]Option{
+		"WithRateLimit":         WithRateLimit(rate.Every(time.Hour), 1),
+		"WithLimiter(*rate...)": WithLimiter(rate.NewLimiter(rate.Every(time.Hour), 1)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := coreServer(t, ok, opt)
+			require.NoError(t, c.Do(context.Background(), http.MethodGet, "/v2/x", nil, nil, nil))
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			err := c.Do(ctx, http.MethodGet, "/v2/x", nil, nil, nil)
+			assert.ErrorIs(t, err, ErrRateLimited)
+			assert.ErrorIs(t, err, context.DeadlineExceeded)
+			assert.NoError(t, ctx.Err(), "refused at once")
+		})
+	}
+	c := coreServer(t, ok, WithLimiter(textOnlyLimiter{}))
+	err := c.Do(context.Background(), http.MethodGet, "/v2/x", nil, nil, nil)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, ErrRateLimited, "the limiter failed; it did not throttle")
+	assert.Contains(t, err.Error(), "the rate limiter failed")
 }

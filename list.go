@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/edapp-go/edapp/internal/ids"
 	"github.com/edapp-go/edapp/internal/pager"
 )
 
@@ -44,22 +45,26 @@ type Page[T any] struct {
 }
 
 // listPage fetches one page of a list operation.
-func listPage[T any](ctx context.Context, c *Client, path string, query any, opts ...RequestOption) (*Page[T], error) {
+func listPage[T any](ctx context.Context, c *Client, path ids.Path, query any, opts ...RequestOption) (*Page[T], error) {
 	rc := newRequestConfig(opts)
 	p := new(Page[T])
-	rc.digest = &p.digest
 	var l pager.List[T]
-	resp, err := c.do(ctx, http.MethodGet, path, query, nil, &l, &rc, true)
+	err := c.do(ctx, request(http.MethodGet, path, query, nil), &rc, func(a *answer) error {
+		if err := a.decodeJSON(ctx, &l); err != nil {
+			return err
+		}
+		resp := a.response()
+		p.digest = a.digest()
+		p.Items, p.TotalCount, p.counted = l.Items, l.Total(), l.TotalCount != nil
+		p.sent = len(p.Items) + droppedWhole(resp.Dropped)
+		resp.TotalCount = p.TotalCount
+		p.Response = resp
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	p.Items, p.TotalCount, p.counted = l.Items, l.Total(), l.TotalCount != nil
-	p.sent = len(p.Items) + droppedWhole(resp.Dropped)
-	resp.TotalCount = p.TotalCount
-	p.Response = resp
-	if rc.resp != nil {
-		rc.resp.TotalCount = p.TotalCount
-	}
+	c.observer.page(path.Route, query, len(p.Items))
 	return p, nil
 }
 
@@ -149,7 +154,7 @@ func droppedWhole(paths []string) int {
 
 // listAll reads every page of a list that serves one interactive call
 // (a user's courses, a course's lessons), from the interactive lane.
-func listAll[T any](ctx context.Context, c *Client, path string, opts []RequestOption) ([]T, error) {
+func listAll[T any](ctx context.Context, c *Client, path ids.Path, opts []RequestOption) ([]T, error) {
 	return collect(pages(ctx, (*ListOptions)(nil), func(ctx context.Context, o *ListOptions, ro ...RequestOption) (*Page[T], error) {
 		return listPage[T](ctx, c, path, o, ro...)
 	}, false, opts))

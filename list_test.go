@@ -3,6 +3,7 @@ package edapp
 import (
 	"context"
 	"fmt"
+	"github.com/edapp-go/edapp/internal/ids"
 	"io"
 	"net/http"
 	"slices"
@@ -38,7 +39,7 @@ func TestAllCopiesOptionsAndPages(t *testing.T) {
 		io.WriteString(w, "]}")
 	})
 	list := func(ctx context.Context, o *thingOptions, ro ...RequestOption) (*Page[int], error) {
-		return listPage[int](ctx, c, "/v2/things", o, ro...)
+		return listPage[int](ctx, c, ids.Fill("/v2/things"), o, ro...)
 	}
 	opts := &thingOptions{ListOptions: ListOptions{PageSize: 2}, Kind: "k"}
 	seq := all(context.Background(), opts, list, nil)

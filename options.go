@@ -26,11 +26,8 @@ type requestConfig struct {
 	bulk            bool
 	maxThrottle     time.Duration // < 0: none
 	pageConcurrency int           // 0: the default
+	route           string        // WithRoute's template, for Client.Do's Observer events
 	err             error         // a bad option: the call fails before sending
-
-	// Set by the SDK itself, never by an option.
-	needBody bool    // an empty answer is an error: the call returns a record
-	digest   *uint64 // where to put a digest of the answer's body
 }
 
 // WithResponseInto fills *r with the answer's metadata: status, headers,
@@ -81,7 +78,8 @@ func WithBulk() RequestOption {
 
 // WithMaxThrottle fails the call at once, with an error matching
 // ErrRateLimited and nothing sent, when the limiter (or a pause the service
-// asked for) would hold it longer than d. WithMaxThrottle(0) lets a call
+// asked for) would hold it longer than d; a call answered 429 whose pause
+// is longer than d returns that *APIError at once instead of retrying. WithMaxThrottle(0) lets a call
 // through only when the limiter has a slot free now (a bound under 50 ms
 // counts as 50 ms, so scheduling noise never refuses a free slot).
 func WithMaxThrottle(d time.Duration) RequestOption {
@@ -104,6 +102,21 @@ func WithPageConcurrency(n int) RequestOption {
 			return
 		}
 		c.pageConcurrency = n
+	}
+}
+
+// WithRoute names the route template of a Client.Do or Client.DoChecked
+// call for the client's Observer ("/v1/users/{userId}"), so events never
+// carry a path with ids in it. Without it such calls are "custom". The
+// typed methods name their own routes and ignore it. A template must start
+// with / and carry no query.
+func WithRoute(template string) RequestOption {
+	return func(c *requestConfig) {
+		if !strings.HasPrefix(template, "/") || strings.ContainsAny(template, "?#") {
+			c.fail(fmt.Sprintf("WithRoute(%q): a route template starts with / and carries no query", template))
+			return
+		}
+		c.route = template
 	}
 }
 

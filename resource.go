@@ -52,44 +52,45 @@ func utcQuery[O any](opts *O) *O {
 // failure. A non-2xx answer is an *APIError, as with Do.
 func (c *Client) DoChecked(ctx context.Context, method, path string, query, body any, opts ...RequestOption) error {
 	rc := newRequestConfig(opts)
-	var raw json.RawMessage
-	resp, err := c.do(ctx, method, path, query, body, &raw, &rc, true)
-	if err != nil {
-		if errors.As(err, new(*DecodeError)) {
-			return nil // a 2xx answer that is not JSON: nothing says it failed
+	op := operation{method: method, route: rc.route, path: path, query: query, body: body}
+	return c.doChecked(ctx, op, &rc)
+}
+
+// doChecked sends op and applies DoChecked's rule to its answer.
+func (c *Client) doChecked(ctx context.Context, op operation, rc *requestConfig) error {
+	return c.do(ctx, op, rc, func(a *answer) error {
+		raw := a.body()
+		msg, failed := unsuccessful(raw)
+		if !failed {
+			return nil
 		}
-		return err
-	}
-	msg, failed := unsuccessful(raw)
-	if !failed {
-		return nil
-	}
-	if msg == "" {
-		msg = `the service answered {"success": false}`
-	}
-	return &APIError{
-		StatusCode: resp.StatusCode,
-		Method:     method,
-		Path:       path,
-		Message:    c.cleanExcerpt([]byte(msg), transport.MaxErrorBody),
-		Body:       []byte(c.cleanExcerpt(raw, transport.MaxErrorBody)),
-		RequestID:  resp.RequestID,
-		Response:   resp,
-	}
+		if msg == "" {
+			msg = `the service answered {"success": false}`
+		}
+		resp := a.response()
+		return &APIError{
+			StatusCode: resp.StatusCode,
+			Method:     op.method,
+			Path:       op.path,
+			Message:    c.cleanExcerpt([]byte(msg), transport.MaxErrorBody),
+			Body:       []byte(c.cleanExcerpt(raw, transport.MaxErrorBody)),
+			RequestID:  resp.RequestID,
+			Response:   resp,
+		}
+	})
 }
 
-// doChecked is DoChecked without a query, for the resource files.
-func (c *Client) doChecked(ctx context.Context, method, path string, body any, opts []RequestOption) error {
-	return c.DoChecked(ctx, method, path, nil, body, opts...)
-}
-
-// record sends a request whose answer is a record, so an empty answer is
-// an error.
-func (c *Client) record(ctx context.Context, method, path string, body, out any, opts []RequestOption) error {
+// checked sends a request judged by DoChecked's rule, for the resource files.
+func (c *Client) checked(ctx context.Context, method string, p ids.Path, body any, opts []RequestOption) error {
 	rc := newRequestConfig(opts)
-	rc.needBody = true
-	_, err := c.do(ctx, method, path, nil, body, out, &rc, false)
-	return err
+	return c.doChecked(ctx, request(method, p, nil, body), &rc)
+}
+
+// doForRecord sends a request whose answer is a record, so an empty answer
+// is an error.
+func (c *Client) doForRecord(ctx context.Context, method string, p ids.Path, body, out any, opts []RequestOption) error {
+	rc := newRequestConfig(opts)
+	return c.do(ctx, request(method, p, nil, body), &rc, func(a *answer) error { return a.decodeRecord(ctx, out) })
 }
 
 // unsuccessful applies DoChecked's rule to a 2xx answer: it reports whether
@@ -117,17 +118,18 @@ func unsuccessful(raw []byte) (message string, failed bool) {
 	return message, failed
 }
 
-// What a client has learnt about a name that the service may spell two
-// ways: nothing yet, that it takes the documented spelling, or that it
-// takes the other one.
+// What a client knows about a name that the service may spell two ways:
+// nothing yet, that it serves the documented spelling, or that it serves
+// the undocumented one.
 const (
 	spellingUnknown int32 = iota
-	spellingSpec
-	spellingAlt
+	spellingDocumented
+	spellingUndocumented
 )
 
-// spellings holds what a client has learnt, each value one of the above.
-type spellings struct {
+// servedSpellings holds what a client has found the service to serve, each
+// value one of the above.
+type servedSpellings struct {
 	groupsPath   atomic.Int32 // /v2/usersgroups or /v2/usergroups
 	managedField atomic.Int32 // managedUserGroups or userGroupsManaged
 }
@@ -135,35 +137,37 @@ type spellings struct {
 // The two spellings of the user group list paths. The vendor documents the
 // list operations with usersgroups; the vendor's own SDK uses usergroups.
 const (
-	groupsSpecPrefix = "/v2/usersgroups"
-	groupsAltPrefix  = "/v2/usergroups"
+	groupsDocumentedPrefix   = "/v2/usersgroups"
+	groupsUndocumentedPrefix = "/v2/usergroups"
 )
 
 // listGroupsPage fetches one page of a user group list operation: the
-// groups (suffix "") or a group's users (suffix "/{groupId}/users"). Until
-// the client knows which spelling the service serves, it sends the
-// documented one; on a 404 it tries the other spelling once. Whichever
-// spelling answers 2xx is then used alone from then on, so a later 404 (an
-// unknown group) costs one request. When both answer 404, the error is the
-// documented spelling's and nothing is learnt; any other failure of the
-// second spelling is returned as it is.
-func listGroupsPage[T any](ctx context.Context, c *Client, suffix string, query any, opts ...RequestOption) (*Page[T], error) {
-	switch c.learnt.groupsPath.Load() {
-	case spellingSpec:
-		return listPage[T](ctx, c, groupsSpecPrefix+suffix, query, opts...)
-	case spellingAlt:
-		return listPage[T](ctx, c, groupsAltPrefix+suffix, query, opts...)
+// groups (suffix "") or a group's users (suffix "/{groupId}/users", with
+// the group's id in ids). Until the client knows which spelling the service
+// serves, it sends the documented one; on a 404 it tries the other spelling
+// once. Whichever spelling answers 2xx is then used alone from then on, so
+// a later 404 (an unknown group) costs one request. When both answer 404,
+// the error is the documented spelling's and nothing is remembered; any
+// other failure of the second spelling is returned as it is.
+func listGroupsPage[T any](ctx context.Context, c *Client, suffix string, segs []string, query any, opts ...RequestOption) (*Page[T], error) {
+	documented := ids.Fill(groupsDocumentedPrefix+suffix, segs...)
+	undocumented := ids.Fill(groupsUndocumentedPrefix+suffix, segs...)
+	switch c.served.groupsPath.Load() {
+	case spellingDocumented:
+		return listPage[T](ctx, c, documented, query, opts...)
+	case spellingUndocumented:
+		return listPage[T](ctx, c, undocumented, query, opts...)
 	}
-	p, err := listPage[T](ctx, c, groupsSpecPrefix+suffix, query, opts...)
+	p, err := listPage[T](ctx, c, documented, query, opts...)
 	if !errors.Is(err, ErrNotFound) {
-		if answered2xx(err) {
-			c.learnt.groupsPath.Store(spellingSpec)
+		if pathServed(err) {
+			c.served.groupsPath.Store(spellingDocumented)
 		}
 		return p, err
 	}
-	p2, err2 := listPage[T](ctx, c, groupsAltPrefix+suffix, query, opts...)
-	if answered2xx(err2) {
-		c.learnt.groupsPath.Store(spellingAlt)
+	p2, err2 := listPage[T](ctx, c, undocumented, query, opts...)
+	if pathServed(err2) {
+		c.served.groupsPath.Store(spellingUndocumented)
 	}
 	if errors.Is(err2, ErrNotFound) {
 		return nil, err
@@ -171,9 +175,9 @@ func listGroupsPage[T any](ctx context.Context, c *Client, suffix string, query 
 	return p2, err2
 }
 
-// answered2xx reports whether err says that the service answered 2xx: no
-// error, or an answer that did not decode.
-func answered2xx(err error) bool {
+// pathServed reports whether err says that the service answered 2xx, so
+// serves the path: no error, or an answer that did not decode.
+func pathServed(err error) bool {
 	return err == nil || errors.As(err, new(*DecodeError))
 }
 
@@ -181,8 +185,8 @@ func answered2xx(err error) bool {
 // managedUserGroups; the vendor's help page and SDK, and every answer seen,
 // write userGroupsManaged.
 const (
-	managedSpecField = "managedUserGroups"
-	managedAltField  = "userGroupsManaged"
+	managedDocumentedField   = "managedUserGroups"
+	managedUndocumentedField = "userGroupsManaged"
 )
 
 // writeUser sends a user write (Users.Create or Users.Update) whose params
@@ -199,45 +203,53 @@ const (
 //
 // When the follow-up PUT fails, the user of the first answer is returned
 // with the error, so that a created user is never lost.
-func (c *Client) writeUser(ctx context.Context, method, path, userID string, params any, managed []string, opts []RequestOption) (*User, error) {
-	learnt := c.learnt.managedField.Load()
+func (c *Client) writeUser(ctx context.Context, method string, p ids.Path, userID string, params any, managed []string, opts []RequestOption) (*User, error) {
+	known := c.served.managedField.Load()
 	body := params
-	if learnt == spellingAlt {
-		b, err := respell(params, managedSpecField, managedAltField)
+	if known == spellingUndocumented {
+		b, err := respell(params, managedDocumentedField, managedUndocumentedField)
 		if err != nil {
 			return nil, err
 		}
 		body = b
 	}
 	u := new(User)
-	if err := c.record(ctx, method, path, body, u, opts); err != nil {
+	if err := c.doForRecord(ctx, method, p, body, u, opts); err != nil {
 		return nil, err
 	}
-	if len(managed) == 0 || learnt != spellingUnknown {
+	if len(managed) == 0 || known != spellingUnknown {
 		return u, nil
 	}
 	if showsAny(u.ManagedUserGroups, managed) {
-		c.learnt.managedField.Store(spellingSpec)
+		c.served.managedField.Store(spellingDocumented)
 		return u, nil
 	}
 	if userID == "" {
 		userID = u.ID
 	}
+	return c.putManagedUndocumented(ctx, method, p, userID, u, managed, opts)
+}
+
+// putManagedUndocumented is writeUser's follow-up: u, the first answer,
+// showed none of managed, so one PUT sends them in the undocumented
+// spelling, and the client remembers that spelling if its answer shows
+// them.
+func (c *Client) putManagedUndocumented(ctx context.Context, method string, p ids.Path, userID string, u *User, managed []string, opts []RequestOption) (*User, error) {
 	if ids.Require("userID", userID) != nil {
 		return u, nil // no id to follow up on
 	}
-	putPath := "/v2/users/" + ids.Segment(userID)
+	put := ids.Fill("/v2/users/{userId}", userID)
 	u2 := new(User)
 	// Not the caller's WithResponseInto: it holds the answer to the call made.
-	if err := c.record(ctx, http.MethodPut, putPath, map[string][]string{managedAltField: managed}, u2, append(slices.Clip(opts), WithResponseInto(nil))); err != nil {
+	if err := c.doForRecord(ctx, http.MethodPut, put, map[string][]string{managedUndocumentedField: managed}, u2, append(slices.Clip(opts), WithResponseInto(nil))); err != nil {
 		return u, fmt.Errorf("edapp: %s %s: the answer showed none of the managed user groups, and PUT %s with %s failed: %w",
-			method, path, putPath, managedAltField, err)
+			method, p.Path, put.Path, managedUndocumentedField, err)
 	}
 	if showsAny(u2.ManagedUserGroups, managed) {
-		c.learnt.managedField.Store(spellingAlt)
+		c.served.managedField.Store(spellingUndocumented)
 	} else if c.logger != nil {
 		c.logger.LogAttrs(ctx, slog.LevelWarn, "edapp: the service showed none of the managed user groups sent, in either spelling",
-			slog.String("method", method), slog.String("path", path))
+			slog.String("method", method), slog.String("path", p.Path))
 	}
 	if u2.ID == "" {
 		u.ManagedUserGroups = u2.ManagedUserGroups

@@ -61,7 +61,7 @@ type groupUser struct {
 // supplied. The answer is the new group.
 func (s *UserGroupsService) Create(ctx context.Context, params UserGroupCreateParams, reqOpts ...RequestOption) (*UserGroup, error) {
 	g := new(UserGroup)
-	if err := s.client.record(ctx, http.MethodPost, "/v2/usergroups", params, g, reqOpts); err != nil {
+	if err := s.client.doForRecord(ctx, http.MethodPost, ids.Fill("/v2/usergroups"), params, g, reqOpts); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -70,7 +70,7 @@ func (s *UserGroupsService) Create(ctx context.Context, params UserGroupCreatePa
 // List lists one page of the account's groups: GET /v2/usersgroups (see
 // UserGroupsService for the fallback to /v2/usergroups).
 func (s *UserGroupsService) List(ctx context.Context, opts *ListOptions, reqOpts ...RequestOption) (*Page[UserGroup], error) {
-	return listGroupsPage[UserGroup](ctx, s.client, "", opts, reqOpts...)
+	return listGroupsPage[UserGroup](ctx, s.client, "", nil, opts, reqOpts...)
 }
 
 // All iterates over every group of the account (see List).
@@ -86,7 +86,7 @@ func (s *UserGroupsService) ListChildren(ctx context.Context, groupID string, op
 	if err := ids.Require("groupID", groupID); err != nil {
 		return nil, err
 	}
-	return listPage[UserGroup](ctx, s.client, "/v2/usergroups/"+ids.Segment(groupID)+"/children", opts, reqOpts...)
+	return listPage[UserGroup](ctx, s.client, ids.Fill("/v2/usergroups/{groupId}/children", groupID), opts, reqOpts...)
 }
 
 // AllChildren iterates over every child group of a group (see
@@ -108,7 +108,7 @@ func (s *UserGroupsService) AddUser(ctx context.Context, groupID, userID string,
 	if err := ids.Require("userID", userID); err != nil {
 		return err
 	}
-	return s.client.doChecked(ctx, http.MethodPost, "/v2/usergroups/"+ids.Segment(groupID)+"/users", groupUser{UserID: userID}, reqOpts)
+	return s.client.checked(ctx, http.MethodPost, ids.Fill("/v2/usergroups/{groupId}/users", groupID), groupUser{UserID: userID}, reqOpts)
 }
 
 // RemoveUser removes a user from a group: DELETE
@@ -122,7 +122,7 @@ func (s *UserGroupsService) RemoveUser(ctx context.Context, groupID, userID stri
 	if err := ids.Require("userID", userID); err != nil {
 		return err
 	}
-	return s.client.doChecked(ctx, http.MethodDelete, "/v2/usergroups/"+ids.Segment(groupID)+"/users", groupUser{UserID: userID}, reqOpts)
+	return s.client.checked(ctx, http.MethodDelete, ids.Fill("/v2/usergroups/{groupId}/users", groupID), groupUser{UserID: userID}, reqOpts)
 }
 
 // ListUsers lists one page of the users of a group: GET
@@ -133,7 +133,7 @@ func (s *UserGroupsService) ListUsers(ctx context.Context, groupID string, opts 
 	if err := ids.Require("groupID", groupID); err != nil {
 		return nil, err
 	}
-	return listGroupsPage[User](ctx, s.client, "/"+ids.Segment(groupID)+"/users", opts, reqOpts...)
+	return listGroupsPage[User](ctx, s.client, "/{groupId}/users", []string{groupID}, opts, reqOpts...)
 }
 
 // AllUsers iterates over every user of a group (see ListUsers). An empty

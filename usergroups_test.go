@@ -52,7 +52,7 @@ func TestUserGroupsListUsesTheSpecSpelling(t *testing.T) {
 		{ID: "grp-nsw", Name: "New South Wales", InviteCode: "NSW-2024", Extra: map[string]json.RawMessage{"isDynamic": json.RawMessage(`false`)}},
 		{ID: "grp-sales", Name: "Sales (dynamic)", Extra: map[string]json.RawMessage{"isDynamic": json.RawMessage(`true`)}}, // inviteCode null
 	}}, page)
-	assert.Equal(t, spellingSpec, client.learnt.groupsPath.Load())
+	assert.Equal(t, spellingDocumented, client.served.groupsPath.Load())
 }
 
 func TestUserGroupsListChildren(t *testing.T) {
@@ -158,7 +158,7 @@ func TestUserGroupsFallbackIsRemembered(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []UserGroup{{ID: "grp-au", Name: "Australia"}}, page.Items)
 	assert.Equal(t, map[string]int{"/v2/usersgroups": 1, "/v2/usergroups": 1}, c.counts())
-	assert.Equal(t, spellingAlt, client.learnt.groupsPath.Load())
+	assert.Equal(t, spellingUndocumented, client.served.groupsPath.Load())
 
 	// From now on the client goes straight to the spelling that answered,
 	// for both list operations.
@@ -202,7 +202,7 @@ func TestUserGroupsTrue404IsNotFound(t *testing.T) {
 		"/v2/usersgroups/grp-unknown/users": 1,
 		"/v2/usergroups/grp-unknown/users":  1,
 	}, c.counts())
-	assert.Equal(t, spellingUnknown, client.learnt.groupsPath.Load(), "nothing to remember")
+	assert.Equal(t, spellingUnknown, client.served.groupsPath.Load(), "nothing to remember")
 
 	// The spec's spelling is still the one used.
 	_, err = client.UserGroups.List(ctx, nil)
@@ -226,7 +226,7 @@ func TestUserGroupsFallbackServerErrorIsNotRemembered(t *testing.T) {
 	var apiErr *APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, "/v2/usergroups", apiErr.Path)
-	assert.Equal(t, spellingUnknown, client.learnt.groupsPath.Load())
+	assert.Equal(t, spellingUnknown, client.served.groupsPath.Load())
 }
 
 func TestUserGroupsAll(t *testing.T) {

@@ -171,7 +171,7 @@ type UserCourse struct {
 // UserCreateParams); should that PUT fail, Create returns the created user
 // together with the error.
 func (s *UsersService) Create(ctx context.Context, params UserCreateParams, reqOpts ...RequestOption) (*User, error) {
-	return s.client.writeUser(ctx, http.MethodPost, "/v2/users", "", params, params.ManagedUserGroups, reqOpts)
+	return s.client.writeUser(ctx, http.MethodPost, ids.Fill("/v2/users"), "", params, params.ManagedUserGroups, reqOpts)
 }
 
 // Get gets a user by id: GET /v2/users/{userId}.
@@ -180,7 +180,7 @@ func (s *UsersService) Get(ctx context.Context, userID string, reqOpts ...Reques
 		return nil, err
 	}
 	u := new(User)
-	if err := s.client.record(ctx, http.MethodGet, "/v2/users/"+ids.Segment(userID), nil, u, reqOpts); err != nil {
+	if err := s.client.doForRecord(ctx, http.MethodGet, ids.Fill("/v2/users/{userId}", userID), nil, u, reqOpts); err != nil {
 		return nil, err
 	}
 	return u, nil
@@ -199,7 +199,7 @@ func (s *UsersService) Update(ctx context.Context, userID string, params UserUpd
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
-	return s.client.writeUser(ctx, http.MethodPut, "/v2/users/"+ids.Segment(userID), userID, params, params.ManagedUserGroups, reqOpts)
+	return s.client.writeUser(ctx, http.MethodPut, ids.Fill("/v2/users/{userId}", userID), userID, params, params.ManagedUserGroups, reqOpts)
 }
 
 // Delete deletes a user by id: DELETE /v2/users/{userId}. An answer of
@@ -208,12 +208,12 @@ func (s *UsersService) Delete(ctx context.Context, userID string, reqOpts ...Req
 	if err := ids.Require("userID", userID); err != nil {
 		return err
 	}
-	return s.client.doChecked(ctx, http.MethodDelete, "/v2/users/"+ids.Segment(userID), nil, reqOpts)
+	return s.client.checked(ctx, http.MethodDelete, ids.Fill("/v2/users/{userId}", userID), nil, reqOpts)
 }
 
 // List lists one page of the account's users: GET /v2/users.
 func (s *UsersService) List(ctx context.Context, opts *UserListOptions, reqOpts ...RequestOption) (*Page[User], error) {
-	return listPage[User](ctx, s.client, "/v2/users", opts, reqOpts...)
+	return listPage[User](ctx, s.client, ids.Fill("/v2/users"), opts, reqOpts...)
 }
 
 // All iterates over every user of the account (see List). Like every All
@@ -237,6 +237,6 @@ func (s *UsersService) Courses(ctx context.Context, userID string, reqOpts ...Re
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
-	path := "/v2/users/" + ids.Segment(userID) + "/courses"
+	path := ids.Fill("/v2/users/{userId}/courses", userID)
 	return listAll[UserCourse](ctx, s.client, path, reqOpts)
 }

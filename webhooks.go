@@ -75,7 +75,7 @@ func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams
 		return nil, fmt.Errorf("%w: the webhook URL must be an absolute http or https URL", ErrInvalidInput)
 	}
 	w := new(Webhook)
-	if err := s.client.record(ctx, http.MethodPost, "/v2/webhooks", params, w, reqOpts); err != nil {
+	if err := s.client.doForRecord(ctx, http.MethodPost, ids.Fill("/v2/webhooks"), params, w, reqOpts); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -86,7 +86,7 @@ func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams
 // bare array. The paged envelope is
 // accepted too, and then every page is read.
 func (s *WebhooksService) List(ctx context.Context, reqOpts ...RequestOption) ([]Webhook, error) {
-	return listAll[Webhook](ctx, s.client, "/v2/webhooks", reqOpts)
+	return listAll[Webhook](ctx, s.client, ids.Fill("/v2/webhooks"), reqOpts)
 }
 
 // Delete removes a webhook: DELETE /v2/webhooks/{webhookId}. Inferred: the
@@ -96,5 +96,5 @@ func (s *WebhooksService) Delete(ctx context.Context, webhookID string, reqOpts 
 	if err := ids.Require("webhookID", webhookID); err != nil {
 		return err
 	}
-	return s.client.doChecked(ctx, http.MethodDelete, "/v2/webhooks/"+ids.Segment(webhookID), nil, reqOpts)
+	return s.client.checked(ctx, http.MethodDelete, ids.Fill("/v2/webhooks/{webhookId}", webhookID), nil, reqOpts)
 }

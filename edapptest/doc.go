@@ -31,8 +31,8 @@
 // request needs "Authorization: Bearer <Token>".
 //
 // Client turns the SDK's rate limiter off; options passed to it come after
-// its defaults, so srv.Client(edapp.WithLimiter(edapp.NewWindowLimiter(...)))
-// turns it back on.
+// its defaults, so srv.Client(edapp.WithLimiter(l)), with l from
+// edapp.NewWindowLimiter, turns it back on.
 //
 // # Large data
 //

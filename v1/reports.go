@@ -131,7 +131,7 @@ func (s *ReportsService) UserCourse(ctx context.Context, userID, courseID string
 		return nil, err
 	}
 	var r CourseReport
-	path := "/v1/reports/user/" + ids.Segment(userID) + "/course/" + ids.Segment(courseID)
+	path := ids.Fill("/v1/reports/user/{userId}/course/{courseId}", userID, courseID)
 	if err := (*service)(s).do(ctx, http.MethodGet, path, nil, &r, opts...); err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func (s *ReportsService) UserCourse(ctx context.Context, userID, courseID string
 // as its sample of authentication). An empty answer gives nil.
 func (s *ReportsService) Activities(ctx context.Context, opts ...edapp.RequestOption) (json.RawMessage, error) {
 	var raw json.RawMessage
-	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/reports/activities", nil, &raw, opts...); err != nil {
+	if err := (*service)(s).do(ctx, http.MethodGet, ids.Fill("/v1/reports/activities"), nil, &raw, opts...); err != nil {
 		return nil, err
 	}
 	return raw, nil

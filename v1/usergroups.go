@@ -45,14 +45,14 @@ type UserGroup struct {
 // answered, with its id; when the answer to an update carries no id, the
 // id sent is kept. An insert answered without an id is an error.
 func (s *UserGroupsService) Save(ctx context.Context, group UserGroup, opts ...edapp.RequestOption) (*UserGroup, error) {
-	const path = "/v1/usergroups"
+	path := ids.Fill("/v1/usergroups")
 	var out UserGroup
 	if err := (*service)(s).do(ctx, http.MethodPost, path, group, &out, opts...); err != nil {
 		return nil, err
 	}
 	if out.ID == "" {
 		if group.ID == "" {
-			return nil, fmt.Errorf("edapp/v1: POST %s: the answer carries no id for the inserted group", path)
+			return nil, fmt.Errorf("edapp/v1: POST %s: the answer carries no id for the inserted group", path.Path)
 		}
 		if out.Name == "" && out.Users == nil && out.Courses == nil {
 			// An empty answer to an update: the group is what was sent.
@@ -72,7 +72,7 @@ func (s *UserGroupsService) Delete(ctx context.Context, groupID string, opts ...
 	if err := ids.Require("groupID", groupID); err != nil {
 		return err
 	}
-	return (*service)(s).deleteOK(ctx, "/v1/usergroups/"+ids.Segment(groupID), opts)
+	return (*service)(s).deleteOK(ctx, ids.Fill("/v1/usergroups/{groupId}", groupID), opts)
 }
 
 // List lists the account's user groups in their v1 shape: GET
@@ -82,7 +82,7 @@ func (s *UserGroupsService) Delete(ctx context.Context, groupID string, opts ...
 // it.
 func (s *UserGroupsService) List(ctx context.Context, opts ...edapp.RequestOption) ([]UserGroup, error) {
 	var l pager.List[UserGroup]
-	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/usergroups", nil, &l, opts...); err != nil {
+	if err := (*service)(s).do(ctx, http.MethodGet, ids.Fill("/v1/usergroups"), nil, &l, opts...); err != nil {
 		return nil, err
 	}
 	return l.Items, nil

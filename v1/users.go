@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/edapp-go/edapp"
 
@@ -64,14 +65,14 @@ type userVariants struct {
 // id; when the answer to an update carries no id, the id sent is kept.
 // An insert answered without an id is an error.
 func (s *UsersService) Save(ctx context.Context, user User, opts ...edapp.RequestOption) (*User, error) {
-	const path = "/v1/users"
+	path := ids.Fill("/v1/users")
 	var out User
 	if err := (*service)(s).do(ctx, http.MethodPost, path, user, &out, opts...); err != nil {
 		return nil, err
 	}
 	if out.ID == "" {
 		if user.ID == "" {
-			return nil, fmt.Errorf("edapp/v1: POST %s: the answer carries no id for the inserted user", path)
+			return nil, fmt.Errorf("edapp/v1: POST %s: the answer carries no id for the inserted user", path.Path)
 		}
 		if out.isZero() {
 			// An empty answer to an update: the user is what was sent.
@@ -95,7 +96,7 @@ func (s *UsersService) Delete(ctx context.Context, userID string, opts ...edapp.
 	if err := ids.Require("userID", userID); err != nil {
 		return err
 	}
-	return (*service)(s).deleteOK(ctx, "/v1/users/"+ids.Segment(userID), opts)
+	return (*service)(s).deleteOK(ctx, ids.Fill("/v1/users/{userId}", userID), opts)
 }
 
 // Courses lists the courses the user may access, with GET
@@ -111,7 +112,7 @@ func (s *UsersService) Courses(ctx context.Context, userID string, opts ...edapp
 		return nil, err
 	}
 	var courses []Course
-	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/users/"+ids.Segment(userID)+"/courses", nil, &courses, opts...); err != nil {
+	if err := (*service)(s).do(ctx, http.MethodGet, ids.Fill("/v1/users/{userId}/courses", userID), nil, &courses, opts...); err != nil {
 		return nil, err
 	}
 	return courses, nil
@@ -161,6 +162,11 @@ func (s *UsersService) LaunchLink(ctx context.Context, userID, lessonID string, 
 	if err != nil {
 		return nil, err
 	}
+	return launchLinkIn(courses, userID, lessonID, issuedAt)
+}
+
+// launchLinkIn finds lessonID's launch link in a user's courses.
+func launchLinkIn(courses []Course, userID, lessonID string, issuedAt time.Time) (*edapp.LaunchLink, error) {
 	found := false
 	var parseErr error
 	for i := range courses {
@@ -197,7 +203,7 @@ func (s *UsersService) LaunchLink(ctx context.Context, userID, lessonID string, 
 // document this operation; an outside v1 client calls it.
 func (s *UsersService) List(ctx context.Context, opts ...edapp.RequestOption) ([]User, error) {
 	var l pager.List[User]
-	if err := (*service)(s).do(ctx, http.MethodGet, "/v1/users", nil, &l, opts...); err != nil {
+	if err := (*service)(s).do(ctx, http.MethodGet, ids.Fill("/v1/users"), nil, &l, opts...); err != nil {
 		return nil, err
 	}
 	return l.Items, nil
@@ -209,7 +215,7 @@ func (s *UsersService) Token(ctx context.Context, userID string, opts ...edapp.R
 	if err := ids.Require("userID", userID); err != nil {
 		return UserToken{}, err
 	}
-	return s.token(ctx, "/v1/users/id/"+ids.Segment(userID)+"/token", opts)
+	return s.token(ctx, ids.Fill("/v1/users/id/{userId}/token", userID), opts)
 }
 
 // TokenByExternalID fetches a user's token by the user's external id: GET
@@ -225,10 +231,10 @@ func (s *UsersService) TokenByExternalID(ctx context.Context, externalID string,
 	if err := ids.Require("externalID", externalID); err != nil {
 		return UserToken{}, err
 	}
-	return s.token(ctx, "/v1/users/external/"+ids.Segment(externalID)+"/token", opts)
+	return s.token(ctx, ids.Fill("/v1/users/external/{externalId}/token", externalID), opts)
 }
 
-func (s *UsersService) token(ctx context.Context, path string, opts []edapp.RequestOption) (UserToken, error) {
+func (s *UsersService) token(ctx context.Context, path ids.Path, opts []edapp.RequestOption) (UserToken, error) {
 	var ans tokenAnswer
 	err := (*service)(s).do(ctx, http.MethodGet, path, nil, &ans, opts...)
 	if de := (*edapp.DecodeError)(nil); errors.As(err, &de) {
@@ -240,7 +246,7 @@ func (s *UsersService) token(ctx context.Context, path string, opts []edapp.Requ
 		return UserToken{}, err
 	}
 	if ans.value == "" {
-		return UserToken{}, &edapp.DecodeError{StatusCode: http.StatusOK, Method: http.MethodGet, Path: path,
+		return UserToken{}, &edapp.DecodeError{StatusCode: http.StatusOK, Method: http.MethodGet, Path: path.Path,
 			Err: errors.New("the answer holds no token")}
 	}
 	return UserToken{secret: edapp.NewSecret(ans.value)}, nil

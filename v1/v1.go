@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/internal/ids"
 )
 
 // Client holds the v1 operations. Create it with New; like the root client
@@ -66,20 +68,27 @@ func New(client *edapp.Client, opts ...Option) *Client {
 
 var errNoClient = fmt.Errorf("%w: v1.New was given a nil *edapp.Client", edapp.ErrInvalidInput)
 
-// do sends one request through the root client.
-func (s *service) do(ctx context.Context, method, path string, body, out any, opts ...edapp.RequestOption) error {
+// do sends one request through the root client, naming its route for the
+// client's Observer.
+func (s *service) do(ctx context.Context, method string, p ids.Path, body, out any, opts ...edapp.RequestOption) error {
 	if s == nil || s.client == nil {
 		return errNoClient
 	}
-	return s.client.Do(ctx, method, path, nil, body, out, opts...)
+	return s.client.Do(ctx, method, p.Path, nil, body, out, withRoute(p, opts)...)
+}
+
+// withRoute returns opts with the route of p last, where the caller's own
+// options cannot change it.
+func withRoute(p ids.Path, opts []edapp.RequestOption) []edapp.RequestOption {
+	return append(slices.Clip(opts), edapp.WithRoute(p.Route))
 }
 
 // deleteOK sends a DELETE. Its answer is judged by edapp.Client.DoChecked,
 // the one rule for v2 and v1: only {"success": false} is a failure, an
 // *edapp.APIError that matches edapp.ErrUnsuccessful.
-func (s *service) deleteOK(ctx context.Context, path string, opts []edapp.RequestOption) error {
+func (s *service) deleteOK(ctx context.Context, p ids.Path, opts []edapp.RequestOption) error {
 	if s == nil || s.client == nil {
 		return errNoClient
 	}
-	return s.client.DoChecked(ctx, http.MethodDelete, path, nil, nil, opts...)
+	return s.client.DoChecked(ctx, http.MethodDelete, p.Path, nil, nil, withRoute(p, opts)...)
 }

@@ -36,3 +36,33 @@ func Segment(id string) string {
 	}
 	return url.PathEscape(id)
 }
+
+// Path is a request path and the route template it was filled from: the
+// template names the operation ("/v2/users/{userId}") without its ids.
+type Path struct {
+	Route string
+	Path  string
+}
+
+// Fill replaces the {name} placeholders of route, in order, with values,
+// each escaped by Segment. A placeholder without a value stays as it is.
+func Fill(route string, values ...string) Path {
+	if len(values) == 0 {
+		return Path{Route: route, Path: route}
+	}
+	var b strings.Builder
+	b.Grow(len(route) + 16*len(values))
+	rest := route
+	for _, v := range values {
+		open := strings.IndexByte(rest, '{')
+		end := strings.IndexByte(rest[max(open, 0):], '}')
+		if open < 0 || end < 0 {
+			break
+		}
+		b.WriteString(rest[:open])
+		b.WriteString(Segment(v))
+		rest = rest[open+end+1:]
+	}
+	b.WriteString(rest)
+	return Path{Route: route, Path: b.String()}
+}

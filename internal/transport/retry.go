@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -14,46 +13,6 @@ import (
 	"syscall"
 	"time"
 )
-
-// checkRetry decides whether an attempt is retried.
-//
-//   - GET, PUT and DELETE (idempotent by HTTP's rules) retry on connection
-//     errors, 429, 500, 502, 503 and 504.
-//   - POST retries only on 429, and on a connection that failed before
-//     anything was sent (a dial error such as "connection refused"): those
-//     are the only cases where the server cannot have acted on it, so a
-//     retry can never create a duplicate.
-//   - A done ctx stops at once with ctx's error.
-//   - A limiter that did not let the attempt through is never retried:
-//     nothing was sent, and the error is not a network error even when the
-//     limiter's own store could not be reached.
-func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	var le *LimiterError
-	if errors.As(err, &le) {
-		return false, nil
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return false, ctxErr
-	}
-	idempotent := true
-	if info, ok := ctx.Value(ctxKey{}).(*call); ok {
-		idempotent = isIdempotent(info.method)
-	}
-	if err != nil {
-		if idempotent {
-			return isConnectionError(err), nil
-		}
-		return isDialError(err), nil
-	}
-	switch resp.StatusCode {
-	case http.StatusTooManyRequests:
-		return true, nil
-	case http.StatusInternalServerError, http.StatusBadGateway,
-		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return idempotent, nil
-	}
-	return false, nil
-}
 
 func isIdempotent(method string) bool {
 	switch method {
@@ -94,34 +53,13 @@ func isConnectionError(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// backoff is the retrying client's wait between attempts: Backoff, except
-// that after a 429 it is the pause the whole client already took (see
-// noteRateLimit), so the call that got the 429 waits no longer than the
-// others.
-func backoff(lo, hi time.Duration, attempt int, resp *http.Response) time.Duration {
-	if resp != nil && resp.StatusCode == http.StatusTooManyRequests && resp.Request != nil {
-		if info, ok := resp.Request.Context().Value(ctxKey{}).(*call); ok {
-			return max(time.Until(time.Unix(0, info.c.rt.notBefore.Load())), 0)
-		}
-	}
-	return Backoff(lo, hi, attempt, resp)
-}
-
 // Backoff is exponential with jitter, capped at max. A Retry-After header
-// (seconds or an HTTP date) on a 429 or 503 is honoured, capped at max too,
-// and so is an X-RateLimit-Reset on a 429. A 429 without either waits
-// longer than a plain failure: the service asks callers over its limit to
-// pause.
+// (seconds or an HTTP date) on a 503 is honoured, capped at max too. (A
+// 429's wait is the client's pause: see callState.notePause.)
 func Backoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
-	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+	if resp != nil && resp.StatusCode == http.StatusServiceUnavailable {
 		if d, ok := RetryAfter(resp.Header, time.Now()); ok {
 			return capDuration(d, max)
-		}
-		if resp.StatusCode == http.StatusTooManyRequests {
-			if d, ok := rateLimitReset(resp.Header, time.Now()); ok {
-				return capDuration(d, max)
-			}
-			attempt += 2
 		}
 	}
 	if min <= 0 {
@@ -169,24 +107,6 @@ func capDuration(d, max time.Duration) time.Duration {
 		return max
 	}
 	return d
-}
-
-// noteRateLimit makes the whole client feel the service's rate limit: a
-// 429 pauses every request through the client (and a Pauser limiter) for
-// as long as this call will back off; an answer that says no requests are
-// left (X-RateLimit-Remaining: 0) pauses until its X-RateLimit-Reset. Both
-// are capped by the retry policy's MaxWait.
-func (c *Client) noteRateLimit(ctx context.Context, info *call, resp *http.Response) {
-	switch {
-	case resp.StatusCode == http.StatusTooManyRequests:
-		info.throttled = true
-		p := info.policy
-		c.pause(ctx, Backoff(p.MinWait, p.MaxWait, info.attempts-1, resp), "429")
-	case strings.TrimSpace(resp.Header.Get("X-RateLimit-Remaining")) == "0":
-		if d, ok := rateLimitReset(resp.Header, time.Now()); ok {
-			c.pause(ctx, capDuration(d, info.policy.MaxWait), "X-RateLimit-Remaining: 0")
-		}
-	}
 }
 
 // rateLimitReset reads X-RateLimit-Reset: seconds until the budget resets,

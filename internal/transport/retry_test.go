@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestCheckRetryClassifiesErrors(t *testing.T) {
+func TestCallStateRetryClassifiesErrors(t *testing.T) {
 	dial := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
 	reset := &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
 	redirects := &url.Error{Op: "Get", URL: "http://x", Err: errors.New("stopped after 10 redirects")}
@@ -35,18 +35,19 @@ func TestCheckRetryClassifiesErrors(t *testing.T) {
 		{"other", errors.New("unsupported protocol scheme"), false, false},
 	} {
 		for method, want := range map[string]bool{http.MethodGet: tc.get, http.MethodPut: tc.get, http.MethodPost: tc.post} {
-			ctx := context.WithValue(context.Background(), ctxKey{}, &call{method: method})
-			got, err := checkRetry(ctx, nil, tc.err)
+			s := (&Client{}).newCall(context.Background(), Request{Method: method})
+			got, err := s.retry(context.Background(), nil, tc.err)
 			assert.NoError(t, err)
 			assert.Equal(t, want, got, "%s %s", method, tc.name)
 		}
 	}
 }
 
-func TestCheckRetryStopsOnDoneContext(t *testing.T) {
+func TestCallStateRetryStopsOnDoneContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	retry, err := checkRetry(ctx, &http.Response{StatusCode: 503}, nil)
+	s := (&Client{}).newCall(ctx, Request{Method: http.MethodGet})
+	retry, err := s.retry(ctx, &http.Response{StatusCode: 503}, nil)
 	assert.False(t, retry)
 	assert.ErrorIs(t, err, context.Canceled)
 }
@@ -77,4 +78,40 @@ func TestOriginIgnoresDefaultPorts(t *testing.T) {
 	assert.Equal(t, originOf(u("https://REST.edapp.com")), originOf(u("https://rest.edapp.com:443/x")))
 	assert.NotEqual(t, originOf(u("https://rest.edapp.com")), originOf(u("http://rest.edapp.com")))
 	assert.NotEqual(t, originOf(u("https://rest.edapp.com")), originOf(u("https://evil.rest.edapp.com")))
+}
+
+// TestCallStateRetryOn429: a 429 pauses the whole client for its
+// Retry-After, capped at MaxPause and not at MaxWait; the call retries,
+// whatever its method, only if it may wait that long.
+func TestCallStateRetryOn429(t *testing.T) {
+	answer := &http.Response{StatusCode: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"3600"}}}
+	c := &Client{maxPause: time.Minute}
+	for _, tc := range []struct {
+		name        string
+		method      string
+		maxThrottle time.Duration
+		deadline    time.Duration // 0: none
+		want        bool
+	}{
+		{"GET, free to wait", http.MethodGet, -1, 0, true},
+		{"POST, free to wait", http.MethodPost, -1, 0, true},
+		{"WithMaxThrottle shorter than the pause", http.MethodGet, time.Second, 0, false},
+		{"deadline sooner than the pause", http.MethodGet, -1, time.Second, false},
+		{"deadline later than the pause", http.MethodGet, -1, time.Hour, true},
+	} {
+		ctx := context.Background()
+		if tc.deadline > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, tc.deadline)
+			defer cancel()
+		}
+		s := c.newCall(ctx, Request{Method: tc.method, MaxThrottle: tc.maxThrottle})
+		got, err := s.retry(ctx, answer, nil)
+		assert.NoError(t, err)
+		assert.Equal(t, tc.want, got, tc.name)
+		d := c.PausedFor()
+		assert.True(t, d > 59*time.Second && d <= time.Minute, "%s: paused %v, capped at MaxPause", tc.name, d)
+		assert.Equal(t, d.Round(time.Second), s.backoff(time.Millisecond, time.Millisecond, 0, answer).Round(time.Second),
+			"%s: the backoff is the client's pause, not MaxWait", tc.name)
+	}
 }

@@ -13,12 +13,8 @@ import (
 // set (EDAPP_BASE_URL overrides the host), and otherwise a client for a new
 // fake server, which the caller closes. srv is nil against the real service.
 func Connect(opts ...edapp.Option) (client *edapp.Client, srv *edapptest.Server, err error) {
-	if token := os.Getenv("EDAPP_API_TOKEN"); token != "" {
-		opts = append([]edapp.Option{edapp.WithUserAgent("edapp-go-example")}, opts...)
-		if base := os.Getenv("EDAPP_BASE_URL"); base != "" {
-			opts = append(opts, edapp.WithBaseURL(base))
-		}
-		client, err = edapp.NewClient(token, opts...)
+	if os.Getenv(edapp.EnvAPIToken) != "" {
+		client, err = edapp.NewClientFromEnv(append([]edapp.Option{edapp.WithUserAgent("edapp-go-example")}, opts...)...)
 		return client, nil, err
 	}
 	srv = edapptest.NewServer()

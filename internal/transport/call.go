@@ -1,0 +1,268 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// callState is everything one call knows while it runs. Client.Do creates
+// it, and its methods are the hooks of the call's own retryablehttp.Client
+// and http.Client: retry decides, backoff says how long to wait,
+// beforeAttempt books the wait, RoundTrip sends one attempt and readAnswer
+// reads the final body. The retry loop is sequential, so the fields need
+// no lock.
+type callState struct {
+	c      *Client
+	ctx    context.Context
+	req    Request
+	policy Policy
+
+	attempts   int  // attempts sent
+	starting   bool // the next round trip starts an attempt (a redirect hop does not)
+	waited     time.Duration
+	lastEnd    time.Time
+	lastStatus int
+	throttled  bool // held by the limiter or a pause, or answered 429
+
+	pausedFor *http.Response // the answer whose rate-limit headers were applied last
+	body      *buffer
+	truncated bool
+
+	// The call's own clients, here so that one allocation holds them all.
+	retrying retryablehttp.Client
+	http     http.Client
+}
+
+func (c *Client) newCall(ctx context.Context, r Request) *callState {
+	s := &callState{c: c, ctx: ctx, req: r, policy: c.policy}
+	if r.Retry != nil {
+		s.policy = *r.Retry
+	}
+	return s
+}
+
+// retryingClient returns this call's own retrying client: the configured
+// http.Client with this call as its Transport, and this call's hooks.
+func (s *callState) retryingClient() *retryablehttp.Client {
+	s.http = *s.c.hc
+	s.http.Transport = s
+	rc := &s.retrying
+	rc.HTTPClient = &s.http
+	rc.Logger = nil // logging goes to slog
+	rc.RetryWaitMin, rc.RetryWaitMax, rc.RetryMax = s.policy.MinWait, s.policy.MaxWait, s.policy.MaxRetries
+	rc.CheckRetry, rc.Backoff, rc.RequestLogHook = s.retry, s.backoff, s.beforeAttempt
+	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	return rc
+}
+
+// retry is the retry policy, whole. retryablehttp calls it after every
+// attempt with the answer or the error, and sends again, after backoff,
+// while it says so and the policy's MaxRetries allow.
+func (s *callState) retry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if err != nil && refusedByLimiter(err) {
+		// The limiter did not let the attempt through, so nothing was sent.
+		// It is never retried, and never sent unlimited.
+		return false, nil
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return false, ctxErr
+	}
+	idempotent := isIdempotent(s.req.Method)
+	if err != nil {
+		if isDialError(err) {
+			// Nothing reached the server: any method goes again, POST included.
+			return true, nil
+		}
+		// The request may have reached the server. Only a method that HTTP
+		// calls idempotent goes again, so a POST is never sent twice.
+		return idempotent && isConnectionError(err), nil
+	}
+	pause := s.notePause(resp)
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests:
+		// Every call through this client now pauses (notePause). This call
+		// goes again after the pause only if it may wait that long; if its
+		// WithMaxThrottle or deadline ends sooner, the 429 is its answer now.
+		return s.mayWait(ctx, pause) == nil, nil
+	case http.StatusInternalServerError, http.StatusBadGateway,
+		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return idempotent, nil
+	}
+	return false, nil
+}
+
+func refusedByLimiter(err error) bool {
+	var refused *LimiterError
+	return errors.As(err, &refused)
+}
+
+// notePause makes the whole client feel the service's rate limit, and
+// returns how long from now the client is paused. A 429 pauses every call
+// through the client (and a Pauser limiter, which may share the pause with
+// other processes) for its Retry-After, else its X-RateLimit-Reset, else the
+// retry backoff; an answer with X-RateLimit-Remaining: 0 pauses until its
+// X-RateLimit-Reset. A header's pause is capped at one budget window
+// (Config.MaxPause), never at the retry policy's MaxWait.
+func (s *callState) notePause(resp *http.Response) time.Duration {
+	if resp != s.pausedFor { // retryablehttp may ask twice about one answer
+		s.pausedFor = resp
+		now := time.Now()
+		switch {
+		case resp.StatusCode == http.StatusTooManyRequests:
+			s.throttled = true
+			d, ok := RetryAfter(resp.Header, now)
+			if !ok {
+				d, ok = rateLimitReset(resp.Header, now)
+			}
+			if !ok {
+				d = Backoff(s.policy.MinWait, s.policy.MaxWait, s.attempts+1, nil)
+			}
+			s.c.pause(s.ctx, min(d, s.c.maxPause), "429")
+		case strings.TrimSpace(resp.Header.Get("X-RateLimit-Remaining")) == "0":
+			if d, ok := rateLimitReset(resp.Header, now); ok {
+				s.c.pause(s.ctx, min(d, s.c.maxPause), "X-RateLimit-Remaining: 0")
+			}
+		}
+	}
+	return s.c.pausedFor()
+}
+
+// backoff is how long the call waits before its next attempt: after a 429,
+// the client's pause, so this call waits no longer than every other;
+// otherwise Backoff.
+func (s *callState) backoff(lo, hi time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
+		return s.c.pausedFor()
+	}
+	return Backoff(lo, hi, attempt, resp)
+}
+
+// beforeAttempt runs before every attempt: it books the backoff since the
+// previous attempt as waiting, and logs the retry.
+func (s *callState) beforeAttempt(_ retryablehttp.Logger, r *http.Request, attempt int) {
+	s.starting = true
+	if attempt == 0 {
+		return
+	}
+	wait := time.Since(s.lastEnd)
+	kind := WaitBackoff
+	if s.lastStatus == http.StatusTooManyRequests {
+		kind = WaitPause
+	}
+	s.book(kind, wait)
+	if log := s.c.log; log != nil {
+		attrs := []slog.Attr{
+			slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("attempt", s.attempts+1), slog.Duration("waited", wait),
+		}
+		if s.lastStatus != 0 {
+			attrs = append(attrs, slog.Int("status", s.lastStatus))
+		}
+		log.LogAttrs(s.ctx, slog.LevelInfo, "edapp: retrying request", attrs...)
+	}
+}
+
+// RoundTrip sends one attempt, or one redirect hop of it. It waits for the
+// client's pause and the limiter first (every hop draws from the budget),
+// and strips the Authorization header from a request that leaves the base
+// URL's origin, so a redirect elsewhere never carries the token (net/http
+// alone would keep it for a subdomain).
+func (s *callState) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := s.waitTurn(req.Context()); err != nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, err
+	}
+	if s.starting {
+		s.attempts++
+		s.starting = false
+	}
+	r := req
+	if req.Header.Get("Authorization") != "" && originOf(req.URL) != s.c.origin {
+		// RoundTrippers must not modify the request they are given.
+		r = req.Clone(req.Context())
+		r.Header.Del("Authorization")
+	}
+	start := time.Now()
+	resp, err := s.c.next.RoundTrip(r)
+	s.lastEnd, s.lastStatus = time.Now(), 0
+	if resp != nil {
+		s.lastStatus = resp.StatusCode
+	}
+	s.reportAttempt(r, s.lastEnd.Sub(start), err)
+	return resp, err
+}
+
+// reportAttempt logs an attempt and tells the observer.
+func (s *callState) reportAttempt(r *http.Request, took time.Duration, err error) {
+	if s.c.obs != nil {
+		s.c.obs.Attempt(&s.req, s.attempts, s.lastStatus, err, took)
+	}
+	log := s.c.log
+	if log == nil {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("method", r.Method),
+		slog.String("host", r.URL.Host),
+		slog.String("path", r.URL.Path),
+		slog.Duration("duration", took),
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", s.c.Redact(err.Error())))
+		log.LogAttrs(s.ctx, slog.LevelDebug, "edapp: request failed", attrs...)
+		return
+	}
+	log.LogAttrs(s.ctx, slog.LevelDebug, "edapp: response", append(attrs, slog.Int("status", s.lastStatus))...)
+}
+
+// readAnswer reads the final answer's body; retryablehttp calls it once no
+// retry is due.
+func (s *callState) readAnswer(resp *http.Response) error {
+	buf := getBuffer()
+	truncated, err := s.c.readBody(buf, resp)
+	if err != nil {
+		putBuffer(buf)
+		return err
+	}
+	s.body, s.truncated = buf, truncated
+	return nil
+}
+
+// book counts a wait in the call's Waited and tells the observer.
+func (s *callState) book(kind WaitKind, d time.Duration) {
+	s.waited += d
+	if kind != WaitBackoff && d >= time.Millisecond {
+		s.throttled = true
+	}
+	if s.c.obs != nil {
+		s.c.obs.Wait(&s.req, kind, d)
+	}
+}
+
+// failure turns what the retry loop returned into the error Do reports.
+func (s *callState) failure(err error) error {
+	r := &s.req
+	var le *LimiterError
+	if errors.As(err, &le) {
+		return fmt.Errorf("edapp: %s %s: %w", r.Method, r.Path, le)
+	}
+	if ctxErr := s.ctx.Err(); ctxErr != nil {
+		if s.throttled {
+			return fmt.Errorf("edapp: %s %s: %w", r.Method, r.Path, &LimiterError{Throttled: true, Err: ctxErr})
+		}
+		return ctxErr
+	}
+	if errors.Is(err, errTooLarge) {
+		return fmt.Errorf("edapp: %s %s: the answer is larger than %d bytes (see WithMaxResponseBytes)", r.Method, r.Path, s.c.maxBody)
+	}
+	return fmt.Errorf("edapp: %s %s: %w", r.Method, r.Path, s.c.clean(unwrapURLError(err)))
+}

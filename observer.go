@@ -1,0 +1,226 @@
+package edapp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/edapp-go/edapp/internal/transport"
+)
+
+// Observer is told what a client does: each call's start and end, each
+// attempt, each wait and each page of a list. Set it with WithObserver;
+// every field is optional. It is the hook for metrics and tracing (the
+// otel module builds on it).
+//
+// Callbacks run inline, on the goroutine making the call, so they must be
+// quick and must not block: a slow callback slows the call. A callback that
+// panics is recovered and the call goes on. Events name an operation by
+// its method and route template ("/v2/users/{userId}"), never by its path
+// or query, and never carry the token, a body or a header value.
+type Observer struct {
+	CallStart func(CallEvent)
+	CallEnd   func(CallEvent)
+	Attempt   func(AttemptEvent)
+	Wait      func(WaitEvent)
+	Page      func(PageEvent)
+}
+
+// CallEvent is one call: a service method, or one Client.Do. CallStart
+// gets the Method and Route; CallEnd gets the rest too.
+type CallEvent struct {
+	Method string
+	Route  string // the route template; "custom" for Client.Do without WithRoute
+	// StatusCode is the final answer's status; 0 when none came.
+	StatusCode int
+	// Error is the class of the call's error; "" when it succeeded.
+	Error ErrorClass
+	// Attempts and Waited are Response.Attempts and Response.Waited.
+	Attempts int
+	Waited   time.Duration
+	Duration time.Duration // from start to end, waits included
+}
+
+// AttemptEvent is one attempt that was sent (a retry is another attempt).
+type AttemptEvent struct {
+	Method     string
+	Route      string
+	Attempt    int        // 1 for the first
+	StatusCode int        // 0 when no answer came
+	Error      ErrorClass // "" when an answer came
+	Duration   time.Duration
+}
+
+// WaitEvent is one time a call was held before an attempt.
+type WaitEvent struct {
+	Method   string
+	Route    string
+	Kind     WaitKind
+	Duration time.Duration
+}
+
+// PageEvent is one page a list operation fetched: a ListX call, or a page
+// of an AllX walk.
+type PageEvent struct {
+	Route string
+	Page  int // the page number asked for; 0 when the call named none
+	Items int // items decoded from the page
+}
+
+// WaitKind says what a call waited for.
+type WaitKind string
+
+const (
+	WaitInteractive WaitKind = "interactive" // the limiter's interactive lane
+	WaitBulk        WaitKind = "bulk"        // the limiter's bulk lane
+	WaitPause       WaitKind = "pause"       // the client-wide pause after a 429
+	WaitBackoff     WaitKind = "backoff"     // the backoff between two attempts
+)
+
+// ErrorClass names the kind of an error without its text.
+type ErrorClass string
+
+const (
+	ErrorClassNone         ErrorClass = ""
+	ErrorClassInvalidInput ErrorClass = "invalid_input" // refused before sending
+	ErrorClassCanceled     ErrorClass = "canceled"      // the context was cancelled
+	ErrorClassDeadline     ErrorClass = "deadline"      // the context's deadline passed
+	ErrorClassThrottled    ErrorClass = "throttled"     // the client's limiter or a 429 pause held it too long
+	ErrorClassStatus       ErrorClass = "status"        // a non-2xx answer: see StatusCode
+	ErrorClassDecode       ErrorClass = "decode"        // a 2xx answer that did not decode
+	ErrorClassTimeout      ErrorClass = "timeout"       // a network timeout
+	ErrorClassConnection   ErrorClass = "connection"    // any other network failure
+	ErrorClassOther        ErrorClass = "other"
+)
+
+// BudgetReporter is a Limiter that can say how much of its budget the
+// current window has used, for a gauge. *WindowLimiter implements it.
+type BudgetReporter interface {
+	BudgetUsed() (used, limit int)
+}
+
+// WithObserver makes the client report to o (see Observer). An Observer
+// with no callback set costs nothing.
+func WithObserver(o Observer) Option {
+	return func(c *config) { c.observer = o }
+}
+
+// observer calls an Observer's callbacks safely. A client without
+// callbacks has a nil *observer, and nothing is reported.
+type observer struct {
+	o   Observer
+	log *slog.Logger
+}
+
+func newObserver(o Observer, log *slog.Logger) *observer {
+	if o.CallStart == nil && o.CallEnd == nil && o.Attempt == nil && o.Wait == nil && o.Page == nil {
+		return nil
+	}
+	return &observer{o: o, log: log}
+}
+
+// notify calls f(e), recovering a panic.
+func notify[E any](ob *observer, f func(E), e E) {
+	if f == nil {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil && ob.log != nil {
+			ob.log.LogAttrs(context.Background(), slog.LevelWarn, "edapp: an Observer callback panicked; the call goes on")
+		}
+	}()
+	f(e)
+}
+
+func (ob *observer) callStart(op *operation) time.Time {
+	notify(ob, ob.o.CallStart, CallEvent{Method: op.method, Route: routeOf(op.route)})
+	return time.Now()
+}
+
+func (ob *observer) callEnd(op *operation, tr *transport.Response, err error, start time.Time) {
+	e := CallEvent{Method: op.method, Route: routeOf(op.route), Error: classOf(err), Duration: time.Since(start)}
+	if tr != nil {
+		e.StatusCode, e.Attempts, e.Waited = tr.StatusCode, tr.Attempts, tr.Waited
+	}
+	notify(ob, ob.o.CallEnd, e)
+}
+
+// Attempt and Wait receive the transport's reports.
+func (ob *observer) Attempt(r *transport.Request, attempt, status int, err error, took time.Duration) {
+	notify(ob, ob.o.Attempt, AttemptEvent{
+		Method: r.Method, Route: routeOf(r.Route), Attempt: attempt,
+		StatusCode: status, Error: classOf(err), Duration: took,
+	})
+}
+
+func (ob *observer) Wait(r *transport.Request, kind transport.WaitKind, took time.Duration) {
+	notify(ob, ob.o.Wait, WaitEvent{Method: r.Method, Route: routeOf(r.Route), Kind: waitKinds[kind], Duration: took})
+}
+
+var waitKinds = [...]WaitKind{
+	transport.WaitInteractive: WaitInteractive,
+	transport.WaitBulk:        WaitBulk,
+	transport.WaitPause:       WaitPause,
+	transport.WaitBackoff:     WaitBackoff,
+}
+
+// page reports one page of a list; a nil observer reports nothing.
+func (ob *observer) page(route string, query any, items int) {
+	if ob != nil {
+		notify(ob, ob.o.Page, PageEvent{Route: routeOf(route), Page: pageNumber(query), Items: items})
+	}
+}
+
+// routeOf names a call without a route of its own.
+func routeOf(route string) string {
+	if route == "" {
+		return "custom"
+	}
+	return route
+}
+
+// classOf classifies err by its type, never by its text. A nil err costs
+// nothing: errors.As's targets live on the heap.
+func classOf(err error) ErrorClass {
+	if err == nil {
+		return ErrorClassNone
+	}
+	return classOfFailure(err)
+}
+
+func classOfFailure(err error) ErrorClass {
+	var apiErr *APIError
+	var decErr *DecodeError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &apiErr):
+		return ErrorClassStatus
+	case errors.As(err, &decErr):
+		return ErrorClassDecode
+	case errors.Is(err, ErrInvalidInput):
+		return ErrorClassInvalidInput
+	case errors.Is(err, ErrRateLimited):
+		return ErrorClassThrottled
+	case errors.Is(err, context.Canceled):
+		return ErrorClassCanceled
+	case errors.Is(err, context.DeadlineExceeded):
+		return ErrorClassDeadline
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return ErrorClassTimeout
+	case errors.As(err, new(*net.OpError)) || errors.As(err, new(net.Error)),
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return ErrorClassConnection
+	}
+	return ErrorClassOther
+}
+
+// pageNumber returns the page a list call asked for, from its options.
+func pageNumber(query any) int {
+	if q, ok := query.(interface{ listOptions() *ListOptions }); ok && !isNil(q) {
+		return q.listOptions().Page
+	}
+	return 0
+}
