@@ -61,8 +61,8 @@ func (a *app) limiter(token string) (budgetLimiter, error) {
 	if url == "" {
 		url = a.env("EDAPP_REDIS_URL")
 	}
-	if !(f.bulkShare >= 0 && f.bulkShare <= 1) { // NaN too
-		return nil, usagef("invalid --bulk-share %v: want 0 to 1", f.bulkShare)
+	if !(f.bulkShare > 0 && f.bulkShare <= 1) { // NaN too
+		return nil, usagef("invalid --bulk-share %v: want more than 0 and at most 1", f.bulkShare)
 	}
 	limit, window := edapp.DefaultBudget, edapp.DefaultBudgetWindow
 	if f.budget != "" {
@@ -73,7 +73,11 @@ func (a *app) limiter(token string) (budgetLimiter, error) {
 		window += budgetMargin(window)
 	}
 	if url == "" {
-		return edapp.NewWindowLimiter(limit, window, edapp.WithBulkShare(f.bulkShare)), nil
+		l, err := edapp.NewWindowLimiter(limit, window, edapp.WithBulkShare(f.bulkShare))
+		if err != nil {
+			return nil, usageError{err}
+		}
+		return l, nil
 	}
 	opts, err := redis.ParseURL(url)
 	if err != nil {
