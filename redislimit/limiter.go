@@ -248,9 +248,8 @@ func (l *Limiter) checkPolicy(ctx context.Context) error {
 	cfg, err := call(ctx, func(ctx context.Context) (map[string]string, error) {
 		return l.rdb.ConfigGet(ctx, "maxmemory-policy").Result()
 	})
-	var reply redis.Error
 	switch {
-	case err != nil && !errors.As(err, &reply):
+	case err != nil && !refused(err):
 		return err // no answer at all
 	case err == nil && strings.HasPrefix(cfg["maxmemory-policy"], "allkeys-"):
 		err = &Error{Err: fmt.Errorf("maxmemory-policy is %s, which may evict the budget's marker: "+
@@ -262,6 +261,14 @@ func (l *Limiter) checkPolicy(ctx context.Context) error {
 	defer l.mu.Unlock()
 	l.policyAt, l.policyErr = time.Now(), err
 	return err
+}
+
+// refused reports an *Error that holds Redis's own answer (an error reply,
+// such as NOPERM or an unknown command), not a failure to reach it.
+func refused(err error) bool {
+	var e *Error
+	var reply redis.Error
+	return errors.As(err, &e) && errors.As(e.Err, &reply)
 }
 
 // call runs f, which asks Redis something, and returns when f does or when

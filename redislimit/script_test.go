@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // TestFlushAllMidRun empties Redis while four Limiters (four processes, as
@@ -169,5 +171,24 @@ func TestLatestAdmissionFromAnotherClock(t *testing.T) {
 	}
 	if err := l.Wait(ctx); err != nil {
 		t.Errorf("a marker an hour ahead: %v", err)
+	}
+}
+
+// TestEvictionPolicyUnreadable: a Redis that forbids CONFIG (as hosted
+// ones often do) is not checked, and the budget works.
+func TestEvictionPolicyUnreadable(t *testing.T) {
+	s := startRedis(t)
+	ctx := context.Background()
+	if err := s.client(t).Do(ctx, "ACL", "SETUSER", "app", "on", "nopass", "~*", "+@all", "-config").Err(); err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: s.addr(), Username: "app", Password: "any"}) // nopass takes any
+	t.Cleanup(func() { _ = rdb.Close() })
+	if err := rdb.ConfigGet(ctx, "maxmemory-policy").Err(); err == nil {
+		t.Fatal("CONFIG GET works for a user without it")
+	}
+	l := mustNew(t, rdb, t.Name(), 10, time.Minute)
+	if err := l.Wait(ctx); err != nil {
+		t.Errorf("Wait: %v", err)
 	}
 }
