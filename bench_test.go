@@ -158,8 +158,8 @@ func BenchmarkGetUserObserver(b *testing.B) {
 	defer srv.Close()
 	ctx := context.Background()
 	noop := WithObserver(Observer{
-		CallStart: func(CallEvent) {}, CallEnd: func(CallEvent) {},
-		Attempt: func(AttemptEvent) {}, Wait: func(WaitEvent) {}, Page: func(PageEvent) {},
+		CallStart: func(ctx context.Context, _ CallEvent) context.Context { return ctx }, CallEnd: func(context.Context, CallEvent) {},
+		Attempt: func(context.Context, AttemptEvent) {}, Wait: func(context.Context, WaitEvent) {}, Page: func(context.Context, PageEvent) {},
 	})
 	get := func(c *Client) func(*testing.B) {
 		return func(b *testing.B) {

@@ -441,8 +441,9 @@ func (a *answer) body() []byte { return bytes.TrimSpace(a.tr.Body) }
 func (c *Client) do(ctx context.Context, op operation, rc *requestConfig, decode func(*answer) error) (err error) {
 	a := &answer{c: c, op: op}
 	if c.observer != nil {
-		start := c.observer.callStart(&op)
-		defer func() { c.observer.callEnd(&op, a.tr, err, start) }()
+		var start time.Time
+		ctx, start = c.observer.callStart(ctx, &op)
+		defer func() { c.observer.callEnd(ctx, &op, a.tr, err, start) }()
 	}
 	if rc.resp != nil {
 		defer func() { *rc.resp = *a.response() }()

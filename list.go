@@ -64,7 +64,7 @@ func listPage[T any](ctx context.Context, c *Client, path ids.Path, query any, o
 	if err != nil {
 		return nil, err
 	}
-	c.observer.page(path.Route, query, len(p.Items))
+	c.observer.page(ctx, path.Route, query, len(p.Items))
 	return p, nil
 }
 

@@ -21,12 +21,18 @@ import (
 // panics is recovered and the call goes on. Events name an operation by
 // its method and route template ("/v2/users/{userId}"), never by its path
 // or query, and never carry the token, a body or a header value.
+//
+// Every callback gets the call's context. CallStart may return a context
+// derived from it (a tracer puts the call's span there); the call then
+// runs with it, and its CallEnd, Attempt and Wait callbacks get it, so
+// they can find what CallStart put there. Returning nil keeps ctx. Page
+// gets the context of the list call that fetched the page.
 type Observer struct {
-	CallStart func(CallEvent)
-	CallEnd   func(CallEvent)
-	Attempt   func(AttemptEvent)
-	Wait      func(WaitEvent)
-	Page      func(PageEvent)
+	CallStart func(ctx context.Context, e CallEvent) context.Context
+	CallEnd   func(ctx context.Context, e CallEvent)
+	Attempt   func(ctx context.Context, e AttemptEvent)
+	Wait      func(ctx context.Context, e WaitEvent)
+	Page      func(ctx context.Context, e PageEvent)
 }
 
 // CallEvent is one call: a service method, or one Client.Do. CallStart
@@ -122,42 +128,55 @@ func newObserver(o Observer, log *slog.Logger) *observer {
 	return &observer{o: o, log: log}
 }
 
-// notify calls f(e), recovering a panic.
-func notify[E any](ob *observer, f func(E), e E) {
+// notify calls f(ctx, e), recovering a panic.
+func notify[E any](ob *observer, f func(context.Context, E), ctx context.Context, e E) {
 	if f == nil {
 		return
 	}
-	defer func() {
-		if r := recover(); r != nil && ob.log != nil {
-			ob.log.LogAttrs(context.Background(), slog.LevelWarn, "edapp: an Observer callback panicked; the call goes on")
+	defer ob.recoverPanic()
+	f(ctx, e)
+}
+
+func (ob *observer) recoverPanic() {
+	if r := recover(); r != nil && ob.log != nil {
+		ob.log.LogAttrs(context.Background(), slog.LevelWarn, "edapp: an Observer callback panicked; the call goes on")
+	}
+}
+
+// callStart reports the start of op, and returns the context the call runs
+// with: the one CallStart returned, or ctx.
+func (ob *observer) callStart(ctx context.Context, op *operation) (context.Context, time.Time) {
+	if f := ob.o.CallStart; f != nil {
+		if derived := ob.startContext(f, ctx, CallEvent{Method: op.method, Route: routeOf(op.route)}); derived != nil {
+			ctx = derived
 		}
-	}()
-	f(e)
+	}
+	return ctx, time.Now()
 }
 
-func (ob *observer) callStart(op *operation) time.Time {
-	notify(ob, ob.o.CallStart, CallEvent{Method: op.method, Route: routeOf(op.route)})
-	return time.Now()
+func (ob *observer) startContext(f func(context.Context, CallEvent) context.Context, ctx context.Context, e CallEvent) context.Context {
+	defer ob.recoverPanic()
+	return f(ctx, e)
 }
 
-func (ob *observer) callEnd(op *operation, tr *transport.Response, err error, start time.Time) {
+func (ob *observer) callEnd(ctx context.Context, op *operation, tr *transport.Response, err error, start time.Time) {
 	e := CallEvent{Method: op.method, Route: routeOf(op.route), Error: classOf(err), Duration: time.Since(start)}
 	if tr != nil {
 		e.StatusCode, e.Attempts, e.Waited = tr.StatusCode, tr.Attempts, tr.Waited
 	}
-	notify(ob, ob.o.CallEnd, e)
+	notify(ob, ob.o.CallEnd, ctx, e)
 }
 
 // Attempt and Wait receive the transport's reports.
-func (ob *observer) Attempt(r *transport.Request, attempt, status int, err error, took time.Duration) {
-	notify(ob, ob.o.Attempt, AttemptEvent{
+func (ob *observer) Attempt(ctx context.Context, r *transport.Request, attempt, status int, err error, took time.Duration) {
+	notify(ob, ob.o.Attempt, ctx, AttemptEvent{
 		Method: r.Method, Route: routeOf(r.Route), Attempt: attempt,
 		StatusCode: status, Error: classOf(err), Duration: took,
 	})
 }
 
-func (ob *observer) Wait(r *transport.Request, kind transport.WaitKind, took time.Duration) {
-	notify(ob, ob.o.Wait, WaitEvent{Method: r.Method, Route: routeOf(r.Route), Kind: waitKinds[kind], Duration: took})
+func (ob *observer) Wait(ctx context.Context, r *transport.Request, kind transport.WaitKind, took time.Duration) {
+	notify(ob, ob.o.Wait, ctx, WaitEvent{Method: r.Method, Route: routeOf(r.Route), Kind: waitKinds[kind], Duration: took})
 }
 
 var waitKinds = [...]WaitKind{
@@ -168,9 +187,9 @@ var waitKinds = [...]WaitKind{
 }
 
 // page reports one page of a list; a nil observer reports nothing.
-func (ob *observer) page(route string, query any, items int) {
+func (ob *observer) page(ctx context.Context, route string, query any, items int) {
 	if ob != nil {
-		notify(ob, ob.o.Page, PageEvent{Route: routeOf(route), Page: pageNumber(query), Items: items})
+		notify(ob, ob.o.Page, ctx, PageEvent{Route: routeOf(route), Page: pageNumber(query), Items: items})
 	}
 }
 

@@ -27,11 +27,20 @@ type eventLog struct {
 
 func (l *eventLog) observer() edapp.Observer {
 	return edapp.Observer{
-		CallStart: func(e edapp.CallEvent) { l.mu.Lock(); l.starts = append(l.starts, e); l.mu.Unlock() },
-		CallEnd:   func(e edapp.CallEvent) { l.mu.Lock(); l.ends = append(l.ends, e); l.mu.Unlock() },
-		Attempt:   func(e edapp.AttemptEvent) { l.mu.Lock(); l.attempts = append(l.attempts, e); l.mu.Unlock() },
-		Wait:      func(e edapp.WaitEvent) { l.mu.Lock(); l.waits = append(l.waits, e); l.mu.Unlock() },
-		Page:      func(e edapp.PageEvent) { l.mu.Lock(); l.pages = append(l.pages, e); l.mu.Unlock() },
+		CallStart: func(ctx context.Context, e edapp.CallEvent) context.Context {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.starts = append(l.starts, e)
+			return ctx
+		},
+		CallEnd: func(_ context.Context, e edapp.CallEvent) { l.mu.Lock(); l.ends = append(l.ends, e); l.mu.Unlock() },
+		Attempt: func(_ context.Context, e edapp.AttemptEvent) {
+			l.mu.Lock()
+			l.attempts = append(l.attempts, e)
+			l.mu.Unlock()
+		},
+		Wait: func(_ context.Context, e edapp.WaitEvent) { l.mu.Lock(); l.waits = append(l.waits, e); l.mu.Unlock() },
+		Page: func(_ context.Context, e edapp.PageEvent) { l.mu.Lock(); l.pages = append(l.pages, e); l.mu.Unlock() },
 	}
 }
 
@@ -157,11 +166,11 @@ func TestObserverThatPanicsDoesNotBreakTheCall(t *testing.T) {
 	require.NoError(t, err)
 	boom := func() { panic("observer bug") }
 	c := srv.Client(edapp.WithRetry(fastRetry), edapp.WithObserver(edapp.Observer{
-		CallStart: func(edapp.CallEvent) { boom() },
-		CallEnd:   func(edapp.CallEvent) { boom() },
-		Attempt:   func(edapp.AttemptEvent) { boom() },
-		Wait:      func(edapp.WaitEvent) { boom() },
-		Page:      func(edapp.PageEvent) { boom() },
+		CallStart: func(context.Context, edapp.CallEvent) context.Context { boom(); return nil },
+		CallEnd:   func(context.Context, edapp.CallEvent) { boom() },
+		Attempt:   func(context.Context, edapp.AttemptEvent) { boom() },
+		Wait:      func(context.Context, edapp.WaitEvent) { boom() },
+		Page:      func(context.Context, edapp.PageEvent) { boom() },
 	}))
 	srv.FailNext(1, http.StatusServiceUnavailable, 0)
 	users, err := c.Users.List(context.Background(), nil)
@@ -278,4 +287,48 @@ func TestObserverAccountsForEveryCallInAStorm(t *testing.T) {
 	assert.Equal(t, 12, throttled)
 	assert.Equal(t, waited, log.waited(""), "the calls' Waited add up to the Wait events")
 	assert.Greater(t, log.waited(edapp.WaitPause), time.Duration(0))
+}
+
+// callKey marks the context a CallStart returns.
+type callKey struct{}
+
+func TestObserverCallStartContextReachesTheCall(t *testing.T) {
+	srv := edapptest.New(t)
+	id, err := srv.AddUser(edapptest.UserSpec{Username: "ann@example.com"})
+	require.NoError(t, err)
+	var mu sync.Mutex
+	seen := map[string]any{}
+	note := func(what string, ctx context.Context) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[what] = ctx.Value(callKey{})
+	}
+	c := srv.Client(edapp.WithRetry(fastRetry), edapp.WithObserver(edapp.Observer{
+		CallStart: func(ctx context.Context, e edapp.CallEvent) context.Context {
+			return context.WithValue(ctx, callKey{}, e.Route)
+		},
+		CallEnd: func(ctx context.Context, _ edapp.CallEvent) { note("end", ctx) },
+		Attempt: func(ctx context.Context, _ edapp.AttemptEvent) { note("attempt", ctx) },
+		Wait:    func(ctx context.Context, _ edapp.WaitEvent) { note("wait", ctx) },
+	}))
+	srv.FailNext(1, http.StatusServiceUnavailable, 0)
+	_, err = c.Users.Get(context.Background(), id)
+	require.NoError(t, err)
+	for _, what := range []string{"end", "attempt", "wait"} {
+		assert.Equal(t, "/v2/users/{userId}", seen[what], "%s callback's context", what)
+	}
+}
+
+func TestObserverCallStartReturningNilKeepsTheContext(t *testing.T) {
+	srv := edapptest.New(t)
+	var got context.Context
+	c := srv.Client(edapp.WithObserver(edapp.Observer{
+		CallStart: func(context.Context, edapp.CallEvent) context.Context { return nil },
+		CallEnd:   func(ctx context.Context, _ edapp.CallEvent) { got = ctx },
+	}))
+	ctx := context.WithValue(context.Background(), callKey{}, "caller's")
+	_, err := c.Users.List(ctx, nil)
+	require.NoError(t, err)
+	require.NotNil(t, got)
+	assert.Equal(t, "caller's", got.Value(callKey{}))
 }

@@ -204,7 +204,7 @@ func (s *callState) RoundTrip(req *http.Request) (*http.Response, error) {
 // reportAttempt logs an attempt and tells the observer.
 func (s *callState) reportAttempt(r *http.Request, took time.Duration, err error) {
 	if s.c.obs != nil {
-		s.c.obs.Attempt(&s.req, s.attempts, s.lastStatus, err, took)
+		s.c.obs.Attempt(s.ctx, &s.req, s.attempts, s.lastStatus, err, took)
 	}
 	log := s.c.log
 	if log == nil {
@@ -244,7 +244,7 @@ func (s *callState) book(kind WaitKind, d time.Duration) {
 		s.throttled = true
 	}
 	if s.c.obs != nil {
-		s.c.obs.Wait(&s.req, kind, d)
+		s.c.obs.Wait(s.ctx, &s.req, kind, d)
 	}
 }
 

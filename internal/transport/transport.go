@@ -47,9 +47,9 @@ type (
 type Observer interface {
 	// Attempt reports one attempt that was sent: its answer's status (0
 	// when none came) or its error, and how long it took.
-	Attempt(r *Request, attempt, status int, err error, took time.Duration)
+	Attempt(ctx context.Context, r *Request, attempt, status int, err error, took time.Duration)
 	// Wait reports one time the call was held before an attempt.
-	Wait(r *Request, kind WaitKind, took time.Duration)
+	Wait(ctx context.Context, r *Request, kind WaitKind, took time.Duration)
 }
 
 // WaitKind says what a call waited for.
