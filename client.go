@@ -291,7 +291,7 @@ func (c *Client) do(ctx context.Context, method, path string, query, body, out a
 			if resp != nil {
 				*rc.resp = *resp
 			} else {
-				*rc.resp = Response{TotalCount: -1}
+				*rc.resp = Response{}
 			}
 		}()
 	}
