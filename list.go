@@ -199,6 +199,7 @@ func pageFetch[T any, O any, PO interface {
 		c.resp = nil
 		c.bulk = c.bulk || bulk
 	}
+	contradicted := false // a page of the walk contradicted its count; loop goroutine only
 	return func(ctx context.Context, page, pageSize int) (*pager.Result[T], error) {
 		o := base
 		lo := PO(&o).listOptions()
@@ -209,14 +210,17 @@ func pageFetch[T any, O any, PO interface {
 			if into != nil {
 				resp = responseOf(err)
 			}
-			return &pager.Result[T]{BeforeYield: fillInto(into, resp)}, err
+			return &pager.Result[T]{BeforeYield: fillInto(into, resp, &contradicted)}, err
 		}
 		r := &pager.Result[T]{
 			Items: p.Items, Received: p.received, Total: p.count.raw, HasTotal: p.count.sent, BodyHash: p.bodyHash,
-			BeforeYield: fillInto(into, p.Response),
+			BeforeYield: fillInto(into, p.Response, &contradicted),
 		}
 		if p.warnCount != nil {
-			r.WarnCountContradicted = func() { p.warnCount(walkCtx) }
+			r.WarnCountContradicted = func() {
+				contradicted = true
+				p.warnCount(walkCtx)
+			}
 		}
 		return r, nil
 	}
@@ -263,11 +267,16 @@ func walkKeyOf[T any]() func(T) string {
 }
 
 // fillInto returns what copies resp into the caller's Response, or nil.
-func fillInto(into, resp *Response) func() {
+// Once a page of the walk contradicted its count, every later Response
+// says so.
+func fillInto(into, resp *Response, contradicted *bool) func() {
 	if into == nil || resp == nil {
 		return nil
 	}
-	return func() { *into = *resp }
+	return func() {
+		*into = *resp
+		into.count.contradicted = into.count.contradicted || *contradicted
+	}
 }
 
 // droppedWhole counts the items dropped whole ("items[3]", or "[3]" from a
