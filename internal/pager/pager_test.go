@@ -69,10 +69,12 @@ func (f *fakePages) fetch(_ context.Context, page, size int) (*Result[int], erro
 
 var seed = maphash.MakeSeed()
 
-// result builds a page whose digest is that of its items.
+// result builds a page whose body hash is that of its count and items, as
+// the service's answer holds both.
 func result(items []int, total int) *Result[int] {
 	var h maphash.Hash
 	h.SetSeed(seed)
+	h.WriteString(strconv.Itoa(total) + ":")
 	for _, v := range items {
 		h.WriteString(strconv.Itoa(v) + ",")
 	}

@@ -46,20 +46,22 @@ type Walk[T any] struct {
 }
 
 // RememberedPages is how many pages back the walk remembers the keys it
-// yielded, and how far back it re-reads after a shift.
+// yielded and the counts it read, and so how far back it can re-read after
+// a shift.
 const RememberedPages = 16
 
-// maxRereads is how many times the walk re-reads the pages before one
-// page boundary before it reads on, so that a list that keeps changing
-// cannot hold the walk forever.
+// maxRereads is how many times the walk goes back to re-read pages before
+// it must get past the furthest page it has read, so that a list that keeps
+// changing cannot hold the walk forever.
 const maxRereads = 2
 
 // All walks the pages from w.FirstPage on and yields every item, in order.
 // Each page is judged by Judge, the rule Page.NextPage follows too, so the
 // walk ends on an empty or a short page, never because of the count. On
 // top of that rule, what needs the walk's history lives here:
-//   - a counted page that repeats the one before it is ErrRepeatedPage; an
-//     uncounted one (an unpaged array) ends the walk;
+//   - a page that repeats the one before it is skipped; a second in a row
+//     is ErrRepeatedPage when counted, and ends an uncounted walk (an
+//     unpaged array);
 //   - a count that fell since the page before means items moved towards the
 //     front between the two reads, so some crossed the boundary unseen: the
 //     pages from where they were are read again, one at a time, and items
@@ -78,7 +80,7 @@ func All[T any](ctx context.Context, w Walk[T]) iter.Seq2[T, error] {
 	w.Concurrency = max(w.Concurrency, 1)
 	return func(yield func(T, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
-		wk := &walker[T]{Walk: w, ctx: ctx, yield: yield, next: w.FirstPage, countBelieved: true}
+		wk := &walker[T]{Walk: w, ctx: ctx, yield: yield, next: w.FirstPage, countBelieved: true, rereadsLeft: maxRereads}
 		defer func() {
 			cancel()
 			wk.wg.Wait()
@@ -109,15 +111,27 @@ type walker[T any] struct {
 
 	prev     *Result[T] // the page accepted last; nil after a re-read starts
 	prevPage int
+	furthest int // the furthest page accepted
+
+	sameAnswers int // pages in a row that repeated the one before
 
 	countBelieved bool
 	warned        bool // a WarnCountContradicted ran
 
-	rereadBoundary int // the page whose boundary was re-read last
-	rereads        int // times it was
-	calmThrough    int // pages up to this one are read one at a time
+	rereadsLeft int // before the walk gets past furthest
+	calmThrough int // pages up to this one are read one at a time
+	rereadFrom  int // the first page of the last re-read
+	rereadTotal int // the count that started it: what that page is held to
 
-	seen []map[string]struct{} // keys yielded, one set per page, newest last
+	history [RememberedPages]pageRecord // the pages accepted, by page % RememberedPages
+}
+
+// pageRecord is what the walk remembers of a page it accepted.
+type pageRecord struct {
+	page     int // 0: none
+	total    int
+	hasTotal bool
+	keys     map[string]struct{} // nil when items have no key
 }
 
 // run takes the pages in order until the walk is over.
@@ -182,25 +196,42 @@ func (w *walker[T]) launch(page int) {
 
 // step takes one page, the next in order; false: the walk is over.
 func (w *walker[T]) step(page int, r *Result[T]) bool {
-	if w.repeats(r) {
-		if r.HasTotal {
-			w.fail(r, fmt.Errorf("page %d: %w", page, ErrRepeatedPage))
-		}
-		return false // uncounted: an unpaged array, the service ignores the page number
-	}
 	v := Judge(page, w.PageSize, max(r.Received, len(r.Items)), r.Total, r.HasTotal)
+	if w.repeats(r) {
+		return w.repeated(page, r, v)
+	}
+	w.sameAnswers = 0
 	if !v.CountContradicted {
 		if from := w.shiftedBack(page, r); from > 0 {
-			w.reread(from, page)
+			w.reread(from, page, r.Total)
 			return true
 		}
 	}
 	w.followCount(r, v)
-	if !w.emit(r) {
+	if !w.emit(page, r) {
 		return false
 	}
 	w.prev, w.prevPage = r, page
+	if page > w.furthest {
+		w.furthest, w.rereadsLeft = page, maxRereads
+	}
 	return v.Next != 0
+}
+
+// repeated handles a page that is the page before it again; false: the
+// walk is over. Once may be a list that shifted by exactly a page between
+// the two reads: the items were yielded already, and the walk reads on.
+// Twice in a row is a service that ignores the page number: an error when
+// it sent a count, the end of an unpaged array when it did not.
+func (w *walker[T]) repeated(page int, r *Result[T], v Verdict) bool {
+	w.sameAnswers++
+	if w.sameAnswers == 1 {
+		return v.Next != 0
+	}
+	if r.HasTotal {
+		w.fail(r, fmt.Errorf("page %d: %w", page, ErrRepeatedPage))
+	}
+	return false
 }
 
 // repeats reports whether r is the page before it again.
@@ -210,36 +241,57 @@ func (w *walker[T]) repeats(r *Result[T]) bool {
 
 // shiftedBack returns the page to read again from when items may have
 // crossed the boundary before page unseen, or 0. The count fell since the
-// page before: items moved towards the front between the two reads
+// page before was read: items moved towards the front between the two reads
 // (deletions ahead of them, or, with pages in flight at once, inserts that
-// the page before saw and this one did not). The items that crossed are
-// now just before this page's first item, or in this page.
+// the page before saw and this one did not). The items that crossed are now
+// just before this page's first item, or in this page.
 func (w *walker[T]) shiftedBack(page int, r *Result[T]) int {
-	p := w.prev
-	if p == nil || !w.countBelieved || !r.HasTotal || !p.HasTotal || r.Total >= p.Total {
+	before, ok := w.countBefore(page)
+	if !ok || !w.countBelieved || !r.HasTotal || r.Total >= before || w.rereadsLeft == 0 {
 		return 0
 	}
-	if page == w.rereadBoundary && w.rereads >= maxRereads {
-		return 0
+	moved := itemsThrough(page, w.PageSize, 0) - (before - r.Total)
+	from := pagesFor(max(moved, 0)+1, w.PageSize)
+	return min(max(from, w.FirstPage, w.furthest-RememberedPages+2), page-1)
+}
+
+// countBefore is the count page is held to: that of the page before it,
+// or, for the first page of a re-read, the count that started the re-read
+// (the page before it was read before the change the re-read is about).
+func (w *walker[T]) countBefore(page int) (int, bool) {
+	if w.prev == nil && page == w.rereadFrom {
+		return w.rereadTotal, true
 	}
-	before := itemsThrough(page, w.PageSize, 0)
-	from := pagesFor(max(before-(p.Total-r.Total), 0)+1, w.PageSize)
-	return min(max(from, w.FirstPage, page-RememberedPages+1), page-1)
+	rec := w.record(page - 1)
+	if rec == nil || !rec.hasTotal {
+		return 0, false
+	}
+	return rec.total, true
 }
 
 // reread abandons the pages in flight and reads again, one page at a time,
-// from page from through boundary.
-func (w *walker[T]) reread(from, boundary int) {
-	if boundary != w.rereadBoundary {
-		w.rereadBoundary, w.rereads = boundary, 0
-	}
-	w.rereads++
+// from page from through boundary, holding page from to total.
+func (w *walker[T]) reread(from, boundary, total int) {
+	w.rereadsLeft--
+	w.rereadFrom, w.rereadTotal = from, total
 	for _, s := range w.queue {
 		s.cancel()
 	}
 	w.queue = nil
-	w.next, w.calmThrough = from, boundary
+	w.next, w.calmThrough = from, max(w.calmThrough, boundary)
 	w.prev = nil
+}
+
+// record is what the walk remembers of page, or nil.
+func (w *walker[T]) record(page int) *pageRecord {
+	if page < 1 {
+		return nil
+	}
+	rec := &w.history[page%RememberedPages]
+	if rec.page != page {
+		return nil
+	}
+	return rec
 }
 
 // followCount extends the prefetch range by a believed count, and stops
@@ -258,12 +310,13 @@ func (w *walker[T]) followCount(r *Result[T], v Verdict) {
 	}
 }
 
-// emit yields a page's items but those already yielded; false: stop.
-func (w *walker[T]) emit(r *Result[T]) bool {
+// emit yields a page's items but those already yielded, and remembers the
+// page; false: stop.
+func (w *walker[T]) emit(page int, r *Result[T]) bool {
 	if r.BeforeYield != nil {
 		r.BeforeYield()
 	}
-	keys := w.remember()
+	keys := w.remember(page, r)
 	for _, it := range r.Items {
 		if keys != nil {
 			if k := w.Key(it); k != "" {
@@ -280,24 +333,25 @@ func (w *walker[T]) emit(r *Result[T]) bool {
 	return true
 }
 
-// remember starts the key set of a new page, forgetting the oldest past
-// RememberedPages; nil when items have no key.
-func (w *walker[T]) remember() map[string]struct{} {
-	if w.Key == nil {
-		return nil
+// remember records page's count, replacing the page RememberedPages
+// before it, and returns the set for its keys (kept when the page is read
+// again); nil when items have no key.
+func (w *walker[T]) remember(page int, r *Result[T]) map[string]struct{} {
+	rec := &w.history[page%RememberedPages]
+	if rec.page != page {
+		*rec = pageRecord{page: page}
+		if w.Key != nil {
+			rec.keys = make(map[string]struct{})
+		}
 	}
-	if len(w.seen) == RememberedPages {
-		w.seen = append(w.seen[:0], w.seen[1:]...)
-	}
-	keys := make(map[string]struct{})
-	w.seen = append(w.seen, keys)
-	return keys
+	rec.total, rec.hasTotal = r.Total, r.HasTotal
+	return rec.keys
 }
 
 // yielded reports whether key was yielded within the remembered pages.
 func (w *walker[T]) yielded(key string) bool {
-	for _, keys := range w.seen {
-		if _, ok := keys[key]; ok {
+	for i := range w.history {
+		if _, ok := w.history[i].keys[key]; ok {
 			return true
 		}
 	}
