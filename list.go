@@ -34,11 +34,18 @@ const DefaultPageConcurrency = 4
 // over them with two variables, since an error is yielded as the second
 // value (see the package doc, Pagination). Response is the answer the page
 // came from.
+//
+// Paging by hand sees one page at a time. What needs a walk's history is
+// done by the AllX iterators only: yielding once an item met again on a
+// later page, reading pages again when the list shifted under the walk, and
+// noticing a service that answers the same page again and again.
 type Page[T any] struct {
 	Items []T
 	// NextPage is the page to ask for next, with the same PageSize; 0 when
 	// this page is the last: it came back empty, or with fewer items than
-	// asked for. The AllX iterators follow the same rule.
+	// asked for (a full page of the service's default 25, when its count says
+	// more follow, is taken for a service that ignored PageSize). The count
+	// never ends a list by itself. The AllX iterators follow the same rule.
 	NextPage int
 	Response *Response
 
@@ -51,7 +58,7 @@ type Page[T any] struct {
 
 // Total is the service's count of all items of the list, and whether it
 // sent one. The count is a hint, for progress: when the page's items
-// contradict it, Response.TotalContradicted says so.
+// contradict it, [Response.TotalContradicted] says so.
 func (p *Page[T]) Total() (int, bool) { return p.count.total() }
 
 // Total is the service's count of all items of a list, and whether it sent
@@ -71,6 +78,7 @@ type listCount struct {
 	contradicted bool
 }
 
+// total is the count as Total reports it: a negative one is none.
 func (c listCount) total() (int, bool) {
 	if !c.sent || c.raw < 0 {
 		return 0, false
@@ -153,8 +161,8 @@ func all[T any, O any, PO interface {
 // each page request gets a copy of its own, so neither the caller's struct
 // nor a second range over the iterator is disturbed. The caller's
 // WithResponseInto is filled by the goroutine running the loop, before each
-// page's first item is yielded. Items already yielded in the walk are
-// dropped by their key (see walkKey).
+// page's items are yielded, an empty last page's included. Items already
+// yielded in the walk are dropped by their key (see walkKey).
 func pages[T any, O any, PO interface {
 	*O
 	listOptions() *ListOptions
