@@ -40,15 +40,17 @@ type Walk[T any] struct {
 	Concurrency int // pages in flight at most, once a count allows prefetching
 	Fetch       Fetch[T]
 	// Key identifies an item: an item whose key was yielded within the
-	// last RememberedPages pages is dropped. A nil Key, or an empty key,
+	// remembered pages (see Remembered) is dropped. A nil Key, or an empty key,
 	// drops nothing.
 	Key func(T) string
 }
 
-// RememberedPages is how many pages back the walk remembers the keys it
-// yielded and the counts it read, and so how far back it can re-read after
-// a shift.
-const RememberedPages = 16
+// Remembered is how many pages back the walk remembers the keys it yielded
+// and the counts it read, and so how far back it can re-read after a shift:
+// the last 4 pages, and at least the last 4000 items.
+func Remembered(pageSize int) int {
+	return max(4, pagesFor(4000, pageSize))
+}
 
 // maxRereads is how many times the walk goes back to re-read pages before
 // it must get past the furthest page it has read, so that a list that keeps
@@ -80,7 +82,10 @@ func All[T any](ctx context.Context, w Walk[T]) iter.Seq2[T, error] {
 	w.Concurrency = max(w.Concurrency, 1)
 	return func(yield func(T, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
-		wk := &walker[T]{Walk: w, ctx: ctx, yield: yield, next: w.FirstPage, countBelieved: true, rereadsLeft: maxRereads}
+		wk := &walker[T]{
+			Walk: w, ctx: ctx, yield: yield, next: w.FirstPage, countBelieved: true, rereadsLeft: maxRereads,
+			history: make([]pageRecord, Remembered(w.PageSize)), seen: make(map[string]int),
+		}
 		defer func() {
 			cancel()
 			wk.wg.Wait()
@@ -123,7 +128,8 @@ type walker[T any] struct {
 	rereadFrom  int // the first page of the last re-read
 	rereadTotal int // the count that started it: what that page is held to
 
-	history [RememberedPages]pageRecord // the pages accepted, by page % RememberedPages
+	history []pageRecord   // the pages accepted, by page % len(history)
+	seen    map[string]int // the keys yielded in those pages, and the page of each
 }
 
 // pageRecord is what the walk remembers of a page it accepted.
@@ -131,7 +137,7 @@ type pageRecord struct {
 	page     int // 0: none
 	total    int
 	hasTotal bool
-	keys     map[string]struct{} // nil when items have no key
+	keys     []string // those yielded in it
 }
 
 // run takes the pages in order until the walk is over.
@@ -252,7 +258,7 @@ func (w *walker[T]) shiftedBack(page int, r *Result[T]) int {
 	}
 	moved := itemsThrough(page, w.PageSize, 0) - (before - r.Total)
 	from := pagesFor(max(moved, 0)+1, w.PageSize)
-	return min(max(from, w.FirstPage, w.furthest-RememberedPages+2), page-1)
+	return min(max(from, w.FirstPage, w.furthest-len(w.history)+2), page-1)
 }
 
 // countBefore is the count page is held to: that of the page before it,
@@ -287,7 +293,7 @@ func (w *walker[T]) record(page int) *pageRecord {
 	if page < 1 {
 		return nil
 	}
-	rec := &w.history[page%RememberedPages]
+	rec := &w.history[page%len(w.history)]
 	if rec.page != page {
 		return nil
 	}
@@ -316,14 +322,16 @@ func (w *walker[T]) emit(page int, r *Result[T]) bool {
 	if r.BeforeYield != nil {
 		r.BeforeYield()
 	}
-	keys := w.remember(page, r)
+	rec := w.remember(page, r)
 	for _, it := range r.Items {
-		if keys != nil {
+		if w.Key != nil {
 			if k := w.Key(it); k != "" {
-				if w.yielded(k) {
+				_, again := w.seen[k]
+				w.seen[k] = page // remembered from its latest page
+				rec.keys = append(rec.keys, k)
+				if again {
 					continue
 				}
-				keys[k] = struct{}{}
 			}
 		}
 		if !w.yield(it, nil) {
@@ -333,29 +341,20 @@ func (w *walker[T]) emit(page int, r *Result[T]) bool {
 	return true
 }
 
-// remember records page's count, replacing the page RememberedPages
-// before it, and returns the set for its keys (kept when the page is read
-// again); nil when items have no key.
-func (w *walker[T]) remember(page int, r *Result[T]) map[string]struct{} {
-	rec := &w.history[page%RememberedPages]
+// remember records page's count in its slot, forgetting the page that held
+// the slot before and its keys; a page read again keeps its slot and keys.
+func (w *walker[T]) remember(page int, r *Result[T]) *pageRecord {
+	rec := &w.history[page%len(w.history)]
 	if rec.page != page {
-		*rec = pageRecord{page: page}
-		if w.Key != nil {
-			rec.keys = make(map[string]struct{})
+		for _, k := range rec.keys {
+			if w.seen[k] == rec.page {
+				delete(w.seen, k)
+			}
 		}
+		*rec = pageRecord{page: page}
 	}
 	rec.total, rec.hasTotal = r.Total, r.HasTotal
-	return rec.keys
-}
-
-// yielded reports whether key was yielded within the remembered pages.
-func (w *walker[T]) yielded(key string) bool {
-	for i := range w.history {
-		if _, ok := w.history[i].keys[key]; ok {
-			return true
-		}
-	}
-	return false
+	return rec
 }
 
 // fail yields err, once.

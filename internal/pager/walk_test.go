@@ -374,7 +374,7 @@ func FuzzAll(f *testing.F) {
 			seen[id] = true
 		}
 		pages := (len(original)+len(changes)*2*pageSize)/pageSize + 2
-		require.LessOrEqual(t, l.calls, pages*(1+maxRereads*(RememberedPages+1))+w.Concurrency, "requests")
+		require.LessOrEqual(t, l.calls, pages*(1+maxRereads*(Remembered(pageSize)+1))+w.Concurrency, "requests")
 		if lying && len(changes) > 0 || len(changes) > maxRereads || cancelOut(changes) {
 			return // a shift is seen from the count: a lying count, or deletions and inserts that cancel out, hide it
 		}
