@@ -423,7 +423,7 @@ type answer struct {
 func (a *answer) response() *Response {
 	if a.resp == nil {
 		if a.tr == nil {
-			a.resp = &Response{TotalCount: -1}
+			a.resp = &Response{}
 		} else {
 			a.resp = a.c.response(a.tr)
 		}

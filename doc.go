@@ -102,8 +102,13 @@
 // iter.Seq2 over every item of every page. The iterators ask for the largest
 // pages (1000), draw from the bulk lane, and when the service reports a
 // total count they fetch 4 pages at once while still yielding in order.
-// They stop on an empty or short page, or once the count is reached, and
-// never loop on a server that repeats itself (ErrRepeatedPage).
+// A walk ends only on an empty or a short page: the count is a hint for
+// prefetching and progress, and a count the pages contradict is logged and
+// reported by [Response.TotalContradicted], never obeyed. [Page.NextPage]
+// follows the same rule, for paging by hand. What needs the walk's history
+// stays in the iterators: an item met again is yielded once, pages are read
+// again when a falling count shows the list shifted under the walk, and a
+// server that repeats itself ends in [ErrRepeatedPage], never a loop.
 //
 // Range with two variables. An iterator yields its error as the second
 // value, once, and then stops; `for u := range client.Users.All(ctx, nil)`

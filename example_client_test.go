@@ -28,7 +28,9 @@ func ExampleNewClient() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("users:", page.TotalCount)
+	if total, ok := page.Total(); ok {
+		fmt.Println("users:", total)
+	}
 
 	_, err = edapp.NewClient("")
 	fmt.Println(err)

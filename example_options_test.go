@@ -33,7 +33,9 @@ func ExampleWithResponseInto() {
 		if err != nil {
 			panic(err)
 		}
-		fmt.Println("users in all:", resp.TotalCount)
+		if total, ok := resp.Total(); ok {
+			fmt.Println("users in all:", total)
+		}
 	}
 	// Output:
 	// ann 200 1

@@ -247,3 +247,15 @@ func firstErr[T any](seq func(yield func(T, error) bool)) (int, error) {
 	}
 	return n, nil
 }
+
+// totalOf is a page's or a response's count, or -1 when there is none.
+func totalOf(v interface{ Total() (int, bool) }) int {
+	n, ok := v.Total()
+	if !ok {
+		return -1
+	}
+	return n
+}
+
+// counted is the count a test expects of a page; -1: none.
+func counted(n int) listCount { return listCount{raw: n, sent: n != -1} }

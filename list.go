@@ -3,7 +3,9 @@ package edapp
 import (
 	"context"
 	"iter"
+	"log/slog"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/edapp-go/edapp/internal/ids"
@@ -31,17 +33,58 @@ const DefaultPageConcurrency = 4
 
 // Page is one page of a list. The AllX iterators walk every page; range
 // over them with two variables, since an error is yielded as the second
-// value (see the package doc, Pagination). TotalCount is the service's count of all
-// items, or -1 when the answer was a bare array that carried none.
-// Response is the answer the page came from.
+// value (see the package doc, Pagination). Response is the answer the page
+// came from.
+//
+// Paging by hand sees one page at a time. What needs a walk's history is
+// done by the AllX iterators only: yielding once an item met again on a
+// later page, reading pages again when the list shifted under the walk, and
+// noticing a service that answers the same page again and again.
 type Page[T any] struct {
-	Items      []T
-	TotalCount int
-	Response   *Response
+	Items []T
+	// NextPage is the page to ask for next, with the same PageSize; 0 when
+	// this page is the last: it came back empty, or with fewer items than
+	// asked for (a full page of the service's default 25, when its count says
+	// more follow, is taken for a service that ignored PageSize). The count
+	// never ends a list by itself. The AllX iterators follow the same rule.
+	NextPage int
+	Response *Response
 
-	digest  uint64 // of the answer's body: a page the same as the last one is a loop
-	counted bool   // the service sent a count, even a nonsensical one
-	sent    int    // items in the answer, those dropped whole included
+	count    listCount
+	received int    // items in the answer, those dropped whole included
+	bodyHash uint64 // of the answer's body: a page the same as the last one is a loop
+
+	warnCount func(context.Context) // logs that the items contradict the count
+}
+
+// Total is the service's count of all items of the list, and whether it
+// sent one. The count is a hint, for progress: when the page's items
+// contradict it, [Response.TotalContradicted] says so.
+func (p *Page[T]) Total() (int, bool) { return p.count.total() }
+
+// Total is the service's count of all items of a list, and whether it sent
+// one; false for a call that is not a list.
+func (r *Response) Total() (int, bool) { return r.count.total() }
+
+// TotalContradicted reports whether the page's items contradict the count
+// it carries: more items than the count, a last page that ends before it,
+// or a negative count. An AllX iterator reads on to the last page whatever
+// the count says, and logs a warning the first time a page contradicts it.
+func (r *Response) TotalContradicted() bool { return r.count.contradicted }
+
+// listCount is a page's totalCount and the verdict of its items on it.
+type listCount struct {
+	raw          int  // as sent, negative included
+	sent         bool // the answer carried one
+	contradicted bool
+}
+
+// total is the count as Total reports it: a negative one is none.
+func (c listCount) total() (int, bool) {
+	if !c.sent || c.raw < 0 {
+		return 0, false
+	}
+	return c.raw, true
 }
 
 // listPage fetches one page of a list operation.
@@ -53,19 +96,64 @@ func listPage[T any](ctx context.Context, c *Client, path ids.Path, query any, o
 		if err := a.decodeJSON(ctx, &l); err != nil {
 			return err
 		}
-		resp := a.response()
-		p.digest = a.digest()
-		p.Items, p.TotalCount, p.counted = l.Items, l.Total(), l.TotalCount != nil
-		p.sent = len(p.Items) + droppedWhole(resp.Dropped)
-		resp.TotalCount = p.TotalCount
-		p.Response = resp
+		p.bodyHash = a.digest()
+		p.Items, p.Response = l.Items, a.response()
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	resp := p.Response
+	p.received = len(p.Items) + droppedWhole(resp.Dropped)
+	page, size := pagePosition(query)
+	p.judge(page, size, l.TotalCount)
+	resp.count = p.count
+	if rc.resp != nil {
+		rc.resp.count = p.count
+	}
+	if p.count.contradicted {
+		p.warnCount = func(ctx context.Context) { c.warnCountContradicted(ctx, path.Path, page, p.count.raw) }
+	}
 	c.observer.page(ctx, path.Route, query, len(p.Items))
 	return p, nil
+}
+
+// judge fills NextPage and the count by pager.Judge, the rule the AllX
+// iterators follow too.
+func (p *Page[T]) judge(page, size int, total *int) {
+	p.count.sent = total != nil
+	if total != nil {
+		p.count.raw = *total
+	}
+	v := pager.Judge(page, size, p.received, p.count.raw, p.count.sent)
+	p.NextPage, p.count.contradicted = v.Next, v.CountContradicted
+}
+
+// pagePosition is the page and the page size that query asks for, as the
+// service reads them.
+func pagePosition(query any) (page, size int) {
+	page, size = 1, pager.DefaultPageSize
+	q, ok := query.(interface{ listOptions() *ListOptions })
+	if !ok || reflect.ValueOf(q).IsNil() {
+		return page, size
+	}
+	lo := q.listOptions()
+	if lo.Page > 0 {
+		page = lo.Page
+	}
+	if lo.PageSize > 0 {
+		size = min(lo.PageSize, MaxPageSize)
+	}
+	return page, size
+}
+
+// warnCountContradicted logs, once per walk, that a list's pages
+// contradict the count the service sent.
+func (c *Client) warnCountContradicted(ctx context.Context, path string, page, total int) {
+	if c.logger != nil {
+		c.logger.LogAttrs(ctx, slog.LevelWarn, "edapp: the list's items contradict its totalCount; reading on to its last page",
+			slog.String("path", path), slog.Int("page", page), slog.Int("totalCount", total))
+	}
 }
 
 // all turns a ListX method into its AllX iterator, which draws from the
@@ -81,7 +169,8 @@ func all[T any, O any, PO interface {
 // each page request gets a copy of its own, so neither the caller's struct
 // nor a second range over the iterator is disturbed. The caller's
 // WithResponseInto is filled by the goroutine running the loop, before each
-// page's first item is yielded.
+// page's items are yielded, an empty last page's included. Items already
+// yielded in the walk are dropped by their key (see walkKey).
 func pages[T any, O any, PO interface {
 	*O
 	listOptions() *ListOptions
@@ -102,17 +191,32 @@ func pages[T any, O any, PO interface {
 			yield(zero, rc.err)
 		}
 	}
+	concurrency := rc.pageConcurrency
+	if concurrency == 0 {
+		concurrency = DefaultPageConcurrency
+	}
+	fetch := pageFetch(ctx, base, list, rc, bulk)
+	return pager.All(ctx, pager.Walk[T]{
+		FirstPage: first.Page, PageSize: min(size, MaxPageSize), Concurrency: concurrency,
+		Fetch: fetch, Key: walkKeyOf[T](),
+	})
+}
+
+// pageFetch fetches one page of list for a walk: base's options at that
+// page, rc's request options without the caller's Response, which is
+// filled before the page is yielded instead.
+func pageFetch[T any, O any, PO interface {
+	*O
+	listOptions() *ListOptions
+}](walkCtx context.Context, base O, list func(context.Context, PO, ...RequestOption) (*Page[T], error), rc requestConfig, bulk bool) pager.Fetch[T] {
 	into := rc.resp
 	perPage := func(c *requestConfig) {
 		*c = rc
 		c.resp = nil
 		c.bulk = c.bulk || bulk
 	}
-	concurrency := rc.pageConcurrency
-	if concurrency == 0 {
-		concurrency = DefaultPageConcurrency
-	}
-	return pager.All(ctx, first.Page, size, concurrency, func(ctx context.Context, page, pageSize int) (*pager.Result[T], error) {
+	contradicted := false // a page of the walk contradicted its count; loop goroutine only
+	return func(ctx context.Context, page, pageSize int) (*pager.Result[T], error) {
 		o := base
 		lo := PO(&o).listOptions()
 		lo.Page, lo.PageSize = page, pageSize
@@ -122,21 +226,73 @@ func pages[T any, O any, PO interface {
 			if into != nil {
 				resp = responseOf(err)
 			}
-			return &pager.Result[T]{OnYield: fillInto(into, resp)}, err
+			return &pager.Result[T]{BeforeYield: fillInto(into, resp, &contradicted)}, err
 		}
-		return &pager.Result[T]{
-			Items: p.Items, Sent: p.sent, Total: p.TotalCount, Counted: p.counted, Digest: p.digest,
-			OnYield: fillInto(into, p.Response),
-		}, nil
-	})
+		r := &pager.Result[T]{
+			Items: p.Items, Received: p.received, Total: p.count.raw, HasTotal: p.count.sent, BodyHash: p.bodyHash,
+			BeforeYield: fillInto(into, p.Response, &contradicted),
+		}
+		if p.warnCount != nil {
+			r.WarnCountContradicted = func() {
+				contradicted = true
+				p.warnCount(walkCtx)
+			}
+		}
+		return r, nil
+	}
+}
+
+// walkKey is what identifies an item within a walk, so that an item met
+// again (the list shifted while it was read) is yielded once. The kinds
+// without an id of their own are keyed by what the service keeps one of
+// per key; LessonProgressEvent has no such key and is never dropped.
+type walkKeyed interface{ walkKey() string }
+
+func (u User) walkKey() string                     { return u.ID }
+func (g UserGroup) walkKey() string                { return g.ID }
+func (c Course) walkKey() string                   { return c.ID } // and UserCourse
+func (c CourseCollection) walkKey() string         { return c.ID }
+func (l Lesson) walkKey() string                   { return l.ID }
+func (w Webhook) walkKey() string                  { return w.ID }
+func (a Attempt) walkKey() string                  { return a.ID }
+func (q SurveyQuestionDefinition) walkKey() string { return q.ID }
+func (a SurveyAnswer) walkKey() string             { return a.ID }
+func (s CourseStatistics) walkKey() string         { return s.CourseID }
+func (s LessonStatistics) walkKey() string         { return joinKey(s.CourseID, s.LessonID) }
+func (p CourseProgress) walkKey() string           { return joinKey(p.UserID, p.CourseID) }
+func (p UserLessonProgress) walkKey() string       { return joinKey(p.UserID, p.CourseID, p.LessonID) }
+
+// joinKey joins the parts of a key; empty when one is missing, so that an
+// item whose key did not decode is never taken for another.
+func joinKey(parts ...string) string {
+	for _, p := range parts {
+		if p == "" {
+			return ""
+		}
+	}
+	return strings.Join(parts, "\x00")
+}
+
+// walkKeyOf returns T's walkKey, or nil when T has none.
+func walkKeyOf[T any]() func(T) string {
+	var zero T
+	if _, ok := any(zero).(walkKeyed); !ok {
+		return nil
+	}
+	return func(v T) string { return any(v).(walkKeyed).walkKey() }
 }
 
 // fillInto returns what copies resp into the caller's Response, or nil.
-func fillInto(into, resp *Response) func() {
+// Once a page of the walk contradicted its count, every later Response
+// says so.
+func fillInto(into, resp *Response, contradicted *bool) func() {
 	if into == nil || resp == nil {
 		return nil
 	}
-	return func() { *into = *resp }
+	return func() {
+		*into = *resp
+		into.count.contradicted = into.count.contradicted || *contradicted
+	}
 }
 
 // droppedWhole counts the items dropped whole ("items[3]", or "[3]" from a

@@ -157,9 +157,8 @@ type Response struct {
 	// Waited is the time spent waiting: for the limiter, for a pause the
 	// service asked for, and between retries.
 	Waited time.Duration
-	// TotalCount is the service's count of all items of a list; -1 when it
-	// sent none, or the call is not a list.
-	TotalCount int
+	// count is a list's totalCount (see Total and TotalContradicted).
+	count listCount
 	// Dropped lists the values of the answer that did not fit their Go
 	// fields and were left out (JSON paths such as "items[3].completedDateTime");
 	// the rest of the answer was kept.
@@ -172,7 +171,6 @@ func (c *Client) response(tr *transport.Response) *Response {
 		StatusCode: tr.StatusCode,
 		Attempts:   tr.Attempts,
 		Waited:     tr.Waited,
-		TotalCount: -1,
 	}
 	if tr.Header != nil {
 		r.Header = c.cleanHeader(tr.Header)

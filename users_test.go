@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -203,7 +204,7 @@ func TestUsersList(t *testing.T) {
 		ExternalID:  "HR-1042",
 	})
 	require.NoError(t, err)
-	assert.Equal(t, 3, page.TotalCount)
+	assert.Equal(t, 3, totalOf(page))
 	require.Len(t, page.Items, 3)
 
 	// The three spellings of the username, and both of the managed groups.
@@ -229,7 +230,7 @@ func TestUsersListWithoutOptions(t *testing.T) {
 	page, err := client.Users.List(context.Background(), nil)
 	require.NoError(t, err)
 	assert.Empty(t, page.Items)
-	assert.Equal(t, 0, page.TotalCount)
+	assert.Equal(t, 0, totalOf(page))
 }
 
 func TestUsersListOddFieldKeepsTheRest(t *testing.T) {
@@ -397,20 +398,24 @@ func TestUsersCoursesReadsEveryPage(t *testing.T) {
 	var pages []string
 	mux.HandleFunc("/v2/users/u-1/courses", func(w http.ResponseWriter, r *http.Request) {
 		pages = append(pages, r.URL.Query().Get("page"))
-		// A server that serves two courses a page, whatever was asked.
+		// A server that serves its default 25 courses a page, whatever was asked.
 		switch r.URL.Query().Get("page") {
 		case "1":
-			io.WriteString(w, `{"totalCount":3,"items":[{"id":"c1"},{"id":"c2"}]}`)
+			var items []string
+			for i := range 25 {
+				items = append(items, fmt.Sprintf(`{"id":"c%d"}`, i+1))
+			}
+			fmt.Fprintf(w, `{"totalCount":26,"items":[%s]}`, strings.Join(items, ","))
 		case "2":
-			io.WriteString(w, `{"totalCount":3,"items":[{"id":"c3","completed":true}]}`)
+			io.WriteString(w, `{"totalCount":26,"items":[{"id":"c26","completed":true}]}`)
 		default:
 			t.Errorf("asked for page %s", r.URL.Query().Get("page"))
 		}
 	})
 	courses, err := client.Users.Courses(context.Background(), "u-1")
 	require.NoError(t, err)
-	require.Len(t, courses, 3)
-	assert.Equal(t, "c3", courses[2].ID)
-	assert.True(t, courses[2].Completed)
+	require.Len(t, courses, 26)
+	assert.Equal(t, "c26", courses[25].ID)
+	assert.True(t, courses[25].Completed)
 	assert.Equal(t, []string{"1", "2"}, pages)
 }

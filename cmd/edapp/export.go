@@ -579,8 +579,8 @@ func (s *stream) page(resp *edapp.Response) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.shared && !s.totalSet && resp.TotalCount >= 0 {
-		s.t.setTotal(resp.TotalCount)
+	if total, ok := resp.Total(); ok && !s.shared && !s.totalSet {
+		s.t.setTotal(total)
 		s.totalSet = true
 	}
 	s.requests++

@@ -301,7 +301,9 @@ func live(ctx context.Context, client *edapp.Client, write bool, hookURL string)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("   %d users in the account\n", users.TotalCount)
+	if total, ok := users.Total(); ok {
+		fmt.Printf("   %d users in the account\n", total)
+	}
 	for _, u := range users.Items {
 		fmt.Printf("   - %s %s (%s)\n", u.ID, u.Username, u.Email)
 	}

@@ -1,13 +1,11 @@
-// Package pager holds the one list decoder and the one page iterator that
-// every list operation of the SDK uses.
+// Package pager holds the one list decoder, the one rule for what a single
+// page decides, and the one page iterator that every list operation of the
+// SDK uses.
 package pager
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"iter"
-	"sync"
+	"math"
 
 	"github.com/edapp-go/edapp/internal/jsonx"
 )
@@ -27,154 +25,114 @@ func (l *List[T]) DecodeJSON(data []byte) (dropped []string, err error) {
 	return jsonx.DecodeList(data, &l.Items, &l.TotalCount)
 }
 
-// Total is the service's count of all items, or -1 when it sent none.
-func (l *List[T]) Total() int {
-	if l.TotalCount == nil {
-		return -1
+// Total is the service's count of all items, and whether it sent one. A
+// negative count is no count at all: Judge reports it as contradicted.
+func (l *List[T]) Total() (int, bool) {
+	if l.TotalCount == nil || *l.TotalCount < 0 {
+		return 0, false
 	}
-	return *l.TotalCount
+	return *l.TotalCount, true
 }
-
-// Result is one fetched page.
-type Result[T any] struct {
-	Items   []T
-	Sent    int    // items in the answer, those dropped whole included
-	Total   int    // the service's count; meaningful when Counted
-	Counted bool   // the service sent a count
-	Digest  uint64 // of the answer's body
-	OnYield func() // nil, or run before the page's first item (or its error) is yielded
-}
-
-// Fetch returns one page. On error the Result may still carry OnYield.
-type Fetch[T any] func(ctx context.Context, page, pageSize int) (*Result[T], error)
 
 // ErrRepeatedPage is a counted page that came back the same as the page
 // before it: a server that ignores the page number would otherwise be read
 // forever.
 var ErrRepeatedPage = errors.New("the service answered the same page twice")
 
-// All walks the pages from firstPage on, pageSize items at a time, and
-// yields every item, in order. It stops:
-//   - on an empty page;
-//   - once it has read the pages the reported total needs (a total that
-//     grows while the walk is under way extends it);
-//   - on a short page when no total was reported;
-//   - on an uncounted page that repeats the one before (an unpaged array);
-//   - after yielding an error once: a fetch error, ctx's error, a negative
-//     total, or a counted page that repeats the one before;
-//   - when the consumer stops, cancelling pages in flight.
-//
-// When the first page reports a total, up to concurrency pages are in
-// flight at once, and at most that many are held in memory.
-func All[T any](ctx context.Context, firstPage, pageSize, concurrency int, fetch Fetch[T]) iter.Seq2[T, error] {
-	firstPage = max(firstPage, 1)
-	concurrency = max(concurrency, 1)
-	return func(yield func(T, error) bool) {
-		var zero T
-		ctx, cancel := context.WithCancel(ctx)
-		var wg sync.WaitGroup
-		defer func() {
-			cancel()
-			wg.Wait()
-		}()
-		fail := func(r *Result[T], err error) {
-			if r != nil && r.OnYield != nil {
-				r.OnYield()
-			}
-			yield(zero, err)
-		}
-		// emit yields a page's items; false: stop.
-		emit := func(r *Result[T]) bool {
-			if len(r.Items) > 0 && r.OnYield != nil {
-				r.OnYield()
-			}
-			for _, it := range r.Items {
-				if !yield(it, nil) {
-					return false
-				}
-			}
-			return true
-		}
+// Verdict is what one page decides on its own, without the walk's history.
+type Verdict struct {
+	// Next is the page to read after this one; 0 when this one is the last.
+	Next int
+	// CountContradicted: the count the page carries disagrees with the
+	// page's items (fewer than the items up to this page, more than there
+	// are on a last page, or negative).
+	CountContradicted bool
+}
 
-		type slot struct {
-			page int
-			res  *Result[T]
-			err  error
-			done chan struct{}
-		}
-		var queue []*slot
-		launch := func(page int) {
-			s := &slot{page: page, done: make(chan struct{})}
-			queue = append(queue, s)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer close(s.done)
-				s.res, s.err = fetch(ctx, page, pageSize)
-			}()
-		}
+// DefaultPageSize is the page the service serves when pageSize is unset.
+const DefaultPageSize = 25
 
-		var prev *Result[T]
-		lastPage := 0 // by the reported total; 0: unknown
-		width := pageSize
-		next := firstPage
-		for {
-			parallel := prev != nil && lastPage > 0 && concurrency > 1
-			for (parallel && len(queue) < concurrency && next <= lastPage) || len(queue) == 0 {
-				if err := ctx.Err(); err != nil {
-					yield(zero, err)
-					return
-				}
-				launch(next)
-				next++
-				if !parallel {
-					break
-				}
-			}
-			s := queue[0]
-			queue = queue[1:]
-			<-s.done
-			if s.err != nil {
-				fail(s.res, s.err)
-				return
-			}
-			r := s.res
-			if r.Counted && r.Total < 0 {
-				fail(r, fmt.Errorf("page %d: the service reported a negative count (%d)", s.page, r.Total))
-				return
-			}
-			if prev != nil && r.Digest == prev.Digest && max(r.Sent, len(r.Items)) > 0 {
-				if !r.Counted {
-					return // an unpaged array: the service ignores the page number
-				}
-				fail(r, fmt.Errorf("page %d: %w", s.page, ErrRepeatedPage))
-				return
-			}
-			// Decisions go by what the service sent, so an item dropped
-			// because it did not decode never makes a page look short.
-			sent := max(r.Sent, len(r.Items))
-			if prev == nil && sent > 0 && sent < pageSize && r.Counted && r.Total > sent {
-				// The service caps the page size below ours: page numbers
-				// count its pages.
-				width = sent
-			}
-			if !emit(r) {
-				return
-			}
-			// A total of 0 next to items is not believable: treat it as unknown.
-			known := r.Counted && r.Total > 0
-			if known {
-				lastPage = max(lastPage, (r.Total+width-1)/width)
-			}
-			switch {
-			case sent == 0:
-				return
-			case known && s.page >= lastPage && len(queue) == 0 && next > lastPage:
-				return
-			case sent < width:
-				return // short: the last page, or the rest is gone
-			}
-			prev = r
+// Judge is the one rule for what a single page decides: Page.NextPage is
+// filled by it and the iterators follow it, so paging by hand and
+// iterating never disagree. A page is the last when it came back empty or
+// with fewer than pageSize items; received counts every item the service
+// sent, those that failed to decode included, so a dropped item never makes
+// a page look short. One exception keeps a service that ignores pageSize
+// from being cut short: a page of exactly DefaultPageSize items, when more
+// were asked for, whose count says more follow at that size, is read on
+// from. Otherwise the count is never a reason to stop or to go on: it
+// serves prefetching, and is reported when the page contradicts it.
+// rawTotal is the count as sent (meaningful when hasTotal), negative
+// included.
+func Judge(page, pageSize, received, rawTotal int, hasTotal bool) Verdict {
+	width := pageSize
+	if hasTotal && ignoresPageSize(page, pageSize, received, rawTotal) {
+		width = DefaultPageSize
+	}
+	var v Verdict
+	last := received <= 0 || received < width || page >= math.MaxInt || page < 1
+	if !last {
+		v.Next = page + 1
+	}
+	if hasTotal {
+		v.CountContradicted = contradicts(page, width, received, rawTotal, last)
+		if v.CountContradicted && width > DefaultPageSize && received < DefaultPageSize {
+			// Perhaps the last page of a service that ignores pageSize.
+			v.CountContradicted = contradicts(page, DefaultPageSize, received, rawTotal, last)
 		}
 	}
+	return v
+}
+
+// ignoresPageSize reports whether a page looks like one of a service that
+// serves DefaultPageSize items whatever was asked: exactly that many, fewer
+// than asked, and a count that says more follow.
+func ignoresPageSize(page, pageSize, received, total int) bool {
+	return pageSize > DefaultPageSize && received == DefaultPageSize &&
+		total > itemsThrough(page, DefaultPageSize, received)
+}
+
+// contradicts reports whether a page's items disagree with its count. A
+// page with items proves that the pages before it are full, so there are at
+// least as many items as up to its end, and exactly that many when it is the
+// last. An empty page proves only that there are no more than the pages
+// before it can hold.
+func contradicts(page, pageSize, received, total int, last bool) bool {
+	through := itemsThrough(page, pageSize, received)
+	switch {
+	case total < 0:
+		return true
+	case received <= 0:
+		return total > through
+	case through > total:
+		return true
+	}
+	return last && through < total
+}
+
+// itemsThrough is how many items the pages up to and including page hold,
+// when pages before it are full; it saturates instead of overflowing.
+func itemsThrough(page, pageSize, received int) int {
+	received = max(received, 0)
+	before := page - 1
+	if before <= 0 || pageSize <= 0 {
+		return received
+	}
+	if before > (math.MaxInt-received)/pageSize {
+		return math.MaxInt
+	}
+	return before*pageSize + received
+}
+
+// pagesFor is how many pages of pageSize items hold total items; it never
+// overflows.
+func pagesFor(total, pageSize int) int {
+	if total <= 0 || pageSize <= 0 {
+		return 0
+	}
+	n := total / pageSize
+	if total%pageSize != 0 {
+		n++
+	}
+	return n
 }
