@@ -43,7 +43,7 @@ type app struct {
 	baseURL string
 	verbose bool
 
-	// exportHook is called after each record an export writes (tests).
+	// exportHook is called after each record an export fetches (tests).
 	exportHook func(kind string, n int)
 	// exportPartSize overrides the records per part (tests).
 	exportPartSize int
