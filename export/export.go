@@ -35,6 +35,9 @@ type Options struct {
 	// Concurrency is how many requests are in flight: pages of one list,
 	// or parents of a per-parent kind. Default 4, at most 64.
 	Concurrency int
+	// PageSize is the records asked for per request; default and at most
+	// edapp.MaxPageSize. A smaller page commits more often.
+	PageSize int
 	// OpenWindow: an open record (an attempt not yet completed) is fetched
 	// again on each run while it started less than OpenWindow ago, so that
 	// its completion lands. Default DefaultOpenWindow; a negative value
@@ -146,7 +149,7 @@ func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destinatio
 		return nil, errors.New("export: no destination")
 	}
 	opts = withDefaults(opts)
-	e := &engine{opts: opts, dests: dests, f: &fetcher{c: c, concurrency: opts.Concurrency}}
+	e := &engine{opts: opts, dests: dests, f: &fetcher{c: c, concurrency: opts.Concurrency, pageSize: opts.PageSize}}
 	e.run = RunInfo{Fresh: opts.Full, Since: opts.Since, Now: opts.Now().UTC(), OpenWindow: max(opts.OpenWindow, 0)}
 	sum := &Summary{}
 	var failed []string
@@ -170,6 +173,9 @@ func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destinatio
 func withDefaults(o Options) Options {
 	if o.Concurrency == 0 {
 		o.Concurrency = edapp.DefaultPageConcurrency
+	}
+	if o.PageSize <= 0 || o.PageSize > edapp.MaxPageSize {
+		o.PageSize = edapp.MaxPageSize
 	}
 	if o.OpenWindow == 0 {
 		o.OpenWindow = DefaultOpenWindow

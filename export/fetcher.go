@@ -12,6 +12,7 @@ import (
 type fetcher struct {
 	c           *edapp.Client
 	concurrency int
+	pageSize    int
 
 	// ids cached by the kinds that list them, for the per-parent kinds.
 	userIDs, groupIDs, collectionIDs, courseIDs []string
@@ -82,7 +83,7 @@ func (x *fetcher) fanOut(ctx context.Context, s *stream, parents []string, fn fu
 // perUser runs fn for each user of the account.
 func (x *fetcher) perUser(ctx context.Context, s *stream, fn func(context.Context, string) error) error {
 	users, err := x.ids(ctx, &x.userIDs, func(ctx context.Context) ([]string, error) {
-		return idsOf(x.c.Users.All(ctx, &edapp.UserListOptions{ListOptions: x.pageSize(Plan{})}, x.opts(nil)...), func(u edapp.User) string { return u.ID })
+		return idsOf(x.c.Users.All(ctx, &edapp.UserListOptions{ListOptions: x.listOptions(Plan{})}, x.opts(nil)...), func(u edapp.User) string { return u.ID })
 	})
 	if err != nil {
 		return err
@@ -101,13 +102,13 @@ func (x *fetcher) opts(resp *edapp.Response) []edapp.RequestOption {
 }
 
 // pageSize is the list options of a walk from p's page.
-func (x *fetcher) pageSize(p Plan) edapp.ListOptions {
-	return edapp.ListOptions{PageSize: edapp.MaxPageSize, Page: max(p.Page, 1)}
+func (x *fetcher) listOptions(p Plan) edapp.ListOptions {
+	return edapp.ListOptions{PageSize: x.pageSize, Page: max(p.Page, 1)}
 }
 
 func (x *fetcher) listOpts() *edapp.ListOptions { return x.listFrom(Plan{}) }
 
 func (x *fetcher) listFrom(p Plan) *edapp.ListOptions {
-	o := x.pageSize(p)
+	o := x.listOptions(p)
 	return &o
 }

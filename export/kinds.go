@@ -67,7 +67,7 @@ var kinds = []Kind{
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			var ids []string
 			r := new(edapp.Response)
-			err := each(s, r, x.c.Users.All(ctx, &edapp.UserListOptions{ListOptions: x.pageSize(p)}, x.opts(r)...), func(u edapp.User) { ids = append(ids, u.ID) })
+			err := each(s, r, x.c.Users.All(ctx, &edapp.UserListOptions{ListOptions: x.listOptions(p)}, x.opts(r)...), func(u edapp.User) { ids = append(ids, u.ID) })
 			if err == nil && p.Page <= 1 {
 				x.userIDs = ids
 			}
@@ -197,7 +197,7 @@ var kinds = []Kind{
 		Columns: []string{"courseId", "totalUsers", "completedCount", "openedCount"},
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			r := new(edapp.Response)
-			return each(s, r, x.c.Analytics.AllCourseStatistics(ctx, &edapp.CourseStatisticsListOptions{ListOptions: x.pageSize(p)}, x.opts(r)...), nil)
+			return each(s, r, x.c.Analytics.AllCourseStatistics(ctx, &edapp.CourseStatisticsListOptions{ListOptions: x.listOptions(p)}, x.opts(r)...), nil)
 		},
 	},
 	{
@@ -205,7 +205,7 @@ var kinds = []Kind{
 		Columns: []string{"lessonId", "courseId", "lessonTitle", "totalUsers", "openedCount", "completedCount"},
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			r := new(edapp.Response)
-			return each(s, r, x.c.Analytics.AllLessonStatistics(ctx, &edapp.LessonStatisticsListOptions{ListOptions: x.pageSize(p)}, x.opts(r)...), nil)
+			return each(s, r, x.c.Analytics.AllLessonStatistics(ctx, &edapp.LessonStatisticsListOptions{ListOptions: x.listOptions(p)}, x.opts(r)...), nil)
 		},
 	},
 	{
@@ -213,7 +213,7 @@ var kinds = []Kind{
 		Columns: []string{"id", "courseId", "lessonId", "slideId", "questionType", "questionContent", "answers"},
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			r := new(edapp.Response)
-			return each(s, r, x.c.Analytics.AllSurveyQuestionDefinitions(ctx, &edapp.SurveyQuestionDefinitionListOptions{ListOptions: x.pageSize(p)}, x.opts(r)...), nil)
+			return each(s, r, x.c.Analytics.AllSurveyQuestionDefinitions(ctx, &edapp.SurveyQuestionDefinitionListOptions{ListOptions: x.listOptions(p)}, x.opts(r)...), nil)
 		},
 	},
 	{
@@ -225,7 +225,7 @@ var kinds = []Kind{
 		KeyFields:   []string{"id", "completedDateTime"},
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			r := new(edapp.Response)
-			return each(s, r, x.c.Analytics.AllAttempts(ctx, &edapp.AttemptListOptions{ListOptions: x.pageSize(p), StartDateTime: p.From}, x.opts(r)...), nil)
+			return each(s, r, x.c.Analytics.AllAttempts(ctx, &edapp.AttemptListOptions{ListOptions: x.listOptions(p), StartDateTime: p.From}, x.opts(r)...), nil)
 		},
 	},
 	{
@@ -235,7 +235,7 @@ var kinds = []Kind{
 		KeyFields:   courseProgressColumns,
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			r := new(edapp.Response)
-			return each(s, r, x.c.Analytics.AllCourseProgress(ctx, &edapp.CourseProgressListOptions{ListOptions: x.pageSize(p), ModifiedSinceDateTime: p.From}, x.opts(r)...), nil)
+			return each(s, r, x.c.Analytics.AllCourseProgress(ctx, &edapp.CourseProgressListOptions{ListOptions: x.listOptions(p), ModifiedSinceDateTime: p.From}, x.opts(r)...), nil)
 		},
 	},
 	{
@@ -246,7 +246,7 @@ var kinds = []Kind{
 		KeyFields:   progressEventKey,
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			r := new(edapp.Response)
-			return each(s, r, x.c.Analytics.AllLessonProgressEvents(ctx, &edapp.LessonProgressEventListOptions{ListOptions: x.pageSize(p), MinEventDateTime: p.From}, x.opts(r)...), nil)
+			return each(s, r, x.c.Analytics.AllLessonProgressEvents(ctx, &edapp.LessonProgressEventListOptions{ListOptions: x.listOptions(p), MinEventDateTime: p.From}, x.opts(r)...), nil)
 		},
 	},
 	{
@@ -258,7 +258,7 @@ var kinds = []Kind{
 		KeyFields:   []string{"id"},
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			r := new(edapp.Response)
-			return each(s, r, x.c.Analytics.AllSurveyAnswers(ctx, &edapp.SurveyAnswerListOptions{ListOptions: x.pageSize(p), StartDateTime: p.From}, x.opts(r)...), nil)
+			return each(s, r, x.c.Analytics.AllSurveyAnswers(ctx, &edapp.SurveyAnswerListOptions{ListOptions: x.listOptions(p), StartDateTime: p.From}, x.opts(r)...), nil)
 		},
 	},
 	{
@@ -269,7 +269,7 @@ var kinds = []Kind{
 		fetch: func(ctx context.Context, x *fetcher, _ Plan, s *stream) error {
 			return x.perUser(ctx, s, func(ctx context.Context, userID string) error {
 				r := new(edapp.Response)
-				return each(s, r, x.c.Analytics.AllUserLessonProgress(ctx, userID, &edapp.UserLessonProgressListOptions{ListOptions: x.pageSize(Plan{})}, x.opts(r)...), nil)
+				return each(s, r, x.c.Analytics.AllUserLessonProgress(ctx, userID, &edapp.UserLessonProgressListOptions{ListOptions: x.listOptions(Plan{})}, x.opts(r)...), nil)
 			})
 		},
 	},
@@ -284,7 +284,7 @@ var kinds = []Kind{
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			return x.perUser(ctx, s, func(ctx context.Context, userID string) error {
 				r := new(edapp.Response)
-				return each(s, r, x.c.Analytics.AllUserLessonProgressEvents(ctx, userID, &edapp.UserLessonProgressEventListOptions{ListOptions: x.pageSize(Plan{}), MinEventDateTime: p.From}, x.opts(r)...), nil)
+				return each(s, r, x.c.Analytics.AllUserLessonProgressEvents(ctx, userID, &edapp.UserLessonProgressEventListOptions{ListOptions: x.listOptions(Plan{}), MinEventDateTime: p.From}, x.opts(r)...), nil)
 			})
 		},
 	},

@@ -207,6 +207,7 @@ func (a *app) runExport(ctx context.Context, f exportFlags) error {
 	}
 	prog := newProgress(context.Background(), a.stderr, isTerminal(a.stderr))
 	opts.Progress = progressAdapter{prog, a.exportHook}
+	opts.PageSize = a.exportPageSize
 	sum, err := export.Run(ctx, c, opts, dests...)
 	prog.wait()
 	if sum != nil {

@@ -47,6 +47,8 @@ type app struct {
 	exportHook func(kind string, n int)
 	// exportPartSize overrides the records per part (tests).
 	exportPartSize int
+	// exportPageSize overrides the records per request (tests).
+	exportPageSize int
 }
 
 // run executes the command line args and returns the process's exit code.
