@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
+	"github.com/edapp-go/edapp/edapptest"
 )
 
 // TestExportKillChild is the child process of TestExportDBKillLoop: it
