@@ -51,7 +51,41 @@ func (a *app) exportCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export (--db URL | --out DIR) [--since T] [--format csv|jsonl] [--per-user] [--full]",
 		Short: "Export the account into SQLite, PostgreSQL, or CSV or JSONL files, incrementally",
-		Long: `export copies the account's data into a database (--db), into files in a
+		Long:  exportHelp(),
+		Example: `  edapp export --db sqlite:edapp.db
+  edapp export --db 'postgres://user:pass@host:5432/db?sslmode=disable'
+  edapp export --db sqlite:edapp.db --out ./export
+  edapp export --out ./export --format jsonl --since 2026-01-01
+  edapp export --out ./export --per-user`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("db") {
+				f.db = a.env("EDAPP_EXPORT_DB")
+			}
+			return a.runExport(cmd.Context(), f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.db, "db", "", "database to export into: sqlite:PATH or postgres://... (default: $EDAPP_EXPORT_DB)")
+	fl.StringVar(&f.out, "out", "", "directory to export files into (created if missing)")
+	fl.StringVar(&f.since, "since", "", "where incremental kinds without a cursor start: a date, a datetime or a duration back from now")
+	fl.StringVar(&f.format, "format", "", "file format with --out: csv or jsonl (default: the directory's, csv for a new one)")
+	fl.BoolVar(&f.perUser, "per-user", false, "also export each user's lesson progress and events (one request per user and kind)")
+	fl.BoolVar(&f.full, "full", false, "forget the state and export everything again")
+	fl.StringSliceVar(&f.kinds, "kinds", nil, "export only these kinds (comma-separated; default all)")
+	fl.IntVar(&f.concurrency, "concurrency", 4, "requests in flight: pages of one list, or parents of a per-parent kind")
+	fl.DurationVar(&f.openWindow, "open-window", export.DefaultOpenWindow, "fetch an attempt still open again on each run while it started less than this ago (0: never)")
+	_ = cmd.MarkFlagDirname("out")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "jsonl"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("kinds", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return kindNames(all), cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+// exportHelp is the long help of edapp export.
+func exportHelp() string {
+	return `export copies the account's data into a database (--db), into files in a
 directory (--out), or both in one pass, one kind of record at a time:
 ` + wrap(strings.Join(kindNames(func(k export.Kind) bool { return !k.PerUser }), ", "), "  ", 76) + `
 and with --per-user also:
@@ -96,36 +130,7 @@ the budget's bulk share (90%).
 
 On a terminal a progress bar per kind shows records, records per second and
 the time spent waiting for the budget; otherwise a log line per kind goes to
-stderr. A summary goes to stdout.`,
-		Example: `  edapp export --db sqlite:edapp.db
-  edapp export --db 'postgres://user:pass@host:5432/db?sslmode=disable'
-  edapp export --db sqlite:edapp.db --out ./export
-  edapp export --out ./export --format jsonl --since 2026-01-01
-  edapp export --out ./export --per-user`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !cmd.Flags().Changed("db") {
-				f.db = a.env("EDAPP_EXPORT_DB")
-			}
-			return a.runExport(cmd.Context(), f)
-		},
-	}
-	fl := cmd.Flags()
-	fl.StringVar(&f.db, "db", "", "database to export into: sqlite:PATH or postgres://... (default: $EDAPP_EXPORT_DB)")
-	fl.StringVar(&f.out, "out", "", "directory to export files into (created if missing)")
-	fl.StringVar(&f.since, "since", "", "where incremental kinds without a cursor start: a date, a datetime or a duration back from now")
-	fl.StringVar(&f.format, "format", "", "file format with --out: csv or jsonl (default: the directory's, csv for a new one)")
-	fl.BoolVar(&f.perUser, "per-user", false, "also export each user's lesson progress and events (one request per user and kind)")
-	fl.BoolVar(&f.full, "full", false, "forget the state and export everything again")
-	fl.StringSliceVar(&f.kinds, "kinds", nil, "export only these kinds (comma-separated; default all)")
-	fl.IntVar(&f.concurrency, "concurrency", 4, "requests in flight: pages of one list, or parents of a per-parent kind")
-	fl.DurationVar(&f.openWindow, "open-window", export.DefaultOpenWindow, "fetch an attempt still open again on each run while it started less than this ago (0: never)")
-	_ = cmd.MarkFlagDirname("out")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "jsonl"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("kinds", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return kindNames(all), cobra.ShellCompDirectiveNoFileComp
-	})
-	return cmd
+stderr. A summary goes to stdout.`
 }
 
 // exportOptions checks the flags and turns them into the engine's options.
@@ -181,26 +186,11 @@ func (a *app) runExport(ctx context.Context, f exportFlags) error {
 	if err != nil {
 		return err
 	}
-	var dests []export.Destination
-	if f.db != "" {
-		db, dest, err := a.openExportDB(ctx, f.db)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		defer dest.Close()
-		dests = append(dests, dest)
+	dests, closeDests, err := a.exportDestinations(ctx, f)
+	if err != nil {
+		return err
 	}
-	if f.out != "" {
-		files, err := export.OpenFiles(f.out, f.format, f.full, export.WithPartSize(a.exportPartSize))
-		if errors.Is(err, export.ErrFormat) {
-			return usageError{err}
-		}
-		if err != nil {
-			return err
-		}
-		dests = append(dests, files)
-	}
+	defer closeDests()
 	c, err := a.client()
 	if err != nil {
 		return err
@@ -223,6 +213,32 @@ func dropped(n int) string {
 		return ""
 	}
 	return fmt.Sprintf(", %d odd values left out", n)
+}
+
+// exportDestinations opens the database and the directory the flags
+// name; closeDests releases them.
+func (a *app) exportDestinations(ctx context.Context, f exportFlags) (dests []export.Destination, closeDests func(), err error) {
+	closeDests = func() {}
+	if f.db != "" {
+		db, dest, err := a.openExportDB(ctx, f.db)
+		if err != nil {
+			return nil, nil, err
+		}
+		closeDests = func() { dest.Close(); db.Close() }
+		dests = append(dests, dest)
+	}
+	if f.out != "" {
+		files, err := export.OpenFiles(f.out, f.format, f.full, export.WithPartSize(a.exportPartSize))
+		if err != nil {
+			closeDests()
+			if errors.Is(err, export.ErrFormat) {
+				err = usageError{err}
+			}
+			return nil, nil, err
+		}
+		dests = append(dests, files)
+	}
+	return dests, closeDests, nil
 }
 
 // openExportDB opens the --db database and takes it for this export.
