@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -144,19 +145,35 @@ func (r Record) JSON() ([]byte, error) {
 		return nil, err
 	}
 	extra := r.extra()
-	if len(extra) == 0 {
+	if len(extra) == 0 || len(b) < 2 || b[len(b)-1] != '}' {
 		return b, nil
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b, &fields); err != nil {
-		return nil, err
-	}
-	for k, x := range extra {
-		if _, known := fields[k]; !known {
-			fields[k] = x
+	// Splice the unknown members in before the closing brace, in key
+	// order: cheaper than a round trip through a map.
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		if _, known := r.c.fields[k]; !known && json.Valid(extra[k]) {
+			keys = append(keys, k)
 		}
 	}
-	return json.Marshal(fields)
+	slices.Sort(keys)
+	out := b[:len(b)-1]
+	for _, k := range keys {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		name, _ := json.Marshal(k)
+		out = append(append(out, name...), ':')
+		if v := extra[k]; bytes.ContainsAny(v, "\r\n") {
+			// A line of JSONL holds no line break.
+			var c bytes.Buffer
+			_ = json.Compact(&c, v) // valid, checked above
+			out = append(out, c.Bytes()...)
+		} else {
+			out = append(out, v...)
+		}
+	}
+	return append(out, '}'), nil
 }
 
 // rawCell renders a JSON value as cell does.

@@ -2,6 +2,7 @@ package export
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/edapp-go/edapp"
@@ -67,5 +68,20 @@ func TestRawCell(t *testing.T) {
 		if got := rawCell(json.RawMessage(raw)); got != want {
 			t.Errorf("rawCell(%s) = %q, want %q", raw, got, want)
 		}
+	}
+}
+
+func TestRecordJSONCompactsExtra(t *testing.T) {
+	l := edapp.Lesson{ID: "l1", Extra: map[string]json.RawMessage{"b": json.RawMessage("{\n  \"x\": 1\n}"), "a": json.RawMessage(`[1, 2]`), "bad": json.RawMessage(`{`)}}
+	r, err := newRecord(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(b) || strings.ContainsAny(string(b), "\r\n") || !strings.HasSuffix(string(b), `,"a":[1, 2],"b":{"x":1}}`) {
+		t.Errorf("got %s", b)
 	}
 }

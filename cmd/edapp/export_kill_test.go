@@ -17,22 +17,33 @@ import (
 	"github.com/edapp-go/edapp/edapptest"
 )
 
-// TestExportKillChild is the child process of TestExportDBKillLoop: it
-// runs one export as the environment says, and is killed with SIGKILL.
-func TestExportKillChild(t *testing.T) {
-	if os.Getenv("EDAPP_EXPORT_KILL_CHILD") != "1" {
-		t.Skip("the child process of TestExportDBKillLoop")
+// TestExportChild is the child process of the tests that run an export
+// as a process of its own (to kill it, or to measure its memory): it runs
+// edapp export with the arguments of EDAPP_EXPORT_CHILD_ARGS (separated by
+// spaces) and the environment it was given.
+func TestExportChild(t *testing.T) {
+	args := os.Getenv("EDAPP_EXPORT_CHILD_ARGS")
+	if args == "" {
+		t.Skip("the child process of TestExportDBKillLoop and TestExportDBBench")
 	}
+	pageSize, _ := strconv.Atoi(os.Getenv("EDAPP_EXPORT_CHILD_PAGE_SIZE"))
 	var out, errOut strings.Builder
-	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, env: os.Getenv, exportPageSize: killPageSize}
-	args := []string{"export", "--concurrency", "2"}
-	if os.Getenv("EDAPP_EXPORT_KILL_FULL") == "true" {
-		args = append(args, "--full")
-	}
-	code := a.run(context.Background(), args)
+	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, env: os.Getenv, exportPageSize: pageSize}
+	code := a.run(context.Background(), append([]string{"export"}, strings.Fields(args)...))
+	os.Stdout.WriteString(out.String())
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errOut.String())
 	}
+}
+
+// exportChild is the command that runs TestExportChild against srv.
+func exportChild(srv *edapptest.Server, pageSize int, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestExportChild$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "EDAPP_EXPORT_CHILD_ARGS="+strings.Join(args, " "), "EDAPP_EXPORT_CHILD_PAGE_SIZE="+strconv.Itoa(pageSize),
+		"EDAPP_API_TOKEN="+srv.Token, "EDAPP_BASE_URL="+srv.URL)
+	cmd.Stdout = new(strings.Builder)
+	cmd.Stderr = cmd.Stdout
+	return cmd
 }
 
 // killPageSize is the page of the kill loop's exports: small, so that a
@@ -111,7 +122,7 @@ func killLoop(t *testing.T, srv *edapptest.Server, dbURL string, kills, requests
 		walks := walksUnderWay(t, dbURL)
 		resumed += len(walks)
 		srv.ResetRequests()
-		cmd := childExport(t, srv, dbURL, full)
+		cmd := childExport(srv, dbURL, full)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +151,7 @@ func killLoop(t *testing.T, srv *edapptest.Server, dbURL string, kills, requests
 	}
 	walks := walksUnderWay(t, dbURL)
 	srv.ResetRequests()
-	cmd := childExport(t, srv, dbURL, false)
+	cmd := childExport(srv, dbURL, false)
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("the last run: %v\n%s", err, cmd.Stdout.(*strings.Builder).String())
 	}
@@ -148,12 +159,12 @@ func killLoop(t *testing.T, srv *edapptest.Server, dbURL string, kills, requests
 	t.Logf("%d kills, %d walks resumed after committed pages", done, resumed+len(walks))
 }
 
-func childExport(_ *testing.T, srv *edapptest.Server, dbURL string, full bool) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestExportKillChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "EDAPP_EXPORT_KILL_CHILD=1", "EDAPP_EXPORT_KILL_FULL="+strconv.FormatBool(full), "EDAPP_API_TOKEN="+srv.Token, "EDAPP_BASE_URL="+srv.URL, "EDAPP_EXPORT_DB="+dbURL)
-	cmd.Stdout = new(strings.Builder)
-	cmd.Stderr = cmd.Stdout
-	return cmd
+func childExport(srv *edapptest.Server, dbURL string, full bool) *exec.Cmd {
+	args := []string{"--db", dbURL, "--concurrency", "2"}
+	if full {
+		args = append(args, "--full")
+	}
+	return exportChild(srv, killPageSize, args...)
 }
 
 // walk is a date-filtered kind's walk under way: the pages it committed.

@@ -59,7 +59,7 @@ var exportTables = []Table{
 	{Name: "survey_questions", Key: []string{"id"}, Indexes: [][]string{{"course_id"}, {"lesson_id"}, {"edapp_run"}},
 		Columns: cols("id text, course_id text, lesson_id text, slide_id text, question_type text, question_content text, answers json" + rawCol + runCol)},
 	{Name: "attempts", Key: []string{"id"},
-		Indexes: [][]string{{"user_id"}, {"course_id"}, {"lesson_id"}, {"started_date_time"}, {"completed_date_time"}},
+		Indexes: [][]string{{"user_id"}, {"course_id"}, {"lesson_id"}, {"started_date_time"}},
 		Columns: cols("id text, user_id text, user_external_id text, course_id text, course_external_id text, lesson_id text, lesson_external_id text, " +
 			"started_date_time time, completed_date_time time, score real, success bool, earned_stars int" + rawCol)},
 	{Name: "course_progress", Key: []string{"user_id", "course_id"}, Indexes: [][]string{{"course_id"}, {"completed_date_time"}},
