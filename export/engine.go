@@ -102,11 +102,15 @@ func earliest(a, b time.Time) time.Time {
 	return a
 }
 
-// write hands every batch to the destinations, in order. On a failure it
-// stops the fetch and drains the rest.
+// write hands the batches to the destinations, in order. When the
+// destinations fall behind, the batches waiting are written as one (up to
+// mergeRecords records): fewer, larger transactions, each still holding
+// its rows with the pages they complete. On a failure it stops the fetch
+// and drains the rest.
 func (e *engine) write(ctx context.Context, in <-chan *Batch, cancel context.CancelCauseFunc) error {
 	var failed error
 	for b := range in {
+		b = merge(b, in)
 		if failed != nil {
 			continue
 		}
@@ -120,6 +124,26 @@ func (e *engine) write(ctx context.Context, in <-chan *Batch, cancel context.Can
 		}
 	}
 	return failed
+}
+
+// mergeRecords bounds a merged batch.
+const mergeRecords = 8 * batchSize
+
+// merge appends to b the batches already waiting in in, up to
+// mergeRecords records.
+func merge(b *Batch, in <-chan *Batch) *Batch {
+	for len(b.Records) < mergeRecords {
+		select {
+		case next, ok := <-in:
+			if !ok {
+				return b
+			}
+			b = &Batch{Kind: b.Kind, Records: append(b.Records, next.Records...), Pages: max(b.Pages, next.Pages), Started: b.Started}
+		default:
+			return b
+		}
+	}
+	return b
 }
 
 // stream takes the records of one kind, from one goroutine or several,

@@ -32,7 +32,7 @@ func (t Target) Password() string { return t.password }
 // (a BI tool) never block the writer; a busy timeout, so that a writer
 // waits for another rather than failing; synchronous FULL, so that a
 // committed transaction survives a power cut.
-const sqlitePragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
+const sqlitePragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_pragma=cache_size(-32768)"
 
 // ErrBadURL is wrapped by every error ParseURL returns.
 var ErrBadURL = errors.New("invalid database URL")
