@@ -44,7 +44,8 @@ func (e *engine) kind(ctx context.Context, k *Kind) *KindResult {
 	err = k.fetch(fctx, e.f, p, s)
 	s.finish(err == nil)
 	werr := <-done
-	r.Records, r.Requests, r.Dropped, r.Started = s.records, s.requests, s.dropped, s.started
+	r.Records, r.Requests, r.Dropped, r.Started = s.records, s.requests, s.dropped, s.startTime()
+	r.Future, r.LatestFuture = s.future, s.latestFuture
 	r.Err = errors.Join(werr, err)
 	if werr != nil {
 		r.Err = werr // the fetch then only saw the cancellation
@@ -159,6 +160,8 @@ type stream struct {
 	seen int // pages this run has started (single-list kinds)
 
 	started                    time.Time
+	future                     int       // records dated after started
+	latestFuture               time.Time // the latest of them
 	localStart                 time.Time
 	totalSet                   bool
 	records, requests, dropped int
@@ -262,6 +265,17 @@ func (s *stream) emit(v any) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.k.DateField != "" {
+		// A record dated after the walk's start is exported, but moves no
+		// cursor: the cursor is the start (see Batch.Started). The Date
+		// header counts whole seconds.
+		if d := r.Time(s.k.DateField); d.After(s.startTime().Add(time.Second)) {
+			s.future++
+			if d.After(s.latestFuture) {
+				s.latestFuture = d
+			}
+		}
+	}
 	s.cur = append(s.cur, r)
 	s.records++
 	s.t.Add(1, 0)

@@ -97,6 +97,11 @@ type KindResult struct {
 	// sent one. A destination moves an incremental kind's cursor to it
 	// once the kind is complete.
 	Started time.Time
+	// Future counts the records dated after Started (a clock ahead, or a
+	// bad date), the latest at LatestFuture. They are exported; the cursor
+	// still moves to Started only, so no later record is skipped.
+	Future       int
+	LatestFuture time.Time
 	// Err is nil when the kind was fetched in full and written.
 	Err error
 	// Notes are short lines from the destinations for the summary.

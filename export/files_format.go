@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // recordWriter writes records in one format.
@@ -35,9 +36,21 @@ type csvWriter struct {
 
 func (c *csvWriter) write(r Record) error {
 	for i, col := range c.columns {
-		c.row[i] = r.Cell(col)
+		c.row[i] = safeCell(r, col)
 	}
 	return c.w.Write(c.row)
+}
+
+// safeCell is the CSV cell of a column: a text cell that a spreadsheet
+// would run as a formula (it begins with =, +, -, @, a tab or a carriage
+// return) is prefixed with ', as OWASP advises. Numbers, booleans and
+// times are never touched, so a negative score stays a number.
+func safeCell(r Record, col string) string {
+	cell := r.Cell(col)
+	if cell == "" || !strings.ContainsRune("=+-@\t\r", rune(cell[0])) || !r.isText(col) {
+		return cell
+	}
+	return "'" + cell
 }
 
 func (c *csvWriter) flush() error {

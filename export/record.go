@@ -26,6 +26,7 @@ type Record struct {
 type codec struct {
 	fields map[string][]int // JSON name -> field index
 	extra  []int            // nil: no Extra field
+	times  []string         // the JSON names of the edapp.Time fields
 }
 
 var (
@@ -56,6 +57,9 @@ func codecFor(t reflect.Type) *codec {
 		}
 		if _, dup := c.fields[name]; !dup {
 			c.fields[name] = f.Index
+			if f.Type == timeType {
+				c.times = append(c.times, name)
+			}
 		}
 	}
 	codecs.Store(t, c)
@@ -108,7 +112,7 @@ func (r Record) Cell(name string) string {
 		}
 	case reflect.Struct:
 		if f.Type() == timeType {
-			return f.Interface().(edapp.Time).String()
+			return formatTime(f.Interface().(edapp.Time).Time)
 		}
 	case reflect.Slice:
 		if f.Type().Elem().Kind() == reflect.String {
@@ -144,6 +148,7 @@ func (r Record) JSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	b = r.finerTimes(b)
 	extra := r.extra()
 	if len(extra) == 0 || len(b) < 2 || b[len(b)-1] != '}' {
 		return b, nil
@@ -205,4 +210,52 @@ func (r Record) field(name string) (reflect.Value, bool) {
 		return reflect.Value{}, false
 	}
 	return r.v.FieldByIndex(idx), true
+}
+
+// isText reports whether the named field is text: a string or a list of
+// strings, or an unknown member sent as a JSON string or list.
+func (r Record) isText(name string) bool {
+	f, ok := r.field(name)
+	if !ok {
+		raw := bytes.TrimSpace(r.extra()[name])
+		return len(raw) > 0 && (raw[0] == '"' || raw[0] == '[')
+	}
+	switch f.Kind() {
+	case reflect.String:
+		return true
+	case reflect.Slice:
+		return f.Type().Elem().Kind() == reflect.String
+	}
+	return false
+}
+
+// formatTime writes a time as the export does everywhere: RFC 3339 in
+// UTC with milliseconds, or with as many more digits as the service sent,
+// so that two events 300 µs apart stay two; "" for the zero time.
+func formatTime(t time.Time) string {
+	switch {
+	case t.IsZero():
+		return ""
+	case t.Nanosecond()%1e6 == 0:
+		return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	case t.Nanosecond()%1e3 == 0:
+		return t.UTC().Format("2006-01-02T15:04:05.000000Z07:00")
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// finerTimes writes again, in b (the record as the SDK encodes it, with
+// milliseconds), each time field that holds a finer fraction.
+func (r Record) finerTimes(b []byte) []byte {
+	for _, name := range r.c.times {
+		t := r.v.FieldByIndex(r.c.fields[name]).Interface().(edapp.Time)
+		if t.Nanosecond()%1e6 == 0 {
+			continue
+		}
+		key, _ := json.Marshal(name)
+		coarse, _ := json.Marshal(t)
+		fine, _ := json.Marshal(formatTime(t.Time))
+		b = bytes.Replace(b, append(append(key, ':'), coarse...), append(append(key, ':'), fine...), 1)
+	}
+	return b
 }

@@ -203,6 +203,10 @@ func (a *app) runExport(ctx context.Context, f exportFlags) error {
 	if sum != nil {
 		for _, r := range sum.Kinds {
 			fmt.Fprintf(a.stdout, "%-28s %9d records, %d requests%s  %s\n", r.Kind, r.Records, r.Requests, dropped(r.Dropped), strings.Join(r.Notes, "; "))
+			if r.Future > 0 {
+				fmt.Fprintf(a.stderr, "edapp: warning: %s: %d record(s) dated after the service's clock (%s), the latest %s; exported, and the cursor stays at %s\n",
+					r.Kind, r.Future, r.Started.Format(time.RFC3339), r.LatestFuture.Format(time.RFC3339Nano), r.Started.Format(time.RFC3339))
+			}
 		}
 	}
 	return err
