@@ -46,10 +46,11 @@ const lockKey = 0x65646170702d6578
 // in the transaction that records the kind complete. Every write goes
 // through one connection.
 type Database struct {
-	conn   *sql.Conn
-	d      Dialect
-	run    int64 // this run's number
-	tables map[string]*table
+	conn     *sql.Conn
+	d        Dialect
+	run      int64 // this run's number
+	lockWait time.Duration
+	tables   map[string]*table
 
 	// The kind being written.
 	t           *table
@@ -69,7 +70,7 @@ type walkState struct {
 // knows, ErrSchemaTooNew) and takes the database for this export: a
 // second export into the same database is refused with ErrLocked until
 // this one calls Close. The caller opened db with a driver for d.
-func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect) (*Database, error) {
+func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOption) (*Database, error) {
 	if err := dbschema.Migrate(ctx, db, d); err != nil {
 		return nil, err
 	}
@@ -77,12 +78,46 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect) (*Database, error)
 	if err != nil {
 		return nil, err
 	}
-	x := &Database{conn: conn, d: d, tables: map[string]*table{}}
-	if err := x.lock(ctx); err != nil {
+	x := &Database{conn: conn, d: d, tables: map[string]*table{}, lockWait: DefaultLockWait}
+	for _, o := range opts {
+		o(x)
+	}
+	if err := x.waitLock(ctx); err != nil {
 		conn.Close()
 		return nil, err
 	}
 	return x, nil
+}
+
+// DefaultLockWait is how long OpenDatabase waits for another export to
+// finish before it refuses with ErrLocked.
+const DefaultLockWait = 10 * time.Second
+
+// DatabaseOption configures OpenDatabase.
+type DatabaseOption func(*Database)
+
+// WithLockWait sets how long OpenDatabase waits for another export that
+// holds the database (default DefaultLockWait; 0: refuse at once).
+func WithLockWait(d time.Duration) DatabaseOption {
+	return func(x *Database) { x.lockWait = max(d, 0) }
+}
+
+// waitLock takes the database, trying again while another export holds
+// it, for up to lockWait. The wait also covers an export just killed,
+// whose PostgreSQL session the server has not yet ended.
+func (x *Database) waitLock(ctx context.Context) error {
+	deadline := time.Now().Add(x.lockWait)
+	for {
+		err := x.lock(ctx)
+		if !errors.Is(err, ErrLocked) || !time.Now().Before(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // Close lets another export take the database.

@@ -251,7 +251,11 @@ func (a *app) openExportDB(ctx context.Context, raw string) (*sql.DB, *export.Da
 	if err != nil {
 		return nil, nil, err
 	}
-	dest, err := export.OpenDatabase(ctx, db, target.Dialect)
+	wait := export.DefaultLockWait
+	if a.exportLockWait > 0 {
+		wait = a.exportLockWait
+	}
+	dest, err := export.OpenDatabase(ctx, db, target.Dialect, export.WithLockWait(wait))
 	if err != nil {
 		db.Close()
 		if errors.Is(err, export.ErrSchemaTooNew) {

@@ -91,4 +91,3 @@ func median(xs []float64) float64 {
 	}
 	return s[len(s)/2]
 }
-

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
@@ -115,7 +116,7 @@ func TestExportDBSecondExportRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := runExport(t, context.Background(), srv, nil, "--db", url)
+		r := runExport(t, context.Background(), srv, func(a *app) { a.exportLockWait = 300 * time.Millisecond }, "--db", url)
 		wantCode(t, r, exitError)
 		if !strings.Contains(r.stderr, "another export") {
 			t.Errorf("stderr: %s", r.stderr)

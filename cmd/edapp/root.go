@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/edapp-go/edapp"
 	"github.com/spf13/cobra"
@@ -49,6 +50,9 @@ type app struct {
 	exportPartSize int
 	// exportPageSize overrides the records per request (tests).
 	exportPageSize int
+	// exportLockWait overrides how long an export waits for another that
+	// holds its database (tests).
+	exportLockWait time.Duration
 }
 
 // run executes the command line args and returns the process's exit code.
