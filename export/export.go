@@ -158,6 +158,7 @@ func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destinatio
 	e.run = RunInfo{Fresh: opts.Full, Since: opts.Since, Now: opts.Now().UTC(), OpenWindow: max(opts.OpenWindow, 0)}
 	sum := &Summary{}
 	var failed []string
+	var errs []error
 	for i := range ks {
 		k := &ks[i]
 		r := e.kind(ctx, k)
@@ -167,10 +168,12 @@ func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destinatio
 		}
 		if r.Err != nil {
 			failed = append(failed, fmt.Sprintf("%s: %v", k.Name, r.Err))
+			errs = append(errs, r.Err)
 		}
 	}
 	if len(failed) > 0 {
-		return sum, fmt.Errorf("%d kind(s) failed; the others are complete:\n  %s", len(failed), strings.Join(failed, "\n  "))
+		msg := fmt.Sprintf("%d kind(s) failed; the others are complete:\n  %s", len(failed), strings.Join(failed, "\n  "))
+		return sum, kindsError{msg, errs}
 	}
 	return sum, nil
 }
@@ -241,3 +244,13 @@ func (noTracker) SetTotal(int)           {}
 func (noTracker) Add(int, time.Duration) {}
 func (noTracker) Parents(int, int)       {}
 func (noTracker) Done(error)             {}
+
+// kindsError is the error of the kinds that failed: errors.Is and As see
+// each kind's error.
+type kindsError struct {
+	msg  string
+	errs []error
+}
+
+func (e kindsError) Error() string   { return e.msg }
+func (e kindsError) Unwrap() []error { return e.errs }

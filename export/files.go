@@ -28,6 +28,7 @@ type Files struct {
 	format   string
 	partSize int
 	st       *exportState
+	release  func() // the directory's lock
 
 	// The kind being written.
 	k       *Kind
@@ -54,7 +55,8 @@ func WithPartSize(n int) FilesOption {
 // OpenFiles opens (creating it if needed) the export directory dir. format
 // is "csv" or "jsonl", or "" for the format the directory already holds
 // (csv for a new one). A format that differs from the directory's is an
-// error, unless fresh (Options.Full) starts it over.
+// error, unless fresh (Options.Full) starts it over. A second export into
+// the same directory is refused (ErrLocked) until this one calls Close.
 func OpenFiles(dir, format string, fresh bool, opts ...FilesOption) (*Files, error) {
 	if format != "" && format != "csv" && format != "jsonl" {
 		return nil, fmt.Errorf("export: invalid format %q: want csv or jsonl", format)
@@ -62,6 +64,29 @@ func OpenFiles(dir, format string, fresh bool, opts ...FilesOption) (*Files, err
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	release, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	f, err := openFiles(dir, format, fresh, opts)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	f.release = release
+	return f, nil
+}
+
+// Close lets another export write into the directory.
+func (f *Files) Close() error {
+	if f.release != nil {
+		f.release()
+		f.release = nil
+	}
+	return nil
+}
+
+func openFiles(dir, format string, fresh bool, opts []FilesOption) (*Files, error) {
 	st, err := loadState(dir)
 	if err != nil {
 		return nil, err
@@ -143,7 +168,7 @@ func (f *Files) Begin(_ context.Context, k *Kind, p Plan) error {
 	// or all of them for a kind whose records show no date.
 	for _, part := range ks.Parts {
 		if k.DateField == "" || p.From.IsZero() || part.Undated || !part.MaxTime.Before(p.From) {
-			if err := readKeys(filepath.Join(f.dir, filepath.FromSlash(part.Keys)), f.seen); err != nil {
+			if err := readKeys(f.dir, part, f.seen); err != nil {
 				return err
 			}
 		}
@@ -332,10 +357,12 @@ func (p *partWriter) commit() error {
 		a.abort()
 		return err
 	}
-	if err := writeKeys(filepath.Join(p.f.dir, filepath.FromSlash(info.Keys)), p.keys); err != nil {
+	sum, err := writeKeys(filepath.Join(p.f.dir, filepath.FromSlash(info.Keys)), p.keys)
+	if err != nil {
 		a.abort()
 		return err
 	}
+	info.KeysSHA256 = sum
 	if err := a.commit(); err != nil {
 		return err
 	}

@@ -241,6 +241,8 @@ func (a *app) exportDestinations(ctx context.Context, f exportFlags) (dests []ex
 			return nil, nil, err
 		}
 		dests = append(dests, files)
+		closeDB := closeDests
+		closeDests = func() { files.Close(); closeDB() }
 	}
 	return dests, closeDests, nil
 }
