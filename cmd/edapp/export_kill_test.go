@@ -37,8 +37,19 @@ func TestExportChild(t *testing.T) {
 }
 
 // exportChild is the command that runs TestExportChild against srv.
+// An argument that begins with -test. goes to the test binary.
 func exportChild(srv *edapptest.Server, pageSize int, args ...string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestExportChild$", "-test.count=1", "-test.v")
+	testArgs := []string{"-test.run=^TestExportChild$", "-test.count=1", "-test.v"}
+	var exportArgs []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "-test.") {
+			testArgs = append(testArgs, a)
+		} else {
+			exportArgs = append(exportArgs, a)
+		}
+	}
+	args = exportArgs
+	cmd := exec.Command(os.Args[0], testArgs...)
 	cmd.Env = append(os.Environ(), "EDAPP_EXPORT_CHILD_ARGS="+strings.Join(args, " "), "EDAPP_EXPORT_CHILD_PAGE_SIZE="+strconv.Itoa(pageSize),
 		"EDAPP_API_TOKEN="+srv.Token, "EDAPP_BASE_URL="+srv.URL)
 	cmd.Stdout = new(strings.Builder)
