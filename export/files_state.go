@@ -239,24 +239,6 @@ func cleanDir(dir string, st *exportState) error {
 			known[filepath.FromSlash(p.Keys)] = true
 		}
 	}
-	// isTemp matches the temporary files createAtomic makes for the
-	// export's own files: ".<name>.<digits>.tmp".
-	isTemp := func(name string) bool {
-		m := tempFile.FindStringSubmatch(name)
-		if m == nil {
-			return false
-		}
-		base := m[1]
-		if base == stateFile || partFile.MatchString(base) {
-			return true
-		}
-		for _, k := range kinds {
-			if base == k.Name+".csv" || base == k.Name+".jsonl" {
-				return true
-			}
-		}
-		return false
-	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
@@ -292,6 +274,25 @@ func cleanDir(dir string, st *exportState) error {
 		}
 	}
 	return nil
+}
+
+// isTemp matches the temporary files createAtomic makes for the export's
+// own files: ".<name>.<digits>.tmp".
+func isTemp(name string) bool {
+	m := tempFile.FindStringSubmatch(name)
+	if m == nil {
+		return false
+	}
+	base := m[1]
+	if base == stateFile || partFile.MatchString(base) {
+		return true
+	}
+	for _, k := range kinds {
+		if base == k.Name+".csv" || base == k.Name+".jsonl" {
+			return true
+		}
+	}
+	return false
 }
 
 // partName is the file name of part n of an incremental kind; keysName is

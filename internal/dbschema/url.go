@@ -42,7 +42,7 @@ var ErrBadURL = errors.New("invalid database URL")
 func ParseURL(raw string) (Target, error) {
 	scheme, rest, ok := strings.Cut(raw, ":")
 	if !ok {
-		return Target{}, fmt.Errorf("%w: want sqlite:PATH or postgres://...", ErrBadURL)
+		return Target{}, fmt.Errorf("%w: want sqlite:PATH or postgres://USER@HOST/DB", ErrBadURL)
 	}
 	switch strings.ToLower(scheme) {
 	case "sqlite", "sqlite3":
@@ -50,7 +50,7 @@ func ParseURL(raw string) (Target, error) {
 	case "postgres", "postgresql":
 		return parsePostgres(raw)
 	}
-	return Target{}, fmt.Errorf("%w: unknown scheme %q: want sqlite:PATH or postgres://...", ErrBadURL, excerpt(scheme))
+	return Target{}, fmt.Errorf("%w: unknown scheme %q: want sqlite:PATH or postgres://USER@HOST/DB", ErrBadURL, excerpt(scheme))
 }
 
 func parseSQLite(path string) (Target, error) {
