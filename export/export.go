@@ -45,6 +45,10 @@ type Options struct {
 	OpenWindow time.Duration
 	// Progress, when not nil, is told about each kind as it is fetched.
 	Progress Progress
+	// StopOn, when not nil, is asked about each kind's error: true ends the
+	// run there, without trying the kinds left (a token the service
+	// refuses, or a host that does not answer, would fail them all).
+	StopOn func(error) bool
 	// Now is the clock (default time.Now), for tests.
 	Now func() time.Time
 }
@@ -169,6 +173,9 @@ func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destinatio
 		if r.Err != nil {
 			failed = append(failed, fmt.Sprintf("%s: %v", k.Name, r.Err))
 			errs = append(errs, r.Err)
+			if opts.StopOn != nil && opts.StopOn(r.Err) {
+				return sum, fmt.Errorf("export stopped in %s: %w", k.Name, r.Err)
+			}
 		}
 	}
 	if len(failed) > 0 {
