@@ -269,13 +269,20 @@ func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, users []R
 	}
 	x.tables[t.name] = t
 	var rows [][]any
+	at := map[[2]string]int{} // a user listed twice keeps its last fields
 	for _, r := range users {
 		u, ok := r.v.Interface().(edapp.User)
 		if !ok {
 			continue
 		}
 		for name, value := range u.CustomFields {
-			rows = append(rows, []any{u.ID, name, value, x.walk.run})
+			row := []any{u.ID, name, value, x.walk.run}
+			if i, dup := at[[2]string{u.ID, name}]; dup {
+				rows[i] = row
+				continue
+			}
+			at[[2]string{u.ID, name}] = len(rows)
+			rows = append(rows, row)
 		}
 	}
 	return x.insertRows(ctx, tx, t, rows)

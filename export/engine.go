@@ -78,7 +78,7 @@ func (e *engine) plan(ctx context.Context, k *Kind) (Plan, error) {
 			p = Plan{From: earliest(p.From, q.From), Page: 1}
 		}
 	}
-	if !k.Incremental || k.PerParent {
+	if !k.Incremental {
 		p.From = time.Time{}
 	}
 	if k.PerParent {

@@ -76,6 +76,13 @@ func fakeCounts(t *testing.T, srv *edapptest.Server) map[string]int {
 		}
 		got["collection_courses"] += count(t, c.Catalog.AllCollectionCourses(ctx, col.ID, nil))
 	}
+	for u, err := range c.Users.All(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got["user_lesson_progress"] += count(t, c.Analytics.AllUserLessonProgress(ctx, u.ID, nil))
+		got["user_lesson_progress_events"] += count(t, c.Analytics.AllUserLessonProgressEvents(ctx, u.ID, nil))
+	}
 	for course, err := range c.Catalog.AllCourses(ctx, nil) {
 		if err != nil {
 			t.Fatal(err)
@@ -169,23 +176,26 @@ func diffSnapshots(t *testing.T, what string, a, b map[string][]string) {
 func TestExportDBFullThenNothingNew(t *testing.T) {
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 5)
-		r := runExport(t, context.Background(), srv, nil, "--db", url)
+		if _, err := srv.AddUser(edapptest.UserSpec{Username: "custom", CustomFields: map[string]string{"site": "Perth", "team": "=1+1"}}); err != nil {
+			t.Fatal(err)
+		}
+		r := runExport(t, context.Background(), srv, nil, "--db", url, "--per-user")
 		wantCode(t, r, exitOK)
 		db, _ := openTestDB(t, url)
 		want := fakeCounts(t, srv)
-		got := dbCounts(t, db, kindTables(false))
+		got := dbCounts(t, db, kindTables(true))
 		for tb, n := range want {
 			if got[tb] != n {
 				t.Errorf("%s: %d rows, the fake holds %d", tb, got[tb], n)
 			}
 		}
-		for _, tb := range kindTables(false) {
-			if got[tb] == 0 && tb != "user_custom_fields" {
+		for _, tb := range kindTables(true) {
+			if got[tb] == 0 {
 				t.Errorf("%s is empty", tb)
 			}
 		}
 		before := snapshot(t, db)
-		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url), exitOK)
+		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--per-user"), exitOK)
 		diffSnapshots(t, "a second run", before, snapshot(t, db))
 	})
 }
