@@ -147,3 +147,26 @@ func TestExportFormatFromState(t *testing.T) {
 		t.Errorf("stderr: %s", r.stderr)
 	}
 }
+
+// TestExportDBAndFilesInOnePass: --db and --out together write both from
+// one fetch.
+func TestExportDBAndFilesInOnePass(t *testing.T) {
+	srv, _ := exportFixture(t, 2)
+	url, dir := dbtest.SQLite(t), t.TempDir()
+	srv.ResetRequests()
+	wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--out", dir, "--kinds", "users,attempts"), exitOK)
+	requests := len(srv.Requests())
+	db, _ := openTestDB(t, url)
+	want := len(apiAttemptIDs(t, srv))
+	if got := dbCounts(t, db, []string{"attempts"})["attempts"]; got != want {
+		t.Errorf("database: %d attempts, want %d", got, want)
+	}
+	if got := len(readKind(t, dir, "attempts")); got != want {
+		t.Errorf("files: %d attempts, want %d", got, want)
+	}
+	srv.ResetRequests()
+	wantCode(t, runExport(t, context.Background(), srv, nil, "--out", t.TempDir(), "--kinds", "users,attempts"), exitOK)
+	if alone := len(srv.Requests()); requests != alone {
+		t.Errorf("both destinations took %d requests, files alone %d", requests, alone)
+	}
+}
