@@ -53,10 +53,9 @@ type Database struct {
 	tables   map[string]*table
 
 	// The kind being written.
-	t           *table
-	walk        walkState
-	written     int
-	resumedWalk bool
+	t       *table
+	walk    walkState
+	written int
 }
 
 // walkState is a kind's row in edapp_export_kinds.

@@ -16,7 +16,7 @@ func (x *Database) Resume(ctx context.Context, k *Kind, r RunInfo) (Plan, error)
 	if err != nil {
 		return Plan{}, err
 	}
-	x.t, x.written, x.resumedWalk = t, 0, false
+	x.t, x.written = t, 0
 	if r.Fresh {
 		if _, err := x.conn.ExecContext(ctx, x.q(`DELETE FROM edapp_export_kinds WHERE kind = ?`), k.Name); err != nil {
 			return Plan{}, err
@@ -76,8 +76,7 @@ func (x *Database) readWalk(ctx context.Context, kind string) (walkState, error)
 // said, and records a new walk otherwise.
 func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
 	if x.walk.run != 0 && p.From.Equal(x.walk.from) && p.Page == x.walk.pages+1 {
-		x.resumedWalk = true
-		return nil
+		return nil // the walk goes on, with its run and start
 	}
 	x.walk = walkState{cursor: x.walk.cursor, from: p.From, run: x.run, pages: max(p.Page-1, 0)}
 	_, err := x.conn.ExecContext(ctx, x.q(`INSERT INTO edapp_export_kinds (kind, walk_run, walk_from, walk_started, walk_pages) VALUES (?, ?, ?, NULL, ?)

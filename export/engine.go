@@ -2,7 +2,6 @@ package export
 
 import (
 	"context"
-	"errors"
 	"iter"
 	"net/http"
 	"sync"
@@ -46,7 +45,7 @@ func (e *engine) kind(ctx context.Context, k *Kind) *KindResult {
 	werr := <-done
 	r.Records, r.Requests, r.Dropped, r.Started = s.records, s.requests, s.dropped, s.startTime()
 	r.Future, r.LatestFuture = s.future, s.latestFuture
-	r.Err = errors.Join(werr, err)
+	r.Err = err
 	if werr != nil {
 		r.Err = werr // the fetch then only saw the cancellation
 	}
@@ -153,7 +152,7 @@ type stream struct {
 	ctx  context.Context // checked before each record: Ctrl-C stops mid-page
 	k    *Kind
 	mu   sync.Mutex
-	t    tracker
+	t    Tracker
 	out  chan *Batch
 	cur  []Record
 	base int // pages complete before this run's first (a resumed walk)
@@ -167,8 +166,6 @@ type stream struct {
 	records, requests, dropped int
 	parents                    int
 }
-
-type tracker = Tracker
 
 func newStream(ctx context.Context, k *Kind, p Plan, t Tracker, now func() time.Time) *stream {
 	return &stream{ctx: ctx, k: k, t: t, out: make(chan *Batch, batchesAhead), base: max(p.Page-1, 0), localStart: now().UTC()}
