@@ -113,7 +113,8 @@ A database commits each page's rows with the progress they represent;
 files are written under a temporary name and renamed when whole. Ctrl-C
 or a crash loses nothing: the next run resumes after the last page
 committed, with no gaps and no duplicates. Two exports into one database
-at once: the second is refused.
+or directory at once: the second waits up to 10 seconds for a database,
+then is refused.
 
 In files, new records of an incremental kind go to DIR/<kind>/part-NNNNNN.<ext>
 and a changed record is written again as a new row: the last row for a key
