@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/edapp-go/edapp"
 	"github.com/spf13/cobra"
@@ -44,7 +45,7 @@ type app struct {
 	baseURL string
 	verbose bool
 
-	// exportHook is called after each record an export writes (tests).
+	// exportHook is called after each record an export fetches (tests).
 	exportHook func(kind string, n int)
 	// exportPartSize overrides the records per part (tests).
 	exportPartSize int
@@ -64,6 +65,11 @@ type app struct {
 
 	// clientOpts come after the client's options from the flags (tests).
 	clientOpts []edapp.Option
+	// exportPageSize overrides the records per request (tests).
+	exportPageSize int
+	// exportLockWait overrides how long an export waits for another that
+	// holds its database (tests).
+	exportLockWait time.Duration
 }
 
 // run executes the command line args and returns the process's exit code.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 )
 
 // missing lists the tests that skipped because a tool they need is not
@@ -40,6 +42,7 @@ func skipMissing(t testing.TB, why string) {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	dbtest.Stop() // the PostgreSQL server the tests started, if any
 	reportMissing()
 	os.Exit(code)
 }

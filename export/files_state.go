@@ -1,13 +1,15 @@
-package main
+package export
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -50,6 +52,9 @@ type partInfo struct {
 	// Undated says some of its records have no date; its keys are always
 	// loaded.
 	Undated bool `json:"undated,omitempty"`
+	// KeysSHA256 is the checksum of the keys file, which holds Records
+	// keys.
+	KeysSHA256 string `json:"keysSha256,omitempty"`
 }
 
 func loadState(dir string) (*exportState, error) {
@@ -69,6 +74,9 @@ func loadState(dir string) (*exportState, error) {
 	}
 	if st.Kinds == nil {
 		st.Kinds = map[string]*kindState{}
+	}
+	if err := st.checkPaths(); err != nil {
+		return nil, err
 	}
 	return &st, nil
 }
@@ -155,37 +163,67 @@ func syncDir(dir string) {
 	}
 }
 
-// writeKeys writes the digests of a part's keys.
-func writeKeys(path string, keys []recordKey) error {
+// writeKeys writes the digests of a part's keys, and returns the SHA-256
+// of the file, which the state keeps.
+func writeKeys(path string, keys []recordKey) (string, error) {
 	f, err := createAtomic(path)
 	if err != nil {
-		return err
+		return "", err
 	}
+	sum := sha256.New()
 	buf := make([]byte, 2*len(recordKey{})+1)
 	for _, k := range keys {
 		hex.Encode(buf, k[:])
 		buf[len(buf)-1] = '\n'
+		sum.Write(buf)
 		if _, err := f.Write(buf); err != nil {
 			f.abort()
-			return err
+			return "", err
 		}
 	}
-	return f.commit()
+	return hex.EncodeToString(sum.Sum(nil)), f.commit()
 }
 
-// readKeys adds the digests in path to seen.
-func readKeys(path string, seen map[recordKey]struct{}) error {
-	b, err := os.ReadFile(path)
+// readKeys adds the digests of part's keys file to seen, after checking
+// that the file is the one the state recorded: as many keys as the part
+// has records, and the same checksum. A keys file cut short would
+// otherwise let records be written twice.
+func readKeys(dir string, part partInfo, seen map[recordKey]struct{}) error {
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(part.Keys)))
 	if err != nil {
 		return err
 	}
+	lines := strings.Count(string(b), "\n")
+	sum := sha256.Sum256(b)
+	if lines != part.Records || (part.KeysSHA256 != "" && hex.EncodeToString(sum[:]) != part.KeysSHA256) {
+		return fmt.Errorf("%w: %s holds %d keys, the state says %d of checksum %.12s: export the kind again with --full --kinds %s",
+			ErrState, part.Keys, lines, part.Records, part.KeysSHA256, path.Dir(part.File))
+	}
 	for line := range strings.Lines(string(b)) {
-		line = strings.TrimSpace(line)
 		var k recordKey
-		if n, err := hex.Decode(k[:], []byte(line)); err != nil || n != len(k) {
-			return fmt.Errorf("%s: bad key %q", path, line)
+		if n, err := hex.Decode(k[:], []byte(strings.TrimSpace(line))); err != nil || n != len(k) {
+			return fmt.Errorf("%w: %s: a line is not a key", ErrState, part.Keys)
 		}
 		seen[k] = struct{}{}
+	}
+	return nil
+}
+
+// ErrState is wrapped by the errors about a state file, or a file it
+// names, that is not as the export left it.
+var ErrState = errors.New("export: the export directory's state does not match its files")
+
+// checkPaths refuses a state whose parts are not where the export puts
+// them: DIR/<kind>/part-NNNNNN.<ext> and DIR/<kind>/.part-NNNNNN.keys.
+func (st *exportState) checkPaths() error {
+	for name, ks := range st.Kinds {
+		for _, p := range ks.Parts {
+			for _, rel := range []string{p.File, p.Keys} {
+				if !filepath.IsLocal(rel) || path.Dir(rel) != name || !partFile.MatchString(path.Base(rel)) {
+					return fmt.Errorf("%w: %s names %q, not a part of %s", ErrState, stateFile, rel, name)
+				}
+			}
+		}
 	}
 	return nil
 }
@@ -201,24 +239,6 @@ func cleanDir(dir string, st *exportState) error {
 			known[filepath.FromSlash(p.Keys)] = true
 		}
 	}
-	// isTemp matches the temporary files createAtomic makes for the
-	// export's own files: ".<name>.<digits>.tmp".
-	isTemp := func(name string) bool {
-		m := tempFile.FindStringSubmatch(name)
-		if m == nil {
-			return false
-		}
-		base := m[1]
-		if base == stateFile || partFile.MatchString(base) {
-			return true
-		}
-		for _, k := range kinds {
-			if base == k.name+".csv" || base == k.name+".jsonl" {
-				return true
-			}
-		}
-		return false
-	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
@@ -231,10 +251,10 @@ func cleanDir(dir string, st *exportState) error {
 		}
 	}
 	for _, k := range kinds {
-		if !k.incremental {
+		if !k.Incremental {
 			continue
 		}
-		sub, err := os.ReadDir(filepath.Join(dir, k.name))
+		sub, err := os.ReadDir(filepath.Join(dir, k.Name))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -242,7 +262,7 @@ func cleanDir(dir string, st *exportState) error {
 			return err
 		}
 		for _, e := range sub {
-			rel := filepath.Join(k.name, e.Name())
+			rel := filepath.Join(k.Name, e.Name())
 			if e.IsDir() || known[rel] {
 				continue
 			}
@@ -254,6 +274,25 @@ func cleanDir(dir string, st *exportState) error {
 		}
 	}
 	return nil
+}
+
+// isTemp matches the temporary files createAtomic makes for the export's
+// own files: ".<name>.<digits>.tmp".
+func isTemp(name string) bool {
+	m := tempFile.FindStringSubmatch(name)
+	if m == nil {
+		return false
+	}
+	base := m[1]
+	if base == stateFile || partFile.MatchString(base) {
+		return true
+	}
+	for _, k := range kinds {
+		if base == k.Name+".csv" || base == k.Name+".jsonl" {
+			return true
+		}
+	}
+	return false
 }
 
 // partName is the file name of part n of an incremental kind; keysName is

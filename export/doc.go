@@ -1,0 +1,22 @@
+// Package export copies an EdApp account into files or a database,
+// incrementally, and resumes where an interrupted run stopped. It is the
+// engine of the edapp command's export, for tools that wrap it.
+//
+// Run fetches each kind of record (see Kinds) through an *edapp.Client and
+// hands its records, a page at a time, to one or more destinations:
+//
+//   - OpenFiles: CSV or JSONL part files in a directory, with the state in
+//     a file beside them;
+//   - OpenDatabase: SQLite or PostgreSQL through database/sql (the caller
+//     opens the *sql.DB with a driver), a table per kind keyed on the
+//     record's identity, with the cursors in the database itself;
+//   - any Destination of the caller's.
+//
+// Kinds with a date filter (attempts, lesson progress events, survey
+// answers, course progress) are incremental: a run fetches them from the
+// destination's cursor minus Overlap. The others are fetched in full on
+// each run, and a destination mirrors them. Writing overlaps fetching: a
+// page is written while the next ones are in flight.
+//
+// The package depends on the SDK and the standard library only.
+package export

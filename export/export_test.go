@@ -1,0 +1,73 @@
+package export
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/edapptest"
+)
+
+// memDest is a destination that keeps what it is given.
+type memDest struct {
+	records map[string]int
+	ended   []string
+}
+
+func (m *memDest) Resume(context.Context, *Kind, RunInfo) (Plan, error) { return Plan{}, nil }
+func (m *memDest) Begin(context.Context, *Kind, Plan) error             { return nil }
+func (m *memDest) Write(_ context.Context, b *Batch) error {
+	m.records[b.Kind.Name] += len(b.Records)
+	return nil
+}
+func (m *memDest) End(_ context.Context, k *Kind, r *KindResult) error {
+	m.ended = append(m.ended, k.Name)
+	return nil
+}
+
+// TestRunStopOn: a kind's error that StopOn accepts ends the run; the
+// kinds left are not tried. Without it, every kind is tried.
+func TestRunStopOn(t *testing.T) {
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	c, err := edapp.NewClient("wrong-token", edapp.WithBaseURL(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unauthorized := func(err error) bool {
+		var api *edapp.APIError
+		return errors.As(err, &api) && api.StatusCode == http.StatusUnauthorized
+	}
+	d := &memDest{records: map[string]int{}}
+	_, err = Run(context.Background(), c, Options{StopOn: unauthorized}, d)
+	if err == nil || !strings.Contains(err.Error(), "stopped in users") || len(d.ended) != 1 {
+		t.Errorf("with StopOn: %v, kinds ended %v", err, d.ended)
+	}
+	d = &memDest{records: map[string]int{}}
+	_, err = Run(context.Background(), c, Options{Kinds: []string{"users", "groups"}}, d)
+	if err == nil || len(d.ended) != 2 {
+		t.Errorf("without StopOn: %v, kinds ended %v", err, d.ended)
+	}
+}
+
+// TestRunMemoryDestination: every kind's records reach a destination of
+// the caller's, as the fake counts them.
+func TestRunMemoryDestination(t *testing.T) {
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	if err := srv.SeedLoad(30, 2500); err != nil {
+		t.Fatal(err)
+	}
+	d := &memDest{records: map[string]int{}}
+	sum, err := Run(context.Background(), srv.Client(), Options{PageSize: 1000, Now: time.Now}, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.records["attempts"] != 2500 || d.records["users"] != 30 || len(sum.Kinds) != len(KindNames(func(k Kind) bool { return !k.PerUser })) {
+		t.Errorf("records %v, %d kinds", d.records, len(sum.Kinds))
+	}
+}

@@ -1,0 +1,261 @@
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/edapp-go/edapp"
+)
+
+// Record is one exported record: an SDK record struct (or one of the
+// export's own rows, such as a group membership), read by JSON field name.
+type Record struct {
+	v reflect.Value // the struct
+	c *codec
+}
+
+// codec knows, for one struct type, where each JSON field is, and where
+// the fields the SDK did not decode are kept (Extra), if anywhere.
+type codec struct {
+	fields map[string][]int // JSON name -> field index
+	extra  []int            // nil: no Extra field
+	times  []string         // the JSON names of the edapp.Time fields
+}
+
+var (
+	codecs    sync.Map // reflect.Type -> *codec
+	timeType  = reflect.TypeFor[edapp.Time]()
+	extraType = reflect.TypeFor[map[string]json.RawMessage]()
+)
+
+func codecFor(t reflect.Type) *codec {
+	if c, ok := codecs.Load(t); ok {
+		return c.(*codec)
+	}
+	c := &codec{fields: map[string][]int{}}
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		if f.Name == "Extra" && f.Type == extraType {
+			c.extra = f.Index
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if _, dup := c.fields[name]; !dup {
+			c.fields[name] = f.Index
+			if f.Type == timeType {
+				c.times = append(c.times, name)
+			}
+		}
+	}
+	codecs.Store(t, c)
+	return c
+}
+
+func newRecord(v any) (Record, error) {
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Struct {
+		return Record{}, fmt.Errorf("export: %T is not a record", v)
+	}
+	return Record{v: rv, c: codecFor(rv.Type())}, nil
+}
+
+func (r Record) extra() map[string]json.RawMessage {
+	if r.c.extra == nil {
+		return nil
+	}
+	return r.v.FieldByIndex(r.c.extra).Interface().(map[string]json.RawMessage)
+}
+
+// Cell renders the named field as CSV does: strings as they are, empty dates
+// and absent values as empty, numbers and booleans as JSON writes them,
+// lists of strings joined by ";", and anything else as compact JSON. A
+// name the SDK does not know is looked up among the fields it kept.
+func (r Record) Cell(name string) string {
+	idx, ok := r.c.fields[name]
+	if !ok {
+		return rawCell(r.extra()[name])
+	}
+	f := r.v.FieldByIndex(idx)
+	switch f.Kind() {
+	case reflect.String:
+		return f.String()
+	case reflect.Bool:
+		return strconv.FormatBool(f.Bool())
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return strconv.FormatInt(f.Int(), 10)
+	case reflect.Float64, reflect.Float32:
+		return strconv.FormatFloat(f.Float(), 'f', -1, 64)
+	case reflect.Pointer:
+		if f.IsNil() {
+			return ""
+		}
+		if e := f.Elem(); e.Kind() == reflect.Float64 {
+			return strconv.FormatFloat(e.Float(), 'f', -1, 64)
+		}
+	case reflect.Struct:
+		if f.Type() == timeType {
+			return formatTime(f.Interface().(edapp.Time).Time)
+		}
+	case reflect.Slice:
+		if f.Type().Elem().Kind() == reflect.String {
+			parts := make([]string, f.Len())
+			for i := range parts {
+				parts[i] = f.Index(i).String()
+			}
+			return strings.Join(parts, ";")
+		}
+	}
+	b, err := json.Marshal(f.Interface())
+	if err != nil {
+		return ""
+	}
+	return rawCell(b)
+}
+
+// Time returns the named date field, or the zero time.
+func (r Record) Time(name string) time.Time {
+	if idx, ok := r.c.fields[name]; ok {
+		if f := r.v.FieldByIndex(idx); f.Type() == timeType {
+			return f.Interface().(edapp.Time).Time
+		}
+	}
+	return time.Time{}
+}
+
+// JSON encodes the record with every field: the ones the SDK knows, as it
+// encodes them, and the ones it kept in Extra, as sent. A known field wins
+// over an Extra field of the same name.
+func (r Record) JSON() ([]byte, error) {
+	b, err := json.Marshal(r.v.Interface())
+	if err != nil {
+		return nil, err
+	}
+	b = r.finerTimes(b)
+	extra := r.extra()
+	if len(extra) == 0 || len(b) < 2 || b[len(b)-1] != '}' {
+		return b, nil
+	}
+	// Splice the unknown members in before the closing brace, in key
+	// order: cheaper than a round trip through a map.
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		if _, known := r.c.fields[k]; !known && json.Valid(extra[k]) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	out := b[:len(b)-1]
+	for _, k := range keys {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		name, _ := json.Marshal(k)
+		out = append(append(out, name...), ':')
+		if v := extra[k]; bytes.ContainsAny(v, "\r\n") {
+			// A line of JSONL holds no line break.
+			var c bytes.Buffer
+			_ = json.Compact(&c, v) // valid, checked above
+			out = append(out, c.Bytes()...)
+		} else {
+			out = append(out, v...)
+		}
+	}
+	return append(out, '}'), nil
+}
+
+// rawCell renders a JSON value as cell does.
+func rawCell(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	case '[':
+		var ss []string
+		if json.Unmarshal(raw, &ss) == nil {
+			return strings.Join(ss, ";")
+		}
+	}
+	return string(raw)
+}
+
+// field returns the struct field the SDK decodes the named JSON field
+// into, or false.
+func (r Record) field(name string) (reflect.Value, bool) {
+	idx, ok := r.c.fields[name]
+	if !ok {
+		return reflect.Value{}, false
+	}
+	return r.v.FieldByIndex(idx), true
+}
+
+// isText reports whether the named field is text: a string or a list of
+// strings, or an unknown member sent as a JSON string or list.
+func (r Record) isText(name string) bool {
+	f, ok := r.field(name)
+	if !ok {
+		raw := bytes.TrimSpace(r.extra()[name])
+		return len(raw) > 0 && (raw[0] == '"' || raw[0] == '[')
+	}
+	switch f.Kind() {
+	case reflect.String:
+		return true
+	case reflect.Slice:
+		return f.Type().Elem().Kind() == reflect.String
+	}
+	return false
+}
+
+// formatTime writes a time as the export does everywhere: RFC 3339 in
+// UTC with milliseconds, or with as many more digits as the service sent,
+// so that two events 300 µs apart stay two; "" for the zero time.
+func formatTime(t time.Time) string {
+	switch {
+	case t.IsZero():
+		return ""
+	case t.Nanosecond()%1e6 == 0:
+		return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	case t.Nanosecond()%1e3 == 0:
+		return t.UTC().Format("2006-01-02T15:04:05.000000Z07:00")
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// finerTimes writes again, in b (the record as the SDK encodes it, with
+// milliseconds), each time field that holds a finer fraction.
+func (r Record) finerTimes(b []byte) []byte {
+	for _, name := range r.c.times {
+		t := r.v.FieldByIndex(r.c.fields[name]).Interface().(edapp.Time)
+		if t.Nanosecond()%1e6 == 0 {
+			continue
+		}
+		key, _ := json.Marshal(name)
+		coarse, _ := json.Marshal(t)
+		fine, _ := json.Marshal(formatTime(t.Time))
+		b = bytes.Replace(b, append(append(key, ':'), coarse...), append(append(key, ':'), fine...), 1)
+	}
+	return b
+}
