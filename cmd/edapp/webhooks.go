@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/webhook"
 	"github.com/spf13/cobra"
 )
 
@@ -246,7 +247,7 @@ EdApp API and needs no token.`,
 }
 
 func (a *app) sendTest(ctx context.Context, hookURL string, ev edapp.Event, headers map[string]string, timeout time.Duration) error {
-	body := edapp.NewTestDelivery(ev)
+	body := webhook.NewTestDelivery(ev)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hookURL, bytes.NewReader(body))
