@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
+	"github.com/edapp-go/edapp/internal/dbschema"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+// bothDBs runs f against a fresh SQLite file and a fresh PostgreSQL database.
+func bothDBs(t *testing.T, f func(t *testing.T, url string)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, dbtest.SQLite(t)) })
+	t.Run("postgres", func(t *testing.T) { f(t, dbtest.Postgres(t)) })
+}
+
+func TestMigrate(t *testing.T) {
+	bothDBs(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		db, target, err := openDB(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		// Concurrent first runs: one creates, the others find it done.
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = dbschema.Migrate(ctx, db, target.Dialect)
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := dbschema.Migrate(ctx, db, target.Dialect); err != nil {
+			t.Fatalf("second Migrate: %v", err)
+		}
+		var n, v int
+		if err := db.QueryRow(`SELECT COUNT(*), MAX(version) FROM edapp_schema`).Scan(&n, &v); err != nil {
+			t.Fatal(err)
+		}
+		if n != dbschema.Latest() || v != dbschema.Latest() {
+			t.Errorf("edapp_schema: %d rows, version %d; want %d", n, v, dbschema.Latest())
+		}
+		for _, tb := range dbschema.ExportTables() {
+			if _, err := db.Exec(`SELECT COUNT(*) FROM ` + tb.Name); err != nil {
+				t.Errorf("table %s: %v", tb.Name, err)
+			}
+		}
+	})
+}
+
+func TestMigrateRefusesNewerSchema(t *testing.T) {
+	bothDBs(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		db, target, err := openDB(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if err := dbschema.Migrate(ctx, db, target.Dialect); err != nil {
+			t.Fatal(err)
+		}
+		q := dbschema.Rebind(target.Dialect, `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, 'from the future', ?)`)
+		if _, err := db.Exec(q, dbschema.Latest()+1, "2030-01-01T00:00:00.000000Z"); err != nil {
+			t.Fatal(err)
+		}
+		err = dbschema.Migrate(ctx, db, target.Dialect)
+		if !errors.Is(err, dbschema.ErrTooNew) {
+			t.Fatalf("Migrate on a newer schema: %v, want ErrTooNew", err)
+		}
+	})
+}
+
+func TestOpenDBUnreachableHidesPassword(t *testing.T) {
+	port := freeLoopbackPort(t)
+	_, _, err := openDB(context.Background(), "postgres://edapp:hunter2secret@127.0.0.1:"+port+"/edapp?sslmode=disable&connect_timeout=2")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if isUsage(err) {
+		t.Errorf("an unreachable database is not a usage error: %v", err)
+	}
+	if strings.Contains(err.Error(), "hunter2secret") || !strings.Contains(err.Error(), "xxxxx") {
+		t.Errorf("error: %v", err)
+	}
+}
+
+func TestOpenDBBadURLIsUsage(t *testing.T) {
+	for _, raw := range []string{"mysql://u:hunter2secret@h/db", "sqlite:", "postgres://u:hunter2secret@h:port/db"} {
+		_, _, err := openDB(context.Background(), raw)
+		if !isUsage(err) || strings.Contains(err.Error(), "hunter2secret") {
+			t.Errorf("openDB(%q): %v", raw, err)
+		}
+	}
+}
+
+// freeLoopbackPort returns a loopback port nothing listens on.
+func freeLoopbackPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	l.Close()
+	return port
+}
