@@ -171,7 +171,7 @@ func (h *Handler) decode(w http.ResponseWriter, r *http.Request) (*delivery, boo
 // answer answers a decoded delivery after the receiver had it, and logs one
 // line for it.
 func (h *Handler) answer(w http.ResponseWriter, r *http.Request, d *delivery, err error, took time.Duration) {
-	status, level := http.StatusOK, slog.LevelDebug
+	status, level := http.StatusOK, slog.LevelInfo
 	switch {
 	case errors.Is(err, ErrUnavailable):
 		status, level = http.StatusServiceUnavailable, slog.LevelWarn

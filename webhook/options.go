@@ -103,9 +103,9 @@ func WithMaxInFlight(n int) Option {
 	}
 }
 
-// WithLogger makes the handler log each rejected delivery (at Warn), each
-// delivery answered 503 (Warn) or 500 because of an error or panic of the
-// event function (Error), and each accepted delivery (Debug), with the
+// WithLogger makes the handler log one line per delivery: a rejected one
+// at Warn, one answered 503 at Warn, one answered 500 because of an error or
+// panic of the event function at Error, and an accepted one at Info, with the
 // status, the reason or the event name and edapp.EventKey, never header
 // values or the payload. Without it the handler logs only panics, to
 // slog.Default(). A nil logger is an error.

@@ -23,7 +23,7 @@ func (a *app) webhooksCommand() *cobra.Command {
   edapp webhooks create --event LessonCompletedEvent --url https://example.com/edapp/events --header X-Webhook-Secret=s3cret
   edapp webhooks delete 42
   edapp webhooks send-test --url http://localhost:8080/edapp/events --event LessonCompletedEvent`)
-	cmd.AddCommand(a.webhooksListCommand(), a.webhooksCreateCommand(), a.webhooksDeleteCommand(), a.webhooksSendTestCommand())
+	cmd.AddCommand(a.webhooksListCommand(), a.webhooksCreateCommand(), a.webhooksDeleteCommand(), a.webhooksSendTestCommand(), a.webhooksServeCommand())
 	return cmd
 }
 
