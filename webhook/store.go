@@ -220,4 +220,3 @@ func (s *Store) configure(ctx context.Context, conn *sql.Conn) error {
 // busyTimeout is how long the writer waits for another SQLite writer (the
 // export) to finish.
 const busyTimeout = 5 * time.Second
-

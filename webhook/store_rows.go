@@ -21,7 +21,6 @@ var fieldColumns = map[string]string{
 	"duedate": "due_date", "timestamp": "event_time",
 }
 
-
 // eventsColumns are the events table's columns, in the order of a row's
 // arguments.
 var eventsColumns = func() []string {
