@@ -174,7 +174,8 @@ func (s *Store) Close() error {
 
 // Settings returns the durability settings of a connection set up as the
 // writer's is: on SQLite journal_mode, synchronous (2 is FULL) and
-// busy_timeout (ms); on PostgreSQL synchronous_commit.
+// busy_timeout (ms, the write timeout plus 1 s); on PostgreSQL
+// synchronous_commit.
 func (s *Store) Settings(ctx context.Context) (map[string]string, error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
@@ -207,7 +208,7 @@ func (s *Store) Settings(ctx context.Context) (map[string]string, error) {
 func (s *Store) configure(ctx context.Context, conn *sql.Conn) error {
 	stmts := []string{"SET synchronous_commit TO on"}
 	if s.dialect == SQLite {
-		stmts = []string{"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA busy_timeout=" + fmt.Sprint(busyTimeout.Milliseconds())}
+		stmts = []string{"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA busy_timeout=" + fmt.Sprint(s.busyTimeout().Milliseconds())}
 	}
 	for _, q := range stmts {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
@@ -218,5 +219,7 @@ func (s *Store) configure(ctx context.Context, conn *sql.Conn) error {
 }
 
 // busyTimeout is how long the writer waits for another SQLite writer (the
-// export) to finish.
-const busyTimeout = 5 * time.Second
+// export) to let go of the database: longer than a delivery waits, so that
+// a delivery kept waiting by another writer is answered 503 (not committed
+// in time), never 500.
+func (s *Store) busyTimeout() time.Duration { return s.writeTimeout + time.Second }
