@@ -53,7 +53,8 @@ type Store struct {
 	quit         chan struct{}
 	stopped      chan struct{}
 	closeOnce    sync.Once
-	conn         *sql.Conn // the writer's; only the writer goroutine uses it
+	conn         *sql.Conn // the writer's; only the writer goroutine uses them
+	stmt         *sql.Stmt // the insert, prepared on conn
 }
 
 // StoreOption configures a Store. A bad value makes NewStore fail with an

@@ -96,26 +96,15 @@ func (s *Store) write(batch []*putRequest) {
 // commit inserts the rows of batch in one transaction on the writer's
 // connection, and reports which were new.
 func (s *Store) commit(ctx context.Context, batch []*putRequest) ([]bool, error) {
-	if s.conn == nil {
-		conn, err := s.db.Conn(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.configure(ctx, conn); err != nil {
-			conn.Close()
-			return nil, err
-		}
-		s.conn = conn
+	if err := s.connect(ctx); err != nil {
+		return nil, err
 	}
 	tx, err := s.conn.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback() // after Commit, a no-op
-	stmt, err := tx.PrepareContext(ctx, s.insert)
-	if err != nil {
-		return nil, err
-	}
+	stmt := tx.StmtContext(ctx, s.stmt)
 	stored := make([]bool, len(batch))
 	for i, r := range batch {
 		res, err := stmt.ExecContext(ctx, r.args...)
@@ -131,11 +120,34 @@ func (s *Store) commit(ctx context.Context, batch []*putRequest) ([]bool, error)
 	return stored, tx.Commit()
 }
 
+// connect gives the writer a configured connection with the insert
+// prepared on it, unless it has one.
+func (s *Store) connect(ctx context.Context) error {
+	if s.conn != nil {
+		return nil
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	err = s.configure(ctx, conn)
+	if err == nil {
+		s.stmt, err = conn.PrepareContext(ctx, s.insert)
+	}
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	s.conn = conn
+	return nil
+}
+
 // dropConn gives the writer's connection back, so that the next batch
 // starts on a fresh one.
 func (s *Store) dropConn() {
 	if s.conn != nil {
+		s.stmt.Close()
 		s.conn.Close()
-		s.conn = nil
+		s.conn, s.stmt = nil, nil
 	}
 }

@@ -38,7 +38,7 @@ var listeningRE = regexp.MustCompile(`msg="edapp webhooks serve: listening" addr
 
 // startInbox runs "edapp webhooks serve" on dbURL with the test secret and
 // args, until the test ends or stop is called.
-func startInbox(t *testing.T, dbURL string, args ...string) *inbox {
+func startInbox(t testing.TB, dbURL string, args ...string) *inbox {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	in := &inbox{log: &syncBuffer{}}
