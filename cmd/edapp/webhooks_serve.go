@@ -19,23 +19,8 @@ import (
 // for the deliveries in flight.
 const serveDrainTimeout = 10 * time.Second
 
-// serveOptions are the flags of "webhooks serve".
-type serveOptions struct {
-	db               string
-	addr             string
-	secretHeader     string
-	insecureNoSecret bool
-	path             string
-	maxInFlight      int
-	logFormat        string
-}
-
-func (a *app) webhooksServeCommand() *cobra.Command {
-	var o serveOptions
-	cmd := &cobra.Command{
-		Use:   "serve --db URL --addr HOST:PORT --secret-header NAME=VALUE [--path /]",
-		Short: "Receive webhook deliveries into the export's database",
-		Long: `serve receives webhook deliveries and stores each event once in the events
+// serveHelp is the long help of "webhooks serve".
+const serveHelp = `serve receives webhook deliveries and stores each event once in the events
 table of the database (the same database "edapp export --db" writes, so that
 a query can join live events with the export's users and courses).
 
@@ -55,7 +40,25 @@ a body over 1 MiB 413, malformed JSON 400; none of these is stored.
 (NAME=VALUE); the secret's value is compared in constant time and never
 printed. GET /healthz answers 200 while the database answers, 503 otherwise.
 On SIGTERM or SIGINT it stops accepting, finishes the deliveries in flight
-(up to 10 s), closes the database and exits 0. It logs one line per delivery.`,
+(up to 10 s), closes the database and exits 0. It logs one line per delivery.`
+
+// serveOptions are the flags of "webhooks serve".
+type serveOptions struct {
+	db               string
+	addr             string
+	secretHeader     string
+	insecureNoSecret bool
+	path             string
+	maxInFlight      int
+	logFormat        string
+}
+
+func (a *app) webhooksServeCommand() *cobra.Command {
+	var o serveOptions
+	cmd := &cobra.Command{
+		Use:   "serve --db URL --addr HOST:PORT --secret-header NAME=VALUE [--path /]",
+		Short: "Receive webhook deliveries into the export's database",
+		Long:  serveHelp,
 		Example: `  edapp webhooks serve --db sqlite:edapp.db --addr 127.0.0.1:8080 --secret-header X-Hook-Secret=VALUE
   EDAPP_EXPORT_DB=postgres://edapp@db/edapp EDAPP_WEBHOOK_SECRET=X-Hook-Secret=VALUE edapp webhooks serve --addr :8080 --path /edapp/events`,
 		Args: noArgs,
