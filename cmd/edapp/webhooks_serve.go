@@ -108,8 +108,8 @@ func (a *app) resolveServe(o serveOptions) (serveConfig, error) {
 			return c, usagef("invalid secret header: want NAME=VALUE with both parts")
 		}
 	}
-	if !strings.HasPrefix(c.path, "/") || c.path == "/healthz" {
-		return c, usagef("--path %q: want a path starting with / other than /healthz", c.path)
+	if !validServePath(c.path) {
+		return c, usagef("--path %q: want a path starting with /, of letters, digits and / . _ ~ -, other than /healthz", c.path)
 	}
 	if c.maxInFlight < 1 {
 		return c, usagef("--max-in-flight must be at least 1")
@@ -117,6 +117,20 @@ func (a *app) resolveServe(o serveOptions) (serveConfig, error) {
 	log, err := a.serveLogger(c.logFormat)
 	c.log = log
 	return c, err
+}
+
+// validServePath reports whether path can be served as it is: a plain
+// path, nothing http.ServeMux would read as a pattern.
+func validServePath(path string) bool {
+	if !strings.HasPrefix(path, "/") || path == "/healthz" {
+		return false
+	}
+	for _, r := range path {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._~-", r)) {
+			return false
+		}
+	}
+	return true
 }
 
 // serveLogger logs to stderr.

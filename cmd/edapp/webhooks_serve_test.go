@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,8 @@ type inbox struct {
 	stop func() int
 }
 
-var listeningRE = regexp.MustCompile(`msg="edapp webhooks serve: listening" addr=(\S+)`)
+// listeningRE finds the address in serve's first log line, text or JSON.
+var listeningRE = regexp.MustCompile(`edapp webhooks serve: listening"[ ,]"?addr"?[=:]"?([^"\s]+)`)
 
 // startInbox runs "edapp webhooks serve" on dbURL with the test secret and
 // args, until the test ends or stop is called.
@@ -244,7 +246,7 @@ func waitStatus(t *testing.T, in *inbox, body []byte, want int) (int, string) {
 // the same delivery comes again; one row.
 func TestServeRedeliveryFromTheFake(t *testing.T) {
 	url := dbtest.SQLite(t)
-	in := startInbox(t, url)
+	in := startInbox(t, url, "--log-format", "json")
 	fake := edapptest.NewServer()
 	defer fake.Close()
 	if _, err := fake.AddWebhook(edapp.EventLessonCompleted, in.url+"/", map[string]string{hookHeader: hookSecret}); err != nil {
@@ -264,6 +266,19 @@ func TestServeRedeliveryFromTheFake(t *testing.T) {
 	if n := countEvents(t, db); n != 1 {
 		t.Errorf("%d rows after a redelivery, want 1", n)
 	}
+	var results []string
+	for _, line := range strings.Split(strings.TrimSpace(in.log.String()), "\n") {
+		var rec struct{ Msg, Result, Key, Event string }
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("--log-format json wrote %q: %v", line, err)
+		}
+		if rec.Msg == "edapp webhook: delivery" && rec.Key != "" && rec.Event == "LessonCompletedEvent" {
+			results = append(results, rec.Result)
+		}
+	}
+	if !slices.Equal(results, []string{"stored", "duplicate"}) {
+		t.Errorf("logged results %v", results)
+	}
 }
 
 func TestServeUsage(t *testing.T) {
@@ -276,6 +291,9 @@ func TestServeUsage(t *testing.T) {
 		{"webhooks", "serve", "--db", "sqlite:x.db", "--secret-header", "X Hook=" + hookSecret},
 		{"webhooks", "serve", "--db", "sqlite:x.db", "--insecure-no-secret", "--max-in-flight", "0"},
 		{"webhooks", "serve", "--db", "sqlite:x.db", "--insecure-no-secret", "--path", "healthz"},
+		{"webhooks", "serve", "--db", "sqlite:x.db", "--insecure-no-secret", "--path", "/healthz"},
+		{"webhooks", "serve", "--db", "sqlite:x.db", "--insecure-no-secret", "--path", "/hooks/{id}"},
+		{"webhooks", "serve", "--db", "sqlite:x.db", "--insecure-no-secret", "--path", "/a b"},
 		{"webhooks", "serve", "--db", "sqlite:x.db", "--insecure-no-secret", "--log-format", "xml"},
 		{"webhooks", "serve", "--db", "mysql://h/db", "--insecure-no-secret"},
 	} {
