@@ -9,7 +9,7 @@ import (
 )
 
 // NewTestDelivery returns a delivery body for ev, as the service would send
-// it to a webhook URL, eventName included. For an *edapp.UnknownEvent it
+// it to a webhook URL, eventName included. For an *[edapp.UnknownEvent] it
 // returns a copy of Raw as it is (valid JSON or not, so that tests can also
 // send bodies a receiver must reject), or {"eventName": ...} when Raw is
 // empty. It is meant for tests of receivers:

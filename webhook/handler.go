@@ -17,7 +17,7 @@ import (
 	"github.com/edapp-go/edapp"
 )
 
-// Defaults of NewHandler. Deliveries are small, and a sender that cannot
+// Defaults of [NewHandler]. Deliveries are small, and a sender that cannot
 // send one in 10 s is stalled or hostile.
 const (
 	defaultMaxBody     = 1 << 20
@@ -32,8 +32,8 @@ const (
 // sender that retries should try again later.
 var ErrUnavailable = errors.New("webhook: receiver unavailable")
 
-// Handler receives webhook deliveries. It is an http.Handler; NewHandler
-// and Store.Handler make one. It holds no secret in clear.
+// Handler receives webhook deliveries. It is an http.Handler; [NewHandler]
+// and [Store.Handler] make one. It holds no secret in clear.
 type Handler struct {
 	receive        receiveFunc
 	secretName     string
@@ -59,22 +59,22 @@ type delivery struct {
 }
 
 // NewHandler returns a Handler that receives webhook deliveries, decodes
-// each with edapp.ParseEvent and passes the typed event (an
-// *edapp.UnknownEvent too) to fn, with the request's context. EdApp does
+// each with [edapp.ParseEvent] and passes the typed event (an
+// *[edapp.UnknownEvent] too) to fn, with the request's context. EdApp does
 // not document how deliveries are made (method, headers, retries); the
 // handler expects a POST of the JSON payload.
 //
 // It answers:
 //   - 405 Method Not Allowed, with an Allow header, to any method but POST;
-//   - 401 Unauthorized when WithSecretHeader is given and the header is
+//   - 401 Unauthorized when [WithSecretHeader] is given and the header is
 //     missing or wrong;
-//   - 503 Service Unavailable, with Retry-After, when WithMaxInFlight
-//     deliveries are already being handled, or fn's error is ErrUnavailable;
-//   - 413 Request Entity Too Large to a body over WithMaxBodyBytes (1 MiB by
+//   - 503 Service Unavailable, with Retry-After, when [WithMaxInFlight]
+//     deliveries are already being handled, or fn's error is [ErrUnavailable];
+//   - 413 Request Entity Too Large to a body over [WithMaxBodyBytes] (1 MiB by
 //     default);
-//   - 408 Request Timeout to a body not read within WithReadTimeout (10 s by
+//   - 408 Request Timeout to a body not read within [WithReadTimeout] (10 s by
 //     default);
-//   - 400 Bad Request to a body edapp.ParseEvent rejects;
+//   - 400 Bad Request to a body [edapp.ParseEvent] rejects;
 //   - 500 Internal Server Error when fn returns another error or panics, so
 //     that the sender can deliver the event again;
 //   - 200 OK when fn returns nil.
@@ -85,7 +85,7 @@ type delivery struct {
 // one, the handler stops waiting for the body when the time is up. A panic in
 // fn is recovered and logged with its stack but without the payload.
 //
-// A nil fn or a bad option value is an error wrapping edapp.ErrInvalidInput;
+// A nil fn or a bad option value is an error wrapping [edapp.ErrInvalidInput];
 // a nil option is ignored.
 func NewHandler(fn func(context.Context, edapp.Event) error, opts ...Option) (*Handler, error) {
 	if fn == nil {

@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// Option configures a Handler. A bad value makes NewHandler (or
-// Store.Handler) fail with an error wrapping edapp.ErrInvalidInput.
+// Option configures a Handler. A bad value makes [NewHandler] (or
+// [Store.Handler]) fail with an error wrapping [edapp.ErrInvalidInput].
 type Option func(*Handler)
 
 // problem records a bad option value, for the constructor to report.
@@ -106,7 +106,7 @@ func WithMaxInFlight(n int) Option {
 // WithLogger makes the handler log one line per delivery: a rejected one
 // at Warn, one answered 503 at Warn, one answered 500 because of an error or
 // panic of the event function at Error, and an accepted one at Info, with the
-// status, the reason or the event name and edapp.EventKey, never header
+// status, the reason or the event name and [edapp.EventKey], never header
 // values or the payload. Without it the handler logs only panics, to
 // slog.Default(). A nil logger is an error.
 func WithLogger(l *slog.Logger) Option {

@@ -33,7 +33,7 @@ const (
 )
 
 // Store keeps webhook deliveries in the events table of a database, through
-// database/sql: one row per distinct event, keyed by edapp.EventKey, with
+// database/sql: one row per distinct event, keyed by [edapp.EventKey], with
 // the event's fields in snake_case columns and the delivery as received in
 // raw. A redelivery of a stored event changes nothing.
 //
@@ -57,12 +57,12 @@ type Store struct {
 	stmt         *sql.Stmt // the insert, prepared on conn
 }
 
-// StoreOption configures a Store. A bad value makes NewStore fail with an
-// error wrapping edapp.ErrInvalidInput.
+// StoreOption configures a Store. A bad value makes [NewStore] fail with an
+// error wrapping [edapp.ErrInvalidInput].
 type StoreOption func(*Store) error
 
 // WithWriteTimeout bounds how long a delivery waits for its row to be
-// committed, queueing included; past it, Put fails with ErrUnavailable and
+// committed, queueing included; past it, Put fails with [ErrUnavailable] and
 // the Store's handler answers 503 with Retry-After. The default is 5 s; d
 // must be positive.
 func WithWriteTimeout(d time.Duration) StoreOption {
@@ -129,7 +129,7 @@ func (s *Store) Handler(opts ...Option) (*Handler, error) {
 
 // Put stores ev, whose delivery body was raw, and returns once its row is
 // committed: stored is true for a new row and false for an event already
-// stored. An error that is ErrUnavailable means the database could not take
+// stored. An error that is [ErrUnavailable] means the database could not take
 // it within the write timeout (or the Store is closed); a sender should
 // deliver it again later.
 func (s *Store) Put(ctx context.Context, ev edapp.Event, raw []byte) (stored bool, err error) {
@@ -165,7 +165,7 @@ func (s *Store) put(ctx context.Context, key string, ev edapp.Event, raw []byte)
 func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 
 // Close stops the writer once the deliveries already queued are written,
-// and waits for it. Put fails with ErrUnavailable afterwards. It does not
+// and waits for it. Put fails with [ErrUnavailable] afterwards. It does not
 // close the database.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() { close(s.quit) })

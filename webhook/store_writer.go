@@ -65,7 +65,7 @@ func (s *Store) nextBatch() []*putRequest {
 // write commits batch and answers each delivery. When the transaction
 // fails and the database still answers, each row is tried on its own, so
 // that one row the database refuses fails alone; when the database does
-// not answer, every delivery is told ErrUnavailable.
+// not answer, every delivery is told [ErrUnavailable].
 func (s *Store) write(batch []*putRequest) {
 	if len(batch) == 0 {
 		return
