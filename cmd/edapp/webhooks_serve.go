@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -160,7 +159,7 @@ func (a *app) serveWebhooks(ctx context.Context, o serveOptions) error {
 		return fmt.Errorf("database %s: %s", target.Redacted, cleanDBError(target, err))
 	}
 	defer store.Close()
-	srv, err := newInbox(c, store, db)
+	srv, err := newInbox(c, store)
 	if err != nil {
 		return usageError{err}
 	}
@@ -174,7 +173,7 @@ func (a *app) serveWebhooks(ctx context.Context, o serveOptions) error {
 }
 
 // newInbox is the server: the store's handler at the path, and /healthz.
-func newInbox(c serveConfig, store *webhook.Store, db *sql.DB) (*http.Server, error) {
+func newInbox(c serveConfig, store *webhook.Store) (*http.Server, error) {
 	opts := []webhook.Option{webhook.WithLogger(c.log), webhook.WithMaxInFlight(c.maxInFlight)}
 	if c.secretName != "" {
 		opts = append(opts, webhook.WithSecretHeader(c.secretName, c.secretValue))
@@ -188,7 +187,7 @@ func newInbox(c serveConfig, store *webhook.Store, db *sql.DB) (*http.Server, er
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
-		if err := db.PingContext(ctx); err != nil {
+		if err := store.Ping(ctx); err != nil {
 			http.Error(w, "database unreachable", http.StatusServiceUnavailable)
 			return
 		}
