@@ -17,17 +17,27 @@ func readOpts(resp *edapp.Response) []edapp.RequestOption {
 // collect gathers every item of seq, reporting on prog under name. resp is
 // the Response that seq fills for each page (see readOpts).
 func collect[T any](ctx context.Context, prog progress, name string, resp *edapp.Response, seq iter.Seq2[T, error]) ([]T, error) {
-	s := &stream{ctx: ctx, t: prog.track(name)}
+	t := prog.track(name)
+	totalSet := false
 	var out []T
 	for v, err := range seq {
 		if err != nil {
-			s.t.done(err)
+			t.done(err)
 			return nil, err
 		}
-		s.page(resp)
+		// An iterator fills resp before each page's first item: Attempts
+		// set means a page not seen yet.
+		if resp.Attempts != 0 {
+			if !totalSet && resp.TotalCount >= 0 {
+				t.setTotal(resp.TotalCount)
+				totalSet = true
+			}
+			t.add(0, resp.Waited)
+			resp.Attempts = 0
+		}
 		out = append(out, v)
-		s.t.add(1, 0)
+		t.add(1, 0)
 	}
-	s.t.done(nil)
-	return out, nil
+	t.done(nil)
+	return out, ctx.Err()
 }

@@ -42,10 +42,7 @@ func TestExportLoad(t *testing.T) {
 	wall := time.Since(start)
 	wantCode(t, r, exitOK)
 
-	st, err := loadState(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := loadState(t, dir)
 	total := 0
 	for _, ks := range st.Kinds {
 		total += ks.Records

@@ -19,7 +19,32 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/export"
 )
+
+// exportState is the part of the files destination's state file the
+// tests read.
+type exportState struct {
+	Format string `json:"format"`
+	Kinds  map[string]*struct {
+		Cursor  *time.Time              `json:"cursor"`
+		Parts   []struct{ File string } `json:"parts"`
+		Records int                     `json:"records"`
+	} `json:"kinds"`
+}
+
+func loadState(t *testing.T, dir string) exportState {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, ".edapp-export.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st exportState
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
 
 // exportFixture is the demo account plus n users with a completion each
 // of every lesson of the first demo course.
@@ -232,16 +257,13 @@ func TestExportInterruptedThenResumed(t *testing.T) {
 	if !strings.Contains(r.stderr, "interrupted in attempts") {
 		t.Errorf("stderr: %s", r.stderr)
 	}
-	st, err := loadState(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := loadState(t, dir)
 	if ks := st.Kinds["attempts"]; ks == nil || len(ks.Parts) != 2 || ks.Cursor != nil {
 		t.Fatalf("state after the interruption: %+v", ks)
 	}
 	// A crash after a part was renamed but before the state recorded it
 	// leaves an orphan; the resumed run must not count it.
-	orphan := filepath.Join(dir, "attempts", partName(3, "csv"))
+	orphan := filepath.Join(dir, "attempts", "part-000003.csv")
 	if err := os.WriteFile(orphan, []byte("id\nbogus\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +304,8 @@ func TestExportJSONLKeepsEveryField(t *testing.T) {
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			t.Fatalf("line %d: %v", n+1, err)
 		}
-		for _, c := range attemptColumns {
+		attempts, _ := findKind("attempts")
+		for _, c := range attempts.Columns {
 			if _, ok := m[c]; !ok {
 				t.Errorf("line %d has no %s", n+1, c)
 			}
@@ -304,10 +327,7 @@ func TestExportJSONLKeepsEveryField(t *testing.T) {
 	wantCode(t, runExport(t, context.Background(), srv, nil, "--out", dir, "--kinds", "attempts,lesson_progress_events"), exitOK)
 	r = runExport(t, context.Background(), srv, nil, "--out", dir, "--full", "--kinds", "attempts")
 	wantCode(t, r, exitOK)
-	st, err := loadState(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := loadState(t, dir)
 	if ks := st.Kinds["lesson_progress_events"]; ks == nil || ks.Cursor == nil || len(ks.Parts) != 1 {
 		t.Errorf("--full --kinds attempts touched lesson_progress_events: %+v", ks)
 	}
@@ -316,86 +336,23 @@ func TestExportJSONLKeepsEveryField(t *testing.T) {
 	}
 }
 
-func TestRecordJSONMergesExtra(t *testing.T) {
-	l := edapp.Lesson{ID: "l1", Title: "Lifting", Extra: map[string]json.RawMessage{"passMark": json.RawMessage(`70`), "title": json.RawMessage(`"shadowed"`)}}
-	r, err := newRecord(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := r.json()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	if m["passMark"] != float64(70) || m["title"] != "Lifting" || m["id"] != "l1" {
-		t.Errorf("got %s", b)
-	}
-	// A column the SDK does not know comes from Extra.
-	if got := r.cell("passMark"); got != "70" {
-		t.Errorf("cell(passMark) = %q", got)
-	}
-}
-
-func TestRecordCells(t *testing.T) {
-	score := 87.5
-	ts, _ := edapp.ParseTime("2026-03-07T05:10:36.187Z")
-	for _, tc := range []struct {
-		v    any
-		want map[string]string
-	}{
-		{edapp.User{ID: "u1", Username: "a,b", Roles: []edapp.Role{"app-user", "reviewer"}, UserGroups: []string{"g1", "g2"},
-			CustomFields: map[string]string{"site": "Perth"}},
-			map[string]string{"id": "u1", "name": "a,b", "roles": "app-user;reviewer", "userGroups": "g1;g2",
-				"managedUserGroups": "", "customFields": `{"site":"Perth"}`, "lastActiveDate": ""}},
-		{edapp.Attempt{ID: "a1", Score: 90, Success: true, EarnedStars: 3, StartedDateTime: ts},
-			map[string]string{"score": "90", "success": "true", "earnedStars": "3", "startedDateTime": "2026-03-07T05:10:36.187Z", "completedDateTime": ""}},
-		{edapp.LessonProgressEvent{LessonScore: &score}, map[string]string{"lessonScore": "87.5"}},
-		{edapp.LessonProgressEvent{}, map[string]string{"lessonScore": ""}},
-		{edapp.SurveyQuestionDefinition{Answers: []edapp.SurveyAnswerDefinition{{ID: "x"}}}, map[string]string{"answers": `[{"id":"x","content":""}]`}},
-	} {
-		r, err := newRecord(tc.v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for col, want := range tc.want {
-			if got := r.cell(col); got != want {
-				t.Errorf("%T %s = %q, want %q", tc.v, col, got, want)
-			}
-		}
-	}
-}
-
-func TestRawCell(t *testing.T) {
-	for raw, want := range map[string]string{
-		`"a,b"`: "a,b", `null`: "", `12.5`: "12.5", `true`: "true",
-		`["x","y"]`: "x;y", `{"k":"v"}`: `{"k":"v"}`, `[{"id":"1"}]`: `[{"id":"1"}]`,
-	} {
-		if got := rawCell(json.RawMessage(raw)); got != want {
-			t.Errorf("rawCell(%s) = %q, want %q", raw, got, want)
-		}
-	}
-}
-
 func TestExportCSVHeaders(t *testing.T) {
 	srv, _ := exportFixture(t, 1)
 	dir := t.TempDir()
 	wantCode(t, runExport(t, context.Background(), srv, nil, "--out", dir, "--per-user"), exitOK)
 	var b strings.Builder
-	for _, k := range kinds {
-		file := filepath.Join(dir, k.name+".csv")
-		if k.incremental {
-			file = filepath.Join(dir, k.name, partName(1, "csv"))
+	for _, k := range export.Kinds() {
+		file := filepath.Join(dir, k.Name+".csv")
+		if k.Incremental {
+			file = filepath.Join(dir, k.Name, "part-000001.csv")
 		}
 		fh, err := os.Open(file)
 		if err != nil {
-			t.Fatalf("%s: %v", k.name, err)
+			t.Fatalf("%s: %v", k.Name, err)
 		}
 		line, _ := bufio.NewReader(fh).ReadString('\n')
 		fh.Close()
-		fmt.Fprintf(&b, "%s: %s", k.name, line)
+		fmt.Fprintf(&b, "%s: %s", k.Name, line)
 	}
 	golden(t, "export_headers.golden", b.String())
 }
@@ -498,13 +455,13 @@ func TestExportJSONLKeepsUnknownFields(t *testing.T) {
 	dir := t.TempDir()
 	r := runEnv(t, env{"EDAPP_API_TOKEN": srv.Token, "EDAPP_BASE_URL": proxy.URL}, "export", "--out", dir, "--format", "jsonl", "--per-user")
 	wantCode(t, r, exitOK)
-	for _, k := range kinds {
-		if k.name == "group_members" || k.name == "collection_courses" {
+	for _, k := range export.Kinds() {
+		if k.Name == "group_members" || k.Name == "collection_courses" {
 			continue // the export's own rows, built from two records
 		}
-		files, _ := filepath.Glob(filepath.Join(dir, k.name, "part-*.jsonl"))
-		if !k.incremental {
-			files = []string{filepath.Join(dir, k.name+".jsonl")}
+		files, _ := filepath.Glob(filepath.Join(dir, k.Name, "part-*.jsonl"))
+		if !k.Incremental {
+			files = []string{filepath.Join(dir, k.Name+".jsonl")}
 		}
 		lines := 0
 		for _, f := range files {
@@ -519,16 +476,16 @@ func TestExportJSONLKeepsUnknownFields(t *testing.T) {
 				lines++
 				var m map[string]json.RawMessage
 				if err := json.Unmarshal([]byte(line), &m); err != nil {
-					t.Fatalf("%s: %v", k.name, err)
+					t.Fatalf("%s: %v", k.Name, err)
 				}
 				if string(m["futureField"]) != `{"x":1}` {
-					t.Errorf("%s lost the unknown field: %s", k.name, line)
+					t.Errorf("%s lost the unknown field: %s", k.Name, line)
 					break
 				}
 			}
 		}
 		if lines == 0 {
-			t.Errorf("%s: no records to check", k.name)
+			t.Errorf("%s: no records to check", k.Name)
 		}
 	}
 }

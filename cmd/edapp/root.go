@@ -43,10 +43,12 @@ type app struct {
 	baseURL string
 	verbose bool
 
-	// exportHook is called after each record an export writes (tests).
+	// exportHook is called after each record an export fetches (tests).
 	exportHook func(kind string, n int)
 	// exportPartSize overrides the records per part (tests).
 	exportPartSize int
+	// exportPageSize overrides the records per request (tests).
+	exportPageSize int
 }
 
 // run executes the command line args and returns the process's exit code.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
+	"github.com/edapp-go/edapp/internal/dbschema"
 	"github.com/edapp-go/edapp/webhook"
 )
 
@@ -20,7 +21,7 @@ func TestStoreDurabilitySettings(t *testing.T) {
 	bothDBs(t, func(t *testing.T, url string) {
 		ctx := context.Background()
 		db, dialect := openTestDB(t, url)
-		if dialect == webhook.Postgres {
+		if dialect == dbschema.Postgres {
 			var name string
 			if err := db.QueryRow(`SELECT current_database()`).Scan(&name); err != nil {
 				t.Fatal(err)
@@ -34,7 +35,7 @@ func TestStoreDurabilitySettings(t *testing.T) {
 				t.Fatalf("default synchronous_commit %q, %v", def, err)
 			}
 		}
-		store, err := webhook.NewStore(ctx, db, dialect)
+		store, err := webhook.NewStore(ctx, db, webhook.Dialect(dialect))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +45,7 @@ func TestStoreDurabilitySettings(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := map[string]string{"synchronous_commit": "on"}
-		if dialect == webhook.SQLite {
+		if dialect == dbschema.SQLite {
 			want = map[string]string{"journal_mode": "wal", "synchronous": "2", "busy_timeout": "6000"}
 		}
 		for k, v := range want {

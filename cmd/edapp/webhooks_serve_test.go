@@ -111,17 +111,6 @@ func (in *inbox) health(t *testing.T) int {
 	return resp.StatusCode
 }
 
-// openTestDB opens url as serve does, for the test's own queries.
-func openTestDB(t *testing.T, url string) (*sql.DB, webhook.Dialect) {
-	t.Helper()
-	db, target, err := openDB(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db, webhook.Dialect(target.Dialect)
-}
-
 func countEvents(t *testing.T, db *sql.DB) int {
 	t.Helper()
 	var n int
@@ -175,7 +164,7 @@ func testServeAnswers(t *testing.T, url string) {
 	}
 	var name, userID, raw string
 	var score float64
-	q := dbschema.Rebind(dbschema.Dialect(dialect), `SELECT event_name, user_id, score, raw FROM events WHERE event_key = ?`)
+	q := dbschema.Rebind(dialect, `SELECT event_name, user_id, score, raw FROM events WHERE event_key = ?`)
 	if err := db.QueryRow(q, key).Scan(&name, &userID, &score, &raw); err != nil {
 		t.Fatal(err)
 	}

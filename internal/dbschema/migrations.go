@@ -84,7 +84,7 @@ var exportTables = []Table{
 	// The engine's own: where each kind's fetch stands, and who holds the
 	// database. See package export.
 	{Name: "edapp_export_kinds", Key: []string{"kind"},
-		Columns: cols("kind text, cursor time, walk_run int, walk_from time, walk_to time, walk_pages int, completed_at time")},
+		Columns: cols("kind text, cursor time, walk_run int, walk_from time, walk_started time, walk_pages int, completed_at time")},
 	{Name: "edapp_export_lock", Key: []string{"id"},
 		Columns: cols("id int, holder text, pid int, host text, heartbeat_at time, runs int")},
 }

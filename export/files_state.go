@@ -1,4 +1,4 @@
-package main
+package export
 
 import (
 	"bufio"
@@ -213,7 +213,7 @@ func cleanDir(dir string, st *exportState) error {
 			return true
 		}
 		for _, k := range kinds {
-			if base == k.name+".csv" || base == k.name+".jsonl" {
+			if base == k.Name+".csv" || base == k.Name+".jsonl" {
 				return true
 			}
 		}
@@ -231,10 +231,10 @@ func cleanDir(dir string, st *exportState) error {
 		}
 	}
 	for _, k := range kinds {
-		if !k.incremental {
+		if !k.Incremental {
 			continue
 		}
-		sub, err := os.ReadDir(filepath.Join(dir, k.name))
+		sub, err := os.ReadDir(filepath.Join(dir, k.Name))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -242,7 +242,7 @@ func cleanDir(dir string, st *exportState) error {
 			return err
 		}
 		for _, e := range sub {
-			rel := filepath.Join(k.name, e.Name())
+			rel := filepath.Join(k.Name, e.Name())
 			if e.IsDir() || known[rel] {
 				continue
 			}

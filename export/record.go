@@ -1,12 +1,9 @@
-package main
+package export
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -16,9 +13,9 @@ import (
 	"github.com/edapp-go/edapp"
 )
 
-// record is one exported record: an SDK record struct (or one of the
-// export's own rows), read through the codec of its type.
-type record struct {
+// Record is one exported record: an SDK record struct (or one of the
+// export's own rows, such as a group membership), read by JSON field name.
+type Record struct {
 	v reflect.Value // the struct
 	c *codec
 }
@@ -64,29 +61,29 @@ func codecFor(t reflect.Type) *codec {
 	return c
 }
 
-func newRecord(v any) (record, error) {
+func newRecord(v any) (Record, error) {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
 		rv = rv.Elem()
 	}
 	if rv.Kind() != reflect.Struct {
-		return record{}, fmt.Errorf("export: %T is not a record", v)
+		return Record{}, fmt.Errorf("export: %T is not a record", v)
 	}
-	return record{v: rv, c: codecFor(rv.Type())}, nil
+	return Record{v: rv, c: codecFor(rv.Type())}, nil
 }
 
-func (r record) extra() map[string]json.RawMessage {
+func (r Record) extra() map[string]json.RawMessage {
 	if r.c.extra == nil {
 		return nil
 	}
 	return r.v.FieldByIndex(r.c.extra).Interface().(map[string]json.RawMessage)
 }
 
-// cell renders the named field for CSV: strings as they are, empty dates
+// Cell renders the named field as CSV does: strings as they are, empty dates
 // and absent values as empty, numbers and booleans as JSON writes them,
 // lists of strings joined by ";", and anything else as compact JSON. A
 // name the SDK does not know is looked up among the fields it kept.
-func (r record) cell(name string) string {
+func (r Record) Cell(name string) string {
 	idx, ok := r.c.fields[name]
 	if !ok {
 		return rawCell(r.extra()[name])
@@ -128,8 +125,8 @@ func (r record) cell(name string) string {
 	return rawCell(b)
 }
 
-// time returns the named date field, or the zero time.
-func (r record) time(name string) time.Time {
+// Time returns the named date field, or the zero time.
+func (r Record) Time(name string) time.Time {
 	if idx, ok := r.c.fields[name]; ok {
 		if f := r.v.FieldByIndex(idx); f.Type() == timeType {
 			return f.Interface().(edapp.Time).Time
@@ -138,10 +135,10 @@ func (r record) time(name string) time.Time {
 	return time.Time{}
 }
 
-// json encodes the record with every field: the ones the SDK knows, as it
+// JSON encodes the record with every field: the ones the SDK knows, as it
 // encodes them, and the ones it kept in Extra, as sent. A known field wins
 // over an Extra field of the same name.
-func (r record) json() ([]byte, error) {
+func (r Record) JSON() ([]byte, error) {
 	b, err := json.Marshal(r.v.Interface())
 	if err != nil {
 		return nil, err
@@ -183,71 +180,12 @@ func rawCell(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// recordWriter writes records in one format.
-type recordWriter interface {
-	write(r record) error
-	flush() error
-}
-
-func newRecordWriter(w io.Writer, format string, columns []string) (recordWriter, error) {
-	switch format {
-	case "csv":
-		cw := csv.NewWriter(w)
-		if err := cw.Write(columns); err != nil {
-			return nil, err
-		}
-		return &csvWriter{w: cw, columns: columns, row: make([]string, len(columns))}, nil
-	case "jsonl":
-		return &jsonlWriter{w: w}, nil
+// field returns the struct field the SDK decodes the named JSON field
+// into, or false.
+func (r Record) field(name string) (reflect.Value, bool) {
+	idx, ok := r.c.fields[name]
+	if !ok {
+		return reflect.Value{}, false
 	}
-	return nil, fmt.Errorf("unknown format %q", format)
-}
-
-type csvWriter struct {
-	w       *csv.Writer
-	columns []string
-	row     []string
-}
-
-func (c *csvWriter) write(r record) error {
-	for i, col := range c.columns {
-		c.row[i] = r.cell(col)
-	}
-	return c.w.Write(c.row)
-}
-
-func (c *csvWriter) flush() error {
-	c.w.Flush()
-	return c.w.Error()
-}
-
-type jsonlWriter struct{ w io.Writer }
-
-func (j *jsonlWriter) write(r record) error {
-	b, err := r.json()
-	if err != nil {
-		return err
-	}
-	if _, err := j.w.Write(append(b, '\n')); err != nil {
-		return err
-	}
-	return nil
-}
-
-func (j *jsonlWriter) flush() error { return nil }
-
-// recordKey identifies a record by the named fields, as CSV renders them.
-// It is a digest, so that the keys of a large export stay small in memory
-// and on disk.
-type recordKey [16]byte
-
-func keyOf(r record, fields []string) recordKey {
-	h := sha256.New()
-	for _, f := range fields {
-		h.Write([]byte(r.cell(f)))
-		h.Write([]byte{0x1f})
-	}
-	var k recordKey
-	copy(k[:], h.Sum(nil))
-	return k
+	return r.v.FieldByIndex(idx), true
 }

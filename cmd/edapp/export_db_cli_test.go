@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
+	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/internal/dbschema"
+)
+
+const dbPassword = "hunter2-db-secret"
+
+// noPassword fails when the database password is in any output.
+func noPassword(t *testing.T, r result) {
+	t.Helper()
+	if strings.Contains(r.stdout+r.stderr, dbPassword) {
+		t.Errorf("the database password is in the output:\n%s%s", r.stdout, r.stderr)
+	}
+}
+
+func TestExportDBUsage(t *testing.T) {
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	for _, tc := range []struct {
+		args []string
+		env  env
+		want string
+	}{
+		{[]string{"--db", "mysql://u:" + dbPassword + "@h/db"}, nil, "unknown scheme"},
+		{[]string{"--db", "postgres://u:" + dbPassword + "@h:port/db"}, nil, "invalid database URL"},
+		{[]string{"--db", "sqlite:x.db", "--format", "csv"}, nil, "--format applies to --out only"},
+		{nil, nil, "--db or --out is required"},
+		{[]string{"--db", "sqlite:x.db", "--open-window", "-1h"}, nil, "--open-window"},
+		{nil, env{"EDAPP_EXPORT_DB": "redis://u:" + dbPassword + "@h"}, "unknown scheme"},
+	} {
+		e := fakeEnv(srv)
+		for k, v := range tc.env {
+			e[k] = v
+		}
+		srv.ResetRequests()
+		r := runEnv(t, e, append([]string{"export"}, tc.args...)...)
+		wantCode(t, r, exitUsage)
+		noPassword(t, r)
+		if !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: stderr %q lacks %q", tc.args, r.stderr, tc.want)
+		}
+		if n := len(srv.Requests()); n > 0 {
+			t.Errorf("%v: %d requests sent before the usage error", tc.args, n)
+		}
+	}
+}
+
+func TestExportDBFromEnvironment(t *testing.T) {
+	srv, _ := exportFixture(t, 1)
+	url := dbtest.SQLite(t)
+	e := fakeEnv(srv)
+	e["EDAPP_EXPORT_DB"] = url
+	wantCode(t, runEnv(t, e, "export", "--kinds", "users"), exitOK)
+	db, _ := openTestDB(t, url)
+	if n := dbCounts(t, db, []string{"users"})["users"]; n == 0 {
+		t.Error("EDAPP_EXPORT_DB: no users exported")
+	}
+}
+
+func TestExportDBUnreachableHidesPassword(t *testing.T) {
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	url := "postgres://edapp:" + dbPassword + "@127.0.0.1:" + freeLoopbackPort(t) + "/edapp?sslmode=disable&connect_timeout=3"
+	for _, args := range [][]string{{"export", "--db", url}, {"-v", "export", "--db", url}} {
+		r := runFake(t, srv, args...)
+		wantCode(t, r, exitError)
+		noPassword(t, r)
+		if !strings.Contains(r.stderr, "cannot be reached") || !strings.Contains(r.stderr, "edapp:xxxxx@127.0.0.1") {
+			t.Errorf("stderr: %s", r.stderr)
+		}
+	}
+	if n := len(srv.Requests()); n > 0 {
+		t.Errorf("%d requests sent to the service", n)
+	}
+}
+
+func TestExportDBRefusesNewerSchema(t *testing.T) {
+	bothDBs(t, func(t *testing.T, url string) {
+		srv := edapptest.NewServer()
+		defer srv.Close()
+		db, d := openTestDB(t, url)
+		if err := dbschema.Migrate(context.Background(), db, d); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(dbschema.Rebind(d, `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, 'later', ?)`), dbschema.Latest()+1, "2030-01-01T00:00:00.000000Z"); err != nil {
+			t.Fatal(err)
+		}
+		r := runFake(t, srv, "export", "--db", url)
+		wantCode(t, r, exitError)
+		if !strings.Contains(r.stderr, "newer") {
+			t.Errorf("stderr: %s", r.stderr)
+		}
+		if n := len(srv.Requests()); n > 0 {
+			t.Errorf("%d requests sent", n)
+		}
+	})
+}
+
+// TestExportDBSecondExportRefused: while one export holds the database, a
+// second one is refused before it writes anything.
+func TestExportDBSecondExportRefused(t *testing.T) {
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, _ := exportFixture(t, 1)
+		db, d := openTestDB(t, url)
+		first, err := export.OpenDatabase(context.Background(), db, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := runExport(t, context.Background(), srv, nil, "--db", url)
+		wantCode(t, r, exitError)
+		if !strings.Contains(r.stderr, "another export") {
+			t.Errorf("stderr: %s", r.stderr)
+		}
+		if err := first.Close(); err != nil {
+			t.Fatal(err)
+		}
+		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users"), exitOK)
+	})
+}
+
+// TestExportFormatFromState: a re-run without --format keeps the
+// directory's format; a conflicting --format is refused.
+func TestExportFormatFromState(t *testing.T) {
+	srv, _ := exportFixture(t, 1)
+	dir := t.TempDir()
+	wantCode(t, runExport(t, context.Background(), srv, nil, "--out", dir, "--format", "jsonl", "--kinds", "users,attempts"), exitOK)
+	wantCode(t, runExport(t, context.Background(), srv, nil, "--out", dir, "--kinds", "users,attempts"), exitOK)
+	if m, _ := filepath.Glob(filepath.Join(dir, "*.csv")); len(m) > 0 {
+		t.Errorf("a re-run without --format wrote CSV: %v", m)
+	}
+	if st := loadState(t, dir); st.Format != "jsonl" {
+		t.Errorf("state format %q", st.Format)
+	}
+	r := runExport(t, context.Background(), srv, nil, "--out", dir, "--format", "csv")
+	wantCode(t, r, exitUsage)
+	if !strings.Contains(r.stderr, "jsonl") {
+		t.Errorf("stderr: %s", r.stderr)
+	}
+}

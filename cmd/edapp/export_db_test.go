@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"iter"
+	"slices"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/internal/dbschema"
+)
+
+// openTestDB opens a database the test exported into.
+func openTestDB(t *testing.T, url string) (*sql.DB, dbschema.Dialect) {
+	t.Helper()
+	db, target, err := openDB(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, target.Dialect
+}
+
+func count[T any](t *testing.T, seq iter.Seq2[T, error]) int {
+	t.Helper()
+	n := 0
+	for _, err := range seq {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	return n
+}
+
+// fakeCounts is what the fake holds of each kind: its lists' counts, and
+// for the kinds listed per parent, the sum over the parents.
+func fakeCounts(t *testing.T, srv *edapptest.Server) map[string]int {
+	t.Helper()
+	ctx := context.Background()
+	c := srv.Client()
+	got := map[string]int{
+		"groups":                 count(t, c.UserGroups.All(ctx, nil)),
+		"collections":            count(t, c.Catalog.AllCollections(ctx, nil)),
+		"courses":                count(t, c.Catalog.AllCourses(ctx, nil)),
+		"course_statistics":      count(t, c.Analytics.AllCourseStatistics(ctx, nil)),
+		"lesson_statistics":      count(t, c.Analytics.AllLessonStatistics(ctx, nil)),
+		"survey_questions":       count(t, c.Analytics.AllSurveyQuestionDefinitions(ctx, nil)),
+		"attempts":               count(t, c.Analytics.AllAttempts(ctx, nil)),
+		"course_progress":        count(t, c.Analytics.AllCourseProgress(ctx, nil)),
+		"lesson_progress_events": count(t, c.Analytics.AllLessonProgressEvents(ctx, nil)),
+		"survey_answers":         count(t, c.Analytics.AllSurveyAnswers(ctx, nil)),
+	}
+	for u, err := range c.Users.All(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got["users"]++
+		got["user_custom_fields"] += len(u.CustomFields)
+	}
+	for g, err := range c.UserGroups.All(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got["group_members"] += count(t, c.UserGroups.AllUsers(ctx, g.ID, nil))
+	}
+	for col, err := range c.Catalog.AllCollections(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got["collection_courses"] += count(t, c.Catalog.AllCollectionCourses(ctx, col.ID, nil))
+	}
+	for course, err := range c.Catalog.AllCourses(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		lessons, err := c.Catalog.Lessons(ctx, course.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got["lessons"] += len(lessons)
+	}
+	return got
+}
+
+// dbCounts counts the rows of every kind's table.
+func dbCounts(t *testing.T, db *sql.DB, tables []string) map[string]int {
+	t.Helper()
+	got := map[string]int{}
+	for _, tb := range tables {
+		var n int
+		if err := db.QueryRow(`SELECT COUNT(*) FROM ` + tb).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		got[tb] = n
+	}
+	return got
+}
+
+// snapshot is every row of every kind's table, but edapp_run, as text,
+// sorted: what two exports of the same data must hold alike.
+func snapshot(t *testing.T, db *sql.DB) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, tb := range dbschema.ExportTables() {
+		if strings.HasPrefix(tb.Name, "edapp_") {
+			continue
+		}
+		var cols []string
+		for _, c := range tb.Columns {
+			if c.Name != "edapp_run" {
+				cols = append(cols, c.Name)
+			}
+		}
+		rows, err := db.Query(`SELECT ` + strings.Join(cols, ", ") + ` FROM ` + tb.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			for i, v := range vals {
+				if bs, ok := v.([]byte); ok {
+					v = string(bs)
+				}
+				fmt.Fprintf(&b, "%s=%v|", cols[i], v)
+			}
+			out[tb.Name] = append(out[tb.Name], b.String())
+		}
+		rows.Close()
+		sort.Strings(out[tb.Name])
+	}
+	return out
+}
+
+func kindTables(perUser bool) []string {
+	var out []string
+	for _, tb := range dbschema.ExportTables() {
+		if strings.HasPrefix(tb.Name, "edapp_") || (!perUser && strings.HasPrefix(tb.Name, "user_lesson_progress")) {
+			continue
+		}
+		out = append(out, tb.Name)
+	}
+	return out
+}
+
+func diffSnapshots(t *testing.T, what string, a, b map[string][]string) {
+	t.Helper()
+	for tb := range a {
+		if !slices.Equal(a[tb], b[tb]) {
+			t.Errorf("%s: table %s differs: %d rows, then %d", what, tb, len(a[tb]), len(b[tb]))
+		}
+	}
+}
+
+func TestExportDBFullThenNothingNew(t *testing.T) {
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, _ := exportFixture(t, 5)
+		r := runExport(t, context.Background(), srv, nil, "--db", url)
+		wantCode(t, r, exitOK)
+		db, _ := openTestDB(t, url)
+		want := fakeCounts(t, srv)
+		got := dbCounts(t, db, kindTables(false))
+		for tb, n := range want {
+			if got[tb] != n {
+				t.Errorf("%s: %d rows, the fake holds %d", tb, got[tb], n)
+			}
+		}
+		for _, tb := range kindTables(false) {
+			if got[tb] == 0 && tb != "user_custom_fields" {
+				t.Errorf("%s is empty", tb)
+			}
+		}
+		before := snapshot(t, db)
+		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url), exitOK)
+		diffSnapshots(t, "a second run", before, snapshot(t, db))
+	})
+}
+
+// TestExportDBNewProgressAndOpenAttempts: a re-run adds exactly the new
+// attempts, and an attempt opened three days before the first run, long
+// behind the cursor, is updated in place when it completes, because it is
+// younger than --open-window; with a window of an hour it is not.
+func TestExportDBNewProgressAndOpenAttempts(t *testing.T) {
+	for _, window := range []string{"168h", "1h"} {
+		t.Run(window, func(t *testing.T) {
+			bothDBs(t, func(t *testing.T, url string) { testOpenAttempts(t, url, window) })
+		})
+	}
+}
+
+func testOpenAttempts(t *testing.T, url, window string) {
+	var shift atomic.Int64 // how far the fake's clock is behind
+	srv := edapptest.NewServer(edapptest.WithClock(func() time.Time { return time.Now().Add(-time.Duration(shift.Load())) }))
+	t.Cleanup(srv.Close)
+	demo, err := srv.SeedDemo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shift.Store(int64(72 * time.Hour))
+	open, err := srv.OpenLesson(demo.UserIDs[3], demo.LessonIDs[1][0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	shift.Store(0)
+	wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--open-window", window), exitOK)
+	db, d := openTestDB(t, url)
+	before := dbCounts(t, db, []string{"attempts"})["attempts"]
+	var completed sql.NullString
+	q := dbschema.Rebind(d, `SELECT CAST(completed_date_time AS TEXT) FROM attempts WHERE id = ?`)
+	if err := db.QueryRow(q, open).Scan(&completed); err != nil || completed.Valid {
+		t.Fatalf("the open attempt: %v %v", completed, err)
+	}
+
+	// Dave completes the lesson he opened, and another.
+	if err := srv.CompleteLesson(demo.UserIDs[3], demo.LessonIDs[1][0], 95); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.CompleteLesson(demo.UserIDs[3], demo.LessonIDs[1][1], 80); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--open-window", window), exitOK)
+	after := dbCounts(t, db, []string{"attempts"})["attempts"]
+	if want := fakeCounts(t, srv)["attempts"]; after != want || after-before != 1 {
+		t.Errorf("attempts: %d then %d rows; the fake holds %d (one new)", before, after, want)
+	}
+	if err := db.QueryRow(q, open).Scan(&completed); err != nil {
+		t.Fatal(err)
+	}
+	if landed := completed.Valid; landed != (window == "168h") {
+		t.Errorf("--open-window %s: the completion of a 3-day-old attempt landed: %v", window, landed)
+	}
+}
+
+func TestExportDBMirrorsDeletions(t *testing.T) {
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, demo := exportFixture(t, 3)
+		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url), exitOK)
+		db, d := openTestDB(t, url)
+		gone := demo.UserIDs[2]
+		if err := srv.Client().Users.Delete(context.Background(), gone); err != nil {
+			t.Fatal(err)
+		}
+		has := func() bool {
+			var n int
+			if err := db.QueryRow(dbschema.Rebind(d, `SELECT COUNT(*) FROM users WHERE id = ?`), gone).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n == 1
+		}
+		// An interrupted run deletes nothing.
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		r := runExport(t, ctx, srv, func(a *app) {
+			a.exportHook = func(kind string, n int) {
+				if kind == "users" && n == 2 {
+					cancel()
+				}
+			}
+		}, "--db", url, "--kinds", "users")
+		wantCode(t, r, exitError)
+		if !has() {
+			t.Error("an interrupted run deleted the user")
+		}
+		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users"), exitOK)
+		if has() {
+			t.Error("the deleted user is still in users")
+		}
+		if got, want := dbCounts(t, db, []string{"users"})["users"], fakeCounts(t, srv)["users"]; got != want {
+			t.Errorf("users: %d rows, the fake holds %d", got, want)
+		}
+	})
+}

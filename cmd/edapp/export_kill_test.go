@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
+	"github.com/edapp-go/edapp/edapptest"
+)
+
+// TestExportKillChild is the child process of TestExportDBKillLoop: it
+// runs one export as the environment says, and is killed with SIGKILL.
+func TestExportKillChild(t *testing.T) {
+	if os.Getenv("EDAPP_EXPORT_KILL_CHILD") != "1" {
+		t.Skip("the child process of TestExportDBKillLoop")
+	}
+	var out, errOut strings.Builder
+	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, env: os.Getenv, exportPageSize: killPageSize}
+	args := []string{"export", "--concurrency", "2"}
+	if os.Getenv("EDAPP_EXPORT_KILL_FULL") == "true" {
+		args = append(args, "--full")
+	}
+	code := a.run(context.Background(), args)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+}
+
+// killPageSize is the page of the kill loop's exports: small, so that a
+// walk has many pages to be killed in.
+const killPageSize = 40
+
+// TestExportDBKillLoop kills an export with SIGKILL at random moments, at
+// least 10 times, then lets it finish, and compares every table with a
+// clean export of the same data: equal, row for row. After each kill, a
+// date-filtered kind whose walk was under way resumes after its last
+// committed page. EDAPP_EXPORT_KILL_LOOP=N runs N kills on 20 times the
+// data.
+func TestExportDBKillLoop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills processes; skipped in -short")
+	}
+	kills, users, attempts := 10, 100, 2000
+	if raceEnabled {
+		users, attempts = 40, 800
+	}
+	if n, err := strconv.Atoi(os.Getenv("EDAPP_EXPORT_KILL_LOOP")); err == nil && n > 0 {
+		kills, users, attempts = n, 2000, 40000
+	}
+	// Each database gets its own fake, whose request count paces the
+	// kills, so that the two run side by side.
+	for _, d := range []struct {
+		name string
+		url  func(testing.TB) string
+	}{{"sqlite", dbtest.SQLite}, {"postgres", dbtest.Postgres}} {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			srv := edapptest.NewServer()
+			t.Cleanup(srv.Close)
+			if err := srv.SeedLoad(users, attempts); err != nil {
+				t.Fatal(err)
+			}
+			srv.SetLatency(10 * time.Millisecond)
+			testKillLoop(t, srv, d.url(t), kills)
+		})
+	}
+}
+
+// testKillLoop runs the kill loop into dbURL, then compares it with a
+// clean export.
+func testKillLoop(t *testing.T, srv *edapptest.Server, dbURL string, kills int) {
+	// The clean export first: it also counts the requests of a whole run,
+	// over which the kills are spread.
+	clean := dbtest.SQLite(t)
+	if !strings.HasPrefix(dbURL, "sqlite:") {
+		clean = dbtest.Postgres(t)
+	}
+	srv.ResetRequests()
+	wantCode(t, runExport(t, context.Background(), srv, func(a *app) { a.exportPageSize = killPageSize }, "--db", clean, "--concurrency", "2"), exitOK)
+	requests := len(srv.Requests())
+
+	killLoop(t, srv, dbURL, kills, requests)
+	killed, _ := openTestDB(t, dbURL)
+	whole, _ := openTestDB(t, clean)
+	a, b := snapshot(t, killed), snapshot(t, whole)
+	for _, tb := range []string{"users", "attempts", "lesson_progress_events", "course_progress", "group_members", "lessons"} {
+		if len(b[tb]) == 0 {
+			t.Errorf("the clean export's %s is empty", tb)
+		}
+	}
+	diffSnapshots(t, "killed export against a clean one", b, a)
+}
+
+// killLoop runs the child export and kills it once the fake has answered
+// a random number of its requests (out of the requests of a whole run),
+// kills times; then runs it to the end. After each kill it checks that the
+// next run resumes the walks under way after their committed pages.
+func killLoop(t *testing.T, srv *edapptest.Server, dbURL string, kills, requests int) {
+	t.Helper()
+	done, resumed, full := 0, 0, false
+	for i := 0; done < kills && i < kills*5; i++ {
+		walks := walksUnderWay(t, dbURL)
+		resumed += len(walks)
+		srv.ResetRequests()
+		cmd := childExport(t, srv, dbURL, full)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		stop := make(chan struct{})
+		select {
+		case err := <-exited:
+			// It finished before the kill: the next run starts over with
+			// --full, to give the kills a whole export again.
+			if err != nil {
+				t.Fatalf("child: %v\n%s", err, cmd.Stdout.(*strings.Builder).String())
+			}
+			full = true
+		case <-afterRequests(srv, 1+rand.IntN(requests), stop):
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			<-exited
+			done++
+			full = false
+		}
+		close(stop)
+		checkResumed(t, srv, walks)
+	}
+	if done < kills {
+		t.Fatalf("only %d kills landed", done)
+	}
+	walks := walksUnderWay(t, dbURL)
+	srv.ResetRequests()
+	cmd := childExport(t, srv, dbURL, false)
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the last run: %v\n%s", err, cmd.Stdout.(*strings.Builder).String())
+	}
+	checkResumed(t, srv, walks)
+	t.Logf("%d kills, %d walks resumed after committed pages", done, resumed+len(walks))
+}
+
+func childExport(_ *testing.T, srv *edapptest.Server, dbURL string, full bool) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestExportKillChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "EDAPP_EXPORT_KILL_CHILD=1", "EDAPP_EXPORT_KILL_FULL="+strconv.FormatBool(full), "EDAPP_API_TOKEN="+srv.Token, "EDAPP_BASE_URL="+srv.URL, "EDAPP_EXPORT_DB="+dbURL)
+	cmd.Stdout = new(strings.Builder)
+	cmd.Stderr = cmd.Stdout
+	return cmd
+}
+
+// walk is a date-filtered kind's walk under way: the pages it committed.
+type walk struct {
+	path  string
+	pages int
+}
+
+// walksUnderWay reads the walks an interrupted run left in the database.
+func walksUnderWay(t *testing.T, dbURL string) []walk {
+	db, _, err := openDB(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	paths := map[string]string{"attempts": "/v2/analytics/attempts", "lesson_progress_events": "/v2/analytics/lesson-progress/events"}
+	var out []walk
+	rows, err := db.Query(`SELECT kind, walk_pages FROM edapp_export_kinds WHERE walk_run IS NOT NULL`)
+	if err != nil {
+		if strings.Contains(err.Error(), "edapp_export_kinds") {
+			return nil // not created yet
+		}
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind string
+		var pages sql.NullInt64
+		if err := rows.Scan(&kind, &pages); err != nil {
+			t.Fatal(err)
+		}
+		if p, ok := paths[kind]; ok && pages.Int64 > 0 {
+			out = append(out, walk{p, int(pages.Int64)})
+		}
+	}
+	return out
+}
+
+// checkResumed checks that no walk under way fetched a committed page
+// again.
+func checkResumed(t *testing.T, srv *edapptest.Server, walks []walk) {
+	t.Helper()
+	for _, w := range walks {
+		for _, r := range srv.Requests() {
+			if !strings.EqualFold(r.Path, w.path) {
+				continue
+			}
+			q, _ := url.ParseQuery(r.RawQuery)
+			if page, _ := strconv.Atoi(q.Get("page")); page <= w.pages {
+				t.Errorf("%s: page %d fetched again after %d pages were committed", w.path, page, w.pages)
+			}
+		}
+	}
+}
+
+// afterRequests is closed once the fake has seen n requests, unless stop
+// is closed first.
+func afterRequests(srv *edapptest.Server, n int, stop <-chan struct{}) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		for len(srv.Requests()) < n {
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+		close(ch)
+	}()
+	return ch
+}

@@ -1,0 +1,180 @@
+package export
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/edapp-go/edapp/internal/dbschema"
+)
+
+// Dialect is a database's SQL dialect.
+type Dialect = dbschema.Dialect
+
+// The dialects Database writes.
+const (
+	SQLite   = dbschema.SQLite
+	Postgres = dbschema.Postgres
+)
+
+// ErrSchemaTooNew is returned by OpenDatabase for a database whose schema
+// a newer version of this program wrote.
+var ErrSchemaTooNew = dbschema.ErrTooNew
+
+// ErrLocked is returned by OpenDatabase while another export writes to the
+// same database.
+var ErrLocked = errors.New("export: another export is writing to this database")
+
+// staleLock is how long a lock row whose holder wrote nothing is honoured,
+// when its holder cannot be checked (another host).
+const staleLock = 10 * time.Minute
+
+// lockKey is the PostgreSQL advisory lock an export holds ("edapp-ex").
+const lockKey = 0x65646170702d6578
+
+// Database is the database destination: a table per kind (see the
+// README), a row per record, upserted on the record's identity.
+//
+// A page's rows and the progress they represent commit in one
+// transaction, so an interrupted export resumes after the last committed
+// page and duplicates nothing. A mirrored kind's rows carry the run that
+// saw them (edapp_run); the rows a complete fetch did not see are deleted
+// in the transaction that records the kind complete. Every write goes
+// through one connection.
+type Database struct {
+	conn   *sql.Conn
+	d      Dialect
+	run    int64 // this run's number
+	tables map[string]*table
+
+	// The kind being written.
+	t           *table
+	walk        walkState
+	written     int
+	resumedWalk bool
+}
+
+// walkState is a kind's row in edapp_export_kinds.
+type walkState struct {
+	cursor, from, started time.Time
+	run                   int64 // 0: no walk in progress
+	pages                 int
+}
+
+// OpenDatabase brings db's schema up to date (refusing one newer than it
+// knows, ErrSchemaTooNew) and takes the database for this export: a
+// second export into the same database is refused with ErrLocked until
+// this one calls Close. The caller opened db with a driver for d.
+func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect) (*Database, error) {
+	if err := dbschema.Migrate(ctx, db, d); err != nil {
+		return nil, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	x := &Database{conn: conn, d: d, tables: map[string]*table{}}
+	if err := x.lock(ctx); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return x, nil
+}
+
+// Close lets another export take the database.
+func (x *Database) Close() error {
+	ctx := context.Background()
+	if x.d == Postgres {
+		x.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, int64(lockKey))
+	} else {
+		x.conn.ExecContext(ctx, `UPDATE edapp_export_lock SET holder = NULL WHERE id = 1 AND pid = ?`, os.Getpid())
+	}
+	return x.conn.Close()
+}
+
+func (x *Database) q(query string) string { return dbschema.Rebind(x.d, query) }
+
+// lock takes the database, and numbers this run.
+func (x *Database) lock(ctx context.Context) error {
+	if x.d == Postgres {
+		var ok bool
+		if err := x.conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, int64(lockKey)).Scan(&ok); err != nil {
+			return err
+		}
+		if !ok {
+			return ErrLocked
+		}
+	}
+	return x.tx(ctx, func(tx *sql.Tx) error {
+		var holder sql.NullString
+		var pid sql.NullInt64
+		var host sql.NullString
+		var beat any
+		err := tx.QueryRowContext(ctx, `SELECT holder, pid, host, heartbeat_at FROM edapp_export_lock WHERE id = 1`).Scan(&holder, &pid, &host, &beat)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if x.d == SQLite && holder.Valid && !stale(host.String, int(pid.Int64), scanTime(beat)) {
+			return fmt.Errorf("%w (%s since %s)", ErrLocked, holder.String, scanTime(beat).Format(time.RFC3339))
+		}
+		me, _ := os.Hostname()
+		return tx.QueryRowContext(ctx, x.q(`INSERT INTO edapp_export_lock (id, holder, pid, host, heartbeat_at, runs) VALUES (1, ?, ?, ?, ?, 1)
+ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, host = excluded.host, heartbeat_at = excluded.heartbeat_at,
+runs = edapp_export_lock.runs + 1 RETURNING runs`),
+			fmt.Sprintf("pid %d on %s", os.Getpid(), me), os.Getpid(), me, x.timeArg(time.Now())).Scan(&x.run)
+	})
+}
+
+// stale reports whether a SQLite lock row's holder is gone: a process of
+// this host that no longer runs, or a holder silent for staleLock.
+func stale(host string, pid int, beat time.Time) bool {
+	if me, _ := os.Hostname(); host == me && pid > 0 && !processAlive(pid) {
+		return true
+	}
+	return time.Since(beat) > staleLock
+}
+
+// tx runs f in a transaction on the export's connection.
+func (x *Database) tx(ctx context.Context, f func(*sql.Tx) error) error {
+	tx, err := x.conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// timeArg is t as the dialect stores it; nil for the zero time.
+func (x *Database) timeArg(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	if x.d == SQLite {
+		return t.UTC().Format(dbschema.TimeLayout)
+	}
+	return t.UTC()
+}
+
+// scanTime reads a time scanned into an any: a time.Time (PostgreSQL) or
+// text (SQLite); the zero time for NULL or anything else.
+func scanTime(v any) time.Time {
+	switch v := v.(type) {
+	case time.Time:
+		return v.UTC()
+	case []byte:
+		return scanTime(string(v))
+	case string:
+		t, err := time.Parse(time.RFC3339Nano, strings.Replace(v, " ", "T", 1))
+		if err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}

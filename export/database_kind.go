@@ -1,0 +1,168 @@
+package export
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Resume continues a walk an interrupted run left, or starts an
+// incremental kind from its cursor minus Overlap, and earlier when an
+// open record younger than the open window is older than that.
+func (x *Database) Resume(ctx context.Context, k *Kind, r RunInfo) (Plan, error) {
+	t, err := x.table(k)
+	if err != nil {
+		return Plan{}, err
+	}
+	x.t, x.written, x.resumedWalk = t, 0, false
+	if r.Fresh {
+		if _, err := x.conn.ExecContext(ctx, x.q(`DELETE FROM edapp_export_kinds WHERE kind = ?`), k.Name); err != nil {
+			return Plan{}, err
+		}
+	}
+	if x.walk, err = x.readWalk(ctx, k.Name); err != nil {
+		return Plan{}, err
+	}
+	if x.walk.run != 0 {
+		return Plan{From: x.walk.from, Page: x.walk.pages + 1}, nil
+	}
+	p := Plan{From: r.Since, Page: 1}
+	if !x.walk.cursor.IsZero() {
+		p.From = x.walk.cursor.Add(-Overlap)
+	}
+	if k.OpenField != "" && r.OpenWindow > 0 && !p.From.IsZero() {
+		open, err := x.oldestOpen(ctx, k, r.Now.Add(-r.OpenWindow))
+		if err != nil {
+			return Plan{}, err
+		}
+		if !open.IsZero() && open.Before(p.From) {
+			p.From = open
+		}
+	}
+	return p, nil
+}
+
+// oldestOpen is the date of the oldest open record dated after since.
+func (x *Database) oldestOpen(ctx context.Context, k *Kind, since time.Time) (time.Time, error) {
+	date, open := snake(k.DateField), snake(k.OpenField)
+	var v any
+	q := x.q(`SELECT MIN(` + date + `) FROM ` + k.Name + ` WHERE ` + open + ` IS NULL AND ` + date + ` >= ?`)
+	if err := x.conn.QueryRowContext(ctx, q, x.timeArg(since)).Scan(&v); err != nil {
+		return time.Time{}, err
+	}
+	return scanTime(v), nil
+}
+
+func (x *Database) readWalk(ctx context.Context, kind string) (walkState, error) {
+	var w walkState
+	var cursor, from, started any
+	var run, pages sql.NullInt64
+	err := x.conn.QueryRowContext(ctx, x.q(`SELECT cursor, walk_run, walk_from, walk_started, walk_pages FROM edapp_export_kinds WHERE kind = ?`), kind).
+		Scan(&cursor, &run, &from, &started, &pages)
+	if errors.Is(err, sql.ErrNoRows) {
+		return w, nil
+	}
+	if err != nil {
+		return w, err
+	}
+	w.cursor, w.from, w.started = scanTime(cursor), scanTime(from), scanTime(started)
+	w.run, w.pages = run.Int64, int(pages.Int64)
+	return w, nil
+}
+
+// Begin continues the walk Resume found when the fetch starts where it
+// said, and records a new walk otherwise.
+func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
+	if x.walk.run != 0 && p.From.Equal(x.walk.from) && p.Page == x.walk.pages+1 {
+		x.resumedWalk = true
+		return nil
+	}
+	x.walk = walkState{cursor: x.walk.cursor, from: p.From, run: x.run, pages: max(p.Page-1, 0)}
+	_, err := x.conn.ExecContext(ctx, x.q(`INSERT INTO edapp_export_kinds (kind, walk_run, walk_from, walk_started, walk_pages) VALUES (?, ?, ?, NULL, ?)
+ON CONFLICT (kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from = excluded.walk_from, walk_started = NULL, walk_pages = excluded.walk_pages`),
+		k.Name, x.walk.run, x.timeArg(p.From), x.walk.pages)
+	return err
+}
+
+// Write upserts the batch's rows and records the pages they complete, in
+// one transaction.
+func (x *Database) Write(ctx context.Context, b *Batch) error {
+	if x.walk.started.IsZero() {
+		x.walk.started = b.Started
+	}
+	err := x.tx(ctx, func(tx *sql.Tx) error {
+		if err := x.upsert(ctx, tx, x.t, b.Records); err != nil {
+			return err
+		}
+		if x.t.name == "users" {
+			if err := x.upsertCustomFields(ctx, tx, b.Records); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, x.q(`UPDATE edapp_export_kinds SET walk_pages = CASE WHEN walk_pages > ? THEN walk_pages ELSE ? END,
+walk_started = COALESCE(walk_started, ?) WHERE kind = ?`), b.Pages, b.Pages, x.timeArg(b.Started), x.t.name)
+		if err == nil && x.d == SQLite {
+			_, err = tx.ExecContext(ctx, `UPDATE edapp_export_lock SET heartbeat_at = ? WHERE id = 1`, x.timeArg(time.Now()))
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", x.t.name, err)
+	}
+	x.written += len(b.Records)
+	return nil
+}
+
+// End records a complete kind: a mirror drops the rows this walk did not
+// see, an incremental kind's cursor moves to the walk's start. An
+// incomplete kind changes nothing: its walk resumes next time.
+func (x *Database) End(ctx context.Context, k *Kind, r *KindResult) error {
+	if r.Err != nil {
+		return nil
+	}
+	started := x.walk.started
+	if started.IsZero() {
+		started = r.Started
+	}
+	var deleted int64
+	err := x.tx(ctx, func(tx *sql.Tx) error {
+		if !k.Incremental {
+			n, err := x.deleteUnseen(ctx, tx, k.Name)
+			if err != nil {
+				return err
+			}
+			deleted = n
+			if k.Name == "users" {
+				if _, err := x.deleteUnseen(ctx, tx, "user_custom_fields"); err != nil {
+					return err
+				}
+			}
+		}
+		cursor := x.walk.cursor
+		if k.Incremental && started.After(cursor) {
+			cursor = started
+		}
+		_, err := tx.ExecContext(ctx, x.q(`UPDATE edapp_export_kinds SET cursor = ?, walk_run = NULL, walk_from = NULL, walk_started = NULL,
+walk_pages = NULL, completed_at = ? WHERE kind = ?`), x.timeArg(cursor), x.timeArg(time.Now()), k.Name)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", k.Name, err)
+	}
+	note := fmt.Sprintf("%d rows written", x.written)
+	if deleted > 0 {
+		note += fmt.Sprintf(", %d deleted", deleted)
+	}
+	r.Notes = append(r.Notes, note+"  table "+k.Name)
+	return nil
+}
+
+func (x *Database) deleteUnseen(ctx context.Context, tx *sql.Tx, table string) (int64, error) {
+	res, err := tx.ExecContext(ctx, x.q(`DELETE FROM `+table+` WHERE edapp_run IS NULL OR edapp_run <> ?`), x.walk.run)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}

@@ -1,0 +1,267 @@
+package export
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/edapp-go/edapp"
+)
+
+// batchSize is the most records a batch holds; a page of a single-list
+// kind is one batch.
+const batchSize = edapp.MaxPageSize
+
+// batchesAhead is how many batches may wait for the destinations while the
+// next pages are fetched: writing overlaps fetching, in bounded memory.
+const batchesAhead = 4
+
+type engine struct {
+	opts  Options
+	dests []Destination
+	f     *fetcher
+	run   RunInfo
+}
+
+// kind fetches one kind into every destination.
+func (e *engine) kind(ctx context.Context, k *Kind) *KindResult {
+	t := e.opts.Progress.Track(k.Name)
+	r := &KindResult{Kind: k.Name}
+	p, err := e.plan(ctx, k)
+	if err != nil {
+		r.Err = err
+		t.Done(err)
+		return r
+	}
+	fctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	s := newStream(fctx, k, p, t, e.opts.Now)
+	done := make(chan error, 1)
+	go func() { done <- e.write(fctx, s.out, cancel) }()
+	err = k.fetch(fctx, e.f, p, s)
+	s.finish(err == nil)
+	werr := <-done
+	r.Records, r.Requests, r.Dropped, r.Started = s.records, s.requests, s.dropped, s.started
+	r.Err = errors.Join(werr, err)
+	if werr != nil {
+		r.Err = werr // the fetch then only saw the cancellation
+	}
+	for _, d := range e.dests {
+		// End records the outcome even when ctx ended the run: it only
+		// finishes what the batches started.
+		if err := d.End(context.WithoutCancel(ctx), k, r); err != nil && r.Err == nil {
+			r.Err = err
+		}
+	}
+	t.Done(r.Err)
+	return r
+}
+
+// plan asks every destination where it would start, tells them where the
+// fetch starts: the earliest From, and a resumed page only when all agree.
+func (e *engine) plan(ctx context.Context, k *Kind) (Plan, error) {
+	var p Plan
+	for i, d := range e.dests {
+		q, err := d.Resume(ctx, k, e.run)
+		if err != nil {
+			return Plan{}, err
+		}
+		q.Page = max(q.Page, 1)
+		switch {
+		case i == 0:
+			p = q
+		case !q.From.Equal(p.From) || q.Page != p.Page:
+			p = Plan{From: earliest(p.From, q.From), Page: 1}
+		}
+	}
+	if !k.Incremental || k.PerParent {
+		p.From = time.Time{}
+	}
+	if k.PerParent {
+		p.Page = 1
+	}
+	for _, d := range e.dests {
+		if err := d.Begin(ctx, k, p); err != nil {
+			return Plan{}, err
+		}
+	}
+	return p, nil
+}
+
+// earliest is the earlier of two lower bounds; zero (no bound) wins.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || b.IsZero() {
+		return time.Time{}
+	}
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// write hands every batch to the destinations, in order. On a failure it
+// stops the fetch and drains the rest.
+func (e *engine) write(ctx context.Context, in <-chan *Batch, cancel context.CancelCauseFunc) error {
+	var failed error
+	for b := range in {
+		if failed != nil {
+			continue
+		}
+		for _, d := range e.dests {
+			// A batch fetched before an interruption is still written.
+			if err := d.Write(context.WithoutCancel(ctx), b); err != nil {
+				failed = err
+				cancel(err)
+				break
+			}
+		}
+	}
+	return failed
+}
+
+// stream takes the records of one kind, from one goroutine or several,
+// and cuts them into batches at page boundaries.
+type stream struct {
+	ctx  context.Context // checked before each record: Ctrl-C stops mid-page
+	k    *Kind
+	mu   sync.Mutex
+	t    tracker
+	out  chan *Batch
+	cur  []Record
+	base int // pages complete before this run's first (a resumed walk)
+	seen int // pages this run has started (single-list kinds)
+
+	started                    time.Time
+	localStart                 time.Time
+	totalSet                   bool
+	records, requests, dropped int
+	parents                    int
+}
+
+type tracker = Tracker
+
+func newStream(ctx context.Context, k *Kind, p Plan, t Tracker, now func() time.Time) *stream {
+	return &stream{ctx: ctx, k: k, t: t, out: make(chan *Batch, batchesAhead), base: max(p.Page-1, 0), localStart: now().UTC()}
+}
+
+// flush sends the records gathered so far as a batch covering pages
+// complete pages. Called with mu held.
+func (s *stream) flush(pages int) {
+	if len(s.cur) == 0 && pages == 0 {
+		return
+	}
+	if s.k.PerParent {
+		pages = 0
+	}
+	s.out <- &Batch{Kind: s.k, Records: s.cur, Pages: pages, Started: s.startTime()}
+	s.cur = nil
+}
+
+// finish sends the last batch and closes the stream. complete says the
+// fetch reached the end: the current page is then complete too.
+func (s *stream) finish(complete bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pages := s.base + max(s.seen-1, 0)
+	if complete {
+		pages = s.base + s.seen
+	}
+	s.flush(pages)
+	close(s.out)
+}
+
+func (s *stream) startTime() time.Time {
+	if s.started.IsZero() {
+		return s.localStart
+	}
+	return s.started
+}
+
+// parentDone counts n more parents done out of total.
+func (s *stream) parentDone(n, total int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.parents += n
+	s.t.Parents(s.parents, total)
+}
+
+// onPage takes the metadata of a page, once: the first answer's Date is
+// the walk's start, the total count of a single list drives the bar, and
+// every page's wait for the budget is counted. An iterator fills resp
+// before the first item of each page, so a resp with Attempts set is a
+// page not seen yet: the page before it is complete.
+func (s *stream) onPage(resp *edapp.Response) {
+	if resp == nil || resp.Attempts == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started.IsZero() {
+		s.started = serviceTime(resp, s.localStart)
+	}
+	if !s.k.PerParent {
+		if s.seen > 0 {
+			s.flush(s.base + s.seen)
+		}
+		s.seen++
+		if !s.totalSet && resp.TotalCount >= 0 {
+			s.t.SetTotal(resp.TotalCount)
+			s.totalSet = true
+		}
+	}
+	s.requests++
+	s.dropped += len(resp.Dropped)
+	s.t.Add(0, resp.Waited)
+	resp.Attempts = 0
+}
+
+// serviceTime is the time the service answered, from its Date header, so
+// that a skewed local clock moves no cursor; local when it sent none.
+func serviceTime(resp *edapp.Response, local time.Time) time.Time {
+	d, err := http.ParseTime(resp.Header.Get("Date"))
+	if err != nil {
+		return local
+	}
+	return d.UTC()
+}
+
+func (s *stream) emit(v any) error {
+	if err := s.ctx.Err(); err != nil {
+		return err
+	}
+	r, err := newRecord(v)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cur = append(s.cur, r)
+	s.records++
+	s.t.Add(1, 0)
+	if len(s.cur) >= batchSize && s.k.PerParent {
+		s.flush(0)
+	}
+	return nil
+}
+
+// each sends every item of seq to s, calling seen (if not nil) on each.
+// resp is the Response seq fills for each page (see fetcher.opts).
+func each[T any](s *stream, resp *edapp.Response, seq iter.Seq2[T, error], seen func(T)) error {
+	for v, err := range seq {
+		if err != nil {
+			return err
+		}
+		s.onPage(resp)
+		if seen != nil {
+			seen(v)
+		}
+		if err := s.emit(v); err != nil {
+			return err
+		}
+	}
+	s.onPage(resp) // a list with no items still had a page
+	return nil
+}

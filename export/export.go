@@ -1,0 +1,238 @@
+package export
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/edapp-go/edapp"
+)
+
+// Overlap is how far before its cursor an incremental kind is fetched
+// again, to catch records the service dated before they became visible.
+const Overlap = 10 * time.Minute
+
+// DefaultOpenWindow is how long an open attempt is fetched again, waiting
+// for its completion (see Options.OpenWindow).
+const DefaultOpenWindow = 7 * 24 * time.Hour
+
+// Options say what an export fetches. The zero value exports every kind
+// but the per-user ones, four requests at a time.
+type Options struct {
+	// Kinds are the names of the kinds to export (see Kinds); empty: all.
+	Kinds []string
+	// PerUser adds the kinds fetched one request per user.
+	PerUser bool
+	// Since is where an incremental kind without a cursor starts; zero:
+	// from the beginning.
+	Since time.Time
+	// Full forgets what the destinations hold of the kinds exported, and
+	// fetches them from Since again.
+	Full bool
+	// Concurrency is how many requests are in flight: pages of one list,
+	// or parents of a per-parent kind. Default 4, at most 64.
+	Concurrency int
+	// PageSize is the records asked for per request; default and at most
+	// edapp.MaxPageSize. A smaller page commits more often.
+	PageSize int
+	// OpenWindow: an open record (an attempt not yet completed) is fetched
+	// again on each run while it started less than OpenWindow ago, so that
+	// its completion lands. Default DefaultOpenWindow; a negative value
+	// turns it off.
+	OpenWindow time.Duration
+	// Progress, when not nil, is told about each kind as it is fetched.
+	Progress Progress
+	// Now is the clock (default time.Now), for tests.
+	Now func() time.Time
+}
+
+// Progress receives an export's progress, kind by kind.
+type Progress interface {
+	Track(kind string) Tracker
+}
+
+// Tracker reports on one kind. Its methods are called from one goroutine
+// at a time.
+type Tracker interface {
+	SetTotal(n int)                  // the records expected, from the service's count
+	Add(n int, waited time.Duration) // n more records fetched, and time spent waiting for the budget
+	Parents(done, total int)         // for a per-parent kind: parents done
+	Done(err error)                  // the kind ended; nil: complete
+}
+
+// Plan is where the fetch of a kind starts.
+type Plan struct {
+	// From is the lower date bound of an incremental kind; zero: everything.
+	From time.Time
+	// Page is the first page of a single-list kind, for a walk resumed
+	// after an interruption; 0 or 1: the first.
+	Page int
+}
+
+// Batch is what a destination writes at once: records of one kind, in the
+// order fetched.
+type Batch struct {
+	Kind    *Kind
+	Records []Record
+	// Pages is the number of pages of the walk (counted from page 1) that
+	// are complete once this batch is written, for a single-list kind; a
+	// destination that commits it with the records resumes after them.
+	// 0 for a per-parent kind.
+	Pages int
+	// Started is when the walk started, by the service's clock (its Date
+	// header) when it sent one.
+	Started time.Time
+}
+
+// KindResult is the outcome of one kind.
+type KindResult struct {
+	Kind     string
+	Records  int // fetched
+	Requests int
+	Dropped  int // odd values the SDK left out
+	// Started is when the walk started, by the service's clock when it
+	// sent one. A destination moves an incremental kind's cursor to it
+	// once the kind is complete.
+	Started time.Time
+	// Err is nil when the kind was fetched in full and written.
+	Err error
+	// Notes are short lines from the destinations for the summary.
+	Notes []string
+}
+
+// A Destination receives an export. The engine calls its methods from one
+// goroutine at a time, kind after kind: Resume, Begin, Write for each
+// batch, then End.
+type Destination interface {
+	// Resume says where the kind's fetch would start for this destination.
+	// fresh (Options.Full) asks it to forget what it holds of the kind.
+	Resume(ctx context.Context, k *Kind, r RunInfo) (Plan, error)
+	// Begin says where the fetch starts: the earliest of the destinations'
+	// plans, so possibly earlier than this one's.
+	Begin(ctx context.Context, k *Kind, p Plan) error
+	// Write stores a batch. Once it returns, the records are durable.
+	Write(ctx context.Context, b *Batch) error
+	// End ends the kind. r.Err nil: the fetch was complete, and a mirror
+	// may drop what it did not see.
+	End(ctx context.Context, k *Kind, r *KindResult) error
+}
+
+// RunInfo is what a destination may need to plan a kind.
+type RunInfo struct {
+	Fresh      bool          // Options.Full
+	Since      time.Time     // Options.Since
+	Now        time.Time     // the run's start, by the local clock
+	OpenWindow time.Duration // Options.OpenWindow; 0: off
+}
+
+// Summary is the outcome of a run.
+type Summary struct {
+	Kinds []KindResult
+}
+
+// ErrInterrupted is wrapped by Run's error when ctx ended the run; the
+// next run resumes.
+var ErrInterrupted = errors.New("export interrupted")
+
+// Run exports the kinds to the destinations. Kinds run one after another;
+// a kind that fails does not stop the others. It returns an error when a
+// kind failed or ctx ended the run, and the summary of what was done.
+func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destination) (*Summary, error) {
+	ks, err := selectKinds(opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(dests) == 0 {
+		return nil, errors.New("export: no destination")
+	}
+	opts = withDefaults(opts)
+	e := &engine{opts: opts, dests: dests, f: &fetcher{c: c, concurrency: opts.Concurrency, pageSize: opts.PageSize}}
+	e.run = RunInfo{Fresh: opts.Full, Since: opts.Since, Now: opts.Now().UTC(), OpenWindow: max(opts.OpenWindow, 0)}
+	sum := &Summary{}
+	var failed []string
+	for i := range ks {
+		k := &ks[i]
+		r := e.kind(ctx, k)
+		sum.Kinds = append(sum.Kinds, *r)
+		if ctx.Err() != nil {
+			return sum, fmt.Errorf("%w in %s; run it again to resume: %w", ErrInterrupted, k.Name, context.Cause(ctx))
+		}
+		if r.Err != nil {
+			failed = append(failed, fmt.Sprintf("%s: %v", k.Name, r.Err))
+		}
+	}
+	if len(failed) > 0 {
+		return sum, fmt.Errorf("%d kind(s) failed; the others are complete:\n  %s", len(failed), strings.Join(failed, "\n  "))
+	}
+	return sum, nil
+}
+
+func withDefaults(o Options) Options {
+	if o.Concurrency == 0 {
+		o.Concurrency = edapp.DefaultPageConcurrency
+	}
+	if o.PageSize <= 0 || o.PageSize > edapp.MaxPageSize {
+		o.PageSize = edapp.MaxPageSize
+	}
+	if o.OpenWindow == 0 {
+		o.OpenWindow = DefaultOpenWindow
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Progress == nil {
+		o.Progress = noProgress{}
+	}
+	return o
+}
+
+// selectKinds checks the options and returns the kinds to run, in order.
+func selectKinds(o Options) ([]Kind, error) {
+	if o.Concurrency < 0 || o.Concurrency > 64 {
+		return nil, fmt.Errorf("export: invalid concurrency %d: want 1 to 64", o.Concurrency)
+	}
+	for _, name := range o.Kinds {
+		if !slices.ContainsFunc(kinds, func(k Kind) bool { return k.Name == name }) {
+			return nil, fmt.Errorf("export: unknown kind %q: want some of %s", name, strings.Join(KindNames(func(Kind) bool { return true }), ","))
+		}
+	}
+	var out []Kind
+	for _, k := range kinds {
+		if len(o.Kinds) > 0 && !slices.Contains(o.Kinds, k.Name) {
+			continue
+		}
+		if k.PerUser && !o.PerUser {
+			if len(o.Kinds) > 0 {
+				return nil, fmt.Errorf("export: kind %s needs PerUser", k.Name)
+			}
+			continue
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// KindNames lists the names of the kinds that filter accepts, in order.
+func KindNames(filter func(Kind) bool) []string {
+	var out []string
+	for _, k := range kinds {
+		if filter(k) {
+			out = append(out, k.Name)
+		}
+	}
+	return out
+}
+
+type noProgress struct{}
+
+func (noProgress) Track(string) Tracker { return noTracker{} }
+
+type noTracker struct{}
+
+func (noTracker) SetTotal(int)           {}
+func (noTracker) Add(int, time.Duration) {}
+func (noTracker) Parents(int, int)       {}
+func (noTracker) Done(error)             {}

@@ -1,0 +1,357 @@
+package export
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"time"
+)
+
+// defaultPartSize is how many records a part of an incremental kind holds
+// at most. A run interrupted in the middle of a kind keeps its finished parts.
+const defaultPartSize = 50000
+
+// Files is the files destination: CSV or JSONL files in a directory, with
+// the export's state in a file beside them.
+//
+// A mirrored kind is written to DIR/<kind>.<ext>, replaced whole when its
+// fetch is complete. An incremental kind gets new part files,
+// DIR/<kind>/part-NNNNNN.<ext>, holding the records not written before
+// (by its KeyFields): a changed record (an attempt since completed) is
+// written again as a new row, so the last row for a key is the latest.
+// Every file is written under a temporary name and renamed when whole, and
+// the state moves only after the data it covers is on disk.
+type Files struct {
+	dir      string
+	format   string
+	partSize int
+	st       *exportState
+
+	// The kind being written.
+	k       *Kind
+	full    *atomicFile // a mirrored kind's file
+	fw      recordWriter
+	parts   *partWriter // an incremental kind's parts
+	seen    map[recordKey]struct{}
+	dups    int
+	written int
+}
+
+// FilesOption configures Files.
+type FilesOption func(*Files)
+
+// WithPartSize sets the most records in a part file (default 50,000).
+func WithPartSize(n int) FilesOption {
+	return func(f *Files) {
+		if n > 0 {
+			f.partSize = n
+		}
+	}
+}
+
+// OpenFiles opens (creating it if needed) the export directory dir. format
+// is "csv" or "jsonl", or "" for the format the directory already holds
+// (csv for a new one). A format that differs from the directory's is an
+// error, unless fresh (Options.Full) starts it over.
+func OpenFiles(dir, format string, fresh bool, opts ...FilesOption) (*Files, error) {
+	if format != "" && format != "csv" && format != "jsonl" {
+		return nil, fmt.Errorf("export: invalid format %q: want csv or jsonl", format)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	st, err := loadState(dir)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case format == "":
+		format = st.Format
+		if format == "" {
+			format = "csv"
+		}
+	case st.Format != "" && st.Format != format && !fresh:
+		return nil, fmt.Errorf("%w: %s holds a %s export: use --format %s, or --full to start over in %s", ErrFormat, dir, st.Format, st.Format, format)
+	}
+	if st.Format != format {
+		// A directory holds one format: a switch starts every kind over.
+		st = &exportState{Version: 1, Kinds: map[string]*kindState{}}
+	}
+	st.Format = format
+	f := &Files{dir: dir, format: format, partSize: defaultPartSize, st: st}
+	for _, o := range opts {
+		o(f)
+	}
+	// The state goes first: a reset is on disk before any file it forgot
+	// is removed.
+	if err := st.save(dir); err != nil {
+		return nil, err
+	}
+	if err := cleanDir(dir, st); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// ErrFormat is wrapped by OpenFiles's error for a format that is not the
+// directory's.
+var ErrFormat = fmt.Errorf("export: format mismatch")
+
+// Format is the directory's format: csv or jsonl.
+func (f *Files) Format() string { return f.format }
+
+func (f *Files) ext() string { return f.format }
+
+// Resume starts an incremental kind from its cursor minus Overlap, a
+// mirrored one from the start.
+func (f *Files) Resume(_ context.Context, k *Kind, r RunInfo) (Plan, error) {
+	if r.Fresh {
+		delete(f.st.Kinds, k.Name)
+		if err := f.st.save(f.dir); err != nil {
+			return Plan{}, err
+		}
+	}
+	p := Plan{From: r.Since}
+	if ks := f.st.Kinds[k.Name]; ks != nil && ks.Cursor != nil {
+		p.From = ks.Cursor.Add(-Overlap)
+	}
+	return p, nil
+}
+
+// Begin opens the kind's file, or loads the keys of the parts the fetch
+// may meet again.
+func (f *Files) Begin(_ context.Context, k *Kind, p Plan) error {
+	f.k, f.dups, f.written, f.seen = k, 0, 0, nil
+	if !k.Incremental {
+		a, err := createAtomic(filepath.Join(f.dir, k.Name+"."+f.ext()))
+		if err != nil {
+			return err
+		}
+		w, err := newRecordWriter(a, f.format, k.Columns)
+		if err != nil {
+			a.abort()
+			return err
+		}
+		f.full, f.fw = a, w
+		return nil
+	}
+	ks := f.st.kind(k.Name)
+	f.seen = map[recordKey]struct{}{}
+	// The keys of the parts with records dated from the lower bound on,
+	// or all of them for a kind whose records show no date.
+	for _, part := range ks.Parts {
+		if k.DateField == "" || p.From.IsZero() || part.Undated || !part.MaxTime.Before(p.From) {
+			if err := readKeys(filepath.Join(f.dir, filepath.FromSlash(part.Keys)), f.seen); err != nil {
+				return err
+			}
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(f.dir, k.Name), 0o755); err != nil {
+		return err
+	}
+	f.parts = &partWriter{f: f, k: k, ks: ks}
+	return nil
+}
+
+// Write appends the batch's records: all of them for a mirrored kind, the
+// ones not written before for an incremental kind.
+func (f *Files) Write(_ context.Context, b *Batch) error {
+	for _, r := range b.Records {
+		if f.full != nil {
+			if err := f.fw.write(r); err != nil {
+				return err
+			}
+			f.written++
+			continue
+		}
+		key := keyOf(r, f.k.KeyFields)
+		if _, dup := f.seen[key]; dup {
+			f.dups++
+			continue
+		}
+		f.seen[key] = struct{}{}
+		var date time.Time
+		if f.k.DateField != "" {
+			date = r.Time(f.k.DateField)
+		} else {
+			date = b.Started
+		}
+		if err := f.parts.write(r, key, date); err != nil {
+			return err
+		}
+		f.written++
+	}
+	return nil
+}
+
+// End commits the kind's file or last part and, for a complete
+// incremental kind, moves its cursor to the walk's start. A failed kind
+// keeps the parts it finished and drops the rest.
+func (f *Files) End(_ context.Context, k *Kind, r *KindResult) error {
+	defer func() { f.k, f.full, f.fw, f.parts, f.seen = nil, nil, nil, nil, nil }()
+	if f.full != nil {
+		return f.endFull(k, r)
+	}
+	if f.parts == nil {
+		return nil
+	}
+	if r.Err != nil {
+		f.parts.abort()
+		return f.parts.commitErr
+	}
+	if err := f.parts.commit(); err != nil {
+		f.parts.abort()
+		return err
+	}
+	ks := f.st.kind(k.Name)
+	cursor := r.Started
+	if ks.Cursor == nil || cursor.After(*ks.Cursor) {
+		ks.Cursor = &cursor
+	}
+	if err := f.st.save(f.dir); err != nil {
+		return err
+	}
+	where := "nothing new"
+	if w := f.parts.written; len(w) > 0 {
+		where = w[0]
+		if len(w) > 1 {
+			where += " .. " + path.Base(w[len(w)-1])
+		}
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("%d new records (%d already exported)  %s", f.written, f.dups, where))
+	return nil
+}
+
+func (f *Files) endFull(k *Kind, r *KindResult) error {
+	if r.Err != nil {
+		f.full.abort()
+		return nil
+	}
+	err := f.fw.flush()
+	if err != nil {
+		f.full.abort()
+		return err
+	}
+	if err := f.full.commit(); err != nil {
+		return err
+	}
+	ks := f.st.kind(k.Name)
+	ks.Records, ks.Updated = f.written, time.Now().UTC()
+	if err := f.st.save(f.dir); err != nil {
+		return err
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("%d records  %s", f.written, k.Name+"."+f.ext()))
+	return nil
+}
+
+// partWriter writes the new records of an incremental kind into parts of
+// at most partSize records. Each finished part is renamed into place with
+// its keys, and only then recorded in the state.
+type partWriter struct {
+	f  *Files
+	k  *Kind
+	ks *kindState
+
+	a         *atomicFile
+	w         recordWriter
+	keys      []recordKey
+	maxTime   time.Time
+	undated   bool
+	written   []string
+	commitErr error
+}
+
+func (p *partWriter) write(r Record, key recordKey, date time.Time) error {
+	if p.a == nil {
+		if err := p.open(); err != nil {
+			return err
+		}
+	}
+	if err := p.w.write(r); err != nil {
+		return err
+	}
+	p.keys = append(p.keys, key)
+	if date.IsZero() {
+		p.undated = true
+	} else if date.After(p.maxTime) {
+		p.maxTime = date
+	}
+	if len(p.keys) >= p.f.partSize {
+		if err := p.commit(); err != nil {
+			p.commitErr = err
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *partWriter) nextNumber() int {
+	n := 0
+	for _, part := range p.ks.Parts {
+		var i int
+		if _, err := fmt.Sscanf(path.Base(part.File), "part-%d", &i); err == nil && i > n {
+			n = i
+		}
+	}
+	return n + 1
+}
+
+func (p *partWriter) open() error {
+	name := partName(p.nextNumber(), p.f.ext())
+	a, err := createAtomic(filepath.Join(p.f.dir, p.k.Name, name))
+	if err != nil {
+		return err
+	}
+	w, err := newRecordWriter(a, p.f.format, p.k.Columns)
+	if err != nil {
+		a.abort()
+		return err
+	}
+	p.a, p.w, p.keys, p.maxTime, p.undated = a, w, nil, time.Time{}, false
+	return nil
+}
+
+// commit finishes the open part, if any: keys, then data, then state.
+func (p *partWriter) commit() error {
+	if p.a == nil {
+		return nil
+	}
+	a := p.a
+	p.a = nil
+	n := p.nextNumber()
+	info := partInfo{
+		File:    path.Join(p.k.Name, partName(n, p.f.ext())),
+		Keys:    path.Join(p.k.Name, keysName(n)),
+		Records: len(p.keys),
+		MaxTime: p.maxTime,
+		Undated: p.undated,
+	}
+	if err := p.w.flush(); err != nil {
+		a.abort()
+		return err
+	}
+	if err := writeKeys(filepath.Join(p.f.dir, filepath.FromSlash(info.Keys)), p.keys); err != nil {
+		a.abort()
+		return err
+	}
+	if err := a.commit(); err != nil {
+		return err
+	}
+	p.ks.Parts = append(p.ks.Parts, info)
+	p.ks.Records += info.Records
+	p.ks.Updated = time.Now().UTC()
+	if err := p.f.st.save(p.f.dir); err != nil {
+		return err
+	}
+	p.written = append(p.written, info.File)
+	return nil
+}
+
+func (p *partWriter) abort() {
+	if p.a != nil {
+		p.a.abort()
+		p.a = nil
+	}
+}

@@ -1,0 +1,294 @@
+package export
+
+import (
+	"context"
+
+	"github.com/edapp-go/edapp"
+)
+
+// Kind is one kind of record the export fetches. A destination reads its
+// fields; the engine alone fetches it.
+type Kind struct {
+	Name    string   // the table, file (mirrored kinds) or directory (incremental kinds)
+	Columns []string // CSV columns, in order: the record's JSON field names
+	PerUser bool     // costs one request per user; only with Options.PerUser
+	// PerParent kinds are fetched with one list per parent (group, course,
+	// collection, user), so no single total count drives their progress.
+	PerParent bool
+
+	// Incremental kinds have a date filter: a run fetches them from the
+	// cursor minus Overlap and upserts. The other kinds are fetched in full
+	// and mirrored. DateField is the record field the filter bounds; empty
+	// when the filter bounds a time the records do not show (course
+	// progress: the time of the last change). KeyFields identify a record
+	// in the files destination, which keeps every version of a record.
+	Incremental bool
+	DateField   string
+	KeyFields   []string
+	// OpenField, when set, is a date field that is empty while a record is
+	// open (an attempt not yet completed): such records are fetched again
+	// while younger than Options.OpenWindow.
+	OpenField string
+
+	// fetch sends every record to s, from p.
+	fetch func(ctx context.Context, x *fetcher, p Plan, s *stream) error
+}
+
+// memberRow is one user's membership of one group.
+type memberRow struct {
+	GroupID        string `json:"groupId"`
+	UserID         string `json:"userId"`
+	UserExternalID string `json:"userExternalId"`
+}
+
+// collectionCourseRow is one course's place in one collection.
+type collectionCourseRow struct {
+	CollectionID string `json:"collectionId"`
+	CourseID     string `json:"courseId"`
+}
+
+var (
+	attemptColumns = []string{"id", "userId", "userExternalId", "courseId", "courseExternalId", "lessonId", "lessonExternalId",
+		"startedDateTime", "completedDateTime", "score", "success", "earnedStars"}
+	courseProgressColumns = []string{"userId", "userExternalId", "userName", "userFirstName", "userLastName",
+		"courseId", "courseExternalId", "courseTitle", "unlocked", "unlockedDateTime", "opened", "openedDateTime",
+		"completed", "completedDateTime", "lessonsTotal", "lessonsUnlocked", "lessonsCompleted", "archived",
+		"percentageCompleted", "score"}
+	progressEventColumns = []string{"userId", "userEmail", "userFirstName", "userLastName", "courseId", "courseTitle",
+		"courseExternalId", "lessonId", "lessonTitle", "lessonExternalId", "eventName", "eventDateTime", "lessonScore"}
+	progressEventKey = []string{"userId", "lessonId", "eventName", "eventDateTime"}
+)
+
+// kinds lists every kind, in the order the export runs them.
+var kinds = []Kind{
+	{
+		Name:    "users",
+		Columns: []string{"id", "name", "email", "firstName", "lastName", "externalId", "timeZone", "roles", "userGroups", "managedUserGroups", "customFields", "lastActiveDate"},
+		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
+			var ids []string
+			r := new(edapp.Response)
+			err := each(s, r, x.c.Users.All(ctx, &edapp.UserListOptions{ListOptions: x.listOptions(p)}, x.opts(r)...), func(u edapp.User) { ids = append(ids, u.ID) })
+			if err == nil && p.Page <= 1 {
+				x.userIDs = ids
+			}
+			return err
+		},
+	},
+	{
+		Name:    "groups",
+		Columns: []string{"id", "name", "inviteCode", "hasChildren"},
+		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
+			var ids []string
+			r := new(edapp.Response)
+			err := each(s, r, x.c.UserGroups.All(ctx, x.listFrom(p), x.opts(r)...), func(g edapp.UserGroup) { ids = append(ids, g.ID) })
+			if err == nil && p.Page <= 1 {
+				x.groupIDs = ids
+			}
+			return err
+		},
+	},
+	{
+		Name:      "group_members",
+		PerParent: true,
+		Columns:   []string{"groupId", "userId", "userExternalId"},
+		fetch: func(ctx context.Context, x *fetcher, _ Plan, s *stream) error {
+			groups, err := x.ids(ctx, &x.groupIDs, func(ctx context.Context) ([]string, error) {
+				return idsOf(x.c.UserGroups.All(ctx, x.listOpts(), x.opts(nil)...), func(g edapp.UserGroup) string { return g.ID })
+			})
+			if err != nil {
+				return err
+			}
+			return x.fanOut(ctx, s, groups, func(ctx context.Context, groupID string) error {
+				r := new(edapp.Response)
+				for u, err := range x.c.UserGroups.AllUsers(ctx, groupID, x.listOpts(), x.opts(r)...) {
+					if err != nil {
+						return err
+					}
+					s.onPage(r)
+					if err := s.emit(memberRow{groupID, u.ID, u.ExternalID}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		},
+	},
+	{
+		Name:    "collections",
+		Columns: []string{"id", "title", "description"},
+		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
+			var ids []string
+			r := new(edapp.Response)
+			err := each(s, r, x.c.Catalog.AllCollections(ctx, x.listFrom(p), x.opts(r)...), func(c edapp.CourseCollection) { ids = append(ids, c.ID) })
+			if err == nil && p.Page <= 1 {
+				x.collectionIDs = ids
+			}
+			return err
+		},
+	},
+	{
+		Name:      "collection_courses",
+		PerParent: true,
+		Columns:   []string{"collectionId", "courseId"},
+		fetch: func(ctx context.Context, x *fetcher, _ Plan, s *stream) error {
+			cols, err := x.ids(ctx, &x.collectionIDs, func(ctx context.Context) ([]string, error) {
+				return idsOf(x.c.Catalog.AllCollections(ctx, x.listOpts(), x.opts(nil)...), func(c edapp.CourseCollection) string { return c.ID })
+			})
+			if err != nil {
+				return err
+			}
+			return x.fanOut(ctx, s, cols, func(ctx context.Context, colID string) error {
+				r := new(edapp.Response)
+				for c, err := range x.c.Catalog.AllCollectionCourses(ctx, colID, x.listOpts(), x.opts(r)...) {
+					if err != nil {
+						return err
+					}
+					s.onPage(r)
+					if err := s.emit(collectionCourseRow{colID, c.ID}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		},
+	},
+	{
+		Name:    "courses",
+		Columns: []string{"id", "externalId", "title", "description", "status", "locale", "duration", "thumbnailUrl", "createdDateTime", "modifiedDateTime"},
+		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
+			var ids []string
+			r := new(edapp.Response)
+			err := each(s, r, x.c.Catalog.AllCourses(ctx, x.listFrom(p), x.opts(r)...), func(c edapp.Course) { ids = append(ids, c.ID) })
+			if err == nil && p.Page <= 1 {
+				x.courseIDs = ids
+			}
+			return err
+		},
+	},
+	{
+		Name:      "lessons",
+		PerParent: true,
+		Columns:   []string{"id", "courseId", "externalId", "title", "description", "status", "minimumScore"},
+		fetch: func(ctx context.Context, x *fetcher, _ Plan, s *stream) error {
+			courses, err := x.ids(ctx, &x.courseIDs, func(ctx context.Context) ([]string, error) {
+				return idsOf(x.c.Catalog.AllCourses(ctx, x.listOpts(), x.opts(nil)...), func(c edapp.Course) string { return c.ID })
+			})
+			if err != nil {
+				return err
+			}
+			return x.fanOut(ctx, s, courses, func(ctx context.Context, courseID string) error {
+				r := new(edapp.Response)
+				lessons, err := x.c.Catalog.Lessons(ctx, courseID, x.opts(r)...)
+				if err != nil {
+					return err
+				}
+				s.onPage(r)
+				for _, l := range lessons {
+					if err := s.emit(l); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		},
+	},
+	{
+		Name:    "course_statistics",
+		Columns: []string{"courseId", "totalUsers", "completedCount", "openedCount"},
+		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
+			r := new(edapp.Response)
+			return each(s, r, x.c.Analytics.AllCourseStatistics(ctx, &edapp.CourseStatisticsListOptions{ListOptions: x.listOptions(p)}, x.opts(r)...), nil)
+		},
+	},
+	{
+		Name:    "lesson_statistics",
+		Columns: []string{"lessonId", "courseId", "lessonTitle", "totalUsers", "openedCount", "completedCount"},
+		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
+			r := new(edapp.Response)
+			return each(s, r, x.c.Analytics.AllLessonStatistics(ctx, &edapp.LessonStatisticsListOptions{ListOptions: x.listOptions(p)}, x.opts(r)...), nil)
+		},
+	},
+	{
+		Name:    "survey_questions",
+		Columns: []string{"id", "courseId", "lessonId", "slideId", "questionType", "questionContent", "answers"},
+		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
+			r := new(edapp.Response)
+			return each(s, r, x.c.Analytics.AllSurveyQuestionDefinitions(ctx, &edapp.SurveyQuestionDefinitionListOptions{ListOptions: x.listOptions(p)}, x.opts(r)...), nil)
+		},
+	},
+	{
+		Name:        "attempts",
+		Columns:     attemptColumns,
+		Incremental: true,
+		DateField:   "startedDateTime",
+		OpenField:   "completedDateTime",
+		KeyFields:   []string{"id", "completedDateTime"},
+		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
+			r := new(edapp.Response)
+			return each(s, r, x.c.Analytics.AllAttempts(ctx, &edapp.AttemptListOptions{ListOptions: x.listOptions(p), StartDateTime: p.From}, x.opts(r)...), nil)
+		},
+	},
+	{
+		Name:        "course_progress",
+		Columns:     courseProgressColumns,
+		Incremental: true,
+		KeyFields:   courseProgressColumns,
+		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
+			r := new(edapp.Response)
+			return each(s, r, x.c.Analytics.AllCourseProgress(ctx, &edapp.CourseProgressListOptions{ListOptions: x.listOptions(p), ModifiedSinceDateTime: p.From}, x.opts(r)...), nil)
+		},
+	},
+	{
+		Name:        "lesson_progress_events",
+		Columns:     progressEventColumns,
+		Incremental: true,
+		DateField:   "eventDateTime",
+		KeyFields:   progressEventKey,
+		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
+			r := new(edapp.Response)
+			return each(s, r, x.c.Analytics.AllLessonProgressEvents(ctx, &edapp.LessonProgressEventListOptions{ListOptions: x.listOptions(p), MinEventDateTime: p.From}, x.opts(r)...), nil)
+		},
+	},
+	{
+		Name: "survey_answers",
+		Columns: []string{"id", "courseId", "courseExternalId", "lessonId", "lessonExternalId", "slideId", "userId", "userExternalId",
+			"attemptId", "questionId", "questionContent", "answerDefinitionId", "answerContent", "answeredDateTime"},
+		Incremental: true,
+		DateField:   "answeredDateTime",
+		KeyFields:   []string{"id"},
+		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
+			r := new(edapp.Response)
+			return each(s, r, x.c.Analytics.AllSurveyAnswers(ctx, &edapp.SurveyAnswerListOptions{ListOptions: x.listOptions(p), StartDateTime: p.From}, x.opts(r)...), nil)
+		},
+	},
+	{
+		Name:      "user_lesson_progress",
+		Columns:   []string{"userId", "courseId", "lessonId", "lessonTitle", "opened", "openedDateTime", "completed", "completedDateTime", "score", "attempts"},
+		PerUser:   true,
+		PerParent: true,
+		fetch: func(ctx context.Context, x *fetcher, _ Plan, s *stream) error {
+			return x.perUser(ctx, s, func(ctx context.Context, userID string) error {
+				r := new(edapp.Response)
+				return each(s, r, x.c.Analytics.AllUserLessonProgress(ctx, userID, &edapp.UserLessonProgressListOptions{ListOptions: x.listOptions(Plan{})}, x.opts(r)...), nil)
+			})
+		},
+	},
+	{
+		Name:        "user_lesson_progress_events",
+		Columns:     progressEventColumns,
+		PerUser:     true,
+		PerParent:   true,
+		Incremental: true,
+		DateField:   "eventDateTime",
+		KeyFields:   progressEventKey,
+		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
+			return x.perUser(ctx, s, func(ctx context.Context, userID string) error {
+				r := new(edapp.Response)
+				return each(s, r, x.c.Analytics.AllUserLessonProgressEvents(ctx, userID, &edapp.UserLessonProgressEventListOptions{ListOptions: x.listOptions(Plan{}), MinEventDateTime: p.From}, x.opts(r)...), nil)
+			})
+		},
+	},
+}
+
+// Kinds returns every kind, in the order an export runs them.
+func Kinds() []Kind { return append([]Kind(nil), kinds...) }
