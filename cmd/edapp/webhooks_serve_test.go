@@ -293,3 +293,34 @@ func TestServeUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestServeREADMEQuery runs the README's query over an export and the
+// events serve received from the fake, on both databases.
+func TestServeREADMEQuery(t *testing.T) {
+	query := readmeQueries(t)["lesson completions received live, with the export's users and courses"]
+	if query == "" {
+		t.Fatal("the README has no such query")
+	}
+	bothDBs(t, func(t *testing.T, url string) {
+		srv := edapptest.NewServer()
+		t.Cleanup(srv.Close)
+		demo, err := srv.SeedDemo()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := runFake(t, srv, "export", "--db", url); r.code != exitOK {
+			t.Fatalf("export: %d %s", r.code, r.stderr)
+		}
+		in := startInbox(t, url)
+		if _, err := srv.AddWebhook(edapp.EventLessonCompleted, in.url+"/", map[string]string{hookHeader: hookSecret}); err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.CompleteLesson(demo.UserIDs[0], demo.LessonIDs[0][0], 88); err != nil {
+			t.Fatal(err)
+		}
+		rows := rowsOf(t, url, query)
+		if len(rows) != 1 || !strings.Contains(rows[0][1], "@") || rows[0][2] == "" || rows[0][4] != "88" {
+			t.Errorf("rows %q", rows)
+		}
+	})
+}
