@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
@@ -127,16 +128,18 @@ func (s *Store) Handler(opts ...Option) (*Handler, error) {
 	}, opts)
 }
 
-// Put stores ev, whose delivery body was raw, and returns once its row is
-// committed: stored is true for a new row and false for an event already
-// stored. An error that is [ErrUnavailable] means the database could not take
-// it within the write timeout (or the Store is closed); a sender should
-// deliver it again later.
+// Put stores ev, whose delivery body (JSON) was raw, and returns once its
+// row is committed: stored is true for a new row and false for an event
+// already stored. An error that is [ErrUnavailable] means the database could
+// not take it within the write timeout (or the Store is closed); a sender
+// should deliver it again later. A nil event or a raw that is not JSON is
+// an error wrapping [edapp.ErrInvalidInput].
 func (s *Store) Put(ctx context.Context, ev edapp.Event, raw []byte) (stored bool, err error) {
-	if ev == nil {
-		return false, fmt.Errorf("%w: webhook store: nil event", edapp.ErrInvalidInput)
+	key := edapp.EventKey(ev)
+	if key == "" || !json.Valid(raw) {
+		return false, fmt.Errorf("%w: webhook store: Put needs an event and its delivery's JSON body", edapp.ErrInvalidInput)
 	}
-	return s.put(ctx, edapp.EventKey(ev), ev, raw)
+	return s.put(ctx, key, ev, raw)
 }
 
 func (s *Store) put(ctx context.Context, key string, ev edapp.Event, raw []byte) (bool, error) {

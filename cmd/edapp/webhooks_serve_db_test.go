@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/internal/dbschema"
 	"github.com/edapp-go/edapp/webhook"
@@ -138,4 +140,46 @@ func TestServeSQLiteLocked(t *testing.T) {
 	if n := countEvents(t, db); n != 1 {
 		t.Errorf("%d rows, want 1", n)
 	}
+}
+
+// TestStorePut: Put's answers, its refusals, and after Close.
+func TestStorePut(t *testing.T) {
+	bothDBs(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		db, dialect := openTestDB(t, url)
+		store, err := webhook.NewStore(ctx, db, webhook.Dialect(dialect))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := lessonDelivery(3)
+		ev, err := edapp.ParseEvent(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []bool{true, false} {
+			if stored, err := store.Put(ctx, ev, body); err != nil || stored != want {
+				t.Errorf("Put = %v, %v; want %v", stored, err, want)
+			}
+		}
+		for name, call := range map[string]func() error{
+			"nil event":    func() error { _, err := store.Put(ctx, nil, body); return err },
+			"typed nil":    func() error { _, err := store.Put(ctx, (*edapp.LessonCompletedEvent)(nil), body); return err },
+			"raw not JSON": func() error { _, err := store.Put(ctx, ev, []byte("{")); return err },
+			"no raw":       func() error { _, err := store.Put(ctx, ev, nil); return err },
+			"write timeout": func() error {
+				_, err := webhook.NewStore(ctx, db, webhook.Dialect(dialect), webhook.WithWriteTimeout(0))
+				return err
+			},
+			"no database":     func() error { _, err := webhook.NewStore(ctx, nil, webhook.SQLite); return err },
+			"unknown dialect": func() error { _, err := webhook.NewStore(ctx, db, webhook.Dialect(9)); return err },
+		} {
+			if err := call(); !errors.Is(err, edapp.ErrInvalidInput) {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+		store.Close()
+		if _, err := store.Put(ctx, ev, body); !errors.Is(err, webhook.ErrUnavailable) {
+			t.Errorf("Put after Close: %v", err)
+		}
+	})
 }
