@@ -493,7 +493,11 @@ func EventKey(ev Event) string {
 	t := eventTypes[ev.Name()]
 	v := reflect.ValueOf(ev).Elem()
 	whole := v.FieldByName("Timestamp").Interface().(Time).IsZero()
-	writeKeyPart(h, map[bool]string{false: "identity", true: "whole"}[whole])
+	if whole {
+		writeKeyPart(h, "whole")
+	} else {
+		writeKeyPart(h, "identity")
+	}
 	writeKeyPart(h, string(ev.Name()))
 	for _, f := range t.fields {
 		if f.identity || whole {
