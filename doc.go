@@ -126,11 +126,12 @@
 //
 // # Webhooks
 //
-// Webhooks.Create links an event name to a URL of yours. NewWebhookHandler
-// is an http.Handler that receives the deliveries: it checks a secret
-// header, bounds the body's size and the time to read it, decodes the event
-// with ParseEvent and hands your function one of the ten typed events (or an
-// *UnknownEvent). NewTestDelivery builds a realistic delivery for your tests.
+// Webhooks.Create links an event name to a URL of yours. The webhook
+// package (github.com/edapp-go/edapp/webhook) receives the deliveries: its
+// handler checks a secret header, bounds the body's size and the time to
+// read it, decodes the event with ParseEvent and hands your function one of
+// the ten typed events (or an *UnknownEvent). EventKey gives each event a
+// stable key, to store a redelivered event once.
 //
 // # Testing with edapptest
 //

@@ -2,12 +2,18 @@ package edapp
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -33,23 +39,30 @@ const (
 )
 
 // eventTable lists the events the SDK knows, in the order EventNames returns
-// them: each name with the constructor of its struct. It drives ParseEvent,
-// EventNames and the events' JSON methods.
+// them: each name with the constructor of its struct and the JSON names of
+// the fields that identify one occurrence (see EventKey). It drives
+// ParseEvent, EventNames, EventKey and the events' methods (go generate
+// writes events_methods.go from it).
+//
+//go:generate go run ./internal/eventgen
 var eventTable = []struct {
-	name EventName
-	new  func() Event
+	name     EventName
+	new      func() Event
+	identity []string
 }{
-	{EventCourseCompleted, newEvent[CourseCompletedEvent]},
-	{EventLessonCompleted, newEvent[LessonCompletedEvent]},
-	{EventLessonPublished, newEvent[LessonPublishedEvent]},
-	{EventLessonUnpublished, newEvent[LessonUnpublishedEvent]},
-	{EventCoursePublished, newEvent[CoursePublishedEvent]},
-	{EventCourseUnPublished, newEvent[CourseUnPublishedEvent]},
-	{EventRapidRefreshSessionStartedNotification, newEvent[RapidRefreshSessionStartedNotificationEvent]},
-	{EventRapidRefreshRetrySessionStartedNotification, newEvent[RapidRefreshRetrySessionStartedNotificationEvent]},
-	{EventRapidRefreshSessionReminderNotification, newEvent[RapidRefreshSessionReminderNotificationEvent]},
-	{EventCourseReminderWebHook, newEvent[CourseReminderWebHookEvent]},
+	{EventCourseCompleted, newEvent[CourseCompletedEvent], []string{"userId", "courseId", "timestamp"}},
+	{EventLessonCompleted, newEvent[LessonCompletedEvent], []string{"userId", "lessonId", "timestamp"}},
+	{EventLessonPublished, newEvent[LessonPublishedEvent], []string{"userId", "lessonId", "timestamp"}},
+	{EventLessonUnpublished, newEvent[LessonUnpublishedEvent], []string{"userId", "lessonId", "timestamp"}},
+	{EventCoursePublished, newEvent[CoursePublishedEvent], []string{"userId", "courseId", "timestamp"}},
+	{EventCourseUnPublished, newEvent[CourseUnPublishedEvent], []string{"userId", "courseId", "timestamp"}},
+	{EventRapidRefreshSessionStartedNotification, newEvent[RapidRefreshSessionStartedNotificationEvent], rapidRefreshIdentity},
+	{EventRapidRefreshRetrySessionStartedNotification, newEvent[RapidRefreshRetrySessionStartedNotificationEvent], rapidRefreshIdentity},
+	{EventRapidRefreshSessionReminderNotification, newEvent[RapidRefreshSessionReminderNotificationEvent], rapidRefreshIdentity},
+	{EventCourseReminderWebHook, newEvent[CourseReminderWebHookEvent], []string{"userId", "courseId", "dueDate", "timestamp"}},
 }
+
+var rapidRefreshIdentity = []string{"userId", "quizId", "quizSession", "timestamp"}
 
 func newEvent[T any, P interface {
 	*T
@@ -68,8 +81,8 @@ func EventNames() []EventName {
 	return names
 }
 
-// Event is a decoded webhook delivery. ParseEvent and the handler of
-// NewWebhookHandler return one of the ten event structs as a pointer (for
+// Event is a decoded webhook delivery. ParseEvent and the handler of the
+// webhook package (github.com/edapp-go/edapp/webhook) return one of the ten event structs as a pointer (for
 // example *LessonCompletedEvent), or *UnknownEvent for a name the SDK does
 // not know. Switch on the type to read the fields:
 //
@@ -189,55 +202,6 @@ type CourseReminderWebHookEvent struct {
 	Timestamp      Time   `json:"timestamp"`  // when the reminder was made
 }
 
-func (*CourseCompletedEvent) Name() EventName   { return EventCourseCompleted }
-func (*LessonCompletedEvent) Name() EventName   { return EventLessonCompleted }
-func (*LessonPublishedEvent) Name() EventName   { return EventLessonPublished }
-func (*LessonUnpublishedEvent) Name() EventName { return EventLessonUnpublished }
-func (*CoursePublishedEvent) Name() EventName   { return EventCoursePublished }
-func (*CourseUnPublishedEvent) Name() EventName { return EventCourseUnPublished }
-func (*RapidRefreshSessionStartedNotificationEvent) Name() EventName {
-	return EventRapidRefreshSessionStartedNotification
-}
-func (*RapidRefreshRetrySessionStartedNotificationEvent) Name() EventName {
-	return EventRapidRefreshRetrySessionStartedNotification
-}
-func (*RapidRefreshSessionReminderNotificationEvent) Name() EventName {
-	return EventRapidRefreshSessionReminderNotification
-}
-func (*CourseReminderWebHookEvent) Name() EventName           { return EventCourseReminderWebHook }
-func (e CourseCompletedEvent) MarshalJSON() ([]byte, error)   { return marshalEvent(&e) }
-func (e LessonCompletedEvent) MarshalJSON() ([]byte, error)   { return marshalEvent(&e) }
-func (e LessonPublishedEvent) MarshalJSON() ([]byte, error)   { return marshalEvent(&e) }
-func (e LessonUnpublishedEvent) MarshalJSON() ([]byte, error) { return marshalEvent(&e) }
-func (e CoursePublishedEvent) MarshalJSON() ([]byte, error)   { return marshalEvent(&e) }
-func (e CourseUnPublishedEvent) MarshalJSON() ([]byte, error) { return marshalEvent(&e) }
-func (e RapidRefreshSessionStartedNotificationEvent) MarshalJSON() ([]byte, error) {
-	return marshalEvent(&e)
-}
-func (e RapidRefreshRetrySessionStartedNotificationEvent) MarshalJSON() ([]byte, error) {
-	return marshalEvent(&e)
-}
-func (e RapidRefreshSessionReminderNotificationEvent) MarshalJSON() ([]byte, error) {
-	return marshalEvent(&e)
-}
-func (e CourseReminderWebHookEvent) MarshalJSON() ([]byte, error) { return marshalEvent(&e) }
-func (e *CourseCompletedEvent) UnmarshalJSON(b []byte) error      { return unmarshalEvent(b, e) }
-func (e *LessonCompletedEvent) UnmarshalJSON(b []byte) error      { return unmarshalEvent(b, e) }
-func (e *LessonPublishedEvent) UnmarshalJSON(b []byte) error      { return unmarshalEvent(b, e) }
-func (e *LessonUnpublishedEvent) UnmarshalJSON(b []byte) error    { return unmarshalEvent(b, e) }
-func (e *CoursePublishedEvent) UnmarshalJSON(b []byte) error      { return unmarshalEvent(b, e) }
-func (e *CourseUnPublishedEvent) UnmarshalJSON(b []byte) error    { return unmarshalEvent(b, e) }
-func (e *RapidRefreshSessionStartedNotificationEvent) UnmarshalJSON(b []byte) error {
-	return unmarshalEvent(b, e)
-}
-func (e *RapidRefreshRetrySessionStartedNotificationEvent) UnmarshalJSON(b []byte) error {
-	return unmarshalEvent(b, e)
-}
-func (e *RapidRefreshSessionReminderNotificationEvent) UnmarshalJSON(b []byte) error {
-	return unmarshalEvent(b, e)
-}
-func (e *CourseReminderWebHookEvent) UnmarshalJSON(b []byte) error { return unmarshalEvent(b, e) }
-
 // UnknownEvent is a delivery whose eventName the SDK does not know.
 // ParseEvent returns it without error, so that a receiver keeps working when
 // the service adds events.
@@ -285,10 +249,12 @@ type eventType struct {
 }
 
 // eventField is one field of an event struct (a string, float64 or Time):
-// its index, its slot in wireType and its JSON name.
+// its index, its slot in wireType, its JSON name, and whether it identifies
+// an occurrence of the event (EventKey).
 type eventField struct {
 	index, slot int
 	key         string
+	identity    bool
 }
 
 // wireType has a field of type wireValue for eventName and for each JSON name
@@ -316,7 +282,8 @@ func buildEventTypes() (map[EventName]*eventType, reflect.Type) {
 		t := &eventType{new: row.new, plain: reflect.StructOf(fields)}
 		for i, f := range fields {
 			key := f.Tag.Get("json")
-			t.fields = append(t.fields, eventField{index: i, slot: slotOf(key), key: key})
+			t.fields = append(t.fields, eventField{index: i, slot: slotOf(key), key: key,
+				identity: slices.Contains(row.identity, key)})
 		}
 		types[row.name] = t
 	}
@@ -491,4 +458,93 @@ func unmarshalEvent(b []byte, ev Event) error {
 		return err
 	}
 	return fill(ev, w)
+}
+
+// EventKey returns a stable key for deduplicating deliveries: the same for
+// a redelivery of an event, different for two distinct events. It is 64
+// lowercase hexadecimal digits, a SHA-256 digest of the event's identity:
+//
+//   - for the ten events: the event name, the user (userId), the subject
+//     (courseId, lessonId, or quizId and quizSession; dueDate too for a
+//     course reminder) and the timestamp, in UTC to the nanosecond, so that
+//     two occurrences a microsecond apart keep apart. The other fields
+//     (titles, names, score) describe the occurrence and do not change the
+//     key;
+//   - for one of the ten events without a timestamp, whose occurrences
+//     nothing else tells apart: the name and every field;
+//   - for an *UnknownEvent: the name and the canonical form of Raw (its JSON
+//     with object members sorted and no spaces; Raw's bytes when it is not
+//     JSON).
+//
+// A redelivery decodes to the same event whatever spelling or time zone it
+// uses, so it gets the same key. The rule is the SDK's own (EdApp sends no
+// delivery id) and stays the same across versions. A nil event gives "".
+func EventKey(ev Event) string {
+	if ev == nil || reflect.ValueOf(ev).IsNil() {
+		return ""
+	}
+	h := sha256.New()
+	if u, ok := ev.(*UnknownEvent); ok {
+		writeKeyPart(h, "unknown")
+		writeKeyPart(h, string(u.EventName))
+		writeKeyPart(h, string(canonicalJSON(u.Raw)))
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	t := eventTypes[ev.Name()]
+	v := reflect.ValueOf(ev).Elem()
+	whole := v.FieldByName("Timestamp").Interface().(Time).IsZero()
+	if whole {
+		writeKeyPart(h, "whole")
+	} else {
+		writeKeyPart(h, "identity")
+	}
+	writeKeyPart(h, string(ev.Name()))
+	for _, f := range t.fields {
+		if f.identity || whole {
+			writeKeyPart(h, f.key)
+			writeKeyPart(h, keyValue(v.Field(f.index)))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// writeKeyPart writes s to h after its length, so that no two lists of
+// parts write the same bytes.
+func writeKeyPart(h hash.Hash, s string) {
+	h.Write(binary.AppendUvarint(nil, uint64(len(s))))
+	h.Write([]byte(s))
+}
+
+// keyValue is a field's value as EventKey writes it: a string as it is, a
+// number in its shortest exact form, a datetime in UTC to the nanosecond
+// ("" for zero).
+func keyValue(v reflect.Value) string {
+	switch x := v.Interface().(type) {
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case Time:
+		if x.IsZero() {
+			return ""
+		}
+		return x.UTC().Format(time.RFC3339Nano)
+	}
+	return fmt.Sprint(v.Interface())
+}
+
+// canonicalJSON returns raw with object members sorted and no spaces, and
+// numbers as written; raw itself when it is not JSON.
+func canonicalJSON(raw []byte) []byte {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil || d.More() {
+		return raw
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return b
 }

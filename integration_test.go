@@ -17,6 +17,7 @@ import (
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
 	v1 "github.com/edapp-go/edapp/v1"
+	"github.com/edapp-go/edapp/webhook"
 )
 
 func newFake(t *testing.T, opts ...edapptest.Option) (*edapptest.Server, *edapp.Client) {
@@ -207,10 +208,12 @@ func TestIntegrationWebhooksEndToEnd(t *testing.T) {
 	srv, client := newFake(t)
 
 	received := make(chan edapp.Event, 8)
-	receiver := httptest.NewServer(edapp.NewWebhookHandler(func(ctx context.Context, ev edapp.Event) error {
+	handler, err := webhook.NewHandler(func(ctx context.Context, ev edapp.Event) error {
 		received <- ev
 		return nil
-	}, edapp.WithSecretHeader("X-Secret", "s3cret")))
+	}, webhook.WithSecretHeader("X-Secret", "s3cret"))
+	require.NoError(t, err)
+	receiver := httptest.NewServer(handler)
 	defer receiver.Close()
 
 	for _, name := range []edapp.EventName{edapp.EventLessonCompleted, edapp.EventCourseCompleted} {
@@ -220,7 +223,7 @@ func TestIntegrationWebhooksEndToEnd(t *testing.T) {
 		assert.Contains(t, hook.MessageFormat, "timestamp")
 	}
 	// A link without the secret: its deliveries are refused with 401.
-	_, err := client.Webhooks.Create(ctx, edapp.WebhookCreateParams{EventName: edapp.EventLessonCompleted, WebHookURL: receiver.URL})
+	_, err = client.Webhooks.Create(ctx, edapp.WebhookCreateParams{EventName: edapp.EventLessonCompleted, WebHookURL: receiver.URL})
 	require.NoError(t, err)
 	hooks, err := client.Webhooks.List(ctx)
 	require.NoError(t, err)

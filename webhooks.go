@@ -15,7 +15,7 @@ import (
 //
 // A webhook links one event name to one receiving URL; every occurrence of
 // that event then produces one delivery to the URL, with a body shaped like
-// the link's MessageFormat (see Event and NewWebhookHandler). The vendor
+// the link's MessageFormat (see Event, and the webhook package for receiving). The vendor
 // does not document how deliveries are made (method, headers, retries,
 // signing): custom Headers are the only known way to authenticate them.
 type WebhooksService service
@@ -58,7 +58,7 @@ type WebhookCreateParams struct {
 	// https URL.
 	WebHookURL string `json:"webHookUrl"`
 	// Headers to send with each delivery, for example a shared secret that
-	// the receiver checks (see WithSecretHeader).
+	// the receiver checks (see webhook.WithSecretHeader).
 	Headers map[string]string `json:"headers,omitempty"`
 }
 

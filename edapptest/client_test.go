@@ -18,6 +18,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/webhook"
 )
 
 func ExampleNewServer() {
@@ -120,14 +121,16 @@ func TestEmitTakesTheSDKsEventNames(t *testing.T) {
 	defer srv.Close()
 	var got []edapp.Event
 	var mu sync.Mutex
-	receiver := httptest.NewServer(edapp.NewWebhookHandler(func(_ context.Context, ev edapp.Event) error {
+	handler, err := webhook.NewHandler(func(_ context.Context, ev edapp.Event) error {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, ev)
 		return nil
-	}))
+	})
+	require.NoError(t, err)
+	receiver := httptest.NewServer(handler)
 	defer receiver.Close()
-	_, err := srv.AddWebhook(edapptest.WebhookSpec{EventName: edapp.EventLessonCompleted, URL: receiver.URL})
+	_, err = srv.AddWebhook(edapptest.WebhookSpec{EventName: edapp.EventLessonCompleted, URL: receiver.URL})
 	require.NoError(t, err)
 	require.NoError(t, srv.Emit(edapp.EventLessonCompleted, map[string]any{"lessonId": "les_9", "score": 75}))
 	mu.Lock()

@@ -26,6 +26,7 @@ import (
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
 	v1 "github.com/edapp-go/edapp/v1"
+	"github.com/edapp-go/edapp/webhook"
 )
 
 var updateScreenshot = flag.Bool("update-screenshot", false, "rewrite docs/launch-page.png from the launch page in headless Chromium")
@@ -160,14 +161,18 @@ func TestBrowserCompletesALesson(t *testing.T) {
 	}))
 	defer app.Close()
 	events := make(chan edapp.Event, 4)
-	receiver := httptest.NewServer(edapp.NewWebhookHandler(func(ctx context.Context, ev edapp.Event) error {
+	handler, err := webhook.NewHandler(func(ctx context.Context, ev edapp.Event) error {
 		select {
 		case events <- ev:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-	}, edapp.WithSecretHeader("X-Webhook-Secret", "s3cret")))
+	}, webhook.WithSecretHeader("X-Webhook-Secret", "s3cret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	receiver := httptest.NewServer(handler)
 	defer receiver.Close()
 	if _, err := client.Webhooks.Create(ctx, edapp.WebhookCreateParams{
 		EventName: edapp.EventLessonCompleted, WebHookURL: receiver.URL,

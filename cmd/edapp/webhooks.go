@@ -14,6 +14,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/internal/redact"
+	"github.com/edapp-go/edapp/webhook"
 	"github.com/spf13/cobra"
 )
 
@@ -23,7 +24,7 @@ func (a *app) webhooksCommand() *cobra.Command {
   edapp webhooks create --event LessonCompletedEvent --url https://example.com/edapp/events --header X-Webhook-Secret=s3cret
   edapp webhooks delete 42
   edapp webhooks send-test --url http://localhost:8080/edapp/events --event LessonCompletedEvent`)
-	cmd.AddCommand(a.webhooksListCommand(), a.webhooksCreateCommand(), a.webhooksDeleteCommand(), a.webhooksSendTestCommand())
+	cmd.AddCommand(a.webhooksListCommand(), a.webhooksCreateCommand(), a.webhooksDeleteCommand(), a.webhooksSendTestCommand(), a.webhooksServeCommand())
 	return cmd
 }
 
@@ -307,7 +308,7 @@ EdApp API and needs no token.`,
 }
 
 func (a *app) sendTest(ctx context.Context, hookURL string, ev edapp.Event, headers map[string]string, timeout time.Duration) error {
-	body := edapp.NewTestDelivery(ev)
+	body := webhook.NewTestDelivery(ev)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hookURL, bytes.NewReader(body))

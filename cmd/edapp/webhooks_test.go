@@ -13,6 +13,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/webhook"
 )
 
 func TestWebhooksCreateListDelete(t *testing.T) {
@@ -82,12 +83,15 @@ func receiver(t *testing.T) (*httptest.Server, func() []edapp.Event) {
 		mu  sync.Mutex
 		got []edapp.Event
 	)
-	h := edapp.NewWebhookHandler(func(_ context.Context, ev edapp.Event) error {
+	h, err := webhook.NewHandler(func(_ context.Context, ev edapp.Event) error {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, ev)
 		return nil
-	}, edapp.WithSecretHeader("X-Webhook-Secret", "s3cret"))
+	}, webhook.WithSecretHeader("X-Webhook-Secret", "s3cret"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return ts, func() []edapp.Event {

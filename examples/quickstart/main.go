@@ -2,7 +2,7 @@
 // end to end:
 //
 //  1. register a webhook for LessonCompletedEvent, received by
-//     edapp.NewWebhookHandler with a shared secret header;
+//     webhook.NewHandler with a shared secret header;
 //  2. create a user group with an invite code, give it a course, and create
 //     a learner in it (with a time zone, for Rapid Refresh);
 //  3. list the learner's courses and lessons;
@@ -42,6 +42,7 @@ import (
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/examples/internal/demo"
 	v1 "github.com/edapp-go/edapp/v1"
+	"github.com/edapp-go/edapp/webhook"
 )
 
 func main() {
@@ -352,19 +353,22 @@ func live(ctx context.Context, client *edapp.Client, write bool, hookURL string)
 	return nil
 }
 
-// startReceiver serves the app on loopback: NewWebhookHandler at
+// startReceiver serves the app on loopback: webhook.NewHandler at
 // /edapp/events, passing each event it accepts to the returned channel,
 // and a home page at /, where the launch page's "Back to the app" leads.
 func startReceiver(secret string) (events <-chan edapp.Event, hookURL, appURL string, stop func(), err error) {
 	ch := make(chan edapp.Event, 16)
-	h := edapp.NewWebhookHandler(func(ctx context.Context, ev edapp.Event) error {
+	h, err := webhook.NewHandler(func(ctx context.Context, ev edapp.Event) error {
 		select {
 		case ch <- ev:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-	}, edapp.WithSecretHeader("X-Webhook-Secret", secret))
+	}, webhook.WithSecretHeader("X-Webhook-Secret", secret))
+	if err != nil {
+		return nil, "", "", nil, err
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/edapp/events", h)
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {

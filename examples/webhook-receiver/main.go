@@ -1,5 +1,5 @@
 // Command webhook-receiver receives webhook deliveries with
-// edapp.NewWebhookHandler, authenticated by a shared secret header, and
+// webhook.NewHandler, authenticated by a shared secret header, and
 // prints each typed event.
 //
 // With EDAPP_API_TOKEN unset it starts the fake service (edapptest),
@@ -30,6 +30,7 @@ import (
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/examples/internal/demo"
+	"github.com/edapp-go/edapp/webhook"
 )
 
 const secretHeader = "X-Webhook-Secret"
@@ -83,14 +84,17 @@ func run(addr, secret string, write bool, publicURL string) error {
 		return errors.New("empty secret: the receiver would refuse every delivery; set -secret or EDAPP_WEBHOOK_SECRET")
 	}
 	received := make(chan edapp.Event, 64)
-	handler := edapp.NewWebhookHandler(func(ctx context.Context, ev edapp.Event) error {
+	handler, err := webhook.NewHandler(func(ctx context.Context, ev edapp.Event) error {
 		printEvent(ev)
 		select {
 		case received <- ev:
 		default:
 		}
 		return nil // a non-nil error answers 500, so the sender retries
-	}, edapp.WithSecretHeader(secretHeader, secret))
+	}, webhook.WithSecretHeader(secretHeader, secret))
+	if err != nil {
+		return err
+	}
 
 	mux := http.NewServeMux()
 	mux.Handle("/edapp/events", handler)

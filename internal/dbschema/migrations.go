@@ -13,7 +13,7 @@ var migrations = []Migration{
 		}
 		return out
 	}},
-	// Version 2: the webhook inbox's events table (appended by the inbox).
+	{Version: 2, Name: "webhook events", Statements: eventsTable.create},
 }
 
 // Columns every table of the export shares, at the end of its row: raw is

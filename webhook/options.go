@@ -1,0 +1,120 @@
+package webhook
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Option configures a Handler. A bad value makes [NewHandler] (or
+// [Store.Handler]) fail with an error wrapping [edapp.ErrInvalidInput].
+type Option func(*Handler)
+
+// problem records a bad option value, for the constructor to report.
+func (h *Handler) problem(format string, args ...any) {
+	h.optionProblems = append(h.optionProblems, fmt.Sprintf(format, args...))
+}
+
+// WithSecretHeader makes the handler accept only deliveries whose header
+// name carries value; a missing or different value gets 401 Unauthorized.
+// The handler keeps only a SHA-256 digest of value and compares the digest of
+// the value received with it in constant time (crypto/subtle), so neither the
+// secret nor its length shows in timings, logs or responses.
+//
+// EdApp does not sign deliveries. A webhook link carries headers given when
+// it is created, which is how a delivery can carry a shared secret, so
+// register the link with the same name and value:
+//
+//	client.Webhooks.Create(ctx, edapp.WebhookCreateParams{
+//		EventName:  edapp.EventLessonCompleted,
+//		WebHookURL: "https://example.com/edapp/events",
+//		Headers:    map[string]string{"X-Webhook-Secret": secret},
+//	})
+//
+// An empty name or value, which would accept deliveries without any secret,
+// and a name that is not a valid header name, are errors.
+func WithSecretHeader(name, value string) Option {
+	return func(h *Handler) {
+		switch {
+		case name == "" || value == "":
+			h.problem("WithSecretHeader needs a header name and a value")
+		case !validHeaderName(name):
+			h.problem("WithSecretHeader: %q is not a valid header name", name)
+		default:
+			h.secretName = http.CanonicalHeaderKey(name)
+			h.secretSum = sha256.Sum256([]byte(value))
+			h.secretSet = true
+		}
+	}
+}
+
+// validHeaderName reports whether name is an HTTP token (RFC 9110).
+func validHeaderName(name string) bool {
+	for _, c := range []byte(name) {
+		ok := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' ||
+			strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+		if !ok {
+			return false
+		}
+	}
+	return name != ""
+}
+
+// WithMaxBodyBytes sets the largest delivery body the handler reads; a larger
+// one gets 413 Request Entity Too Large. The default is 1 MiB; n must be
+// positive.
+func WithMaxBodyBytes(n int64) Option {
+	return func(h *Handler) {
+		if n <= 0 {
+			h.problem("WithMaxBodyBytes needs a positive size, got %d", n)
+			return
+		}
+		h.maxBody = n
+	}
+}
+
+// WithReadTimeout sets how long the handler waits for a delivery's body,
+// from the moment it gets the request; a body not read by then gets 408
+// Request Timeout. The default is 10 s; d must be positive. The handler sets
+// this bound itself, whatever the server's ReadTimeout is.
+func WithReadTimeout(d time.Duration) Option {
+	return func(h *Handler) {
+		if d <= 0 {
+			h.problem("WithReadTimeout needs a positive duration, got %v", d)
+			return
+		}
+		h.readTimeout = d
+	}
+}
+
+// WithMaxInFlight bounds the deliveries handled at once; one more, once
+// authenticated, gets 503 Service Unavailable with a Retry-After header
+// before its body is read. By default there is no bound; n must be positive.
+func WithMaxInFlight(n int) Option {
+	return func(h *Handler) {
+		if n <= 0 {
+			h.problem("WithMaxInFlight needs a positive count, got %d", n)
+			return
+		}
+		h.inFlight = make(chan struct{}, n)
+	}
+}
+
+// WithLogger makes the handler log one line per delivery: a rejected one
+// at Warn, one answered 503 at Warn, one answered 500 because of an error or
+// panic of the event function at Error, and an accepted one at Info, with the
+// status, the reason or the event name and [edapp.EventKey], never header
+// values or the payload. Without it the handler logs only panics, to
+// slog.Default(). A nil logger is an error.
+func WithLogger(l *slog.Logger) Option {
+	return func(h *Handler) {
+		if l == nil {
+			h.problem("WithLogger needs a logger, got nil")
+			return
+		}
+		h.log, h.panicLog = l, l
+	}
+}

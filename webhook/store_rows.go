@@ -1,0 +1,109 @@
+package webhook
+
+import (
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/internal/dbschema"
+)
+
+// fieldColumns maps the JSON name of each event field, in lower case, to
+// its column in the events table.
+var fieldColumns = map[string]string{
+	"userid": "user_id", "userexternalid": "user_external_id", "username": "user_name", "email": "email",
+	"firstname": "first_name", "lastname": "last_name",
+	"courseid": "course_id", "coursetitle": "course_title", "courselink": "course_link",
+	"lessonid": "lesson_id", "lessontitle": "lesson_title", "score": "score",
+	"quizid": "quiz_id", "quiztitle": "quiz_title", "quizsession": "quiz_session", "quizlink": "quiz_link",
+	"duedate": "due_date", "timestamp": "event_time",
+}
+
+// eventsColumns are the events table's columns, in the order of a row's
+// arguments.
+var eventsColumns = func() []string {
+	var names []string
+	for _, c := range dbschema.EventsTable().Columns {
+		names = append(names, c.Name)
+	}
+	return names
+}()
+
+// The columns every row fills.
+var (
+	colKey      = columnIndex("event_key")
+	colName     = columnIndex("event_name")
+	colReceived = columnIndex("received_at")
+	colRaw      = columnIndex("raw")
+)
+
+func columnIndex(name string) int {
+	for i, c := range eventsColumns {
+		if c == name {
+			return i
+		}
+	}
+	panic("webhook: no column " + name) // a mistake in fieldColumns, found by the tests
+}
+
+// insertStatement inserts one row, or nothing when its key is stored.
+func insertStatement(d Dialect) string {
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(eventsColumns)), ", ")
+	q := "INSERT INTO events (" + strings.Join(eventsColumns, ", ") + ") VALUES (" + marks + ") ON CONFLICT (event_key) DO NOTHING"
+	return dbschema.Rebind(dbschema.Dialect(d), q)
+}
+
+// fieldSlots is, for each field of an event struct, the column it fills.
+var fieldSlots sync.Map // reflect.Type -> []int
+
+func slotsOf(t reflect.Type) []int {
+	if v, ok := fieldSlots.Load(t); ok {
+		return v.([]int)
+	}
+	slots := make([]int, t.NumField())
+	for i := range slots {
+		col, ok := fieldColumns[strings.ToLower(t.Field(i).Tag.Get("json"))]
+		if !ok {
+			panic("webhook: no column for " + t.Name() + "." + t.Field(i).Name) // found by the tests
+		}
+		slots[i] = columnIndex(col)
+	}
+	fieldSlots.Store(t, slots)
+	return slots
+}
+
+// rowArgs returns the arguments of insertStatement for one delivery: NULL
+// in the columns of fields the event does not have, and for a zero time.
+func (s *Store) rowArgs(key string, ev edapp.Event, raw []byte, received time.Time) []any {
+	args := make([]any, len(eventsColumns))
+	args[colKey] = key
+	args[colName] = string(ev.Name())
+	args[colReceived] = s.timeArg(received)
+	args[colRaw] = string(raw)
+	if _, unknown := ev.(*edapp.UnknownEvent); unknown {
+		return args
+	}
+	v := reflect.ValueOf(ev).Elem()
+	for i, slot := range slotsOf(v.Type()) {
+		switch x := v.Field(i).Interface().(type) {
+		case string, float64:
+			args[slot] = x
+		case edapp.Time:
+			if !x.IsZero() {
+				args[slot] = s.timeArg(x.Time)
+			}
+		}
+	}
+	return args
+}
+
+// timeArg is t as the dialect stores it: a timestamptz on PostgreSQL, the
+// schema's ISO 8601 text on SQLite.
+func (s *Store) timeArg(t time.Time) any {
+	if s.dialect == SQLite {
+		return t.UTC().Format(dbschema.TimeLayout)
+	}
+	return t.UTC()
+}
