@@ -27,7 +27,7 @@ func TestCatalogListCollections(t *testing.T) {
 	assert.Equal(t, "Onboarding", c.Title)
 	assert.Equal(t, "Everything for your first week.", c.Description)
 	// Unknown fields are kept as sent.
-	assert.Equal(t, map[string]json.RawMessage{
+	assert.Equal(t, RawFields{
 		"courseCount": json.RawMessage(`4`),
 		"isPublished": json.RawMessage(`true`),
 		"thumbnail":   json.RawMessage(`{"url": "https://cdn.example.com/thumbs/onboarding.png", "width": 640}`),

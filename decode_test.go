@@ -95,7 +95,7 @@ func TestDoReportsDroppedValues(t *testing.T) {
 	require.NoError(t, c.Do(context.Background(), http.MethodGet, "/v2/users/u1", nil, nil, &u))
 	assert.Equal(t, []string{"lastActiveDate", "roles"}, dropped())
 	assert.Equal(t, "ann", u.Username)
-	assert.Equal(t, map[string]json.RawMessage{"isArchived": json.RawMessage(`false`)}, u.Extra)
+	assert.Equal(t, RawFields{"isArchived": json.RawMessage(`false`)}, u.Extra)
 
 	// A clean answer reports nothing.
 	c, dropped = droppedLog(t, []byte(benchUserJSON))
@@ -149,9 +149,10 @@ func checkExtra[T any](t *testing.T) {
 		f, ok := typ.FieldByName("Extra")
 		require.True(t, ok, "no Extra field")
 		assert.Equal(t, `json:"-"`, string(f.Tag))
+		assert.Equal(t, reflect.TypeFor[RawFields](), f.Type)
 
 		const rec = `{"zzUnknown":[1,{"a":2}]}`
-		want := map[string]json.RawMessage{"zzUnknown": json.RawMessage(`[1,{"a":2}]`)}
+		want := RawFields{"zzUnknown": json.RawMessage(`[1,{"a":2}]`)}
 		extra := func(v *T) any { return reflect.ValueOf(v).Elem().FieldByName("Extra").Interface() }
 
 		var one T

@@ -288,6 +288,13 @@ func respell(params any, from, to string) (json.RawMessage, error) {
 	return json.Marshal(m)
 }
 
+// RawFields holds the members of an answer that no field of the record
+// takes, by name, each as sent; nil when there are none. Every record has
+// one, named Extra, so that a member the SDK does not know yet is kept, not
+// lost. json.Marshal leaves it out (its tag is "-"): merge it into the
+// encoded object to write every member the service sent.
+type RawFields map[string]json.RawMessage
+
 // Unmarshal decodes JSON into a record of this package (or a slice of
 // them) as the client does: it accepts the spelling variants, fills Extra
 // with the members no field takes, and drops a value that does not fit

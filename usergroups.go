@@ -2,7 +2,6 @@ package edapp
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 
@@ -37,11 +36,8 @@ type UserGroup struct {
 	Name       string `json:"name"`
 	InviteCode string `json:"inviteCode"`
 	// HasChildren says whether the group has child groups (see ListChildren).
-	HasChildren bool `json:"hasChildren"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	HasChildren bool      `json:"hasChildren"`
+	Extra       RawFields `json:"-"`
 }
 
 // UserGroupCreateParams is the body of UserGroups.Create: {"name",

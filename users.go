@@ -2,7 +2,6 @@ package edapp
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 
@@ -79,10 +78,7 @@ type User struct {
 	// in the admin portal; a custom field can drive a dynamic user group.
 	CustomFields   map[string]string `json:"customFields"`
 	LastActiveDate Time              `json:"lastActiveDate"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	Extra          RawFields         `json:"-"`
 
 	userVariants
 }

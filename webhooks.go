@@ -2,7 +2,6 @@ package edapp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -33,10 +32,7 @@ type Webhook struct {
 	// MessageFormat is the shape of the data delivered to WebHookURL: each
 	// event field with its type name ("string", "datetime", "number").
 	MessageFormat map[string]string `json:"messageFormat"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	Extra         RawFields         `json:"-"`
 
 	webhookVariants
 }

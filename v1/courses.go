@@ -1,7 +1,6 @@
 package v1
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/edapp-go/edapp"
@@ -27,11 +26,8 @@ type Course struct {
 	Opened        bool       `json:"opened"`
 	OpenedDate    edapp.Time `json:"openedDate"`
 
-	Lessons []Lesson `json:"lessons"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	Lessons []Lesson        `json:"lessons"`
+	Extra   edapp.RawFields `json:"-"`
 
 	completionVariant
 }
@@ -51,13 +47,10 @@ type Lesson struct {
 	UnlockedDate edapp.Time `json:"unlockedDate"`
 	Completed    bool       `json:"completed"`
 	// CompletedDate also decodes from completionDate (see Course).
-	CompletedDate edapp.Time `json:"completedDate"`
-	Opened        bool       `json:"opened"`
-	OpenedDate    edapp.Time `json:"openedDate"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	CompletedDate edapp.Time      `json:"completedDate"`
+	Opened        bool            `json:"opened"`
+	OpenedDate    edapp.Time      `json:"openedDate"`
+	Extra         edapp.RawFields `json:"-"`
 
 	completionVariant
 }

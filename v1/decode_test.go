@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/internal/jsonx"
 	v1 "github.com/edapp-go/edapp/v1"
 )
@@ -25,7 +26,7 @@ func TestEveryRecordKeepsUnknownMembers(t *testing.T) {
 			t.Fatalf("%s: %v", typ.Name(), err)
 		}
 		got := reflect.ValueOf(v).Elem().FieldByName("Extra").Interface()
-		if want := map[string]json.RawMessage{"zzUnknown": json.RawMessage(`{"a":[1]}`)}; !reflect.DeepEqual(got, want) {
+		if want := (edapp.RawFields{"zzUnknown": json.RawMessage(`{"a":[1]}`)}); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: Extra = %v", typ.Name(), got)
 		}
 	}

@@ -2,7 +2,6 @@ package v1
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -32,11 +31,8 @@ type UserGroup struct {
 	// Users holds user ids. An empty, non-nil slice removes every member.
 	Users []string `json:"users,omitzero"`
 	// Courses holds the ids of the courses assigned to the group.
-	Courses []string `json:"courses,omitzero"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	Courses []string        `json:"courses,omitzero"`
+	Extra   edapp.RawFields `json:"-"`
 }
 
 // Save inserts or updates a group with POST /v1/usergroups. Without an ID it

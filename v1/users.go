@@ -41,11 +41,8 @@ type User struct {
 	// ExternalID links the user to a user in an outside system. It is sent
 	// as externalIdentifier (the name the v1 create body takes, as far as
 	// is known) and decoded from externalIdentifier or externalId.
-	ExternalID string `json:"externalIdentifier,omitempty"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	ExternalID string          `json:"externalIdentifier,omitempty"`
+	Extra      edapp.RawFields `json:"-"`
 
 	userVariants
 }

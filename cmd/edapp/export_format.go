@@ -33,7 +33,7 @@ type codec struct {
 var (
 	codecs    sync.Map // reflect.Type -> *codec
 	timeType  = reflect.TypeFor[edapp.Time]()
-	extraType = reflect.TypeFor[map[string]json.RawMessage]()
+	extraType = reflect.TypeFor[edapp.RawFields]()
 )
 
 func codecFor(t reflect.Type) *codec {
@@ -75,11 +75,11 @@ func newRecord(v any) (record, error) {
 	return record{v: rv, c: codecFor(rv.Type())}, nil
 }
 
-func (r record) extra() map[string]json.RawMessage {
+func (r record) extra() edapp.RawFields {
 	if r.c.extra == nil {
 		return nil
 	}
-	return r.v.FieldByIndex(r.c.extra).Interface().(map[string]json.RawMessage)
+	return r.v.FieldByIndex(r.c.extra).Interface().(edapp.RawFields)
 }
 
 // cell renders the named field for CSV: strings as they are, empty dates

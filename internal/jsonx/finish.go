@@ -76,7 +76,8 @@ func walk(v reflect.Value, raw []byte, extras bool) {
 			}
 		}
 		if extra != nil {
-			v.FieldByIndex(p.extra).Set(reflect.ValueOf(extra))
+			f := v.FieldByIndex(p.extra)
+			f.Set(reflect.ValueOf(extra).Convert(f.Type()))
 		}
 	}
 }
@@ -125,6 +126,12 @@ var (
 
 var rawMapType = reflect.TypeFor[map[string]json.RawMessage]()
 
+// isRawMap reports whether t is map[string]json.RawMessage or a type
+// defined on it (the SDK's RawFields, say).
+func isRawMap(t reflect.Type) bool {
+	return t.Kind() == reflect.Map && t.ConvertibleTo(rawMapType)
+}
+
 // planOf returns the plan of t: for a pointer, slice or array, that of
 // its element. A recursive type sees its own plan as empty while the plan
 // is being made.
@@ -163,7 +170,7 @@ func makePlan(t reflect.Type, making map[reflect.Type]*plan) *plan {
 		}
 		tag := sf.Tag.Get("json")
 		if tag == "-" {
-			if sf.Name == "Extra" && sf.Type == rawMapType {
+			if sf.Name == "Extra" && isRawMap(sf.Type) {
 				p.extra = sf.Index
 				p.hasExtra = true
 			}

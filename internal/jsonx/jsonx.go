@@ -6,8 +6,8 @@
 // Record types take part through two conventions, read by reflection once
 // per type:
 //
-//   - A field named Extra of type map[string]json.RawMessage (tagged
-//     `json:"-"`) receives the object's members that no field takes.
+//   - A field named Extra of type map[string]json.RawMessage, or of a type
+//     defined on it (tagged `json:"-"`), receives the object's members that no field takes.
 //   - A field tagged `jsonx:"Name"` takes another spelling of field Name:
 //     after decoding, its value moves to Name when Name is still zero, and
 //     it is cleared. Such fields live in an unexported embedded struct with

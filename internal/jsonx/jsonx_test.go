@@ -229,6 +229,21 @@ func TestDecodeUnknownMemberDoesNotHideABadValue(t *testing.T) {
 	assert.Equal(t, map[string]json.RawMessage{"zzz": json.RawMessage(`1`)}, p.Extra)
 }
 
+// fields is a type defined on map[string]json.RawMessage, as the SDK's
+// RawFields is.
+type fields map[string]json.RawMessage
+
+func TestDecodeFillsAnExtraOfADefinedMapType(t *testing.T) {
+	var p struct {
+		ID    string `json:"id"`
+		Extra fields `json:"-"`
+	}
+	dropped, err := Decode([]byte(`{"id":"x","zzz":[1]}`), &p)
+	require.NoError(t, err)
+	assert.Empty(t, dropped)
+	assert.Equal(t, fields{"zzz": json.RawMessage(`[1]`)}, p.Extra)
+}
+
 func TestDecodeSalvageKeepsExtraAndVariants(t *testing.T) {
 	var ps []person
 	dropped, err := Decode([]byte(`[{"login":"a","pets":[{"kind":"cat","born":"soon","chip":7}]}]`), &ps)
