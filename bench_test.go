@@ -19,7 +19,7 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/edapp-go/edapp/internal/jsonx"
+	"github.com/edapp-go/edapp/internal/lenient"
 	"github.com/edapp-go/edapp/internal/pager"
 )
 
@@ -254,7 +254,7 @@ func BenchmarkDecodeAttemptsPage(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			var l pager.List[Attempt]
-			if _, err := jsonx.Decode(page, &l); err != nil || len(l.Items) != 1000 {
+			if _, err := lenient.Decode(page, &l); err != nil || len(l.Items) != 1000 {
 				b.Fatal(err)
 			}
 		}
@@ -279,7 +279,7 @@ func BenchmarkDecodeAttemptsPage(b *testing.B) {
 	decodeSDK := func(page []byte) func(b *testing.B) {
 		return func(b *testing.B) {
 			var l pager.List[Attempt]
-			if _, err := jsonx.Decode(page, &l); err != nil || len(l.Items) != 1000 {
+			if _, err := lenient.Decode(page, &l); err != nil || len(l.Items) != 1000 {
 				b.Fatal(err)
 			}
 		}

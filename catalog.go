@@ -50,7 +50,7 @@ type Course struct {
 // courseVariants takes the other spellings of Course's fields while the SDK
 // decodes; it then moves them into place and clears them.
 type courseVariants struct {
-	AltCreateDateTime Time `json:"createDateTime,omitzero" jsonx:"CreatedDateTime"`
+	AltCreateDateTime Time `json:"createDateTime,omitzero" variant:"CreatedDateTime"`
 }
 
 // Lesson is a lesson of a course. A lesson has a minimum score, whose JSON

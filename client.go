@@ -19,7 +19,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/edapp-go/edapp/internal/ids"
-	"github.com/edapp-go/edapp/internal/jsonx"
+	"github.com/edapp-go/edapp/internal/lenient"
 	"github.com/edapp-go/edapp/internal/transport"
 )
 
@@ -500,7 +500,7 @@ func (a *answer) decodeJSON(ctx context.Context, out any) error {
 	if out == nil || len(body) == 0 {
 		return nil
 	}
-	dropped, err := jsonx.Decode(body, out)
+	dropped, err := lenient.Decode(body, out)
 	if err != nil {
 		return a.decodeError(err)
 	}

@@ -16,13 +16,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/time/rate"
 
-	"github.com/edapp-go/edapp/internal/jsonx"
+	"github.com/edapp-go/edapp/internal/lenient"
 	"github.com/edapp-go/edapp/internal/pager"
 )
 
 // decodeAnswer decodes one answer the way Client.Do does.
 func decodeAnswer(data []byte, v any) error {
-	_, err := jsonx.Decode(data, v)
+	_, err := lenient.Decode(data, v)
 	return err
 }
 
@@ -109,7 +109,7 @@ func TestDoReportsDroppedValues(t *testing.T) {
 
 func TestListDecodeDroppedPaths(t *testing.T) {
 	var l pager.List[User]
-	dropped, err := jsonx.Decode([]byte(`{"totalCount":"two","items":[{"id":"a","customFields":{"x":1}},{"id":"b","userName":"bee","roles":[1,"app-user"]}]}`), &l)
+	dropped, err := lenient.Decode([]byte(`{"totalCount":"two","items":[{"id":"a","customFields":{"x":1}},{"id":"b","userName":"bee","roles":[1,"app-user"]}]}`), &l)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"items[0].customFields.x", "items[1].roles[0]", "totalCount"}, dropped)
 	assert.Equal(t, -1, l.Total())
@@ -156,14 +156,14 @@ func checkExtra[T any](t *testing.T) {
 		extra := func(v *T) any { return reflect.ValueOf(v).Elem().FieldByName("Extra").Interface() }
 
 		var one T
-		dropped, err := jsonx.Decode([]byte(rec), &one)
+		dropped, err := lenient.Decode([]byte(rec), &one)
 		require.NoError(t, err)
 		assert.Empty(t, dropped)
 		assert.Equal(t, want, extra(&one))
 
 		for _, page := range []string{`[` + rec + `,{}]`, `{"items":[` + rec + `,{}],"totalCount":2}`} {
 			var l pager.List[T]
-			dropped, err := jsonx.Decode([]byte(page), &l)
+			dropped, err := lenient.Decode([]byte(page), &l)
 			require.NoError(t, err)
 			assert.Empty(t, dropped)
 			require.Len(t, l.Items, 2)

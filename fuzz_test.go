@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/internal/jsonx"
+	"github.com/edapp-go/edapp/internal/lenient"
 	"github.com/edapp-go/edapp/internal/pager"
 )
 
@@ -113,7 +113,7 @@ func FuzzListDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var l pager.List[fuzzRecord]
-		dropped, err := jsonx.Decode(data, &l)
+		dropped, err := lenient.Decode(data, &l)
 		if err == nil && !json.Valid(data) {
 			t.Fatalf("accepted invalid JSON %q", data)
 		}
@@ -164,9 +164,9 @@ func decodeAll(data []byte) {
 
 func decodeAs[T any](data []byte) {
 	var one T
-	_, _ = jsonx.Decode(data, &one)
+	_, _ = lenient.Decode(data, &one)
 	var page pager.List[T]
-	_, _ = jsonx.Decode(data, &page)
+	_, _ = lenient.Decode(data, &page)
 }
 
 // FuzzResponseDecoders feeds every fixture, and what the fuzzer makes of

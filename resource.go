@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/internal/ids"
-	"github.com/edapp-go/edapp/internal/jsonx"
+	"github.com/edapp-go/edapp/internal/lenient"
 	"github.com/edapp-go/edapp/internal/transport"
 )
 
@@ -302,5 +302,5 @@ type RawFields map[string]json.RawMessage
 // for records read from a file or a queue; plain json.Unmarshal reads only
 // the spellings the fields' tags name, and leaves Extra empty.
 func Unmarshal(data []byte, v any) (dropped []string, err error) {
-	return jsonx.Decode(data, v)
+	return lenient.Decode(data, v)
 }

@@ -86,9 +86,9 @@ type User struct {
 // userVariants takes the other spellings of User's fields while the SDK
 // decodes; it then moves them into place and clears them.
 type userVariants struct {
-	AltUserName          string   `json:"userName,omitempty" jsonx:"Username"`
-	AltUsername          string   `json:"username,omitempty" jsonx:"Username"`
-	AltUserGroupsManaged []string `json:"userGroupsManaged,omitempty" jsonx:"ManagedUserGroups"`
+	AltUserName          string   `json:"userName,omitempty" variant:"Username"`
+	AltUsername          string   `json:"username,omitempty" variant:"Username"`
+	AltUserGroupsManaged []string `json:"userGroupsManaged,omitempty" variant:"ManagedUserGroups"`
 }
 
 // UserCreateParams is the body of Users.Create. Empty fields are not sent.

@@ -40,7 +40,7 @@ type Webhook struct {
 // webhookVariants takes the other spelling of Webhook's id while the SDK
 // decodes; it then moves it into place and clears it.
 type webhookVariants struct {
-	AltWebhookID string `json:"webhookId,omitempty" jsonx:"ID"`
+	AltWebhookID string `json:"webhookId,omitempty" variant:"ID"`
 }
 
 // WebhookCreateParams is the body of Webhooks.Create: {"eventName",

@@ -59,7 +59,7 @@ type Lesson struct {
 // decodes; it then moves it to CompletedDate (the vendor's sample) when
 // that is absent or empty, and clears it.
 type completionVariant struct {
-	AltCompletionDate edapp.Time `json:"completionDate,omitzero" jsonx:"CompletedDate"`
+	AltCompletionDate edapp.Time `json:"completionDate,omitzero" variant:"CompletedDate"`
 }
 
 // String describes the lesson with its launch token hidden, so that

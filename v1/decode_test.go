@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/jsonx"
+	"github.com/edapp-go/edapp/internal/lenient"
 	v1 "github.com/edapp-go/edapp/v1"
 )
 
@@ -22,7 +22,7 @@ func TestEveryRecordKeepsUnknownMembers(t *testing.T) {
 		if _, ok := v.(json.Unmarshaler); ok {
 			t.Errorf("%s has an UnmarshalJSON method", typ.Name())
 		}
-		if _, err := jsonx.Decode([]byte(`{"zzUnknown":{"a":[1]}}`), v); err != nil {
+		if _, err := lenient.Decode([]byte(`{"zzUnknown":{"a":[1]}}`), v); err != nil {
 			t.Fatalf("%s: %v", typ.Name(), err)
 		}
 		got := reflect.ValueOf(v).Elem().FieldByName("Extra").Interface()
@@ -33,7 +33,7 @@ func TestEveryRecordKeepsUnknownMembers(t *testing.T) {
 
 	var r v1.CourseReport
 	in := `{"id":"c","lessons":[{"id":"l","x":1,"slides":[{"name":"s","interactions":[{"type":"view","y":2,"result":{"correct":true,"z":3}}]}]}]}`
-	if _, err := jsonx.Decode([]byte(in), &r); err != nil {
+	if _, err := lenient.Decode([]byte(in), &r); err != nil {
 		t.Fatal(err)
 	}
 	in0 := r.Lessons[0].Slides[0].Interactions[0]

@@ -51,9 +51,9 @@ type User struct {
 // while the SDK decodes, in order of preference; it then moves them into
 // place and clears them.
 type userVariants struct {
-	AltUserName   string `json:"userName,omitempty" jsonx:"Username"`
-	AltName       string `json:"name,omitempty" jsonx:"Username"`
-	AltExternalID string `json:"externalId,omitempty" jsonx:"ExternalID"`
+	AltUserName   string `json:"userName,omitempty" variant:"Username"`
+	AltName       string `json:"name,omitempty" variant:"Username"`
+	AltExternalID string `json:"externalId,omitempty" variant:"ExternalID"`
 }
 
 // Save inserts or updates a user with POST /v1/users. Without an ID it is an

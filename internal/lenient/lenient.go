@@ -1,4 +1,4 @@
-// Package jsonx decodes the service's JSON: in one encoding/json pass when
+// Package lenient decodes the service's JSON: in one encoding/json pass when
 // the answer is clean, and leniently when it is not, so that one odd value
 // (a date in an unknown form, a number sent as an object) costs that value
 // only, never the record or the page around it.
@@ -6,13 +6,14 @@
 // Record types take part through two conventions, read by reflection once
 // per type:
 //
-//   - A field named Extra of type map[string]json.RawMessage, or of a type
-//     defined on it (tagged `json:"-"`), receives the object's members that no field takes.
-//   - A field tagged `jsonx:"Name"` takes another spelling of field Name:
+//   - A field named Extra (tagged `json:"-"`) of type
+//     map[string]json.RawMessage, or of a type defined on it, receives the
+//     object's members that no field takes.
+//   - A field tagged `variant:"Name"` takes another spelling of field Name:
 //     after decoding, its value moves to Name when Name is still zero, and
 //     it is cleared. Such fields live in an unexported embedded struct with
 //     omitempty or omitzero, so that they are never seen or sent.
-package jsonx
+package lenient
 
 import (
 	"bytes"
@@ -88,7 +89,7 @@ type Decoder interface {
 	DecodeJSON(data []byte) (dropped []string, err error)
 }
 
-var errTrailing = errors.New("jsonx: data after the JSON value")
+var errTrailing = errors.New("lenient: data after the JSON value")
 
 // decodeKnown decodes data into v in one pass and fails if any object
 // member has no field to go to (or anything else is wrong).

@@ -1,4 +1,4 @@
-package jsonx
+package lenient
 
 import (
 	"encoding/json"
@@ -181,7 +181,7 @@ func makePlan(t reflect.Type, making map[reflect.Type]*plan) *plan {
 			name = sf.Name
 		}
 		f := field{name: name, index: sf.Index}
-		if to := sf.Tag.Get("jsonx"); to != "" {
+		if to := sf.Tag.Get("variant"); to != "" {
 			if target, ok := t.FieldByName(to); ok && target.Type == sf.Type {
 				p.variants = append(p.variants, variant{from: sf.Index, to: target.Index})
 				p.hasVariants = true

@@ -1,4 +1,4 @@
-package jsonx
+package lenient
 
 import (
 	"encoding/json"
@@ -162,9 +162,9 @@ type person struct {
 }
 
 type personVariants struct {
-	AltUserName string   `json:"userName,omitempty" jsonx:"Name"`
-	AltLogin    string   `json:"login,omitempty" jsonx:"Name"`
-	AltLabels   []string `json:"labels,omitempty" jsonx:"Tags"`
+	AltUserName string   `json:"userName,omitempty" variant:"Name"`
+	AltLogin    string   `json:"login,omitempty" variant:"Name"`
+	AltLabels   []string `json:"labels,omitempty" variant:"Tags"`
 }
 
 type pet struct {
