@@ -7,26 +7,16 @@ package edapp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
+	"os"
 	"runtime"
-	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"golang.org/x/time/rate"
-
-	"github.com/edapp-go/edapp/internal/lenient"
-	"github.com/edapp-go/edapp/internal/pager"
 )
-
-const benchUserJSON = `{"id":"u-1001","name":"ann.lee","email":"ann.lee@example.com","firstName":"Ann","lastName":"Lee",` +
-	`"externalId":"hr-1001","timeZone":"Australia/Sydney","roles":["app-user","prizing-user"],` +
-	`"userGroups":["g-1","g-2"],"userGroupsManaged":["g-2"],"customFields":{"site":"Sydney","team":"Ops"},` +
-	`"lastActiveDate":"2024-05-01T09:30:00.123Z"}`
 
 // plainUser is the baseline's user: the same fields as User, one for each
 // member of benchUserJSON, in a plain struct without methods (time.Time,
@@ -44,69 +34,6 @@ type plainUser struct {
 	UserGroupsManaged []string          `json:"userGroupsManaged"`
 	CustomFields      map[string]string `json:"customFields"`
 	LastActiveDate    time.Time         `json:"lastActiveDate"`
-}
-
-// plainAttempt is the baseline's attempt: Attempt's fields in a plain
-// struct without methods.
-type plainAttempt struct {
-	ID                string    `json:"id"`
-	UserID            string    `json:"userId"`
-	UserExternalID    string    `json:"userExternalId"`
-	CourseID          string    `json:"courseId"`
-	CourseExternalID  string    `json:"courseExternalId"`
-	LessonID          string    `json:"lessonId"`
-	LessonExternalID  string    `json:"lessonExternalId"`
-	StartedDateTime   time.Time `json:"startedDateTime"`
-	CompletedDateTime time.Time `json:"completedDateTime"`
-	Score             float64   `json:"score"`
-	Success           bool      `json:"success"`
-	EarnedStars       int       `json:"earnedStars"`
-}
-
-// benchClient is an SDK client with the limiter off, so the benchmark
-// measures the SDK, not the service's rate limit.
-func benchClient(b *testing.B, url string, opts ...Option) *Client {
-	b.Helper()
-	c, err := NewClient("bench-token", append([]Option{WithBaseURL(url), WithRateLimit(rate.Inf, 0)}, opts...)...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return c
-}
-
-// baselineGet is what a careful hand-written client does: build the
-// request, set the headers, send it, check the status, decode the body.
-func baselineGet(ctx context.Context, hc *http.Client, url string, out any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer bench-token")
-	req.Header.Set("Accept", "application/json")
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("status %d", resp.StatusCode)
-	}
-	return json.NewDecoder(resp.Body).Decode(out)
-}
-
-func staticServer(body []byte) *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		w.Write(body)
-	}))
-}
-
-// baselineTransport has the pool settings the SDK's own transport has.
-func baselineTransport() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = 32
-	return t
 }
 
 // BenchmarkGetUser: one GET of one user, SDK against baseline.
@@ -180,183 +107,6 @@ func BenchmarkGetUserObserver(b *testing.B) {
 	b.Run("interleaved", interleaved(get(benchClient(b, srv.URL, noop)), get(benchClient(b, srv.URL))))
 }
 
-// attemptsPage renders one envelope of n attempts, reporting total.
-func attemptsPage(n, total int) []byte {
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, `{"totalCount":%d,"items":[`, total)
-	for i := range n {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		fmt.Fprintf(&buf, `{"id":"att-%06d","userId":"u-%d","userExternalId":"hr-%d","courseId":"c-%d","courseExternalId":"C%d",`+
-			`"lessonId":"l-%d","lessonExternalId":"L%d","startedDateTime":"2024-05-01T09:%02d:00.123Z",`+
-			`"completedDateTime":"2024-05-01T09:%02d:30Z","score":%d,"success":%t,"earnedStars":%d}`,
-			i, i%97, i%97, i%13, i%13, i%41, i%41, i%60, i%60, i%101, i%3 != 0, i%4)
-	}
-	buf.WriteString("]}")
-	return buf.Bytes()
-}
-
-// BenchmarkListAttemptsPage: fetch and decode one page of 1000 attempts.
-// The baseline does the same GET and decodes with json.Unmarshal into the
-// same Attempt struct.
-func BenchmarkListAttemptsPage(b *testing.B) {
-	page := attemptsPage(1000, 1000)
-	srv := staticServer(page)
-	defer srv.Close()
-	ctx := context.Background()
-
-	b.Run("sdk", func(b *testing.B) {
-		c := benchClient(b, srv.URL)
-		opts := &AttemptListOptions{ListOptions: ListOptions{PageSize: 1000}}
-		b.SetBytes(int64(len(page)))
-		b.ReportAllocs()
-		for b.Loop() {
-			p, err := c.Analytics.ListAttempts(ctx, opts)
-			if err != nil || len(p.Items) != 1000 {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("baseline", func(b *testing.B) {
-		hc := &http.Client{Transport: baselineTransport()}
-		b.SetBytes(int64(len(page)))
-		b.ReportAllocs()
-		for b.Loop() {
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/v2/analytics/attempts?page=1&pageSize=1000", nil)
-			req.Header.Set("Authorization", "Bearer bench-token")
-			resp, err := hc.Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			data, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if err != nil {
-				b.Fatal(err)
-			}
-			var env struct {
-				TotalCount int            `json:"totalCount"`
-				Items      []plainAttempt `json:"items"`
-			}
-			if err := json.Unmarshal(data, &env); err != nil || len(env.Items) != 1000 {
-				b.Fatal(err)
-			}
-		}
-	})
-}
-
-// BenchmarkDecodeAttemptsPage: decoding only, one page of 1000 attempts:
-// the SDK's list decoder against json.Unmarshal into plain structs.
-func BenchmarkDecodeAttemptsPage(b *testing.B) {
-	page := attemptsPage(1000, 1000)
-	b.Run("sdk", func(b *testing.B) {
-		b.SetBytes(int64(len(page)))
-		b.ReportAllocs()
-		for b.Loop() {
-			var l pager.List[Attempt]
-			if _, err := lenient.Decode(page, &l); err != nil || len(l.Items) != 1000 {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("baseline", func(b *testing.B) {
-		b.SetBytes(int64(len(page)))
-		b.ReportAllocs()
-		for b.Loop() {
-			var env struct {
-				TotalCount int            `json:"totalCount"`
-				Items      []plainAttempt `json:"items"`
-			}
-			if err := json.Unmarshal(page, &env); err != nil || len(env.Items) != 1000 {
-				b.Fatal(err)
-			}
-		}
-	})
-	// The two, alternately in one loop; sdk/baseline is the ratio of the
-	// process CPU time each used, which other programs on a busy machine do
-	// not inflate (garbage collection and, for GetUser, the loopback server
-	// are counted on both sides).
-	decodeSDK := func(page []byte) func(b *testing.B) {
-		return func(b *testing.B) {
-			var l pager.List[Attempt]
-			if _, err := lenient.Decode(page, &l); err != nil || len(l.Items) != 1000 {
-				b.Fatal(err)
-			}
-		}
-	}
-	decodeBase := func(b *testing.B) {
-		var env struct {
-			TotalCount int            `json:"totalCount"`
-			Items      []plainAttempt `json:"items"`
-		}
-		if err := json.Unmarshal(page, &env); err != nil || len(env.Items) != 1000 {
-			b.Fatal(err)
-		}
-	}
-	b.Run("interleaved", interleaved(decodeSDK(page), decodeBase))
-	// What the SDK pays when every item has a member it does not know (kept
-	// in Extra), and when every item has a date in an unknown form (dropped
-	// and reported), against the same clean baseline.
-	unknown := bytes.ReplaceAll(page, []byte(`"success":`), []byte(`"isArchived":false,"success":`))
-	b.Run("interleaved-unknown-members", interleaved(decodeSDK(unknown), decodeBase))
-	b.Run("interleaved-bad-dates", interleaved(decodeSDK(badDatesPage(1000, true)), decodeBase))
-}
-
-// interleaved runs sdk and baseline alternately and reports the ratio of
-// the process CPU time each used.
-func interleaved(sdk, baseline func(*testing.B)) func(*testing.B) {
-	return func(b *testing.B) {
-		var s, base time.Duration
-		for b.Loop() {
-			t0 := processCPU()
-			sdk(b)
-			t1 := processCPU()
-			baseline(b)
-			s, base = s+t1-t0, base+processCPU()-t1
-		}
-		b.ReportMetric(float64(s)/float64(base), "sdk/baseline-cpu")
-	}
-}
-
-// BenchmarkStreamAttempts streams every record through AllAttempts, 1000 a
-// page, and reports the peak heap in use while streaming. The peak must not
-// grow with the total: compare total=20000 with total=200000.
-func BenchmarkStreamAttempts(b *testing.B) {
-	page := attemptsPage(1000, 0)
-	for _, total := range []int{20_000, 200_000} {
-		b.Run("total="+strconv.Itoa(total), func(b *testing.B) {
-			body := bytes.Replace(page, []byte(`"totalCount":0`), []byte(`"totalCount":`+strconv.Itoa(total)), 1)
-			srv := staticServer(body)
-			defer srv.Close()
-			c := benchClient(b, srv.URL)
-			ctx := context.Background()
-			var peak uint64
-			var ms runtime.MemStats
-			b.ReportAllocs()
-			for b.Loop() {
-				runtime.GC()
-				n := 0
-				for a, err := range c.Analytics.AllAttempts(ctx, &AttemptListOptions{ListOptions: ListOptions{PageSize: 1000}}) {
-					if err != nil {
-						b.Fatal(err)
-					}
-					_ = a
-					n++
-					if n%1000 == 0 { // once a page
-						runtime.ReadMemStats(&ms)
-						peak = max(peak, ms.HeapInuse)
-					}
-				}
-				if n != total {
-					b.Fatalf("streamed %d of %d", n, total)
-				}
-			}
-			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(total), "ns/record")
-		})
-	}
-}
-
 // BenchmarkParallelGetUser: many goroutines share one client (limiter off).
 // Run with -cpu 1,2 to see throughput follow the cores; -race checks the
 // sharing.
@@ -394,36 +144,71 @@ func BenchmarkParallelGetUser(b *testing.B) {
 	})
 }
 
-// TestSharedClientUnderLoad runs the parallel path under go test (and so
-// under -race in CI): one client, many goroutines, every call succeeds.
-func TestSharedClientUnderLoad(t *testing.T) {
-	srv := staticServer([]byte(benchUserJSON))
-	defer srv.Close()
-	c, err := NewClient("t", WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	errs := make(chan error, 16)
-	for range 16 {
-		go func() {
-			var err error
-			for range 25 {
-				var u *User
-				if u, err = c.Users.Get(ctx, "u-1001"); err == nil && u.Username != "ann.lee" {
-					err = fmt.Errorf("decoded %q", u.Username)
-				}
-				if err != nil {
-					break
-				}
+// peakHeap runs fn and returns the most heap in use above where it
+// started, sampled every millisecond.
+func peakHeap(fn func()) uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapInuse
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		var ms runtime.MemStats
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > base && ms.HeapInuse-base > peak.Load() {
+				peak.Store(ms.HeapInuse - base)
 			}
-			errs <- err
-		}()
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	fn()
+	close(done)
+	return peak.Load()
+}
+
+// TestBodyHeapFigures prints the heap an endless error body and a large
+// chunked success body cost, beside what an unbounded bytes.Buffer read
+// costs. Run with EDAPP_HEAP_FIGURES=1; BENCHMARKS.md quotes it.
+func TestBodyHeapFigures(t *testing.T) {
+	if os.Getenv("EDAPP_HEAP_FIGURES") == "" {
+		t.Skip("set EDAPP_HEAP_FIGURES=1 to measure")
 	}
-	for range 16 {
-		if err := <-errs; err != nil {
+	const big = 200 << 20
+	client := func(status int, n int64) *Client {
+		hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			var body io.Reader = &endlessBody{}
+			if n >= 0 {
+				body = io.LimitReader(body, n)
+			}
+			return &http.Response{StatusCode: status, Header: http.Header{}, Body: io.NopCloser(body), ContentLength: -1, Request: r}, nil
+		})}
+		c, err := NewClient("t", WithHTTPClient(hc), WithRateLimit(rate.Inf, 0), WithRetry(RetryPolicy{}), WithMaxResponseBytes(256<<20))
+		if err != nil {
 			t.Fatal(err)
 		}
+		return c
 	}
+	mib := func(b uint64) float64 { return float64(b) / (1 << 20) }
+
+	c := client(http.StatusNotFound, -1)
+	errPeak := peakHeap(func() { _ = c.Do(context.Background(), http.MethodGet, "/v2/x", nil, nil, nil) })
+	t.Logf("endless 404 body: peak heap %.2f MiB (the read stops at 64 KiB + 1)", mib(errPeak))
+
+	c = client(http.StatusOK, big)
+	var out []byte
+	okPeak := peakHeap(func() { _ = c.Do(context.Background(), http.MethodGet, "/v2/x", nil, nil, nil); _ = out })
+	basePeak := peakHeap(func() {
+		var buf bytes.Buffer
+		_, _ = buf.ReadFrom(io.LimitReader(&endlessBody{}, big))
+	})
+	t.Logf("200 MiB chunked success body: SDK peak heap %.0f MiB, bytes.Buffer.ReadFrom %.0f MiB (%.2fx)",
+		mib(okPeak), mib(basePeak), float64(okPeak)/float64(basePeak))
 }

@@ -26,6 +26,8 @@ import (
 	"github.com/edapp-go/edapp/internal/redact"
 	"golang.org/x/time/rate"
 
+	"sync"
+
 	"github.com/edapp-go/edapp/internal/transport"
 )
 
@@ -596,4 +598,176 @@ func TestNewClientFromEnv(t *testing.T) {
 	assert.ErrorIs(t, err, ErrInvalidInput)
 	_, err = NewClient("t", WithLookupEnv(nil))
 	assert.ErrorIs(t, err, ErrInvalidInput, "a nil lookup is a bad value for every constructor")
+}
+
+// Dot-only ids would go out as %2E or %2E%2E, which a decoding proxy may
+// take for "." or "..": they are refused like empty ids, before sending.
+func TestDotOnlyIDsAreRefusedBeforeSending(t *testing.T) {
+	client, mux := setup(t)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("request sent: %s %s", r.Method, r.URL.EscapedPath())
+	})
+	ctx := context.Background()
+	for _, id := range []string{".", "..", "..."} {
+		calls := map[string]error{}
+		_, calls["Users.Get"] = client.Users.Get(ctx, id)
+		_, calls["Users.Update"] = client.Users.Update(ctx, id, UserUpdateParams{FirstName: Ptr("A")})
+		calls["Users.Delete"] = client.Users.Delete(ctx, id)
+		_, calls["Users.Courses"] = client.Users.Courses(ctx, id)
+		_, calls["UserGroups.ListUsers"] = client.UserGroups.ListUsers(ctx, id, nil)
+		_, calls["UserGroups.ListChildren"] = client.UserGroups.ListChildren(ctx, id, nil)
+		calls["UserGroups.AddUser"] = client.UserGroups.AddUser(ctx, id, "u-1")
+		calls["UserGroups.RemoveUser"] = client.UserGroups.RemoveUser(ctx, "g-1", id)
+		_, calls["Catalog.Lessons"] = client.Catalog.Lessons(ctx, id)
+		_, calls["Catalog.ListCollectionCourses"] = client.Catalog.ListCollectionCourses(ctx, id, nil)
+		calls["Webhooks.Delete"] = client.Webhooks.Delete(ctx, id)
+		for name, err := range calls {
+			assert.ErrorIs(t, err, ErrInvalidInput, "%s(%q)", name, id)
+		}
+		_, err := client.Users.Get(ctx, id)
+		assert.EqualError(t, err, `edapp: invalid input: userID "`+id+`" is only dots`)
+	}
+	// Dots inside an id are fine.
+	mux.HandleFunc("/v2/users/{id}", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"id":"a..b"}`))
+	})
+	_, err := client.Users.Get(ctx, "a..b")
+	assert.NoError(t, err)
+}
+
+// One rule for v2 and v1: only "success": false is a failure.
+func TestDoCheckedRule(t *testing.T) {
+	for body, fails := range map[string]bool{
+		`{"success":true}`:                      false,
+		`{}`:                                    false,
+		``:                                      false,
+		`not json`:                              false,
+		`[]`:                                    false,
+		`{"success":"true"}`:                    false,
+		`{"success":false}`:                     true,
+		`{"success":"False","message":"owner"}`: true,
+	} {
+		client, mux := setup(t)
+		mux.HandleFunc("DELETE /v2/webhooks/w-1", func(w http.ResponseWriter, r *http.Request) {
+			_, _ = w.Write([]byte(body))
+		})
+		err := client.DoChecked(context.Background(), http.MethodDelete, "/v2/webhooks/w-1", nil, nil)
+		if !fails {
+			assert.NoError(t, err, body)
+			continue
+		}
+		assert.ErrorIs(t, err, ErrUnsuccessful, body)
+		var apiErr *APIError
+		require.ErrorAs(t, err, &apiErr)
+		assert.Equal(t, body, string(apiErr.Body))
+	}
+}
+
+// endlessBody never ends, and counts what was read of it.
+type endlessBody struct {
+	mu   sync.Mutex
+	read int
+}
+
+func (b *endlessBody) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	b.mu.Lock()
+	b.read += len(p)
+	b.mu.Unlock()
+	return len(p), nil
+}
+
+func (b *endlessBody) Close() error { return nil }
+
+func TestEndlessErrorBodyIsReadWithinItsBound(t *testing.T) {
+	for status, sentinel := range map[int]error{
+		http.StatusNotFound: ErrNotFound, http.StatusBadRequest: ErrBadRequest,
+		http.StatusUnauthorized: ErrUnauthorized, http.StatusInternalServerError: ErrServer,
+	} {
+		body := &endlessBody{}
+		hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: status, Header: http.Header{}, Body: body, ContentLength: -1, Request: r}, nil
+		})}
+		c, err := NewClient("t", WithHTTPClient(hc), WithRateLimit(rate.Inf, 0), WithRetry(RetryPolicy{}))
+		require.NoError(t, err)
+		_, err = c.Users.Get(context.Background(), "a")
+		var ae *APIError
+		require.ErrorAs(t, err, &ae, "status %d", status)
+		assert.ErrorIs(t, err, sentinel)
+		assert.LessOrEqual(t, body.read, 64<<10+1, "bytes read of a %d body", status)
+	}
+}
+
+func TestSuccessBodyBound(t *testing.T) {
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"id":"`+strings.Repeat("a", 2000)+`"}`)
+	}, WithMaxResponseBytes(1000))
+	_, err := c.Users.Get(context.Background(), "a")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "larger than 1000 bytes")
+
+	_, err = NewClient("t", WithMaxResponseBytes(0))
+	assert.ErrorIs(t, err, ErrInvalidInput)
+}
+
+func TestZeroMaxWaitMeansTheDefaultCap(t *testing.T) {
+	p, err := RetryPolicy{MaxRetries: 1}.normalize()
+	require.NoError(t, err)
+	assert.Equal(t, 30*time.Second, p.MaxWait)
+	p, err = RetryPolicy{MaxRetries: 1, MinWait: time.Minute}.normalize()
+	require.NoError(t, err)
+	assert.Equal(t, time.Minute, p.MaxWait, "never below MinWait")
+	assert.Equal(t, 30*time.Second, DefaultRetryPolicy().MaxWait)
+
+	// A day-long Retry-After pauses the client for one budget window; a
+	// call whose deadline ends sooner fails at once with the 429.
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "86400")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}, WithRetry(RetryPolicy{MaxRetries: 1}))
+	var r Response
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err = c.Users.Get(ctx, "a", WithResponseInto(&r))
+	assert.ErrorIs(t, err, ErrRateLimited, "it was held by the service's rate limit")
+	assert.NoError(t, ctx.Err(), "it did not wait for its deadline")
+	assert.Equal(t, 1, r.Attempts)
+	d := c.t.PausedFor()
+	assert.True(t, d > DefaultBudgetWindow-time.Minute && d <= DefaultBudgetWindow, "paused for one window: %v", d)
+}
+
+// TestSharedClientUnderLoad runs the parallel path under go test (and so
+// under -race in CI): one client, many goroutines, every call succeeds.
+func TestSharedClientUnderLoad(t *testing.T) {
+	srv := staticServer([]byte(benchUserJSON))
+	defer srv.Close()
+	c, err := NewClient("t", WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	errs := make(chan error, 16)
+	for range 16 {
+		go func() {
+			var err error
+			for range 25 {
+				var u *User
+				if u, err = c.Users.Get(ctx, "u-1001"); err == nil && u.Username != "ann.lee" {
+					err = fmt.Errorf("decoded %q", u.Username)
+				}
+				if err != nil {
+					break
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 16 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
 }
