@@ -28,6 +28,9 @@ import (
 
 	"sync"
 
+	"bufio"
+	"runtime"
+
 	"github.com/edapp-go/edapp/internal/transport"
 )
 
@@ -770,4 +773,316 @@ func TestSharedClientUnderLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// droppedLog is a client whose every answer is body, with a logger that
+// collects the dropped values Do reports.
+func droppedLog(t *testing.T, body []byte) (*Client, func() []string) {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	var buf bytes.Buffer
+	c, err := NewClient("t", WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0),
+		WithLogger(slog.New(slog.NewJSONHandler(&buf, nil))))
+	require.NoError(t, err)
+	return c, func() []string {
+		var fields []string
+		for line := range strings.Lines(buf.String()) {
+			var rec struct{ Fields []string }
+			require.NoError(t, json.Unmarshal([]byte(line), &rec))
+			fields = append(fields, rec.Fields...)
+		}
+		return fields
+	}
+}
+
+func TestOneBadValueInEveryItemCostsOnlyThoseValues(t *testing.T) {
+	for _, envelope := range []bool{true, false} {
+		t.Run(fmt.Sprint("envelope=", envelope), func(t *testing.T) {
+			c, dropped := droppedLog(t, badDatesPage(1000, envelope))
+			p, err := c.Analytics.ListAttempts(context.Background(), &AttemptListOptions{ListOptions: ListOptions{PageSize: 1000}})
+			require.NoError(t, err)
+			require.Len(t, p.Items, 1000)
+			prefix := "items"
+			if envelope {
+				assert.Equal(t, 1000, p.TotalCount)
+			} else {
+				prefix = ""
+				assert.Equal(t, -1, p.TotalCount)
+			}
+			for i, a := range p.Items {
+				if a.ID != fmt.Sprintf("att-%06d", i) || a.StartedDateTime.IsZero() || !a.CompletedDateTime.IsZero() {
+					t.Fatalf("item %d = %+v", i, a)
+				}
+			}
+			got := dropped()
+			require.Len(t, got, 1000)
+			for i, path := range got {
+				require.Equal(t, fmt.Sprintf("%s[%d].completedDateTime", prefix, i), path)
+			}
+		})
+	}
+}
+
+func TestDoReportsDroppedValues(t *testing.T) {
+	body := []byte(`{"id":"u1","name":"ann","lastActiveDate":{"when":"yesterday"},"roles":"app-user","isArchived":false}`)
+	c, dropped := droppedLog(t, body)
+	var u User
+	require.NoError(t, c.Do(context.Background(), http.MethodGet, "/v2/users/u1", nil, nil, &u))
+	assert.Equal(t, []string{"lastActiveDate", "roles"}, dropped())
+	assert.Equal(t, "ann", u.Username)
+	assert.Equal(t, RawFields{"isArchived": json.RawMessage(`false`)}, u.Extra)
+
+	// A clean answer reports nothing.
+	c, dropped = droppedLog(t, []byte(benchUserJSON))
+	got, err := c.Users.Get(context.Background(), "u-1001")
+	require.NoError(t, err)
+	assert.Empty(t, dropped())
+	assert.Equal(t, "ann.lee", got.Username)
+	assert.Equal(t, []string{"g-2"}, got.ManagedUserGroups, "from userGroupsManaged")
+	assert.Nil(t, got.Extra)
+}
+
+// faultCase is a row of the fault matrix: one fault, for an idempotent GET
+// and for a POST. The client must return the right error or recover, within
+// the context deadline, without a leaked goroutine, and without sending a
+// POST twice where the server may have acted on it.
+type faultCase struct {
+	name    string
+	handler func(hits *atomic.Int32) http.HandlerFunc
+	// want for GET and for POST: nil means the call must succeed.
+	getErr, postErr   func(t *testing.T, err error)
+	getHits, postHits int32 // attempts the server must see (0: don't check)
+}
+
+func isErr(target error) func(*testing.T, error) {
+	return func(t *testing.T, err error) { t.Helper(); assert.ErrorIs(t, err, target) }
+}
+
+func isDecodeErr(t *testing.T, err error) {
+	t.Helper()
+	var d *DecodeError
+	assert.ErrorAs(t, err, &d)
+}
+
+func anyErr(t *testing.T, err error) { t.Helper(); assert.Error(t, err) }
+
+// resetMidBody promises a long body, sends part of it and drops the
+// connection, on the first `times` attempts; later attempts succeed.
+func resetMidBody(times int32) func(*atomic.Int32) http.HandlerFunc {
+	return func(hits *atomic.Int32) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			if hits.Add(1) > times {
+				io.WriteString(w, `{"id":"ok"}`)
+				return
+			}
+			conn, buf, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				return
+			}
+			buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{\"id\":\"tru")
+			buf.Flush()
+			if tc, ok := conn.(*net.TCPConn); ok {
+				tc.SetLinger(0) // RST, not FIN
+			}
+			conn.Close()
+		}
+	}
+}
+
+func respond(status int, header map[string]string, body string, times int32) func(*atomic.Int32) http.HandlerFunc {
+	return func(hits *atomic.Int32) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			if hits.Add(1) > times {
+				io.WriteString(w, `{"id":"ok"}`)
+				return
+			}
+			for k, v := range header {
+				w.Header().Set(k, v)
+			}
+			w.WriteHeader(status)
+			io.WriteString(w, body)
+		}
+	}
+}
+
+var faultMatrix = []faultCase{
+	{
+		name:    "connection reset mid-body, once",
+		handler: resetMidBody(1),
+		getErr:  nil, getHits: 2, // GET reads the body inside the retry loop and retries
+		postErr: anyErr, postHits: 1, // the server may have acted: no second POST
+	},
+	{
+		name:    "connection reset mid-body, always",
+		handler: resetMidBody(1 << 30),
+		getErr:  anyErr, getHits: 4,
+		postErr: anyErr, postHits: 1,
+	},
+	{
+		name:    "truncated JSON",
+		handler: respond(200, nil, `{"id":"abc","items":[1,2`, 1<<30),
+		getErr:  isDecodeErr, getHits: 1,
+		postErr: isDecodeErr, postHits: 1,
+	},
+	{
+		name:    "200 with an HTML body",
+		handler: respond(200, map[string]string{"Content-Type": "text/html"}, "<html><body>maintenance</body></html>", 1<<30),
+		getErr:  isDecodeErr, getHits: 1,
+		postErr: isDecodeErr, postHits: 1,
+	},
+	{
+		name: "slow headers beyond the context deadline",
+		handler: func(hits *atomic.Int32) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) {
+				hits.Add(1)
+				io.Copy(io.Discard, r.Body) // so the server notices the client hang up
+				select {
+				case <-r.Context().Done():
+				case <-time.After(10 * time.Second):
+				}
+			}
+		},
+		getErr: isErr(context.DeadlineExceeded), postErr: isErr(context.DeadlineExceeded),
+	},
+	{
+		name:    "429 with Retry-After, then success",
+		handler: respond(429, map[string]string{"Retry-After": "1"}, `{"message":"slow down"}`, 1),
+		getErr:  nil, getHits: 2,
+		postErr: nil, postHits: 2, // a 429 was not acted on: POST may retry
+	},
+	{
+		name:    "429 without Retry-After, then success",
+		handler: respond(429, nil, `{"message":"slow down"}`, 2),
+		getErr:  nil, getHits: 3,
+		postErr: nil, postHits: 3,
+	},
+	{
+		name:    "429 for good",
+		handler: respond(429, nil, `{"message":"slow down"}`, 1<<30),
+		getErr:  isErr(ErrRateLimited), getHits: 4,
+		postErr: isErr(ErrRateLimited), postHits: 4,
+	},
+	{
+		name:    "503 burst, then success",
+		handler: respond(503, nil, `{"message":"busy"}`, 3),
+		getErr:  nil, getHits: 4,
+		postErr: isErr(ErrServer), postHits: 1,
+	},
+	{
+		name: "redirect loop",
+		handler: func(hits *atomic.Int32) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				hits.Add(1)
+				http.Redirect(w, r, r.URL.Path, http.StatusTemporaryRedirect)
+			}
+		},
+		getErr: anyErr, getHits: 10, // net/http stops after 10 hops; no retry of the loop
+		postErr: anyErr, postHits: 10,
+	},
+}
+
+func TestFaultMatrix(t *testing.T) {
+	for _, fc := range faultMatrix {
+		for _, method := range []string{http.MethodGet, http.MethodPost} {
+			t.Run(fc.name+"/"+method, func(t *testing.T) {
+				before := runtime.NumGoroutine()
+				var hits atomic.Int32
+				srv := httptest.NewServer(fc.handler(&hits))
+				tr := &http.Transport{}
+				c, err := NewClient("t", WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0),
+					WithHTTPClient(&http.Client{Transport: tr}),
+					WithRetry(RetryPolicy{MaxRetries: 3, MinWait: time.Millisecond, MaxWait: 20 * time.Millisecond}))
+				require.NoError(t, err)
+
+				const deadline = 3 * time.Second
+				ctx, cancel := context.WithTimeout(context.Background(), deadline)
+				start := time.Now()
+				var out struct{ ID string }
+				var body any
+				if method == http.MethodPost {
+					body = map[string]string{"name": "x"}
+				}
+				err = c.Do(ctx, method, "/v2/users", nil, body, &out)
+				elapsed := time.Since(start)
+				cancel()
+
+				check, wantHits := fc.getErr, fc.getHits
+				if method == http.MethodPost {
+					check, wantHits = fc.postErr, fc.postHits
+				}
+				if check == nil {
+					require.NoError(t, err)
+					assert.Equal(t, "ok", out.ID)
+				} else {
+					require.Error(t, err)
+					check(t, err)
+					assert.NotContains(t, err.Error(), "giving up")
+				}
+				if wantHits > 0 {
+					assert.Equal(t, wantHits, hits.Load(), "attempts")
+				}
+				assert.Less(t, elapsed, deadline+time.Second, "returned within the context deadline")
+
+				srv.CloseClientConnections()
+				srv.Close()
+				tr.CloseIdleConnections()
+				assertNoGoroutineLeak(t, before)
+			})
+		}
+	}
+}
+
+// assertNoGoroutineLeak waits for the goroutine count to fall back to what
+// it was; connection goroutines take a moment to notice a closed socket.
+func assertNoGoroutineLeak(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			n := runtime.Stack(buf, true)
+			t.Errorf("goroutines: %d before, %d after\n%s", before, runtime.NumGoroutine(), firstLines(string(buf[:n]), 60))
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func firstLines(s string, n int) string {
+	sc := bufio.NewScanner(strings.NewReader(s))
+	var b strings.Builder
+	for i := 0; i < n && sc.Scan(); i++ {
+		b.WriteString(sc.Text())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func TestConnectionRefusedPOSTRetriesThenFails(t *testing.T) {
+	// Nothing listens here: every attempt is refused before anything is sent.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	ln.Close()
+
+	var attempts atomic.Int32
+	count := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		attempts.Add(1)
+		return http.DefaultTransport.RoundTrip(r)
+	})
+	c, err := NewClient("fault-test-token", WithBaseURL("http://"+addr), WithRateLimit(rate.Inf, 0),
+		WithHTTPClient(&http.Client{Transport: count}),
+		WithRetry(RetryPolicy{MaxRetries: 2, MinWait: time.Millisecond, MaxWait: time.Millisecond}))
+	require.NoError(t, err)
+	err = c.Do(context.Background(), http.MethodPost, "/v2/users", nil, map[string]string{}, nil)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, syscall.ECONNREFUSED, "the dial error stays reachable")
+	assert.Contains(t, err.Error(), "POST /v2/users")
+	assert.EqualValues(t, 3, attempts.Load(), "a refused POST was never sent, so it is retried")
 }

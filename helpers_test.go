@@ -18,6 +18,9 @@ import (
 	"encoding/json"
 	"time"
 
+	"bytes"
+
+	"github.com/edapp-go/edapp/internal/lenient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/time/rate"
@@ -316,4 +319,21 @@ func interleaved(sdk, baseline func(*testing.B)) func(*testing.B) {
 		}
 		b.ReportMetric(float64(s)/float64(base), "sdk/baseline-cpu")
 	}
+}
+
+// decodeAnswer decodes one answer the way Client.Do does.
+func decodeAnswer(data []byte, v any) error {
+	_, err := lenient.Decode(data, v)
+	return err
+}
+
+// badDatesPage is a page of n attempts, each with a completion datetime in
+// a form no decoder knows.
+func badDatesPage(n int, envelope bool) []byte {
+	page := attemptsPage(n, n)
+	page = bytes.ReplaceAll(page, []byte(`"completedDateTime":"2024-05-01T09:`), []byte(`"completedDateTime":"the 1st of May, 9:`))
+	if !envelope {
+		page = page[bytes.IndexByte(page, '[') : len(page)-1]
+	}
+	return page
 }

@@ -14,6 +14,7 @@ import (
 
 	"strings"
 
+	"github.com/edapp-go/edapp/internal/lenient"
 	"github.com/edapp-go/edapp/internal/pager"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -164,4 +165,16 @@ func TestAnItemDroppedWholeDoesNotEndTheWalk(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"a", "b", "c"}, ids, "page 1 counted two items, so page 2 was read")
+}
+
+func TestListDecodeDroppedPaths(t *testing.T) {
+	var l pager.List[User]
+	dropped, err := lenient.Decode([]byte(`{"totalCount":"two","items":[{"id":"a","customFields":{"x":1}},{"id":"b","userName":"bee","roles":[1,"app-user"]}]}`), &l)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"items[0].customFields.x", "items[1].roles[0]", "totalCount"}, dropped)
+	assert.Equal(t, -1, l.Total())
+	assert.Equal(t, []User{
+		{ID: "a", CustomFields: map[string]string{}},
+		{ID: "b", Username: "bee", Roles: []Role{RoleAppUser}},
+	}, l.Items)
 }
