@@ -17,19 +17,10 @@ type Course struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
 
-	Unlocked     bool       `json:"unlocked"`
-	UnlockedDate edapp.Time `json:"unlockedDate"` // ISO 8601 UTC with milliseconds
-	Completed    bool       `json:"completed"`
-	// CompletedDate also decodes from completionDate: the vendor's text
-	// calls the property completionDate, its sample completedDate.
-	CompletedDate edapp.Time `json:"completedDate"`
-	Opened        bool       `json:"opened"`
-	OpenedDate    edapp.Time `json:"openedDate"`
+	Progress
 
 	Lessons []Lesson        `json:"lessons"`
 	Extra   edapp.RawFields `json:"-"`
-
-	completionVariant
 }
 
 // Lesson is a lesson of a Course, with the user's progress in it and its
@@ -43,14 +34,25 @@ type Lesson struct {
 	// learner opens the lesson. It holds a secret; keep it out of logs.
 	LaunchURI string `json:"launchURI"`
 
+	Progress
+
+	Extra edapp.RawFields `json:"-"`
+}
+
+// Progress is the user's progress in a course or a lesson, as every v1
+// course, lesson and report sends it: whether it is unlocked, completed and
+// opened, and when (ISO 8601 UTC with milliseconds). Course, Lesson,
+// CourseReport and LessonReport embed it, so its fields read as theirs
+// (course.Completed) and encode as members of the record's own object.
+type Progress struct {
 	Unlocked     bool       `json:"unlocked"`
 	UnlockedDate edapp.Time `json:"unlockedDate"`
 	Completed    bool       `json:"completed"`
-	// CompletedDate also decodes from completionDate (see Course).
-	CompletedDate edapp.Time      `json:"completedDate"`
-	Opened        bool            `json:"opened"`
-	OpenedDate    edapp.Time      `json:"openedDate"`
-	Extra         edapp.RawFields `json:"-"`
+	// CompletedDate also decodes from completionDate: the vendor's text
+	// calls the property completionDate, its sample completedDate.
+	CompletedDate edapp.Time `json:"completedDate"`
+	Opened        bool       `json:"opened"`
+	OpenedDate    edapp.Time `json:"openedDate"`
 
 	completionVariant
 }

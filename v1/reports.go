@@ -28,18 +28,10 @@ type CourseReport struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
 
-	Unlocked     bool       `json:"unlocked"`
-	UnlockedDate edapp.Time `json:"unlockedDate"`
-	Completed    bool       `json:"completed"`
-	// CompletedDate also decodes from completionDate (see Course).
-	CompletedDate edapp.Time `json:"completedDate"`
-	Opened        bool       `json:"opened"`
-	OpenedDate    edapp.Time `json:"openedDate"`
+	Progress
 
 	Lessons []LessonReport  `json:"lessons"`
 	Extra   edapp.RawFields `json:"-"`
-
-	completionVariant
 }
 
 // LessonReport is a lesson of a CourseReport: the lesson fields of Lesson
@@ -48,13 +40,7 @@ type LessonReport struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
 
-	Unlocked     bool       `json:"unlocked"`
-	UnlockedDate edapp.Time `json:"unlockedDate"`
-	Completed    bool       `json:"completed"`
-	// CompletedDate also decodes from completionDate (see Course).
-	CompletedDate edapp.Time `json:"completedDate"`
-	Opened        bool       `json:"opened"`
-	OpenedDate    edapp.Time `json:"openedDate"`
+	Progress
 
 	// Duration is the time spent in the lesson, a decimal number. Its unit
 	// is not documented.
@@ -62,8 +48,6 @@ type LessonReport struct {
 	// Slides has one entry per slide.
 	Slides []Slide         `json:"slides"`
 	Extra  edapp.RawFields `json:"-"`
-
-	completionVariant
 }
 
 // Slide is one slide of a LessonReport with the user's interactions on it.
