@@ -239,7 +239,7 @@ type SurveyQuestionDefinition struct {
 }
 
 // SurveyAnswerDefinition is an answer a survey question offers. Its ID is
-// what SurveyAnswer.AnswerDefinitionID refers to.
+// what [SurveyAnswer.AnswerDefinitionID] refers to.
 type SurveyAnswerDefinition struct {
 	ID      string    `json:"id"`
 	Content string    `json:"content"`
@@ -349,7 +349,7 @@ func (s *AnalyticsService) ListUserLessonProgress(ctx context.Context, userID st
 }
 
 // AllUserLessonProgress iterates over one user's lesson progress (see
-// ListUserLessonProgress). An empty userID yields ErrInvalidInput once.
+// ListUserLessonProgress). An empty userID yields [ErrInvalidInput] once.
 func (s *AnalyticsService) AllUserLessonProgress(ctx context.Context, userID string, opts *UserLessonProgressListOptions, reqOpts ...RequestOption) iter.Seq2[UserLessonProgress, error] {
 	return all(ctx, opts, func(ctx context.Context, o *UserLessonProgressListOptions, ro ...RequestOption) (*Page[UserLessonProgress], error) {
 		return s.ListUserLessonProgress(ctx, userID, o, ro...)
@@ -367,7 +367,7 @@ func (s *AnalyticsService) ListUserLessonProgressEvents(ctx context.Context, use
 
 // AllUserLessonProgressEvents iterates over one user's lesson progress
 // events (see ListUserLessonProgressEvents). An empty userID yields
-// ErrInvalidInput once.
+// [ErrInvalidInput] once.
 func (s *AnalyticsService) AllUserLessonProgressEvents(ctx context.Context, userID string, opts *UserLessonProgressEventListOptions, reqOpts ...RequestOption) iter.Seq2[LessonProgressEvent, error] {
 	return all(ctx, opts, func(ctx context.Context, o *UserLessonProgressEventListOptions, ro ...RequestOption) (*Page[LessonProgressEvent], error) {
 		return s.ListUserLessonProgressEvents(ctx, userID, o, ro...)

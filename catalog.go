@@ -91,7 +91,7 @@ func (s *CatalogService) ListCollectionCourses(ctx context.Context, collectionID
 }
 
 // AllCollectionCourses iterates over every course of a collection (see
-// ListCollectionCourses). An empty collectionID yields ErrInvalidInput once.
+// ListCollectionCourses). An empty collectionID yields [ErrInvalidInput] once.
 func (s *CatalogService) AllCollectionCourses(ctx context.Context, collectionID string, opts *ListOptions, reqOpts ...RequestOption) iter.Seq2[Course, error] {
 	return all(ctx, opts, func(ctx context.Context, o *ListOptions, ro ...RequestOption) (*Page[Course], error) {
 		return s.ListCollectionCourses(ctx, collectionID, o, ro...)

@@ -45,8 +45,8 @@ func utcQuery[O any](opts *O) *O {
 // DoChecked is Do for the operations whose answer may be a {"success": ...}
 // object: the deletes, and adding or removing a group member. One rule
 // decides, for v2 and v1 alike: a 2xx answer is a failure only when it is a
-// JSON object whose "success" is false. DoChecked then returns an *APIError
-// that matches ErrUnsuccessful and carries the answer's "message", if any.
+// JSON object whose "success" is false. DoChecked then returns an *[APIError]
+// that matches [ErrUnsuccessful] and carries the answer's "message", if any.
 // "success": true, an empty body, {} and any other answer are success: the
 // vendor documents {"success": false} as the one 2xx answer that means
 // failure. A non-2xx answer is an *APIError, as with Do.

@@ -59,7 +59,7 @@ type WebhookCreateParams struct {
 }
 
 // Create links an event to a receiving URL: POST /v2/webhooks. It refuses
-// with ErrInvalidInput, before any request, an event name that is not one
+// with [ErrInvalidInput], before any request, an event name that is not one
 // of the ten and a URL that is not an absolute http or https URL. The
 // answer is the new link, with its MessageFormat.
 func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams, reqOpts ...RequestOption) (*Webhook, error) {
@@ -87,7 +87,7 @@ func (s *WebhooksService) List(ctx context.Context, reqOpts ...RequestOption) ([
 
 // Delete removes a webhook: DELETE /v2/webhooks/{webhookId}. Inferred: the
 // vendor does not document this operation; outside integrations call it. An answer of {"success": false} is an error
-// matching ErrUnsuccessful.
+// matching [ErrUnsuccessful].
 func (s *WebhooksService) Delete(ctx context.Context, webhookID string, reqOpts ...RequestOption) error {
 	if err := ids.Require("webhookID", webhookID); err != nil {
 		return err

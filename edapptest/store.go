@@ -32,7 +32,7 @@ type apiErr struct {
 
 func (e *apiErr) Error() string { return "edapptest: " + e.msg }
 
-// Is makes errors.Is(err, ErrNotFound) and friends work.
+// Is makes errors.Is(err, [ErrNotFound]) and friends work.
 func (e *apiErr) Is(target error) bool {
 	switch target {
 	case ErrNotFound:

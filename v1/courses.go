@@ -23,7 +23,7 @@ type Course struct {
 	Extra   edapp.RawFields `json:"-"`
 }
 
-// Lesson is a lesson of a Course, with the user's progress in it and its
+// Lesson is a lesson of a [Course], with the user's progress in it and its
 // launch link.
 type Lesson struct {
 	ID    string `json:"id"`
@@ -41,8 +41,8 @@ type Lesson struct {
 
 // Progress is the user's progress in a course or a lesson, as every v1
 // course, lesson and report sends it: whether it is unlocked, completed and
-// opened, and when (ISO 8601 UTC with milliseconds). Course, Lesson,
-// CourseReport and LessonReport embed it, so its fields read as theirs
+// opened, and when (ISO 8601 UTC with milliseconds). Course, [Lesson],
+// [CourseReport] and [LessonReport] embed it, so its fields read as theirs
 // (course.Completed) and encode as members of the record's own object.
 type Progress struct {
 	Unlocked     bool       `json:"unlocked"`
@@ -65,7 +65,7 @@ type completionVariant struct {
 }
 
 // String describes the lesson with its launch token hidden, so that
-// printing a Lesson or a Course with %v never shows the token.
+// printing a [Lesson] or a [Course] with %v never shows the token.
 func (l Lesson) String() string {
 	return fmt.Sprintf("{ID:%s Title:%q LaunchURI:%s Unlocked:%t Completed:%t Opened:%t}",
 		l.ID, l.Title, redact.LaunchTokens(l.LaunchURI), l.Unlocked, l.Completed, l.Opened)

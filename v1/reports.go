@@ -34,7 +34,7 @@ type CourseReport struct {
 	Extra   edapp.RawFields `json:"-"`
 }
 
-// LessonReport is a lesson of a CourseReport: the lesson fields of Lesson
+// LessonReport is a lesson of a [CourseReport]: the lesson fields of [Lesson]
 // without the launch link, plus the time spent and the slides.
 type LessonReport struct {
 	ID    string `json:"id"`
@@ -50,7 +50,7 @@ type LessonReport struct {
 	Extra  edapp.RawFields `json:"-"`
 }
 
-// Slide is one slide of a LessonReport with the user's interactions on it.
+// Slide is one slide of a [LessonReport] with the user's interactions on it.
 type Slide struct {
 	Name         string          `json:"name"`
 	Interactions []Interaction   `json:"interactions"`

@@ -62,7 +62,7 @@ func (s *UserGroupsService) Save(ctx context.Context, group UserGroup, opts ...e
 }
 
 // Delete deletes a group with DELETE /v1/usergroups/{id}. An answer of
-// {"success": false} is an *edapp.APIError matching edapp.ErrUnsuccessful;
+// {"success": false} is an *[edapp.APIError] matching [edapp.ErrUnsuccessful];
 // {"success": true}, {} and an empty answer are success.
 func (s *UserGroupsService) Delete(ctx context.Context, groupID string, opts ...edapp.RequestOption) error {
 	if err := ids.Require("groupID", groupID); err != nil {
