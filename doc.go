@@ -160,7 +160,7 @@
 // number sent as an object) costs only that value: it is dropped, listed in
 // [Response.Dropped] and logged at warn level, and the rest of the record and
 // the page are kept. Every record keeps the members the SDK does not know in
-// its Extra field. Unmarshal decodes a record read from elsewhere the same
+// its Extra field, a [RawFields]. [Unmarshal] decodes a record read from elsewhere the same
 // way; plain json.Unmarshal takes only the spellings the fields' tags name.
 //
 // The group list paths are documented as /v2/usersgroups; the vendor's SDK
