@@ -2,7 +2,6 @@ package edapp
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"time"
 
@@ -35,13 +34,10 @@ type Attempt struct {
 	CompletedDateTime Time   `json:"completedDateTime"`
 	// Score is the attempt's score. The vendor's SDK reads an integer; a
 	// float64 takes decimals too.
-	Score       float64 `json:"score"`
-	Success     bool    `json:"success"`
-	EarnedStars int     `json:"earnedStars"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	Score       float64   `json:"score"`
+	Success     bool      `json:"success"`
+	EarnedStars int       `json:"earnedStars"`
+	Extra       RawFields `json:"-"`
 }
 
 // AttemptListOptions filters and pages ListAttempts and AllAttempts.
@@ -62,30 +58,27 @@ type AttemptListOptions struct {
 // /v2/analytics/courseprogress): the percentage of the course's lessons
 // completed, with the unlocked, opened and completed flags and their dates.
 type CourseProgress struct {
-	UserID              string  `json:"userId"`
-	UserExternalID      string  `json:"userExternalId"`
-	UserName            string  `json:"userName"`
-	UserFirstName       string  `json:"userFirstName"`
-	UserLastName        string  `json:"userLastName"`
-	CourseID            string  `json:"courseId"`
-	CourseExternalID    string  `json:"courseExternalId"`
-	CourseTitle         string  `json:"courseTitle"`
-	Unlocked            bool    `json:"unlocked"`
-	UnlockedDateTime    Time    `json:"unlockedDateTime"`
-	Opened              bool    `json:"opened"`
-	OpenedDateTime      Time    `json:"openedDateTime"`
-	Completed           bool    `json:"completed"`
-	CompletedDateTime   Time    `json:"completedDateTime"`
-	LessonsTotal        int     `json:"lessonsTotal"`
-	LessonsUnlocked     int     `json:"lessonsUnlocked"`
-	LessonsCompleted    int     `json:"lessonsCompleted"`
-	Archived            bool    `json:"archived"`
-	PercentageCompleted float64 `json:"percentageCompleted"`
-	Score               float64 `json:"score"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	UserID              string    `json:"userId"`
+	UserExternalID      string    `json:"userExternalId"`
+	UserName            string    `json:"userName"`
+	UserFirstName       string    `json:"userFirstName"`
+	UserLastName        string    `json:"userLastName"`
+	CourseID            string    `json:"courseId"`
+	CourseExternalID    string    `json:"courseExternalId"`
+	CourseTitle         string    `json:"courseTitle"`
+	Unlocked            bool      `json:"unlocked"`
+	UnlockedDateTime    Time      `json:"unlockedDateTime"`
+	Opened              bool      `json:"opened"`
+	OpenedDateTime      Time      `json:"openedDateTime"`
+	Completed           bool      `json:"completed"`
+	CompletedDateTime   Time      `json:"completedDateTime"`
+	LessonsTotal        int       `json:"lessonsTotal"`
+	LessonsUnlocked     int       `json:"lessonsUnlocked"`
+	LessonsCompleted    int       `json:"lessonsCompleted"`
+	Archived            bool      `json:"archived"`
+	PercentageCompleted float64   `json:"percentageCompleted"`
+	Score               float64   `json:"score"`
+	Extra               RawFields `json:"-"`
 }
 
 // CourseProgressListOptions filters and pages ListCourseProgress and
@@ -104,14 +97,11 @@ type CourseProgressListOptions struct {
 // CourseStatistics holds the high-level statistics (opens, completions) of
 // one course (GET /v2/analytics/coursestatistics).
 type CourseStatistics struct {
-	CourseID       string `json:"courseId"`
-	TotalUsers     int    `json:"totalUsers"`
-	CompletedCount int    `json:"completedCount"`
-	OpenedCount    int    `json:"openedCount"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	CourseID       string    `json:"courseId"`
+	TotalUsers     int       `json:"totalUsers"`
+	CompletedCount int       `json:"completedCount"`
+	OpenedCount    int       `json:"openedCount"`
+	Extra          RawFields `json:"-"`
 }
 
 // CourseStatisticsListOptions filters and pages ListCourseStatistics and
@@ -142,11 +132,8 @@ type LessonProgressEvent struct {
 	EventName        string `json:"eventName"`
 	EventDateTime    Time   `json:"eventDateTime"`
 	// LessonScore is nil when the event carries no score (null or absent).
-	LessonScore *float64 `json:"lessonScore"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	LessonScore *float64  `json:"lessonScore"`
+	Extra       RawFields `json:"-"`
 }
 
 // LessonProgressEventListOptions filters and pages ListLessonProgressEvents
@@ -178,11 +165,8 @@ type UserLessonProgress struct {
 	CompletedDateTime Time    `json:"completedDateTime"`
 	Score             float64 `json:"score"`
 	// Attempts is the number of the user's attempts at the lesson.
-	Attempts int `json:"attempts"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	Attempts int       `json:"attempts"`
+	Extra    RawFields `json:"-"`
 }
 
 // UserLessonProgressListOptions filters and pages ListUserLessonProgress and
@@ -215,16 +199,13 @@ type UserLessonProgressEventListOptions struct {
 // one lesson (GET /v2/analytics/lessonstatistics). Inferred: neither the
 // vendor nor its SDK names these fields; they are a best guess.
 type LessonStatistics struct {
-	LessonID       string `json:"lessonId"`
-	CourseID       string `json:"courseId"`
-	LessonTitle    string `json:"lessonTitle"`
-	TotalUsers     int    `json:"totalUsers"`
-	OpenedCount    int    `json:"openedCount"`
-	CompletedCount int    `json:"completedCount"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	LessonID       string    `json:"lessonId"`
+	CourseID       string    `json:"courseId"`
+	LessonTitle    string    `json:"lessonTitle"`
+	TotalUsers     int       `json:"totalUsers"`
+	OpenedCount    int       `json:"openedCount"`
+	CompletedCount int       `json:"completedCount"`
+	Extra          RawFields `json:"-"`
 }
 
 // LessonStatisticsListOptions filters and pages ListLessonStatistics and
@@ -254,21 +235,15 @@ type SurveyQuestionDefinition struct {
 	QuestionContent string `json:"questionContent"`
 	// Answers are the answers offered, for questions that offer some.
 	Answers []SurveyAnswerDefinition `json:"answers"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	Extra   RawFields                `json:"-"`
 }
 
 // SurveyAnswerDefinition is an answer a survey question offers. Its ID is
-// what SurveyAnswer.AnswerDefinitionID refers to.
+// what [SurveyAnswer.AnswerDefinitionID] refers to.
 type SurveyAnswerDefinition struct {
-	ID      string `json:"id"`
-	Content string `json:"content"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	ID      string    `json:"id"`
+	Content string    `json:"content"`
+	Extra   RawFields `json:"-"`
 }
 
 // SurveyQuestionDefinitionListOptions filters and pages
@@ -298,13 +273,10 @@ type SurveyAnswer struct {
 	QuestionContent string `json:"questionContent"`
 	// AnswerDefinitionID is the offered answer chosen, when the question
 	// offers answers (see SurveyAnswerDefinition).
-	AnswerDefinitionID string `json:"answerDefinitionId"`
-	AnswerContent      string `json:"answerContent"`
-	AnsweredDateTime   Time   `json:"answeredDateTime"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	AnswerDefinitionID string    `json:"answerDefinitionId"`
+	AnswerContent      string    `json:"answerContent"`
+	AnsweredDateTime   Time      `json:"answeredDateTime"`
+	Extra              RawFields `json:"-"`
 }
 
 // SurveyAnswerListOptions filters and pages ListSurveyAnswers and
@@ -377,7 +349,7 @@ func (s *AnalyticsService) ListUserLessonProgress(ctx context.Context, userID st
 }
 
 // AllUserLessonProgress iterates over one user's lesson progress (see
-// ListUserLessonProgress). An empty userID yields ErrInvalidInput once.
+// ListUserLessonProgress). An empty userID yields [ErrInvalidInput] once.
 func (s *AnalyticsService) AllUserLessonProgress(ctx context.Context, userID string, opts *UserLessonProgressListOptions, reqOpts ...RequestOption) iter.Seq2[UserLessonProgress, error] {
 	return all(ctx, opts, func(ctx context.Context, o *UserLessonProgressListOptions, ro ...RequestOption) (*Page[UserLessonProgress], error) {
 		return s.ListUserLessonProgress(ctx, userID, o, ro...)
@@ -395,7 +367,7 @@ func (s *AnalyticsService) ListUserLessonProgressEvents(ctx context.Context, use
 
 // AllUserLessonProgressEvents iterates over one user's lesson progress
 // events (see ListUserLessonProgressEvents). An empty userID yields
-// ErrInvalidInput once.
+// [ErrInvalidInput] once.
 func (s *AnalyticsService) AllUserLessonProgressEvents(ctx context.Context, userID string, opts *UserLessonProgressEventListOptions, reqOpts ...RequestOption) iter.Seq2[LessonProgressEvent, error] {
 	return all(ctx, opts, func(ctx context.Context, o *UserLessonProgressEventListOptions, ro ...RequestOption) (*Page[LessonProgressEvent], error) {
 		return s.ListUserLessonProgressEvents(ctx, userID, o, ro...)

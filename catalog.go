@@ -2,7 +2,6 @@ package edapp
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 
 	"github.com/edapp-go/edapp/internal/ids"
@@ -20,14 +19,11 @@ type CatalogService service
 // externalId (the vendor's help page lists it), title and description, and
 // keeps every other field in Extra.
 type CourseCollection struct {
-	ID          string `json:"id"`
-	ExternalID  string `json:"externalId"`
-	Title       string `json:"title"`
-	Description string `json:"description"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	ID          string    `json:"id"`
+	ExternalID  string    `json:"externalId"`
+	Title       string    `json:"title"`
+	Description string    `json:"description"`
+	Extra       RawFields `json:"-"`
 }
 
 // Course is a course of the catalog. Decoding accepts the creation datetime as
@@ -42,14 +38,11 @@ type Course struct {
 	Locale string `json:"locale"`
 	// Duration is the course's duration as the service sends it (an
 	// integer; its unit is not documented).
-	Duration         int    `json:"duration"`
-	ThumbnailURL     string `json:"thumbnailUrl"`
-	CreatedDateTime  Time   `json:"createdDateTime"`
-	ModifiedDateTime Time   `json:"modifiedDateTime"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	Duration         int       `json:"duration"`
+	ThumbnailURL     string    `json:"thumbnailUrl"`
+	CreatedDateTime  Time      `json:"createdDateTime"`
+	ModifiedDateTime Time      `json:"modifiedDateTime"`
+	Extra            RawFields `json:"-"`
 
 	courseVariants
 }
@@ -57,7 +50,7 @@ type Course struct {
 // courseVariants takes the other spellings of Course's fields while the SDK
 // decodes; it then moves them into place and clears them.
 type courseVariants struct {
-	AltCreateDateTime Time `json:"createDateTime,omitzero" jsonx:"CreatedDateTime"`
+	AltCreateDateTime Time `json:"createDateTime,omitzero" variant:"CreatedDateTime"`
 }
 
 // Lesson is a lesson of a course. A lesson has a minimum score, whose JSON
@@ -72,11 +65,8 @@ type Lesson struct {
 	Status   string `json:"status"`
 	CourseID string `json:"courseId"`
 	// MinimumScore is the lesson's minimum score, read from "minimumScore".
-	MinimumScore float64 `json:"minimumScore"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	MinimumScore float64   `json:"minimumScore"`
+	Extra        RawFields `json:"-"`
 }
 
 // ListCollections lists one page of course collections: GET
@@ -101,7 +91,7 @@ func (s *CatalogService) ListCollectionCourses(ctx context.Context, collectionID
 }
 
 // AllCollectionCourses iterates over every course of a collection (see
-// ListCollectionCourses). An empty collectionID yields ErrInvalidInput once.
+// ListCollectionCourses). An empty collectionID yields [ErrInvalidInput] once.
 func (s *CatalogService) AllCollectionCourses(ctx context.Context, collectionID string, opts *ListOptions, reqOpts ...RequestOption) iter.Seq2[Course, error] {
 	return all(ctx, opts, func(ctx context.Context, o *ListOptions, ro ...RequestOption) (*Page[Course], error) {
 		return s.ListCollectionCourses(ctx, collectionID, o, ro...)

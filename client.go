@@ -19,7 +19,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/edapp-go/edapp/internal/ids"
-	"github.com/edapp-go/edapp/internal/jsonx"
+	"github.com/edapp-go/edapp/internal/lenient"
 	"github.com/edapp-go/edapp/internal/transport"
 )
 
@@ -44,7 +44,7 @@ const (
 	DefaultBudgetWindow = 5*time.Minute + 2*time.Second
 )
 
-// DefaultRetryPolicy is the retry policy NewClient applies unless WithRetry
+// DefaultRetryPolicy is the retry policy [NewClient] applies unless [WithRetry]
 // says otherwise: 4 retries, waits from 0.5 s growing to at most 30 s.
 func DefaultRetryPolicy() RetryPolicy {
 	return RetryPolicy{MaxRetries: 4, MinWait: 500 * time.Millisecond, MaxWait: defaultMaxWait}
@@ -53,7 +53,7 @@ func DefaultRetryPolicy() RetryPolicy {
 const defaultMaxWait = 30 * time.Second
 
 // DefaultMaxResponseBytes bounds a successful answer's body unless
-// WithMaxResponseBytes says otherwise. A page of 1000 analytics records is
+// [WithMaxResponseBytes] says otherwise. A page of 1000 analytics records is
 // well under 16 MiB.
 const DefaultMaxResponseBytes = 64 << 20
 
@@ -64,7 +64,7 @@ const DefaultMaxResponseBytes = 64 << 20
 // are capped at MaxWait; a 503's Retry-After is honoured, also capped at
 // MaxWait. A 429 instead pauses the whole client for its Retry-After, up to
 // one budget window, and the call retries after the pause only if its
-// WithMaxThrottle and deadline allow (see the package doc, Rate limits).
+// [WithMaxThrottle] and deadline allow (see the package doc, Rate limits).
 // MaxRetries 0 turns retries off. A zero MaxWait means the default cap of
 // 30 s: no wait is ever unbounded.
 type RetryPolicy struct {
@@ -84,7 +84,7 @@ func (p RetryPolicy) normalize() (RetryPolicy, error) {
 	return p, nil
 }
 
-// Client talks to the service. Create it with NewClient; it is safe for
+// Client talks to the service. Create it with [NewClient]; it is safe for
 // concurrent use by many goroutines. Its fields are the resource families.
 type Client struct {
 	// Users: the v2 user operations.
@@ -113,8 +113,8 @@ type service struct {
 	client *Client
 }
 
-// Option configures a Client in NewClient. An option given a bad value
-// makes NewClient fail with ErrInvalidInput.
+// Option configures a [Client] in [NewClient]. An option given a bad value
+// makes NewClient fail with [ErrInvalidInput].
 type Option func(*config)
 
 type config struct {
@@ -138,7 +138,7 @@ func (c *config) fail(err error) {
 	}
 }
 
-// WithBaseURL sets the service's base URL (default DefaultBaseURL). It must
+// WithBaseURL sets the service's base URL (default [DefaultBaseURL]). It must
 // be an absolute http or https URL; it may carry a path prefix, which every
 // request keeps.
 func WithBaseURL(rawURL string) Option {
@@ -179,7 +179,7 @@ func WithRetry(p RetryPolicy) Option {
 }
 
 // WithLimiter sets the limiter every attempt waits on (default
-// NewWindowLimiter(DefaultBudget, DefaultBudgetWindow)). Use one limiter,
+// NewWindowLimiter([DefaultBudget], [DefaultBudgetWindow])). Use one limiter,
 // or one redislimit key, for everything that spends one account's budget.
 // A nil l turns client-side limiting off.
 func WithLimiter(l Limiter) Option {
@@ -204,7 +204,7 @@ func WithRateLimit(limit rate.Limit, burst int) Option {
 }
 
 // WithMaxResponseBytes bounds a successful answer's body (default
-// DefaultMaxResponseBytes); a larger answer is an error. A failed answer's
+// [DefaultMaxResponseBytes]); a larger answer is an error. A failed answer's
 // body is read up to 64 KiB, whatever this says. A size below 1 is an
 // error.
 func WithMaxResponseBytes(n int64) Option {
@@ -257,9 +257,9 @@ const (
 	EnvBaseURL  = "EDAPP_BASE_URL"  // optional: the base URL (default DefaultBaseURL)
 )
 
-// NewClientFromEnv is NewClient with the token from EDAPP_API_TOKEN, which
+// NewClientFromEnv is [NewClient] with the token from EDAPP_API_TOKEN, which
 // must be set, and the base URL from EDAPP_BASE_URL, when it is set and no
-// WithBaseURL is given: explicit options win over the environment. A bad
+// [WithBaseURL] is given: explicit options win over the environment. A bad
 // value in either variable is an error that names the variable, never its
 // value. WithLookupEnv replaces os.LookupEnv, for tests.
 func NewClientFromEnv(opts ...Option) (*Client, error) {
@@ -286,7 +286,7 @@ func NewClientFromEnv(opts ...Option) (*Client, error) {
 	return NewClient(token, opts...)
 }
 
-// WithLookupEnv makes NewClientFromEnv read the environment through
+// WithLookupEnv makes [NewClientFromEnv] read the environment through
 // lookup instead of os.LookupEnv; other constructors ignore it. A nil
 // lookup is an error.
 func WithLookupEnv(lookup func(key string) (string, bool)) Option {
@@ -385,11 +385,11 @@ func (c *Client) String() string { return "edapp.Client{" + c.baseURL.String() +
 // built on. path is relative to the base URL ("/v2/users"); query is nil,
 // url.Values, or a struct with go-querystring `url` tags; body is nil,
 // json.RawMessage, []byte of JSON, or a value to encode as JSON; out is nil
-// or a pointer to decode the JSON answer into. An Observer sees the call
-// under the route given by WithRoute, or "custom".
+// or a pointer to decode the JSON answer into. An [Observer] sees the call
+// under the route given by [WithRoute], or "custom".
 //
-// A non-2xx answer is an *APIError. A 2xx answer that is not valid JSON for
-// out is a *DecodeError. A done ctx returns ctx's error.
+// A non-2xx answer is an *[APIError]. A 2xx answer that is not valid JSON for
+// out is a *[DecodeError]. A done ctx returns ctx's error.
 func (c *Client) Do(ctx context.Context, method, path string, query, body, out any, opts ...RequestOption) error {
 	rc := newRequestConfig(opts)
 	op := operation{method: method, route: rc.route, path: path, query: query, body: body}
@@ -501,7 +501,7 @@ func (a *answer) decodeJSON(ctx context.Context, out any) error {
 	if out == nil || len(body) == 0 {
 		return nil
 	}
-	dropped, err := jsonx.Decode(body, out)
+	dropped, err := lenient.Decode(body, out)
 	if err != nil {
 		return a.decodeError(err)
 	}

@@ -11,7 +11,7 @@
 //		fmt.Println(u.Username)
 //	}
 //
-// A *Client is safe for concurrent use. Every method takes a context first
+// A *[Client] is safe for concurrent use. Every method takes a context first
 // and stops, waits included, when it is done.
 //
 // # Authentication
@@ -20,31 +20,31 @@
 // details). NewClient takes it and sends it as "Authorization: Bearer" on
 // every request, to the base URL's own host only: a redirect elsewhere
 // never carries it. The token never appears in an error, a log line, a
-// Response or any printed form of the client.
+// [Response] or any printed form of the client.
 //
 // # Rate limits and the account budget
 //
 // The service allows 1400 requests in any 5 minutes for the whole account,
 // and answers 429 past that. Every attempt the client makes, retries
-// included, first waits on its Limiter. The default limiter,
-// NewWindowLimiter(DefaultBudget, DefaultBudgetWindow), lets a burst of the
+// included, first waits on its [Limiter]. The default limiter,
+// NewWindowLimiter([DefaultBudget], [DefaultBudgetWindow]), lets a burst of the
 // whole budget go at once and then holds calls back until the oldest leaves the window; its
 // window has 2 seconds of margin against clock skew.
 //
 // The budget has two lanes. The All iterators, and any call made
-// WithBulk, are bulk and may use at most 90% of each window
-// (WithBulkShare); interactive calls, such as fetching a learner's launch
+// [WithBulk], are bulk and may use at most 90% of each window
+// ([WithBulkShare]); interactive calls, such as fetching a learner's launch
 // link, may use all of it, so an export never starves the learners.
 //
 // A 429 pauses every request through the client, not only the one that got
-// it (and tells a Pauser limiter, which may share the pause with other
+// it (and tells a [Pauser] limiter, which may share the pause with other
 // processes): for as long as its Retry-After says, else until its
 // X-RateLimit-Reset, else for the retry backoff; a header's pause lasts at
-// most one budget window (DefaultBudgetWindow), whatever RetryPolicy.MaxWait
+// most one budget window (DefaultBudgetWindow), whatever [RetryPolicy.MaxWait]
 // says. An answer with X-RateLimit-Remaining: 0 and a reset pauses the
 // client the same way. Each call then decides whether to wait: one whose
-// WithMaxThrottle or deadline ends before the pause does fails at once with
-// ErrRateLimited (the call that got the 429 returns that *APIError, with
+// [WithMaxThrottle] or deadline ends before the pause does fails at once with
+// [ErrRateLimited] (the call that got the 429 returns that *[APIError], with
 // its RetryAfter), instead of retrying into another 429. A wait of over a
 // second is logged at info level. A call whose context ends while it is
 // held back fails with an error matching both ErrRateLimited and the
@@ -73,32 +73,32 @@
 //   - 500, 502, 503 and 504 are retried for GET, PUT and DELETE only;
 //   - anything else is the answer.
 //
-// Waits between attempts grow exponentially from RetryPolicy.MinWait with
+// Waits between attempts grow exponentially from [RetryPolicy.MinWait] with
 // jitter and are capped at MaxWait (30 s by default, and when MaxWait is
 // zero); a 503's Retry-After is honoured, capped too. MaxRetries bounds the
-// retries. WithRetry sets the client's policy and WithRequestRetry one
+// retries. WithRetry sets the client's policy and [WithRequestRetry] one
 // call's.
 //
 // # Request options and response metadata
 //
 // Every method takes RequestOptions as a trailing argument:
 // WithResponseInto (the status, headers, request id, attempts and time
-// waited, even on failure), WithHeader, WithRequestRetry, WithBulk,
-// WithMaxThrottle and, for the All iterators, WithPageConcurrency.
+// waited, even on failure), [WithHeader], WithRequestRetry, WithBulk,
+// WithMaxThrottle and, for the All iterators, [WithPageConcurrency].
 //
 // # Observability
 //
-// WithObserver takes an Observer, whose optional callbacks see each call's
+// WithObserver takes an [Observer], whose optional callbacks see each call's
 // start and end, each attempt, each wait (a limiter lane, a 429's pause, a
 // backoff) and each page, named by method and route template
 // ("/v2/users/{userId}"), never by path, token, body or header value.
 // Callbacks run inline and must be quick; one that panics is recovered.
-// A Limiter that implements BudgetReporter, as *WindowLimiter does, reports
+// A Limiter that implements [BudgetReporter], as *[WindowLimiter] does, reports
 // the budget used in the current window.
 //
 // # Pagination
 //
-// Each list operation comes as a pair: ListX returns one *Page, AllX an
+// Each list operation comes as a pair: ListX returns one *[Page], AllX an
 // iter.Seq2 over every item of every page. The iterators ask for the largest
 // pages (1000), draw from the bulk lane, and when the service reports a
 // total count they fetch 4 pages at once while still yielding in order.
@@ -118,11 +118,11 @@
 //
 // A non-2xx answer is an *APIError with the status, the body's message, an
 // excerpt of the body, the request id and the Response; errors.Is matches
-// ErrNotFound, ErrUnauthorized, ErrForbidden, ErrConflict, ErrRateLimited,
-// ErrBadRequest and ErrServer. A 2xx answer of {"success": false} matches
-// ErrUnsuccessful. A 2xx answer that is not the JSON expected is a
-// *DecodeError. Bad input (an empty id, a bad option) fails with
-// ErrInvalidInput before anything is sent.
+// [ErrNotFound], [ErrUnauthorized], [ErrForbidden], [ErrConflict], ErrRateLimited,
+// [ErrBadRequest] and [ErrServer]. A 2xx answer of {"success": false} matches
+// [ErrUnsuccessful]. A 2xx answer that is not the JSON expected is a
+// *[DecodeError]. Bad input (an empty id, a bad option) fails with
+// [ErrInvalidInput] before anything is sent.
 //
 // # Webhooks
 //
@@ -151,7 +151,7 @@
 //   - id or webhookId on webhooks;
 //   - name, username or userName for a username (name goes out on v2,
 //     username on v1);
-//   - managedUserGroups or userGroupsManaged (see UserCreateParams for
+//   - managedUserGroups or userGroupsManaged (see [UserCreateParams] for
 //     which goes out);
 //   - completedDate or completionDate on v1 courses, lessons and reports;
 //   - createdDateTime or createDateTime on courses;
@@ -164,9 +164,9 @@
 //
 // A value that still does not fit its field (a date in an unknown form, a
 // number sent as an object) costs only that value: it is dropped, listed in
-// Response.Dropped and logged at warn level, and the rest of the record and
+// [Response.Dropped] and logged at warn level, and the rest of the record and
 // the page are kept. Every record keeps the members the SDK does not know in
-// its Extra field. Unmarshal decodes a record read from elsewhere the same
+// its Extra field, a [RawFields]. [Unmarshal] decodes a record read from elsewhere the same
 // way; plain json.Unmarshal takes only the spellings the fields' tags name.
 //
 // The group list paths are documented as /v2/usersgroups; the vendor's SDK

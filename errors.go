@@ -82,7 +82,7 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// Is matches the sentinel for the status: errors.Is(err, ErrNotFound).
+// Is matches the sentinel for the status: errors.Is(err, [ErrNotFound]).
 func (e *APIError) Is(target error) bool {
 	switch target {
 	case ErrBadRequest:

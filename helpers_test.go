@@ -15,6 +15,12 @@ import (
 	"sync"
 	"testing"
 
+	"encoding/json"
+	"time"
+
+	"bytes"
+
+	"github.com/edapp-go/edapp/internal/lenient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/time/rate"
@@ -259,3 +265,87 @@ func totalOf(v interface{ Total() (int, bool) }) int {
 
 // counted is the count a test expects of a page; -1: none.
 func counted(n int) listCount { return listCount{raw: n, sent: n != -1} }
+
+const benchUserJSON = `{"id":"u-1001","name":"ann.lee","email":"ann.lee@example.com","firstName":"Ann","lastName":"Lee",` +
+	`"externalId":"hr-1001","timeZone":"Australia/Sydney","roles":["app-user","prizing-user"],` +
+	`"userGroups":["g-1","g-2"],"userGroupsManaged":["g-2"],"customFields":{"site":"Sydney","team":"Ops"},` +
+	`"lastActiveDate":"2024-05-01T09:30:00.123Z"}`
+
+// benchClient is an SDK client with the limiter off, so the benchmark
+// measures the SDK, not the service's rate limit.
+func benchClient(b *testing.B, url string, opts ...Option) *Client {
+	b.Helper()
+	c, err := NewClient("bench-token", append([]Option{WithBaseURL(url), WithRateLimit(rate.Inf, 0)}, opts...)...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// baselineGet is what a careful hand-written client does: build the
+// request, set the headers, send it, check the status, decode the body.
+func baselineGet(ctx context.Context, hc *http.Client, url string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer bench-token")
+	req.Header.Set("Accept", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return json.NewDecoder(resp.Body).Decode(out)
+}
+
+func staticServer(body []byte) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+	}))
+}
+
+// baselineTransport has the pool settings the SDK's own transport has.
+func baselineTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 32
+	return t
+}
+
+// interleaved runs sdk and baseline alternately and reports the ratio of
+// the process CPU time each used.
+func interleaved(sdk, baseline func(*testing.B)) func(*testing.B) {
+	return func(b *testing.B) {
+		var s, base time.Duration
+		for b.Loop() {
+			t0 := processCPU()
+			sdk(b)
+			t1 := processCPU()
+			baseline(b)
+			s, base = s+t1-t0, base+processCPU()-t1
+		}
+		b.ReportMetric(float64(s)/float64(base), "sdk/baseline-cpu")
+	}
+}
+
+// decodeAnswer decodes one answer the way Client.Do does.
+func decodeAnswer(data []byte, v any) error {
+	_, err := lenient.Decode(data, v)
+	return err
+}
+
+// badDatesPage is a page of n attempts, each with a completion datetime in
+// a form no decoder knows.
+func badDatesPage(n int, envelope bool) []byte {
+	page := attemptsPage(n, n)
+	page = bytes.ReplaceAll(page, []byte(`"completedDateTime":"2024-05-01T09:`), []byte(`"completedDateTime":"the 1st of May, 9:`))
+	if !envelope {
+		page = page[bytes.IndexByte(page, '[') : len(page)-1]
+	}
+	return page
+}

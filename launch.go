@@ -51,7 +51,7 @@ func ParseLaunchLink(uri string, issuedAt time.Time) (*LaunchLink, error) {
 	return &LaunchLink{URL: NewSecret(u.String()), Token: NewSecret(token), LessonID: lesson, IssuedAt: issuedAt}, nil
 }
 
-// ExpiresAt is IssuedAt plus LaunchTokenLifetime (20 minutes).
+// ExpiresAt is IssuedAt plus [LaunchTokenLifetime] (20 minutes).
 func (l *LaunchLink) ExpiresAt() time.Time { return l.IssuedAt.Add(LaunchTokenLifetime) }
 
 // Expired reports whether the token is dead at now.

@@ -18,14 +18,14 @@ import (
 // Limiter holds a request back until the account's budget allows it. Every
 // attempt the client makes, retries included, waits on it first. Wait
 // returns an error when ctx ends first, or when the wait would outlast ctx's
-// deadline. *rate.Limiter and *WindowLimiter satisfy it; so does
+// deadline. *rate.Limiter and *[WindowLimiter] satisfy it; so does
 // redislimit.Limiter, which shares one budget between processes.
 type Limiter interface {
 	Wait(ctx context.Context) error
 }
 
-// LaneLimiter is a Limiter that keeps part of the budget for interactive
-// calls. Bulk calls (the All* iterators, and any call made WithBulk) use
+// LaneLimiter is a [Limiter] that keeps part of the budget for interactive
+// calls. Bulk calls (the All* iterators, and any call made [WithBulk]) use
 // WaitLane(ctx, true) and may take at most their share of the budget; the
 // rest stays for interactive calls, which may use all of it. A Limiter that
 // does not implement LaneLimiter treats both lanes alike.
@@ -34,7 +34,7 @@ type LaneLimiter interface {
 	WaitLane(ctx context.Context, bulk bool) error
 }
 
-// Pauser is a Limiter that can be told the service asked everyone to slow
+// Pauser is a [Limiter] that can be told the service asked everyone to slow
 // down: after a 429, the client calls Pause with the time before which
 // nothing should be sent. A limiter shared between processes passes it on
 // to all of them.
@@ -54,8 +54,8 @@ type Pauser interface {
 // next call waits until the oldest call in the window is a window old.
 //
 // Calls come in two lanes. Bulk calls (the All* iterators, and calls made
-// WithBulk) may use at most a share of any window, 0.9 by default (see
-// WithBulkShare); interactive calls may use the whole window. With the
+// [WithBulk]) may use at most a share of any window, 0.9 by default (see
+// [WithBulkShare]); interactive calls may use the whole window. With the
 // defaults, an export takes at most 1260 calls in any window and leaves at
 // least 140 for learners' launches and other interactive calls, which go
 // ahead of bulk calls waiting for their turn. Wait is the interactive lane.
@@ -65,7 +65,7 @@ type Pauser interface {
 //
 // A waiting call holds its slot, so concurrent calls never get the same
 // one. Wait returns an error at once, without waiting, when the slot comes
-// after ctx's deadline; the error matches ErrRateLimited and
+// after ctx's deadline; the error matches [ErrRateLimited] and
 // context.DeadlineExceeded. A call whose ctx ends while it waits returns an
 // error matching ErrRateLimited and ctx.Err(), and gives its slot back to
 // later calls; calls already holding later slots keep them.
@@ -90,7 +90,7 @@ type WindowLimiter struct {
 	pause time.Duration   // nothing starts before this
 }
 
-// WindowOption configures a WindowLimiter.
+// WindowOption configures a [WindowLimiter].
 type WindowOption func(*WindowLimiter) error
 
 // WithBulkShare sets the share of any window that bulk calls may use:

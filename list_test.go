@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/edapp-go/edapp/internal/ids"
 	"io"
 	"log/slog"
 	"math"
@@ -15,6 +14,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/edapp-go/edapp/internal/ids"
+
+	"github.com/edapp-go/edapp/internal/lenient"
+	"github.com/edapp-go/edapp/internal/pager"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -276,4 +279,107 @@ func TestAllLosesNoUserInsertedAtTheFront(t *testing.T) {
 	for _, id := range want {
 		assert.Equal(t, 1, seen[id], "user %s arrived %d times", id, seen[id])
 	}
+}
+
+func TestLessonsAndWebhooksReadEveryPage(t *testing.T) {
+	page := func(w http.ResponseWriter, r *http.Request, item string) {
+		p := r.URL.Query().Get("page")
+		var items []string
+		for i := range 25 {
+			items = append(items, fmt.Sprintf(item, p+"-"+fmt.Sprint(i)))
+		}
+		if p == "3" {
+			items = items[:10]
+		}
+		fmt.Fprintf(w, `{"totalCount":60,"items":[%s]}`, strings.Join(items, ","))
+	}
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/lessons") {
+			page(w, r, `{"id":"l%s"}`)
+			return
+		}
+		page(w, r, `{"id":"w%s","eventName":"CourseCompletedEvent"}`)
+	})
+	lessons, err := c.Catalog.Lessons(context.Background(), "c1")
+	require.NoError(t, err)
+	assert.Len(t, lessons, 60)
+	hooks, err := c.Webhooks.List(context.Background())
+	require.NoError(t, err)
+	assert.Len(t, hooks, 60)
+}
+
+func TestIteratorsStopOnAServerThatLies(t *testing.T) {
+	for name, body := range map[string]string{
+		"a huge count beside the same page": `{"totalCount":1000000000,"items":[{"id":"a"},{"id":"b"}]}`,
+		"a count of 0 beside the same page": `{"totalCount":0,"items":[{"id":"a"},{"id":"b"}]}`,
+		"a negative count":                  `{"totalCount":-3,"items":[{"id":"a"},{"id":"b"}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			calls := 0
+			var mu sync.Mutex
+			c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				calls++
+				mu.Unlock()
+				io.WriteString(w, body)
+			})
+			n, err := firstErr(c.Users.All(context.Background(), &UserListOptions{ListOptions: ListOptions{PageSize: 2}}))
+			require.Error(t, err)
+			assert.LessOrEqual(t, n, 2)
+			mu.Lock()
+			assert.LessOrEqual(t, calls, 2+DefaultPageConcurrency, "the first two pages, the repeat that ends it, and those in flight")
+			mu.Unlock()
+		})
+	}
+	t.Run("an unpaged array that repeats just ends", func(t *testing.T) {
+		c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, `[{"id":"a"},{"id":"b"}]`)
+		})
+		n, err := firstErr(c.Users.All(context.Background(), &UserListOptions{ListOptions: ListOptions{PageSize: 2}}))
+		assert.NoError(t, err)
+		assert.Equal(t, 2, n)
+	})
+	t.Run("the repeated page error is documented", func(t *testing.T) {
+		c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, `{"totalCount":9,"items":[{"id":"a"},{"id":"b"}]}`)
+		})
+		_, err := firstErr(c.Users.All(context.Background(), &UserListOptions{ListOptions: ListOptions{PageSize: 2}}))
+		assert.ErrorIs(t, err, ErrRepeatedPage)
+		assert.ErrorIs(t, err, pager.ErrRepeatedPage)
+	})
+}
+
+func TestAnItemDroppedWholeDoesNotEndTheWalk(t *testing.T) {
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Query().Get("page") {
+		case "1":
+			io.WriteString(w, `[{"id":"a"}, 5]`) // 5 is no user: dropped whole
+		case "2":
+			io.WriteString(w, `[{"id":"b"}, {"id":"c"}]`)
+		default:
+			io.WriteString(w, `[]`)
+		}
+	})
+	var ids []string
+	var r Response
+	for u, err := range c.Users.All(context.Background(), &UserListOptions{ListOptions: ListOptions{PageSize: 2}}, WithResponseInto(&r)) {
+		require.NoError(t, err)
+		ids = append(ids, u.ID)
+		if u.ID == "a" {
+			assert.Equal(t, []string{"[1]"}, r.Dropped, "the dropped item is reported")
+		}
+	}
+	assert.Equal(t, []string{"a", "b", "c"}, ids, "page 1 counted two items, so page 2 was read")
+}
+
+func TestListDecodeDroppedPaths(t *testing.T) {
+	var l pager.List[User]
+	dropped, err := lenient.Decode([]byte(`{"totalCount":"two","items":[{"id":"a","customFields":{"x":1}},{"id":"b","userName":"bee","roles":[1,"app-user"]}]}`), &l)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"items[0].customFields.x", "items[1].roles[0]", "totalCount"}, dropped)
+	assert.Equal(t, -1, totalOf(&l))
+	assert.Equal(t, []User{
+		{ID: "a", CustomFields: map[string]string{}},
+		{ID: "b", Username: "bee", Roles: []Role{RoleAppUser}},
+	}, l.Items)
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // Observer is told what a client does: each call's start and end, each
-// attempt, each wait and each page of a list. Set it with WithObserver;
+// attempt, each wait and each page of a list. Set it with [WithObserver];
 // every field is optional. It is the hook for metrics and tracing (the
 // otel module builds on it).
 //
@@ -35,7 +35,7 @@ type Observer struct {
 	Page      func(ctx context.Context, e PageEvent)
 }
 
-// CallEvent is one call: a service method, or one Client.Do. CallStart
+// CallEvent is one call: a service method, or one [Client.Do]. CallStart
 // gets the Method and Route; CallEnd gets the rest too.
 type CallEvent struct {
 	Method string
@@ -102,13 +102,13 @@ const (
 	ErrorClassOther        ErrorClass = "other"
 )
 
-// BudgetReporter is a Limiter that can say how much of its budget the
-// current window has used, for a gauge. *WindowLimiter implements it.
+// BudgetReporter is a [Limiter] that can say how much of its budget the
+// current window has used, for a gauge. *[WindowLimiter] implements it.
 type BudgetReporter interface {
 	BudgetUsed() (used, limit int)
 }
 
-// WithObserver makes the client report to o (see Observer). An Observer
+// WithObserver makes the client report to o (see [Observer]). An Observer
 // with no callback set costs nothing.
 func WithObserver(o Observer) Option {
 	return func(c *config) { c.observer = o }

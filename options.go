@@ -11,7 +11,7 @@ import (
 )
 
 // RequestOption changes one call: any service method, the All iterators
-// (where it applies to every page) and Client.Do take them as a trailing
+// (where it applies to every page) and [Client.Do] take them as a trailing
 // variadic argument.
 //
 //	var resp edapp.Response
@@ -77,9 +77,9 @@ func WithBulk() RequestOption {
 }
 
 // WithMaxThrottle fails the call at once, with an error matching
-// ErrRateLimited and nothing sent, when the limiter (or a pause the service
+// [ErrRateLimited] and nothing sent, when the limiter (or a pause the service
 // asked for) would hold it longer than d; a call answered 429 whose pause
-// is longer than d returns that *APIError at once instead of retrying. WithMaxThrottle(0) lets a call
+// is longer than d returns that *[APIError] at once instead of retrying. WithMaxThrottle(0) lets a call
 // through only when the limiter has a slot free now (a bound under 50 ms
 // counts as 50 ms, so scheduling noise never refuses a free slot).
 func WithMaxThrottle(d time.Duration) RequestOption {
@@ -105,8 +105,8 @@ func WithPageConcurrency(n int) RequestOption {
 	}
 }
 
-// WithRoute names the route template of a Client.Do or Client.DoChecked
-// call for the client's Observer ("/v1/users/{userId}"), so events never
+// WithRoute names the route template of a [Client.Do] or [Client.DoChecked]
+// call for the client's [Observer] ("/v1/users/{userId}"), so events never
 // carry a path with ids in it. Without it such calls are "custom". The
 // typed methods name their own routes and ignore it. A template must start
 // with / and carry no query.
@@ -138,8 +138,8 @@ func newRequestConfig(opts []RequestOption) requestConfig {
 }
 
 // Response is what a call learned from the service beyond the record: get
-// it with WithResponseInto, from Page.Response, or from an *APIError or
-// *DecodeError. It never holds the API token.
+// it with [WithResponseInto], from [Page.Response], or from an *[APIError] or
+// *[DecodeError]. It never holds the API token.
 type Response struct {
 	// StatusCode is the final answer's status; 0 when none came.
 	StatusCode int

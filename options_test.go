@@ -2,14 +2,233 @@ package edapp
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
-	"sync/atomic"
+	"net/url"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"sync/atomic"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// assertPage checks a page's items and count, and that it carries the
+// Response it came from.
+func assertPage[T any](t *testing.T, want, got *Page[T], msgAndArgs ...any) {
+	t.Helper()
+	if !assert.NotNil(t, got, msgAndArgs...) {
+		return
+	}
+	assert.Equal(t, want.Items, got.Items, msgAndArgs...)
+	assert.Equal(t, totalOf(want), totalOf(got), msgAndArgs...)
+	if assert.NotNil(t, got.Response, msgAndArgs...) {
+		assert.Equal(t, totalOf(got), totalOf(got.Response), msgAndArgs...)
+		assert.Equal(t, 1, got.Response.Attempts, msgAndArgs...)
+	}
+}
+
+// metaServer answers every request with status and body, a request id and
+// a custom header, and records what it was sent.
+type metaServer struct {
+	mu      sync.Mutex
+	headers []http.Header
+	fails   int // answer 503 this many times first
+}
+
+func (m *metaServer) handler(status int, body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		m.mu.Lock()
+		m.headers = append(m.headers, r.Header.Clone())
+		fail := m.fails > 0
+		if fail {
+			m.fails--
+		}
+		m.mu.Unlock()
+		w.Header().Set("X-Request-Id", "req-42")
+		w.Header().Set("X-RateLimit-Remaining", "1399")
+		if fail {
+			http.Error(w, `{"message":"busy"}`, http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}
+}
+
+func TestWithResponseIntoOnEveryKindOfCall(t *testing.T) {
+	ms := &metaServer{}
+	c := coreServer(t, ms.handler(http.StatusOK, `{"totalCount":3,"items":[{"id":"a","name":"x"}]}`))
+	ctx := context.Background()
+	check := func(t *testing.T, r Response, total int) {
+		t.Helper()
+		assert.Equal(t, http.StatusOK, r.StatusCode)
+		assert.Equal(t, "req-42", r.RequestID)
+		assert.Equal(t, "1399", r.Header.Get("X-RateLimit-Remaining"))
+		assert.Equal(t, 1, r.Attempts)
+		assert.Equal(t, total, totalOf(&r))
+	}
+	t.Run("v2 method", func(t *testing.T) {
+		var r Response
+		_, err := c.Users.Get(ctx, "a", WithResponseInto(&r))
+		require.NoError(t, err)
+		check(t, r, -1)
+	})
+	t.Run("list", func(t *testing.T) {
+		var r Response
+		p, err := c.Users.List(ctx, nil, WithResponseInto(&r))
+		require.NoError(t, err)
+		check(t, r, 3)
+		check(t, *p.Response, 3)
+	})
+	t.Run("Do", func(t *testing.T) {
+		var r Response
+		require.NoError(t, c.Do(ctx, http.MethodGet, "/v2/anything", nil, nil, nil, WithResponseInto(&r)))
+		check(t, r, -1)
+	})
+	t.Run("failed call", func(t *testing.T) {
+		var r Response
+		err := c.Do(ctx, http.MethodGet, "/v2/anything", nil, nil, new([]int), WithResponseInto(&r))
+		var de *DecodeError
+		require.ErrorAs(t, err, &de)
+		check(t, r, -1)
+		assert.Equal(t, *de.Response, r)
+	})
+}
+
+func TestWithResponseIntoOnAllIsFilledPerPageOnTheLoopGoroutine(t *testing.T) {
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		page := r.URL.Query().Get("page")
+		w.Header().Set("X-Request-Id", "req-page-"+page)
+		if page > "3" {
+			fmt.Fprint(w, `{"totalCount":6,"items":[]}`)
+			return
+		}
+		fmt.Fprintf(w, `{"totalCount":6,"items":[{"id":"%s-1"},{"id":"%s-2"}]}`, page, page)
+	})
+	var r Response
+	var seen []string
+	for u, err := range c.Users.All(context.Background(), &UserListOptions{ListOptions: ListOptions{PageSize: 2}}, WithResponseInto(&r)) {
+		require.NoError(t, err)
+		// Read without a lock: the race detector proves no other goroutine writes it.
+		assert.Equal(t, "req-page-"+u.ID[:1], r.RequestID)
+		assert.Equal(t, 6, totalOf(&r))
+		seen = append(seen, u.ID)
+	}
+	assert.Equal(t, []string{"1-1", "1-2", "2-1", "2-2", "3-1", "3-2"}, seen)
+}
+
+func TestAttemptsAndWaitedAfterTwo503s(t *testing.T) {
+	ms := &metaServer{fails: 2}
+	policy := RetryPolicy{MaxRetries: 3, MinWait: 20 * time.Millisecond, MaxWait: 40 * time.Millisecond}
+	c := coreServer(t, ms.handler(http.StatusOK, `{"id":"a"}`), WithRetry(policy))
+	var r Response
+	_, err := c.Users.Get(context.Background(), "a", WithResponseInto(&r))
+	require.NoError(t, err)
+	assert.Equal(t, 3, r.Attempts)
+	// Equal jitter: each wait is at least half its step (MinWait, then 2·MinWait).
+	assert.GreaterOrEqual(t, r.Waited, 10*time.Millisecond+20*time.Millisecond)
+	assert.Equal(t, http.StatusOK, r.StatusCode)
+}
+
+func TestErrorsCarryTheResponse(t *testing.T) {
+	ms := &metaServer{}
+	c := coreServer(t, ms.handler(http.StatusNotFound, `{"message":"no such user"}`))
+	var r Response
+	_, err := c.Users.Get(context.Background(), "a", WithResponseInto(&r))
+	var ae *APIError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, http.StatusNotFound, ae.Response.StatusCode)
+	assert.Equal(t, "req-42", ae.RequestID)
+	assert.Equal(t, 1, ae.Response.Attempts)
+	assert.Equal(t, *ae.Response, r)
+}
+
+func TestUnsuccessfulAnswerKeepsItsRealStatus(t *testing.T) {
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+		io.WriteString(w, `{"success":false,"message":"locked"}`)
+	})
+	err := c.Users.Delete(context.Background(), "a")
+	var ae *APIError
+	require.ErrorAs(t, err, &ae)
+	assert.ErrorIs(t, err, ErrUnsuccessful)
+	assert.Equal(t, http.StatusAccepted, ae.StatusCode)
+	assert.Equal(t, http.StatusAccepted, ae.Response.StatusCode)
+}
+
+func TestWithHeader(t *testing.T) {
+	ms := &metaServer{}
+	c := coreServer(t, ms.handler(http.StatusOK, `{"id":"a"}`))
+	_, err := c.Users.Get(context.Background(), "a", WithHeader("X-Trace", "t-1"))
+	require.NoError(t, err)
+	require.Len(t, ms.headers, 1)
+	assert.Equal(t, "t-1", ms.headers[0].Get("X-Trace"))
+	assert.Equal(t, "Bearer "+coreToken, ms.headers[0].Get("Authorization"))
+
+	for _, key := range []string{"Authorization", "authorization", " AUTHORIZATION "} {
+		var r Response
+		_, err := c.Users.Get(context.Background(), "a", WithHeader(key, "Bearer stolen"), WithResponseInto(&r))
+		assert.ErrorIs(t, err, ErrInvalidInput, key)
+		assert.Zero(t, r.Attempts, "nothing sent")
+	}
+	for range c.Users.All(context.Background(), nil, WithHeader("Authorization", "x")) {
+	}
+	_, err = c.Users.Get(context.Background(), "a", WithHeader("X-Bad", "a\r\nInjected: 1"))
+	assert.ErrorIs(t, err, ErrInvalidInput)
+	assert.Len(t, ms.headers, 1, "refused calls sent nothing")
+}
+
+func TestWithRequestRetry(t *testing.T) {
+	ms := &metaServer{fails: 5}
+	c := coreServer(t, ms.handler(http.StatusOK, `{"id":"a"}`), WithRetry(RetryPolicy{MaxRetries: 0}))
+	var r Response
+	_, err := c.Users.Get(context.Background(), "a", WithResponseInto(&r),
+		WithRequestRetry(RetryPolicy{MaxRetries: 1, MinWait: time.Millisecond, MaxWait: time.Millisecond}))
+	assert.ErrorIs(t, err, ErrServer)
+	assert.Equal(t, 2, r.Attempts, "this call retried once, though the client does not retry")
+
+	_, err = c.Users.Get(context.Background(), "a", WithRequestRetry(RetryPolicy{MaxRetries: -1}))
+	assert.ErrorIs(t, err, ErrInvalidInput)
+}
+
+func TestResponseNeverHoldsTheToken(t *testing.T) {
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Request-Id", "echo-"+coreToken)
+		w.Header().Set("X-Echo", url.QueryEscape(r.Header.Get("Authorization")))
+		io.WriteString(w, `{"id":"a"}`)
+	})
+	var r Response
+	_, err := c.Users.Get(context.Background(), "a", WithResponseInto(&r))
+	require.NoError(t, err)
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+		assert.NotContains(t, fmt.Sprintf(verb, r), coreToken, verb)
+	}
+	var buf strings.Builder
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("x", "resp", r)
+	assert.NotContains(t, buf.String(), coreToken)
+}
+
+func TestEmptyAnswerToACreateIsAnError(t *testing.T) {
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusCreated) })
+	u, err := c.Users.Create(context.Background(), UserCreateParams{Username: "a"})
+	var de *DecodeError
+	require.ErrorAs(t, err, &de)
+	assert.Nil(t, u)
+	assert.Equal(t, http.StatusCreated, de.StatusCode)
+	_, err = c.UserGroups.Create(context.Background(), UserGroupCreateParams{Name: "g"})
+	assert.ErrorAs(t, err, &de)
+	_, err = c.Webhooks.Create(context.Background(), WebhookCreateParams{EventName: EventCourseCompleted, WebHookURL: "https://example.com/h"})
+	assert.ErrorAs(t, err, &de)
+	// Deletes and Do may answer nothing.
+	assert.NoError(t, c.Users.Delete(context.Background(), "a"))
+	assert.NoError(t, c.Do(context.Background(), http.MethodPost, "/v2/x", nil, nil, new(map[string]any)))
+}
 
 // TestRequestOptionsRejectBadValuesBeforeSending: every bad value of every
 // per-call option fails that call with ErrInvalidInput, for a typed

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/internal/ids"
-	"github.com/edapp-go/edapp/internal/jsonx"
+	"github.com/edapp-go/edapp/internal/lenient"
 	"github.com/edapp-go/edapp/internal/transport"
 )
 
@@ -45,8 +45,8 @@ func utcQuery[O any](opts *O) *O {
 // DoChecked is Do for the operations whose answer may be a {"success": ...}
 // object: the deletes, and adding or removing a group member. One rule
 // decides, for v2 and v1 alike: a 2xx answer is a failure only when it is a
-// JSON object whose "success" is false. DoChecked then returns an *APIError
-// that matches ErrUnsuccessful and carries the answer's "message", if any.
+// JSON object whose "success" is false. DoChecked then returns an *[APIError]
+// that matches [ErrUnsuccessful] and carries the answer's "message", if any.
 // "success": true, an empty body, {} and any other answer are success: the
 // vendor documents {"success": false} as the one 2xx answer that means
 // failure. A non-2xx answer is an *APIError, as with Do.
@@ -288,6 +288,13 @@ func respell(params any, from, to string) (json.RawMessage, error) {
 	return json.Marshal(m)
 }
 
+// RawFields holds the members of an answer that no field of the record
+// takes, by name, each as sent; nil when there are none. Every record has
+// one, named Extra, so that a member the SDK does not know yet is kept, not
+// lost. json.Marshal leaves it out (its tag is "-"): merge it into the
+// encoded object to write every member the service sent.
+type RawFields map[string]json.RawMessage
+
 // Unmarshal decodes JSON into a record of this package (or a slice of
 // them) as the client does: it accepts the spelling variants, fills Extra
 // with the members no field takes, and drops a value that does not fit
@@ -295,5 +302,5 @@ func respell(params any, from, to string) (json.RawMessage, error) {
 // for records read from a file or a queue; plain json.Unmarshal reads only
 // the spellings the fields' tags name, and leaves Extra empty.
 func Unmarshal(data []byte, v any) (dropped []string, err error) {
-	return jsonx.Decode(data, v)
+	return lenient.Decode(data, v)
 }

@@ -32,7 +32,7 @@ var timeLayouts = []string{
 // jsonTimeLayout is what MarshalJSON writes: RFC 3339, milliseconds, UTC.
 const jsonTimeLayout = "2006-01-02T15:04:05.000Z07:00"
 
-// ParseTime parses a datetime in any form that Time accepts. The empty string
+// ParseTime parses a datetime in any form that [Time] accepts. The empty string
 // gives the zero time.
 func ParseTime(s string) (Time, error) {
 	if s == "" {

@@ -2,7 +2,6 @@ package edapp
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 
@@ -17,7 +16,7 @@ import (
 // operations send the documented spelling; when it answers 404 they try /v2/usergroups once, and
 // once that spelling has answered, the client keeps using it. A client pays
 // for the wrong guess at most once, and an unknown group is still an
-// ErrNotFound.
+// [ErrNotFound].
 type UserGroupsService service
 
 // UserGroup is a v2 user group. Groups sort and deliver content.
@@ -37,11 +36,8 @@ type UserGroup struct {
 	Name       string `json:"name"`
 	InviteCode string `json:"inviteCode"`
 	// HasChildren says whether the group has child groups (see ListChildren).
-	HasChildren bool `json:"hasChildren"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	HasChildren bool      `json:"hasChildren"`
+	Extra       RawFields `json:"-"`
 }
 
 // UserGroupCreateParams is the body of UserGroups.Create: {"name",
@@ -68,7 +64,7 @@ func (s *UserGroupsService) Create(ctx context.Context, params UserGroupCreatePa
 }
 
 // List lists one page of the account's groups: GET /v2/usersgroups (see
-// UserGroupsService for the fallback to /v2/usergroups).
+// [UserGroupsService] for the fallback to /v2/usergroups).
 func (s *UserGroupsService) List(ctx context.Context, opts *ListOptions, reqOpts ...RequestOption) (*Page[UserGroup], error) {
 	return listGroupsPage[UserGroup](ctx, s.client, "", nil, opts, reqOpts...)
 }
@@ -90,7 +86,7 @@ func (s *UserGroupsService) ListChildren(ctx context.Context, groupID string, op
 }
 
 // AllChildren iterates over every child group of a group (see
-// ListChildren). An empty groupID yields ErrInvalidInput once.
+// ListChildren). An empty groupID yields [ErrInvalidInput] once.
 func (s *UserGroupsService) AllChildren(ctx context.Context, groupID string, opts *ListOptions, reqOpts ...RequestOption) iter.Seq2[UserGroup, error] {
 	return all(ctx, opts, func(ctx context.Context, o *ListOptions, ro ...RequestOption) (*Page[UserGroup], error) {
 		return s.ListChildren(ctx, groupID, o, ro...)
@@ -100,7 +96,7 @@ func (s *UserGroupsService) AllChildren(ctx context.Context, groupID string, opt
 // AddUser adds a user to a group: POST /v2/usergroups/{groupId}/users,
 // sending {"userId": "<id>"} (inferred: the vendor does not document the
 // body).
-// An answer of {"success": false} is an error matching ErrUnsuccessful.
+// An answer of {"success": false} is an error matching [ErrUnsuccessful].
 func (s *UserGroupsService) AddUser(ctx context.Context, groupID, userID string, reqOpts ...RequestOption) error {
 	if err := ids.Require("groupID", groupID); err != nil {
 		return err
@@ -114,7 +110,7 @@ func (s *UserGroupsService) AddUser(ctx context.Context, groupID, userID string,
 // RemoveUser removes a user from a group: DELETE
 // /v2/usergroups/{groupId}/users, sending {"userId": "<id>"} (inferred, as
 // for AddUser). An answer of {"success": false} is an
-// error matching ErrUnsuccessful.
+// error matching [ErrUnsuccessful].
 func (s *UserGroupsService) RemoveUser(ctx context.Context, groupID, userID string, reqOpts ...RequestOption) error {
 	if err := ids.Require("groupID", groupID); err != nil {
 		return err
@@ -126,9 +122,9 @@ func (s *UserGroupsService) RemoveUser(ctx context.Context, groupID, userID stri
 }
 
 // ListUsers lists one page of the users of a group: GET
-// /v2/usersgroups/{groupId}/users (see UserGroupsService for the fallback
+// /v2/usersgroups/{groupId}/users (see [UserGroupsService] for the fallback
 // to /v2/usergroups). An unknown group
-// is an ErrNotFound.
+// is an [ErrNotFound].
 func (s *UserGroupsService) ListUsers(ctx context.Context, groupID string, opts *ListOptions, reqOpts ...RequestOption) (*Page[User], error) {
 	if err := ids.Require("groupID", groupID); err != nil {
 		return nil, err
@@ -137,7 +133,7 @@ func (s *UserGroupsService) ListUsers(ctx context.Context, groupID string, opts 
 }
 
 // AllUsers iterates over every user of a group (see ListUsers). An empty
-// groupID yields ErrInvalidInput once.
+// groupID yields [ErrInvalidInput] once.
 func (s *UserGroupsService) AllUsers(ctx context.Context, groupID string, opts *ListOptions, reqOpts ...RequestOption) iter.Seq2[User, error] {
 	return all(ctx, opts, func(ctx context.Context, o *ListOptions, ro ...RequestOption) (*Page[User], error) {
 		return s.ListUsers(ctx, groupID, o, ro...)

@@ -8,8 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"net/http/httptest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
 )
 
 func TestUserGroupsCreate(t *testing.T) {
@@ -291,4 +294,51 @@ func TestUserGroupsEmptyIDsAreRefused(t *testing.T) {
 	checkRefused(t, err)
 	_, err = firstErr(client.UserGroups.AllUsers(ctx, "", nil))
 	checkRefused(t, err)
+}
+
+// groupPathServer serves the group list operations at one spelling only,
+// with one known group; everything else is 404.
+func groupPathServer(t *testing.T, prefix string) (*Client, func() int) {
+	var mu sync.Mutex
+	n := 0
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+prefix, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"totalCount":1,"items":[{"id":"g1","name":"G"}]}`))
+	})
+	mux.HandleFunc("GET "+prefix+"/g1/users", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"totalCount":1,"items":[{"id":"u1"}]}`))
+	})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		mu.Unlock()
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := NewClient("tok", WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0), WithRetry(RetryPolicy{}))
+	require.NoError(t, err)
+	return c, func() int { mu.Lock(); defer mu.Unlock(); r := n; n = 0; return r }
+}
+
+// Once a spelling has answered 2xx, a 404 (an unknown group) costs one
+// request, whichever spelling won.
+func TestGroupPathFallbackRemembersBothOutcomes(t *testing.T) {
+	ctx := context.Background()
+	for prefix, first := range map[string]int{"/v2/usersgroups": 1, "/v2/usergroups": 2} {
+		t.Run(prefix, func(t *testing.T) {
+			c, count := groupPathServer(t, prefix)
+			_, err := c.UserGroups.List(ctx, nil)
+			require.NoError(t, err)
+			assert.Equal(t, first, count(), "the first call")
+			for range 3 {
+				_, err = c.UserGroups.ListUsers(ctx, "unknown", nil)
+				require.ErrorIs(t, err, ErrNotFound)
+				assert.Equal(t, 1, count(), "a 404 after the spelling is known")
+			}
+			p, err := c.UserGroups.ListUsers(ctx, "g1", nil)
+			require.NoError(t, err)
+			assert.Len(t, p.Items, 1)
+			assert.Equal(t, 1, count())
+		})
+	}
 }

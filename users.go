@@ -2,7 +2,6 @@ package edapp
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 
@@ -79,10 +78,7 @@ type User struct {
 	// in the admin portal; a custom field can drive a dynamic user group.
 	CustomFields   map[string]string `json:"customFields"`
 	LastActiveDate Time              `json:"lastActiveDate"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	Extra          RawFields         `json:"-"`
 
 	userVariants
 }
@@ -90,9 +86,9 @@ type User struct {
 // userVariants takes the other spellings of User's fields while the SDK
 // decodes; it then moves them into place and clears them.
 type userVariants struct {
-	AltUserName          string   `json:"userName,omitempty" jsonx:"Username"`
-	AltUsername          string   `json:"username,omitempty" jsonx:"Username"`
-	AltUserGroupsManaged []string `json:"userGroupsManaged,omitempty" jsonx:"ManagedUserGroups"`
+	AltUserName          string   `json:"userName,omitempty" variant:"Username"`
+	AltUsername          string   `json:"username,omitempty" variant:"Username"`
+	AltUserGroupsManaged []string `json:"userGroupsManaged,omitempty" variant:"ManagedUserGroups"`
 }
 
 // UserCreateParams is the body of Users.Create. Empty fields are not sent.
@@ -109,7 +105,7 @@ type userVariants struct {
 // groups sent, it follows up with one PUT /v2/users/{id} of just
 // userGroupsManaged (never a second POST, which could create a second
 // user), and from then on sends whichever spelling the service's answer
-// showed. The same holds for UserUpdateParams.
+// showed. The same holds for [UserUpdateParams].
 type UserCreateParams struct {
 	Username          string            `json:"name,omitempty"`
 	Password          string            `json:"password,omitempty"`
@@ -129,7 +125,7 @@ type UserCreateParams struct {
 // an empty non-nil slice or map is sent as [] or {}. Setting only TimeZone
 // sends {"timeZone": "..."}: this is how a user gets the time zone that
 // Rapid Refresh notifications need. The field names sent
-// are those of UserCreateParams, and ManagedUserGroups goes out in the
+// are those of [UserCreateParams], and ManagedUserGroups goes out in the
 // spelling the client has learnt (see UserCreateParams).
 type UserUpdateParams struct {
 	Username          *string           `json:"name,omitempty"`
@@ -156,7 +152,7 @@ type UserListOptions struct {
 
 // UserCourse is a course a user has access to, with the user's progress in
 // it, as GET /v2/users/{userId}/courses answers. The SDK reads the course
-// fields (see Course) plus "completed", "opened" and "percentageCompleted",
+// fields (see [Course]) plus "completed", "opened" and "percentageCompleted",
 // and keeps the rest in Course's Extra. Inferred: the vendor does not
 // document this answer.
 type UserCourse struct {
@@ -168,7 +164,7 @@ type UserCourse struct {
 
 // Create creates a user in the account: POST /v2/users. The answer is the
 // new user. With ManagedUserGroups set, it may be followed by one PUT (see
-// UserCreateParams); should that PUT fail, Create returns the created user
+// [UserCreateParams]); should that PUT fail, Create returns the created user
 // together with the error.
 func (s *UsersService) Create(ctx context.Context, params UserCreateParams, reqOpts ...RequestOption) (*User, error) {
 	return s.client.writeUser(ctx, http.MethodPost, ids.Fill("/v2/users"), "", params, params.ManagedUserGroups, reqOpts)
@@ -193,7 +189,7 @@ func (s *UsersService) Get(ctx context.Context, userID string, reqOpts ...Reques
 //
 // The answer is the updated user. With
 // ManagedUserGroups set, it may be followed by one more PUT (see
-// UserCreateParams); should that PUT fail, Update returns the user of the
+// [UserCreateParams]); should that PUT fail, Update returns the user of the
 // first answer together with the error.
 func (s *UsersService) Update(ctx context.Context, userID string, params UserUpdateParams, reqOpts ...RequestOption) (*User, error) {
 	if err := ids.Require("userID", userID); err != nil {
@@ -203,7 +199,7 @@ func (s *UsersService) Update(ctx context.Context, userID string, params UserUpd
 }
 
 // Delete deletes a user by id: DELETE /v2/users/{userId}. An answer of
-// {"success": false} is an error matching ErrUnsuccessful.
+// {"success": false} is an error matching [ErrUnsuccessful].
 func (s *UsersService) Delete(ctx context.Context, userID string, reqOpts ...RequestOption) error {
 	if err := ids.Require("userID", userID); err != nil {
 		return err

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
 )
 
 func TestUsersCreate(t *testing.T) {
@@ -418,4 +421,163 @@ func TestUsersCoursesReadsEveryPage(t *testing.T) {
 	assert.Equal(t, "c26", courses[25].ID)
 	assert.True(t, courses[25].Completed)
 	assert.Equal(t, []string{"1", "2"}, pages)
+}
+
+// managedServer is a user store that honours one spelling of the managed
+// groups on writes, and answers with userGroupsManaged, as every answer
+// seen does (or with no managed groups at all, when echo is false).
+type managedServer struct {
+	honours string // "managedUserGroups", "userGroupsManaged" or ""
+	echo    bool
+	failPut bool
+
+	mu    sync.Mutex
+	users map[string][]string
+	reqs  []string // "POST /v2/users {body}"
+}
+
+func (s *managedServer) handler(t *testing.T) http.Handler {
+	mux := http.NewServeMux()
+	write := func(w http.ResponseWriter, r *http.Request, id string) {
+		body, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.reqs = append(s.reqs, r.Method+" "+r.URL.Path+" "+string(body))
+		if r.Method == http.MethodPut && s.failPut {
+			http.Error(w, `{"message":"down"}`, http.StatusInternalServerError)
+			return
+		}
+		var m map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(body, &m))
+		if id == "" {
+			id = fmt.Sprintf("u-%d", len(s.users)+1)
+		}
+		if _, ok := s.users[id]; !ok {
+			s.users[id] = []string{}
+		}
+		if raw, ok := m[s.honours]; ok && s.honours != "" {
+			var g []string
+			require.NoError(t, json.Unmarshal(raw, &g))
+			s.users[id] = g
+		}
+		ans := map[string]any{"id": id, "name": "n"}
+		if s.echo {
+			ans["userGroupsManaged"] = s.users[id]
+		}
+		_ = json.NewEncoder(w).Encode(ans)
+	}
+	mux.HandleFunc("POST /v2/users", func(w http.ResponseWriter, r *http.Request) { write(w, r, "") })
+	mux.HandleFunc("PUT /v2/users/{id}", func(w http.ResponseWriter, r *http.Request) { write(w, r, r.PathValue("id")) })
+	return mux
+}
+
+func (s *managedServer) requests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.reqs
+	s.reqs = nil
+	return r
+}
+
+func newManagedServer(t *testing.T, honours string, echo bool) (*managedServer, *Client) {
+	s := &managedServer{honours: honours, echo: echo, users: map[string][]string{}}
+	srv := httptest.NewServer(s.handler(t))
+	t.Cleanup(srv.Close)
+	c, err := NewClient("tok", WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0), WithRetry(RetryPolicy{}))
+	require.NoError(t, err)
+	return s, c
+}
+
+// A service that takes the documented spelling: one request a write.
+func TestManagedGroupsDocumentedSpelling(t *testing.T) {
+	s, c := newManagedServer(t, "managedUserGroups", true)
+	ctx := context.Background()
+	u, err := c.Users.Create(ctx, UserCreateParams{Username: "a", ManagedUserGroups: []string{"g1"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"g1"}, u.ManagedUserGroups)
+	assert.Equal(t, []string{`POST /v2/users {"name":"a","managedUserGroups":["g1"]}`}, s.requests())
+
+	_, err = c.Users.Update(ctx, u.ID, UserUpdateParams{ManagedUserGroups: []string{"g2"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{`PUT /v2/users/u-1 {"managedUserGroups":["g2"]}`}, s.requests())
+	assert.Equal(t, []string{"g2"}, s.users["u-1"])
+}
+
+// A service that takes only userGroupsManaged: the first write is followed
+// by one PUT in that spelling (never a second POST), and later writes use
+// it at once.
+func TestManagedGroupsOtherSpellingIsLearnt(t *testing.T) {
+	s, c := newManagedServer(t, "userGroupsManaged", true)
+	ctx := context.Background()
+	u, err := c.Users.Create(ctx, UserCreateParams{Username: "a", ManagedUserGroups: []string{"g1"}})
+	require.NoError(t, err)
+	assert.Equal(t, "u-1", u.ID)
+	assert.Equal(t, []string{"g1"}, u.ManagedUserGroups)
+	assert.Equal(t, []string{
+		`POST /v2/users {"name":"a","managedUserGroups":["g1"]}`,
+		`PUT /v2/users/u-1 {"userGroupsManaged":["g1"]}`,
+	}, s.requests())
+	assert.Equal(t, []string{"g1"}, s.users["u-1"])
+
+	u, err = c.Users.Create(ctx, UserCreateParams{Username: "b", Email: "b@x", ManagedUserGroups: []string{"g2"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"g2"}, u.ManagedUserGroups)
+	assert.Equal(t, []string{`POST /v2/users {"email":"b@x","name":"b","userGroupsManaged":["g2"]}`}, s.requests())
+
+	_, err = c.Users.Update(ctx, "u-1", UserUpdateParams{TimeZone: Ptr("UTC"), ManagedUserGroups: []string{}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{`PUT /v2/users/u-1 {"timeZone":"UTC","userGroupsManaged":[]}`}, s.requests())
+	assert.Equal(t, []string{}, s.users["u-1"])
+
+	// Without managed groups, nothing is renamed or added.
+	_, err = c.Users.Update(ctx, "u-1", UserUpdateParams{TimeZone: Ptr("UTC")})
+	require.NoError(t, err)
+	assert.Equal(t, []string{`PUT /v2/users/u-1 {"timeZone":"UTC"}`}, s.requests())
+}
+
+// The same on Update: a PUT the service ignored is followed by one PUT in
+// the other spelling.
+func TestManagedGroupsLearntOnUpdate(t *testing.T) {
+	s, c := newManagedServer(t, "userGroupsManaged", true)
+	ctx := context.Background()
+	u, err := c.Users.Update(ctx, "u-9", UserUpdateParams{ManagedUserGroups: []string{"g1"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"g1"}, u.ManagedUserGroups)
+	assert.Equal(t, []string{
+		`PUT /v2/users/u-9 {"managedUserGroups":["g1"]}`,
+		`PUT /v2/users/u-9 {"userGroupsManaged":["g1"]}`,
+	}, s.requests())
+	_, err = c.Users.Update(ctx, "u-9", UserUpdateParams{ManagedUserGroups: []string{"g2"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{`PUT /v2/users/u-9 {"userGroupsManaged":["g2"]}`}, s.requests())
+}
+
+// A service that never shows managed groups: each write checks again, with
+// one follow-up PUT, and nothing is learnt.
+func TestManagedGroupsNotEchoed(t *testing.T) {
+	s, c := newManagedServer(t, "managedUserGroups", false)
+	ctx := context.Background()
+	for range 2 {
+		u, err := c.Users.Create(ctx, UserCreateParams{Username: "a", ManagedUserGroups: []string{"g1"}})
+		require.NoError(t, err)
+		require.NotNil(t, u)
+		reqs := s.requests()
+		require.Len(t, reqs, 2)
+		assert.True(t, strings.HasPrefix(reqs[0], "POST "), reqs[0])
+		assert.True(t, strings.HasPrefix(reqs[1], "PUT "), reqs[1])
+	}
+}
+
+// A failed follow-up PUT returns the created user with the error, so the
+// caller never creates it twice.
+func TestManagedGroupsFollowUpFails(t *testing.T) {
+	s, c := newManagedServer(t, "userGroupsManaged", true)
+	s.failPut = true
+	u, err := c.Users.Create(context.Background(), UserCreateParams{Username: "a", ManagedUserGroups: []string{"g1"}})
+	require.ErrorIs(t, err, ErrServer)
+	require.NotNil(t, u)
+	assert.Equal(t, "u-1", u.ID)
+	reqs := s.requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, 1, strings.Count(strings.Join(reqs, "\n"), "POST "), "one POST only")
 }

@@ -2,7 +2,6 @@ package edapp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -33,10 +32,7 @@ type Webhook struct {
 	// MessageFormat is the shape of the data delivered to WebHookURL: each
 	// event field with its type name ("string", "datetime", "number").
 	MessageFormat map[string]string `json:"messageFormat"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	Extra         RawFields         `json:"-"`
 
 	webhookVariants
 }
@@ -44,7 +40,7 @@ type Webhook struct {
 // webhookVariants takes the other spelling of Webhook's id while the SDK
 // decodes; it then moves it into place and clears it.
 type webhookVariants struct {
-	AltWebhookID string `json:"webhookId,omitempty" jsonx:"ID"`
+	AltWebhookID string `json:"webhookId,omitempty" variant:"ID"`
 }
 
 // WebhookCreateParams is the body of Webhooks.Create: {"eventName",
@@ -63,7 +59,7 @@ type WebhookCreateParams struct {
 }
 
 // Create links an event to a receiving URL: POST /v2/webhooks. It refuses
-// with ErrInvalidInput, before any request, an event name that is not one
+// with [ErrInvalidInput], before any request, an event name that is not one
 // of the ten and a URL that is not an absolute http or https URL. The
 // answer is the new link, with its MessageFormat.
 func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams, reqOpts ...RequestOption) (*Webhook, error) {
@@ -91,7 +87,7 @@ func (s *WebhooksService) List(ctx context.Context, reqOpts ...RequestOption) ([
 
 // Delete removes a webhook: DELETE /v2/webhooks/{webhookId}. Inferred: the
 // vendor does not document this operation; outside integrations call it. An answer of {"success": false} is an error
-// matching ErrUnsuccessful.
+// matching [ErrUnsuccessful].
 func (s *WebhooksService) Delete(ctx context.Context, webhookID string, reqOpts ...RequestOption) error {
 	if err := ids.Require("webhookID", webhookID); err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// New starts a fake for a test, as NewServer does, and closes it when the
+// New starts a fake for a test, as [NewServer] does, and closes it when the
 // test ends. The test then fails when a handler of the fake panicked: the
 // client saw a 500, which a retry could have hidden.
 func New(t testing.TB, opts ...Option) *Server {

@@ -33,7 +33,7 @@ type Demo struct {
 // the first Fire Safety lesson and answered its survey. Progress is dated
 // in the days before the server's clock. The deliveries the progress causes
 // go to the webhooks registered at the time. SeedDemo fails with
-// ErrConflict when the demo's usernames, external ids or invite codes are
+// [ErrConflict] when the demo's usernames, external ids or invite codes are
 // already taken (for instance on a second call).
 func (s *Server) SeedDemo() (Demo, error) {
 	var d Demo

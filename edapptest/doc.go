@@ -10,7 +10,7 @@
 //	...
 //	srv.CompleteLesson(demo.UserIDs[1], demo.LessonIDs[1][0], 90) // delivers LessonCompletedEvent
 //
-// Outside a test, NewServer starts one and Close stops it.
+// Outside a test, [NewServer] starts one and Close stops it.
 //
 // # Seeding
 //
@@ -55,10 +55,10 @@
 //   - A course assigned to a group reaches the members of that group and of
 //     every descendant group, never the other members of its parent.
 //   - A user created with a group's invite code (v2 body field inviteCode,
-//     or UserSpec.InviteCode) lands in that group.
+//     or [UserSpec.InviteCode]) lands in that group.
 //   - Usernames (without regard to case), user external ids, course and
 //     lesson external ids and invite codes are unique; a duplicate gets 409
-//     (ErrConflict from the helpers).
+//     ([ErrConflict] from the helpers).
 //   - POST /v1/users and POST /v1/usergroups with an id update that record
 //     (unknown id: 404). A present "users" array replaces a group's members
 //     and an empty one removes them all; an absent key leaves them alone.
@@ -71,8 +71,8 @@
 //     request, kept for the user's life, accepted nowhere by the fake. Like
 //     launch tokens, user tokens never reach the request log or the logger.
 //   - GET /v1/users/{id}/courses mints a fresh launch token for every lesson,
-//     valid for LaunchTokenLifetime (20 minutes) on the server's clock
-//     (WithClock). Launch links point at the host the request came in on,
+//     valid for [LaunchTokenLifetime] (20 minutes) on the server's clock
+//     ([WithClock]). Launch links point at the host the request came in on,
 //     so with NewServer they start with URL. The launch page is described
 //     below (The learner's side).
 //   - Learners see published content only: the users' course lists (v1 and
@@ -152,7 +152,7 @@
 // v2 users are written with the real service's names: name (the username)
 // and userGroupsManaged. On input the username is read from name, username
 // or userName, and managed groups from managedUserGroups or
-// userGroupsManaged; WithManagedGroupsField makes the fake honour only one
+// userGroupsManaged; [WithManagedGroupsField] makes the fake honour only one
 // of the two, so that a client can be tested against a service that
 // ignores the other. PUT /v2/users/{id} changes only the fields present in
 // the body. Roles must be among the seven the service knows (app-user,
@@ -176,7 +176,7 @@
 // API errors are JSON {"message": "..."}: 401 for a missing or wrong token, 404
 // for an unknown route or id, 405 (with Allow) for a wrong method on a known
 // path, 400 for a malformed body or parameter, 409 for a duplicate, 413 for
-// a body over MaxBodyBytes (1 MiB), 429 over the budget (WithBudget). The
+// a body over [MaxBodyBytes] (1 MiB), 429 over the budget ([WithBudget]). The
 // token is checked before the body is read: the body of an API request
 // without a valid token is never read, and a body over the limit is not read past
 // it. A v1 delete of an unknown id answers 404 {"success": false,
@@ -198,14 +198,14 @@
 // # Webhooks
 //
 // Event names are the SDK's edapp.EventName constants throughout
-// (AddWebhook, Emit, Delivery.EventName). The helpers that cause events
+// (AddWebhook, Emit, [Delivery.EventName]). The helpers that cause events
 // deliver them synchronously before they return: a POST of the event's
 // payload (field names and order as the service documents them) with
 // Content-Type application/json and the headers given at webhook creation,
 // to every webhook registered for the event, each bounded by
-// WithDeliveryTimeout. Deliveries records each one and its outcome; a
+// [WithDeliveryTimeout]. Deliveries records each one and its outcome; a
 // failed delivery is not retried. Redeliver sends a recorded delivery
-// again, and WithRedeliveries sends every delivery again n times, so that
+// again, and [WithRedeliveries] sends every delivery again n times, so that
 // a receiver can be tested against repeated deliveries. CompleteLesson sends LessonCompletedEvent,
 // then CourseCompletedEvent when it completes the course. The publish
 // helpers send their event once per user who can reach the course, or once
@@ -216,7 +216,7 @@
 // # Fault injection, overrides and counters
 //
 // FailNext makes the next requests fail with a status and an optional
-// Retry-After, and FailNextOn the next requests to one route; WithLatency
+// Retry-After, and FailNextOn the next requests to one route; [WithLatency]
 // and SetLatency delay every request. Handle replaces the fake's answer
 // for the requests an http.ServeMux pattern matches, as slacktest's
 // Customize.Handle does.

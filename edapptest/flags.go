@@ -125,7 +125,7 @@ func ParseBudget(s string) (Budget, error) {
 	return b, nil
 }
 
-// String writes the budget as ParseBudget reads it.
+// String writes the budget as [ParseBudget] reads it.
 func (b *Budget) String() string {
 	if b == nil || b.Limit == 0 {
 		return "0"

@@ -65,8 +65,8 @@ func (s *Server) SeedLoad(users, attempts int) error {
 // as CompleteLesson would record them, but no webhook is delivered; every
 // other attempt at a lesson with a survey question answers it.
 //
-// It fails with ErrInvalid for a negative count or when there is nobody or
-// no published lesson to attempt, and with ErrConflict when a generated
+// It fails with [ErrInvalid] for a negative count or when there is nobody or
+// no published lesson to attempt, and with [ErrConflict] when a generated
 // username or external id is taken; nothing is changed then.
 func (s *Server) SeedAccount(spec AccountSpec) error {
 	if err := spec.check(); err != nil {

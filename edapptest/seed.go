@@ -23,7 +23,7 @@ type CourseSpec struct {
 	Lessons       []LessonSpec // added in order
 }
 
-// LessonSpec describes a lesson for AddLesson and CourseSpec.Lessons.
+// LessonSpec describes a lesson for AddLesson and [CourseSpec.Lessons].
 type LessonSpec struct {
 	CourseID     string // required by AddLesson; ignored in CourseSpec.Lessons
 	Title        string // required
@@ -123,7 +123,7 @@ type CollectionSpec struct {
 }
 
 // AddCollection adds a course collection and returns its id. It fails
-// with ErrInvalid without a title and with ErrConflict when the external
+// with [ErrInvalid] without a title and with [ErrConflict] when the external
 // id is taken.
 func (s *Server) AddCollection(spec CollectionSpec) (string, error) {
 	var id string
@@ -286,7 +286,7 @@ type GroupChildSpec struct {
 }
 
 // AddGroupChild moves the group spec.ChildID under spec.ParentID, with
-// its own children. It fails with ErrInvalid when that would make a group
+// its own children. It fails with [ErrInvalid] when that would make a group
 // its own ancestor.
 func (s *Server) AddGroupChild(spec GroupChildSpec) error {
 	return s.locked(func(st *store, _ time.Time) error {
@@ -712,7 +712,7 @@ func (s *Server) SendCourseReminder(userID, courseID string, dueDate time.Time) 
 	})
 }
 
-// Emit delivers any of the ten events (edapp.EventNames) with the given
+// Emit delivers any of the ten events ([edapp.EventNames]) with the given
 // fields, for instance the Rapid Refresh notifications:
 //
 //	srv.Emit(edapp.EventRapidRefreshSessionReminderNotification, map[string]any{"userId": id})
@@ -723,7 +723,7 @@ func (s *Server) SendCourseReminder(userID, courseID string, dueDate time.Time) 
 // clock. When fields["userId"] names a user, the user fields
 // default to that user's. Other fields are sent after the event's own. A
 // time.Time value is written as a datetime. An unknown event name fails
-// with ErrInvalid.
+// with [ErrInvalid].
 func (s *Server) Emit(eventName edapp.EventName, fields map[string]any) error {
 	specFields, ok := eventFields[eventName]
 	if !ok {

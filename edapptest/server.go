@@ -37,7 +37,7 @@ const (
 )
 
 // Server is an in-memory, stateful fake of the whole service (v1 and v2
-// sharing one account), served over loopback. Create it with NewServer and
+// sharing one account), served over loopback. Create it with [NewServer] and
 // Close it when done. All methods are safe for concurrent use.
 type Server struct {
 	// URL is the base URL of the fake, without a trailing slash. The /v1
@@ -74,7 +74,7 @@ type Server struct {
 	deliveries  []Delivery
 }
 
-// Option configures a Server.
+// Option configures a [Server].
 type Option func(*config)
 
 type config struct {
@@ -90,7 +90,7 @@ type config struct {
 }
 
 // WithToken sets the bearer token the fake accepts. The default (and the
-// value used for an empty string) is a random token, found in Server.Token.
+// value used for an empty string) is a random token, found in [Server.Token].
 func WithToken(token string) Option { return func(c *config) { c.token = token } }
 
 // WithClock sets the server's clock. It dates every record and decides when
@@ -104,7 +104,7 @@ func WithClock(now func() time.Time) Option {
 }
 
 // WithLatency delays every request by d before it is handled (see
-// Server.SetLatency).
+// [Server.SetLatency]).
 func WithLatency(d time.Duration) Option { return func(c *config) { c.latency = d } }
 
 // WithLogger logs one line per request (at debug level) and every webhook
@@ -123,7 +123,7 @@ func WithDeliveryTimeout(d time.Duration) Option {
 // WithBudget makes the fake enforce a request budget as the real service
 // does (1400 requests per 5 minutes): it admits at most limit /v2 requests
 // with a valid token in any trailing window of the server's clock
-// (WithClock). A request over the budget gets 429 with a Retry-After
+// ([WithClock]). A request over the budget gets 429 with a Retry-After
 // header: the whole seconds, rounded up, until the oldest admitted request
 // leaves the window. Refused requests do not count; /v1 requests and the
 // launch page are not counted. The default is no budget; a limit or window
@@ -134,7 +134,7 @@ func WithBudget(limit int, window time.Duration) Option {
 
 // WithRedeliveries sends every webhook delivery n more times, right after
 // the first, with the same body and headers, as a service that delivers
-// at least once may; Delivery.RedeliveryOf marks the repeats. The default
+// at least once may; [Delivery.RedeliveryOf] marks the repeats. The default
 // is 0; a negative n means 0.
 func WithRedeliveries(n int) Option { return func(c *config) { c.redeliveries = max(n, 0) } }
 
@@ -158,7 +158,7 @@ const (
 // user writes honour; the other spelling is then ignored without an error,
 // as a service would ignore an unknown field. Use it to test a client
 // against a service that takes only one of them. An unknown value means
-// ManagedGroupsEither.
+// [ManagedGroupsEither].
 func WithManagedGroupsField(f ManagedGroupsField) Option {
 	return func(c *config) {
 		switch f {

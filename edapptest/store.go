@@ -32,7 +32,7 @@ type apiErr struct {
 
 func (e *apiErr) Error() string { return "edapptest: " + e.msg }
 
-// Is makes errors.Is(err, ErrNotFound) and friends work.
+// Is makes errors.Is(err, [ErrNotFound]) and friends work.
 func (e *apiErr) Is(target error) bool {
 	switch target {
 	case ErrNotFound:
@@ -462,8 +462,26 @@ func (st *store) courseState(u *user, c *course) courseState {
 	var cs courseState
 	cs.unlockedAt, cs.unlocked = st.access(u, c.id)
 	cs.modified = cs.unlockedAt
-	var scoreSum float64
-	var scored int
+	scoreSum, scored := st.addLessons(&cs, u, c)
+	if at, ok := st.completions[ucKey{u.id, c.id}]; ok {
+		cs.completed, cs.completedAt = true, at
+		if at.After(cs.modified) {
+			cs.modified = at
+		}
+	}
+	if cs.lessonsTotal > 0 {
+		cs.percentage = 100 * float64(cs.lessonsCompleted) / float64(cs.lessonsTotal)
+	}
+	if scored > 0 {
+		cs.score = scoreSum / float64(scored)
+	}
+	return cs
+}
+
+// addLessons counts the user's progress in each lesson of c into cs, and
+// returns the sum and the number of the scores of the published lessons
+// the user completed.
+func (st *store) addLessons(cs *courseState, u *user, c *course) (scoreSum float64, scored int) {
 	for _, l := range st.courseLessons(c) {
 		p := st.progress(u.id, l.id)
 		if l.published() {
@@ -487,19 +505,7 @@ func (st *store) courseState(u *user, c *course) courseState {
 			}
 		}
 	}
-	if at, ok := st.completions[ucKey{u.id, c.id}]; ok {
-		cs.completed, cs.completedAt = true, at
-		if at.After(cs.modified) {
-			cs.modified = at
-		}
-	}
-	if cs.lessonsTotal > 0 {
-		cs.percentage = 100 * float64(cs.lessonsCompleted) / float64(cs.lessonsTotal)
-	}
-	if scored > 0 {
-		cs.score = scoreSum / float64(scored)
-	}
-	return cs
+	return scoreSum, scored
 }
 
 // openAttempt returns the user's latest attempt at a lesson when it is

@@ -43,25 +43,34 @@ func userPatchFromBody(o obj, managed ManagedGroupsField) (userPatch, error) {
 	set(&p.inviteCode, "inviteCode")
 	setList(&p.roles, "roles")
 	setList(&p.groups, "userGroups")
+	setList(&p.managed, managedKeys(managed)...)
+	if err != nil {
+		return p, err
+	}
+	p.customFields, err = customFieldsPatch(o)
+	return p, err
+}
+
+// managedKeys are the members that carry the managed groups, as the fake
+// is set to read them.
+func managedKeys(managed ManagedGroupsField) []string {
 	if managed == ManagedGroupsEither {
-		setList(&p.managed, string(ManagedUserGroups), string(UserGroupsManaged))
-	} else {
-		setList(&p.managed, string(managed))
+		return []string{string(ManagedUserGroups), string(UserGroupsManaged)}
 	}
-	if err != nil {
-		return p, err
-	}
+	return []string{string(managed)}
+}
+
+// customFieldsPatch reads customFields: nil when absent, a pointer to an
+// empty map when null or {}.
+func customFieldsPatch(o obj) (*map[string]string, error) {
 	m, ok, err := o.strMap("customFields")
-	if err != nil {
-		return p, err
+	if err != nil || !ok {
+		return nil, err
 	}
-	if ok {
-		if m == nil {
-			m = map[string]string{}
-		}
-		p.customFields = &m
+	if m == nil {
+		m = map[string]string{}
 	}
-	return p, nil
+	return &m, nil
 }
 
 // applyUser validates p and applies it to u. u is new when it has no id

@@ -35,20 +35,7 @@ func (c *exchange) v1SaveUser() {
 		c.failErr(err)
 		return
 	}
-	var p userPatch
-	set := func(dst **string, keys ...string) {
-		if err == nil {
-			*dst, err = o.strPtr(keys...)
-		}
-	}
-	set(&p.username, "username", "name")
-	set(&p.email, "email")
-	set(&p.firstName, "firstName")
-	set(&p.lastName, "lastName")
-	set(&p.externalID, "externalIdentifier", "externalId")
-	if err == nil {
-		p.groups, err = o.strsPtr("usergroups")
-	}
+	p, err := v1UserPatch(o)
 	if err != nil {
 		c.failErr(err)
 		return
@@ -65,6 +52,26 @@ func (c *exchange) v1SaveUser() {
 		return
 	}
 	c.json(http.StatusOK, toV1User(u))
+}
+
+// v1UserPatch reads the fields of a v1 user body that are present.
+func v1UserPatch(o obj) (userPatch, error) {
+	var p userPatch
+	var err error
+	set := func(dst **string, keys ...string) {
+		if err == nil {
+			*dst, err = o.strPtr(keys...)
+		}
+	}
+	set(&p.username, "username", "name")
+	set(&p.email, "email")
+	set(&p.firstName, "firstName")
+	set(&p.lastName, "lastName")
+	set(&p.externalID, "externalIdentifier", "externalId")
+	if err == nil {
+		p.groups, err = o.strsPtr("usergroups")
+	}
+	return p, err
 }
 
 // v1ListUsers answers every user as a bare array.

@@ -265,7 +265,7 @@ func (s *Server) send(p pending, redeliveryOf string) Delivery {
 // headers to the same URL (even when the webhook is gone), as a service
 // that delivers at least once may, so that a receiver can be tested
 // against repeated deliveries. It returns the new delivery, whose
-// RedeliveryOf is the first delivery's ID, and fails with ErrNotFound for
+// RedeliveryOf is the first delivery's ID, and fails with [ErrNotFound] for
 // an ID Deliveries does not hold.
 func (s *Server) Redeliver(id string) (Delivery, error) {
 	s.meta.Lock()

@@ -32,7 +32,7 @@ type codec struct {
 var (
 	codecs    sync.Map // reflect.Type -> *codec
 	timeType  = reflect.TypeFor[edapp.Time]()
-	extraType = reflect.TypeFor[map[string]json.RawMessage]()
+	extraType = reflect.TypeFor[edapp.RawFields]()
 )
 
 func codecFor(t reflect.Type) *codec {
@@ -77,11 +77,11 @@ func newRecord(v any) (Record, error) {
 	return Record{v: rv, c: codecFor(rv.Type())}, nil
 }
 
-func (r Record) extra() map[string]json.RawMessage {
+func (r Record) extra() edapp.RawFields {
 	if r.c.extra == nil {
 		return nil
 	}
-	return r.v.FieldByIndex(r.c.extra).Interface().(map[string]json.RawMessage)
+	return r.v.FieldByIndex(r.c.extra).Interface().(edapp.RawFields)
 }
 
 // Cell renders the named field as CSV does: strings as they are, empty dates

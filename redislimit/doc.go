@@ -2,7 +2,7 @@
 // Redis. Replicas of an app, workers and tools that use the same EdApp token
 // share that token's budget (1400 requests per 5 minutes for the whole
 // account); each process with its own in-process limiter would believe it
-// owns all of it, and together they would run into 429s. A Limiter keeps
+// owns all of it, and together they would run into 429s. A [Limiter] keeps
 // the budget in Redis, so every process that uses the same key draws from
 // the same window.
 //
@@ -18,7 +18,7 @@
 //   - At most limit requests are admitted in any trailing window, counted
 //     over all processes. A burst of up to limit goes out at once.
 //   - Bulk calls (the All* iterators and calls made edapp.WithBulk) may use
-//     at most a share of each window (WithBulkShare, default 0.9); the rest
+//     at most a share of each window ([WithBulkShare], default 0.9); the rest
 //     stays for interactive calls, which may use the whole window.
 //   - After a 429, the client calls Pause, and every process using the key
 //     sends nothing until the pause ends.
@@ -31,7 +31,7 @@
 // key per budget, the marker, stays.
 //
 // A Limiter never lets a request through unlimited. While Redis cannot be
-// reached, Wait fails with an *Error that names Redis, as soon as the Redis
+// reached, Wait fails with an *[Error] that names Redis, as soon as the Redis
 // client gives up rather than when ctx ends, and the client sends nothing;
 // once Redis answers again, calls go on without a restart (the Redis client
 // reconnects by itself). While Redis does not answer (stalled, or paused),

@@ -23,7 +23,7 @@ var (
 )
 
 // DefaultBulkShare is the share of each window that bulk calls may use
-// unless WithBulkShare says otherwise.
+// unless [WithBulkShare] says otherwise.
 const DefaultBulkShare = 0.9
 
 // pauseTimeout bounds the Redis call made by Pause, which has no ctx.
@@ -34,8 +34,8 @@ const policyRecheck = time.Minute
 
 // Limiter is a request budget shared through Redis: at most limit
 // admissions in any trailing window, over every Limiter (in any process)
-// that uses the same Redis and key. It implements edapp.Limiter,
-// edapp.LaneLimiter and edapp.Pauser, and is safe for concurrent use.
+// that uses the same Redis and key. It implements [edapp.Limiter],
+// [edapp.LaneLimiter] and [edapp.Pauser], and is safe for concurrent use.
 //
 // How quickly Wait reports that Redis is down is up to the Redis client's
 // options. With go-redis's defaults, a refused connection is reported after
@@ -65,13 +65,13 @@ type Limiter struct {
 	policyErr error     // what it said
 }
 
-// Option configures a Limiter. An Option given a bad value makes New fail.
+// Option configures a [Limiter]. An Option given a bad value makes [New] fail.
 type Option func(*Limiter) error
 
 // WithBulkShare sets the share of each window that bulk calls may use,
 // from 0 to 1 (default 0.9). Bulk calls then get floor(f*limit)
 // admissions per window, and never fewer than one; interactive calls may
-// use the whole window. A share outside [0, 1], or NaN, makes New fail.
+// use the whole window. A share outside [0, 1], or NaN, makes [New] fail.
 func WithBulkShare(f float64) Option {
 	return func(l *Limiter) error {
 		if !(f >= 0 && f <= 1) { // false for NaN
@@ -82,7 +82,7 @@ func WithBulkShare(f float64) Option {
 	}
 }
 
-// New returns a Limiter that admits at most limit requests in any trailing
+// New returns a [Limiter] that admits at most limit requests in any trailing
 // window, counted over every process that uses the same Redis and key.
 // Give every process that uses one EdApp token the same key, and processes
 // with different tokens different keys: KeyForToken makes such a key from
@@ -159,8 +159,8 @@ func (l *Limiter) Wait(ctx context.Context) error {
 //   - at once, an error matching context.DeadlineExceeded when the wait
 //     would outlast ctx's deadline;
 //   - ctx's error when ctx ends while waiting;
-//   - an *Error when Redis cannot be reached or fails, without waiting
-//     for ctx (see Limiter for how quickly), or when Redis evicts keys
+//   - an *[Error] when Redis cannot be reached or fails, without waiting
+//     for ctx (see [Limiter] for how quickly), or when Redis evicts keys
 //     without a TTL (an allkeys-* maxmemory-policy);
 //   - when Redis does not answer before ctx ends, an error that matches
 //     ctx's error, at once, whatever the Redis client's own timeouts.

@@ -39,7 +39,7 @@ func (e *ApplyError) Error() string {
 func (e *ApplyError) Unwrap() error { return e.Err }
 
 // Apply carries out the plan: creates, then updates, then deletes, and
-// stops at the first failure with an *ApplyError. A plan over its cap on
+// stops at the first failure with an *[ApplyError]. A plan over its cap on
 // deletions is refused (see Check) before any request. onDone, when not
 // nil, is called after each action the service carried out, with the
 // user's id.

@@ -30,7 +30,7 @@ type Row struct {
 	Roles      []string // role names
 }
 
-// Header maps a CSV's columns to the fields of a Row.
+// Header maps a CSV's columns to the fields of a [Row].
 type Header struct {
 	col   map[string]int // column name (as in Columns) -> index
 	width int
@@ -62,7 +62,7 @@ func ParseHeader(record []string) (*Header, error) {
 	return h, nil
 }
 
-// ParseRow turns one data row, found on line, into a Row. Cells are
+// ParseRow turns one data row, found on line, into a [Row]. Cells are
 // trimmed; userGroups and roles are lists separated by ";". It checks only
 // the number of cells: NewPlan checks the values.
 func (h *Header) ParseRow(line int, record []string) (Row, error) {
@@ -90,7 +90,7 @@ func (h *Header) ParseRow(line int, record []string) (Row, error) {
 
 // ReadCSV reads a whole sync CSV: its header, then every row. A header
 // problem or a CSV syntax error is returned at once; rows with the wrong
-// number of cells are listed together in an *InputError.
+// number of cells are listed together in an *[InputError].
 func ReadCSV(r io.Reader) ([]Row, error) {
 	cr := csv.NewReader(r)
 	cr.TrimLeadingSpace = true

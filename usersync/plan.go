@@ -8,12 +8,12 @@
 //	res, err := plan.Apply(ctx, client, nil)    // or print plan.Creates, Updates, Deletes first
 //
 // An input that cannot be right is refused whole, before any change, with
-// an *InputError listing every problem: no rows at all, a missing or
+// an *[InputError] listing every problem: no rows at all, a missing or
 // duplicate external id, an external id with control characters or
 // look-alike letters, an unknown role or group, a new user without a
 // username. Users without an external id are never touched. Deletions are
-// capped (Options.MaxDeletes): a plan over the cap is refused with a
-// *TooManyDeletesError before the first request that changes anything.
+// capped ([Options.MaxDeletes]): a plan over the cap is refused with a
+// *[TooManyDeletesError] before the first request that changes anything.
 package usersync
 
 import (
@@ -26,7 +26,7 @@ import (
 	"github.com/edapp-go/edapp"
 )
 
-// Kind is what an Action does to a user.
+// Kind is what an [Action] does to a user.
 type Kind string
 
 const (
@@ -35,14 +35,14 @@ const (
 	Delete Kind = "delete"
 )
 
-// Change is one field of a user that an Action sets. From is empty for a
+// Change is one field of a user that an [Action] sets. From is empty for a
 // create. Lists (userGroups, roles) read as sorted names joined by ";".
 type Change struct {
 	Field    string
 	From, To string
 }
 
-// Action is one step of a Plan.
+// Action is one step of a [Plan].
 type Action struct {
 	Kind    Kind
 	Row     Row        // the desired user (create, update)
@@ -85,7 +85,7 @@ func Load(ctx context.Context, c *edapp.Client) (Account, error) {
 	return acct, nil
 }
 
-// DefaultMaxDeletes, as Options.MaxDeletes, caps deletions at 10% of the
+// DefaultMaxDeletes, as [Options.MaxDeletes], caps deletions at 10% of the
 // managed users (those with an external id), and at least 1.
 const DefaultMaxDeletes = -1
 
@@ -102,7 +102,7 @@ type Options struct {
 	MaxDeletes int
 }
 
-// Plan is what a sync would change. Build it with NewPlan.
+// Plan is what a sync would change. Build it with [NewPlan].
 type Plan struct {
 	Creates, Updates, Deletes []Action
 	Unchanged                 int
@@ -136,9 +136,9 @@ func (p *Plan) Check() error {
 }
 
 // NewPlan compares the desired rows with the account. An input that cannot
-// be right is an *InputError listing every problem. A plan over the cap on
+// be right is an *[InputError] listing every problem. A plan over the cap on
 // deletions is returned, for showing, together with a
-// *TooManyDeletesError; Apply refuses it too.
+// *[TooManyDeletesError]; Apply refuses it too.
 func NewPlan(rows []Row, acct Account, opts Options) (*Plan, error) {
 	if opts.MaxDeletes < 0 && opts.MaxDeletes != DefaultMaxDeletes {
 		return nil, fmt.Errorf("usersync: MaxDeletes %d: want 0 or more, or DefaultMaxDeletes", opts.MaxDeletes)

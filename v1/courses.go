@@ -1,7 +1,6 @@
 package v1
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/edapp-go/edapp"
@@ -18,25 +17,13 @@ type Course struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
 
-	Unlocked     bool       `json:"unlocked"`
-	UnlockedDate edapp.Time `json:"unlockedDate"` // ISO 8601 UTC with milliseconds
-	Completed    bool       `json:"completed"`
-	// CompletedDate also decodes from completionDate: the vendor's text
-	// calls the property completionDate, its sample completedDate.
-	CompletedDate edapp.Time `json:"completedDate"`
-	Opened        bool       `json:"opened"`
-	OpenedDate    edapp.Time `json:"openedDate"`
+	Progress
 
-	Lessons []Lesson `json:"lessons"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
-
-	completionVariant
+	Lessons []Lesson        `json:"lessons"`
+	Extra   edapp.RawFields `json:"-"`
 }
 
-// Lesson is a lesson of a Course, with the user's progress in it and its
+// Lesson is a lesson of a [Course], with the user's progress in it and its
 // launch link.
 type Lesson struct {
 	ID    string `json:"id"`
@@ -47,17 +34,25 @@ type Lesson struct {
 	// learner opens the lesson. It holds a secret; keep it out of logs.
 	LaunchURI string `json:"launchURI"`
 
+	Progress
+
+	Extra edapp.RawFields `json:"-"`
+}
+
+// Progress is the user's progress in a course or a lesson, as every v1
+// course, lesson and report sends it: whether it is unlocked, completed and
+// opened, and when (ISO 8601 UTC with milliseconds). Course, [Lesson],
+// [CourseReport] and [LessonReport] embed it, so its fields read as theirs
+// (course.Completed) and encode as members of the record's own object.
+type Progress struct {
 	Unlocked     bool       `json:"unlocked"`
 	UnlockedDate edapp.Time `json:"unlockedDate"`
 	Completed    bool       `json:"completed"`
-	// CompletedDate also decodes from completionDate (see Course).
+	// CompletedDate also decodes from completionDate: the vendor's text
+	// calls the property completionDate, its sample completedDate.
 	CompletedDate edapp.Time `json:"completedDate"`
 	Opened        bool       `json:"opened"`
 	OpenedDate    edapp.Time `json:"openedDate"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
 
 	completionVariant
 }
@@ -66,11 +61,11 @@ type Lesson struct {
 // decodes; it then moves it to CompletedDate (the vendor's sample) when
 // that is absent or empty, and clears it.
 type completionVariant struct {
-	AltCompletionDate edapp.Time `json:"completionDate,omitzero" jsonx:"CompletedDate"`
+	AltCompletionDate edapp.Time `json:"completionDate,omitzero" variant:"CompletedDate"`
 }
 
 // String describes the lesson with its launch token hidden, so that
-// printing a Lesson or a Course with %v never shows the token.
+// printing a [Lesson] or a [Course] with %v never shows the token.
 func (l Lesson) String() string {
 	return fmt.Sprintf("{ID:%s Title:%q LaunchURI:%s Unlocked:%t Completed:%t Opened:%t}",
 		l.ID, l.Title, redact.LaunchTokens(l.LaunchURI), l.Unlocked, l.Completed, l.Opened)

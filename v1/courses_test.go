@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/jsonx"
+	"github.com/edapp-go/edapp/internal/lenient"
 	v1 "github.com/edapp-go/edapp/v1"
 )
 
@@ -98,7 +98,7 @@ func TestCompletionDateSpellings(t *testing.T) {
 			{"CourseReport", &r, func() edapp.Time { return r.CompletedDate }},
 			{"LessonReport", &rl, func() edapp.Time { return rl.CompletedDate }},
 		} {
-			if _, err := jsonx.Decode([]byte(tc.in), v.ptr); err != nil {
+			if _, err := lenient.Decode([]byte(tc.in), v.ptr); err != nil {
 				t.Fatalf("%s %s: %v", v.name, tc.in, err)
 			}
 			sameTime(t, v.name+" "+tc.in, v.got(), tc.want)
@@ -108,7 +108,7 @@ func TestCompletionDateSpellings(t *testing.T) {
 
 func TestCourseMarshalsTheSpecSpelling(t *testing.T) {
 	var c v1.Course
-	if _, err := jsonx.Decode([]byte(`{"id":"c","completionDate":"2021-02-02T00:00:00Z"}`), &c); err != nil {
+	if _, err := lenient.Decode([]byte(`{"id":"c","completionDate":"2021-02-02T00:00:00Z"}`), &c); err != nil {
 		t.Fatal(err)
 	}
 	b, err := json.Marshal(c)

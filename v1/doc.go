@@ -15,11 +15,11 @@
 //
 // An embedding application's intended flow, as the vendor describes it,
 // runs through v1:
-// list the user's courses and lessons (UsersService.Courses), hand the
-// learner a launch link for the lesson they pick (UsersService.LaunchLink,
+// list the user's courses and lessons ([UsersService.Courses]), hand the
+// learner a launch link for the lesson they pick ([UsersService.LaunchLink],
 // fetched just before use, since a launch token lives 20 minutes), and on
 // their return read the completed state from the courses again or read the
-// detailed report (ReportsService.UserCourse).
+// detailed report ([ReportsService.UserCourse]).
 //
 // # Errors
 //

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/edapp-go/edapp/internal/jsonx"
+	"github.com/edapp-go/edapp/internal/lenient"
 	v1 "github.com/edapp-go/edapp/v1"
 )
 
@@ -47,10 +47,10 @@ func checkDecode[T any](t *testing.T, data []byte) {
 	var strict T
 	strictErr := json.Unmarshal(data, &strict)
 
-	var lenient T
-	dropped, lenientErr := jsonx.Decode(data, &lenient)
+	var tolerant T
+	dropped, lenientErr := lenient.Decode(data, &tolerant)
 	if lenientErr == nil {
-		if _, err := json.Marshal(lenient); err != nil {
+		if _, err := json.Marshal(tolerant); err != nil {
 			t.Fatalf("lenient result does not encode: %v", err)
 		}
 	}
@@ -62,12 +62,12 @@ func checkDecode[T any](t *testing.T, data []byte) {
 	}
 	// What the SDK decoded encodes in the documented spellings, and reads
 	// back to the same thing.
-	once, err := json.Marshal(lenient)
+	once, err := json.Marshal(tolerant)
 	if err != nil {
 		t.Fatalf("encode: %v", err)
 	}
 	var again T
-	if _, err := jsonx.Decode(once, &again); err != nil {
+	if _, err := lenient.Decode(once, &again); err != nil {
 		t.Fatalf("re-decode of %s: %v", once, err)
 	}
 	twice, err := json.Marshal(again)

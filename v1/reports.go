@@ -28,58 +28,33 @@ type CourseReport struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
 
-	Unlocked     bool       `json:"unlocked"`
-	UnlockedDate edapp.Time `json:"unlockedDate"`
-	Completed    bool       `json:"completed"`
-	// CompletedDate also decodes from completionDate (see Course).
-	CompletedDate edapp.Time `json:"completedDate"`
-	Opened        bool       `json:"opened"`
-	OpenedDate    edapp.Time `json:"openedDate"`
+	Progress
 
-	Lessons []LessonReport `json:"lessons"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
-
-	completionVariant
+	Lessons []LessonReport  `json:"lessons"`
+	Extra   edapp.RawFields `json:"-"`
 }
 
-// LessonReport is a lesson of a CourseReport: the lesson fields of Lesson
+// LessonReport is a lesson of a [CourseReport]: the lesson fields of [Lesson]
 // without the launch link, plus the time spent and the slides.
 type LessonReport struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
 
-	Unlocked     bool       `json:"unlocked"`
-	UnlockedDate edapp.Time `json:"unlockedDate"`
-	Completed    bool       `json:"completed"`
-	// CompletedDate also decodes from completionDate (see Course).
-	CompletedDate edapp.Time `json:"completedDate"`
-	Opened        bool       `json:"opened"`
-	OpenedDate    edapp.Time `json:"openedDate"`
+	Progress
 
 	// Duration is the time spent in the lesson, a decimal number. Its unit
 	// is not documented.
 	Duration float64 `json:"duration"`
 	// Slides has one entry per slide.
-	Slides []Slide `json:"slides"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
-
-	completionVariant
+	Slides []Slide         `json:"slides"`
+	Extra  edapp.RawFields `json:"-"`
 }
 
-// Slide is one slide of a LessonReport with the user's interactions on it.
+// Slide is one slide of a [LessonReport] with the user's interactions on it.
 type Slide struct {
-	Name         string        `json:"name"`
-	Interactions []Interaction `json:"interactions"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	Name         string          `json:"name"`
+	Interactions []Interaction   `json:"interactions"`
+	Extra        edapp.RawFields `json:"-"`
 }
 
 // Interaction is one interaction of the user with a slide.
@@ -93,20 +68,14 @@ type Interaction struct {
 	Duration float64 `json:"duration,omitempty"`
 	// Result is present on slide interactions, nil otherwise.
 	Result *InteractionResult `json:"result,omitempty"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	Extra  edapp.RawFields    `json:"-"`
 }
 
 // InteractionResult is the outcome of a slide interaction.
 type InteractionResult struct {
-	Correct bool `json:"correct"`
-	TooSlow bool `json:"too_slow"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	Correct bool            `json:"correct"`
+	TooSlow bool            `json:"too_slow"`
+	Extra   edapp.RawFields `json:"-"`
 }
 
 // Lesson returns the report of the lesson with the given id and true, or

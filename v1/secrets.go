@@ -11,7 +11,7 @@ import (
 	"github.com/edapp-go/edapp/internal/redact"
 )
 
-// Printing and logging a Course or a Lesson never shows a launch token:
+// Printing and logging a [Course] or a [Lesson] never shows a launch token:
 // String, GoString, Format and LogValue replace it with REDACTED, while
 // LaunchURI itself, and json.Marshal, keep the whole link for handing to
 // the learner. slog's JSON handler writes a slice ([]Course, []Lesson) with
@@ -68,7 +68,7 @@ func (c Course) GoString() string {
 }
 
 // LogValue is the course for log/slog, launch tokens hidden: each lesson
-// logs as Lesson.LogValue, under its index.
+// logs as [Lesson.LogValue], under its index.
 func (c Course) LogValue() slog.Value {
 	lessons := make([]slog.Attr, len(c.Lessons))
 	for i, l := range c.Lessons {
@@ -84,10 +84,10 @@ func (c Course) LogValue() slog.Value {
 	)
 }
 
-// UserToken is a user's token, as UsersService.Token answers. It is a
+// UserToken is a user's token, as [UsersService.Token] answers. It is a
 // secret, like a launch token: every fmt verb, log/slog, encoding/json and
 // encoding/xml (through MarshalText) show [REDACTED], and only Value
-// returns the token itself. It keeps the token as an edapp.Secret, behind a
+// returns the token itself. It keeps the token as an [edapp.Secret], behind a
 // pointer, so that fmt printing a UserToken held in an unexported field,
 // where it cannot call these methods, shows only an address.
 type UserToken struct {

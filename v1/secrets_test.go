@@ -21,8 +21,8 @@ const launchTok = "tok-9f8e7d6c-secret"
 
 func sampleCourse() v1.Course {
 	at, _ := edapp.ParseTime("2024-05-06T07:08:09Z")
-	return v1.Course{ID: "c1", Title: "Safety", Unlocked: true, UnlockedDate: at, Lessons: []v1.Lesson{
-		{ID: "l1", Title: "Alarm", LaunchURI: "https://web.edapp.com/launch-lesson?token=" + launchTok + "&lesson=l1", Opened: true},
+	return v1.Course{ID: "c1", Title: "Safety", Progress: v1.Progress{Unlocked: true, UnlockedDate: at}, Lessons: []v1.Lesson{
+		{ID: "l1", Title: "Alarm", LaunchURI: "https://web.edapp.com/launch-lesson?token=" + launchTok + "&lesson=l1", Progress: v1.Progress{Opened: true}},
 		{ID: "l2", Title: "Exit", LaunchURI: "https://web.edapp.com/launch-lesson?lesson=l2&token=" + launchTok + "2"},
 	}}
 }

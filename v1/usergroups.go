@@ -2,7 +2,6 @@ package v1
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -32,11 +31,8 @@ type UserGroup struct {
 	// Users holds user ids. An empty, non-nil slice removes every member.
 	Users []string `json:"users,omitzero"`
 	// Courses holds the ids of the courses assigned to the group.
-	Courses []string `json:"courses,omitzero"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	Courses []string        `json:"courses,omitzero"`
+	Extra   edapp.RawFields `json:"-"`
 }
 
 // Save inserts or updates a group with POST /v1/usergroups. Without an ID it
@@ -66,7 +62,7 @@ func (s *UserGroupsService) Save(ctx context.Context, group UserGroup, opts ...e
 }
 
 // Delete deletes a group with DELETE /v1/usergroups/{id}. An answer of
-// {"success": false} is an *edapp.APIError matching edapp.ErrUnsuccessful;
+// {"success": false} is an *[edapp.APIError] matching [edapp.ErrUnsuccessful];
 // {"success": true}, {} and an empty answer are success.
 func (s *UserGroupsService) Delete(ctx context.Context, groupID string, opts ...edapp.RequestOption) error {
 	if err := ids.Require("groupID", groupID); err != nil {

@@ -41,11 +41,8 @@ type User struct {
 	// ExternalID links the user to a user in an outside system. It is sent
 	// as externalIdentifier (the name the v1 create body takes, as far as
 	// is known) and decoded from externalIdentifier or externalId.
-	ExternalID string `json:"externalIdentifier,omitempty"`
-	// Extra holds the members of the answer that no field above takes, as
-	// sent; nil when there are none. json.Marshal leaves it out: merge it
-	// into the encoded object to write every member the service sent.
-	Extra map[string]json.RawMessage `json:"-"`
+	ExternalID string          `json:"externalIdentifier,omitempty"`
+	Extra      edapp.RawFields `json:"-"`
 
 	userVariants
 }
@@ -54,9 +51,9 @@ type User struct {
 // while the SDK decodes, in order of preference; it then moves them into
 // place and clears them.
 type userVariants struct {
-	AltUserName   string `json:"userName,omitempty" jsonx:"Username"`
-	AltName       string `json:"name,omitempty" jsonx:"Username"`
-	AltExternalID string `json:"externalId,omitempty" jsonx:"ExternalID"`
+	AltUserName   string `json:"userName,omitempty" variant:"Username"`
+	AltName       string `json:"name,omitempty" variant:"Username"`
+	AltExternalID string `json:"externalId,omitempty" variant:"ExternalID"`
 }
 
 // Save inserts or updates a user with POST /v1/users. Without an ID it is an
@@ -90,7 +87,7 @@ func (u *User) isZero() bool {
 }
 
 // Delete deletes a user with DELETE /v1/users/{id}. An answer of
-// {"success": false} is an *edapp.APIError matching edapp.ErrUnsuccessful;
+// {"success": false} is an *[edapp.APIError] matching [edapp.ErrUnsuccessful];
 // {"success": true}, {} and an empty answer are success.
 func (s *UsersService) Delete(ctx context.Context, userID string, opts ...edapp.RequestOption) error {
 	if err := ids.Require("userID", userID); err != nil {
@@ -119,7 +116,7 @@ func (s *UsersService) Courses(ctx context.Context, userID string, opts ...edapp
 }
 
 // ErrLessonNotFound is wrapped by LaunchLink's error when none of the user's
-// courses holds the lesson. It also matches edapp.ErrNotFound, so
+// courses holds the lesson. It also matches [edapp.ErrNotFound], so
 // errors.Is(err, edapp.ErrNotFound) covers an unknown user (a 404 from the
 // service) and an unknown lesson alike.
 var ErrLessonNotFound error = lessonNotFound{}
@@ -146,8 +143,8 @@ var ErrNoLaunchLink = errors.New("edapp/v1: lesson has no usable launch link")
 // again rather than reusing a link; check Expired if a link was kept.
 //
 // A lesson in none of the courses is an error naming the lesson id that
-// wraps ErrLessonNotFound (and so matches edapp.ErrNotFound). A lesson
-// present without a usable launchURI wraps ErrNoLaunchLink. Errors never
+// wraps [ErrLessonNotFound] (and so matches [edapp.ErrNotFound]). A lesson
+// present without a usable launchURI wraps [ErrNoLaunchLink]. Errors never
 // contain the launch token; the link's String hides it too, and only its
 // URL and Token fields hold it.
 func (s *UsersService) LaunchLink(ctx context.Context, userID, lessonID string, opts ...edapp.RequestOption) (*edapp.LaunchLink, error) {
@@ -224,9 +221,9 @@ func (s *UsersService) Token(ctx context.Context, userID string, opts ...edapp.R
 // {"token": "..."} and a bare JSON string are accepted. Inferred: the vendor
 // does not document these two operations; an outside v1 client calls
 // them. The token is a secret, like a launch
-// token: the UserToken returned prints as [REDACTED] (call Value for the
+// token: the [UserToken] returned prints as [REDACTED] (call Value for the
 // token), and no error shows it. An answer without a token is an
-// *edapp.DecodeError, whose Body is left empty.
+// *[edapp.DecodeError], whose Body is left empty.
 func (s *UsersService) TokenByExternalID(ctx context.Context, externalID string, opts ...edapp.RequestOption) (UserToken, error) {
 	if err := ids.Require("externalID", externalID); err != nil {
 		return UserToken{}, err

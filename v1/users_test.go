@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/jsonx"
+	"github.com/edapp-go/edapp/internal/lenient"
 	v1 "github.com/edapp-go/edapp/v1"
 )
 
@@ -108,7 +108,7 @@ func TestUserDecodeUsernameSpellings(t *testing.T) {
 		{`{"username":"","name":"c"}`, "c"},
 	} {
 		var u v1.User
-		if _, err := jsonx.Decode([]byte(tc.in), &u); err != nil {
+		if _, err := lenient.Decode([]byte(tc.in), &u); err != nil {
 			t.Fatalf("%s: %v", tc.in, err)
 		}
 		if u.Username != tc.want {
@@ -116,7 +116,7 @@ func TestUserDecodeUsernameSpellings(t *testing.T) {
 		}
 	}
 	var u v1.User
-	if _, err := jsonx.Decode([]byte(`{"id":"1","userGroups":["g"],"firstname":"F","lastname":"L","email":"e"}`), &u); err != nil {
+	if _, err := lenient.Decode([]byte(`{"id":"1","userGroups":["g"],"firstname":"F","lastname":"L","email":"e"}`), &u); err != nil {
 		t.Fatal(err)
 	}
 	if want := (v1.User{ID: "1", UserGroups: []string{"g"}, FirstName: "F", LastName: "L", Email: "e"}); !reflect.DeepEqual(u, want) {

@@ -11,7 +11,7 @@ import (
 	"github.com/edapp-go/edapp/internal/ids"
 )
 
-// Client holds the v1 operations. Create it with New; like the root client
+// Client holds the v1 operations. Create it with [New]; like the root client
 // it is safe for concurrent use.
 type Client struct {
 	// Users: POST /v1/users, DELETE /v1/users/{id}, GET /v1/users,
@@ -34,7 +34,7 @@ type service struct {
 	now    func() time.Time
 }
 
-// Option configures a Client in New.
+// Option configures a [Client] in [New].
 type Option func(*service)
 
 // WithClock makes the v1 client read the time from now instead of
@@ -51,8 +51,8 @@ func WithClock(now func() time.Time) Option {
 
 // New returns the v1 operations on top of client: every request goes
 // through client.Do and so shares its base URL, token, rate limit, retries
-// and error types. A nil client gives a Client whose methods fail with
-// edapp.ErrInvalidInput.
+// and error types. A nil client gives a [Client] whose methods fail with
+// [edapp.ErrInvalidInput].
 func New(client *edapp.Client, opts ...Option) *Client {
 	c := &Client{common: service{client: client, now: time.Now}}
 	for _, opt := range opts {

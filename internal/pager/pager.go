@@ -7,13 +7,13 @@ import (
 	"errors"
 	"math"
 
-	"github.com/edapp-go/edapp/internal/jsonx"
+	"github.com/edapp-go/edapp/internal/lenient"
 )
 
 // List is one page as the service sends it: the {"items", "totalCount"}
-// envelope, or a bare JSON array. Decode it with jsonx.Decode, which calls
+// envelope, or a bare JSON array. Decode it with lenient.Decode, which calls
 // DecodeJSON: the items are read one by one in a single pass, and a bad
-// value costs that value only (see jsonx.DecodeList).
+// value costs that value only (see lenient.DecodeList).
 type List[T any] struct {
 	Items      []T  `json:"items"`
 	TotalCount *int `json:"totalCount"`
@@ -22,7 +22,7 @@ type List[T any] struct {
 // DecodeJSON decodes a page in either form; it returns the JSON paths of
 // the values it dropped, such as "items[3].completedDateTime".
 func (l *List[T]) DecodeJSON(data []byte) (dropped []string, err error) {
-	return jsonx.DecodeList(data, &l.Items, &l.TotalCount)
+	return lenient.DecodeList(data, &l.Items, &l.TotalCount)
 }
 
 // Total is the service's count of all items, and whether it sent one. A

@@ -15,33 +15,33 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/edapp-go/edapp/internal/jsonx"
+	"github.com/edapp-go/edapp/internal/lenient"
 )
 
 func TestListDecodesEnvelopeAndBareArray(t *testing.T) {
 	var l List[int]
-	_, err := jsonx.Decode([]byte(`{"totalCount": 7, "items": [1,2,3]}`), &l)
+	_, err := lenient.Decode([]byte(`{"totalCount": 7, "items": [1,2,3]}`), &l)
 	require.NoError(t, err)
 	assert.Equal(t, []int{1, 2, 3}, l.Items)
 	assert.Equal(t, 7, total(l.Total()))
 
 	l = List[int]{}
-	_, err = jsonx.Decode([]byte(" \n[4,5]"), &l)
+	_, err = lenient.Decode([]byte(" \n[4,5]"), &l)
 	require.NoError(t, err)
 	assert.Equal(t, []int{4, 5}, l.Items)
 	assert.Equal(t, -1, total(l.Total()))
 
 	l = List[int]{}
-	_, err = jsonx.Decode([]byte(`{"items": []}`), &l)
+	_, err = lenient.Decode([]byte(`{"items": []}`), &l)
 	require.NoError(t, err)
 	assert.Equal(t, -1, total(l.Total()), "an envelope without totalCount has no total")
 
 	l = List[int]{}
-	_, err = jsonx.Decode([]byte(`{"totalCount": -3, "items": []}`), &l)
+	_, err = lenient.Decode([]byte(`{"totalCount": -3, "items": []}`), &l)
 	require.NoError(t, err)
 	assert.Equal(t, -1, total(l.Total()), "a negative count is none")
 
-	_, err = jsonx.Decode([]byte(`"nope"`), &l)
+	_, err = lenient.Decode([]byte(`"nope"`), &l)
 	assert.Error(t, err)
 }
 

@@ -1,4 +1,4 @@
-// Package jsonx decodes the service's JSON: in one encoding/json pass when
+// Package lenient decodes the service's JSON: in one encoding/json pass when
 // the answer is clean, and leniently when it is not, so that one odd value
 // (a date in an unknown form, a number sent as an object) costs that value
 // only, never the record or the page around it.
@@ -6,13 +6,14 @@
 // Record types take part through two conventions, read by reflection once
 // per type:
 //
-//   - A field named Extra of type map[string]json.RawMessage (tagged
-//     `json:"-"`) receives the object's members that no field takes.
-//   - A field tagged `jsonx:"Name"` takes another spelling of field Name:
+//   - A field named Extra (tagged `json:"-"`) of type
+//     map[string]json.RawMessage, or of a type defined on it, receives the
+//     object's members that no field takes.
+//   - A field tagged `variant:"Name"` takes another spelling of field Name:
 //     after decoding, its value moves to Name when Name is still zero, and
 //     it is cleared. Such fields live in an unexported embedded struct with
 //     omitempty or omitzero, so that they are never seen or sent.
-package jsonx
+package lenient
 
 import (
 	"bytes"
@@ -88,7 +89,7 @@ type Decoder interface {
 	DecodeJSON(data []byte) (dropped []string, err error)
 }
 
-var errTrailing = errors.New("jsonx: data after the JSON value")
+var errTrailing = errors.New("lenient: data after the JSON value")
 
 // decodeKnown decodes data into v in one pass and fails if any object
 // member has no field to go to (or anything else is wrong).
@@ -151,6 +152,8 @@ func (s *salvage) clean(raw, pre, suf []byte, path string, depth int, budget *in
 	return out, ok
 }
 
+// cleanParts cleans each member of the object, or element of the array,
+// raw; false when raw is neither or its cleaned form does not fit.
 func (s *salvage) cleanParts(raw, pre, suf []byte, path string, depth int, budget *int) ([]byte, bool) {
 	raw = bytes.TrimLeft(raw, " \t\r\n")
 	if len(raw) == 0 {
@@ -159,48 +162,62 @@ func (s *salvage) cleanParts(raw, pre, suf []byte, path string, depth int, budge
 	var out []byte
 	switch raw[0] {
 	case '{':
-		var fields map[string]json.RawMessage
-		if json.Unmarshal(raw, &fields) != nil {
-			return nil, false
-		}
-		keys := make([]string, 0, len(fields))
-		for k := range fields {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			key, _ := json.Marshal(k)
-			in := join(pre, []byte("{"), key, []byte(":"))
-			p := path + "." + k
-			if c, ok := s.clean(fields[k], in, join([]byte("}"), suf), p, depth+1, budget); ok {
-				fields[k] = c
-			} else {
-				delete(fields, k)
-				s.dropped = append(s.dropped, trimDot(p))
-			}
-		}
-		out, _ = json.Marshal(fields)
+		out = s.cleanMembers(raw, pre, suf, path, depth, budget)
 	case '[':
-		var elems []json.RawMessage
-		if json.Unmarshal(raw, &elems) != nil {
-			return nil, false
-		}
-		in, after := join(pre, []byte("[")), join([]byte("]"), suf)
-		kept := make([]json.RawMessage, 0, len(elems))
-		for i, e := range elems {
-			own := probesPerValue // each element, a page's item say, has a budget of its own
-			p := path + "[" + strconv.Itoa(i) + "]"
-			if c, ok := s.clean(e, in, after, p, depth+1, &own); ok {
-				kept = append(kept, c)
-			} else {
-				s.dropped = append(s.dropped, trimDot(p))
-			}
-		}
-		out, _ = json.Marshal(kept)
-	default:
-		return nil, false
+		out = s.cleanElems(raw, pre, suf, path, depth)
 	}
 	return out, out != nil && (depth == 0 || s.fits(pre, out, suf, budget))
+}
+
+// cleanMembers returns the object raw without the members that cannot be
+// kept, each probed within the object's budget; nil when raw is not an
+// object.
+func (s *salvage) cleanMembers(raw, pre, suf []byte, path string, depth int, budget *int) []byte {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return nil
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		key, _ := json.Marshal(k)
+		in := join(pre, []byte("{"), key, []byte(":"))
+		p := path + "." + k
+		if c, ok := s.clean(fields[k], in, join([]byte("}"), suf), p, depth+1, budget); ok {
+			fields[k] = c
+		} else {
+			delete(fields, k)
+			s.dropped = append(s.dropped, trimDot(p))
+		}
+	}
+	out, _ := json.Marshal(fields)
+	return out
+}
+
+// cleanElems returns the array raw without the elements that cannot be
+// kept; each element, a page's item say, has a budget of its own. nil when
+// raw is not an array.
+func (s *salvage) cleanElems(raw, pre, suf []byte, path string, depth int) []byte {
+	var elems []json.RawMessage
+	if json.Unmarshal(raw, &elems) != nil {
+		return nil
+	}
+	in, after := join(pre, []byte("[")), join([]byte("]"), suf)
+	kept := make([]json.RawMessage, 0, len(elems))
+	for i, e := range elems {
+		own := probesPerValue
+		p := path + "[" + strconv.Itoa(i) + "]"
+		if c, ok := s.clean(e, in, after, p, depth+1, &own); ok {
+			kept = append(kept, c)
+		} else {
+			s.dropped = append(s.dropped, trimDot(p))
+		}
+	}
+	out, _ := json.Marshal(kept)
+	return out
 }
 
 func join(parts ...[]byte) []byte { return bytes.Join(parts, nil) }

@@ -1,4 +1,4 @@
-package jsonx
+package lenient
 
 import (
 	"encoding/json"
@@ -21,63 +21,80 @@ func walk(v reflect.Value, raw []byte, extras bool) {
 			walk(v.Elem(), raw, extras)
 		}
 	case reflect.Slice, reflect.Array:
-		if !planOf(v.Type()).needed(extras) {
-			return
-		}
-		var elems []json.RawMessage
-		if extras {
-			_ = json.Unmarshal(raw, &elems)
-		}
-		for i := range v.Len() {
-			var e []byte
-			if i < len(elems) {
-				e = elems[i]
-			}
-			walk(v.Index(i), e, extras)
-		}
+		walkElems(v, raw, extras)
 	case reflect.Struct:
-		p := planOf(v.Type())
-		if !p.needed(extras) {
-			return
+		walkStruct(v, raw, extras)
+	}
+}
+
+// walkElems finishes each element of a slice or array with its own part
+// of raw.
+func walkElems(v reflect.Value, raw []byte, extras bool) {
+	if !planOf(v.Type()).needed(extras) {
+		return
+	}
+	var elems []json.RawMessage
+	if extras {
+		_ = json.Unmarshal(raw, &elems)
+	}
+	for i := range v.Len() {
+		var e []byte
+		if i < len(elems) {
+			e = elems[i]
 		}
-		for _, a := range p.variants {
-			from := v.FieldByIndex(a.from)
-			if from.IsZero() {
-				continue
+		walk(v.Index(i), e, extras)
+	}
+}
+
+// walkStruct moves the struct's variants into place, then finishes its
+// nested values and, with extras, fills its Extra from raw's members.
+func walkStruct(v reflect.Value, raw []byte, extras bool) {
+	p := planOf(v.Type())
+	if !p.needed(extras) {
+		return
+	}
+	p.moveVariants(v)
+	if !extras {
+		for _, f := range p.nested {
+			walk(v.FieldByIndex(f.index), nil, false)
+		}
+		return
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(raw, &members) != nil {
+		return
+	}
+	var extra map[string]json.RawMessage
+	for k, m := range members {
+		f, ok := p.field(k)
+		switch {
+		case !ok && p.extra != nil:
+			if extra == nil {
+				extra = make(map[string]json.RawMessage)
 			}
-			if to := v.FieldByIndex(a.to); to.IsZero() {
-				to.Set(from)
-			}
-			from.SetZero()
+			extra[k] = m
+		case ok && f.nested:
+			walk(v.FieldByIndex(f.index), m, true)
 		}
-		if !extras {
-			for _, f := range p.nested {
-				walk(v.FieldByIndex(f.index), nil, false)
-			}
-			return
+	}
+	if extra != nil {
+		f := v.FieldByIndex(p.extra)
+		f.Set(reflect.ValueOf(extra).Convert(f.Type()))
+	}
+}
+
+// moveVariants moves each variant's value to its field when that is still
+// zero, and clears the variant.
+func (p *plan) moveVariants(v reflect.Value) {
+	for _, a := range p.variants {
+		from := v.FieldByIndex(a.from)
+		if from.IsZero() {
+			continue
 		}
-		var members map[string]json.RawMessage
-		if json.Unmarshal(raw, &members) != nil {
-			return
+		if to := v.FieldByIndex(a.to); to.IsZero() {
+			to.Set(from)
 		}
-		var extra map[string]json.RawMessage
-		for k, m := range members {
-			f, ok := p.field(k)
-			switch {
-			case !ok:
-				if p.extra != nil {
-					if extra == nil {
-						extra = make(map[string]json.RawMessage)
-					}
-					extra[k] = m
-				}
-			case f.nested:
-				walk(v.FieldByIndex(f.index), m, true)
-			}
-		}
-		if extra != nil {
-			v.FieldByIndex(p.extra).Set(reflect.ValueOf(extra))
-		}
+		from.SetZero()
 	}
 }
 
@@ -125,6 +142,12 @@ var (
 
 var rawMapType = reflect.TypeFor[map[string]json.RawMessage]()
 
+// isRawMap reports whether t is map[string]json.RawMessage or a type
+// defined on it (the SDK's RawFields, say).
+func isRawMap(t reflect.Type) bool {
+	return t.Kind() == reflect.Map && t.ConvertibleTo(rawMapType)
+}
+
 // planOf returns the plan of t: for a pointer, slice or array, that of
 // its element. A recursive type sees its own plan as empty while the plan
 // is being made.
@@ -161,37 +184,43 @@ func makePlan(t reflect.Type, making map[reflect.Type]*plan) *plan {
 		if sf.Anonymous && sf.Type.Kind() == reflect.Struct || !sf.IsExported() || viaPointer(t, sf.Index) {
 			continue
 		}
-		tag := sf.Tag.Get("json")
-		if tag == "-" {
-			if sf.Name == "Extra" && sf.Type == rawMapType {
-				p.extra = sf.Index
-				p.hasExtra = true
-			}
-			continue
-		}
-		name, _, _ := strings.Cut(tag, ",")
-		if name == "" {
-			name = sf.Name
-		}
-		f := field{name: name, index: sf.Index}
-		if to := sf.Tag.Get("jsonx"); to != "" {
-			if target, ok := t.FieldByName(to); ok && target.Type == sf.Type {
-				p.variants = append(p.variants, variant{from: sf.Index, to: target.Index})
-				p.hasVariants = true
-			}
-		}
-		if inner := makePlan(sf.Type, making); inner.hasVariants || inner.hasExtra {
-			f.nested = true
-			p.nested = append(p.nested, f)
-			p.hasVariants = p.hasVariants || inner.hasVariants
-			p.hasExtra = p.hasExtra || inner.hasExtra
-		}
-		if _, dup := p.fields[name]; !dup {
-			p.fields[name] = f
-		}
+		p.add(t, sf, making)
 	}
 	plans.Store(t, p)
 	return p
+}
+
+// add records field sf of struct t: the Extra field, a field and its JSON
+// name, a variant, a field whose values need finishing too.
+func (p *plan) add(t reflect.Type, sf reflect.StructField, making map[reflect.Type]*plan) {
+	tag := sf.Tag.Get("json")
+	if tag == "-" {
+		if sf.Name == "Extra" && isRawMap(sf.Type) {
+			p.extra = sf.Index
+			p.hasExtra = true
+		}
+		return
+	}
+	name, _, _ := strings.Cut(tag, ",")
+	if name == "" {
+		name = sf.Name
+	}
+	f := field{name: name, index: sf.Index}
+	if to := sf.Tag.Get("variant"); to != "" {
+		if target, ok := t.FieldByName(to); ok && target.Type == sf.Type {
+			p.variants = append(p.variants, variant{from: sf.Index, to: target.Index})
+			p.hasVariants = true
+		}
+	}
+	if inner := makePlan(sf.Type, making); inner.hasVariants || inner.hasExtra {
+		f.nested = true
+		p.nested = append(p.nested, f)
+		p.hasVariants = p.hasVariants || inner.hasVariants
+		p.hasExtra = p.hasExtra || inner.hasExtra
+	}
+	if _, dup := p.fields[name]; !dup {
+		p.fields[name] = f
+	}
 }
 
 // viaPointer reports whether the field at index is promoted through an

@@ -1,4 +1,4 @@
-package jsonx
+package lenient
 
 import (
 	"encoding/json"
@@ -162,9 +162,9 @@ type person struct {
 }
 
 type personVariants struct {
-	AltUserName string   `json:"userName,omitempty" jsonx:"Name"`
-	AltLogin    string   `json:"login,omitempty" jsonx:"Name"`
-	AltLabels   []string `json:"labels,omitempty" jsonx:"Tags"`
+	AltUserName string   `json:"userName,omitempty" variant:"Name"`
+	AltLogin    string   `json:"login,omitempty" variant:"Name"`
+	AltLabels   []string `json:"labels,omitempty" variant:"Tags"`
 }
 
 type pet struct {
@@ -227,6 +227,21 @@ func TestDecodeUnknownMemberDoesNotHideABadValue(t *testing.T) {
 	assert.Equal(t, []string{"score"}, dropped)
 	assert.Equal(t, "x", p.ID)
 	assert.Equal(t, map[string]json.RawMessage{"zzz": json.RawMessage(`1`)}, p.Extra)
+}
+
+// fields is a type defined on map[string]json.RawMessage, as the SDK's
+// RawFields is.
+type fields map[string]json.RawMessage
+
+func TestDecodeFillsAnExtraOfADefinedMapType(t *testing.T) {
+	var p struct {
+		ID    string `json:"id"`
+		Extra fields `json:"-"`
+	}
+	dropped, err := Decode([]byte(`{"id":"x","zzz":[1]}`), &p)
+	require.NoError(t, err)
+	assert.Empty(t, dropped)
+	assert.Equal(t, fields{"zzz": json.RawMessage(`[1]`)}, p.Extra)
 }
 
 func TestDecodeSalvageKeepsExtraAndVariants(t *testing.T) {

@@ -1,4 +1,4 @@
-package jsonx
+package lenient
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"strconv"
+	"strings"
 )
 
 // DecodeList decodes a page of a list: the {"items", "totalCount"} envelope
@@ -51,59 +52,69 @@ func streamList[T any](data []byte, items *[]T, total **int) (dropped []string, 
 	}
 	switch tok {
 	case json.Delim('['):
-		if dropped, ok = streamItems(d, data, "", items); !ok {
-			return nil, false
-		}
+		dropped, ok = streamItems(d, data, "", items)
 	case json.Delim('{'):
-		seen := map[string]bool{}
-		for d.More() {
-			tok, err := d.Token()
-			key, _ := tok.(string)
-			if err != nil || seen[key] {
-				return nil, false
-			}
-			seen[key] = true
-			switch key {
-			case "items":
-				tok, err := d.Token()
-				switch {
-				case err != nil:
-					return nil, false
-				case tok == nil:
-					*items = nil
-				case tok == json.Delim('['):
-					if dropped, ok = streamItems(d, data, "items", items); !ok {
-						return nil, false
-					}
-				default:
-					return nil, false
-				}
-			case "totalCount":
-				if d.Decode(total) != nil {
-					return nil, false
-				}
-			default:
-				// encoding/json would match these without regard to case.
-				if bytes.EqualFold([]byte(key), []byte("items")) || bytes.EqualFold([]byte(key), []byte("totalCount")) {
-					return nil, false
-				}
-				var skip json.RawMessage
-				if d.Decode(&skip) != nil {
-					return nil, false
-				}
-			}
-		}
-		if tok, err := d.Token(); err != nil || tok != json.Delim('}') {
-			return nil, false
-		}
-	default:
-		return nil, false
+		dropped, ok = streamEnvelope(d, data, items, total)
 	}
-	if len(bytes.TrimLeft(data[d.InputOffset():], " \t\r\n")) > 0 {
+	if !ok || len(bytes.TrimLeft(data[d.InputOffset():], " \t\r\n")) > 0 {
 		return nil, false
 	}
 	finish(reflect.ValueOf(items), nil)
 	return dropped, true
+}
+
+// streamEnvelope decodes the members of the {"items", "totalCount"} object
+// d has just entered, and its end; false when a member is repeated, or
+// items is not an array or null, or anything else does not fit.
+func streamEnvelope[T any](d *json.Decoder, data []byte, items *[]T, total **int) (dropped []string, ok bool) {
+	seen := map[string]bool{}
+	for d.More() {
+		tok, err := d.Token()
+		key, _ := tok.(string)
+		if err != nil || seen[key] {
+			return nil, false
+		}
+		seen[key] = true
+		switch key {
+		case "items":
+			if dropped, ok = streamItemsMember(d, data, items); !ok {
+				return nil, false
+			}
+		case "totalCount":
+			if d.Decode(total) != nil {
+				return nil, false
+			}
+		default:
+			// encoding/json would match these without regard to case.
+			if strings.EqualFold(key, "items") || strings.EqualFold(key, "totalCount") {
+				return nil, false
+			}
+			var skip json.RawMessage
+			if d.Decode(&skip) != nil {
+				return nil, false
+			}
+		}
+	}
+	if tok, err := d.Token(); err != nil || tok != json.Delim('}') {
+		return nil, false
+	}
+	return dropped, true
+}
+
+// streamItemsMember decodes the value of the envelope's items: an array,
+// or null.
+func streamItemsMember[T any](d *json.Decoder, data []byte, items *[]T) (dropped []string, ok bool) {
+	tok, err := d.Token()
+	switch {
+	case err != nil:
+		return nil, false
+	case tok == nil:
+		*items = nil
+		return nil, true
+	case tok == json.Delim('['):
+		return streamItems(d, data, "items", items)
+	}
+	return nil, false
 }
 
 // streamItems decodes the items of the array d has just entered.
