@@ -24,6 +24,7 @@ func noPassword(t *testing.T, r result) {
 }
 
 func TestExportDBUsage(t *testing.T) {
+	t.Chdir(t.TempDir()) // a usage error creates no file; if one did, not here
 	srv := edapptest.NewServer()
 	defer srv.Close()
 	for _, tc := range []struct {

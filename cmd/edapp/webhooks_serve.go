@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/webhook"
 	"github.com/spf13/cobra"
 )
@@ -114,8 +115,25 @@ func (a *app) resolveServe(o serveOptions) (serveConfig, error) {
 		return c, usagef("--max-in-flight must be at least 1")
 	}
 	log, err := a.serveLogger(c.logFormat)
+	if err != nil {
+		return c, err
+	}
 	c.log = log
-	return c, err
+	// The handler's options are checked here, before the database is
+	// opened: a bad one changes nothing.
+	if _, err := webhook.NewHandler(func(context.Context, edapp.Event) error { return nil }, c.handlerOptions()...); err != nil {
+		return c, usageError{err}
+	}
+	return c, nil
+}
+
+// handlerOptions are the webhook handler's options the flags give.
+func (c serveConfig) handlerOptions() []webhook.Option {
+	opts := []webhook.Option{webhook.WithLogger(c.log), webhook.WithMaxInFlight(c.maxInFlight)}
+	if c.secretName != "" {
+		opts = append(opts, webhook.WithSecretHeader(c.secretName, c.secretValue))
+	}
+	return opts
 }
 
 // validServePath reports whether path can be served as it is: a plain
@@ -174,11 +192,7 @@ func (a *app) serveWebhooks(ctx context.Context, o serveOptions) error {
 
 // newInbox is the server: the store's handler at the path, and /healthz.
 func newInbox(c serveConfig, store *webhook.Store) (*http.Server, error) {
-	opts := []webhook.Option{webhook.WithLogger(c.log), webhook.WithMaxInFlight(c.maxInFlight)}
-	if c.secretName != "" {
-		opts = append(opts, webhook.WithSecretHeader(c.secretName, c.secretValue))
-	}
-	h, err := store.Handler(opts...)
+	h, err := store.Handler(c.handlerOptions()...)
 	if err != nil {
 		return nil, err
 	}

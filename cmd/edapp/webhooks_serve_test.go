@@ -272,6 +272,7 @@ func TestServeRedeliveryFromTheFake(t *testing.T) {
 }
 
 func TestServeUsage(t *testing.T) {
+	t.Chdir(t.TempDir()) // a usage error creates no file; if one did, not here
 	for _, args := range [][]string{
 		{"webhooks", "serve", "--secret-header", "X=v"},
 		{"webhooks", "serve", "--db", "sqlite:x.db"},
@@ -291,6 +292,9 @@ func TestServeUsage(t *testing.T) {
 		code := run(context.Background(), args, strings.NewReader(""), io.Discard, &stderr, env{}.get)
 		if code != exitUsage || strings.Contains(stderr.String(), hookSecret) {
 			t.Errorf("%v: exit %d, %s", args, code, stderr.String())
+		}
+		if _, err := os.Stat("x.db"); err == nil {
+			t.Fatalf("%v: a usage error created the database", args)
 		}
 	}
 }
