@@ -62,6 +62,8 @@ type app struct {
 
 	// closers run when the command is done (a Redis client, for one).
 	closers []func() error
+	// statsOut is --stats: the run's counters and where they go.
+	statsOut statsFlag
 
 	// clientOpts come after the client's options from the flags (tests).
 	clientOpts []edapp.Option
@@ -91,6 +93,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 	}
 	if a.meter != nil && a.budgeted[cmd] {
 		fmt.Fprintf(a.stderr, "edapp: %s\n", a.meter.summary())
+	}
+	if serr := a.statsOut.write(a.stdout); serr != nil && err == nil {
+		err = serr
 	}
 	if err == nil {
 		return exitOK
@@ -216,11 +221,41 @@ func (a *app) client() (*edapp.Client, error) {
 	}
 	a.meter = newWaitMeter(l, a.notice)
 	opts = append(opts, edapp.WithLimiter(a.meter))
+	obs, err := a.observer()
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, edapp.WithObserver(obs))
 	c, err := edapp.NewClient(token, append(opts, a.clientOpts...)...)
 	if err != nil {
 		return nil, usageError{err}
 	}
 	return c, nil
+}
+
+// observer is the client's hook: --stats's counters, and OpenTelemetry
+// when OTEL_EXPORTER_OTLP_ENDPOINT is set (its exporters are shut down,
+// and so flushed, with the command's closers).
+func (a *app) observer() (edapp.Observer, error) {
+	var obs []edapp.Observer
+	if s := a.statsOut.stats; s != nil {
+		obs = append(obs, s.observer())
+	}
+	if a.env(otlpEndpointEnv) != "" {
+		o, shutdown, err := startTelemetry(context.Background(), a.meter.budgetReporter())
+		if err != nil {
+			return edapp.Observer{}, fmt.Errorf("OpenTelemetry (%s is set): %w", otlpEndpointEnv, err)
+		}
+		// First, while the limiter the budget gauge reads is still open.
+		a.closers = append([]func() error{func() error {
+			if err := shutdown(); err != nil {
+				fmt.Fprintf(a.stderr, "edapp: warning: OpenTelemetry: %v\n", err)
+			}
+			return nil
+		}}, a.closers...)
+		obs = append(obs, o)
+	}
+	return combineObservers(obs...), nil
 }
 
 // logger writes slog text lines to stderr.
