@@ -16,11 +16,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// exportKindOf names the export kind a call belongs to, from the context
-// the export engine runs the kind's calls with. Until the engine says, it
-// is nil and --stats leaves requests_by_kind out.
-var exportKindOf func(context.Context) (string, bool)
-
 // runStats counts what a run's client did, through an edapp.Observer, for
 // --stats. Its callbacks run on the goroutines making the calls, so every
 // count is behind mu.

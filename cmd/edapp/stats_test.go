@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,7 +73,7 @@ func checkRequestFigures(t *testing.T, s statsJSON, srv *edapptest.Server, throt
 func TestExportStats(t *testing.T) {
 	srv, _ := exportFixture(t, 5)
 	srv.ResetCounters()
-	srv.FailNext(2, 429, time.Millisecond)
+	srv.FailNextOn("GET /v2/users", 2, 429, time.Millisecond)
 	dir := t.TempDir()
 	file := filepath.Join(t.TempDir(), "stats.json")
 	r := runExport(t, context.Background(), srv, nil, "--out", dir, "--stats", file)
@@ -82,18 +83,26 @@ func TestExportStats(t *testing.T) {
 	if s.Records["users"] != len(readKind(t, dir, "users")) || s.Records["attempts"] != len(readKind(t, dir, "attempts")) || s.Records["attempts"] == 0 {
 		t.Errorf("records %v", s.Records)
 	}
-	if exportKindOf == nil {
-		if s.RequestsByKind != nil {
-			t.Errorf("requests_by_kind without a kind in the context: %v", s.RequestsByKind)
-		}
-		return
-	}
 	sum := 0
 	for _, n := range s.RequestsByKind {
 		sum += n
 	}
-	if sum != s.Requests || s.RequestsByKind["users"] == 0 {
+	if sum != s.Requests {
 		t.Errorf("requests_by_kind %v adds up to %d, want %d", s.RequestsByKind, sum, s.Requests)
+	}
+	if got, want := s.RequestsByKind["users"], srv.RequestCount("GET /v2/users")-2; got != want || got == 0 {
+		t.Errorf("requests_by_kind users %d, the fake answered %d", got, want)
+	}
+	// The summary on stdout counts each kind's requests the same way.
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var kind string
+		var records, requests int
+		if _, err := fmt.Sscanf(line, "%s %d records, %d requests", &kind, &records, &requests); err != nil {
+			t.Fatalf("summary line %q: %v", line, err)
+		}
+		if s.RequestsByKind[kind] != requests || s.Records[kind] != records {
+			t.Errorf("%s: %d records, %d requests in the summary; --stats says %d, %d", kind, records, requests, s.Records[kind], s.RequestsByKind[kind])
+		}
 	}
 }
 
