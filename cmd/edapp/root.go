@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -114,20 +113,13 @@ func (a *app) run(ctx context.Context, args []string) int {
 	return exitError
 }
 
-// isUsage reports whether err is a command-line mistake. Cobra reports some
-// of these (unknown commands, missing required flags) as plain errors.
+// isUsage reports whether err is a command-line mistake. Every path that
+// reports one returns a usageError: the commands' Args validators and
+// their own checks of their flags (required ones included), and cobra's
+// flag parsing through SetFlagErrorFunc.
 func isUsage(err error) bool {
 	var u usageError
-	if errors.As(err, &u) {
-		return true
-	}
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "required flag(s)", "flag needs an argument", "invalid argument", "accepts ", "requires at least"} {
-		if strings.HasPrefix(msg, p) {
-			return true
-		}
-	}
-	return false
+	return errors.As(err, &u)
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -162,7 +154,35 @@ missing or malformed flag).`,
 	root.CompletionOptions.HiddenDefaultCmd = false
 
 	root.AddCommand(a.exportCommand(), a.usersCommand(), a.webhooksCommand(), a.fakeCommand())
+	// The completion commands take their output stream when they are made.
+	root.SetOut(a.stdout)
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	usageArgs(root)
 	return root
+}
+
+// usageArgs makes the argument errors of cmd and its subcommands usage
+// errors. The CLI's own validators return them already; cobra's help and
+// completion commands use cobra's, whose errors are plain. A command that
+// only holds subcommands is made to run (printing its help), as cobra
+// checks the arguments of runnable commands only.
+func usageArgs(cmd *cobra.Command) {
+	if !cmd.Runnable() && cmd.HasSubCommands() {
+		cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	}
+	if v := cmd.Args; v != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			err := v(c, args)
+			if err != nil && !isUsage(err) {
+				return usageError{err}
+			}
+			return err
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		usageArgs(sub)
+	}
 }
 
 // noArgs refuses positional arguments as a usage error; on a command with

@@ -76,7 +76,6 @@ func (a *app) usersSyncCommand() *cobra.Command {
 	fl.IntVar(&o.maxDeletes, "max-deletes", 0, "the most users a run may delete (default 10% of the managed users, at least 1)")
 	a.addBudgetFlags(cmd)
 	a.addStatsFlag(cmd, nil)
-	_ = cmd.MarkFlagRequired("csv")
 	_ = cmd.MarkFlagFilename("csv", "csv")
 	return cmd
 }
@@ -84,6 +83,9 @@ func (a *app) usersSyncCommand() *cobra.Command {
 // engineOptions checks the flags and turns them into the engine's options.
 func (o syncOptions) engineOptions() (usersync.Options, error) {
 	opts := usersync.Options{DeleteMissing: o.deleteMissing, MaxDeletes: usersync.DefaultMaxDeletes}
+	if o.file == "" {
+		return opts, usagef("--csv is required: the file of the desired users (- for stdin)")
+	}
 	if !o.maxDeletesSet {
 		return opts, nil
 	}
