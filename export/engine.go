@@ -2,7 +2,6 @@ package export
 
 import (
 	"context"
-	"iter"
 	"net/http"
 	"sync"
 	"time"
@@ -27,6 +26,8 @@ type engine struct {
 
 // kind fetches one kind into every destination.
 func (e *engine) kind(ctx context.Context, k *Kind) *KindResult {
+	defer e.f.settle(k.Name)
+	ctx = withKind(ctx, k.Name)
 	t := e.opts.Progress.Track(k.Name)
 	r := &KindResult{Kind: k.Name}
 	p, err := e.plan(ctx, k)
@@ -43,7 +44,7 @@ func (e *engine) kind(ctx context.Context, k *Kind) *KindResult {
 	err = k.fetch(fctx, e.f, p, s)
 	s.finish(err == nil)
 	werr := <-done
-	r.Records, r.Requests, r.Dropped, r.Started = s.records, s.requests, s.dropped, s.startTime()
+	r.Records, r.Requests, r.Attempts, r.Dropped, r.Started = s.records, s.requests, s.attempts, s.dropped, s.startTime()
 	r.Future, r.LatestFuture = s.future, s.latestFuture
 	r.Err = err
 	if werr != nil {
@@ -158,13 +159,14 @@ type stream struct {
 	base int // pages complete before this run's first (a resumed walk)
 	seen int // pages this run has started (single-list kinds)
 
-	started                    time.Time
-	future                     int       // records dated after started
-	latestFuture               time.Time // the latest of them
-	localStart                 time.Time
-	totalSet                   bool
-	records, requests, dropped int
-	parents                    int
+	started            time.Time
+	future             int       // records dated after started
+	latestFuture       time.Time // the latest of them
+	localStart         time.Time
+	totalSet           bool
+	records, dropped   int
+	requests, attempts int
+	parents            int
 }
 
 func newStream(ctx context.Context, k *Kind, p Plan, t Tracker, now func() time.Time) *stream {
@@ -237,6 +239,7 @@ func (s *stream) onPage(resp *edapp.Response) {
 		}
 	}
 	s.requests++
+	s.attempts += resp.Attempts
 	s.dropped += len(resp.Dropped)
 	s.t.Add(0, resp.Waited)
 	resp.Attempts = 0
@@ -279,24 +282,5 @@ func (s *stream) emit(v any) error {
 	if len(s.cur) >= batchSize && s.k.PerParent {
 		s.flush(0)
 	}
-	return nil
-}
-
-// each sends every item of seq to s, calling seen (if not nil) on each.
-// resp is the Response seq fills for each page (see fetcher.opts).
-func each[T any](s *stream, resp *edapp.Response, seq iter.Seq2[T, error], seen func(T)) error {
-	for v, err := range seq {
-		if err != nil {
-			return err
-		}
-		s.onPage(resp)
-		if seen != nil {
-			seen(v)
-		}
-		if err := s.emit(v); err != nil {
-			return err
-		}
-	}
-	s.onPage(resp) // a list with no items still had a page
 	return nil
 }

@@ -93,9 +93,13 @@ type Batch struct {
 
 // KindResult is the outcome of one kind.
 type KindResult struct {
-	Kind     string
-	Records  int // fetched
+	Kind    string
+	Records int // fetched
+	// Requests counts the requests the kind sent (a page each, an empty
+	// one included), Attempts the attempts they took: a retry is another
+	// attempt of the same request.
 	Requests int
+	Attempts int
 	Dropped  int // odd values the SDK left out
 	// Started is when the walk started, by the service's clock when it
 	// sent one. A destination moves an incremental kind's cursor to it
@@ -158,7 +162,7 @@ func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destinatio
 		return nil, errors.New("export: no destination")
 	}
 	opts = withDefaults(opts)
-	e := &engine{opts: opts, dests: dests, f: &fetcher{c: c, concurrency: opts.Concurrency, pageSize: opts.PageSize}}
+	e := &engine{opts: opts, dests: dests, f: newFetcher(c, opts, ks)}
 	e.run = RunInfo{Fresh: opts.Full, Since: opts.Since, Now: opts.Now().UTC(), OpenWindow: max(opts.OpenWindow, 0)}
 	sum := &Summary{}
 	var failed []string

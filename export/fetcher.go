@@ -2,7 +2,6 @@ package export
 
 import (
 	"context"
-	"iter"
 	"sync"
 
 	"github.com/edapp-go/edapp"
@@ -11,40 +10,153 @@ import (
 // fetcher reads the service for the kinds.
 type fetcher struct {
 	c           *edapp.Client
+	pool        *pool
 	concurrency int
 	pageSize    int
 
-	// ids cached by the kinds that list them, for the per-parent kinds.
-	userIDs, groupIDs, collectionIDs, courseIDs []string
+	// What the kinds that list parents learned, for the kinds that need
+	// it: each is set once by its kind, or found missing (nil, or set not
+	// ok) when that kind is not part of the run or did not walk it all.
+	users       *shared[[]userRef]
+	groups      *shared[[]groupRef]
+	collections *shared[[]string]
+	courses     *shared[[]string]
 }
 
-func idsOf[T any](seq iter.Seq2[T, error], id func(T) string) ([]string, error) {
-	var out []string
-	for v, err := range seq {
-		if err != nil {
-			return nil, err
+func newFetcher(c *edapp.Client, opts Options, ks []Kind) *fetcher {
+	x := &fetcher{c: c, pool: newPool(opts.Concurrency), concurrency: opts.Concurrency, pageSize: opts.PageSize}
+	for _, k := range ks {
+		switch k.Name {
+		case "users":
+			x.users = newShared[[]userRef]()
+		case "groups":
+			x.groups = newShared[[]groupRef]()
+		case "collections":
+			x.collections = newShared[[]string]()
+		case "courses":
+			x.courses = newShared[[]string]()
 		}
-		out = append(out, id(v))
 	}
-	return out, nil
+	return x
 }
 
-// ids returns *cache when a kind earlier in the run filled it, and lists
-// the ids otherwise.
-func (x *fetcher) ids(ctx context.Context, cache *[]string, list func(context.Context) ([]string, error)) ([]string, error) {
-	if *cache != nil {
-		return *cache, nil
+// settle tells the kinds waiting on kind that it provides nothing more:
+// a kind that failed, or that was not fetched, leaves them to list the
+// parents themselves.
+func (x *fetcher) settle(kind string) {
+	switch kind {
+	case "users":
+		x.users.set(nil, false)
+	case "groups":
+		x.groups.set(nil, false)
+	case "collections":
+		x.collections.set(nil, false)
+	case "courses":
+		x.courses.set(nil, false)
 	}
-	ids, err := list(ctx)
+}
+
+// userRef is what group_members needs of a user.
+type userRef struct {
+	id, externalID string
+	groups         []string
+}
+
+// groupRef is what group_children needs of a group.
+type groupRef struct {
+	id          string
+	hasChildren bool
+}
+
+// shared is a value one kind provides to others of the same run.
+type shared[T any] struct {
+	once sync.Once
+	done chan struct{}
+	v    T
+	ok   bool
+}
+
+func newShared[T any]() *shared[T] { return &shared[T]{done: make(chan struct{})} }
+
+// set provides v; ok false says the kind did not see everything (an
+// error, or a walk resumed in the middle). Only the first call counts.
+func (c *shared[T]) set(v T, ok bool) {
+	if c == nil {
+		return
+	}
+	c.once.Do(func() {
+		c.v, c.ok = v, ok
+		close(c.done)
+	})
+}
+
+// get waits for the value; false when there is none to wait for.
+func (c *shared[T]) get(ctx context.Context) (T, bool, error) {
+	var zero T
+	if c == nil {
+		return zero, false, nil
+	}
+	select {
+	case <-c.done:
+		return c.v, c.ok, nil
+	case <-ctx.Done():
+		return zero, false, ctx.Err()
+	}
+}
+
+// parents returns what c provides, waiting for its kind, and walks the
+// list itself (its requests counted to s) when c provides nothing.
+func parents[T, V any](ctx context.Context, x *fetcher, s *stream, c *shared[[]V], list func(o []edapp.RequestOption) seqOf[T], ref func(T) V) ([]V, error) {
+	v, ok, err := c.get(ctx)
+	if err != nil || ok {
+		return v, err
+	}
+	var out []V
+	w, err := x.walker(ctx, s, x.concurrency)
 	if err != nil {
 		return nil, err
 	}
-	*cache = ids
-	return ids, nil
+	err = each(w, list(w.opts), func(t T) error { out = append(out, ref(t)); return nil })
+	return out, err
+}
+
+func (x *fetcher) usersOf(ctx context.Context, s *stream) ([]userRef, error) {
+	return parents(ctx, x, s, x.users, func(o []edapp.RequestOption) seqOf[edapp.User] {
+		return x.c.Users.All(ctx, &edapp.UserListOptions{ListOptions: x.listOptions(Plan{})}, o...)
+	}, func(u edapp.User) userRef { return userRef{u.ID, u.ExternalID, u.UserGroups} })
+}
+
+func (x *fetcher) groupsOf(ctx context.Context, s *stream) ([]groupRef, error) {
+	return parents(ctx, x, s, x.groups, func(o []edapp.RequestOption) seqOf[edapp.UserGroup] {
+		return x.c.UserGroups.All(ctx, x.listOpts(), o...)
+	}, func(g edapp.UserGroup) groupRef { return groupRef{g.ID, g.HasChildren} })
+}
+
+func (x *fetcher) collectionsOf(ctx context.Context, s *stream) ([]string, error) {
+	return parents(ctx, x, s, x.collections, func(o []edapp.RequestOption) seqOf[edapp.CourseCollection] {
+		return x.c.Catalog.AllCollections(ctx, x.listOpts(), o...)
+	}, func(c edapp.CourseCollection) string { return c.ID })
+}
+
+func (x *fetcher) coursesOf(ctx context.Context, s *stream) ([]string, error) {
+	return parents(ctx, x, s, x.courses, func(o []edapp.RequestOption) seqOf[edapp.Course] {
+		return x.c.Catalog.AllCourses(ctx, x.listOpts(), o...)
+	}, func(c edapp.Course) string { return c.ID })
+}
+
+// userIDs lists the account's users for the per-user kinds.
+func (x *fetcher) userIDs(ctx context.Context, s *stream) ([]string, error) {
+	users, err := x.usersOf(ctx, s)
+	ids := make([]string, len(users))
+	for i, u := range users {
+		ids[i] = u.id
+	}
+	return ids, err
 }
 
 // fanOut runs fn for each parent id, concurrency at a time, reporting the
 // parents done on s. The first error cancels the others and is returned.
+// Each fn takes its requests' slots from the pool.
 func (x *fetcher) fanOut(ctx context.Context, s *stream, parents []string, fn func(context.Context, string) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -82,23 +194,11 @@ func (x *fetcher) fanOut(ctx context.Context, s *stream, parents []string, fn fu
 
 // perUser runs fn for each user of the account.
 func (x *fetcher) perUser(ctx context.Context, s *stream, fn func(context.Context, string) error) error {
-	users, err := x.ids(ctx, &x.userIDs, func(ctx context.Context) ([]string, error) {
-		return idsOf(x.c.Users.All(ctx, &edapp.UserListOptions{ListOptions: x.listOptions(Plan{})}, x.opts(nil)...), func(u edapp.User) string { return u.ID })
-	})
+	users, err := x.userIDs(ctx, s)
 	if err != nil {
 		return err
 	}
 	return x.fanOut(ctx, s, users, fn)
-}
-
-// opts are the request options of every read: the bulk lane, pages in
-// parallel, and the answer's metadata into resp (when not nil).
-func (x *fetcher) opts(resp *edapp.Response) []edapp.RequestOption {
-	o := []edapp.RequestOption{edapp.WithBulk(), edapp.WithPageConcurrency(x.concurrency)}
-	if resp != nil {
-		o = append(o, edapp.WithResponseInto(resp))
-	}
-	return o
 }
 
 // pageSize is the list options of a walk from p's page.

@@ -2,6 +2,7 @@ package export
 
 import (
 	"context"
+	"slices"
 
 	"github.com/edapp-go/edapp"
 )
@@ -41,6 +42,12 @@ type memberRow struct {
 	UserExternalID string `json:"userExternalId"`
 }
 
+// childRow is one group's place under its parent.
+type childRow struct {
+	ParentID string `json:"parentId"`
+	ChildID  string `json:"childId"`
+}
+
 // collectionCourseRow is one course's place in one collection.
 type collectionCourseRow struct {
 	CollectionID string `json:"collectionId"`
@@ -65,12 +72,11 @@ var kinds = []Kind{
 		Name:    "users",
 		Columns: []string{"id", "name", "email", "firstName", "lastName", "externalId", "timeZone", "roles", "userGroups", "managedUserGroups", "customFields", "lastActiveDate"},
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
-			var ids []string
-			r := new(edapp.Response)
-			err := each(s, r, x.c.Users.All(ctx, &edapp.UserListOptions{ListOptions: x.listOptions(p)}, x.opts(r)...), func(u edapp.User) { ids = append(ids, u.ID) })
-			if err == nil && p.Page <= 1 {
-				x.userIDs = ids
-			}
+			var refs []userRef
+			err := listAll(ctx, x, s, func(o []edapp.RequestOption) seqOf[edapp.User] {
+				return x.c.Users.All(ctx, &edapp.UserListOptions{ListOptions: x.listOptions(p)}, o...)
+			}, func(u edapp.User) { refs = append(refs, userRef{u.ID, u.ExternalID, u.UserGroups}) })
+			x.users.set(refs, err == nil && p.Page <= 1)
 			return err
 		},
 	},
@@ -78,38 +84,59 @@ var kinds = []Kind{
 		Name:    "groups",
 		Columns: []string{"id", "name", "inviteCode", "hasChildren"},
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
-			var ids []string
-			r := new(edapp.Response)
-			err := each(s, r, x.c.UserGroups.All(ctx, x.listFrom(p), x.opts(r)...), func(g edapp.UserGroup) { ids = append(ids, g.ID) })
-			if err == nil && p.Page <= 1 {
-				x.groupIDs = ids
-			}
+			var refs []groupRef
+			err := listAll(ctx, x, s, func(o []edapp.RequestOption) seqOf[edapp.UserGroup] {
+				return x.c.UserGroups.All(ctx, x.listFrom(p), o...)
+			}, func(g edapp.UserGroup) { refs = append(refs, groupRef{g.ID, g.HasChildren}) })
+			x.groups.set(refs, err == nil && p.Page <= 1)
 			return err
 		},
 	},
 	{
+		// group_members is read from each user's userGroups: the users walk
+		// of the run, or one of its own when users is not exported.
 		Name:      "group_members",
 		PerParent: true,
 		Columns:   []string{"groupId", "userId", "userExternalId"},
 		fetch: func(ctx context.Context, x *fetcher, _ Plan, s *stream) error {
-			groups, err := x.ids(ctx, &x.groupIDs, func(ctx context.Context) ([]string, error) {
-				return idsOf(x.c.UserGroups.All(ctx, x.listOpts(), x.opts(nil)...), func(g edapp.UserGroup) string { return g.ID })
-			})
+			users, err := x.usersOf(ctx, s)
 			if err != nil {
 				return err
 			}
-			return x.fanOut(ctx, s, groups, func(ctx context.Context, groupID string) error {
-				r := new(edapp.Response)
-				for u, err := range x.c.UserGroups.AllUsers(ctx, groupID, x.listOpts(), x.opts(r)...) {
-					if err != nil {
-						return err
+			for _, u := range users {
+				for i, g := range u.groups {
+					if g == "" || slices.Contains(u.groups[:i], g) {
+						continue
 					}
-					s.onPage(r)
-					if err := s.emit(memberRow{groupID, u.ID, u.ExternalID}); err != nil {
+					if err := s.emit(memberRow{g, u.id, u.externalID}); err != nil {
 						return err
 					}
 				}
-				return nil
+			}
+			return nil
+		},
+	},
+	{
+		Name:      "group_children",
+		PerParent: true,
+		Columns:   []string{"parentId", "childId"},
+		fetch: func(ctx context.Context, x *fetcher, _ Plan, s *stream) error {
+			groups, err := x.groupsOf(ctx, s)
+			if err != nil {
+				return err
+			}
+			var parents []string
+			for _, g := range groups {
+				if g.hasChildren {
+					parents = append(parents, g.id)
+				}
+			}
+			return x.fanOut(ctx, s, parents, func(ctx context.Context, id string) error {
+				w, err := x.walker(ctx, s, 1)
+				if err != nil {
+					return err
+				}
+				return each(w, x.c.UserGroups.AllChildren(ctx, id, x.listOpts(), w.opts...), func(g edapp.UserGroup) error { return s.emit(childRow{id, g.ID}) })
 			})
 		},
 	},
@@ -118,11 +145,10 @@ var kinds = []Kind{
 		Columns: []string{"id", "title", "description"},
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			var ids []string
-			r := new(edapp.Response)
-			err := each(s, r, x.c.Catalog.AllCollections(ctx, x.listFrom(p), x.opts(r)...), func(c edapp.CourseCollection) { ids = append(ids, c.ID) })
-			if err == nil && p.Page <= 1 {
-				x.collectionIDs = ids
-			}
+			err := listAll(ctx, x, s, func(o []edapp.RequestOption) seqOf[edapp.CourseCollection] {
+				return x.c.Catalog.AllCollections(ctx, x.listFrom(p), o...)
+			}, func(c edapp.CourseCollection) { ids = append(ids, c.ID) })
+			x.collections.set(ids, err == nil && p.Page <= 1)
 			return err
 		},
 	},
@@ -131,24 +157,18 @@ var kinds = []Kind{
 		PerParent: true,
 		Columns:   []string{"collectionId", "courseId"},
 		fetch: func(ctx context.Context, x *fetcher, _ Plan, s *stream) error {
-			cols, err := x.ids(ctx, &x.collectionIDs, func(ctx context.Context) ([]string, error) {
-				return idsOf(x.c.Catalog.AllCollections(ctx, x.listOpts(), x.opts(nil)...), func(c edapp.CourseCollection) string { return c.ID })
-			})
+			cols, err := x.collectionsOf(ctx, s)
 			if err != nil {
 				return err
 			}
 			return x.fanOut(ctx, s, cols, func(ctx context.Context, colID string) error {
-				r := new(edapp.Response)
-				for c, err := range x.c.Catalog.AllCollectionCourses(ctx, colID, x.listOpts(), x.opts(r)...) {
-					if err != nil {
-						return err
-					}
-					s.onPage(r)
-					if err := s.emit(collectionCourseRow{colID, c.ID}); err != nil {
-						return err
-					}
+				w, err := x.walker(ctx, s, 1)
+				if err != nil {
+					return err
 				}
-				return nil
+				return each(w, x.c.Catalog.AllCollectionCourses(ctx, colID, x.listOpts(), w.opts...), func(c edapp.Course) error {
+					return s.emit(collectionCourseRow{colID, c.ID})
+				})
 			})
 		},
 	},
@@ -157,11 +177,10 @@ var kinds = []Kind{
 		Columns: []string{"id", "externalId", "title", "description", "status", "locale", "duration", "thumbnailUrl", "createdDateTime", "modifiedDateTime"},
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			var ids []string
-			r := new(edapp.Response)
-			err := each(s, r, x.c.Catalog.AllCourses(ctx, x.listFrom(p), x.opts(r)...), func(c edapp.Course) { ids = append(ids, c.ID) })
-			if err == nil && p.Page <= 1 {
-				x.courseIDs = ids
-			}
+			err := listAll(ctx, x, s, func(o []edapp.RequestOption) seqOf[edapp.Course] {
+				return x.c.Catalog.AllCourses(ctx, x.listFrom(p), o...)
+			}, func(c edapp.Course) { ids = append(ids, c.ID) })
+			x.courses.set(ids, err == nil && p.Page <= 1)
 			return err
 		},
 	},
@@ -170,25 +189,22 @@ var kinds = []Kind{
 		PerParent: true,
 		Columns:   []string{"id", "courseId", "externalId", "title", "description", "status", "minimumScore"},
 		fetch: func(ctx context.Context, x *fetcher, _ Plan, s *stream) error {
-			courses, err := x.ids(ctx, &x.courseIDs, func(ctx context.Context) ([]string, error) {
-				return idsOf(x.c.Catalog.AllCourses(ctx, x.listOpts(), x.opts(nil)...), func(c edapp.Course) string { return c.ID })
-			})
+			courses, err := x.coursesOf(ctx, s)
 			if err != nil {
 				return err
 			}
 			return x.fanOut(ctx, s, courses, func(ctx context.Context, courseID string) error {
-				r := new(edapp.Response)
-				lessons, err := x.c.Catalog.Lessons(ctx, courseID, x.opts(r)...)
+				w, err := x.walker(ctx, s, 1)
 				if err != nil {
 					return err
 				}
-				s.onPage(r)
+				lessons, err := one(w, func(o []edapp.RequestOption) ([]edapp.Lesson, error) { return x.c.Catalog.Lessons(ctx, courseID, o...) })
 				for _, l := range lessons {
 					if err := s.emit(l); err != nil {
 						return err
 					}
 				}
-				return nil
+				return err
 			})
 		},
 	},
@@ -196,24 +212,33 @@ var kinds = []Kind{
 		Name:    "course_statistics",
 		Columns: []string{"courseId", "totalUsers", "completedCount", "openedCount"},
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
-			r := new(edapp.Response)
-			return each(s, r, x.c.Analytics.AllCourseStatistics(ctx, &edapp.CourseStatisticsListOptions{ListOptions: x.listOptions(p)}, x.opts(r)...), nil)
+			w, err := x.walker(ctx, s, x.concurrency)
+			if err != nil {
+				return err
+			}
+			return each(w, x.c.Analytics.AllCourseStatistics(ctx, &edapp.CourseStatisticsListOptions{ListOptions: x.listOptions(p)}, w.opts...), nil)
 		},
 	},
 	{
 		Name:    "lesson_statistics",
 		Columns: []string{"lessonId", "courseId", "lessonTitle", "totalUsers", "openedCount", "completedCount"},
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
-			r := new(edapp.Response)
-			return each(s, r, x.c.Analytics.AllLessonStatistics(ctx, &edapp.LessonStatisticsListOptions{ListOptions: x.listOptions(p)}, x.opts(r)...), nil)
+			w, err := x.walker(ctx, s, x.concurrency)
+			if err != nil {
+				return err
+			}
+			return each(w, x.c.Analytics.AllLessonStatistics(ctx, &edapp.LessonStatisticsListOptions{ListOptions: x.listOptions(p)}, w.opts...), nil)
 		},
 	},
 	{
 		Name:    "survey_questions",
 		Columns: []string{"id", "courseId", "lessonId", "slideId", "questionType", "questionContent", "answers"},
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
-			r := new(edapp.Response)
-			return each(s, r, x.c.Analytics.AllSurveyQuestionDefinitions(ctx, &edapp.SurveyQuestionDefinitionListOptions{ListOptions: x.listOptions(p)}, x.opts(r)...), nil)
+			w, err := x.walker(ctx, s, x.concurrency)
+			if err != nil {
+				return err
+			}
+			return each(w, x.c.Analytics.AllSurveyQuestionDefinitions(ctx, &edapp.SurveyQuestionDefinitionListOptions{ListOptions: x.listOptions(p)}, w.opts...), nil)
 		},
 	},
 	{
@@ -224,8 +249,11 @@ var kinds = []Kind{
 		OpenField:   "completedDateTime",
 		KeyFields:   []string{"id", "completedDateTime"},
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
-			r := new(edapp.Response)
-			return each(s, r, x.c.Analytics.AllAttempts(ctx, &edapp.AttemptListOptions{ListOptions: x.listOptions(p), StartDateTime: p.From}, x.opts(r)...), nil)
+			w, err := x.walker(ctx, s, x.concurrency)
+			if err != nil {
+				return err
+			}
+			return each(w, x.c.Analytics.AllAttempts(ctx, &edapp.AttemptListOptions{ListOptions: x.listOptions(p), StartDateTime: p.From}, w.opts...), nil)
 		},
 	},
 	{
@@ -234,8 +262,11 @@ var kinds = []Kind{
 		Incremental: true,
 		KeyFields:   courseProgressColumns,
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
-			r := new(edapp.Response)
-			return each(s, r, x.c.Analytics.AllCourseProgress(ctx, &edapp.CourseProgressListOptions{ListOptions: x.listOptions(p), ModifiedSinceDateTime: p.From}, x.opts(r)...), nil)
+			w, err := x.walker(ctx, s, x.concurrency)
+			if err != nil {
+				return err
+			}
+			return each(w, x.c.Analytics.AllCourseProgress(ctx, &edapp.CourseProgressListOptions{ListOptions: x.listOptions(p), ModifiedSinceDateTime: p.From}, w.opts...), nil)
 		},
 	},
 	{
@@ -245,8 +276,11 @@ var kinds = []Kind{
 		DateField:   "eventDateTime",
 		KeyFields:   progressEventKey,
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
-			r := new(edapp.Response)
-			return each(s, r, x.c.Analytics.AllLessonProgressEvents(ctx, &edapp.LessonProgressEventListOptions{ListOptions: x.listOptions(p), MinEventDateTime: p.From}, x.opts(r)...), nil)
+			w, err := x.walker(ctx, s, x.concurrency)
+			if err != nil {
+				return err
+			}
+			return each(w, x.c.Analytics.AllLessonProgressEvents(ctx, &edapp.LessonProgressEventListOptions{ListOptions: x.listOptions(p), MinEventDateTime: p.From}, w.opts...), nil)
 		},
 	},
 	{
@@ -257,8 +291,11 @@ var kinds = []Kind{
 		DateField:   "answeredDateTime",
 		KeyFields:   []string{"id"},
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
-			r := new(edapp.Response)
-			return each(s, r, x.c.Analytics.AllSurveyAnswers(ctx, &edapp.SurveyAnswerListOptions{ListOptions: x.listOptions(p), StartDateTime: p.From}, x.opts(r)...), nil)
+			w, err := x.walker(ctx, s, x.concurrency)
+			if err != nil {
+				return err
+			}
+			return each(w, x.c.Analytics.AllSurveyAnswers(ctx, &edapp.SurveyAnswerListOptions{ListOptions: x.listOptions(p), StartDateTime: p.From}, w.opts...), nil)
 		},
 	},
 	{
@@ -268,8 +305,11 @@ var kinds = []Kind{
 		PerParent: true,
 		fetch: func(ctx context.Context, x *fetcher, _ Plan, s *stream) error {
 			return x.perUser(ctx, s, func(ctx context.Context, userID string) error {
-				r := new(edapp.Response)
-				return each(s, r, x.c.Analytics.AllUserLessonProgress(ctx, userID, &edapp.UserLessonProgressListOptions{ListOptions: x.listOptions(Plan{})}, x.opts(r)...), nil)
+				w, err := x.walker(ctx, s, 1)
+				if err != nil {
+					return err
+				}
+				return each(w, x.c.Analytics.AllUserLessonProgress(ctx, userID, &edapp.UserLessonProgressListOptions{ListOptions: x.listOptions(Plan{})}, w.opts...), nil)
 			})
 		},
 	},
@@ -283,8 +323,11 @@ var kinds = []Kind{
 		KeyFields:   progressEventKey,
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			return x.perUser(ctx, s, func(ctx context.Context, userID string) error {
-				r := new(edapp.Response)
-				return each(s, r, x.c.Analytics.AllUserLessonProgressEvents(ctx, userID, &edapp.UserLessonProgressEventListOptions{ListOptions: x.listOptions(Plan{}), MinEventDateTime: p.From}, x.opts(r)...), nil)
+				w, err := x.walker(ctx, s, 1)
+				if err != nil {
+					return err
+				}
+				return each(w, x.c.Analytics.AllUserLessonProgressEvents(ctx, userID, &edapp.UserLessonProgressEventListOptions{ListOptions: x.listOptions(Plan{}), MinEventDateTime: p.From}, w.opts...), nil)
 			})
 		},
 	},

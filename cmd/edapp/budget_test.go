@@ -60,13 +60,13 @@ func startRedis(t *testing.T) string {
 // it through Redis: the fake, enforcing the same budget, answers no 429.
 func TestExportsShareTheBudgetThroughRedis(t *testing.T) {
 	redisURL := startRedis(t)
-	srv := edapptest.NewServer(edapptest.WithBudget(30, 10*time.Second))
+	srv := edapptest.NewServer(edapptest.WithBudget(24, 10*time.Second))
 	t.Cleanup(srv.Close)
 	if _, err := srv.SeedDemo(); err != nil {
 		t.Fatal(err)
 	}
-	// About 20 requests each: together, over the budget of 30.
-	kinds := "users,groups,group_members,collections,collection_courses,courses,lessons,course_statistics,lesson_statistics,attempts,course_progress,survey_questions,survey_answers"
+	// About 15 requests each: together, over the budget of 24.
+	kinds := "users,groups,group_members,group_children,collections,collection_courses,courses,lessons,course_statistics,lesson_statistics,attempts,course_progress,survey_questions,survey_answers"
 	var wg sync.WaitGroup
 	results := make([]result, 2)
 	for i := range results {
@@ -74,7 +74,7 @@ func TestExportsShareTheBudgetThroughRedis(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			results[i] = runEnv(t, fakeEnv(srv), "export", "--out", t.TempDir(), "--kinds", kinds,
-				"--redis", redisURL, "--budget", "30/10s")
+				"--redis", redisURL, "--budget", "24/10s")
 		}()
 	}
 	wg.Wait()
@@ -90,7 +90,7 @@ func TestExportsShareTheBudgetThroughRedis(t *testing.T) {
 			t.Errorf("429 for %s %s", req.Method, req.Path)
 		}
 	}
-	if n <= 30 {
+	if n <= 24 {
 		t.Fatalf("the exports sent %d requests, not enough to test the budget", n)
 	}
 

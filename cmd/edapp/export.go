@@ -76,6 +76,7 @@ func (a *app) exportCommand() *cobra.Command {
 	fl.IntVar(&f.concurrency, "concurrency", 4, "requests in flight: pages of one list, or parents of a per-parent kind")
 	fl.DurationVar(&f.openWindow, "open-window", export.DefaultOpenWindow, "fetch an attempt still open again on each run while it started less than this ago (0: never)")
 	a.addBudgetFlags(cmd)
+	a.addStatsFlag(cmd, export.KindFromContext)
 	_ = cmd.MarkFlagDirname("out")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "jsonl"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("kinds", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -202,6 +203,7 @@ func (a *app) runExport(ctx context.Context, f exportFlags) error {
 	opts.PageSize = a.exportPageSize
 	opts.StopOn = fatal
 	sum, err := export.Run(ctx, c, opts, dests...)
+	a.statsOut.stats.exportDone(sum)
 	prog.wait()
 	if sum != nil {
 		for _, r := range sum.Kinds {

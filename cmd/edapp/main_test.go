@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -173,5 +175,54 @@ func TestCompletion(t *testing.T) {
 	wantCode(t, r, exitOK)
 	if !strings.Contains(r.stdout, "edapp") {
 		t.Error("no bash completion script")
+	}
+}
+
+// TestIsUsage runs each kind of command-line mistake through the command
+// tree: each one's error is a usageError (isUsage reads no message text),
+// and the command line exits 2 before any request is sent.
+func TestIsUsage(t *testing.T) {
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	csv := filepath.Join(t.TempDir(), "users.csv")
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"unknown command", []string{"frobnicate"}},
+		{"unknown subcommand", []string{"users", "frobnicate"}},
+		{"unknown flag", []string{"export", "--frob"}},
+		{"unknown shorthand", []string{"webhooks", "list", "-z"}},
+		{"missing required flag", []string{"users", "sync"}},
+		{"missing required --url", []string{"webhooks", "create", "--event", "LessonCompletedEvent"}},
+		{"missing required --event", []string{"webhooks", "send-test", "--url", "http://127.0.0.1:1/"}},
+		{"missing flag value", []string{"users", "sync", "--csv"}},
+		{"bad flag value", []string{"users", "sync", "--csv", csv, "--max-deletes", "many"}},
+		{"bad duration", []string{"export", "--out", t.TempDir(), "--open-window", "soon"}},
+		{"extra args", []string{"webhooks", "list", "extra"}},
+		{"extra args to the root", []string{"--verbose", "extra"}},
+		{"extra args to completion", []string{"completion", "bash", "extra"}},
+		{"unknown shell", []string{"completion", "tcsh"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, env: fakeEnv(srv).get}
+			root := a.rootCommand()
+			root.SetArgs(tc.args)
+			root.SetOut(io.Discard)
+			root.SetErr(io.Discard)
+			_, err := root.ExecuteC()
+			var u usageError
+			if !errors.As(err, &u) {
+				t.Errorf("error %v (%T) is not a usageError", err, err)
+			}
+			r := runFake(t, srv, tc.args...)
+			wantCode(t, r, exitUsage)
+			if !strings.Contains(r.stderr, "--help' for usage") {
+				t.Errorf("no pointer to --help:\n%s", r.stderr)
+			}
+		})
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent", n)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -62,6 +61,8 @@ type app struct {
 
 	// closers run when the command is done (a Redis client, for one).
 	closers []func() error
+	// statsOut is --stats: the run's counters and where they go.
+	statsOut statsFlag
 
 	// clientOpts come after the client's options from the flags (tests).
 	clientOpts []edapp.Option
@@ -92,6 +93,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 	if a.meter != nil && a.budgeted[cmd] {
 		fmt.Fprintf(a.stderr, "edapp: %s\n", a.meter.summary())
 	}
+	if serr := a.statsOut.write(a.stdout); serr != nil && err == nil {
+		err = serr
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -109,20 +113,13 @@ func (a *app) run(ctx context.Context, args []string) int {
 	return exitError
 }
 
-// isUsage reports whether err is a command-line mistake. Cobra reports some
-// of these (unknown commands, missing required flags) as plain errors.
+// isUsage reports whether err is a command-line mistake. Every path that
+// reports one returns a usageError: the commands' Args validators and
+// their own checks of their flags (required ones included), and cobra's
+// flag parsing through SetFlagErrorFunc.
 func isUsage(err error) bool {
 	var u usageError
-	if errors.As(err, &u) {
-		return true
-	}
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "required flag(s)", "flag needs an argument", "invalid argument", "accepts ", "requires at least"} {
-		if strings.HasPrefix(msg, p) {
-			return true
-		}
-	}
-	return false
+	return errors.As(err, &u)
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -157,7 +154,35 @@ missing or malformed flag).`,
 	root.CompletionOptions.HiddenDefaultCmd = false
 
 	root.AddCommand(a.exportCommand(), a.usersCommand(), a.webhooksCommand(), a.fakeCommand())
+	// The completion commands take their output stream when they are made.
+	root.SetOut(a.stdout)
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	usageArgs(root)
 	return root
+}
+
+// usageArgs makes the argument errors of cmd and its subcommands usage
+// errors. The CLI's own validators return them already; cobra's help and
+// completion commands use cobra's, whose errors are plain. A command that
+// only holds subcommands is made to run (printing its help), as cobra
+// checks the arguments of runnable commands only.
+func usageArgs(cmd *cobra.Command) {
+	if !cmd.Runnable() && cmd.HasSubCommands() {
+		cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	}
+	if v := cmd.Args; v != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			err := v(c, args)
+			if err != nil && !isUsage(err) {
+				return usageError{err}
+			}
+			return err
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		usageArgs(sub)
+	}
 }
 
 // noArgs refuses positional arguments as a usage error; on a command with
@@ -216,11 +241,41 @@ func (a *app) client() (*edapp.Client, error) {
 	}
 	a.meter = newWaitMeter(l, a.notice)
 	opts = append(opts, edapp.WithLimiter(a.meter))
+	obs, err := a.observer()
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, edapp.WithObserver(obs))
 	c, err := edapp.NewClient(token, append(opts, a.clientOpts...)...)
 	if err != nil {
 		return nil, usageError{err}
 	}
 	return c, nil
+}
+
+// observer is the client's hook: --stats's counters, and OpenTelemetry
+// when OTEL_EXPORTER_OTLP_ENDPOINT is set (its exporters are shut down,
+// and so flushed, with the command's closers).
+func (a *app) observer() (edapp.Observer, error) {
+	var obs []edapp.Observer
+	if s := a.statsOut.stats; s != nil {
+		obs = append(obs, s.observer())
+	}
+	if a.env(otlpEndpointEnv) != "" {
+		o, shutdown, err := startTelemetry(context.Background(), a.meter.budgetReporter())
+		if err != nil {
+			return edapp.Observer{}, fmt.Errorf("OpenTelemetry (%s is set): %w", otlpEndpointEnv, err)
+		}
+		// First, while the limiter the budget gauge reads is still open.
+		a.closers = append([]func() error{func() error {
+			if err := shutdown(); err != nil {
+				fmt.Fprintf(a.stderr, "edapp: warning: OpenTelemetry: %v\n", err)
+			}
+			return nil
+		}}, a.closers...)
+		obs = append(obs, o)
+	}
+	return combineObservers(obs...), nil
 }
 
 // logger writes slog text lines to stderr.

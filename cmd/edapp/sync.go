@@ -75,7 +75,7 @@ func (a *app) usersSyncCommand() *cobra.Command {
 	fl.BoolVar(&o.deleteMissing, "delete-missing", false, "delete users with an external id that the file does not list")
 	fl.IntVar(&o.maxDeletes, "max-deletes", 0, "the most users a run may delete (default 10% of the managed users, at least 1)")
 	a.addBudgetFlags(cmd)
-	_ = cmd.MarkFlagRequired("csv")
+	a.addStatsFlag(cmd, nil)
 	_ = cmd.MarkFlagFilename("csv", "csv")
 	return cmd
 }
@@ -83,6 +83,9 @@ func (a *app) usersSyncCommand() *cobra.Command {
 // engineOptions checks the flags and turns them into the engine's options.
 func (o syncOptions) engineOptions() (usersync.Options, error) {
 	opts := usersync.Options{DeleteMissing: o.deleteMissing, MaxDeletes: usersync.DefaultMaxDeletes}
+	if o.file == "" {
+		return opts, usagef("--csv is required: the file of the desired users (- for stdin)")
+	}
 	if !o.maxDeletesSet {
 		return opts, nil
 	}
@@ -176,6 +179,7 @@ func (a *app) applySync(ctx context.Context, c *edapp.Client, plan *usersync.Pla
 	res, err := plan.Apply(ctx, c, func(act usersync.Action, id string) {
 		fmt.Fprintf(a.stdout, "%sd %s (id %s)\n", act.Kind, act.ExternalID(), id)
 	})
+	a.statsOut.stats.syncDone(res)
 	fmt.Fprintf(a.stdout, "applied: %d created, %d updated, %d deleted", res.Created, res.Updated, res.Deleted)
 	if res.Unknown != nil {
 		fmt.Fprintf(a.stdout, ", 1 unknown (%s %s: the answer was lost)", res.Unknown.Kind, res.Unknown.ExternalID())

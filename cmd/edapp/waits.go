@@ -116,3 +116,10 @@ func (m *waitMeter) summary() string {
 }
 
 func round(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
+
+// budgetReporter is the limiter the meter watches when it can report its
+// budget (for the OpenTelemetry gauge); nil when it cannot.
+func (m *waitMeter) budgetReporter() edapp.BudgetReporter {
+	r, _ := m.inner.(edapp.BudgetReporter)
+	return r
+}

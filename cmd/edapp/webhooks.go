@@ -155,32 +155,39 @@ shared secret a receiver checks. --show-secrets prints them.`,
 		Example: "  edapp webhooks list\n  edapp webhooks list -o json | jq -r '.[].id'",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := view.out.resolve(a.stdout); err != nil {
-				return err
-			}
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
-			hooks, err := c.Webhooks.List(cmd.Context())
-			if err != nil {
-				return whatFailed("listing webhooks", err)
-			}
-			if hooks == nil {
-				hooks = []edapp.Webhook{}
-			}
-			return view.print(a.stdout, hooks)
+			return a.runWebhooksList(cmd.Context(), view)
 		},
 	}
 	view.register(cmd)
 	return cmd
 }
 
+func (a *app) runWebhooksList(ctx context.Context, view webhookView) error {
+	if _, err := view.out.resolve(a.stdout); err != nil {
+		return err
+	}
+	c, err := a.client()
+	if err != nil {
+		return err
+	}
+	hooks, err := c.Webhooks.List(ctx)
+	if err != nil {
+		return whatFailed("listing webhooks", err)
+	}
+	if hooks == nil {
+		hooks = []edapp.Webhook{}
+	}
+	return view.print(a.stdout, hooks)
+}
+
+// webhooksCreateOptions are the flags of "webhooks create".
+type webhooksCreateOptions struct {
+	view webhookView
+	hook hookFlags
+}
+
 func (a *app) webhooksCreateCommand() *cobra.Command {
-	var (
-		view webhookView
-		hook hookFlags
-	)
+	var o webhooksCreateOptions
 	cmd := &cobra.Command{
 		Use:   "create --event NAME --url URL [--header K=V]...",
 		Short: "Link an event to a URL",
@@ -191,27 +198,31 @@ The webhook is printed with its header values masked, unless --show-secrets.`,
 		Example: "  edapp webhooks create --event LessonCompletedEvent --url https://example.com/edapp/events --header X-Webhook-Secret=s3cret",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := view.out.resolve(a.stdout); err != nil {
-				return err
-			}
-			name, h, err := hook.parse()
-			if err != nil {
-				return err
-			}
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
-			created, err := c.Webhooks.Create(cmd.Context(), edapp.WebhookCreateParams{EventName: name, WebHookURL: hook.url, Headers: h})
-			if err != nil {
-				return whatFailed("creating the webhook", hideValues(err, h))
-			}
-			return view.print(a.stdout, []edapp.Webhook{*created})
+			return a.runWebhooksCreate(cmd.Context(), o)
 		},
 	}
-	hook.register(cmd, "URL that receives the deliveries", "header NAME=VALUE sent with every delivery (repeatable)")
-	view.register(cmd)
+	o.hook.register(cmd, "URL that receives the deliveries", "header NAME=VALUE sent with every delivery (repeatable)")
+	o.view.register(cmd)
 	return cmd
+}
+
+func (a *app) runWebhooksCreate(ctx context.Context, o webhooksCreateOptions) error {
+	if _, err := o.view.out.resolve(a.stdout); err != nil {
+		return err
+	}
+	name, h, err := o.hook.parse()
+	if err != nil {
+		return err
+	}
+	c, err := a.client()
+	if err != nil {
+		return err
+	}
+	created, err := c.Webhooks.Create(ctx, edapp.WebhookCreateParams{EventName: name, WebHookURL: o.hook.url, Headers: h})
+	if err != nil {
+		return whatFailed("creating the webhook", hideValues(err, h))
+	}
+	return o.view.print(a.stdout, []edapp.Webhook{*created})
 }
 
 // hookFlags are the --event, --url and --header flags of create and
@@ -225,8 +236,6 @@ func (f *hookFlags) register(cmd *cobra.Command, urlHelp, headerHelp string) {
 	cmd.Flags().StringVar(&f.event, "event", "", "event name, such as LessonCompletedEvent")
 	cmd.Flags().StringVar(&f.url, "url", "", urlHelp)
 	cmd.Flags().StringArrayVar(&f.headers, "header", nil, headerHelp)
-	_ = cmd.MarkFlagRequired("event")
-	_ = cmd.MarkFlagRequired("url")
 	_ = cmd.RegisterFlagCompletionFunc("event", eventNameCompletion)
 }
 
@@ -245,6 +254,9 @@ func (f *hookFlags) parse() (edapp.EventName, map[string]string, error) {
 }
 
 func checkURL(raw string) error {
+	if raw == "" {
+		return usagef("--url is required")
+	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return usagef("invalid --url %q: want an absolute http or https URL", raw)
@@ -263,20 +275,24 @@ func (a *app) webhooksDeleteCommand() *cobra.Command {
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
-			for _, id := range args {
-				if err := c.Webhooks.Delete(cmd.Context(), id); err != nil {
-					return whatFailed("deleting webhook "+id, err)
-				}
-				fmt.Fprintf(a.stdout, "deleted %s\n", id)
-			}
-			return nil
+		RunE: func(cmd *cobra.Command, ids []string) error {
+			return a.runWebhooksDelete(cmd.Context(), ids)
 		},
 	}
+}
+
+func (a *app) runWebhooksDelete(ctx context.Context, ids []string) error {
+	c, err := a.client()
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := c.Webhooks.Delete(ctx, id); err != nil {
+			return whatFailed("deleting webhook "+id, err)
+		}
+		fmt.Fprintf(a.stdout, "deleted %s\n", id)
+	}
+	return nil
 }
 
 func (a *app) webhooksSendTestCommand() *cobra.Command {

@@ -1,10 +1,15 @@
 package dbschema
 
+import (
+	"slices"
+	"strings"
+)
+
 // migrations is the schema's history, oldest first. A released migration
 // never changes: a change to the schema is a new entry at the end.
 //
 // Version 1 is the export's tables; version 2 is reserved for the webhook
-// inbox's events table.
+// inbox's events table; version 3 adds the group hierarchy.
 var migrations = []Migration{
 	{Version: 1, Name: "export tables", Statements: func(d Dialect) []string {
 		var out []string
@@ -14,7 +19,13 @@ var migrations = []Migration{
 		return out
 	}},
 	{Version: 2, Name: "webhook events", Statements: eventsTable.create},
+	{Version: 3, Name: "group children", Statements: groupChildrenTable.create},
 }
+
+// groupChildrenTable is the export's group_children kind: each group's
+// direct children (version 3).
+var groupChildrenTable = Table{Name: "group_children", Key: []string{"parent_id", "child_id"}, Indexes: [][]string{{"child_id"}, {"edapp_run"}},
+	Columns: cols("parent_id text, child_id text" + runCol)}
 
 // Columns every table of the export shares, at the end of its row: raw is
 // the record as the service sent it (on the tables that hold service
@@ -31,8 +42,9 @@ const (
 		"course_external_id text, lesson_id text, lesson_title text, lesson_external_id text, event_name text, event_date_time time, lesson_score real"
 )
 
-// exportTables are the export's tables: one per kind, named after it, with
-// the kind's CSV columns in snake_case; then the engine's own.
+// exportTables are the export's tables as version 1 made them: one per
+// kind, named after it, with the kind's CSV columns in snake_case; then
+// the engine's own. A table added later has a migration of its own.
 var exportTables = []Table{
 	{Name: "users", Key: []string{"id"}, Indexes: [][]string{{"external_id"}, {"edapp_run"}},
 		Columns: cols("id text, name text, email text, first_name text, last_name text, external_id text, time_zone text, roles json, " +
@@ -91,4 +103,7 @@ var exportTables = []Table{
 
 // ExportTables returns the export's tables as the latest migration leaves
 // them, kinds first, then the engine's own (edapp_export_*).
-func ExportTables() []Table { return exportTables }
+func ExportTables() []Table {
+	i := slices.IndexFunc(exportTables, func(t Table) bool { return strings.HasPrefix(t.Name, "edapp_export_") })
+	return slices.Concat(exportTables[:i], []Table{groupChildrenTable}, exportTables[i:])
+}
