@@ -23,6 +23,8 @@ type engine struct {
 	dests []Destination
 	f     *fetcher
 	run   RunInfo
+
+	budgetSaved time.Time // when saveBudget last saved
 }
 
 // kind fetches one kind into every destination.
@@ -120,6 +122,12 @@ func (e *engine) write(ctx context.Context, in <-chan *Batch, cancel context.Can
 				failed = err
 				cancel(err)
 				break
+			}
+		}
+		if failed == nil {
+			if err := e.saveBudget(context.WithoutCancel(ctx), false); err != nil {
+				failed = err
+				cancel(err)
 			}
 		}
 	}

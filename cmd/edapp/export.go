@@ -193,10 +193,14 @@ func (a *app) runExport(ctx context.Context, f exportFlags) error {
 		return err
 	}
 	defer closeDests()
+	if err := a.seedBudget(ctx, dests); err != nil {
+		return err
+	}
 	c, err := a.client()
 	if err != nil {
 		return err
 	}
+	opts.Budget = a.spender()
 	prog := a.newProgress(context.Background(), isTerminal(a.stderr))
 	opts.Progress = progressAdapter{prog, a.exportHook}
 	opts.PageSize = a.exportPageSize

@@ -14,7 +14,15 @@ var migrations = []Migration{
 		return out
 	}},
 	{Version: 2, Name: "webhook events", Statements: eventsTable.create},
+	{Version: 3, Name: "export budget", Statements: exportBudgetTable.create},
 }
+
+// exportBudgetTable keeps what the last export spent of the request
+// budget (version 3): one row, id 1, whose admissions are the start times
+// of its requests in the window current when it saved them, as a JSON
+// array, so that a resumed export counts them.
+var exportBudgetTable = Table{Name: "edapp_export_budget", Key: []string{"id"},
+	Columns: cols("id int, admissions json, saved_at time")}
 
 // Columns every table of the export shares, at the end of its row: raw is
 // the record as the service sent it (on the tables that hold service
@@ -91,4 +99,6 @@ var exportTables = []Table{
 
 // ExportTables returns the export's tables as the latest migration leaves
 // them, kinds first, then the engine's own (edapp_export_*).
-func ExportTables() []Table { return exportTables }
+func ExportTables() []Table {
+	return append(exportTables[:len(exportTables):len(exportTables)], exportBudgetTable)
+}
