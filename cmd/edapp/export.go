@@ -113,7 +113,10 @@ a file is replaced. --since sets where a kind without a cursor starts
 A database commits each page's rows with the progress they represent;
 files are written under a temporary name and renamed when whole. Ctrl-C
 or a crash loses nothing: the next run resumes after the last page
-committed, with no gaps and no duplicates. Two exports into one database
+committed, with no gaps and no duplicates. The state also keeps what the
+run spent of the rate budget (not with --redis, which keeps it itself): a
+resumed run waits for what is left of the window instead of meeting 429s.
+Two exports into one database
 or directory at once: the second waits up to 10 seconds for a database,
 then is refused.
 
