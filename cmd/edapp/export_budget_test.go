@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,31 +12,6 @@ import (
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
 )
-
-// budgetFixture is a fake that answers 429 over 20 requests in any 3 s,
-// holding 40 users with 3 attempts each: some 35 requests at 5 records a
-// page.
-func budgetFixture(t *testing.T) *edapptest.Server {
-	t.Helper()
-	srv := edapptest.NewServer(edapptest.WithBudget(20, 3*time.Second))
-	t.Cleanup(srv.Close)
-	demo, err := srv.SeedDemo()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 40 {
-		id, err := srv.AddUser(edapptest.UserSpec{Username: fmt.Sprintf("learner%03d", i)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range demo.LessonIDs[0][:3] {
-			if err := srv.CompleteLesson(id, l, 80); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return srv
-}
 
 // tooMany counts the 429s among the fake's requests from the from'th on.
 func tooMany(srv *edapptest.Server, from int) (n, total int) {
@@ -64,7 +38,9 @@ func TestExportResumeCountsTheBudgetSpent(t *testing.T) {
 		t.Run(dest, func(t *testing.T) {
 			t.Parallel()
 			for _, forget := range []bool{false, true} {
-				srv := budgetFixture(t)
+				// 40 users with attempts, some 35 requests at 5 records a page,
+				// and a budget of 20 requests in any 3 s.
+				srv, _ := exportFixture(t, 40, edapptest.WithBudget(20, 3*time.Second))
 				args := []string{"--kinds", "users,attempts", "--budget", "20/3s", "--concurrency", "2"}
 				var where string
 				if dest == "out" {
