@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -105,4 +108,67 @@ func forgetBudget(t *testing.T, dest, where string) {
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestExportBudgetSurvivesKill: the budget spent is saved while the
+// export runs, not only when it exits: after kill -9, the state file holds
+// the start times of requests the killed process sent, which the next run
+// counts, and that run completes.
+func TestExportBudgetSurvivesKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills a process; skipped in -short")
+	}
+	srv, _ := exportFixture(t, 40)
+	srv.SetLatency(20 * time.Millisecond)
+	dir := t.TempDir()
+	args := []string{"--out", dir, "--kinds", "users,attempts", "--budget", "1000/1m", "--concurrency", "1"}
+	start := time.Now()
+	cmd := exportChild(srv, 5, args...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stop := make(chan struct{})
+	defer close(stop)
+	select {
+	case err := <-exited:
+		t.Fatalf("the export ended before the kill: %v\n%s", err, cmd.Stdout)
+	case <-afterRequests(srv, 20, stop):
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		<-exited
+	}
+	sent := len(srv.Requests())
+	saved := loadBudget(t, dir)
+	if len(saved) == 0 || len(saved) > sent {
+		t.Fatalf("the killed export saved %d admissions; it sent %d requests", len(saved), sent)
+	}
+	for _, at := range saved {
+		if at.Before(start.Add(-time.Second)) || at.After(time.Now()) {
+			t.Errorf("saved admission %v, not during the run", at)
+		}
+	}
+	r := runExport(t, context.Background(), srv, func(a *app) { a.exportPageSize = 5 }, args...)
+	wantCode(t, r, exitOK)
+	// The next run counted them: they are among what it saved in turn.
+	after := loadBudget(t, dir)
+	for _, at := range saved {
+		if !slices.ContainsFunc(after, at.Equal) {
+			t.Errorf("the resumed run did not count %v (it saved %d admissions)", at, len(after))
+		}
+	}
+}
+
+// loadBudget reads the budget an export saved in its state file.
+func loadBudget(t *testing.T, dir string) []time.Time {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, ".edapp-export.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct{ Budget []time.Time }
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Budget
 }
