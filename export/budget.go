@@ -37,7 +37,8 @@ const budgetSaveEvery = 2 * time.Second
 
 // SavedBudget returns what the destinations that keep it (BudgetKeeper)
 // saved of the request budget, merged and sorted: what a new run's limiter
-// should count (edapp.WithAdmissions).
+// should count (edapp.WithAdmissions). A zero time, which no limiter
+// reports, is left out.
 func SavedBudget(ctx context.Context, dests ...Destination) ([]time.Time, error) {
 	var all []time.Time
 	for _, d := range dests {
@@ -46,7 +47,11 @@ func SavedBudget(ctx context.Context, dests ...Destination) ([]time.Time, error)
 			if err != nil {
 				return nil, err
 			}
-			all = append(all, ts...)
+			for _, t := range ts {
+				if !t.IsZero() {
+					all = append(all, t)
+				}
+			}
 		}
 	}
 	slices.SortFunc(all, time.Time.Compare)

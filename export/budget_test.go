@@ -73,3 +73,25 @@ func TestRunSavesTheBudget(t *testing.T) {
 		t.Errorf("interrupted run: %v, %d saves", err, spender.n.Load()-before)
 	}
 }
+
+// stubKeeper is a BudgetKeeper that holds what it is given.
+type stubKeeper struct {
+	Destination
+	saved []time.Time
+}
+
+func (k *stubKeeper) SavedBudget(context.Context) ([]time.Time, error) { return k.saved, nil }
+func (k *stubKeeper) SaveBudget(context.Context, []time.Time) error    { return nil }
+
+// TestSavedBudget merges what the destinations saved, sorted, each time
+// once, and leaves out a zero time (a state changed by hand), which
+// edapp.WithAdmissions would refuse.
+func TestSavedBudget(t *testing.T) {
+	at := func(s int) time.Time { return time.Unix(int64(s), 0) }
+	a := &stubKeeper{saved: []time.Time{at(3), {}, at(1)}}
+	b := &stubKeeper{saved: []time.Time{at(2), at(1).UTC()}}
+	got, err := SavedBudget(context.Background(), a, b)
+	if err != nil || len(got) != 3 || !got[0].Equal(at(1)) || !got[1].Equal(at(2)) || !got[2].Equal(at(3)) {
+		t.Errorf("SavedBudget = %v, %v", got, err)
+	}
+}
