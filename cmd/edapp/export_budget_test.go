@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
+	"github.com/edapp-go/edapp/internal/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/export"
 )
@@ -202,6 +204,49 @@ func TestDatabaseSaveBudget(t *testing.T) {
 			if err != nil || !slices.EqualFunc(got, want, time.Time.Equal) {
 				t.Errorf("saved %v, read back %v, %v", want, got, err)
 			}
+		}
+	})
+}
+
+// TestMigrateAddsTheBudgetTable: a database an earlier edapp wrote (its
+// schema before edapp_export_budget) gets the table, and keeps its rows.
+func TestMigrateAddsTheBudgetTable(t *testing.T) {
+	bothDBs(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		db, target, err := openDB(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if err := dbschema.Migrate(ctx, db, target.Dialect); err != nil {
+			t.Fatal(err)
+		}
+		// Back to the schema before the budget table, with a row to keep.
+		for _, q := range []string{
+			`DROP TABLE edapp_export_budget`,
+			dbschema.Rebind(target.Dialect, `DELETE FROM edapp_schema WHERE version = ?`),
+			`INSERT INTO users (id, name) VALUES ('u1', 'kept')`,
+		} {
+			var args []any
+			if strings.Contains(q, "DELETE") {
+				args = append(args, dbschema.Latest())
+			}
+			if _, err := db.Exec(q, args...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := dbschema.Migrate(ctx, db, target.Dialect); err != nil {
+			t.Fatal(err)
+		}
+		var n, v int
+		if err := db.QueryRow(`SELECT COUNT(*) FROM edapp_export_budget`).Scan(&n); err != nil {
+			t.Fatalf("the budget table: %v", err)
+		}
+		if err := db.QueryRow(`SELECT MAX(version) FROM edapp_schema`).Scan(&v); err != nil || v != dbschema.Latest() {
+			t.Errorf("schema version %d, %v", v, err)
+		}
+		if err := db.QueryRow(`SELECT COUNT(*) FROM users WHERE name = 'kept'`).Scan(&n); err != nil || n != 1 {
+			t.Errorf("the users row: %d, %v", n, err)
 		}
 	})
 }

@@ -18,7 +18,7 @@ var migrations = []Migration{
 }
 
 // exportBudgetTable keeps what the last export spent of the request
-// budget (version 3): one row, id 1, whose admissions are the start times
+// budget: one row, id 1, whose admissions are the start times
 // of its requests in the window current when it saved them, as a JSON
 // array, so that a resumed export counts them.
 var exportBudgetTable = Table{Name: "edapp_export_budget", Key: []string{"id"},
