@@ -182,12 +182,8 @@ func loadBudget(t *testing.T, dir string) []time.Time {
 func TestDatabaseSaveBudget(t *testing.T) {
 	bothDBs(t, func(t *testing.T, url string) {
 		ctx := context.Background()
-		db, target, err := openDB(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		dest, err := export.OpenDatabase(ctx, db, target.Dialect)
+		db, dialect := openTestDB(t, url)
+		dest, err := export.OpenDatabase(ctx, db, dialect)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,18 +209,14 @@ func TestDatabaseSaveBudget(t *testing.T) {
 func TestMigrateAddsTheBudgetTable(t *testing.T) {
 	bothDBs(t, func(t *testing.T, url string) {
 		ctx := context.Background()
-		db, target, err := openDB(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if err := dbschema.Migrate(ctx, db, target.Dialect); err != nil {
+		db, dialect := openTestDB(t, url)
+		if err := dbschema.Migrate(ctx, db, dialect); err != nil {
 			t.Fatal(err)
 		}
 		// Back to the schema before the budget table, with a row to keep.
 		for _, q := range []string{
 			`DROP TABLE edapp_export_budget`,
-			dbschema.Rebind(target.Dialect, `DELETE FROM edapp_schema WHERE version = ?`),
+			dbschema.Rebind(dialect, `DELETE FROM edapp_schema WHERE version = ?`),
 			`INSERT INTO users (id, name) VALUES ('u1', 'kept')`,
 		} {
 			var args []any
@@ -235,7 +227,7 @@ func TestMigrateAddsTheBudgetTable(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := dbschema.Migrate(ctx, db, target.Dialect); err != nil {
+		if err := dbschema.Migrate(ctx, db, dialect); err != nil {
 			t.Fatal(err)
 		}
 		var n, v int
