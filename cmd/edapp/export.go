@@ -116,9 +116,8 @@ or a crash loses nothing: the next run resumes after the last page
 committed, with no gaps and no duplicates. The state also keeps what the
 run spent of the rate budget (not with --redis, which keeps it itself): a
 resumed run waits for what is left of the window instead of meeting 429s.
-Two exports into one database
-or directory at once: the second waits up to 10 seconds for a database,
-then is refused.
+Two exports into one database or directory at once: the second waits up
+to 10 seconds for a database, then is refused.
 
 In files, new records of an incremental kind go to DIR/<kind>/part-NNNNNN.<ext>
 and a changed record is written again as a new row: the last row for a key
