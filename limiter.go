@@ -88,6 +88,8 @@ type WindowLimiter struct {
 	all   []time.Duration // start times of calls in either lane, sorted: the last window's and the reserved ones
 	bulk  []time.Duration // the same, bulk calls only
 	pause time.Duration   // nothing starts before this
+
+	seed []time.Time // set by WithAdmissions, read once by NewWindowLimiter
 }
 
 // WindowOption configures a [WindowLimiter].
@@ -103,6 +105,27 @@ func WithBulkShare(f float64) WindowOption {
 			return fmt.Errorf("%w: WithBulkShare(%v): the share must be more than 0 and at most 1", ErrInvalidInput, f)
 		}
 		l.share = f
+		return nil
+	}
+}
+
+// WithAdmissions counts calls an earlier process made: times are their
+// start times, as [WindowLimiter.Admissions] reported them, so that a job
+// resumed after Ctrl-C or a crash does not start as if the window were
+// empty. They count against the whole budget and against the bulk share
+// alike. Only the last window's matter: times a window or more before now
+// are dropped, a time after now (a clock set back since) counts as now, and
+// of more than limit times only the latest limit are kept, so the seed
+// holds calls back for at most one window. A zero time is an error.
+func WithAdmissions(times []time.Time) WindowOption {
+	times = slices.Clone(times)
+	return func(l *WindowLimiter) error {
+		for _, t := range times {
+			if t.IsZero() {
+				return fmt.Errorf("%w: WithAdmissions: a zero time", ErrInvalidInput)
+			}
+		}
+		l.seed = times
 		return nil
 	}
 }
@@ -153,7 +176,45 @@ func NewWindowLimiter(limit int, window time.Duration, opts ...WindowOption) (*W
 		l.bulkMax = min(max(int(math.Floor(l.share*float64(l.limit)+1e-9)), 1), l.limit)
 	}
 	l.base = l.now()
+	l.admit(l.seed)
+	l.seed = nil
 	return l, nil
+}
+
+// admit records the start times of calls made before the limiter existed
+// (see WithAdmissions), in both lanes.
+func (l *WindowLimiter) admit(times []time.Time) {
+	cut := -l.window
+	var ds []time.Duration
+	for _, t := range times {
+		if d := min(t.Sub(l.base), 0); d > cut { // Sub saturates
+			ds = append(ds, d)
+		}
+	}
+	slices.Sort(ds)
+	if len(ds) > l.limit {
+		ds = ds[len(ds)-l.limit:]
+	}
+	l.all = ds
+	l.bulk = slices.Clone(ds)
+}
+
+// Admissions returns the start times of the calls that started in the
+// trailing window that ends now, oldest first: what the limiter would
+// count if the next call came now. A job saves them as it goes and at its
+// end; the next process gives them to [WithAdmissions]. Calls still
+// waiting for a slot are not included.
+func (l *WindowLimiter) Admissions() []time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := l.now().Sub(l.base)
+	l.prune(t)
+	n, _ := slices.BinarySearch(l.all, t+1)
+	out := make([]time.Time, n)
+	for i, d := range l.all[:n] {
+		out[i] = l.base.Add(d).Round(0)
+	}
+	return out
 }
 
 // newDefaultLimiter is the limiter of a client made without WithLimiter.

@@ -777,3 +777,66 @@ func TestLimiterRefusalsRecognisedByType(t *testing.T) {
 	assert.NotErrorIs(t, err, ErrRateLimited, "the limiter failed; it did not throttle")
 	assert.Contains(t, err.Error(), "the rate limiter failed")
 }
+
+// TestWindowLimiterAdmissions: a limiter seeded with another's admissions
+// (a job resumed after Ctrl-C) counts them: the calls it lets through and
+// those already made never exceed the limit in any window, and the seed
+// holds calls back for one window at most.
+func TestWindowLimiterAdmissions(t *testing.T) {
+	const window = 10 * time.Second
+	first, c := newFakeWindow(5, window, WithBulkShare(1))
+	for range 3 {
+		require.NoError(t, first.WaitLane(noWait(t, c), true))
+		c.Advance(time.Second)
+	}
+	spent := first.Admissions()
+	require.Len(t, spent, 3)
+	assert.Equal(t, fakeEpoch, spent[0])
+	assert.True(t, slices.IsSortedFunc(spent, time.Time.Compare))
+
+	// The resumed job: 2 calls left in the window, then the first of the
+	// earlier calls must leave it.
+	second := mustWindowLimiter(5, window, WithBulkShare(1), WithAdmissions(spent), withClock(c.Now, c.NewTimer))
+	used, _ := second.BudgetUsed()
+	assert.Equal(t, 3, used)
+	ctx := noWait(t, c)
+	require.NoError(t, second.WaitLane(ctx, true))
+	require.NoError(t, second.WaitLane(ctx, true))
+	assert.Error(t, second.WaitLane(ctx, true), "the window holds 5 calls")
+	assert.Equal(t, window-3*time.Second, second.Delay(true))
+	assert.Len(t, second.Admissions(), 5)
+
+	// A window later, nothing of the seed counts.
+	c.Advance(window)
+	assert.Empty(t, second.Admissions())
+	assert.Zero(t, second.Delay(true))
+}
+
+// TestWithAdmissionsBounds: the seed holds calls back for at most one
+// window, whatever it holds: old times are dropped, times ahead count as
+// now, more than limit keep the latest limit; a zero time is refused.
+func TestWithAdmissionsBounds(t *testing.T) {
+	const window = time.Minute
+	now := fakeEpoch
+	c := newFakeClock()
+	seed := []time.Time{now.Add(-2 * window), now.Add(-window), now.Add(time.Hour), now.Add(100 * 365 * 24 * time.Hour)}
+	for range 10 {
+		seed = append(seed, now.Add(-time.Second))
+	}
+	l := mustWindowLimiter(3, window, WithAdmissions(seed), withClock(c.Now, c.NewTimer))
+	got := l.Admissions()
+	assert.Equal(t, []time.Time{now.Add(-time.Second), now, now}, got, "the latest 3, the future ones at now")
+	assert.Equal(t, window-time.Second, l.Delay(false), "held for one window at most, not a century")
+
+	// The seed is copied: changing the caller's slice changes nothing.
+	mine := []time.Time{now}
+	opt := WithAdmissions(mine)
+	mine[0] = now.Add(-time.Hour)
+	l = mustWindowLimiter(1, window, opt, withClock(c.Now, c.NewTimer))
+	assert.Len(t, l.Admissions(), 1)
+
+	_, err := NewWindowLimiter(3, window, WithAdmissions([]time.Time{{}}))
+	assert.ErrorIs(t, err, ErrInvalidInput)
+	l = mustWindowLimiter(3, window, WithAdmissions(nil))
+	assert.Empty(t, l.Admissions())
+}

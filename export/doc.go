@@ -18,5 +18,11 @@
 // each run, and a destination mirrors them. Writing overlaps fetching: a
 // page is written while the next ones are in flight.
 //
+// A run resumed after Ctrl-C or a crash also knows what the last one spent
+// of the request budget: with Options.Budget set to the client's
+// *edapp.WindowLimiter, a run saves its admissions into the destinations
+// (BudgetKeeper) as it goes, and SavedBudget gives them back, for
+// edapp.WithAdmissions, before the next run.
+//
 // The package depends on the SDK and the standard library only.
 package export

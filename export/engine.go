@@ -22,6 +22,8 @@ type engine struct {
 	dests []Destination
 	f     *fetcher
 	run   RunInfo
+
+	budgetSaved time.Time // when saveBudget last saved
 }
 
 // kind fetches one kind into every destination.
@@ -121,6 +123,12 @@ func (e *engine) write(ctx context.Context, in <-chan *Batch, cancel context.Can
 				failed = err
 				cancel(err)
 				break
+			}
+		}
+		if failed == nil {
+			if err := e.saveBudget(context.WithoutCancel(ctx), false); err != nil {
+				failed = err
+				cancel(err)
 			}
 		}
 	}

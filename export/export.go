@@ -49,6 +49,11 @@ type Options struct {
 	// run there, without trying the kinds left (a token the service
 	// refuses, or a host that does not answer, would fail them all).
 	StopOn func(error) bool
+	// Budget, when not nil, reports what the client's limiter admitted
+	// (its *edapp.WindowLimiter): the run saves it into the destinations
+	// that keep it (BudgetKeeper) every few seconds while it writes, and
+	// when it ends, interrupted or not, for the next run to count.
+	Budget Spender
 	// Now is the clock (default time.Now), for tests.
 	Now func() time.Time
 }
@@ -153,7 +158,7 @@ var ErrInterrupted = errors.New("export interrupted")
 // Run exports the kinds to the destinations. Kinds run one after another;
 // a kind that fails does not stop the others. It returns an error when a
 // kind failed or ctx ended the run, and the summary of what was done.
-func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destination) (*Summary, error) {
+func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destination) (sum *Summary, err error) {
 	ks, err := selectKinds(opts)
 	if err != nil {
 		return nil, err
@@ -164,7 +169,12 @@ func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destinatio
 	opts = withDefaults(opts)
 	e := &engine{opts: opts, dests: dests, f: newFetcher(c, opts, ks)}
 	e.run = RunInfo{Fresh: opts.Full, Since: opts.Since, Now: opts.Now().UTC(), OpenWindow: max(opts.OpenWindow, 0)}
-	sum := &Summary{}
+	defer func() {
+		if serr := e.saveBudget(context.WithoutCancel(ctx), true); serr != nil {
+			err = errors.Join(err, fmt.Errorf("export: save the budget spent: %w", serr))
+		}
+	}()
+	sum = &Summary{}
 	var failed []string
 	var errs []error
 	for i := range ks {

@@ -102,7 +102,8 @@ func openFiles(dir, format string, fresh bool, opts []FilesOption) (*Files, erro
 	}
 	if st.Format != format {
 		// A directory holds one format: a switch starts every kind over.
-		st = &exportState{Version: 1, Kinds: map[string]*kindState{}}
+		// The budget spent is the token's, whatever the format: it stays.
+		st = &exportState{Version: 1, Kinds: map[string]*kindState{}, Budget: st.Budget}
 	}
 	st.Format = format
 	f := &Files{dir: dir, format: format, partSize: defaultPartSize, st: st}

@@ -24,6 +24,10 @@ type exportState struct {
 	Version int                   `json:"version"`
 	Format  string                `json:"format"`
 	Kinds   map[string]*kindState `json:"kinds"`
+	// Budget is what the runs into this directory spent of the request
+	// budget lately: the start times of their requests in the window
+	// current when they were saved (see Options.Budget).
+	Budget []time.Time `json:"budget,omitempty"`
 }
 
 // kindState is one kind's state.
@@ -65,6 +69,12 @@ func loadState(dir string) (*exportState, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseState(b)
+}
+
+// parseState reads a state file's contents, and refuses a state whose
+// paths lead outside the parts of its kinds.
+func parseState(b []byte) (*exportState, error) {
 	var st exportState
 	if err := json.Unmarshal(b, &st); err != nil {
 		return nil, fmt.Errorf("%s: %w (remove it, or use --full, to start over)", stateFile, err)
@@ -74,6 +84,11 @@ func loadState(dir string) (*exportState, error) {
 	}
 	if st.Kinds == nil {
 		st.Kinds = map[string]*kindState{}
+	}
+	for name, ks := range st.Kinds {
+		if ks == nil { // "kind": null holds nothing
+			delete(st.Kinds, name)
+		}
 	}
 	if err := st.checkPaths(); err != nil {
 		return nil, err

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/redislimit"
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
@@ -18,6 +20,10 @@ type budgetFlags struct {
 	redisURL  string
 	budget    string
 	bulkShare float64
+	// spent are the admissions an earlier run saved (an export's state):
+	// the limiter counts them, unless the budget is shared through Redis,
+	// which keeps it itself.
+	spent []time.Time
 }
 
 // addBudgetFlags registers the budget flags on cmd; a.client reads them.
@@ -73,7 +79,7 @@ func (a *app) limiter(token string) (budgetLimiter, error) {
 		window += budgetMargin(window)
 	}
 	if url == "" {
-		l, err := edapp.NewWindowLimiter(limit, window, edapp.WithBulkShare(f.bulkShare))
+		l, err := edapp.NewWindowLimiter(limit, window, edapp.WithBulkShare(f.bulkShare), edapp.WithAdmissions(f.spent))
 		if err != nil {
 			return nil, usageError{err}
 		}
@@ -91,4 +97,28 @@ func (a *app) limiter(token string) (budgetLimiter, error) {
 		return nil, usageError{err}
 	}
 	return l, nil
+}
+
+// seedBudget makes the limiter a.client builds count what the last export
+// into dests spent of the budget's current window, so that a run resumed
+// after Ctrl-C or a crash does not overspend it.
+func (a *app) seedBudget(ctx context.Context, dests []export.Destination) error {
+	spent, err := export.SavedBudget(ctx, dests...)
+	if err != nil {
+		return err
+	}
+	a.budget.spent = spent
+	return nil
+}
+
+// spender is the client's limiter when it keeps its own count, for the
+// export to save; nil when Redis keeps the count.
+func (a *app) spender() export.Spender {
+	if a.meter == nil {
+		return nil
+	}
+	if l, ok := a.meter.inner.(*edapp.WindowLimiter); ok {
+		return l
+	}
+	return nil
 }

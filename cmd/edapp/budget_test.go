@@ -69,17 +69,22 @@ func TestExportsShareTheBudgetThroughRedis(t *testing.T) {
 	kinds := "users,groups,group_members,group_children,collections,collection_courses,courses,lessons,course_statistics,lesson_statistics,attempts,course_progress,survey_questions,survey_answers"
 	var wg sync.WaitGroup
 	results := make([]result, 2)
+	dirs := []string{t.TempDir(), t.TempDir()}
 	for i := range results {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = runEnv(t, fakeEnv(srv), "export", "--out", t.TempDir(), "--kinds", kinds,
+			results[i] = runEnv(t, fakeEnv(srv), "export", "--out", dirs[i], "--kinds", kinds,
 				"--redis", redisURL, "--budget", "24/10s")
 		}()
 	}
 	wg.Wait()
-	for _, r := range results {
+	for i, r := range results {
 		wantCode(t, r, exitOK)
+		// Redis keeps the budget: the state keeps none.
+		if b, _ := os.ReadFile(filepath.Join(dirs[i], ".edapp-export.json")); strings.Contains(string(b), `"budget"`) {
+			t.Errorf("a budget saved with --redis:\n%s", b)
+		}
 	}
 	var n int
 	for _, req := range srv.Requests() {

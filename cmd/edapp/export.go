@@ -114,9 +114,11 @@ a file is replaced. --since sets where a kind without a cursor starts
 A database commits each page's rows with the progress they represent;
 files are written under a temporary name and renamed when whole. Ctrl-C
 or a crash loses nothing: the next run resumes after the last page
-committed, with no gaps and no duplicates. Two exports into one database
-or directory at once: the second waits up to 10 seconds for a database,
-then is refused.
+committed, with no gaps and no duplicates. The state also keeps what the
+run spent of the rate budget (not with --redis, which keeps it itself): a
+resumed run waits for what is left of the window instead of meeting 429s.
+Two exports into one database or directory at once: the second waits up
+to 10 seconds for a database, then is refused.
 
 In files, new records of an incremental kind go to DIR/<kind>/part-NNNNNN.<ext>
 and a changed record is written again as a new row: the last row for a key
@@ -194,10 +196,14 @@ func (a *app) runExport(ctx context.Context, f exportFlags) error {
 		return err
 	}
 	defer closeDests()
+	if err := a.seedBudget(ctx, dests); err != nil {
+		return err
+	}
 	c, err := a.client()
 	if err != nil {
 		return err
 	}
+	opts.Budget = a.spender()
 	prog := a.newProgress(context.Background(), isTerminal(a.stderr))
 	opts.Progress = progressAdapter{prog, a.exportHook}
 	opts.PageSize = a.exportPageSize

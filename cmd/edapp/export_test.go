@@ -47,10 +47,10 @@ func loadState(t *testing.T, dir string) exportState {
 }
 
 // exportFixture is the demo account plus n users with a completion each
-// of every lesson of the first demo course.
-func exportFixture(t *testing.T, n int) (*edapptest.Server, edapptest.Demo) {
+// of every lesson of the first demo course, on a fake made with opts.
+func exportFixture(t *testing.T, n int, opts ...edapptest.Option) (*edapptest.Server, edapptest.Demo) {
 	t.Helper()
-	srv := edapptest.NewServer()
+	srv := edapptest.NewServer(opts...)
 	t.Cleanup(srv.Close)
 	demo, err := srv.SeedDemo()
 	if err != nil {

@@ -20,12 +20,20 @@ var migrations = []Migration{
 	}},
 	{Version: 2, Name: "webhook events", Statements: eventsTable.create},
 	{Version: 3, Name: "group children", Statements: groupChildrenTable.create},
+	{Version: 4, Name: "export budget", Statements: exportBudgetTable.create},
 }
 
 // groupChildrenTable is the export's group_children kind: each group's
 // direct children (version 3).
 var groupChildrenTable = Table{Name: "group_children", Key: []string{"parent_id", "child_id"}, Indexes: [][]string{{"child_id"}, {"edapp_run"}},
 	Columns: cols("parent_id text, child_id text" + runCol)}
+
+// exportBudgetTable keeps what the last export spent of the request
+// budget (version 4): one row, id 1, whose admissions are the start times
+// of its requests in the window current when it saved them, as a JSON
+// array, so that a resumed export counts them.
+var exportBudgetTable = Table{Name: "edapp_export_budget", Key: []string{"id"},
+	Columns: cols("id int, admissions json, saved_at time")}
 
 // Columns every table of the export shares, at the end of its row: raw is
 // the record as the service sent it (on the tables that hold service
@@ -105,5 +113,5 @@ var exportTables = []Table{
 // them, kinds first, then the engine's own (edapp_export_*).
 func ExportTables() []Table {
 	i := slices.IndexFunc(exportTables, func(t Table) bool { return strings.HasPrefix(t.Name, "edapp_export_") })
-	return slices.Concat(exportTables[:i], []Table{groupChildrenTable}, exportTables[i:])
+	return slices.Concat(exportTables[:i], []Table{groupChildrenTable}, exportTables[i:], []Table{exportBudgetTable})
 }
