@@ -51,8 +51,11 @@ type Database struct {
 	run      int64 // this run's number
 	lockWait time.Duration
 	tables   map[string]*table
+	kinds    map[string]*dbKind // the kinds being written
+}
 
-	// The kind being written.
+// dbKind is one kind being written: the engine writes several at once.
+type dbKind struct {
 	t       *table
 	walk    walkState
 	written int

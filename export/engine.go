@@ -25,10 +25,9 @@ type engine struct {
 }
 
 // kind fetches one kind into every destination.
-func (e *engine) kind(ctx context.Context, k *Kind) *KindResult {
+func (e *engine) kind(ctx context.Context, k *Kind, t Tracker) *KindResult {
 	defer e.f.settle(k.Name)
 	ctx = withKind(ctx, k.Name)
-	t := e.opts.Progress.Track(k.Name)
 	r := &KindResult{Kind: k.Name}
 	p, err := e.plan(ctx, k)
 	if err != nil {
@@ -283,4 +282,43 @@ func (s *stream) emit(v any) error {
 		s.flush(0)
 	}
 	return nil
+}
+
+// serialize makes each destination take one call at a time: the kinds'
+// goroutines share it.
+func serialize(dests []Destination) []Destination {
+	out := make([]Destination, len(dests))
+	for i, d := range dests {
+		out[i] = &serialDest{d: d}
+	}
+	return out
+}
+
+type serialDest struct {
+	mu sync.Mutex
+	d  Destination
+}
+
+func (s *serialDest) Resume(ctx context.Context, k *Kind, r RunInfo) (Plan, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.d.Resume(ctx, k, r)
+}
+
+func (s *serialDest) Begin(ctx context.Context, k *Kind, p Plan) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.d.Begin(ctx, k, p)
+}
+
+func (s *serialDest) Write(ctx context.Context, b *Batch) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.d.Write(ctx, b)
+}
+
+func (s *serialDest) End(ctx context.Context, k *Kind, r *KindResult) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.d.End(ctx, k, r)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/edapp-go/edapp"
@@ -117,8 +118,9 @@ type KindResult struct {
 }
 
 // A Destination receives an export. The engine calls its methods from one
-// goroutine at a time, kind after kind: Resume, Begin, Write for each
-// batch, then End.
+// goroutine at a time, and for each kind in turn Resume, Begin, Write for
+// each batch, then End; the kinds of a run are fetched at the same time,
+// so the calls of several kinds interleave, each naming its kind.
 type Destination interface {
 	// Resume says where the kind's fetch would start for this destination.
 	// fresh (Options.Full) asks it to forget what it holds of the kind.
@@ -150,9 +152,11 @@ type Summary struct {
 // next run resumes.
 var ErrInterrupted = errors.New("export interrupted")
 
-// Run exports the kinds to the destinations. Kinds run one after another;
-// a kind that fails does not stop the others. It returns an error when a
-// kind failed or ctx ended the run, and the summary of what was done.
+// Run exports the kinds to the destinations. The kinds run at the same
+// time, sharing Options.Concurrency requests in flight; a kind that needs
+// another's ids (lessons need the courses) waits for them. A kind that
+// fails does not stop the others. It returns an error when a kind failed
+// or ctx ended the run, and the summary of what was done, kinds in order.
 func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destination) (*Summary, error) {
 	ks, err := selectKinds(opts)
 	if err != nil {
@@ -162,25 +166,61 @@ func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destinatio
 		return nil, errors.New("export: no destination")
 	}
 	opts = withDefaults(opts)
-	e := &engine{opts: opts, dests: dests, f: newFetcher(c, opts, ks)}
+	e := &engine{opts: opts, dests: serialize(dests), f: newFetcher(c, opts, ks)}
 	e.run = RunInfo{Fresh: opts.Full, Since: opts.Since, Now: opts.Now().UTC(), OpenWindow: max(opts.OpenWindow, 0)}
-	sum := &Summary{}
-	var failed []string
-	var errs []error
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	trackers := make([]Tracker, len(ks))
 	for i := range ks {
-		k := &ks[i]
-		r := e.kind(ctx, k)
-		sum.Kinds = append(sum.Kinds, *r)
-		if ctx.Err() != nil {
-			return sum, fmt.Errorf("%w in %s; run it again to resume: %w", ErrInterrupted, k.Name, context.Cause(ctx))
-		}
-		if r.Err != nil {
-			failed = append(failed, fmt.Sprintf("%s: %v", k.Name, r.Err))
-			errs = append(errs, r.Err)
-			if opts.StopOn != nil && opts.StopOn(r.Err) {
-				return sum, fmt.Errorf("export stopped in %s: %w", k.Name, r.Err)
+		trackers[i] = opts.Progress.Track(ks[i].Name) // in order: the bars keep it
+	}
+	results := make([]KindResult, len(ks))
+	var wg sync.WaitGroup
+	for i := range ks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = *e.kind(runCtx, &ks[i], trackers[i])
+			if r := results[i].Err; r != nil && opts.StopOn != nil && opts.StopOn(r) {
+				stop(&stopped{ks[i].Name, r})
 			}
+		}()
+	}
+	wg.Wait()
+	return summarize(ctx, runCtx, results)
+}
+
+// stopped is the cause of a run that StopOn ended.
+type stopped struct {
+	kind string
+	err  error
+}
+
+func (s *stopped) Error() string { return fmt.Sprintf("export stopped in %s: %v", s.kind, s.err) }
+func (s *stopped) Unwrap() error { return s.err }
+
+// summarize is Run's outcome: interrupted (ctx ended), stopped (StopOn),
+// some kinds failed, or all complete.
+func summarize(ctx, runCtx context.Context, results []KindResult) (*Summary, error) {
+	sum := &Summary{Kinds: results}
+	var failed, open []string
+	var errs []error
+	for _, r := range results {
+		switch {
+		case r.Err == nil:
+		case errors.Is(r.Err, context.Canceled) && runCtx.Err() != nil:
+			open = append(open, r.Kind) // ended by ctx or StopOn, not failed
+		default:
+			failed = append(failed, fmt.Sprintf("%s: %v", r.Kind, r.Err))
+			errs = append(errs, r.Err)
 		}
+	}
+	if ctx.Err() != nil {
+		return sum, fmt.Errorf("%w in %s; run it again to resume: %w", ErrInterrupted, strings.Join(open, ", "), context.Cause(ctx))
+	}
+	var st *stopped
+	if errors.As(context.Cause(runCtx), &st) {
+		return sum, st
 	}
 	if len(failed) > 0 {
 		msg := fmt.Sprintf("%d kind(s) failed; the others are complete:\n  %s", len(failed), strings.Join(failed, "\n  "))
