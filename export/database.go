@@ -64,7 +64,8 @@ type dbKind struct {
 // walkState is a kind's row in edapp_export_kinds.
 type walkState struct {
 	cursor, from, started time.Time
-	run                   int64 // 0: no walk in progress
+	completed             time.Time // the last complete fetch
+	run                   int64     // 0: no walk in progress
 	pages                 int
 }
 

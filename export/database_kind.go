@@ -32,7 +32,7 @@ func (x *Database) Resume(ctx context.Context, k *Kind, r RunInfo) (Plan, error)
 	if c.walk.run != 0 {
 		return Plan{From: c.walk.from, Page: c.walk.pages + 1}, nil
 	}
-	p := Plan{From: r.Since, Page: 1}
+	p := Plan{From: r.Since, Page: 1, Fetched: c.walk.completed}
 	if !c.walk.cursor.IsZero() {
 		p.From = c.walk.cursor.Add(-Overlap)
 	}
@@ -61,17 +61,17 @@ func (x *Database) oldestOpen(ctx context.Context, k *Kind, since time.Time) (ti
 
 func (x *Database) readWalk(ctx context.Context, kind string) (walkState, error) {
 	var w walkState
-	var cursor, from, started any
+	var cursor, from, started, completed any
 	var run, pages sql.NullInt64
-	err := x.conn.QueryRowContext(ctx, x.q(`SELECT cursor, walk_run, walk_from, walk_started, walk_pages FROM edapp_export_kinds WHERE kind = ?`), kind).
-		Scan(&cursor, &run, &from, &started, &pages)
+	err := x.conn.QueryRowContext(ctx, x.q(`SELECT cursor, walk_run, walk_from, walk_started, walk_pages, completed_at FROM edapp_export_kinds WHERE kind = ?`), kind).
+		Scan(&cursor, &run, &from, &started, &pages, &completed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return w, nil
 	}
 	if err != nil {
 		return w, err
 	}
-	w.cursor, w.from, w.started = scanTime(cursor), scanTime(from), scanTime(started)
+	w.cursor, w.from, w.started, w.completed = scanTime(cursor), scanTime(from), scanTime(started), scanTime(completed)
 	w.run, w.pages = run.Int64, int(pages.Int64)
 	return w, nil
 }

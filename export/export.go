@@ -33,6 +33,11 @@ type Options struct {
 	// Full forgets what the destinations hold of the kinds exported, and
 	// fetches them from Since again.
 	Full bool
+	// MaxAge, when above 0, skips a mirrored kind whose last complete
+	// fetch, as every destination recorded it, is younger than MaxAge (a
+	// catalog an hour old is fine for an hourly job). Incremental kinds
+	// always fetch from their cursor; Full fetches everything it names.
+	MaxAge time.Duration
 	// Concurrency is how many requests are in flight: pages of one list,
 	// or parents of a per-parent kind. Default 4, at most 64.
 	Concurrency int
@@ -75,6 +80,9 @@ type Plan struct {
 	// Page is the first page of a single-list kind, for a walk resumed
 	// after an interruption; 0 or 1: the first.
 	Page int
+	// Fetched, from Resume, is when the destination recorded the kind's
+	// last complete fetch; zero: never (see Options.MaxAge).
+	Fetched time.Time
 }
 
 // Batch is what a destination writes at once: records of one kind, in the
@@ -111,6 +119,10 @@ type KindResult struct {
 	// still moves to Started only, so no later record is skipped.
 	Future       int
 	LatestFuture time.Time
+	// Skipped says the kind was not fetched: its last complete fetch, at
+	// Fetched, is younger than Options.MaxAge.
+	Skipped bool
+	Fetched time.Time
 	// Err is nil when the kind was fetched in full and written.
 	Err error
 	// Notes are short lines from the destinations for the summary.
@@ -252,6 +264,9 @@ func withDefaults(o Options) Options {
 func selectKinds(o Options) ([]Kind, error) {
 	if o.Concurrency < 0 || o.Concurrency > 64 {
 		return nil, fmt.Errorf("export: invalid concurrency %d: want 1 to 64", o.Concurrency)
+	}
+	if o.MaxAge < 0 {
+		return nil, fmt.Errorf("export: invalid max age %s: want 0 or more", o.MaxAge)
 	}
 	for _, name := range o.Kinds {
 		if !slices.ContainsFunc(kinds, func(k Kind) bool { return k.Name == name }) {

@@ -145,6 +145,9 @@ func (f *Files) Resume(_ context.Context, k *Kind, r RunInfo) (Plan, error) {
 	if ks := f.st.Kinds[k.Name]; ks != nil && ks.Cursor != nil {
 		p.From = ks.Cursor.Add(-Overlap)
 	}
+	if ks := f.st.Kinds[k.Name]; ks != nil && !k.Incremental {
+		p.Fetched = ks.Updated // a mirrored kind's file changes when it is complete
+	}
 	return p, nil
 }
 
