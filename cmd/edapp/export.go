@@ -227,7 +227,7 @@ func (a *app) runExport(ctx context.Context, f exportFlags) error {
 				fmt.Fprintf(a.stdout, "%-28s not fetched: complete at %s, younger than --max-age\n", r.Kind, r.Fetched.Local().Format(time.DateTime))
 				continue
 			}
-			fmt.Fprintf(a.stdout, "%-28s %9d records, %d requests%s  %s\n", r.Kind, r.Records, r.Requests, dropped(r.Dropped), strings.Join(r.Notes, "; "))
+			fmt.Fprintf(a.stdout, "%-28s %9d records, %d requests%s%s  %s\n", r.Kind, r.Records, r.Requests, retries(r), dropped(r.Dropped), strings.Join(r.Notes, "; "))
 			if r.Future > 0 {
 				fmt.Fprintf(a.stderr, "edapp: warning: %s: %d record(s) dated after the service's clock (%s), the latest %s; exported, and the cursor stays at %s\n",
 					r.Kind, r.Future, r.Started.Format(time.RFC3339), r.LatestFuture.Format(time.RFC3339Nano), r.Started.Format(time.RFC3339))
@@ -235,6 +235,14 @@ func (a *app) runExport(ctx context.Context, f exportFlags) error {
 		}
 	}
 	return err
+}
+
+// retries says how many attempts beyond one per request a kind took.
+func retries(r export.KindResult) string {
+	if r.Attempts <= r.Requests {
+		return ""
+	}
+	return fmt.Sprintf(" (%d retried)", r.Attempts-r.Requests)
 }
 
 func dropped(n int) string {
