@@ -31,7 +31,8 @@ func (m *memDest) End(_ context.Context, k *Kind, r *KindResult) error {
 }
 
 // TestRunStopOn: a kind's error that StopOn accepts ends the run, and is
-// its error. Without it, every kind is tried.
+// its error: the first walk goes alone until its first answer, so the run
+// sends one request. Without it, every kind is tried.
 func TestRunStopOn(t *testing.T) {
 	srv := edapptest.NewServer()
 	defer srv.Close()
@@ -47,6 +48,9 @@ func TestRunStopOn(t *testing.T) {
 	_, err = Run(context.Background(), c, Options{StopOn: unauthorized}, d)
 	if err == nil || !strings.Contains(err.Error(), "export stopped in ") || !unauthorized(err) {
 		t.Errorf("with StopOn: %v, kinds ended %v", err, d.ended)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("with StopOn: %d requests, want the first walk's one", n)
 	}
 	d = &memDest{records: map[string]int{}}
 	_, err = Run(context.Background(), c, Options{Kinds: []string{"users", "groups"}}, d)
