@@ -65,6 +65,8 @@ func (e *engine) saveBudget(ctx context.Context, force bool) error {
 	if e.opts.Budget == nil {
 		return nil
 	}
+	e.budgetMu.Lock()
+	defer e.budgetMu.Unlock()
 	now := e.opts.Now()
 	if !force && now.Sub(e.budgetSaved) < budgetSaveEvery {
 		return nil

@@ -51,8 +51,11 @@ type Database struct {
 	run      int64 // this run's number
 	lockWait time.Duration
 	tables   map[string]*table
+	kinds    map[string]*dbKind // the kinds being written
+}
 
-	// The kind being written.
+// dbKind is one kind being written: the engine writes several at once.
+type dbKind struct {
 	t       *table
 	walk    walkState
 	written int
@@ -61,7 +64,8 @@ type Database struct {
 // walkState is a kind's row in edapp_export_kinds.
 type walkState struct {
 	cursor, from, started time.Time
-	run                   int64 // 0: no walk in progress
+	completed             time.Time // the last complete fetch
+	run                   int64     // 0: no walk in progress
 	pages                 int
 }
 

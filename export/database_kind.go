@@ -16,21 +16,25 @@ func (x *Database) Resume(ctx context.Context, k *Kind, r RunInfo) (Plan, error)
 	if err != nil {
 		return Plan{}, err
 	}
-	x.t, x.written = t, 0
+	if x.kinds == nil {
+		x.kinds = map[string]*dbKind{}
+	}
+	c := &dbKind{t: t}
+	x.kinds[k.Name] = c
 	if r.Fresh {
 		if _, err := x.conn.ExecContext(ctx, x.q(`DELETE FROM edapp_export_kinds WHERE kind = ?`), k.Name); err != nil {
 			return Plan{}, err
 		}
 	}
-	if x.walk, err = x.readWalk(ctx, k.Name); err != nil {
+	if c.walk, err = x.readWalk(ctx, k.Name); err != nil {
 		return Plan{}, err
 	}
-	if x.walk.run != 0 {
-		return Plan{From: x.walk.from, Page: x.walk.pages + 1}, nil
+	if c.walk.run != 0 {
+		return Plan{From: c.walk.from, Page: c.walk.pages + 1}, nil
 	}
-	p := Plan{From: r.Since, Page: 1}
-	if !x.walk.cursor.IsZero() {
-		p.From = x.walk.cursor.Add(-Overlap)
+	p := Plan{From: r.Since, Page: 1, Fetched: c.walk.completed}
+	if !c.walk.cursor.IsZero() {
+		p.From = c.walk.cursor.Add(-Overlap)
 	}
 	if k.OpenField != "" && r.OpenWindow > 0 && !p.From.IsZero() {
 		open, err := x.oldestOpen(ctx, k, r.Now.Add(-r.OpenWindow))
@@ -57,17 +61,17 @@ func (x *Database) oldestOpen(ctx context.Context, k *Kind, since time.Time) (ti
 
 func (x *Database) readWalk(ctx context.Context, kind string) (walkState, error) {
 	var w walkState
-	var cursor, from, started any
+	var cursor, from, started, completed any
 	var run, pages sql.NullInt64
-	err := x.conn.QueryRowContext(ctx, x.q(`SELECT cursor, walk_run, walk_from, walk_started, walk_pages FROM edapp_export_kinds WHERE kind = ?`), kind).
-		Scan(&cursor, &run, &from, &started, &pages)
+	err := x.conn.QueryRowContext(ctx, x.q(`SELECT cursor, walk_run, walk_from, walk_started, walk_pages, completed_at FROM edapp_export_kinds WHERE kind = ?`), kind).
+		Scan(&cursor, &run, &from, &started, &pages, &completed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return w, nil
 	}
 	if err != nil {
 		return w, err
 	}
-	w.cursor, w.from, w.started = scanTime(cursor), scanTime(from), scanTime(started)
+	w.cursor, w.from, w.started, w.completed = scanTime(cursor), scanTime(from), scanTime(started), scanTime(completed)
 	w.run, w.pages = run.Int64, int(pages.Int64)
 	return w, nil
 }
@@ -75,42 +79,44 @@ func (x *Database) readWalk(ctx context.Context, kind string) (walkState, error)
 // Begin continues the walk Resume found when the fetch starts where it
 // said, and records a new walk otherwise.
 func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
-	if x.walk.run != 0 && p.From.Equal(x.walk.from) && p.Page == x.walk.pages+1 {
+	c := x.kinds[k.Name]
+	if c.walk.run != 0 && p.From.Equal(c.walk.from) && p.Page == c.walk.pages+1 {
 		return nil // the walk goes on, with its run and start
 	}
-	x.walk = walkState{cursor: x.walk.cursor, from: p.From, run: x.run, pages: max(p.Page-1, 0)}
+	c.walk = walkState{cursor: c.walk.cursor, from: p.From, run: x.run, pages: max(p.Page-1, 0)}
 	_, err := x.conn.ExecContext(ctx, x.q(`INSERT INTO edapp_export_kinds (kind, walk_run, walk_from, walk_started, walk_pages) VALUES (?, ?, ?, NULL, ?)
 ON CONFLICT (kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from = excluded.walk_from, walk_started = NULL, walk_pages = excluded.walk_pages`),
-		k.Name, x.walk.run, x.timeArg(p.From), x.walk.pages)
+		k.Name, c.walk.run, x.timeArg(p.From), c.walk.pages)
 	return err
 }
 
 // Write upserts the batch's rows and records the pages they complete, in
 // one transaction.
 func (x *Database) Write(ctx context.Context, b *Batch) error {
-	if x.walk.started.IsZero() {
-		x.walk.started = b.Started
+	c := x.kinds[b.Kind.Name]
+	if c.walk.started.IsZero() {
+		c.walk.started = b.Started
 	}
 	err := x.tx(ctx, func(tx *sql.Tx) error {
-		if err := x.upsert(ctx, tx, x.t, b.Records); err != nil {
+		if err := x.upsert(ctx, tx, c.t, b.Records, c.walk.run); err != nil {
 			return err
 		}
-		if x.t.name == "users" {
-			if err := x.upsertCustomFields(ctx, tx, b.Records); err != nil {
+		if c.t.name == "users" {
+			if err := x.upsertCustomFields(ctx, tx, b.Records, c.walk.run); err != nil {
 				return err
 			}
 		}
 		_, err := tx.ExecContext(ctx, x.q(`UPDATE edapp_export_kinds SET walk_pages = CASE WHEN walk_pages > ? THEN walk_pages ELSE ? END,
-walk_started = COALESCE(walk_started, ?) WHERE kind = ?`), b.Pages, b.Pages, x.timeArg(b.Started), x.t.name)
+walk_started = COALESCE(walk_started, ?) WHERE kind = ?`), b.Pages, b.Pages, x.timeArg(b.Started), c.t.name)
 		if err == nil && x.d == SQLite {
 			_, err = tx.ExecContext(ctx, `UPDATE edapp_export_lock SET heartbeat_at = ? WHERE id = 1`, x.timeArg(time.Now()))
 		}
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("%s: %w", x.t.name, err)
+		return fmt.Errorf("%s: %w", c.t.name, err)
 	}
-	x.written += len(b.Records)
+	c.written += len(b.Records)
 	return nil
 }
 
@@ -118,28 +124,33 @@ walk_started = COALESCE(walk_started, ?) WHERE kind = ?`), b.Pages, b.Pages, x.t
 // see, an incremental kind's cursor moves to the walk's start. An
 // incomplete kind changes nothing: its walk resumes next time.
 func (x *Database) End(ctx context.Context, k *Kind, r *KindResult) error {
+	c := x.kinds[k.Name]
+	defer delete(x.kinds, k.Name)
+	if c == nil {
+		return nil // Resume failed
+	}
 	if r.Err != nil {
 		return nil
 	}
-	started := x.walk.started
+	started := c.walk.started
 	if started.IsZero() {
 		started = r.Started
 	}
 	var deleted int64
 	err := x.tx(ctx, func(tx *sql.Tx) error {
 		if !k.Incremental {
-			n, err := x.deleteUnseen(ctx, tx, k.Name)
+			n, err := x.deleteUnseen(ctx, tx, k.Name, c.walk.run)
 			if err != nil {
 				return err
 			}
 			deleted = n
 			if k.Name == "users" {
-				if _, err := x.deleteUnseen(ctx, tx, "user_custom_fields"); err != nil {
+				if _, err := x.deleteUnseen(ctx, tx, "user_custom_fields", c.walk.run); err != nil {
 					return err
 				}
 			}
 		}
-		cursor := x.walk.cursor
+		cursor := c.walk.cursor
 		if k.Incremental && started.After(cursor) {
 			cursor = started
 		}
@@ -150,7 +161,7 @@ walk_pages = NULL, completed_at = ? WHERE kind = ?`), x.timeArg(cursor), x.timeA
 	if err != nil {
 		return fmt.Errorf("%s: %w", k.Name, err)
 	}
-	note := fmt.Sprintf("%d rows written", x.written)
+	note := fmt.Sprintf("%d rows written", c.written)
 	if deleted > 0 {
 		note += fmt.Sprintf(", %d deleted", deleted)
 	}
@@ -158,8 +169,8 @@ walk_pages = NULL, completed_at = ? WHERE kind = ?`), x.timeArg(cursor), x.timeA
 	return nil
 }
 
-func (x *Database) deleteUnseen(ctx context.Context, tx *sql.Tx, table string) (int64, error) {
-	res, err := tx.ExecContext(ctx, x.q(`DELETE FROM `+table+` WHERE edapp_run IS NULL OR edapp_run <> ?`), x.walk.run)
+func (x *Database) deleteUnseen(ctx context.Context, tx *sql.Tx, table string, run int64) (int64, error) {
+	res, err := tx.ExecContext(ctx, x.q(`DELETE FROM `+table+` WHERE edapp_run IS NULL OR edapp_run <> ?`), run)
 	if err != nil {
 		return 0, err
 	}

@@ -118,11 +118,11 @@ func isKey(t *table, i int) bool {
 // upsert writes records into t with multi-row statements. A key repeated
 // within the batch keeps its last record: one statement may not touch a
 // row twice.
-func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []Record) error {
+func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []Record, run int64) error {
 	rows := make([][]any, 0, len(records))
 	at := map[string]int{}
 	for _, r := range records {
-		row, err := x.row(t, r)
+		row, err := x.row(t, r, run)
 		if err != nil {
 			return err
 		}
@@ -187,7 +187,7 @@ func rowKey(t *table, row []any) string {
 }
 
 // row is r's values in t's column order.
-func (x *Database) row(t *table, r Record) ([]any, error) {
+func (x *Database) row(t *table, r Record, run int64) ([]any, error) {
 	row := make([]any, len(t.cols))
 	for i, c := range t.cols {
 		switch c.Name {
@@ -198,7 +198,7 @@ func (x *Database) row(t *table, r Record) ([]any, error) {
 			}
 			row[i] = string(b)
 		case "edapp_run":
-			row[i] = x.walk.run
+			row[i] = run
 		default:
 			row[i] = x.value(r, t.fields[i], c.Type)
 		}
@@ -261,7 +261,7 @@ func (x *Database) value(r Record, name string, typ dbschema.Type) any {
 }
 
 // upsertCustomFields writes a row per user and custom field.
-func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, users []Record) error {
+func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, users []Record, run int64) error {
 	t := &table{name: "user_custom_fields", sql: map[int]string{}, key: []int{0, 1},
 		cols: []dbschema.Column{{Name: "user_id", Type: dbschema.Text}, {Name: "name", Type: dbschema.Text}, {Name: "value", Type: dbschema.Text}, {Name: "edapp_run", Type: dbschema.Int}}}
 	if cached := x.tables[t.name]; cached != nil {
@@ -276,7 +276,7 @@ func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, users []R
 			continue
 		}
 		for name, value := range u.CustomFields {
-			row := []any{u.ID, name, value, x.walk.run}
+			row := []any{u.ID, name, value, run}
 			if i, dup := at[[2]string{u.ID, name}]; dup {
 				rows[i] = row
 				continue

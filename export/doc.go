@@ -15,8 +15,13 @@
 // Kinds with a date filter (attempts, lesson progress events, survey
 // answers, course progress) are incremental: a run fetches them from the
 // destination's cursor minus Overlap. The others are fetched in full on
-// each run, and a destination mirrors them. Writing overlaps fetching: a
-// page is written while the next ones are in flight.
+// each run, and a destination mirrors them (Options.MaxAge skips one
+// fetched recently). Writing overlaps fetching: a page is written while
+// the next ones are in flight. The kinds run at the same time, sharing
+// Options.Concurrency requests in flight; a kind that needs another's ids
+// (lessons need the courses) waits for them instead of listing them again.
+// Each kind's requests carry its name in their context (KindFromContext),
+// for an edapp.Observer.
 //
 // A run resumed after Ctrl-C or a crash also knows what the last one spent
 // of the request budget: with Options.Budget set to the client's

@@ -23,27 +23,27 @@ type engine struct {
 	f     *fetcher
 	run   RunInfo
 
-	budgetSaved time.Time // when saveBudget last saved
+	budgetMu    sync.Mutex // the kinds' writers save the budget at once
+	budgetSaved time.Time  // when saveBudget last saved
 }
 
 // kind fetches one kind into every destination.
-func (e *engine) kind(ctx context.Context, k *Kind) *KindResult {
+func (e *engine) kind(ctx context.Context, k *Kind, t Tracker) *KindResult {
 	defer e.f.settle(k.Name)
 	ctx = withKind(ctx, k.Name)
-	t := e.opts.Progress.Track(k.Name)
 	r := &KindResult{Kind: k.Name}
 	p, err := e.plan(ctx, k)
-	if err != nil {
-		r.Err = err
+	if err != nil || p.skip {
+		r.Err, r.Skipped, r.Fetched = err, p.skip, p.Fetched
 		t.Done(err)
 		return r
 	}
 	fctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	s := newStream(fctx, k, p, t, e.opts.Now)
+	s := newStream(fctx, k, p.Plan, t, e.opts.Now)
 	done := make(chan error, 1)
 	go func() { done <- e.write(fctx, s.out, cancel) }()
-	err = k.fetch(fctx, e.f, p, s)
+	err = k.fetch(fctx, e.f, p.Plan, s)
 	s.finish(err == nil)
 	werr := <-done
 	r.Records, r.Requests, r.Attempts, r.Dropped, r.Started = s.records, s.requests, s.attempts, s.dropped, s.startTime()
@@ -63,22 +63,36 @@ func (e *engine) kind(ctx context.Context, k *Kind) *KindResult {
 	return r
 }
 
+// planned is a kind's plan, or a kind fresh enough to skip.
+type planned struct {
+	Plan
+	skip bool
+}
+
 // plan asks every destination where it would start, tells them where the
 // fetch starts: the earliest From, and a resumed page only when all agree.
-func (e *engine) plan(ctx context.Context, k *Kind) (Plan, error) {
+// A mirrored kind every destination fetched less than MaxAge ago, with no
+// walk to resume, is skipped.
+func (e *engine) plan(ctx context.Context, k *Kind) (planned, error) {
 	var p Plan
 	for i, d := range e.dests {
 		q, err := d.Resume(ctx, k, e.run)
 		if err != nil {
-			return Plan{}, err
+			return planned{}, err
 		}
 		q.Page = max(q.Page, 1)
 		switch {
 		case i == 0:
 			p = q
 		case !q.From.Equal(p.From) || q.Page != p.Page:
-			p = Plan{From: earliest(p.From, q.From), Page: 1}
+			p = Plan{From: earliest(p.From, q.From), Page: 1, Fetched: p.Fetched}
 		}
+		if i > 0 {
+			p.Fetched = earliest(p.Fetched, q.Fetched)
+		}
+	}
+	if !k.Incremental && e.opts.MaxAge > 0 && !e.run.Fresh && p.Page == 1 && !p.Fetched.IsZero() && e.run.Now.Sub(p.Fetched) < e.opts.MaxAge {
+		return planned{Plan: p, skip: true}, nil
 	}
 	if !k.Incremental {
 		p.From = time.Time{}
@@ -88,13 +102,14 @@ func (e *engine) plan(ctx context.Context, k *Kind) (Plan, error) {
 	}
 	for _, d := range e.dests {
 		if err := d.Begin(ctx, k, p); err != nil {
-			return Plan{}, err
+			return planned{}, err
 		}
 	}
-	return p, nil
+	return planned{Plan: p}, nil
 }
 
-// earliest is the earlier of two lower bounds; zero (no bound) wins.
+// earliest is the earlier of two lower bounds (or fetch times); zero (no
+// bound, never fetched) wins.
 func earliest(a, b time.Time) time.Time {
 	if a.IsZero() || b.IsZero() {
 		return time.Time{}
@@ -291,4 +306,65 @@ func (s *stream) emit(v any) error {
 		s.flush(0)
 	}
 	return nil
+}
+
+// serialize makes each destination take one call at a time: the kinds'
+// goroutines share it.
+func serialize(dests []Destination) []Destination {
+	out := make([]Destination, len(dests))
+	for i, d := range dests {
+		out[i] = &serialDest{d: d}
+	}
+	return out
+}
+
+type serialDest struct {
+	mu sync.Mutex
+	d  Destination
+}
+
+func (s *serialDest) Resume(ctx context.Context, k *Kind, r RunInfo) (Plan, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.d.Resume(ctx, k, r)
+}
+
+func (s *serialDest) Begin(ctx context.Context, k *Kind, p Plan) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.d.Begin(ctx, k, p)
+}
+
+func (s *serialDest) Write(ctx context.Context, b *Batch) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.d.Write(ctx, b)
+}
+
+func (s *serialDest) End(ctx context.Context, k *Kind, r *KindResult) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.d.End(ctx, k, r)
+}
+
+// SavedBudget and SaveBudget pass a BudgetKeeper's calls on, under the
+// same lock; for another destination they keep nothing.
+func (s *serialDest) SavedBudget(ctx context.Context) ([]time.Time, error) {
+	k, ok := s.d.(BudgetKeeper)
+	if !ok {
+		return nil, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return k.SavedBudget(ctx)
+}
+
+func (s *serialDest) SaveBudget(ctx context.Context, admissions []time.Time) error {
+	k, ok := s.d.(BudgetKeeper)
+	if !ok {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return k.SaveBudget(ctx, admissions)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/edapp-go/edapp"
@@ -32,8 +33,14 @@ type Options struct {
 	// Full forgets what the destinations hold of the kinds exported, and
 	// fetches them from Since again.
 	Full bool
-	// Concurrency is how many requests are in flight: pages of one list,
-	// or parents of a per-parent kind. Default 4, at most 64.
+	// MaxAge, when above 0, skips a mirrored kind whose last complete
+	// fetch, as every destination recorded it, is younger than MaxAge (a
+	// catalog an hour old is fine for an hourly job). Incremental kinds
+	// always fetch from their cursor; Full fetches everything it names.
+	MaxAge time.Duration
+	// Concurrency is how many requests are in flight for the whole run,
+	// across kinds, pages and parents. Default 4, at most 64: against the
+	// service's budget four saturate it at any latency under about 0.85 s.
 	Concurrency int
 	// PageSize is the records asked for per request; default and at most
 	// edapp.MaxPageSize. A smaller page commits more often.
@@ -79,6 +86,9 @@ type Plan struct {
 	// Page is the first page of a single-list kind, for a walk resumed
 	// after an interruption; 0 or 1: the first.
 	Page int
+	// Fetched, from Resume, is when the destination recorded the kind's
+	// last complete fetch; zero: never (see Options.MaxAge).
+	Fetched time.Time
 }
 
 // Batch is what a destination writes at once: records of one kind, in the
@@ -115,6 +125,10 @@ type KindResult struct {
 	// still moves to Started only, so no later record is skipped.
 	Future       int
 	LatestFuture time.Time
+	// Skipped says the kind was not fetched: its last complete fetch, at
+	// Fetched, is younger than Options.MaxAge.
+	Skipped bool
+	Fetched time.Time
 	// Err is nil when the kind was fetched in full and written.
 	Err error
 	// Notes are short lines from the destinations for the summary.
@@ -122,8 +136,9 @@ type KindResult struct {
 }
 
 // A Destination receives an export. The engine calls its methods from one
-// goroutine at a time, kind after kind: Resume, Begin, Write for each
-// batch, then End.
+// goroutine at a time, and for each kind in turn Resume, Begin, Write for
+// each batch, then End; the kinds of a run are fetched at the same time,
+// so the calls of several kinds interleave, each naming its kind.
 type Destination interface {
 	// Resume says where the kind's fetch would start for this destination.
 	// fresh (Options.Full) asks it to forget what it holds of the kind.
@@ -155,9 +170,11 @@ type Summary struct {
 // next run resumes.
 var ErrInterrupted = errors.New("export interrupted")
 
-// Run exports the kinds to the destinations. Kinds run one after another;
-// a kind that fails does not stop the others. It returns an error when a
-// kind failed or ctx ended the run, and the summary of what was done.
+// Run exports the kinds to the destinations. The kinds run at the same
+// time, sharing Options.Concurrency requests in flight; a kind that needs
+// another's ids (lessons need the courses) waits for them. A kind that
+// fails does not stop the others. It returns an error when a kind failed
+// or ctx ended the run, and the summary of what was done, kinds in order.
 func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destination) (sum *Summary, err error) {
 	ks, err := selectKinds(opts)
 	if err != nil {
@@ -167,30 +184,70 @@ func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destinatio
 		return nil, errors.New("export: no destination")
 	}
 	opts = withDefaults(opts)
-	e := &engine{opts: opts, dests: dests, f: newFetcher(c, opts, ks)}
+	e := &engine{opts: opts, dests: serialize(dests), f: newFetcher(c, opts, ks)}
 	e.run = RunInfo{Fresh: opts.Full, Since: opts.Since, Now: opts.Now().UTC(), OpenWindow: max(opts.OpenWindow, 0)}
 	defer func() {
 		if serr := e.saveBudget(context.WithoutCancel(ctx), true); serr != nil {
 			err = errors.Join(err, fmt.Errorf("export: save the budget spent: %w", serr))
 		}
 	}()
-	sum = &Summary{}
-	var failed []string
-	var errs []error
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	trackers := make([]Tracker, len(ks))
 	for i := range ks {
-		k := &ks[i]
-		r := e.kind(ctx, k)
-		sum.Kinds = append(sum.Kinds, *r)
-		if ctx.Err() != nil {
-			return sum, fmt.Errorf("%w in %s; run it again to resume: %w", ErrInterrupted, k.Name, context.Cause(ctx))
-		}
-		if r.Err != nil {
-			failed = append(failed, fmt.Sprintf("%s: %v", k.Name, r.Err))
-			errs = append(errs, r.Err)
-			if opts.StopOn != nil && opts.StopOn(r.Err) {
-				return sum, fmt.Errorf("export stopped in %s: %w", k.Name, r.Err)
+		trackers[i] = opts.Progress.Track(ks[i].Name) // in order: the bars keep it
+	}
+	results := make([]KindResult, len(ks))
+	var wg sync.WaitGroup
+	for i := range ks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := e.kind(runCtx, &ks[i], trackers[i])
+			results[i] = *r
+			if r.Err != nil && opts.StopOn != nil && opts.StopOn(r.Err) {
+				stop(&stopped{ks[i].Name, r.Err})
 			}
+			if r.Requests > 0 || r.Err != nil {
+				e.f.pool.open() // after StopOn: a first walk that failed stops the run before the others start
+			}
+		}()
+	}
+	wg.Wait()
+	return summarize(ctx, runCtx, results)
+}
+
+// stopped is the cause of a run that StopOn ended.
+type stopped struct {
+	kind string
+	err  error
+}
+
+func (s *stopped) Error() string { return fmt.Sprintf("export stopped in %s: %v", s.kind, s.err) }
+func (s *stopped) Unwrap() error { return s.err }
+
+// summarize is Run's outcome: interrupted (ctx ended), stopped (StopOn),
+// some kinds failed, or all complete.
+func summarize(ctx, runCtx context.Context, results []KindResult) (*Summary, error) {
+	sum := &Summary{Kinds: results}
+	var failed, open []string
+	var errs []error
+	for _, r := range results {
+		switch {
+		case r.Err == nil:
+		case errors.Is(r.Err, context.Canceled) && runCtx.Err() != nil:
+			open = append(open, r.Kind) // ended by ctx or StopOn, not failed
+		default:
+			failed = append(failed, fmt.Sprintf("%s: %v", r.Kind, r.Err))
+			errs = append(errs, r.Err)
 		}
+	}
+	if ctx.Err() != nil {
+		return sum, fmt.Errorf("%w in %s; run it again to resume: %w", ErrInterrupted, strings.Join(open, ", "), context.Cause(ctx))
+	}
+	var st *stopped
+	if errors.As(context.Cause(runCtx), &st) {
+		return sum, st
 	}
 	if len(failed) > 0 {
 		msg := fmt.Sprintf("%d kind(s) failed; the others are complete:\n  %s", len(failed), strings.Join(failed, "\n  "))
@@ -222,6 +279,9 @@ func withDefaults(o Options) Options {
 func selectKinds(o Options) ([]Kind, error) {
 	if o.Concurrency < 0 || o.Concurrency > 64 {
 		return nil, fmt.Errorf("export: invalid concurrency %d: want 1 to 64", o.Concurrency)
+	}
+	if o.MaxAge < 0 {
+		return nil, fmt.Errorf("export: invalid max age %s: want 0 or more", o.MaxAge)
 	}
 	for _, name := range o.Kinds {
 		if !slices.ContainsFunc(kinds, func(k Kind) bool { return k.Name == name }) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,8 +30,9 @@ func (m *memDest) End(_ context.Context, k *Kind, r *KindResult) error {
 	return nil
 }
 
-// TestRunStopOn: a kind's error that StopOn accepts ends the run; the
-// kinds left are not tried. Without it, every kind is tried.
+// TestRunStopOn: a kind's error that StopOn accepts ends the run, and is
+// its error: the first walk goes alone until its first answer, so the run
+// sends one request. Without it, every kind is tried.
 func TestRunStopOn(t *testing.T) {
 	srv := edapptest.NewServer()
 	defer srv.Close()
@@ -44,8 +46,11 @@ func TestRunStopOn(t *testing.T) {
 	}
 	d := &memDest{records: map[string]int{}}
 	_, err = Run(context.Background(), c, Options{StopOn: unauthorized}, d)
-	if err == nil || !strings.Contains(err.Error(), "stopped in users") || len(d.ended) != 1 {
+	if err == nil || !strings.Contains(err.Error(), "export stopped in ") || !unauthorized(err) {
 		t.Errorf("with StopOn: %v, kinds ended %v", err, d.ended)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("with StopOn: %d requests, want the first walk's one", n)
 	}
 	d = &memDest{records: map[string]int{}}
 	_, err = Run(context.Background(), c, Options{Kinds: []string{"users", "groups"}}, d)
@@ -69,5 +74,58 @@ func TestRunMemoryDestination(t *testing.T) {
 	}
 	if d.records["attempts"] != 2500 || d.records["users"] != 30 || len(sum.Kinds) != len(KindNames(func(k Kind) bool { return !k.PerUser })) {
 		t.Errorf("records %v, %d kinds", d.records, len(sum.Kinds))
+	}
+}
+
+// TestRunCountsAnEmptyPage: a kind whose only request came back empty
+// sent one request, and says so.
+func TestRunCountsAnEmptyPage(t *testing.T) {
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	d := &memDest{records: map[string]int{}}
+	sum, err := Run(context.Background(), srv.Client(), Options{Kinds: []string{"collections", "course_progress"}}, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range sum.Kinds {
+		if r.Records != 0 || r.Requests != 1 || r.Attempts != 1 {
+			t.Errorf("%s: %d records, %d requests, %d attempts; want 0, 1, 1", r.Kind, r.Records, r.Requests, r.Attempts)
+		}
+	}
+}
+
+// TestKindFromContext: an Observer sees the kind of each call.
+func TestKindFromContext(t *testing.T) {
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	if _, err := srv.SeedDemo(); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	byKind := map[string]int{}
+	obs := edapp.Observer{Attempt: func(ctx context.Context, e edapp.AttemptEvent) {
+		k, ok := KindFromContext(ctx)
+		if !ok {
+			k = "(none)"
+		}
+		mu.Lock()
+		byKind[k]++
+		mu.Unlock()
+	}}
+	c, err := edapp.NewClient(srv.Token, edapp.WithBaseURL(srv.URL), edapp.WithObserver(obs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Run(context.Background(), c, Options{Kinds: []string{"users", "groups", "group_children", "lessons"}}, &memDest{records: map[string]int{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range sum.Kinds {
+		if byKind[r.Kind] != r.Attempts || r.Attempts == 0 {
+			t.Errorf("%s: the observer saw %d attempts, the summary %d", r.Kind, byKind[r.Kind], r.Attempts)
+		}
+	}
+	if byKind["(none)"] != 0 {
+		t.Errorf("%d attempts without a kind", byKind["(none)"])
 	}
 }

@@ -28,9 +28,12 @@ type Files struct {
 	format   string
 	partSize int
 	st       *exportState
-	release  func() // the directory's lock
+	release  func()                // the directory's lock
+	kinds    map[string]*filesKind // the kinds being written
+}
 
-	// The kind being written.
+// filesKind is one kind being written: the engine writes several at once.
+type filesKind struct {
 	k       *Kind
 	full    *atomicFile // a mirrored kind's file
 	fw      recordWriter
@@ -143,13 +146,20 @@ func (f *Files) Resume(_ context.Context, k *Kind, r RunInfo) (Plan, error) {
 	if ks := f.st.Kinds[k.Name]; ks != nil && ks.Cursor != nil {
 		p.From = ks.Cursor.Add(-Overlap)
 	}
+	if ks := f.st.Kinds[k.Name]; ks != nil && !k.Incremental {
+		p.Fetched = ks.Updated // a mirrored kind's file changes when it is complete
+	}
 	return p, nil
 }
 
 // Begin opens the kind's file, or loads the keys of the parts the fetch
 // may meet again.
 func (f *Files) Begin(_ context.Context, k *Kind, p Plan) error {
-	f.k, f.dups, f.written, f.seen = k, 0, 0, nil
+	if f.kinds == nil {
+		f.kinds = map[string]*filesKind{}
+	}
+	c := &filesKind{k: k}
+	f.kinds[k.Name] = c
 	if !k.Incremental {
 		a, err := createAtomic(filepath.Join(f.dir, k.Name+"."+f.ext()))
 		if err != nil {
@@ -160,16 +170,16 @@ func (f *Files) Begin(_ context.Context, k *Kind, p Plan) error {
 			a.abort()
 			return err
 		}
-		f.full, f.fw = a, w
+		c.full, c.fw = a, w
 		return nil
 	}
 	ks := f.st.kind(k.Name)
-	f.seen = map[recordKey]struct{}{}
+	c.seen = map[recordKey]struct{}{}
 	// The keys of the parts with records dated from the lower bound on,
 	// or all of them for a kind whose records show no date.
 	for _, part := range ks.Parts {
 		if k.DateField == "" || p.From.IsZero() || part.Undated || !part.MaxTime.Before(p.From) {
-			if err := readKeys(f.dir, part, f.seen); err != nil {
+			if err := readKeys(f.dir, part, c.seen); err != nil {
 				return err
 			}
 		}
@@ -177,37 +187,38 @@ func (f *Files) Begin(_ context.Context, k *Kind, p Plan) error {
 	if err := os.MkdirAll(filepath.Join(f.dir, k.Name), 0o755); err != nil {
 		return err
 	}
-	f.parts = &partWriter{f: f, k: k, ks: ks}
+	c.parts = &partWriter{f: f, k: k, ks: ks}
 	return nil
 }
 
 // Write appends the batch's records: all of them for a mirrored kind, the
 // ones not written before for an incremental kind.
 func (f *Files) Write(_ context.Context, b *Batch) error {
+	c := f.kinds[b.Kind.Name]
 	for _, r := range b.Records {
-		if f.full != nil {
-			if err := f.fw.write(r); err != nil {
+		if c.full != nil {
+			if err := c.fw.write(r); err != nil {
 				return err
 			}
-			f.written++
+			c.written++
 			continue
 		}
-		key := keyOf(r, f.k.KeyFields)
-		if _, dup := f.seen[key]; dup {
-			f.dups++
+		key := keyOf(r, c.k.KeyFields)
+		if _, dup := c.seen[key]; dup {
+			c.dups++
 			continue
 		}
-		f.seen[key] = struct{}{}
+		c.seen[key] = struct{}{}
 		var date time.Time
-		if f.k.DateField != "" {
-			date = r.Time(f.k.DateField)
+		if c.k.DateField != "" {
+			date = r.Time(c.k.DateField)
 		} else {
 			date = b.Started
 		}
-		if err := f.parts.write(r, key, date); err != nil {
+		if err := c.parts.write(r, key, date); err != nil {
 			return err
 		}
-		f.written++
+		c.written++
 	}
 	return nil
 }
@@ -216,19 +227,23 @@ func (f *Files) Write(_ context.Context, b *Batch) error {
 // incremental kind, moves its cursor to the walk's start. A failed kind
 // keeps the parts it finished and drops the rest.
 func (f *Files) End(_ context.Context, k *Kind, r *KindResult) error {
-	defer func() { f.k, f.full, f.fw, f.parts, f.seen = nil, nil, nil, nil, nil }()
-	if f.full != nil {
-		return f.endFull(k, r)
+	c := f.kinds[k.Name]
+	if c == nil {
+		return nil // Begin failed
 	}
-	if f.parts == nil {
+	defer delete(f.kinds, k.Name)
+	if c.full != nil {
+		return f.endFull(c, r)
+	}
+	if c.parts == nil {
 		return nil
 	}
 	if r.Err != nil {
-		f.parts.abort()
-		return f.parts.commitErr
+		c.parts.abort()
+		return c.parts.commitErr
 	}
-	if err := f.parts.commit(); err != nil {
-		f.parts.abort()
+	if err := c.parts.commit(); err != nil {
+		c.parts.abort()
 		return err
 	}
 	ks := f.st.kind(k.Name)
@@ -240,35 +255,36 @@ func (f *Files) End(_ context.Context, k *Kind, r *KindResult) error {
 		return err
 	}
 	where := "nothing new"
-	if w := f.parts.written; len(w) > 0 {
+	if w := c.parts.written; len(w) > 0 {
 		where = w[0]
 		if len(w) > 1 {
 			where += " .. " + path.Base(w[len(w)-1])
 		}
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("%d new records (%d already exported)  %s", f.written, f.dups, where))
+	r.Notes = append(r.Notes, fmt.Sprintf("%d new records (%d already exported)  %s", c.written, c.dups, where))
 	return nil
 }
 
-func (f *Files) endFull(k *Kind, r *KindResult) error {
+func (f *Files) endFull(c *filesKind, r *KindResult) error {
+	k := c.k
 	if r.Err != nil {
-		f.full.abort()
+		c.full.abort()
 		return nil
 	}
-	err := f.fw.flush()
+	err := c.fw.flush()
 	if err != nil {
-		f.full.abort()
+		c.full.abort()
 		return err
 	}
-	if err := f.full.commit(); err != nil {
+	if err := c.full.commit(); err != nil {
 		return err
 	}
 	ks := f.st.kind(k.Name)
-	ks.Records, ks.Updated = f.written, time.Now().UTC()
+	ks.Records, ks.Updated = c.written, time.Now().UTC()
 	if err := f.st.save(f.dir); err != nil {
 		return err
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("%d records  %s", f.written, k.Name+"."+f.ext()))
+	r.Notes = append(r.Notes, fmt.Sprintf("%d records  %s", c.written, k.Name+"."+f.ext()))
 	return nil
 }
 

@@ -14,7 +14,8 @@ type Kind struct {
 	Columns []string // CSV columns, in order: the record's JSON field names
 	PerUser bool     // costs one request per user; only with Options.PerUser
 	// PerParent kinds are fetched with one list per parent (group, course,
-	// collection, user), so no single total count drives their progress.
+	// collection, user), or read from another kind's walk (group_members,
+	// from the users'), so no single total count drives their progress.
 	PerParent bool
 
 	// Incremental kinds have a date filter: a run fetches them from the

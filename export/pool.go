@@ -3,6 +3,8 @@ package export
 import (
 	"context"
 	"iter"
+	"sync"
+	"sync/atomic"
 
 	"github.com/edapp-go/edapp"
 )
@@ -10,14 +12,36 @@ import (
 // pool is the export's requests in flight, across every kind and parent:
 // a walk holds one slot for each request it may have in flight (its page
 // concurrency), so the run never has more than the pool's size.
-type pool struct{ slots chan struct{} }
+//
+// The first walk of a run goes alone until its first page answers (open):
+// a token the service refuses, or a host that does not answer, costs one
+// request, and StopOn ends the run before the other kinds send any.
+type pool struct {
+	slots   chan struct{}
+	started atomic.Bool
+	gate    chan struct{}
+	once    sync.Once
+}
 
-func newPool(n int) *pool { return &pool{slots: make(chan struct{}, n)} }
+func newPool(n int) *pool { return &pool{slots: make(chan struct{}, n), gate: make(chan struct{})} }
+
+// open lets the walks after the first one start.
+func (p *pool) open() { p.once.Do(func() { close(p.gate) }) }
 
 // take waits for one slot, then takes up to want-1 more that are free:
 // a long walk started while the pool is idle fetches pages in parallel,
 // one started while it is busy fetches page after page.
 func (p *pool) take(ctx context.Context, want int) (int, error) {
+	if p.started.Swap(true) {
+		select {
+		case <-p.gate:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err // ended by StopOn while the gate was shut
+	}
 	select {
 	case p.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -88,11 +112,13 @@ func each[T any](w *walker, seq seqOf[T], fn func(T) error) error {
 		if err != nil {
 			return err
 		}
+		w.p.open()
 		if err := fn(v); err != nil {
 			return err
 		}
 	}
 	w.s.onPage(w.resp) // a list with no items still had a page
+	w.p.open()
 	return nil
 }
 
@@ -102,6 +128,9 @@ func one[T any](w *walker, call func(o []edapp.RequestOption) (T, error)) (T, er
 	defer w.release()
 	v, err := call(w.opts)
 	w.s.onPage(w.resp)
+	if err == nil {
+		w.p.open()
+	}
 	return v, err
 }
 

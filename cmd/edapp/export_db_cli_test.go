@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +40,7 @@ func TestExportDBUsage(t *testing.T) {
 		{[]string{"--db", "sqlite:x.db", "--format", "csv"}, nil, "--format applies to --out only"},
 		{nil, nil, "--db or --out is required"},
 		{[]string{"--db", "sqlite:x.db", "--open-window", "-1h"}, nil, "--open-window"},
+		{[]string{"--db", "sqlite:x.db", "--max-age", "-1h"}, nil, "--max-age"},
 		{nil, env{"EDAPP_EXPORT_DB": "redis://u:" + dbPassword + "@h"}, "unknown scheme"},
 	} {
 		e := fakeEnv(srv)
@@ -170,4 +174,80 @@ func TestExportDBAndFilesInOnePass(t *testing.T) {
 	if alone := len(srv.Requests()); requests != alone {
 		t.Errorf("both destinations took %d requests, files alone %d", requests, alone)
 	}
+}
+
+// TestExportDBMaxAge: into a database, group_children and group_members
+// hold the fake's hierarchy and memberships; a re-run with --max-age 1h
+// fetches only the incremental kinds, and says when the others were.
+func TestExportDBMaxAge(t *testing.T) {
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, _ := exportFixture(t, 3)
+		wantCode(t, runFake(t, srv, "export", "--db", url), exitOK)
+		if n := srv.RequestCount("/v2/usersgroups/{id}/users"); n != 0 {
+			t.Errorf("%d requests to a group's users", n)
+		}
+		db, _ := openTestDB(t, url)
+		var members, children []string
+		c := srv.Client()
+		for g, err := range c.UserGroups.All(context.Background(), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			for u, err := range c.UserGroups.AllUsers(context.Background(), g.ID, nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				members = append(members, g.ID+" "+u.ID)
+			}
+			for k, err := range c.UserGroups.AllChildren(context.Background(), g.ID, nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				children = append(children, g.ID+" "+k.ID)
+			}
+		}
+		if got := pairs(t, db, "SELECT group_id, user_id FROM group_members ORDER BY 1, 2"); !slices.Equal(got, sortedCopy(members)) {
+			t.Errorf("group_members %v, the groups' users routes %v", got, members)
+		}
+		if got := pairs(t, db, "SELECT parent_id, child_id FROM group_children ORDER BY 1, 2"); !slices.Equal(got, sortedCopy(children)) || len(got) == 0 {
+			t.Errorf("group_children %v, the fake's hierarchy %v", got, children)
+		}
+
+		srv.ResetCounters()
+		r := runFake(t, srv, "export", "--db", url, "--max-age", "1h")
+		wantCode(t, r, exitOK)
+		if !regexp.MustCompile(`(?m)^users +not fetched: complete at `).MatchString(r.stdout) {
+			t.Errorf("stdout: %s", r.stdout)
+		}
+		for route := range srv.RequestCounts() {
+			if !strings.Contains(route, "/analytics/attempts") && !strings.Contains(route, "/analytics/courseprogress") &&
+				!strings.Contains(route, "/analytics/lesson-progress/events") && !strings.Contains(route, "/analytics/surveyanswers") {
+				t.Errorf("--max-age 1h: a request to %s", route)
+			}
+		}
+	})
+}
+
+func pairs(t *testing.T, db *sql.DB, query string) []string {
+	t.Helper()
+	rows, err := db.Query(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var a, b string
+		if err := rows.Scan(&a, &b); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, a+" "+b)
+	}
+	return out
+}
+
+func sortedCopy(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
 }
