@@ -192,7 +192,7 @@ func (fx *readmeFixture) runCommand(t *testing.T, c readmeCommand, subs []readme
 	}
 	e, args, stdoutFile := fx.commandEnv(words)
 	var r result
-	if server(args) {
+	if longRunning(args) {
 		r = runServer(t, e, addrFlag(args))
 	} else {
 		r = runEnv(t, e, args...)
@@ -235,8 +235,8 @@ func (fx *readmeFixture) commandEnv(words []string) (env, []string, string) {
 	return e, args, file
 }
 
-// server says whether args start a server that runs until interrupted.
-func server(args []string) bool {
+// longRunning says whether args start a server that runs until interrupted.
+func longRunning(args []string) bool {
 	return len(args) > 0 && args[0] == "fake" ||
 		len(args) > 1 && args[0] == "webhooks" && args[1] == "serve"
 }
