@@ -93,8 +93,12 @@
 // backoff) and each page, named by method and route template
 // ("/v2/users/{userId}"), never by path, token, body or header value.
 // Callbacks run inline and must be quick; one that panics is recovered.
-// A Limiter that implements [BudgetReporter], as *[WindowLimiter] does, reports
-// the budget used in the current window.
+// Each gets the call's context, and CallStart may return one derived from
+// it, which the call then runs with: a tracer parents the call's span there
+// and finds it again from the attempts and waits. The module
+// github.com/edapp-go/edapp/otel turns the hook into OpenTelemetry spans and
+// metrics. A Limiter that implements [BudgetReporter], as *[WindowLimiter]
+// does, reports the budget used in the current window.
 //
 // # Pagination
 //
