@@ -183,24 +183,6 @@ func TestObserverThatPanicsDoesNotBreakTheCall(t *testing.T) {
 
 // TestObserverUnsetCostsNothing: a client whose Observer has no callbacks
 // allocates no more per call than one without.
-func TestObserverUnsetCostsNothing(t *testing.T) {
-	srv := edapptest.NewServer()
-	t.Cleanup(srv.Close)
-	id, err := srv.AddUser(edapptest.UserSpec{Username: "a@example.com"})
-	require.NoError(t, err)
-	ctx := context.Background()
-	allocs := func(c *edapp.Client) float64 {
-		return testing.AllocsPerRun(50, func() {
-			if _, err := c.Users.Get(ctx, id); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
-	plain := allocs(srv.Client())
-	empty := allocs(srv.Client(edapp.WithObserver(edapp.Observer{})))
-	assert.InDelta(t, plain, empty, 1, "net/http's own allocations vary by one between runs")
-}
-
 // TestResponseWaitedCountsThePause: a call that got a 429 with a
 // Retry-After of one second, and a call that came during the pause, both
 // count the pause in Response.Waited.
