@@ -1292,26 +1292,34 @@ func TestA429PausesTheWholeClient(t *testing.T) {
 
 func TestLongLimiterWaitIsLogged(t *testing.T) {
 	srv, _ := countingServer(t)
-	var buf strings.Builder
-	var mu sync.Mutex
-	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return buf.Write(p)
-	}), nil))
+	buf := new(lockedBuffer)
+	log := slog.New(slog.NewTextHandler(buf, nil))
 	c, err := NewClient("t", WithBaseURL(srv.URL), WithLimiter(&recordingLimiter{hold: 1100 * time.Millisecond}), WithLogger(log))
 	require.NoError(t, err)
 	_, err = c.Users.Get(context.Background(), "a")
 	require.NoError(t, err)
-	mu.Lock()
-	defer mu.Unlock()
 	assert.Contains(t, buf.String(), "waited for the request budget")
 	assert.Contains(t, buf.String(), "after429=false")
 }
 
-type writerFunc func([]byte) (int, error)
+// lockedBuffer is a log's output that the client's goroutines and the test
+// may use at once.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
 
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
 
 func TestTokenNeverPrintsFromAClientOrATransportError(t *testing.T) {
 	const token = "sekret-token-123"
@@ -1380,13 +1388,8 @@ func TestRetryLogLineCarriesStatusAndWait(t *testing.T) {
 		io.WriteString(w, `{"totalCount":2,"items":[{"id":"a"},{"id":"b"}]}`)
 	}))
 	defer srv.Close()
-	var buf strings.Builder
-	var mu sync.Mutex
-	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return buf.Write(p)
-	}), nil))
+	buf := new(lockedBuffer)
+	log := slog.New(slog.NewTextHandler(buf, nil))
 	c, err := NewClient("t", WithBaseURL(srv.URL), WithLogger(log), WithRetry(RetryPolicy{}))
 	require.NoError(t, err)
 	// The iterator's pages take the call's own retry policy and headers.
@@ -1397,8 +1400,6 @@ func TestRetryLogLineCarriesStatusAndWait(t *testing.T) {
 		n++
 	}
 	assert.Equal(t, 2, n)
-	mu.Lock()
-	defer mu.Unlock()
 	assert.Contains(t, buf.String(), "edapp: retrying request")
 	assert.Contains(t, buf.String(), "status=502")
 	assert.Contains(t, buf.String(), "waited=")
