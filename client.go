@@ -452,7 +452,11 @@ func (c *Client) do(ctx context.Context, op operation, rc *requestConfig, decode
 	if err != nil {
 		return err
 	}
+	if err := enterInFlight(ctx, rc.inFlight); err != nil {
+		return fmt.Errorf("edapp: %s %s: %w", op.method, op.path, err)
+	}
 	a.tr, err = c.t.Do(ctx, req)
+	leaveInFlight(rc.inFlight) // the body is read: decoding needs no place
 	defer a.tr.Release()
 	if err != nil {
 		return err
@@ -461,6 +465,27 @@ func (c *Client) do(ctx context.Context, op operation, rc *requestConfig, decode
 		return c.newAPIError(op.method, op.path, a.tr, a.response())
 	}
 	return decode(a)
+}
+
+// enterInFlight takes a place of sem (WithInFlight), waiting while all are
+// held; a nil sem has places for all.
+func enterInFlight(ctx context.Context, sem chan struct{}) error {
+	if sem == nil {
+		return nil
+	}
+	select {
+	case sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// leaveInFlight gives back the place enterInFlight took.
+func leaveInFlight(sem chan struct{}) {
+	if sem != nil {
+		<-sem
+	}
 }
 
 // transportRequest checks and encodes what op and the options say to send.

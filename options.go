@@ -27,6 +27,7 @@ type requestConfig struct {
 	maxThrottle     time.Duration // < 0: none
 	pageConcurrency int           // 0: the default
 	route           string        // WithRoute's template, for Client.Do's Observer events
+	inFlight        chan struct{} // WithInFlight's semaphore; nil: none
 	err             error         // a bad option: the call fails before sending
 }
 
@@ -102,6 +103,29 @@ func WithPageConcurrency(n int) RequestOption {
 			return
 		}
 		c.pageConcurrency = n
+	}
+}
+
+// WithInFlight makes the call hold one place of sem, a buffered channel
+// used as a counting semaphore, from before its first attempt until its
+// answer is read (the limiter's waits and the retries included), so that
+// the calls sharing sem never have more than cap(sem) requests in flight.
+// Each page of an All iterator holds a place of its own, and only while it
+// is fetched: a walk's pages queue for the places like any other call's,
+// so several walks sharing sem keep it full however long each one is. A
+// call that waits for a place ends when ctx is done. An unbuffered or nil
+// sem fails the call before sending.
+//
+//	sem := make(chan struct{}, 4) // four requests in flight, across both walks
+//	users := client.Users.All(ctx, nil, edapp.WithInFlight(sem))
+//	groups := client.UserGroups.All(ctx, nil, edapp.WithInFlight(sem))
+func WithInFlight(sem chan struct{}) RequestOption {
+	return func(c *requestConfig) {
+		if cap(sem) == 0 {
+			c.fail("WithInFlight needs a buffered channel")
+			return
+		}
+		c.inFlight = sem
 	}
 }
 

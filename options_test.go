@@ -249,6 +249,8 @@ func TestRequestOptionsRejectBadValuesBeforeSending(t *testing.T) {
 		"WithMaxThrottle negative":     WithMaxThrottle(-time.Second),
 		"WithPageConcurrency 0":        WithPageConcurrency(0),
 		"WithPageConcurrency negative": WithPageConcurrency(-3),
+		"WithInFlight nil":             WithInFlight(nil),
+		"WithInFlight unbuffered":      WithInFlight(make(chan struct{})),
 		"WithRoute empty":              WithRoute(""),
 		"WithRoute relative":           WithRoute("v2/users"),
 		"WithRoute with a query":       WithRoute("/v2/users?x=1"),
@@ -272,4 +274,52 @@ func TestRequestOptionsRejectBadValuesBeforeSending(t *testing.T) {
 	assert.EqualValues(t, 0, hits.Load(), "nothing was sent")
 	_, err := c.Users.Get(ctx, "u1", WithRoute("/v2/users/{userId}"), WithMaxThrottle(0), WithPageConcurrency(1))
 	require.NoError(t, err, "good values pass")
+}
+
+// TestWithInFlight: two walks and single calls sharing one semaphore never
+// have more requests in flight than its places, every page holds one while
+// it is fetched, and a call waiting for a place ends with its ctx, unsent.
+func TestWithInFlight(t *testing.T) {
+	var inFlight, most, hits atomic.Int32
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		time.Sleep(5 * time.Millisecond)
+		page := r.URL.Query().Get("page")
+		if page == "4" {
+			w.Write([]byte(`{"items":[],"totalCount":6}`))
+			return
+		}
+		fmt.Fprintf(w, `{"items":[{"id":"u%[1]s-1"},{"id":"u%[1]s-2"}],"totalCount":6}`, page)
+	})
+	sem := make(chan struct{}, 2)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n := 0
+			for _, err := range c.Users.All(ctx, &UserListOptions{ListOptions: ListOptions{PageSize: 2}}, WithInFlight(sem), WithPageConcurrency(4)) {
+				assert.NoError(t, err)
+				n++
+			}
+			assert.Equal(t, 6, n, "every user of the walk")
+		}()
+	}
+	wg.Wait()
+	assert.EqualValues(t, 2, most.Load(), "the walks filled the two places, and never more")
+	assert.Empty(t, sem, "every place given back")
+
+	sem <- struct{}{}
+	sem <- struct{}{}
+	before := hits.Load()
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	_, err := c.Users.Get(short, "u1", WithInFlight(sem))
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Equal(t, before, hits.Load(), "a call that found no place sent nothing")
 }

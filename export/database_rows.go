@@ -28,7 +28,7 @@ const maxParams = 30000
 
 // sqliteParams is about how many placeholders a SQLite statement takes
 // (see insertRows).
-const sqliteParams = 100
+const sqliteParams = 1000
 
 // table returns k's table, checking that the schema has a column for
 // each of its fields and a field for each column.
@@ -137,10 +137,11 @@ func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []R
 	return x.insertRows(ctx, tx, t, rows)
 }
 
-// insertRows upserts rows, many to a statement. The SQLite driver binds
-// parameters in time that grows with the square of their number, so on
-// SQLite a statement takes a few rows and is prepared once per batch;
-// PostgreSQL takes hundreds, saving round trips.
+// insertRows upserts rows, many to a statement, prepared once per batch
+// (the SQLite driver then runs it again without parsing it). On SQLite a
+// statement takes about a thousand placeholders: larger ones leave more
+// of a batch to the last, unprepared statement; PostgreSQL takes
+// hundreds of rows, saving round trips.
 func (x *Database) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows [][]any) error {
 	per := max(1, min(500, maxParams/len(t.cols)))
 	if x.d == SQLite {

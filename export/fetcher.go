@@ -112,7 +112,7 @@ func parents[T, V any](ctx context.Context, x *fetcher, s *stream, c *shared[[]V
 		return v, err
 	}
 	var out []V
-	w, err := x.walker(ctx, s, x.concurrency)
+	w, err := x.walker(ctx, s)
 	if err != nil {
 		return nil, err
 	}

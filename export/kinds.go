@@ -133,7 +133,7 @@ var kinds = []Kind{
 				}
 			}
 			return x.fanOut(ctx, s, parents, func(ctx context.Context, id string) error {
-				w, err := x.walker(ctx, s, 1)
+				w, err := x.walker(ctx, s)
 				if err != nil {
 					return err
 				}
@@ -163,7 +163,7 @@ var kinds = []Kind{
 				return err
 			}
 			return x.fanOut(ctx, s, cols, func(ctx context.Context, colID string) error {
-				w, err := x.walker(ctx, s, 1)
+				w, err := x.walker(ctx, s)
 				if err != nil {
 					return err
 				}
@@ -195,7 +195,7 @@ var kinds = []Kind{
 				return err
 			}
 			return x.fanOut(ctx, s, courses, func(ctx context.Context, courseID string) error {
-				w, err := x.walker(ctx, s, 1)
+				w, err := x.walker(ctx, s)
 				if err != nil {
 					return err
 				}
@@ -213,7 +213,7 @@ var kinds = []Kind{
 		Name:    "course_statistics",
 		Columns: []string{"courseId", "totalUsers", "completedCount", "openedCount"},
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
-			w, err := x.walker(ctx, s, x.concurrency)
+			w, err := x.walker(ctx, s)
 			if err != nil {
 				return err
 			}
@@ -224,7 +224,7 @@ var kinds = []Kind{
 		Name:    "lesson_statistics",
 		Columns: []string{"lessonId", "courseId", "lessonTitle", "totalUsers", "openedCount", "completedCount"},
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
-			w, err := x.walker(ctx, s, x.concurrency)
+			w, err := x.walker(ctx, s)
 			if err != nil {
 				return err
 			}
@@ -235,7 +235,7 @@ var kinds = []Kind{
 		Name:    "survey_questions",
 		Columns: []string{"id", "courseId", "lessonId", "slideId", "questionType", "questionContent", "answers"},
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
-			w, err := x.walker(ctx, s, x.concurrency)
+			w, err := x.walker(ctx, s)
 			if err != nil {
 				return err
 			}
@@ -250,7 +250,7 @@ var kinds = []Kind{
 		OpenField:   "completedDateTime",
 		KeyFields:   []string{"id", "completedDateTime"},
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
-			w, err := x.walker(ctx, s, x.concurrency)
+			w, err := x.walker(ctx, s)
 			if err != nil {
 				return err
 			}
@@ -263,7 +263,7 @@ var kinds = []Kind{
 		Incremental: true,
 		KeyFields:   courseProgressColumns,
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
-			w, err := x.walker(ctx, s, x.concurrency)
+			w, err := x.walker(ctx, s)
 			if err != nil {
 				return err
 			}
@@ -277,7 +277,7 @@ var kinds = []Kind{
 		DateField:   "eventDateTime",
 		KeyFields:   progressEventKey,
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
-			w, err := x.walker(ctx, s, x.concurrency)
+			w, err := x.walker(ctx, s)
 			if err != nil {
 				return err
 			}
@@ -292,7 +292,7 @@ var kinds = []Kind{
 		DateField:   "answeredDateTime",
 		KeyFields:   []string{"id"},
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
-			w, err := x.walker(ctx, s, x.concurrency)
+			w, err := x.walker(ctx, s)
 			if err != nil {
 				return err
 			}
@@ -306,7 +306,7 @@ var kinds = []Kind{
 		PerParent: true,
 		fetch: func(ctx context.Context, x *fetcher, _ Plan, s *stream) error {
 			return x.perUser(ctx, s, func(ctx context.Context, userID string) error {
-				w, err := x.walker(ctx, s, 1)
+				w, err := x.walker(ctx, s)
 				if err != nil {
 					return err
 				}
@@ -324,7 +324,7 @@ var kinds = []Kind{
 		KeyFields:   progressEventKey,
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			return x.perUser(ctx, s, func(ctx context.Context, userID string) error {
-				w, err := x.walker(ctx, s, 1)
+				w, err := x.walker(ctx, s)
 				if err != nil {
 					return err
 				}

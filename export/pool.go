@@ -10,8 +10,10 @@ import (
 )
 
 // pool is the export's requests in flight, across every kind and parent:
-// a walk holds one slot for each request it may have in flight (its page
-// concurrency), so the run never has more than the pool's size.
+// each request holds one of its slots while it is sent and answered
+// (edapp.WithInFlight), so the run never has more than the pool's size in
+// flight, and the walks' pages queue for the slots together: a long walk
+// gets every slot the others leave, whenever it started.
 //
 // The first walk of a run goes alone until its first page answers (open):
 // a token the service refuses, or a host that does not answer, costs one
@@ -28,82 +30,47 @@ func newPool(n int) *pool { return &pool{slots: make(chan struct{}, n), gate: ma
 // open lets the walks after the first one start.
 func (p *pool) open() { p.once.Do(func() { close(p.gate) }) }
 
-// take waits for one slot, then takes up to want-1 more that are free:
-// a long walk started while the pool is idle fetches pages in parallel,
-// one started while it is busy fetches page after page.
-func (p *pool) take(ctx context.Context, want int) (int, error) {
+// enter lets the run's first walk start at once, and the others once the
+// first has an answer (open).
+func (p *pool) enter(ctx context.Context) error {
 	if p.started.Swap(true) {
 		select {
 		case <-p.gate:
 		case <-ctx.Done():
-			return 0, ctx.Err()
+			return ctx.Err()
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return 0, err // ended by StopOn while the gate was shut
-	}
-	select {
-	case p.slots <- struct{}{}:
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	}
-	n := 1
-	for n < want {
-		select {
-		case p.slots <- struct{}{}:
-			n++
-		default:
-			return n, nil
-		}
-	}
-	return n, nil
-}
-
-func (p *pool) give(n int) {
-	for range n {
-		<-p.slots
-	}
+	return ctx.Err() // ended by StopOn while the gate was shut
 }
 
 // seqOf is what a walk ranges over: an SDK iterator.
 type seqOf[T any] = iter.Seq2[T, error]
 
-// walker is one walk's share of the pool: the request options that keep
-// its requests within the slots it holds, and the Response its pages are
-// counted from.
+// walker is one walk: the request options that make its pages take their
+// slots from the pool, and the Response its pages are counted from.
 type walker struct {
-	s     *stream
-	p     *pool
-	n     int
-	resp  *edapp.Response
-	opts  []edapp.RequestOption
-	ended bool
+	s    *stream
+	p    *pool
+	resp *edapp.Response
+	opts []edapp.RequestOption
 }
 
-// walker takes up to want slots for a walk whose requests count to s.
-// each gives them back.
-func (x *fetcher) walker(ctx context.Context, s *stream, want int) (*walker, error) {
-	n, err := x.pool.take(ctx, want)
-	if err != nil {
+// walker starts a walk whose requests count to s, as many of its pages in
+// flight as the pool's slots allow.
+func (x *fetcher) walker(ctx context.Context, s *stream) (*walker, error) {
+	if err := x.pool.enter(ctx); err != nil {
 		return nil, err
 	}
 	r := new(edapp.Response)
-	return &walker{s: s, p: x.pool, n: n, resp: r,
-		opts: []edapp.RequestOption{edapp.WithBulk(), edapp.WithPageConcurrency(n), edapp.WithResponseInto(r)}}, nil
-}
-
-func (w *walker) release() {
-	if !w.ended {
-		w.ended = true
-		w.p.give(w.n)
-	}
+	return &walker{s: s, p: x.pool, resp: r, opts: []edapp.RequestOption{
+		edapp.WithBulk(), edapp.WithInFlight(x.pool.slots), edapp.WithPageConcurrency(x.concurrency), edapp.WithResponseInto(r),
+	}}, nil
 }
 
 // each walks seq, which must carry w.opts, calling fn on each item (nil:
 // send it to the stream), counting each page as it comes, an empty one
-// and one that failed included, then gives the walk's slots back.
+// and one that failed included.
 func each[T any](w *walker, seq seqOf[T], fn func(T) error) error {
-	defer w.release()
 	if fn == nil {
 		fn = func(v T) error { return w.s.emit(v) }
 	}
@@ -122,10 +89,9 @@ func each[T any](w *walker, seq seqOf[T], fn func(T) error) error {
 	return nil
 }
 
-// one sends one request that is not a walk, counted to w's stream, within
-// w's slots.
+// one sends one request that is not a walk, counted to w's stream, in
+// one of the pool's slots.
 func one[T any](w *walker, call func(o []edapp.RequestOption) (T, error)) (T, error) {
-	defer w.release()
 	v, err := call(w.opts)
 	w.s.onPage(w.resp)
 	if err == nil {
@@ -148,11 +114,10 @@ func withKind(ctx context.Context, kind string) context.Context {
 	return context.WithValue(ctx, kindKey{}, kind)
 }
 
-// listAll walks a single list with as many of the pool's slots as are
-// free (up to the concurrency), sending each item to s after seen (when
+// listAll walks a single list, sending each item to s after seen (when
 // not nil) has looked at it.
 func listAll[T any](ctx context.Context, x *fetcher, s *stream, list func(o []edapp.RequestOption) seqOf[T], seen func(T)) error {
-	w, err := x.walker(ctx, s, x.concurrency)
+	w, err := x.walker(ctx, s)
 	if err != nil {
 		return err
 	}

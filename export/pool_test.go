@@ -6,36 +6,28 @@ import (
 	"time"
 )
 
-// TestPoolTake: the first walk takes the free slots it wants; the next
-// waits for the first answer (open), then takes what is left, at least
-// one; a walk whose run ended takes none.
-func TestPoolTake(t *testing.T) {
+// TestPoolEnter: the first walk enters at once; the next waits for the
+// first answer (open); a walk whose run ended does not enter.
+func TestPoolEnter(t *testing.T) {
 	p := newPool(4)
 	ctx := context.Background()
-	if n, err := p.take(ctx, 3); n != 3 || err != nil {
-		t.Fatalf("first take: %d, %v", n, err)
+	if err := p.enter(ctx); err != nil {
+		t.Fatalf("first walk: %v", err)
 	}
-	got := make(chan int)
-	go func() {
-		n, _ := p.take(ctx, 4)
-		got <- n
-	}()
+	entered := make(chan error)
+	go func() { entered <- p.enter(ctx) }()
 	select {
-	case n := <-got:
-		t.Fatalf("a second walk took %d slots before the first answer", n)
+	case err := <-entered:
+		t.Fatalf("a second walk entered before the first answer: %v", err)
 	case <-time.After(20 * time.Millisecond):
 	}
 	p.open()
-	if n := <-got; n != 1 {
-		t.Errorf("second take: %d slots, want the 1 left", n)
-	}
-	p.give(3)
-	if n, _ := p.take(ctx, 8); n != 3 {
-		t.Errorf("third take: %d slots, want the 3 free", n)
+	if err := <-entered; err != nil {
+		t.Errorf("second walk after open: %v", err)
 	}
 	ended, cancel := context.WithCancel(ctx)
 	cancel()
-	if n, err := p.take(ended, 1); n != 0 || err == nil {
-		t.Errorf("take after the run ended: %d, %v", n, err)
+	if err := p.enter(ended); err == nil {
+		t.Error("a walk entered after the run ended")
 	}
 }
