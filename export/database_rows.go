@@ -115,16 +115,56 @@ func isKey(t *table, i int) bool {
 	return false
 }
 
-// upsert writes records into t with multi-row statements. A key repeated
-// within the batch keeps its last record: one statement may not touch a
-// row twice.
+// upsert writes records into t with multi-row statements. A goroutine
+// turns the records into rows, a statement's worth at a time, while this
+// one writes the rows before them. A key repeated within a statement
+// keeps its last record (one statement may not touch a row twice); a key
+// repeated across statements is written by each, the last record last.
 func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []Record, run int64) error {
+	u := x.upserter(tx, t)
+	defer u.close()
+	chunks := make(chan rowChunk, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(chunks)
+		for len(records) > 0 {
+			n := min(u.per, len(records))
+			c := x.rowsOf(t, records[:n], run)
+			select {
+			case chunks <- c:
+			case <-stop:
+				return
+			}
+			records = records[n:]
+		}
+	}()
+	for c := range chunks {
+		if c.err != nil {
+			return c.err
+		}
+		if err := u.exec(ctx, c.rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rowChunk is one statement's rows, or the error that stopped them.
+type rowChunk struct {
+	rows [][]any
+	err  error
+}
+
+// rowsOf is records' rows in t, a key repeated keeping its last record
+// at its first place.
+func (x *Database) rowsOf(t *table, records []Record, run int64) rowChunk {
 	rows := make([][]any, 0, len(records))
 	at := map[string]int{}
 	for _, r := range records {
 		row, err := x.row(t, r, run)
 		if err != nil {
-			return err
+			return rowChunk{err: err}
 		}
 		k := rowKey(t, row)
 		if i, dup := at[k]; dup {
@@ -134,49 +174,70 @@ func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []R
 		at[k] = len(rows)
 		rows = append(rows, row)
 	}
-	return x.insertRows(ctx, tx, t, rows)
+	return rowChunk{rows: rows}
 }
 
-// insertRows upserts rows, many to a statement, prepared once per batch
-// (the SQLite driver then runs it again without parsing it). On SQLite a
-// statement takes about a thousand placeholders: larger ones leave more
-// of a batch to the last, unprepared statement; PostgreSQL takes
-// hundreds of rows, saving round trips.
+// insertRows upserts rows whose keys are distinct, many to a statement.
 func (x *Database) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows [][]any) error {
-	per := max(1, min(500, maxParams/len(t.cols)))
-	if x.d == SQLite {
-		per = max(1, sqliteParams/len(t.cols))
-	}
-	var stmt *sql.Stmt
-	defer func() {
-		if stmt != nil {
-			stmt.Close()
-		}
-	}()
+	u := x.upserter(tx, t)
+	defer u.close()
 	for len(rows) > 0 {
-		n := min(per, len(rows))
-		args := make([]any, 0, n*len(t.cols))
-		for _, row := range rows[:n] {
-			args = append(args, row...)
-		}
-		var err error
-		switch {
-		case n == per && stmt == nil:
-			if stmt, err = tx.PrepareContext(ctx, x.upsertSQL(t, n)); err != nil {
-				return err
-			}
-			fallthrough
-		case n == per:
-			_, err = stmt.ExecContext(ctx, args...)
-		default:
-			_, err = tx.ExecContext(ctx, x.upsertSQL(t, n), args...)
-		}
-		if err != nil {
+		n := min(u.per, len(rows))
+		if err := u.exec(ctx, rows[:n]); err != nil {
 			return err
 		}
 		rows = rows[n:]
 	}
 	return nil
+}
+
+// upserter runs multi-row upserts into one table within one transaction.
+// A statement of the full per rows is prepared once (the SQLite driver
+// then runs it again without parsing it); a shorter one, at the end of a
+// batch, is run as it comes. On SQLite a statement takes about
+// sqliteParams placeholders: larger ones leave more of a batch to the
+// last, unprepared statement. PostgreSQL takes hundreds of rows, saving
+// round trips.
+type upserter struct {
+	x    *Database
+	tx   *sql.Tx
+	t    *table
+	per  int
+	stmt *sql.Stmt
+}
+
+func (x *Database) upserter(tx *sql.Tx, t *table) *upserter {
+	per := max(1, min(500, maxParams/len(t.cols)))
+	if x.d == SQLite {
+		per = max(1, sqliteParams/len(t.cols))
+	}
+	return &upserter{x: x, tx: tx, t: t, per: per}
+}
+
+func (u *upserter) exec(ctx context.Context, rows [][]any) error {
+	args := make([]any, 0, len(rows)*len(u.t.cols))
+	for _, row := range rows {
+		args = append(args, row...)
+	}
+	if len(rows) != u.per {
+		_, err := u.tx.ExecContext(ctx, u.x.upsertSQL(u.t, len(rows)), args...)
+		return err
+	}
+	if u.stmt == nil {
+		stmt, err := u.tx.PrepareContext(ctx, u.x.upsertSQL(u.t, u.per))
+		if err != nil {
+			return err
+		}
+		u.stmt = stmt
+	}
+	_, err := u.stmt.ExecContext(ctx, args...)
+	return err
+}
+
+func (u *upserter) close() {
+	if u.stmt != nil {
+		u.stmt.Close()
+	}
 }
 
 func rowKey(t *table, row []any) string {
