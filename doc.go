@@ -84,7 +84,9 @@
 // Every method takes RequestOptions as a trailing argument:
 // WithResponseInto (the status, headers, request id, attempts and time
 // waited, even on failure), [WithHeader], WithRequestRetry, WithBulk,
-// WithMaxThrottle and, for the All iterators, [WithPageConcurrency].
+// WithMaxThrottle, [WithInFlight] (a bound on the requests in flight
+// across the calls that share it) and, for the All iterators,
+// [WithPageConcurrency].
 //
 // # Observability
 //
