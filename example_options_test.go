@@ -76,3 +76,39 @@ func ExampleWithRequestRetry() {
 	// Output:
 	// <nil> 2
 }
+
+// WithInFlight bounds the requests in flight across several calls: here
+// two walks share four places, and each takes the places the other leaves
+// free, so neither waits for the other to end.
+func ExampleWithInFlight() {
+	srv := edapptest.NewServer()
+	defer srv.Close()
+	if err := srv.SeedLoad(300, 3000); err != nil {
+		panic(err)
+	}
+	client := srv.Client()
+	ctx := context.Background()
+
+	sem := make(chan struct{}, 4)
+	small := edapp.ListOptions{PageSize: 100}
+	done := make(chan int)
+	go func() {
+		n := 0
+		for _, err := range client.Analytics.AllAttempts(ctx, &edapp.AttemptListOptions{ListOptions: small}, edapp.WithInFlight(sem)) {
+			if err != nil {
+				panic(err)
+			}
+			n++
+		}
+		done <- n
+	}()
+	users := 0
+	for _, err := range client.Users.All(ctx, &edapp.UserListOptions{ListOptions: small}, edapp.WithInFlight(sem)) {
+		if err != nil {
+			panic(err)
+		}
+		users++
+	}
+	fmt.Println(users, "users,", <-done, "attempts; at most", cap(sem), "requests in flight:", srv.MaxInFlight() <= cap(sem))
+	// Output: 300 users, 3000 attempts; at most 4 requests in flight: true
+}
