@@ -48,14 +48,16 @@ const (
 type Store struct {
 	db           *sql.DB
 	dialect      Dialect
-	insert       string
 	writeTimeout time.Duration
 	queue        chan *putRequest
 	quit         chan struct{}
 	stopped      chan struct{}
 	closeOnce    sync.Once
-	conn         *sql.Conn // the writer's; only the writer goroutine uses them
-	stmt         *sql.Stmt // the insert, prepared on conn
+	// inserts[n] is insertStatement for n rows, prepared on db once: a
+	// transaction prepares it on its connection the first time it uses it,
+	// and reuses it on that connection afterwards.
+	inserts [rowsPerInsert + 1]*sql.Stmt
+	conn    *sql.Conn // the writer's; only the writer goroutine uses it
 }
 
 // StoreOption configures a Store. A bad value makes [NewStore] fail with an
@@ -87,7 +89,6 @@ func NewStore(ctx context.Context, db *sql.DB, dialect Dialect, opts ...StoreOpt
 	s := &Store{
 		db:           db,
 		dialect:      dialect,
-		insert:       insertStatement(dialect),
 		writeTimeout: defaultWriteTimeout,
 		queue:        make(chan *putRequest, queueSize),
 		quit:         make(chan struct{}),
@@ -102,6 +103,9 @@ func NewStore(ctx context.Context, db *sql.DB, dialect Dialect, opts ...StoreOpt
 		}
 	}
 	if err := dbschema.Migrate(ctx, db, dbschema.Dialect(dialect)); err != nil {
+		return nil, fmt.Errorf("webhook store: %w", err)
+	}
+	if err := s.prepare(ctx); err != nil {
 		return nil, fmt.Errorf("webhook store: %w", err)
 	}
 	go s.run()
@@ -145,7 +149,7 @@ func (s *Store) Put(ctx context.Context, ev edapp.Event, raw []byte) (stored boo
 func (s *Store) put(ctx context.Context, key string, ev edapp.Event, raw []byte) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.writeTimeout)
 	defer cancel()
-	r := &putRequest{ctx: ctx, args: s.rowArgs(key, ev, raw, time.Now()), done: make(chan putResult, 1)}
+	r := &putRequest{ctx: ctx, key: key, args: s.rowArgs(key, ev, raw, time.Now()), done: make(chan putResult, 1)}
 	select {
 	case <-s.quit:
 		return false, fmt.Errorf("%w: the store is closed", ErrUnavailable)
@@ -174,6 +178,30 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() { close(s.quit) })
 	<-s.stopped
 	return nil
+}
+
+// prepare prepares the inserts, before the writer holds a connection: a
+// pool limited to one connection has it free now.
+func (s *Store) prepare(ctx context.Context) error {
+	for n := 1; n <= rowsPerInsert; n++ {
+		stmt, err := s.db.PrepareContext(ctx, insertStatement(s.dialect, n))
+		if err != nil {
+			s.closeStmts()
+			return err
+		}
+		s.inserts[n] = stmt
+	}
+	return nil
+}
+
+// closeStmts closes the prepared inserts.
+func (s *Store) closeStmts() {
+	for n, stmt := range s.inserts {
+		if stmt != nil {
+			stmt.Close()
+			s.inserts[n] = nil
+		}
+	}
 }
 
 // Settings returns the durability settings of a connection set up as the

@@ -48,10 +48,19 @@ func columnIndex(name string) int {
 	panic("webhook: no column " + name) // a mistake in fieldColumns, found by the tests
 }
 
-// insertStatement inserts one row, or nothing when its key is stored.
-func insertStatement(d Dialect) string {
-	marks := strings.TrimSuffix(strings.Repeat("?, ", len(eventsColumns)), ", ")
-	q := "INSERT INTO events (" + strings.Join(eventsColumns, ", ") + ") VALUES (" + marks + ") ON CONFLICT (event_key) DO NOTHING"
+// rowsPerInsert bounds the rows of one INSERT statement, so that its
+// parameters (one a column) stay well below the limits of SQLite (32,766)
+// and PostgreSQL (65,535).
+const rowsPerInsert = 32
+
+// insertStatement inserts n rows, skipping those whose key is stored, and
+// returns the keys of the rows it inserted. A key must not appear twice
+// among the n rows.
+func insertStatement(d Dialect, n int) string {
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(eventsColumns)), ", ") + ")"
+	q := "INSERT INTO events (" + strings.Join(eventsColumns, ", ") + ") VALUES " +
+		strings.TrimSuffix(strings.Repeat(row+", ", n), ", ") +
+		" ON CONFLICT (event_key) DO NOTHING RETURNING event_key"
 	return dbschema.Rebind(dbschema.Dialect(d), q)
 }
 

@@ -1,7 +1,9 @@
 package webhook
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,10 +48,29 @@ func TestRowArgsUnknownEvent(t *testing.T) {
 }
 
 func TestInsertStatement(t *testing.T) {
-	if q := insertStatement(Postgres); !strings.Contains(q, "$22") || !strings.HasSuffix(q, "ON CONFLICT (event_key) DO NOTHING") {
+	q := insertStatement(Postgres, 2)
+	if n := len(eventsColumns); !strings.Contains(q, fmt.Sprintf("$%d)", 2*n)) || strings.Contains(q, fmt.Sprintf("$%d", 2*n+1)) {
+		t.Errorf("postgres, 2 rows: %s", q)
+	}
+	if !strings.HasSuffix(q, "ON CONFLICT (event_key) DO NOTHING RETURNING event_key") {
 		t.Errorf("postgres: %s", q)
 	}
-	if q := insertStatement(SQLite); strings.Contains(q, "$") {
-		t.Errorf("sqlite: %s", q)
+	q = insertStatement(SQLite, 3)
+	if strings.Contains(q, "$") || strings.Count(q, "?") != 3*len(eventsColumns) || strings.Count(q, "(") != 5 {
+		t.Errorf("sqlite, 3 rows: %s", q)
+	}
+	if rowsPerInsert*len(eventsColumns) > 32766/2 {
+		t.Errorf("%d rows of %d parameters come near SQLite's limit", rowsPerInsert, len(eventsColumns))
+	}
+}
+
+func TestDistinctKeys(t *testing.T) {
+	batch := []*putRequest{{key: "a"}, {key: "b"}, {key: "a"}, {key: "c"}, {key: "b"}}
+	firsts, rows := distinctKeys(batch)
+	if want := []bool{true, true, false, true, false}; !slices.Equal(firsts, want) {
+		t.Errorf("firsts = %v, want %v", firsts, want)
+	}
+	if len(rows) != 3 || rows[0] != batch[0] || rows[1] != batch[1] || rows[2] != batch[3] {
+		t.Errorf("rows = %v", rows)
 	}
 }

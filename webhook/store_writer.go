@@ -2,13 +2,15 @@ package webhook
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 )
 
 // putRequest is one delivery waiting for the writer.
 type putRequest struct {
 	ctx  context.Context // the delivery's; once done, nobody waits for the row
-	args []any
+	key  string
+	args []any          // of one row of insertStatement
 	done chan putResult // buffered: the writer never blocks on it
 }
 
@@ -22,6 +24,7 @@ type putResult struct {
 // writes what is queued and ends.
 func (s *Store) run() {
 	defer close(s.stopped)
+	defer s.closeStmts()
 	defer s.dropConn()
 	for {
 		batch := s.nextBatch()
@@ -94,7 +97,8 @@ func (s *Store) write(batch []*putRequest) {
 }
 
 // commit inserts the rows of batch in one transaction on the writer's
-// connection, and reports which were new.
+// connection, and reports which were new. A key that appears twice in
+// batch is inserted once: its later copies are reported as already stored.
 func (s *Store) commit(ctx context.Context, batch []*putRequest) ([]bool, error) {
 	if err := s.connect(ctx); err != nil {
 		return nil, err
@@ -104,24 +108,63 @@ func (s *Store) commit(ctx context.Context, batch []*putRequest) ([]bool, error)
 		return nil, err
 	}
 	defer tx.Rollback() // after Commit, a no-op
-	stmt := tx.StmtContext(ctx, s.stmt)
+	firsts, rows := distinctKeys(batch)
+	inserted := make(map[string]bool, len(rows))
+	for len(rows) > 0 {
+		n := min(len(rows), rowsPerInsert)
+		if err := s.insertRows(ctx, tx, rows[:n], inserted); err != nil {
+			return nil, err
+		}
+		rows = rows[n:]
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
 	stored := make([]bool, len(batch))
 	for i, r := range batch {
-		res, err := stmt.ExecContext(ctx, r.args...)
-		if err != nil {
-			return nil, err
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return nil, err
-		}
-		stored[i] = n == 1
+		stored[i] = firsts[i] && inserted[r.key]
 	}
-	return stored, tx.Commit()
+	return stored, nil
 }
 
-// connect gives the writer a configured connection with the insert
-// prepared on it, unless it has one.
+// distinctKeys returns, for each delivery of batch, whether it is the first
+// with its key, and those first deliveries.
+func distinctKeys(batch []*putRequest) (firsts []bool, rows []*putRequest) {
+	seen := make(map[string]bool, len(batch))
+	firsts = make([]bool, len(batch))
+	for i, r := range batch {
+		if !seen[r.key] {
+			seen[r.key] = true
+			firsts[i] = true
+			rows = append(rows, r)
+		}
+	}
+	return firsts, rows
+}
+
+// insertRows inserts rows with one statement and adds the keys of those
+// that were new to inserted.
+func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, rows []*putRequest, inserted map[string]bool) error {
+	args := make([]any, 0, len(rows)*len(eventsColumns))
+	for _, r := range rows {
+		args = append(args, r.args...)
+	}
+	keys, err := tx.StmtContext(ctx, s.inserts[len(rows)]).QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer keys.Close()
+	for keys.Next() {
+		var key string
+		if err := keys.Scan(&key); err != nil {
+			return err
+		}
+		inserted[key] = true
+	}
+	return keys.Err()
+}
+
+// connect gives the writer a configured connection, unless it has one.
 func (s *Store) connect(ctx context.Context) error {
 	if s.conn != nil {
 		return nil
@@ -130,11 +173,7 @@ func (s *Store) connect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.configure(ctx, conn)
-	if err == nil {
-		s.stmt, err = conn.PrepareContext(ctx, s.insert)
-	}
-	if err != nil {
+	if err := s.configure(ctx, conn); err != nil {
 		conn.Close()
 		return err
 	}
@@ -146,8 +185,7 @@ func (s *Store) connect(ctx context.Context) error {
 // starts on a fresh one.
 func (s *Store) dropConn() {
 	if s.conn != nil {
-		s.stmt.Close()
 		s.conn.Close()
-		s.conn, s.stmt = nil, nil
+		s.conn = nil
 	}
 }

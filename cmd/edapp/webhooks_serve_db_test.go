@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
@@ -182,4 +184,119 @@ func TestStorePut(t *testing.T) {
 			t.Errorf("Put after Close: %v", err)
 		}
 	})
+}
+
+// TestStoreBatch: deliveries that wait together for the writer are
+// committed in one transaction. Within it, a key that comes twice is
+// stored once, its copies answered as already stored; a row the database
+// refuses fails alone, the others of its batch are stored.
+func TestStoreBatch(t *testing.T) {
+	bothDBs(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		db, dialect := openTestDB(t, url)
+		store, err := webhook.NewStore(ctx, db, webhook.Dialect(dialect))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
+		refuseUser(t, db, dialect, "refused")
+		for _, users := range [][]string{{"a", "b", "a", "a", "c"}, {"d", "refused", "e"}} {
+			stored := map[string]int{}
+			for i, r := range putTogether(t, db, dialect, store, users) {
+				switch {
+				case users[i] == "refused":
+					if r.err == nil || errors.Is(r.err, webhook.ErrUnavailable) {
+						t.Errorf("the refused row: %v, %v; want the database's error", r.stored, r.err)
+					}
+				case r.err != nil:
+					t.Errorf("%s: %v", users[i], r.err)
+				case r.stored:
+					stored[users[i]]++
+				}
+			}
+			for _, u := range users {
+				if u != "refused" && stored[u] != 1 {
+					t.Errorf("%v: answered stored %v, want each once but refused", users, stored)
+					break
+				}
+			}
+		}
+		if n := countEvents(t, db); n != 5+1 { // and the one putTogether puts first
+			t.Errorf("%d rows, want 6", n)
+		}
+	})
+}
+
+func batchEvent(user string) edapp.Event {
+	return &edapp.LessonCompletedEvent{UserID: user, LessonID: "lesson-1",
+		Timestamp: edapp.Time{Time: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)}}
+}
+
+// refuseUser makes the database refuse to insert an event of user.
+func refuseUser(t *testing.T, db *sql.DB, dialect dbschema.Dialect, user string) {
+	t.Helper()
+	stmts := []string{`CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.user_id = '` + user + `' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`}
+	if dialect == dbschema.Postgres {
+		stmts = []string{
+			`CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+				IF NEW.user_id = '` + user + `' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$`,
+			`CREATE TRIGGER refuse BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse()`,
+		}
+	}
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+type batchResult struct {
+	stored bool
+	err    error
+}
+
+// putTogether puts an event of each of users at once, so that the writer
+// finds them waiting together: another connection holds the events table
+// while the writer is held up on a first event (of user "first", put once
+// per test) and the others queue behind it.
+func putTogether(t *testing.T, db *sql.DB, dialect dbschema.Dialect, store *webhook.Store, users []string) []batchResult {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	lock := []string{`BEGIN IMMEDIATE`}
+	if dialect == dbschema.Postgres {
+		lock = []string{`BEGIN`, `LOCK TABLE events IN EXCLUSIVE MODE`}
+	}
+	for _, q := range lock {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	put := func(user string, res *batchResult) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ev := batchEvent(user)
+			res.stored, res.err = store.Put(ctx, ev, webhook.NewTestDelivery(ev))
+		}()
+	}
+	// The sleeps let the writer take the first event, then the others
+	// queue; the checks do not depend on them.
+	put("first", &batchResult{})
+	time.Sleep(100 * time.Millisecond)
+	res := make([]batchResult, len(users))
+	for i, u := range users {
+		put(u, &res[i])
+	}
+	time.Sleep(200 * time.Millisecond)
+	if _, err := conn.ExecContext(ctx, `ROLLBACK`); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	return res
 }
