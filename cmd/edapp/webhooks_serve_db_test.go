@@ -39,10 +39,7 @@ func TestStoreDurabilitySettings(t *testing.T) {
 				t.Fatalf("default synchronous_commit %q, %v", def, err)
 			}
 		}
-		store, err := webhook.NewStore(ctx, db, webhook.Dialect(dialect))
-		if err != nil {
-			t.Fatal(err)
-		}
+		store := newTestStore(t, db, dialect)
 		defer store.Close()
 		got, err := store.Settings(ctx)
 		if err != nil {
@@ -149,10 +146,7 @@ func TestStorePut(t *testing.T) {
 	bothDBs(t, func(t *testing.T, url string) {
 		ctx := context.Background()
 		db, dialect := openTestDB(t, url)
-		store, err := webhook.NewStore(ctx, db, webhook.Dialect(dialect))
-		if err != nil {
-			t.Fatal(err)
-		}
+		store := newTestStore(t, db, dialect)
 		body, _ := lessonDelivery(3)
 		ev, err := edapp.ParseEvent(body)
 		if err != nil {
@@ -192,12 +186,8 @@ func TestStorePut(t *testing.T) {
 // refuses fails alone, the others of its batch are stored.
 func TestStoreBatch(t *testing.T) {
 	bothDBs(t, func(t *testing.T, url string) {
-		ctx := context.Background()
 		db, dialect := openTestDB(t, url)
-		store, err := webhook.NewStore(ctx, db, webhook.Dialect(dialect))
-		if err != nil {
-			t.Fatal(err)
-		}
+		store := newTestStore(t, db, dialect)
 		defer store.Close()
 		refuseUser(t, db, dialect, "refused")
 		for _, users := range [][]string{{"a", "b", "a", "a", "c"}, {"d", "refused", "e"}} {
@@ -299,4 +289,14 @@ func putTogether(t *testing.T, db *sql.DB, dialect dbschema.Dialect, store *webh
 	}
 	wg.Wait()
 	return res
+}
+
+// newTestStore opens a webhook.Store on db.
+func newTestStore(t *testing.T, db *sql.DB, dialect dbschema.Dialect) *webhook.Store {
+	t.Helper()
+	store, err := webhook.NewStore(context.Background(), db, webhook.Dialect(dialect))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store
 }
