@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -122,6 +123,58 @@ func TestRunCountsEveryRequestToItsKind(t *testing.T) {
 			t.Errorf("%s: %d requests, minimum %d plus one per walk (%d)", r.Kind, r.Requests, min, walks)
 		}
 	}
+}
+
+// TestRunLetsALongWalkUseTheSlotsOthersLeave: the longest walk starts
+// while a dozen others share the pool, and still has several pages in
+// flight once they leave slots free: a request holds a slot while it is
+// sent, not a walk for its whole length.
+func TestRunLetsALongWalkUseTheSlotsOthersLeave(t *testing.T) {
+	srv, pageSize := scaleServer(t)
+	var mu sync.Mutex
+	spans := map[string][][2]time.Time{}
+	observe := edapp.Observer{Attempt: func(ctx context.Context, e edapp.AttemptEvent) {
+		kind, _ := KindFromContext(ctx)
+		end := time.Now()
+		mu.Lock()
+		defer mu.Unlock()
+		spans[kind] = append(spans[kind], [2]time.Time{end.Add(-e.Duration), end})
+	}}
+	f, err := OpenFiles(t.TempDir(), "csv", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := Run(context.Background(), srv.Client(edapp.WithObserver(observe)), Options{PageSize: pageSize, Concurrency: 3}, f); err != nil {
+		t.Fatal(err)
+	}
+	if most := mostAtOnce(spans["lesson_progress_events"]); most < 2 {
+		t.Errorf("lesson_progress_events had at most %d page in flight, want the slots the others left", most)
+	}
+}
+
+// mostAtOnce is the most of spans that overlap at one time.
+func mostAtOnce(spans [][2]time.Time) int {
+	type edge struct {
+		at   time.Time
+		step int
+	}
+	var edges []edge
+	for _, s := range spans {
+		edges = append(edges, edge{s[0], 1}, edge{s[1], -1})
+	}
+	slices.SortFunc(edges, func(a, b edge) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return a.step - b.step // an end before a start at the same time
+	})
+	now, most := 0, 0
+	for _, e := range edges {
+		now += e.step
+		most = max(most, now)
+	}
+	return most
 }
 
 // minimumRequests is a kind's minimum and its walks: ⌊n ÷ pageSize⌋ + 1
