@@ -387,3 +387,43 @@ func TestLastActiveDate(t *testing.T) {
 	f.get("/v2/users/"+f.u3, &u)
 	assert.Equal(t, f.t0.Add(2*time.Hour), u.LastActiveDate.t)
 }
+
+func TestQueryDatetimeForms(t *testing.T) {
+	clock := newFakeClock()
+	clock.Set(time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC))
+	h := newHarness(t, WithClock(clock.Now))
+	u := h.mustUser(UserSpec{Username: "u"})
+	_, ls := h.mustCourse(CourseSpec{Title: "C", Lessons: lessonSpecs("L")})
+	require.NoError(t, h.CompleteLesson(u, ls[0], 80)) // 01:00
+	clock.Advance(time.Hour)
+	require.NoError(t, h.CompleteLesson(u, ls[0], 90)) // 02:00
+
+	count := func(param, v string) int {
+		t.Helper()
+		r := h.do("GET", "/v2/analytics/attempts?"+param+"="+v, nil)
+		require.Equal(t, 200, r.status, "%s=%s: %s", param, v, r.body)
+		var p page[wireAttempt]
+		r.json(t, &p)
+		return p.TotalCount
+	}
+	for _, v := range []string{
+		"2026-11-22T01:35:07Z",
+		"2026-11-22T01:35:07.123Z",
+		url.QueryEscape("2026-11-22 01:35:07.123456"),  // Python's str(datetime)
+		"2026-11-22+01:35:07.123456",                   // the same, form-encoded
+		url.QueryEscape("2026-11-22T01:35:07+0000"),    // +hhmm
+		url.QueryEscape("2026-11-22T01:35:07+00"),      // +hh
+		url.QueryEscape("2026-11-22 01:35:07.5+00:00"), // Python with a zone
+		"2026-11-22T01:35:07+0000",                     // an unescaped "+" reads as a space
+		"2026-11-22T03:35:07%2B0200",                   // another zone, same instant
+		"2026-11-22T01:35:07",
+	} {
+		assert.Equal(t, 1, count("startDateTime", v), "startDateTime=%s", v)
+		assert.Equal(t, 1, count("enddatetime", v), "enddatetime=%s", v)
+	}
+	r := h.do("GET", "/v2/analytics/courseprogress?modifiedSinceDateTime="+url.QueryEscape("2026-11-22 01:35:07.123456"), nil)
+	assert.Equal(t, 200, r.status, string(r.body))
+	for _, bad := range []string{"yesterday", "2026-11-22T01:35:07+0", "22/11/2026"} {
+		assert.Equal(t, 400, h.do("GET", "/v2/analytics/attempts?startDateTime="+url.QueryEscape(bad), nil).status, bad)
+	}
+}

@@ -3,13 +3,16 @@ package edapptest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -188,4 +191,22 @@ func keys(t *testing.T, b []byte) []string {
 		require.NoError(t, dec.Decode(&skip))
 	}
 	return out
+}
+
+// assertNoSecret fails when s holds secret in any of its usual encodings.
+func assertNoSecret(t *testing.T, s, secret, what string) {
+	t.Helper()
+	j, _ := json.Marshal(secret)
+	for _, form := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret),
+		strings.Trim(string(j), `"`), strings.ToUpper(secret)} {
+		assert.False(t, strings.Contains(s, form), "%s holds a secret (as %q)", what, form)
+	}
+}
+
+// dumpRequests renders the request log every way a user might print it.
+func dumpRequests(t *testing.T, reqs []Request) string {
+	t.Helper()
+	j, err := json.Marshal(reqs)
+	require.NoError(t, err)
+	return fmt.Sprintf("%#v\n%v\n%s", reqs, reqs, j)
 }

@@ -1,11 +1,14 @@
 package edapptest
 
 import (
+	"bytes"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -362,4 +365,70 @@ func TestV1Activities(t *testing.T) {
 	}
 	h.get("/v1/reports/activities", &acts)
 	assert.Len(t, acts, 100)
+}
+
+func TestUserTokens(t *testing.T) {
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	h := newHarness(t, WithLogger(slog.New(slog.NewJSONHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	u := h.mustUser(UserSpec{Username: "tok", ExternalID: "EXT/1"})
+
+	var byID, byExt v1UserToken
+	h.get("/v1/users/id/"+u+"/token", &byID)
+	h.get("/v1/users/external/"+url.PathEscape("EXT/1")+"/token", &byExt)
+	require.NotEmpty(t, byID.Token)
+	assert.Equal(t, byID, byExt, "one user, one token")
+	r := h.do("GET", "/v1/users/id/"+u+"/token", nil)
+	assert.Equal(t, []string{"token"}, keys(t, r.body))
+
+	assert.Equal(t, 404, h.do("GET", "/v1/users/id/usr_404/token", nil).status)
+	assert.Equal(t, 404, h.do("GET", "/v1/users/external/nobody/token", nil).status)
+
+	mu.Lock()
+	out := logs.String()
+	mu.Unlock()
+	require.Contains(t, out, "/token", "requests were logged")
+	assertNoSecret(t, out, byID.Token, "slog output")
+	assertNoSecret(t, dumpRequests(t, h.Requests()), byID.Token, "request log")
+
+	// Deleting the user forgets the token.
+	h.ok("DELETE", "/v2/users/"+u, nil, nil)
+	assert.Equal(t, 404, h.do("GET", "/v1/users/external/EXT%2F1/token", nil).status)
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func TestV1Lists(t *testing.T) {
+	h := newHarness(t)
+	g := h.mustGroup("G", "", "")
+	var created v1User
+	h.ok("POST", "/v1/users", map[string]any{"username": "v1", "externalIdentifier": "LEG-1", "usergroups": []string{g}}, &created)
+
+	var v2 page[v2User]
+	h.get("/v2/users?externalId=LEG-1", &v2)
+	require.Equal(t, 1, v2.TotalCount, "externalIdentifier is the external id")
+	assert.Equal(t, created.ID, v2.Items[0].ID)
+
+	r := h.do("GET", "/v1/users", nil)
+	require.Equal(t, 200, r.status)
+	require.Equal(t, byte('['), r.body[0], "a bare array: %s", r.body)
+	var users []v1User
+	r.json(t, &users)
+	assert.Equal(t, []v1User{created}, users)
+
+	r = h.do("GET", "/v1/usergroups", nil)
+	require.Equal(t, 200, r.status)
+	require.Equal(t, byte('['), r.body[0], "a bare array: %s", r.body)
+	var groups []v1Group
+	r.json(t, &groups)
+	assert.Equal(t, []v1Group{{ID: g, Name: "G", Users: []string{created.ID}, Courses: []string{}}}, groups)
 }

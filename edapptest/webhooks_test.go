@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/edapp-go/edapp"
 )
 
 // receiver records the webhook deliveries it gets.
@@ -400,4 +401,23 @@ func TestWithRedeliveries(t *testing.T) {
 	require.Len(t, got, 6)
 	assert.Equal(t, got[0].body, got[2].body)
 	assert.NotEqual(t, got[0].body, got[3].body)
+}
+
+func TestEmitTakesEventNames(t *testing.T) {
+	h := newHarness(t)
+	rc := newReceiver(t)
+	for _, name := range edapp.EventNames() {
+		_, err := h.AddWebhook(WebhookSpec{EventName: name, URL: rc.URL})
+		require.NoError(t, err)
+	}
+	for _, name := range edapp.EventNames() {
+		require.NoError(t, h.Emit(name, nil), "%s", name)
+	}
+	ds := h.Deliveries()
+	require.Len(t, ds, len(edapp.EventNames()))
+	for i, d := range ds {
+		assert.Equal(t, edapp.EventNames()[i], d.EventName)
+		assert.Equal(t, string(d.EventName), eventName(t, d.Body))
+	}
+	assert.ErrorIs(t, h.Emit("NoSuchEvent", nil), ErrInvalid)
 }

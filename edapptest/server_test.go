@@ -1,0 +1,133 @@
+package edapptest
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRequestLogKeepsNoLaunchToken(t *testing.T) {
+	h := newHarness(t)
+	demo, err := h.SeedDemo()
+	require.NoError(t, err)
+	var courses []v1Course
+	h.get("/v1/users/"+demo.UserIDs[1]+"/courses", &courses)
+	link, err := url.Parse(courses[0].Lessons[0].LaunchURI)
+	require.NoError(t, err)
+	tok, lesson := link.Query().Get("token"), link.Query().Get("lesson")
+	require.NotEmpty(t, tok)
+
+	h.ResetRequests()
+	for _, q := range []string{
+		link.RawQuery,
+		"TOKEN=" + url.QueryEscape(tok) + "&lesson=" + lesson,
+		"%74oken=" + url.QueryEscape(tok) + "&lesson=" + lesson, // a percent-encoded name
+		"lesson=" + lesson + "&token=" + url.QueryEscape(tok) + ";x",
+		"token=" + url.QueryEscape(tok) + "&token=" + url.QueryEscape(tok) + "&lesson=" + lesson,
+	} {
+		req, _ := http.NewRequest("GET", h.URL+"/launch-lesson?"+q, nil)
+		req.Header.Set("Referer", "https://web.example.com/launch?token="+tok)
+		req.Header.Set("X-Launch", `{"token":"`+tok+`"}`)
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		res.Body.Close()
+	}
+	// An API request with a token parameter is scrubbed too.
+	h.do("GET", "/v2/users?token="+url.QueryEscape(tok), nil)
+
+	reqs := h.Requests()
+	require.Len(t, reqs, 6)
+	assert.Equal(t, 200, reqs[0].Status, "the launch itself worked")
+	assert.Equal(t, "lesson="+lesson+"&token=REDACTED", reqs[0].RawQuery)
+	assert.Equal(t, "token=REDACTED", reqs[5].RawQuery)
+	assertNoSecret(t, dumpRequests(t, reqs), tok, "request log")
+	for _, r := range reqs[:5] {
+		assert.Nil(t, r.Body, "the launch page's body is not read")
+	}
+}
+
+func TestAuthBeforeBody(t *testing.T) {
+	h := newHarness(t)
+	big := bytes.Repeat([]byte("a"), MaxBodyBytes+1)
+	small := []byte(`{"name":"sneaky"}`)
+
+	// Without a valid token nothing is read or kept, whatever the size.
+	for _, body := range [][]byte{small, big} {
+		r := h.raw("POST", "/v2/users", "wrong", body)
+		assert.Equal(t, http.StatusUnauthorized, r.status, "auth is checked before the body")
+	}
+	// With a valid token an oversized body gets 413 and is not kept.
+	r := h.raw("POST", "/v2/users", h.Token, big)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, r.status)
+	assert.Contains(t, r.message(t), "1048576 bytes")
+	// So does one that does not declare its length.
+	req, _ := http.NewRequest("POST", h.URL+"/v2/users", io.MultiReader(bytes.NewReader(big)))
+	req.ContentLength = -1
+	req.Header.Set("Authorization", "Bearer "+h.Token)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusRequestEntityTooLarge, res.StatusCode)
+	// A body at the limit is read.
+	at := append([]byte(`{"name":"limit","email":"`), bytes.Repeat([]byte("e"), MaxBodyBytes-len(`{"name":"limit","email":""}`))...)
+	at = append(at, `"}`...)
+	require.Len(t, at, MaxBodyBytes)
+	assert.Equal(t, 200, h.raw("POST", "/v2/users", h.Token, at).status)
+
+	reqs := h.Requests()
+	require.Len(t, reqs, 5)
+	for i, r := range reqs[:4] {
+		assert.Nil(t, r.Body, "request %d: body kept", i)
+	}
+	assert.Len(t, reqs[4].Body, MaxBodyBytes)
+	var users page[v2User]
+	h.get("/v2/users", &users)
+	assert.Equal(t, 1, users.TotalCount, "the unauthenticated create did nothing")
+}
+
+func TestManagedGroupsField(t *testing.T) {
+	for _, tc := range []struct {
+		field      ManagedGroupsField
+		takes      []string
+		ignores    []string
+		optionless bool
+	}{
+		{ManagedGroupsEither, []string{"managedUserGroups", "userGroupsManaged"}, nil, true},
+		{ManagedUserGroups, []string{"managedUserGroups"}, []string{"userGroupsManaged"}, false},
+		{UserGroupsManaged, []string{"userGroupsManaged"}, []string{"managedUserGroups"}, false},
+	} {
+		t.Run(string(tc.field), func(t *testing.T) {
+			var h harness
+			if tc.optionless {
+				h = newHarness(t)
+			} else {
+				h = newHarness(t, WithManagedGroupsField(tc.field))
+			}
+			g := h.mustGroup("G", "", "")
+			for i, name := range append(append([]string{}, tc.takes...), tc.ignores...) {
+				want := []string{g}
+				if i >= len(tc.takes) {
+					want = []string{}
+				}
+				// Create.
+				var u v2User
+				r := h.do("POST", "/v2/users", map[string]any{"name": fmt.Sprintf("u%d", i), name: []string{g}})
+				require.Equal(t, 200, r.status, string(r.body))
+				r.json(t, &u)
+				assert.Equal(t, want, u.UserGroupsManaged, "create with %s", name)
+				assert.NotContains(t, keys(t, r.body), "managedUserGroups", "responses write userGroupsManaged")
+				// Update.
+				var plain v2User
+				h.ok("POST", "/v2/users", map[string]any{"name": fmt.Sprintf("p%d", i)}, &plain)
+				h.ok("PUT", "/v2/users/"+plain.ID, map[string]any{name: []string{g}}, &plain)
+				assert.Equal(t, want, plain.UserGroupsManaged, "update with %s", name)
+			}
+		})
+	}
+}
