@@ -219,6 +219,9 @@ func (u *upserter) exec(ctx context.Context, rows [][]any) error {
 	for _, row := range rows {
 		args = append(args, row...)
 	}
+	if u.x.d == Postgres {
+		u.postgresSafe(args)
+	}
 	if len(rows) != u.per {
 		_, err := u.tx.ExecContext(ctx, u.x.upsertSQL(u.t, len(rows)), args...)
 		return err
@@ -232,6 +235,22 @@ func (u *upserter) exec(ctx context.Context, rows [][]any) error {
 	}
 	_, err := u.stmt.ExecContext(ctx, args...)
 	return err
+}
+
+// postgresSafe replaces, in the statement's arguments, the NUL characters
+// PostgreSQL refuses (see dbschema.PostgresText).
+func (u *upserter) postgresSafe(args []any) {
+	for i, a := range args {
+		s, ok := a.(string)
+		if !ok {
+			continue
+		}
+		if u.t.cols[i%len(u.t.cols)].Type == dbschema.JSON {
+			args[i] = dbschema.PostgresJSON(s)
+		} else {
+			args[i] = dbschema.PostgresText(s)
+		}
+	}
 }
 
 func (u *upserter) close() {

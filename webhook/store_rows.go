@@ -91,9 +91,17 @@ func (s *Store) rowArgs(key string, ev edapp.Event, raw []byte, received time.Ti
 	args[colName] = string(ev.Name())
 	args[colReceived] = s.timeArg(received)
 	args[colRaw] = string(raw)
-	if _, unknown := ev.(*edapp.UnknownEvent); unknown {
-		return args
+	if _, unknown := ev.(*edapp.UnknownEvent); !unknown {
+		s.eventArgs(args, ev)
 	}
+	if s.dialect == Postgres {
+		postgresSafe(args)
+	}
+	return args
+}
+
+// eventArgs fills the columns of ev's fields.
+func (s *Store) eventArgs(args []any, ev edapp.Event) {
 	v := reflect.ValueOf(ev).Elem()
 	for i, slot := range slotsOf(v.Type()) {
 		switch x := v.Field(i).Interface().(type) {
@@ -105,7 +113,21 @@ func (s *Store) rowArgs(key string, ev edapp.Event, raw []byte, received time.Ti
 			}
 		}
 	}
-	return args
+}
+
+// postgresSafe replaces, in a row's arguments, the NUL characters
+// PostgreSQL refuses (see dbschema.PostgresText): a delivery holding one is
+// stored with U+FFFD in its place rather than refused.
+func postgresSafe(args []any) {
+	for i, a := range args {
+		if v, ok := a.(string); ok {
+			if i == colRaw {
+				args[i] = dbschema.PostgresJSON(v)
+			} else {
+				args[i] = dbschema.PostgresText(v)
+			}
+		}
+	}
 }
 
 // timeArg is t as the dialect stores it: a timestamptz on PostgreSQL, the

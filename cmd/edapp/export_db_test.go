@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"iter"
 	"slices"
@@ -291,6 +292,40 @@ func TestExportDBMirrorsDeletions(t *testing.T) {
 		}
 		if got, want := dbCounts(t, db, []string{"users"})["users"], fakeCounts(t, srv)["users"]; got != want {
 			t.Errorf("users: %d rows, the fake holds %d", got, want)
+		}
+	})
+}
+
+// TestExportDBStoresNUL: a record with a NUL character in its strings is
+// exported on both databases, as sent on SQLite and with U+FFFD in its
+// place on PostgreSQL, whose text and jsonb cannot hold it; the rest of
+// its batch is written too.
+func TestExportDBStoresNUL(t *testing.T) {
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, _ := exportFixture(t, 5)
+		id, err := srv.AddUser(edapptest.UserSpec{Username: "nul", FirstName: "Ann\x00Lee", CustomFields: map[string]string{"site": "a\x00b"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users"), exitOK)
+		db, dialect := openTestDB(t, url)
+		nul := "\x00"
+		if dialect == dbschema.Postgres {
+			nul = "\uFFFD"
+		}
+		var first, raw, site string
+		if err := db.QueryRow(dbschema.Rebind(dialect, `SELECT first_name, raw FROM users WHERE id = ?`), id).Scan(&first, &raw); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.QueryRow(dbschema.Rebind(dialect, `SELECT value FROM user_custom_fields WHERE user_id = ?`), id).Scan(&site); err != nil {
+			t.Fatal(err)
+		}
+		var kept map[string]any
+		if err := json.Unmarshal([]byte(raw), &kept); err != nil || first != "Ann"+nul+"Lee" || kept["firstName"] != first || site != "a"+nul+"b" {
+			t.Errorf("first_name %q, raw %s (%v), site %q; want the NULs as %q", first, raw, err, site, nul)
+		}
+		if got, want := dbCounts(t, db, []string{"users"})["users"], fakeCounts(t, srv)["users"]; got != want {
+			t.Errorf("%d users, the fake holds %d", got, want)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -299,4 +300,40 @@ func newTestStore(t *testing.T, db *sql.DB, dialect dbschema.Dialect) *webhook.S
 		t.Fatal(err)
 	}
 	return store
+}
+
+// TestStorePutNUL: a delivery with a NUL character in a string is stored
+// on both databases: as sent on SQLite, with U+FFFD in its place on
+// PostgreSQL, whose text and jsonb cannot hold it.
+func TestStorePutNUL(t *testing.T) {
+	bothDBs(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		db, dialect := openTestDB(t, url)
+		store := newTestStore(t, db, dialect)
+		defer store.Close()
+		body := []byte(`{"eventName":"LessonCompletedEvent","userId":"u1","userName":"Ann\u0000Lee","lessonId":"l1",` +
+			`"timestamp":"2026-11-24T10:00:00Z","extra":"x\u0000"}`)
+		ev, err := edapp.ParseEvent(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stored, err := store.Put(ctx, ev, body); err != nil || !stored {
+			t.Fatalf("Put = %v, %v", stored, err)
+		}
+		var name, raw string
+		if err := db.QueryRowContext(ctx, `SELECT user_name, raw FROM events`).Scan(&name, &raw); err != nil {
+			t.Fatal(err)
+		}
+		nul := "\x00"
+		if dialect == dbschema.Postgres {
+			nul = "\uFFFD"
+		}
+		if name != "Ann"+nul+"Lee" {
+			t.Errorf("user_name %q, want %q", name, "Ann"+nul+"Lee")
+		}
+		var kept map[string]any
+		if err := json.Unmarshal([]byte(raw), &kept); err != nil || kept["userName"] != "Ann"+nul+"Lee" || kept["extra"] != "x"+nul {
+			t.Errorf("raw %s (%v), want the NULs as %q", raw, err, nul)
+		}
+	})
 }
