@@ -220,7 +220,7 @@ func (u *upserter) exec(ctx context.Context, rows [][]any) error {
 		args = append(args, row...)
 	}
 	if u.x.d == Postgres {
-		u.postgresSafe(args)
+		dbschema.PostgresArgs(args, func(i int) bool { return u.t.cols[i%len(u.t.cols)].Type == dbschema.JSON })
 	}
 	if len(rows) != u.per {
 		_, err := u.tx.ExecContext(ctx, u.x.upsertSQL(u.t, len(rows)), args...)
@@ -235,22 +235,6 @@ func (u *upserter) exec(ctx context.Context, rows [][]any) error {
 	}
 	_, err := u.stmt.ExecContext(ctx, args...)
 	return err
-}
-
-// postgresSafe replaces, in the statement's arguments, the NUL characters
-// PostgreSQL refuses (see dbschema.PostgresText).
-func (u *upserter) postgresSafe(args []any) {
-	for i, a := range args {
-		s, ok := a.(string)
-		if !ok {
-			continue
-		}
-		if u.t.cols[i%len(u.t.cols)].Type == dbschema.JSON {
-			args[i] = dbschema.PostgresJSON(s)
-		} else {
-			args[i] = dbschema.PostgresText(s)
-		}
-	}
 }
 
 func (u *upserter) close() {

@@ -95,7 +95,9 @@ func (s *Store) rowArgs(key string, ev edapp.Event, raw []byte, received time.Ti
 		s.eventArgs(args, ev)
 	}
 	if s.dialect == Postgres {
-		postgresSafe(args)
+		// A delivery holding a NUL is stored with U+FFFD in its place,
+		// rather than refused by PostgreSQL.
+		dbschema.PostgresArgs(args, func(i int) bool { return i == colRaw })
 	}
 	return args
 }
@@ -110,21 +112,6 @@ func (s *Store) eventArgs(args []any, ev edapp.Event) {
 		case edapp.Time:
 			if !x.IsZero() {
 				args[slot] = s.timeArg(x.Time)
-			}
-		}
-	}
-}
-
-// postgresSafe replaces, in a row's arguments, the NUL characters
-// PostgreSQL refuses (see dbschema.PostgresText): a delivery holding one is
-// stored with U+FFFD in its place rather than refused.
-func postgresSafe(args []any) {
-	for i, a := range args {
-		if v, ok := a.(string); ok {
-			if i == colRaw {
-				args[i] = dbschema.PostgresJSON(v)
-			} else {
-				args[i] = dbschema.PostgresText(v)
 			}
 		}
 	}

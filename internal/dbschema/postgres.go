@@ -41,3 +41,18 @@ func PostgresJSON(s string) string {
 	}
 	return b.String()
 }
+
+// PostgresArgs makes a statement's arguments safe for PostgreSQL in place:
+// PostgresJSON for the strings of the arguments isJSON reports (by index),
+// PostgresText for the other strings.
+func PostgresArgs(args []any, isJSON func(i int) bool) {
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			if isJSON(i) {
+				args[i] = PostgresJSON(s)
+			} else {
+				args[i] = PostgresText(s)
+			}
+		}
+	}
+}

@@ -34,3 +34,14 @@ func TestPostgresJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestPostgresArgs(t *testing.T) {
+	args := []any{"a\x00", `{"a":"\u0000"}`, 7, nil}
+	PostgresArgs(args, func(i int) bool { return i == 1 })
+	want := []any{"a\uFFFD", `{"a":"\ufffd"}`, 7, nil}
+	for i := range want {
+		if args[i] != want[i] {
+			t.Errorf("arg %d = %#v, want %#v", i, args[i], want[i])
+		}
+	}
+}
