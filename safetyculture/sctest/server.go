@@ -170,7 +170,8 @@ func ownsPath(p string) bool {
 // Handle replaces the fake's answer for the requests pattern matches (an
 // http.ServeMux pattern, such as "GET /feed/users"), as slacktest's
 // Customize.Handle does. The request must still carry the token, and it
-// is counted under pattern; the rate limits do not apply to it.
+// is counted under pattern; the rate limits do not apply to it. A bad or
+// conflicting pattern panics, as http.ServeMux.Handle does.
 func (s *Server) Handle(pattern string, h http.Handler) {
 	s.overrideMu.Lock()
 	defer s.overrideMu.Unlock()
@@ -187,12 +188,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnauthorized, codeUnauthenticated, "Unauthenticated")
 		return
 	}
-	if h, pattern := s.override(r); h != nil {
+	if mux, pattern := s.override(r); mux != nil {
 		s.counts.add(pattern)
-		h.ServeHTTP(w, r)
+		mux.ServeHTTP(w, r) // the mux, not the handler it found, sets the path values
 		return
 	}
-	h, pattern := s.routes.Handler(r)
+	_, pattern := s.routes.Handler(r)
 	if pattern == "" {
 		writeError(w, http.StatusNotFound, codeNotFound, "Not Found")
 		return
@@ -204,21 +205,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-	h.ServeHTTP(sw, r)
+	s.routes.ServeHTTP(sw, r)
 	s.log(r, pattern, sw.status)
 }
 
-func (s *Server) override(r *http.Request) (http.Handler, string) {
+// override returns the overrides' mux and the pattern that matched, or
+// nil when no override matches r.
+func (s *Server) override(r *http.Request) (*http.ServeMux, string) {
 	s.overrideMu.RLock()
 	defer s.overrideMu.RUnlock()
 	if !s.overridden {
 		return nil, ""
 	}
-	h, pattern := s.overrides.Handler(r)
-	if pattern == "" {
-		return nil, ""
+	if _, pattern := s.overrides.Handler(r); pattern != "" {
+		return s.overrides, pattern
 	}
-	return h, pattern
+	return nil, ""
 }
 
 func (s *Server) recoverPanic(w http.ResponseWriter) {
