@@ -14,8 +14,11 @@ type route struct {
 
 // routeTable lists every route the fake answers, by family.
 func routeTable(s *Server) []route {
+	return append(trainingRoutes(s), orgRoutes(s)...)
+}
+
+func trainingRoutes(s *Server) []route {
 	return []route{
-		{"GET /accounts/user/v1/user:WhoAmI", s.whoAmI},
 		// Catalogue and writes.
 		{"GET /training/courses/v1", s.listCourses},
 		{"GET /training/courses/v1/{courseId}/lessons", s.courseLessons},
@@ -42,8 +45,15 @@ func routeTable(s *Server) []route {
 		{"GET /training/analytics/v1/surveys/questionDefinitions", s.surveyQuestions},
 		{"GET /training/analytics/v1/surveys/answers", s.surveyAnswers},
 		{"GET /training/analytics/v1/rapidRefresh/answers", s.genericReport(ReportRapidRefreshAnswers)},
-		// Feeds.
 		{"GET /training/v1/feed/training-course-progress", s.feedCourseProgress},
+	}
+}
+
+// orgRoutes are the routes outside /training: who the token is, the
+// organisation's feeds and its webhooks.
+func orgRoutes(s *Server) []route {
+	return []route{
+		{"GET /accounts/user/v1/user:WhoAmI", s.whoAmI},
 		{"GET /feed/users", s.feedUsers},
 		{"GET /feed/groups", s.feedGroups},
 		{"GET /feed/group_users", s.feedGroupUsers},
