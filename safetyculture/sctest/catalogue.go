@@ -65,35 +65,56 @@ func (s *Server) courseLessons(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"lessons": items})
 }
 
-// getLesson answers GET /training/lessons/v1/{id} with the lesson itself.
-func (s *Server) getLesson(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	var out *wireLesson
-	s.read(func(st *store, _ time.Time) {
-		if l := st.lessons.get(id); l != nil {
-			wl := st.wireLesson(l)
-			out = &wl
-		}
-	})
-	if out == nil {
-		notFound(w, "lesson", id)
+// getOne answers one record found by the path parameter param, or 404.
+func getOne[T any](s *Server, w http.ResponseWriter, r *http.Request, param, what string, find func(st *store, id string) (T, bool)) {
+	id := r.PathValue(param)
+	var out T
+	found := false
+	s.read(func(st *store, _ time.Time) { out, found = find(st, id) })
+	if !found {
+		notFound(w, what, id)
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (s *Server) listCollections(w http.ResponseWriter, r *http.Request) {
+// listAll answers a page of the records rows builds.
+func listAll[T any](s *Server, w http.ResponseWriter, r *http.Request, rows func(st *store) []T) {
 	page, size, ok := paging(w, r)
 	if !ok {
 		return
 	}
-	var items []wireCollection
-	s.read(func(st *store, _ time.Time) {
-		for _, c := range st.collections.all() {
-			items = append(items, wireCollection{ID: c.id, Title: c.title, Description: c.description, CourseCount: len(c.courseIDs)})
-		}
-	})
+	var items []T
+	s.read(func(st *store, _ time.Time) { items = rows(st) })
 	writePage(w, items, page, size)
+}
+
+// each maps f over a table's records.
+func each[R, T any](t *table[R], f func(*R) T) []T {
+	out := make([]T, 0, len(t.order))
+	for _, v := range t.all() {
+		out = append(out, f(v))
+	}
+	return out
+}
+
+// getLesson answers GET /training/lessons/v1/{id} with the lesson itself.
+func (s *Server) getLesson(w http.ResponseWriter, r *http.Request) {
+	getOne(s, w, r, "id", "lesson", func(st *store, id string) (wireLesson, bool) {
+		l := st.lessons.get(id)
+		if l == nil {
+			return wireLesson{}, false
+		}
+		return st.wireLesson(l), true
+	})
+}
+
+func (s *Server) listCollections(w http.ResponseWriter, r *http.Request) {
+	listAll(s, w, r, func(st *store) []wireCollection {
+		return each(&st.collections, func(c *collection) wireCollection {
+			return wireCollection{ID: c.id, Title: c.title, Description: c.description, CourseCount: len(c.courseIDs)}
+		})
+	})
 }
 
 func (s *Server) collectionCourses(w http.ResponseWriter, r *http.Request) {
@@ -129,76 +150,43 @@ func (st *store) wirePath(p *path) wirePath {
 }
 
 func (s *Server) listPaths(w http.ResponseWriter, r *http.Request) {
-	page, size, ok := paging(w, r)
-	if !ok {
-		return
-	}
-	var items []wirePath
-	s.read(func(st *store, _ time.Time) {
-		for _, p := range st.paths.all() {
-			items = append(items, st.wirePath(p))
-		}
-	})
-	writePage(w, items, page, size)
+	listAll(s, w, r, func(st *store) []wirePath { return each(&st.paths, st.wirePath) })
 }
 
 func (s *Server) getPath(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("pathId")
-	var out *wirePath
-	s.read(func(st *store, _ time.Time) {
-		if p := st.paths.get(id); p != nil {
-			wp := st.wirePath(p)
-			out = &wp
+	getOne(s, w, r, "pathId", "path", func(st *store, id string) (wirePath, bool) {
+		p := st.paths.get(id)
+		if p == nil {
+			return wirePath{}, false
 		}
+		return st.wirePath(p), true
 	})
-	if out == nil {
-		notFound(w, "path", id)
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
+}
+
+func (rr *rapidRefresh) wire() wireRapidRefresh {
+	return wireRapidRefresh{ID: rr.id, Title: rr.title, CourseID: rr.courseID, IsPublished: rr.published}
 }
 
 func (s *Server) listRapidRefresh(w http.ResponseWriter, r *http.Request) {
-	page, size, ok := paging(w, r)
-	if !ok {
-		return
-	}
-	var items []wireRapidRefresh
-	s.read(func(st *store, _ time.Time) {
-		for _, rr := range st.refreshes.all() {
-			items = append(items, wireRapidRefresh{ID: rr.id, Title: rr.title, CourseID: rr.courseID, IsPublished: rr.published})
-		}
-	})
-	writePage(w, items, page, size)
+	listAll(s, w, r, func(st *store) []wireRapidRefresh { return each(&st.refreshes, (*rapidRefresh).wire) })
 }
 
 func (s *Server) getRapidRefresh(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	var out *wireRapidRefresh
-	s.read(func(st *store, _ time.Time) {
-		if rr := st.refreshes.get(id); rr != nil {
-			out = &wireRapidRefresh{ID: rr.id, Title: rr.title, CourseID: rr.courseID, IsPublished: rr.published}
+	getOne(s, w, r, "id", "rapid refresh", func(st *store, id string) (wireRapidRefresh, bool) {
+		rr := st.refreshes.get(id)
+		if rr == nil {
+			return wireRapidRefresh{}, false
 		}
+		return rr.wire(), true
 	})
-	if out == nil {
-		notFound(w, "rapid refresh", id)
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) listLeaderboards(w http.ResponseWriter, r *http.Request) {
-	page, size, ok := paging(w, r)
-	if !ok {
-		return
-	}
-	var items []wireLeaderboard
-	s.read(func(st *store, _ time.Time) {
-		for _, b := range st.boards.all() {
-			items = append(items, wireLeaderboard{ID: b.id, Name: b.name, StartDate: wtp(b.start), EndDate: wtp(b.end), LearnerAccess: b.learnerAccess})
-		}
+	listAll(s, w, r, func(st *store) []wireLeaderboard {
+		return each(&st.boards, func(b *leaderboard) wireLeaderboard {
+			return wireLeaderboard{ID: b.id, Name: b.name, StartDate: wtp(b.start), EndDate: wtp(b.end), LearnerAccess: b.learnerAccess}
+		})
 	})
-	writePage(w, items, page, size)
 }
 
 // rankings answers GET .../rankings?leaderboardId=: every participant in

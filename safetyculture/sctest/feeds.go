@@ -112,32 +112,31 @@ func (s *Server) feedUsers(w http.ResponseWriter, r *http.Request) {
 	writeFeed(w, r, p, rows, true)
 }
 
-func (s *Server) feedGroups(w http.ResponseWriter, r *http.Request) {
+// serveFeed answers a page of the rows rows builds, with remaining_records.
+func serveFeed[T any](s *Server, w http.ResponseWriter, r *http.Request, rows func(st *store) []T) {
 	p, ok := readFeedPage(w, r.URL.Query())
 	if !ok {
 		return
 	}
-	var rows []wireGroup
-	s.read(func(st *store, _ time.Time) {
-		for _, g := range st.groups.all() {
-			rows = append(rows, wireGroup{ID: g.id, Name: g.name, OrganisationID: st.orgID})
-		}
+	var out []T
+	s.read(func(st *store, _ time.Time) { out = rows(st) })
+	writeFeed(w, r, p, out, true)
+}
+
+func (s *Server) feedGroups(w http.ResponseWriter, r *http.Request) {
+	serveFeed(s, w, r, func(st *store) []wireGroup {
+		return each(&st.groups, func(g *group) wireGroup { return wireGroup{ID: g.id, Name: g.name, OrganisationID: st.orgID} })
 	})
-	writeFeed(w, r, p, rows, true)
 }
 
 func (s *Server) feedGroupUsers(w http.ResponseWriter, r *http.Request) {
-	p, ok := readFeedPage(w, r.URL.Query())
-	if !ok {
-		return
-	}
-	var rows []wireGroupUser
-	s.read(func(st *store, _ time.Time) {
+	serveFeed(s, w, r, func(st *store) []wireGroupUser {
+		var rows []wireGroupUser
 		for _, k := range st.groupUsers {
 			rows = append(rows, wireGroupUser{UserID: k.userID, GroupID: k.parentID, OrganisationID: st.orgID})
 		}
+		return rows
 	})
-	writeFeed(w, r, p, rows, true)
 }
 
 // feedSites answers GET /feed/sites: deleted sites only with
@@ -180,15 +179,11 @@ func (st *store) wireSites(includeDeleted, leafOnly bool) []wireSite {
 }
 
 func (s *Server) feedSiteMembers(w http.ResponseWriter, r *http.Request) {
-	p, ok := readFeedPage(w, r.URL.Query())
-	if !ok {
-		return
-	}
-	var rows []wireSiteMember
-	s.read(func(st *store, _ time.Time) {
+	serveFeed(s, w, r, func(st *store) []wireSiteMember {
+		var rows []wireSiteMember
 		for _, k := range st.siteMembers {
 			rows = append(rows, wireSiteMember{SiteID: k.parentID, MemberID: k.userID})
 		}
+		return rows
 	})
-	writeFeed(w, r, p, rows, true)
 }

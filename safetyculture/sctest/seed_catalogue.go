@@ -90,13 +90,21 @@ type collection struct {
 
 // AddCollection adds a course collection holding the given courses.
 func (s *Server) AddCollection(title, description string, courseIDs []string) (string, error) {
+	return s.addWithCourses("collection", courseIDs, func(st *store, id string) {
+		st.collections.add(id, &collection{id: id, title: title, description: description, courseIDs: courseIDs})
+	})
+}
+
+// addWithCourses checks that courseIDs name courses, then adds a record
+// of a kind under a new UUID.
+func (s *Server) addWithCourses(kind string, courseIDs []string, add func(st *store, id string)) (string, error) {
 	var id string
 	err := s.write(func(st *store, _ time.Time) error {
 		if err := st.knownCourses(courseIDs); err != nil {
 			return err
 		}
-		id = uuidOf(st.hexID("collection", 32))
-		st.collections.add(id, &collection{id: id, title: title, description: description, courseIDs: courseIDs})
+		id = uuidOf(st.hexID(kind, 32))
+		add(st, id)
 		return nil
 	})
 	return id, err
@@ -110,16 +118,9 @@ type path struct {
 
 // AddPath adds a learning path through the given courses, in order.
 func (s *Server) AddPath(title string, published bool, courseIDs []string) (string, error) {
-	var id string
-	err := s.write(func(st *store, _ time.Time) error {
-		if err := st.knownCourses(courseIDs); err != nil {
-			return err
-		}
-		id = uuidOf(st.hexID("path", 32))
+	return s.addWithCourses("path", courseIDs, func(st *store, id string) {
 		st.paths.add(id, &path{id: id, title: title, published: published, courseIDs: courseIDs})
-		return nil
 	})
-	return id, err
 }
 
 type rapidRefresh struct {
@@ -130,16 +131,13 @@ type rapidRefresh struct {
 // AddRapidRefresh adds a rapid refresh (a short quiz series), optionally
 // about a course.
 func (s *Server) AddRapidRefresh(title, courseID string, published bool) (string, error) {
-	var id string
-	err := s.write(func(st *store, _ time.Time) error {
-		if courseID != "" && st.courses.get(courseID) == nil {
-			return fmt.Errorf("%w: course %q", ErrNotFound, courseID)
-		}
-		id = uuidOf(st.hexID("rapidrefresh", 32))
+	var courses []string
+	if courseID != "" {
+		courses = []string{courseID}
+	}
+	return s.addWithCourses("rapidrefresh", courses, func(st *store, id string) {
 		st.refreshes.add(id, &rapidRefresh{id: id, title: title, courseID: courseID, published: published})
-		return nil
 	})
-	return id, err
 }
 
 type leaderboard struct {

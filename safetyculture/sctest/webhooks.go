@@ -67,12 +67,8 @@ func (s *Server) AddWebhook(rawURL string, events ...string) (string, error) {
 }
 
 func (s *Server) listWebhooks(w http.ResponseWriter, _ *http.Request) {
-	out := []wireWebhook{}
-	s.read(func(st *store, _ time.Time) {
-		for _, h := range st.webhooks.all() {
-			out = append(out, h.wire())
-		}
-	})
+	var out []wireWebhook
+	s.read(func(st *store, _ time.Time) { out = each(&st.webhooks, (*webhook).wire) })
 	writeJSON(w, http.StatusOK, map[string]any{"webhooks": out})
 }
 
@@ -90,19 +86,13 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getWebhook(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("webhookId")
-	var out *wireWebhook
-	s.read(func(st *store, _ time.Time) {
-		if h := st.webhooks.get(id); h != nil {
-			wh := h.wire()
-			out = &wh
+	getOne(s, w, r, "webhookId", "webhook", func(st *store, id string) (wireWebhook, bool) {
+		h := st.webhooks.get(id)
+		if h == nil {
+			return wireWebhook{}, false
 		}
+		return h.wire(), true
 	})
-	if out == nil {
-		notFound(w, "webhook", id)
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request) {
