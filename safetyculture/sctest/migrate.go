@@ -181,8 +181,12 @@ func (m *migrator) key(n int, parts ...string) string {
 
 // pick orders ids by their key for purpose, to choose among them.
 func (m *migrator) pick(purpose string, ids []string) []string {
+	keys := make(map[string]string, len(ids))
+	for _, id := range ids {
+		keys[id] = m.key(16, purpose, id)
+	}
 	out := slices.Clone(ids)
-	slices.SortFunc(out, func(a, b string) int { return strings.Compare(m.key(16, purpose, a), m.key(16, purpose, b)) })
+	slices.SortFunc(out, func(a, b string) int { return strings.Compare(keys[a], keys[b]) })
 	return out
 }
 
