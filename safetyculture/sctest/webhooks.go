@@ -151,9 +151,25 @@ func (s *Server) regenerateWebhookToken(w http.ResponseWriter, _ *http.Request) 
 // outgoing is one delivery to make, worked out under the lock and sent
 // after it is released.
 type outgoing struct {
-	webhookID, url, event string
-	body                  []byte
-	secret                string
+	url, event string
+	env        wireEnvelope
+	secret     string
+}
+
+// wireEnvelope is SafetyCulture's webhook payload; the data's details of
+// a training event are the fake's guess.
+type wireEnvelope struct {
+	WebhookID string `json:"webhook_id"`
+	Version   string `json:"version"`
+	Event     struct {
+		DateTriggered string            `json:"date_triggered"`
+		EventTypes    []string          `json:"event_types"`
+		TriggeredBy   map[string]string `json:"triggered_by"`
+	} `json:"event"`
+	Resource map[string]string `json:"resource"`
+	Data     struct {
+		Details map[string]string `json:"details"`
+	} `json:"data"`
 }
 
 // Delivery is a webhook delivery the fake made and how it ended.
@@ -165,33 +181,26 @@ type Delivery struct {
 	Err                   string
 }
 
-// trainingEvent builds the deliveries of one training event, in the
-// service's envelope; the data's details are the fake's guess.
+// trainingEvent builds a training event about a user's course, or a
+// lesson of it when l is not nil.
 func (st *store) trainingEvent(event string, u *user, c *course, l *lesson, at time.Time) outgoing {
-	resource, details := map[string]string{"id": c.id, "type": "TRAINING_COURSE"}, map[string]any{
-		"course_id": c.id, "course_external_id": c.externalID, "course_title": c.title,
+	var env wireEnvelope
+	env.Version = "3.0.0"
+	env.Event.DateTriggered = at.UTC().Format(time.RFC3339)
+	env.Event.EventTypes = []string{"TRIGGER_EVENT_TRAINING", event}
+	env.Event.TriggeredBy = map[string]string{"user": u.id, "organization": st.orgID}
+	env.Resource = map[string]string{"id": c.id, "type": "TRAINING_COURSE"}
+	env.Data.Details = map[string]string{"course_id": c.id, "course_external_id": c.externalID, "course_title": c.title,
 		"user_id": u.id, "user_email": u.email, "user_external_id": u.externalID, "completed_at": wt(at)}
 	if l != nil {
-		resource = map[string]string{"id": l.id, "type": "TRAINING_LESSON"}
-		details["lesson_id"], details["lesson_title"] = l.id, l.title
+		env.Resource = map[string]string{"id": l.id, "type": "TRAINING_LESSON"}
+		env.Data.Details["lesson_id"], env.Data.Details["lesson_title"] = l.id, l.title
 	}
-	env := map[string]any{"version": "3.0.0",
-		"event": map[string]any{"date_triggered": at.UTC().Format(time.RFC3339), "event_types": []string{"TRIGGER_EVENT_TRAINING", event},
-			"triggered_by": map[string]string{"user": u.id, "organization": st.orgID}},
-		"resource": resource, "data": map[string]any{"details": details}}
-	return outgoing{event: event, body: mustJSON(env), secret: st.secret}
-}
-
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // only maps of strings and times reach here
-	}
-	return b
+	return outgoing{event: event, env: env, secret: st.secret}
 }
 
 // deliver sends each event to every webhook registered for it, one at a
-// time, each bounded by 5 seconds; the webhook_id is set per target.
+// time, each bounded by 5 seconds.
 func (s *Server) deliver(events []outgoing) {
 	var targets []outgoing
 	s.read(func(st *store, _ time.Time) {
@@ -199,7 +208,7 @@ func (s *Server) deliver(events []outgoing) {
 			for _, h := range st.webhooks.all() {
 				if slices.Contains(h.events, ev.event) {
 					t := ev
-					t.webhookID, t.url = h.id, h.url
+					t.env.WebhookID, t.url = h.id, h.url
 					targets = append(targets, t)
 				}
 			}
@@ -211,13 +220,15 @@ func (s *Server) deliver(events []outgoing) {
 }
 
 func send(t outgoing) Delivery {
-	var env map[string]any
-	_ = json.Unmarshal(t.body, &env)
-	env["webhook_id"] = t.webhookID
-	body := mustJSON(env)
+	d := Delivery{WebhookID: t.env.WebhookID, URL: t.url, Event: t.event}
+	body, err := json.Marshal(t.env)
+	if err != nil {
+		d.Err = err.Error()
+		return d
+	}
 	mac := hmac.New(sha256.New, []byte(t.secret))
 	mac.Write(body)
-	d := Delivery{WebhookID: t.webhookID, URL: t.url, Event: t.event, Body: body, Signature: hex.EncodeToString(mac.Sum(nil))}
+	d.Body, d.Signature = body, hex.EncodeToString(mac.Sum(nil))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(body))
