@@ -9,6 +9,7 @@ import (
 
 func (a *app) fakeCommand() *cobra.Command {
 	var f edapptest.Flags
+	var sc safetyCultureFlags
 	cmd := &cobra.Command{
 		Use:   "fake",
 		Short: "Serve a fake EdApp service for tools in any language",
@@ -26,16 +27,29 @@ the courses and lessons; the same flags load the same data. The realistic
 shape below loads in a few seconds. --attempts alone spreads the attempts over
 the users already there. --budget N or N/WINDOW makes the fake answer 429
 beyond N requests in any 5 minutes or in any WINDOW, as the service does with
-1400/5m. --redeliver N sends every webhook delivery N more times.`,
+1400/5m. --redeliver N sends every webhook delivery N more times.
+
+--safetyculture also serves SafetyCulture's Training API and org feeds on the
+same port (/training/..., /feed/..., /webhooks/v1/..., and the WhoAmI that
+SafetyCulture's exporter asks first), with the same token: the account is the
+migrated copy of the EdApp one, with planted differences (--no-anomalies
+leaves them out) and some activity after the move.`,
 		Example: `  edapp fake --seed
   edapp fake --token dev > fake.env &   # then: set -a; . ./fake.env; set +a
   edapp fake --users 5000 --groups 300 --collections 20 --courses 200 --lessons 8 \
              --attempts 200000 --latency 50ms --budget 1400/5m
-  edapp fake --seed --budget 30/10s --redeliver 1`,
+  edapp fake --seed --budget 30/10s --redeliver 1
+  edapp fake --seed --users 500 --groups 30 --courses 20 --attempts 20000 --safetyculture`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := f.Check(); err != nil {
 				return usagef("%v", err)
+			}
+			if err := sc.check(); err != nil {
+				return err
+			}
+			if sc.enabled {
+				return serveWithSafetyCulture(cmd.Context(), &f, sc, a.stdout, a.stderr)
 			}
 			return f.Serve(cmd.Context(), a.stdout, a.stderr)
 		},
@@ -44,5 +58,6 @@ beyond N requests in any 5 minutes or in any WINDOW, as the service does with
 	fs := flag.NewFlagSet("fake", flag.ContinueOnError)
 	f.Register(fs)
 	cmd.Flags().AddGoFlagSet(fs)
+	sc.register(cmd)
 	return cmd
 }
