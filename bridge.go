@@ -1,0 +1,94 @@
+package edapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/edapp-go/edapp/internal/bridge"
+)
+
+// The bridge lets package safetyculture send its calls through this
+// package's machinery (options, transport, errors, Observer, decoding)
+// without a public API of its own here.
+func init() {
+	bridge.NewCaller = newBridgeCaller
+	bridge.PageConcurrency = func(opts any) (int, error) {
+		ro, _ := opts.([]RequestOption)
+		rc := newRequestConfig(ro)
+		return rc.pageConcurrency, rc.err
+	}
+}
+
+// bridgeCaller is a Client of its own (one transport client, one limiter,
+// one pause) that sends a bridge.Call.
+type bridgeCaller struct{ c *Client }
+
+func newBridgeCaller(bc bridge.Config) (bridge.Caller, error) {
+	cfg := &config{
+		baseURL: bc.BaseURL, httpClient: bc.HTTPClient, retry: RetryPolicy(bc.Retry), userAgent: bc.UserAgent,
+		logger: bc.Logger, maxBody: bc.MaxBody, maxPause: bc.MaxPause, limiterSet: true,
+	}
+	if bc.Limiter != nil {
+		l, ok := bc.Limiter.(Limiter)
+		if !ok {
+			return nil, fmt.Errorf("%w: %T is not an edapp.Limiter", ErrInvalidInput, bc.Limiter)
+		}
+		cfg.limiter = l
+	}
+	if o, ok := bc.Observer.(*Observer); ok && o != nil {
+		cfg.observer = *o
+	}
+	return bridgeCaller{newClient(bc.Token, cfg)}, nil
+}
+
+// Do sends call with the caller's request options, and returns the
+// call's *Response.
+func (b bridgeCaller) Do(ctx context.Context, call *bridge.Call) (any, error) {
+	ro, _ := call.Options.([]RequestOption)
+	rc := newRequestConfig(ro)
+	if rc.resp == nil {
+		rc.resp = new(Response)
+	}
+	rc.header = mergeHeader(call.Header, rc.header)
+	rc.once = call.Once
+	op := operation{method: call.Method, route: call.Route, path: call.Path, query: call.Query, body: call.Body}
+	err := b.c.do(ctx, op, &rc, func(a *answer) error {
+		if call.Answered != nil {
+			call.Answered(a.tr.StatusCode, a.tr.Header)
+		}
+		if call.Record {
+			return a.decodeRecord(ctx, call.Out)
+		}
+		return a.decodeJSON(ctx, call.Out)
+	})
+	var ae *APIError
+	if err != nil && call.Answered != nil && errors.As(err, &ae) && ae.Response != nil {
+		call.Answered(ae.StatusCode, ae.Response.Header)
+	}
+	return rc.resp, err
+}
+
+// mergeHeader returns base with the caller's headers over it.
+func mergeHeader(base, caller http.Header) http.Header {
+	if len(base) == 0 {
+		return caller
+	}
+	h := base.Clone()
+	for k, vs := range caller {
+		h[k] = vs
+	}
+	return h
+}
+
+// Page reports a page of a list to the Observer.
+func (b bridgeCaller) Page(ctx context.Context, route string, page, items int) {
+	if ob := b.c.observer; ob != nil {
+		notify(ob, ob.o.Page, ctx, PageEvent{Route: route, Page: page, Items: items})
+	}
+}
+
+// PausedFor is how much of this caller's pause after a 429 is left.
+func (b bridgeCaller) PausedFor() time.Duration { return b.c.t.PausedFor() }
