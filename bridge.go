@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/internal/bridge"
+	"github.com/edapp-go/edapp/internal/transport"
 )
 
 // The bridge lets package safetyculture send its calls through this
@@ -15,11 +16,30 @@ import (
 // without a public API of its own here.
 func init() {
 	bridge.NewCaller = newBridgeCaller
+	bridge.NewConfig = newBridgeConfig
 	bridge.PageConcurrency = func(opts any) (int, error) {
 		ro, _ := opts.([]RequestOption)
 		rc := newRequestConfig(ro)
 		return rc.pageConcurrency, rc.err
 	}
+}
+
+// newBridgeConfig validates the root options another client was given.
+func newBridgeConfig(rootOpts any, defaultBaseURL string) (bridge.Config, error) {
+	ro, _ := rootOpts.([]Option)
+	cfg, err := applyOptions(defaultBaseURL, ro)
+	if err != nil {
+		return bridge.Config{}, err
+	}
+	bc := bridge.Config{
+		BaseURL: cfg.baseURL, UserAgent: cfg.userAgent, HTTPClient: cfg.httpClient,
+		Retry: transport.Policy(cfg.retry), MaxBody: cfg.maxBody, Logger: cfg.logger,
+	}
+	if newObserver(cfg.observer, nil) != nil {
+		o := cfg.observer
+		bc.Observer = &o
+	}
+	return bc, nil
 }
 
 // bridgeCaller is a Client of its own (one transport client, one limiter,
@@ -58,6 +78,9 @@ func (b bridgeCaller) Do(ctx context.Context, call *bridge.Call) (any, error) {
 	err := b.c.do(ctx, op, &rc, func(a *answer) error {
 		if call.Answered != nil {
 			call.Answered(a.tr.StatusCode, a.tr.Header)
+		}
+		if call.BodyHash != nil {
+			*call.BodyHash = a.digest()
 		}
 		if call.Record {
 			return a.decodeRecord(ctx, call.Out)

@@ -314,8 +314,24 @@ func checkToken(token string) error {
 
 // newConfig applies opts over the defaults.
 func newConfig(opts []Option) (*config, error) {
-	base, _ := parseBaseURL(DefaultBaseURL)
-	cfg := &config{baseURL: base, retry: DefaultRetryPolicy(), maxBody: DefaultMaxResponseBytes}
+	cfg, err := applyOptions(DefaultBaseURL, opts)
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.limiterSet {
+		cfg.limiter = newDefaultLimiter()
+	}
+	return cfg, nil
+}
+
+// applyOptions applies opts over the defaults, with base as the base URL
+// unless an option sets one.
+func applyOptions(base string, opts []Option) (*config, error) {
+	u, err := parseBaseURL(base)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &config{baseURL: u, retry: DefaultRetryPolicy(), maxBody: DefaultMaxResponseBytes}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(cfg)
@@ -323,9 +339,6 @@ func newConfig(opts []Option) (*config, error) {
 	}
 	if cfg.err != nil {
 		return nil, cfg.err
-	}
-	if !cfg.limiterSet {
-		cfg.limiter = newDefaultLimiter()
 	}
 	return cfg, nil
 }

@@ -54,6 +54,9 @@ type Call struct {
 	// Answered, if set, is told the status and headers of every final
 	// answer, 2xx or not.
 	Answered func(status int, h http.Header)
+	// BodyHash, if set, receives a digest of a 2xx answer's body (0 for
+	// an empty one), so a walk can tell a page that repeats.
+	BodyHash *uint64
 }
 
 // RawQuery is a query string sent exactly as it is.
@@ -68,6 +71,13 @@ type Caller interface {
 	// PausedFor is how much of the pause after a 429 is left.
 	PausedFor() time.Duration
 }
+
+// NewConfig applies rootOpts (a []edapp.Option) over the root's defaults,
+// with defaultBaseURL as the base URL unless an option sets one, and
+// returns the Config they make, or a bad option's error (wrapping
+// edapp.ErrInvalidInput); set by the root package. Token, Limiter and
+// MaxPause are left for the caller.
+var NewConfig func(rootOpts any, defaultBaseURL string) (Config, error)
 
 // NewCaller builds a Caller; set by the root package.
 var NewCaller func(Config) (Caller, error)
