@@ -86,3 +86,13 @@ var NewCaller func(Config) (Caller, error)
 // []edapp.RequestOption), 0 when nothing, and a bad option's error; set by
 // the root package.
 var PageConcurrency func(opts any) (int, error)
+
+// ParseDelivery checks and decodes one webhook delivery: it returns the
+// event (an edapp.Event), or the status to answer and why.
+type ParseDelivery func(h http.Header, body []byte) (event any, status int, err error)
+
+// NewWebhookHandler builds package webhook's Handler (its bounds, answer
+// codes and panic safety) around parse instead of edapp.ParseEvent, and
+// hands each event to receive; opts is a []webhook.Option. An event with a
+// Key() string method is logged under that key. Set by package webhook.
+var NewWebhookHandler func(parse ParseDelivery, receive func(ctx context.Context, event any) error, opts any) (http.Handler, error)
