@@ -104,7 +104,7 @@ func TestCoursesWrites(t *testing.T) {
 	})
 	c := w.client(t)
 	res, err := c.Courses.UpdateAssignments(ctx, "c1", AssignmentsParams{
-		Assignments: []Assignment{{ID: "user_1", Type: AssignUser, IsAssigned: true}, {ID: "role_1", Type: AssignGroup}},
+		Assignments:   []Assignment{{ID: "user_1", Type: AssignUser, IsAssigned: true}, {ID: "role_1", Type: AssignGroup}},
 		ClearAllSites: true,
 	})
 	require.NoError(t, err)
