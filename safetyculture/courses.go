@@ -100,14 +100,7 @@ func (s *CoursesService) Lessons(ctx context.Context, courseID string, ropts ...
 //
 // SafetyCulture API: GET /training/lessons/v1/{lessonId}
 func (s *CoursesService) Lesson(ctx context.Context, lessonID string, ropts ...edapp.RequestOption) (*Lesson, error) {
-	if err := ids.Require("lessonID", lessonID); err != nil {
-		return nil, err
-	}
-	out := oneOf[Lesson]{key: "lesson"}
-	if err := s.client.get(ctx, ids.Fill(routeLesson, lessonID), nil, &out, ropts); err != nil {
-		return nil, err
-	}
-	return &out.v, nil
+	return getOne[Lesson](ctx, s.client, routeLesson, "lessonID", lessonID, "lesson", ropts)
 }
 
 // AssignmentType says what an assignment names.

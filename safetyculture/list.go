@@ -4,7 +4,6 @@ import (
 	"context"
 	"iter"
 	"net/http"
-	"strings"
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/internal/bridge"
@@ -64,7 +63,7 @@ func listPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, 
 	}
 	pg.Items, pg.Response = l.Items, resp
 	pg.total, pg.hasTotal = l.Total()
-	pg.received = len(l.Items) + droppedWhole(resp.Dropped)
+	pg.received = len(l.Items) + pager.DroppedWhole(resp.Dropped)
 	page, size := 1, pager.DefaultPageSize
 	if opts != nil {
 		lo := PO(opts).listOptions()
@@ -84,18 +83,6 @@ func cmpOr(a, b int) int {
 		return a
 	}
 	return b
-}
-
-// droppedWhole counts the items dropped whole ("items[3]" or "[3]").
-func droppedWhole(paths []string) int {
-	n := 0
-	for _, p := range paths {
-		p = strings.TrimPrefix(p, "items")
-		if strings.HasPrefix(p, "[") && strings.IndexByte(p, ']') == len(p)-1 {
-			n++
-		}
-	}
-	return n
 }
 
 // all walks every page of a list from the options' page on, one page at
@@ -121,6 +108,18 @@ func all[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids
 		return &pager.Result[T]{Items: pg.Items, Received: pg.received, Total: pg.total, HasTotal: pg.hasTotal, BodyHash: pg.hash}, nil
 	}
 	return pager.All(ctx, pager.Walk[T]{FirstPage: first.Page, PageSize: size, Concurrency: 1, Fetch: fetch, Key: key})
+}
+
+// getOne fetches one record by id, sent bare or as {envelope: {...}}.
+func getOne[T any](ctx context.Context, c *Client, route, idName, id, envelope string, ropts []edapp.RequestOption) (*T, error) {
+	if err := ids.Require(idName, id); err != nil {
+		return nil, err
+	}
+	out := oneOf[T]{key: envelope}
+	if err := c.get(ctx, ids.Fill(route, id), nil, &out, ropts); err != nil {
+		return nil, err
+	}
+	return &out.v, nil
 }
 
 // pageEvent reports a page to the Observer.

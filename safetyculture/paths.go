@@ -41,12 +41,5 @@ func (s *PathsService) All(ctx context.Context, opts *ListOptions, ropts ...edap
 //
 // SafetyCulture API: GET /training/paths/v1/{pathId}
 func (s *PathsService) Get(ctx context.Context, pathID string, ropts ...edapp.RequestOption) (*LearningPath, error) {
-	if err := ids.Require("pathID", pathID); err != nil {
-		return nil, err
-	}
-	out := oneOf[LearningPath]{key: "path"}
-	if err := s.client.get(ctx, ids.Fill(routePath, pathID), nil, &out, ropts); err != nil {
-		return nil, err
-	}
-	return &out.v, nil
+	return getOne[LearningPath](ctx, s.client, routePath, "pathID", pathID, "path", ropts)
 }

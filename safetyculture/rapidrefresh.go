@@ -39,12 +39,5 @@ func (s *RapidRefreshService) All(ctx context.Context, opts *ListOptions, ropts 
 //
 // SafetyCulture API: GET /training/rapid-refresh/v1/{rapidRefreshId}
 func (s *RapidRefreshService) Get(ctx context.Context, rapidRefreshID string, ropts ...edapp.RequestOption) (*RapidRefresh, error) {
-	if err := ids.Require("rapidRefreshID", rapidRefreshID); err != nil {
-		return nil, err
-	}
-	out := oneOf[RapidRefresh]{key: "rapidRefresh"}
-	if err := s.client.get(ctx, ids.Fill(routeRapidRefresh, rapidRefreshID), nil, &out, ropts); err != nil {
-		return nil, err
-	}
-	return &out.v, nil
+	return getOne[RapidRefresh](ctx, s.client, routeRapidRefresh, "rapidRefreshID", rapidRefreshID, "rapidRefresh", ropts)
 }

@@ -49,14 +49,7 @@ func (s *WebhooksService) List(ctx context.Context, ropts ...edapp.RequestOption
 //
 // SafetyCulture API: GET /webhooks/v1/webhooks/{webhookId}
 func (s *WebhooksService) Get(ctx context.Context, webhookID string, ropts ...edapp.RequestOption) (*Webhook, error) {
-	if err := ids.Require("webhookID", webhookID); err != nil {
-		return nil, err
-	}
-	out := oneOf[Webhook]{key: "webhook"}
-	if err := s.client.get(ctx, ids.Fill(routeWebhook, webhookID), nil, &out, ropts); err != nil {
-		return nil, err
-	}
-	return &out.v, nil
+	return getOne[Webhook](ctx, s.client, routeWebhook, "webhookID", webhookID, "webhook", ropts)
 }
 
 // Create registers a webhook. A POST is sent once: it is retried only
