@@ -1,6 +1,7 @@
 package edapp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,11 +18,7 @@ import (
 func init() {
 	bridge.NewCaller = newBridgeCaller
 	bridge.NewConfig = newBridgeConfig
-	bridge.PageConcurrency = func(opts any) (int, error) {
-		ro, _ := opts.([]RequestOption)
-		rc := newRequestConfig(ro)
-		return rc.pageConcurrency, rc.err
-	}
+	bridge.NewWalk = newBridgeWalk
 }
 
 // newBridgeConfig validates the root options another client was given.
@@ -115,3 +112,22 @@ func (b bridgeCaller) Page(ctx context.Context, route string, page, items int) {
 
 // PausedFor is how much of this caller's pause after a 429 is left.
 func (b bridgeCaller) PausedFor() time.Duration { return b.c.t.PausedFor() }
+
+// newBridgeWalk splits a walk's options as pages and pageFetch do.
+func newBridgeWalk(opts any) bridge.Walk {
+	ro, _ := opts.([]RequestOption)
+	rc := newRequestConfig(ro)
+	into := rc.resp
+	perPage := []RequestOption{func(c *requestConfig) {
+		*c = rc
+		c.resp = nil
+		c.bulk = true
+	}}
+	w := bridge.Walk{PerPage: perPage, PageConcurrency: cmp.Or(rc.pageConcurrency, DefaultPageConcurrency), Err: rc.err}
+	w.Fill = func(resp any) {
+		if r, ok := resp.(*Response); ok && r != nil && into != nil {
+			*into = *r
+		}
+	}
+	return w
+}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/edapp-go/edapp"
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -115,4 +116,21 @@ func TestCoursesWrites(t *testing.T) {
 	assert.JSONEq(t, `{"courseId":"c1","userIds":["user_1"]}`, bodies[1])
 	_, err = c.Courses.ResetProgress(ctx, ResetProgressParams{})
 	assert.Error(t, err)
+}
+
+func TestCoursesAllTakesTheWalksRequestOptions(t *testing.T) {
+	t.Parallel()
+	w := newWire(t)
+	w.mux.HandleFunc("GET /training/courses/v1", pagedCourses(10))
+	c := w.client(t)
+	var resp edapp.Response
+	n := 0
+	for _, err := range c.Courses.All(ctx, &CourseListOptions{ListOptions: ListOptions{PageSize: 2}}, edapp.WithPageConcurrency(3), edapp.WithResponseInto(&resp)) {
+		require.NoError(t, err)
+		assert.Equal(t, 200, resp.StatusCode, "filled before the page's items")
+		n++
+	}
+	assert.Equal(t, 10, n)
+	_, err := collect(t, c.Courses.All(ctx, nil, edapp.WithPageConcurrency(0)))
+	assert.ErrorIs(t, err, edapp.ErrInvalidInput)
 }

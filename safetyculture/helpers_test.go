@@ -3,7 +3,6 @@ package safetyculture
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -127,15 +126,6 @@ func collect[T any](t *testing.T, seq func(func(T, error) bool)) ([]T, error) {
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-func jsonOf(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 var ctx = context.Background()

@@ -54,12 +54,19 @@ func (c *Client) get(ctx context.Context, p ids.Path, query, out any, opts []eda
 
 // listPage fetches one page of a paged list.
 func listPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids.Path, opts PO, ropts []edapp.RequestOption) (*Page[T], error) {
+	pg, _, err := fetchPage[T](ctx, c, p, opts, ropts)
+	return pg, err
+}
+
+// fetchPage fetches one page, and returns the call's Response also when
+// it failed.
+func fetchPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids.Path, opts PO, ropts []edapp.RequestOption) (*Page[T], *edapp.Response, error) {
 	var l pager.List[T]
 	pg := new(Page[T])
 	call := &bridge.Call{Method: http.MethodGet, Route: p.Route, Path: p.Path, Query: opts, Out: &l, Options: ropts, BodyHash: &pg.hash}
 	resp, err := c.send(ctx, call)
 	if err != nil {
-		return nil, err
+		return nil, resp, err
 	}
 	pg.Items, pg.Response = l.Items, resp
 	pg.total, pg.hasTotal = l.Total()
@@ -75,7 +82,7 @@ func listPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, 
 	}
 	pg.NextPage = pager.Judge(page, size, pg.received, raw, l.TotalCount != nil).Next
 	c.pageEvent(ctx, p.Route, page, len(pg.Items))
-	return pg, nil
+	return pg, resp, nil
 }
 
 func cmpOr(a, b int) int {
@@ -85,29 +92,36 @@ func cmpOr(a, b int) int {
 	return b
 }
 
-// all walks every page of a list from the options' page on, one page at
-// a time, from the limiter's bulk lane. It copies the caller's options;
-// an item met twice (the list shifted while it was read) is yielded once
-// when it has an id.
+// all walks every page of a list from the options' page on, from the
+// limiter's bulk lane, with edapp.WithPageConcurrency pages in flight once
+// the service's count allows (4 by default). It copies the caller's
+// options; the caller's WithResponseInto is filled before each page's
+// items are yielded. An item met twice (the list shifted while it was
+// read) is yielded once when it has an id.
 func all[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids.Path, opts PO, ropts []edapp.RequestOption, key func(T) string) iter.Seq2[T, error] {
+	walk := bridge.NewWalk(ropts)
+	if walk.Err != nil {
+		return failed[T](walk.Err)
+	}
 	var base O
 	if opts != nil {
 		base = *opts
 	}
 	first := PO(&base).listOptions()
 	size := min(cmpOr(first.PageSize, MaxPageSize), MaxPageSize)
-	perPage := append([]edapp.RequestOption{edapp.WithBulk()}, ropts...)
+	perPage := walk.PerPage.([]edapp.RequestOption)
 	fetch := func(ctx context.Context, page, pageSize int) (*pager.Result[T], error) {
 		o := base
 		lo := PO(&o).listOptions()
 		lo.Page, lo.PageSize = page, pageSize
-		pg, err := listPage[T](ctx, c, p, PO(&o), perPage)
+		pg, resp, err := fetchPage[T](ctx, c, p, PO(&o), perPage)
+		fill := func() { walk.Fill(resp) }
 		if err != nil {
-			return &pager.Result[T]{}, err
+			return &pager.Result[T]{BeforeYield: fill}, err
 		}
-		return &pager.Result[T]{Items: pg.Items, Received: pg.received, Total: pg.total, HasTotal: pg.hasTotal, BodyHash: pg.hash}, nil
+		return &pager.Result[T]{Items: pg.Items, Received: pg.received, Total: pg.total, HasTotal: pg.hasTotal, BodyHash: pg.hash, BeforeYield: fill}, nil
 	}
-	return pager.All(ctx, pager.Walk[T]{FirstPage: first.Page, PageSize: size, Concurrency: 1, Fetch: fetch, Key: key})
+	return pager.All(ctx, pager.Walk[T]{FirstPage: first.Page, PageSize: size, Concurrency: walk.PageConcurrency, Fetch: fetch, Key: key})
 }
 
 // getOne fetches one record by id, sent bare or as {envelope: {...}}.

@@ -82,10 +82,22 @@ var NewConfig func(rootOpts any, defaultBaseURL string) (Config, error)
 // NewCaller builds a Caller; set by the root package.
 var NewCaller func(Config) (Caller, error)
 
-// PageConcurrency returns what WithPageConcurrency says among opts (a
-// []edapp.RequestOption), 0 when nothing, and a bad option's error; set by
-// the root package.
-var PageConcurrency func(opts any) (int, error)
+// Walk splits the request options of a list walk (a []edapp.RequestOption):
+// PerPage (as any) is what each page request takes (the options, without
+// the caller's WithResponseInto, and from the bulk lane); Fill copies a
+// page's *edapp.Response (as any; nil does nothing) into the caller's
+// WithResponseInto, on the goroutine running the loop;
+// PageConcurrency is WithPageConcurrency's value, or the root's default.
+// Err is a bad option's error. Set by the root package.
+type Walk struct {
+	PerPage         any
+	Fill            func(resp any)
+	PageConcurrency int
+	Err             error
+}
+
+// NewWalk splits opts for a walk; set by the root package.
+var NewWalk func(opts any) Walk
 
 // ParseDelivery checks and decodes one webhook delivery: it returns the
 // event (an edapp.Event), or the status to answer and why.
