@@ -260,3 +260,34 @@ func TestObserverSeesTheRoute(t *testing.T) {
 	require.Len(t, pages, 1)
 	assert.Equal(t, 1, pages[0].Items)
 }
+
+func TestA429IsRetriedAfterTheReset(t *testing.T) {
+	t.Parallel()
+	w := newWire(t)
+	var mu sync.Mutex
+	n := 0
+	w.mux.HandleFunc("GET /feed/groups", func(rw http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		first := n == 1
+		mu.Unlock()
+		if first {
+			rw.Header().Set("X-RateLimit-Reset", "1")
+			rw.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		rw.Write([]byte(fixture(t, "feed_groups.json")))
+	})
+	var kinds []edapp.WaitKind
+	obs := edapp.Observer{Wait: func(_ context.Context, e edapp.WaitEvent) {
+		mu.Lock()
+		kinds = append(kinds, e.Kind)
+		mu.Unlock()
+	}}
+	var resp edapp.Response
+	page, err := w.client(t, WithObserver(obs)).Feeds.ListGroups(ctx, nil, edapp.WithResponseInto(&resp))
+	require.NoError(t, err)
+	assert.Len(t, page.Items, 2)
+	assert.Equal(t, 2, resp.Attempts)
+	assert.Contains(t, kinds, edapp.WaitPause, "the pause is reported")
+}
