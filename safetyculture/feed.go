@@ -24,6 +24,11 @@ var ErrForeignNextPage = errors.New("safetyculture: next_page names another host
 // already read: following it would never end.
 var ErrRepeatedCursor = errors.New("safetyculture: next_page repeats a page already read")
 
+// ErrBadNextPage is a feed page whose metadata.next_page is not a string
+// or null: where the feed goes on is unknown, so the walk ends with this
+// error rather than end short.
+var ErrBadNextPage = errors.New("safetyculture: unreadable next_page")
+
 // ErrEmptyPages is a feed that kept answering empty pages with a
 // next_page, maxEmptyPages times in a row.
 var ErrEmptyPages = errors.New("safetyculture: the feed answered too many empty pages in a row")
@@ -164,6 +169,12 @@ func feedPageOf[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions
 	resp, err := c.send(ctx, call)
 	if err != nil {
 		return nil, err
+	}
+	for _, d := range resp.Dropped {
+		if d == "metadata" || strings.HasPrefix(d, "metadata.next") {
+			// Without its next_page the walk would end here, silently short.
+			return nil, fmt.Errorf("%w: GET %s: the page's %s could not be read", ErrBadNextPage, f.route, d)
+		}
 	}
 	p := &FeedPage[T]{Items: a.Data, Response: resp}
 	if a.Metadata.NextPage != nil {

@@ -192,3 +192,14 @@ func TestFeedsKeepAnOddValueToItself(t *testing.T) {
 	assert.Equal(t, "a@example.com", page.Items[0].Email)
 	assert.ElementsMatch(t, []string{"data[0].active", "data[0].last_seen_at"}, resp.Dropped)
 }
+
+func TestFeedsRefuseAnUnreadableNextPage(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{`{"metadata":{"next_page":42},"data":[{"id":"g1"}]}`, `{"metadata":[1],"data":[{"id":"g1"}]}`} {
+		c, mt := mockClient(t)
+		mt.RegisterResponder("GET", "https://api.example.test/feed/groups", httpmock.NewStringResponder(200, body))
+		groups, err := collect(t, c.Feeds.AllGroups(ctx))
+		require.ErrorIs(t, err, ErrBadNextPage, body)
+		assert.Empty(t, groups)
+	}
+}
