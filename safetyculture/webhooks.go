@@ -2,6 +2,7 @@ package safetyculture
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/edapp-go/edapp"
@@ -114,6 +115,10 @@ func (s *WebhooksService) Secret(ctx context.Context, ropts ...edapp.RequestOpti
 		Secret string `json:"secret"`
 	}
 	if err := s.client.get(ctx, ids.Fill(routeWebhookToken), nil, &out, ropts); err != nil {
+		var de *edapp.DecodeError
+		if errors.As(err, &de) {
+			de.Body = "" // an answer that did not decode may still hold the secret
+		}
 		return Secret{}, err
 	}
 	if out.Token == "" {

@@ -54,3 +54,12 @@ func TestWebhooksService(t *testing.T) {
 	}
 	assert.Error(t, c.Webhooks.Delete(ctx, ""))
 }
+
+func TestWebhooksSecretKeepsAnOddAnswerOutOfTheError(t *testing.T) {
+	t.Parallel()
+	w := newWire(t)
+	w.handle("GET /webhooks/v1/token", 200, `{"token":"whsec-42"`)
+	_, err := w.client(t).Webhooks.Secret(ctx)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "whsec-42")
+}
