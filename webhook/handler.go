@@ -44,6 +44,9 @@ type Handler struct {
 	inFlight       chan struct{} // nil: no bound
 	log, panicLog  *slog.Logger
 	optionProblems []string
+	// parse checks and decodes a body in place of edapp.ParseEvent, for
+	// another service's envelope; it says what to answer when it fails.
+	parse func(h http.Header, body []byte) (edapp.Event, int, error)
 }
 
 // receiveFunc takes a decoded delivery. It may set d.key and d.result for
@@ -159,6 +162,14 @@ func (h *Handler) decode(w http.ResponseWriter, r *http.Request) (*delivery, boo
 			h.reject(w, r, http.StatusBadRequest, "body could not be read", err)
 		}
 		return nil, false
+	}
+	if h.parse != nil {
+		ev, status, err := h.parse(r.Header, body)
+		if err != nil {
+			h.reject(w, r, status, "delivery refused", err)
+			return nil, false
+		}
+		return &delivery{event: ev, raw: body}, true
 	}
 	ev, err := edapp.ParseEvent(body)
 	if err != nil {
