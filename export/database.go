@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/edapp-go/edapp/internal/dbschema"
+	"github.com/edapp-go/edapp/dbschema"
 )
 
 // Dialect is a database's SQL dialect.

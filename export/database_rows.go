@@ -10,7 +10,7 @@ import (
 	"unicode"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/dbschema"
+	"github.com/edapp-go/edapp/dbschema"
 )
 
 // table is a kind's table, with the record field of each column.
@@ -36,13 +36,8 @@ func (x *Database) table(k *Kind) (*table, error) {
 	if t := x.tables[k.Name]; t != nil {
 		return t, nil
 	}
-	var def dbschema.Table
-	for _, d := range dbschema.ExportTables() {
-		if d.Name == k.Name {
-			def = d
-		}
-	}
-	if def.Name == "" {
+	def, ok := dbschema.Lookup(k.Name)
+	if !ok {
 		return nil, fmt.Errorf("export: no table for kind %s", k.Name)
 	}
 	byCol := map[string]string{}
@@ -325,14 +320,18 @@ func (x *Database) value(r Record, name string, typ dbschema.Type) any {
 	return r.Cell(name)
 }
 
+// customFieldsTable holds a row per user and custom field; its columns
+// are user_id, name, value and edapp_run, in that order (see
+// TestCustomFieldsTableShape).
+var customFieldsTable, _ = dbschema.Lookup("user_custom_fields")
+
 // upsertCustomFields writes a row per user and custom field.
 func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, users []Record, run int64) error {
-	t := &table{name: "user_custom_fields", sql: map[int]string{}, key: []int{0, 1},
-		cols: []dbschema.Column{{Name: "user_id", Type: dbschema.Text}, {Name: "name", Type: dbschema.Text}, {Name: "value", Type: dbschema.Text}, {Name: "edapp_run", Type: dbschema.Int}}}
-	if cached := x.tables[t.name]; cached != nil {
-		t = cached
+	t := x.tables[customFieldsTable.Name]
+	if t == nil {
+		t = &table{name: customFieldsTable.Name, cols: customFieldsTable.Columns, key: []int{0, 1}, sql: map[int]string{}}
+		x.tables[t.name] = t
 	}
-	x.tables[t.name] = t
 	var rows [][]any
 	at := map[[2]string]int{} // a user listed twice keeps its last fields
 	for _, r := range users {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/dbschema"
+	"github.com/edapp-go/edapp/dbschema"
 )
 
 // Dialect is the SQL dialect of the database a Store writes to.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/dbschema"
+	"github.com/edapp-go/edapp/dbschema"
 )
 
 // fieldColumns maps the JSON name of each event field, in lower case, to
@@ -25,7 +25,8 @@ var fieldColumns = map[string]string{
 // arguments.
 var eventsColumns = func() []string {
 	var names []string
-	for _, c := range dbschema.EventsTable().Columns {
+	events, _ := dbschema.Lookup("events")
+	for _, c := range events.Columns {
 		names = append(names, c.Name)
 	}
 	return names

@@ -14,7 +14,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
-	"github.com/edapp-go/edapp/internal/dbschema"
+	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/webhook"
 )
 

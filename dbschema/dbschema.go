@@ -1,6 +1,14 @@
-// Package dbschema is the one versioned schema of the databases the CLI
-// writes: the export's tables and the webhook inbox's. Both import it, so
-// either can open a database the other created or migrated.
+// Package dbschema is the one versioned schema of the databases the edapp
+// command writes: the export's tables, the webhook inbox's and the records
+// either refused. The export, the inbox and the command share it, so any
+// of them can open a database another created or migrated.
+//
+// Each table's columns are typed literals with their meaning (the data
+// dictionary); the history is a list of migrations made of typed steps
+// (CreateTable, AddColumn, RebuildTable, CreateIndex, DropIndex), each
+// rendered per dialect, and the latest shape is their fold (Tables).
+// ParseURL reads a database URL and keeps its password out of every
+// message.
 //
 // It depends on database/sql only; the caller opens the database with a
 // driver of its choice.
@@ -34,20 +42,9 @@ func (d Dialect) String() string {
 	return fmt.Sprintf("Dialect(%d)", int(d))
 }
 
-// Migration is one step of the schema. Statements returns its SQL for a
-// dialect; they run in one transaction.
-type Migration struct {
-	Version    int
-	Name       string
-	Statements func(Dialect) []string
-}
-
 // ErrTooNew is returned by Migrate for a database whose schema version is
 // newer than this program knows: an older program must not write to it.
 var ErrTooNew = errors.New("database schema is newer than this program knows")
-
-// Latest is the schema version Migrate brings a database to.
-func Latest() int { return migrations[len(migrations)-1].Version }
 
 // advisoryKey is the PostgreSQL advisory lock that serializes migrations
 // ("edapp-sc" in ASCII).
@@ -107,13 +104,13 @@ func step(ctx context.Context, conn *sql.Conn, d Dialect, m Migration) (done boo
 	if v >= m.Version {
 		return v == Latest(), commit()
 	}
-	for _, s := range m.Statements(d) {
+	for _, s := range m.SQL(d) {
 		if _, err := conn.ExecContext(ctx, s); err != nil {
 			return false, fmt.Errorf("dbschema: migration %d (%s): %w", m.Version, m.Name, err)
 		}
 	}
-	now := time.Now().UTC().Format(timeLayout)
-	if _, err := conn.ExecContext(ctx, rebind(d, `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, ?, ?)`), m.Version, m.Name, now); err != nil {
+	now := time.Now().UTC().Format(TimeLayout)
+	if _, err := conn.ExecContext(ctx, Rebind(d, `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, ?, ?)`), m.Version, m.Name, now); err != nil {
 		return false, fmt.Errorf("dbschema: record migration %d: %w", m.Version, err)
 	}
 	return false, commit()
