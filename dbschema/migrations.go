@@ -2,6 +2,7 @@ package dbschema
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 )
@@ -36,6 +37,27 @@ var migrations = []Migration{
 	{Version: 3, Name: "group children", Steps: createTables(groupChildrenTable)},
 	{Version: 4, Name: "export budget", Steps: createTables(edappExportBudgetTable)},
 	{Version: 5, Name: "rejects", Steps: createTables(rejectsTable)},
+	{Version: 6, Name: "hash indexes", Steps: []Step{PostgresOnly{hashIndexes(map[string][]string{
+		"users": {"external_id"}, "user_custom_fields": {"name"}, "group_members": {"user_id"},
+		"group_children": {"child_id"}, "collection_courses": {"course_id"}, "courses": {"external_id"},
+		"lessons": {"course_id"}, "lesson_statistics": {"course_id"}, "survey_questions": {"course_id", "lesson_id"},
+		"attempts": {"user_id", "course_id", "lesson_id"}, "course_progress": {"course_id"},
+		"lesson_progress_events": {"course_id", "lesson_id"}, "survey_answers": {"user_id", "course_id", "lesson_id"},
+		"user_lesson_progress": {"course_id", "lesson_id"}, "user_lesson_progress_events": {"course_id", "lesson_id"},
+		"events": {"user_id", "course_id"},
+	})}}},
+}
+
+// hashIndexes rebuilds the indexes on each table's columns USING hash, in
+// the order of the tables' names.
+func hashIndexes(columns map[string][]string) []Step {
+	var steps []Step
+	for _, table := range slices.Sorted(maps.Keys(columns)) {
+		for _, c := range columns[table] {
+			steps = append(steps, DropIndex{table, []string{c}}, CreateIndex{table, Index{Columns: []string{c}, Hash: true}})
+		}
+	}
+	return steps
 }
 
 func createTables(tables ...Table) []Step {

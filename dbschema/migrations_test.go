@@ -118,3 +118,17 @@ func TestLookup(t *testing.T) {
 		t.Error("Lookup(nope) found a table")
 	}
 }
+
+// TestTextIndexesAreHash: on PostgreSQL, every index on one text column is
+// a hash index, which takes a value of any length.
+func TestTextIndexesAreHash(t *testing.T) {
+	t.Parallel()
+	for _, tb := range Tables() {
+		for _, idx := range tb.Indexes {
+			c, _ := tb.Column(idx.Columns[0])
+			if len(idx.Columns) == 1 && c.Type == Text && !idx.Hash {
+				t.Errorf("%s: the index on %s is a B-tree on PostgreSQL", tb.Name, c.Name)
+			}
+		}
+	}
+}

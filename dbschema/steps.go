@@ -46,6 +46,32 @@ type DropIndex struct {
 	Columns []string
 }
 
+// PostgresOnly is steps that only PostgreSQL needs: SQLite gets no SQL for
+// them, and the fold applies them all the same (a hash index, say, which
+// SQLite builds as a B-tree).
+type PostgresOnly struct{ Steps []Step }
+
+// SQL is the steps' SQL on PostgreSQL; nothing on SQLite.
+func (s PostgresOnly) SQL(d Dialect) []string {
+	if d != Postgres {
+		return nil
+	}
+	var out []string
+	for _, st := range s.Steps {
+		out = append(out, st.SQL(d)...)
+	}
+	return out
+}
+
+func (s PostgresOnly) apply(sh *shape) error {
+	for _, st := range s.Steps {
+		if err := st.apply(sh); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // SQL is the CREATE TABLE statement, then one CREATE INDEX per index.
 func (s CreateTable) SQL(d Dialect) []string {
 	return append([]string{createTable(s.Table.Name, s.Table, d)}, indexes(s.Table, d)...)
@@ -134,8 +160,12 @@ func (t Table) CreateDeferred(d Dialect) []string {
 	return out
 }
 
-func createIndex(table string, idx Index, _ Dialect, ifNotExists string) string {
-	return "CREATE INDEX " + ifNotExists + indexName(table, idx.Columns) + " ON " + table + " (" + strings.Join(idx.Columns, ", ") + ")"
+func createIndex(table string, idx Index, d Dialect, ifNotExists string) string {
+	using := ""
+	if idx.Hash && d == Postgres {
+		using = "USING hash "
+	}
+	return "CREATE INDEX " + ifNotExists + indexName(table, idx.Columns) + " ON " + table + " " + using + "(" + strings.Join(idx.Columns, ", ") + ")"
 }
 
 func indexName(table string, cols []string) string {
@@ -204,7 +234,9 @@ func (s CreateIndex) apply(sh *shape) error {
 	if t.index(s.Index.Columns) >= 0 {
 		return fmt.Errorf("%s: index on %v exists", s.Table, s.Index.Columns)
 	}
-	t.Indexes = append(t.Indexes, Index{Columns: slices.Clone(s.Index.Columns), Deferred: s.Index.Deferred})
+	idx := s.Index
+	idx.Columns = slices.Clone(idx.Columns)
+	t.Indexes = append(t.Indexes, idx)
 	return t.check()
 }
 

@@ -25,6 +25,9 @@ func TestStepsSQL(t *testing.T) {
 		{CreateIndex{"t", Index{Columns: []string{"n"}}}, SQLite, "CREATE INDEX t_n_idx ON t (n)"},
 		{CreateIndex{"t", Index{Columns: []string{"n"}, Deferred: true}}, SQLite, ""},
 		{DropIndex{"t", []string{"n"}}, Postgres, "DROP INDEX IF EXISTS t_n_idx"},
+		{CreateIndex{"t", Index{Columns: []string{"n"}, Hash: true}}, SQLite, "CREATE INDEX t_n_idx ON t (n)"},
+		{PostgresOnly{[]Step{CreateIndex{"t", Index{Columns: []string{"n"}, Hash: true}}}}, Postgres, "CREATE INDEX t_n_idx ON t USING hash (n)"},
+		{PostgresOnly{[]Step{CreateIndex{"t", Index{Columns: []string{"n"}, Hash: true}}}}, SQLite, ""},
 		{RebuildTable{Table: rebuilt, Copy: []string{"id", "n"}, Fill: map[string]string{"source": "'edapp'"}}, SQLite,
 			"CREATE TABLE t_rebuild (\n  source TEXT NOT NULL,\n  id TEXT NOT NULL,\n  n INTEGER,\n  PRIMARY KEY (source, id)\n)|" +
 				"INSERT INTO t_rebuild (source, id, n) SELECT 'edapp', id, n FROM t|DROP TABLE t|ALTER TABLE t_rebuild RENAME TO t"},

@@ -98,6 +98,11 @@ type Index struct {
 	// but after a first load, with Table.CreateDeferred: a bulk load
 	// writes faster without them.
 	Deferred bool
+	// Hash indexes are built USING hash on PostgreSQL: equality only, and
+	// no bound on a value's length, where a B-tree entry must fit in 2,704
+	// bytes and refuses the row otherwise. SQLite has B-trees only, which
+	// take any length. Every index on one text column is one.
+	Hash bool
 }
 
 // Table is a table of the schema: as a CreateTable step makes it, or as

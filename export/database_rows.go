@@ -214,9 +214,7 @@ func (u *upserter) exec(ctx context.Context, rows [][]any) error {
 	for _, row := range rows {
 		args = append(args, row...)
 	}
-	if u.x.d == Postgres {
-		dbschema.PostgresArgs(args, func(i int) bool { return u.t.cols[i%len(u.t.cols)].Type == dbschema.JSON })
-	}
+	dbschema.CleanArgs(u.x.d, args, func(i int) bool { return u.t.cols[i%len(u.t.cols)].Type == dbschema.JSON })
 	if len(rows) != u.per {
 		_, err := u.tx.ExecContext(ctx, u.x.upsertSQL(u.t, len(rows)), args...)
 		return err

@@ -14,7 +14,7 @@ import (
 type liveTable struct {
 	columns []string // "name type NULL|NOT NULL", in order
 	key     []string
-	indexes []string // the secondary indexes' names, sorted
+	indexes []string // the secondary indexes' names, sorted, " hash" after a hash index
 }
 
 // TestMigrateMatchesFold checks that applying every migration to a real
@@ -56,8 +56,12 @@ func foldedTable(tb dbschema.Table, d dbschema.Dialect) liveTable {
 	}
 	out.key = tb.Key
 	for _, idx := range tb.Indexes {
+		name := tb.Name + "_" + strings.Join(idx.Columns, "_") + "_idx"
+		if idx.Hash && d == dbschema.Postgres {
+			name += " hash"
+		}
 		if !idx.Deferred {
-			out.indexes = append(out.indexes, tb.Name+"_"+strings.Join(idx.Columns, "_")+"_idx")
+			out.indexes = append(out.indexes, name)
 		}
 	}
 	slices.Sort(out.indexes)
@@ -108,13 +112,14 @@ WHERE i.indrelid = $1::regclass AND i.indisprimary ORDER BY array_position(i.ind
 		out.key = append(out.key, col)
 		return err
 	})
-	scanRows(t, db, `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1
-AND indexname <> $1 || '_pkey' ORDER BY indexname`, name, func(r *sql.Rows) error {
+	scanRows(t, db, `SELECT indexname || CASE WHEN indexdef LIKE '% USING hash %' THEN ' hash' ELSE '' END FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1
+AND indexname <> $1 || '_pkey' ORDER BY 1`, name, func(r *sql.Rows) error {
 		var idx string
 		err := r.Scan(&idx)
 		out.indexes = append(out.indexes, idx)
 		return err
 	})
+	slices.Sort(out.indexes) // in byte order, as foldedTable sorts
 	return out
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
@@ -334,6 +335,35 @@ func TestStorePutNUL(t *testing.T) {
 		var kept map[string]any
 		if err := json.Unmarshal([]byte(raw), &kept); err != nil || kept["userName"] != "Ann"+nul+"Lee" || kept["extra"] != "x"+nul {
 			t.Errorf("raw %s (%v), want the NULs as %q", raw, err, nul)
+		}
+	})
+}
+
+// TestStorePutInvalidUTF8: a delivery with bytes that are not UTF-8 is
+// stored on both databases with U+FFFD for each bad byte, in its columns
+// and in raw; PostgreSQL refused it (SQLSTATE 22021) on every retry.
+func TestStorePutInvalidUTF8(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		db, dialect := openTestDB(t, url)
+		store := newTestStore(t, db, dialect)
+		defer store.Close()
+		body := []byte(`{"eventName":"LessonCompletedEvent","userId":"u1","userName":"Ren` + "\xe9" + `","lessonId":"l1",` +
+			`"timestamp":"2026-11-24T10:00:00Z","extra":"caf` + "\xe9\xe9" + `"}`)
+		ev, err := edapp.ParseEvent(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stored, err := store.Put(ctx, ev, body); err != nil || !stored {
+			t.Fatalf("Put = %v, %v", stored, err)
+		}
+		var name, raw string
+		if err := db.QueryRowContext(ctx, `SELECT user_name, raw FROM events`).Scan(&name, &raw); err != nil {
+			t.Fatal(err)
+		}
+		if name != "Ren\uFFFD" || !utf8.ValidString(raw) || !strings.Contains(raw, "caf\uFFFD\uFFFD") {
+			t.Errorf("user_name %q, raw %q: want each bad byte as U+FFFD", name, raw)
 		}
 	})
 }
