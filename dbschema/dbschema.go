@@ -56,30 +56,91 @@ const advisoryKey = 0x6564617070_2d7363
 // Concurrent calls are safe: PostgreSQL takes an advisory lock, SQLite a
 // write lock (BEGIN IMMEDIATE) for each step.
 func Migrate(ctx context.Context, db *sql.DB, d Dialect) error {
+	_, err := MigrateRecreating(ctx, db, d)
+	return err
+}
+
+// MigrateRecreating is Migrate, which then recreates, empty, each table of
+// the schema the database lacks (one dropped by hand: the schema version
+// still says it exists), and returns their names. A mirrored kind's next
+// run refills its table; an incremental kind's cursor must restart.
+func MigrateRecreating(ctx context.Context, db *sql.DB, d Dialect) (recreated []string, err error) {
 	if d != SQLite && d != Postgres {
-		return fmt.Errorf("dbschema: unknown dialect %v", d)
+		return nil, fmt.Errorf("dbschema: unknown dialect %v", d)
 	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer conn.Close()
 	if d == Postgres {
 		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, int64(advisoryKey)); err != nil {
-			return fmt.Errorf("dbschema: lock: %w", err)
+			return nil, fmt.Errorf("dbschema: lock: %w", err)
 		}
 		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, int64(advisoryKey))
 	}
 	for _, m := range migrations {
 		done, err := step(ctx, conn, d, m)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if done {
 			break
 		}
 	}
-	return nil
+	return recreateMissing(ctx, conn, d)
+}
+
+// recreateMissing creates the tables of the latest schema that conn's
+// database lacks, in one transaction holding the write lock.
+func recreateMissing(ctx context.Context, conn *sql.Conn, d Dialect) (recreated []string, err error) {
+	commit, rollback, err := begin(ctx, conn, d)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			rollback()
+		}
+	}()
+	have, err := tableNames(ctx, conn, d)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range Tables() {
+		if have[t.Name] {
+			continue
+		}
+		for _, s := range (CreateTable{t}).SQL(d) {
+			if _, err := conn.ExecContext(ctx, s); err != nil {
+				return nil, fmt.Errorf("dbschema: recreate %s: %w", t.Name, err)
+			}
+		}
+		recreated = append(recreated, t.Name)
+	}
+	return recreated, commit()
+}
+
+// tableNames is the set of the database's tables.
+func tableNames(ctx context.Context, conn *sql.Conn, d Dialect) (map[string]bool, error) {
+	q := `SELECT name FROM sqlite_master WHERE type = 'table'`
+	if d == Postgres {
+		q = `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`
+	}
+	rows, err := conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("dbschema: list tables: %w", err)
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		have[name] = true
+	}
+	return have, rows.Err()
 }
 
 // step applies m unless the database already has it. done reports that

@@ -367,3 +367,48 @@ func TestStorePutInvalidUTF8(t *testing.T) {
 		}
 	})
 }
+
+// TestStoreRejectsADeliveryTheDatabaseRefuses: a delivery the database
+// refuses for good (a data error) goes to the rejects table and Put
+// answers ErrRejected, which the handler answers 422; the deliveries
+// beside it are stored.
+func TestStoreRejectsADeliveryTheDatabaseRefuses(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		db, dialect := openTestDB(t, url)
+		if err := dbschema.Migrate(ctx, db, dialect); err != nil {
+			t.Fatal(err)
+		}
+		refuseNames(t, db, dialect, "events", "user_id")
+		store := newTestStore(t, db, dialect)
+		defer store.Close()
+		put := func(user string) error {
+			body := []byte(`{"eventName":"LessonCompletedEvent","userId":"` + user + `","lessonId":"l1","timestamp":"2026-11-24T10:00:00Z"}`)
+			ev, err := edapp.ParseEvent(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = store.Put(ctx, ev, body)
+			return err
+		}
+		errs := make([]error, 3)
+		var wg sync.WaitGroup
+		for i, user := range []string{"u1", "bad-user", "u2"} {
+			wg.Add(1)
+			go func() { defer wg.Done(); errs[i] = put(user) }()
+		}
+		wg.Wait()
+		if errs[0] != nil || errs[2] != nil || !errors.Is(errs[1], webhook.ErrRejected) {
+			t.Fatalf("Put: %v", errs)
+		}
+		var n int
+		if err := db.QueryRow(`SELECT COUNT(*) FROM events`).Scan(&n); err != nil || n != 2 {
+			t.Errorf("%d events stored (%v), want 2", n, err)
+		}
+		rejects := readRejects(t, db)
+		if len(rejects) != 1 || rejects[0].kind != "events" || rejects[0].identity == "" {
+			t.Errorf("rejects %+v", rejects)
+		}
+	})
+}
