@@ -23,7 +23,7 @@ func TestIsDataError(t *testing.T) {
 		pgError("22021"): true, pgError("22001"): true, pgError("23514"): true, pgError("23502"): true,
 		pgError("54000"): true, pgError("23505"): false, pgError("08006"): false, pgError("40001"): false,
 		pgError("57014"): false,
-		liteError(19): true, liteError(1811): true, liteError(1299): true, liteError(20): true, liteError(18): true,
+		liteError(19):    true, liteError(1811): true, liteError(1299): true, liteError(20): true, liteError(18): true,
 		liteError(1555): false, liteError(2067): false, liteError(5): false, liteError(517): false,
 		errors.New("driver: bad connection"): false, context.DeadlineExceeded: false,
 		fmt.Errorf("users: %w", pgError("22P02")): true,
