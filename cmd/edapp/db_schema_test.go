@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"database/sql"
 	"slices"
 	"strings"
@@ -23,18 +22,10 @@ type liveTable struct {
 func TestMigrateMatchesFold(t *testing.T) {
 	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
-		ctx := context.Background()
-		db, target, err := openDB(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if err := dbschema.Migrate(ctx, db, target.Dialect); err != nil {
-			t.Fatal(err)
-		}
+		db, dialect := migratedTestDB(t, url)
 		for _, tb := range dbschema.Tables() {
-			got := readLiveTable(t, db, target.Dialect, tb.Name)
-			want := foldedTable(tb, target.Dialect)
+			got := readLiveTable(t, db, dialect, tb.Name)
+			want := foldedTable(tb, dialect)
 			if !slices.Equal(got.columns, want.columns) || !slices.Equal(got.key, want.key) || !slices.Equal(got.indexes, want.indexes) {
 				t.Errorf("%s:\n database %+v\n fold     %+v", tb.Name, got, want)
 			}

@@ -29,6 +29,16 @@ func openTestDB(t *testing.T, url string) (*sql.DB, dbschema.Dialect) {
 	return db, target.Dialect
 }
 
+// migratedTestDB is openTestDB with the schema at its latest version.
+func migratedTestDB(t *testing.T, url string) (*sql.DB, dbschema.Dialect) {
+	t.Helper()
+	db, dialect := openTestDB(t, url)
+	if err := dbschema.Migrate(context.Background(), db, dialect); err != nil {
+		t.Fatal(err)
+	}
+	return db, dialect
+}
+
 func count[T any](t *testing.T, seq iter.Seq2[T, error]) int {
 	t.Helper()
 	n := 0

@@ -170,10 +170,7 @@ func TestExportDBRejectsRowsTheDatabaseRefuses(t *testing.T) {
 			}
 			bad = append(bad, id)
 		}
-		db, dialect := openTestDB(t, url)
-		if err := dbschema.Migrate(context.Background(), db, dialect); err != nil {
-			t.Fatal(err)
-		}
+		db, dialect := migratedTestDB(t, url)
 		refuseNames(t, db, dialect, "users", "name")
 		r := runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users")
 		wantCode(t, r, exitRejected)

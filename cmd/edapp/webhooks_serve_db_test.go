@@ -312,15 +312,8 @@ func TestStorePutNUL(t *testing.T) {
 		db, dialect := openTestDB(t, url)
 		store := newTestStore(t, db, dialect)
 		defer store.Close()
-		body := []byte(`{"eventName":"LessonCompletedEvent","userId":"u1","userName":"Ann\u0000Lee","lessonId":"l1",` +
+		putNew(t, store, `{"eventName":"LessonCompletedEvent","userId":"u1","userName":"Ann\u0000Lee","lessonId":"l1",`+
 			`"timestamp":"2026-11-24T10:00:00Z","extra":"x\u0000"}`)
-		ev, err := edapp.ParseEvent(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if stored, err := store.Put(ctx, ev, body); err != nil || !stored {
-			t.Fatalf("Put = %v, %v", stored, err)
-		}
 		var name, raw string
 		if err := db.QueryRowContext(ctx, `SELECT user_name, raw FROM events`).Scan(&name, &raw); err != nil {
 			t.Fatal(err)
@@ -349,15 +342,8 @@ func TestStorePutInvalidUTF8(t *testing.T) {
 		db, dialect := openTestDB(t, url)
 		store := newTestStore(t, db, dialect)
 		defer store.Close()
-		body := []byte(`{"eventName":"LessonCompletedEvent","userId":"u1","userName":"Ren` + "\xe9" + `","lessonId":"l1",` +
-			`"timestamp":"2026-11-24T10:00:00Z","extra":"caf` + "\xe9\xe9" + `"}`)
-		ev, err := edapp.ParseEvent(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if stored, err := store.Put(ctx, ev, body); err != nil || !stored {
-			t.Fatalf("Put = %v, %v", stored, err)
-		}
+		putNew(t, store, `{"eventName":"LessonCompletedEvent","userId":"u1","userName":"Ren`+"\xe9"+`","lessonId":"l1",`+
+			`"timestamp":"2026-11-24T10:00:00Z","extra":"caf`+"\xe9\xe9"+`"}`)
 		var name, raw string
 		if err := db.QueryRowContext(ctx, `SELECT user_name, raw FROM events`).Scan(&name, &raw); err != nil {
 			t.Fatal(err)
@@ -376,10 +362,7 @@ func TestStoreRejectsADeliveryTheDatabaseRefuses(t *testing.T) {
 	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		ctx := context.Background()
-		db, dialect := openTestDB(t, url)
-		if err := dbschema.Migrate(ctx, db, dialect); err != nil {
-			t.Fatal(err)
-		}
+		db, dialect := migratedTestDB(t, url)
 		refuseNames(t, db, dialect, "events", "user_id")
 		store := newTestStore(t, db, dialect)
 		defer store.Close()
@@ -411,4 +394,16 @@ func TestStoreRejectsADeliveryTheDatabaseRefuses(t *testing.T) {
 			t.Errorf("rejects %+v", rejects)
 		}
 	})
+}
+
+// putNew stores the delivery body, which must be a new event.
+func putNew(t *testing.T, store *webhook.Store, body string) {
+	t.Helper()
+	ev, err := edapp.ParseEvent([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored, err := store.Put(context.Background(), ev, []byte(body)); err != nil || !stored {
+		t.Fatalf("Put = %v, %v", stored, err)
+	}
 }
