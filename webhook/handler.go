@@ -32,6 +32,12 @@ const (
 // sender that retries should try again later.
 var ErrUnavailable = errors.New("webhook: receiver unavailable")
 
+// ErrRejected, returned by (or wrapped in an error of) the event function,
+// answers the delivery 422 Unprocessable Entity: the receiver refuses it
+// for good (a [Store] keeps it in its database's rejects table), and a
+// sender must not deliver it again, as it would for a 5xx.
+var ErrRejected = errors.New("webhook: delivery rejected")
+
 // Handler receives webhook deliveries. It is an http.Handler; [NewHandler]
 // and [Store.Handler] make one. It holds no secret in clear.
 type Handler struct {
@@ -187,6 +193,8 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, d *delivery, er
 	case errors.Is(err, ErrUnavailable):
 		status, level = http.StatusServiceUnavailable, slog.LevelWarn
 		w.Header().Set("Retry-After", retryAfter)
+	case errors.Is(err, ErrRejected):
+		status, level = http.StatusUnprocessableEntity, slog.LevelWarn
 	case err != nil:
 		status, level = http.StatusInternalServerError, slog.LevelError
 	}

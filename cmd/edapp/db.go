@@ -7,8 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/edapp-go/edapp/internal/dbschema"
-	"github.com/edapp-go/edapp/internal/redact"
+	"github.com/edapp-go/edapp/dbschema"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
 )
@@ -44,8 +43,5 @@ func cleanDBError(t dbschema.Target, err error) string {
 	if errors.Is(err, context.DeadlineExceeded) {
 		msg = "no answer within " + dbPingTimeout.String()
 	}
-	if pw := t.Password(); pw != "" {
-		msg = redact.Secret(msg, pw)
-	}
-	return msg
+	return t.Redact(msg)
 }

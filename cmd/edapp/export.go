@@ -229,20 +229,32 @@ func (a *app) runExport(ctx context.Context, f exportFlags) error {
 	sum, err := export.Run(ctx, c, opts, dests...)
 	a.statsOut.stats.exportDone(sum)
 	prog.wait()
-	if sum != nil {
-		for _, r := range sum.Kinds {
-			if r.Skipped {
-				fmt.Fprintf(a.stdout, "%-28s not fetched: complete at %s, younger than --max-age\n", r.Kind, r.Fetched.Local().Format(time.DateTime))
-				continue
-			}
-			fmt.Fprintf(a.stdout, "%-28s %9d records, %d requests%s%s  %s\n", r.Kind, r.Records, r.Requests, retries(r), dropped(r.Dropped), strings.Join(r.Notes, "; "))
-			if r.Future > 0 {
-				fmt.Fprintf(a.stderr, "edapp: warning: %s: %d record(s) dated after the service's clock (%s), the latest %s; exported, and the cursor stays at %s\n",
-					r.Kind, r.Future, r.Started.Format(time.RFC3339), r.LatestFuture.Format(time.RFC3339Nano), r.Started.Format(time.RFC3339))
-			}
-		}
+	rejected := a.printSummary(sum)
+	if err == nil && rejected > 0 {
+		return rejectedError{rejected}
 	}
 	return err
+}
+
+// printSummary writes a line per kind of the run, warns of records dated
+// in the future, and returns the records rejected in all.
+func (a *app) printSummary(sum *export.Summary) (rejected int) {
+	if sum == nil {
+		return 0
+	}
+	for _, r := range sum.Kinds {
+		rejected += r.Rejected
+		if r.Skipped {
+			fmt.Fprintf(a.stdout, "%-28s not fetched: complete at %s, younger than --max-age\n", r.Kind, r.Fetched.Local().Format(time.DateTime))
+			continue
+		}
+		fmt.Fprintf(a.stdout, "%-28s %9d records, %d requests%s%s  %s\n", r.Kind, r.Records, r.Requests, retries(r), dropped(r.Dropped), strings.Join(r.Notes, "; "))
+		if r.Future > 0 {
+			fmt.Fprintf(a.stderr, "edapp: warning: %s: %d record(s) dated after the service's clock (%s), the latest %s; exported, and the cursor stays at %s\n",
+				r.Kind, r.Future, r.Started.Format(time.RFC3339), r.LatestFuture.Format(time.RFC3339Nano), r.Started.Format(time.RFC3339))
+		}
+	}
+	return rejected
 }
 
 // retries says how many attempts beyond one per request a kind took.

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
+	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/export"
-	"github.com/edapp-go/edapp/internal/dbschema"
 )
 
 // tooMany counts the 429s among the fake's requests from the from'th on.
@@ -213,15 +213,23 @@ func TestMigrateAddsTheBudgetTable(t *testing.T) {
 		if err := dbschema.Migrate(ctx, db, dialect); err != nil {
 			t.Fatal(err)
 		}
-		// Back to the schema before the budget table, with a row to keep.
-		for _, q := range []string{
-			`DROP TABLE edapp_export_budget`,
-			dbschema.Rebind(dialect, `DELETE FROM edapp_schema WHERE version = ?`),
-			`INSERT INTO users (id, name) VALUES ('u1', 'kept')`,
-		} {
+		// Back to the schema before the budget table (version 4), with a
+		// row to keep.
+		const budgetVersion = 4
+		var back []string
+		for _, m := range dbschema.Migrations()[budgetVersion-1:] {
+			for _, s := range m.Steps {
+				if c, ok := s.(dbschema.CreateTable); ok {
+					back = append(back, `DROP TABLE `+c.Table.Name)
+				}
+			}
+		}
+		back = append(back, dbschema.Rebind(dialect, `DELETE FROM edapp_schema WHERE version >= ?`),
+			`INSERT INTO users (id, name) VALUES ('u1', 'kept')`)
+		for _, q := range back {
 			var args []any
 			if strings.Contains(q, "DELETE") {
-				args = append(args, dbschema.Latest())
+				args = append(args, budgetVersion)
 			}
 			if _, err := db.Exec(q, args...); err != nil {
 				t.Fatal(err)

@@ -20,7 +20,17 @@ const (
 	exitOK    = 0
 	exitError = 1
 	exitUsage = 2
+	// exitRejected: the run finished, but a database refused some records,
+	// which it kept in its rejects table.
+	exitRejected = 3
 )
+
+// rejectedError ends a run that finished with rejected records.
+type rejectedError struct{ n int }
+
+func (e rejectedError) Error() string {
+	return fmt.Sprintf("finished, with %d rejected record(s): the database keeps them in its rejects table", e.n)
+}
 
 // usageError is a mistake in the command line: an unknown flag or command, a
 // missing or malformed flag. It exits with exitUsage.
@@ -98,6 +108,10 @@ func (a *app) run(ctx context.Context, args []string) int {
 	}
 	if err == nil {
 		return exitOK
+	}
+	if errors.As(err, new(rejectedError)) {
+		fmt.Fprintf(a.stderr, "edapp: %s\n", reason(err))
+		return exitRejected
 	}
 	if isUsage(err) {
 		fmt.Fprintf(a.stderr, "edapp: %s\n", reason(err))

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/redact"
 	"github.com/edapp-go/edapp/webhook"
 	"github.com/spf13/cobra"
 )
@@ -57,7 +56,7 @@ func checkEventName(name string) (edapp.EventName, error) {
 func hideValues(err error, headers map[string]string) error {
 	msg := err.Error()
 	for _, v := range headers {
-		msg = redact.Secret(msg, v)
+		msg = edapp.Redact(msg, v)
 	}
 	if msg == err.Error() {
 		return err

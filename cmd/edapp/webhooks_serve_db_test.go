@@ -11,10 +11,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
-	"github.com/edapp-go/edapp/internal/dbschema"
+	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/webhook"
 )
 
@@ -311,15 +312,8 @@ func TestStorePutNUL(t *testing.T) {
 		db, dialect := openTestDB(t, url)
 		store := newTestStore(t, db, dialect)
 		defer store.Close()
-		body := []byte(`{"eventName":"LessonCompletedEvent","userId":"u1","userName":"Ann\u0000Lee","lessonId":"l1",` +
+		putNew(t, store, `{"eventName":"LessonCompletedEvent","userId":"u1","userName":"Ann\u0000Lee","lessonId":"l1",`+
 			`"timestamp":"2026-11-24T10:00:00Z","extra":"x\u0000"}`)
-		ev, err := edapp.ParseEvent(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if stored, err := store.Put(ctx, ev, body); err != nil || !stored {
-			t.Fatalf("Put = %v, %v", stored, err)
-		}
 		var name, raw string
 		if err := db.QueryRowContext(ctx, `SELECT user_name, raw FROM events`).Scan(&name, &raw); err != nil {
 			t.Fatal(err)
@@ -336,4 +330,80 @@ func TestStorePutNUL(t *testing.T) {
 			t.Errorf("raw %s (%v), want the NULs as %q", raw, err, nul)
 		}
 	})
+}
+
+// TestStorePutInvalidUTF8: a delivery with bytes that are not UTF-8 is
+// stored on both databases with U+FFFD for each bad byte, in its columns
+// and in raw; PostgreSQL refused it (SQLSTATE 22021) on every retry.
+func TestStorePutInvalidUTF8(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		db, dialect := openTestDB(t, url)
+		store := newTestStore(t, db, dialect)
+		defer store.Close()
+		putNew(t, store, `{"eventName":"LessonCompletedEvent","userId":"u1","userName":"Ren`+"\xe9"+`","lessonId":"l1",`+
+			`"timestamp":"2026-11-24T10:00:00Z","extra":"caf`+"\xe9\xe9"+`"}`)
+		var name, raw string
+		if err := db.QueryRowContext(ctx, `SELECT user_name, raw FROM events`).Scan(&name, &raw); err != nil {
+			t.Fatal(err)
+		}
+		if name != "Ren\uFFFD" || !utf8.ValidString(raw) || !strings.Contains(raw, "caf\uFFFD\uFFFD") {
+			t.Errorf("user_name %q, raw %q: want each bad byte as U+FFFD", name, raw)
+		}
+	})
+}
+
+// TestStoreRejectsADeliveryTheDatabaseRefuses: a delivery the database
+// refuses for good (a data error) goes to the rejects table and Put
+// answers ErrRejected, which the handler answers 422; the deliveries
+// beside it are stored.
+func TestStoreRejectsADeliveryTheDatabaseRefuses(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		db, dialect := migratedTestDB(t, url)
+		refuseNames(t, db, dialect, "events", "user_id")
+		store := newTestStore(t, db, dialect)
+		defer store.Close()
+		put := func(user string) error {
+			body := []byte(`{"eventName":"LessonCompletedEvent","userId":"` + user + `","lessonId":"l1","timestamp":"2026-11-24T10:00:00Z"}`)
+			ev, err := edapp.ParseEvent(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = store.Put(ctx, ev, body)
+			return err
+		}
+		errs := make([]error, 3)
+		var wg sync.WaitGroup
+		for i, user := range []string{"u1", "bad-user", "u2"} {
+			wg.Add(1)
+			go func() { defer wg.Done(); errs[i] = put(user) }()
+		}
+		wg.Wait()
+		if errs[0] != nil || errs[2] != nil || !errors.Is(errs[1], webhook.ErrRejected) {
+			t.Fatalf("Put: %v", errs)
+		}
+		var n int
+		if err := db.QueryRow(`SELECT COUNT(*) FROM events`).Scan(&n); err != nil || n != 2 {
+			t.Errorf("%d events stored (%v), want 2", n, err)
+		}
+		rejects := readRejects(t, db)
+		if len(rejects) != 1 || rejects[0].kind != "events" || rejects[0].identity == "" {
+			t.Errorf("rejects %+v", rejects)
+		}
+	})
+}
+
+// putNew stores the delivery body, which must be a new event.
+func putNew(t *testing.T, store *webhook.Store, body string) {
+	t.Helper()
+	ev, err := edapp.ParseEvent([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored, err := store.Put(context.Background(), ev, []byte(body)); err != nil || !stored {
+		t.Fatalf("Put = %v, %v", stored, err)
+	}
 }

@@ -1,6 +1,14 @@
-// Package dbschema is the one versioned schema of the databases the CLI
-// writes: the export's tables and the webhook inbox's. Both import it, so
-// either can open a database the other created or migrated.
+// Package dbschema is the one versioned schema of the databases the edapp
+// command writes: the export's tables, the webhook inbox's and the records
+// either refused. The export, the inbox and the command share it, so any
+// of them can open a database another created or migrated.
+//
+// Each table's columns are typed literals with their meaning (the data
+// dictionary); the history is a list of migrations made of typed steps
+// (CreateTable, AddColumn, RebuildTable, CreateIndex, DropIndex), each
+// rendered per dialect, and the latest shape is their fold (Tables).
+// ParseURL reads a database URL and keeps its password out of every
+// message.
 //
 // It depends on database/sql only; the caller opens the database with a
 // driver of its choice.
@@ -34,20 +42,9 @@ func (d Dialect) String() string {
 	return fmt.Sprintf("Dialect(%d)", int(d))
 }
 
-// Migration is one step of the schema. Statements returns its SQL for a
-// dialect; they run in one transaction.
-type Migration struct {
-	Version    int
-	Name       string
-	Statements func(Dialect) []string
-}
-
 // ErrTooNew is returned by Migrate for a database whose schema version is
 // newer than this program knows: an older program must not write to it.
 var ErrTooNew = errors.New("database schema is newer than this program knows")
-
-// Latest is the schema version Migrate brings a database to.
-func Latest() int { return migrations[len(migrations)-1].Version }
 
 // advisoryKey is the PostgreSQL advisory lock that serializes migrations
 // ("edapp-sc" in ASCII).
@@ -59,30 +56,91 @@ const advisoryKey = 0x6564617070_2d7363
 // Concurrent calls are safe: PostgreSQL takes an advisory lock, SQLite a
 // write lock (BEGIN IMMEDIATE) for each step.
 func Migrate(ctx context.Context, db *sql.DB, d Dialect) error {
+	_, err := MigrateRecreating(ctx, db, d)
+	return err
+}
+
+// MigrateRecreating is Migrate, which then recreates, empty, each table of
+// the schema the database lacks (one dropped by hand: the schema version
+// still says it exists), and returns their names. A mirrored kind's next
+// run refills its table; an incremental kind's cursor must restart.
+func MigrateRecreating(ctx context.Context, db *sql.DB, d Dialect) (recreated []string, err error) {
 	if d != SQLite && d != Postgres {
-		return fmt.Errorf("dbschema: unknown dialect %v", d)
+		return nil, fmt.Errorf("dbschema: unknown dialect %v", d)
 	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer conn.Close()
 	if d == Postgres {
 		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, int64(advisoryKey)); err != nil {
-			return fmt.Errorf("dbschema: lock: %w", err)
+			return nil, fmt.Errorf("dbschema: lock: %w", err)
 		}
 		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, int64(advisoryKey))
 	}
 	for _, m := range migrations {
 		done, err := step(ctx, conn, d, m)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if done {
 			break
 		}
 	}
-	return nil
+	return recreateMissing(ctx, conn, d)
+}
+
+// recreateMissing creates the tables of the latest schema that conn's
+// database lacks, in one transaction holding the write lock.
+func recreateMissing(ctx context.Context, conn *sql.Conn, d Dialect) (recreated []string, err error) {
+	commit, rollback, err := begin(ctx, conn, d)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			rollback()
+		}
+	}()
+	have, err := tableNames(ctx, conn, d)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range Tables() {
+		if have[t.Name] {
+			continue
+		}
+		for _, s := range (CreateTable{t}).SQL(d) {
+			if _, err := conn.ExecContext(ctx, s); err != nil {
+				return nil, fmt.Errorf("dbschema: recreate %s: %w", t.Name, err)
+			}
+		}
+		recreated = append(recreated, t.Name)
+	}
+	return recreated, commit()
+}
+
+// tableNames is the set of the database's tables.
+func tableNames(ctx context.Context, conn *sql.Conn, d Dialect) (map[string]bool, error) {
+	q := `SELECT name FROM sqlite_master WHERE type = 'table'`
+	if d == Postgres {
+		q = `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`
+	}
+	rows, err := conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("dbschema: list tables: %w", err)
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		have[name] = true
+	}
+	return have, rows.Err()
 }
 
 // step applies m unless the database already has it. done reports that
@@ -107,13 +165,13 @@ func step(ctx context.Context, conn *sql.Conn, d Dialect, m Migration) (done boo
 	if v >= m.Version {
 		return v == Latest(), commit()
 	}
-	for _, s := range m.Statements(d) {
+	for _, s := range m.SQL(d) {
 		if _, err := conn.ExecContext(ctx, s); err != nil {
 			return false, fmt.Errorf("dbschema: migration %d (%s): %w", m.Version, m.Name, err)
 		}
 	}
-	now := time.Now().UTC().Format(timeLayout)
-	if _, err := conn.ExecContext(ctx, rebind(d, `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, ?, ?)`), m.Version, m.Name, now); err != nil {
+	now := time.Now().UTC().Format(TimeLayout)
+	if _, err := conn.ExecContext(ctx, Rebind(d, `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, ?, ?)`), m.Version, m.Name, now); err != nil {
 		return false, fmt.Errorf("dbschema: record migration %d: %w", m.Version, err)
 	}
 	return false, commit()

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/edapp-go/edapp/internal/redact"
 )
 
 // Target is a database named by a URL: its dialect, the database/sql
@@ -24,9 +26,14 @@ func (t Target) String() string { return t.Redacted }
 // GoString is the redacted URL, so that %#v prints no password either.
 func (t Target) GoString() string { return fmt.Sprintf("dbschema.Target{%q}", t.Redacted) }
 
-// Password returns the URL's password ("" for none), for redacting it
-// from a driver's messages.
-func (t Target) Password() string { return t.password }
+// Redact returns msg with the URL's password removed, in any of its
+// encodings: a driver's message may quote the connection string.
+func (t Target) Redact(msg string) string {
+	if t.password == "" {
+		return msg
+	}
+	return redact.Secret(msg, t.password)
+}
 
 // sqlitePragmas are set on every SQLite connection: WAL, so that readers
 // (a BI tool) never block the writer; a busy timeout, so that a writer

@@ -78,29 +78,3 @@ func TestRebind(t *testing.T) {
 		t.Errorf("Rebind = %q", got)
 	}
 }
-
-func TestExportTablesCreate(t *testing.T) {
-	for _, d := range []Dialect{SQLite, Postgres} {
-		for _, tb := range ExportTables() {
-			stmts := tb.create(d)
-			if len(stmts) != 1+len(tb.Indexes) {
-				t.Errorf("%s: %d statements", tb.Name, len(stmts))
-			}
-			for _, k := range tb.Key {
-				if _, ok := tb.Column(k); !ok {
-					t.Errorf("%s: key %s is not a column", tb.Name, k)
-				}
-			}
-			for _, idx := range tb.Indexes {
-				for _, c := range idx {
-					if _, ok := tb.Column(c); !ok {
-						t.Errorf("%s: index column %s is not a column", tb.Name, c)
-					}
-				}
-			}
-		}
-	}
-	if Latest() < 1 {
-		t.Errorf("Latest() = %d", Latest())
-	}
-}
