@@ -88,7 +88,7 @@ func TestExportDBKillLoop(t *testing.T) {
 			t.Parallel()
 			srv := edapptest.NewServer()
 			t.Cleanup(srv.Close)
-			if err := srv.SeedLoad(users, attempts); err != nil {
+			if err := srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts}); err != nil {
 				t.Fatal(err)
 			}
 			srv.SetLatency(10 * time.Millisecond)

@@ -3,12 +3,12 @@ package main
 import (
 	"flag"
 
-	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/cmd/edapp/internal/fakeserve"
 	"github.com/spf13/cobra"
 )
 
 func (a *app) fakeCommand() *cobra.Command {
-	var f edapptest.Flags
+	var f fakeserve.Flags
 	cmd := &cobra.Command{
 		Use:   "fake",
 		Short: "Serve a fake EdApp service for tools in any language",
@@ -26,7 +26,13 @@ the courses and lessons; the same flags load the same data. The realistic
 shape below loads in a few seconds. --attempts alone spreads the attempts over
 the users already there. --budget N or N/WINDOW makes the fake answer 429
 beyond N requests in any 5 minutes or in any WINDOW, as the service does with
-1400/5m. --redeliver N sends every webhook delivery N more times.`,
+1400/5m. --redeliver N sends every webhook delivery N more times.
+
+A browser can play the learner: a launch link opens the lesson on a page
+whose form completes it (as the SDK's CompleteLesson does: progress,
+attempt, webhook deliveries) or leaves it, and /learner/{userId} lists a
+learner's courses with fresh launch links. With --seed the demo learners'
+home pages are printed to stderr.`,
 		Example: `  edapp fake --seed
   edapp fake --token dev > fake.env &   # then: set -a; . ./fake.env; set +a
   edapp fake --users 5000 --groups 300 --collections 20 --courses 200 --lessons 8 \
@@ -40,7 +46,6 @@ beyond N requests in any 5 minutes or in any WINDOW, as the service does with
 			return f.Serve(cmd.Context(), a.stdout, a.stderr)
 		},
 	}
-	// The flags are edapptest's, shared with examples/fakeserver.
 	fs := flag.NewFlagSet("fake", flag.ContinueOnError)
 	f.Register(fs)
 	cmd.Flags().AddGoFlagSet(fs)
