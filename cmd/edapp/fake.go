@@ -7,12 +7,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func (a *app) fakeCommand() *cobra.Command {
-	var f fakeserve.Flags
-	cmd := &cobra.Command{
-		Use:   "fake",
-		Short: "Serve a fake EdApp service for tools in any language",
-		Long: `fake serves an in-memory fake of the EdApp REST API (v1 and v2, the same fake
+// fakeHelp is the long help of edapp fake.
+const fakeHelp = `fake serves an in-memory fake of the EdApp REST API (v1 and v2, the same fake
 the SDK's own tests use) until it is interrupted (Ctrl-C).
 
 Once its port is bound, its first two lines of output are EDAPP_BASE_URL=...
@@ -32,7 +28,16 @@ A browser can play the learner: a launch link opens the lesson on a page
 whose form completes it (as the SDK's CompleteLesson does: progress,
 attempt, webhook deliveries) or leaves it, and /learner/{userId} lists a
 learner's courses with fresh launch links. With --seed the demo learners'
-home pages are printed to stderr.`,
+home pages are printed to stderr.`
+
+// newCmdFake makes `edapp fake`; runF, when not nil, runs instead of the
+// fake with the flags as parsed.
+func newCmdFake(fac *factory, runF func(*fakeserve.Flags) error) *cobra.Command {
+	var f fakeserve.Flags
+	cmd := &cobra.Command{
+		Use:   "fake",
+		Short: "Serve a fake EdApp service for tools in any language",
+		Long:  fakeHelp,
 		Example: `  edapp fake --seed
   edapp fake --token dev > fake.env &   # then: set -a; . ./fake.env; set +a
   edapp fake --users 5000 --groups 300 --collections 20 --courses 200 --lessons 8 \
@@ -43,7 +48,10 @@ home pages are printed to stderr.`,
 			if err := f.Check(); err != nil {
 				return usagef("%v", err)
 			}
-			return f.Serve(cmd.Context(), a.stdout, a.stderr)
+			if runF != nil {
+				return runF(&f)
+			}
+			return f.Serve(cmd.Context(), fac.stdout, fac.stderr)
 		},
 	}
 	fs := flag.NewFlagSet("fake", flag.ContinueOnError)
