@@ -96,7 +96,7 @@ func fake(ctx context.Context, client *edapp.Client, srv *edapptest.Server) erro
 		return err
 	}
 	resp.Body.Close()
-	fmt.Printf("   opened: launch page answered %s\n", resp.Status)
+	fmt.Printf("   opened: the launch link answered %s\n", resp.Status)
 	for _, in := range []edapptest.Interaction{
 		{Slide: "Alarm points", Type: edapptest.InteractionView, Duration: 95 * time.Second},
 		{Slide: "Alarm points", Type: edapptest.InteractionSlide, Correct: true},
