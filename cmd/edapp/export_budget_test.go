@@ -57,13 +57,13 @@ func TestExportResumeCountsTheBudgetSpent(t *testing.T) {
 					args = append(args, "--db", where)
 				}
 				ctx, cancel := context.WithCancel(context.Background())
-				r := runExport(t, ctx, srv, func(a *app) {
-					a.exportPageSize = 5
-					a.exportHook = func(string, int) {
+				r := runExport(t, ctx, srv, func(f *factory) {
+					withPageSize(f, 5)
+					onRecords(f, func(string, int) {
 						if len(srv.Requests()) >= 14 {
 							cancel()
 						}
-					}
+					})
 				}, args...)
 				cancel()
 				wantCode(t, r, exitError)
@@ -74,7 +74,7 @@ func TestExportResumeCountsTheBudgetSpent(t *testing.T) {
 					forgetBudget(t, dest, where)
 				}
 				_, from := tooMany(srv, 0)
-				r = runExport(t, context.Background(), srv, func(a *app) { a.exportPageSize = 5 }, args...)
+				r = runExport(t, context.Background(), srv, func(f *factory) { withPageSize(f, 5) }, args...)
 				n, total := tooMany(srv, from)
 				t.Logf("forget=%v: the first run sent %d requests, the resumed run %d, %d answered 429", forget, from, total-from, n)
 				if total-from < 10 {
@@ -151,7 +151,7 @@ func TestExportBudgetSurvivesKill(t *testing.T) {
 			t.Errorf("saved admission %v, not during the run", at)
 		}
 	}
-	r := runExport(t, context.Background(), srv, func(a *app) { a.exportPageSize = 5 }, args...)
+	r := runExport(t, context.Background(), srv, func(f *factory) { withPageSize(f, 5) }, args...)
 	wantCode(t, r, exitOK)
 	// The next run counted them: they are among what it saved in turn.
 	after := loadBudget(t, dir)

@@ -121,7 +121,7 @@ func TestExportDBSecondExportRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := runExport(t, context.Background(), srv, func(a *app) { a.exportLockWait = 300 * time.Millisecond }, "--db", url)
+		r := runExport(t, context.Background(), srv, func(f *factory) { withLockWait(f, 300*time.Millisecond) }, "--db", url)
 		wantCode(t, r, exitError)
 		if !strings.Contains(r.stderr, "another export") {
 			t.Errorf("stderr: %s", r.stderr)

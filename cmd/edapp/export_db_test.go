@@ -295,12 +295,12 @@ func TestExportDBMirrorsDeletions(t *testing.T) {
 		// An interrupted run deletes nothing.
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		r := runExport(t, ctx, srv, func(a *app) {
-			a.exportHook = func(kind string, n int) {
+		r := runExport(t, ctx, srv, func(f *factory) {
+			onRecords(f, func(kind string, n int) {
 				if kind == "users" && n == 2 {
 					cancel()
 				}
-			}
+			})
 		}, "--db", url, "--kinds", "users")
 		wantCode(t, r, exitError)
 		if !has() {

@@ -3,17 +3,12 @@ package main
 import (
 	"flag"
 
-	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/cmd/edapp/internal/fakeserve"
 	"github.com/spf13/cobra"
 )
 
-func (a *app) fakeCommand() *cobra.Command {
-	var f edapptest.Flags
-	var sc safetyCultureFlags
-	cmd := &cobra.Command{
-		Use:   "fake",
-		Short: "Serve a fake EdApp service for tools in any language",
-		Long: `fake serves an in-memory fake of the EdApp REST API (v1 and v2, the same fake
+// fakeHelp is the long help of edapp fake.
+const fakeHelp = `fake serves an in-memory fake of the EdApp REST API (v1 and v2, the same fake
 the SDK's own tests use) until it is interrupted (Ctrl-C).
 
 Once its port is bound, its first two lines of output are EDAPP_BASE_URL=...
@@ -29,11 +24,27 @@ the users already there. --budget N or N/WINDOW makes the fake answer 429
 beyond N requests in any 5 minutes or in any WINDOW, as the service does with
 1400/5m. --redeliver N sends every webhook delivery N more times.
 
+A browser can play the learner: a launch link opens the lesson on a page
+whose form completes it (as the SDK's CompleteLesson does: progress,
+attempt, webhook deliveries) or leaves it, and /learner/{userId} lists a
+learner's courses with fresh launch links. With --seed the demo learners'
+home pages are printed to stderr.
+
 --safetyculture also serves SafetyCulture's Training API and org feeds on the
 same port (/training/..., /feed/..., /webhooks/v1/..., and the WhoAmI that
 SafetyCulture's exporter asks first), with the same token: the account is the
 migrated copy of the EdApp one, with planted differences (--no-anomalies
-leaves them out) and some activity after the move.`,
+leaves them out) and some activity after the move.`
+
+// newCmdFake makes `edapp fake`; runF, when not nil, runs instead of the
+// fake with the flags as parsed.
+func newCmdFake(fac *factory, runF func(*fakeserve.Flags) error) *cobra.Command {
+	var f fakeserve.Flags
+	var sc safetyCultureFlags
+	cmd := &cobra.Command{
+		Use:   "fake",
+		Short: "Serve a fake EdApp service for tools in any language",
+		Long:  fakeHelp,
 		Example: `  edapp fake --seed
   edapp fake --token dev > fake.env &   # then: set -a; . ./fake.env; set +a
   edapp fake --users 5000 --groups 300 --collections 20 --courses 200 --lessons 8 \
@@ -48,13 +59,12 @@ leaves them out) and some activity after the move.`,
 			if err := sc.check(); err != nil {
 				return err
 			}
-			if sc.enabled {
-				return serveWithSafetyCulture(cmd.Context(), &f, sc, a.stdout, a.stderr)
+			if runF != nil {
+				return runF(&f)
 			}
-			return f.Serve(cmd.Context(), a.stdout, a.stderr)
+			return f.Serve(cmd.Context(), fac.stdout, fac.stderr, sc.also()...)
 		},
 	}
-	// The flags are edapptest's, shared with examples/fakeserver.
 	fs := flag.NewFlagSet("fake", flag.ContinueOnError)
 	f.Register(fs)
 	cmd.Flags().AddGoFlagSet(fs)

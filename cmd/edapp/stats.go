@@ -157,9 +157,9 @@ type statsFlag struct {
 
 // addStatsFlag registers --stats on cmd. Before the command runs it checks
 // that the file's directory exists and starts the run's counters, which
-// a.client hooks into the client; a.run writes them when the command is
-// done, failed or not. kindOf is set for a command whose calls carry a
-// kind in their context.
+// the factory hooks into the client it builds; run writes them when the
+// command is done, failed or not. kindOf is set for a command whose calls
+// carry a kind in their context.
 func (a *app) addStatsFlag(cmd *cobra.Command, kindOf func(context.Context) (string, bool)) {
 	cmd.Flags().StringVar(&a.statsOut.file, "stats", "", "write the run's figures (requests, retries, waits, records) as one JSON object to this file (- for stdout)")
 	cmd.PreRunE = func(*cobra.Command, []string) error {

@@ -1,27 +1,27 @@
-package edapptest
+// Package fakeserve serves the SDK's fake service (edapptest) on a port
+// for `edapp fake`: its command-line flags, the listener, and the
+// learner's side as HTML pages for a browser.
+package fakeserve
 
 import (
-	"context"
 	"flag"
 	"fmt"
-	"io"
-	"net"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/edapp-go/edapp/edapptest"
 )
 
-// Flags are the settings of a fake served on its own, as a command line
-// gives them. `edapp fake` and examples/fakeserver take the same flags
-// because both register them with Register; a program on
-// github.com/spf13/pflag adds the same set with AddGoFlagSet.
+// Flags are the settings of a fake served on its own, as `edapp fake`'s
+// command line gives them.
 type Flags struct {
-	Addr    string        // address to listen on
-	Token   string        // bearer token the fake accepts; random when empty
-	Seed    bool          // load the demo account (SeedDemo)
-	Account AccountSpec   // then a synthetic account (SeedAccount), when it has users or attempts
-	Latency time.Duration // delay added to every request
-	Budget  Budget        // request budget; zero: none
+	Addr    string                // address to listen on
+	Token   string                // bearer token the fake accepts; random when empty
+	Seed    bool                  // load the demo account (SeedDemo)
+	Account edapptest.AccountSpec // then a synthetic account (SeedAccount), when it has users or attempts
+	Latency time.Duration         // delay added to every request
+	Budget  Budget                // request budget; zero: none
 	// Redeliver sends every webhook delivery this many more times
 	// (WithRedeliveries).
 	Redeliver int
@@ -47,10 +47,10 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 
 // Check reports a value no fake can take.
 func (f *Flags) Check() error {
-	if err := f.Account.check(); err != nil {
-		return fmt.Errorf("--users, --groups, --collections, --courses, --lessons and --attempts must not be negative")
-	}
+	a := f.Account
 	switch {
+	case min(a.Users, a.Groups, a.Collections, a.Courses, a.Lessons, a.Attempts) < 0:
+		return fmt.Errorf("--users, --groups, --collections, --courses, --lessons and --attempts must not be negative")
 	case f.Latency < 0:
 		return fmt.Errorf("--latency must not be negative")
 	case f.Redeliver < 0:
@@ -60,44 +60,12 @@ func (f *Flags) Check() error {
 }
 
 // Options returns the server options the flags ask for.
-func (f *Flags) Options() []Option {
-	opts := []Option{WithToken(f.Token), WithLatency(f.Latency), WithRedeliveries(f.Redeliver)}
+func (f *Flags) Options() []edapptest.Option {
+	opts := []edapptest.Option{edapptest.WithToken(f.Token), edapptest.WithLatency(f.Latency), edapptest.WithRedeliveries(f.Redeliver)}
 	if f.Budget.Limit > 0 {
-		opts = append(opts, WithBudget(f.Budget.Limit, f.Budget.Window))
+		opts = append(opts, edapptest.WithBudget(f.Budget.Limit, f.Budget.Window))
 	}
 	return opts
-}
-
-// Serve starts a fake as the flags say, loads its data, and serves it on
-// Addr until ctx is done. Once the port is bound, and not before, it
-// writes EDAPP_BASE_URL=... and EDAPP_API_TOKEN=... to stdout and a line
-// saying so to stderr, where it also reports the load.
-func (f *Flags) Serve(ctx context.Context, stdout, stderr io.Writer) error {
-	if err := f.Check(); err != nil {
-		return err
-	}
-	fake := NewServer(f.Options()...)
-	defer fake.Close()
-	if f.Seed {
-		if _, err := fake.SeedDemo(); err != nil {
-			return err
-		}
-	}
-	if a := f.Account; a.Users > 0 || a.Attempts > 0 {
-		start := time.Now()
-		if err := fake.SeedAccount(a); err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "loaded %d users and %d attempts in %s\n", a.Users, a.Attempts, time.Since(start).Round(time.Millisecond))
-	}
-	ready := func(addr net.Addr) {
-		fmt.Fprintf(stderr, "serving the fake service on http://%s; stop with Ctrl-C\n", addr)
-	}
-	if err := fake.listenAndServe(ctx, f.Addr, stdout, ready); err != nil {
-		return err
-	}
-	fmt.Fprintln(stderr, "stopped")
-	return nil
 }
 
 // Budget is a request budget: at most Limit requests in any Window. As a
