@@ -236,3 +236,32 @@ func TestPastTense(t *testing.T) {
 		}
 	}
 }
+
+func TestNewCmdWebhooksListAndDeleteFlags(t *testing.T) {
+	t.Parallel()
+	f := newTestFactory(env{})
+	var view *webhookView
+	listF := func(v *webhookView) error { view = v; return nil }
+	if err := execute(newCmdWebhooksList(f, listF), "--show-secrets", "-o", "table"); err != nil {
+		t.Fatal(err)
+	}
+	if !view.showSecrets || view.out.format != "table" {
+		t.Errorf("parsed to %+v", view)
+	}
+	view = nil
+	wantUsage(t, execute(newCmdWebhooksList(f, listF), "-o", "xml"), []string{"-o", "xml"})
+	if view != nil {
+		t.Error("-o xml reached the run")
+	}
+
+	var ids []string
+	deleteF := func(got []string) error { ids = got; return nil }
+	if err := execute(newCmdWebhooksDelete(f, deleteF), "7", "9"); err != nil || !reflect.DeepEqual(ids, []string{"7", "9"}) {
+		t.Errorf("delete 7 9: %v, %q", err, ids)
+	}
+	ids = nil
+	wantUsage(t, execute(newCmdWebhooksDelete(f, deleteF)), nil)
+	if ids != nil {
+		t.Error("delete without ids reached the run")
+	}
+}
