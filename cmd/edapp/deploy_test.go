@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"errors"
+	"go/parser"
+	"go/token"
 	"io"
 	"maps"
 	"os"
@@ -232,6 +234,26 @@ func TestSystemdUnitsTakeSecretsFromEnvironmentFile(t *testing.T) {
 					t.Errorf("%s: %q on the command line: %s", u, secret, l)
 				}
 			}
+		}
+	}
+}
+
+// TestMainImportsRootsAndZones guards what lets the binary run in the
+// scratch image (Containerfile), which has no CA bundle and no zone
+// database: main.go links both in.
+func TestMainImportsRootsAndZones(t *testing.T) {
+	t.Parallel()
+	f, err := parser.ParseFile(token.NewFileSet(), "main.go", nil, parser.ImportsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var imports []string
+	for _, spec := range f.Imports {
+		imports = append(imports, strings.Trim(spec.Path.Value, `"`))
+	}
+	for _, want := range []string{"golang.org/x/crypto/x509roots/fallback", "time/tzdata"} {
+		if !slices.Contains(imports, want) {
+			t.Errorf("main.go does not import %s: the scratch image would lack it", want)
 		}
 	}
 }
