@@ -5,6 +5,7 @@ import (
 	"iter"
 
 	"github.com/edapp-go/edapp/internal/ids"
+	"github.com/edapp-go/edapp/internal/lenient"
 )
 
 // CatalogService covers the v2 catalog: course collections, courses and lessons.
@@ -43,14 +44,12 @@ type Course struct {
 	CreatedDateTime  Time      `json:"createdDateTime"`
 	ModifiedDateTime Time      `json:"modifiedDateTime"`
 	Extra            RawFields `json:"-"`
-
-	courseVariants
 }
 
-// courseVariants takes the other spellings of Course's fields while the SDK
-// decodes; it then moves them into place and clears them.
-type courseVariants struct {
-	AltCreateDateTime Time `json:"createDateTime,omitzero" variant:"CreatedDateTime"`
+// The other spelling of Course's creation datetime lives in the decoder's
+// table, so the record carries only its documented fields.
+func init() {
+	lenient.Alias[Course](lenient.Spelling{Name: "createDateTime", Field: "CreatedDateTime"})
 }
 
 // Lesson is a lesson of a course. A lesson has a minimum score, whose JSON

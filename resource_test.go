@@ -2,8 +2,12 @@ package edapp
 
 import (
 	"encoding/json"
+	"maps"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -74,4 +78,52 @@ func TestUnmarshalReadsARecordAsTheClientDoes(t *testing.T) {
 	assert.Equal(t, []string{"g"}, u.ManagedUserGroups)
 	assert.Equal(t, []string{"lastActiveDate"}, dropped)
 	assert.JSONEq(t, `true`, string(u.Extra["isArchived"]))
+}
+
+// fillExported sets every exported field of the struct v points to, as
+// reflection sees them (promoted ones included), to a value that is not
+// zero, as a caller could.
+func fillExported(t *testing.T, v any) {
+	t.Helper()
+	rv := reflect.ValueOf(v).Elem()
+	for _, sf := range reflect.VisibleFields(rv.Type()) {
+		if !sf.IsExported() || sf.Anonymous {
+			continue
+		}
+		f := rv.FieldByIndex(sf.Index)
+		switch {
+		case sf.Type == reflect.TypeFor[Time]():
+			f.Set(reflect.ValueOf(Time{time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)}))
+		case f.Kind() == reflect.String:
+			f.SetString("x")
+		case f.Kind() == reflect.Slice:
+			f.Set(reflect.MakeSlice(sf.Type, 1, 1))
+		case f.Kind() == reflect.Map && sf.Name != "Extra":
+			f.Set(reflect.MakeMapWithSize(sf.Type, 0))
+		case f.Kind() == reflect.Int, f.Kind() == reflect.Float64, f.Kind() == reflect.Bool:
+			f.Set(reflect.ValueOf(1).Convert(sf.Type))
+		}
+	}
+}
+
+// Records show only their documented fields: a caller that sets every
+// field it can reach gets only the documented names from json.Marshal, and
+// the other spellings the service uses stay in the decoder.
+func TestRecordsMarshalOnlyTheirDocumentedFields(t *testing.T) {
+	for _, tc := range []struct {
+		record any
+		names  string
+	}{
+		{&User{}, "id name email firstName lastName externalId timeZone roles userGroups managedUserGroups customFields lastActiveDate"},
+		{&Course{}, "id externalId title description status locale duration thumbnailUrl createdDateTime modifiedDateTime"},
+		{&Webhook{}, "id eventName webHookUrl headers messageFormat"},
+	} {
+		name := reflect.TypeOf(tc.record).Elem().Name()
+		fillExported(t, tc.record)
+		b, err := json.Marshal(tc.record)
+		require.NoError(t, err)
+		var members map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(b, &members))
+		assert.ElementsMatch(t, strings.Fields(tc.names), slices.Collect(maps.Keys(members)), name)
+	}
 }

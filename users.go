@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/edapp-go/edapp/internal/ids"
+	"github.com/edapp-go/edapp/internal/lenient"
 )
 
 // UsersService covers the v2 user operations (/v2/users).
@@ -79,16 +80,16 @@ type User struct {
 	CustomFields   map[string]string `json:"customFields"`
 	LastActiveDate Time              `json:"lastActiveDate"`
 	Extra          RawFields         `json:"-"`
-
-	userVariants
 }
 
-// userVariants takes the other spellings of User's fields while the SDK
-// decodes; it then moves them into place and clears them.
-type userVariants struct {
-	AltUserName          string   `json:"userName,omitempty" variant:"Username"`
-	AltUsername          string   `json:"username,omitempty" variant:"Username"`
-	AltUserGroupsManaged []string `json:"userGroupsManaged,omitempty" variant:"ManagedUserGroups"`
+// The other spellings of User's fields live in the decoder's table, so the
+// record carries only its documented fields.
+func init() {
+	lenient.Alias[User](
+		lenient.Spelling{Name: "userName", Field: "Username"},
+		lenient.Spelling{Name: "username", Field: "Username"},
+		lenient.Spelling{Name: "userGroupsManaged", Field: "ManagedUserGroups"},
+	)
 }
 
 // UserCreateParams is the body of Users.Create. Empty fields are not sent.

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/edapp-go/edapp/internal/ids"
+	"github.com/edapp-go/edapp/internal/lenient"
 )
 
 // WebhooksService covers the v2 webhook operations (/v2/webhooks).
@@ -33,14 +34,12 @@ type Webhook struct {
 	// event field with its type name ("string", "datetime", "number").
 	MessageFormat map[string]string `json:"messageFormat"`
 	Extra         RawFields         `json:"-"`
-
-	webhookVariants
 }
 
-// webhookVariants takes the other spelling of Webhook's id while the SDK
-// decodes; it then moves it into place and clears it.
-type webhookVariants struct {
-	AltWebhookID string `json:"webhookId,omitempty" variant:"ID"`
+// The other spelling of Webhook's id lives in the decoder's table, so the
+// record carries only its documented fields.
+func init() {
+	lenient.Alias[Webhook](lenient.Spelling{Name: "webhookId", Field: "ID"})
 }
 
 // WebhookCreateParams is the body of Webhooks.Create: {"eventName",

@@ -13,6 +13,7 @@ import (
 	"github.com/edapp-go/edapp"
 
 	"github.com/edapp-go/edapp/internal/ids"
+	"github.com/edapp-go/edapp/internal/lenient"
 	"github.com/edapp-go/edapp/internal/pager"
 )
 
@@ -43,17 +44,17 @@ type User struct {
 	// is known) and decoded from externalIdentifier or externalId.
 	ExternalID string          `json:"externalIdentifier,omitempty"`
 	Extra      edapp.RawFields `json:"-"`
-
-	userVariants
 }
 
-// userVariants takes the other spellings of the username and external id
-// while the SDK decodes, in order of preference; it then moves them into
-// place and clears them.
-type userVariants struct {
-	AltUserName   string `json:"userName,omitempty" variant:"Username"`
-	AltName       string `json:"name,omitempty" variant:"Username"`
-	AltExternalID string `json:"externalId,omitempty" variant:"ExternalID"`
+// The other spellings of the username and external id, in order of
+// preference, live in the decoder's table, so the record carries only its
+// documented fields.
+func init() {
+	lenient.Alias[User](
+		lenient.Spelling{Name: "userName", Field: "Username"},
+		lenient.Spelling{Name: "name", Field: "Username"},
+		lenient.Spelling{Name: "externalId", Field: "ExternalID"},
+	)
 }
 
 // Save inserts or updates a user with POST /v1/users. Without an ID it is an

@@ -81,3 +81,37 @@ func TestEveryRecordKeepsUnknownMembers(t *testing.T) {
 		t.Errorf("nested Extra: %+v", r)
 	}
 }
+
+// v1 records show only their documented fields: the other spellings the
+// service uses stay in the decoder, so json.Marshal of a record decoded
+// from them writes only the documented names, and a caller can set no
+// other field.
+func TestRecordsMarshalOnlyTheirDocumentedFields(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		record   any
+		in       string
+		exported string
+	}{
+		{&v1.User{}, `{"userName":"u","externalId":"e"}`, "ID Username Email UserGroups FirstName LastName ExternalID Extra"},
+		{&v1.Course{}, `{"completionDate":"2021-02-02T00:00:00Z"}`,
+			"ID Title Unlocked UnlockedDate Completed CompletedDate Opened OpenedDate Lessons Extra"},
+	} {
+		var fields []string
+		for _, sf := range reflect.VisibleFields(reflect.TypeOf(tc.record).Elem()) {
+			if sf.IsExported() && !sf.Anonymous {
+				fields = append(fields, sf.Name)
+			}
+		}
+		if got := strings.Join(fields, " "); got != tc.exported {
+			t.Errorf("exported fields %s, want %s", got, tc.exported)
+		}
+		if _, err := edapp.Unmarshal([]byte(tc.in), tc.record); err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(tc.record)
+		if err != nil || strings.Contains(string(b), "userName") || strings.Contains(string(b), "completionDate") {
+			t.Errorf("json.Marshal: %s, %v", b, err)
+		}
+	}
+}
