@@ -203,7 +203,7 @@ func TestUsersList(t *testing.T) {
 
 	page, err := client.Users.List(context.Background(), &UserListOptions{
 		ListOptions: ListOptions{Page: 2, PageSize: 50},
-		UserName:    "jane.doe@example.com",
+		Username:    "jane.doe@example.com",
 		ExternalID:  "HR-1042",
 	})
 	require.NoError(t, err)
@@ -254,9 +254,9 @@ func TestUsersListOddFieldKeepsTheRest(t *testing.T) {
 
 func TestUsersAll(t *testing.T) {
 	checkAllPages(t, "/v2/users", "userName=jane&externalId=HR-1", func(ctx context.Context, c *Client) ([]string, error) {
-		opts := &UserListOptions{ListOptions: ListOptions{PageSize: 2}, UserName: "jane", ExternalID: "HR-1"}
+		opts := &UserListOptions{ListOptions: ListOptions{PageSize: 2}, Username: "jane", ExternalID: "HR-1"}
 		keys, err := collectKeys(c.Users.All(ctx, opts), func(u User) string { return u.ID })
-		assert.Equal(t, &UserListOptions{ListOptions: ListOptions{PageSize: 2}, UserName: "jane", ExternalID: "HR-1"}, opts, "caller's options untouched")
+		assert.Equal(t, &UserListOptions{ListOptions: ListOptions{PageSize: 2}, Username: "jane", ExternalID: "HR-1"}, opts, "caller's options untouched")
 		return keys, err
 	})
 }

@@ -61,6 +61,8 @@ type WebhookCreateParams struct {
 // with [ErrInvalidInput], before any request, an event name that is not one
 // of the ten and a URL that is not an absolute http or https URL. The
 // answer is the new link, with its MessageFormat.
+//
+// EdApp API: POST /v2/webhooks
 func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams, reqOpts ...RequestOption) (*Webhook, error) {
 	if !slices.Contains(EventNames(), params.EventName) {
 		return nil, fmt.Errorf("%w: event name %q is not one of the ten webhook event names", ErrInvalidInput, params.EventName)
@@ -80,6 +82,8 @@ func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams
 // does not document this operation; outside integrations call it and get a
 // bare array. The paged envelope is
 // accepted too, and then every page is read.
+//
+// EdApp API: GET /v2/webhooks
 func (s *WebhooksService) List(ctx context.Context, reqOpts ...RequestOption) ([]Webhook, error) {
 	return listAll[Webhook](ctx, s.client, ids.Fill("/v2/webhooks"), reqOpts)
 }
@@ -87,6 +91,8 @@ func (s *WebhooksService) List(ctx context.Context, reqOpts ...RequestOption) ([
 // Delete removes a webhook: DELETE /v2/webhooks/{webhookId}. Inferred: the
 // vendor does not document this operation; outside integrations call it. An answer of {"success": false} is an error
 // matching [ErrUnsuccessful].
+//
+// EdApp API: DELETE /v2/webhooks/{webhookId}
 func (s *WebhooksService) Delete(ctx context.Context, webhookID string, reqOpts ...RequestOption) error {
 	if err := ids.Require("webhookID", webhookID); err != nil {
 		return err
