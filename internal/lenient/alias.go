@@ -69,6 +69,7 @@ type wire struct {
 	typ  reflect.Type // struct{ Record T; Alt0, Alt1, ... }
 	to   [][]int      // to[i]: the field of T that Alt{i} fills
 	elem bool         // typ is a slice of wire structs, for a []T
+	pool sync.Pool    // of zero *typ values (as any), for a record's wire
 }
 
 var wires sync.Map // reflect.Type -> *wire (nil: none)
@@ -126,6 +127,25 @@ func decodesItself(t reflect.Type) bool {
 
 // new returns a pointer to a new zero wire value.
 func (w *wire) new() reflect.Value { return reflect.New(w.typ) }
+
+// decodeKnownInto is decodeKnown into dst, the record or slice w stands
+// for, through a wire value of the pool (a record's) or a new one.
+func (w *wire) decodeKnownInto(data []byte, dst reflect.Value) error {
+	ptr := w.pool.Get() // a pointer to a zero wire value, or nil
+	if ptr == nil {
+		ptr = w.new().Interface()
+	}
+	wv := reflect.ValueOf(ptr)
+	err := decodeKnown(data, ptr)
+	if err == nil {
+		w.unwire(wv.Elem(), dst)
+	}
+	if !w.elem { // a slice's elements are copied out, but its array is kept
+		wv.Elem().SetZero()
+		w.pool.Put(ptr)
+	}
+	return err
+}
 
 // unwire moves what was decoded into wv (a wire struct or slice) into dst,
 // the record or slice it stands for.

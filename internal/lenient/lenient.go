@@ -95,12 +95,7 @@ func decodeKnownInto(data []byte, rv reflect.Value) error {
 	if w == nil {
 		return decodeKnown(data, rv.Interface())
 	}
-	wv := w.new()
-	if err := decodeKnown(data, wv.Interface()); err != nil {
-		return err
-	}
-	w.unwire(wv.Elem(), rv.Elem())
-	return nil
+	return w.decodeKnownInto(data, rv.Elem())
 }
 
 // decodeKnown decodes data into v in one pass and fails if any object
