@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -137,8 +138,10 @@ func TestNewPlanMaxDeletes(t *testing.T) {
 			}
 		}
 	}
-	if _, err := NewPlan(rows, acct, Options{MaxDeletes: -5}); err == nil {
-		t.Error("MaxDeletes -5 was accepted")
+	for _, bad := range []int{-5, -2, math.MinInt} { // -1 is DefaultMaxDeletes
+		if _, err := NewPlan(rows, acct, Options{MaxDeletes: bad}); !errors.Is(err, edapp.ErrInvalidInput) {
+			t.Errorf("MaxDeletes %d: %v, want an edapp.ErrInvalidInput", bad, err)
+		}
 	}
 	// At least 1: 5 managed users allow one deletion by default.
 	_, c5 := account(t, 5)

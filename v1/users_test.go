@@ -224,12 +224,15 @@ func TestEmptyIDsSendNothing(t *testing.T) {
 	}
 }
 
-func TestNilClient(t *testing.T) {
-	c := v1.New(nil)
+// A Client not made by New (its zero value) fails every call before
+// sending; New itself refuses a nil client (TestNewOptions).
+func TestZeroClient(t *testing.T) {
+	var c v1.Client
+	c.Users, c.Reports = new(v1.UsersService), new(v1.ReportsService)
 	if _, err := c.Users.Save(context.Background(), v1.User{}); !errors.Is(err, edapp.ErrInvalidInput) {
-		t.Errorf("Save on a nil client: %v", err)
+		t.Errorf("Save on a zero client: %v", err)
 	}
 	if _, err := c.Reports.Activities(context.Background()); !errors.Is(err, edapp.ErrInvalidInput) {
-		t.Errorf("Activities on a nil client: %v", err)
+		t.Errorf("Activities on a zero client: %v", err)
 	}
 }

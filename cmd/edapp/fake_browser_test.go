@@ -181,7 +181,11 @@ func TestBrowserCompletesALesson(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	link, err := v1.New(client).Users.LaunchLink(ctx, userID, lessonIDs[0])
+	legacy, err := v1.New(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link, err := legacy.Users.LaunchLink(ctx, userID, lessonIDs[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +302,11 @@ func TestLaunchPageScreenshot(t *testing.T) {
 	srv := edapptest.NewServer(edapptest.WithClock(func() time.Time { return issued }))
 	defer srv.Close()
 	userID, lessonIDs := learner(t, srv)
-	link, err := v1.New(srv.Client()).Users.LaunchLink(ctx, userID, lessonIDs[0])
+	legacy, err := v1.New(srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	link, err := legacy.Users.LaunchLink(ctx, userID, lessonIDs[0])
 	if err != nil {
 		t.Fatal(err)
 	}
