@@ -63,6 +63,7 @@ func coreServer(t *testing.T, h http.HandlerFunc, opts ...Option) *Client {
 // every client option fails NewClient, with ErrInvalidInput and a message
 // that names it.
 func TestNewClientRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct {
 		token string
 		opts  []Option
@@ -101,6 +102,7 @@ func TestNewClientRejectsBadInput(t *testing.T) {
 }
 
 func TestDefaults(t *testing.T) {
+	t.Parallel()
 	c, err := NewClient("t")
 	require.NoError(t, err)
 	assert.Equal(t, DefaultBaseURL, c.BaseURL())
@@ -109,6 +111,7 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestHeadersAndPathPrefix(t *testing.T) {
+	t.Parallel()
 	var got *http.Request
 	var body []byte
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -140,6 +143,7 @@ func TestHeadersAndPathPrefix(t *testing.T) {
 }
 
 func TestDoRefusesBadPathBeforeSending(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) { hits.Add(1) })
 	for _, p := range []string{"v2/users", "https://evil.example/v2/users", "/v2/users?x=1"} {
@@ -164,6 +168,7 @@ func statusSeq(hits *atomic.Int32, statuses ...int) http.HandlerFunc {
 }
 
 func TestRetryMatrix(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		method   string
@@ -202,6 +207,7 @@ func TestRetryMatrix(t *testing.T) {
 }
 
 func TestRetryBodyIsRewound(t *testing.T) {
+	t.Parallel()
 	var bodies []string
 	var hits atomic.Int32
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -236,6 +242,7 @@ func mockClient(t *testing.T, opts ...Option) (*Client, *httpmock.MockTransport)
 }
 
 func TestPOSTRetriesOnlyWhenNothingWasSent(t *testing.T) {
+	t.Parallel()
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: &net.AddrError{Err: "connection refused"}}
 	reset := &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
 
@@ -267,6 +274,7 @@ func TestPOSTRetriesOnlyWhenNothingWasSent(t *testing.T) {
 }
 
 func TestBackoffHonoursRetryAfterOn503(t *testing.T) {
+	t.Parallel()
 	h := func(v string) *http.Response {
 		return &http.Response{StatusCode: 503, Header: http.Header{"Retry-After": {v}}}
 	}
@@ -291,6 +299,7 @@ func TestBackoffHonoursRetryAfterOn503(t *testing.T) {
 // retry policy's MaxWait; a call that may not wait that long fails at once
 // with the 429, and so does the next call, without sending anything.
 func TestRetryAfterPausesUpToOneWindow(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -317,6 +326,7 @@ func TestRetryAfterPausesUpToOneWindow(t *testing.T) {
 }
 
 func TestCancelDuringBackoff(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	c := coreServer(t, statusSeq(&hits, 503, 503, 503), WithRetry(RetryPolicy{MaxRetries: 3, MinWait: time.Hour, MaxWait: time.Hour}))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -334,6 +344,7 @@ func TestCancelDuringBackoff(t *testing.T) {
 }
 
 func TestCancelDuringRateLimitWait(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	c := coreServer(t, statusSeq(&hits), WithRateLimit(rate.Every(time.Hour), 1))
 	require.NoError(t, c.Do(context.Background(), http.MethodGet, "/v2/x", nil, nil, nil))
@@ -357,6 +368,7 @@ func TestCancelDuringRateLimitWait(t *testing.T) {
 }
 
 func TestRateLimiterDrawsForEveryAttempt(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	// Burst 3, then nothing for an hour: the fourth attempt must wait.
 	c := coreServer(t, statusSeq(&hits, 503, 503, 503, 503, 503),
@@ -370,6 +382,7 @@ func TestRateLimiterDrawsForEveryAttempt(t *testing.T) {
 }
 
 func TestTypedErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		status int
 		is     error
@@ -403,6 +416,7 @@ func TestTypedErrors(t *testing.T) {
 }
 
 func TestErrorBodyTruncatedAndNonJSON(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("x", 100<<10)
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadGateway)
@@ -418,6 +432,7 @@ func TestErrorBodyTruncatedAndNonJSON(t *testing.T) {
 }
 
 func TestMalformedSuccessBody(t *testing.T) {
+	t.Parallel()
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, "<html><body>Gateway maintenance "+strings.Repeat("-", 2000)+"</body></html>")
@@ -435,6 +450,7 @@ func TestMalformedSuccessBody(t *testing.T) {
 }
 
 func TestOddFieldNeverFailsThePage(t *testing.T) {
+	t.Parallel()
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"totalCount":3,"items":[
 			{"id":"a","when":"2019-03-07T05:10:36.187Z","n":1},
@@ -463,6 +479,7 @@ func TestOddFieldNeverFailsThePage(t *testing.T) {
 }
 
 func TestTokenNeverInErrorsOrLogs(t *testing.T) {
+	t.Parallel()
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
 		// A careless server echoes the header and a launch link back.
 		w.WriteHeader(http.StatusForbidden)
@@ -489,6 +506,7 @@ func TestTokenNeverInErrorsOrLogs(t *testing.T) {
 }
 
 func TestNoAuthorizationAfterRedirectToAnotherHost(t *testing.T) {
+	t.Parallel()
 	var otherAuth, sameAuth atomic.Value
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		otherAuth.Store(r.Header.Get("Authorization"))
@@ -522,6 +540,7 @@ func TestNoAuthorizationAfterRedirectToAnotherHost(t *testing.T) {
 }
 
 func TestWithHTTPClientWrapsTransport(t *testing.T) {
+	t.Parallel()
 	var seen atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{}`) }))
 	defer srv.Close()
@@ -552,6 +571,7 @@ func waitFor(t *testing.T, cond func() bool) {
 }
 
 func TestIDsStayOneSegment(t *testing.T) {
+	t.Parallel()
 	var paths []string
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
 		paths = append(paths, r.URL.EscapedPath())
@@ -569,6 +589,7 @@ func TestIDsStayOneSegment(t *testing.T) {
 }
 
 func TestNewClientFromEnv(t *testing.T) {
+	t.Parallel()
 	env := func(vars map[string]string) Option {
 		return WithLookupEnv(func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
 	}
@@ -608,6 +629,7 @@ func TestNewClientFromEnv(t *testing.T) {
 // Dot-only ids would go out as %2E or %2E%2E, which a decoding proxy may
 // take for "." or "..": they are refused like empty ids, before sending.
 func TestDotOnlyIDsAreRefusedBeforeSending(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("request sent: %s %s", r.Method, r.URL.EscapedPath())
@@ -642,6 +664,7 @@ func TestDotOnlyIDsAreRefusedBeforeSending(t *testing.T) {
 
 // One rule for v2 and v1: only "success": false is a failure.
 func TestDoCheckedRule(t *testing.T) {
+	t.Parallel()
 	for body, fails := range map[string]bool{
 		`{"success":true}`:                      false,
 		`{}`:                                    false,
@@ -687,6 +710,7 @@ func (b *endlessBody) Read(p []byte) (int, error) {
 func (b *endlessBody) Close() error { return nil }
 
 func TestEndlessErrorBodyIsReadWithinItsBound(t *testing.T) {
+	t.Parallel()
 	for status, sentinel := range map[int]error{
 		http.StatusNotFound: ErrNotFound, http.StatusBadRequest: ErrBadRequest,
 		http.StatusUnauthorized: ErrUnauthorized, http.StatusInternalServerError: ErrServer,
@@ -706,6 +730,7 @@ func TestEndlessErrorBodyIsReadWithinItsBound(t *testing.T) {
 }
 
 func TestSuccessBodyBound(t *testing.T) {
+	t.Parallel()
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"id":"`+strings.Repeat("a", 2000)+`"}`)
 	}, WithMaxResponseBytes(1000))
@@ -718,6 +743,7 @@ func TestSuccessBodyBound(t *testing.T) {
 }
 
 func TestZeroMaxWaitMeansTheDefaultCap(t *testing.T) {
+	t.Parallel()
 	p, err := RetryPolicy{MaxRetries: 1}.normalize()
 	require.NoError(t, err)
 	assert.Equal(t, 30*time.Second, p.MaxWait)
@@ -746,6 +772,7 @@ func TestZeroMaxWaitMeansTheDefaultCap(t *testing.T) {
 // TestSharedClientUnderLoad runs the parallel path under go test (and so
 // under -race in CI): one client, many goroutines, every call succeeds.
 func TestSharedClientUnderLoad(t *testing.T) {
+	t.Parallel()
 	srv := staticServer([]byte(benchUserJSON))
 	defer srv.Close()
 	c, err := NewClient("t", WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0))
@@ -801,6 +828,7 @@ func droppedLog(t *testing.T, body []byte) (*Client, func() []string) {
 }
 
 func TestOneBadValueInEveryItemCostsOnlyThoseValues(t *testing.T) {
+	t.Parallel()
 	for _, envelope := range []bool{true, false} {
 		t.Run(fmt.Sprint("envelope=", envelope), func(t *testing.T) {
 			c, dropped := droppedLog(t, badDatesPage(1000, envelope))
@@ -829,6 +857,7 @@ func TestOneBadValueInEveryItemCostsOnlyThoseValues(t *testing.T) {
 }
 
 func TestDoReportsDroppedValues(t *testing.T) {
+	t.Parallel()
 	body := []byte(`{"id":"u1","name":"ann","lastActiveDate":{"when":"yesterday"},"roles":"app-user","isArchived":false}`)
 	c, dropped := droppedLog(t, body)
 	var u User
@@ -989,11 +1018,19 @@ var faultMatrix = []faultCase{
 	},
 }
 
+// TestFaultMatrix runs its cases in parallel with each other, and alone
+// otherwise, so that the goroutines counted after them are theirs.
 func TestFaultMatrix(t *testing.T) {
+	before := runtime.NumGoroutine()
+	t.Run("cases", func(t *testing.T) { runFaultMatrix(t) })
+	assertNoGoroutineLeak(t, before)
+}
+
+func runFaultMatrix(t *testing.T) {
 	for _, fc := range faultMatrix {
 		for _, method := range []string{http.MethodGet, http.MethodPost} {
 			t.Run(fc.name+"/"+method, func(t *testing.T) {
-				before := runtime.NumGoroutine()
+				t.Parallel()
 				var hits atomic.Int32
 				srv := httptest.NewServer(fc.handler(&hits))
 				tr := &http.Transport{}
@@ -1034,7 +1071,6 @@ func TestFaultMatrix(t *testing.T) {
 				srv.CloseClientConnections()
 				srv.Close()
 				tr.CloseIdleConnections()
-				assertNoGoroutineLeak(t, before)
 			})
 		}
 	}
@@ -1067,6 +1103,7 @@ func firstLines(s string, n int) string {
 }
 
 func TestConnectionRefusedPOSTRetriesThenFails(t *testing.T) {
+	t.Parallel()
 	// Nothing listens here: every attempt is refused before anything is sent.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -1101,6 +1138,7 @@ func countingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
 }
 
 func TestDefaultClientSendsAFullBurstAndNoMore(t *testing.T) {
+	t.Parallel()
 	srv, sent := countingServer(t)
 	c, err := NewClient("t", WithBaseURL(srv.URL))
 	require.NoError(t, err)
@@ -1171,6 +1209,7 @@ func (l *recordingLimiter) waits() []bool {
 }
 
 func TestLanes(t *testing.T) {
+	t.Parallel()
 	srv, _ := countingServer(t)
 	lim := &recordingLimiter{}
 	c, err := NewClient("t", WithBaseURL(srv.URL), WithLimiter(lim))
@@ -1190,6 +1229,7 @@ func TestLanes(t *testing.T) {
 }
 
 func TestLimiterErrorIsNeverRetried(t *testing.T) {
+	t.Parallel()
 	srv, sent := countingServer(t)
 	down := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
 	lim := &recordingLimiter{err: errors.New("redis: " + down.Error())}
@@ -1208,6 +1248,7 @@ func TestLimiterErrorIsNeverRetried(t *testing.T) {
 }
 
 func TestWithMaxThrottleFailsFast(t *testing.T) {
+	t.Parallel()
 	srv, sent := countingServer(t)
 	c, err := NewClient("t", WithBaseURL(srv.URL), WithLimiter(mustWindowLimiter(1, time.Hour)))
 	require.NoError(t, err)
@@ -1231,6 +1272,7 @@ func TestWithMaxThrottleFailsFast(t *testing.T) {
 }
 
 func TestA429PausesTheWholeClient(t *testing.T) {
+	t.Parallel()
 	var first atomic.Bool
 	var mu sync.Mutex
 	var arrivals []time.Time
@@ -1291,6 +1333,7 @@ func TestA429PausesTheWholeClient(t *testing.T) {
 }
 
 func TestLongLimiterWaitIsLogged(t *testing.T) {
+	t.Parallel()
 	srv, _ := countingServer(t)
 	buf := new(lockedBuffer)
 	log := slog.New(slog.NewTextHandler(buf, nil))
@@ -1322,6 +1365,7 @@ func (b *lockedBuffer) String() string {
 }
 
 func TestTokenNeverPrintsFromAClientOrATransportError(t *testing.T) {
+	t.Parallel()
 	const token = "sekret-token-123"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// A malformed Location that echoes the token.
@@ -1344,6 +1388,7 @@ func TestTokenNeverPrintsFromAClientOrATransportError(t *testing.T) {
 }
 
 func TestWithMaxThrottleZeroGoesWhenASlotIsFree(t *testing.T) {
+	t.Parallel()
 	srv, sent := countingServer(t)
 	c, err := NewClient("t", WithBaseURL(srv.URL), WithLimiter(mustWindowLimiter(1, time.Hour)))
 	require.NoError(t, err)
@@ -1355,6 +1400,7 @@ func TestWithMaxThrottleZeroGoesWhenASlotIsFree(t *testing.T) {
 }
 
 func TestRateLimitHeadersPauseTheClient(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if calls.Add(1) == 1 {
@@ -1379,6 +1425,7 @@ func TestRateLimitHeadersPauseTheClient(t *testing.T) {
 }
 
 func TestRetryLogLineCarriesStatusAndWait(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if calls.Add(1) == 1 {
@@ -1406,6 +1453,7 @@ func TestRetryLogLineCarriesStatusAndWait(t *testing.T) {
 }
 
 func TestLimiterOptionsReplaceTheDefault(t *testing.T) {
+	t.Parallel()
 	srv, sent := countingServer(t)
 	for name, opt := range map[string]Option{
 		"WithRateLimit(rate.Inf, 0)": WithRateLimit(rate.Inf, 0),

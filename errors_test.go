@@ -80,6 +80,7 @@ func apiErrorTexts(t *testing.T, err error) []string {
 // itself: redaction runs before the cut. Both ways a failed body is read
 // are covered: a final status (404) and retries that ran out (503).
 func TestErrorBodyRedactedBeforeTheCut(t *testing.T) {
+	t.Parallel()
 	const limit = 64 << 10
 	for _, secret := range []string{secretToken, "token=" + launchSecret, url.QueryEscape(secretToken), `{"token":"` + launchSecret + `"}`} {
 		for _, status := range []int{http.StatusNotFound, http.StatusServiceUnavailable} {
@@ -104,6 +105,7 @@ func TestErrorBodyRedactedBeforeTheCut(t *testing.T) {
 // A server that echoes the token in a request-id header does not get it
 // into the error.
 func TestRequestIDIsCleaned(t *testing.T) {
+	t.Parallel()
 	for _, header := range []string{"X-Request-Id", "X-Amzn-Requestid", "X-Correlation-Id"} {
 		for _, echo := range []string{
 			secretToken,
@@ -141,6 +143,7 @@ func TestRequestIDIsCleaned(t *testing.T) {
 // The API token and launch tokens are redacted in their URL-encoded and
 // JSON-escaped forms too, in error bodies, messages and decode errors.
 func TestEncodedTokensAreRedacted(t *testing.T) {
+	t.Parallel()
 	jsonTok, _ := json.Marshal(secretToken) // & as \u0026
 	link := "https://web.edapp.com/launch-lesson?token=" + launchSecret + "&lesson=l-1"
 	jsonLink, _ := json.Marshal(link)

@@ -25,6 +25,7 @@ var identityFields = map[edapp.EventName][]string{
 // identity field, down to a nanosecond of the time, gives another key; a
 // change of a describing field does not.
 func TestEventKey(t *testing.T) {
+	t.Parallel()
 	const at = "2024-05-14T13:22:41.123456789+10:00"
 	for _, name := range edapp.EventNames() {
 		t.Run(string(name), func(t *testing.T) {
@@ -55,6 +56,7 @@ func TestEventKey(t *testing.T) {
 // TestEventKeyWithoutTimestamp: without a timestamp every field counts,
 // so that two completions nothing else tells apart keep apart.
 func TestEventKeyWithoutTimestamp(t *testing.T) {
+	t.Parallel()
 	a := keyOf(t, []byte(`{"eventName":"LessonCompletedEvent","userId":"u1","lessonId":"l1","score":80}`))
 	b := keyOf(t, []byte(`{"eventName":"LessonCompletedEvent","userId":"u1","lessonId":"l1","score":90}`))
 	again := keyOf(t, []byte(`{"score":"80","lessonId":"l1","userId":"u1","eventName":"LessonCompletedEvent"}`))
@@ -64,6 +66,7 @@ func TestEventKeyWithoutTimestamp(t *testing.T) {
 }
 
 func TestEventKeyNamesApart(t *testing.T) {
+	t.Parallel()
 	const at = "2024-05-14T13:22:41.123Z"
 	if keyOf(t, keyPayload(t, edapp.EventLessonPublished, at, nil)) == keyOf(t, keyPayload(t, edapp.EventLessonUnpublished, at, nil)) {
 		t.Error("published and unpublished share a key")
@@ -72,6 +75,7 @@ func TestEventKeyNamesApart(t *testing.T) {
 
 // TestEventKeyUnknownEvent: the canonical JSON counts, not its layout.
 func TestEventKeyUnknownEvent(t *testing.T) {
+	t.Parallel()
 	a := keyOf(t, []byte(`{"eventName":"CertificateIssuedEvent","userId":"u1","n":1.50,"at":"2024-05-14T03:22:41.123456Z"}`))
 	again := keyOf(t, []byte(" {\"at\":\"2024-05-14T03:22:41.123456Z\",\n \"n\":1.50, \"userId\":\"u1\",\"eventName\":\"CertificateIssuedEvent\"}"))
 	other := keyOf(t, []byte(`{"eventName":"CertificateIssuedEvent","userId":"u1","n":1.50,"at":"2024-05-14T03:22:41.123457Z"}`))
@@ -88,6 +92,7 @@ func TestEventKeyUnknownEvent(t *testing.T) {
 }
 
 func TestEventKeyNil(t *testing.T) {
+	t.Parallel()
 	if k := edapp.EventKey(nil); k != "" {
 		t.Errorf("EventKey(nil) = %q", k)
 	}
@@ -99,6 +104,7 @@ func TestEventKeyNil(t *testing.T) {
 // TestEventKeyIsStable pins the key of one fixture: rows stored by one
 // version must deduplicate deliveries received by the next.
 func TestEventKeyIsStable(t *testing.T) {
+	t.Parallel()
 	const want = "057f70fa6deed5746f2520e3d7ae09dedd49a9738da223dd199d12010f5454b7"
 	if got := keyOf(t, readEventFixture(t, "LessonCompletedEvent.json")); got != want {
 		t.Errorf("key %s, want %s", got, want)

@@ -230,6 +230,7 @@ func checkEventFields(t *testing.T, got, want edapp.Event) {
 }
 
 func TestParseEventFixtures(t *testing.T) {
+	t.Parallel()
 	entries, err := os.ReadDir(filepath.Join("testdata", "events"))
 	if err != nil {
 		t.Fatal(err)
@@ -280,6 +281,7 @@ func TestParseEventFixtures(t *testing.T) {
 // TestUnmarshalJSONEvents checks that json.Unmarshal into an event struct
 // decodes as ParseEvent does, spellings included.
 func TestUnmarshalJSONEvents(t *testing.T) {
+	t.Parallel()
 	for file, want := range eventFixtures {
 		t.Run(file, func(t *testing.T) {
 			got := reflect.New(reflect.TypeOf(want).Elem()).Interface().(edapp.Event)
@@ -333,6 +335,7 @@ func specFieldType(field string) string {
 }
 
 func TestEventNames(t *testing.T) {
+	t.Parallel()
 	names := edapp.EventNames()
 	if len(names) != len(specEventTable) {
 		t.Fatalf("EventNames() has %d names, the spec %d", len(names), len(specEventTable))
@@ -360,6 +363,7 @@ func TestEventNames(t *testing.T) {
 // TestEveryEventIsWiredUp checks each row of the event table: its name
 // decodes to its own struct, which names itself and has both JSON methods.
 func TestEveryEventIsWiredUp(t *testing.T) {
+	t.Parallel()
 	marshaler, unmarshaler := reflect.TypeFor[json.Marshaler](), reflect.TypeFor[json.Unmarshaler]()
 	seen := map[reflect.Type]bool{}
 	for _, name := range edapp.EventNames() {
@@ -409,6 +413,7 @@ func orderedKeys(t *testing.T, b []byte) ([]string, map[string]json.RawMessage) 
 // json.Marshal writes are the spec's field list (names, case and order), and
 // each value has the spec's type.
 func TestEventMessageFormat(t *testing.T) {
+	t.Parallel()
 	for _, se := range specEventTable {
 		t.Run(se.name, func(t *testing.T) {
 			want := strings.Split(se.fields, ", ")
@@ -466,6 +471,7 @@ func TestEventMessageFormat(t *testing.T) {
 }
 
 func TestParseEventCases(t *testing.T) {
+	t.Parallel()
 	lesson := func(extra string) string {
 		return `{"eventName":"LessonCompletedEvent","userId":"u1"` + extra + `}`
 	}
@@ -696,6 +702,7 @@ func wantScore(want float64) func(*testing.T, edapp.Event) {
 }
 
 func TestParseEventDoesNotShareMemory(t *testing.T) {
+	t.Parallel()
 	payload := readEventFixture(t, "LessonCompletedEvent.json")
 	ev, err := edapp.ParseEvent(payload)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 // UnmarshalJSON method, which would make encoding/json scan each record
 // twice.
 func TestEveryRecordKeepsUnknownMembers(t *testing.T) {
+	t.Parallel()
 	checkExtra[User](t)
 	checkExtra[UserCourse](t)
 	checkExtra[UserGroup](t)
@@ -71,6 +72,7 @@ func checkExtra[T any](t *testing.T) {
 }
 
 func TestUnmarshalReadsARecordAsTheClientDoes(t *testing.T) {
+	t.Parallel()
 	var u User
 	dropped, err := Unmarshal([]byte(`{"id":"u1","userName":"ann","userGroupsManaged":["g"],"lastActiveDate":"soon","isArchived":true}`), &u)
 	require.NoError(t, err)
@@ -110,6 +112,7 @@ func fillExported(t *testing.T, v any) {
 // field it can reach gets only the documented names from json.Marshal, and
 // the other spellings the service uses stay in the decoder.
 func TestRecordsMarshalOnlyTheirDocumentedFields(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		record any
 		names  string

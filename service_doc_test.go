@@ -17,6 +17,7 @@ var apiLine = regexp.MustCompile(`(?m)^EdApp API: (GET|POST|PUT|DELETE) /v[12]/\
 // the operation it calls in one line of its doc comment, as go-github's
 // "GitHub API docs" lines do.
 func TestEveryServiceMethodNamesItsOperation(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestRequestOptionsReachV1Calls(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, reply{Status: http.StatusServiceUnavailable, Body: `{}`}, ok(`[]`))
 	legacy := f.client()
 	ctx := context.Background()

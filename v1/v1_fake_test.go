@@ -18,6 +18,7 @@ import (
 )
 
 func TestV1AgainstTheFake(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	var mu sync.Mutex

@@ -15,6 +15,7 @@ import (
 )
 
 func TestPrintingACourseHidesLaunchTokens(t *testing.T) {
+	t.Parallel()
 	c := v1.Course{ID: "c1", Title: "Safety", Lessons: []v1.Lesson{{ID: "l1", Title: "Alarm", LaunchURI: "https://web.edapp.com/launch-lesson?token=tok-secret-123&lesson=l1"}}}
 	for _, s := range []string{fmt.Sprint(c), fmt.Sprintf("%v %+v", c, c.Lessons[0]), fmt.Sprint(&c.Lessons[0])} {
 		if strings.Contains(s, "tok-secret-123") {
@@ -27,6 +28,7 @@ func TestPrintingACourseHidesLaunchTokens(t *testing.T) {
 }
 
 func TestDotOnlyIDsAreRefusedBeforeSending(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	c := f.client()
 	ctx := context.Background()
@@ -53,6 +55,7 @@ func TestDotOnlyIDsAreRefusedBeforeSending(t *testing.T) {
 // members it does not know in Extra, also when nested, and none has an
 // UnmarshalJSON method (which would make encoding/json scan it twice).
 func TestEveryRecordKeepsUnknownMembers(t *testing.T) {
+	t.Parallel()
 	for _, v := range []any{
 		&v1.User{}, &v1.UserGroup{}, &v1.Course{}, &v1.Lesson{},
 		&v1.CourseReport{}, &v1.LessonReport{}, &v1.Slide{}, &v1.Interaction{}, &v1.InteractionResult{},

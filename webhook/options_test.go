@@ -15,6 +15,7 @@ import (
 // TestNewHandlerRefusesBadOptions: every bad value is an error of the
 // constructor, none a default or a clamp.
 func TestNewHandlerRefusesBadOptions(t *testing.T) {
+	t.Parallel()
 	fn := func(context.Context, edapp.Event) error { return nil }
 	for name, opt := range map[string]webhook.Option{
 		"empty secret value":     webhook.WithSecretHeader("X-Webhook-Secret", ""),
