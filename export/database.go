@@ -124,13 +124,7 @@ func WithLockWait(d time.Duration) DatabaseOption {
 
 // checkDatabaseOptions reports the first bad value of opts.
 func checkDatabaseOptions(opts []DatabaseOption) error {
-	probe := &Database{}
-	for _, o := range opts {
-		if o != nil {
-			o(probe)
-		}
-	}
-	return probe.optErr
+	return firstBadOption(&Database{}, opts, func(x *Database) error { return x.optErr })
 }
 
 // waitLock takes the database, trying again while another export holds

@@ -296,6 +296,17 @@ func checkOptions(o Options) error {
 	return nil
 }
 
+// firstBadOption applies opts to probe, a destination not yet opened, and
+// returns the first bad value they kept (what bad reads from probe).
+func firstBadOption[T any, O ~func(*T)](probe *T, opts []O, bad func(*T) error) error {
+	for _, o := range opts {
+		if o != nil {
+			o(probe)
+		}
+	}
+	return bad(probe)
+}
+
 // selectKinds checks the options and returns the kinds to run, in order.
 func selectKinds(o Options) ([]Kind, error) {
 	if err := checkOptions(o); err != nil {

@@ -66,13 +66,7 @@ func WithPartSize(n int) FilesOption {
 // checkFilesOptions reports the first bad value of opts, before anything
 // is opened.
 func checkFilesOptions(opts []FilesOption) error {
-	probe := &Files{}
-	for _, o := range opts {
-		if o != nil {
-			o(probe)
-		}
-	}
-	return probe.optErr
+	return firstBadOption(&Files{}, opts, func(f *Files) error { return f.optErr })
 }
 
 // OpenFiles opens (creating it if needed) the export directory dir. format
