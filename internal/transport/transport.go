@@ -181,6 +181,7 @@ func (r *Response) Release() {
 // call was being throttled). The Response is never nil.
 func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	s := c.newCall(ctx, r)
+	defer s.release()
 	out := &Response{}
 	req, err := c.newRequest(ctx, &s.req)
 	if err != nil {
@@ -190,6 +191,10 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	// mid-body counts as a failed attempt and can be retried.
 	req.SetResponseHandler(s.readAnswer)
 	resp, err := s.retryingClient().Do(req)
+	if err == nil && s.body == nil {
+		// Retries ran out on a status: the handler did not run.
+		err = s.readAnswer(resp)
+	}
 	out.Attempts, out.Waited = s.attempts, s.waited
 	if err != nil {
 		if resp != nil {
@@ -201,16 +206,6 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 		return out, s.failure(err)
 	}
 	out.StatusCode, out.Header = resp.StatusCode, resp.Header
-	if s.body == nil {
-		// Retries ran out on a status: the handler did not run, so read here.
-		s.body = getBuffer()
-		err := readAtMost(s.body, resp, MaxErrorBody, 0)
-		if err != nil && !errors.Is(err, errTooLarge) {
-			putBuffer(s.body)
-			return out, s.failure(err)
-		}
-		s.truncated = err != nil
-	}
 	out.buf, out.Truncated, out.Body = s.body, s.truncated, s.body.b
 	return out, nil
 }
@@ -293,6 +288,15 @@ func (e *LimiterError) Unwrap() []error {
 
 // origin is a scheme and host; the token goes only to the base URL's.
 type origin struct{ scheme, host string }
+
+// sameOrigin reports whether u has the base URL's origin; the common case,
+// the base URL's own spelling, is compared without building an origin.
+func (c *Client) sameOrigin(u *url.URL) bool {
+	if u.Scheme == c.origin.scheme && u.Host == c.origin.host {
+		return true
+	}
+	return originOf(u) == c.origin
+}
 
 func originOf(u *url.URL) origin {
 	o := origin{scheme: strings.ToLower(u.Scheme), host: strings.ToLower(u.Host)}
