@@ -187,7 +187,7 @@ func (st *store) trainingEvent(event string, u *user, c *course, l *lesson, at t
 	var env wireEnvelope
 	env.Version = "3.0.0"
 	env.Event.DateTriggered = at.UTC().Format(time.RFC3339)
-	env.Event.EventTypes = []string{"TRIGGER_EVENT_TRAINING", event}
+	env.Event.EventTypes = []string{event}
 	env.Event.TriggeredBy = map[string]string{"user": u.id, "organization": st.orgID}
 	env.Resource = map[string]string{"id": c.id, "type": "TRAINING_COURSE"}
 	env.Data.Details = map[string]string{"course_id": c.id, "course_external_id": c.externalID, "course_title": c.title,
