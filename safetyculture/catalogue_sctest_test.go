@@ -34,8 +34,10 @@ func TestCatalogueAgainstSctest(t *testing.T) {
 	if err != nil || lesson.ID != lessons[0].ID || lesson.Title != lessons[0].Title {
 		t.Fatalf("Lesson: %+v, %v", lesson, err)
 	}
-	if _, err := sc.Courses.Lesson(ctx, "no-such-lesson"); !errors.Is(err, edapp.ErrNotFound) {
-		t.Errorf("Lesson of an unknown id: %v, want ErrNotFound", err)
+	_, err = sc.Courses.Lesson(ctx, "no-such-lesson")
+	var apiErr *edapp.APIError
+	if !errors.Is(err, edapp.ErrNotFound) || !errors.As(err, &apiErr) || apiErr.Message == "" {
+		t.Errorf("Lesson of an unknown id: %v, want ErrNotFound with the fake's message", err)
 	}
 
 	collections := collect(t, sc.Collections.All(ctx, nil))
