@@ -16,7 +16,7 @@ var quickRetry = edapp.RetryPolicy{MaxRetries: 2, MinWait: time.Millisecond, Max
 
 // migratedFake is an sctest fake seeded as the migrated copy of a small
 // edapptest account, and the Migration that names its ids.
-func migratedFake(t *testing.T, opts ...sctest.Option) (*sctest.Server, *sctest.Migration) {
+func migratedFake(t testing.TB, opts ...sctest.Option) (*sctest.Server, *sctest.Migration) {
 	t.Helper()
 	moved := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	ed := edapptest.New(t, edapptest.WithClock(func() time.Time { return moved }))
@@ -32,7 +32,7 @@ func migratedFake(t *testing.T, opts ...sctest.Option) (*sctest.Server, *sctest.
 }
 
 // clientOf is a client of fake with short retries.
-func clientOf(t *testing.T, fake *sctest.Server, opts ...safetyculture.Option) *safetyculture.Client {
+func clientOf(t testing.TB, fake *sctest.Server, opts ...safetyculture.Option) *safetyculture.Client {
 	t.Helper()
 	opts = append([]safetyculture.Option{safetyculture.WithBaseURL(fake.URL), safetyculture.WithRetry(quickRetry)}, opts...)
 	sc, err := safetyculture.NewClient(fake.Token, opts...)

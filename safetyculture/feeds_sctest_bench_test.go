@@ -1,0 +1,163 @@
+package safetyculture_test
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/edapp-go/edapp/safetyculture"
+	"github.com/edapp-go/edapp/safetyculture/sctest"
+)
+
+// benchLatency is what every answer of the benchmark's fake takes.
+const benchLatency = 50 * time.Millisecond
+
+// The benchmark's account: 1,000 users in 100 courses (100,000
+// course-progress rows), 20 groups and 20 sites of 50 members each.
+const (
+	benchUsers, benchCourses = 1000, 100
+	benchProgressRows        = benchUsers * benchCourses
+	benchProgressLimit       = safetyculture.MaxPageSize
+)
+
+// seedFeedBench fills fake with the benchmark's account.
+func seedFeedBench(b *testing.B, fake *sctest.Server) {
+	b.Helper()
+	users := make([]string, benchUsers)
+	for i := range users {
+		users[i] = mustB(b)(fake.AddUser(sctest.UserSpec{Email: fmt.Sprintf("u%04d@example.com", i), FirstName: "U"}))
+	}
+	done := time.Date(2026, 10, 1, 9, 0, 0, 0, time.UTC)
+	for c := range benchCourses {
+		cid, _, err := fake.AddCourse(sctest.CourseSpec{Title: fmt.Sprintf("Course %d", c), Lessons: []sctest.LessonSpec{{Title: "One"}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, uid := range users {
+			if err := fake.SetCourseProgress(sctest.ProgressSpec{UserID: uid, CourseID: cid, CompletedAt: done}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for g := range 20 {
+		gid := mustB(b)(fake.AddGroup("", fmt.Sprintf("Group %d", g)))
+		sid := mustB(b)(fake.AddSite(sctest.SiteSpec{Name: fmt.Sprintf("Site %d", g)}))
+		for _, uid := range users[g*50 : (g+1)*50] {
+			if err := fake.AddGroupUser(gid, uid); err != nil {
+				b.Fatal(err)
+			}
+			if err := fake.AddSiteMember(sid, uid); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func mustB(b *testing.B) func(string, error) string {
+	return func(s string, err error) string {
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+}
+
+// drain counts an iterator's rows.
+func drain[T any](seq iter.Seq2[T, error]) (int, error) {
+	n := 0
+	for _, err := range seq {
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// BenchmarkCourseProgressFeedAgainstSctest walks a course-progress feed
+// of 100,000 rows from sctest answering in 50 ms, with the default
+// client: the requests it sends against the minimum, and its wall time
+// against the floor of a sequential feed (requests × 50 ms). Then the six
+// feeds one after another and all at once: each endpoint has its own
+// limiter, so at once they take about as long as the longest alone.
+//
+//	go test -run '^$' -bench 'AgainstSctest' -benchtime 1x ./safetyculture/
+func BenchmarkCourseProgressFeedAgainstSctest(b *testing.B) {
+	fake := sctest.New(b, sctest.WithLatency(benchLatency), sctest.WithLimits(sctest.Limits{Window: time.Minute}))
+	seedFeedBench(b, fake)
+	b.Run("course-progress", func(b *testing.B) {
+		sc := clientOf(b, fake)
+		route := "GET /training/v1/feed/training-course-progress"
+		before := fake.RequestCount(route)
+		b.ResetTimer()
+		for range b.N {
+			n, err := drain(sc.Feeds.AllCourseProgress(context.Background(), &safetyculture.FeedOptions{CompletionStatus: safetyculture.CompletionAll, Limit: benchProgressLimit}))
+			if err != nil || n != benchProgressRows {
+				b.Fatalf("%d rows, %v", n, err)
+			}
+		}
+		reportAgainstFloor(b, fake.RequestCount(route)-before, int(math.Ceil(float64(benchProgressRows)/benchProgressLimit)))
+	})
+	b.Run("six-feeds-one-after-another", func(b *testing.B) {
+		sc := clientOf(b, fake)
+		for range b.N {
+			for _, walk := range sixFeeds(sc) {
+				if err := walk(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("six-feeds-at-once", func(b *testing.B) {
+		sc := clientOf(b, fake)
+		for range b.N {
+			var wg sync.WaitGroup
+			errs := make(chan error, 6)
+			for _, walk := range sixFeeds(sc) {
+				wg.Add(1)
+				go func() { defer wg.Done(); errs <- walk() }()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
+
+// reportAgainstFloor reports the requests a walk sent, the minimum, and
+// its wall time against requests × benchLatency.
+func reportAgainstFloor(b *testing.B, requests, minimum int) {
+	perWalk := float64(requests) / float64(b.N)
+	floor := time.Duration(perWalk * float64(benchLatency))
+	wall := b.Elapsed() / time.Duration(b.N)
+	b.ReportMetric(perWalk, "requests/op")
+	b.ReportMetric(float64(minimum), "min-requests")
+	b.ReportMetric(float64(floor.Milliseconds()), "floor-ms")
+	b.ReportMetric(float64(wall)/float64(floor), "wall/floor")
+}
+
+// sixFeeds walks the six feeds, each in its own func: course progress in
+// pages of 1000, the organisation feeds at the service's default page.
+func sixFeeds(sc *safetyculture.Client) []func() error {
+	ctx := context.Background()
+	f := sc.Feeds
+	walk := func(n int, err error) error { return err }
+	return []func() error{
+		func() error {
+			return walk(drain(f.AllCourseProgress(ctx, &safetyculture.FeedOptions{CompletionStatus: safetyculture.CompletionAll, Limit: benchProgressLimit})))
+		},
+		func() error { return walk(drain(f.AllUsers(ctx))) },
+		func() error { return walk(drain(f.AllGroups(ctx))) },
+		func() error { return walk(drain(f.AllGroupUsers(ctx))) },
+		func() error { return walk(drain(f.AllSites(ctx))) },
+		func() error { return walk(drain(f.AllSiteMembers(ctx))) },
+	}
+}
