@@ -43,7 +43,9 @@ func serveWithSafetyCulture(ctx context.Context, f *edapptest.Flags, sc safetyCu
 	if err := seedEdAppFake(edappFake, f); err != nil {
 		return err
 	}
-	scFake, err := sctest.NewServer(sctest.WithToken(edappFake.Token))
+	// The SafetyCulture fake listens nowhere of its own: it answers on
+	// the EdApp fake's port, with the same --latency.
+	scFake, err := sctest.NewUnstarted(sctest.WithToken(edappFake.Token), sctest.WithLatency(f.Latency))
 	if err != nil {
 		return err
 	}
@@ -85,7 +87,7 @@ func listenBoth(ctx context.Context, addr string, h http.Handler, token string, 
 		ln.Close()
 		return err
 	}
-	fmt.Fprintf(stderr, "serving the fake EdApp and SafetyCulture services on %s; stop with Ctrl-C\n", base)
+	fmt.Fprintf(stderr, "serving the fake service on %s (EdApp and SafetyCulture); stop with Ctrl-C\n", base)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

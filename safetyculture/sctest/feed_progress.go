@@ -98,7 +98,7 @@ func (st *store) progressMatching(f progressFilter) []ucKey {
 	}
 	var keys []ucKey
 	for _, k := range st.progressKeys {
-		if f.match(k, st.progress[k]) {
+		if (f.courseID == "" || f.courseID == k.courseID) && (f.userID == "" || f.userID == k.userID) && f.match(k, st.progress[k]) {
 			keys = append(keys, k)
 		}
 	}
