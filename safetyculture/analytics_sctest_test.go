@@ -1,11 +1,10 @@
-package safetyculture_test
+package safetyculture
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -56,7 +55,7 @@ func must(t *testing.T, err error) {
 // count drains an analytics iterator into its length and its first row.
 func count[T any](t *testing.T, seq func(func(T, error) bool)) (int, T) {
 	t.Helper()
-	rows := collect(t, seq)
+	rows := mustCollect(t, seq)
 	var first T
 	if len(rows) > 0 {
 		first = rows[0]
@@ -71,8 +70,8 @@ func TestAnalyticsAgainstSctest(t *testing.T) {
 	f := newAnalyticsFake(t)
 	a := clientOf(t, f.fake).Analytics
 	ctx := testCtx(t)
-	byCourse := &safetyculture.AnalyticsOptions{CourseID: f.cid, ListOptions: safetyculture.ListOptions{PageSize: 1}}
-	byAna := &safetyculture.AnalyticsOptions{UserID: f.ana, ListOptions: safetyculture.ListOptions{PageSize: 1}}
+	byCourse := &AnalyticsOptions{CourseID: f.cid, ListOptions: ListOptions{PageSize: 1}}
+	byAna := &AnalyticsOptions{UserID: f.ana, ListOptions: ListOptions{PageSize: 1}}
 
 	checks := []struct {
 		name     string
@@ -92,7 +91,7 @@ func TestAnalyticsAgainstSctest(t *testing.T) {
 			return n, r.UserID == f.ana && r.CourseID == f.cid && r.ID != ""
 		}, 2},
 		{"LessonProgressEvents", func(ctx context.Context) (int, bool) {
-			n, r := count(t, a.AllLessonProgressEvents(ctx, &safetyculture.AnalyticsOptions{UserID: f.ben}))
+			n, r := count(t, a.AllLessonProgressEvents(ctx, &AnalyticsOptions{UserID: f.ben}))
 			return n, r.UserID == f.ben && r.UserEmail == "ben@example.com"
 		}, 1},
 		{"UserLessonProgress", func(ctx context.Context) (int, bool) {

@@ -1,4 +1,4 @@
-package safetyculture_test
+package safetyculture
 
 import (
 	"errors"
@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -18,7 +17,7 @@ func TestCatalogueAgainstSctest(t *testing.T) {
 	sc := clientOf(t, fake)
 	ctx := testCtx(t)
 
-	courses := collect(t, sc.Courses.All(ctx, &safetyculture.CourseListOptions{ListOptions: safetyculture.ListOptions{PageSize: 2}}))
+	courses := mustCollect(t, sc.Courses.All(ctx, &CourseListOptions{ListOptions: ListOptions{PageSize: 2}}))
 	if len(courses) != len(m.Courses)+1 { // and the course made after the move
 		t.Fatalf("courses: %d, want %d", len(courses), len(m.Courses)+1)
 	}
@@ -40,11 +39,11 @@ func TestCatalogueAgainstSctest(t *testing.T) {
 		t.Errorf("Lesson of an unknown id: %v, want ErrNotFound with the fake's message", err)
 	}
 
-	collections := collect(t, sc.Collections.All(ctx, nil))
+	collections := mustCollect(t, sc.Collections.All(ctx, nil))
 	if len(collections) == 0 {
 		t.Fatal("no collections")
 	}
-	inCollection := collect(t, sc.Collections.AllCourses(ctx, collections[0].ID, nil))
+	inCollection := mustCollect(t, sc.Collections.AllCourses(ctx, collections[0].ID, nil))
 	if len(inCollection) == 0 || inCollection[0].ID == "" {
 		t.Errorf("courses of collection %s: %+v", collections[0].ID, inCollection)
 	}
@@ -67,17 +66,17 @@ func TestPathsRapidRefreshLeaderboardsAgainstSctest(t *testing.T) {
 	sc := clientOf(t, fake)
 	ctx := testCtx(t)
 
-	paths := collect(t, sc.Paths.All(ctx, nil))
+	paths := mustCollect(t, sc.Paths.All(ctx, nil))
 	path, err := sc.Paths.Get(ctx, pid)
 	if len(paths) != 1 || err != nil || path.ID != pid || path.Title != "Onboarding" {
 		t.Errorf("paths: %+v; Get: %+v, %v", paths, path, err)
 	}
-	refreshes := collect(t, sc.RapidRefresh.All(ctx, nil))
+	refreshes := mustCollect(t, sc.RapidRefresh.All(ctx, nil))
 	refresh, err := sc.RapidRefresh.Get(ctx, rid)
 	if len(refreshes) != 1 || err != nil || refresh.ID != rid || refresh.Title != "Weekly quiz" {
 		t.Errorf("rapid refreshes: %+v; Get: %+v, %v", refreshes, refresh, err)
 	}
-	boards := collect(t, sc.Leaderboards.All(ctx, nil))
+	boards := mustCollect(t, sc.Leaderboards.All(ctx, nil))
 	rankings, err := sc.Leaderboards.Rankings(ctx, bid)
 	if len(boards) != 1 || boards[0].ID != bid || err != nil {
 		t.Fatalf("leaderboards: %+v; Rankings: %v", boards, err)
@@ -103,8 +102,8 @@ func TestWritesAgainstSctest(t *testing.T) {
 	sc := clientOf(t, fake)
 	ctx := testCtx(t)
 
-	res, err := sc.Courses.UpdateAssignments(ctx, cid, safetyculture.AssignmentsParams{
-		Assignments: []safetyculture.Assignment{{ID: uid, Type: safetyculture.AssignUser, IsAssigned: true}},
+	res, err := sc.Courses.UpdateAssignments(ctx, cid, AssignmentsParams{
+		Assignments: []Assignment{{ID: uid, Type: AssignUser, IsAssigned: true}},
 	})
 	if err != nil || res.UsersUpdated != 1 {
 		t.Fatalf("UpdateAssignments: %+v, %v", res, err)
@@ -112,7 +111,7 @@ func TestWritesAgainstSctest(t *testing.T) {
 	if got := fake.Assignments(cid); len(got) != 1 || got[0].ID != uid {
 		t.Errorf("assignments held: %+v", got)
 	}
-	if _, err := sc.Courses.ResetProgress(ctx, safetyculture.ResetProgressParams{CourseID: cid, UserIDs: []string{uid}}); err != nil {
+	if _, err := sc.Courses.ResetProgress(ctx, ResetProgressParams{CourseID: cid, UserIDs: []string{uid}}); err != nil {
 		t.Fatal(err)
 	}
 	if n := fake.CourseProgressCount(sctest.CompletionCompleted); n != 0 {

@@ -1,16 +1,14 @@
-package safetyculture_test
+package safetyculture
 
 import (
 	"cmp"
 	"context"
 	"fmt"
-	"iter"
 	"math"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -22,7 +20,7 @@ const benchLatency = 50 * time.Millisecond
 const (
 	benchUsers, benchCourses = 1000, 100
 	benchProgressRows        = benchUsers * benchCourses
-	benchProgressLimit       = safetyculture.MaxPageSize
+	benchProgressLimit       = MaxPageSize
 )
 
 // seedFeedBench fills fake with the benchmark's account.
@@ -70,18 +68,6 @@ func mustB(b *testing.B) func(string, error) string {
 	}
 }
 
-// drain counts an iterator's rows.
-func drain[T any](seq iter.Seq2[T, error]) (int, error) {
-	n := 0
-	for _, err := range seq {
-		if err != nil {
-			return n, err
-		}
-		n++
-	}
-	return n, nil
-}
-
 // BenchmarkCourseProgressFeedAgainstSctest walks a course-progress feed
 // of 100,000 rows from sctest answering in 50 ms, with the default
 // client: the requests it sends against the minimum, and its wall time
@@ -100,7 +86,7 @@ func BenchmarkCourseProgressFeedAgainstSctest(b *testing.B) {
 		before := fake.RequestCount(route)
 		b.ResetTimer()
 		for range b.N {
-			n, err := drain(sc.Feeds.AllCourseProgress(context.Background(), &safetyculture.FeedOptions{CompletionStatus: safetyculture.CompletionAll, Limit: benchProgressLimit}))
+			n, err := countOf(sc.Feeds.AllCourseProgress(context.Background(), &FeedOptions{CompletionStatus: CompletionAll, Limit: benchProgressLimit}))
 			if err != nil || n != benchProgressRows {
 				b.Fatalf("%d rows, %v", n, err)
 			}
@@ -153,18 +139,18 @@ func reportAgainstFloor(b *testing.B, requests, minimum int) {
 // the service's default size (100): the course progress of one course
 // (1,000 rows), users (1,000), groups (20), group users (1,000), sites
 // (20), site members (1,000); 42 requests in all.
-func sixFeeds(sc *safetyculture.Client, courseID string) []func() error {
+func sixFeeds(sc *Client, courseID string) []func() error {
 	ctx := context.Background()
 	f := sc.Feeds
 	walk := func(n int, err error) error { return err }
 	return []func() error{
 		func() error {
-			return walk(drain(f.AllCourseProgress(ctx, &safetyculture.FeedOptions{CompletionStatus: safetyculture.CompletionAll, CourseID: courseID})))
+			return walk(countOf(f.AllCourseProgress(ctx, &FeedOptions{CompletionStatus: CompletionAll, CourseID: courseID})))
 		},
-		func() error { return walk(drain(f.AllUsers(ctx))) },
-		func() error { return walk(drain(f.AllGroups(ctx))) },
-		func() error { return walk(drain(f.AllGroupUsers(ctx))) },
-		func() error { return walk(drain(f.AllSites(ctx))) },
-		func() error { return walk(drain(f.AllSiteMembers(ctx))) },
+		func() error { return walk(countOf(f.AllUsers(ctx))) },
+		func() error { return walk(countOf(f.AllGroups(ctx))) },
+		func() error { return walk(countOf(f.AllGroupUsers(ctx))) },
+		func() error { return walk(countOf(f.AllSites(ctx))) },
+		func() error { return walk(countOf(f.AllSiteMembers(ctx))) },
 	}
 }

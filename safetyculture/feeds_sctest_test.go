@@ -1,9 +1,8 @@
-package safetyculture_test
+package safetyculture
 
 import (
 	"testing"
 
-	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -15,8 +14,8 @@ func TestCourseProgressFeedAgainstSctest(t *testing.T) {
 	fake, m := migratedFake(t)
 	feeds := clientOf(t, fake).Feeds
 	ctx := testCtx(t)
-	for _, status := range []safetyculture.CompletionStatus{safetyculture.CompletionAll, safetyculture.CompletionCompleted, safetyculture.CompletionNotCompleted} {
-		rows := collect(t, feeds.AllCourseProgress(ctx, &safetyculture.FeedOptions{CompletionStatus: status, Limit: 7}))
+	for _, status := range []CompletionStatus{CompletionAll, CompletionCompleted, CompletionNotCompleted} {
+		rows := mustCollect(t, feeds.AllCourseProgress(ctx, &FeedOptions{CompletionStatus: status, Limit: 7}))
 		if want := fake.CourseProgressCount(string(status)); len(rows) != want || want == 0 {
 			t.Errorf("%s: %d rows, the fake holds %d", status, len(rows), want)
 		}
@@ -25,13 +24,13 @@ func TestCourseProgressFeedAgainstSctest(t *testing.T) {
 		t.Errorf("%d requests: the walks did not page", got)
 	}
 
-	first, err := feeds.ListCourseProgress(ctx, &safetyculture.FeedOptions{Limit: 5, UserID: m.Carried[0].UserID})
+	first, err := feeds.ListCourseProgress(ctx, &FeedOptions{Limit: 5, UserID: m.Carried[0].UserID})
 	if err != nil || len(first.Items) == 0 || first.Items[0].UserID != m.Carried[0].UserID || first.Items[0].UserEmail == "" {
 		t.Fatalf("first page for one user: %+v, %v", first, err)
 	}
-	resumed, err := feeds.ListCourseProgress(ctx, &safetyculture.FeedOptions{Limit: 1})
+	resumed, err := feeds.ListCourseProgress(ctx, &FeedOptions{Limit: 1})
 	for n := 1; err == nil && resumed.NextPage != ""; n++ {
-		resumed, err = feeds.ListCourseProgress(ctx, &safetyculture.FeedOptions{NextPage: resumed.NextPage})
+		resumed, err = feeds.ListCourseProgress(ctx, &FeedOptions{NextPage: resumed.NextPage})
 		if err == nil && len(resumed.Items) != 1 {
 			t.Fatalf("page %d has %d rows: the limit was not carried in next_page", n, len(resumed.Items))
 		}
@@ -46,7 +45,7 @@ func TestCourseProgressFeedAgainstSctest(t *testing.T) {
 func TestCourseProgressFeedCamelCaseAgainstSctest(t *testing.T) {
 	t.Parallel()
 	fake, m := migratedFake(t, sctest.WithCamelCaseFeed())
-	rows := collect(t, clientOf(t, fake).Feeds.AllCourseProgress(testCtx(t), &safetyculture.FeedOptions{CompletionStatus: safetyculture.CompletionCompleted}))
+	rows := mustCollect(t, clientOf(t, fake).Feeds.AllCourseProgress(testCtx(t), &FeedOptions{CompletionStatus: CompletionCompleted}))
 	if len(rows) < len(m.Carried) {
 		t.Fatalf("%d completed rows, %d carried", len(rows), len(m.Carried))
 	}
@@ -64,35 +63,35 @@ func TestOrganisationFeedsAgainstSctest(t *testing.T) {
 	feeds := clientOf(t, fake).Feeds
 	ctx := testCtx(t)
 
-	active := collect(t, feeds.AllUsers(ctx))
-	all := walkPages(t, func(next string) (*safetyculture.FeedPage[safetyculture.User], error) {
-		return feeds.ListUsers(ctx, &safetyculture.FeedOptions{NextPage: next, Limit: 9, IncludeInactive: true})
+	active := mustCollect(t, feeds.AllUsers(ctx))
+	all := walkPages(t, func(next string) (*FeedPage[User], error) {
+		return feeds.ListUsers(ctx, &FeedOptions{NextPage: next, Limit: 9, IncludeInactive: true})
 	})
 	if len(all) != len(m.Users) || len(active) != len(all)-len(m.After.Deactivated) {
 		t.Errorf("users: %d active, %d in all; migrated %d, deactivated %d", len(active), len(all), len(m.Users), len(m.After.Deactivated))
 	}
-	if groups := collect(t, feeds.AllGroups(ctx)); len(groups) != len(m.Groups) {
+	if groups := mustCollect(t, feeds.AllGroups(ctx)); len(groups) != len(m.Groups) {
 		t.Errorf("groups: %d, migrated %d", len(groups), len(m.Groups))
 	}
-	if members := collect(t, feeds.AllGroupUsers(ctx)); len(members) == 0 || members[0].GroupID == "" || members[0].UserID == "" {
+	if members := mustCollect(t, feeds.AllGroupUsers(ctx)); len(members) == 0 || members[0].GroupID == "" || members[0].UserID == "" {
 		t.Errorf("group users: %+v", members)
 	}
-	sites := collect(t, feeds.AllSites(ctx))
+	sites := mustCollect(t, feeds.AllSites(ctx))
 	leafOnly := true
-	leaves := walkPages(t, func(next string) (*safetyculture.FeedPage[safetyculture.Site], error) {
-		return feeds.ListSites(ctx, &safetyculture.FeedOptions{NextPage: next, Limit: 2, ShowOnlyLeafNodes: &leafOnly})
+	leaves := walkPages(t, func(next string) (*FeedPage[Site], error) {
+		return feeds.ListSites(ctx, &FeedOptions{NextPage: next, Limit: 2, ShowOnlyLeafNodes: &leafOnly})
 	})
 	if len(sites) != len(m.Sites) || len(leaves) == 0 || len(leaves) >= len(sites) {
 		t.Errorf("sites: %d, leaves %d, migrated %d", len(sites), len(leaves), len(m.Sites))
 	}
-	if members := collect(t, feeds.AllSiteMembers(ctx)); len(members) == 0 || members[0].SiteID == "" || members[0].MemberID == "" {
+	if members := mustCollect(t, feeds.AllSiteMembers(ctx)); len(members) == 0 || members[0].SiteID == "" || members[0].MemberID == "" {
 		t.Errorf("site members: %+v", members)
 	}
 }
 
 // walkPages reads a feed page by page through ListX and NextPage, as a
 // job that resumes does.
-func walkPages[T any](t *testing.T, list func(next string) (*safetyculture.FeedPage[T], error)) []T {
+func walkPages[T any](t *testing.T, list func(next string) (*FeedPage[T], error)) []T {
 	t.Helper()
 	var out []T
 	next := ""

@@ -1,35 +1,14 @@
-package safetyculture_test
+package safetyculture
 
 import (
-	"bytes"
 	"errors"
-	"log/slog"
-	"sync"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
-
-// syncBuffer is a log sink safe for the client's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestSctest429PausesOnlyThatEndpoint spends the courses endpoint's budget
 // on sctest from another client, so that the client under test gets the
@@ -44,8 +23,8 @@ func TestSctest429PausesOnlyThatEndpoint(t *testing.T) {
 	_, err = clientOf(t, fake).Courses.List(ctx, nil) // another process, the same user
 	must(t, err)
 
-	var logs syncBuffer
-	sc := clientOf(t, fake, safetyculture.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	var logs logBuffer
+	sc := clientOf(t, fake, WithLogger(logs.logger()))
 	_, err = sc.Courses.List(ctx, nil, edapp.WithMaxThrottle(0))
 	var apiErr *edapp.APIError
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 429 {
@@ -63,7 +42,7 @@ func TestSctest429PausesOnlyThatEndpoint(t *testing.T) {
 	if _, err := sc.Feeds.ListUsers(ctx, nil, edapp.WithMaxThrottle(0)); err != nil {
 		t.Errorf("a feed: %v", err)
 	}
-	if log := logs.String(); !bytes.Contains([]byte(log), []byte("pausing the requests of GET /training/courses/v1 only")) {
+	if log := logs.String(); !strings.Contains(log, "pausing the requests of GET /training/courses/v1 only") {
 		t.Errorf("log: %s", log)
 	}
 }

@@ -1,18 +1,13 @@
-package safetyculture_test
+package safetyculture
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
-	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
-
-// quickRetry keeps the retries of the wire tests short.
-var quickRetry = edapp.RetryPolicy{MaxRetries: 2, MinWait: time.Millisecond, MaxWait: 2 * time.Millisecond}
 
 // migratedFake is an sctest fake seeded as the migrated copy of a small
 // edapptest account, and the Migration that names its ids.
@@ -32,18 +27,18 @@ func migratedFake(t testing.TB, opts ...sctest.Option) (*sctest.Server, *sctest.
 }
 
 // clientOf is a client of fake with short retries.
-func clientOf(t testing.TB, fake *sctest.Server, opts ...safetyculture.Option) *safetyculture.Client {
+func clientOf(t testing.TB, fake *sctest.Server, opts ...Option) *Client {
 	t.Helper()
-	opts = append([]safetyculture.Option{safetyculture.WithBaseURL(fake.URL), safetyculture.WithRetry(quickRetry)}, opts...)
-	sc, err := safetyculture.NewClient(fake.Token, opts...)
+	opts = append([]Option{WithBaseURL(fake.URL), WithRetry(fastRetry)}, opts...)
+	sc, err := NewClient(fake.Token, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sc
 }
 
-// collect drains an iterator, failing the test on its first error.
-func collect[T any](t *testing.T, seq func(func(T, error) bool)) []T {
+// mustCollect drains an iterator, failing the test on its first error.
+func mustCollect[T any](t *testing.T, seq func(func(T, error) bool)) []T {
 	t.Helper()
 	var out []T
 	for v, err := range seq {

@@ -1,4 +1,4 @@
-package safetyculture_test
+package safetyculture
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -24,11 +23,11 @@ func TestWebhooksCRUDAgainstSctest(t *testing.T) {
 	hooks := clientOf(t, fake).Webhooks
 	ctx := testCtx(t)
 
-	created, err := hooks.Create(ctx, safetyculture.WebhookParams{URL: "https://example.com/a", TriggerEvents: []string{courseCompleted}})
+	created, err := hooks.Create(ctx, WebhookParams{URL: "https://example.com/a", TriggerEvents: []string{courseCompleted}})
 	if err != nil || created.ID == "" || created.URL != "https://example.com/a" || len(created.TriggerEvents) != 1 {
 		t.Fatalf("Create: %+v, %v", created, err)
 	}
-	updated, err := hooks.Update(ctx, created.ID, safetyculture.WebhookParams{URL: "https://example.com/b", TriggerEvents: []string{courseCompleted}})
+	updated, err := hooks.Update(ctx, created.ID, WebhookParams{URL: "https://example.com/b", TriggerEvents: []string{courseCompleted}})
 	if err != nil || updated.ID != created.ID || updated.URL != "https://example.com/b" {
 		t.Fatalf("Update: %+v, %v", updated, err)
 	}
@@ -67,8 +66,8 @@ func TestSignedDeliveryFromSctest(t *testing.T) {
 	must(t, err)
 
 	var mu sync.Mutex
-	var received []*safetyculture.WebhookEvent
-	h, err := safetyculture.NewWebhookHandler(secret.Reveal(), func(_ context.Context, ev *safetyculture.WebhookEvent) error {
+	var received []*WebhookEvent
+	h, err := NewWebhookHandler(secret.Reveal(), func(_ context.Context, ev *WebhookEvent) error {
 		mu.Lock()
 		defer mu.Unlock()
 		received = append(received, ev)
@@ -77,7 +76,7 @@ func TestSignedDeliveryFromSctest(t *testing.T) {
 	must(t, err)
 	receiver := httptest.NewServer(h)
 	t.Cleanup(receiver.Close)
-	_, err = sc.Webhooks.Create(ctx, safetyculture.WebhookParams{URL: receiver.URL, TriggerEvents: []string{courseCompleted}})
+	_, err = sc.Webhooks.Create(ctx, WebhookParams{URL: receiver.URL, TriggerEvents: []string{courseCompleted}})
 	must(t, err)
 
 	must(t, fake.CompleteLesson(uid, lids[0], 90, time.Time{}))
@@ -86,10 +85,10 @@ func TestSignedDeliveryFromSctest(t *testing.T) {
 		t.Fatalf("deliveries: %+v", deliveries)
 	}
 	d := deliveries[0]
-	if err := safetyculture.VerifySignature(d.Body, d.Signature, secret.Reveal()); err != nil {
+	if err := VerifySignature(d.Body, d.Signature, secret.Reveal()); err != nil {
 		t.Errorf("VerifySignature of the fake's delivery: %v", err)
 	}
-	if err := safetyculture.VerifySignature(append(d.Body, ' '), d.Signature, secret.Reveal()); !errors.Is(err, safetyculture.ErrBadSignature) {
+	if err := VerifySignature(append(d.Body, ' '), d.Signature, secret.Reveal()); !errors.Is(err, ErrBadSignature) {
 		t.Errorf("VerifySignature of a changed body: %v, want ErrBadSignature", err)
 	}
 	mu.Lock()
