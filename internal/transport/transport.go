@@ -11,6 +11,7 @@
 package transport
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -74,6 +75,9 @@ type Config struct {
 	Logger     *slog.Logger  // nil: silent
 	MaxBody    int64         // bound on a successful answer's body
 	Observer   Observer      // nil: none
+	// PauseScope names what a pause holds, for its log line ("the
+	// requests of GET /x"); "": every request through the client.
+	PauseScope string
 }
 
 // Client sends requests with retries. It is safe for concurrent use.
@@ -90,6 +94,7 @@ type Client struct {
 	log      *slog.Logger
 	maxBody  int64
 	obs      Observer
+	scope    string // what a pause holds, for the log
 
 	// notBefore is when the next attempt may go, after the service asked
 	// the client to slow down (unix nanoseconds; 0: no pause).
@@ -122,6 +127,7 @@ func New(cfg Config) *Client {
 		log:      cfg.Logger,
 		maxBody:  cfg.MaxBody,
 		obs:      cfg.Observer,
+		scope:    cmp.Or(cfg.PauseScope, "every request"),
 		hc:       &http.Client{},
 	}
 	if c.maxPause <= 0 {

@@ -136,7 +136,7 @@ func (c *Client) pause(ctx context.Context, d time.Duration, why string) {
 		p.Pause(until)
 	}
 	if c.log != nil {
-		c.log.LogAttrs(ctx, slog.LevelInfo, "edapp: the service asked to slow down; pausing every request",
+		c.log.LogAttrs(ctx, slog.LevelInfo, "edapp: the service asked to slow down; pausing "+c.scope,
 			slog.Duration("pause", d), slog.String("reason", why))
 	}
 }
