@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/edapp-go/edapp/internal/lenient"
 	"iter"
 	"net/http"
 	"net/url"
@@ -141,12 +142,10 @@ type feedMetadata struct {
 	NextPage         *string         `json:"next_page"`
 	RemainingRecords *int64          `json:"remaining_records"`
 	Extra            edapp.RawFields `json:"-"`
-
-	feedMetadataVariants
 }
 
-type feedMetadataVariants struct {
-	AltNextPage *string `json:"nextPage,omitempty" variant:"NextPage"`
+func init() {
+	lenient.Alias[feedMetadata](lenient.Spelling{Name: "nextPage", Field: "NextPage"})
 }
 
 // feed is one data feed: its route and the filters it takes.

@@ -2,6 +2,7 @@ package safetyculture
 
 import (
 	"context"
+	"github.com/edapp-go/edapp/internal/lenient"
 	"iter"
 
 	"github.com/edapp-go/edapp"
@@ -39,27 +40,27 @@ type CourseProgress struct {
 	ProgressPercent  float64         `json:"progress_percent"`
 	Score            float64         `json:"score"`
 	Extra            edapp.RawFields `json:"-"`
-
-	courseProgressVariants
 }
 
-// courseProgressVariants take the camelCase spellings while the SDK
-// decodes; they are then moved into place and cleared.
-type courseProgressVariants struct {
-	AltCourseID         string     `json:"courseId,omitempty" variant:"CourseID"`
-	AltCourseExternalID string     `json:"courseExternalId,omitempty" variant:"CourseExternalID"`
-	AltCourseTitle      string     `json:"courseTitle,omitempty" variant:"CourseTitle"`
-	AltUserID           string     `json:"userId,omitempty" variant:"UserID"`
-	AltUserExternalID   string     `json:"userExternalId,omitempty" variant:"UserExternalID"`
-	AltUserEmail        string     `json:"userEmail,omitempty" variant:"UserEmail"`
-	AltUserFirstName    string     `json:"userFirstName,omitempty" variant:"UserFirstName"`
-	AltUserLastName     string     `json:"userLastName,omitempty" variant:"UserLastName"`
-	AltOpenedAt         edapp.Time `json:"openedAt,omitzero" variant:"OpenedAt"`
-	AltCompletedAt      edapp.Time `json:"completedAt,omitzero" variant:"CompletedAt"`
-	AltDueAt            edapp.Time `json:"dueAt,omitzero" variant:"DueAt"`
-	AltTotalLessons     int        `json:"totalLessons,omitempty" variant:"TotalLessons"`
-	AltCompletedLessons int        `json:"completedLessons,omitempty" variant:"CompletedLessons"`
-	AltProgressPercent  float64    `json:"progressPercent,omitempty" variant:"ProgressPercent"`
+// The camelCase spellings of the course-progress feed, read where the
+// snake_case member is absent.
+func init() {
+	lenient.Alias[CourseProgress](
+		lenient.Spelling{Name: "courseId", Field: "CourseID"},
+		lenient.Spelling{Name: "courseExternalId", Field: "CourseExternalID"},
+		lenient.Spelling{Name: "courseTitle", Field: "CourseTitle"},
+		lenient.Spelling{Name: "userId", Field: "UserID"},
+		lenient.Spelling{Name: "userExternalId", Field: "UserExternalID"},
+		lenient.Spelling{Name: "userEmail", Field: "UserEmail"},
+		lenient.Spelling{Name: "userFirstName", Field: "UserFirstName"},
+		lenient.Spelling{Name: "userLastName", Field: "UserLastName"},
+		lenient.Spelling{Name: "openedAt", Field: "OpenedAt"},
+		lenient.Spelling{Name: "completedAt", Field: "CompletedAt"},
+		lenient.Spelling{Name: "dueAt", Field: "DueAt"},
+		lenient.Spelling{Name: "totalLessons", Field: "TotalLessons"},
+		lenient.Spelling{Name: "completedLessons", Field: "CompletedLessons"},
+		lenient.Spelling{Name: "progressPercent", Field: "ProgressPercent"},
+	)
 }
 
 // User is a user of the organisation, as the users feed sends it.

@@ -195,7 +195,7 @@ func TestFeedsKeepAnOddValueToItself(t *testing.T) {
 
 func TestFeedsRefuseAnUnreadableNextPage(t *testing.T) {
 	t.Parallel()
-	for _, body := range []string{`{"metadata":{"next_page":42},"data":[{"id":"g1"}]}`, `{"metadata":[1],"data":[{"id":"g1"}]}`} {
+	for _, body := range []string{`{"metadata":{"next_page":true},"data":[{"id":"g1"}]}`, `{"metadata":[1],"data":[{"id":"g1"}]}`} {
 		c, mt := mockClient(t)
 		mt.RegisterResponder("GET", "https://api.example.test/feed/groups", httpmock.NewStringResponder(200, body))
 		groups, err := collect(t, c.Feeds.AllGroups(ctx))

@@ -3,6 +3,7 @@ package safetyculture
 import (
 	"context"
 	"errors"
+	"github.com/edapp-go/edapp/internal/lenient"
 	"net/http"
 
 	"github.com/edapp-go/edapp"
@@ -22,13 +23,13 @@ type Webhook struct {
 	TriggerEvents  []string        `json:"trigger_events"`
 	OrganisationID string          `json:"organisation_id"`
 	Extra          edapp.RawFields `json:"-"`
-
-	webhookVariants
 }
 
-type webhookVariants struct {
-	AltID            string   `json:"id,omitempty" variant:"ID"`
-	AltTriggerEvents []string `json:"triggerEvents,omitempty" variant:"TriggerEvents"`
+func init() {
+	lenient.Alias[Webhook](
+		lenient.Spelling{Name: "id", Field: "ID"},
+		lenient.Spelling{Name: "triggerEvents", Field: "TriggerEvents"},
+	)
 }
 
 // WebhookParams is the body of Create and Update.
