@@ -63,7 +63,7 @@ func checkRows(rows []Row, bad *InputError) {
 		bad.add(0, "the input has no data rows: refusing to sync to an empty list of users (a truncated file?)")
 		return
 	}
-	extLine := map[string]Row{} // by idKey
+	extLine := map[string]Row{}  // by idKey
 	userLine := map[string]int{} // lower-cased username
 	for _, row := range rows {
 		checkExternalID(row, extLine, bad)
