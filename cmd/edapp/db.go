@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/edapp-go/edapp/internal/dbschema"
@@ -49,3 +50,25 @@ func cleanDBError(t dbschema.Target, err error) string {
 	}
 	return msg
 }
+
+// warnPasswordFlag prints one line on stderr when the URL a flag was given
+// on the command line carries a password (user:password@, or a password
+// parameter), where ps and the shell's history show it for the whole run.
+// The line names the flag and where the password belongs instead, never
+// the URL.
+func (a *app) warnPasswordFlag(flag, raw, instead string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return // the flag's own check reports it
+	}
+	_, inUser := u.User.Password()
+	if inUser || u.Query().Has("password") {
+		fmt.Fprintf(a.stderr, "edapp: warning: %s carries a password on the command line, where ps and the shell's history show it; use %s instead\n", flag, instead)
+	}
+}
+
+// Where a password belongs instead of the command line.
+const (
+	dbPasswordHint    = "EDAPP_EXPORT_DB, or PGPASSWORD or ~/.pgpass for PostgreSQL"
+	redisPasswordHint = "EDAPP_REDIS_URL"
+)

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"errors"
+	"maps"
 	"net"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
+	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/internal/dbschema"
 )
 
@@ -115,4 +117,45 @@ func freeLoopbackPort(t *testing.T) string {
 	_, port, _ := net.SplitHostPort(l.Addr().String())
 	l.Close()
 	return port
+}
+
+// A password given on the command line in --db or --redis draws one line of
+// warning on stderr, which names the flag and never the password; the same
+// URL from the environment draws none.
+func TestWarnPasswordFlag(t *testing.T) {
+	t.Parallel()
+	srv := edapptest.New(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String() // nothing answers there: each run fails fast
+	ln.Close()
+	pg := "postgres://edapp:hunter2@" + closed + "/edapp"
+	for _, tc := range []struct {
+		name string
+		env  env
+		args []string
+		warn string
+	}{
+		{"export --db", nil, []string{"export", "--db", pg}, "--db carries a password"},
+		{"export --db password=", nil, []string{"export", "--db", "postgres://edapp@" + closed + "/edapp?password=hunter2"}, "--db carries a password"},
+		{"export --redis", nil, []string{"export", "--out", t.TempDir(), "--kinds", "users", "--redis", "redis://:hunter2@" + closed}, "--redis carries a password"},
+		{"serve --db", nil, []string{"webhooks", "serve", "--insecure-no-secret", "--addr", "127.0.0.1:0", "--db", pg}, "--db carries a password"},
+		{"EDAPP_EXPORT_DB", env{"EDAPP_EXPORT_DB": pg}, []string{"export"}, ""},
+		{"EDAPP_REDIS_URL", env{"EDAPP_REDIS_URL": "redis://:hunter2@" + closed}, []string{"export", "--out", t.TempDir(), "--kinds", "users"}, ""},
+		{"no password", nil, []string{"export", "--db", "postgres://edapp@" + closed + "/edapp"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := fakeEnv(srv)
+			maps.Copy(e, tc.env)
+			r := runEnv(t, e, tc.args...)
+			warnings := strings.Count(r.stderr, "warning:")
+			if strings.Contains(r.stderr, "hunter2") || tc.warn == "" && warnings != 0 ||
+				tc.warn != "" && (warnings != 1 || !strings.Contains(r.stderr, tc.warn)) {
+				t.Errorf("stderr:\n%s", r.stderr)
+			}
+		})
+	}
 }

@@ -346,3 +346,19 @@ func TestServeREADMEQuery(t *testing.T) {
 		}
 	})
 }
+
+// The help of webhooks serve keeps it on loopback behind a proxy that
+// terminates TLS, and no example binds every interface.
+func TestWebhooksServeCommandHelpKeepsLoopback(t *testing.T) {
+	t.Parallel()
+	r := runEnv(t, env{}, "webhooks", "serve", "--help")
+	wantCode(t, r, exitOK)
+	for _, want := range []string{"loopback", "terminates TLS", "reverse-proxy", "--addr 127.0.0.1:8080"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("help lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "--addr :") || strings.Contains(r.stdout, "--addr 0.0.0.0") {
+		t.Errorf("an example binds every interface:\n%s", r.stdout)
+	}
+}
