@@ -1,6 +1,8 @@
 package webhook
 
 import (
+	"bytes"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"sync"
@@ -92,7 +94,7 @@ func (s *Store) rowArgs(key string, ev edapp.Event, raw []byte, received time.Ti
 	args[colReceived] = s.timeArg(received)
 	args[colRaw] = string(raw)
 	if _, unknown := ev.(*edapp.UnknownEvent); !unknown {
-		s.eventArgs(args, ev)
+		s.eventArgs(args, ev, sentKeys(raw))
 	}
 	if s.dialect == Postgres {
 		// A delivery holding a NUL is stored with U+FFFD in its place,
@@ -102,10 +104,16 @@ func (s *Store) rowArgs(key string, ev edapp.Event, raw []byte, received time.Ti
 	return args
 }
 
-// eventArgs fills the columns of ev's fields.
-func (s *Store) eventArgs(args []any, ev edapp.Event) {
+// eventArgs fills the columns of ev's fields that the delivery carried
+// (sent holds their JSON names, in lower case). The others stay NULL: the
+// event types cannot tell a missing score from a score of 0, the body can.
+func (s *Store) eventArgs(args []any, ev edapp.Event, sent map[string]bool) {
 	v := reflect.ValueOf(ev).Elem()
-	for i, slot := range slotsOf(v.Type()) {
+	t := v.Type()
+	for i, slot := range slotsOf(t) {
+		if !sent[strings.ToLower(t.Field(i).Tag.Get("json"))] {
+			continue
+		}
 		switch x := v.Field(i).Interface().(type) {
 		case string, float64:
 			args[slot] = x
@@ -124,4 +132,26 @@ func (s *Store) timeArg(t time.Time) any {
 		return t.UTC().Format(dbschema.TimeLayout)
 	}
 	return t.UTC()
+}
+
+// sentKeys returns the names, in lower case, of the members of the JSON
+// object raw that have a value other than null, as edapp.ParseEvent reads
+// them: names match in any case, and of a name sent twice the last counts.
+// raw has been parsed already; a body it cannot read gives what it read.
+func sentKeys(raw []byte) map[string]bool {
+	sent := map[string]bool{}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return sent
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		name, ok := tok.(string)
+		var value json.RawMessage
+		if err != nil || !ok || dec.Decode(&value) != nil {
+			return sent
+		}
+		sent[strings.ToLower(name)] = string(value) != "null"
+	}
+	return sent
 }

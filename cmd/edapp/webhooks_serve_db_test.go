@@ -337,3 +337,37 @@ func TestStorePutNUL(t *testing.T) {
 		}
 	})
 }
+
+// TestStorePutNullWhereNotSent: a field the delivery did not carry, or
+// sent as null, is NULL in events on both databases, so that AVG(score)
+// leaves the missing score out; a score sent as 0 is 0.
+func TestStorePutNullWhereNotSent(t *testing.T) {
+	bothDBs(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		db, dialect := openTestDB(t, url)
+		store := newTestStore(t, db, dialect)
+		defer store.Close()
+		for _, body := range []string{
+			`{"eventName":"LessonCompletedEvent","userId":"u1","lessonId":"l1","timestamp":"2026-11-24T10:00:00Z","score":0}`,
+			`{"eventName":"LessonCompletedEvent","userId":"u2","lessonId":"l1","timestamp":"2026-11-24T10:00:00Z","score":10}`,
+			`{"eventName":"LessonCompletedEvent","lessonId":"l1","timestamp":"2026-11-24T10:00:01Z"}`,
+			`{"eventName":"LessonCompletedEvent","userId":null,"lessonId":"l1","timestamp":"2026-11-24T10:00:02Z","score":null}`,
+		} {
+			ev, err := edapp.ParseEvent([]byte(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stored, err := store.Put(ctx, ev, []byte(body)); err != nil || !stored {
+				t.Fatalf("Put(%s) = %v, %v", body, stored, err)
+			}
+		}
+		var avg float64
+		var scores, users, emails int
+		if err := db.QueryRowContext(ctx, `SELECT AVG(score), COUNT(score), COUNT(user_id), COUNT(email) FROM events`).Scan(&avg, &scores, &users, &emails); err != nil {
+			t.Fatal(err)
+		}
+		if avg != 5 || scores != 2 || users != 2 || emails != 0 {
+			t.Errorf("AVG(score) %v, COUNT(score) %d, COUNT(user_id) %d, COUNT(email) %d; want 5, 2, 2, 0", avg, scores, users, emails)
+		}
+	})
+}
