@@ -5,7 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/edapp-go/edapp/internal/dbschema"
@@ -25,6 +28,9 @@ func openDB(ctx context.Context, raw string) (*sql.DB, dbschema.Target, error) {
 	if err != nil {
 		return nil, t, usageError{fmt.Errorf("--db: %w", err)}
 	}
+	if err := createPrivate(t); err != nil {
+		return nil, t, fmt.Errorf("database %s: %w", t.Redacted, err)
+	}
 	db, err := sql.Open(t.Driver, t.DSN)
 	if err != nil {
 		return nil, t, fmt.Errorf("database %s: %s", t.Redacted, cleanDBError(t, err))
@@ -36,6 +42,28 @@ func openDB(ctx context.Context, raw string) (*sql.DB, dbschema.Target, error) {
 		return nil, t, fmt.Errorf("database %s cannot be reached: %s", t.Redacted, cleanDBError(t, err))
 	}
 	return db, t, nil
+}
+
+// createPrivate creates a SQLite database file that does not exist yet,
+// empty (which SQLite reads as a new database) and readable by its owner
+// only, as the export's files are: SQLite gives the -wal and -shm files it
+// creates beside it the same mode. An existing file's mode is left alone.
+func createPrivate(t dbschema.Target) error {
+	if t.Dialect != dbschema.SQLite {
+		return nil
+	}
+	path, _, _ := strings.Cut(t.DSN, "?")
+	if path == ":memory:" || strings.HasPrefix(path, "file:") {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // cleanDBError is err's text with the password of t removed. Drivers may

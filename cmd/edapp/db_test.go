@@ -5,6 +5,9 @@ import (
 	"errors"
 	"maps"
 	"net"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -157,5 +160,42 @@ func TestWarnPasswordFlag(t *testing.T) {
 				t.Errorf("stderr:\n%s", r.stderr)
 			}
 		})
+	}
+}
+
+// TestOpenDBCreatesSQLitePrivate: a new SQLite database, and the -wal and
+// -shm files beside it, are readable by their owner only; an existing
+// file keeps its mode. The inbox and the export open theirs with openDB.
+func TestOpenDBCreatesSQLitePrivate(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix file modes")
+	}
+	dir := t.TempDir()
+	write := func(path string) {
+		t.Helper()
+		db, _, err := openDB(context.Background(), "sqlite:"+path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS t (x INTEGER); INSERT INTO t VALUES (1)`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fresh := filepath.Join(dir, "new.db")
+	write(fresh) // kept open, so that its -wal and -shm exist
+	for _, p := range []string{fresh, fresh + "-wal", fresh + "-shm"} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v, %v; want -rw-------", filepath.Base(p), fi.Mode(), err)
+		}
+	}
+	shared := filepath.Join(dir, "shared.db")
+	if err := os.WriteFile(shared, nil, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	write(shared)
+	if fi, err := os.Stat(shared); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("an existing file: %v, %v; want its mode kept", fi.Mode(), err)
 	}
 }
