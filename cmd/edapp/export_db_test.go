@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"maps"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"sort"
 	"strings"
@@ -323,6 +326,47 @@ func TestExportDBStoresNUL(t *testing.T) {
 		var kept map[string]any
 		if err := json.Unmarshal([]byte(raw), &kept); err != nil || first != "Ann"+nul+"Lee" || kept["firstName"] != first || site != "a"+nul+"b" {
 			t.Errorf("first_name %q, raw %s (%v), site %q; want the NULs as %q", first, raw, err, site, nul)
+		}
+		if got, want := dbCounts(t, db, []string{"users"})["users"], fakeCounts(t, srv)["users"]; got != want {
+			t.Errorf("%d users, the fake holds %d", got, want)
+		}
+	})
+}
+
+// TestExportDBKeyRepeatedInOnePage: a user the service lists twice in one
+// page is written once, as first listed (the SDK's walk yields it once, as
+// the upsert's comment says), on both databases.
+func TestExportDBKeyRepeatedInOnePage(t *testing.T) {
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, _ := exportFixture(t, 3)
+		h := srv.Handler()
+		// The proxy repeats the first user of each page at its end, renamed.
+		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/v2/users" {
+				h.ServeHTTP(w, r)
+				return
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			var page map[string]any
+			if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil {
+				t.Error(err)
+			}
+			if items, _ := page["items"].([]any); len(items) > 0 {
+				again := maps.Clone(items[0].(map[string]any))
+				again["name"] = "the-last-record"
+				page["items"] = append(items, again)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(page)
+		}))
+		t.Cleanup(proxy.Close)
+		r := runEnv(t, env{"EDAPP_API_TOKEN": srv.Token, "EDAPP_BASE_URL": proxy.URL}, "export", "--db", url, "--kinds", "users")
+		wantCode(t, r, exitOK)
+		db, _ := openTestDB(t, url)
+		var n int
+		if err := db.QueryRow(`SELECT COUNT(*) FROM users WHERE name = 'the-last-record'`).Scan(&n); err != nil || n != 0 {
+			t.Errorf("%d rows hold the repeat (%v), want the first record only", n, err)
 		}
 		if got, want := dbCounts(t, db, []string{"users"})["users"], fakeCounts(t, srv)["users"]; got != want {
 			t.Errorf("%d users, the fake holds %d", got, want)
