@@ -20,6 +20,14 @@ import (
 // dbPingTimeout bounds the first contact with a database.
 const dbPingTimeout = 15 * time.Second
 
+// sqliteImmediate makes every transaction on SQLite begin with BEGIN
+// IMMEDIATE: it takes the write lock at once, waiting for another writer
+// (an export and webhooks serve on one file) within the busy timeout. A
+// deferred transaction that reads first and writes later fails at once
+// with SQLITE_BUSY when another writer committed in between, whatever the
+// busy timeout.
+const sqliteImmediate = "_txlock=immediate"
+
 // openDB opens the database a --db URL names and checks that it answers.
 // A URL it cannot read is a usage error; a database that does not answer
 // is an error that names the redacted URL. No error holds the password.
@@ -31,7 +39,11 @@ func openDB(ctx context.Context, raw string) (*sql.DB, dbschema.Target, error) {
 	if err := createPrivate(t); err != nil {
 		return nil, t, fmt.Errorf("database %s: %w", t.Redacted, err)
 	}
-	db, err := sql.Open(t.Driver, t.DSN)
+	dsn := t.DSN
+	if t.Dialect == dbschema.SQLite {
+		dsn += "&" + sqliteImmediate
+	}
+	db, err := sql.Open(t.Driver, dsn)
 	if err != nil {
 		return nil, t, fmt.Errorf("database %s: %s", t.Redacted, cleanDBError(t, err))
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"maps"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
@@ -197,5 +199,52 @@ func TestOpenDBCreatesSQLitePrivate(t *testing.T) {
 	write(shared)
 	if fi, err := os.Stat(shared); err != nil || fi.Mode().Perm() != 0o640 {
 		t.Errorf("an existing file: %v, %v; want its mode kept", fi.Mode(), err)
+	}
+}
+
+// TestOpenDBSQLiteTransactionsBeginImmediate: a transaction that reads,
+// then writes, while another connection writes the same file, waits for
+// it instead of failing with SQLITE_BUSY: transactions take the write lock
+// at BEGIN.
+func TestOpenDBSQLiteTransactionsBeginImmediate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := dbtest.SQLite(t)
+	open := func() *sql.DB {
+		db, _, err := openDB(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	export, inbox := open(), open()
+	if _, err := export.Exec(`CREATE TABLE t (x INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := export.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRow(`SELECT COUNT(*) FROM t`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	other := make(chan error, 1)
+	go func() { _, err := inbox.Exec(`INSERT INTO t VALUES (2)`); other <- err }()
+	select { // with a deferred BEGIN, the other write commits now
+	case err := <-other:
+		other <- err
+	case <-time.After(time.Second):
+	}
+	if _, err := tx.Exec(`INSERT INTO t VALUES (1)`); err != nil {
+		t.Fatalf("the write after a read, beside another writer: %v", err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-other; err != nil {
+		t.Errorf("the other writer: %v", err)
 	}
 }

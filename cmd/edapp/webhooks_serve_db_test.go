@@ -371,3 +371,64 @@ func TestStorePutNullWhereNotSent(t *testing.T) {
 		}
 	})
 }
+
+// TestServeAndExportShareSQLite: an export and webhooks serve write one
+// SQLite file while deliveries arrive. The export never fails for the
+// lock (it waits its turn), no delivery is answered 500 (one that waits
+// past the bound gets 503 with Retry-After), and every delivery answered
+// 200 is stored.
+func TestServeAndExportShareSQLite(t *testing.T) {
+	dbURL := dbtest.SQLite(t)
+	srv, _ := exportFixture(t, 300)
+	in := startInbox(t, dbURL)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	var stored []string
+	const senders = 8
+	for w := range senders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; ; i += senders {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				body, key := lessonDelivery(i)
+				status, retry := in.post(t, http.MethodPost, body, hookSecret)
+				mu.Lock()
+				statuses[status]++
+				if status == http.StatusOK {
+					stored = append(stored, key)
+				}
+				mu.Unlock()
+				if status == http.StatusServiceUnavailable && retry == "" {
+					t.Error("503 without Retry-After")
+				}
+			}
+		}()
+	}
+	for i := range 20 { // each takes the export's lock, and rewrites every table it mirrors
+		args := []string{"--db", dbURL, "--kinds", "users,groups,group_members"}
+		if i == 0 {
+			args = args[:2]
+		}
+		r := runExport(t, context.Background(), srv, func(a *app) { a.exportPageSize = 20 }, args...)
+		if r.code != exitOK {
+			t.Errorf("export beside the inbox: exit %d\n%s", r.code, r.stderr)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("answers: %v", statuses)
+	if statuses[http.StatusInternalServerError] > 0 || statuses[http.StatusOK] == 0 {
+		t.Errorf("answers %v: want 200s, and no 500", statuses)
+	}
+	db, _ := openTestDB(t, dbURL)
+	if n := countEvents(t, db); n != len(stored) {
+		t.Errorf("%d events stored, %d deliveries answered 200", n, len(stored))
+	}
+}
