@@ -92,6 +92,12 @@ func (a *app) limiter(token string) (budgetLimiter, error) {
 		}
 		return l, nil
 	}
+	return a.redisLimiter(url, redislimit.KeyForToken(token), limit, window, f.bulkShare)
+}
+
+// redisLimiter shares the budget through the Redis at url, checked once
+// before it is used.
+func (a *app) redisLimiter(url, key string, limit int, window time.Duration, bulkShare float64) (budgetLimiter, error) {
 	opts, err := redis.ParseURL(url)
 	if err != nil {
 		// Not err: it may quote the URL, and the URL may hold a password.
@@ -100,7 +106,7 @@ func (a *app) limiter(token string) (budgetLimiter, error) {
 	boundRedis(opts)
 	rdb := redis.NewClient(opts)
 	a.closers = append(a.closers, rdb.Close)
-	l, err := redislimit.New(rdb, redislimit.KeyForToken(token), limit, window, redislimit.WithBulkShare(f.bulkShare))
+	l, err := redislimit.New(rdb, key, limit, window, redislimit.WithBulkShare(bulkShare))
 	if err != nil {
 		return nil, usageError{err}
 	}

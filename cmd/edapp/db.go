@@ -91,6 +91,16 @@ func cleanDBError(t dbschema.Target, err error) string {
 	return msg
 }
 
+// dbURL is the database URL: --db's value when given (warning of a
+// password in it), EDAPP_EXPORT_DB's otherwise.
+func (a *app) dbURL(given bool, flag string) string {
+	if !given {
+		return a.env("EDAPP_EXPORT_DB")
+	}
+	a.warnPasswordFlag("--db", flag, dbPasswordHint)
+	return flag
+}
+
 // warnPasswordFlag prints one line on stderr when the URL a flag was given
 // on the command line carries a password (user:password@, or a password
 // parameter), where ps and the shell's history show it for the whole run.

@@ -60,11 +60,7 @@ func (a *app) exportCommand() *cobra.Command {
   edapp export --out ./export --per-user`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !cmd.Flags().Changed("db") {
-				f.db = a.env("EDAPP_EXPORT_DB")
-			} else {
-				a.warnPasswordFlag("--db", f.db, dbPasswordHint)
-			}
+			f.db = a.dbURL(cmd.Flags().Changed("db"), f.db)
 			return a.runExport(cmd.Context(), f)
 		},
 	}

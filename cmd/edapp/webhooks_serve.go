@@ -98,12 +98,7 @@ type serveConfig struct {
 // usage errors that never quote the secret.
 func (a *app) resolveServe(o serveOptions) (serveConfig, error) {
 	c := serveConfig{serveOptions: o}
-	if c.db == "" {
-		c.db = a.env("EDAPP_EXPORT_DB")
-	} else {
-		a.warnPasswordFlag("--db", c.db, dbPasswordHint)
-	}
-	if c.db == "" {
+	if c.db = a.dbURL(c.db != "", c.db); c.db == "" {
 		return c, usagef("--db is required (or set EDAPP_EXPORT_DB)")
 	}
 	if c.secretHeader == "" {
