@@ -156,12 +156,7 @@ func TestCheckedRedisNamesTheLikelyCause(t *testing.T) {
 	t.Parallel()
 	plain := strings.TrimPrefix(startRedis(t), "redis://")
 	locked := strings.TrimPrefix(startRedis(t, "--requirepass", "s3cret-pw"), "redis://")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().String()
-	ln.Close()
+	closed := "127.0.0.1:" + freeLoopbackPort(t)
 	for _, tc := range []struct{ url, cause string }{
 		{"rediss://" + plain, "is the server a plain Redis, which wants redis://?"},
 		{"redis://" + closed, "nothing listens there"},

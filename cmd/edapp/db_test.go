@@ -130,12 +130,7 @@ func freeLoopbackPort(t *testing.T) string {
 func TestWarnPasswordFlag(t *testing.T) {
 	t.Parallel()
 	srv := edapptest.New(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().String() // nothing answers there: each run fails fast
-	ln.Close()
+	closed := "127.0.0.1:" + freeLoopbackPort(t) // nothing answers there: each run fails fast
 	pg := "postgres://edapp:hunter2@" + closed + "/edapp"
 	for _, tc := range []struct {
 		name string
