@@ -2,6 +2,7 @@ package edapp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"github.com/google/go-querystring/query"
 	"golang.org/x/time/rate"
 
+	"github.com/edapp-go/edapp/internal/bridge"
 	"github.com/edapp-go/edapp/internal/ids"
 	"github.com/edapp-go/edapp/internal/lenient"
 	"github.com/edapp-go/edapp/internal/transport"
@@ -128,6 +130,7 @@ type config struct {
 	maxBody    int64
 	observer   Observer
 	lookupEnv  func(string) (string, bool) // NewClientFromEnv's
+	maxPause   time.Duration               // the longest pause a 429 can ask for; 0: DefaultBudgetWindow
 	err        error                       // the first bad option value
 }
 
@@ -311,8 +314,24 @@ func checkToken(token string) error {
 
 // newConfig applies opts over the defaults.
 func newConfig(opts []Option) (*config, error) {
-	base, _ := parseBaseURL(DefaultBaseURL)
-	cfg := &config{baseURL: base, retry: DefaultRetryPolicy(), maxBody: DefaultMaxResponseBytes}
+	cfg, err := applyOptions(DefaultBaseURL, opts)
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.limiterSet {
+		cfg.limiter = newDefaultLimiter()
+	}
+	return cfg, nil
+}
+
+// applyOptions applies opts over the defaults, with base as the base URL
+// unless an option sets one.
+func applyOptions(base string, opts []Option) (*config, error) {
+	u, err := parseBaseURL(base)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &config{baseURL: u, retry: DefaultRetryPolicy(), maxBody: DefaultMaxResponseBytes}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(cfg)
@@ -320,9 +339,6 @@ func newConfig(opts []Option) (*config, error) {
 	}
 	if cfg.err != nil {
 		return nil, cfg.err
-	}
-	if !cfg.limiterSet {
-		cfg.limiter = newDefaultLimiter()
 	}
 	return cfg, nil
 }
@@ -341,7 +357,7 @@ func newClient(token string, cfg *config) *Client {
 		HTTPClient: cfg.httpClient,
 		Limiter:    transportLimiter(cfg.limiter),
 		Retry:      transport.Policy(cfg.retry),
-		MaxPause:   DefaultBudgetWindow,
+		MaxPause:   cmp.Or(cfg.maxPause, DefaultBudgetWindow),
 		Logger:     cfg.logger,
 		MaxBody:    cfg.maxBody,
 	}
@@ -509,7 +525,7 @@ func (c *Client) transportRequest(ctx context.Context, op *operation, rc *reques
 	}
 	req := transport.Request{
 		Method: op.method, Path: op.path, Route: op.route, RawQuery: rawQuery, Body: payload,
-		Header: rc.header, Bulk: rc.bulk, MaxThrottle: rc.maxThrottle,
+		Header: rc.header, Bulk: rc.bulk, MaxThrottle: rc.maxThrottle, Once: rc.once,
 	}
 	if rc.retry != nil {
 		p := transport.Policy(*rc.retry)
@@ -588,6 +604,8 @@ func encodeQuery(q any) (string, error) {
 		return "", nil
 	case url.Values:
 		return v.Encode(), nil
+	case bridge.RawQuery:
+		return string(v), nil
 	case string:
 		return "", fmt.Errorf("%w: query must be url.Values or a struct, not a string", ErrInvalidInput)
 	}

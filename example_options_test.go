@@ -83,7 +83,7 @@ func ExampleWithRequestRetry() {
 func ExampleWithInFlight() {
 	srv := edapptest.NewServer()
 	defer srv.Close()
-	if err := srv.SeedLoad(300, 3000); err != nil {
+	if err := srv.SeedAccount(edapptest.AccountSpec{Users: 300, Attempts: 3000}); err != nil {
 		panic(err)
 	}
 	client := srv.Client()

@@ -181,7 +181,7 @@ func (f flatOut) run(ctx context.Context, c *edapp.Client) (flatOutResult, error
 	return res, firstErr
 }
 
-// loadUsers returns the ids of the users SeedLoad made (usr_1 on).
+// loadUsers returns the ids of the users SeedAccount made (usr_1 on).
 func loadUsers(n int) []string {
 	ids := make([]string, n)
 	for i := range ids {
@@ -191,7 +191,7 @@ func loadUsers(n int) []string {
 }
 
 // wantAttemptIDs is att_1 to att_n, the order in which the fake lists
-// SeedLoad's attempts.
+// SeedAccount's attempts.
 func wantAttemptIDs(n int) []string {
 	ids := make([]string, n)
 	for i := range ids {
@@ -207,7 +207,7 @@ func TestDefaultShapedClientFlatOutNeverGets429(t *testing.T) {
 	srv := edapptest.NewServer(edapptest.WithBudget(scaledLimit, scaledWindow))
 	t.Cleanup(srv.Close)
 	const users, attempts = 20, 3000
-	require.NoError(t, srv.SeedLoad(users, attempts))
+	require.NoError(t, srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts}))
 	c, wire := defaultShapedClient(srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -235,7 +235,7 @@ func TestClientRecoversWhenSomethingElseSpendsTheBudget(t *testing.T) {
 	srv := edapptest.NewServer(edapptest.WithBudget(scaledLimit, scaledWindow))
 	t.Cleanup(srv.Close)
 	const users, attempts = 20, 2000
-	require.NoError(t, srv.SeedLoad(users, attempts))
+	require.NoError(t, srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts}))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
@@ -300,7 +300,7 @@ func TestDefaultClientSpendsTheRealBudgetAtOnce(t *testing.T) {
 	// The service's real budget, and a client with every default.
 	srv := edapptest.NewServer(edapptest.WithBudget(edapp.DefaultBudget, 5*time.Minute))
 	t.Cleanup(srv.Close)
-	require.NoError(t, srv.SeedLoad(10, 0))
+	require.NoError(t, srv.SeedAccount(edapptest.AccountSpec{Users: 10}))
 	c, err := edapp.NewClient(srv.Token, edapp.WithBaseURL(srv.URL))
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -295,18 +295,8 @@ func fillInto(into, resp *Response, contradicted *bool) func() {
 	}
 }
 
-// droppedWhole counts the items dropped whole ("items[3]", or "[3]" from a
-// bare array) among a page's dropped paths.
-func droppedWhole(paths []string) int {
-	n := 0
-	for _, p := range paths {
-		p = strings.TrimPrefix(p, "items")
-		if strings.HasPrefix(p, "[") && strings.IndexByte(p, ']') == len(p)-1 {
-			n++
-		}
-	}
-	return n
-}
+// droppedWhole counts the items dropped whole among a page's dropped paths.
+func droppedWhole(paths []string) int { return pager.DroppedWhole(paths) }
 
 // listAll reads every page of a list that serves one interactive call
 // (a user's courses, a course's lessons), from the interactive lane.

@@ -52,7 +52,7 @@ func TestExportBenchFake(t *testing.T) {
 	}
 	srv := edapptest.NewServer(edapptest.WithToken(exportToken), edapptest.WithLatency(latency))
 	defer srv.Close()
-	if err := srv.SeedLoad(exportFakeUsers, records); err != nil {
+	if err := srv.SeedAccount(edapptest.AccountSpec{Users: exportFakeUsers, Attempts: records}); err != nil {
 		t.Fatal(err)
 	}
 	runtime.GC()

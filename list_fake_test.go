@@ -83,7 +83,7 @@ func (f *shuffledFake) asked() (pages []int, maxInFlight int) {
 func TestParallelExportIsWholeAndInOrder(t *testing.T) {
 	const attempts, pageSize = 3000, 100
 	f := newShuffledFake(t, 20*time.Millisecond)
-	require.NoError(t, f.srv.SeedLoad(30, attempts))
+	require.NoError(t, f.srv.SeedAccount(edapptest.AccountSpec{Users: 30, Attempts: attempts}))
 	c := f.client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -158,7 +158,7 @@ func pagerGoroutines() []string {
 func TestParallelExportEarlyBreak(t *testing.T) {
 	const attempts, pageSize = 3000, 100
 	f := newShuffledFake(t, 100*time.Millisecond)
-	require.NoError(t, f.srv.SeedLoad(30, attempts))
+	require.NoError(t, f.srv.SeedAccount(edapptest.AccountSpec{Users: 30, Attempts: attempts}))
 	c := f.client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

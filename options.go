@@ -28,6 +28,7 @@ type requestConfig struct {
 	pageConcurrency int           // 0: the default
 	route           string        // WithRoute's template, for Client.Do's Observer events
 	inFlight        chan struct{} // WithInFlight's semaphore; nil: none
+	once            bool          // never sent again once it may have reached the service
 	err             error         // a bad option: the call fails before sending
 }
 

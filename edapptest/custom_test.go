@@ -104,18 +104,3 @@ func TestNewFailsOnPanic(t *testing.T) {
 	quiet.cleanups[0]()
 	assert.Empty(t, quiet.errors)
 }
-
-// TestFlagsRedeliver: the flag reaches the server's options.
-func TestFlagsRedeliver(t *testing.T) {
-	f := Flags{Redeliver: 1}
-	srv := New(t, f.Options()...)
-	rc := newReceiver(t)
-	_, err := srv.AddWebhook(WebhookSpec{EventName: edapp.EventLessonCompleted, URL: rc.URL})
-	require.NoError(t, err)
-	_, ls, err := srv.AddCourse(CourseSpec{Title: "C", Lessons: lessonSpecs("A")})
-	require.NoError(t, err)
-	u, err := srv.AddUser(UserSpec{Username: "u"})
-	require.NoError(t, err)
-	require.NoError(t, srv.CompleteLesson(u, ls[0], 70))
-	assert.Len(t, rc.received(), 2)
-}

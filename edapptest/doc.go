@@ -40,8 +40,8 @@
 // tests and exports: learners in 0 to 3 groups of a hierarchy, courses of
 // several lessons in 0 to 2 collections, attempts, progress and survey
 // answers spread over them (5,000 users, 300 groups, 20 collections, 200
-// courses of 8 lessons and 200,000 attempts in a few seconds). SeedLoad
-// is its simple shape.
+// courses of 8 lessons and 200,000 attempts in a few seconds);
+// AccountSpec{Users: n, Attempts: m} is its simple shape.
 // The helpers keep indexes by user and lesson, so CompleteLesson and
 // AddUser cost the same however much data the fake holds, and a list
 // request builds only the records of the page it answers: a page of 1,000
@@ -73,12 +73,12 @@
 //   - GET /v1/users/{id}/courses mints a fresh launch token for every lesson,
 //     valid for [LaunchTokenLifetime] (20 minutes) on the server's clock
 //     ([WithClock]). Launch links point at the host the request came in on,
-//     so with NewServer they start with URL. The launch page is described
+//     so with NewServer they start with URL. The launch link is described
 //     below (The learner's side).
 //   - Learners see published content only: the users' course lists (v1 and
 //     v2) hold published courses and their published lessons. The catalog
 //     and the analytics show everything.
-//   - Progress comes from OpenLesson, CompleteLesson and the launch page.
+//   - Progress comes from OpenLesson, CompleteLesson and launch links.
 //     Each open starts an attempt; a completion closes the user's open
 //     attempt (or opens and closes one) with a score. An attempt succeeds
 //     when its score reaches the lesson's minimum score, and earns 0 to 3
@@ -93,39 +93,37 @@
 //
 // # The learner's side
 //
-// A browser can play the learner, so that an embedding app can be tried
+// A program can play the learner, so that an embedding app can be tried
 // end to end: the app hands out a launch link, the learner completes the
-// lesson, the completion comes back through analytics and webhooks. These
-// pages need no bearer token, load nothing from elsewhere and run no
-// script.
+// lesson, the completion comes back through analytics and webhooks.
+// Neither of these two paths needs a bearer token; both answer JSON. The
+// edapp command's `edapp fake` serves them as HTML pages for a browser.
 //
 // GET /launch-lesson?token=&lesson= records a lesson open (a new attempt)
-// and answers the launch page: the lesson's title and course, the learner's
-// name and when the link expires. Its form posts the token back to
-// /launch-lesson in the body, with a score from 0 to 100 and an action:
-// "complete" completes the lesson exactly as CompleteLesson does (progress,
-// attempt, course completion and webhook deliveries, made before the page
-// answers) and the page says what it sent; "leave" changes nothing and
-// leaves the lesson opened but not completed. A request that accepts
-// application/json gets JSON instead: the launch, then the outcome of the
-// form. A token can be used, for either, until it expires. An expired token
-// gets 410, an unknown or missing one 401, a token for another lesson or a
-// bad score 400, as an HTML page (the JSON error when JSON is asked for);
-// none of them changes anything. A form posted from another site (by its
-// Origin or Sec-Fetch-Site header) gets 403, and a body over 64 KiB 413.
-//
-// returnUrl, an extra parameter of the launch link, belongs to the fake,
-// not to the real service: an absolute http or https URL there (anything
-// else is ignored) makes the page offer "Back to the app" once the learner
-// has completed or left the lesson, so an app can test its whole loop by
-// appending it to the links it hands out.
+// and answers the launch: lessonId, lessonTitle, courseId, courseTitle,
+// userId, learner (the learner's name), minimumScore, expiresAt,
+// expiresInSeconds (on the server's clock) and attemptId. A form post of
+// the token to /launch-lesson (url-encoded, in the body or the query), with
+// a score from 0 to 100 and an action, answers the same fields and the
+// outcome: "complete" completes the lesson exactly as CompleteLesson does
+// (progress, attempt, course completion and webhook deliveries, made before
+// the answer) and says so (completed, score, courseCompleted,
+// webhookDeliveries and events, each event with the number of webhooks it
+// went to); "leave" changes nothing and leaves the lesson opened but not
+// completed. A token can be used, for either, until it expires. An expired
+// token gets 410, an unknown or missing one 401, a token for another lesson
+// or a bad score 400; none of them changes anything. A form posted from
+// another site (by its Origin or Sec-Fetch-Site header) gets 403, a body
+// that is not url-encoded 415, and a body over 64 KiB 413.
 //
 // GET /learner/{userId} is a learner home for a developer looking at the
-// fake's state: the user's published courses and lessons, as GET
-// /v1/users/{id}/courses lists them, with their progress and a fresh
-// launch link for each lesson. Like the launch page it needs no bearer
-// token: the fake serves loopback, the page shows what the learner would
-// see and never the API token.
+// fake's state: {"userId", "learner", "courses"}, the user's published
+// courses and lessons as GET /v1/users/{id}/courses lists them, with their
+// progress and a fresh launch link for each lesson. It shows what the
+// learner would see and never the API token.
+//
+// Neither spends the budget or the injected failures, and neither is
+// counted.
 //
 // # Wire format
 //

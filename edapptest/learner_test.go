@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -97,43 +96,27 @@ func (f learnerFixture) attempts() []wireAttempt {
 	return p.Items
 }
 
-func TestLaunchPageShowsTheLesson(t *testing.T) {
+// TestServeLaunchOpens: a launch link opens the lesson and answers the
+// launch, with the expiry on the server's clock; the returnUrl is the
+// page's business and is ignored.
+func TestServeLaunchOpens(t *testing.T) {
 	f := newLearnerFixture(t)
 	link := f.link(0)
-	tok := token(t, link)
 	f.clock.Advance(5 * time.Minute)
 
-	r := f.page("GET", link+"&returnUrl="+url.QueryEscape("http://app.example/back?x=1&y=<2>"), nil, nil)
+	r := f.page("GET", link+"&returnUrl="+url.QueryEscape("http://app.example/back"), nil, nil)
 	require.Equal(t, 200, r.status, string(r.body))
-	body := string(r.body)
-	assert.Equal(t, "text/html; charset=utf-8", r.header.Get("Content-Type"))
-	assert.Contains(t, body, "<h1>Raising the alarm</h1>")
-	assert.Contains(t, body, "Fire &lt;Safety&gt;", "escaped course title")
-	assert.NotContains(t, body, "<Safety>")
-	assert.Contains(t, body, "Ann Lee (ann.lee)")
-	assert.Contains(t, body, "2024-03-07 05:30:36 UTC (in 15m0s)", "expiry on the server's clock")
-	assert.Contains(t, body, `<input type="hidden" name="token" value="`+tok+`">`)
-	assert.Contains(t, body, `name="returnUrl" value="http://app.example/back?x=1&amp;y=&lt;2&gt;"`)
-	assert.Contains(t, body, `value="complete"`)
-	assert.Contains(t, body, `value="leave"`)
-	assert.NotContains(t, body, "Back to the app", "only after the learner is done")
-	assert.NotContains(t, strings.ToLower(body), "<script")
-	assert.NotRegexp(t, `(src|href)="(https?:)?//`, body, "no external assets")
-	assert.Contains(t, r.header.Get("Content-Security-Policy"), "default-src 'none'")
-	assert.Equal(t, "same-origin", r.header.Get("Referrer-Policy"))
-	assert.Equal(t, "no-store", r.header.Get("Cache-Control"))
-
-	// The open is recorded, as before; JSON is still there for those who ask.
-	require.Len(t, f.attempts(), 1)
-	r = f.page("GET", link, nil, map[string]string{"Accept": "application/json"})
-	require.Equal(t, 200, r.status)
+	assert.Equal(t, "application/json", r.header.Get("Content-Type"))
 	var p launchPage
 	r.json(t, &p)
-	assert.Equal(t, "Raising the alarm", p.LessonTitle)
-	assert.Equal(t, "Fire <Safety>", p.CourseTitle)
+	assert.Equal(t, launchPage{launchInfo: launchInfo{LessonID: f.lessons[0], LessonTitle: "Raising the alarm",
+		CourseID: f.course, CourseTitle: "Fire <Safety>", UserID: f.user, Learner: "Ann Lee (ann.lee)", MinimumScore: 50,
+		ExpiresAt: time.Date(2024, 3, 7, 5, 30, 36, 187e6, time.UTC), ExpiresIn: 15 * 60}, AttemptID: p.AttemptID}, p)
+	require.Len(t, f.attempts(), 1, "the open is recorded")
+	assert.Equal(t, f.attempts()[0].ID, p.AttemptID)
 }
 
-func TestLaunchPageCompletes(t *testing.T) {
+func TestServeLaunchCompletes(t *testing.T) {
 	var mu sync.Mutex
 	var got []map[string]any
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -149,54 +132,43 @@ func TestLaunchPageCompletes(t *testing.T) {
 	require.NoError(t, err)
 	_, err = f.AddWebhook(WebhookSpec{EventName: edapp.EventCourseCompleted, URL: recv.URL})
 	require.NoError(t, err)
-	back := "https://app.example/lessons/done?from=edapp"
 
 	link := f.link(0)
-	tok := token(t, link)
-	require.Equal(t, 200, f.page("GET", link+"&returnUrl="+url.QueryEscape(back), nil, nil).status)
-	form := completeForm(tok, f.lessons[0], "85")
-	form.Set("returnUrl", back)
-	r := f.page("POST", "/launch-lesson", form, map[string]string{"Origin": f.URL})
+	require.Equal(t, 200, f.page("GET", link, nil, nil).status)
+	r := f.page("POST", "/launch-lesson", completeForm(token(t, link), f.lessons[0], "85"), map[string]string{"Origin": f.URL})
 	require.Equal(t, 200, r.status, string(r.body))
-	body := string(r.body)
-	assert.Contains(t, body, "<strong>Lesson completed</strong> with a score of 85.")
-	assert.Contains(t, body, "Sent LessonCompletedEvent to 1 webhook.")
-	assert.NotContains(t, body, "course is completed")
-	assert.Contains(t, body, `<a class="button" id="return" href="https://app.example/lessons/done?from=edapp">Back to the app</a>`)
-	assert.NotContains(t, body, "<form", "no second form after completion")
+	var res launchResult
+	r.json(t, &res)
+	assert.True(t, res.Completed)
+	assert.False(t, res.CourseCompleted)
+	assert.Equal(t, []sentEvent{{edapp.EventLessonCompleted, 1}}, res.Events)
 
 	att := f.attempts()
 	require.Len(t, att, 1, "the completion closes the attempt the launch opened")
 	assert.Equal(t, 85, att[0].Score)
 	assert.True(t, att[0].Success)
-	require.Len(t, got, 1, "delivered before the page answered")
+	require.Len(t, got, 1, "delivered before the answer")
 	assert.Equal(t, "LessonCompletedEvent", got[0]["eventName"])
 	assert.Equal(t, 85.0, got[0]["score"])
 
-	// The second lesson completes the course; JSON on request.
-	tok2 := token(t, f.link(1))
-	r = f.page("POST", "/launch-lesson", completeForm(tok2, f.lessons[1], "40.5"), map[string]string{"Accept": "application/json"})
+	// The second lesson completes the course.
+	r = f.page("POST", "/launch-lesson", completeForm(token(t, f.link(1)), f.lessons[1], "40.5"), nil)
 	require.Equal(t, 200, r.status, string(r.body))
-	var res launchResult
+	res = launchResult{}
 	r.json(t, &res)
 	score := 40.5
-	assert.Equal(t, launchResult{LessonID: f.lessons[1], LessonTitle: "Exits & doors", CourseID: f.course, CourseTitle: "Fire <Safety>",
-		UserID: f.user, Completed: true, Score: &score, CourseCompleted: true, Deliveries: 2}, res)
+	assert.Equal(t, launchResult{launchInfo: launchInfo{LessonID: f.lessons[1], LessonTitle: "Exits & doors", CourseID: f.course,
+		CourseTitle: "Fire <Safety>", UserID: f.user, Learner: "Ann Lee (ann.lee)", MinimumScore: 50, ExpiresAt: res.ExpiresAt, ExpiresIn: 20 * 60},
+		Completed: true, Score: &score, CourseCompleted: true, Deliveries: 2,
+		Events: []sentEvent{{edapp.EventLessonCompleted, 1}, {edapp.EventCourseCompleted, 1}}}, res)
 	require.Len(t, got, 3)
 	assert.Equal(t, "CourseCompletedEvent", got[2]["eventName"])
-
-	// The HTML says so too, and without a returnUrl there is no way back.
-	tok3 := token(t, f.link(1))
-	r = f.page("POST", "/launch-lesson", completeForm(tok3, f.lessons[1], "100"), nil)
-	require.Equal(t, 200, r.status, string(r.body))
-	assert.Contains(t, string(r.body), "Sent LessonCompletedEvent to 1 webhook.")
-	assert.NotContains(t, string(r.body), "Back to the app")
 }
 
-// TestLaunchPageCompletesLikeCompleteLesson runs the same story on two
-// fakes, through the page on one and through the helpers on the other,
+// TestServeLaunchCompletesLikeCompleteLesson runs the same story on two
+// fakes, through the launch form on one and through the helpers on the other,
 // and compares everything the service reports.
-func TestLaunchPageCompletesLikeCompleteLesson(t *testing.T) {
+func TestServeLaunchCompletesLikeCompleteLesson(t *testing.T) {
 	type sink struct {
 		mu     sync.Mutex
 		bodies []string
@@ -257,56 +229,24 @@ func TestLaunchPageCompletesLikeCompleteLesson(t *testing.T) {
 	assert.Equal(t, story(false), story(true))
 }
 
-func TestLaunchPageLeave(t *testing.T) {
+func TestServeLaunchLeave(t *testing.T) {
 	f := newLearnerFixture(t)
 	link := f.link(0)
 	require.Equal(t, 200, f.page("GET", link, nil, nil).status)
-	form := url.Values{"token": {token(t, link)}, "lesson": {f.lessons[0]}, "action": {"leave"}, "returnUrl": {"http://127.0.0.1:9/app"}}
+	form := url.Values{"token": {token(t, link)}, "lesson": {f.lessons[0]}, "action": {"leave"}}
 	r := f.page("POST", "/launch-lesson", form, nil)
 	require.Equal(t, 200, r.status, string(r.body))
-	assert.Contains(t, string(r.body), "<strong>Lesson left</strong> opened but not completed.")
-	assert.Contains(t, string(r.body), `href="http://127.0.0.1:9/app">Back to the app</a>`)
+	var res launchResult
+	r.json(t, &res)
+	assert.False(t, res.Completed)
+	assert.Equal(t, "Raising the alarm", res.LessonTitle)
 	att := f.attempts()
 	require.Len(t, att, 1)
 	assert.True(t, att[0].CompletedDateTime.IsZero(), "still open")
 	assert.Empty(t, f.Deliveries())
 }
 
-func TestLaunchPageReturnURL(t *testing.T) {
-	f := newLearnerFixture(t)
-	for raw, want := range map[string]string{
-		"http://localhost:3000/done":           "http://localhost:3000/done",
-		"HTTPS://app.example/a?b=c#frag":       "https://app.example/a?b=c#frag",
-		"javascript:alert(1)":                  "",
-		"JavaScript://app.example/%0aalert(1)": "",
-		"data:text/html,<script>x</script>":    "",
-		"ftp://files.example/":                 "",
-		"/relative/path":                       "",
-		"//app.example/no-scheme":              "",
-		"http:///no-host":                      "",
-		"http://a b/":                          "",
-	} {
-		tok := token(t, f.link(0))
-		form := completeForm(tok, f.lessons[0], "90")
-		form.Set("returnUrl", raw)
-		r := f.page("POST", "/launch-lesson", form, nil)
-		require.Equal(t, 200, r.status, raw)
-		if want == "" {
-			assert.NotContains(t, string(r.body), "Back to the app", raw)
-			continue
-		}
-		assert.Contains(t, string(r.body), `href="`+want+`">Back to the app`, raw)
-	}
-	// A returnUrl with quotes and markup cannot break out of the attribute.
-	tok := token(t, f.link(0))
-	form := completeForm(tok, f.lessons[0], "90")
-	form.Set("returnUrl", `http://app.example/"><script>alert(1)</script>`)
-	r := f.page("POST", "/launch-lesson", form, nil)
-	assert.NotContains(t, string(r.body), "<script>alert")
-	assert.Contains(t, string(r.body), "Back to the app")
-}
-
-func TestLaunchPageRefusals(t *testing.T) {
+func TestServeLaunchRefusals(t *testing.T) {
 	f := newLearnerFixture(t)
 	link := f.link(0)
 	tok := token(t, link)
@@ -342,9 +282,7 @@ func TestLaunchPageRefusals(t *testing.T) {
 	} {
 		r := f.page("POST", "/launch-lesson", tc.form, tc.header)
 		assert.Equal(t, tc.status, r.status, tc.name)
-		assert.Equal(t, "text/html; charset=utf-8", r.header.Get("Content-Type"), tc.name)
-		assert.Contains(t, string(r.body), tc.text, tc.name)
-		assert.Contains(t, string(r.body), `id="error"`, tc.name)
+		assert.Contains(t, r.message(t), tc.text, tc.name)
 		nothingChanged(tc.name)
 	}
 
@@ -360,26 +298,15 @@ func TestLaunchPageRefusals(t *testing.T) {
 	assert.Equal(t, 413, res.StatusCode)
 	nothingChanged("oversized")
 
-	// An expired token changes nothing and answers the HTML error page with 410.
+	// An expired token changes nothing and answers 410.
 	f.clock.Advance(LaunchTokenLifetime)
 	r := f.page("POST", "/launch-lesson", completeForm(tok, f.lessons[0], "90"), map[string]string{"Origin": f.URL})
 	assert.Equal(t, http.StatusGone, r.status)
-	assert.Contains(t, string(r.body), "<h1>This launch link has expired</h1>")
-	nothingChanged("expired")
+	assert.Contains(t, r.message(t), "valid for 20 minutes")
 	r = f.page("GET", link, nil, nil)
 	assert.Equal(t, http.StatusGone, r.status)
-	assert.Equal(t, "text/html; charset=utf-8", r.header.Get("Content-Type"))
-	assert.Contains(t, string(r.body), "valid for 20 minutes")
-	r = f.page("GET", link, nil, map[string]string{"Accept": "application/json"})
-	assert.Equal(t, http.StatusGone, r.status)
 	assert.Contains(t, r.message(t), "launch token expired")
-	r = f.page("POST", "/launch-lesson", completeForm(tok, f.lessons[0], "90"), map[string]string{"Accept": "application/json"})
-	assert.Equal(t, http.StatusGone, r.status)
-	r.message(t)
-	r = f.page("GET", "/launch-lesson?token=nope&lesson="+f.lessons[0], nil, nil)
-	assert.Equal(t, http.StatusUnauthorized, r.status)
-	assert.Contains(t, string(r.body), "<h1>This launch link is not valid</h1>")
-	nothingChanged("after the error pages")
+	nothingChanged("expired")
 
 	// Other methods.
 	r = f.page("DELETE", link, nil, nil)
@@ -405,7 +332,7 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-func TestLaunchPageKeepsTheTokenOutOfTheLogs(t *testing.T) {
+func TestServeLaunchKeepsTheTokenOutOfTheLogs(t *testing.T) {
 	var logs lockedBuffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	recv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
@@ -451,44 +378,42 @@ func TestLaunchPageKeepsTheTokenOutOfTheLogs(t *testing.T) {
 	require.Len(t, f.attempts(), 2, "one open, then the completion closed it; the query token completed another")
 }
 
-func TestLearnerHome(t *testing.T) {
+func TestServeLearner(t *testing.T) {
 	f := newLearnerFixture(t, WithBudget(1, time.Hour))
 	require.NoError(t, f.CompleteLesson(f.user, f.lessons[0], 90))
 	f.FailNext(5, 500, 0)
 
 	r := f.page("GET", "/learner/"+f.user, nil, nil) // no bearer token
 	require.Equal(t, 200, r.status, string(r.body))
-	body := string(r.body)
-	assert.Equal(t, "text/html; charset=utf-8", r.header.Get("Content-Type"))
-	assert.Contains(t, body, "<h1>Ann Lee (ann.lee)</h1>")
-	assert.Contains(t, body, "<h2>Fire &lt;Safety&gt;</h2>")
-	assert.Contains(t, body, "<td>Raising the alarm</td><td>completed</td>")
-	assert.Contains(t, body, "<td>Exits &amp; doors</td><td>not started</td>")
-	assert.NotContains(t, body, f.Token, "never the API token")
-	assert.NotContains(t, strings.ToLower(body), "<script")
-
-	links := regexp.MustCompile(`<a href="([^"]+)">Launch</a>`).FindAllStringSubmatch(body, -1)
-	require.Len(t, links, 2)
-	second := strings.ReplaceAll(links[1][1], "&amp;", "&")
-	assert.True(t, strings.HasPrefix(second, f.URL+"/launch-lesson?token="), second)
-	r = f.page("GET", second, nil, nil)
-	require.Equal(t, 200, r.status, "the link launches")
-	assert.Contains(t, string(r.body), "<h1>Exits &amp; doors</h1>")
+	assert.NotContains(t, string(r.body), f.Token, "never the API token")
+	var home learnerHome
+	r.json(t, &home)
+	assert.Equal(t, f.user, home.UserID)
+	assert.Equal(t, "Ann Lee (ann.lee)", home.Learner)
+	require.Len(t, home.Courses, 1)
+	lessons := home.Courses[0].Lessons
+	require.Len(t, lessons, 2)
+	assert.True(t, lessons[0].Completed)
+	assert.False(t, lessons[1].Opened)
+	assert.True(t, strings.HasPrefix(lessons[1].LaunchURI, f.URL+"/launch-lesson?token="), lessons[1].LaunchURI)
+	require.Equal(t, 200, f.page("GET", lessons[1].LaunchURI, nil, nil).status, "the link launches")
 
 	// Fresh links on every visit; the opened lesson shows.
 	r = f.page("GET", "/Learner/"+f.user+"/", nil, nil)
 	require.Equal(t, 200, r.status)
-	assert.NotContains(t, string(r.body), links[1][1])
-	assert.Contains(t, string(r.body), "<td>Exits &amp; doors</td><td>opened</td>")
+	var again learnerHome
+	r.json(t, &again)
+	assert.NotEqual(t, lessons[1].LaunchURI, again.Courses[0].Lessons[1].LaunchURI)
+	assert.True(t, again.Courses[0].Lessons[1].Opened)
 
 	// Unknown users, other methods.
 	r = f.page("GET", "/learner/usr_404", nil, nil)
 	assert.Equal(t, 404, r.status)
-	assert.Contains(t, string(r.body), `user &#34;usr_404&#34; not found`)
+	assert.Contains(t, r.message(t), `user "usr_404" not found`)
 	assert.Equal(t, 405, f.page("POST", "/learner/"+f.user, url.Values{}, nil).status)
 	r = f.page("GET", "/learner/"+f.user+"/more", nil, nil)
 	assert.Equal(t, 401, r.status, "only /learner/{userId} is open")
 
-	// The pages spent neither the budget nor the injected failures.
+	// The learner's side spent neither the budget nor the injected failures.
 	assert.Equal(t, 500, f.do("GET", "/v2/users", nil).status)
 }

@@ -7,8 +7,9 @@ import (
 	"time"
 )
 
-// AccountSpec is the shape of a synthetic account for SeedAccount. Zero
-// fields keep the simple shape SeedLoad has always loaded.
+// AccountSpec is the shape of a synthetic account for SeedAccount. With
+// only Users and Attempts set it is the simple shape: one group and one
+// course of three lessons.
 type AccountSpec struct {
 	// Users is the number of learners to add. With 0, the attempts are
 	// spread over the users already there.
@@ -33,15 +34,9 @@ type AccountSpec struct {
 // realisticAccount is the shape the docs and the load test quote.
 var realisticAccount = AccountSpec{Users: 5000, Groups: 300, Collections: 20, Courses: 200, Lessons: 8, Attempts: 200_000}
 
-// SeedLoad loads a large account quickly: SeedAccount with users and
-// attempts and every other field zero. It stays for the tests written
-// against it; SeedAccount takes the whole shape.
-func (s *Server) SeedLoad(users, attempts int) error {
-	return s.SeedAccount(AccountSpec{Users: users, Attempts: attempts})
-}
-
 // SeedAccount loads a synthetic account of the given shape quickly, for
-// load tests and exports. The same spec on the same clock gives the same
+// load tests and exports; it is the fake's one generator of synthetic
+// data. The same spec on the same clock gives the same
 // data; the realistic shape (5,000 users, 300 groups, 20 collections, 200
 // courses of 8 lessons, 200,000 attempts) loads in a few seconds.
 //

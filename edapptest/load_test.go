@@ -59,7 +59,7 @@ func TestBudget(t *testing.T) {
 
 func TestReadsOverlap(t *testing.T) {
 	h := newHarness(t)
-	require.NoError(t, h.SeedLoad(20, 200))
+	require.NoError(t, h.SeedAccount(AccountSpec{Users: 20, Attempts: 200}))
 	// Hold the store as a reader: reads must still be served, so no lock
 	// is exclusive across a read's work.
 	h.mu.RLock()
@@ -105,7 +105,7 @@ func TestReadsOverlap(t *testing.T) {
 // once; run it with -race.
 func TestConcurrentReadsAndWrites(t *testing.T) {
 	h := newHarness(t, WithLatency(time.Millisecond), WithBudget(1_000_000, time.Minute))
-	require.NoError(t, h.SeedLoad(50, 2000))
+	require.NoError(t, h.SeedAccount(AccountSpec{Users: 50, Attempts: 2000}))
 	var users page[v2User]
 	h.get("/v2/users?pageSize=50", &users)
 	var lessons []v2Lesson
@@ -174,7 +174,7 @@ func TestConcurrentReadsAndWrites(t *testing.T) {
 	assert.Zero(t, h.panics.Load())
 }
 
-func TestSeedLoad(t *testing.T) {
+func TestSeedAccountSimpleShape(t *testing.T) {
 	clock := newFakeClock()
 	h := newHarness(t, WithClock(clock.Now))
 	rc := newReceiver(t)
@@ -182,8 +182,8 @@ func TestSeedLoad(t *testing.T) {
 		_, err := h.AddWebhook(WebhookSpec{EventName: e, URL: rc.URL})
 		require.NoError(t, err)
 	}
-	require.NoError(t, h.SeedLoad(4, 14))
-	assert.Empty(t, h.Deliveries(), "SeedLoad delivers nothing")
+	require.NoError(t, h.SeedAccount(AccountSpec{Users: 4, Attempts: 14}))
+	assert.Empty(t, h.Deliveries(), "SeedAccount delivers nothing")
 
 	var users page[v2User]
 	h.get("/v2/users", &users)
@@ -241,39 +241,39 @@ func TestSeedLoad(t *testing.T) {
 
 	// Again: new learners with new names; then the same as data that is
 	// there already is refused with nothing changed.
-	require.NoError(t, h.SeedLoad(2, 0))
+	require.NoError(t, h.SeedAccount(AccountSpec{Users: 2}))
 	h.get("/v2/users", &users)
 	assert.Equal(t, 6, users.TotalCount)
 	h.mustUser(UserSpec{Username: "learner000008"}) // takes usr_7
-	assert.ErrorIs(t, h.SeedLoad(2, 10), ErrConflict)
+	assert.ErrorIs(t, h.SeedAccount(AccountSpec{Users: 2, Attempts: 10}), ErrConflict)
 	h.get("/v2/users", &users)
 	assert.Equal(t, 7, users.TotalCount)
 	h.get("/v2/analytics/attempts", &attempts)
 	assert.Equal(t, 14, attempts.TotalCount)
 
 	// Spread over existing users.
-	require.NoError(t, h.SeedLoad(0, 7))
+	require.NoError(t, h.SeedAccount(AccountSpec{Users: 0, Attempts: 7}))
 	h.get("/v2/analytics/attempts", &attempts)
 	assert.Equal(t, 21, attempts.TotalCount)
 
-	assert.ErrorIs(t, h.SeedLoad(-1, 0), ErrInvalid)
-	assert.ErrorIs(t, newHarness(t).SeedLoad(0, 5), ErrInvalid, "nobody to attempt")
+	assert.ErrorIs(t, h.SeedAccount(AccountSpec{Users: -1}), ErrInvalid)
+	assert.ErrorIs(t, newHarness(t).SeedAccount(AccountSpec{Users: 0, Attempts: 5}), ErrInvalid, "nobody to attempt")
 	empty := newHarness(t)
 	_, _, err := empty.AddCourse(CourseSpec{Title: "Draft", Lessons: []LessonSpec{{Title: "D", Status: "unpublished"}}})
 	require.NoError(t, err)
-	assert.ErrorIs(t, empty.SeedLoad(1, 1), ErrInvalid, "no published lesson")
+	assert.ErrorIs(t, empty.SeedAccount(AccountSpec{Users: 1, Attempts: 1}), ErrInvalid, "no published lesson")
 }
 
-// TestSeedLoadLarge seeds the size of a large export and reads pages of
-// it; it logs the time taken (go test -run SeedLoadLarge -v).
-func TestSeedLoadLarge(t *testing.T) {
+// TestSeedAccountLarge seeds the size of a large export and reads pages of
+// it; it logs the time taken (go test -run SeedAccountLarge -v).
+func TestSeedAccountLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large data set")
 	}
 	h := newHarness(t)
 	start := time.Now()
-	require.NoError(t, h.SeedLoad(5000, 200_000))
-	t.Logf("SeedLoad(5000, 200000): %v", time.Since(start))
+	require.NoError(t, h.SeedAccount(AccountSpec{Users: 5000, Attempts: 200_000}))
+	t.Logf("SeedAccount(5000 users, 200000 attempts): %v", time.Since(start))
 
 	var attempts page[wireAttempt]
 	start = time.Now()
@@ -313,10 +313,10 @@ func TestCompleteLessonAtScale(t *testing.T) {
 	assert.Equal(t, 5000, stats.Items[0].CompletedCount)
 }
 
-func BenchmarkSeedLoad(b *testing.B) {
+func BenchmarkSeedAccountSimple(b *testing.B) {
 	for b.Loop() {
 		s := newServer()
-		if err := s.SeedLoad(5000, 200_000); err != nil {
+		if err := s.SeedAccount(AccountSpec{Users: 5000, Attempts: 200_000}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -326,7 +326,7 @@ func BenchmarkSeedLoad(b *testing.B) {
 // already holds 15,000 of them.
 func BenchmarkCompleteLesson(b *testing.B) {
 	s := newServer()
-	if err := s.SeedLoad(5000, 15_000); err != nil {
+	if err := s.SeedAccount(AccountSpec{Users: 5000, Attempts: 15_000}); err != nil {
 		b.Fatal(err)
 	}
 	u, _ := s.AddUser(UserSpec{Username: "bench"})
@@ -344,7 +344,7 @@ func BenchmarkCompleteLesson(b *testing.B) {
 // BenchmarkAttemptsPage serves one page of 1000 attempts out of 200,000.
 func BenchmarkAttemptsPage(b *testing.B) {
 	s := newServer()
-	if err := s.SeedLoad(5000, 200_000); err != nil {
+	if err := s.SeedAccount(AccountSpec{Users: 5000, Attempts: 200_000}); err != nil {
 		b.Fatal(err)
 	}
 	h := s.Handler()
@@ -379,7 +379,7 @@ func (w *discardWriter) Write(b []byte) (int, error) {
 // records out of 5,000, over 200,000 attempts.
 func BenchmarkCourseProgressPage(b *testing.B) {
 	s := newServer()
-	if err := s.SeedLoad(5000, 200_000); err != nil {
+	if err := s.SeedAccount(AccountSpec{Users: 5000, Attempts: 200_000}); err != nil {
 		b.Fatal(err)
 	}
 	h := s.Handler()

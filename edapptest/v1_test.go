@@ -229,13 +229,13 @@ func TestLaunchLinks(t *testing.T) {
 	clock.Advance(19*time.Minute + 59*time.Second)
 	r := launch(link, "")
 	require.Equal(t, 200, r.status, string(r.body))
-	assert.Contains(t, r.header.Get("Content-Type"), "text/html")
-	assert.Contains(t, string(r.body), "One")
+	assert.Contains(t, r.header.Get("Content-Type"), "application/json")
 	r = launch(link, "application/json")
 	require.Equal(t, 200, r.status)
 	var page launchPage
 	r.json(t, &page)
-	assert.Equal(t, launchPage{LessonID: ls[0], LessonTitle: "One", CourseID: c, CourseTitle: "Course", UserID: u, AttemptID: "att_2"}, page)
+	assert.Equal(t, launchPage{launchInfo: launchInfo{LessonID: ls[0], LessonTitle: "One", CourseID: c, CourseTitle: "Course", UserID: u,
+		Learner: "u", MinimumScore: 50, ExpiresAt: page.ExpiresAt, ExpiresIn: 1}, AttemptID: "att_2"}, page)
 
 	var att page2Attempts
 	h.get("/v2/analytics/attempts", &att)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/edapp-go/edapp/internal/dbschema"
+	"github.com/edapp-go/edapp/dbschema"
 )
 
 // Dialect is a database's SQL dialect.
@@ -52,13 +52,15 @@ type Database struct {
 	lockWait time.Duration
 	tables   map[string]*table
 	kinds    map[string]*dbKind // the kinds being written
+	rowByRow bool               // Write's second try: each row under a savepoint
 }
 
 // dbKind is one kind being written: the engine writes several at once.
 type dbKind struct {
-	t       *table
-	walk    walkState
-	written int
+	t        *table
+	walk     walkState
+	written  int
+	rejected int // kept in the rejects table
 }
 
 // walkState is a kind's row in edapp_export_kinds.
@@ -74,7 +76,8 @@ type walkState struct {
 // second export into the same database is refused with ErrLocked until
 // this one calls Close. The caller opened db with a driver for d.
 func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOption) (*Database, error) {
-	if err := dbschema.Migrate(ctx, db, d); err != nil {
+	recreated, err := dbschema.MigrateRecreating(ctx, db, d)
+	if err != nil {
 		return nil, err
 	}
 	conn, err := db.Conn(ctx)
@@ -89,7 +92,25 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 		conn.Close()
 		return nil, err
 	}
+	if err := x.restartKinds(ctx, recreated); err != nil {
+		x.Close()
+		return nil, err
+	}
 	return x, nil
+}
+
+// restartKinds forgets where the fetch of each kind stands whose table
+// was recreated empty: its next fetch starts over and refills it.
+func (x *Database) restartKinds(ctx context.Context, tables []string) error {
+	for _, name := range tables {
+		if name == "user_custom_fields" {
+			name = "users" // refilled with the users
+		}
+		if _, err := x.conn.ExecContext(ctx, x.q(`DELETE FROM edapp_export_kinds WHERE kind = ?`), name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // DefaultLockWait is how long OpenDatabase waits for another export to

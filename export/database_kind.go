@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/edapp-go/edapp/dbschema"
 )
 
 // Resume continues a walk an interrupted run left, or starts an
@@ -91,33 +93,48 @@ ON CONFLICT (kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from = exclu
 }
 
 // Write upserts the batch's rows and records the pages they complete, in
-// one transaction.
+// one transaction. When the database refuses a row for good (a data
+// error), it writes the batch again row by row, each under a savepoint, so
+// that only the rows it refuses go to the rejects table.
 func (x *Database) Write(ctx context.Context, b *Batch) error {
 	c := x.kinds[b.Kind.Name]
 	if c.walk.started.IsZero() {
 		c.walk.started = b.Started
 	}
-	err := x.tx(ctx, func(tx *sql.Tx) error {
-		if err := x.upsert(ctx, tx, c.t, b.Records, c.walk.run); err != nil {
+	records, fields, err := x.writeBatch(ctx, c, b)
+	if dbschema.IsDataError(err) && ctx.Err() == nil {
+		x.rowByRow = true
+		records, fields, err = x.writeBatch(ctx, c, b)
+		x.rowByRow = false
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.t.name, err)
+	}
+	c.written += len(b.Records) - records
+	c.rejected += records + fields
+	return nil
+}
+
+// writeBatch is Write's transaction; it returns the records it rejected,
+// and the users' custom fields.
+func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *Batch) (records, fields int, err error) {
+	err = x.tx(ctx, func(tx *sql.Tx) error {
+		if records, err = x.upsert(ctx, tx, c.t, b.Records, c.walk.run); err != nil {
 			return err
 		}
 		if c.t.name == "users" {
-			if err := x.upsertCustomFields(ctx, tx, b.Records, c.walk.run); err != nil {
+			if fields, err = x.upsertCustomFields(ctx, tx, b.Records, c.walk.run); err != nil {
 				return err
 			}
 		}
-		_, err := tx.ExecContext(ctx, x.q(`UPDATE edapp_export_kinds SET walk_pages = CASE WHEN walk_pages > ? THEN walk_pages ELSE ? END,
+		_, err = tx.ExecContext(ctx, x.q(`UPDATE edapp_export_kinds SET walk_pages = CASE WHEN walk_pages > ? THEN walk_pages ELSE ? END,
 walk_started = COALESCE(walk_started, ?) WHERE kind = ?`), b.Pages, b.Pages, x.timeArg(b.Started), c.t.name)
 		if err == nil && x.d == SQLite {
 			_, err = tx.ExecContext(ctx, `UPDATE edapp_export_lock SET heartbeat_at = ? WHERE id = 1`, x.timeArg(time.Now()))
 		}
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("%s: %w", c.t.name, err)
-	}
-	c.written += len(b.Records)
-	return nil
+	return records, fields, err
 }
 
 // End records a complete kind: a mirror drops the rows this walk did not
@@ -129,6 +146,7 @@ func (x *Database) End(ctx context.Context, k *Kind, r *KindResult) error {
 	if c == nil {
 		return nil // Resume failed
 	}
+	r.Rejected += c.rejected
 	if r.Err != nil {
 		return nil
 	}
@@ -161,12 +179,20 @@ walk_pages = NULL, completed_at = ? WHERE kind = ?`), x.timeArg(cursor), x.timeA
 	if err != nil {
 		return fmt.Errorf("%s: %w", k.Name, err)
 	}
+	r.Notes = append(r.Notes, c.note(deleted)+"  table "+k.Name)
+	return nil
+}
+
+// note is the summary's line for the kind.
+func (c *dbKind) note(deleted int64) string {
 	note := fmt.Sprintf("%d rows written", c.written)
 	if deleted > 0 {
 		note += fmt.Sprintf(", %d deleted", deleted)
 	}
-	r.Notes = append(r.Notes, note+"  table "+k.Name)
-	return nil
+	if c.rejected > 0 {
+		note += fmt.Sprintf(", %d rejected (see the rejects table)", c.rejected)
+	}
+	return note
 }
 
 func (x *Database) deleteUnseen(ctx context.Context, tx *sql.Tx, table string, run int64) (int64, error) {

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/dbschema"
+	"github.com/edapp-go/edapp/dbschema"
 )
 
 // table is a kind's table, with the record field of each column.
@@ -36,13 +38,8 @@ func (x *Database) table(k *Kind) (*table, error) {
 	if t := x.tables[k.Name]; t != nil {
 		return t, nil
 	}
-	var def dbschema.Table
-	for _, d := range dbschema.ExportTables() {
-		if d.Name == k.Name {
-			def = d
-		}
-	}
-	if def.Name == "" {
+	def, ok := dbschema.Lookup(k.Name)
+	if !ok {
 		return nil, fmt.Errorf("export: no table for kind %s", k.Name)
 	}
 	byCol := map[string]string{}
@@ -115,15 +112,15 @@ func isKey(t *table, i int) bool {
 	return false
 }
 
-// upsert writes records into t with multi-row statements. A goroutine
-// turns the records into rows, a statement's worth at a time, while this
-// one writes the rows before them. A record the service lists twice in one
-// walk never gets here twice: the SDK's iterators yield it once, the first
-// time (edapp's walk key). A key repeated among records (a kind the walk
-// does not key) keeps its last record within a statement (one statement
-// may not touch a row twice); a key repeated across statements is written
-// by each, the last record last.
-func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []Record, run int64) error {
+// upsert writes records into t with multi-row statements, and returns how
+// many it rejected. A goroutine turns the records into rows, a statement's
+// worth at a time, while this one writes the rows before them. A record the
+// service lists twice in one walk never gets here twice: the SDK's
+// iterators yield it once, the first time (edapp's walk key). A key
+// repeated among records (a kind the walk does not key) keeps its last
+// record within a statement (one statement may not touch a row twice); a
+// key repeated across statements is written by each, the last record last.
+func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []Record, run int64) (int, error) {
 	u := x.upserter(tx, t)
 	defer u.close()
 	chunks := make(chan rowChunk, 1)
@@ -144,54 +141,110 @@ func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []R
 	}()
 	for c := range chunks {
 		if c.err != nil {
-			return c.err
+			return 0, c.err
 		}
+		u.rejects = append(u.rejects, c.rejects...)
 		if err := u.exec(ctx, c.rows); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	return u.flush(ctx)
 }
 
-// rowChunk is one statement's rows, or the error that stopped them.
+// rowChunk is one statement's rows and the records refused before any
+// statement, or the error that stopped them.
 type rowChunk struct {
-	rows [][]any
-	err  error
+	rows    [][]any
+	rejects []dbschema.Reject
+	err     error
 }
 
 // rowsOf is records' rows in t, a key repeated keeping its last record
-// at its first place.
+// at its first place. A record without a usable key is rejected.
 func (x *Database) rowsOf(t *table, records []Record, run int64) rowChunk {
-	rows := make([][]any, 0, len(records))
+	var c rowChunk
+	c.rows = make([][]any, 0, len(records))
 	at := map[string]int{}
 	for _, r := range records {
 		row, err := x.row(t, r, run)
 		if err != nil {
 			return rowChunk{err: err}
 		}
-		k := rowKey(t, row)
-		if i, dup := at[k]; dup {
-			rows[i] = row
+		if why := keyProblem(t, row); why != "" {
+			c.rejects = append(c.rejects, x.reject(t, row, why))
 			continue
 		}
-		at[k] = len(rows)
-		rows = append(rows, row)
+		k := rowKey(t, row)
+		if i, dup := at[k]; dup {
+			c.rows[i] = row
+			continue
+		}
+		at[k] = len(c.rows)
+		c.rows = append(c.rows, row)
 	}
-	return rowChunk{rows: rows}
+	return c
 }
 
-// insertRows upserts rows whose keys are distinct, many to a statement.
-func (x *Database) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows [][]any) error {
+// keyProblem says why row's key is not usable: a key column empty or
+// NULL (an id that was not a string or number), or the key columns over
+// dbschema.MaxKeyBytes together; "" when it is.
+func keyProblem(t *table, row []any) string {
+	size := 0
+	for _, i := range t.key {
+		switch v := row[i].(type) {
+		case nil:
+			return "no usable identity: " + t.cols[i].Name + " is missing"
+		case string:
+			if v == "" {
+				return "no usable identity: " + t.cols[i].Name + " is empty or not a string"
+			}
+			size += len(v)
+		}
+	}
+	if size > dbschema.MaxKeyBytes {
+		return fmt.Sprintf("the key columns hold %d bytes, over the bound of %d", size, dbschema.MaxKeyBytes)
+	}
+	return ""
+}
+
+// reject is row of t kept in the rejects table for why: its key as the
+// identity, its raw column (or its columns as a JSON object) as raw.
+func (x *Database) reject(t *table, row []any, why string) dbschema.Reject {
+	r := dbschema.Reject{Source: "edapp", Kind: t.name, Reason: why, Run: x.run, At: time.Now()}
+	var key []string
+	for _, i := range t.key {
+		key = append(key, fmt.Sprint(row[i]))
+	}
+	if !strings.HasPrefix(why, "no usable identity") {
+		r.Identity = strings.Join(key, " / ")
+	}
+	cols := map[string]any{}
+	for i, c := range t.cols {
+		if c.Name == "raw" {
+			r.Raw, _ = row[i].(string)
+			return r
+		}
+		cols[c.Name] = row[i]
+	}
+	b, _ := json.Marshal(cols)
+	r.Raw = string(b)
+	return r
+}
+
+// insertRows upserts rows whose keys are distinct, many to a statement,
+// and returns how many it rejected, rejects (refused before) included.
+func (x *Database) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows [][]any, rejects []dbschema.Reject) (int, error) {
 	u := x.upserter(tx, t)
 	defer u.close()
+	u.rejects = rejects
 	for len(rows) > 0 {
 		n := min(u.per, len(rows))
 		if err := u.exec(ctx, rows[:n]); err != nil {
-			return err
+			return 0, err
 		}
 		rows = rows[n:]
 	}
-	return nil
+	return u.flush(ctx)
 }
 
 // upserter runs multi-row upserts into one table within one transaction.
@@ -202,11 +255,12 @@ func (x *Database) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows []
 // last, unprepared statement. PostgreSQL takes hundreds of rows, saving
 // round trips.
 type upserter struct {
-	x    *Database
-	tx   *sql.Tx
-	t    *table
-	per  int
-	stmt *sql.Stmt
+	x       *Database
+	tx      *sql.Tx
+	t       *table
+	per     int
+	stmt    *sql.Stmt
+	rejects []dbschema.Reject // for the rejects table, by flush
 }
 
 func (x *Database) upserter(tx *sql.Tx, t *table) *upserter {
@@ -218,13 +272,14 @@ func (x *Database) upserter(tx *sql.Tx, t *table) *upserter {
 }
 
 func (u *upserter) exec(ctx context.Context, rows [][]any) error {
+	if u.x.rowByRow {
+		return u.execEach(ctx, rows)
+	}
 	args := make([]any, 0, len(rows)*len(u.t.cols))
 	for _, row := range rows {
 		args = append(args, row...)
 	}
-	if u.x.d == Postgres {
-		dbschema.PostgresArgs(args, func(i int) bool { return u.t.cols[i%len(u.t.cols)].Type == dbschema.JSON })
-	}
+	dbschema.CleanArgs(u.x.d, args, func(i int) bool { return u.t.cols[i%len(u.t.cols)].Type == dbschema.JSON })
 	if len(rows) != u.per {
 		_, err := u.tx.ExecContext(ctx, u.x.upsertSQL(u.t, len(rows)), args...)
 		return err
@@ -238,6 +293,41 @@ func (u *upserter) exec(ctx context.Context, rows [][]any) error {
 	}
 	_, err := u.stmt.ExecContext(ctx, args...)
 	return err
+}
+
+// execEach upserts each row alone under a savepoint, so that a row the
+// database refuses for good (a data error) is rolled back alone and
+// rejected; any other error ends the transaction.
+func (u *upserter) execEach(ctx context.Context, rows [][]any) error {
+	for _, row := range rows {
+		if _, err := u.tx.ExecContext(ctx, "SAVEPOINT edapp_row"); err != nil {
+			return err
+		}
+		args := slices.Clone(row)
+		dbschema.CleanArgs(u.x.d, args, func(i int) bool { return u.t.cols[i].Type == dbschema.JSON })
+		_, err := u.tx.ExecContext(ctx, u.x.upsertSQL(u.t, 1), args...)
+		if err != nil && !dbschema.IsDataError(err) {
+			return err
+		}
+		end := "RELEASE SAVEPOINT edapp_row"
+		if err != nil {
+			end = "ROLLBACK TO SAVEPOINT edapp_row"
+			u.rejects = append(u.rejects, u.x.reject(u.t, row, err.Error()))
+		}
+		if _, err := u.tx.ExecContext(ctx, end); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flush writes the rows rejected so far to the rejects table, and returns
+// how many there were.
+func (u *upserter) flush(ctx context.Context) (int, error) {
+	n := len(u.rejects)
+	err := dbschema.InsertRejects(ctx, u.tx, u.x.d, u.rejects)
+	u.rejects = nil
+	return n, err
 }
 
 func (u *upserter) close() {
@@ -328,23 +418,33 @@ func (x *Database) value(r Record, name string, typ dbschema.Type) any {
 	return r.Cell(name)
 }
 
-// upsertCustomFields writes a row per user and custom field.
-func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, users []Record, run int64) error {
-	t := &table{name: "user_custom_fields", sql: map[int]string{}, key: []int{0, 1},
-		cols: []dbschema.Column{{Name: "user_id", Type: dbschema.Text}, {Name: "name", Type: dbschema.Text}, {Name: "value", Type: dbschema.Text}, {Name: "edapp_run", Type: dbschema.Int}}}
-	if cached := x.tables[t.name]; cached != nil {
-		t = cached
+// customFieldsTable holds a row per user and custom field; its columns
+// are user_id, name, value and edapp_run, in that order (see
+// TestCustomFieldsTableShape).
+var customFieldsTable, _ = dbschema.Lookup("user_custom_fields")
+
+// upsertCustomFields writes a row per user and custom field, and returns
+// how many it rejected.
+func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, users []Record, run int64) (int, error) {
+	t := x.tables[customFieldsTable.Name]
+	if t == nil {
+		t = &table{name: customFieldsTable.Name, cols: customFieldsTable.Columns, key: []int{0, 1}, sql: map[int]string{}}
+		x.tables[t.name] = t
 	}
-	x.tables[t.name] = t
 	var rows [][]any
+	var rejects []dbschema.Reject
 	at := map[[2]string]int{} // a user listed twice keeps its last fields
 	for _, r := range users {
 		u, ok := r.v.Interface().(edapp.User)
-		if !ok {
-			continue
+		if !ok || u.ID == "" || len(u.ID) > dbschema.MaxKeyBytes {
+			continue // a user without a usable id is rejected with its record
 		}
 		for name, value := range u.CustomFields {
 			row := []any{u.ID, name, value, run}
+			if why := keyProblem(t, row); why != "" {
+				rejects = append(rejects, x.reject(t, row, why))
+				continue
+			}
 			if i, dup := at[[2]string{u.ID, name}]; dup {
 				rows[i] = row
 				continue
@@ -353,5 +453,5 @@ func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, users []R
 			rows = append(rows, row)
 		}
 	}
-	return x.insertRows(ctx, tx, t, rows)
+	return x.insertRows(ctx, tx, t, rows, rejects)
 }

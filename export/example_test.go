@@ -15,7 +15,7 @@ import (
 func Example() {
 	srv := edapptest.NewServer()
 	defer srv.Close()
-	if err := srv.SeedLoad(10, 50); err != nil {
+	if err := srv.SeedAccount(edapptest.AccountSpec{Users: 10, Attempts: 50}); err != nil {
 		log.Fatal(err)
 	}
 	dir, err := os.MkdirTemp("", "export")

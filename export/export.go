@@ -116,6 +116,10 @@ type KindResult struct {
 	Requests int
 	Attempts int
 	Dropped  int // odd values the SDK left out
+	// Rejected counts the records a destination refused and kept apart
+	// (the database's rejects table): no usable identity, a key over
+	// dbschema.MaxKeyBytes, or a row the database refused for good.
+	Rejected int
 	// Started is when the walk started, by the service's clock when it
 	// sent one. A destination moves an incremental kind's cursor to it
 	// once the kind is complete.

@@ -64,7 +64,7 @@ func TestRunStopOn(t *testing.T) {
 func TestRunMemoryDestination(t *testing.T) {
 	srv := edapptest.NewServer()
 	defer srv.Close()
-	if err := srv.SeedLoad(30, 2500); err != nil {
+	if err := srv.SeedAccount(edapptest.AccountSpec{Users: 30, Attempts: 2500}); err != nil {
 		t.Fatal(err)
 	}
 	d := &memDest{records: map[string]int{}}

@@ -5,13 +5,14 @@ import (
 	"slices"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/dbschema"
 )
 
 // Kind is one kind of record the export fetches. A destination reads its
 // fields; the engine alone fetches it.
 type Kind struct {
 	Name    string   // the table, file (mirrored kinds) or directory (incremental kinds)
-	Columns []string // CSV columns, in order: the record's JSON field names
+	Columns []string // CSV columns, in order: the record's JSON field names (its table's Fields)
 	PerUser bool     // costs one request per user; only with Options.PerUser
 	// PerParent kinds are fetched with one list per parent (group, course,
 	// collection, user), or read from another kind's walk (group_members,
@@ -56,22 +57,26 @@ type collectionCourseRow struct {
 }
 
 var (
-	attemptColumns = []string{"id", "userId", "userExternalId", "courseId", "courseExternalId", "lessonId", "lessonExternalId",
-		"startedDateTime", "completedDateTime", "score", "success", "earnedStars"}
-	courseProgressColumns = []string{"userId", "userExternalId", "userName", "userFirstName", "userLastName",
-		"courseId", "courseExternalId", "courseTitle", "unlocked", "unlockedDateTime", "opened", "openedDateTime",
-		"completed", "completedDateTime", "lessonsTotal", "lessonsUnlocked", "lessonsCompleted", "archived",
-		"percentageCompleted", "score"}
-	progressEventColumns = []string{"userId", "userEmail", "userFirstName", "userLastName", "courseId", "courseTitle",
-		"courseExternalId", "lessonId", "lessonTitle", "lessonExternalId", "eventName", "eventDateTime", "lessonScore"}
-	progressEventKey = []string{"userId", "lessonId", "eventName", "eventDateTime"}
+	attemptColumns        = fieldsOf("attempts")
+	courseProgressColumns = fieldsOf("course_progress")
+	progressEventColumns  = fieldsOf("lesson_progress_events")
+	progressEventKey      = []string{"userId", "lessonId", "eventName", "eventDateTime"}
 )
+
+// fieldsOf is the record fields the schema's table holds, in column
+// order: a kind's columns are its table's, declared once in dbschema. A
+// kind without a table has none, which TestKindsColumnsAreTheirTables
+// reports.
+func fieldsOf(table string) []string {
+	t, _ := dbschema.Lookup(table)
+	return t.Fields()
+}
 
 // kinds lists every kind, in the order the export runs them.
 var kinds = []Kind{
 	{
 		Name:    "users",
-		Columns: []string{"id", "name", "email", "firstName", "lastName", "externalId", "timeZone", "roles", "userGroups", "managedUserGroups", "customFields", "lastActiveDate"},
+		Columns: fieldsOf("users"),
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			var refs []userRef
 			err := listAll(ctx, x, s, func(o []edapp.RequestOption) seqOf[edapp.User] {
@@ -83,7 +88,7 @@ var kinds = []Kind{
 	},
 	{
 		Name:    "groups",
-		Columns: []string{"id", "name", "inviteCode", "hasChildren"},
+		Columns: fieldsOf("groups"),
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			var refs []groupRef
 			err := listAll(ctx, x, s, func(o []edapp.RequestOption) seqOf[edapp.UserGroup] {
@@ -98,7 +103,7 @@ var kinds = []Kind{
 		// of the run, or one of its own when users is not exported.
 		Name:      "group_members",
 		PerParent: true,
-		Columns:   []string{"groupId", "userId", "userExternalId"},
+		Columns:   fieldsOf("group_members"),
 		fetch: func(ctx context.Context, x *fetcher, _ Plan, s *stream) error {
 			users, err := x.usersOf(ctx, s)
 			if err != nil {
@@ -120,7 +125,7 @@ var kinds = []Kind{
 	{
 		Name:      "group_children",
 		PerParent: true,
-		Columns:   []string{"parentId", "childId"},
+		Columns:   fieldsOf("group_children"),
 		fetch: func(ctx context.Context, x *fetcher, _ Plan, s *stream) error {
 			groups, err := x.groupsOf(ctx, s)
 			if err != nil {
@@ -143,7 +148,7 @@ var kinds = []Kind{
 	},
 	{
 		Name:    "collections",
-		Columns: []string{"id", "title", "description"},
+		Columns: fieldsOf("collections"),
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			var ids []string
 			err := listAll(ctx, x, s, func(o []edapp.RequestOption) seqOf[edapp.CourseCollection] {
@@ -156,7 +161,7 @@ var kinds = []Kind{
 	{
 		Name:      "collection_courses",
 		PerParent: true,
-		Columns:   []string{"collectionId", "courseId"},
+		Columns:   fieldsOf("collection_courses"),
 		fetch: func(ctx context.Context, x *fetcher, _ Plan, s *stream) error {
 			cols, err := x.collectionsOf(ctx, s)
 			if err != nil {
@@ -175,7 +180,7 @@ var kinds = []Kind{
 	},
 	{
 		Name:    "courses",
-		Columns: []string{"id", "externalId", "title", "description", "status", "locale", "duration", "thumbnailUrl", "createdDateTime", "modifiedDateTime"},
+		Columns: fieldsOf("courses"),
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			var ids []string
 			err := listAll(ctx, x, s, func(o []edapp.RequestOption) seqOf[edapp.Course] {
@@ -188,7 +193,7 @@ var kinds = []Kind{
 	{
 		Name:      "lessons",
 		PerParent: true,
-		Columns:   []string{"id", "courseId", "externalId", "title", "description", "status", "minimumScore"},
+		Columns:   fieldsOf("lessons"),
 		fetch: func(ctx context.Context, x *fetcher, _ Plan, s *stream) error {
 			courses, err := x.coursesOf(ctx, s)
 			if err != nil {
@@ -211,7 +216,7 @@ var kinds = []Kind{
 	},
 	{
 		Name:    "course_statistics",
-		Columns: []string{"courseId", "totalUsers", "completedCount", "openedCount"},
+		Columns: fieldsOf("course_statistics"),
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			w, err := x.walker(ctx, s)
 			if err != nil {
@@ -222,7 +227,7 @@ var kinds = []Kind{
 	},
 	{
 		Name:    "lesson_statistics",
-		Columns: []string{"lessonId", "courseId", "lessonTitle", "totalUsers", "openedCount", "completedCount"},
+		Columns: fieldsOf("lesson_statistics"),
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			w, err := x.walker(ctx, s)
 			if err != nil {
@@ -233,7 +238,7 @@ var kinds = []Kind{
 	},
 	{
 		Name:    "survey_questions",
-		Columns: []string{"id", "courseId", "lessonId", "slideId", "questionType", "questionContent", "answers"},
+		Columns: fieldsOf("survey_questions"),
 		fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 			w, err := x.walker(ctx, s)
 			if err != nil {
@@ -285,9 +290,8 @@ var kinds = []Kind{
 		},
 	},
 	{
-		Name: "survey_answers",
-		Columns: []string{"id", "courseId", "courseExternalId", "lessonId", "lessonExternalId", "slideId", "userId", "userExternalId",
-			"attemptId", "questionId", "questionContent", "answerDefinitionId", "answerContent", "answeredDateTime"},
+		Name:        "survey_answers",
+		Columns:     fieldsOf("survey_answers"),
 		Incremental: true,
 		DateField:   "answeredDateTime",
 		KeyFields:   []string{"id"},
@@ -301,7 +305,7 @@ var kinds = []Kind{
 	},
 	{
 		Name:      "user_lesson_progress",
-		Columns:   []string{"userId", "courseId", "lessonId", "lessonTitle", "opened", "openedDateTime", "completed", "completedDateTime", "score", "attempts"},
+		Columns:   fieldsOf("user_lesson_progress"),
 		PerUser:   true,
 		PerParent: true,
 		fetch: func(ctx context.Context, x *fetcher, _ Plan, s *stream) error {

@@ -29,3 +29,21 @@ func KeyForToken(token string) string {
 	mac.Write([]byte(token))
 	return keyPrefix + hex.EncodeToString(mac.Sum(nil)[:16])
 }
+
+// routeDomain keys the hash in KeyForRoute, apart from KeyForToken's.
+const routeDomain = "github.com/edapp-go/edapp/redislimit KeyForRoute v1"
+
+// KeyForRoute returns the key for the budget of one endpoint under a
+// token, for a service that limits each endpoint on its own (SafetyCulture's
+// Training API: route is "METHOD /path/template", as
+// safetyculture.WithLimiter passes it). It is "edapp:budget:" followed by
+// 32 hexadecimal digits: the same in every process for the same token and
+// route, different for another token or route, and it never reveals the
+// token (see KeyForToken).
+func KeyForRoute(token, route string) string {
+	mac := hmac.New(sha256.New, []byte(routeDomain))
+	mac.Write([]byte(token))
+	mac.Write([]byte{0})
+	mac.Write([]byte(route))
+	return keyPrefix + hex.EncodeToString(mac.Sum(nil)[:16])
+}

@@ -25,3 +25,25 @@ func TestKeyForToken(t *testing.T) {
 		}
 	}
 }
+
+func TestKeyForRoute(t *testing.T) {
+	const token = "tok_9f2c1e7a4b3d" // a made-up token
+	k := KeyForRoute(token, "GET /training/courses/v1")
+	if !strings.HasPrefix(k, "edapp:budget:") || len(k) != len("edapp:budget:")+32 {
+		t.Errorf("KeyForRoute = %q", k)
+	}
+	if again := KeyForRoute(token, "GET /training/courses/v1"); again != k {
+		t.Errorf("KeyForRoute is not stable: %q, then %q", k, again)
+	}
+	for _, other := range []string{KeyForRoute(token, "GET /feed/users"), KeyForRoute(token+"x", "GET /training/courses/v1"), KeyForToken(token)} {
+		if other == k {
+			t.Errorf("two budgets share the key %q", k)
+		}
+	}
+	if KeyForRoute("a", "bc") == KeyForRoute("ab", "c") {
+		t.Error("the token and the route run together")
+	}
+	if strings.Contains(k, "9f2c1e7a") {
+		t.Errorf("KeyForRoute = %q shows the token", k)
+	}
+}

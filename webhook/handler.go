@@ -32,6 +32,12 @@ const (
 // sender that retries should try again later.
 var ErrUnavailable = errors.New("webhook: receiver unavailable")
 
+// ErrRejected, returned by (or wrapped in an error of) the event function,
+// answers the delivery 422 Unprocessable Entity: the receiver refuses it
+// for good (a [Store] keeps it in its database's rejects table), and a
+// sender must not deliver it again, as it would for a 5xx.
+var ErrRejected = errors.New("webhook: delivery rejected")
+
 // Handler receives webhook deliveries. It is an http.Handler; [NewHandler]
 // and [Store.Handler] make one. It holds no secret in clear.
 type Handler struct {
@@ -44,6 +50,9 @@ type Handler struct {
 	inFlight       chan struct{} // nil: no bound
 	log, panicLog  *slog.Logger
 	optionProblems []string
+	// parse checks and decodes a body in place of edapp.ParseEvent, for
+	// another service's envelope; it says what to answer when it fails.
+	parse func(h http.Header, body []byte) (edapp.Event, int, error)
 }
 
 // receiveFunc takes a decoded delivery. It may set d.key and d.result for
@@ -164,6 +173,14 @@ func (h *Handler) decode(w http.ResponseWriter, r *http.Request) (*delivery, boo
 		}
 		return nil, false
 	}
+	if h.parse != nil {
+		ev, status, err := h.parse(r.Header, body)
+		if err != nil {
+			h.reject(w, r, status, "delivery refused", err)
+			return nil, false
+		}
+		return &delivery{event: ev, raw: body}, true
+	}
 	ev, err := edapp.ParseEvent(body)
 	if err != nil {
 		h.reject(w, r, http.StatusBadRequest, "malformed event payload", err)
@@ -180,6 +197,8 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, d *delivery, er
 	case errors.Is(err, ErrUnavailable):
 		status, level = http.StatusServiceUnavailable, slog.LevelWarn
 		w.Header().Set("Retry-After", retryAfter)
+	case errors.Is(err, ErrRejected):
+		status, level = http.StatusUnprocessableEntity, slog.LevelWarn
 	case err != nil:
 		status, level = http.StatusInternalServerError, slog.LevelError
 	}

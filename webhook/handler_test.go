@@ -151,6 +151,7 @@ func TestHandler(t *testing.T) {
 			wantStatus: 405,
 		},
 		{name: "fn error gives 500", method: http.MethodPost, fnErr: errors.New("database down"), body: bytes.NewReader(valid), wantStatus: 500, wantCalled: true},
+		{name: "fn ErrRejected gives 422", method: http.MethodPost, fnErr: fmt.Errorf("refused: %w", webhook.ErrRejected), body: bytes.NewReader(valid), wantStatus: 422, wantCalled: true},
 		{name: "nil option is ignored", method: http.MethodPost, opts: []webhook.Option{nil}, body: bytes.NewReader(valid), wantStatus: 200, wantCalled: true},
 	}
 	for _, tt := range tests {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/dbschema"
+	"github.com/edapp-go/edapp/dbschema"
 )
 
 // Dialect is the SQL dialect of the database a Store writes to.
@@ -114,7 +114,9 @@ func NewStore(ctx context.Context, db *sql.DB, dialect Dialect, opts ...StoreOpt
 
 // Handler returns a Handler that stores each delivery it accepts with Put:
 // it answers 200 only once the row is committed (or was already there),
-// and 503 with Retry-After when the database cannot take it in time.
+// 503 with Retry-After when the database cannot take it in time, and 422,
+// which senders do not retry, when the database refuses it for good
+// (kept in the rejects table).
 // Its log line for a delivery carries the result: stored or duplicate.
 func (s *Store) Handler(opts ...Option) (*Handler, error) {
 	return newHandler(func(ctx context.Context, d *delivery) error {
@@ -138,7 +140,10 @@ func (s *Store) Handler(opts ...Option) (*Handler, error) {
 // are NULL. Pass the body ev was parsed from. Put returns once committed: stored is true for a new row and false for an event
 // already stored. An error that is [ErrUnavailable] means the database could
 // not take it within the write timeout (or the Store is closed); a sender
-// should deliver it again later. A nil event or a raw that is not JSON is
+// should deliver it again later. One that is [ErrRejected] means the
+// database refused its row for good (a data error, such as a constraint a
+// database administrator added): the delivery is kept in the rejects table
+// instead, and delivering it again would not help. A nil event or a raw that is not JSON is
 // an error wrapping [edapp.ErrInvalidInput].
 func (s *Store) Put(ctx context.Context, ev edapp.Event, raw []byte) (stored bool, err error) {
 	key := edapp.EventKey(ev)

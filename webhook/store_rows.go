@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/dbschema"
+	"github.com/edapp-go/edapp/dbschema"
 )
 
 // fieldColumns maps the JSON name of each event field, in lower case, to
@@ -27,7 +27,8 @@ var fieldColumns = map[string]string{
 // arguments.
 var eventsColumns = func() []string {
 	var names []string
-	for _, c := range dbschema.EventsTable().Columns {
+	events, _ := dbschema.Lookup("events")
+	for _, c := range events.Columns {
 		names = append(names, c.Name)
 	}
 	return names
@@ -96,11 +97,9 @@ func (s *Store) rowArgs(key string, ev edapp.Event, raw []byte, received time.Ti
 	if _, unknown := ev.(*edapp.UnknownEvent); !unknown {
 		s.eventArgs(args, ev, sentKeys(raw))
 	}
-	if s.dialect == Postgres {
-		// A delivery holding a NUL is stored with U+FFFD in its place,
-		// rather than refused by PostgreSQL.
-		dbschema.PostgresArgs(args, func(i int) bool { return i == colRaw })
-	}
+	// A delivery holding bytes that are not UTF-8, or a NUL on PostgreSQL,
+	// is stored with U+FFFD in their place, rather than refused.
+	dbschema.CleanArgs(dbschema.Dialect(s.dialect), args, func(i int) bool { return i == colRaw })
 	return args
 }
 

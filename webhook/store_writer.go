@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
+
+	"github.com/edapp-go/edapp/dbschema"
 )
 
 // putRequest is one delivery waiting for the writer.
@@ -67,8 +70,9 @@ func (s *Store) nextBatch() []*putRequest {
 
 // write commits batch and answers each delivery. When the transaction
 // fails and the database still answers, each row is tried on its own, so
-// that one row the database refuses fails alone; when the database does
-// not answer, every delivery is told [ErrUnavailable].
+// that one row the database refuses fails alone: for good (a data error)
+// it goes to the rejects table and is told [ErrRejected]. When the
+// database does not answer, every delivery is told [ErrUnavailable].
 func (s *Store) write(batch []*putRequest) {
 	if len(batch) == 0 {
 		return
@@ -83,17 +87,43 @@ func (s *Store) write(batch []*putRequest) {
 		return
 	}
 	s.dropConn()
-	if ctx.Err() != nil || s.db.PingContext(ctx) != nil {
+	switch {
+	case ctx.Err() != nil || s.db.PingContext(ctx) != nil:
 		err = fmt.Errorf("%w: %v", ErrUnavailable, err)
-	} else if len(batch) > 1 {
+	case len(batch) > 1:
 		for _, r := range batch {
 			s.write([]*putRequest{r})
 		}
 		return
+	case dbschema.IsDataError(err):
+		if kerr := s.keepRejected(ctx, batch[0], err); kerr != nil {
+			err = fmt.Errorf("%w: %v (and keeping it in rejects: %v)", ErrUnavailable, err, kerr)
+		} else {
+			err = fmt.Errorf("%w: %v", ErrRejected, err)
+		}
 	}
 	for _, r := range batch {
 		r.done <- putResult{err: err}
 	}
+}
+
+// keepRejected puts the delivery r, which the database refused for good
+// with cause, in the rejects table.
+func (s *Store) keepRejected(ctx context.Context, r *putRequest, cause error) error {
+	if err := s.connect(ctx); err != nil {
+		return err
+	}
+	tx, err := s.conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() // after Commit, a no-op
+	raw, _ := r.args[colRaw].(string)
+	rej := dbschema.Reject{Source: "edapp", Kind: "events", Identity: r.key, Reason: cause.Error(), Raw: raw, At: time.Now()}
+	if err := dbschema.InsertRejects(ctx, tx, dbschema.Dialect(s.dialect), []dbschema.Reject{rej}); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // commit inserts the rows of batch in one transaction on the writer's

@@ -183,15 +183,3 @@ func (a *app) seedBudget(ctx context.Context, dests []export.Destination) error 
 	a.budget.spent = spent
 	return nil
 }
-
-// spender is the client's limiter when it keeps its own count, for the
-// export to save; nil when Redis keeps the count.
-func (a *app) spender() export.Spender {
-	if a.meter == nil {
-		return nil
-	}
-	if l, ok := a.meter.inner.(*edapp.WindowLimiter); ok {
-		return l
-	}
-	return nil
-}

@@ -11,8 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/edapp-go/edapp/internal/dbschema"
-	"github.com/edapp-go/edapp/internal/redact"
+	"github.com/edapp-go/edapp/dbschema"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
 )
@@ -85,10 +84,7 @@ func cleanDBError(t dbschema.Target, err error) string {
 	if errors.Is(err, context.DeadlineExceeded) {
 		msg = "no answer within " + dbPingTimeout.String()
 	}
-	if pw := t.Password(); pw != "" {
-		msg = redact.Secret(msg, pw)
-	}
-	return msg
+	return t.Redact(msg)
 }
 
 // dbURL is the database URL: --db's value when given (warning of a

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
+	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
-	"github.com/edapp-go/edapp/internal/dbschema"
 )
 
 // bothDBs runs f against a fresh SQLite file and a fresh PostgreSQL database.
@@ -59,7 +59,7 @@ func TestMigrate(t *testing.T) {
 		if n != dbschema.Latest() || v != dbschema.Latest() {
 			t.Errorf("edapp_schema: %d rows, version %d; want %d", n, v, dbschema.Latest())
 		}
-		for _, tb := range dbschema.ExportTables() {
+		for _, tb := range dbschema.Tables() {
 			if _, err := db.Exec(`SELECT COUNT(*) FROM ` + tb.Name); err != nil {
 				t.Errorf("table %s: %v", tb.Name, err)
 			}

@@ -13,6 +13,24 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// exportOptions are what `edapp export`'s command line parsed to: the
+// flags, and the engine's options they make.
+type exportOptions struct {
+	flags  exportFlags
+	engine export.Options
+}
+
+// finish reads --db's default from the environment, then checks the
+// flags and makes the engine's options.
+func (o *exportOptions) finish(cmd *cobra.Command, env func(string) string) error {
+	if !cmd.Flags().Changed("db") {
+		o.flags.db = env("EDAPP_EXPORT_DB")
+	}
+	var err error
+	o.engine, err = engineOptions(o.flags)
+	return err
+}
+
 type exportFlags struct {
 	out         string
 	db          string
@@ -46,8 +64,11 @@ func wrap(s, indent string, width int) string {
 
 func kindNames(filter func(export.Kind) bool) []string { return export.KindNames(filter) }
 
-func (a *app) exportCommand() *cobra.Command {
-	var f exportFlags
+// newCmdExport makes `edapp export`; runF, when not nil, runs instead of
+// the export with the options the flags parsed to.
+func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command {
+	var o exportOptions
+	f := &o.flags
 	all := func(export.Kind) bool { return true }
 	cmd := &cobra.Command{
 		Use:   "export (--db URL | --out DIR) [--since T] [--format csv|jsonl] [--per-user] [--full]",
@@ -60,8 +81,16 @@ func (a *app) exportCommand() *cobra.Command {
   edapp export --out ./export --per-user`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			f.db = a.dbURL(cmd.Flags().Changed("db"), f.db)
-			return a.runExport(cmd.Context(), f)
+			if cmd.Flags().Changed("db") {
+				fac.warnPasswordFlag("--db", o.flags.db, dbPasswordHint)
+			}
+			if err := o.finish(cmd, fac.env); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(&o)
+			}
+			return fac.runExport(cmd.Context(), &o)
 		},
 	}
 	fl := cmd.Flags()
@@ -75,8 +104,8 @@ func (a *app) exportCommand() *cobra.Command {
 	fl.IntVar(&f.concurrency, "concurrency", 4, "requests in flight for the whole export, across kinds and parents (one pool)")
 	fl.DurationVar(&f.maxAge, "max-age", 0, "skip a mirrored kind whose last complete fetch is younger than this (0: fetch every run)")
 	fl.DurationVar(&f.openWindow, "open-window", export.DefaultOpenWindow, "fetch an attempt still open again on each run while it started less than this ago (0: never)")
-	a.addBudgetFlags(cmd)
-	a.addStatsFlag(cmd, export.KindFromContext)
+	fac.addBudgetFlags(cmd)
+	fac.addStatsFlag(cmd, export.KindFromContext)
 	_ = cmd.MarkFlagDirname("out")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "jsonl"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("kinds", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -153,8 +182,8 @@ the time spent waiting for the budget; otherwise a log line per kind goes to
 stderr. A summary goes to stdout.`
 }
 
-// exportOptions checks the flags and turns them into the engine's options.
-func exportOptions(f exportFlags) (export.Options, error) {
+// engineOptions checks the flags and turns them into the engine's options.
+func engineOptions(f exportFlags) (export.Options, error) {
 	if f.out == "" && f.db == "" {
 		return export.Options{}, usagef("--db or --out is required (or EDAPP_EXPORT_DB)")
 	}
@@ -204,45 +233,53 @@ func findKind(name string) (export.Kind, bool) {
 
 // runExport opens the destinations, then makes one call into the engine.
 // A bad --db URL is a usage error before any request is sent.
-func (a *app) runExport(ctx context.Context, f exportFlags) error {
-	opts, err := exportOptions(f)
-	if err != nil {
-		return err
-	}
-	dests, closeDests, err := a.exportDestinations(ctx, f)
+func (fac *factory) runExport(ctx context.Context, o *exportOptions) error {
+	opts := o.engine
+	dests, closeDests, err := fac.exportDestinations(ctx, o.flags)
 	if err != nil {
 		return err
 	}
 	defer closeDests()
-	if err := a.seedBudget(ctx, dests); err != nil {
+	if err := fac.seedBudget(ctx, dests); err != nil {
 		return err
 	}
-	c, err := a.client()
+	c, err := fac.client()
 	if err != nil {
 		return err
 	}
-	opts.Budget = a.spender()
-	prog := a.newProgress(context.Background(), isTerminal(a.stderr))
-	opts.Progress = progressAdapter{prog, a.exportHook}
-	opts.PageSize = a.exportPageSize
+	opts.Budget = fac.spender()
+	prog := fac.progress(context.Background(), isTerminal(fac.stderr))
+	opts.Progress = progressAdapter{prog}
 	opts.StopOn = fatal
-	sum, err := export.Run(ctx, c, opts, dests...)
-	a.statsOut.stats.exportDone(sum)
+	sum, err := fac.RunExport(ctx, c, opts, dests...)
+	fac.statsOut.stats.exportDone(sum)
 	prog.wait()
-	if sum != nil {
-		for _, r := range sum.Kinds {
-			if r.Skipped {
-				fmt.Fprintf(a.stdout, "%-28s not fetched: complete at %s, younger than --max-age\n", r.Kind, r.Fetched.Local().Format(time.DateTime))
-				continue
-			}
-			fmt.Fprintf(a.stdout, "%-28s %9d records, %d requests%s%s  %s\n", r.Kind, r.Records, r.Requests, retries(r), dropped(r.Dropped), strings.Join(r.Notes, "; "))
-			if r.Future > 0 {
-				fmt.Fprintf(a.stderr, "edapp: warning: %s: %d record(s) dated after the service's clock (%s), the latest %s; exported, and the cursor stays at %s\n",
-					r.Kind, r.Future, r.Started.Format(time.RFC3339), r.LatestFuture.Format(time.RFC3339Nano), r.Started.Format(time.RFC3339))
-			}
-		}
+	rejected := fac.printSummary(sum)
+	if err == nil && rejected > 0 {
+		return rejectedError{rejected}
 	}
 	return err
+}
+
+// printSummary writes a line per kind of the run, warns of records dated
+// in the future, and returns the records rejected in all.
+func (fac *factory) printSummary(sum *export.Summary) (rejected int) {
+	if sum == nil {
+		return 0
+	}
+	for _, r := range sum.Kinds {
+		rejected += r.Rejected
+		if r.Skipped {
+			fmt.Fprintf(fac.stdout, "%-28s not fetched: complete at %s, younger than --max-age\n", r.Kind, r.Fetched.Local().Format(time.DateTime))
+			continue
+		}
+		fmt.Fprintf(fac.stdout, "%-28s %9d records, %d requests%s%s  %s\n", r.Kind, r.Records, r.Requests, retries(r), dropped(r.Dropped), strings.Join(r.Notes, "; "))
+		if r.Future > 0 {
+			fmt.Fprintf(fac.stderr, "edapp: warning: %s: %d record(s) dated after the service's clock (%s), the latest %s; exported, and the cursor stays at %s\n",
+				r.Kind, r.Future, r.Started.Format(time.RFC3339), r.LatestFuture.Format(time.RFC3339Nano), r.Started.Format(time.RFC3339))
+		}
+	}
+	return rejected
 }
 
 // retries says how many attempts beyond one per request a kind took.
@@ -262,10 +299,10 @@ func dropped(n int) string {
 
 // exportDestinations opens the database and the directory the flags
 // name; closeDests releases them.
-func (a *app) exportDestinations(ctx context.Context, f exportFlags) (dests []export.Destination, closeDests func(), err error) {
+func (fac *factory) exportDestinations(ctx context.Context, f exportFlags) (dests []export.Destination, closeDests func(), err error) {
 	closeDests = func() {}
 	if f.db != "" {
-		db, dest, err := a.openExportDB(ctx, f.db)
+		db, dest, err := fac.openExportDB(ctx, f.db)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -273,7 +310,7 @@ func (a *app) exportDestinations(ctx context.Context, f exportFlags) (dests []ex
 		dests = append(dests, dest)
 	}
 	if f.out != "" {
-		files, err := export.OpenFiles(f.out, f.format, f.full, export.WithPartSize(a.exportPartSize))
+		files, err := fac.OpenFiles(f.out, f.format, f.full)
 		if err != nil {
 			closeDests()
 			if errors.Is(err, export.ErrFormat) {
@@ -289,16 +326,12 @@ func (a *app) exportDestinations(ctx context.Context, f exportFlags) (dests []ex
 }
 
 // openExportDB opens the --db database and takes it for this export.
-func (a *app) openExportDB(ctx context.Context, raw string) (*sql.DB, *export.Database, error) {
+func (fac *factory) openExportDB(ctx context.Context, raw string) (*sql.DB, *export.Database, error) {
 	db, target, err := openDB(ctx, raw)
 	if err != nil {
 		return nil, nil, err
 	}
-	wait := export.DefaultLockWait
-	if a.exportLockWait > 0 {
-		wait = a.exportLockWait
-	}
-	dest, err := export.OpenDatabase(ctx, db, target.Dialect, export.WithLockWait(wait))
+	dest, err := fac.OpenDatabase(ctx, db, target.Dialect)
 	if err != nil {
 		db.Close()
 		if errors.Is(err, export.ErrSchemaTooNew) {
@@ -310,33 +343,19 @@ func (a *app) openExportDB(ctx context.Context, raw string) (*sql.DB, *export.Da
 }
 
 // progressAdapter reports the engine's progress on the CLI's bars or log
-// lines; hook (tests) sees each kind's running record count.
-type progressAdapter struct {
-	p    progress
-	hook func(kind string, n int)
-}
+// lines.
+type progressAdapter struct{ p progress }
 
 func (p progressAdapter) Track(kind string) export.Tracker {
-	return &trackerAdapter{t: p.p.track(kind), kind: kind, hook: p.hook}
+	return trackerAdapter{p.p.track(kind)}
 }
 
-type trackerAdapter struct {
-	t    tracker
-	kind string
-	n    int
-	hook func(kind string, n int)
-}
+type trackerAdapter struct{ t tracker }
 
-func (t *trackerAdapter) SetTotal(n int)          { t.t.setTotal(n) }
-func (t *trackerAdapter) Parents(done, total int) { t.t.parents(done, total) }
-func (t *trackerAdapter) Done(err error)          { t.t.done(err) }
-func (t *trackerAdapter) Add(n int, waited time.Duration) {
-	t.t.add(n, waited)
-	if t.hook != nil && n > 0 {
-		t.n += n
-		t.hook(t.kind, t.n)
-	}
-}
+func (t trackerAdapter) SetTotal(n int)                  { t.t.setTotal(n) }
+func (t trackerAdapter) Parents(done, total int)         { t.t.parents(done, total) }
+func (t trackerAdapter) Done(err error)                  { t.t.done(err) }
+func (t trackerAdapter) Add(n int, waited time.Duration) { t.t.add(n, waited) }
 
 // parseSince reads --since: empty, a duration back from now, a date or a
 // datetime in any form the SDK accepts.

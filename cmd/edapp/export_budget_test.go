@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
+	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/export"
-	"github.com/edapp-go/edapp/internal/dbschema"
 )
 
 // tooMany counts the 429s among the fake's requests from the from'th on.
@@ -57,13 +57,13 @@ func TestExportResumeCountsTheBudgetSpent(t *testing.T) {
 					args = append(args, "--db", where)
 				}
 				ctx, cancel := context.WithCancel(context.Background())
-				r := runExport(t, ctx, srv, func(a *app) {
-					a.exportPageSize = 5
-					a.exportHook = func(string, int) {
+				r := runExport(t, ctx, srv, func(f *factory) {
+					withPageSize(f, 5)
+					onRecords(f, func(string, int) {
 						if len(srv.Requests()) >= 14 {
 							cancel()
 						}
-					}
+					})
 				}, args...)
 				cancel()
 				wantCode(t, r, exitError)
@@ -74,7 +74,7 @@ func TestExportResumeCountsTheBudgetSpent(t *testing.T) {
 					forgetBudget(t, dest, where)
 				}
 				_, from := tooMany(srv, 0)
-				r = runExport(t, context.Background(), srv, func(a *app) { a.exportPageSize = 5 }, args...)
+				r = runExport(t, context.Background(), srv, func(f *factory) { withPageSize(f, 5) }, args...)
 				n, total := tooMany(srv, from)
 				t.Logf("forget=%v: the first run sent %d requests, the resumed run %d, %d answered 429", forget, from, total-from, n)
 				if total-from < 10 {
@@ -151,7 +151,7 @@ func TestExportBudgetSurvivesKill(t *testing.T) {
 			t.Errorf("saved admission %v, not during the run", at)
 		}
 	}
-	r := runExport(t, context.Background(), srv, func(a *app) { a.exportPageSize = 5 }, args...)
+	r := runExport(t, context.Background(), srv, func(f *factory) { withPageSize(f, 5) }, args...)
 	wantCode(t, r, exitOK)
 	// The next run counted them: they are among what it saved in turn.
 	after := loadBudget(t, dir)
@@ -213,15 +213,23 @@ func TestMigrateAddsTheBudgetTable(t *testing.T) {
 		if err := dbschema.Migrate(ctx, db, dialect); err != nil {
 			t.Fatal(err)
 		}
-		// Back to the schema before the budget table, with a row to keep.
-		for _, q := range []string{
-			`DROP TABLE edapp_export_budget`,
-			dbschema.Rebind(dialect, `DELETE FROM edapp_schema WHERE version = ?`),
-			`INSERT INTO users (id, name) VALUES ('u1', 'kept')`,
-		} {
+		// Back to the schema before the budget table (version 4), with a
+		// row to keep.
+		const budgetVersion = 4
+		var back []string
+		for _, m := range dbschema.Migrations()[budgetVersion-1:] {
+			for _, s := range m.Steps {
+				if c, ok := s.(dbschema.CreateTable); ok {
+					back = append(back, `DROP TABLE `+c.Table.Name)
+				}
+			}
+		}
+		back = append(back, dbschema.Rebind(dialect, `DELETE FROM edapp_schema WHERE version >= ?`),
+			`INSERT INTO users (id, name) VALUES ('u1', 'kept')`)
+		for _, q := range back {
 			var args []any
 			if strings.Contains(q, "DELETE") {
-				args = append(args, dbschema.Latest())
+				args = append(args, budgetVersion)
 			}
 			if _, err := db.Exec(q, args...); err != nil {
 				t.Fatal(err)

@@ -38,7 +38,7 @@ func TestExportDBBench(t *testing.T) {
 	}
 	srv := edapptest.NewServer()
 	defer srv.Close()
-	if err := srv.SeedLoad(5000, attempts); err != nil {
+	if err := srv.SeedAccount(edapptest.AccountSpec{Users: 5000, Attempts: attempts}); err != nil {
 		t.Fatal(err)
 	}
 	srv.SetLatency(50 * time.Millisecond)

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
+	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/export"
-	"github.com/edapp-go/edapp/internal/dbschema"
 )
 
 const dbPassword = "hunter2-db-secret"
@@ -121,7 +121,7 @@ func TestExportDBSecondExportRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := runExport(t, context.Background(), srv, func(a *app) { a.exportLockWait = 300 * time.Millisecond }, "--db", url)
+		r := runExport(t, context.Background(), srv, func(f *factory) { withLockWait(f, 300*time.Millisecond) }, "--db", url)
 		wantCode(t, r, exitError)
 		if !strings.Contains(r.stderr, "another export") {
 			t.Errorf("stderr: %s", r.stderr)

@@ -16,8 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
-	"github.com/edapp-go/edapp/internal/dbschema"
+	"github.com/edapp-go/edapp/export"
 )
 
 // openTestDB opens a database the test exported into.
@@ -29,6 +30,16 @@ func openTestDB(t *testing.T, url string) (*sql.DB, dbschema.Dialect) {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db, target.Dialect
+}
+
+// migratedTestDB is openTestDB with the schema at its latest version.
+func migratedTestDB(t *testing.T, url string) (*sql.DB, dbschema.Dialect) {
+	t.Helper()
+	db, dialect := openTestDB(t, url)
+	if err := dbschema.Migrate(context.Background(), db, dialect); err != nil {
+		t.Fatal(err)
+	}
+	return db, dialect
 }
 
 func count[T any](t *testing.T, seq iter.Seq2[T, error]) int {
@@ -119,10 +130,7 @@ func dbCounts(t *testing.T, db *sql.DB, tables []string) map[string]int {
 func snapshot(t *testing.T, db *sql.DB) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
-	for _, tb := range dbschema.ExportTables() {
-		if strings.HasPrefix(tb.Name, "edapp_") {
-			continue
-		}
+	for _, tb := range exportTables() {
 		var cols []string
 		for _, c := range tb.Columns {
 			if c.Name != "edapp_run" {
@@ -157,10 +165,22 @@ func snapshot(t *testing.T, db *sql.DB) map[string][]string {
 	return out
 }
 
+// exportTables are the schema's tables the export fills with records: one
+// per kind, and user_custom_fields.
+func exportTables() []dbschema.Table {
+	var out []dbschema.Table
+	all := func(export.Kind) bool { return true }
+	for _, name := range append([]string{"user_custom_fields"}, kindNames(all)...) {
+		tb, _ := dbschema.Lookup(name)
+		out = append(out, tb)
+	}
+	return out
+}
+
 func kindTables(perUser bool) []string {
 	var out []string
-	for _, tb := range dbschema.ExportTables() {
-		if strings.HasPrefix(tb.Name, "edapp_") || (!perUser && strings.HasPrefix(tb.Name, "user_lesson_progress")) {
+	for _, tb := range exportTables() {
+		if !perUser && strings.HasPrefix(tb.Name, "user_lesson_progress") {
 			continue
 		}
 		out = append(out, tb.Name)
@@ -278,12 +298,12 @@ func TestExportDBMirrorsDeletions(t *testing.T) {
 		// An interrupted run deletes nothing.
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		r := runExport(t, ctx, srv, func(a *app) {
-			a.exportHook = func(kind string, n int) {
+		r := runExport(t, ctx, srv, func(f *factory) {
+			onRecords(f, func(kind string, n int) {
 				if kind == "users" && n == 2 {
 					cancel()
 				}
-			}
+			})
 		}, "--db", url, "--kinds", "users")
 		wantCode(t, r, exitError)
 		if !has() {

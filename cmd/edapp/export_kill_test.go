@@ -28,8 +28,11 @@ func TestExportChild(t *testing.T) {
 	}
 	pageSize, _ := strconv.Atoi(os.Getenv("EDAPP_EXPORT_CHILD_PAGE_SIZE"))
 	var out, errOut strings.Builder
-	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, env: os.Getenv, exportPageSize: pageSize}
-	code := a.run(context.Background(), append([]string{"export"}, strings.Fields(args)...))
+	f := newFactory(&app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, env: os.Getenv})
+	if pageSize > 0 {
+		withPageSize(f, pageSize)
+	}
+	code := f.run(context.Background(), append([]string{"export"}, strings.Fields(args)...))
 	os.Stdout.WriteString(out.String())
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errOut.String())
@@ -88,7 +91,7 @@ func TestExportDBKillLoop(t *testing.T) {
 			t.Parallel()
 			srv := edapptest.NewServer()
 			t.Cleanup(srv.Close)
-			if err := srv.SeedLoad(users, attempts); err != nil {
+			if err := srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts}); err != nil {
 				t.Fatal(err)
 			}
 			srv.SetLatency(10 * time.Millisecond)
@@ -107,7 +110,7 @@ func testKillLoop(t *testing.T, srv *edapptest.Server, dbURL string, kills int) 
 		clean = dbtest.Postgres(t)
 	}
 	srv.ResetRequests()
-	wantCode(t, runExport(t, context.Background(), srv, func(a *app) { a.exportPageSize = killPageSize }, "--db", clean, "--concurrency", "2"), exitOK)
+	wantCode(t, runExport(t, context.Background(), srv, func(f *factory) { withPageSize(f, killPageSize) }, "--db", clean, "--concurrency", "2"), exitOK)
 	requests := len(srv.Requests())
 
 	killLoop(t, srv, dbURL, kills, requests)

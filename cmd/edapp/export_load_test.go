@@ -29,7 +29,7 @@ func TestExportLoad(t *testing.T) {
 	srv := edapptest.NewServer(edapptest.WithBudget(1400, 5*time.Minute))
 	defer srv.Close()
 	seedStart := time.Now()
-	if err := srv.SeedLoad(users, attempts); err != nil {
+	if err := srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts}); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("seeded %d users and %d attempts in %s", users, attempts, time.Since(seedStart).Round(time.Millisecond))

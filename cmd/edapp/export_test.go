@@ -72,14 +72,14 @@ func exportFixture(t *testing.T, n int, opts ...edapptest.Option) (*edapptest.Se
 }
 
 // runExport runs `edapp export` with test hooks set on the app.
-func runExport(t *testing.T, ctx context.Context, srv *edapptest.Server, setup func(*app), args ...string) result {
+func runExport(t *testing.T, ctx context.Context, srv *edapptest.Server, setup func(*factory), args ...string) result {
 	t.Helper()
 	var out, errOut strings.Builder
-	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, env: fakeEnv(srv).get}
+	f := newFactory(&app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, env: fakeEnv(srv).get})
 	if setup != nil {
-		setup(a)
+		setup(f)
 	}
-	code := a.run(ctx, append([]string{"export"}, args...))
+	code := f.run(ctx, append([]string{"export"}, args...))
 	r := result{code, out.String(), errOut.String()}
 	noToken(t, srv.Token, r)
 	return r
@@ -246,13 +246,13 @@ func TestExportInterruptedThenResumed(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r := runExport(t, ctx, srv, func(a *app) {
-		a.exportPartSize = 10
-		a.exportHook = func(kind string, n int) {
+	r := runExport(t, ctx, srv, func(f *factory) {
+		withPartSize(f, 10)
+		onRecords(f, func(kind string, n int) {
 			if kind == "attempts" && n == 25 {
 				cancel()
 			}
-		}
+		})
 	}, "--out", dir)
 	wantCode(t, r, exitError)
 	if !regexp.MustCompile(`interrupted in [a-z_, ]*\battempts\b`).MatchString(r.stderr) {
@@ -274,7 +274,7 @@ func TestExportInterruptedThenResumed(t *testing.T) {
 		}
 	}
 
-	r = runExport(t, context.Background(), srv, func(a *app) { a.exportPartSize = 10 }, "--out", dir)
+	r = runExport(t, context.Background(), srv, func(f *factory) { withPartSize(f, 10) }, "--out", dir)
 	wantCode(t, r, exitOK)
 	got := column(readKind(t, dir, "attempts"), "id")
 	if !slices.Equal(got, want) {

@@ -132,7 +132,7 @@ func fakeUserIDs(t *testing.T, srv *edapptest.Server) []string {
 func exportedUserIDs(t *testing.T, srv *edapptest.Server) (files, db []string) {
 	t.Helper()
 	dir, url := t.TempDir(), dbtest.SQLite(t)
-	r := runExport(t, context.Background(), srv, func(a *app) { a.exportPageSize = 10 }, "--kinds", "users", "--concurrency", "4", "--out", dir, "--db", url)
+	r := runExport(t, context.Background(), srv, func(f *factory) { withPageSize(f, 10) }, "--kinds", "users", "--concurrency", "4", "--out", dir, "--db", url)
 	wantCode(t, r, exitOK)
 	files = column(readKind(t, dir, "users"), "id")
 	slices.Sort(files)

@@ -23,8 +23,9 @@ var quickRetry = edapp.WithRetry(edapp.RetryPolicy{MaxRetries: 2, MinWait: time.
 func runWith(t *testing.T, e env, opts []edapp.Option, args ...string) result {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, env: e.get, clientOpts: opts}
-	code := a.run(context.Background(), args)
+	f := newFactory(&app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, env: e.get})
+	withClientOptions(f, opts...)
+	code := f.run(context.Background(), args)
 	return result{code, out.String(), errOut.String()}
 }
 

@@ -24,6 +24,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/cmd/edapp/internal/fakeserve"
 	"github.com/edapp-go/edapp/edapptest"
 	v1 "github.com/edapp-go/edapp/v1"
 	"github.com/edapp-go/edapp/webhook"
@@ -132,6 +133,16 @@ func learner(t *testing.T, srv *edapptest.Server) (userID string, lessonIDs []st
 	return userID, lessonIDs
 }
 
+// servePages serves srv as `edapp fake` does, with the learner's pages,
+// and returns a client of it: the launch links it fetches lead to the
+// pages.
+func servePages(t *testing.T, srv *edapptest.Server) *edapp.Client {
+	t.Helper()
+	pages := httptest.NewServer(fakeserve.Handler(srv))
+	t.Cleanup(pages.Close)
+	return srv.Client(edapp.WithBaseURL(pages.URL))
+}
+
 // TestBrowserCompletesALesson clicks through an embedding app's loop in a
 // real browser: the app's launch link, the launch page's form, the return
 // link; then the app sees the completion through the SDK and its webhook.
@@ -142,7 +153,7 @@ func TestBrowserCompletesALesson(t *testing.T) {
 
 	srv := edapptest.NewServer()
 	defer srv.Close()
-	client := srv.Client()
+	client := servePages(t, srv)
 	userID, lessonIDs := learner(t, srv)
 
 	// The app: a page to come back to, and a webhook receiver.
@@ -298,7 +309,7 @@ func TestLaunchPageScreenshot(t *testing.T) {
 	srv := edapptest.NewServer(edapptest.WithClock(func() time.Time { return issued }))
 	defer srv.Close()
 	userID, lessonIDs := learner(t, srv)
-	link, err := v1.New(srv.Client()).Users.LaunchLink(ctx, userID, lessonIDs[0])
+	link, err := v1.New(servePages(t, srv)).Users.LaunchLink(ctx, userID, lessonIDs[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -125,7 +125,7 @@ func TestWrongTokenIsError(t *testing.T) {
 
 // TestHelpEverywhere checks that every command has --help with an example.
 func TestHelpEverywhere(t *testing.T) {
-	root := (&app{env: env{}.get}).rootCommand()
+	root := newCmdRoot(newFactory(&app{env: env{}.get}))
 	var all [][]string
 	var rec func(prefix []string, c *cobra.Command)
 	rec = func(prefix []string, c *cobra.Command) {
@@ -205,8 +205,7 @@ func TestIsUsage(t *testing.T) {
 		{"unknown shell", []string{"completion", "tcsh"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, env: fakeEnv(srv).get}
-			root := a.rootCommand()
+			root := newCmdRoot(newTestFactory(fakeEnv(srv)))
 			root.SetArgs(tc.args)
 			root.SetOut(io.Discard)
 			root.SetErr(io.Discard)

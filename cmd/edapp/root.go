@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"sync"
-	"time"
 
 	"github.com/edapp-go/edapp"
 	"github.com/spf13/cobra"
@@ -20,7 +19,17 @@ const (
 	exitOK    = 0
 	exitError = 1
 	exitUsage = 2
+	// exitRejected: the run finished, but a database refused some records,
+	// which it kept in its rejects table.
+	exitRejected = 3
 )
+
+// rejectedError ends a run that finished with rejected records.
+type rejectedError struct{ n int }
+
+func (e rejectedError) Error() string {
+	return fmt.Sprintf("finished, with %d rejected record(s): the database keeps them in its rejects table", e.n)
+}
 
 // usageError is a mistake in the command line: an unknown flag or command, a
 // missing or malformed flag. It exits with exitUsage.
@@ -33,8 +42,8 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
-// app holds what every command shares: the streams, the environment and the
-// global flags.
+// app holds what every command of a run shares: the streams, the
+// environment, the global flags and the state the run builds up.
 type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -43,15 +52,8 @@ type app struct {
 	token   string
 	baseURL string
 	verbose bool
-
-	// exportHook is called after each record an export fetches (tests).
-	exportHook func(kind string, n int)
-	// exportPartSize overrides the records per part (tests).
-	exportPartSize int
 	// budget holds the budget flags of the commands that take them.
 	budget budgetFlags
-	// meter watches the client's limiter: requests sent, waits.
-	meter *waitMeter
 	// noticeMu guards bars, the progress display notices go above.
 	noticeMu sync.Mutex
 	bars     interface{ Write([]byte) (int, error) }
@@ -63,25 +65,18 @@ type app struct {
 	closers []func() error
 	// statsOut is --stats: the run's counters and where they go.
 	statsOut statsFlag
-
-	// clientOpts come after the client's options from the flags (tests).
-	clientOpts []edapp.Option
-	// exportPageSize overrides the records per request (tests).
-	exportPageSize int
-	// exportLockWait overrides how long an export waits for another that
-	// holds its database (tests).
-	exportLockWait time.Duration
 }
 
 // run executes the command line args and returns the process's exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env func(string) string) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, env: env}
-	return a.run(ctx, args)
+	return newFactory(a).run(ctx, args)
 }
 
-func (a *app) run(ctx context.Context, args []string) int {
+func (f *factory) run(ctx context.Context, args []string) int {
+	a := f.app
 	a.stderr = &lockedWriter{w: a.stderr}
-	root := a.rootCommand()
+	root := newCmdRoot(f)
 	root.SetArgs(args)
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
@@ -90,14 +85,18 @@ func (a *app) run(ctx context.Context, args []string) int {
 	for _, c := range a.closers {
 		_ = c()
 	}
-	if a.meter != nil && a.budgeted[cmd] {
-		fmt.Fprintf(a.stderr, "edapp: %s\n", a.meter.summary())
+	if f.api != nil && a.budgeted[cmd] {
+		fmt.Fprintf(a.stderr, "edapp: %s\n", f.api.meter.summary())
 	}
 	if serr := a.statsOut.write(a.stdout); serr != nil && err == nil {
 		err = serr
 	}
 	if err == nil {
 		return exitOK
+	}
+	if errors.As(err, new(rejectedError)) {
+		fmt.Fprintf(a.stderr, "edapp: %s\n", reason(err))
+		return exitRejected
 	}
 	if isUsage(err) {
 		fmt.Fprintf(a.stderr, "edapp: %s\n", reason(err))
@@ -122,7 +121,8 @@ func isUsage(err error) bool {
 	return errors.As(err, &u)
 }
 
-func (a *app) rootCommand() *cobra.Command {
+func newCmdRoot(f *factory) *cobra.Command {
+	a := f.app
 	root := &cobra.Command{
 		Use:   "edapp",
 		Short: "Work with an EdApp (SafetyCulture Training) account from the command line",
@@ -153,7 +153,7 @@ missing or malformed flag).`,
 	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log every request (the SDK's debug log) to stderr")
 	root.CompletionOptions.HiddenDefaultCmd = false
 
-	root.AddCommand(a.exportCommand(), a.usersCommand(), a.webhooksCommand(), a.fakeCommand())
+	root.AddCommand(newCmdExport(f, nil), newCmdUsers(f), newCmdWebhooks(f), newCmdFake(f, nil))
 	// The completion commands take their output stream when they are made.
 	root.SetOut(a.stdout)
 	root.InitDefaultHelpCmd()
@@ -218,51 +218,16 @@ func (a *app) tokenValue() string {
 	return a.env("EDAPP_API_TOKEN")
 }
 
-// client builds an SDK client from the global flags and the environment.
-func (a *app) client() (*edapp.Client, error) {
-	token := a.tokenValue()
-	if token == "" {
-		return nil, usagef("no API token: pass --token or set EDAPP_API_TOKEN")
-	}
-	opts := []edapp.Option{edapp.WithUserAgent("edapp-cli/" + edapp.Version)}
-	base := a.baseURL
-	if base == "" {
-		base = a.env("EDAPP_BASE_URL")
-	}
-	if base != "" {
-		opts = append(opts, edapp.WithBaseURL(base))
-	}
-	if a.verbose {
-		opts = append(opts, edapp.WithLogger(a.logger(slog.LevelDebug)))
-	}
-	l, err := a.limiter(token)
-	if err != nil {
-		return nil, err
-	}
-	a.meter = newWaitMeter(l, a.notice)
-	opts = append(opts, edapp.WithLimiter(a.meter))
-	obs, err := a.observer()
-	if err != nil {
-		return nil, err
-	}
-	opts = append(opts, edapp.WithObserver(obs))
-	c, err := edapp.NewClient(token, append(opts, a.clientOpts...)...)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	return c, nil
-}
-
 // observer is the client's hook: --stats's counters, and OpenTelemetry
 // when OTEL_EXPORTER_OTLP_ENDPOINT is set (its exporters are shut down,
 // and so flushed, with the command's closers).
-func (a *app) observer() (edapp.Observer, error) {
+func (a *app) observer(meter *waitMeter) (edapp.Observer, error) {
 	var obs []edapp.Observer
 	if s := a.statsOut.stats; s != nil {
 		obs = append(obs, s.observer())
 	}
 	if a.env(otlpEndpointEnv) != "" {
-		o, shutdown, err := startTelemetry(context.Background(), a.meter.budgetReporter())
+		o, shutdown, err := startTelemetry(context.Background(), meter.budgetReporter())
 		if err != nil {
 			return edapp.Observer{}, fmt.Errorf("OpenTelemetry (%s is set): %w", otlpEndpointEnv, err)
 		}
@@ -317,21 +282,4 @@ func (a *app) notice(msg string) {
 		} // the bars are done: a plain line then
 	}
 	fmt.Fprintf(a.stderr, "edapp: %s\n", msg)
-}
-
-// newProgress is newProgress on stderr; wait notices go above its bars
-// until it is done.
-func (a *app) newProgress(ctx context.Context, bars bool) progress {
-	p := newProgress(ctx, a.stderr, bars)
-	if bp, ok := p.(*barProgress); ok {
-		a.noticeMu.Lock()
-		a.bars = bp.p
-		a.noticeMu.Unlock()
-		bp.done = func() {
-			a.noticeMu.Lock()
-			a.bars = nil
-			a.noticeMu.Unlock()
-		}
-	}
-	return p
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -33,10 +34,11 @@ type runStats struct {
 	waited    map[edapp.WaitKind]time.Duration
 	byKind    map[string]int
 	records   map[string]int
+	rejected  map[string]int // by kind, for an export
 }
 
 func newRunStats(now time.Time) *runStats {
-	return &runStats{start: now, waited: map[edapp.WaitKind]time.Duration{}, byKind: map[string]int{}, records: map[string]int{}}
+	return &runStats{start: now, waited: map[edapp.WaitKind]time.Duration{}, byKind: map[string]int{}, records: map[string]int{}, rejected: map[string]int{}}
 }
 
 // observer is the hook that feeds s.
@@ -89,6 +91,9 @@ func (s *runStats) exportDone(sum *export.Summary) {
 	defer s.mu.Unlock()
 	for _, k := range sum.Kinds {
 		s.records[k.Kind] += k.Records
+		if k.Rejected > 0 {
+			s.rejected[k.Kind] += k.Rejected
+		}
 	}
 }
 
@@ -113,6 +118,7 @@ type statsJSON struct {
 	WaitedSeconds  map[string]float64 `json:"waited_seconds"`
 	Records        map[string]int     `json:"records"`
 	RequestsByKind map[string]int     `json:"requests_by_kind,omitempty"`
+	Rejected       map[string]int     `json:"rejected,omitempty"` // records kept in the rejects table, by kind
 	Seconds        float64            `json:"seconds"`
 }
 
@@ -131,6 +137,9 @@ func (s *runStats) snapshot(now time.Time) statsJSON {
 	for k, n := range s.records {
 		out.Records[k] = n
 	}
+	if len(s.rejected) > 0 {
+		out.Rejected = maps.Clone(s.rejected)
+	}
 	if s.kindOf != nil {
 		out.RequestsByKind = map[string]int{}
 		for k, n := range s.byKind {
@@ -148,9 +157,9 @@ type statsFlag struct {
 
 // addStatsFlag registers --stats on cmd. Before the command runs it checks
 // that the file's directory exists and starts the run's counters, which
-// a.client hooks into the client; a.run writes them when the command is
-// done, failed or not. kindOf is set for a command whose calls carry a
-// kind in their context.
+// the factory hooks into the client it builds; run writes them when the
+// command is done, failed or not. kindOf is set for a command whose calls
+// carry a kind in their context.
 func (a *app) addStatsFlag(cmd *cobra.Command, kindOf func(context.Context) (string, bool)) {
 	cmd.Flags().StringVar(&a.statsOut.file, "stats", "", "write the run's figures (requests, retries, waits, records) as one JSON object to this file (- for stdout)")
 	cmd.PreRunE = func(*cobra.Command, []string) error {

@@ -19,6 +19,8 @@ type syncOptions struct {
 	deleteMissing bool
 	maxDeletes    int  // usersync.DefaultMaxDeletes unless --max-deletes is given
 	maxDeletesSet bool // --max-deletes was given
+	// engine are the engine's options the flags make.
+	engine usersync.Options
 }
 
 // syncHelp is the long help of users sync.
@@ -60,7 +62,9 @@ exists and counts it only if so; a second run converges either way.
 Reads use the SDK's bulk lane, which leaves part of the rate budget to
 interactive callers.`
 
-func (a *app) usersSyncCommand() *cobra.Command {
+// newCmdUsersSync makes `edapp users sync`; runF, when not nil, runs
+// instead of the sync with the options the flags parsed to.
+func newCmdUsersSync(f *factory, runF func(*syncOptions) error) *cobra.Command {
 	var o syncOptions
 	cmd := &cobra.Command{
 		Use:   "sync --csv FILE [--apply] [--delete-missing [--max-deletes N]]",
@@ -73,7 +77,14 @@ func (a *app) usersSyncCommand() *cobra.Command {
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.maxDeletesSet = cmd.Flags().Changed("max-deletes")
-			return a.runSync(cmd.Context(), o)
+			var err error
+			if o.engine, err = o.engineOptions(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(&o)
+			}
+			return f.runSync(cmd.Context(), &o)
 		},
 	}
 	fl := cmd.Flags()
@@ -81,8 +92,8 @@ func (a *app) usersSyncCommand() *cobra.Command {
 	fl.BoolVar(&o.apply, "apply", false, "carry out the plan (default: print it only)")
 	fl.BoolVar(&o.deleteMissing, "delete-missing", false, "delete users with an external id that the file does not list")
 	fl.IntVar(&o.maxDeletes, "max-deletes", 0, "the most users a run may delete (default 10% of the managed users, at least 1)")
-	a.addBudgetFlags(cmd)
-	a.addStatsFlag(cmd, nil)
+	f.addBudgetFlags(cmd)
+	f.addStatsFlag(cmd, nil)
 	_ = cmd.MarkFlagFilename("csv", "csv")
 	return cmd
 }
@@ -108,26 +119,23 @@ func (o syncOptions) engineOptions() (usersync.Options, error) {
 
 // runSync reads the file, plans, prints the plan and, with --apply,
 // carries it out.
-func (a *app) runSync(ctx context.Context, o syncOptions) error {
-	opts, err := o.engineOptions()
+func (f *factory) runSync(ctx context.Context, o *syncOptions) error {
+	opts := o.engine
+	c, err := f.client()
 	if err != nil {
 		return err
 	}
-	c, err := a.client()
+	rows, err := f.readSyncFile(o.file)
 	if err != nil {
 		return err
 	}
-	rows, err := a.readSyncFile(o.file)
-	if err != nil {
-		return err
-	}
-	acct, err := a.loadAccount(ctx, c)
+	acct, err := f.loadAccount(ctx, c)
 	if err != nil {
 		return err
 	}
 	plan, err := usersync.NewPlan(rows, acct, opts)
 	if plan != nil {
-		printPlan(a.stdout, plan)
+		printPlan(f.stdout, plan)
 	}
 	var tooMany *usersync.TooManyDeletesError
 	if errors.As(err, &tooMany) {
@@ -143,7 +151,7 @@ func (a *app) runSync(ctx context.Context, o syncOptions) error {
 	if !o.apply || plan.Empty() {
 		return nil
 	}
-	return a.applySync(ctx, c, plan)
+	return f.applySync(ctx, c, plan)
 }
 
 func (a *app) readSyncFile(file string) ([]usersync.Row, error) {
@@ -164,10 +172,10 @@ func (a *app) readSyncFile(file string) ([]usersync.Row, error) {
 }
 
 // loadAccount lists the groups and users, with progress on a terminal.
-func (a *app) loadAccount(ctx context.Context, c *edapp.Client) (usersync.Account, error) {
+func (f *factory) loadAccount(ctx context.Context, c *edapp.Client) (usersync.Account, error) {
 	var prog progress = nopProgress{}
-	if isTerminal(a.stderr) {
-		prog = a.newProgress(ctx, true)
+	if isTerminal(f.stderr) {
+		prog = f.progress(ctx, true)
 	}
 	defer prog.wait()
 	var gr, ur edapp.Response
@@ -182,9 +190,12 @@ func (a *app) loadAccount(ctx context.Context, c *edapp.Client) (usersync.Accoun
 	return usersync.Account{Users: users, Groups: groups}, nil
 }
 
+// pastTense words what --apply did, by the kind of action.
+var pastTense = map[usersync.Kind]string{usersync.Create: "created", usersync.Update: "updated", usersync.Delete: "deleted"}
+
 func (a *app) applySync(ctx context.Context, c *edapp.Client, plan *usersync.Plan) error {
 	res, err := plan.Apply(ctx, c, func(act usersync.Action, id string) {
-		fmt.Fprintf(a.stdout, "%sd %s (id %s)\n", act.Kind, act.ExternalID(), id)
+		fmt.Fprintf(a.stdout, "%s %s (id %s)\n", pastTense[act.Kind], act.ExternalID(), id)
 	})
 	a.statsOut.stats.syncDone(res)
 	fmt.Fprintf(a.stdout, "applied: %d created, %d updated, %d deleted", res.Created, res.Updated, res.Deleted)

@@ -87,6 +87,11 @@ func TestSyncPlanApplyIdempotent(t *testing.T) {
 	if !strings.Contains(r.stdout, "applied: 1 created, 1 updated, 1 deleted") {
 		t.Fatalf("apply output:\n%s", r.stdout)
 	}
+	for _, line := range []string{"\ncreated E4 (id ", "\nupdated ", "\ndeleted E3 (id "} {
+		if !strings.Contains("\n"+r.stdout, line) {
+			t.Errorf("no line %q in the apply output:\n%s", line[1:], r.stdout)
+		}
+	}
 
 	c := srv.Client()
 	ctx := context.Background()

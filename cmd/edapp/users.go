@@ -4,8 +4,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func (a *app) usersCommand() *cobra.Command {
+func newCmdUsers(f *factory) *cobra.Command {
 	cmd := groupCommand("users", "Manage the account's users", "  edapp users sync --csv users.csv")
-	cmd.AddCommand(a.usersSyncCommand())
+	cmd.AddCommand(newCmdUsersSync(f, nil))
 	return cmd
 }

@@ -94,8 +94,8 @@ func TestWaitMeterCounts(t *testing.T) {
 // On a terminal the notices go above the bars, and after them as lines.
 func TestNoticesAboveTheBars(t *testing.T) {
 	var buf strings.Builder
-	a := &app{stderr: &lockedWriter{w: &buf}}
-	p := a.newProgress(context.Background(), true)
+	a := newFactory(&app{stderr: &lockedWriter{w: &buf}})
+	p := a.progress(context.Background(), true)
 	tr := p.track("users")
 	a.notice("waiting for the request budget (its window is full)")
 	tr.add(1, 0)

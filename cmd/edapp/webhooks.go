@@ -13,18 +13,18 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/redact"
 	"github.com/edapp-go/edapp/webhook"
 	"github.com/spf13/cobra"
 )
 
-func (a *app) webhooksCommand() *cobra.Command {
+func newCmdWebhooks(f *factory) *cobra.Command {
 	cmd := groupCommand("webhooks", "List, create and delete webhooks, and send test deliveries",
 		`  edapp webhooks list -o table
   edapp webhooks create --event LessonCompletedEvent --url https://example.com/edapp/events --header X-Webhook-Secret=s3cret
   edapp webhooks delete 42
   edapp webhooks send-test --url http://localhost:8080/edapp/events --event LessonCompletedEvent`)
-	cmd.AddCommand(a.webhooksListCommand(), a.webhooksCreateCommand(), a.webhooksDeleteCommand(), a.webhooksSendTestCommand(), a.webhooksServeCommand())
+	cmd.AddCommand(newCmdWebhooksList(f, nil), newCmdWebhooksCreate(f, nil), newCmdWebhooksDelete(f, nil),
+		newCmdWebhooksSendTest(f, nil), f.webhooksServeCommand())
 	return cmd
 }
 
@@ -57,7 +57,7 @@ func checkEventName(name string) (edapp.EventName, error) {
 func hideValues(err error, headers map[string]string) error {
 	msg := err.Error()
 	for _, v := range headers {
-		msg = redact.Secret(msg, v)
+		msg = edapp.Redact(msg, v)
 	}
 	if msg == err.Error() {
 		return err
@@ -145,7 +145,9 @@ func (v *webhookView) print(w io.Writer, hooks []edapp.Webhook) error {
 	return writeTable(w, []string{"ID", "EVENT", "URL", "HEADERS"}, rows)
 }
 
-func (a *app) webhooksListCommand() *cobra.Command {
+// newCmdWebhooksList makes `edapp webhooks list`; runF, when not nil,
+// runs instead with what the flags parsed to.
+func newCmdWebhooksList(f *factory, runF func(*webhookView) error) *cobra.Command {
 	var view webhookView
 	cmd := &cobra.Command{
 		Use:   "list [--show-secrets] [-o table|json]",
@@ -155,18 +157,21 @@ shared secret a receiver checks. --show-secrets prints them.`,
 		Example: "  edapp webhooks list\n  edapp webhooks list -o json | jq -r '.[].id'",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runWebhooksList(cmd.Context(), view)
+			if _, err := view.out.resolve(f.stdout); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(&view)
+			}
+			return f.runWebhooksList(cmd.Context(), view)
 		},
 	}
 	view.register(cmd)
 	return cmd
 }
 
-func (a *app) runWebhooksList(ctx context.Context, view webhookView) error {
-	if _, err := view.out.resolve(a.stdout); err != nil {
-		return err
-	}
-	c, err := a.client()
+func (f *factory) runWebhooksList(ctx context.Context, view webhookView) error {
+	c, err := f.client()
 	if err != nil {
 		return err
 	}
@@ -177,16 +182,21 @@ func (a *app) runWebhooksList(ctx context.Context, view webhookView) error {
 	if hooks == nil {
 		hooks = []edapp.Webhook{}
 	}
-	return view.print(a.stdout, hooks)
+	return view.print(f.stdout, hooks)
 }
 
 // webhooksCreateOptions are the flags of "webhooks create".
 type webhooksCreateOptions struct {
 	view webhookView
 	hook hookFlags
+	// The flags, checked:
+	event   edapp.EventName
+	headers map[string]string
 }
 
-func (a *app) webhooksCreateCommand() *cobra.Command {
+// newCmdWebhooksCreate makes `edapp webhooks create`; runF, when not nil,
+// runs instead with what the flags parsed to.
+func newCmdWebhooksCreate(f *factory, runF func(*webhooksCreateOptions) error) *cobra.Command {
 	var o webhooksCreateOptions
 	cmd := &cobra.Command{
 		Use:   "create --event NAME --url URL [--header K=V]...",
@@ -198,7 +208,17 @@ The webhook is printed with its header values masked, unless --show-secrets.`,
 		Example: "  edapp webhooks create --event LessonCompletedEvent --url https://example.com/edapp/events --header X-Webhook-Secret=s3cret",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runWebhooksCreate(cmd.Context(), o)
+			if _, err := o.view.out.resolve(f.stdout); err != nil {
+				return err
+			}
+			var err error
+			if o.event, o.headers, err = o.hook.parse(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(&o)
+			}
+			return f.runWebhooksCreate(cmd.Context(), &o)
 		},
 	}
 	o.hook.register(cmd, "URL that receives the deliveries", "header NAME=VALUE sent with every delivery (repeatable)")
@@ -206,15 +226,9 @@ The webhook is printed with its header values masked, unless --show-secrets.`,
 	return cmd
 }
 
-func (a *app) runWebhooksCreate(ctx context.Context, o webhooksCreateOptions) error {
-	if _, err := o.view.out.resolve(a.stdout); err != nil {
-		return err
-	}
-	name, h, err := o.hook.parse()
-	if err != nil {
-		return err
-	}
-	c, err := a.client()
+func (f *factory) runWebhooksCreate(ctx context.Context, o *webhooksCreateOptions) error {
+	name, h := o.event, o.headers
+	c, err := f.client()
 	if err != nil {
 		return err
 	}
@@ -222,7 +236,7 @@ func (a *app) runWebhooksCreate(ctx context.Context, o webhooksCreateOptions) er
 	if err != nil {
 		return whatFailed("creating the webhook", hideValues(err, h))
 	}
-	return o.view.print(a.stdout, []edapp.Webhook{*created})
+	return o.view.print(f.stdout, []edapp.Webhook{*created})
 }
 
 // hookFlags are the --event, --url and --header flags of create and
@@ -264,7 +278,9 @@ func checkURL(raw string) error {
 	return nil
 }
 
-func (a *app) webhooksDeleteCommand() *cobra.Command {
+// newCmdWebhooksDelete makes `edapp webhooks delete`; runF, when not nil,
+// runs instead with the ids.
+func newCmdWebhooksDelete(f *factory, runF func(ids []string) error) *cobra.Command {
 	return &cobra.Command{
 		Use:     "delete ID...",
 		Short:   "Delete webhooks by id",
@@ -276,13 +292,16 @@ func (a *app) webhooksDeleteCommand() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, ids []string) error {
-			return a.runWebhooksDelete(cmd.Context(), ids)
+			if runF != nil {
+				return runF(ids)
+			}
+			return f.runWebhooksDelete(cmd.Context(), ids)
 		},
 	}
 }
 
-func (a *app) runWebhooksDelete(ctx context.Context, ids []string) error {
-	c, err := a.client()
+func (f *factory) runWebhooksDelete(ctx context.Context, ids []string) error {
+	c, err := f.client()
 	if err != nil {
 		return err
 	}
@@ -290,16 +309,24 @@ func (a *app) runWebhooksDelete(ctx context.Context, ids []string) error {
 		if err := c.Webhooks.Delete(ctx, id); err != nil {
 			return whatFailed("deleting webhook "+id, err)
 		}
-		fmt.Fprintf(a.stdout, "deleted %s\n", id)
+		fmt.Fprintf(f.stdout, "deleted %s\n", id)
 	}
 	return nil
 }
 
-func (a *app) webhooksSendTestCommand() *cobra.Command {
-	var (
-		hook    hookFlags
-		timeout time.Duration
-	)
+// sendTestOptions are what `edapp webhooks send-test`'s flags parsed to.
+type sendTestOptions struct {
+	hook    hookFlags
+	timeout time.Duration
+	// The flags, checked:
+	event   edapp.EventName
+	headers map[string]string
+}
+
+// newCmdWebhooksSendTest makes `edapp webhooks send-test`; runF, when not
+// nil, runs instead with what the flags parsed to.
+func newCmdWebhooksSendTest(f *factory, runF func(*sendTestOptions) error) *cobra.Command {
+	var o sendTestOptions
 	cmd := &cobra.Command{
 		Use:   "send-test --url URL --event NAME [--header K=V]...",
 		Short: "Post a realistic test delivery to a receiver under development",
@@ -311,15 +338,18 @@ EdApp API and needs no token.`,
 		Example: "  edapp webhooks send-test --url http://localhost:8080/edapp/events --event LessonCompletedEvent --header X-Webhook-Secret=s3cret",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			name, h, err := hook.parse()
-			if err != nil {
+			var err error
+			if o.event, o.headers, err = o.hook.parse(); err != nil {
 				return err
 			}
-			return a.sendTest(cmd.Context(), hook.url, sampleEvent(name, time.Now()), h, timeout)
+			if runF != nil {
+				return runF(&o)
+			}
+			return f.sendTest(cmd.Context(), o.hook.url, sampleEvent(o.event, time.Now()), o.headers, o.timeout)
 		},
 	}
-	hook.register(cmd, "URL of the receiver", "header NAME=VALUE to send (repeatable)")
-	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait for the receiver's answer")
+	o.hook.register(cmd, "URL of the receiver", "header NAME=VALUE to send (repeatable)")
+	cmd.Flags().DurationVar(&o.timeout, "timeout", 10*time.Second, "how long to wait for the receiver's answer")
 	return cmd
 }
 

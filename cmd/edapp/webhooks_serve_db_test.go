@@ -11,10 +11,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
-	"github.com/edapp-go/edapp/internal/dbschema"
+	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/webhook"
 )
 
@@ -311,15 +312,8 @@ func TestStorePutNUL(t *testing.T) {
 		db, dialect := openTestDB(t, url)
 		store := newTestStore(t, db, dialect)
 		defer store.Close()
-		body := []byte(`{"eventName":"LessonCompletedEvent","userId":"u1","userName":"Ann\u0000Lee","lessonId":"l1",` +
+		putNew(t, store, `{"eventName":"LessonCompletedEvent","userId":"u1","userName":"Ann\u0000Lee","lessonId":"l1",`+
 			`"timestamp":"2026-11-24T10:00:00Z","extra":"x\u0000"}`)
-		ev, err := edapp.ParseEvent(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if stored, err := store.Put(ctx, ev, body); err != nil || !stored {
-			t.Fatalf("Put = %v, %v", stored, err)
-		}
 		var name, raw string
 		if err := db.QueryRowContext(ctx, `SELECT user_name, raw FROM events`).Scan(&name, &raw); err != nil {
 			t.Fatal(err)
@@ -338,13 +332,89 @@ func TestStorePutNUL(t *testing.T) {
 	})
 }
 
+// TestStorePutInvalidUTF8: a delivery with bytes that are not UTF-8 is
+// stored on both databases with U+FFFD for each bad byte, in its columns
+// and in raw; PostgreSQL refused it (SQLSTATE 22021) on every retry.
+func TestStorePutInvalidUTF8(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		db, dialect := openTestDB(t, url)
+		store := newTestStore(t, db, dialect)
+		defer store.Close()
+		putNew(t, store, `{"eventName":"LessonCompletedEvent","userId":"u1","userName":"Ren`+"\xe9"+`","lessonId":"l1",`+
+			`"timestamp":"2026-11-24T10:00:00Z","extra":"caf`+"\xe9\xe9"+`"}`)
+		var name, raw string
+		if err := db.QueryRowContext(ctx, `SELECT user_name, raw FROM events`).Scan(&name, &raw); err != nil {
+			t.Fatal(err)
+		}
+		if name != "Ren\uFFFD" || !utf8.ValidString(raw) || !strings.Contains(raw, "caf\uFFFD\uFFFD") {
+			t.Errorf("user_name %q, raw %q: want each bad byte as U+FFFD", name, raw)
+		}
+	})
+}
+
+// TestStoreRejectsADeliveryTheDatabaseRefuses: a delivery the database
+// refuses for good (a data error) goes to the rejects table and Put
+// answers ErrRejected, which the handler answers 422; the deliveries
+// beside it are stored.
+func TestStoreRejectsADeliveryTheDatabaseRefuses(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		db, dialect := migratedTestDB(t, url)
+		refuseNames(t, db, dialect, "events", "user_id")
+		store := newTestStore(t, db, dialect)
+		defer store.Close()
+		put := func(user string) error {
+			body := []byte(`{"eventName":"LessonCompletedEvent","userId":"` + user + `","lessonId":"l1","timestamp":"2026-11-24T10:00:00Z"}`)
+			ev, err := edapp.ParseEvent(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = store.Put(ctx, ev, body)
+			return err
+		}
+		errs := make([]error, 3)
+		var wg sync.WaitGroup
+		for i, user := range []string{"u1", "bad-user", "u2"} {
+			wg.Add(1)
+			go func() { defer wg.Done(); errs[i] = put(user) }()
+		}
+		wg.Wait()
+		if errs[0] != nil || errs[2] != nil || !errors.Is(errs[1], webhook.ErrRejected) {
+			t.Fatalf("Put: %v", errs)
+		}
+		var n int
+		if err := db.QueryRow(`SELECT COUNT(*) FROM events`).Scan(&n); err != nil || n != 2 {
+			t.Errorf("%d events stored (%v), want 2", n, err)
+		}
+		rejects := readRejects(t, db)
+		if len(rejects) != 1 || rejects[0].kind != "events" || rejects[0].identity == "" {
+			t.Errorf("rejects %+v", rejects)
+		}
+	})
+}
+
+// putNew stores the delivery body, which must be a new event.
+func putNew(t *testing.T, store *webhook.Store, body string) {
+	t.Helper()
+	ev, err := edapp.ParseEvent([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored, err := store.Put(context.Background(), ev, []byte(body)); err != nil || !stored {
+		t.Fatalf("Put = %v, %v", stored, err)
+	}
+}
+
 // TestStorePutNullWhereNotSent: a field the delivery did not carry, or
 // sent as null, is NULL in events on both databases, so that AVG(score)
 // leaves the missing score out; a score sent as 0 is 0.
 func TestStorePutNullWhereNotSent(t *testing.T) {
 	bothDBs(t, func(t *testing.T, url string) {
 		ctx := context.Background()
-		db, dialect := openTestDB(t, url)
+		db, dialect := migratedTestDB(t, url)
 		store := newTestStore(t, db, dialect)
 		defer store.Close()
 		for _, body := range []string{
@@ -353,13 +423,7 @@ func TestStorePutNullWhereNotSent(t *testing.T) {
 			`{"eventName":"LessonCompletedEvent","lessonId":"l1","timestamp":"2026-11-24T10:00:01Z"}`,
 			`{"eventName":"LessonCompletedEvent","userId":null,"lessonId":"l1","timestamp":"2026-11-24T10:00:02Z","score":null}`,
 		} {
-			ev, err := edapp.ParseEvent([]byte(body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if stored, err := store.Put(ctx, ev, []byte(body)); err != nil || !stored {
-				t.Fatalf("Put(%s) = %v, %v", body, stored, err)
-			}
+			putNew(t, store, body)
 		}
 		var avg float64
 		var scores, users, emails int
@@ -416,7 +480,7 @@ func TestServeAndExportShareSQLite(t *testing.T) {
 		if i == 0 {
 			args = args[:2]
 		}
-		r := runExport(t, context.Background(), srv, func(a *app) { a.exportPageSize = 20 }, args...)
+		r := runExport(t, context.Background(), srv, func(f *factory) { withPageSize(f, 20) }, args...)
 		if r.code != exitOK {
 			t.Errorf("export beside the inbox: exit %d\n%s", r.code, r.stderr)
 		}

@@ -16,11 +16,8 @@
 // to the real service and only reads, unless given -write; a real learner
 // then has to complete the lesson, so steps 5 to 7 are skipped.
 //
-// With -serve (fake only) a person plays the learner: after steps 1 to 4
-// it prints a launch link and the learner's home page on the fake, and
-// keeps serving until Ctrl-C. Complete the lesson in a browser and the
-// events arrive in this program's output; "Back to the app" leads to a
-// page of the app.
+// To play the learner in a browser instead, run `edapp fake --seed`: its
+// launch links open pages whose form completes the lesson.
 package main
 
 import (
@@ -28,14 +25,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/edapp-go/edapp"
@@ -48,25 +41,12 @@ import (
 func main() {
 	write := flag.Bool("write", false, "against the real service: create the group, user and webhook (otherwise read only)")
 	hookURL := flag.String("webhook-url", "", "against the real service with -write: a public URL that receives deliveries")
-	serveFlag := flag.Bool("serve", false, "with the built-in fake: print a launch link to open in a browser and keep serving until Ctrl-C")
 	flag.Parse()
 	log.SetFlags(0)
 
 	client, srv, err := demo.Connect()
 	if err != nil {
 		log.Fatal(err)
-	}
-	if *serveFlag {
-		if srv == nil {
-			log.Fatal("-serve needs the built-in fake service: unset EDAPP_API_TOKEN")
-		}
-		defer srv.Close()
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		if err := serve(ctx, os.Stdout, client, srv); err != nil {
-			log.Fatal(err)
-		}
-		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -90,8 +70,6 @@ type app struct {
 	lessonIDs []string
 	user      *edapp.User
 	events    <-chan edapp.Event // from the webhook receiver
-	hookURL   string             // where the receiver takes deliveries
-	appURL    string             // the receiver's home page
 	stop      func()
 }
 
@@ -118,7 +96,7 @@ func fake(ctx context.Context, client *edapp.Client, srv *edapptest.Server) erro
 		return err
 	}
 	resp.Body.Close()
-	fmt.Printf("   opened: launch page answered %s\n", resp.Status)
+	fmt.Printf("   opened: the launch link answered %s\n", resp.Status)
 	for _, in := range []edapptest.Interaction{
 		{Slide: "Alarm points", Type: edapptest.InteractionView, Duration: 95 * time.Second},
 		{Slide: "Alarm points", Type: edapptest.InteractionSlide, Correct: true},
@@ -184,7 +162,7 @@ func setUp(ctx context.Context, client *edapp.Client, srv *edapptest.Server) (*a
 	}
 
 	step(1, "Register a webhook for LessonCompletedEvent")
-	events, receiverURL, appURL, stop, err := startReceiver("quickstart-secret")
+	events, receiverURL, stop, err := startReceiver("quickstart-secret")
 	if err != nil {
 		return nil, err
 	}
@@ -239,59 +217,7 @@ func setUp(ctx context.Context, client *edapp.Client, srv *edapptest.Server) (*a
 	printCourses(courses)
 	ok = true
 	return &app{legacy: legacy, courseID: courseID, lessonIDs: lessonIDs, user: user,
-		events: events, hookURL: receiverURL, appURL: appURL, stop: stop}, nil
-}
-
-// serve sets the flow up against the fake and lets a person play the
-// learner in a browser: it prints a launch link (with a returnUrl to the
-// app's page) and the learner's home page on the fake, then reports every
-// event the app receives until ctx is done.
-func serve(ctx context.Context, out io.Writer, client *edapp.Client, srv *edapptest.Server) error {
-	a, err := setUp(ctx, client, srv)
-	if err != nil {
-		return err
-	}
-	defer a.stop()
-	// The course's completion is worth seeing too.
-	if _, err := client.Webhooks.Create(ctx, edapp.WebhookCreateParams{
-		EventName:  edapp.EventCourseCompleted,
-		WebHookURL: a.hookURL,
-		Headers:    map[string]string{"X-Webhook-Secret": "quickstart-secret"},
-	}); err != nil {
-		return err
-	}
-	link, err := a.legacy.Users.LaunchLink(ctx, a.user.ID, a.lessonIDs[0])
-	if err != nil {
-		return err
-	}
-	u, err := url.Parse(link.URL.Value())
-	if err != nil {
-		return err
-	}
-	q := u.Query()
-	q.Set("returnUrl", a.appURL) // an extension of the fake
-	u.RawQuery = q.Encode()
-
-	fmt.Fprintln(out, "4. Play the learner in a browser")
-	fmt.Fprintf(out, "   launch link (valid until %s):\n   %s\n", link.ExpiresAt().Format(time.Kitchen), u)
-	fmt.Fprintf(out, "   the learner's home on the fake (fresh links on every visit):\n   %s/learner/%s\n", srv.URL, url.PathEscape(a.user.ID))
-	fmt.Fprintln(out, "\nServing until Ctrl-C; the events the app receives show here.")
-	for {
-		select {
-		case <-ctx.Done():
-			fmt.Fprintln(out, "\nStopped.")
-			return nil
-		case ev := <-a.events:
-			switch e := ev.(type) {
-			case *edapp.LessonCompletedEvent:
-				fmt.Fprintf(out, "app: %s: %s completed %q in %q with %.0f at %s\n", e.Name(), e.UserName, e.LessonTitle, e.CourseTitle, e.Score, e.Timestamp)
-			case *edapp.CourseCompletedEvent:
-				fmt.Fprintf(out, "app: %s: %s completed %q at %s\n", e.Name(), e.UserName, e.CourseTitle, e.Timestamp)
-			default:
-				fmt.Fprintf(out, "app: %s\n", ev.Name())
-			}
-		}
-	}
+		events: events, stop: stop}, nil
 }
 
 // live reads from the real service, and with write also creates things.
@@ -354,9 +280,8 @@ func live(ctx context.Context, client *edapp.Client, write bool, hookURL string)
 }
 
 // startReceiver serves the app on loopback: webhook.NewHandler at
-// /edapp/events, passing each event it accepts to the returned channel,
-// and a home page at /, where the launch page's "Back to the app" leads.
-func startReceiver(secret string) (events <-chan edapp.Event, hookURL, appURL string, stop func(), err error) {
+// /edapp/events, passing each event it accepts to the returned channel.
+func startReceiver(secret string) (events <-chan edapp.Event, hookURL string, stop func(), err error) {
 	ch := make(chan edapp.Event, 16)
 	h, err := webhook.NewHandler(func(ctx context.Context, ev edapp.Event) error {
 		select {
@@ -367,23 +292,18 @@ func startReceiver(secret string) (events <-chan edapp.Event, hookURL, appURL st
 		}
 	}, webhook.WithSecretHeader("X-Webhook-Secret", secret))
 	if err != nil {
-		return nil, "", "", nil, err
+		return nil, "", nil, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/edapp/events", h)
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, "<!doctype html>\n<title>Quickstart app</title>\n<h1>Back in the app</h1>\n"+
-			"<p>The completion arrives in the quickstart's output.</p>\n")
-	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, "", "", nil, err
+		return nil, "", nil, err
 	}
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go hs.Serve(ln)
 	base := "http://" + ln.Addr().String()
-	return ch, base + "/edapp/events", base + "/", func() { hs.Close() }, nil
+	return ch, base + "/edapp/events", func() { hs.Close() }, nil
 }
 
 func printCourses(courses []v1.Course) {
@@ -406,7 +326,7 @@ func step(n int, title string) { fmt.Printf("%d. %s\n", n, title) }
 
 func init() {
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: quickstart [-serve] [-write] [-webhook-url URL]\n\nWithout EDAPP_API_TOKEN it runs against a built-in fake service.\n\n")
+		fmt.Fprintf(os.Stderr, "usage: quickstart [-write] [-webhook-url URL]\n\nWithout EDAPP_API_TOKEN it runs against a built-in fake service.\n\n")
 		flag.PrintDefaults()
 	}
 }

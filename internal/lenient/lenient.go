@@ -139,6 +139,9 @@ func (s *salvage) clean(raw, pre, suf []byte, path string, depth int, budget *in
 	if s.fits(pre, raw, suf, budget) {
 		return raw, true
 	}
+	if q, ok := numberText(raw); ok && s.fits(pre, q, suf, budget) {
+		return q, true // a number where a string is expected keeps its text, as sent
+	}
 	if depth >= maxDepth || *budget <= 0 {
 		return nil, false
 	}
@@ -150,6 +153,17 @@ func (s *salvage) clean(raw, pre, suf []byte, path string, depth int, budget *in
 		s.dropped = s.dropped[:mark]
 	}
 	return out, ok
+}
+
+// numberText is the JSON number raw as a JSON string of its text ("42"
+// for 42), so that an id sent as a number is kept, not dropped and left
+// empty; false when raw is not a number.
+func numberText(raw []byte) ([]byte, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') || !json.Valid(raw) {
+		return nil, false
+	}
+	return strconv.AppendQuote(nil, string(raw)), true
 }
 
 // cleanParts cleans each member of the object, or element of the array,

@@ -116,7 +116,7 @@ func TestDecodeSalvagesEachElementWithinItsOwnBudget(t *testing.T) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"id":1,"score":"x","lessons":[{"id":2,"done":3}]}`...)
+		b = append(b, `{"id":true,"score":"x","lessons":[{"id":false,"done":3}]}`...)
 	}
 	b = append(b, ']')
 	var cs []course
@@ -136,7 +136,7 @@ func TestDecodeSalvageIsBounded(t *testing.T) {
 	for i := range probesPerValue {
 		fmt.Fprintf(&big, `,"f%d":1`, i)
 	}
-	big.WriteString(`,"id":7},{"id":"ok2","score":"x"}]`)
+	big.WriteString(`,"id":true},{"id":"ok2","score":"x"}]`)
 	var cs []course
 	dropped, err := Decode([]byte(big.String()), &cs)
 	require.NoError(t, err)
@@ -307,4 +307,14 @@ func TestDecodeListShapes(t *testing.T) {
 		_, err := DecodeList([]byte(bad), &items, &total)
 		assert.Error(t, err, bad)
 	}
+}
+
+func TestDecodeKeepsANumberAsAStringsText(t *testing.T) {
+	t.Parallel()
+	var cs []course
+	dropped, err := Decode([]byte(`[{"id":42,"score":3},{"id":-1.5e3},{"id":"c3"}]`), &cs)
+	require.NoError(t, err)
+	assert.Empty(t, dropped)
+	assert.Equal(t, []string{"42", "-1.5e3", "c3"}, []string{cs[0].ID, cs[1].ID, cs[2].ID})
+	assert.Equal(t, 3, cs[0].Score)
 }

@@ -74,7 +74,7 @@ func (s *callState) retry(ctx context.Context, resp *http.Response, err error) (
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return false, ctxErr
 	}
-	idempotent := isIdempotent(s.req.Method)
+	idempotent := isIdempotent(s.req.Method) && !s.req.Once
 	if err != nil {
 		if isDialError(err) {
 			// Nothing reached the server: any method goes again, POST included.

@@ -147,6 +147,9 @@ type Request struct {
 	Retry       *Policy       // nil: the client's
 	Bulk        bool          // draw from the limiter's bulk lane
 	MaxThrottle time.Duration // < 0: wait as long as ctx allows
+	// Once: never sent again once it may have reached the service, whatever
+	// its method (a write that is not safe to repeat).
+	Once bool
 }
 
 // Response is a finished response with its body read, and what it took.

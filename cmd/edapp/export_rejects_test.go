@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/edapptest"
+)
+
+// serveUsers overrides the fake's GET /v2/users with one page holding the
+// given users, as raw JSON: bytes the fake itself would never send.
+func serveUsers(t *testing.T, srv *edapptest.Server, users ...string) {
+	t.Helper()
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		items := users
+		if page, _ := strconv.Atoi(r.URL.Query().Get("page")); page > 1 {
+			items = nil
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"totalCount":` + strconv.Itoa(len(users)) + `,"items":[` + strings.Join(items, ",") + `]}`))
+	})
+	if err := srv.Handle("GET /v2/users", h); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExportDBStoresInvalidUTF8AndLongValues: bytes that are not UTF-8, in
+// a known field and in one the SDK keeps raw, are stored as U+FFFD on both
+// databases, and a secondary indexed value of 5,000 bytes is stored whole:
+// PostgreSQL refused both rows, on every run.
+func TestExportDBStoresInvalidUTF8AndLongValues(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, _ := exportFixture(t, 0)
+		long := strings.Repeat("x", 5000)
+		serveUsers(t, srv, `{"id":"u-latin","name":"latin","firstName":"Ren`+"\xe9"+`","nickname":"caf`+"\xe9\xe9"+`"}`,
+			`{"id":"u-long","name":"long","externalId":"`+long+`"}`)
+		r := runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users")
+		wantCode(t, r, exitOK)
+		db, dialect := openTestDB(t, url)
+		var first, raw, external string
+		if err := db.QueryRow(dbschema.Rebind(dialect, `SELECT first_name, raw FROM users WHERE id = ?`), "u-latin").Scan(&first, &raw); err != nil {
+			t.Fatal(err)
+		}
+		var kept map[string]any
+		err := json.Unmarshal([]byte(raw), &kept)
+		if err != nil || first != "Ren\uFFFD" || !utf8.ValidString(raw) || !strings.Contains(raw, "caf\uFFFD\uFFFD") {
+			t.Errorf("first_name %q, raw %s (%v): want each bad byte as U+FFFD", first, raw, err)
+		}
+		if err := db.QueryRow(dbschema.Rebind(dialect, `SELECT external_id FROM users WHERE id = ?`), "u-long").Scan(&external); err != nil || external != long {
+			t.Errorf("external_id of %d bytes, %v; want %d", len(external), err, len(long))
+		}
+	})
+}
+
+// rejectRow is a row of the rejects table.
+type rejectRow struct{ source, kind, identity, reason string }
+
+func readRejects(t *testing.T, db *sql.DB) []rejectRow {
+	t.Helper()
+	rows, err := db.Query(`SELECT source, kind, COALESCE(identity, ''), reason FROM rejects ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []rejectRow
+	for rows.Next() {
+		var r rejectRow
+		if err := rows.Scan(&r.source, &r.kind, &r.identity, &r.reason); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestExportDBRejectsRecordsWithoutUsableIdentity: ids sent as numbers
+// keep their text; a record whose id is missing, empty or neither a
+// string nor a number, or whose key is over dbschema.MaxKeyBytes, goes to
+// rejects, never under the key ”. The run exits 3 and --stats counts them.
+func TestExportDBRejectsRecordsWithoutUsableIdentity(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, _ := exportFixture(t, 0)
+		longID, longField := strings.Repeat("i", dbschema.MaxKeyBytes+1), strings.Repeat("f", dbschema.MaxKeyBytes+1)
+		serveUsers(t, srv, `{"id":42,"name":"n42"}`, `{"id":43,"name":"n43"}`, `{"name":"no id"}`, `{"id":"","name":"empty"}`,
+			`{"id":true,"name":"bool"}`, `{"id":"`+longID+`","name":"long"}`, `{"id":"ok","name":"ok","customFields":{"`+longField+`":"v","site":"Perth"}}`)
+		stats := t.TempDir() + "/stats.json"
+		r := runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users", "--stats", stats)
+		wantCode(t, r, exitRejected)
+		db, _ := openTestDB(t, url)
+		if got := rowIDs(t, db, `SELECT id FROM users ORDER BY id`); strings.Join(got, ",") != "42,43,ok" {
+			t.Errorf("users %q, want 42, 43 and ok", got)
+		}
+		if got := rowIDs(t, db, `SELECT name FROM user_custom_fields`); strings.Join(got, ",") != "site" {
+			t.Errorf("custom fields %q, want site only", got)
+		}
+		rejects := readRejects(t, db)
+		var kinds []string
+		for _, rj := range rejects {
+			kinds = append(kinds, rj.kind)
+		}
+		if strings.Join(kinds, ",") != "users,users,users,users,user_custom_fields" || rejects[3].identity != longID {
+			t.Errorf("rejects %+v", rejects)
+		}
+		b, err := os.ReadFile(stats)
+		var got struct{ Rejected map[string]int }
+		if err != nil || json.Unmarshal(b, &got) != nil || got.Rejected["users"] != 5 {
+			t.Errorf("--stats: %s (%v), want 5 rejected users", b, err)
+		}
+		if !strings.Contains(r.stdout, "5 rejected") || !strings.Contains(r.stderr, "rejected record(s)") {
+			t.Errorf("stdout %q, stderr %q", r.stdout, r.stderr)
+		}
+	})
+}
+
+func rowIDs(t *testing.T, db *sql.DB, q string) []string {
+	t.Helper()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// refuseNames makes the database refuse, with a data error, a row of
+// table whose column starts with "bad": a CHECK constraint on PostgreSQL
+// (SQLSTATE 23514), a trigger on SQLite (SQLITE_CONSTRAINT_TRIGGER).
+func refuseNames(t *testing.T, db *sql.DB, dialect dbschema.Dialect, table, column string) {
+	t.Helper()
+	q := `ALTER TABLE ` + table + ` ADD CONSTRAINT no_bad CHECK (` + column + ` NOT LIKE 'bad%')`
+	if dialect == dbschema.SQLite {
+		q = `CREATE TRIGGER no_bad BEFORE INSERT ON ` + table + ` WHEN NEW.` + column + ` LIKE 'bad%' BEGIN SELECT RAISE(ABORT, 'bad row'); END`
+	}
+	if _, err := db.Exec(q); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExportDBRejectsRowsTheDatabaseRefuses: a batch the database refuses
+// for one row is written again row by row under savepoints: the other
+// rows of the batch are written, the refused ones go to rejects, and the
+// run exits 3.
+func TestExportDBRejectsRowsTheDatabaseRefuses(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, _ := exportFixture(t, 20)
+		var bad []string
+		for _, name := range []string{"bad1", "bad2"} {
+			id, err := srv.AddUser(edapptest.UserSpec{Username: name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad = append(bad, id)
+		}
+		db, dialect := migratedTestDB(t, url)
+		refuseNames(t, db, dialect, "users", "name")
+		r := runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users")
+		wantCode(t, r, exitRejected)
+		if got, want := dbCounts(t, db, []string{"users"})["users"], fakeCounts(t, srv)["users"]-2; got != want {
+			t.Errorf("%d users, want the fake's %d but the 2 refused", got, want)
+		}
+		rejects := readRejects(t, db)
+		if len(rejects) != 2 || rejects[0].identity+","+rejects[1].identity != strings.Join(bad, ",") ||
+			rejects[0].source != "edapp" || rejects[0].kind != "users" || !strings.Contains(rejects[0].reason, "bad") &&
+			!strings.Contains(rejects[0].reason, "no_bad") {
+			t.Errorf("rejects %+v, want the users %v", rejects, bad)
+		}
+	})
+}
+
+// TestExportDBRecreatesADroppedTable: a table dropped by hand is recreated
+// when the export opens the database, though the schema version says it
+// exists; the mirrored kind refills it and the incremental kind's cursor
+// starts over, so both hold everything again.
+func TestExportDBRecreatesADroppedTable(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, _ := exportFixture(t, 5)
+		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users,attempts"), exitOK)
+		db, _ := openTestDB(t, url)
+		for _, tb := range []string{"users", "attempts"} {
+			if _, err := db.Exec(`DROP TABLE ` + tb); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users,attempts"), exitOK)
+		got, want := dbCounts(t, db, []string{"users", "attempts"}), fakeCounts(t, srv)
+		for _, tb := range []string{"users", "attempts"} {
+			if got[tb] != want[tb] || got[tb] == 0 {
+				t.Errorf("%s: %d rows after the drop, the fake holds %d", tb, got[tb], want[tb])
+			}
+		}
+	})
+}

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/cmd/edapp/internal/fakeserve"
+	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/usersync"
+	"github.com/spf13/cobra"
+)
+
+// withPageSize makes the export ask for n records a request.
+func withPageSize(f *factory, n int) {
+	run := f.RunExport
+	f.RunExport = func(ctx context.Context, c *edapp.Client, o export.Options, dests ...export.Destination) (*export.Summary, error) {
+		o.PageSize = n
+		return run(ctx, c, o, dests...)
+	}
+}
+
+// withPartSize makes the export's files hold n records a part.
+func withPartSize(f *factory, n int) {
+	open := f.OpenFiles
+	f.OpenFiles = func(dir, format string, fresh bool, opts ...export.FilesOption) (*export.Files, error) {
+		return open(dir, format, fresh, append(opts, export.WithPartSize(n))...)
+	}
+}
+
+// withLockWait makes the export wait d for a database another holds.
+func withLockWait(f *factory, d time.Duration) {
+	open := f.OpenDatabase
+	f.OpenDatabase = func(ctx context.Context, db *sql.DB, dl export.Dialect, opts ...export.DatabaseOption) (*export.Database, error) {
+		return open(ctx, db, dl, append(opts, export.WithLockWait(d))...)
+	}
+}
+
+// onRecords calls hook after each record the export fetches, with the
+// kind's running count.
+func onRecords(f *factory, hook func(kind string, n int)) {
+	run := f.RunExport
+	f.RunExport = func(ctx context.Context, c *edapp.Client, o export.Options, dests ...export.Destination) (*export.Summary, error) {
+		o.Progress = hookedProgress{o.Progress, hook}
+		return run(ctx, c, o, dests...)
+	}
+}
+
+// withClientOptions puts opts after the client's options from the flags.
+func withClientOptions(f *factory, opts ...edapp.Option) {
+	newClient := f.NewClient
+	f.NewClient = func(token string, o ...edapp.Option) (*edapp.Client, error) {
+		return newClient(token, append(o, opts...)...)
+	}
+}
+
+type hookedProgress struct {
+	export.Progress
+	hook func(kind string, n int)
+}
+
+func (p hookedProgress) Track(kind string) export.Tracker {
+	return &hookedTracker{Tracker: p.Progress.Track(kind), kind: kind, hook: p.hook}
+}
+
+type hookedTracker struct {
+	export.Tracker
+	kind string
+	n    int
+	hook func(kind string, n int)
+}
+
+func (t *hookedTracker) Add(n int, waited time.Duration) {
+	t.Tracker.Add(n, waited)
+	if n > 0 {
+		t.n += n
+		t.hook(t.kind, t.n)
+	}
+}
+
+// newTestFactory is a factory with empty streams and the environment e.
+func newTestFactory(e env) *factory {
+	return newFactory(&app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, env: e.get})
+}
+
+// execute runs cmd alone with args.
+func execute(cmd *cobra.Command, args ...string) error {
+	cmd.SetArgs(args)
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	return cmd.Execute()
+}
+
+// wantUsage fails unless err is a usage error.
+func wantUsage(t *testing.T, err error, args []string) {
+	t.Helper()
+	var u usageError
+	if !errors.As(err, &u) {
+		t.Errorf("%q: error %v, want a usage error", args, err)
+	}
+}
+
+func TestNewCmdExportFlags(t *testing.T) {
+	t.Parallel()
+	f := newTestFactory(env{"EDAPP_EXPORT_DB": "sqlite:env.db"})
+	var got *exportOptions
+	runF := func(o *exportOptions) error { got = o; return nil }
+	err := execute(newCmdExport(f, runF), "--kinds", "users,courses", "--concurrency", "8", "--open-window", "0", "--since", "2026-01-31", "--max-age", "1h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := export.Options{Kinds: []string{"users", "courses"}, Concurrency: 8, OpenWindow: -1, MaxAge: time.Hour,
+		Since: time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC)}
+	if got.flags.db != "sqlite:env.db" || !reflect.DeepEqual(got.engine, want) {
+		t.Errorf("parsed to db %q and %+v, want sqlite:env.db and %+v", got.flags.db, got.engine, want)
+	}
+	if err := execute(newCmdExport(f, runF), "--db", "sqlite:flag.db"); err != nil || got.flags.db != "sqlite:flag.db" {
+		t.Errorf("--db beats EDAPP_EXPORT_DB: %v, %q", err, got.flags.db)
+	}
+	for _, args := range [][]string{
+		{"--concurrency", "0"}, {"--out", "d", "--format", "xml"}, {"--format", "csv"}, {"--kinds", "nope"},
+		{"--kinds", "lesson_progress"}, {"--open-window", "-1s"}, {"--max-age", "-1h"}, {"--since", "soon"},
+	} {
+		got = nil
+		wantUsage(t, execute(newCmdExport(f, runF), args...), args)
+		if got != nil {
+			t.Errorf("%q reached the run", args)
+		}
+	}
+	got = nil
+	wantUsage(t, execute(newCmdExport(newTestFactory(env{}), runF)), nil)
+	if got != nil {
+		t.Error("an export without --db, --out or EDAPP_EXPORT_DB reached the run")
+	}
+}
+
+func TestNewCmdUsersSyncFlags(t *testing.T) {
+	t.Parallel()
+	f := newTestFactory(env{})
+	var got *syncOptions
+	runF := func(o *syncOptions) error { got = o; return nil }
+	if err := execute(newCmdUsersSync(f, runF), "--csv", "users.csv"); err != nil {
+		t.Fatal(err)
+	}
+	if got.file != "users.csv" || got.apply || got.engine != (usersync.Options{MaxDeletes: usersync.DefaultMaxDeletes}) {
+		t.Errorf("parsed to %+v", got)
+	}
+	if err := execute(newCmdUsersSync(f, runF), "--csv", "-", "--apply", "--delete-missing", "--max-deletes", "0"); err != nil {
+		t.Fatal(err)
+	}
+	if !got.apply || got.engine != (usersync.Options{DeleteMissing: true, MaxDeletes: 0}) {
+		t.Errorf("parsed to %+v", got)
+	}
+	for _, args := range [][]string{
+		{}, {"--csv", "u.csv", "--max-deletes", "3"}, {"--csv", "u.csv", "--delete-missing", "--max-deletes", "-1"},
+	} {
+		got = nil
+		wantUsage(t, execute(newCmdUsersSync(f, runF), args...), args)
+		if got != nil {
+			t.Errorf("%q reached the run", args)
+		}
+	}
+}
+
+func TestNewCmdWebhooksCreateFlags(t *testing.T) {
+	t.Parallel()
+	f := newTestFactory(env{})
+	var got *webhooksCreateOptions
+	runF := func(o *webhooksCreateOptions) error { got = o; return nil }
+	err := execute(newCmdWebhooksCreate(f, runF), "--event", "LessonCompletedEvent", "--url", "https://example.com/hook",
+		"--header", "X-Secret=a=b", "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.event != edapp.EventLessonCompleted || !reflect.DeepEqual(got.headers, map[string]string{"X-Secret": "a=b"}) {
+		t.Errorf("parsed to %q %v", got.event, got.headers)
+	}
+	for _, args := range [][]string{
+		{"--url", "https://example.com/hook"}, {"--event", "Nope", "--url", "https://example.com/hook"},
+		{"--event", "LessonCompletedEvent", "--url", "/relative"}, {"--event", "LessonCompletedEvent", "--url", "https://x/", "--header", "novalue"},
+		{"--event", "LessonCompletedEvent", "--url", "https://x/", "-o", "xml"},
+	} {
+		got = nil
+		wantUsage(t, execute(newCmdWebhooksCreate(f, runF), args...), args)
+		if got != nil {
+			t.Errorf("%q reached the run", args)
+		}
+	}
+}
+
+func TestNewCmdWebhooksSendTestFlags(t *testing.T) {
+	t.Parallel()
+	var got *sendTestOptions
+	runF := func(o *sendTestOptions) error { got = o; return nil }
+	err := execute(newCmdWebhooksSendTest(newTestFactory(env{}), runF), "--event", "CourseCompletedEvent", "--url", "http://127.0.0.1:1/", "--timeout", "3s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.event != edapp.EventCourseCompleted || got.timeout != 3*time.Second || got.hook.url != "http://127.0.0.1:1/" {
+		t.Errorf("parsed to %+v", got)
+	}
+}
+
+func TestNewCmdFakeFlags(t *testing.T) {
+	t.Parallel()
+	f := newTestFactory(env{})
+	var got *fakeserve.Flags
+	runF := func(o *fakeserve.Flags) error { got = o; return nil }
+	if err := execute(newCmdFake(f, runF), "--seed", "--users", "5", "--attempts", "9", "--budget", "30/10s", "--addr", "127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Seed || got.Account.Users != 5 || got.Account.Attempts != 9 || got.Budget.Limit != 30 || got.Addr != "127.0.0.1:0" {
+		t.Errorf("parsed to %+v", got)
+	}
+	for _, args := range [][]string{{"--latency", "-1s"}, {"--redeliver", "-1"}, {"--groups", "-2"}} {
+		got = nil
+		wantUsage(t, execute(newCmdFake(f, runF), args...), args)
+		if got != nil {
+			t.Errorf("%q reached the run", args)
+		}
+	}
+}
+
+// TestPastTense: every kind of action has its word.
+func TestPastTense(t *testing.T) {
+	t.Parallel()
+	for _, k := range []usersync.Kind{usersync.Create, usersync.Update, usersync.Delete} {
+		if w := pastTense[k]; !strings.HasSuffix(w, "d") || !strings.HasPrefix(w, string(k)[:5]) {
+			t.Errorf("%s: %q", k, w)
+		}
+	}
+}
+
+func TestNewCmdWebhooksListAndDeleteFlags(t *testing.T) {
+	t.Parallel()
+	f := newTestFactory(env{})
+	var view *webhookView
+	listF := func(v *webhookView) error { view = v; return nil }
+	if err := execute(newCmdWebhooksList(f, listF), "--show-secrets", "-o", "table"); err != nil {
+		t.Fatal(err)
+	}
+	if !view.showSecrets || view.out.format != "table" {
+		t.Errorf("parsed to %+v", view)
+	}
+	view = nil
+	wantUsage(t, execute(newCmdWebhooksList(f, listF), "-o", "xml"), []string{"-o", "xml"})
+	if view != nil {
+		t.Error("-o xml reached the run")
+	}
+
+	var ids []string
+	deleteF := func(got []string) error { ids = got; return nil }
+	if err := execute(newCmdWebhooksDelete(f, deleteF), "7", "9"); err != nil || !reflect.DeepEqual(ids, []string{"7", "9"}) {
+		t.Errorf("delete 7 9: %v, %q", err, ids)
+	}
+	ids = nil
+	wantUsage(t, execute(newCmdWebhooksDelete(f, deleteF)), nil)
+	if ids != nil {
+		t.Error("delete without ids reached the run")
+	}
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/edapp-go/edapp/cmd/edapp/internal/fakeserve"
+	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/safetyculture/sctest"
+	"github.com/spf13/cobra"
+)
+
+// safetyCultureFlags are `edapp fake`'s flags for the SafetyCulture side.
+type safetyCultureFlags struct {
+	enabled, noAnomalies bool
+}
+
+func (sc *safetyCultureFlags) register(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&sc.enabled, "safetyculture", false,
+		"also serve SafetyCulture's Training API on the same port: the migrated copy of the EdApp account, with planted differences")
+	cmd.Flags().BoolVar(&sc.noAnomalies, "no-anomalies", false, "with --safetyculture: a faithful copy, without the planted differences")
+}
+
+func (sc *safetyCultureFlags) check() error {
+	if sc.noAnomalies && !sc.enabled {
+		return usagef("--no-anomalies needs --safetyculture")
+	}
+	return nil
+}
+
+// also returns what serves SafetyCulture's side beside the EdApp fake, or
+// nothing without --safetyculture.
+func (sc *safetyCultureFlags) also() []fakeserve.Also {
+	if !sc.enabled {
+		return nil
+	}
+	return []fakeserve.Also{sc.serve}
+}
+
+// serve builds the migrated copy of the loaded EdApp fake in SafetyCulture
+// and returns the handler answering both services on one port, and the
+// lines SAFETYCULTURE_BASE_URL and SAFETYCULTURE_API_TOKEN (the same token).
+func (sc *safetyCultureFlags) serve(edappFake *edapptest.Server, h http.Handler, stderr io.Writer) (http.Handler, []string, error) {
+	scFake, err := sctest.NewServer(sctest.WithToken(edappFake.Token))
+	if err != nil {
+		return nil, nil, err
+	}
+	var opts []sctest.MigrationOption
+	if sc.noAnomalies {
+		opts = append(opts, sctest.NoAnomalies())
+	}
+	m, err := scFake.SeedMigration(edappFake, opts...)
+	if err != nil {
+		scFake.Close()
+		return nil, nil, err
+	}
+	fmt.Fprintf(stderr, "SafetyCulture: %d users, %d completions carried, %d missing, %d after the move\n",
+		len(m.Users), len(m.Carried), len(m.Planted.MissingCompletions), len(m.After.Completed))
+	return scFake.HandlerWith(h), []string{"SAFETYCULTURE_BASE_URL=", "SAFETYCULTURE_API_TOKEN=" + edappFake.Token}, nil
+}

@@ -1,0 +1,211 @@
+// Package dbschema is the one versioned schema of the databases the edapp
+// command writes: the export's tables, the webhook inbox's and the records
+// either refused. The export, the inbox and the command share it, so any
+// of them can open a database another created or migrated.
+//
+// Each table's columns are typed literals with their meaning (the data
+// dictionary); the history is a list of migrations made of typed steps
+// (CreateTable, AddColumn, RebuildTable, CreateIndex, DropIndex), each
+// rendered per dialect, and the latest shape is their fold (Tables).
+// ParseURL reads a database URL and keeps its password out of every
+// message.
+//
+// It depends on database/sql only; the caller opens the database with a
+// driver of its choice.
+package dbschema
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Dialect is the SQL dialect of a database.
+type Dialect int
+
+const (
+	// SQLite is SQLite 3, through modernc.org/sqlite.
+	SQLite Dialect = iota + 1
+	// Postgres is PostgreSQL, through pgx's database/sql driver.
+	Postgres
+)
+
+func (d Dialect) String() string {
+	switch d {
+	case SQLite:
+		return "sqlite"
+	case Postgres:
+		return "postgres"
+	}
+	return fmt.Sprintf("Dialect(%d)", int(d))
+}
+
+// ErrTooNew is returned by Migrate for a database whose schema version is
+// newer than this program knows: an older program must not write to it.
+var ErrTooNew = errors.New("database schema is newer than this program knows")
+
+// advisoryKey is the PostgreSQL advisory lock that serializes migrations
+// ("edapp-sc" in ASCII).
+const advisoryKey = 0x6564617070_2d7363
+
+// Migrate creates the schema, or brings an older one forward: it applies
+// each missing migration in its own transaction and records it in
+// edapp_schema. It refuses (ErrTooNew) a database with a newer version.
+// Concurrent calls are safe: PostgreSQL takes an advisory lock, SQLite a
+// write lock (BEGIN IMMEDIATE) for each step.
+func Migrate(ctx context.Context, db *sql.DB, d Dialect) error {
+	_, err := MigrateRecreating(ctx, db, d)
+	return err
+}
+
+// MigrateRecreating is Migrate, which then recreates, empty, each table of
+// the schema the database lacks (one dropped by hand: the schema version
+// still says it exists), and returns their names. A mirrored kind's next
+// run refills its table; an incremental kind's cursor must restart.
+func MigrateRecreating(ctx context.Context, db *sql.DB, d Dialect) (recreated []string, err error) {
+	if d != SQLite && d != Postgres {
+		return nil, fmt.Errorf("dbschema: unknown dialect %v", d)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if d == Postgres {
+		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, int64(advisoryKey)); err != nil {
+			return nil, fmt.Errorf("dbschema: lock: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, int64(advisoryKey))
+	}
+	for _, m := range migrations {
+		done, err := step(ctx, conn, d, m)
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			break
+		}
+	}
+	return recreateMissing(ctx, conn, d)
+}
+
+// recreateMissing creates the tables of the latest schema that conn's
+// database lacks, in one transaction holding the write lock.
+func recreateMissing(ctx context.Context, conn *sql.Conn, d Dialect) (recreated []string, err error) {
+	commit, rollback, err := begin(ctx, conn, d)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			rollback()
+		}
+	}()
+	have, err := tableNames(ctx, conn, d)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range Tables() {
+		if have[t.Name] {
+			continue
+		}
+		for _, s := range (CreateTable{t}).SQL(d) {
+			if _, err := conn.ExecContext(ctx, s); err != nil {
+				return nil, fmt.Errorf("dbschema: recreate %s: %w", t.Name, err)
+			}
+		}
+		recreated = append(recreated, t.Name)
+	}
+	return recreated, commit()
+}
+
+// tableNames is the set of the database's tables.
+func tableNames(ctx context.Context, conn *sql.Conn, d Dialect) (map[string]bool, error) {
+	q := `SELECT name FROM sqlite_master WHERE type = 'table'`
+	if d == Postgres {
+		q = `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`
+	}
+	rows, err := conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("dbschema: list tables: %w", err)
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		have[name] = true
+	}
+	return have, rows.Err()
+}
+
+// step applies m unless the database already has it. done reports that
+// the database is at the latest version (nothing after m to apply).
+func step(ctx context.Context, conn *sql.Conn, d Dialect, m Migration) (done bool, err error) {
+	commit, rollback, err := begin(ctx, conn, d)
+	if err != nil {
+		return false, err
+	}
+	defer func() {
+		if err != nil {
+			rollback()
+		}
+	}()
+	v, err := version(ctx, conn, d)
+	if err != nil {
+		return false, err
+	}
+	if v > Latest() {
+		return false, fmt.Errorf("dbschema: version %d, this program knows up to %d: %w", v, Latest(), ErrTooNew)
+	}
+	if v >= m.Version {
+		return v == Latest(), commit()
+	}
+	for _, s := range m.SQL(d) {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			return false, fmt.Errorf("dbschema: migration %d (%s): %w", m.Version, m.Name, err)
+		}
+	}
+	now := time.Now().UTC().Format(TimeLayout)
+	if _, err := conn.ExecContext(ctx, Rebind(d, `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, ?, ?)`), m.Version, m.Name, now); err != nil {
+		return false, fmt.Errorf("dbschema: record migration %d: %w", m.Version, err)
+	}
+	return false, commit()
+}
+
+// begin starts a transaction on conn that holds the write lock at once.
+// It runs BEGIN itself, since database/sql cannot ask SQLite for an
+// immediate transaction.
+func begin(ctx context.Context, conn *sql.Conn, d Dialect) (commit func() error, rollback func(), err error) {
+	stmt := "BEGIN"
+	if d == SQLite {
+		stmt = "BEGIN IMMEDIATE"
+	}
+	if _, err := conn.ExecContext(ctx, stmt); err != nil {
+		return nil, nil, fmt.Errorf("dbschema: begin: %w", err)
+	}
+	commit = func() error {
+		_, err := conn.ExecContext(ctx, "COMMIT")
+		return err
+	}
+	rollback = func() { conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") }
+	return commit, rollback, nil
+}
+
+// version creates edapp_schema if it is missing and returns the highest
+// version it records (0 for a new database).
+func version(ctx context.Context, conn *sql.Conn, d Dialect) (int, error) {
+	create := `CREATE TABLE IF NOT EXISTS edapp_schema (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at ` + Time.SQL(d) + ` NOT NULL)`
+	if _, err := conn.ExecContext(ctx, create); err != nil {
+		return 0, fmt.Errorf("dbschema: %w", err)
+	}
+	var v sql.NullInt64
+	if err := conn.QueryRowContext(ctx, `SELECT MAX(version) FROM edapp_schema`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("dbschema: read version: %w", err)
+	}
+	return int(v.Int64), nil
+}

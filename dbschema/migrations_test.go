@@ -1,0 +1,134 @@
+package dbschema
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of the migrations")
+
+// goldenName is the file holding migration m's SQL in d.
+func goldenName(m Migration, d Dialect) string {
+	return filepath.Join("testdata", "migrations", fmt.Sprintf("%04d_%s.%s.sql", m.Version, strings.ReplaceAll(m.Name, " ", "_"), d))
+}
+
+// goldenText is how a golden file holds statements.
+func goldenText(stmts []string) string {
+	if len(stmts) == 0 {
+		return "-- nothing to do in this dialect\n"
+	}
+	return strings.Join(stmts, ";\n\n") + ";\n"
+}
+
+// TestMigrationSQLMatchesGoldenFiles freezes the released migrations: each
+// version renders, per dialect, exactly the SQL of its golden file.
+// go test -run TestMigrationSQLMatchesGoldenFiles ./dbschema/ -update
+// writes the files of a new migration.
+func TestMigrationSQLMatchesGoldenFiles(t *testing.T) {
+	t.Parallel()
+	var want []string
+	for _, m := range Migrations() {
+		for _, d := range []Dialect{SQLite, Postgres} {
+			name, got := goldenName(m, d), goldenText(m.SQL(d))
+			want = append(want, filepath.Base(name))
+			if *update {
+				if err := os.WriteFile(name, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			b, err := os.ReadFile(name)
+			if err != nil {
+				t.Errorf("migration %d: %v (run with -update for a new migration)", m.Version, err)
+				continue
+			}
+			if string(b) != got {
+				t.Errorf("migration %d on %s renders other SQL than %s: a released migration never changes", m.Version, d, name)
+			}
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "migrations", "*.sql"))
+	for _, f := range files {
+		if !slices.Contains(want, filepath.Base(f)) {
+			t.Errorf("%s belongs to no migration", f)
+		}
+	}
+}
+
+func TestMigrationsVersionsAreConsecutive(t *testing.T) {
+	t.Parallel()
+	for i, m := range Migrations() {
+		if m.Version != i+1 || m.Name == "" || len(m.Steps) == 0 {
+			t.Errorf("migration %d: version %d, name %q, %d steps", i+1, m.Version, m.Name, len(m.Steps))
+		}
+	}
+	if Latest() != len(migrations) {
+		t.Errorf("Latest() = %d", Latest())
+	}
+}
+
+// TestTablesDescribeEveryColumn checks the data dictionary: every table
+// and column has a one-line description, a type and an origin.
+func TestTablesDescribeEveryColumn(t *testing.T) {
+	t.Parallel()
+	for _, tb := range Tables() {
+		if tb.Description == "" || strings.Contains(tb.Description, "\n") {
+			t.Errorf("%s: description %q", tb.Name, tb.Description)
+		}
+		for _, c := range tb.Columns {
+			if c.Description == "" || strings.Contains(c.Description, "\n") || c.Type.String() == "" || c.Origin == 0 {
+				t.Errorf("%s.%s: %+v", tb.Name, c.Name, c)
+			}
+			if c.Field != "" && snake(c.Field) != c.Name && tb.Name != "events" {
+				t.Errorf("%s.%s holds field %s", tb.Name, c.Name, c.Field)
+			}
+		}
+	}
+}
+
+// snake is a JSON field name in snake_case, as the export names columns.
+func snake(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func TestLookup(t *testing.T) {
+	t.Parallel()
+	users, ok := Lookup("users")
+	if !ok || !slices.Equal(users.Key, []string{"id"}) || users.Fields()[0] != "id" {
+		t.Fatalf("Lookup(users) = %+v, %v", users, ok)
+	}
+	users.Columns[0].Name = "changed"
+	if again, _ := Lookup("users"); again.Columns[0].Name != "id" {
+		t.Error("Lookup returns the package's own slices")
+	}
+	if _, ok := Lookup("nope"); ok {
+		t.Error("Lookup(nope) found a table")
+	}
+}
+
+// TestTextIndexesAreHash: on PostgreSQL, every index on one text column is
+// a hash index, which takes a value of any length.
+func TestTextIndexesAreHash(t *testing.T) {
+	t.Parallel()
+	for _, tb := range Tables() {
+		for _, idx := range tb.Indexes {
+			c, _ := tb.Column(idx.Columns[0])
+			if len(idx.Columns) == 1 && c.Type == Text && !idx.Hash {
+				t.Errorf("%s: the index on %s is a B-tree on PostgreSQL", tb.Name, c.Name)
+			}
+		}
+	}
+}

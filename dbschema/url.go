@@ -1,0 +1,102 @@
+package dbschema
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/edapp-go/edapp/internal/redact"
+)
+
+// Target is a database named by a URL: its dialect, the database/sql
+// driver and data source name to open it with, and the URL with its
+// password replaced by "xxxxx", for messages.
+type Target struct {
+	Dialect  Dialect
+	Driver   string // "sqlite" (modernc.org/sqlite) or "pgx" (github.com/jackc/pgx/v5/stdlib)
+	DSN      string // holds the password: never print it
+	Redacted string
+	password string
+}
+
+// String is the redacted URL.
+func (t Target) String() string { return t.Redacted }
+
+// GoString is the redacted URL, so that %#v prints no password either.
+func (t Target) GoString() string { return fmt.Sprintf("dbschema.Target{%q}", t.Redacted) }
+
+// Redact returns msg with the URL's password removed, in any of its
+// encodings: a driver's message may quote the connection string.
+func (t Target) Redact(msg string) string {
+	if t.password == "" {
+		return msg
+	}
+	return redact.Secret(msg, t.password)
+}
+
+// sqlitePragmas are set on every SQLite connection: WAL, so that readers
+// (a BI tool) never block the writer; a busy timeout, so that a writer
+// waits for another rather than failing; synchronous FULL, so that a
+// committed transaction survives a power cut; temporary files in memory,
+// so that the statement journal of an upsert (a few pages, dropped when
+// the statement ends) costs no system call.
+const sqlitePragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_pragma=cache_size(-32768)&_pragma=temp_store(MEMORY)"
+
+// ErrBadURL is wrapped by every error ParseURL returns.
+var ErrBadURL = errors.New("invalid database URL")
+
+// ParseURL reads a database URL: sqlite:PATH, or postgres://... and
+// postgresql://... as libpq reads them. Errors never hold the password.
+func ParseURL(raw string) (Target, error) {
+	scheme, rest, ok := strings.Cut(raw, ":")
+	if !ok {
+		return Target{}, fmt.Errorf("%w: want sqlite:PATH or postgres://USER@HOST/DB", ErrBadURL)
+	}
+	switch strings.ToLower(scheme) {
+	case "sqlite", "sqlite3":
+		return parseSQLite(rest)
+	case "postgres", "postgresql":
+		return parsePostgres(raw)
+	}
+	return Target{}, fmt.Errorf("%w: unknown scheme %q: want sqlite:PATH or postgres://USER@HOST/DB", ErrBadURL, excerpt(scheme))
+}
+
+func parseSQLite(path string) (Target, error) {
+	path = strings.TrimPrefix(path, "//") // sqlite:///abs/path and sqlite://rel
+	if path == "" {
+		return Target{}, fmt.Errorf("%w: sqlite: needs a file path (sqlite:edapp.db)", ErrBadURL)
+	}
+	if strings.ContainsAny(path, "?#\x00") {
+		return Target{}, fmt.Errorf("%w: sqlite path %q: ? and # are not allowed in it", ErrBadURL, excerpt(path))
+	}
+	return Target{Dialect: SQLite, Driver: "sqlite", DSN: path + "?" + sqlitePragmas, Redacted: "sqlite:" + path}, nil
+}
+
+func parsePostgres(raw string) (Target, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		// url's errors quote the whole URL, password and all.
+		return Target{}, fmt.Errorf("%w: cannot parse the postgres URL", ErrBadURL)
+	}
+	if u.Opaque != "" || u.Host == "" && u.Query().Get("host") == "" {
+		return Target{}, fmt.Errorf("%w: want postgres://user:password@host:port/database", ErrBadURL)
+	}
+	pw, _ := u.User.Password()
+	red := *u
+	if q := u.Query(); q.Has("password") {
+		// libpq also takes the password as a parameter.
+		pw = q.Get("password")
+		q.Set("password", "xxxxx")
+		red.RawQuery = q.Encode()
+	}
+	return Target{Dialect: Postgres, Driver: "pgx", DSN: raw, Redacted: red.Redacted(), password: pw}, nil
+}
+
+// excerpt bounds a piece of user input quoted in an error.
+func excerpt(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}

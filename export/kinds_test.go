@@ -1,0 +1,58 @@
+package export
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/edapp-go/edapp/dbschema"
+)
+
+// TestKindsColumnsAreTheirTables checks each kind against the schema,
+// without a database: the kind has a table, its columns are the table's
+// fields in order, one per column but raw and the engine's, and its key,
+// date and open fields are among them.
+func TestKindsColumnsAreTheirTables(t *testing.T) {
+	t.Parallel()
+	for _, k := range Kinds() {
+		tb, ok := dbschema.Lookup(k.Name)
+		if !ok || len(k.Columns) == 0 {
+			t.Errorf("%s: no table in dbschema", k.Name)
+			continue
+		}
+		var want []string
+		for _, c := range tb.Columns {
+			if c.Name != "raw" && c.Origin != dbschema.FromEngine {
+				want = append(want, c.Field)
+				if snake(c.Field) != c.Name {
+					t.Errorf("%s.%s holds field %q", k.Name, c.Name, c.Field)
+				}
+			}
+		}
+		if !slices.Equal(k.Columns, want) {
+			t.Errorf("%s: columns %v, table fields %v", k.Name, k.Columns, want)
+		}
+		for _, f := range append(slices.Clone(k.KeyFields), k.DateField, k.OpenField) {
+			if f != "" && !slices.Contains(k.Columns, f) {
+				t.Errorf("%s: field %s is not a column", k.Name, f)
+			}
+		}
+		x := &Database{tables: map[string]*table{}}
+		if _, err := x.table(&k); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestCustomFieldsTableShape checks the columns upsertCustomFields fills,
+// in the order it fills them.
+func TestCustomFieldsTableShape(t *testing.T) {
+	t.Parallel()
+	var names []string
+	for _, c := range customFieldsTable.Columns {
+		names = append(names, c.Name)
+	}
+	if want := []string{"user_id", "name", "value", "edapp_run"}; !slices.Equal(names, want) ||
+		!slices.Equal(customFieldsTable.Key, want[:2]) {
+		t.Errorf("user_custom_fields: columns %v, key %v", names, customFieldsTable.Key)
+	}
+}

@@ -1,0 +1,287 @@
+package safetyculture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/internal/bridge"
+)
+
+// ErrForeignNextPage is a feed page whose next_page names another host
+// than the client's base URL: following it would send the token there, so
+// the walk ends with this error instead.
+var ErrForeignNextPage = errors.New("safetyculture: next_page names another host")
+
+// ErrRepeatedCursor is a feed whose next_page names a page the walk has
+// already read: following it would never end.
+var ErrRepeatedCursor = errors.New("safetyculture: next_page repeats a page already read")
+
+// ErrBadNextPage is a feed page whose metadata.next_page is not a string
+// or null: where the feed goes on is unknown, so the walk ends with this
+// error rather than end short.
+var ErrBadNextPage = errors.New("safetyculture: unreadable next_page")
+
+// ErrEmptyPages is a feed that kept answering empty pages with a
+// next_page, maxEmptyPages times in a row.
+var ErrEmptyPages = errors.New("safetyculture: the feed answered too many empty pages in a row")
+
+// maxEmptyPages bounds the empty pages a walk follows in a row.
+const maxEmptyPages = 100
+
+// FeedOptions ask for one page of a data feed. The first page is asked
+// with the filters; each later one by NextPage alone, the next_page a page
+// returned, followed exactly as given (the filters are in it), so a job
+// that stored NextPage resumes where it stopped. Fields that a feed does
+// not take are not sent to it.
+type FeedOptions struct {
+	// NextPage is a page's next_page; when set, nothing else is sent.
+	NextPage string
+	// Limit is the rows per page (the service's maximum for course
+	// progress is 1000); 0: the service's default.
+	Limit int
+
+	// Course progress: CompletionStatus (default: the service's, which is
+	// completed only), CourseID, UserID and ModifiedAfter (third-party
+	// sources say the feed takes them; unverified).
+	CompletionStatus CompletionStatus
+	CourseID         string
+	UserID           string
+	ModifiedAfter    time.Time
+
+	// Users: IncludeInactive also lists deactivated users.
+	IncludeInactive bool
+	// Sites: IncludeDeleted lists deleted sites too; ShowOnlyLeafNodes,
+	// when set, says whether only the sites without children are listed.
+	IncludeDeleted    bool
+	ShowOnlyLeafNodes *bool
+}
+
+// CompletionStatus filters the course-progress feed.
+type CompletionStatus string
+
+const (
+	CompletionAll          CompletionStatus = "COMPLETION_STATUS_ALL"
+	CompletionCompleted    CompletionStatus = "COMPLETION_STATUS_COMPLETED"
+	CompletionNotCompleted CompletionStatus = "COMPLETION_STATUS_NON_COMPLETED"
+)
+
+// feedKind says which of FeedOptions' filters a feed takes.
+type feedKind int
+
+const (
+	feedPlain feedKind = iota
+	feedCourseProgress
+	feedUsers
+	feedSites
+)
+
+// values are the first page's query parameters for a feed of kind.
+func (o *FeedOptions) values(kind feedKind) url.Values {
+	v := url.Values{}
+	if o == nil {
+		return v
+	}
+	if o.Limit > 0 {
+		v.Set("limit", strconv.Itoa(o.Limit))
+	}
+	switch kind {
+	case feedCourseProgress:
+		setIf(v, "completion_status", string(o.CompletionStatus))
+		setIf(v, "courseId", o.CourseID)
+		setIf(v, "userId", o.UserID)
+		if !o.ModifiedAfter.IsZero() {
+			v.Set("modifiedAfter", o.ModifiedAfter.UTC().Format(time.RFC3339Nano))
+		}
+	case feedUsers:
+		if o.IncludeInactive {
+			v.Set("include_inactive", "true")
+		}
+	case feedSites:
+		if o.IncludeDeleted {
+			v.Set("include_deleted", "true")
+		}
+		if o.ShowOnlyLeafNodes != nil {
+			v.Set("show_only_leaf_nodes", strconv.FormatBool(*o.ShowOnlyLeafNodes))
+		}
+	}
+	return v
+}
+
+func setIf(v url.Values, key, value string) {
+	if value != "" {
+		v.Set(key, value)
+	}
+}
+
+// FeedPage is one page of a data feed: its rows, and its next_page as the
+// service gave it ("" at the end), to pass back in FeedOptions.NextPage.
+type FeedPage[T any] struct {
+	Items    []T
+	NextPage string
+	Response *edapp.Response
+}
+
+// feedAnswer is a feed page as the service sends it.
+type feedAnswer[T any] struct {
+	Metadata feedMetadata `json:"metadata"`
+	Data     []T          `json:"data"`
+}
+
+type feedMetadata struct {
+	NextPage         *string         `json:"next_page"`
+	RemainingRecords *int64          `json:"remaining_records"`
+	Extra            edapp.RawFields `json:"-"`
+
+	feedMetadataVariants
+}
+
+type feedMetadataVariants struct {
+	AltNextPage *string `json:"nextPage,omitempty" variant:"NextPage"`
+}
+
+// feed is one data feed: its route and the filters it takes.
+type feed struct {
+	route string
+	kind  feedKind
+}
+
+// page fetches one page of f: the first with opts' filters, or the one
+// opts.NextPage names.
+func feedPageOf[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, ropts []edapp.RequestOption) (*FeedPage[T], error) {
+	call := &bridge.Call{Method: http.MethodGet, Route: f.route, Path: f.route, Query: opts.values(f.kind), Options: ropts}
+	if opts != nil && opts.NextPage != "" {
+		path, query, err := c.resolveNextPage(opts.NextPage)
+		if err != nil {
+			return nil, err
+		}
+		call.Path, call.Query = path, bridge.RawQuery(query)
+	}
+	var a feedAnswer[T]
+	call.Out, call.Record = &a, true
+	resp, err := c.send(ctx, call)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range resp.Dropped {
+		if d == "metadata" || strings.HasPrefix(d, "metadata.next") {
+			// Without its next_page the walk would end here, silently short.
+			return nil, fmt.Errorf("%w: GET %s: the page's %s could not be read", ErrBadNextPage, f.route, d)
+		}
+	}
+	p := &FeedPage[T]{Items: a.Data, Response: resp}
+	if a.Metadata.NextPage != nil {
+		p.NextPage = strings.TrimSpace(*a.Metadata.NextPage)
+	}
+	c.pageEvent(ctx, f.route, 0, len(p.Items))
+	return p, nil
+}
+
+// resolveNextPage resolves a next_page against the base URL and returns
+// the path (relative to the base URL) and the query to send, as given. A
+// next_page on another origin is refused; one outside the base URL's path
+// prefix is taken as relative to it.
+func (c *Client) resolveNextPage(next string) (path, rawQuery string, err error) {
+	u, err := url.Parse(next)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: next_page %q is not a URL", edapp.ErrInvalidInput, cut(next, 200))
+	}
+	ref := c.base.ResolveReference(u)
+	if !sameOrigin(ref, c.base) || ref.User != nil {
+		return "", "", fmt.Errorf("%w: %q", ErrForeignNextPage, cut(ref.Redacted(), 200))
+	}
+	path = ref.EscapedPath()
+	if prefix := c.base.EscapedPath(); prefix != "" && strings.HasPrefix(path, prefix+"/") {
+		path = path[len(prefix):]
+	}
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	return path, ref.RawQuery, nil
+}
+
+// sameOrigin compares scheme and host, a default port being no port.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(hostPort(a), hostPort(b))
+}
+
+func hostPort(u *url.URL) string {
+	port := u.Port()
+	if (u.Scheme == "https" && port == "443") || (u.Scheme == "http" && port == "80") {
+		port = ""
+	}
+	if port == "" {
+		return u.Hostname()
+	}
+	return u.Hostname() + ":" + port
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// walkFeed yields every row of f from the first page on (or from
+// opts.NextPage), following next_page as given until it is null or empty.
+// A next_page met twice ends the walk with ErrRepeatedCursor; an error is
+// yielded once and ends the walk.
+func walkFeed[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, ropts []edapp.RequestOption) iter.Seq2[T, error] {
+	perPage := append([]edapp.RequestOption{edapp.WithBulk()}, ropts...)
+	return func(yield func(T, error) bool) {
+		var zero T
+		cur := FeedOptions{}
+		if opts != nil {
+			cur = *opts
+		}
+		seen := map[string]bool{}
+		for empty := 0; ; {
+			if err := ctx.Err(); err != nil {
+				yield(zero, err)
+				return
+			}
+			p, err := feedPageOf[T](ctx, c, f, &cur, perPage)
+			if err != nil {
+				yield(zero, err)
+				return
+			}
+			for _, row := range p.Items {
+				if !yield(row, nil) {
+					return
+				}
+			}
+			if p.NextPage == "" {
+				return
+			}
+			if err := nextCheck(seen, p, &empty); err != nil {
+				yield(zero, err)
+				return
+			}
+			cur = FeedOptions{NextPage: p.NextPage}
+		}
+	}
+}
+
+// nextCheck refuses a next_page already followed, and a run of empty pages.
+func nextCheck[T any](seen map[string]bool, p *FeedPage[T], empty *int) error {
+	if seen[p.NextPage] {
+		return fmt.Errorf("%w: %q", ErrRepeatedCursor, cut(p.NextPage, 200))
+	}
+	seen[p.NextPage] = true
+	if len(p.Items) > 0 {
+		*empty = 0
+		return nil
+	}
+	if *empty++; *empty >= maxEmptyPages {
+		return ErrEmptyPages
+	}
+	return nil
+}

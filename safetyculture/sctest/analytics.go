@@ -1,0 +1,182 @@
+package sctest
+
+import (
+	"math"
+	"net/http"
+	"time"
+)
+
+// The analytics reads' parameters and fields are inferred from the EdApp
+// reads they mirror (nothing public shows them): camelCase, page and
+// pageSize, {totalCount, items}, filters courseId, lessonId and userId,
+// and a time range where the EdApp read has one.
+
+type analyticsFilter struct {
+	courseID, lessonID, userID string
+	from, to                   time.Time
+}
+
+// readAnalyticsFilter reads the id filters (userId also from the path)
+// and, when fromName is not "", the time range (RFC 3339, inclusive).
+func readAnalyticsFilter(w http.ResponseWriter, r *http.Request, fromName, toName string) (analyticsFilter, bool) {
+	q := r.URL.Query()
+	f := analyticsFilter{courseID: q.Get("courseId"), lessonID: q.Get("lessonId"), userID: q.Get("userId")}
+	if id := r.PathValue("userId"); id != "" {
+		f.userID = id
+	}
+	for _, b := range []struct {
+		name string
+		t    *time.Time
+	}{{fromName, &f.from}, {toName, &f.to}} {
+		raw := q.Get(b.name)
+		if b.name == "" || raw == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, raw)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, codeInvalidArgument, b.name+" must be an RFC 3339 time")
+			return f, false
+		}
+		*b.t = t
+	}
+	return f, true
+}
+
+func (f analyticsFilter) match(userID, courseID, lessonID string, at time.Time) bool {
+	switch {
+	case f.userID != "" && f.userID != userID, f.courseID != "" && f.courseID != courseID,
+		f.lessonID != "" && f.lessonID != lessonID:
+		return false
+	case !f.from.IsZero() && at.Before(f.from), !f.to.IsZero() && at.After(f.to):
+		return false
+	}
+	return true
+}
+
+// visible reports whether a row recorded at recorded is published by now.
+func (s *Server) visible(recorded, now time.Time) bool { return !now.Before(recorded.Add(s.cfg.lag)) }
+
+// analyticsRead answers one analytics read: paging, the filter, then
+// rows built under the read lock.
+func (s *Server) analyticsRead(w http.ResponseWriter, r *http.Request, fromName, toName string,
+	rows func(st *store, f analyticsFilter, now time.Time) []any) {
+	page, size, ok := paging(w, r)
+	if !ok {
+		return
+	}
+	f, ok := readAnalyticsFilter(w, r, fromName, toName)
+	if !ok {
+		return
+	}
+	var items []any
+	s.read(func(st *store, now time.Time) { items = rows(st, f, now) })
+	writePage(w, items, page, size)
+}
+
+type wireAttempt struct {
+	ID                string  `json:"id"`
+	UserID            string  `json:"userId"`
+	UserExternalID    string  `json:"userExternalId"`
+	CourseID          string  `json:"courseId"`
+	CourseExternalID  string  `json:"courseExternalId"`
+	LessonID          string  `json:"lessonId"`
+	LessonExternalID  string  `json:"lessonExternalId"`
+	StartedDateTime   *string `json:"startedDateTime"`
+	CompletedDateTime *string `json:"completedDateTime"`
+	Score             float64 `json:"score"`
+	Success           bool    `json:"success"`
+	EarnedStars       int     `json:"earnedStars"`
+}
+
+// lessonAttempts answers .../lessons/attempts; startDateTime and
+// endDateTime bound the start of an attempt.
+func (s *Server) lessonAttempts(w http.ResponseWriter, r *http.Request) {
+	s.analyticsRead(w, r, "startDateTime", "endDateTime", func(st *store, f analyticsFilter, now time.Time) []any {
+		var out []any
+		for _, a := range st.analytics.attempts {
+			if !s.visible(a.recorded, now) || !f.match(a.userID, a.courseID, a.lessonID, a.started) {
+				continue
+			}
+			u, c, l := st.users.get(a.userID), st.courses.get(a.courseID), st.lessons.get(a.lessonID)
+			out = append(out, wireAttempt{ID: a.id, UserID: u.id, UserExternalID: u.externalID, CourseID: c.id,
+				CourseExternalID: c.externalID, LessonID: l.id, LessonExternalID: l.externalID,
+				StartedDateTime: wtp(a.started), CompletedDateTime: wtp(a.completed), Score: a.score,
+				Success: a.success, EarnedStars: int(math.Round(a.score / 100 * 3))})
+		}
+		return out
+	})
+}
+
+type wireProgressEvent struct {
+	UserID           string   `json:"userId"`
+	UserEmail        string   `json:"userEmail"`
+	UserFirstName    string   `json:"userFirstName"`
+	UserLastName     string   `json:"userLastName"`
+	CourseID         string   `json:"courseId"`
+	CourseTitle      string   `json:"courseTitle"`
+	CourseExternalID string   `json:"courseExternalId"`
+	LessonID         string   `json:"lessonId"`
+	LessonTitle      string   `json:"lessonTitle"`
+	LessonExternalID string   `json:"lessonExternalId"`
+	EventName        string   `json:"eventName"`
+	EventDateTime    *string  `json:"eventDateTime"`
+	LessonScore      *float64 `json:"lessonScore"`
+}
+
+// progressEvents answers .../lessons/progress/events and the per-user
+// read; minEventDateTime and maxEventDateTime bound the event's time.
+func (s *Server) progressEvents(w http.ResponseWriter, r *http.Request) {
+	s.analyticsRead(w, r, "minEventDateTime", "maxEventDateTime", func(st *store, f analyticsFilter, now time.Time) []any {
+		var out []any
+		for _, e := range st.analytics.events {
+			if !s.visible(e.recorded, now) || !f.match(e.userID, e.courseID, e.lessonID, e.at) {
+				continue
+			}
+			u, c, l := st.users.get(e.userID), st.courses.get(e.courseID), st.lessons.get(e.lessonID)
+			we := wireProgressEvent{UserID: u.id, UserEmail: u.email, UserFirstName: u.firstName, UserLastName: u.lastName,
+				CourseID: c.id, CourseTitle: c.title, CourseExternalID: c.externalID, LessonID: l.id, LessonTitle: l.title,
+				LessonExternalID: l.externalID, EventName: e.name, EventDateTime: wtp(e.at)}
+			if e.hasScore {
+				score := e.score
+				we.LessonScore = &score
+			}
+			out = append(out, we)
+		}
+		return out
+	})
+}
+
+type wireUserLessonProgress struct {
+	UserID            string   `json:"userId"`
+	CourseID          string   `json:"courseId"`
+	LessonID          string   `json:"lessonId"`
+	LessonTitle       string   `json:"lessonTitle"`
+	Opened            bool     `json:"opened"`
+	OpenedDateTime    *string  `json:"openedDateTime"`
+	Completed         bool     `json:"completed"`
+	CompletedDateTime *string  `json:"completedDateTime"`
+	Score             *float64 `json:"score"`
+	Attempts          int      `json:"attempts"`
+}
+
+// userLessonProgress answers .../users/{userId}/lessons/progress.
+func (s *Server) userLessonProgress(w http.ResponseWriter, r *http.Request) {
+	s.analyticsRead(w, r, "", "", func(st *store, f analyticsFilter, now time.Time) []any {
+		var out []any
+		for _, k := range st.analytics.lpKeys {
+			lp := st.analytics.lessonProgress[k]
+			if !s.visible(lp.recorded, now) || !f.match(k.userID, lp.courseID, k.lessonID, time.Time{}) {
+				continue
+			}
+			wp := wireUserLessonProgress{UserID: k.userID, CourseID: lp.courseID, LessonID: k.lessonID,
+				LessonTitle: st.lessons.get(k.lessonID).title, Opened: !lp.opened.IsZero(), OpenedDateTime: wtp(lp.opened),
+				Completed: !lp.completed.IsZero(), CompletedDateTime: wtp(lp.completed), Attempts: lp.attempts}
+			if lp.hasScore {
+				score := lp.score
+				wp.Score = &score
+			}
+			out = append(out, wp)
+		}
+		return out
+	})
+}

@@ -1,0 +1,110 @@
+package sctest
+
+import (
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Completion statuses the course-progress feed takes.
+const (
+	CompletionAll          = "COMPLETION_STATUS_ALL"
+	CompletionCompleted    = "COMPLETION_STATUS_COMPLETED"
+	CompletionNonCompleted = "COMPLETION_STATUS_NON_COMPLETED"
+)
+
+// progressFilter is what the course-progress feed was asked for.
+type progressFilter struct {
+	status           string
+	modifiedAfter    time.Time
+	courseID, userID string
+}
+
+// readProgressFilter reads completion_status (or completionStatus;
+// default COMPLETION_STATUS_ALL), modifiedAfter (RFC 3339), courseId and
+// userId. A bad value gets 400 and false.
+func readProgressFilter(w http.ResponseWriter, q url.Values) (progressFilter, bool) {
+	f := progressFilter{status: q.Get("completion_status"), courseID: q.Get("courseId"), userID: q.Get("userId")}
+	if f.status == "" {
+		f.status = q.Get("completionStatus")
+	}
+	switch f.status {
+	case "":
+		f.status = CompletionAll
+	case CompletionAll, CompletionCompleted, CompletionNonCompleted:
+	default:
+		writeError(w, http.StatusBadRequest, codeInvalidArgument, "unknown completion status "+f.status)
+		return f, false
+	}
+	if raw := q.Get("modifiedAfter"); raw != "" {
+		t, err := time.Parse(time.RFC3339Nano, raw)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, codeInvalidArgument, "modifiedAfter must be an RFC 3339 time")
+			return f, false
+		}
+		f.modifiedAfter = t
+	}
+	return f, true
+}
+
+func (f progressFilter) match(k ucKey, p *courseProgress) bool {
+	done := !p.completed.IsZero()
+	switch {
+	case f.status == CompletionCompleted && !done, f.status == CompletionNonCompleted && done:
+		return false
+	case f.courseID != "" && f.courseID != k.courseID, f.userID != "" && f.userID != k.userID:
+		return false
+	}
+	return f.modifiedAfter.IsZero() || p.modified.After(f.modifiedAfter)
+}
+
+// feedCourseProgress answers GET /training/v1/feed/training-course-progress.
+// Its metadata has next_page and next_page_token, no remaining_records.
+func (s *Server) feedCourseProgress(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	p, ok := readFeedPage(w, q)
+	if !ok {
+		return
+	}
+	f, ok := readProgressFilter(w, q)
+	if !ok {
+		return
+	}
+	var rows []wireProgress
+	s.read(func(st *store, _ time.Time) { rows = st.progressRows(f) })
+	if s.cfg.camelCase {
+		camel := make([]wireProgressCamel, 0, len(rows))
+		for _, row := range rows {
+			camel = append(camel, row.camel())
+		}
+		writeFeed(w, r, p, camel, false)
+		return
+	}
+	writeFeed(w, r, p, rows, false)
+}
+
+func (st *store) progressRows(f progressFilter) []wireProgress {
+	var rows []wireProgress
+	for _, k := range st.progressKeys {
+		p := st.progress[k]
+		if !f.match(k, p) {
+			continue
+		}
+		u, c := st.users.get(k.userID), st.courses.get(k.courseID)
+		rows = append(rows, wireProgress{OpenedAt: wt(p.opened), CompletedAt: wt(p.completed),
+			TotalLessons: p.totalLessons, CompletedLessons: p.completedLessons,
+			CourseID: c.id, CourseExternalID: c.externalID, CourseTitle: c.title,
+			UserEmail: u.email, UserFirstName: u.firstName, UserLastName: u.lastName,
+			UserID: u.id, UserExternalID: u.externalID, ProgressPercent: p.percent, Score: p.score, DueAt: wt(p.due)})
+	}
+	return rows
+}
+
+// CourseProgressCount counts the course-progress rows the feed holds for
+// a completion status (CompletionAll, CompletionCompleted or
+// CompletionNonCompleted), so that a test can compare an export with it.
+func (s *Server) CourseProgressCount(status string) int {
+	n := 0
+	s.read(func(st *store, _ time.Time) { n = len(st.progressRows(progressFilter{status: status})) })
+	return n
+}

@@ -1,0 +1,172 @@
+package sctest_test
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/safetyculture/sctest"
+)
+
+func TestNewServerRefusesBadOptions(t *testing.T) {
+	t.Parallel()
+	for name, opt := range map[string]sctest.Option{
+		"empty token":  sctest.WithToken(" "),
+		"nil clock":    sctest.WithClock(nil),
+		"negative lag": sctest.WithAnalyticsLag(-time.Second),
+		"zero window":  sctest.WithLimits(sctest.Limits{Catalogue: 1, Other: 1}),
+		"negative":     sctest.WithLimits(sctest.Limits{Catalogue: -1, Window: time.Minute}),
+	} {
+		if _, err := sctest.NewServer(opt); !errors.Is(err, edapp.ErrInvalidInput) {
+			t.Errorf("%s: err = %v, want ErrInvalidInput", name, err)
+		}
+	}
+}
+
+func TestServeNeedsTheToken(t *testing.T) {
+	t.Parallel()
+	s := sctest.New(t, sctest.WithToken("secret-token"))
+	for _, auth := range []string{"", "Bearer wrong", "secret-token"} {
+		req, _ := http.NewRequest(http.MethodGet, s.URL+"/feed/users", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		noErr(t, err)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("Authorization %q: status %d, want 401", auth, resp.StatusCode)
+		}
+	}
+	if n := s.RequestCount("GET /feed/users"); n != 0 {
+		t.Errorf("unauthenticated requests counted: %d", n)
+	}
+	if a := get(t, s, "/no/such/route"); a.status != http.StatusNotFound || a.body["code"] != float64(5) {
+		t.Errorf("unknown route: %d %s", a.status, a.raw)
+	}
+}
+
+func TestWhoAmIAnswersTheFirstUser(t *testing.T) {
+	t.Parallel()
+	s := sctest.New(t)
+	uid := must[string](t)(s.AddUser(sctest.UserSpec{Email: "owner@example.com", FirstName: "Olga", LastName: "Owner"}))
+	must[string](t)(s.AddUser(sctest.UserSpec{Email: "other@example.com"}))
+	a := get(t, s, "/accounts/user/v1/user:WhoAmI")
+	if a.body["user_id"] != uid || a.body["organisation_id"] != s.OrganisationID() || a.body["firstname"] != "Olga" || a.body["lastname"] != "Owner" {
+		t.Errorf("WhoAmI = %s", a.raw)
+	}
+	if !strings.HasPrefix(uid, "user_") || len(uid) != 37 {
+		t.Errorf("user id %q: want user_ and 32 hex digits", uid)
+	}
+}
+
+func TestListCoursesPages(t *testing.T) {
+	t.Parallel()
+	s := sctest.New(t)
+	for i := range 30 {
+		must[string](t)(first(s.AddCourse(sctest.CourseSpec{Title: fmt.Sprintf("Course %02d", i), Lessons: []sctest.LessonSpec{{Title: "L"}}})))
+	}
+	a := get(t, s, "/training/courses/v1?page=2&pageSize=25")
+	if a.status != http.StatusOK || a.body["totalCount"] != float64(30) || len(a.items()) != 5 {
+		t.Fatalf("page 2: %d totalCount=%v items=%d", a.status, a.body["totalCount"], len(a.items()))
+	}
+	c := a.items()[0]
+	if c["title"] != "Course 25" || c["LessonCount"] != float64(1) || c["isPublished"] != true || len(c["id"].(string)) != 24 {
+		t.Errorf("course = %v", c)
+	}
+	if a := get(t, s, "/training/courses/v1?searchTerm=course%2029&page_size=1"); len(a.items()) != 1 || a.body["totalCount"] != float64(1) {
+		t.Errorf("searchTerm: %s", a.raw)
+	}
+	for _, q := range []string{"page=0", "pageSize=1001", "pageSize=x"} {
+		if a := get(t, s, "/training/courses/v1?"+q); a.status != http.StatusBadRequest || a.body["code"] != float64(3) {
+			t.Errorf("%s: %d %s", q, a.status, a.raw)
+		}
+	}
+}
+
+// first drops AddCourse's lesson ids.
+func first(id string, _ []string, err error) (string, error) { return id, err }
+
+func TestLimitsAnswer429PerEndpoint(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	s := sctest.New(t, sctest.WithClock(clk.Now), sctest.WithLimits(sctest.Limits{Catalogue: 2, Other: 3, Window: time.Minute}))
+	for i := range 2 {
+		a := get(t, s, "/training/courses/v1")
+		if a.status != http.StatusOK || a.header.Get("x-ratelimit-remaining") != fmt.Sprint(1-i) {
+			t.Fatalf("request %d: %d remaining=%q", i, a.status, a.header.Get("x-ratelimit-remaining"))
+		}
+	}
+	clk.Add(15500 * time.Millisecond)
+	a := get(t, s, "/training/courses/v1")
+	if a.status != http.StatusTooManyRequests || a.body["code"] != float64(8) {
+		t.Fatalf("third catalogue request: %d %s", a.status, a.raw)
+	}
+	if h := a.header; h.Get("x-ratelimit-limit") != "2" || h.Get("x-ratelimit-remaining") != "0" || h.Get("x-ratelimit-reset") != "45" {
+		t.Errorf("429 headers: limit=%q remaining=%q reset=%q", h.Get("x-ratelimit-limit"), h.Get("x-ratelimit-remaining"), h.Get("x-ratelimit-reset"))
+	}
+	// Another endpoint has its own window and the other class's limit.
+	if a := get(t, s, "/feed/users"); a.status != http.StatusOK || a.header.Get("x-ratelimit-limit") != "3" {
+		t.Errorf("/feed/users: %d limit=%q", a.status, a.header.Get("x-ratelimit-limit"))
+	}
+	if s.RequestCount("GET /training/courses/v1") != 3 {
+		t.Errorf("count = %d, want 3 (the 429 included)", s.RequestCount("GET /training/courses/v1"))
+	}
+	clk.Add(45 * time.Second)
+	if a := get(t, s, "/training/courses/v1"); a.status != http.StatusOK {
+		t.Errorf("after the window: %d", a.status)
+	}
+}
+
+func TestClassOfNamesTheListedCatalogueEndpoints(t *testing.T) {
+	t.Parallel()
+	for route, want := range map[string]sctest.Class{
+		"GET /training/courses/v1":                        sctest.Catalogue,
+		"PUT /training/courses/v1/{courseId}/assignments": sctest.Catalogue,
+		"GET /training/lessons/v1/{id}":                   sctest.Other,
+		"GET /training/analytics/v1/lessons/attempts":     sctest.Other,
+		"GET /training/v1/feed/training-course-progress":  sctest.Other,
+	} {
+		if got := sctest.ClassOf(route); got != want {
+			t.Errorf("ClassOf(%q) = %s, want %s", route, got, want)
+		}
+	}
+	if n := len(sctest.Routes()); n != 38 {
+		t.Errorf("Routes() has %d routes, want 38", n)
+	}
+}
+
+func TestHandleOverridesARoute(t *testing.T) {
+	t.Parallel()
+	s := sctest.New(t)
+	s.Handle("GET /feed/groups", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	if a := get(t, s, "/feed/groups"); a.status != http.StatusServiceUnavailable {
+		t.Errorf("overridden: %d", a.status)
+	}
+	if a := get(t, s, "/feed/users"); a.status != http.StatusOK {
+		t.Errorf("other route: %d", a.status)
+	}
+	if got := s.RequestCounts(); got["GET /feed/groups"] != 1 || got["GET /feed/users"] != 1 {
+		t.Errorf("RequestCounts = %v", got)
+	}
+}
+
+func TestHandlerWithPassesOtherPaths(t *testing.T) {
+	t.Parallel()
+	s := sctest.New(t)
+	other := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) })
+	h := s.HandlerWith(other)
+	for path, want := range map[string]int{"/v2/users": http.StatusTeapot, "/feed/users": http.StatusUnauthorized, "/training/courses/v1": http.StatusUnauthorized} {
+		rec := newRecorder()
+		h.ServeHTTP(rec, mustRequest(t, path))
+		if rec.Code != want {
+			t.Errorf("%s: %d, want %d", path, rec.Code, want)
+		}
+	}
+}

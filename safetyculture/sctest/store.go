@@ -1,0 +1,143 @@
+package sctest
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"time"
+)
+
+// store is the organisation. Reads hold Server.mu for reading, writes for
+// writing.
+type store struct {
+	created      time.Time
+	seq          int // numbers the ids the fake makes
+	orgID        string
+	ownerID      string // the token's user, as WhoAmI answers
+	users        table[user]
+	userByEmail  map[string]*user
+	groups       table[group]
+	groupUsers   []memberKey        // (group, user), in the order added
+	members      map[memberKey]bool // groupUsers and siteMembers, for their uniqueness
+	sites        table[site]
+	siteMembers  []memberKey // (site, user)
+	courses      table[course]
+	lessons      table[lesson]
+	collections  table[collection]
+	paths        table[path]
+	refreshes    table[rapidRefresh]
+	boards       table[leaderboard]
+	progress     map[ucKey]*courseProgress
+	progressKeys []ucKey // the feed's order
+	assignments  map[string]map[Assignment]bool
+	analytics    analyticsStore
+	webhooks     table[webhook]
+	secret       string // the webhook signature secret
+}
+
+func newStore(now time.Time) *store {
+	st := &store{created: now, userByEmail: map[string]*user{}, progress: map[ucKey]*courseProgress{}, members: map[memberKey]bool{},
+		assignments: map[string]map[Assignment]bool{}, secret: randomHex(32)}
+	st.analytics.lessonProgress = map[ulKey]*lessonProgress{}
+	st.orgID = "role_" + st.hexID("org", 32)
+	return st
+}
+
+type memberKey struct{ parentID, userID string }
+
+type ucKey struct{ userID, courseID string }
+
+type ulKey struct{ userID, lessonID string }
+
+// table keeps records by id in the order they were added.
+type table[T any] struct {
+	byID  map[string]*T
+	order []string
+}
+
+func (t *table[T]) add(id string, v *T) {
+	if t.byID == nil {
+		t.byID = map[string]*T{}
+	}
+	if _, ok := t.byID[id]; !ok {
+		t.order = append(t.order, id)
+	}
+	t.byID[id] = v
+}
+
+func (t *table[T]) get(id string) *T { return t.byID[id] }
+
+func (t *table[T]) remove(id string) {
+	delete(t.byID, id)
+	for i, o := range t.order {
+		if o == id {
+			t.order = append(t.order[:i:i], t.order[i+1:]...)
+			return
+		}
+	}
+}
+
+func (t *table[T]) all() []*T {
+	out := make([]*T, 0, len(t.order))
+	for _, id := range t.order {
+		out = append(out, t.byID[id])
+	}
+	return out
+}
+
+// hexID makes the next id of n hex digits. The fake's ids follow from the
+// order of the seeding calls, so the same calls make the same ids.
+func (st *store) hexID(kind string, n int) string {
+	st.seq++
+	return derivedHex(n, "sctest", kind, fmt.Sprint(st.seq))
+}
+
+// derivedHex returns n hex digits derived from parts, the same for the
+// same parts.
+func derivedHex(n int, parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:n]
+}
+
+// uuidOf formats 32 hex digits as a UUID.
+func uuidOf(h string) string {
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func (s *Server) write(fn func(st *store, now time.Time) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fn(s.st, s.now())
+}
+
+func (s *Server) read(fn func(st *store, now time.Time)) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	fn(s.st, s.now())
+}
+
+// OrganisationID returns the organisation's id, as WhoAmI answers it.
+func (s *Server) OrganisationID() string {
+	var id string
+	s.read(func(st *store, _ time.Time) { id = st.orgID })
+	return id
+}
+
+// WebhookSecret returns the secret the fake signs deliveries with, as GET
+// /webhooks/v1/token answers it.
+func (s *Server) WebhookSecret() string {
+	var secret string
+	s.read(func(st *store, _ time.Time) { secret = st.secret })
+	return secret
+}

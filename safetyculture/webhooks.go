@@ -1,0 +1,128 @@
+package safetyculture
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/internal/bridge"
+	"github.com/edapp-go/edapp/internal/ids"
+)
+
+// WebhooksService holds the webhook registrations of the organisation
+// (the token's owner must be an Administrator) and their signature secret.
+type WebhooksService service
+
+// Webhook is a registration: SafetyCulture POSTs the events named in
+// TriggerEvents to URL.
+type Webhook struct {
+	ID             string          `json:"webhook_id"` // also read as "id"
+	URL            string          `json:"url"`
+	TriggerEvents  []string        `json:"trigger_events"`
+	OrganisationID string          `json:"organisation_id"`
+	Extra          edapp.RawFields `json:"-"`
+
+	webhookVariants
+}
+
+type webhookVariants struct {
+	AltID            string   `json:"id,omitempty" variant:"ID"`
+	AltTriggerEvents []string `json:"triggerEvents,omitempty" variant:"TriggerEvents"`
+}
+
+// WebhookParams is the body of Create and Update.
+type WebhookParams struct {
+	URL           string   `json:"url"`
+	TriggerEvents []string `json:"trigger_events"` // TRIGGER_EVENT_TRAINING_COURSE_COMPLETED, ...
+}
+
+// List returns the organisation's webhooks.
+//
+// SafetyCulture API: GET /webhooks/v1/webhooks
+func (s *WebhooksService) List(ctx context.Context, ropts ...edapp.RequestOption) ([]Webhook, error) {
+	out := listOf[Webhook]{key: "webhooks"}
+	err := s.client.get(ctx, ids.Fill(routeWebhooks), nil, &out, ropts)
+	return out.items, err
+}
+
+// Get returns one webhook.
+//
+// SafetyCulture API: GET /webhooks/v1/webhooks/{webhookId}
+func (s *WebhooksService) Get(ctx context.Context, webhookID string, ropts ...edapp.RequestOption) (*Webhook, error) {
+	return getOne[Webhook](ctx, s.client, routeWebhook, "webhookID", webhookID, "webhook", ropts)
+}
+
+// Create registers a webhook. A POST is sent once: it is retried only
+// when nothing reached the service.
+//
+// SafetyCulture API: POST /webhooks/v1/webhooks
+func (s *WebhooksService) Create(ctx context.Context, params WebhookParams, ropts ...edapp.RequestOption) (*Webhook, error) {
+	return s.write(ctx, http.MethodPost, ids.Fill(routeWebhooks), params, ropts)
+}
+
+// Update changes a webhook's URL and events.
+//
+// SafetyCulture API: PUT /webhooks/v1/webhooks/{webhookId}
+func (s *WebhooksService) Update(ctx context.Context, webhookID string, params WebhookParams, ropts ...edapp.RequestOption) (*Webhook, error) {
+	if err := ids.Require("webhookID", webhookID); err != nil {
+		return nil, err
+	}
+	return s.write(ctx, http.MethodPut, ids.Fill(routeWebhook, webhookID), params, ropts)
+}
+
+func (s *WebhooksService) write(ctx context.Context, method string, p ids.Path, params WebhookParams, ropts []edapp.RequestOption) (*Webhook, error) {
+	out := oneOf[Webhook]{key: "webhook"}
+	_, err := s.client.send(ctx, &bridge.Call{Method: method, Route: p.Route, Path: p.Path, Body: params, Out: &out, Options: ropts})
+	if err != nil {
+		return nil, err
+	}
+	return &out.v, nil
+}
+
+// Delete removes a webhook.
+//
+// SafetyCulture API: DELETE /webhooks/v1/webhooks/{webhookId}
+func (s *WebhooksService) Delete(ctx context.Context, webhookID string, ropts ...edapp.RequestOption) error {
+	if err := ids.Require("webhookID", webhookID); err != nil {
+		return err
+	}
+	p := ids.Fill(routeWebhook, webhookID)
+	_, err := s.client.send(ctx, &bridge.Call{Method: http.MethodDelete, Route: p.Route, Path: p.Path, Options: ropts})
+	return err
+}
+
+// Secret is the organisation's webhook signature secret. It prints as
+// redacted; Reveal returns it, for VerifySignature.
+type Secret struct{ value string }
+
+// Reveal returns the secret.
+func (s Secret) Reveal() string { return s.value }
+
+// String keeps the secret out of logs and %v.
+func (s Secret) String() string { return "safetyculture.Secret(redacted)" }
+
+// GoString keeps the secret out of %#v.
+func (s Secret) GoString() string { return s.String() }
+
+// Secret returns the signature secret SafetyCulture signs every delivery
+// with (read from "token", or "secret").
+//
+// SafetyCulture API: GET /webhooks/v1/token
+func (s *WebhooksService) Secret(ctx context.Context, ropts ...edapp.RequestOption) (Secret, error) {
+	var out struct {
+		Token  string `json:"token"`
+		Secret string `json:"secret"`
+	}
+	if err := s.client.get(ctx, ids.Fill(routeWebhookToken), nil, &out, ropts); err != nil {
+		var de *edapp.DecodeError
+		if errors.As(err, &de) {
+			de.Body = "" // an answer that did not decode may still hold the secret
+		}
+		return Secret{}, err
+	}
+	if out.Token == "" {
+		out.Token = out.Secret
+	}
+	return Secret{out.Token}, nil
+}
