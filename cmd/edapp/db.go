@@ -93,8 +93,15 @@ func (a *app) dbURL(given bool, flag string) string {
 	if !given {
 		return a.env("EDAPP_EXPORT_DB")
 	}
-	a.warnPasswordFlag("--db", flag, dbPasswordHint)
+	a.warnDBFlag(given, flag)
 	return flag
+}
+
+// warnDBFlag warns of a password in --db, when it was given.
+func (a *app) warnDBFlag(given bool, flag string) {
+	if given {
+		a.warnPasswordFlag("--db", flag, dbPasswordHint)
+	}
 }
 
 // warnPasswordFlag prints one line on stderr when the URL a flag was given

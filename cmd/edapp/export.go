@@ -81,9 +81,7 @@ func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command 
   edapp export --out ./export --per-user`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cmd.Flags().Changed("db") {
-				fac.warnPasswordFlag("--db", o.flags.db, dbPasswordHint)
-			}
+			fac.warnDBFlag(cmd.Flags().Changed("db"), o.flags.db)
 			if err := o.finish(cmd, fac.env); err != nil {
 				return err
 			}
