@@ -1,9 +1,9 @@
 package webhook
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -95,7 +95,7 @@ func (s *Store) rowArgs(key string, ev edapp.Event, raw []byte, received time.Ti
 	args[colReceived] = s.timeArg(received)
 	args[colRaw] = string(raw)
 	if _, unknown := ev.(*edapp.UnknownEvent); !unknown {
-		s.eventArgs(args, ev, sentKeys(raw))
+		s.eventArgs(args, ev, sentColumns(raw))
 	}
 	// A delivery holding bytes that are not UTF-8, or a NUL on PostgreSQL,
 	// is stored with U+FFFD in their place, rather than refused.
@@ -104,13 +104,12 @@ func (s *Store) rowArgs(key string, ev edapp.Event, raw []byte, received time.Ti
 }
 
 // eventArgs fills the columns of ev's fields that the delivery carried
-// (sent holds their JSON names, in lower case). The others stay NULL: the
-// event types cannot tell a missing score from a score of 0, the body can.
-func (s *Store) eventArgs(args []any, ev edapp.Event, sent map[string]bool) {
+// (sent, by column). The others stay NULL: the event types cannot tell a
+// missing score from a score of 0, the body can.
+func (s *Store) eventArgs(args []any, ev edapp.Event, sent []bool) {
 	v := reflect.ValueOf(ev).Elem()
-	t := v.Type()
-	for i, slot := range slotsOf(t) {
-		if !sent[strings.ToLower(t.Field(i).Tag.Get("json"))] {
+	for i, slot := range slotsOf(v.Type()) {
+		if !sent[slot] {
 			continue
 		}
 		switch x := v.Field(i).Interface().(type) {
@@ -133,24 +132,34 @@ func (s *Store) timeArg(t time.Time) any {
 	return t.UTC()
 }
 
-// sentKeys returns the names, in lower case, of the members of the JSON
-// object raw that have a value other than null, as edapp.ParseEvent reads
-// them: names match in any case, and of a name sent twice the last counts.
-// raw has been parsed already; a body it cannot read gives what it read.
-func sentKeys(raw []byte) map[string]bool {
-	sent := map[string]bool{}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+// sentType has a json.RawMessage field for each event field's JSON name,
+// so that encoding/json finds the members a body sent as edapp.ParseEvent
+// does: names match in any case, and of a name sent twice the last counts.
+// sentColumn is the events column of each of its fields.
+var sentType, sentColumn = func() (reflect.Type, []int) {
+	var fields []reflect.StructField
+	var cols []int
+	for name, col := range fieldColumns {
+		fields = append(fields, reflect.StructField{Name: "F" + strconv.Itoa(len(fields)),
+			Type: reflect.TypeFor[json.RawMessage](), Tag: reflect.StructTag(`json:"` + name + `"`)})
+		cols = append(cols, columnIndex(col))
+	}
+	return reflect.StructOf(fields), cols
+}()
+
+// sentColumns reports, for each events column, whether the delivery body
+// raw carries its field with a value other than null. raw has been parsed
+// already; a body it cannot read sends nothing.
+func sentColumns(raw []byte) []bool {
+	sent := make([]bool, len(eventsColumns))
+	v := reflect.New(sentType)
+	if json.Unmarshal(raw, v.Interface()) != nil {
 		return sent
 	}
-	for dec.More() {
-		tok, err := dec.Token()
-		name, ok := tok.(string)
-		var value json.RawMessage
-		if err != nil || !ok || dec.Decode(&value) != nil {
-			return sent
-		}
-		sent[strings.ToLower(name)] = string(value) != "null"
+	v = v.Elem()
+	for i, col := range sentColumn {
+		b := v.Field(i).Bytes()
+		sent[col] = len(b) > 0 && string(b) != "null"
 	}
 	return sent
 }
