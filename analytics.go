@@ -294,53 +294,71 @@ type SurveyAnswerListOptions struct {
 }
 
 // ListAttempts lists one page of lesson attempts: GET /v2/analytics/attempts.
+//
+// EdApp API: GET /v2/analytics/attempts
 func (s *AnalyticsService) ListAttempts(ctx context.Context, opts *AttemptListOptions, reqOpts ...RequestOption) (*Page[Attempt], error) {
 	return listPage[Attempt](ctx, s.client, ids.Fill("/v2/analytics/attempts"), utcQuery(opts), reqOpts...)
 }
 
 // AllAttempts iterates over every lesson attempt (see ListAttempts).
+//
+// EdApp API: GET /v2/analytics/attempts (every page)
 func (s *AnalyticsService) AllAttempts(ctx context.Context, opts *AttemptListOptions, reqOpts ...RequestOption) iter.Seq2[Attempt, error] {
 	return all(ctx, opts, s.ListAttempts, reqOpts)
 }
 
 // ListCourseProgress lists one page of course progress, one record per user
 // and course: GET /v2/analytics/courseprogress.
+//
+// EdApp API: GET /v2/analytics/courseprogress
 func (s *AnalyticsService) ListCourseProgress(ctx context.Context, opts *CourseProgressListOptions, reqOpts ...RequestOption) (*Page[CourseProgress], error) {
 	return listPage[CourseProgress](ctx, s.client, ids.Fill("/v2/analytics/courseprogress"), utcQuery(opts), reqOpts...)
 }
 
 // AllCourseProgress iterates over every course progress record (see
 // ListCourseProgress).
+//
+// EdApp API: GET /v2/analytics/courseprogress (every page)
 func (s *AnalyticsService) AllCourseProgress(ctx context.Context, opts *CourseProgressListOptions, reqOpts ...RequestOption) iter.Seq2[CourseProgress, error] {
 	return all(ctx, opts, s.ListCourseProgress, reqOpts)
 }
 
 // ListCourseStatistics lists one page of per-course statistics: GET
 // /v2/analytics/coursestatistics.
+//
+// EdApp API: GET /v2/analytics/coursestatistics
 func (s *AnalyticsService) ListCourseStatistics(ctx context.Context, opts *CourseStatisticsListOptions, reqOpts ...RequestOption) (*Page[CourseStatistics], error) {
 	return listPage[CourseStatistics](ctx, s.client, ids.Fill("/v2/analytics/coursestatistics"), utcQuery(opts), reqOpts...)
 }
 
 // AllCourseStatistics iterates over the statistics of every course (see
 // ListCourseStatistics).
+//
+// EdApp API: GET /v2/analytics/coursestatistics (every page)
 func (s *AnalyticsService) AllCourseStatistics(ctx context.Context, opts *CourseStatisticsListOptions, reqOpts ...RequestOption) iter.Seq2[CourseStatistics, error] {
 	return all(ctx, opts, s.ListCourseStatistics, reqOpts)
 }
 
 // ListLessonProgressEvents lists one page of the lesson progress events of
 // all users: GET /v2/analytics/lesson-progress/events.
+//
+// EdApp API: GET /v2/analytics/lesson-progress/events
 func (s *AnalyticsService) ListLessonProgressEvents(ctx context.Context, opts *LessonProgressEventListOptions, reqOpts ...RequestOption) (*Page[LessonProgressEvent], error) {
 	return listPage[LessonProgressEvent](ctx, s.client, ids.Fill("/v2/analytics/lesson-progress/events"), utcQuery(opts), reqOpts...)
 }
 
 // AllLessonProgressEvents iterates over the lesson progress events of all
 // users (see ListLessonProgressEvents).
+//
+// EdApp API: GET /v2/analytics/lesson-progress/events (every page)
 func (s *AnalyticsService) AllLessonProgressEvents(ctx context.Context, opts *LessonProgressEventListOptions, reqOpts ...RequestOption) iter.Seq2[LessonProgressEvent, error] {
 	return all(ctx, opts, s.ListLessonProgressEvents, reqOpts)
 }
 
 // ListUserLessonProgress lists one page of one user's lesson progress: GET
 // /v2/analytics/users/{userId}/lesson-progress.
+//
+// EdApp API: GET /v2/analytics/users/{userId}/lesson-progress
 func (s *AnalyticsService) ListUserLessonProgress(ctx context.Context, userID string, opts *UserLessonProgressListOptions, reqOpts ...RequestOption) (*Page[UserLessonProgress], error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
@@ -350,6 +368,8 @@ func (s *AnalyticsService) ListUserLessonProgress(ctx context.Context, userID st
 
 // AllUserLessonProgress iterates over one user's lesson progress (see
 // ListUserLessonProgress). An empty userID yields [ErrInvalidInput] once.
+//
+// EdApp API: GET /v2/analytics/users/{userId}/lesson-progress (every page)
 func (s *AnalyticsService) AllUserLessonProgress(ctx context.Context, userID string, opts *UserLessonProgressListOptions, reqOpts ...RequestOption) iter.Seq2[UserLessonProgress, error] {
 	return all(ctx, opts, func(ctx context.Context, o *UserLessonProgressListOptions, ro ...RequestOption) (*Page[UserLessonProgress], error) {
 		return s.ListUserLessonProgress(ctx, userID, o, ro...)
@@ -358,6 +378,8 @@ func (s *AnalyticsService) AllUserLessonProgress(ctx context.Context, userID str
 
 // ListUserLessonProgressEvents lists one page of one user's lesson progress
 // events: GET /v2/analytics/users/{userId}/lesson-progress/events.
+//
+// EdApp API: GET /v2/analytics/users/{userId}/lesson-progress/events
 func (s *AnalyticsService) ListUserLessonProgressEvents(ctx context.Context, userID string, opts *UserLessonProgressEventListOptions, reqOpts ...RequestOption) (*Page[LessonProgressEvent], error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
@@ -368,6 +390,8 @@ func (s *AnalyticsService) ListUserLessonProgressEvents(ctx context.Context, use
 // AllUserLessonProgressEvents iterates over one user's lesson progress
 // events (see ListUserLessonProgressEvents). An empty userID yields
 // [ErrInvalidInput] once.
+//
+// EdApp API: GET /v2/analytics/users/{userId}/lesson-progress/events (every page)
 func (s *AnalyticsService) AllUserLessonProgressEvents(ctx context.Context, userID string, opts *UserLessonProgressEventListOptions, reqOpts ...RequestOption) iter.Seq2[LessonProgressEvent, error] {
 	return all(ctx, opts, func(ctx context.Context, o *UserLessonProgressEventListOptions, ro ...RequestOption) (*Page[LessonProgressEvent], error) {
 		return s.ListUserLessonProgressEvents(ctx, userID, o, ro...)
@@ -376,35 +400,47 @@ func (s *AnalyticsService) AllUserLessonProgressEvents(ctx context.Context, user
 
 // ListLessonStatistics lists one page of per-lesson statistics: GET
 // /v2/analytics/lessonstatistics.
+//
+// EdApp API: GET /v2/analytics/lessonstatistics
 func (s *AnalyticsService) ListLessonStatistics(ctx context.Context, opts *LessonStatisticsListOptions, reqOpts ...RequestOption) (*Page[LessonStatistics], error) {
 	return listPage[LessonStatistics](ctx, s.client, ids.Fill("/v2/analytics/lessonstatistics"), utcQuery(opts), reqOpts...)
 }
 
 // AllLessonStatistics iterates over the statistics of every lesson (see
 // ListLessonStatistics).
+//
+// EdApp API: GET /v2/analytics/lessonstatistics (every page)
 func (s *AnalyticsService) AllLessonStatistics(ctx context.Context, opts *LessonStatisticsListOptions, reqOpts ...RequestOption) iter.Seq2[LessonStatistics, error] {
 	return all(ctx, opts, s.ListLessonStatistics, reqOpts)
 }
 
 // ListSurveyQuestionDefinitions lists one page of survey question
 // definitions: GET /v2/analytics/surveyquestiondefinitions.
+//
+// EdApp API: GET /v2/analytics/surveyquestiondefinitions
 func (s *AnalyticsService) ListSurveyQuestionDefinitions(ctx context.Context, opts *SurveyQuestionDefinitionListOptions, reqOpts ...RequestOption) (*Page[SurveyQuestionDefinition], error) {
 	return listPage[SurveyQuestionDefinition](ctx, s.client, ids.Fill("/v2/analytics/surveyquestiondefinitions"), opts, reqOpts...)
 }
 
 // AllSurveyQuestionDefinitions iterates over every survey question
 // definition (see ListSurveyQuestionDefinitions).
+//
+// EdApp API: GET /v2/analytics/surveyquestiondefinitions (every page)
 func (s *AnalyticsService) AllSurveyQuestionDefinitions(ctx context.Context, opts *SurveyQuestionDefinitionListOptions, reqOpts ...RequestOption) iter.Seq2[SurveyQuestionDefinition, error] {
 	return all(ctx, opts, s.ListSurveyQuestionDefinitions, reqOpts)
 }
 
 // ListSurveyAnswers lists one page of survey answers: GET
 // /v2/analytics/surveyanswers.
+//
+// EdApp API: GET /v2/analytics/surveyanswers
 func (s *AnalyticsService) ListSurveyAnswers(ctx context.Context, opts *SurveyAnswerListOptions, reqOpts ...RequestOption) (*Page[SurveyAnswer], error) {
 	return listPage[SurveyAnswer](ctx, s.client, ids.Fill("/v2/analytics/surveyanswers"), utcQuery(opts), reqOpts...)
 }
 
 // AllSurveyAnswers iterates over every survey answer (see ListSurveyAnswers).
+//
+// EdApp API: GET /v2/analytics/surveyanswers (every page)
 func (s *AnalyticsService) AllSurveyAnswers(ctx context.Context, opts *SurveyAnswerListOptions, reqOpts ...RequestOption) iter.Seq2[SurveyAnswer, error] {
 	return all(ctx, opts, s.ListSurveyAnswers, reqOpts)
 }

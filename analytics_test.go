@@ -27,6 +27,7 @@ const (
 )
 
 func TestAnalyticsListAttempts(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/analytics/attempts", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/analytics/attempts",
@@ -64,6 +65,7 @@ func TestAnalyticsListAttempts(t *testing.T) {
 }
 
 func TestAnalyticsZeroWindowIsNotSent(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/analytics/attempts", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/analytics/attempts", "endDateTime=2024-03-07T23%3A59%3A59Z&userId=u-1", "")
@@ -76,6 +78,7 @@ func TestAnalyticsZeroWindowIsNotSent(t *testing.T) {
 // The Attempt record stays a plain struct, so a page decodes at
 // encoding/json's speed.
 func TestAttemptHasNoCustomDecoder(t *testing.T) {
+	t.Parallel()
 	_, ok := any(new(Attempt)).(json.Unmarshaler)
 	assert.False(t, ok)
 	_, ok = any(new(Attempt)).(json.Marshaler)
@@ -83,6 +86,7 @@ func TestAttemptHasNoCustomDecoder(t *testing.T) {
 }
 
 func TestAnalyticsListCourseProgress(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/analytics/courseprogress", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/analytics/courseprogress",
@@ -108,6 +112,7 @@ func TestAnalyticsListCourseProgress(t *testing.T) {
 }
 
 func TestAnalyticsListCourseStatistics(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/analytics/coursestatistics", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/analytics/coursestatistics",
@@ -141,6 +146,7 @@ func wantProgressEvents() []LessonProgressEvent {
 }
 
 func TestAnalyticsListLessonProgressEvents(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/analytics/lesson-progress/events", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/analytics/lesson-progress/events",
@@ -160,6 +166,7 @@ func TestAnalyticsListLessonProgressEvents(t *testing.T) {
 }
 
 func TestAnalyticsListUserLessonProgress(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/analytics/users/u-1/lesson-progress", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/analytics/users/u-1/lesson-progress",
@@ -186,6 +193,7 @@ func TestAnalyticsListUserLessonProgress(t *testing.T) {
 }
 
 func TestAnalyticsListUserLessonProgressEvents(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/analytics/users/u-1/lesson-progress/events", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/analytics/users/u-1/lesson-progress/events",
@@ -201,6 +209,7 @@ func TestAnalyticsListUserLessonProgressEvents(t *testing.T) {
 }
 
 func TestAnalyticsListLessonStatistics(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/analytics/lessonstatistics", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/analytics/lessonstatistics",
@@ -224,6 +233,7 @@ func TestAnalyticsListLessonStatistics(t *testing.T) {
 }
 
 func TestAnalyticsListSurveyQuestionDefinitions(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/analytics/surveyquestiondefinitions", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/analytics/surveyquestiondefinitions",
@@ -253,6 +263,7 @@ func TestAnalyticsListSurveyQuestionDefinitions(t *testing.T) {
 }
 
 func TestAnalyticsListSurveyAnswers(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/analytics/surveyanswers", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/analytics/surveyanswers",
@@ -276,6 +287,7 @@ func TestAnalyticsListSurveyAnswers(t *testing.T) {
 }
 
 func TestAnalyticsExtraIsNilWhenEverythingIsKnown(t *testing.T) {
+	t.Parallel()
 	var s LessonStatistics
 	require.NoError(t, json.Unmarshal([]byte(`{"lessonId":"l","LessonTitle":"matched without regard to case"}`), &s))
 	assert.Equal(t, LessonStatistics{LessonID: "l", LessonTitle: "matched without regard to case"}, s)
@@ -283,6 +295,7 @@ func TestAnalyticsExtraIsNilWhenEverythingIsKnown(t *testing.T) {
 }
 
 func TestAnalyticsAll(t *testing.T) {
+	t.Parallel()
 	// Every options type carries its filters through every page.
 	tests := []struct {
 		name, path, filters string
@@ -340,6 +353,7 @@ func TestAnalyticsAll(t *testing.T) {
 }
 
 func TestAnalyticsOptionsEmbedListOptions(t *testing.T) {
+	t.Parallel()
 	for _, o := range []any{
 		AttemptListOptions{}, CourseProgressListOptions{}, CourseStatisticsListOptions{},
 		LessonProgressEventListOptions{}, UserLessonProgressListOptions{}, UserLessonProgressEventListOptions{},
@@ -351,6 +365,7 @@ func TestAnalyticsOptionsEmbedListOptions(t *testing.T) {
 }
 
 func TestAnalyticsEscapesIDs(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	var paths []string
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -369,6 +384,7 @@ func TestAnalyticsEscapesIDs(t *testing.T) {
 }
 
 func TestAnalyticsEmptyIDsAreRefused(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	refuseRequests(t, mux)
 	ctx := context.Background()

@@ -47,6 +47,7 @@ func newBridgeCaller(bc bridge.Config) (bridge.Caller, error) {
 	cfg := &config{
 		baseURL: bc.BaseURL, httpClient: bc.HTTPClient, retry: RetryPolicy(bc.Retry), userAgent: bc.UserAgent,
 		logger: bc.Logger, maxBody: bc.MaxBody, maxPause: bc.MaxPause, limiterSet: true,
+		pauseScope: bc.PauseScope,
 	}
 	if bc.Limiter != nil {
 		l, ok := bc.Limiter.(Limiter)

@@ -5,6 +5,7 @@ import (
 	"iter"
 
 	"github.com/edapp-go/edapp/internal/ids"
+	"github.com/edapp-go/edapp/internal/lenient"
 )
 
 // CatalogService covers the v2 catalog: course collections, courses and lessons.
@@ -43,14 +44,12 @@ type Course struct {
 	CreatedDateTime  Time      `json:"createdDateTime"`
 	ModifiedDateTime Time      `json:"modifiedDateTime"`
 	Extra            RawFields `json:"-"`
-
-	courseVariants
 }
 
-// courseVariants takes the other spellings of Course's fields while the SDK
-// decodes; it then moves them into place and clears them.
-type courseVariants struct {
-	AltCreateDateTime Time `json:"createDateTime,omitzero" variant:"CreatedDateTime"`
+// The other spelling of Course's creation datetime lives in the decoder's
+// table, so the record carries only its documented fields.
+func init() {
+	lenient.Alias[Course](lenient.Spelling{Name: "createDateTime", Field: "CreatedDateTime"})
 }
 
 // Lesson is a lesson of a course. A lesson has a minimum score, whose JSON
@@ -72,17 +71,23 @@ type Lesson struct {
 // ListCollections lists one page of course collections: GET
 // /v2/catalog/coursecollections, the documented spelling (the vendor's SDK
 // writes courseCollections).
+//
+// EdApp API: GET /v2/catalog/coursecollections
 func (s *CatalogService) ListCollections(ctx context.Context, opts *ListOptions, reqOpts ...RequestOption) (*Page[CourseCollection], error) {
 	return listPage[CourseCollection](ctx, s.client, ids.Fill("/v2/catalog/coursecollections"), opts, reqOpts...)
 }
 
 // AllCollections iterates over every course collection (see ListCollections).
+//
+// EdApp API: GET /v2/catalog/coursecollections (every page)
 func (s *CatalogService) AllCollections(ctx context.Context, opts *ListOptions, reqOpts ...RequestOption) iter.Seq2[CourseCollection, error] {
 	return all(ctx, opts, s.ListCollections, reqOpts)
 }
 
 // ListCollectionCourses lists one page of the courses of a collection: GET
 // /v2/catalog/coursecollections/{collectionId}/courses.
+//
+// EdApp API: GET /v2/catalog/coursecollections/{collectionId}/courses
 func (s *CatalogService) ListCollectionCourses(ctx context.Context, collectionID string, opts *ListOptions, reqOpts ...RequestOption) (*Page[Course], error) {
 	if err := ids.Require("collectionID", collectionID); err != nil {
 		return nil, err
@@ -92,6 +97,8 @@ func (s *CatalogService) ListCollectionCourses(ctx context.Context, collectionID
 
 // AllCollectionCourses iterates over every course of a collection (see
 // ListCollectionCourses). An empty collectionID yields [ErrInvalidInput] once.
+//
+// EdApp API: GET /v2/catalog/coursecollections/{collectionId}/courses (every page)
 func (s *CatalogService) AllCollectionCourses(ctx context.Context, collectionID string, opts *ListOptions, reqOpts ...RequestOption) iter.Seq2[Course, error] {
 	return all(ctx, opts, func(ctx context.Context, o *ListOptions, ro ...RequestOption) (*Page[Course], error) {
 		return s.ListCollectionCourses(ctx, collectionID, o, ro...)
@@ -100,11 +107,15 @@ func (s *CatalogService) AllCollectionCourses(ctx context.Context, collectionID 
 
 // ListCourses lists one page of all courses of the catalog, in collections
 // or not: GET /v2/catalog/courses.
+//
+// EdApp API: GET /v2/catalog/courses
 func (s *CatalogService) ListCourses(ctx context.Context, opts *ListOptions, reqOpts ...RequestOption) (*Page[Course], error) {
 	return listPage[Course](ctx, s.client, ids.Fill("/v2/catalog/courses"), opts, reqOpts...)
 }
 
 // AllCourses iterates over every course of the catalog (see ListCourses).
+//
+// EdApp API: GET /v2/catalog/courses (every page)
 func (s *CatalogService) AllCourses(ctx context.Context, opts *ListOptions, reqOpts ...RequestOption) iter.Seq2[Course, error] {
 	return all(ctx, opts, s.ListCourses, reqOpts)
 }
@@ -114,6 +125,8 @@ func (s *CatalogService) AllCourses(ctx context.Context, opts *ListOptions, reqO
 // unpaged (inferred from the vendor's SDK); the paged envelope is accepted
 // too, and then every page is read. The service's lesson records
 // probably carry no course id, so a lesson without one gets courseID.
+//
+// EdApp API: GET /v2/catalog/courses/{courseId}/lessons
 func (s *CatalogService) Lessons(ctx context.Context, courseID string, reqOpts ...RequestOption) ([]Lesson, error) {
 	if err := ids.Require("courseID", courseID); err != nil {
 		return nil, err

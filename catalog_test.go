@@ -12,6 +12,7 @@ import (
 )
 
 func TestCatalogListCollections(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/catalog/coursecollections", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/catalog/coursecollections", "page=1&pageSize=25", "")
@@ -36,6 +37,7 @@ func TestCatalogListCollections(t *testing.T) {
 }
 
 func TestCatalogListCollectionCourses(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/catalog/coursecollections/col-onboarding/courses", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/catalog/coursecollections/col-onboarding/courses", "pageSize=1000", "")
@@ -54,6 +56,7 @@ func TestCatalogListCollectionCourses(t *testing.T) {
 }
 
 func TestCatalogListCourses(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/catalog/courses", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/catalog/courses", "", "")
@@ -81,6 +84,7 @@ func TestCatalogListCourses(t *testing.T) {
 }
 
 func TestCatalogLessons(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/catalog/courses/crs-safety/lessons", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/catalog/courses/crs-safety/lessons", "page=1&pageSize=1000", "")
@@ -103,6 +107,7 @@ func TestCatalogLessons(t *testing.T) {
 }
 
 func TestCatalogLessonsAcceptsAnEnvelope(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/catalog/courses/c/lessons", func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"totalCount":1,"items":[{"id":"l1","minimumScore":72.5}]}`))
@@ -113,6 +118,7 @@ func TestCatalogLessonsAcceptsAnEnvelope(t *testing.T) {
 }
 
 func TestCourseDecodeVariants(t *testing.T) {
+	t.Parallel()
 	var c Course
 	require.NoError(t, decodeAnswer([]byte(`{"createdDateTime":"2024-01-01T00:00:00Z","createDateTime":"2020-01-01T00:00:00Z"}`), &c))
 	assert.Equal(t, 2024, c.CreatedDateTime.Year(), "the documented spelling wins")
@@ -127,6 +133,7 @@ func TestCourseDecodeVariants(t *testing.T) {
 }
 
 func TestCatalogAll(t *testing.T) {
+	t.Parallel()
 	key := func(c Course) string { return c.ID }
 	t.Run("AllCollections", func(t *testing.T) {
 		checkAllPages(t, "/v2/catalog/coursecollections", "", func(ctx context.Context, c *Client) ([]string, error) {
@@ -146,6 +153,7 @@ func TestCatalogAll(t *testing.T) {
 }
 
 func TestCatalogEscapesIDs(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	var paths []string
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -164,6 +172,7 @@ func TestCatalogEscapesIDs(t *testing.T) {
 }
 
 func TestCatalogEmptyIDsAreRefused(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	refuseRequests(t, mux)
 	ctx := context.Background()
@@ -178,6 +187,7 @@ func TestCatalogEmptyIDsAreRefused(t *testing.T) {
 // Lesson records probably come without a course id: Lessons fills it from
 // the path, and keeps one the service did send.
 func TestLessonsFillCourseIDFromThePath(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/catalog/courses/crs-1/lessons", func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`[{"id":"l1","title":"A"},{"id":"l2","courseId":""},{"id":"l3","courseId":"crs-other"}]`))
@@ -191,6 +201,7 @@ func TestLessonsFillCourseIDFromThePath(t *testing.T) {
 }
 
 func TestCourseCollectionExternalID(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/catalog/coursecollections", func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"totalCount":1,"items":[{"id":"col-1","externalId":"ext-col-1","title":"Onboarding","colour":"red"}]}`))

@@ -131,6 +131,7 @@ type config struct {
 	observer   Observer
 	lookupEnv  func(string) (string, bool) // NewClientFromEnv's
 	maxPause   time.Duration               // the longest pause a 429 can ask for; 0: DefaultBudgetWindow
+	pauseScope string                      // what a 429 pauses, for the log; "": every request
 	err        error                       // the first bad option value
 }
 
@@ -360,6 +361,7 @@ func newClient(token string, cfg *config) *Client {
 		MaxPause:   cmp.Or(cfg.maxPause, DefaultBudgetWindow),
 		Logger:     cfg.logger,
 		MaxBody:    cfg.maxBody,
+		PauseScope: cfg.pauseScope,
 	}
 	if c.observer != nil {
 		tc.Observer = c.observer

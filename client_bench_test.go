@@ -77,6 +77,70 @@ func BenchmarkGetUser(b *testing.B) {
 	}))
 }
 
+// BenchmarkUsersGetWallTime: the wall time of one Users.Get (no observer,
+// limiter off) against plain net/http and encoding/json into plainUser, on
+// the same loopback server. "impl=sdk" and "impl=baseline" run each alone
+// (their allocations are the figures to compare); "impl=interleaved"
+// alternates the two call by call, the first of each pair in turn, and
+// reports each one's wall time per call and their ratio, which a busy
+// machine slows alike. scripts/bench-percall runs it with -count 20 and
+// benchstat; BENCHMARKS.md quotes it.
+func BenchmarkUsersGetWallTime(b *testing.B) {
+	srv := staticServer([]byte(benchUserJSON))
+	defer srv.Close()
+	ctx := context.Background()
+	c := benchClient(b, srv.URL)
+	hc := &http.Client{Transport: baselineTransport()}
+	sdk := func(b *testing.B) {
+		if _, err := c.Users.Get(ctx, "u-1001"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	baseline := func(b *testing.B) {
+		var u plainUser
+		if err := baselineGet(ctx, hc, srv.URL+"/v2/users/u-1001", &u); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, impl := range []struct {
+		name string
+		call func(*testing.B)
+	}{{"sdk", sdk}, {"baseline", baseline}} {
+		b.Run("impl="+impl.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				impl.call(b)
+			}
+		})
+	}
+	b.Run("impl=interleaved", interleavedWall(sdk, baseline))
+}
+
+// interleavedWall runs sdk and baseline alternately, each first in turn,
+// and reports the wall time of each per call and the ratio of the two.
+func interleavedWall(sdk, baseline func(*testing.B)) func(*testing.B) {
+	return func(b *testing.B) {
+		var s, base time.Duration
+		first, second, n := sdk, baseline, 0
+		for b.Loop() {
+			t0 := time.Now()
+			first(b)
+			t1 := time.Now()
+			second(b)
+			t2 := time.Now()
+			if n%2 == 0 {
+				s, base = s+t1.Sub(t0), base+t2.Sub(t1)
+			} else {
+				s, base = s+t2.Sub(t1), base+t1.Sub(t0)
+			}
+			first, second, n = second, first, n+1
+		}
+		b.ReportMetric(float64(s.Nanoseconds())/float64(n), "sdk-ns/call")
+		b.ReportMetric(float64(base.Nanoseconds())/float64(n), "baseline-ns/call")
+		b.ReportMetric(float64(s)/float64(base), "sdk/baseline")
+	}
+}
+
 // BenchmarkGetUserObserver: Users.Get with no Observer and with one whose
 // five callbacks do nothing, side by side; "interleaved" runs the two
 // alternately and reports the no-op observer's CPU time over none's.

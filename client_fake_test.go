@@ -26,6 +26,7 @@ func newFake(t *testing.T, opts ...edapptest.Option) (*edapptest.Server, *edapp.
 }
 
 func TestIntegrationV2(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv, client := newFake(t)
 	demo, err := srv.SeedDemo()
@@ -128,6 +129,7 @@ func TestIntegrationV2(t *testing.T) {
 }
 
 func TestIntegrationWebhooksEndToEnd(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv, client := newFake(t)
 
@@ -202,6 +204,7 @@ func TestIntegrationWebhooksEndToEnd(t *testing.T) {
 }
 
 func TestIntegrationRetriesAgainstFailNext(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv, client := newFake(t)
 
@@ -228,6 +231,7 @@ func TestIntegrationRetriesAgainstFailNext(t *testing.T) {
 }
 
 func TestIntegrationWrongToken(t *testing.T) {
+	t.Parallel()
 	srv, _ := newFake(t)
 	bad, err := edapp.NewClient("not-the-token", edapp.WithBaseURL(srv.URL))
 	require.NoError(t, err)

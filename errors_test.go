@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,6 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/time/rate"
+
+	"github.com/edapp-go/edapp/internal/redact"
 )
 
 // secretToken is an API token with characters that URL and JSON encoding
@@ -80,6 +83,7 @@ func apiErrorTexts(t *testing.T, err error) []string {
 // itself: redaction runs before the cut. Both ways a failed body is read
 // are covered: a final status (404) and retries that ran out (503).
 func TestErrorBodyRedactedBeforeTheCut(t *testing.T) {
+	t.Parallel()
 	const limit = 64 << 10
 	for _, secret := range []string{secretToken, "token=" + launchSecret, url.QueryEscape(secretToken), `{"token":"` + launchSecret + `"}`} {
 		for _, status := range []int{http.StatusNotFound, http.StatusServiceUnavailable} {
@@ -104,6 +108,7 @@ func TestErrorBodyRedactedBeforeTheCut(t *testing.T) {
 // A server that echoes the token in a request-id header does not get it
 // into the error.
 func TestRequestIDIsCleaned(t *testing.T) {
+	t.Parallel()
 	for _, header := range []string{"X-Request-Id", "X-Amzn-Requestid", "X-Correlation-Id"} {
 		for _, echo := range []string{
 			secretToken,
@@ -141,6 +146,7 @@ func TestRequestIDIsCleaned(t *testing.T) {
 // The API token and launch tokens are redacted in their URL-encoded and
 // JSON-escaped forms too, in error bodies, messages and decode errors.
 func TestEncodedTokensAreRedacted(t *testing.T) {
+	t.Parallel()
 	jsonTok, _ := json.Marshal(secretToken) // & as \u0026
 	link := "https://web.edapp.com/launch-lesson?token=" + launchSecret + "&lesson=l-1"
 	jsonLink, _ := json.Marshal(link)
@@ -179,4 +185,105 @@ func TestEncodedTokensAreRedacted(t *testing.T) {
 			assertNoSecret(t, "DecodeError for "+echo, err.Error(), de.Body, fmt.Sprintf("%+v %#v", de, de))
 		}
 	}
+}
+
+func TestTypedErrors(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		status int
+		is     error
+	}{
+		{400, ErrBadRequest}, {401, ErrUnauthorized}, {403, ErrForbidden}, {404, ErrNotFound},
+		{409, ErrConflict}, {422, ErrBadRequest}, {429, ErrRateLimited}, {500, ErrServer},
+	}
+	all := []error{ErrBadRequest, ErrUnauthorized, ErrForbidden, ErrNotFound, ErrConflict, ErrRateLimited, ErrServer, ErrUnsuccessful}
+	for _, tc := range cases {
+		t.Run(fmt.Sprint(tc.status), func(t *testing.T) {
+			c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("X-Amzn-Requestid", "req-123")
+				w.WriteHeader(tc.status)
+				io.WriteString(w, `{"message":"it went wrong"}`)
+			}, WithRetry(RetryPolicy{}))
+			err := c.Do(context.Background(), http.MethodGet, "/v2/users/42", url.Values{"q": {"x"}}, nil, nil)
+			var apiErr *APIError
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, tc.status, apiErr.StatusCode)
+			assert.Equal(t, "GET", apiErr.Method)
+			assert.Equal(t, "/v2/users/42", apiErr.Path)
+			assert.Equal(t, "it went wrong", apiErr.Message)
+			assert.Equal(t, "req-123", apiErr.RequestID)
+			assert.JSONEq(t, `{"message":"it went wrong"}`, string(apiErr.Body))
+			assert.Equal(t, fmt.Sprintf("edapp: GET /v2/users/42: %d %s: it went wrong (request id req-123)", tc.status, http.StatusText(tc.status)), err.Error())
+			for _, s := range all {
+				assert.Equal(t, s == tc.is, errors.Is(err, s), "errors.Is(%d, %v)", tc.status, s)
+			}
+		})
+	}
+}
+
+func TestErrorBodyTruncatedAndNonJSON(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 100<<10)
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadGateway)
+		io.WriteString(w, big)
+	}, WithRetry(RetryPolicy{}))
+	err := c.Do(context.Background(), http.MethodGet, "/v2/x", nil, nil, nil)
+	var apiErr *APIError
+	require.ErrorAs(t, err, &apiErr)
+	// The read stops at 64 KiB; the tail where a split secret could hide is dropped.
+	assert.Len(t, apiErr.Body, 64<<10-redact.Tail)
+	assert.Empty(t, apiErr.Message)
+	assert.Less(t, len(err.Error()), 400, "the error string shows an excerpt only")
+}
+
+func TestMalformedSuccessBody(t *testing.T) {
+	t.Parallel()
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<html><body>Gateway maintenance "+strings.Repeat("-", 2000)+"</body></html>")
+	})
+	var out struct{ ID string }
+	err := c.Do(context.Background(), http.MethodGet, "/v2/users/1", nil, nil, &out)
+	var decErr *DecodeError
+	require.ErrorAs(t, err, &decErr)
+	assert.Equal(t, 200, decErr.StatusCode)
+	assert.True(t, strings.HasPrefix(decErr.Body, "<html><body>Gateway maintenance"))
+	assert.LessOrEqual(t, len(decErr.Body), 520)
+	assert.Contains(t, err.Error(), "GET /v2/users/1: 200")
+	var syn *json.SyntaxError
+	assert.ErrorAs(t, err, &syn)
+}
+
+func TestEndlessErrorBodyIsReadWithinItsBound(t *testing.T) {
+	t.Parallel()
+	for status, sentinel := range map[int]error{
+		http.StatusNotFound: ErrNotFound, http.StatusBadRequest: ErrBadRequest,
+		http.StatusUnauthorized: ErrUnauthorized, http.StatusInternalServerError: ErrServer,
+	} {
+		body := &endlessBody{}
+		hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: status, Header: http.Header{}, Body: body, ContentLength: -1, Request: r}, nil
+		})}
+		c, err := NewClient("t", WithHTTPClient(hc), WithRateLimit(rate.Inf, 0), WithRetry(RetryPolicy{}))
+		require.NoError(t, err)
+		_, err = c.Users.Get(context.Background(), "a")
+		var ae *APIError
+		require.ErrorAs(t, err, &ae, "status %d", status)
+		assert.ErrorIs(t, err, sentinel)
+		assert.LessOrEqual(t, body.read, 64<<10+1, "bytes read of a %d body", status)
+	}
+}
+
+func TestSuccessBodyBound(t *testing.T) {
+	t.Parallel()
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"id":"`+strings.Repeat("a", 2000)+`"}`)
+	}, WithMaxResponseBytes(1000))
+	_, err := c.Users.Get(context.Background(), "a")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "larger than 1000 bytes")
+
+	_, err = NewClient("t", WithMaxResponseBytes(0))
+	assert.ErrorIs(t, err, ErrInvalidInput)
 }

@@ -1,7 +1,9 @@
 package edapp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,17 +15,16 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
-
-	"encoding/json"
 	"time"
 
-	"bytes"
-
-	"github.com/edapp-go/edapp/internal/lenient"
+	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/time/rate"
+
+	"github.com/edapp-go/edapp/internal/lenient"
 )
 
 // setupPrefix is the path prefix of the base URL that setup gives its
@@ -348,4 +349,111 @@ func badDatesPage(n int, envelope bool) []byte {
 		page = page[bytes.IndexByte(page, '[') : len(page)-1]
 	}
 	return page
+}
+
+const coreToken = "secret-token-9f2c"
+
+// fastRetry retries quickly, so retry tests take milliseconds.
+var fastRetry = RetryPolicy{MaxRetries: 3, MinWait: time.Millisecond, MaxWait: 5 * time.Millisecond}
+
+// coreServer serves h under a path prefix and returns a client for it, so a
+// request that drops the prefix fails loudly with a 404.
+func coreServer(t *testing.T, h http.HandlerFunc, opts ...Option) *Client {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("/prefix/", http.StripPrefix("/prefix", h))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("request outside the base URL's path prefix: %s %s", r.Method, r.URL.Path)
+		http.NotFound(w, r)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	all := append([]Option{WithBaseURL(srv.URL + "/prefix/"), WithRateLimit(rate.Inf, 0), WithRetry(fastRetry)}, opts...)
+	c, err := NewClient(coreToken, all...)
+	require.NoError(t, err)
+	return c
+}
+
+// statusSeq answers the given statuses in turn, then 200 {"ok":true}.
+func statusSeq(hits *atomic.Int32, statuses ...int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		n := int(hits.Add(1)) - 1
+		io.Copy(io.Discard, r.Body)
+		if n < len(statuses) {
+			w.WriteHeader(statuses[n])
+			io.WriteString(w, `{"message":"try again"}`)
+			return
+		}
+		io.WriteString(w, `{"ok":true}`)
+	}
+}
+
+// mockClient routes the client's own transport through httpmock: the
+// retrying client builds its own http.Client, so the default transport
+// would not see these requests.
+func mockClient(t *testing.T, opts ...Option) (*Client, *httpmock.MockTransport) {
+	t.Helper()
+	mock := httpmock.NewMockTransport()
+	mock.RegisterNoResponder(httpmock.NewNotFoundResponder(t.Error)) // a request nobody expected fails the test
+	all := append([]Option{
+		WithBaseURL("https://rest.example.test"),
+		WithHTTPClient(&http.Client{Transport: mock}),
+		WithRateLimit(rate.Inf, 0),
+		WithRetry(fastRetry),
+	}, opts...)
+	c, err := NewClient(coreToken, all...)
+	require.NoError(t, err)
+	return c, mock
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// endlessBody never ends, and counts what was read of it.
+type endlessBody struct {
+	mu   sync.Mutex
+	read int
+}
+
+func (b *endlessBody) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	b.mu.Lock()
+	b.read += len(p)
+	b.mu.Unlock()
+	return len(p), nil
+}
+
+func (b *endlessBody) Close() error { return nil }
+
+// lockedBuffer is a log's output that the client's goroutines and the test
+// may use at once.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -14,6 +14,7 @@ import (
 const sampleLaunch = "https://web.edapp.com/launch-lesson?token=3f1c8a6e-launch-secret&lesson=lesson-42"
 
 func TestParseLaunchLink(t *testing.T) {
+	t.Parallel()
 	issued := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	l, err := ParseLaunchLink(sampleLaunch, issued)
 	require.NoError(t, err)
@@ -27,6 +28,7 @@ func TestParseLaunchLink(t *testing.T) {
 }
 
 func TestParseLaunchLinkErrors(t *testing.T) {
+	t.Parallel()
 	for uri, want := range map[string]string{
 		"https://web.edapp.com/launch-lesson?lesson=1":              "no token",
 		"https://web.edapp.com/launch-lesson?token=secret-tok":      "no lesson",
@@ -44,6 +46,7 @@ func TestParseLaunchLinkErrors(t *testing.T) {
 }
 
 func TestLaunchLinkRedaction(t *testing.T) {
+	t.Parallel()
 	l, err := ParseLaunchLink(sampleLaunch, time.Now())
 	require.NoError(t, err)
 	var logs bytes.Buffer

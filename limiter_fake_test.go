@@ -201,6 +201,7 @@ func wantAttemptIDs(n int) []string {
 }
 
 func TestDefaultShapedClientFlatOutNeverGets429(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs over several budget windows; skipped in -short")
 	}
@@ -229,6 +230,7 @@ func TestDefaultShapedClientFlatOutNeverGets429(t *testing.T) {
 }
 
 func TestClientRecoversWhenSomethingElseSpendsTheBudget(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits out a budget window; skipped in -short")
 	}
@@ -294,6 +296,7 @@ func TestClientRecoversWhenSomethingElseSpendsTheBudget(t *testing.T) {
 }
 
 func TestDefaultClientSpendsTheRealBudgetAtOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("1450 calls; skipped in -short")
 	}

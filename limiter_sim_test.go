@@ -82,6 +82,7 @@ func countBefore(sent []time.Time, T time.Duration) int {
 // and 60 minutes when it sends as fast as the limiter allows, against the
 // most the service allows.
 func TestLimiterSimBudget(t *testing.T) {
+	t.Parallel()
 	horizons := []time.Duration{time.Minute, 5 * time.Minute, 10 * time.Minute, time.Hour}
 	const end = time.Hour
 	window := newSimWindow(serviceWindow + windowMargin)
@@ -149,6 +150,7 @@ func percentile(d []time.Duration, p float64) time.Duration {
 // TestLimiterSimLaunch has 100 learners press "Launch" at once, two calls
 // each, on a fresh budget.
 func TestLimiterSimLaunch(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("\n| Limiter | p50 | p90 | max |\n|---|---|---|---|\n")
 	for _, tc := range []struct {
@@ -175,6 +177,7 @@ func TestLimiterSimLaunch(t *testing.T) {
 // 5-minute windows, (t-5m, t]. With the 2 s margin no window holds more
 // than 1400; without it, the two bursts can land in one window.
 func TestLimiterSimSkew(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("\n| Limiter window | Delays on the way | Most in any 5-minute window at the service |\n|---|---|---|\n")
 	for _, tc := range []struct {

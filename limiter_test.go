@@ -172,6 +172,7 @@ func maxInWindow(log []admission, window time.Duration) (all, bulk int) {
 }
 
 func TestWindowLimiterBurst(t *testing.T) {
+	t.Parallel()
 	const window = 5*time.Minute + 2*time.Second
 	l, c := newFakeWindow(1400, window)
 	ctx := noWait(t, c)
@@ -192,6 +193,7 @@ func TestWindowLimiterBurst(t *testing.T) {
 }
 
 func TestWindowLimiterRefusesAtOnce(t *testing.T) {
+	t.Parallel()
 	l, c := newFakeWindow(2, time.Minute)
 	require.NoError(t, l.Wait(context.Background()))
 	c.Advance(10 * time.Second)
@@ -225,6 +227,7 @@ func TestWindowLimiterRefusesAtOnce(t *testing.T) {
 }
 
 func TestWindowLimiterCancel(t *testing.T) {
+	t.Parallel()
 	l, c := newFakeWindow(1, time.Minute)
 	require.NoError(t, l.Wait(context.Background()))
 
@@ -244,6 +247,7 @@ func TestWindowLimiterCancel(t *testing.T) {
 }
 
 func TestWindowLimiterBulkShare(t *testing.T) {
+	t.Parallel()
 	l, c := newFakeWindow(10, time.Minute, WithBulkShare(0.5))
 	ctx := noWait(t, c)
 	for i := range 5 {
@@ -273,6 +277,7 @@ func TestWindowLimiterBulkShare(t *testing.T) {
 }
 
 func TestWindowLimiterInteractiveUsesWholeWindow(t *testing.T) {
+	t.Parallel()
 	l, c := newFakeWindow(10, time.Minute, WithBulkShare(0.5))
 	ctx := noWait(t, c)
 	for range 10 {
@@ -283,6 +288,7 @@ func TestWindowLimiterInteractiveUsesWholeWindow(t *testing.T) {
 }
 
 func TestWindowLimiterSlotsBeforeReservedOnes(t *testing.T) {
+	t.Parallel()
 	// A call may take a slot before one a waiting call holds, as long as no
 	// window, including those holding the reserved slot, goes over a limit.
 	l, c := newFakeWindow(3, time.Minute, WithBulkShare(0.34)) // 1 bulk call per window
@@ -308,6 +314,7 @@ func TestWindowLimiterSlotsBeforeReservedOnes(t *testing.T) {
 }
 
 func TestWindowLimiterPause(t *testing.T) {
+	t.Parallel()
 	l, c := newFakeWindow(10, time.Minute)
 	l.Pause(c.Now().Add(30 * time.Second))
 	l.Pause(c.Now().Add(10 * time.Second)) // never shortens
@@ -357,6 +364,7 @@ func TestWindowLimiterPause(t *testing.T) {
 }
 
 func TestWindowLimiterConfig(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		share float64
 		limit int
@@ -378,6 +386,7 @@ func TestWindowLimiterConfig(t *testing.T) {
 // TestWindowLimiterRealClock checks the limiter on the real clock, without
 // waiting: refusals and cancellation return at once.
 func TestWindowLimiterRealClock(t *testing.T) {
+	t.Parallel()
 	l := mustWindowLimiter(2, time.Hour)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -399,6 +408,7 @@ func TestWindowLimiterRealClock(t *testing.T) {
 // whenever every goroutine waits. No window of the admission log may hold
 // more than the limit, or more bulk calls than the share.
 func TestWindowLimiterNeverOverLimit(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(4) {
 		t.Run("", func(t *testing.T) { testNeverOverLimit(t, seed) })
 	}
@@ -543,6 +553,7 @@ func testNeverOverLimit(t *testing.T, seed uint64) {
 // lo is the first time at or after t that fits, and every time in [lo, hi]
 // fits.
 func TestFirstFit(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 5000 {
 		n := 1 + rng.IntN(4)
@@ -571,6 +582,7 @@ func TestFirstFit(t *testing.T) {
 // bulk call's slot is the first that fits both the whole log and the bulk
 // calls' share of it.
 func TestEarliestBulk(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 5000 {
 		l := &WindowLimiter{limit: 1 + rng.IntN(5), window: time.Duration(1 + rng.IntN(12))}
@@ -653,6 +665,7 @@ func BenchmarkWindowLimiterRefuse(b *testing.B) {
 // TestNewWindowLimiterRejectsBadInput: a bad limit, window or option value
 // is NewWindowLimiter's error, never a clamp.
 func TestNewWindowLimiterRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct {
 		limit  int
 		window time.Duration
@@ -681,6 +694,7 @@ func TestNewWindowLimiterRejectsBadInput(t *testing.T) {
 // once panicked on its third call, holding its mutex, and every later call
 // hung. Its arithmetic never adds to the limit now.
 func TestWindowLimiterHugeLimitNeverOverflows(t *testing.T) {
+	t.Parallel()
 	l, c := newFakeWindow(math.MaxInt, time.Minute)
 	ctx := noWait(t, c)
 	for i := range 10 {
@@ -698,6 +712,7 @@ func TestWindowLimiterHugeLimitNeverOverflows(t *testing.T) {
 // before it locks, another caller at 10 s prunes the call made at 0 s: the
 // call at 5 s must still see that one, and wait for 10 s.
 func TestWindowLimiterReadsTheClockUnderItsLock(t *testing.T) {
+	t.Parallel()
 	var (
 		mu      sync.Mutex
 		now     = fakeEpoch
@@ -755,6 +770,7 @@ func (textOnlyLimiter) Wait(context.Context) error {
 // text. A *rate.Limiter, given either way, refuses so; a limiter whose
 // error only reads like a refusal has failed.
 func TestLimiterRefusalsRecognisedByType(t *testing.T) {
+	t.Parallel()
 	ok := func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{}`)) }
 	for name, opt := range map[string]Option{
 		"WithRateLimit":         WithRateLimit(rate.Every(time.Hour), 1),
@@ -783,6 +799,7 @@ func TestLimiterRefusalsRecognisedByType(t *testing.T) {
 // those already made never exceed the limit in any window, and the seed
 // holds calls back for one window at most.
 func TestWindowLimiterAdmissions(t *testing.T) {
+	t.Parallel()
 	const window = 10 * time.Second
 	first, c := newFakeWindow(5, window, WithBulkShare(1))
 	for range 3 {
@@ -816,6 +833,7 @@ func TestWindowLimiterAdmissions(t *testing.T) {
 // window, whatever it holds: old times are dropped, times ahead count as
 // now, more than limit keep the latest limit; a zero time is refused.
 func TestWithAdmissionsBounds(t *testing.T) {
+	t.Parallel()
 	const window = time.Minute
 	now := fakeEpoch
 	c := newFakeClock()

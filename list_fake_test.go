@@ -81,6 +81,7 @@ func (f *shuffledFake) asked() (pages []int, maxInFlight int) {
 }
 
 func TestParallelExportIsWholeAndInOrder(t *testing.T) {
+	t.Parallel()
 	const attempts, pageSize = 3000, 100
 	f := newShuffledFake(t, 20*time.Millisecond)
 	require.NoError(t, f.srv.SeedAccount(edapptest.AccountSpec{Users: 30, Attempts: attempts}))
@@ -148,7 +149,8 @@ func pagerGoroutines() []string {
 	}
 	var out []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "github.com/edapp-go/edapp/internal/") || strings.Contains(g, "github.com/edapp-go/edapp.") {
+		if (strings.Contains(g, "github.com/edapp-go/edapp/internal/") || strings.Contains(g, "github.com/edapp-go/edapp.")) &&
+			!strings.Contains(g, "testing.(*T).Parallel") { // a test waiting for its turn
 			out = append(out, g)
 		}
 	}
@@ -216,6 +218,7 @@ func pagesAsked(srv *edapptest.Server) []string {
 }
 
 func TestPageNextPageAgreesWithAllOnTheFake(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, users := range []int{7, 6, 0} { // a short last page; a full one, then an empty one; none
 		t.Run(fmt.Sprint(users, " users, 3 a page"), func(t *testing.T) {

@@ -28,6 +28,7 @@ type thingOptions struct {
 }
 
 func TestAllCopiesOptionsAndPages(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var queries []string
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -162,6 +163,7 @@ func walkIDs(c *Client, size int, ropts ...RequestOption) ([]string, error) {
 }
 
 func TestPageNextPageAgreesWithAll(t *testing.T) {
+	t.Parallel()
 	for name, pageOf := range map[string]func(page, size int) string{
 		"short last page":                 pagesOfUsers(25, func(int) *int { return intp(25) }),
 		"full last page, then empty":      pagesOfUsers(30, func(int) *int { return intp(30) }),
@@ -186,6 +188,7 @@ func TestPageNextPageAgreesWithAll(t *testing.T) {
 }
 
 func TestPageNextPageOnARepeatedPageNeedsTheWalksHistory(t *testing.T) {
+	t.Parallel()
 	for name, total := range map[string]*int{"counted": intp(1000), "uncounted": nil} {
 		t.Run(name, func(t *testing.T) {
 			s := &pageServer{pageOf: func(int, int) string { return usersPage(1, 10, total) }} // ignores page
@@ -207,6 +210,7 @@ func TestPageNextPageOnARepeatedPageNeedsTheWalksHistory(t *testing.T) {
 }
 
 func TestAllReadsOnPastAWrongCount(t *testing.T) {
+	t.Parallel()
 	const users = 1050
 	for name, count := range map[string]func(page int) *int{
 		"stale low":    func(int) *int { return intp(100) },
@@ -242,6 +246,7 @@ func TestAllReadsOnPastAWrongCount(t *testing.T) {
 // between: the items that page 2's read pushed into page 3's range are on
 // neither page unless the walk notices the count fell and reads again.
 func TestAllLosesNoUserInsertedAtTheFront(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	ids := make([]string, 0, 300)
 	for i := 300; i >= 1; i-- {
@@ -282,6 +287,7 @@ func TestAllLosesNoUserInsertedAtTheFront(t *testing.T) {
 }
 
 func TestLessonsAndWebhooksReadEveryPage(t *testing.T) {
+	t.Parallel()
 	page := func(w http.ResponseWriter, r *http.Request, item string) {
 		p := r.URL.Query().Get("page")
 		var items []string
@@ -309,6 +315,7 @@ func TestLessonsAndWebhooksReadEveryPage(t *testing.T) {
 }
 
 func TestIteratorsStopOnAServerThatLies(t *testing.T) {
+	t.Parallel()
 	for name, body := range map[string]string{
 		"a huge count beside the same page": `{"totalCount":1000000000,"items":[{"id":"a"},{"id":"b"}]}`,
 		"a count of 0 beside the same page": `{"totalCount":0,"items":[{"id":"a"},{"id":"b"}]}`,
@@ -350,6 +357,7 @@ func TestIteratorsStopOnAServerThatLies(t *testing.T) {
 }
 
 func TestAnItemDroppedWholeDoesNotEndTheWalk(t *testing.T) {
+	t.Parallel()
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Query().Get("page") {
 		case "1":
@@ -373,6 +381,7 @@ func TestAnItemDroppedWholeDoesNotEndTheWalk(t *testing.T) {
 }
 
 func TestListDecodeDroppedPaths(t *testing.T) {
+	t.Parallel()
 	var l pager.List[User]
 	dropped, err := lenient.Decode([]byte(`{"totalCount":"two","items":[{"id":"a","customFields":{"x":true}},{"id":"b","userName":"bee","roles":[true,"app-user"]}]}`), &l)
 	require.NoError(t, err)

@@ -22,6 +22,7 @@ func (timeoutError) Temporary() bool { return true }
 
 // TestClassOfRecognisesErrorsByType: the class never depends on the text.
 func TestClassOfRecognisesErrorsByType(t *testing.T) {
+	t.Parallel()
 	for want, err := range map[ErrorClass]error{
 		ErrorClassNone:         nil,
 		ErrorClassStatus:       fmt.Errorf("wrapped: %w", &APIError{StatusCode: 429}),
@@ -43,6 +44,7 @@ func TestClassOfRecognisesErrorsByType(t *testing.T) {
 // observer at all, so no call pays for one (BenchmarkGetUserObserver
 // measures the allocations side by side).
 func TestObserverUnsetCostsNothing(t *testing.T) {
+	t.Parallel()
 	for name, opts := range map[string][]Option{
 		"no option":      nil,
 		"empty Observer": {WithObserver(Observer{})},

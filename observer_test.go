@@ -66,6 +66,7 @@ func (l *eventLog) String() string {
 var fastRetry = edapp.RetryPolicy{MaxRetries: 5, MinWait: time.Millisecond, MaxWait: 5 * time.Millisecond}
 
 func TestObserverSeesACallThroughA429Storm(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	t.Cleanup(srv.Close)
 	id, err := srv.AddUser(edapptest.UserSpec{Username: "ann@example.com", ExternalID: "secret-ext"})
@@ -106,6 +107,7 @@ func TestObserverSeesACallThroughA429Storm(t *testing.T) {
 }
 
 func TestObserverSeesEveryPageOfAWalk(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	t.Cleanup(srv.Close)
 	for i := range 5 {
@@ -139,6 +141,7 @@ func TestObserverSeesEveryPageOfAWalk(t *testing.T) {
 }
 
 func TestObserverRoutesOfDoAndV1(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	t.Cleanup(srv.Close)
 	var log eventLog
@@ -160,6 +163,7 @@ func TestObserverRoutesOfDoAndV1(t *testing.T) {
 // TestObserverThatPanicsDoesNotBreakTheCall: every callback panics, and the
 // calls, a retry and a walk still succeed.
 func TestObserverThatPanicsDoesNotBreakTheCall(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	t.Cleanup(srv.Close)
 	_, err := srv.AddUser(edapptest.UserSpec{Username: "a@example.com"})
@@ -187,6 +191,7 @@ func TestObserverThatPanicsDoesNotBreakTheCall(t *testing.T) {
 // Retry-After of one second, and a call that came during the pause, both
 // count the pause in Response.Waited.
 func TestResponseWaitedCountsThePause(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	t.Cleanup(srv.Close)
 	id, err := srv.AddUser(edapptest.UserSpec{Username: "a@example.com"})
@@ -227,6 +232,7 @@ func (p *pauseSpy) Pause(time.Time)            { p.paused <- struct{}{} }
 // storm of 429s. Every call ends, every attempt the fake received is one
 // Attempt event, and the calls' Waited add up to the Wait events.
 func TestObserverAccountsForEveryCallInAStorm(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	t.Cleanup(srv.Close)
 	id, err := srv.AddUser(edapptest.UserSpec{Username: "a@example.com"})
@@ -275,6 +281,7 @@ func TestObserverAccountsForEveryCallInAStorm(t *testing.T) {
 type callKey struct{}
 
 func TestObserverCallStartContextReachesTheCall(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.New(t)
 	id, err := srv.AddUser(edapptest.UserSpec{Username: "ann@example.com"})
 	require.NoError(t, err)
@@ -302,6 +309,7 @@ func TestObserverCallStartContextReachesTheCall(t *testing.T) {
 }
 
 func TestObserverCallStartReturningNilKeepsTheContext(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.New(t)
 	var got context.Context
 	c := srv.Client(edapp.WithObserver(edapp.Observer{

@@ -151,8 +151,17 @@ func (c *requestConfig) fail(msg string) {
 	}
 }
 
-// newRequestConfig applies opts. Without options it allocates nothing.
+// newRequestConfig applies opts. Without options it allocates nothing: the
+// config an option writes to lives on the heap, so only
+// applyRequestOptions has one.
 func newRequestConfig(opts []RequestOption) requestConfig {
+	if len(opts) == 0 {
+		return requestConfig{maxThrottle: -1}
+	}
+	return applyRequestOptions(opts)
+}
+
+func applyRequestOptions(opts []RequestOption) requestConfig {
 	c := requestConfig{maxThrottle: -1}
 	for _, o := range opts {
 		if o != nil {

@@ -62,6 +62,7 @@ func (m *metaServer) handler(status int, body string) http.HandlerFunc {
 }
 
 func TestWithResponseIntoOnEveryKindOfCall(t *testing.T) {
+	t.Parallel()
 	ms := &metaServer{}
 	c := coreServer(t, ms.handler(http.StatusOK, `{"totalCount":3,"items":[{"id":"a","name":"x"}]}`))
 	ctx := context.Background()
@@ -102,6 +103,7 @@ func TestWithResponseIntoOnEveryKindOfCall(t *testing.T) {
 }
 
 func TestWithResponseIntoOnAllIsFilledPerPageOnTheLoopGoroutine(t *testing.T) {
+	t.Parallel()
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
 		page := r.URL.Query().Get("page")
 		w.Header().Set("X-Request-Id", "req-page-"+page)
@@ -124,6 +126,7 @@ func TestWithResponseIntoOnAllIsFilledPerPageOnTheLoopGoroutine(t *testing.T) {
 }
 
 func TestAttemptsAndWaitedAfterTwo503s(t *testing.T) {
+	t.Parallel()
 	ms := &metaServer{fails: 2}
 	policy := RetryPolicy{MaxRetries: 3, MinWait: 20 * time.Millisecond, MaxWait: 40 * time.Millisecond}
 	c := coreServer(t, ms.handler(http.StatusOK, `{"id":"a"}`), WithRetry(policy))
@@ -137,6 +140,7 @@ func TestAttemptsAndWaitedAfterTwo503s(t *testing.T) {
 }
 
 func TestErrorsCarryTheResponse(t *testing.T) {
+	t.Parallel()
 	ms := &metaServer{}
 	c := coreServer(t, ms.handler(http.StatusNotFound, `{"message":"no such user"}`))
 	var r Response
@@ -150,6 +154,7 @@ func TestErrorsCarryTheResponse(t *testing.T) {
 }
 
 func TestUnsuccessfulAnswerKeepsItsRealStatus(t *testing.T) {
+	t.Parallel()
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		io.WriteString(w, `{"success":false,"message":"locked"}`)
@@ -163,6 +168,7 @@ func TestUnsuccessfulAnswerKeepsItsRealStatus(t *testing.T) {
 }
 
 func TestWithHeader(t *testing.T) {
+	t.Parallel()
 	ms := &metaServer{}
 	c := coreServer(t, ms.handler(http.StatusOK, `{"id":"a"}`))
 	_, err := c.Users.Get(context.Background(), "a", WithHeader("X-Trace", "t-1"))
@@ -185,6 +191,7 @@ func TestWithHeader(t *testing.T) {
 }
 
 func TestWithRequestRetry(t *testing.T) {
+	t.Parallel()
 	ms := &metaServer{fails: 5}
 	c := coreServer(t, ms.handler(http.StatusOK, `{"id":"a"}`), WithRetry(RetryPolicy{MaxRetries: 0}))
 	var r Response
@@ -198,6 +205,7 @@ func TestWithRequestRetry(t *testing.T) {
 }
 
 func TestResponseNeverHoldsTheToken(t *testing.T) {
+	t.Parallel()
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Request-Id", "echo-"+coreToken)
 		w.Header().Set("X-Echo", url.QueryEscape(r.Header.Get("Authorization")))
@@ -215,6 +223,7 @@ func TestResponseNeverHoldsTheToken(t *testing.T) {
 }
 
 func TestEmptyAnswerToACreateIsAnError(t *testing.T) {
+	t.Parallel()
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusCreated) })
 	u, err := c.Users.Create(context.Background(), UserCreateParams{Username: "a"})
 	var de *DecodeError
@@ -234,6 +243,7 @@ func TestEmptyAnswerToACreateIsAnError(t *testing.T) {
 // per-call option fails that call with ErrInvalidInput, for a typed
 // method, a list, an All iterator and Client.Do alike, and nothing is sent.
 func TestRequestOptionsRejectBadValuesBeforeSending(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -280,6 +290,7 @@ func TestRequestOptionsRejectBadValuesBeforeSending(t *testing.T) {
 // have more requests in flight than its places, every page holds one while
 // it is fetched, and a call waiting for a place ends with its ctx, unsent.
 func TestWithInFlight(t *testing.T) {
+	t.Parallel()
 	var inFlight, most, hits atomic.Int32
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestTimeAcceptsEveryListedForm(t *testing.T) {
+	t.Parallel()
 	want := time.Date(2019, 3, 7, 5, 10, 36, 187_000_000, time.UTC)
 	whole := want.Truncate(time.Second)
 	for in, exp := range map[string]time.Time{
@@ -32,6 +33,7 @@ func TestTimeAcceptsEveryListedForm(t *testing.T) {
 }
 
 func TestTimeRejectsOtherValues(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{`"yesterday"`, `"07/03/2019"`, `12345`, `true`, `{}`, `"2019-13-45T00:00:00Z"`} {
 		var got Time
 		err := json.Unmarshal([]byte(in), &got)
@@ -43,6 +45,7 @@ func TestTimeRejectsOtherValues(t *testing.T) {
 }
 
 func TestTimeMarshalsRFC3339MillisUTC(t *testing.T) {
+	t.Parallel()
 	in := Time{time.Date(2019, 3, 7, 15, 10, 36, 187_654_321, time.FixedZone("AEST", 10*3600))}
 	b, err := json.Marshal(in)
 	require.NoError(t, err)
@@ -58,6 +61,7 @@ func TestTimeMarshalsRFC3339MillisUTC(t *testing.T) {
 }
 
 func TestPtr(t *testing.T) {
+	t.Parallel()
 	p := Ptr("Australia/Sydney")
 	assert.Equal(t, "Australia/Sydney", *p)
 	assert.Equal(t, 3, *Ptr(3))
@@ -66,6 +70,7 @@ func TestPtr(t *testing.T) {
 // The vendor's own client writes Python's str(datetime): a space, no zone,
 // microseconds; and offsets as +0000 or +00. Answers may carry them too.
 func TestTimeAcceptsPythonForms(t *testing.T) {
+	t.Parallel()
 	micro := time.Date(2026, 11, 22, 1, 35, 7, 123_456_000, time.UTC)
 	whole := micro.Truncate(time.Second)
 	for in, exp := range map[string]time.Time{

@@ -55,6 +55,8 @@ type groupUser struct {
 
 // Create creates a group: POST /v2/usergroups. An invite code can be
 // supplied. The answer is the new group.
+//
+// EdApp API: POST /v2/usergroups
 func (s *UserGroupsService) Create(ctx context.Context, params UserGroupCreateParams, reqOpts ...RequestOption) (*UserGroup, error) {
 	g := new(UserGroup)
 	if err := s.client.doForRecord(ctx, http.MethodPost, ids.Fill("/v2/usergroups"), params, g, reqOpts); err != nil {
@@ -65,11 +67,15 @@ func (s *UserGroupsService) Create(ctx context.Context, params UserGroupCreatePa
 
 // List lists one page of the account's groups: GET /v2/usersgroups (see
 // [UserGroupsService] for the fallback to /v2/usergroups).
+//
+// EdApp API: GET /v2/usersgroups
 func (s *UserGroupsService) List(ctx context.Context, opts *ListOptions, reqOpts ...RequestOption) (*Page[UserGroup], error) {
 	return listGroupsPage[UserGroup](ctx, s.client, "", nil, opts, reqOpts...)
 }
 
 // All iterates over every group of the account (see List).
+//
+// EdApp API: GET /v2/usersgroups (every page)
 func (s *UserGroupsService) All(ctx context.Context, opts *ListOptions, reqOpts ...RequestOption) iter.Seq2[UserGroup, error] {
 	return all(ctx, opts, s.List, reqOpts)
 }
@@ -78,6 +84,8 @@ func (s *UserGroupsService) All(ctx context.Context, opts *ListOptions, reqOpts 
 // /v2/usergroups/{groupId}/children. The vendor does not say whether
 // deeper descendants are included; its SDK treats the answer as the
 // direct children and calls it again on a child whose HasChildren is true.
+//
+// EdApp API: GET /v2/usergroups/{groupId}/children
 func (s *UserGroupsService) ListChildren(ctx context.Context, groupID string, opts *ListOptions, reqOpts ...RequestOption) (*Page[UserGroup], error) {
 	if err := ids.Require("groupID", groupID); err != nil {
 		return nil, err
@@ -87,6 +95,8 @@ func (s *UserGroupsService) ListChildren(ctx context.Context, groupID string, op
 
 // AllChildren iterates over every child group of a group (see
 // ListChildren). An empty groupID yields [ErrInvalidInput] once.
+//
+// EdApp API: GET /v2/usergroups/{groupId}/children (every page)
 func (s *UserGroupsService) AllChildren(ctx context.Context, groupID string, opts *ListOptions, reqOpts ...RequestOption) iter.Seq2[UserGroup, error] {
 	return all(ctx, opts, func(ctx context.Context, o *ListOptions, ro ...RequestOption) (*Page[UserGroup], error) {
 		return s.ListChildren(ctx, groupID, o, ro...)
@@ -97,6 +107,8 @@ func (s *UserGroupsService) AllChildren(ctx context.Context, groupID string, opt
 // sending {"userId": "<id>"} (inferred: the vendor does not document the
 // body).
 // An answer of {"success": false} is an error matching [ErrUnsuccessful].
+//
+// EdApp API: POST /v2/usergroups/{groupId}/users
 func (s *UserGroupsService) AddUser(ctx context.Context, groupID, userID string, reqOpts ...RequestOption) error {
 	if err := ids.Require("groupID", groupID); err != nil {
 		return err
@@ -111,6 +123,8 @@ func (s *UserGroupsService) AddUser(ctx context.Context, groupID, userID string,
 // /v2/usergroups/{groupId}/users, sending {"userId": "<id>"} (inferred, as
 // for AddUser). An answer of {"success": false} is an
 // error matching [ErrUnsuccessful].
+//
+// EdApp API: DELETE /v2/usergroups/{groupId}/users
 func (s *UserGroupsService) RemoveUser(ctx context.Context, groupID, userID string, reqOpts ...RequestOption) error {
 	if err := ids.Require("groupID", groupID); err != nil {
 		return err
@@ -125,6 +139,8 @@ func (s *UserGroupsService) RemoveUser(ctx context.Context, groupID, userID stri
 // /v2/usersgroups/{groupId}/users (see [UserGroupsService] for the fallback
 // to /v2/usergroups). An unknown group
 // is an [ErrNotFound].
+//
+// EdApp API: GET /v2/usersgroups/{groupId}/users
 func (s *UserGroupsService) ListUsers(ctx context.Context, groupID string, opts *ListOptions, reqOpts ...RequestOption) (*Page[User], error) {
 	if err := ids.Require("groupID", groupID); err != nil {
 		return nil, err
@@ -134,6 +150,8 @@ func (s *UserGroupsService) ListUsers(ctx context.Context, groupID string, opts 
 
 // AllUsers iterates over every user of a group (see ListUsers). An empty
 // groupID yields [ErrInvalidInput] once.
+//
+// EdApp API: GET /v2/usersgroups/{groupId}/users (every page)
 func (s *UserGroupsService) AllUsers(ctx context.Context, groupID string, opts *ListOptions, reqOpts ...RequestOption) iter.Seq2[User, error] {
 	return all(ctx, opts, func(ctx context.Context, o *ListOptions, ro ...RequestOption) (*Page[User], error) {
 		return s.ListUsers(ctx, groupID, o, ro...)

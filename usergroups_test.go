@@ -16,6 +16,7 @@ import (
 )
 
 func TestUserGroupsCreate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		params UserGroupCreateParams
@@ -39,6 +40,7 @@ func TestUserGroupsCreate(t *testing.T) {
 }
 
 func TestUserGroupsListUsesTheSpecSpelling(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/usersgroups", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/usersgroups", "page=1&pageSize=10", "")
@@ -59,6 +61,7 @@ func TestUserGroupsListUsesTheSpecSpelling(t *testing.T) {
 }
 
 func TestUserGroupsListChildren(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/usergroups/grp-au/children", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/usergroups/grp-au/children", "pageSize=100", "")
@@ -73,6 +76,7 @@ func TestUserGroupsListChildren(t *testing.T) {
 }
 
 func TestUserGroupsAddAndRemoveUser(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		method string
@@ -100,6 +104,7 @@ func TestUserGroupsAddAndRemoveUser(t *testing.T) {
 }
 
 func TestUserGroupsListUsers(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/usersgroups/grp-nsw/users", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/usersgroups/grp-nsw/users", "page=3", "")
@@ -150,6 +155,7 @@ func (c *groupsCounter) counts() map[string]int {
 }
 
 func TestUserGroupsFallbackIsRemembered(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	c := &groupsCounter{n: map[string]int{}}
 	c.count404(mux) // the spec's spelling is unknown to this server
@@ -190,6 +196,7 @@ func TestUserGroupsFallbackIsRemembered(t *testing.T) {
 }
 
 func TestUserGroupsTrue404IsNotFound(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	c := &groupsCounter{n: map[string]int{}}
 	c.count404(mux)
@@ -220,6 +227,7 @@ func TestUserGroupsTrue404IsNotFound(t *testing.T) {
 }
 
 func TestUserGroupsFallbackServerErrorIsNotRemembered(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/usergroups", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"message":"try later"}`, http.StatusServiceUnavailable)
@@ -233,6 +241,7 @@ func TestUserGroupsFallbackServerErrorIsNotRemembered(t *testing.T) {
 }
 
 func TestUserGroupsAll(t *testing.T) {
+	t.Parallel()
 	t.Run("All", func(t *testing.T) {
 		checkAllPages(t, "/v2/usersgroups", "", func(ctx context.Context, c *Client) ([]string, error) {
 			return collectKeys(c.UserGroups.All(ctx, &ListOptions{PageSize: 2}), func(g UserGroup) string { return g.ID })
@@ -256,6 +265,7 @@ func TestUserGroupsAll(t *testing.T) {
 }
 
 func TestUserGroupsEscapesIDs(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	var paths []string
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -279,6 +289,7 @@ func TestUserGroupsEscapesIDs(t *testing.T) {
 }
 
 func TestUserGroupsEmptyIDsAreRefused(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	refuseRequests(t, mux)
 	ctx := context.Background()
@@ -323,6 +334,7 @@ func groupPathServer(t *testing.T, prefix string) (*Client, func() int) {
 // Once a spelling has answered 2xx, a 404 (an unknown group) costs one
 // request, whichever spelling won.
 func TestGroupPathFallbackRemembersBothOutcomes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for prefix, first := range map[string]int{"/v2/usersgroups": 1, "/v2/usergroups": 2} {
 		t.Run(prefix, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/edapp-go/edapp/internal/ids"
+	"github.com/edapp-go/edapp/internal/lenient"
 )
 
 // UsersService covers the v2 user operations (/v2/users).
@@ -79,16 +80,16 @@ type User struct {
 	CustomFields   map[string]string `json:"customFields"`
 	LastActiveDate Time              `json:"lastActiveDate"`
 	Extra          RawFields         `json:"-"`
-
-	userVariants
 }
 
-// userVariants takes the other spellings of User's fields while the SDK
-// decodes; it then moves them into place and clears them.
-type userVariants struct {
-	AltUserName          string   `json:"userName,omitempty" variant:"Username"`
-	AltUsername          string   `json:"username,omitempty" variant:"Username"`
-	AltUserGroupsManaged []string `json:"userGroupsManaged,omitempty" variant:"ManagedUserGroups"`
+// The other spellings of User's fields live in the decoder's table, so the
+// record carries only its documented fields.
+func init() {
+	lenient.Alias[User](
+		lenient.Spelling{Name: "userName", Field: "Username"},
+		lenient.Spelling{Name: "username", Field: "Username"},
+		lenient.Spelling{Name: "userGroupsManaged", Field: "ManagedUserGroups"},
+	)
 }
 
 // UserCreateParams is the body of Users.Create. Empty fields are not sent.
@@ -141,12 +142,13 @@ type UserUpdateParams struct {
 	CustomFields      map[string]string `json:"customFields,omitzero"`
 }
 
-// UserListOptions filters and pages Users.List and Users.All. UserName
-// matches the username, which may hold an email address; ExternalID matches
+// UserListOptions filters and pages Users.List and Users.All. Username
+// matches the username (User.Username), which may hold an email address,
+// and is sent as the spec's userName query parameter; ExternalID matches
 // the external id.
 type UserListOptions struct {
 	ListOptions
-	UserName   string `url:"userName,omitempty"`
+	Username   string `url:"userName,omitempty"`
 	ExternalID string `url:"externalId,omitempty"`
 }
 
@@ -166,11 +168,15 @@ type UserCourse struct {
 // new user. With ManagedUserGroups set, it may be followed by one PUT (see
 // [UserCreateParams]); should that PUT fail, Create returns the created user
 // together with the error.
+//
+// EdApp API: POST /v2/users
 func (s *UsersService) Create(ctx context.Context, params UserCreateParams, reqOpts ...RequestOption) (*User, error) {
 	return s.client.writeUser(ctx, http.MethodPost, ids.Fill("/v2/users"), "", params, params.ManagedUserGroups, reqOpts)
 }
 
 // Get gets a user by id: GET /v2/users/{userId}.
+//
+// EdApp API: GET /v2/users/{userId}
 func (s *UsersService) Get(ctx context.Context, userID string, reqOpts ...RequestOption) (*User, error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
@@ -191,6 +197,8 @@ func (s *UsersService) Get(ctx context.Context, userID string, reqOpts ...Reques
 // ManagedUserGroups set, it may be followed by one more PUT (see
 // [UserCreateParams]); should that PUT fail, Update returns the user of the
 // first answer together with the error.
+//
+// EdApp API: PUT /v2/users/{userId}
 func (s *UsersService) Update(ctx context.Context, userID string, params UserUpdateParams, reqOpts ...RequestOption) (*User, error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
@@ -200,6 +208,8 @@ func (s *UsersService) Update(ctx context.Context, userID string, params UserUpd
 
 // Delete deletes a user by id: DELETE /v2/users/{userId}. An answer of
 // {"success": false} is an error matching [ErrUnsuccessful].
+//
+// EdApp API: DELETE /v2/users/{userId}
 func (s *UsersService) Delete(ctx context.Context, userID string, reqOpts ...RequestOption) error {
 	if err := ids.Require("userID", userID); err != nil {
 		return err
@@ -208,6 +218,8 @@ func (s *UsersService) Delete(ctx context.Context, userID string, reqOpts ...Req
 }
 
 // List lists one page of the account's users: GET /v2/users.
+//
+// EdApp API: GET /v2/users
 func (s *UsersService) List(ctx context.Context, opts *UserListOptions, reqOpts ...RequestOption) (*Page[User], error) {
 	return listPage[User](ctx, s.client, ids.Fill("/v2/users"), opts, reqOpts...)
 }
@@ -222,6 +234,8 @@ func (s *UsersService) List(ctx context.Context, opts *UserListOptions, reqOpts 
 //		}
 //		...
 //	}
+//
+// EdApp API: GET /v2/users (every page)
 func (s *UsersService) All(ctx context.Context, opts *UserListOptions, reqOpts ...RequestOption) iter.Seq2[User, error] {
 	return all(ctx, opts, s.List, reqOpts)
 }
@@ -229,6 +243,8 @@ func (s *UsersService) All(ctx context.Context, opts *UserListOptions, reqOpts .
 // Courses lists the courses the user has access to: GET
 // /v2/users/{userId}/courses. It accepts the paged envelope or a bare
 // array, and reads every page.
+//
+// EdApp API: GET /v2/users/{userId}/courses
 func (s *UsersService) Courses(ctx context.Context, userID string, reqOpts ...RequestOption) ([]UserCourse, error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err

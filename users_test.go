@@ -18,6 +18,7 @@ import (
 )
 
 func TestUsersCreate(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/users", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodPost, "/v2/users", "",
@@ -55,6 +56,7 @@ func TestUsersCreate(t *testing.T) {
 }
 
 func TestUsersCreateSendsEveryField(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/users", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodPost, "/v2/users", "",
@@ -74,6 +76,7 @@ func TestUsersCreateSendsEveryField(t *testing.T) {
 }
 
 func TestUsersGet(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/users/5f1a2b3c4d5e6f7a8b9c0d1e", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/users/5f1a2b3c4d5e6f7a8b9c0d1e", "", "")
@@ -100,6 +103,7 @@ func TestUsersGet(t *testing.T) {
 }
 
 func TestUsersGetNotFound(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/users/nobody", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"message":"user not found"}`, http.StatusNotFound)
@@ -113,6 +117,7 @@ func TestUsersGetNotFound(t *testing.T) {
 }
 
 func TestUsersUpdateOnlyTimeZone(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/users/5f1a2b3c4d5e6f7a8b9c0d1e", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodPut, "/v2/users/5f1a2b3c4d5e6f7a8b9c0d1e", "", `{"timeZone":"Australia/Perth"}`)
@@ -129,6 +134,7 @@ func TestUsersUpdateOnlyTimeZone(t *testing.T) {
 }
 
 func TestUsersUpdateSendsOnlyWhatIsSet(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		params UserUpdateParams
@@ -160,6 +166,7 @@ func TestUsersUpdateSendsOnlyWhatIsSet(t *testing.T) {
 }
 
 func TestUsersDelete(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		status int
@@ -195,6 +202,7 @@ func TestUsersDelete(t *testing.T) {
 }
 
 func TestUsersList(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/users", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/users", "externalId=HR-1042&page=2&pageSize=50&userName=jane.doe%40example.com", "")
@@ -203,7 +211,7 @@ func TestUsersList(t *testing.T) {
 
 	page, err := client.Users.List(context.Background(), &UserListOptions{
 		ListOptions: ListOptions{Page: 2, PageSize: 50},
-		UserName:    "jane.doe@example.com",
+		Username:    "jane.doe@example.com",
 		ExternalID:  "HR-1042",
 	})
 	require.NoError(t, err)
@@ -225,6 +233,7 @@ func TestUsersList(t *testing.T) {
 }
 
 func TestUsersListWithoutOptions(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/users", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodGet, "/v2/users", "", "")
@@ -237,6 +246,7 @@ func TestUsersListWithoutOptions(t *testing.T) {
 }
 
 func TestUsersListOddFieldKeepsTheRest(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/users", func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"totalCount":2,"items":[` +
@@ -253,15 +263,17 @@ func TestUsersListOddFieldKeepsTheRest(t *testing.T) {
 }
 
 func TestUsersAll(t *testing.T) {
+	t.Parallel()
 	checkAllPages(t, "/v2/users", "userName=jane&externalId=HR-1", func(ctx context.Context, c *Client) ([]string, error) {
-		opts := &UserListOptions{ListOptions: ListOptions{PageSize: 2}, UserName: "jane", ExternalID: "HR-1"}
+		opts := &UserListOptions{ListOptions: ListOptions{PageSize: 2}, Username: "jane", ExternalID: "HR-1"}
 		keys, err := collectKeys(c.Users.All(ctx, opts), func(u User) string { return u.ID })
-		assert.Equal(t, &UserListOptions{ListOptions: ListOptions{PageSize: 2}, UserName: "jane", ExternalID: "HR-1"}, opts, "caller's options untouched")
+		assert.Equal(t, &UserListOptions{ListOptions: ListOptions{PageSize: 2}, Username: "jane", ExternalID: "HR-1"}, opts, "caller's options untouched")
 		return keys, err
 	})
 }
 
 func TestUsersAllStopsAfterAnError(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	calls := 0
 	mux.HandleFunc("/v2/users", func(w http.ResponseWriter, r *http.Request) {
@@ -280,6 +292,7 @@ func TestUsersAllStopsAfterAnError(t *testing.T) {
 }
 
 func TestUsersCourses(t *testing.T) {
+	t.Parallel()
 	for _, fixture := range []string{"users/courses.json", "users/courses-bare.json"} {
 		t.Run(fixture, func(t *testing.T) {
 			client, mux := setup(t)
@@ -319,6 +332,7 @@ func TestUsersCourses(t *testing.T) {
 }
 
 func TestUsersEscapesIDs(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	var paths []string
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -340,6 +354,7 @@ func TestUsersEscapesIDs(t *testing.T) {
 }
 
 func TestUsersEmptyIDsAreRefused(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	refuseRequests(t, mux)
 	ctx := context.Background()
@@ -355,6 +370,7 @@ func TestUsersEmptyIDsAreRefused(t *testing.T) {
 }
 
 func TestUserDecodeVariants(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in string
 		want     User
@@ -377,6 +393,7 @@ func TestUserDecodeVariants(t *testing.T) {
 }
 
 func TestUserEncodesTheSentSpellings(t *testing.T) {
+	t.Parallel()
 	b, err := json.Marshal(User{ID: "u", Username: "n", ManagedUserGroups: []string{"g"}})
 	require.NoError(t, err)
 	var back User
@@ -388,6 +405,7 @@ func TestUserEncodesTheSentSpellings(t *testing.T) {
 }
 
 func TestRoles(t *testing.T) {
+	t.Parallel()
 	want := []Role{"app-user", "prizing-user", "account-admin", "content-author",
 		"manager-analytics", "exclude-from-analytics", "reviewer"}
 	assert.Equal(t, want, Roles())
@@ -397,6 +415,7 @@ func TestRoles(t *testing.T) {
 }
 
 func TestUsersCoursesReadsEveryPage(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	var pages []string
 	mux.HandleFunc("/v2/users/u-1/courses", func(w http.ResponseWriter, r *http.Request) {
@@ -490,6 +509,7 @@ func newManagedServer(t *testing.T, honours string, echo bool) (*managedServer, 
 
 // A service that takes the documented spelling: one request a write.
 func TestManagedGroupsDocumentedSpelling(t *testing.T) {
+	t.Parallel()
 	s, c := newManagedServer(t, "managedUserGroups", true)
 	ctx := context.Background()
 	u, err := c.Users.Create(ctx, UserCreateParams{Username: "a", ManagedUserGroups: []string{"g1"}})
@@ -507,6 +527,7 @@ func TestManagedGroupsDocumentedSpelling(t *testing.T) {
 // by one PUT in that spelling (never a second POST), and later writes use
 // it at once.
 func TestManagedGroupsOtherSpellingIsLearnt(t *testing.T) {
+	t.Parallel()
 	s, c := newManagedServer(t, "userGroupsManaged", true)
 	ctx := context.Background()
 	u, err := c.Users.Create(ctx, UserCreateParams{Username: "a", ManagedUserGroups: []string{"g1"}})
@@ -538,6 +559,7 @@ func TestManagedGroupsOtherSpellingIsLearnt(t *testing.T) {
 // The same on Update: a PUT the service ignored is followed by one PUT in
 // the other spelling.
 func TestManagedGroupsLearntOnUpdate(t *testing.T) {
+	t.Parallel()
 	s, c := newManagedServer(t, "userGroupsManaged", true)
 	ctx := context.Background()
 	u, err := c.Users.Update(ctx, "u-9", UserUpdateParams{ManagedUserGroups: []string{"g1"}})
@@ -555,6 +577,7 @@ func TestManagedGroupsLearntOnUpdate(t *testing.T) {
 // A service that never shows managed groups: each write checks again, with
 // one follow-up PUT, and nothing is learnt.
 func TestManagedGroupsNotEchoed(t *testing.T) {
+	t.Parallel()
 	s, c := newManagedServer(t, "managedUserGroups", false)
 	ctx := context.Background()
 	for range 2 {
@@ -571,6 +594,7 @@ func TestManagedGroupsNotEchoed(t *testing.T) {
 // A failed follow-up PUT returns the created user with the error, so the
 // caller never creates it twice.
 func TestManagedGroupsFollowUpFails(t *testing.T) {
+	t.Parallel()
 	s, c := newManagedServer(t, "userGroupsManaged", true)
 	s.failPut = true
 	u, err := c.Users.Create(context.Background(), UserCreateParams{Username: "a", ManagedUserGroups: []string{"g1"}})

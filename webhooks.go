@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/edapp-go/edapp/internal/ids"
+	"github.com/edapp-go/edapp/internal/lenient"
 )
 
 // WebhooksService covers the v2 webhook operations (/v2/webhooks).
@@ -33,14 +34,12 @@ type Webhook struct {
 	// event field with its type name ("string", "datetime", "number").
 	MessageFormat map[string]string `json:"messageFormat"`
 	Extra         RawFields         `json:"-"`
-
-	webhookVariants
 }
 
-// webhookVariants takes the other spelling of Webhook's id while the SDK
-// decodes; it then moves it into place and clears it.
-type webhookVariants struct {
-	AltWebhookID string `json:"webhookId,omitempty" variant:"ID"`
+// The other spelling of Webhook's id lives in the decoder's table, so the
+// record carries only its documented fields.
+func init() {
+	lenient.Alias[Webhook](lenient.Spelling{Name: "webhookId", Field: "ID"})
 }
 
 // WebhookCreateParams is the body of Webhooks.Create: {"eventName",
@@ -62,6 +61,8 @@ type WebhookCreateParams struct {
 // with [ErrInvalidInput], before any request, an event name that is not one
 // of the ten and a URL that is not an absolute http or https URL. The
 // answer is the new link, with its MessageFormat.
+//
+// EdApp API: POST /v2/webhooks
 func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams, reqOpts ...RequestOption) (*Webhook, error) {
 	if !slices.Contains(EventNames(), params.EventName) {
 		return nil, fmt.Errorf("%w: event name %q is not one of the ten webhook event names", ErrInvalidInput, params.EventName)
@@ -81,6 +82,8 @@ func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams
 // does not document this operation; outside integrations call it and get a
 // bare array. The paged envelope is
 // accepted too, and then every page is read.
+//
+// EdApp API: GET /v2/webhooks
 func (s *WebhooksService) List(ctx context.Context, reqOpts ...RequestOption) ([]Webhook, error) {
 	return listAll[Webhook](ctx, s.client, ids.Fill("/v2/webhooks"), reqOpts)
 }
@@ -88,6 +91,8 @@ func (s *WebhooksService) List(ctx context.Context, reqOpts ...RequestOption) ([
 // Delete removes a webhook: DELETE /v2/webhooks/{webhookId}. Inferred: the
 // vendor does not document this operation; outside integrations call it. An answer of {"success": false} is an error
 // matching [ErrUnsuccessful].
+//
+// EdApp API: DELETE /v2/webhooks/{webhookId}
 func (s *WebhooksService) Delete(ctx context.Context, webhookID string, reqOpts ...RequestOption) error {
 	if err := ids.Require("webhookID", webhookID); err != nil {
 		return err

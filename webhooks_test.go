@@ -11,6 +11,7 @@ import (
 )
 
 func TestWebhooksCreate(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/webhooks", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodPost, "/v2/webhooks", "",
@@ -37,6 +38,7 @@ func TestWebhooksCreate(t *testing.T) {
 }
 
 func TestWebhooksCreateWithHeaders(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	mux.HandleFunc("/v2/webhooks", func(w http.ResponseWriter, r *http.Request) {
 		assertRequest(t, r, http.MethodPost, "/v2/webhooks", "",
@@ -59,6 +61,7 @@ func TestWebhooksCreateWithHeaders(t *testing.T) {
 }
 
 func TestWebhooksCreateEveryEventName(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	var got []EventName
 	mux.HandleFunc("/v2/webhooks", func(w http.ResponseWriter, r *http.Request) {
@@ -78,6 +81,7 @@ func TestWebhooksCreateEveryEventName(t *testing.T) {
 }
 
 func TestWebhooksCreateRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	refuseRequests(t, mux)
 	const good = "https://hooks.example.com/x"
@@ -107,6 +111,7 @@ func TestWebhooksCreateRefusesBadInput(t *testing.T) {
 }
 
 func TestWebhooksCreateErrorDoesNotRepeatTheURL(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	refuseRequests(t, mux)
 	_, err := client.Webhooks.Create(context.Background(), WebhookCreateParams{
@@ -117,6 +122,7 @@ func TestWebhooksCreateErrorDoesNotRepeatTheURL(t *testing.T) {
 }
 
 func TestWebhooksList(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ name, fixture string }{
 		{"bare array", "webhooks/list.json"},
 		{"envelope", ""},
@@ -148,6 +154,7 @@ func TestWebhooksList(t *testing.T) {
 }
 
 func TestWebhooksDelete(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	answer := `{"success":true}`
 	mux.HandleFunc("/v2/webhooks/wh-7f3c", func(w http.ResponseWriter, r *http.Request) {
@@ -165,6 +172,7 @@ func TestWebhooksDelete(t *testing.T) {
 }
 
 func TestWebhooksEscapesIDs(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	var path string
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { path = r.URL.EscapedPath() })
@@ -173,12 +181,14 @@ func TestWebhooksEscapesIDs(t *testing.T) {
 }
 
 func TestWebhooksEmptyIDsAreRefused(t *testing.T) {
+	t.Parallel()
 	client, mux := setup(t)
 	refuseRequests(t, mux)
 	checkRefused(t, client.Webhooks.Delete(context.Background(), ""))
 }
 
 func TestWebhookDecodeVariants(t *testing.T) {
+	t.Parallel()
 	var w Webhook
 	require.NoError(t, decodeAnswer([]byte(`{"id":"a","webhookId":"b"}`), &w))
 	assert.Equal(t, "a", w.ID, "id wins")

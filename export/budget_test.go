@@ -32,6 +32,7 @@ func (f *savingFiles) SaveBudget(ctx context.Context, ts []time.Time) error {
 // worth) and again when it ends, interrupted or not; the next run reads
 // it back with SavedBudget.
 func TestRunSavesTheBudget(t *testing.T) {
+	t.Parallel()
 	srv := filesFixture(t)
 	dir := t.TempDir()
 	f, err := OpenFiles(dir, "csv", false)
@@ -87,6 +88,7 @@ func (k *stubKeeper) SaveBudget(context.Context, []time.Time) error    { return 
 // once, and leaves out a zero time (a state changed by hand), which
 // edapp.WithAdmissions would refuse.
 func TestSavedBudget(t *testing.T) {
+	t.Parallel()
 	at := func(s int) time.Time { return time.Unix(int64(s), 0) }
 	a := &stubKeeper{saved: []time.Time{at(3), {}, at(1)}}
 	b := &stubKeeper{saved: []time.Time{at(2), at(1).UTC()}}

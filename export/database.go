@@ -1,6 +1,7 @@
 package export
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/dbschema"
 )
 
@@ -50,6 +52,7 @@ type Database struct {
 	d        Dialect
 	run      int64 // this run's number
 	lockWait time.Duration
+	optErr   error // the first bad option value
 	tables   map[string]*table
 	kinds    map[string]*dbKind // the kinds being written
 	rowByRow bool               // Write's second try: each row under a savepoint
@@ -76,6 +79,9 @@ type walkState struct {
 // second export into the same database is refused with ErrLocked until
 // this one calls Close. The caller opened db with a driver for d.
 func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOption) (*Database, error) {
+	if err := checkDatabaseOptions(opts); err != nil {
+		return nil, err
+	}
 	recreated, err := dbschema.MigrateRecreating(ctx, db, d)
 	if err != nil {
 		return nil, err
@@ -86,7 +92,9 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 	}
 	x := &Database{conn: conn, d: d, tables: map[string]*table{}, lockWait: DefaultLockWait}
 	for _, o := range opts {
-		o(x)
+		if o != nil {
+			o(x)
+		}
 	}
 	if err := x.waitLock(ctx); err != nil {
 		conn.Close()
@@ -117,13 +125,27 @@ func (x *Database) restartKinds(ctx context.Context, tables []string) error {
 // finish before it refuses with ErrLocked.
 const DefaultLockWait = 10 * time.Second
 
-// DatabaseOption configures OpenDatabase.
+// DatabaseOption configures OpenDatabase. A bad value makes OpenDatabase
+// fail with an error wrapping edapp.ErrInvalidInput, before it touches
+// the database.
 type DatabaseOption func(*Database)
 
 // WithLockWait sets how long OpenDatabase waits for another export that
-// holds the database (default DefaultLockWait; 0: refuse at once).
+// holds the database (default DefaultLockWait; 0: refuse at once); d must
+// not be negative.
 func WithLockWait(d time.Duration) DatabaseOption {
-	return func(x *Database) { x.lockWait = max(d, 0) }
+	return func(x *Database) {
+		if d < 0 {
+			x.optErr = cmp.Or(x.optErr, fmt.Errorf("export: %w: WithLockWait(%s): want 0 or more", edapp.ErrInvalidInput, d))
+			return
+		}
+		x.lockWait = d
+	}
+}
+
+// checkDatabaseOptions reports the first bad value of opts.
+func checkDatabaseOptions(opts []DatabaseOption) error {
+	return firstBadOption(&Database{}, opts, func(x *Database) error { return x.optErr })
 }
 
 // waitLock takes the database, trying again while another export holds

@@ -42,14 +42,16 @@ type Options struct {
 	// across kinds, pages and parents. Default 4, at most 64: against the
 	// service's budget four saturate it at any latency under about 0.85 s.
 	Concurrency int
-	// PageSize is the records asked for per request; default and at most
-	// edapp.MaxPageSize. A smaller page commits more often.
+	// PageSize is the records asked for per request; 0 is the default and
+	// the most, edapp.MaxPageSize. A smaller page commits more often.
 	PageSize int
 	// OpenWindow: an open record (an attempt not yet completed) is fetched
 	// again on each run while it started less than OpenWindow ago, so that
-	// its completion lands. Default DefaultOpenWindow; a negative value
-	// turns it off.
+	// its completion lands. 0 is DefaultOpenWindow.
 	OpenWindow time.Duration
+	// NoOpenWindow turns OpenWindow off: an open record is not fetched
+	// again.
+	NoOpenWindow bool
 	// Progress, when not nil, is told about each kind as it is fetched.
 	Progress Progress
 	// StopOn, when not nil, is asked about each kind's error: true ends the
@@ -189,7 +191,7 @@ func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destinatio
 	}
 	opts = withDefaults(opts)
 	e := &engine{opts: opts, dests: serialize(dests), f: newFetcher(c, opts, ks)}
-	e.run = RunInfo{Fresh: opts.Full, Since: opts.Since, Now: opts.Now().UTC(), OpenWindow: max(opts.OpenWindow, 0)}
+	e.run = RunInfo{Fresh: opts.Full, Since: opts.Since, Now: opts.Now().UTC(), OpenWindow: opts.OpenWindow}
 	defer func() {
 		if serr := e.saveBudget(context.WithoutCancel(ctx), true); serr != nil {
 			err = errors.Join(err, fmt.Errorf("export: save the budget spent: %w", serr))
@@ -264,10 +266,13 @@ func withDefaults(o Options) Options {
 	if o.Concurrency == 0 {
 		o.Concurrency = edapp.DefaultPageConcurrency
 	}
-	if o.PageSize <= 0 || o.PageSize > edapp.MaxPageSize {
+	if o.PageSize == 0 {
 		o.PageSize = edapp.MaxPageSize
 	}
-	if o.OpenWindow == 0 {
+	switch {
+	case o.NoOpenWindow:
+		o.OpenWindow = 0
+	case o.OpenWindow == 0:
 		o.OpenWindow = DefaultOpenWindow
 	}
 	if o.Now == nil {
@@ -279,13 +284,37 @@ func withDefaults(o Options) Options {
 	return o
 }
 
+// checkOptions reports the first bad value of o, wrapping
+// edapp.ErrInvalidInput; nothing is clamped.
+func checkOptions(o Options) error {
+	switch {
+	case o.Concurrency < 0 || o.Concurrency > 64:
+		return fmt.Errorf("export: %w: concurrency %d: want 1 to 64", edapp.ErrInvalidInput, o.Concurrency)
+	case o.PageSize < 0 || o.PageSize > edapp.MaxPageSize:
+		return fmt.Errorf("export: %w: page size %d: want 1 to %d", edapp.ErrInvalidInput, o.PageSize, edapp.MaxPageSize)
+	case o.OpenWindow < 0:
+		return fmt.Errorf("export: %w: open window %s: want 0 or more (NoOpenWindow turns it off)", edapp.ErrInvalidInput, o.OpenWindow)
+	case o.MaxAge < 0:
+		return fmt.Errorf("export: %w: max age %s: want 0 or more", edapp.ErrInvalidInput, o.MaxAge)
+	}
+	return nil
+}
+
+// firstBadOption applies opts to probe, a destination not yet opened, and
+// returns the first bad value they kept (what bad reads from probe).
+func firstBadOption[T any, O ~func(*T)](probe *T, opts []O, bad func(*T) error) error {
+	for _, o := range opts {
+		if o != nil {
+			o(probe)
+		}
+	}
+	return bad(probe)
+}
+
 // selectKinds checks the options and returns the kinds to run, in order.
 func selectKinds(o Options) ([]Kind, error) {
-	if o.Concurrency < 0 || o.Concurrency > 64 {
-		return nil, fmt.Errorf("export: invalid concurrency %d: want 1 to 64", o.Concurrency)
-	}
-	if o.MaxAge < 0 {
-		return nil, fmt.Errorf("export: invalid max age %s: want 0 or more", o.MaxAge)
+	if err := checkOptions(o); err != nil {
+		return nil, err
 	}
 	for _, name := range o.Kinds {
 		if !slices.ContainsFunc(kinds, func(k Kind) bool { return k.Name == name }) {

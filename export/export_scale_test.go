@@ -86,6 +86,7 @@ func result(sum *Summary, kind string) KindResult {
 // own; none to a group's users; requests in flight never exceed the
 // concurrency; and no walk costs more than its minimum plus one.
 func TestRunCountsEveryRequestToItsKind(t *testing.T) {
+	t.Parallel()
 	srv, pageSize := scaleServer(t)
 	sum := scaleRun(t, srv, t.TempDir(), Options{PageSize: pageSize, Concurrency: 3})
 	if n := srv.RequestCount("/v2/usersgroups/{id}/users"); n != 0 {
@@ -130,6 +131,7 @@ func TestRunCountsEveryRequestToItsKind(t *testing.T) {
 // flight once they leave slots free: a request holds a slot while it is
 // sent, not a walk for its whole length.
 func TestRunLetsALongWalkUseTheSlotsOthersLeave(t *testing.T) {
+	t.Parallel()
 	srv, pageSize := scaleServer(t)
 	var mu sync.Mutex
 	spans := map[string][][2]time.Time{}
@@ -228,6 +230,7 @@ func groupsWithChildren(t *testing.T, srv *edapptest.Server) []string {
 // users routes answer, group_children the fake's hierarchy, with one
 // request per group that has children.
 func TestRunGroupMembersAndChildren(t *testing.T) {
+	t.Parallel()
 	srv, pageSize := scaleServer(t)
 	dir := t.TempDir()
 	sum := scaleRun(t, srv, dir, Options{PageSize: pageSize, Kinds: []string{"group_members", "group_children"}})
@@ -272,6 +275,7 @@ func TestRunGroupMembersAndChildren(t *testing.T) {
 // again, request for request, and one page for each incremental kind's
 // overlap; with MaxAge only the incremental kinds' requests.
 func TestRunAgainWithNothingNew(t *testing.T) {
+	t.Parallel()
 	srv, pageSize := scaleServer(t)
 	dir := t.TempDir()
 	first := scaleRun(t, srv, dir, Options{PageSize: pageSize})

@@ -34,6 +34,7 @@ func (m *memDest) End(_ context.Context, k *Kind, r *KindResult) error {
 // its error: the first walk goes alone until its first answer, so the run
 // sends one request. Without it, every kind is tried.
 func TestRunStopOn(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	defer srv.Close()
 	c, err := edapp.NewClient("wrong-token", edapp.WithBaseURL(srv.URL))
@@ -62,6 +63,7 @@ func TestRunStopOn(t *testing.T) {
 // TestRunMemoryDestination: every kind's records reach a destination of
 // the caller's, as the fake counts them.
 func TestRunMemoryDestination(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	defer srv.Close()
 	if err := srv.SeedAccount(edapptest.AccountSpec{Users: 30, Attempts: 2500}); err != nil {
@@ -80,6 +82,7 @@ func TestRunMemoryDestination(t *testing.T) {
 // TestRunCountsAnEmptyPage: a kind whose only request came back empty
 // sent one request, and says so.
 func TestRunCountsAnEmptyPage(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	defer srv.Close()
 	d := &memDest{records: map[string]int{}}
@@ -96,6 +99,7 @@ func TestRunCountsAnEmptyPage(t *testing.T) {
 
 // TestKindFromContext: an Observer sees the kind of each call.
 func TestKindFromContext(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	defer srv.Close()
 	if _, err := srv.SeedDemo(); err != nil {

@@ -1,12 +1,15 @@
 package export
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
 	"time"
+
+	"github.com/edapp-go/edapp"
 )
 
 // defaultPartSize is how many records a part of an incremental kind holds
@@ -30,6 +33,7 @@ type Files struct {
 	st       *exportState
 	release  func()                // the directory's lock
 	kinds    map[string]*filesKind // the kinds being written
+	optErr   error                 // the first bad option value
 }
 
 // filesKind is one kind being written: the engine writes several at once.
@@ -43,16 +47,26 @@ type filesKind struct {
 	written int
 }
 
-// FilesOption configures Files.
+// FilesOption configures Files. A bad value makes OpenFiles fail with an
+// error wrapping edapp.ErrInvalidInput.
 type FilesOption func(*Files)
 
-// WithPartSize sets the most records in a part file (default 50,000).
+// WithPartSize sets the most records in a part file (default 50,000); n
+// must be at least 1.
 func WithPartSize(n int) FilesOption {
 	return func(f *Files) {
-		if n > 0 {
-			f.partSize = n
+		if n < 1 {
+			f.optErr = cmp.Or(f.optErr, fmt.Errorf("export: %w: WithPartSize(%d): want at least 1", edapp.ErrInvalidInput, n))
+			return
 		}
+		f.partSize = n
 	}
+}
+
+// checkFilesOptions reports the first bad value of opts, before anything
+// is opened.
+func checkFilesOptions(opts []FilesOption) error {
+	return firstBadOption(&Files{}, opts, func(f *Files) error { return f.optErr })
 }
 
 // OpenFiles opens (creating it if needed) the export directory dir. format
@@ -62,7 +76,10 @@ func WithPartSize(n int) FilesOption {
 // the same directory is refused (ErrLocked) until this one calls Close.
 func OpenFiles(dir, format string, fresh bool, opts ...FilesOption) (*Files, error) {
 	if format != "" && format != "csv" && format != "jsonl" {
-		return nil, fmt.Errorf("export: invalid format %q: want csv or jsonl", format)
+		return nil, fmt.Errorf("export: %w: format %q: want csv or jsonl", edapp.ErrInvalidInput, format)
+	}
+	if err := checkFilesOptions(opts); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err

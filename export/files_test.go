@@ -68,6 +68,7 @@ func countRows(t *testing.T, dir string) int {
 // the count and checksum in the state; the re-run fails clearly and
 // writes no duplicate.
 func TestFilesKeysCutShort(t *testing.T) {
+	t.Parallel()
 	srv := filesFixture(t)
 	dir := t.TempDir()
 	if err := exportFiles(t, srv, dir, 25); err != nil {
@@ -101,6 +102,7 @@ func TestFilesKeysCutShort(t *testing.T) {
 // TestFilesStatePathsConfined: a state that names a file outside the
 // export directory is refused, and the file is not read.
 func TestFilesStatePathsConfined(t *testing.T) {
+	t.Parallel()
 	srv := filesFixture(t)
 	dir := t.TempDir()
 	if err := exportFiles(t, srv, dir, 25); err != nil {
@@ -132,6 +134,7 @@ func TestFilesStatePathsConfined(t *testing.T) {
 // first holds it, with the holder's process id; a lock left by a process
 // that is gone is taken over.
 func TestFilesLock(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	first, err := OpenFiles(dir, "csv", false)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 // TestPoolEnter: the first walk enters at once; the next waits for the
 // first answer (open); a walk whose run ended does not enter.
 func TestPoolEnter(t *testing.T) {
+	t.Parallel()
 	p := newPool(4)
 	ctx := context.Background()
 	if err := p.enter(ctx); err != nil {

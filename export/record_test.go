@@ -10,6 +10,7 @@ import (
 )
 
 func TestRecordJSONMergesExtra(t *testing.T) {
+	t.Parallel()
 	l := edapp.Lesson{ID: "l1", Title: "Lifting", Extra: map[string]json.RawMessage{"passMark": json.RawMessage(`70`), "title": json.RawMessage(`"shadowed"`)}}
 	r, err := newRecord(l)
 	if err != nil {
@@ -33,6 +34,7 @@ func TestRecordJSONMergesExtra(t *testing.T) {
 }
 
 func TestRecordCells(t *testing.T) {
+	t.Parallel()
 	score := 87.5
 	ts, _ := edapp.ParseTime("2026-03-07T05:10:36.187Z")
 	for _, tc := range []struct {
@@ -62,6 +64,7 @@ func TestRecordCells(t *testing.T) {
 }
 
 func TestRawCell(t *testing.T) {
+	t.Parallel()
 	for raw, want := range map[string]string{
 		`"a,b"`: "a,b", `null`: "", `12.5`: "12.5", `true`: "true",
 		`["x","y"]`: "x;y", `{"k":"v"}`: `{"k":"v"}`, `[{"id":"1"}]`: `[{"id":"1"}]`,
@@ -73,6 +76,7 @@ func TestRawCell(t *testing.T) {
 }
 
 func TestRecordJSONCompactsExtra(t *testing.T) {
+	t.Parallel()
 	l := edapp.Lesson{ID: "l1", Extra: map[string]json.RawMessage{"b": json.RawMessage("{\n  \"x\": 1\n}"), "a": json.RawMessage(`[1, 2]`), "bad": json.RawMessage(`{`)}}
 	r, err := newRecord(l)
 	if err != nil {
@@ -90,6 +94,7 @@ func TestRecordJSONCompactsExtra(t *testing.T) {
 // TestRecordMicroseconds: times keep the precision the service sent, in
 // cells, keys and JSON: two events 300 µs apart stay two.
 func TestRecordMicroseconds(t *testing.T) {
+	t.Parallel()
 	t0, _ := edapp.ParseTime("2026-03-07T05:10:36.187100Z")
 	t1 := edapp.Time{Time: t0.Add(300 * time.Microsecond)}
 	a, _ := newRecord(edapp.LessonProgressEvent{UserID: "u", LessonID: "l", EventName: "LessonCompleted", EventDateTime: t0})
@@ -118,6 +123,7 @@ func TestRecordMicroseconds(t *testing.T) {
 // TestCSVFormulaCells: text that a spreadsheet would run is prefixed
 // with '; numbers are not.
 func TestCSVFormulaCells(t *testing.T) {
+	t.Parallel()
 	var buf strings.Builder
 	w, err := newRecordWriter(&buf, "csv", []string{"id", "name", "firstName", "lastName", "email", "externalId", "roles", "note", "level"})
 	if err != nil {

@@ -47,7 +47,8 @@ type config struct {
 func WithTracerProvider(tp trace.TracerProvider) Option {
 	return func(c *config) {
 		if tp == nil {
-			c.err = errors.New("edappotel: WithTracerProvider(nil)")
+			c.fail("WithTracerProvider(nil)")
+			return
 		}
 		c.tp = tp
 	}
@@ -57,7 +58,8 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(c *config) {
 		if mp == nil {
-			c.err = errors.New("edappotel: WithMeterProvider(nil)")
+			c.fail("WithMeterProvider(nil)")
+			return
 		}
 		c.mp = mp
 	}
@@ -68,9 +70,17 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 func WithLimiter(l edapp.BudgetReporter) Option {
 	return func(c *config) {
 		if l == nil {
-			c.err = errors.New("edappotel: WithLimiter(nil)")
+			c.fail("WithLimiter(nil)")
+			return
 		}
 		c.limiter = l
+	}
+}
+
+// fail keeps the first bad option value, wrapping edapp.ErrInvalidInput.
+func (c *config) fail(what string) {
+	if c.err == nil {
+		c.err = fmt.Errorf("edappotel: %w: %s", edapp.ErrInvalidInput, what)
 	}
 }
 

@@ -2,6 +2,7 @@ package otel_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -314,14 +315,23 @@ func TestNewObserverKeepsSecretsAndIDsOut(t *testing.T) {
 	}
 }
 
+// NewObserver reports the first bad option value as an error wrapping
+// edapp.ErrInvalidInput, as every constructor of the SDK does.
 func TestNewObserverRefusesNilProviders(t *testing.T) {
-	for name, opt := range map[string]edappotel.Option{
-		"tracer":  edappotel.WithTracerProvider(nil),
-		"meter":   edappotel.WithMeterProvider(nil),
-		"limiter": edappotel.WithLimiter(nil),
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		opts []edappotel.Option
+		want string // in the error
+	}{
+		{"tracer", []edappotel.Option{edappotel.WithTracerProvider(nil)}, "WithTracerProvider"},
+		{"meter", []edappotel.Option{edappotel.WithMeterProvider(nil)}, "WithMeterProvider"},
+		{"limiter", []edappotel.Option{edappotel.WithLimiter(nil)}, "WithLimiter"},
+		{"the first bad value", []edappotel.Option{edappotel.WithMeterProvider(nil), edappotel.WithLimiter(nil)}, "WithMeterProvider"},
 	} {
-		if _, err := edappotel.NewObserver(opt); err == nil {
-			t.Errorf("%s: no error for nil", name)
+		_, err := edappotel.NewObserver(tc.opts...)
+		if !errors.Is(err, edapp.ErrInvalidInput) || !strings.Contains(fmt.Sprint(err), tc.want) {
+			t.Errorf("%s: %v", tc.name, err)
 		}
 	}
 }

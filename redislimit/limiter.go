@@ -65,17 +65,19 @@ type Limiter struct {
 	policyErr error     // what it said
 }
 
-// Option configures a [Limiter]. An Option given a bad value makes [New] fail.
+// Option configures a [Limiter]. An Option given a bad value makes [New]
+// fail with an error wrapping [edapp.ErrInvalidInput].
 type Option func(*Limiter) error
 
-// WithBulkShare sets the share of each window that bulk calls may use,
-// from 0 to 1 (default 0.9). Bulk calls then get floor(f*limit)
-// admissions per window, and never fewer than one; interactive calls may
-// use the whole window. A share outside [0, 1], or NaN, makes [New] fail.
+// WithBulkShare sets the share of each window that bulk calls may use
+// (default 0.9), as [edapp.WithBulkShare] does: bulk calls then get
+// floor(f*limit) admissions per window, and never fewer than one;
+// interactive calls may use the whole window. f must be more than 0 and
+// at most 1: [New] fails on any other value (0 and NaN included).
 func WithBulkShare(f float64) Option {
 	return func(l *Limiter) error {
-		if !(f >= 0 && f <= 1) { // false for NaN
-			return fmt.Errorf("redislimit: bulk share %v is not between 0 and 1", f)
+		if !(f > 0 && f <= 1) { // false for NaN
+			return fmt.Errorf("redislimit: %w: WithBulkShare(%v): the share must be more than 0 and at most 1", edapp.ErrInvalidInput, f)
 		}
 		l.share = f
 		return nil
@@ -99,16 +101,16 @@ func WithBulkShare(f float64) Option {
 func New(rdb redis.UniversalClient, key string, limit int, window time.Duration, opts ...Option) (*Limiter, error) {
 	switch {
 	case rdb == nil:
-		return nil, errors.New("redislimit: no Redis client")
+		return nil, fmt.Errorf("redislimit: %w: no Redis client", edapp.ErrInvalidInput)
 	case key == "":
-		return nil, errors.New("redislimit: empty key")
+		return nil, fmt.Errorf("redislimit: %w: empty key", edapp.ErrInvalidInput)
 	case strings.ContainsAny(key, "{}"):
 		// The key is not quoted: it might be a secret used by mistake.
-		return nil, errors.New("redislimit: the key holds '{' or '}', which would put its Redis keys in different Redis Cluster slots")
+		return nil, fmt.Errorf("redislimit: %w: the key holds '{' or '}', which would put its Redis keys in different Redis Cluster slots", edapp.ErrInvalidInput)
 	case limit < 1:
-		return nil, fmt.Errorf("redislimit: limit %d is below 1", limit)
+		return nil, fmt.Errorf("redislimit: %w: limit %d is below 1", edapp.ErrInvalidInput, limit)
 	case window < time.Millisecond:
-		return nil, fmt.Errorf("redislimit: window %v is shorter than a millisecond", window)
+		return nil, fmt.Errorf("redislimit: %w: window %v is shorter than a millisecond", edapp.ErrInvalidInput, window)
 	}
 	l := &Limiter{
 		rdb:    rdb,

@@ -121,7 +121,6 @@ func TestBulkShare(t *testing.T) {
 		{"default", nil, 9, 10},
 		{"half", []Option{WithBulkShare(0.5)}, 5, 10},
 		{"tiny share still gets one", []Option{WithBulkShare(0.01)}, 1, 10},
-		{"zero still gets one", []Option{WithBulkShare(0)}, 1, 10},
 		{"one is the whole window", []Option{WithBulkShare(1)}, 10, 10},
 		{"0.29 of 100 is 29", []Option{WithBulkShare(0.29)}, 29, 100},
 	} {
@@ -336,10 +335,12 @@ func TestNewRejectsBadInput(t *testing.T) {
 		{"bulk share above 1", rdb, "k", 10, time.Minute, []Option{WithBulkShare(1.5)}},
 		{"negative bulk share", rdb, "k", 10, time.Minute, []Option{WithBulkShare(-0.1)}},
 		{"NaN bulk share", rdb, "k", 10, time.Minute, []Option{WithBulkShare(math.NaN())}},
+		{"zero bulk share, as edapp.WithBulkShare(0)", rdb, "k", 10, time.Minute, []Option{WithBulkShare(0)}},
+		{"the first bad value", rdb, "k", 10, time.Minute, []Option{WithBulkShare(2), WithBulkShare(0.5)}},
 	} {
 		l, err := New(tc.rdb, tc.key, tc.limit, tc.window, tc.opts...)
-		if err == nil || !strings.HasPrefix(err.Error(), "redislimit: ") {
-			t.Errorf("%s: got %v, want a redislimit error", tc.name, err)
+		if err == nil || !strings.HasPrefix(err.Error(), "redislimit: ") || !errors.Is(err, edapp.ErrInvalidInput) {
+			t.Errorf("%s: got %v, want a redislimit error wrapping edapp.ErrInvalidInput", tc.name, err)
 		}
 		if l != nil {
 			t.Errorf("%s: got a Limiter with the error", tc.name)

@@ -63,6 +63,22 @@
 // and only that endpoint's, until x-ratelimit-reset (seconds), and says so
 // through the Observer (a pause wait) and the logger.
 //
+// # Shapes nothing public settles
+//
+// Where no public source shows a shape, the client reads every spelling
+// seen or likely, and sends the one sctest (this package's fake) expects:
+// a webhook is {webhook_id, url, trigger_events} (id and triggerEvents
+// read too), the list {"webhooks": [...]} (or bare, or "items"), the
+// secret {"token"} (or "secret"); ResetProgress sends {courseId, userIds};
+// a lesson is read bare or wrapped; a feed page's metadata may carry
+// next_page_token or remaining_records, which the client does not need;
+// an error body is read as {code, message, details} or {message}; a
+// delivery's name is its most specific event type. The feeds' page size
+// (sctest: 100 by default, at most 1000) and the course-progress feed's
+// default completion status (sctest: all) are the service's; set Limit
+// and CompletionStatus to be sure. A first call with a live token settles
+// these.
+//
 // # Webhooks
 //
 // SafetyCulture signs each delivery with the hex HMAC-SHA256 of its raw

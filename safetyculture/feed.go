@@ -48,9 +48,11 @@ type FeedOptions struct {
 	// progress is 1000); 0: the service's default.
 	Limit int
 
-	// Course progress: CompletionStatus (default: the service's, which is
-	// completed only), CourseID, UserID and ModifiedAfter (third-party
-	// sources say the feed takes them; unverified).
+	// Course progress: CompletionStatus (unset: the service's default,
+	// which is not published; SafetyCulture's exporter always asks for
+	// completed progress, sctest answers all), CourseID, UserID and
+	// ModifiedAfter (third-party sources say the feed takes them;
+	// unverified).
 	CompletionStatus CompletionStatus
 	CourseID         string
 	UserID           string

@@ -122,8 +122,8 @@ var (
 )
 
 // ListCourseProgress returns one page of course progress: with
-// opts.NextPage, the page it names. Without CompletionStatus the service
-// answers completed progress only.
+// opts.NextPage, the page it names. Without CompletionStatus the service's
+// default applies, which is not published: set it to be sure.
 //
 // SafetyCulture API: GET /training/v1/feed/training-course-progress
 func (s *FeedsService) ListCourseProgress(ctx context.Context, opts *FeedOptions, ropts ...edapp.RequestOption) (*FeedPage[CourseProgress], error) {

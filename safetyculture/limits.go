@@ -85,6 +85,7 @@ func (c *Client) route(method, template string) (*route, error) {
 	}
 	r := &route{key: key, class: ClassOf(key)}
 	bc := *c.bc
+	bc.PauseScope = "the requests of " + key + " only"
 	if c.limiterFor != nil {
 		if l := c.limiterFor(key); l != nil {
 			bc.Limiter = l
@@ -106,8 +107,8 @@ func (c *Client) route(method, template string) (*route, error) {
 }
 
 // answered checks an answer's rate-limit headers: a limit other than the
-// class's is logged once, and a 429 is logged with the pause it starts on
-// this endpoint (the transport holds the endpoint's calls until then).
+// class's is logged once. A 429's pause, which holds this endpoint's calls
+// only, is logged by the endpoint's transport.
 func (r *route) answered(ctx context.Context, log *slog.Logger, status int, h http.Header) {
 	if v := strings.TrimSpace(h.Get("X-Ratelimit-Limit")); v != "" {
 		if n, err := strconv.Atoi(v); err == nil && n != r.class.Limit() {
@@ -118,11 +119,6 @@ func (r *route) answered(ctx context.Context, log *slog.Logger, status int, h ht
 				}
 			})
 		}
-	}
-	if status == http.StatusTooManyRequests && log != nil {
-		log.LogAttrs(ctx, slog.LevelInfo, "safetyculture: 429 Too Many Requests; pausing this endpoint",
-			slog.String("route", r.key), slog.String("x-ratelimit-reset", h.Get("X-Ratelimit-Reset")),
-			slog.Duration("pause", r.caller.PausedFor()))
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/internal/bridge"
@@ -48,13 +50,19 @@ type Resource struct {
 	Extra edapp.RawFields `json:"-"`
 }
 
-// Name is the event's first type ("" when it has none), so a WebhookEvent
-// is an edapp.Event.
+// Name is the event's most specific type ("" when it has none), so a
+// WebhookEvent is an edapp.Event: the first of event_types that no other
+// listed type extends, as in ["TRIGGER_EVENT_TRAINING",
+// "TRIGGER_EVENT_TRAINING_COURSE_COMPLETED"], since whether the service
+// lists a family before the event is not known.
 func (e *WebhookEvent) Name() edapp.EventName {
-	if len(e.Event.EventTypes) == 0 {
-		return ""
+	types := e.Event.EventTypes
+	for _, t := range types {
+		if !slices.ContainsFunc(types, func(u string) bool { return strings.HasPrefix(u, t+"_") }) {
+			return edapp.EventName(t)
+		}
 	}
-	return edapp.EventName(e.Event.EventTypes[0])
+	return ""
 }
 
 // Key identifies the event for deduplicating deliveries: the same for

@@ -78,3 +78,20 @@ func TestNewWebhookHandlerAnswers(t *testing.T) {
 	_, err = NewWebhookHandler(testSecret, func(context.Context, *WebhookEvent) error { return nil }, webhook.WithMaxBodyBytes(-1))
 	assert.ErrorIs(t, err, edapp.ErrInvalidInput)
 }
+
+func TestWebhookEventNameIsTheMostSpecificType(t *testing.T) {
+	t.Parallel()
+	for _, types := range [][]string{
+		{"TRIGGER_EVENT_TRAINING_COURSE_COMPLETED"},
+		{"TRIGGER_EVENT_TRAINING", "TRIGGER_EVENT_TRAINING_COURSE_COMPLETED"},
+		{"TRIGGER_EVENT_TRAINING_COURSE_COMPLETED", "TRIGGER_EVENT_TRAINING"},
+	} {
+		e := &WebhookEvent{Event: EventInfo{EventTypes: types}}
+		if got := e.Name(); got != "TRIGGER_EVENT_TRAINING_COURSE_COMPLETED" {
+			t.Errorf("Name of %v: %q", types, got)
+		}
+	}
+	if got := (&WebhookEvent{}).Name(); got != "" {
+		t.Errorf("Name without types: %q", got)
+	}
+}

@@ -159,7 +159,7 @@ func (p *Plan) Check() error {
 // *[TooManyDeletesError]; Apply refuses it too.
 func NewPlan(rows []Row, acct Account, opts Options) (*Plan, error) {
 	if opts.MaxDeletes < 0 && opts.MaxDeletes != DefaultMaxDeletes {
-		return nil, fmt.Errorf("usersync: MaxDeletes %d: want 0 or more, or DefaultMaxDeletes", opts.MaxDeletes)
+		return nil, fmt.Errorf("usersync: %w: MaxDeletes %d: want 0 or more, or DefaultMaxDeletes", edapp.ErrInvalidInput, opts.MaxDeletes)
 	}
 	var bad InputError
 	checkRows(rows, &bad)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -24,6 +25,7 @@ func readRows(t *testing.T, s string) []Row {
 }
 
 func TestParseHeader(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		header []string
 		err    string
@@ -41,6 +43,7 @@ func TestParseHeader(t *testing.T) {
 }
 
 func TestHeaderParseRow(t *testing.T) {
+	t.Parallel()
 	h, err := ParseHeader([]string{"roles", "externalId", "userGroups", "email"})
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +63,7 @@ func TestHeaderParseRow(t *testing.T) {
 }
 
 func TestReadCSVListsEveryShortRow(t *testing.T) {
+	t.Parallel()
 	_, err := ReadCSV(strings.NewReader("externalId,username\nE1\nE2,b\nE3,c,d\n"))
 	var ie *InputError
 	if !errors.As(err, &ie) || len(ie.Problems) != 2 || ie.Problems[0].Line != 2 || ie.Problems[1].Line != 4 {
@@ -68,6 +72,7 @@ func TestReadCSVListsEveryShortRow(t *testing.T) {
 }
 
 func TestSuspicious(t *testing.T) {
+	t.Parallel()
 	for id, bad := range map[string]bool{
 		"E1": false, "emp-00042/ä": false, "Иван": false, "Ωμεγα": false, "社員42": false,
 		"E\x001": true, "E1\u200b": true, "\u202eE1": true, "E\u00a01": true, "E\u03011": true,
@@ -106,6 +111,7 @@ func load(t *testing.T, c *edapp.Client) Account {
 }
 
 func TestNewPlanRefusesNoRows(t *testing.T) {
+	t.Parallel()
 	_, c := account(t, 3)
 	_, err := NewPlan(readRows(t, "externalId\n"), load(t, c), Options{DeleteMissing: true, MaxDeletes: 100})
 	var ie *InputError
@@ -115,6 +121,7 @@ func TestNewPlanRefusesNoRows(t *testing.T) {
 }
 
 func TestNewPlanMaxDeletes(t *testing.T) {
+	t.Parallel()
 	srv, c := account(t, 20)
 	acct := load(t, c)
 	rows := []Row{{ExternalID: "NEW", Username: "new"}}
@@ -137,8 +144,10 @@ func TestNewPlanMaxDeletes(t *testing.T) {
 			}
 		}
 	}
-	if _, err := NewPlan(rows, acct, Options{MaxDeletes: -5}); err == nil {
-		t.Error("MaxDeletes -5 was accepted")
+	for _, bad := range []int{-5, -2, math.MinInt} { // -1 is DefaultMaxDeletes
+		if _, err := NewPlan(rows, acct, Options{MaxDeletes: bad}); !errors.Is(err, edapp.ErrInvalidInput) {
+			t.Errorf("MaxDeletes %d: %v, want an edapp.ErrInvalidInput", bad, err)
+		}
 	}
 	// At least 1: 5 managed users allow one deletion by default.
 	_, c5 := account(t, 5)
@@ -148,6 +157,7 @@ func TestNewPlanMaxDeletes(t *testing.T) {
 }
 
 func TestPlanApplyConverges(t *testing.T) {
+	t.Parallel()
 	srv, c := account(t, 3)
 	group, err := srv.AddGroup(edapptest.GroupSpec{Name: "Office"})
 	if err != nil {
@@ -207,6 +217,7 @@ func losing(t *testing.T, srv *edapptest.Server, failGets *atomic.Bool) *edapp.C
 }
 
 func TestApplyLostCreateAnswer(t *testing.T) {
+	t.Parallel()
 	rows := []Row{{ExternalID: "NEW", Username: "newbie"}}
 	ctx := context.Background()
 
@@ -249,6 +260,7 @@ func TestApplyLostCreateAnswer(t *testing.T) {
 }
 
 func TestApplyRefusedCreateIsNotCounted(t *testing.T) {
+	t.Parallel()
 	srv, c := account(t, 1)
 	p, err := NewPlan([]Row{{ExternalID: "NEW", Username: "newbie"}}, load(t, c), Options{})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/internal/lenient"
 	"github.com/edapp-go/edapp/internal/redact"
 )
 
@@ -53,15 +54,13 @@ type Progress struct {
 	CompletedDate edapp.Time `json:"completedDate"`
 	Opened        bool       `json:"opened"`
 	OpenedDate    edapp.Time `json:"openedDate"`
-
-	completionVariant
 }
 
-// completionVariant takes completionDate (the vendor's text) while the SDK
-// decodes; it then moves it to CompletedDate (the vendor's sample) when
-// that is absent or empty, and clears it.
-type completionVariant struct {
-	AltCompletionDate edapp.Time `json:"completionDate,omitzero" variant:"CompletedDate"`
+// completionDate (the vendor's text) fills CompletedDate (the vendor's
+// sample) when that is absent or empty. The spelling lives in the
+// decoder's table, so the records carry only their documented fields.
+func init() {
+	lenient.Alias[Progress](lenient.Spelling{Name: "completionDate", Field: "CompletedDate"})
 }
 
 // String describes the lesson with its launch token hidden, so that

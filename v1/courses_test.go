@@ -16,6 +16,7 @@ import (
 )
 
 func TestUsersCourses(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, ok(fixture(t, "courses.json")))
 	courses, err := f.client().Users.Courses(context.Background(), "user 1")
 	if err != nil {
@@ -74,6 +75,7 @@ func TestUsersCourses(t *testing.T) {
 }
 
 func TestCompletionDateSpellings(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{`{"completedDate":"2021-01-01T00:00:00.000Z"}`, "2021-01-01T00:00:00Z"},
 		{`{"completionDate":"2021-02-02T00:00:00.000Z"}`, "2021-02-02T00:00:00Z"},
@@ -107,6 +109,7 @@ func TestCompletionDateSpellings(t *testing.T) {
 }
 
 func TestCourseMarshalsTheSpecSpelling(t *testing.T) {
+	t.Parallel()
 	var c v1.Course
 	if _, err := lenient.Decode([]byte(`{"id":"c","completionDate":"2021-02-02T00:00:00Z"}`), &c); err != nil {
 		t.Fatal(err)
@@ -122,6 +125,7 @@ func TestCourseMarshalsTheSpecSpelling(t *testing.T) {
 
 // One odd date does not fail the answer: the root client drops that value.
 func TestUsersCoursesOddDate(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, ok(`[{"id":"c1","title":"T","openedDate":"last Tuesday","lessons":[{"id":"l1","completionDate":"soon"},{"id":"l2","completedDate":"2021-01-01T00:00:00Z"}]}]`))
 	courses, err := f.client().Users.Courses(context.Background(), "u-1")
 	if err != nil {
@@ -135,6 +139,7 @@ func TestUsersCoursesOddDate(t *testing.T) {
 }
 
 func TestCourseLesson(t *testing.T) {
+	t.Parallel()
 	c := v1.Course{Lessons: []v1.Lesson{{ID: "a"}, {ID: "b", Title: "B"}}}
 	if l, ok := c.Lesson("b"); !ok || l.Title != "B" {
 		t.Errorf("Lesson(b) = %v, %v", l, ok)
@@ -145,6 +150,7 @@ func TestCourseLesson(t *testing.T) {
 }
 
 func TestLaunchLink(t *testing.T) {
+	t.Parallel()
 	issued := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
 	var clockCalls atomic.Int32
 	clock := func() time.Time { clockCalls.Add(1); return issued }
@@ -190,6 +196,7 @@ func TestLaunchLink(t *testing.T) {
 }
 
 func TestLaunchLinkDefaultClock(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, ok(fixture(t, "courses.json")))
 	before := time.Now()
 	link, err := f.client().Users.LaunchLink(context.Background(), "u-1", "lesson-2")
@@ -202,6 +209,7 @@ func TestLaunchLinkDefaultClock(t *testing.T) {
 }
 
 func TestLaunchLinkUnknownLesson(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, ok(fixture(t, "courses.json")))
 	_, err := f.client().Users.LaunchLink(context.Background(), "u-1", "lesson-404")
 	if !errors.Is(err, v1.ErrLessonNotFound) || !errors.Is(err, edapp.ErrNotFound) {
@@ -216,6 +224,7 @@ func TestLaunchLinkUnknownLesson(t *testing.T) {
 }
 
 func TestLaunchLinkWithoutUsableURI(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, body string }{
 		{"absent", `[{"id":"c","lessons":[{"id":"l"}]}]`},
 		{"no token", `[{"id":"c","lessons":[{"id":"l","launchURI":"https://web.example.com/launch-lesson?lesson=l"}]}]`},
@@ -237,6 +246,7 @@ func TestLaunchLinkWithoutUsableURI(t *testing.T) {
 
 // A lesson listed twice, first without a link: the usable one is returned.
 func TestLaunchLinkSkipsUnusableDuplicate(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, ok(`[{"id":"c1","lessons":[{"id":"l"}]},{"id":"c2","lessons":[{"id":"l","launchURI":"https://web.example.com/launch-lesson?token=t2&lesson=l"}]}]`))
 	link, err := f.client().Users.LaunchLink(context.Background(), "u-1", "l")
 	if err != nil || link.Token.Value() != "t2" {
@@ -245,6 +255,7 @@ func TestLaunchLinkSkipsUnusableDuplicate(t *testing.T) {
 }
 
 func TestLaunchLinkServiceError(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, reply{Status: 404, Body: `{"message":"user not found"}`})
 	_, err := f.client().Users.LaunchLink(context.Background(), "u-1", "l")
 	var apiErr *edapp.APIError

@@ -8,7 +8,8 @@
 //
 //	client, err := edapp.NewClient(token)
 //	if err != nil { ... }
-//	legacy := v1.New(client)
+//	legacy, err := v1.New(client)
+//	if err != nil { ... }
 //	courses, err := legacy.Users.Courses(ctx, userID)
 //
 // # Intended flow

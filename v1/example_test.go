@@ -44,7 +44,10 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	legacy := v1.New(client)
+	legacy, err := v1.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
 	ctx := context.Background()
 
 	// 1. List the user's courses and lessons.
@@ -118,7 +121,11 @@ func ExampleUserGroupsService_Save() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	groups := v1.New(client).UserGroups
+	legacy, err := v1.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
+	groups := legacy.UserGroups
 	ctx := context.Background()
 
 	if _, err := groups.Save(ctx, v1.UserGroup{ID: "g-1", Name: "Night shift"}); err != nil {

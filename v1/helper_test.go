@@ -112,7 +112,11 @@ func (f *fake) client(opts ...v1.Option) *v1.Client {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return v1.New(c, opts...)
+	legacy, err := v1.New(c, opts...)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return legacy
 }
 
 // ok is a 200 answer with body.

@@ -16,6 +16,7 @@ import (
 // fixture decodes as the client decodes it, and encodes to the bytes kept
 // in testdata/*.encoded.json.
 func TestProgressKeepsTheJSON(t *testing.T) {
+	t.Parallel()
 	check := func(fixture string, v any) {
 		t.Helper()
 		in, err := os.ReadFile(filepath.Join("testdata", fixture+".json"))

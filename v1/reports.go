@@ -92,6 +92,8 @@ func (r *CourseReport) Lesson(lessonID string) (*LessonReport, bool) {
 
 // UserCourse reads the report of one user in one course with
 // GET /v1/reports/user/{userId}/course/{courseId}.
+//
+// EdApp API: GET /v1/reports/user/{userId}/course/{courseId}
 func (s *ReportsService) UserCourse(ctx context.Context, userID, courseID string, opts ...edapp.RequestOption) (*CourseReport, error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
@@ -110,6 +112,8 @@ func (s *ReportsService) UserCourse(ctx context.Context, userID, courseID string
 // Activities calls GET /v1/reports/activities and returns its answer as
 // raw JSON, since the vendor does not document its body (it uses the call
 // as its sample of authentication). An empty answer gives nil.
+//
+// EdApp API: GET /v1/reports/activities
 func (s *ReportsService) Activities(ctx context.Context, opts ...edapp.RequestOption) (json.RawMessage, error) {
 	var raw json.RawMessage
 	if err := (*service)(s).do(ctx, http.MethodGet, ids.Fill("/v1/reports/activities"), nil, &raw, opts...); err != nil {

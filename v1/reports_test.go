@@ -10,6 +10,7 @@ import (
 )
 
 func TestReportsUserCourse(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, ok(fixture(t, "report.json")))
 	r, err := f.client().Reports.UserCourse(context.Background(), "u 1", "c/1")
 	if err != nil {
@@ -74,6 +75,7 @@ func TestReportsUserCourse(t *testing.T) {
 }
 
 func TestReportsActivities(t *testing.T) {
+	t.Parallel()
 	const body = `{"items":[{"any":"shape"}],"totalCount":1}`
 	f := newFake(t, ok(body))
 	raw, err := f.client().Reports.Activities(context.Background())

@@ -30,6 +30,7 @@ func sampleCourse() v1.Course {
 // Every way of printing or logging a course or a lesson hides the launch
 // token, and keeps the rest of the link.
 func TestCourseAndLessonNeverPrintTheToken(t *testing.T) {
+	t.Parallel()
 	c := sampleCourse()
 	l := c.Lessons[0]
 	var jsonLog, textLog bytes.Buffer
@@ -82,6 +83,7 @@ func TestCourseAndLessonNeverPrintTheToken(t *testing.T) {
 }
 
 func TestUserTokenNeverPrints(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, ok(`{"token":"ut-SECRET-1"}`))
 	tok, err := f.client().Users.Token(context.Background(), "u/1")
 	if err != nil {
@@ -106,6 +108,7 @@ func TestUserTokenNeverPrints(t *testing.T) {
 }
 
 func TestUserTokenByExternalIDAndShapes(t *testing.T) {
+	t.Parallel()
 	for body, want := range map[string]string{
 		`{"token":"ut-1"}`:            "ut-1",
 		`"ut-2"`:                      "ut-2",
@@ -123,6 +126,7 @@ func TestUserTokenByExternalIDAndShapes(t *testing.T) {
 // Answers that carry no usable token are a DecodeError that shows nothing
 // of the answer; error bodies that echo a token are redacted.
 func TestUserTokenErrorsHideTheToken(t *testing.T) {
+	t.Parallel()
 	for _, rep := range []reply{
 		ok(`{"token":"ut-SECRET-1"`), // cut short
 		ok(`"ut-SECRET-1`),
@@ -160,6 +164,7 @@ func TestUserTokenErrorsHideTheToken(t *testing.T) {
 }
 
 func TestUsersAndGroupsList(t *testing.T) {
+	t.Parallel()
 	f := newFake(t,
 		ok(`[{"id":"u1","username":"a","externalIdentifier":"E1","usergroups":["g1"]},{"id":"u2","userName":"b","externalId":"E2"}]`),
 		ok(`{"items":[{"id":"u3"}],"totalCount":1}`),
@@ -188,6 +193,7 @@ func TestUsersAndGroupsList(t *testing.T) {
 }
 
 func TestUserExternalIDIsSentAsExternalIdentifier(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, ok(`{"id":"u-9","username":"a","externalId":"HR-1"}`))
 	u, err := f.client().Users.Save(context.Background(), v1.User{Username: "a", ExternalID: "HR-1"})
 	if err != nil || u.ExternalID != "HR-1" {
@@ -198,6 +204,7 @@ func TestUserExternalIDIsSentAsExternalIdentifier(t *testing.T) {
 
 // v2 and v1 word the empty-id error the same way.
 func TestEmptyIDMessage(t *testing.T) {
+	t.Parallel()
 	c := newFake(t).client()
 	for _, err := range []error{
 		c.Users.Delete(context.Background(), ""),
@@ -254,6 +261,7 @@ type (
 // every fmt verb, slog's text and JSON handlers, and encoding/json and
 // encoding/xml: neither token shows anywhere.
 func TestSecretsNeverPrint(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, ok(`{"token":"ut-SECRET-7"}`))
 	tok, err := f.client().Users.Token(context.Background(), "u-1")
 	if err != nil || tok.Value() != "ut-SECRET-7" {

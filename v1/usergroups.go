@@ -40,6 +40,8 @@ type UserGroup struct {
 // travels in the body. It returns the group as the service
 // answered, with its id; when the answer to an update carries no id, the
 // id sent is kept. An insert answered without an id is an error.
+//
+// EdApp API: POST /v1/usergroups
 func (s *UserGroupsService) Save(ctx context.Context, group UserGroup, opts ...edapp.RequestOption) (*UserGroup, error) {
 	path := ids.Fill("/v1/usergroups")
 	var out UserGroup
@@ -64,6 +66,8 @@ func (s *UserGroupsService) Save(ctx context.Context, group UserGroup, opts ...e
 // Delete deletes a group with DELETE /v1/usergroups/{id}. An answer of
 // {"success": false} is an *[edapp.APIError] matching [edapp.ErrUnsuccessful];
 // {"success": true}, {} and an empty answer are success.
+//
+// EdApp API: DELETE /v1/usergroups/{groupId}
 func (s *UserGroupsService) Delete(ctx context.Context, groupID string, opts ...edapp.RequestOption) error {
 	if err := ids.Require("groupID", groupID); err != nil {
 		return err
@@ -76,6 +80,8 @@ func (s *UserGroupsService) Delete(ctx context.Context, groupID string, opts ...
 // envelope is accepted too (then only its one answer is read). Inferred:
 // the vendor does not document this operation; an outside v1 client calls
 // it.
+//
+// EdApp API: GET /v1/usergroups
 func (s *UserGroupsService) List(ctx context.Context, opts ...edapp.RequestOption) ([]UserGroup, error) {
 	var l pager.List[UserGroup]
 	if err := (*service)(s).do(ctx, http.MethodGet, ids.Fill("/v1/usergroups"), nil, &l, opts...); err != nil {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestUserGroupsSaveBodies(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		group v1.UserGroup
@@ -43,6 +44,7 @@ func TestUserGroupsSaveBodies(t *testing.T) {
 }
 
 func TestUserGroupsSaveAnswerWithoutID(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, ok(`{}`), ok(`{"name":"Team"}`), ok(`{"name":"Team"}`))
 	c := f.client()
 	in := v1.UserGroup{ID: "g-1", Users: []string{}}

@@ -13,6 +13,7 @@ import (
 	"github.com/edapp-go/edapp"
 
 	"github.com/edapp-go/edapp/internal/ids"
+	"github.com/edapp-go/edapp/internal/lenient"
 	"github.com/edapp-go/edapp/internal/pager"
 )
 
@@ -43,17 +44,17 @@ type User struct {
 	// is known) and decoded from externalIdentifier or externalId.
 	ExternalID string          `json:"externalIdentifier,omitempty"`
 	Extra      edapp.RawFields `json:"-"`
-
-	userVariants
 }
 
-// userVariants takes the other spellings of the username and external id
-// while the SDK decodes, in order of preference; it then moves them into
-// place and clears them.
-type userVariants struct {
-	AltUserName   string `json:"userName,omitempty" variant:"Username"`
-	AltName       string `json:"name,omitempty" variant:"Username"`
-	AltExternalID string `json:"externalId,omitempty" variant:"ExternalID"`
+// The other spellings of the username and external id, in order of
+// preference, live in the decoder's table, so the record carries only its
+// documented fields.
+func init() {
+	lenient.Alias[User](
+		lenient.Spelling{Name: "userName", Field: "Username"},
+		lenient.Spelling{Name: "name", Field: "Username"},
+		lenient.Spelling{Name: "externalId", Field: "ExternalID"},
+	)
 }
 
 // Save inserts or updates a user with POST /v1/users. Without an ID it is an
@@ -61,6 +62,8 @@ type userVariants struct {
 // the body. It returns the user as the service answered, with its
 // id; when the answer to an update carries no id, the id sent is kept.
 // An insert answered without an id is an error.
+//
+// EdApp API: POST /v1/users
 func (s *UsersService) Save(ctx context.Context, user User, opts ...edapp.RequestOption) (*User, error) {
 	path := ids.Fill("/v1/users")
 	var out User
@@ -89,6 +92,8 @@ func (u *User) isZero() bool {
 // Delete deletes a user with DELETE /v1/users/{id}. An answer of
 // {"success": false} is an *[edapp.APIError] matching [edapp.ErrUnsuccessful];
 // {"success": true}, {} and an empty answer are success.
+//
+// EdApp API: DELETE /v1/users/{userId}
 func (s *UsersService) Delete(ctx context.Context, userID string, opts ...edapp.RequestOption) error {
 	if err := ids.Require("userID", userID); err != nil {
 		return err
@@ -104,6 +109,8 @@ func (s *UsersService) Delete(ctx context.Context, userID string, opts ...edapp.
 // The launch links in the answer expire 20 minutes after this call, so
 // fetch a fresh one when the learner is about to open a lesson; LaunchLink
 // does that.
+//
+// EdApp API: GET /v1/users/{userId}/courses
 func (s *UsersService) Courses(ctx context.Context, userID string, opts ...edapp.RequestOption) ([]Course, error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
@@ -147,6 +154,8 @@ var ErrNoLaunchLink = errors.New("edapp/v1: lesson has no usable launch link")
 // present without a usable launchURI wraps [ErrNoLaunchLink]. Errors never
 // contain the launch token; the link's String hides it too, and only its
 // URL and Token fields hold it.
+//
+// EdApp API: GET /v1/users/{userId}/courses
 func (s *UsersService) LaunchLink(ctx context.Context, userID, lessonID string, opts ...edapp.RequestOption) (*edapp.LaunchLink, error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
@@ -198,6 +207,8 @@ func launchLinkIn(courses []Course, userID, lessonID string, issuedAt time.Time)
 // answer is taken to be a bare JSON array; the paged envelope is accepted
 // too (then only its one answer is read). Inferred: the vendor does not
 // document this operation; an outside v1 client calls it.
+//
+// EdApp API: GET /v1/users
 func (s *UsersService) List(ctx context.Context, opts ...edapp.RequestOption) ([]User, error) {
 	var l pager.List[User]
 	if err := (*service)(s).do(ctx, http.MethodGet, ids.Fill("/v1/users"), nil, &l, opts...); err != nil {
@@ -208,6 +219,8 @@ func (s *UsersService) List(ctx context.Context, opts ...edapp.RequestOption) ([
 
 // Token fetches a user's token by the user's id: GET
 // /v1/users/id/{id}/token. See TokenByExternalID.
+//
+// EdApp API: GET /v1/users/id/{userId}/token
 func (s *UsersService) Token(ctx context.Context, userID string, opts ...edapp.RequestOption) (UserToken, error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return UserToken{}, err
@@ -224,6 +237,8 @@ func (s *UsersService) Token(ctx context.Context, userID string, opts ...edapp.R
 // token: the [UserToken] returned prints as [REDACTED] (call Value for the
 // token), and no error shows it. An answer without a token is an
 // *[edapp.DecodeError], whose Body is left empty.
+//
+// EdApp API: GET /v1/users/external/{externalId}/token
 func (s *UsersService) TokenByExternalID(ctx context.Context, externalID string, opts ...edapp.RequestOption) (UserToken, error) {
 	if err := ids.Require("externalID", externalID); err != nil {
 		return UserToken{}, err

@@ -14,6 +14,7 @@ import (
 )
 
 func TestUsersSaveInsert(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, ok(`{"id":"u-9","username":"ann","email":"ann@example.com","usergroups":["g1","g2"],"firstName":"Ann","lastName":"Lee"}`))
 	in := v1.User{Username: "ann", Email: "ann@example.com", UserGroups: []string{"g1", "g2"}, FirstName: "Ann", LastName: "Lee"}
 	got, err := f.client().Users.Save(context.Background(), in)
@@ -30,6 +31,7 @@ func TestUsersSaveInsert(t *testing.T) {
 }
 
 func TestUsersSaveUpdate(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, ok(`{"id":"u-9","username":"ann","email":"new@example.com"}`))
 	got, err := f.client().Users.Save(context.Background(), v1.User{ID: "u-9", Email: "new@example.com"})
 	if err != nil {
@@ -43,6 +45,7 @@ func TestUsersSaveUpdate(t *testing.T) {
 }
 
 func TestUsersSaveUserGroupsNilVersusEmpty(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		groups []string
@@ -63,6 +66,7 @@ func TestUsersSaveUserGroupsNilVersusEmpty(t *testing.T) {
 }
 
 func TestUsersSaveAnswerWithoutID(t *testing.T) {
+	t.Parallel()
 	t.Run("update keeps the id sent", func(t *testing.T) {
 		f := newFake(t, ok(`{"username":"ann"}`))
 		got, err := f.client().Users.Save(context.Background(), v1.User{ID: "u-1", Username: "ann"})
@@ -98,6 +102,7 @@ func TestUsersSaveAnswerWithoutID(t *testing.T) {
 }
 
 func TestUserDecodeUsernameSpellings(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{`{"username":"a"}`, "a"},
 		{`{"userName":"b"}`, "b"},
@@ -125,6 +130,7 @@ func TestUserDecodeUsernameSpellings(t *testing.T) {
 }
 
 func TestDeleteSuccess(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		call func(*v1.Client) error
@@ -147,6 +153,7 @@ func TestDeleteSuccess(t *testing.T) {
 }
 
 func TestDeleteUnsuccessful(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, body, msg string
 	}{
@@ -190,6 +197,7 @@ func TestDeleteUnsuccessful(t *testing.T) {
 }
 
 func TestDeleteNotFound(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, reply{Status: http.StatusNotFound, Body: `{"message":"no such user"}`})
 	err := f.client().Users.Delete(context.Background(), "nobody")
 	if !errors.Is(err, edapp.ErrNotFound) || errors.Is(err, edapp.ErrUnsuccessful) {
@@ -202,6 +210,7 @@ func TestDeleteNotFound(t *testing.T) {
 }
 
 func TestEmptyIDsSendNothing(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	c := f.client()
 	ctx := context.Background()
@@ -224,12 +233,16 @@ func TestEmptyIDsSendNothing(t *testing.T) {
 	}
 }
 
-func TestNilClient(t *testing.T) {
-	c := v1.New(nil)
+// A Client not made by New (its zero value) fails every call before
+// sending; New itself refuses a nil client (TestNewOptions).
+func TestZeroClient(t *testing.T) {
+	t.Parallel()
+	var c v1.Client
+	c.Users, c.Reports = new(v1.UsersService), new(v1.ReportsService)
 	if _, err := c.Users.Save(context.Background(), v1.User{}); !errors.Is(err, edapp.ErrInvalidInput) {
-		t.Errorf("Save on a nil client: %v", err)
+		t.Errorf("Save on a zero client: %v", err)
 	}
 	if _, err := c.Reports.Activities(context.Background()); !errors.Is(err, edapp.ErrInvalidInput) {
-		t.Errorf("Activities on a nil client: %v", err)
+		t.Errorf("Activities on a zero client: %v", err)
 	}
 }

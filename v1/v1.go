@@ -34,39 +34,48 @@ type service struct {
 	now    func() time.Time
 }
 
-// Option configures a [Client] in [New].
-type Option func(*service)
+// Option configures a [Client] in [New]. An Option given a bad value makes
+// New fail with an error wrapping [edapp.ErrInvalidInput].
+type Option func(*service) error
 
 // WithClock makes the v1 client read the time from now instead of
 // time.Now. The time is used for the IssuedAt of launch links, so a test
 // that drives a fake service on a fake clock can give the same clock here.
-// A nil now keeps time.Now.
+// A nil now is an error.
 func WithClock(now func() time.Time) Option {
-	return func(s *service) {
-		if now != nil {
-			s.now = now
+	return func(s *service) error {
+		if now == nil {
+			return fmt.Errorf("%w: v1.WithClock needs a clock, got nil", edapp.ErrInvalidInput)
 		}
+		s.now = now
+		return nil
 	}
 }
 
 // New returns the v1 operations on top of client: every request goes
 // through client.Do and so shares its base URL, token, rate limit, retries
-// and error types. A nil client gives a [Client] whose methods fail with
-// [edapp.ErrInvalidInput].
-func New(client *edapp.Client, opts ...Option) *Client {
+// and error types. A nil client or an option's bad value is an error
+// wrapping [edapp.ErrInvalidInput]: the first one found.
+func New(client *edapp.Client, opts ...Option) (*Client, error) {
+	if client == nil {
+		return nil, fmt.Errorf("%w: v1.New needs an *edapp.Client, got nil", edapp.ErrInvalidInput)
+	}
 	c := &Client{common: service{client: client, now: time.Now}}
 	for _, opt := range opts {
-		if opt != nil {
-			opt(&c.common)
+		if opt == nil {
+			continue // as edapp.NewClient does
+		}
+		if err := opt(&c.common); err != nil {
+			return nil, err
 		}
 	}
 	c.Users = (*UsersService)(&c.common)
 	c.UserGroups = (*UserGroupsService)(&c.common)
 	c.Reports = (*ReportsService)(&c.common)
-	return c
+	return c, nil
 }
 
-var errNoClient = fmt.Errorf("%w: v1.New was given a nil *edapp.Client", edapp.ErrInvalidInput)
+var errNoClient = fmt.Errorf("%w: a v1.Client not made by v1.New", edapp.ErrInvalidInput)
 
 // do sends one request through the root client, naming its route for the
 // client's Observer.

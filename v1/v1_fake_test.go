@@ -18,6 +18,7 @@ import (
 )
 
 func TestV1AgainstTheFake(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	var mu sync.Mutex
@@ -25,7 +26,8 @@ func TestV1AgainstTheFake(t *testing.T) {
 	srv := edapptest.NewServer(edapptest.WithClock(clock))
 	t.Cleanup(srv.Close)
 	client := srv.Client(edapp.WithRetry(edapp.RetryPolicy{MaxRetries: 3, MinWait: time.Millisecond, MaxWait: 5 * time.Millisecond}))
-	legacy := v1.New(client)
+	legacy, err := v1.New(client)
+	require.NoError(t, err)
 
 	courseID, lessonIDs, err := srv.AddCourse(edapptest.CourseSpec{Title: "Fire Safety", Lessons: []edapptest.LessonSpec{{Title: "Alarm"}, {Title: "Exit"}}})
 	require.NoError(t, err)

@@ -15,6 +15,7 @@ import (
 )
 
 func TestPrintingACourseHidesLaunchTokens(t *testing.T) {
+	t.Parallel()
 	c := v1.Course{ID: "c1", Title: "Safety", Lessons: []v1.Lesson{{ID: "l1", Title: "Alarm", LaunchURI: "https://web.edapp.com/launch-lesson?token=tok-secret-123&lesson=l1"}}}
 	for _, s := range []string{fmt.Sprint(c), fmt.Sprintf("%v %+v", c, c.Lessons[0]), fmt.Sprint(&c.Lessons[0])} {
 		if strings.Contains(s, "tok-secret-123") {
@@ -27,6 +28,7 @@ func TestPrintingACourseHidesLaunchTokens(t *testing.T) {
 }
 
 func TestDotOnlyIDsAreRefusedBeforeSending(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	c := f.client()
 	ctx := context.Background()
@@ -53,6 +55,7 @@ func TestDotOnlyIDsAreRefusedBeforeSending(t *testing.T) {
 // members it does not know in Extra, also when nested, and none has an
 // UnmarshalJSON method (which would make encoding/json scan it twice).
 func TestEveryRecordKeepsUnknownMembers(t *testing.T) {
+	t.Parallel()
 	for _, v := range []any{
 		&v1.User{}, &v1.UserGroup{}, &v1.Course{}, &v1.Lesson{},
 		&v1.CourseReport{}, &v1.LessonReport{}, &v1.Slide{}, &v1.Interaction{}, &v1.InteractionResult{},
@@ -79,5 +82,39 @@ func TestEveryRecordKeepsUnknownMembers(t *testing.T) {
 	if r.Extra != nil || string(r.Lessons[0].Extra["x"]) != "1" || r.Lessons[0].Slides[0].Extra != nil ||
 		string(in0.Extra["y"]) != "2" || string(in0.Result.Extra["z"]) != "3" {
 		t.Errorf("nested Extra: %+v", r)
+	}
+}
+
+// v1 records show only their documented fields: the other spellings the
+// service uses stay in the decoder, so json.Marshal of a record decoded
+// from them writes only the documented names, and a caller can set no
+// other field.
+func TestRecordsMarshalOnlyTheirDocumentedFields(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		record   any
+		in       string
+		exported string
+	}{
+		{&v1.User{}, `{"userName":"u","externalId":"e"}`, "ID Username Email UserGroups FirstName LastName ExternalID Extra"},
+		{&v1.Course{}, `{"completionDate":"2021-02-02T00:00:00Z"}`,
+			"ID Title Unlocked UnlockedDate Completed CompletedDate Opened OpenedDate Lessons Extra"},
+	} {
+		var fields []string
+		for _, sf := range reflect.VisibleFields(reflect.TypeOf(tc.record).Elem()) {
+			if sf.IsExported() && !sf.Anonymous {
+				fields = append(fields, sf.Name)
+			}
+		}
+		if got := strings.Join(fields, " "); got != tc.exported {
+			t.Errorf("exported fields %s, want %s", got, tc.exported)
+		}
+		if _, err := edapp.Unmarshal([]byte(tc.in), tc.record); err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(tc.record)
+		if err != nil || strings.Contains(string(b), "userName") || strings.Contains(string(b), "completionDate") {
+			t.Errorf("json.Marshal: %s, %v", b, err)
+		}
 	}
 }

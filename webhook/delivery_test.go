@@ -12,6 +12,7 @@ import (
 // TestNewTestDelivery checks that a delivery decodes to the event it was
 // made from, for every fixture.
 func TestNewTestDelivery(t *testing.T) {
+	t.Parallel()
 	for _, file := range eventFixtures(t) {
 		t.Run(file, func(t *testing.T) {
 			want, err := edapp.ParseEvent(readEventFixture(t, file))

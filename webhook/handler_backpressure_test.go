@@ -20,6 +20,7 @@ import (
 // TestHandlerMaxInFlight: with the bound reached, one more delivery gets
 // 503 with Retry-After, and a place freed takes the next one.
 func TestHandlerMaxInFlight(t *testing.T) {
+	t.Parallel()
 	payload := readEventFixture(t, "LessonCompletedEvent.json")
 	entered, release := make(chan struct{}), make(chan struct{})
 	h := newHandler(t, func(context.Context, edapp.Event) error {
@@ -58,6 +59,7 @@ func TestHandlerMaxInFlight(t *testing.T) {
 // TestHandlerErrUnavailable: an event function that cannot take the
 // delivery now makes it 503 with Retry-After, not 500.
 func TestHandlerErrUnavailable(t *testing.T) {
+	t.Parallel()
 	h := newHandler(t, func(context.Context, edapp.Event) error {
 		return fmt.Errorf("database: %w", webhook.ErrUnavailable)
 	})

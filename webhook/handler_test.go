@@ -81,6 +81,7 @@ type failingBody struct{}
 func (failingBody) Read([]byte) (int, error) { return 0, errors.New("connection reset") }
 
 func TestHandler(t *testing.T) {
+	t.Parallel()
 	valid := readEventFixture(t, "LessonCompletedEvent.json")
 	type ctxKey struct{}
 	tests := []struct {
@@ -204,6 +205,7 @@ func TestHandler(t *testing.T) {
 }
 
 func TestHandlerPassesTheTypedEvent(t *testing.T) {
+	t.Parallel()
 	for _, file := range eventFixtures(t) {
 		want, err := edapp.ParseEvent(readEventFixture(t, file))
 		if err != nil {
@@ -223,6 +225,7 @@ func TestHandlerPassesTheTypedEvent(t *testing.T) {
 }
 
 func TestHandlerNilBody(t *testing.T) {
+	t.Parallel()
 	rec := &eventRecorder{}
 	h := newHandler(t, rec.fn)
 	w := httptest.NewRecorder()
@@ -235,6 +238,7 @@ func TestHandlerNilBody(t *testing.T) {
 // TestHandlerOverHTTP runs the handler behind a real (loopback)
 // server, where MaxBytesReader also closes the connection.
 func TestHandlerOverHTTP(t *testing.T) {
+	t.Parallel()
 	rec := &eventRecorder{}
 	srv := httptest.NewServer(newHandler(t, rec.fn,
 		webhook.WithSecretHeader(testSecretHeader, testSecret), webhook.WithMaxBodyBytes(1024)))
@@ -327,6 +331,7 @@ func stallingSender(t *testing.T, addr string, payload []byte, header string) (s
 // behind a middleware whose ResponseWriter cannot set a read deadline. Each
 // sender stalls halfway, so only the handler's own bound can answer it.
 func TestHandlerEndsSlowBodies(t *testing.T) {
+	t.Parallel()
 	payload := readEventFixture(t, "LessonCompletedEvent.json")
 	var calls atomic.Int64
 	h := newHandler(t, func(context.Context, edapp.Event) error {
@@ -381,6 +386,7 @@ func TestHandlerEndsSlowBodies(t *testing.T) {
 // TestHandlerReadTimeoutRecorder covers a ResponseWriter without a
 // connection (httptest.ResponseRecorder) and a body that never ends.
 func TestHandlerReadTimeoutRecorder(t *testing.T) {
+	t.Parallel()
 	rec := &eventRecorder{}
 	h := newHandler(t, rec.fn, webhook.WithReadTimeout(20*time.Millisecond))
 	body, sender := io.Pipe()
@@ -409,6 +415,7 @@ func (w *deadlineWriter) SetReadDeadline(t time.Time) error {
 }
 
 func TestHandlerReadDeadline(t *testing.T) {
+	t.Parallel()
 	payload := readEventFixture(t, "CourseCompletedEvent.json")
 	for _, tt := range []struct {
 		opts []webhook.Option
@@ -435,6 +442,7 @@ func TestHandlerReadDeadline(t *testing.T) {
 }
 
 func TestHandlerRecoversPanics(t *testing.T) {
+	t.Parallel()
 	payload := readEventFixture(t, "LessonCompletedEvent.json")
 	const email = "amelia.chen@harbourlogistics.example" // in the payload
 	for name, fn := range map[string]func(context.Context, edapp.Event) error{

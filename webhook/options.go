@@ -111,12 +111,12 @@ func WithMaxInFlight(n int) Option {
 // panic of the event function at Error, and an accepted one at Info, with the
 // status, the reason or the event name and [edapp.EventKey], never header
 // values or the payload. Without it the handler logs only panics, to
-// slog.Default(). A nil logger is an error.
+// slog.Default(). WithLogger(nil) makes it silent, panics included, as
+// [edapp.WithLogger](nil) makes a client silent.
 func WithLogger(l *slog.Logger) Option {
 	return func(h *Handler) {
 		if l == nil {
-			h.problem("WithLogger needs a logger, got nil")
-			return
+			l = slog.New(slog.DiscardHandler)
 		}
 		h.log, h.panicLog = l, l
 	}

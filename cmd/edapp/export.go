@@ -204,10 +204,8 @@ func engineOptions(f exportFlags) (export.Options, error) {
 	if err != nil {
 		return export.Options{}, usageError{err}
 	}
-	o := export.Options{Kinds: f.kinds, PerUser: f.perUser, Since: since, Full: f.full, Concurrency: f.concurrency, OpenWindow: f.openWindow, MaxAge: f.maxAge}
-	if f.openWindow == 0 {
-		o.OpenWindow = -1
-	}
+	o := export.Options{Kinds: f.kinds, PerUser: f.perUser, Since: since, Full: f.full, Concurrency: f.concurrency,
+		OpenWindow: f.openWindow, NoOpenWindow: f.openWindow == 0, MaxAge: f.maxAge}
 	for _, name := range f.kinds {
 		k, ok := findKind(name)
 		if !ok {

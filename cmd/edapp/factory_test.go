@@ -115,7 +115,7 @@ func TestNewCmdExportFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := export.Options{Kinds: []string{"users", "courses"}, Concurrency: 8, OpenWindow: -1, MaxAge: time.Hour,
+	want := export.Options{Kinds: []string{"users", "courses"}, Concurrency: 8, NoOpenWindow: true, MaxAge: time.Hour,
 		Since: time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC)}
 	if got.flags.db != "sqlite:env.db" || !reflect.DeepEqual(got.engine, want) {
 		t.Errorf("parsed to db %q and %+v, want sqlite:env.db and %+v", got.flags.db, got.engine, want)

@@ -192,7 +192,11 @@ func TestBrowserCompletesALesson(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	link, err := v1.New(client).Users.LaunchLink(ctx, userID, lessonIDs[0])
+	legacy, err := v1.New(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link, err := legacy.Users.LaunchLink(ctx, userID, lessonIDs[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +313,11 @@ func TestLaunchPageScreenshot(t *testing.T) {
 	srv := edapptest.NewServer(edapptest.WithClock(func() time.Time { return issued }))
 	defer srv.Close()
 	userID, lessonIDs := learner(t, srv)
-	link, err := v1.New(servePages(t, srv)).Users.LaunchLink(ctx, userID, lessonIDs[0])
+	legacy, err := v1.New(servePages(t, srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	link, err := legacy.Users.LaunchLink(ctx, userID, lessonIDs[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/fakeserve"
 	"github.com/edapp-go/edapp/edapptest"
@@ -14,6 +15,7 @@ import (
 // safetyCultureFlags are `edapp fake`'s flags for the SafetyCulture side.
 type safetyCultureFlags struct {
 	enabled, noAnomalies bool
+	latency              time.Duration // the EdApp side's --latency, for both
 }
 
 func (sc *safetyCultureFlags) register(cmd *cobra.Command) {
@@ -31,10 +33,11 @@ func (sc *safetyCultureFlags) check() error {
 
 // also returns what serves SafetyCulture's side beside the EdApp fake, or
 // nothing without --safetyculture.
-func (sc *safetyCultureFlags) also() []fakeserve.Also {
+func (sc *safetyCultureFlags) also(f *fakeserve.Flags) []fakeserve.Also {
 	if !sc.enabled {
 		return nil
 	}
+	sc.latency = f.Latency
 	return []fakeserve.Also{sc.serve}
 }
 
@@ -42,7 +45,7 @@ func (sc *safetyCultureFlags) also() []fakeserve.Also {
 // and returns the handler answering both services on one port, and the
 // lines SAFETYCULTURE_BASE_URL and SAFETYCULTURE_API_TOKEN (the same token).
 func (sc *safetyCultureFlags) serve(edappFake *edapptest.Server, h http.Handler, stderr io.Writer) (http.Handler, []string, error) {
-	scFake, err := sctest.NewServer(sctest.WithToken(edappFake.Token))
+	scFake, err := sctest.NewUnstarted(sctest.WithToken(edappFake.Token), sctest.WithLatency(sc.latency))
 	if err != nil {
 		return nil, nil, err
 	}

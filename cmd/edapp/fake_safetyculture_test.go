@@ -36,7 +36,7 @@ func getSafetyCulture(t *testing.T, base, token, path string) map[string]any {
 // SafetyCulture's routes beside EdApp's, with the same people.
 func TestFakeSafetyCultureServesBothServicesOnOnePort(t *testing.T) {
 	t.Parallel()
-	base, token, stop := startFake(t, "--seed", "--users", "40", "--attempts", "300", "--safetyculture")
+	base, token, stop := startFake(t, "--seed", "--users", "40", "--attempts", "300", "--safetyculture", "--latency", "1ms")
 	c, _ := edapp.NewClient(token, edapp.WithBaseURL(base))
 	page, err := c.Users.List(context.Background(), nil)
 	if err != nil {

@@ -11,6 +11,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	_ "time/tzdata" // zone names resolve where the system has no zone database (a scratch image)
+
+	// CA roots for a system without them (a scratch image); the system's own
+	// roots win wherever they exist.
+	_ "golang.org/x/crypto/x509roots/fallback"
 )
 
 func main() {

@@ -187,7 +187,10 @@ func setUp(ctx context.Context, client *edapp.Client, srv *edapptest.Server) (*a
 	if err != nil {
 		return nil, err
 	}
-	legacy := v1.New(client)
+	legacy, err := v1.New(client)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := legacy.UserGroups.Save(ctx, v1.UserGroup{ID: group.ID, Name: group.Name, Courses: []string{courseID}}); err != nil {
 		return nil, err
 	}
@@ -244,7 +247,11 @@ func live(ctx context.Context, client *edapp.Client, write bool, hookURL string)
 	}
 	if len(users.Items) > 0 {
 		step(3, "The first user's courses, with launch links")
-		uc, err := v1.New(client).Users.Courses(ctx, users.Items[0].ID)
+		legacy, err := v1.New(client)
+		if err != nil {
+			return err
+		}
+		uc, err := legacy.Users.Courses(ctx, users.Items[0].ID)
 		if err != nil {
 			return err
 		}

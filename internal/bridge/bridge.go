@@ -26,6 +26,9 @@ type Config struct {
 	Limiter    any // an edapp.Limiter, or nil for none
 	Retry      transport.Policy
 	MaxPause   time.Duration
+	// PauseScope says what a 429 pauses, in the log line: "" is every
+	// request through the caller.
+	PauseScope string
 	MaxBody    int64
 	Logger     *slog.Logger
 	Observer   any // an *edapp.Observer, or nil for none

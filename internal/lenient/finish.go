@@ -7,11 +7,14 @@ import (
 	"sync"
 )
 
-// finish completes a decoded value: it moves spelling variants into place
-// and, when raw is not nil (the answer had members that no field takes),
-// fills the Extra fields from raw, the JSON the value was decoded from.
+// finish completes a decoded value when raw is not nil (the answer had
+// members that no field takes): it fills the fields whose members came in
+// another spelling (see Alias), and the Extra fields, from raw, the JSON the
+// value was decoded from.
 func finish(v reflect.Value, raw []byte) {
-	walk(v, raw, raw != nil)
+	if raw != nil {
+		walk(v, raw, true)
+	}
 }
 
 func walk(v reflect.Value, raw []byte, extras bool) {
@@ -46,18 +49,11 @@ func walkElems(v reflect.Value, raw []byte, extras bool) {
 	}
 }
 
-// walkStruct moves the struct's variants into place, then finishes its
-// nested values and, with extras, fills its Extra from raw's members.
+// walkStruct fills the struct's aliased fields and its Extra from raw's
+// members, and finishes its nested values.
 func walkStruct(v reflect.Value, raw []byte, extras bool) {
 	p := planOf(v.Type())
 	if !p.needed(extras) {
-		return
-	}
-	p.moveVariants(v)
-	if !extras {
-		for _, f := range p.nested {
-			walk(v.FieldByIndex(f.index), nil, false)
-		}
 		return
 	}
 	var members map[string]json.RawMessage
@@ -68,6 +64,7 @@ func walkStruct(v reflect.Value, raw []byte, extras bool) {
 	for k, m := range members {
 		f, ok := p.field(k)
 		switch {
+		case !ok && p.isAlias(k):
 		case !ok && p.extra != nil:
 			if extra == nil {
 				extra = make(map[string]json.RawMessage)
@@ -81,35 +78,49 @@ func walkStruct(v reflect.Value, raw []byte, extras bool) {
 		f := v.FieldByIndex(p.extra)
 		f.Set(reflect.ValueOf(extra).Convert(f.Type()))
 	}
+	p.fillAliases(v, members)
 }
 
-// moveVariants moves each variant's value to its field when that is still
-// zero, and clears the variant.
-func (p *plan) moveVariants(v reflect.Value) {
-	for _, a := range p.variants {
-		from := v.FieldByIndex(a.from)
-		if from.IsZero() {
-			continue
+// isAlias reports whether member name is another spelling of a field,
+// matched as encoding/json matches names.
+func (p *plan) isAlias(name string) bool {
+	for _, a := range p.aliases {
+		if strings.EqualFold(a.name, name) {
+			return true
 		}
-		if to := v.FieldByIndex(a.to); to.IsZero() {
-			to.Set(from)
+	}
+	return false
+}
+
+// fillAliases decodes each other spelling present in members, in order of
+// preference, into its field when that is still zero. A value that does
+// not fit is left out.
+func (p *plan) fillAliases(v reflect.Value, members map[string]json.RawMessage) {
+	for _, a := range p.aliases {
+		m, ok := members[a.name]
+		for k, mk := range members {
+			if !ok && strings.EqualFold(k, a.name) {
+				m, ok = mk, true
+			}
 		}
-		from.SetZero()
+		if f := v.FieldByIndex(a.index); ok && f.IsZero() {
+			n := reflect.New(f.Type())
+			if json.Unmarshal(m, n.Interface()) == nil {
+				f.Set(n.Elem())
+			}
+		}
 	}
 }
 
 // plan is what finish needs to know about a type, found once.
 type plan struct {
-	extra    []int // index of the Extra field; nil when there is none
-	variants []variant
-	fields   map[string]field // by JSON name
-	nested   []field          // fields whose values need finishing too
-	// Whether values of the type, or values inside them, have variants to
-	// move or an Extra to fill.
-	hasVariants, hasExtra bool
+	extra   []int            // index of the Extra field; nil when there is none
+	aliases []alias          // other spellings (see Alias), in order of preference
+	fields  map[string]field // by JSON name
+	// Whether values of the type, or values inside them, have an Extra to
+	// fill or aliases to look for.
+	hasExtra bool
 }
-
-type variant struct{ from, to []int }
 
 type field struct {
 	name   string
@@ -118,7 +129,7 @@ type field struct {
 }
 
 func (p *plan) needed(extras bool) bool {
-	return p.hasVariants || extras && p.hasExtra
+	return extras && p.hasExtra
 }
 
 // field finds the field that encoding/json decodes member name into: the
@@ -180,19 +191,21 @@ func makePlan(t reflect.Type, making map[reflect.Type]*plan) *plan {
 		return p
 	}
 	p.fields = make(map[string]field)
+	p.aliases = aliasesOf(t)
+	p.hasExtra = len(p.aliases) > 0
 	for _, sf := range reflect.VisibleFields(t) {
 		if sf.Anonymous && sf.Type.Kind() == reflect.Struct || !sf.IsExported() || viaPointer(t, sf.Index) {
 			continue
 		}
-		p.add(t, sf, making)
+		p.add(sf, making)
 	}
 	plans.Store(t, p)
 	return p
 }
 
 // add records field sf of struct t: the Extra field, a field and its JSON
-// name, a variant, a field whose values need finishing too.
-func (p *plan) add(t reflect.Type, sf reflect.StructField, making map[reflect.Type]*plan) {
+// name, a field whose values need finishing too.
+func (p *plan) add(sf reflect.StructField, making map[reflect.Type]*plan) {
 	tag := sf.Tag.Get("json")
 	if tag == "-" {
 		if sf.Name == "Extra" && isRawMap(sf.Type) {
@@ -206,17 +219,9 @@ func (p *plan) add(t reflect.Type, sf reflect.StructField, making map[reflect.Ty
 		name = sf.Name
 	}
 	f := field{name: name, index: sf.Index}
-	if to := sf.Tag.Get("variant"); to != "" {
-		if target, ok := t.FieldByName(to); ok && target.Type == sf.Type {
-			p.variants = append(p.variants, variant{from: sf.Index, to: target.Index})
-			p.hasVariants = true
-		}
-	}
-	if inner := makePlan(sf.Type, making); inner.hasVariants || inner.hasExtra {
+	if inner := makePlan(sf.Type, making); inner.hasExtra {
 		f.nested = true
-		p.nested = append(p.nested, f)
-		p.hasVariants = p.hasVariants || inner.hasVariants
-		p.hasExtra = p.hasExtra || inner.hasExtra
+		p.hasExtra = true
 	}
 	if _, dup := p.fields[name]; !dup {
 		p.fields[name] = f

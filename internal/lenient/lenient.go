@@ -3,16 +3,14 @@
 // (a date in an unknown form, a number sent as an object) costs that value
 // only, never the record or the page around it.
 //
-// Record types take part through two conventions, read by reflection once
-// per type:
+// Record types take part through a convention and a table:
 //
 //   - A field named Extra (tagged `json:"-"`) of type
 //     map[string]json.RawMessage, or of a type defined on it, receives the
 //     object's members that no field takes.
-//   - A field tagged `variant:"Name"` takes another spelling of field Name:
-//     after decoding, its value moves to Name when Name is still zero, and
-//     it is cleared. Such fields live in an unexported embedded struct with
-//     omitempty or omitzero, so that they are never seen or sent.
+//   - Alias declares the other spellings the service uses for a type's
+//     fields. A clean answer is still one pass: into a struct made once
+//     that embeds the record and takes the other spellings beside it.
 package lenient
 
 import (
@@ -50,8 +48,7 @@ func decode(data []byte, v any, check bool) (dropped []string, err error) {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return nil, json.Unmarshal(data, v) // json's InvalidUnmarshalError
 	}
-	if check && decodeKnown(data, v) == nil {
-		finish(rv, nil)
+	if check && decodeKnownInto(data, rv) == nil {
 		return nil, nil
 	}
 	// Unknown members, or a value that does not fit: decode again without
@@ -90,6 +87,16 @@ type Decoder interface {
 }
 
 var errTrailing = errors.New("lenient: data after the JSON value")
+
+// decodeKnownInto is decodeKnown into rv, a pointer, through its type's
+// wire when it has aliases.
+func decodeKnownInto(data []byte, rv reflect.Value) error {
+	w := wireOf(rv.Type().Elem())
+	if w == nil {
+		return decodeKnown(data, rv.Interface())
+	}
+	return w.decodeKnownInto(data, rv.Elem())
+}
 
 // decodeKnown decodes data into v in one pass and fails if any object
 // member has no field to go to (or anything else is wrong).

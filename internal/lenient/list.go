@@ -59,7 +59,6 @@ func streamList[T any](data []byte, items *[]T, total **int) (dropped []string, 
 	if !ok || len(bytes.TrimLeft(data[d.InputOffset():], " \t\r\n")) > 0 {
 		return nil, false
 	}
-	finish(reflect.ValueOf(items), nil)
 	return dropped, true
 }
 
@@ -120,11 +119,12 @@ func streamItemsMember[T any](d *json.Decoder, data []byte, items *[]T) (dropped
 // streamItems decodes the items of the array d has just entered.
 func streamItems[T any](d *json.Decoder, data []byte, path string, items *[]T) (dropped []string, ok bool) {
 	list := []T{} // as encoding/json: [] is empty, not nil
+	next := itemDecoder[T](d)
 	for i := 0; d.More(); i++ {
 		start := d.InputOffset()
 		var zero T
 		list = append(list, zero)
-		err := d.Decode(&list[len(list)-1])
+		err := next(&list[len(list)-1])
 		if err == nil {
 			continue
 		}
@@ -155,4 +155,22 @@ func streamItems[T any](d *json.Decoder, data []byte, path string, items *[]T) (
 	}
 	*items = list
 	return dropped, true
+}
+
+// itemDecoder returns what decodes the next item of d into a T: d itself,
+// or through T's wire when it has aliases.
+func itemDecoder[T any](d *json.Decoder) func(*T) error {
+	w := wireOf(reflect.TypeFor[T]())
+	if w == nil {
+		return func(item *T) error { return d.Decode(item) }
+	}
+	wv := w.new()
+	return func(item *T) error {
+		wv.Elem().SetZero()
+		if err := d.Decode(wv.Interface()); err != nil {
+			return err
+		}
+		w.unwire(wv.Elem(), reflect.ValueOf(item).Elem())
+		return nil
+	}
 }

@@ -7,18 +7,45 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
 )
 
-// callState is everything one call knows while it runs. Client.Do creates
-// it, and its methods are the hooks of the call's own retryablehttp.Client
-// and http.Client: retry decides, backoff says how long to wait,
-// beforeAttempt books the wait, RoundTrip sends one attempt and readAnswer
-// reads the final body. The retry loop is sequential, so the fields need
-// no lock.
+// The life of one call, in the order things happen. Client.Do takes a
+// callState from the pool (newCall) and hands the request to the call's own
+// retryablehttp.Client (retryingClient), which runs this loop:
+//
+//  1. beforeAttempt (RequestLogHook): books the backoff since the previous
+//     attempt as waiting, and logs a retry.
+//  2. RoundTrip (the http.Client's Transport, once per attempt and once per
+//     redirect hop): waitTurn sits out the client's pause and waits for the
+//     limiter; the attempt goes out; reportAttempt logs it and tells the
+//     observer.
+//  3. retry (CheckRetry): the whole retry policy. A 429 pauses the client
+//     (notePause).
+//  4. readAnswer (the request's response handler), when no retry is due:
+//     reads the final answer's body within its bound. A body that breaks
+//     off goes back to retry, as a failed attempt.
+//  5. backoff (Backoff), when a retry is due: how long to wait; then 1.
+//
+// When the retries run out on a status, retryablehttp returns that answer
+// unread and Client.Do hands it to the same readAnswer. failure turns what
+// the loop returned into Do's error, and release puts the callState back.
+
+// callState is everything one call knows while it runs, and the call's own
+// clients, whose hooks are its methods. The retry loop is sequential, so
+// the fields need no lock. callStates are pooled: the hooks are bound once,
+// and a call costs no allocation of its own.
 type callState struct {
+	callVars
+	retrying retryablehttp.Client
+	http     http.Client
+}
+
+// callVars is what one call knows; release zeroes it.
+type callVars struct {
 	c      *Client
 	ctx    context.Context
 	req    Request
@@ -34,31 +61,41 @@ type callState struct {
 	pausedFor *http.Response // the answer whose rate-limit headers were applied last
 	body      *buffer
 	truncated bool
-
-	// The call's own clients, here so that one allocation holds them all.
-	retrying retryablehttp.Client
-	http     http.Client
 }
 
+var callPool = sync.Pool{New: func() any {
+	s := new(callState)
+	rc := &s.retrying
+	rc.HTTPClient = &s.http
+	rc.Logger = nil // logging goes to slog
+	rc.CheckRetry, rc.Backoff, rc.RequestLogHook = s.retry, s.backoff, s.beforeAttempt
+	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	return s
+}}
+
 func (c *Client) newCall(ctx context.Context, r Request) *callState {
-	s := &callState{c: c, ctx: ctx, req: r, policy: c.policy}
+	s := callPool.Get().(*callState)
+	s.callVars = callVars{c: c, ctx: ctx, req: r, policy: c.policy}
 	if r.Retry != nil {
 		s.policy = *r.Retry
 	}
 	return s
 }
 
+// release puts s back in the pool; nothing of the call may use it after.
+func (s *callState) release() {
+	s.callVars = callVars{}
+	s.http = http.Client{}
+	callPool.Put(s)
+}
+
 // retryingClient returns this call's own retrying client: the configured
-// http.Client with this call as its Transport, and this call's hooks.
+// http.Client with this call as its Transport, and this call's policy.
 func (s *callState) retryingClient() *retryablehttp.Client {
 	s.http = *s.c.hc
 	s.http.Transport = s
 	rc := &s.retrying
-	rc.HTTPClient = &s.http
-	rc.Logger = nil // logging goes to slog
 	rc.RetryWaitMin, rc.RetryWaitMax, rc.RetryMax = s.policy.MinWait, s.policy.MaxWait, s.policy.MaxRetries
-	rc.CheckRetry, rc.Backoff, rc.RequestLogHook = s.retry, s.backoff, s.beforeAttempt
-	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
 	return rc
 }
 
@@ -125,13 +162,20 @@ func (s *callState) notePause(resp *http.Response) time.Duration {
 				d = Backoff(s.policy.MinWait, s.policy.MaxWait, s.attempts+1, nil)
 			}
 			s.c.pause(s.ctx, min(d, s.c.maxPause), "429")
-		case strings.TrimSpace(resp.Header.Get("X-RateLimit-Remaining")) == "0":
+		case remainingZero(resp.Header):
 			if d, ok := rateLimitReset(resp.Header, now); ok {
 				s.c.pause(s.ctx, min(d, s.c.maxPause), "X-RateLimit-Remaining: 0")
 			}
 		}
 	}
 	return s.c.pausedFor()
+}
+
+// remainingZero reports X-RateLimit-Remaining: 0. The header is looked up
+// by its canonical key, which costs no allocation on every answer.
+func remainingZero(h http.Header) bool {
+	v := h["X-Ratelimit-Remaining"]
+	return len(v) > 0 && strings.TrimSpace(v[0]) == "0"
 }
 
 // backoff is how long the call waits before its next attempt: after a 429,
@@ -186,7 +230,7 @@ func (s *callState) RoundTrip(req *http.Request) (*http.Response, error) {
 		s.starting = false
 	}
 	r := req
-	if req.Header.Get("Authorization") != "" && originOf(req.URL) != s.c.origin {
+	if req.Header.Get("Authorization") != "" && !s.c.sameOrigin(req.URL) {
 		// RoundTrippers must not modify the request they are given.
 		r = req.Clone(req.Context())
 		r.Header.Del("Authorization")
@@ -224,8 +268,8 @@ func (s *callState) reportAttempt(r *http.Request, took time.Duration, err error
 	log.LogAttrs(s.ctx, slog.LevelDebug, "edapp: response", append(attrs, slog.Int("status", s.lastStatus))...)
 }
 
-// readAnswer reads the final answer's body; retryablehttp calls it once no
-// retry is due.
+// readAnswer reads the final answer's body: retryablehttp calls it once no
+// retry is due, and Client.Do when the retries ran out on a status.
 func (s *callState) readAnswer(resp *http.Response) error {
 	buf := getBuffer()
 	truncated, err := s.c.readBody(buf, resp)

@@ -11,6 +11,7 @@
 package transport
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -74,6 +75,9 @@ type Config struct {
 	Logger     *slog.Logger  // nil: silent
 	MaxBody    int64         // bound on a successful answer's body
 	Observer   Observer      // nil: none
+	// PauseScope names what a pause holds, for its log line ("the
+	// requests of GET /x"); "": every request through the client.
+	PauseScope string
 }
 
 // Client sends requests with retries. It is safe for concurrent use.
@@ -90,6 +94,7 @@ type Client struct {
 	log      *slog.Logger
 	maxBody  int64
 	obs      Observer
+	scope    string // what a pause holds, for the log
 
 	// notBefore is when the next attempt may go, after the service asked
 	// the client to slow down (unix nanoseconds; 0: no pause).
@@ -122,6 +127,7 @@ func New(cfg Config) *Client {
 		log:      cfg.Logger,
 		maxBody:  cfg.MaxBody,
 		obs:      cfg.Observer,
+		scope:    cmp.Or(cfg.PauseScope, "every request"),
 		hc:       &http.Client{},
 	}
 	if c.maxPause <= 0 {
@@ -181,6 +187,7 @@ func (r *Response) Release() {
 // call was being throttled). The Response is never nil.
 func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	s := c.newCall(ctx, r)
+	defer s.release()
 	out := &Response{}
 	req, err := c.newRequest(ctx, &s.req)
 	if err != nil {
@@ -190,6 +197,10 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	// mid-body counts as a failed attempt and can be retried.
 	req.SetResponseHandler(s.readAnswer)
 	resp, err := s.retryingClient().Do(req)
+	if err == nil && s.body == nil {
+		// Retries ran out on a status: the handler did not run.
+		err = s.readAnswer(resp)
+	}
 	out.Attempts, out.Waited = s.attempts, s.waited
 	if err != nil {
 		if resp != nil {
@@ -201,16 +212,6 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 		return out, s.failure(err)
 	}
 	out.StatusCode, out.Header = resp.StatusCode, resp.Header
-	if s.body == nil {
-		// Retries ran out on a status: the handler did not run, so read here.
-		s.body = getBuffer()
-		err := readAtMost(s.body, resp, MaxErrorBody, 0)
-		if err != nil && !errors.Is(err, errTooLarge) {
-			putBuffer(s.body)
-			return out, s.failure(err)
-		}
-		s.truncated = err != nil
-	}
 	out.buf, out.Truncated, out.Body = s.body, s.truncated, s.body.b
 	return out, nil
 }
@@ -293,6 +294,15 @@ func (e *LimiterError) Unwrap() []error {
 
 // origin is a scheme and host; the token goes only to the base URL's.
 type origin struct{ scheme, host string }
+
+// sameOrigin reports whether u has the base URL's origin; the common case,
+// the base URL's own spelling, is compared without building an origin.
+func (c *Client) sameOrigin(u *url.URL) bool {
+	if u.Scheme == c.origin.scheme && u.Host == c.origin.host {
+		return true
+	}
+	return originOf(u) == c.origin
+}
 
 func originOf(u *url.URL) origin {
 	o := origin{scheme: strings.ToLower(u.Scheme), host: strings.ToLower(u.Host)}

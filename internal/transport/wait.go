@@ -11,6 +11,9 @@ import (
 // waitTurn holds an attempt until the client's pause is over and the
 // limiter lets it through, booking the time as waiting.
 func (s *callState) waitTurn(ctx context.Context) error {
+	if s.c.limiter == nil && s.c.notBefore.Load() == 0 {
+		return nil // nothing to wait for: no clock read on the common path
+	}
 	start := time.Now()
 	paused, err := s.sitOutPause(ctx)
 	if err == nil {
@@ -133,7 +136,7 @@ func (c *Client) pause(ctx context.Context, d time.Duration, why string) {
 		p.Pause(until)
 	}
 	if c.log != nil {
-		c.log.LogAttrs(ctx, slog.LevelInfo, "edapp: the service asked to slow down; pausing every request",
+		c.log.LogAttrs(ctx, slog.LevelInfo, "edapp: the service asked to slow down; pausing "+c.scope,
 			slog.Duration("pause", d), slog.String("reason", why))
 	}
 }

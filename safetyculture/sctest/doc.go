@@ -9,9 +9,11 @@
 //	_ = fake.CompleteLesson(uid, lids[0], 90, time.Time{})
 //	// GET fake.URL + "/training/v1/feed/training-course-progress" with "Authorization: Bearer " + fake.Token
 //
-// Outside a test, NewServer starts one and Close stops it; HandlerWith
-// mounts it beside another service on one port (`edapp fake
-// --safetyculture` serves it beside the EdApp fake).
+// Outside a test, NewServer starts one and Close stops it. NewUnstarted
+// makes one that listens nowhere, and HandlerWith mounts it beside
+// another service on one port (`edapp fake --safetyculture` serves it
+// beside the EdApp fake). WithLatency delays every answer, as a distant
+// service would.
 //
 // # One company, two services
 //

@@ -70,26 +70,46 @@ func (s *Server) feedCourseProgress(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// Only the page's rows are built: a walk of a large feed costs each
+	// page its own rows, not the whole feed's.
 	var rows []wireProgress
-	s.read(func(st *store, _ time.Time) { rows = st.progressRows(f) })
+	var total int
+	s.read(func(st *store, _ time.Time) {
+		keys := st.progressMatching(f)
+		start, end := p.window(len(keys))
+		total, rows = len(keys), st.progressRows(keys[start:end])
+	})
 	if s.cfg.camelCase {
 		camel := make([]wireProgressCamel, 0, len(rows))
 		for _, row := range rows {
 			camel = append(camel, row.camel())
 		}
-		writeFeed(w, r, p, camel, false)
+		writeFeedPage(w, r, p, camel, total, false)
 		return
 	}
-	writeFeed(w, r, p, rows, false)
+	writeFeedPage(w, r, p, rows, total, false)
 }
 
-func (st *store) progressRows(f progressFilter) []wireProgress {
-	var rows []wireProgress
+// progressMatching are the keys of the progress rows f matches, in the
+// feed's order.
+func (st *store) progressMatching(f progressFilter) []ucKey {
+	if f == (progressFilter{status: CompletionAll}) {
+		return st.progressKeys // every row: no need to look each one up
+	}
+	var keys []ucKey
 	for _, k := range st.progressKeys {
-		p := st.progress[k]
-		if !f.match(k, p) {
-			continue
+		if (f.courseID == "" || f.courseID == k.courseID) && (f.userID == "" || f.userID == k.userID) && f.match(k, st.progress[k]) {
+			keys = append(keys, k)
 		}
+	}
+	return keys
+}
+
+// progressRows are the feed's rows of keys.
+func (st *store) progressRows(keys []ucKey) []wireProgress {
+	rows := make([]wireProgress, 0, len(keys))
+	for _, k := range keys {
+		p := st.progress[k]
 		u, c := st.users.get(k.userID), st.courses.get(k.courseID)
 		rows = append(rows, wireProgress{OpenedAt: wt(p.opened), CompletedAt: wt(p.completed),
 			TotalLessons: p.totalLessons, CompletedLessons: p.completedLessons,
@@ -105,6 +125,6 @@ func (st *store) progressRows(f progressFilter) []wireProgress {
 // CompletionNonCompleted), so that a test can compare an export with it.
 func (s *Server) CourseProgressCount(status string) int {
 	n := 0
-	s.read(func(st *store, _ time.Time) { n = len(st.progressRows(progressFilter{status: status})) })
+	s.read(func(st *store, _ time.Time) { n = len(st.progressMatching(progressFilter{status: status})) })
 	return n
 }

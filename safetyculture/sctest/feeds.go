@@ -59,12 +59,26 @@ func nextPage(r *http.Request, p feedPage, total int) *string {
 // writeFeed answers one page of rows as {metadata, data}; withRemaining
 // adds remaining_records, which the course-progress feed does not send.
 func writeFeed[T any](w http.ResponseWriter, r *http.Request, p feedPage, rows []T, withRemaining bool) {
-	start := min(p.offset, len(rows))
-	end := min(start+p.limit, len(rows))
-	out := wireFeed[T]{Data: append([]T{}, rows[start:end]...)}
-	out.Metadata.NextPage = nextPage(r, p, len(rows))
+	start, end := p.window(len(rows))
+	writeFeedPage(w, r, p, append([]T{}, rows[start:end]...), len(rows), withRemaining)
+}
+
+// window is where the page falls in total rows: [start, end).
+func (p feedPage) window(total int) (start, end int) {
+	start = min(p.offset, total)
+	return start, min(start+p.limit, total)
+}
+
+// writeFeedPage answers the page's rows, of total, as writeFeed does.
+func writeFeedPage[T any](w http.ResponseWriter, r *http.Request, p feedPage, page []T, total int, withRemaining bool) {
+	_, end := p.window(total)
+	out := wireFeed[T]{Data: page}
+	if out.Data == nil {
+		out.Data = []T{}
+	}
+	out.Metadata.NextPage = nextPage(r, p, total)
 	if withRemaining {
-		remaining := len(rows) - end
+		remaining := total - end
 		out.Metadata.RemainingRecords = &remaining
 	} else if out.Metadata.NextPage != nil {
 		token := r.URL.Query().Get("cursor")

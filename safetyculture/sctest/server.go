@@ -53,6 +53,7 @@ type config struct {
 	lag       time.Duration
 	camelCase bool
 	logger    *slog.Logger
+	latency   time.Duration
 }
 
 // WithToken sets the bearer token the fake accepts; it must not be empty.
@@ -106,10 +107,37 @@ func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error { c.logger = l; return nil }
 }
 
+// WithLatency delays every answer by d, as a distant service would
+// (`edapp fake --latency`); a request whose context ends first gets no
+// answer. The default is 0.
+func WithLatency(d time.Duration) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return fmt.Errorf("sctest: WithLatency: negative latency %s: %w", d, edapp.ErrInvalidInput)
+		}
+		c.latency = d
+		return nil
+	}
+}
+
 // NewServer starts a fake on a loopback port, with an empty organisation
 // and a random token. A bad option value is an error wrapping
 // edapp.ErrInvalidInput.
 func NewServer(opts ...Option) (*Server, error) {
+	s, err := NewUnstarted(opts...)
+	if err != nil {
+		return nil, err
+	}
+	s.srv = httptest.NewServer(s.Handler())
+	s.URL = s.srv.URL
+	return s, nil
+}
+
+// NewUnstarted makes a fake as NewServer does but listens nowhere: its
+// URL is empty until the caller serves Handler or HandlerWith on a server
+// of its own (`edapp fake --safetyculture` serves it beside the EdApp
+// fake) and sets URL if it needs it. Close does nothing.
+func NewUnstarted(opts ...Option) (*Server, error) {
 	cfg := config{token: randomHex(16), clock: time.Now, limits: DefaultLimits}
 	for _, opt := range opts {
 		if err := opt(&cfg); err != nil {
@@ -119,8 +147,6 @@ func NewServer(opts ...Option) (*Server, error) {
 	s := &Server{Token: cfg.token, cfg: cfg, st: newStore(cfg.clock()), limiter: newLimiter(cfg.limits),
 		counts: newCounters(), overrides: http.NewServeMux()}
 	s.routes = s.newRouter()
-	s.srv = httptest.NewServer(s.Handler())
-	s.URL = s.srv.URL
 	return s, nil
 }
 
@@ -137,8 +163,12 @@ func New(t testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// Close stops the fake's own listener.
-func (s *Server) Close() { s.srv.Close() }
+// Close stops the fake's own listener, if it has one.
+func (s *Server) Close() {
+	if s.srv != nil {
+		s.srv.Close()
+	}
+}
 
 // Handler answers the fake's routes, for mounting on another server.
 // Every other path gets 404.
@@ -183,6 +213,9 @@ func (s *Server) now() time.Time { return s.cfg.clock() }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	defer s.recoverPanic(w)
+	if !s.delay(r) {
+		return
+	}
 	w.Header().Set("X-Request-Id", randomHex(8))
 	if !s.authorized(r) {
 		writeError(w, http.StatusUnauthorized, codeUnauthenticated, "Unauthenticated")
@@ -291,4 +324,20 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 		return false
 	}
 	return true
+}
+
+// delay holds a request for the fake's latency, and reports false when
+// the request's context ended first.
+func (s *Server) delay(r *http.Request) bool {
+	if s.cfg.latency <= 0 {
+		return true
+	}
+	t := time.NewTimer(s.cfg.latency)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
 }

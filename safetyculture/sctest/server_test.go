@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -168,5 +169,28 @@ func TestHandlerWithPassesOtherPaths(t *testing.T) {
 		if rec.Code != want {
 			t.Errorf("%s: %d, want %d", path, rec.Code, want)
 		}
+	}
+}
+
+// TestNewUnstartedServesThroughItsHandler mounts a fake that listens
+// nowhere on a server of the test's own, with a latency.
+func TestNewUnstartedServesThroughItsHandler(t *testing.T) {
+	t.Parallel()
+	s, err := sctest.NewUnstarted(sctest.WithLatency(time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close() // nothing to stop
+	if s.URL != "" {
+		t.Errorf("URL = %q, want none", s.URL)
+	}
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	s.URL = srv.URL
+	if a := get(t, s, "/accounts/user/v1/user:WhoAmI"); a.status != http.StatusOK {
+		t.Errorf("WhoAmI: %d %s", a.status, a.raw)
+	}
+	if _, err := sctest.NewUnstarted(sctest.WithLatency(-time.Second)); !errors.Is(err, edapp.ErrInvalidInput) {
+		t.Errorf("negative latency: %v", err)
 	}
 }

@@ -31,9 +31,20 @@ type wireWebhook struct {
 	TriggerEvents []string `json:"trigger_events"`
 }
 
+// wireWebhookBody is the body of a create or an update; triggerEvents is
+// read too, as the spelling of a body is not published.
 type wireWebhookBody struct {
-	URL           string   `json:"url"`
-	TriggerEvents []string `json:"trigger_events"`
+	URL             string   `json:"url"`
+	TriggerEvents   []string `json:"trigger_events"`
+	TriggerEventsCC []string `json:"triggerEvents,omitempty"`
+}
+
+// events are the body's trigger events, in either spelling.
+func (b wireWebhookBody) events() []string {
+	if len(b.TriggerEvents) > 0 {
+		return b.TriggerEvents
+	}
+	return b.TriggerEventsCC
 }
 
 func (h *webhook) wire() wireWebhook {
@@ -45,7 +56,7 @@ func (b wireWebhookBody) check() string {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "url must be an absolute http or https URL"
 	}
-	if len(b.TriggerEvents) == 0 {
+	if len(b.events()) == 0 {
 		return "trigger_events must name at least one event"
 	}
 	return ""
@@ -81,8 +92,8 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, codeInvalidArgument, msg)
 		return
 	}
-	id, _ := s.AddWebhook(body.URL, body.TriggerEvents...)
-	writeJSON(w, http.StatusOK, wireWebhook{WebhookID: id, URL: body.URL, TriggerEvents: body.TriggerEvents})
+	id, _ := s.AddWebhook(body.URL, body.events()...)
+	writeJSON(w, http.StatusOK, wireWebhook{WebhookID: id, URL: body.URL, TriggerEvents: body.events()})
 }
 
 func (s *Server) getWebhook(w http.ResponseWriter, r *http.Request) {
@@ -108,7 +119,7 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request) {
 	var out *wireWebhook
 	_ = s.write(func(st *store, _ time.Time) error {
 		if h := st.webhooks.get(id); h != nil {
-			h.url, h.events = body.URL, body.TriggerEvents
+			h.url, h.events = body.URL, body.events()
 			wh := h.wire()
 			out = &wh
 		}
@@ -187,7 +198,7 @@ func (st *store) trainingEvent(event string, u *user, c *course, l *lesson, at t
 	var env wireEnvelope
 	env.Version = "3.0.0"
 	env.Event.DateTriggered = at.UTC().Format(time.RFC3339)
-	env.Event.EventTypes = []string{"TRIGGER_EVENT_TRAINING", event}
+	env.Event.EventTypes = []string{event}
 	env.Event.TriggeredBy = map[string]string{"user": u.id, "organization": st.orgID}
 	env.Resource = map[string]string{"id": c.id, "type": "TRAINING_COURSE"}
 	env.Data.Details = map[string]string{"course_id": c.id, "course_external_id": c.externalID, "course_title": c.title,

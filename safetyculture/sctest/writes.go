@@ -113,15 +113,23 @@ func (st *store) assign(courseID string, body wireAssignmentsBody) map[string]in
 }
 
 // resetProgress answers POST /training/courseprogress/v1/reset. The body
-// is the fake's guess, {"courseId": "...", "userIds": ["..."]}: it forgets
-// those users' progress in that course (the course's row and its lessons').
+// is the fake's guess, {"courseId": "...", "userIds": ["..."]} (course_id
+// and user_ids are read too, as nothing public shows the spelling): it
+// forgets those users' progress in that course (the course's row and its
+// lessons').
 func (s *Server) resetProgress(w http.ResponseWriter, r *http.Request) {
 	var body struct {
-		CourseID string   `json:"courseId"`
-		UserIDs  []string `json:"userIds"`
+		CourseID   string   `json:"courseId"`
+		UserIDs    []string `json:"userIds"`
+		CourseIDSn string   `json:"course_id"`
+		UserIDsSn  []string `json:"user_ids"`
 	}
 	if !readJSON(w, r, &body) {
 		return
+	}
+	body.CourseID = cmp.Or(body.CourseID, body.CourseIDSn)
+	if len(body.UserIDs) == 0 {
+		body.UserIDs = body.UserIDsSn
 	}
 	found := true
 	_ = s.write(func(st *store, _ time.Time) error {

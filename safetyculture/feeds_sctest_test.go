@@ -1,0 +1,110 @@
+package safetyculture
+
+import (
+	"testing"
+
+	"github.com/edapp-go/edapp/safetyculture/sctest"
+)
+
+// TestCourseProgressFeedAgainstSctest walks the course-progress feed of a
+// migrated account through next_page, for each completion status, and
+// resumes a walk from a stored NextPage.
+func TestCourseProgressFeedAgainstSctest(t *testing.T) {
+	t.Parallel()
+	fake, m := migratedFake(t)
+	feeds := clientOf(t, fake).Feeds
+	ctx := testCtx(t)
+	for _, status := range []CompletionStatus{CompletionAll, CompletionCompleted, CompletionNotCompleted} {
+		rows := mustCollect(t, feeds.AllCourseProgress(ctx, &FeedOptions{CompletionStatus: status, Limit: 7}))
+		if want := fake.CourseProgressCount(string(status)); len(rows) != want || want == 0 {
+			t.Errorf("%s: %d rows, the fake holds %d", status, len(rows), want)
+		}
+	}
+	if got := fake.RequestCount("GET /training/v1/feed/training-course-progress"); got < 3*2 {
+		t.Errorf("%d requests: the walks did not page", got)
+	}
+
+	first, err := feeds.ListCourseProgress(ctx, &FeedOptions{Limit: 5, UserID: m.Carried[0].UserID})
+	if err != nil || len(first.Items) == 0 || first.Items[0].UserID != m.Carried[0].UserID || first.Items[0].UserEmail == "" {
+		t.Fatalf("first page for one user: %+v, %v", first, err)
+	}
+	resumed, err := feeds.ListCourseProgress(ctx, &FeedOptions{Limit: 1})
+	for n := 1; err == nil && resumed.NextPage != ""; n++ {
+		resumed, err = feeds.ListCourseProgress(ctx, &FeedOptions{NextPage: resumed.NextPage})
+		if err == nil && len(resumed.Items) != 1 {
+			t.Fatalf("page %d has %d rows: the limit was not carried in next_page", n, len(resumed.Items))
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCourseProgressFeedCamelCaseAgainstSctest reads the feed in the
+// camelCase spelling a third-party client expects.
+func TestCourseProgressFeedCamelCaseAgainstSctest(t *testing.T) {
+	t.Parallel()
+	fake, m := migratedFake(t, sctest.WithCamelCaseFeed())
+	rows := mustCollect(t, clientOf(t, fake).Feeds.AllCourseProgress(testCtx(t), &FeedOptions{CompletionStatus: CompletionCompleted}))
+	if len(rows) < len(m.Carried) {
+		t.Fatalf("%d completed rows, %d carried", len(rows), len(m.Carried))
+	}
+	r := rows[0]
+	if r.UserID == "" || r.CourseID == "" || r.CompletedAt.IsZero() || r.ProgressPercent != 100 {
+		t.Errorf("camelCase row not read: %+v", r)
+	}
+}
+
+// TestOrganisationFeedsAgainstSctest walks the five organisation feeds of
+// a migrated account, with and without the filters the exporter sends.
+func TestOrganisationFeedsAgainstSctest(t *testing.T) {
+	t.Parallel()
+	fake, m := migratedFake(t)
+	feeds := clientOf(t, fake).Feeds
+	ctx := testCtx(t)
+
+	active := mustCollect(t, feeds.AllUsers(ctx))
+	all := walkPages(t, func(next string) (*FeedPage[User], error) {
+		return feeds.ListUsers(ctx, &FeedOptions{NextPage: next, Limit: 9, IncludeInactive: true})
+	})
+	if len(all) != len(m.Users) || len(active) != len(all)-len(m.After.Deactivated) {
+		t.Errorf("users: %d active, %d in all; migrated %d, deactivated %d", len(active), len(all), len(m.Users), len(m.After.Deactivated))
+	}
+	if groups := mustCollect(t, feeds.AllGroups(ctx)); len(groups) != len(m.Groups) {
+		t.Errorf("groups: %d, migrated %d", len(groups), len(m.Groups))
+	}
+	if members := mustCollect(t, feeds.AllGroupUsers(ctx)); len(members) == 0 || members[0].GroupID == "" || members[0].UserID == "" {
+		t.Errorf("group users: %+v", members)
+	}
+	sites := mustCollect(t, feeds.AllSites(ctx))
+	leafOnly := true
+	leaves := walkPages(t, func(next string) (*FeedPage[Site], error) {
+		return feeds.ListSites(ctx, &FeedOptions{NextPage: next, Limit: 2, ShowOnlyLeafNodes: &leafOnly})
+	})
+	if len(sites) != len(m.Sites) || len(leaves) == 0 || len(leaves) >= len(sites) {
+		t.Errorf("sites: %d, leaves %d, migrated %d", len(sites), len(leaves), len(m.Sites))
+	}
+	if members := mustCollect(t, feeds.AllSiteMembers(ctx)); len(members) == 0 || members[0].SiteID == "" || members[0].MemberID == "" {
+		t.Errorf("site members: %+v", members)
+	}
+}
+
+// walkPages reads a feed page by page through ListX and NextPage, as a
+// job that resumes does.
+func walkPages[T any](t *testing.T, list func(next string) (*FeedPage[T], error)) []T {
+	t.Helper()
+	var out []T
+	next := ""
+	for range 10_000 {
+		page, err := list(next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, page.Items...)
+		if next = page.NextPage; next == "" {
+			return out
+		}
+	}
+	t.Fatal("the feed did not end")
+	return nil
+}
