@@ -189,6 +189,9 @@ func (x *Database) lock(ctx context.Context) error {
 		if !ok {
 			return ErrLocked
 		}
+		if err := x.lockHeld(ctx); err != nil {
+			return err
+		}
 	}
 	return x.tx(ctx, func(tx *sql.Tx) error {
 		var holder sql.NullString
@@ -208,6 +211,30 @@ ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, hos
 runs = edapp_export_lock.runs + 1 RETURNING runs`),
 			fmt.Sprintf("pid %d on %s", os.Getpid(), me), os.Getpid(), me, x.timeArg(time.Now())).Scan(&x.run)
 	})
+}
+
+// ErrSessionLock is returned by OpenDatabase when the PostgreSQL advisory
+// lock it took is not held by the session its next statement reaches: a
+// pooler in transaction mode (PgBouncer's pool_mode = transaction) hands
+// each statement to any server connection, so no session-level lock can
+// keep a second export out.
+var ErrSessionLock = errors.New("export: the database's advisory lock is not held by this session's next statement (a pooler in transaction mode, such as PgBouncer with pool_mode = transaction?): connect to PostgreSQL directly, or through a pool in session mode")
+
+// lockHeld checks, with a statement of its own, that the session it
+// reaches holds the advisory lock just taken (a bigint key shows in
+// pg_locks as classid, the high half, and objid, the low half).
+func (x *Database) lockHeld(ctx context.Context) error {
+	var held bool
+	err := x.conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
+AND pid = pg_backend_pid() AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = $1)`, int64(lockKey)).Scan(&held)
+	if err != nil {
+		return err
+	}
+	if !held {
+		x.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, int64(lockKey)) // wherever it lands: the pool's session ends it otherwise
+		return ErrSessionLock
+	}
+	return nil
 }
 
 // stale reports whether a SQLite lock row's holder is gone: a process of

@@ -114,10 +114,12 @@ func isKey(t *table, i int) bool {
 
 // upsert writes records into t with multi-row statements, and returns how
 // many it rejected. A goroutine turns the records into rows, a statement's
-// worth at a time, while this one writes the rows before them. A key
-// repeated within a statement keeps its last record (one statement may
-// not touch a row twice); a key repeated across statements is written by
-// each, the last record last.
+// worth at a time, while this one writes the rows before them. A record the
+// service lists twice in one walk never gets here twice: the SDK's
+// iterators yield it once, the first time (edapp's walk key). A key
+// repeated among records (a kind the walk does not key) keeps its last
+// record within a statement (one statement may not touch a row twice); a
+// key repeated across statements is written by each, the last record last.
 func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []Record, run int64) (int, error) {
 	u := x.upserter(tx, t)
 	defer u.close()

@@ -101,7 +101,7 @@ func create(ctx context.Context, c *edapp.Client, act Action) (id string, unknow
 		return "", true, fmt.Errorf("%w; checking whether the user was created: %w", err, lerr)
 	}
 	for _, found := range page.Items {
-		if found.ExternalID == act.Row.ExternalID {
+		if idKey(found.ExternalID) == idKey(act.Row.ExternalID) {
 			return found.ID, false, fmt.Errorf("%w; the user was created all the same (id %s)", err, found.ID)
 		}
 	}

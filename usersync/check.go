@@ -63,7 +63,7 @@ func checkRows(rows []Row, bad *InputError) {
 		bad.add(0, "the input has no data rows: refusing to sync to an empty list of users (a truncated file?)")
 		return
 	}
-	extLine := map[string]int{}
+	extLine := map[string]Row{}  // by idKey
 	userLine := map[string]int{} // lower-cased username
 	for _, row := range rows {
 		checkExternalID(row, extLine, bad)
@@ -82,7 +82,7 @@ func checkRows(rows []Row, bad *InputError) {
 	}
 }
 
-func checkExternalID(row Row, seen map[string]int, bad *InputError) {
+func checkExternalID(row Row, seen map[string]Row, bad *InputError) {
 	id := row.ExternalID
 	if id == "" {
 		bad.add(row.Line, "missing externalId")
@@ -92,11 +92,31 @@ func checkExternalID(row Row, seen map[string]int, bad *InputError) {
 		bad.add(row.Line, "externalId %+q %s", id, why) // %+q: escaped to ASCII, so a look-alike shows
 		return
 	}
-	if prev, dup := seen[id]; dup {
-		bad.add(row.Line, "duplicate externalId %q (first on line %d)", id, prev)
-		return
+	prev, dup := seen[idKey(id)]
+	switch {
+	case !dup:
+		seen[idKey(id)] = row
+	case prev.ExternalID == id:
+		bad.add(row.Line, "duplicate externalId %q (first on line %d)", id, prev.Line)
+	default:
+		bad.add(row.Line, "duplicate externalId %q (first on line %d as %q: case and surrounding space do not count)", id, prev.Line, prev.ExternalID)
 	}
-	seen[id] = row.Line
+}
+
+// idKey is the form in which external ids are compared, on both sides:
+// without surrounding space, and with each letter replaced by the smallest
+// of its Unicode simple case folding orbit, so that two ids have the same
+// key exactly when strings.EqualFold holds for their trimmed forms. There
+// is no Unicode normalisation (NFC): an id with combining marks is refused
+// by suspicious instead.
+func idKey(id string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, strings.TrimSpace(id))
 }
 
 // lookAlike are the scripts with letters drawn like Latin ones: Cyrillic

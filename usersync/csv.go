@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 var columns = []string{"externalId", "username", "email", "firstName", "lastName", "userGroups", "roles", "timeZone"}
@@ -14,6 +15,10 @@ var columns = []string{"externalId", "username", "email", "firstName", "lastName
 // Columns returns the columns a sync CSV may have, in any order.
 // externalId is required; any other column is an error.
 func Columns() []string { return slices.Clone(columns) }
+
+// notUTF8Hint says what to do with a file in another encoding: cells are
+// refused rather than sent with U+FFFD in place of every accented letter.
+const notUTF8Hint = "the file must be UTF-8: convert it first, e.g. iconv -f latin1 -t utf-8 users.csv > users-utf8.csv"
 
 // Row is one desired user. An empty field was not given (no column, or an
 // empty cell) and leaves that field of an existing user as it is; so does a
@@ -37,10 +42,14 @@ type Header struct {
 }
 
 // ParseHeader reads a header row: each cell names one of Columns() (in any
-// case; a byte order mark is ignored), none twice, externalId among them.
+// case; a UTF-8 byte order mark is ignored), none twice, externalId among
+// them. A cell that is not valid UTF-8 is refused.
 func ParseHeader(record []string) (*Header, error) {
 	h := &Header{col: map[string]int{}, width: len(record)}
 	for i, cell := range record {
+		if !utf8.ValidString(cell) {
+			return nil, fmt.Errorf("line 1: column %d is not valid UTF-8 (%+q); %s", i+1, cell, notUTF8Hint)
+		}
 		cell = strings.TrimSpace(strings.TrimPrefix(cell, "\ufeff"))
 		name := ""
 		for _, c := range columns {
@@ -64,10 +73,16 @@ func ParseHeader(record []string) (*Header, error) {
 
 // ParseRow turns one data row, found on line, into a [Row]. Cells are
 // trimmed; userGroups and roles are lists separated by ";". It checks only
-// the number of cells: NewPlan checks the values.
+// the number of cells and that each is valid UTF-8: NewPlan checks the
+// values.
 func (h *Header) ParseRow(line int, record []string) (Row, error) {
 	if len(record) != h.width {
 		return Row{}, &Problem{Line: line, Msg: fmt.Sprintf("%d fields, want %d", len(record), h.width)}
+	}
+	for i, cell := range record {
+		if !utf8.ValidString(cell) {
+			return Row{}, &Problem{Line: line, Msg: fmt.Sprintf("field %d is not valid UTF-8 (%+q); %s", i+1, cell, notUTF8Hint)}
+		}
 	}
 	get := func(name string) string {
 		if i, ok := h.col[name]; ok {
@@ -90,7 +105,8 @@ func (h *Header) ParseRow(line int, record []string) (Row, error) {
 
 // ReadCSV reads a whole sync CSV: its header, then every row. A header
 // problem or a CSV syntax error is returned at once; rows with the wrong
-// number of cells are listed together in an *[InputError].
+// number of cells or a cell that is not UTF-8 are listed together in an
+// *[InputError].
 func ReadCSV(r io.Reader) ([]Row, error) {
 	cr := csv.NewReader(r)
 	cr.TrimLeadingSpace = true

@@ -7,11 +7,16 @@
 //	plan, err := usersync.NewPlan(rows, acct, usersync.Options{DeleteMissing: true, MaxDeletes: usersync.DefaultMaxDeletes})
 //	res, err := plan.Apply(ctx, client, nil)    // or print plan.Creates, Updates, Deletes first
 //
+// External ids are compared, on both sides, without surrounding space and
+// ignoring case (Unicode simple case folding; no Unicode normalisation):
+// "emp-001 " in the service is the user of the row "EMP-001".
+//
 // An input that cannot be right is refused whole, before any change, with
-// an *[InputError] listing every problem: no rows at all, a missing or
-// duplicate external id, an external id with control characters or
-// look-alike letters, an unknown role or group, a new user without a
-// username. Users without an external id are never touched. Deletions are
+// an *[InputError] listing every problem: no rows at all, a cell that is
+// not valid UTF-8, a missing or duplicate external id, an external id with
+// control characters or look-alike letters, an unknown role or group, a new
+// user without a username, two users of the account whose external ids
+// differ only in case or surrounding space. Users without an external id are never touched. Deletions are
 // capped ([Options.MaxDeletes]): a plan over the cap is refused with a
 // *[TooManyDeletesError] before the first request that changes anything.
 package usersync
@@ -127,12 +132,25 @@ func (e *TooManyDeletesError) Error() string {
 	return fmt.Sprintf("the plan deletes %d of %d managed users, more than the limit of %d", e.Deletes, e.Managed, e.Max)
 }
 
-// Check refuses a plan whose deletions are over its cap.
+// Check refuses a plan whose deletions are over its cap, and a plan that
+// deletes a user and creates one whose external ids differ only in case or
+// surrounding space (an *[InputError] naming both): that would replace a
+// person, and lose their history, over a spelling.
 func (p *Plan) Check() error {
 	if len(p.Deletes) > p.maxDeletes {
 		return &TooManyDeletesError{Deletes: len(p.Deletes), Managed: p.Managed, Max: p.maxDeletes}
 	}
-	return nil
+	deleted := map[string]Action{}
+	for _, d := range p.Deletes {
+		deleted[idKey(d.User.ExternalID)] = d
+	}
+	var bad InputError
+	for _, c := range p.Creates {
+		if d, ok := deleted[idKey(c.Row.ExternalID)]; ok {
+			bad.add(c.Row.Line, "the plan deletes %q (id %s) and creates %q: they differ only in case or surrounding space", d.User.ExternalID, d.User.ID, c.Row.ExternalID)
+		}
+	}
+	return bad.err()
 }
 
 // NewPlan compares the desired rows with the account. An input that cannot
@@ -146,12 +164,7 @@ func NewPlan(rows []Row, acct Account, opts Options) (*Plan, error) {
 	var bad InputError
 	checkRows(rows, &bad)
 	groups := newGroupIndex(acct.Groups)
-	byExt := map[string]edapp.User{}
-	for _, u := range acct.Users {
-		if u.ExternalID != "" {
-			byExt[u.ExternalID] = u
-		}
-	}
+	byExt := managedUsers(acct.Users, &bad)
 	p := &Plan{Managed: len(byExt), maxDeletes: opts.MaxDeletes}
 	if p.maxDeletes == DefaultMaxDeletes {
 		p.maxDeletes = max(1, p.Managed/10)
@@ -171,6 +184,26 @@ func NewPlan(rows []Row, acct Account, opts Options) (*Plan, error) {
 	return p, p.Check()
 }
 
+// managedUsers indexes the users with an external id by its key (see
+// idKey). Two users whose ids have the same key are a problem: no row could
+// tell them apart.
+func managedUsers(users []edapp.User, bad *InputError) map[string]edapp.User {
+	byExt := map[string]edapp.User{}
+	for _, u := range users {
+		k := idKey(u.ExternalID)
+		if k == "" {
+			continue
+		}
+		if prev, dup := byExt[k]; dup {
+			bad.add(0, "the account has two users whose external ids differ only in case or surrounding space: %q (id %s) and %q (id %s); make them distinct in the service first",
+				prev.ExternalID, prev.ID, u.ExternalID, u.ID)
+			continue
+		}
+		byExt[k] = u
+	}
+	return byExt
+}
+
 // add plans one row, and takes its user out of byExt (what is left there
 // is missing from the rows).
 func (p *Plan) add(row Row, byExt map[string]edapp.User, groups groupIndex, bad *InputError) {
@@ -188,7 +221,7 @@ func (p *Plan) add(row Row, byExt map[string]edapp.User, groups groupIndex, bad 
 			act.roles = append(act.roles, r)
 		}
 	}
-	u, exists := byExt[row.ExternalID]
+	u, exists := byExt[idKey(row.ExternalID)]
 	if !exists {
 		if row.Username == "" && row.ExternalID != "" {
 			bad.add(row.Line, "new user %q needs a username", row.ExternalID)
@@ -197,7 +230,7 @@ func (p *Plan) add(row Row, byExt map[string]edapp.User, groups groupIndex, bad 
 		p.Creates = append(p.Creates, act)
 		return
 	}
-	delete(byExt, row.ExternalID)
+	delete(byExt, idKey(row.ExternalID))
 	act.Kind, act.User = Update, u
 	if act.Changes = act.changes(u, groups); len(act.Changes) > 0 {
 		p.Updates = append(p.Updates, act)

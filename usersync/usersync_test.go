@@ -274,3 +274,90 @@ func TestApplyRefusedCreateIsNotCounted(t *testing.T) {
 		t.Errorf("Apply = %+v, %v", res, err)
 	}
 }
+
+func TestReadCSVRefusesCellsNotUTF8(t *testing.T) {
+	// "Zoë" and "Müller" in Latin-1, after a UTF-8 header with a byte order mark.
+	_, err := ReadCSV(strings.NewReader("\ufeffexternalId,username,firstName\nE1,zoe,Zo\xeb\nE2,ok,Émile\nE3,mm,M\xfcller\n"))
+	var ie *InputError
+	if !errors.As(err, &ie) || len(ie.Problems) != 2 || ie.Problems[0].Line != 2 || ie.Problems[1].Line != 4 {
+		t.Fatalf("ReadCSV = %v", err)
+	}
+	if !strings.Contains(err.Error(), "not valid UTF-8") || !strings.Contains(err.Error(), "iconv -f latin1 -t utf-8") {
+		t.Errorf("no hint: %v", err)
+	}
+	if _, err := ReadCSV(strings.NewReader("externalId,first\xe9\nE1,x\n")); err == nil || !strings.Contains(err.Error(), "line 1: column 2 is not valid UTF-8") {
+		t.Errorf("header not UTF-8: %v", err)
+	}
+	if rows, err := ReadCSV(strings.NewReader("\ufeffexternalId,firstName\nE1,Zoë\n")); err != nil || rows[0].FirstName != "Zoë" {
+		t.Errorf("UTF-8 with a byte order mark: %+v, %v", rows, err)
+	}
+}
+
+func TestIDKey(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"emp-001", "EMP-001", true},
+		{"E1 ", "e1", true},
+		{" \tE1", "E1", true},
+		{"straße", "STRASSE", false}, // simple folding: ß is not ss
+		{"ΣΊΣΥΦΟΣ", "σίσυφος", true},
+		{"ς", "σ", true},
+		{"K", "\u212a", true}, // Kelvin sign folds to k
+		{"E1", "E2", false},
+		{"é", "e\u0301", false}, // no NFC
+	} {
+		if got := idKey(tc.a) == idKey(tc.b); got != tc.same {
+			t.Errorf("idKey(%+q) == idKey(%+q): %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+	}
+}
+
+func TestNewPlanMatchesIDsIgnoringCaseAndSpace(t *testing.T) {
+	t.Parallel()
+	srv := edapptest.NewServer()
+	t.Cleanup(srv.Close)
+	for _, spec := range []edapptest.UserSpec{{Username: "a", ExternalID: "EMP-001"}, {Username: "b", ExternalID: "emp-002 "}} {
+		if _, err := srv.AddUser(spec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := readRows(t, "externalId,username\nemp-001,a\nEMP-002,b\n")
+	p, err := NewPlan(rows, load(t, srv.Client()), Options{DeleteMissing: true, MaxDeletes: 2})
+	if err != nil || !p.Empty() || p.Unchanged != 2 {
+		t.Fatalf("plan: %+v, %v", p, err)
+	}
+	if _, err := NewPlan(readRows(t, "externalId,username\nE1,a\ne1 ,b\n"), Account{}, Options{}); err == nil || !strings.Contains(err.Error(), "duplicate externalId") {
+		t.Errorf("rows E1 and e1: %v", err)
+	}
+}
+
+func TestNewPlanRefusesServiceIDsThatCollide(t *testing.T) {
+	t.Parallel()
+	acct := Account{Users: []edapp.User{{ID: "41", ExternalID: "EMP-1"}, {ID: "42", ExternalID: "emp-1 "}, {ID: "43", ExternalID: "E9"}}}
+	_, err := NewPlan([]Row{{ExternalID: "E9"}}, acct, Options{})
+	var ie *InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), `"EMP-1" (id 41) and "emp-1 " (id 42)`) {
+		t.Fatalf("NewPlan = %v", err)
+	}
+}
+
+func TestPlanCheckRefusesDeleteAndCreateOfOneID(t *testing.T) {
+	t.Parallel()
+	srv, c := account(t, 1)
+	p := &Plan{
+		Creates:    []Action{{Kind: Create, Row: Row{Line: 2, ExternalID: "m000", Username: "m"}}},
+		Deletes:    []Action{{Kind: Delete, User: edapp.User{ID: "7", ExternalID: "M000"}}},
+		maxDeletes: 1,
+	}
+	err := p.Check()
+	if err == nil || !strings.Contains(err.Error(), `deletes "M000" (id 7) and creates "m000"`) {
+		t.Fatalf("Check = %v", err)
+	}
+	srv.ResetRequests()
+	if _, err := p.Apply(context.Background(), c, nil); err == nil || len(srv.Requests()) != 0 {
+		t.Errorf("Apply = %v after %d requests", err, len(srv.Requests()))
+	}
+}

@@ -78,7 +78,7 @@ type delivery struct {
 //   - 401 Unauthorized when [WithSecretHeader] is given and the header is
 //     missing or wrong;
 //   - 503 Service Unavailable, with Retry-After, when [WithMaxInFlight]
-//     deliveries are already being handled, or fn's error is [ErrUnavailable];
+//     deliveries are already with fn, or fn's error is [ErrUnavailable];
 //   - 413 Request Entity Too Large to a body over [WithMaxBodyBytes] (1 MiB by
 //     default);
 //   - 408 Request Timeout to a body not read within [WithReadTimeout] (10 s by
@@ -135,16 +135,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.reject(w, r, http.StatusUnauthorized, reason, nil)
 		return
 	}
+	// The body is read, within its bounds, before a place is taken: a slow
+	// body (a slow network, or a sender that holds connections open) then
+	// holds a connection, never one of the places the receiver's work is
+	// bounded by.
+	d, ok := h.decode(w, r)
+	if !ok {
+		return
+	}
 	if !h.enter() {
 		w.Header().Set("Retry-After", retryAfter)
 		h.reject(w, r, http.StatusServiceUnavailable, "too many deliveries in flight", nil)
 		return
 	}
 	defer h.leave()
-	d, ok := h.decode(w, r)
-	if !ok {
-		return
-	}
 	err := h.call(r.Context(), d)
 	h.answer(w, r, d, err, time.Since(start))
 }

@@ -4,17 +4,21 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/webhook"
 )
 
 // TestHandlerMaxInFlight: with the bound reached, one more delivery gets
-// 503 with Retry-After before its body is read, and a place freed takes the
-// next one.
+// 503 with Retry-After, and a place freed takes the next one.
 func TestHandlerMaxInFlight(t *testing.T) {
 	t.Parallel()
 	payload := readEventFixture(t, "LessonCompletedEvent.json")
@@ -63,5 +67,60 @@ func TestHandlerErrUnavailable(t *testing.T) {
 	h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(readEventFixture(t, "CourseCompletedEvent.json"))))
 	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "1" {
 		t.Errorf("status %d, Retry-After %q", w.Code, w.Header().Get("Retry-After"))
+	}
+}
+
+// firstRead calls waiting the first time the body is read from.
+type firstRead struct {
+	io.ReadCloser
+	waiting func()
+}
+
+func (b *firstRead) Read(p []byte) (int, error) {
+	b.waiting()
+	return b.ReadCloser.Read(p)
+}
+
+// TestHandlerSlowBodiesHoldNoPlace: senders that hold connections open with
+// slow bodies, more of them than WithMaxInFlight's places, do not keep a
+// real delivery out: it gets 200 while they still hang.
+func TestHandlerSlowBodiesHoldNoPlace(t *testing.T) {
+	t.Parallel()
+	const places, slow = 2, 4
+	h := newHandler(t, func(context.Context, edapp.Event) error { return nil },
+		webhook.WithMaxInFlight(places), webhook.WithSecretHeader("X-Hook-Secret", "s3cret"),
+		webhook.WithReadTimeout(time.Minute))
+	reading := make(chan struct{}, slow+1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Signalled once, when the handler waits on the body or when it
+		// answered without reading it.
+		signal := sync.OnceFunc(func() { reading <- struct{}{} })
+		r.Body = &firstRead{ReadCloser: r.Body, waiting: signal}
+		h.ServeHTTP(w, r)
+		signal()
+	}))
+	t.Cleanup(srv.Close)
+	for range slow {
+		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		// A third of the promised body, then nothing more.
+		fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nX-Hook-Secret: s3cret\r\nContent-Length: 300\r\n\r\n%s", strings.Repeat("{", 100))
+		<-reading // its handler waits on the body now, or answered
+	}
+	req, err := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(readEventFixture(t, "LessonCompletedEvent.json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Hook-Secret", "s3cret")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("a real delivery among %d slow bodies: status %d", slow, resp.StatusCode)
 	}
 }

@@ -90,9 +90,12 @@ func WithReadTimeout(d time.Duration) Option {
 	}
 }
 
-// WithMaxInFlight bounds the deliveries handled at once; one more, once
-// authenticated, gets 503 Service Unavailable with a Retry-After header
-// before its body is read. By default there is no bound; n must be positive.
+// WithMaxInFlight bounds the deliveries passed to the event function at
+// once; one more gets 503 Service Unavailable with a Retry-After header.
+// A delivery takes its place once its body is read (within
+// [WithMaxBodyBytes] and [WithReadTimeout]), so that slow bodies hold
+// connections, never the places: real deliveries keep going through
+// meanwhile. By default there is no bound; n must be positive.
 func WithMaxInFlight(n int) Option {
 	return func(h *Handler) {
 		if n <= 0 {

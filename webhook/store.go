@@ -135,7 +135,9 @@ func (s *Store) Handler(opts ...Option) (*Handler, error) {
 }
 
 // Put stores ev, whose delivery body (JSON) was raw, and returns once its
-// row is committed: stored is true for a new row and false for an event
+// row is committed. A column is filled only where raw carries the field
+// with a value other than null (an explicit 0 or "" is kept); the others
+// are NULL. Pass the body ev was parsed from. Put returns once committed: stored is true for a new row and false for an event
 // already stored. An error that is [ErrUnavailable] means the database could
 // not take it within the write timeout (or the Store is closed); a sender
 // should deliver it again later. One that is [ErrRejected] means the

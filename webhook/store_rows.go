@@ -1,7 +1,9 @@
 package webhook
 
 import (
+	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -93,7 +95,7 @@ func (s *Store) rowArgs(key string, ev edapp.Event, raw []byte, received time.Ti
 	args[colReceived] = s.timeArg(received)
 	args[colRaw] = string(raw)
 	if _, unknown := ev.(*edapp.UnknownEvent); !unknown {
-		s.eventArgs(args, ev)
+		s.eventArgs(args, ev, sentColumns(raw))
 	}
 	// A delivery holding bytes that are not UTF-8, or a NUL on PostgreSQL,
 	// is stored with U+FFFD in their place, rather than refused.
@@ -101,10 +103,15 @@ func (s *Store) rowArgs(key string, ev edapp.Event, raw []byte, received time.Ti
 	return args
 }
 
-// eventArgs fills the columns of ev's fields.
-func (s *Store) eventArgs(args []any, ev edapp.Event) {
+// eventArgs fills the columns of ev's fields that the delivery carried
+// (sent, by column). The others stay NULL: the event types cannot tell a
+// missing score from a score of 0, the body can.
+func (s *Store) eventArgs(args []any, ev edapp.Event, sent []bool) {
 	v := reflect.ValueOf(ev).Elem()
 	for i, slot := range slotsOf(v.Type()) {
+		if !sent[slot] {
+			continue
+		}
 		switch x := v.Field(i).Interface().(type) {
 		case string, float64:
 			args[slot] = x
@@ -123,4 +130,36 @@ func (s *Store) timeArg(t time.Time) any {
 		return t.UTC().Format(dbschema.TimeLayout)
 	}
 	return t.UTC()
+}
+
+// sentType has a json.RawMessage field for each event field's JSON name,
+// so that encoding/json finds the members a body sent as edapp.ParseEvent
+// does: names match in any case, and of a name sent twice the last counts.
+// sentColumn is the events column of each of its fields.
+var sentType, sentColumn = func() (reflect.Type, []int) {
+	var fields []reflect.StructField
+	var cols []int
+	for name, col := range fieldColumns {
+		fields = append(fields, reflect.StructField{Name: "F" + strconv.Itoa(len(fields)),
+			Type: reflect.TypeFor[json.RawMessage](), Tag: reflect.StructTag(`json:"` + name + `"`)})
+		cols = append(cols, columnIndex(col))
+	}
+	return reflect.StructOf(fields), cols
+}()
+
+// sentColumns reports, for each events column, whether the delivery body
+// raw carries its field with a value other than null. raw has been parsed
+// already; a body it cannot read sends nothing.
+func sentColumns(raw []byte) []bool {
+	sent := make([]bool, len(eventsColumns))
+	v := reflect.New(sentType)
+	if json.Unmarshal(raw, v.Interface()) != nil {
+		return sent
+	}
+	v = v.Elem()
+	for i, col := range sentColumn {
+		b := v.Field(i).Bytes()
+		sent[col] = len(b) > 0 && string(b) != "null"
+	}
+	return sent
 }

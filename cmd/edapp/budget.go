@@ -2,8 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/edapp-go/edapp"
@@ -33,7 +38,7 @@ func (a *app) addBudgetFlags(cmd *cobra.Command) {
 	}
 	a.budgeted[cmd] = true
 	fl := cmd.Flags()
-	fl.StringVar(&a.budget.redisURL, "redis", "", "share the token's budget with other processes through this Redis (redis://host:port/db; default $EDAPP_REDIS_URL)")
+	fl.StringVar(&a.budget.redisURL, "redis", "", "share the token's budget with other processes through this Redis (redis://host:port/db; default $EDAPP_REDIS_URL, the place for a password)")
 	fl.StringVar(&a.budget.budget, "budget", "", "the account's request budget, N/WINDOW (default 1400/5m, the service's)")
 	fl.Float64Var(&a.budget.bulkShare, "bulk-share", redislimit.DefaultBulkShare, "the share of each window that bulk reads may use, the rest staying for interactive callers (0 to 1; each window admits at least one bulk read)")
 }
@@ -66,6 +71,8 @@ func (a *app) limiter(token string) (budgetLimiter, error) {
 	url := f.redisURL
 	if url == "" {
 		url = a.env("EDAPP_REDIS_URL")
+	} else {
+		a.warnPasswordFlag("--redis", url, redisPasswordHint)
 	}
 	if !(f.bulkShare > 0 && f.bulkShare <= 1) { // NaN too
 		return nil, usagef("invalid --bulk-share %v: want more than 0 and at most 1", f.bulkShare)
@@ -85,18 +92,84 @@ func (a *app) limiter(token string) (budgetLimiter, error) {
 		}
 		return l, nil
 	}
+	return a.redisLimiter(url, redislimit.KeyForToken(token), limit, window, f.bulkShare)
+}
+
+// redisLimiter shares the budget through the Redis at url, checked once
+// before it is used.
+func (a *app) redisLimiter(url, key string, limit int, window time.Duration, bulkShare float64) (budgetLimiter, error) {
 	opts, err := redis.ParseURL(url)
 	if err != nil {
 		// Not err: it may quote the URL, and the URL may hold a password.
 		return nil, usagef("invalid --redis URL: want redis://[user:password@]host:port[/db] (the URL is not shown: it may hold a password)")
 	}
+	boundRedis(opts)
 	rdb := redis.NewClient(opts)
 	a.closers = append(a.closers, rdb.Close)
-	l, err := redislimit.New(rdb, redislimit.KeyForToken(token), limit, window, redislimit.WithBulkShare(f.bulkShare))
+	l, err := redislimit.New(rdb, key, limit, window, redislimit.WithBulkShare(bulkShare))
 	if err != nil {
 		return nil, usageError{err}
 	}
+	if err := checkRedis(rdb, opts.TLSConfig != nil); err != nil {
+		return nil, err
+	}
 	return l, nil
+}
+
+// Bounds on the Redis client, so that a Redis that does not answer fails a
+// run in seconds rather than minutes: each dial, read and write, the
+// retries of a command and of a dial, and the first PING.
+const (
+	redisTimeout     = 3 * time.Second
+	redisRetries     = 1
+	redisPingTimeout = 5 * time.Second
+)
+
+// boundRedis gives the client the bounds above where the URL set none
+// (redis.ParseURL reads dial_timeout, max_retries and the like), and makes
+// it respect the deadline of each request's context.
+func boundRedis(o *redis.Options) {
+	for _, d := range []*time.Duration{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout} {
+		if *d == 0 {
+			*d = redisTimeout
+		}
+	}
+	for _, n := range []*int{&o.MaxRetries, &o.DialerRetries} {
+		if *n == 0 {
+			*n = redisRetries
+		}
+	}
+	o.ContextTimeoutEnabled = true
+}
+
+// checkRedis PINGs the shared budget's Redis once, within
+// redisPingTimeout, before the first request: a wrong scheme, port or
+// password fails the run at once, with its likely cause, instead of on
+// the first request's deadline. a.client has no context to pass; the check
+// is capped, and a second signal ends the process meanwhile.
+func checkRedis(rdb *redis.Client, tls bool) error {
+	ctx, cancel := context.WithTimeout(context.Background(), redisPingTimeout)
+	defer cancel()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("--redis: the shared budget's Redis does not answer a PING: %v; %s", err, redisCause(err, tls))
+	}
+	return nil
+}
+
+// redisCause names the likely cause of a failed PING.
+func redisCause(err error, tls bool) string {
+	var opErr *net.OpError
+	switch {
+	case redis.IsAuthError(err):
+		return "the URL's user or password is wrong or missing (redis://user:password@host:port)"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "nothing listens there: check the host and port"
+	case tls && (errors.Is(err, context.DeadlineExceeded) || errors.As(err, &opErr)):
+		return "the URL is rediss:// (TLS): is the server a plain Redis, which wants redis://? Or the port is not Redis's"
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.EOF):
+		return "no answer: a firewall, a port that is not Redis's, or a Redis that wants TLS (rediss://)"
+	}
+	return "check the URL's scheme, host, port and password"
 }
 
 // seedBudget makes the limiter a.client builds count what the last export

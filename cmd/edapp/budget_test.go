@@ -20,8 +20,9 @@ import (
 
 // startRedis runs a real redis-server on a free loopback port in a temp
 // dir, stopped when the test ends, and returns its URL. Without the binary
-// the test skips, except under CI=true, where it fails.
-func startRedis(t *testing.T) string {
+// the test skips, except under CI=true, where it fails. extra are more
+// arguments to redis-server (a requirepass makes the URL lack it).
+func startRedis(t *testing.T, extra ...string) string {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -35,8 +36,9 @@ func startRedis(t *testing.T) string {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	dir := t.TempDir()
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
-		"--save", "", "--appendonly", "no", "--logfile", filepath.Join(dir, "redis.log"))
+	args := []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
+		"--save", "", "--appendonly", "no", "--logfile", filepath.Join(dir, "redis.log")}
+	cmd := exec.Command(bin, append(args, extra...)...)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start redis-server: %v", err)
 	}
@@ -45,7 +47,7 @@ func startRedis(t *testing.T) string {
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), MaxRetries: -1})
 	defer rdb.Close()
 	for i := 0; ; i++ {
-		if rdb.Ping(context.Background()).Err() == nil {
+		if err := rdb.Ping(context.Background()).Err(); err == nil || redis.IsAuthError(err) {
 			return url
 		}
 		if i == 100 {
@@ -144,5 +146,37 @@ func TestBudgetFlags(t *testing.T) {
 		if err != nil || strconv.Itoa(limit)+" "+window.String() != want {
 			t.Errorf("parseBudget(%q) = %d, %v, %v", in, limit, window, err)
 		}
+	}
+}
+
+// A Redis that cannot serve the budget fails the run at its first PING,
+// with the likely cause, before any request reaches the service: above all
+// a plain Redis addressed as rediss://, which once stalled for minutes.
+func TestCheckedRedisNamesTheLikelyCause(t *testing.T) {
+	t.Parallel()
+	plain := strings.TrimPrefix(startRedis(t), "redis://")
+	locked := strings.TrimPrefix(startRedis(t, "--requirepass", "s3cret-pw"), "redis://")
+	closed := "127.0.0.1:" + freeLoopbackPort(t)
+	for _, tc := range []struct{ url, cause string }{
+		{"rediss://" + plain, "is the server a plain Redis, which wants redis://?"},
+		{"redis://" + closed, "nothing listens there"},
+		{"redis://:hunter2@" + locked, "user or password is wrong or missing"},
+		{"redis://" + locked, "user or password is wrong or missing"},
+	} {
+		t.Run(tc.cause, func(t *testing.T) {
+			t.Parallel()
+			srv := edapptest.NewServer()
+			t.Cleanup(srv.Close)
+			r := runFake(t, srv, "export", "--out", t.TempDir(), "--kinds", "users", "--redis", tc.url)
+			wantCode(t, r, exitError)
+			if !strings.Contains(r.stderr, "does not answer a PING") || !strings.Contains(r.stderr, tc.cause) || strings.Contains(r.stderr, "hunter2") {
+				t.Errorf("stderr:\n%s", r.stderr)
+			}
+			for _, req := range srv.Requests() {
+				if strings.HasPrefix(req.Path, "/v2/") {
+					t.Errorf("%s %s reached the service", req.Method, req.Path)
+				}
+			}
+		})
 	}
 }

@@ -5,6 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/edapp-go/edapp/dbschema"
@@ -15,6 +19,14 @@ import (
 // dbPingTimeout bounds the first contact with a database.
 const dbPingTimeout = 15 * time.Second
 
+// sqliteImmediate makes every transaction on SQLite begin with BEGIN
+// IMMEDIATE: it takes the write lock at once, waiting for another writer
+// (an export and webhooks serve on one file) within the busy timeout. A
+// deferred transaction that reads first and writes later fails at once
+// with SQLITE_BUSY when another writer committed in between, whatever the
+// busy timeout.
+const sqliteImmediate = "_txlock=immediate"
+
 // openDB opens the database a --db URL names and checks that it answers.
 // A URL it cannot read is a usage error; a database that does not answer
 // is an error that names the redacted URL. No error holds the password.
@@ -23,7 +35,14 @@ func openDB(ctx context.Context, raw string) (*sql.DB, dbschema.Target, error) {
 	if err != nil {
 		return nil, t, usageError{fmt.Errorf("--db: %w", err)}
 	}
-	db, err := sql.Open(t.Driver, t.DSN)
+	if err := createPrivate(t); err != nil {
+		return nil, t, fmt.Errorf("database %s: %w", t.Redacted, err)
+	}
+	dsn := t.DSN
+	if t.Dialect == dbschema.SQLite {
+		dsn += "&" + sqliteImmediate
+	}
+	db, err := sql.Open(t.Driver, dsn)
 	if err != nil {
 		return nil, t, fmt.Errorf("database %s: %s", t.Redacted, cleanDBError(t, err))
 	}
@@ -36,6 +55,28 @@ func openDB(ctx context.Context, raw string) (*sql.DB, dbschema.Target, error) {
 	return db, t, nil
 }
 
+// createPrivate creates a SQLite database file that does not exist yet,
+// empty (which SQLite reads as a new database) and readable by its owner
+// only, as the export's files are: SQLite gives the -wal and -shm files it
+// creates beside it the same mode. An existing file's mode is left alone.
+func createPrivate(t dbschema.Target) error {
+	if t.Dialect != dbschema.SQLite {
+		return nil
+	}
+	path, _, _ := strings.Cut(t.DSN, "?")
+	if path == ":memory:" || strings.HasPrefix(path, "file:") {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
 // cleanDBError is err's text with the password of t removed. Drivers may
 // quote the connection string.
 func cleanDBError(t dbschema.Target, err error) string {
@@ -45,3 +86,42 @@ func cleanDBError(t dbschema.Target, err error) string {
 	}
 	return t.Redact(msg)
 }
+
+// dbURL is the database URL: --db's value when given (warning of a
+// password in it), EDAPP_EXPORT_DB's otherwise.
+func (a *app) dbURL(given bool, flag string) string {
+	if !given {
+		return a.env("EDAPP_EXPORT_DB")
+	}
+	a.warnDBFlag(given, flag)
+	return flag
+}
+
+// warnDBFlag warns of a password in --db, when it was given.
+func (a *app) warnDBFlag(given bool, flag string) {
+	if given {
+		a.warnPasswordFlag("--db", flag, dbPasswordHint)
+	}
+}
+
+// warnPasswordFlag prints one line on stderr when the URL a flag was given
+// on the command line carries a password (user:password@, or a password
+// parameter), where ps and the shell's history show it for the whole run.
+// The line names the flag and where the password belongs instead, never
+// the URL.
+func (a *app) warnPasswordFlag(flag, raw, instead string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return // the flag's own check reports it
+	}
+	_, inUser := u.User.Password()
+	if inUser || u.Query().Has("password") {
+		fmt.Fprintf(a.stderr, "edapp: warning: %s carries a password on the command line, where ps and the shell's history show it; use %s instead\n", flag, instead)
+	}
+}
+
+// Where a password belongs instead of the command line.
+const (
+	dbPasswordHint    = "EDAPP_EXPORT_DB, or PGPASSWORD or ~/.pgpass for PostgreSQL"
+	redisPasswordHint = "EDAPP_REDIS_URL"
+)

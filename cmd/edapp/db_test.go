@@ -2,14 +2,21 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"maps"
 	"net"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/edapptest"
 )
 
 // bothDBs runs f against a fresh SQLite file and a fresh PostgreSQL database.
@@ -115,4 +122,124 @@ func freeLoopbackPort(t *testing.T) string {
 	_, port, _ := net.SplitHostPort(l.Addr().String())
 	l.Close()
 	return port
+}
+
+// A password given on the command line in --db or --redis draws one line of
+// warning on stderr, which names the flag and never the password; the same
+// URL from the environment draws none.
+func TestWarnPasswordFlag(t *testing.T) {
+	t.Parallel()
+	srv := edapptest.New(t)
+	closed := "127.0.0.1:" + freeLoopbackPort(t) // nothing answers there: each run fails fast
+	pg := "postgres://edapp:hunter2@" + closed + "/edapp"
+	for _, tc := range []struct {
+		name string
+		env  env
+		args []string
+		warn string
+	}{
+		{"export --db", nil, []string{"export", "--db", pg}, "--db carries a password"},
+		{"export --db password=", nil, []string{"export", "--db", "postgres://edapp@" + closed + "/edapp?password=hunter2"}, "--db carries a password"},
+		{"export --redis", nil, []string{"export", "--out", t.TempDir(), "--kinds", "users", "--redis", "redis://:hunter2@" + closed}, "--redis carries a password"},
+		{"serve --db", nil, []string{"webhooks", "serve", "--insecure-no-secret", "--addr", "127.0.0.1:0", "--db", pg}, "--db carries a password"},
+		{"EDAPP_EXPORT_DB", env{"EDAPP_EXPORT_DB": pg}, []string{"export"}, ""},
+		{"EDAPP_REDIS_URL", env{"EDAPP_REDIS_URL": "redis://:hunter2@" + closed}, []string{"export", "--out", t.TempDir(), "--kinds", "users"}, ""},
+		{"no password", nil, []string{"export", "--db", "postgres://edapp@" + closed + "/edapp"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := fakeEnv(srv)
+			maps.Copy(e, tc.env)
+			r := runEnv(t, e, tc.args...)
+			warnings := strings.Count(r.stderr, "warning:")
+			if strings.Contains(r.stderr, "hunter2") || tc.warn == "" && warnings != 0 ||
+				tc.warn != "" && (warnings != 1 || !strings.Contains(r.stderr, tc.warn)) {
+				t.Errorf("stderr:\n%s", r.stderr)
+			}
+		})
+	}
+}
+
+// TestOpenDBCreatesSQLitePrivate: a new SQLite database, and the -wal and
+// -shm files beside it, are readable by their owner only; an existing
+// file keeps its mode. The inbox and the export open theirs with openDB.
+func TestOpenDBCreatesSQLitePrivate(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix file modes")
+	}
+	dir := t.TempDir()
+	write := func(path string) {
+		t.Helper()
+		db, _, err := openDB(context.Background(), "sqlite:"+path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS t (x INTEGER); INSERT INTO t VALUES (1)`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fresh := filepath.Join(dir, "new.db")
+	write(fresh) // kept open, so that its -wal and -shm exist
+	for _, p := range []string{fresh, fresh + "-wal", fresh + "-shm"} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v, %v; want -rw-------", filepath.Base(p), fi.Mode(), err)
+		}
+	}
+	shared := filepath.Join(dir, "shared.db")
+	if err := os.WriteFile(shared, nil, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	write(shared)
+	if fi, err := os.Stat(shared); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("an existing file: %v, %v; want its mode kept", fi.Mode(), err)
+	}
+}
+
+// TestOpenDBSQLiteTransactionsBeginImmediate: a transaction that reads,
+// then writes, while another connection writes the same file, waits for
+// it instead of failing with SQLITE_BUSY: transactions take the write lock
+// at BEGIN.
+func TestOpenDBSQLiteTransactionsBeginImmediate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := dbtest.SQLite(t)
+	open := func() *sql.DB {
+		db, _, err := openDB(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	export, inbox := open(), open()
+	if _, err := export.Exec(`CREATE TABLE t (x INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := export.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRow(`SELECT COUNT(*) FROM t`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	other := make(chan error, 1)
+	go func() { _, err := inbox.Exec(`INSERT INTO t VALUES (2)`); other <- err }()
+	select { // with a deferred BEGIN, the other write commits now
+	case err := <-other:
+		other <- err
+	case <-time.After(time.Second):
+	}
+	if _, err := tx.Exec(`INSERT INTO t VALUES (1)`); err != nil {
+		t.Fatalf("the write after a read, beside another writer: %v", err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-other; err != nil {
+		t.Errorf("the other writer: %v", err)
+	}
 }

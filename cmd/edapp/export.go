@@ -75,12 +75,13 @@ func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command 
 		Short: "Export the account into SQLite, PostgreSQL, or CSV or JSONL files, incrementally",
 		Long:  exportHelp(),
 		Example: `  edapp export --db sqlite:edapp.db
-  edapp export --db 'postgres://user:pass@host:5432/db?sslmode=disable'
+  EDAPP_EXPORT_DB='postgres://edapp@db.example.com:5432/edapp' edapp export   # password in ~/.pgpass or PGPASSWORD
   edapp export --db sqlite:edapp.db --out ./export
   edapp export --out ./export --format jsonl --since 2026-01-01
   edapp export --out ./export --per-user`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			fac.warnDBFlag(cmd.Flags().Changed("db"), o.flags.db)
 			if err := o.finish(cmd, fac.env); err != nil {
 				return err
 			}
@@ -124,7 +125,9 @@ is the default. Each kind has a table named after it, a row per record
 keyed on the record's identity, and a raw column with the record as sent
 (the README lists the tables). The database holds its own cursors: copy
 it, and the next run continues from it. A password in the URL is never
-printed.
+printed; keep it off the command line, where ps and the shell's history
+show it (a warning says so): set EDAPP_EXPORT_DB, or leave the password out
+of the URL and let PostgreSQL's PGPASSWORD or ~/.pgpass supply it.
 
 Kinds with a date filter are incremental:
 ` + wrap(strings.Join(kindNames(func(k export.Kind) bool { return k.Incremental }), ", "), "  ", 76) + `

@@ -3,9 +3,14 @@ package main
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
+	"maps"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"sort"
 	"strings"
@@ -13,9 +18,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/export"
+	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // openTestDB opens a database the test exported into.
@@ -348,4 +355,130 @@ func TestExportDBStoresNUL(t *testing.T) {
 			t.Errorf("%d users, the fake holds %d", got, want)
 		}
 	})
+}
+
+// TestExportDBKeyRepeatedInOnePage: a user the service lists twice in one
+// page is written once, as first listed (the SDK's walk yields it once, as
+// the upsert's comment says), on both databases.
+func TestExportDBKeyRepeatedInOnePage(t *testing.T) {
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, _ := exportFixture(t, 3)
+		h := srv.Handler()
+		// The proxy repeats the first user of each page at its end, renamed.
+		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/v2/users" {
+				h.ServeHTTP(w, r)
+				return
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			var page map[string]any
+			if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil {
+				t.Error(err)
+			}
+			if items, _ := page["items"].([]any); len(items) > 0 {
+				again := maps.Clone(items[0].(map[string]any))
+				again["name"] = "the-last-record"
+				page["items"] = append(items, again)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(page)
+		}))
+		t.Cleanup(proxy.Close)
+		r := runEnv(t, env{"EDAPP_API_TOKEN": srv.Token, "EDAPP_BASE_URL": proxy.URL}, "export", "--db", url, "--kinds", "users")
+		wantCode(t, r, exitOK)
+		db, _ := openTestDB(t, url)
+		var n int
+		if err := db.QueryRow(`SELECT COUNT(*) FROM users WHERE name = 'the-last-record'`).Scan(&n); err != nil || n != 0 {
+			t.Errorf("%d rows hold the repeat (%v), want the first record only", n, err)
+		}
+		if got, want := dbCounts(t, db, []string{"users"})["users"], fakeCounts(t, srv)["users"]; got != want {
+			t.Errorf("%d users, the fake holds %d", got, want)
+		}
+	})
+}
+
+// txPooler is a connection that behaves as PgBouncer in transaction mode:
+// each statement outside a transaction goes to the next of two server
+// sessions; a transaction stays on the session it began on.
+type txPooler struct {
+	server [2]driver.Conn
+	next   int
+	pinned driver.Conn // the session of the transaction under way
+}
+
+func (p *txPooler) session() driver.Conn {
+	if p.pinned != nil {
+		return p.pinned
+	}
+	p.next++
+	return p.server[p.next%2]
+}
+
+func (p *txPooler) Prepare(q string) (driver.Stmt, error) { return p.session().Prepare(q) }
+func (p *txPooler) Close() error                          { return errors.Join(p.server[0].Close(), p.server[1].Close()) }
+func (p *txPooler) Begin() (driver.Tx, error) {
+	return p.BeginTx(context.Background(), driver.TxOptions{})
+}
+
+func (p *txPooler) BeginTx(ctx context.Context, o driver.TxOptions) (driver.Tx, error) {
+	s := p.session()
+	tx, err := s.(driver.ConnBeginTx).BeginTx(ctx, o)
+	if err == nil {
+		p.pinned = s
+	}
+	return pooledTx{tx, p}, err
+}
+
+func (p *txPooler) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
+	return p.session().(driver.QueryerContext).QueryContext(ctx, q, args)
+}
+
+func (p *txPooler) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
+	return p.session().(driver.ExecerContext).ExecContext(ctx, q, args)
+}
+
+type pooledTx struct {
+	driver.Tx
+	p *txPooler
+}
+
+func (t pooledTx) Commit() error   { t.p.pinned = nil; return t.Tx.Commit() }
+func (t pooledTx) Rollback() error { t.p.pinned = nil; return t.Tx.Rollback() }
+
+// txPoolerConnector opens a txPooler over two sessions of the database.
+type txPoolerConnector struct{ url string }
+
+func (c txPoolerConnector) Driver() driver.Driver { return stdlib.GetDefaultDriver() }
+
+func (c txPoolerConnector) Connect(context.Context) (driver.Conn, error) {
+	p := &txPooler{}
+	for i := range p.server {
+		conn, err := c.Driver().Open(c.url)
+		if err != nil {
+			return nil, err
+		}
+		p.server[i] = conn
+	}
+	return p, nil
+}
+
+// TestOpenDatabaseRefusesALockThePoolerDrops: behind a pooler in
+// transaction mode, the export's session-level advisory lock is taken on
+// one server session and checked from another; OpenDatabase refuses with
+// ErrSessionLock instead of running unprotected.
+func TestOpenDatabaseRefusesALockThePoolerDrops(t *testing.T) {
+	t.Parallel()
+	url := dbtest.Postgres(t)
+	migratedTestDB(t, url)
+	db := sql.OpenDB(txPoolerConnector{url})
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	x, err := export.OpenDatabase(context.Background(), db, export.Postgres, export.WithLockWait(0))
+	if err == nil {
+		x.Close()
+	}
+	if !errors.Is(err, export.ErrSessionLock) {
+		t.Fatalf("OpenDatabase behind a pooler in transaction mode: %v, want ErrSessionLock", err)
+	}
 }

@@ -48,7 +48,7 @@ func readmeSubs(fx *readmeFixture) []readmeSub {
 			"a fixed secret: the test is deterministic and needs no openssl"},
 		{"redis://redis:6379/0", func(*testing.T) string { return fx.redisURL },
 			"the host redis is an example; the test starts a real redis-server"},
-		{"postgres://user:pass@host:5432/edapp?sslmode=disable", func(t *testing.T) string { return dbtest.Postgres(t) },
+		{"postgres://edapp@db.example.com:5432/edapp", func(t *testing.T) string { return dbtest.Postgres(t) },
 			"the server is an example; the test creates a database on a real PostgreSQL (or skips that line)"},
 		{"--out ./export --budget 30/10s", fixed("--out ./export --budget 30/1s"),
 			"the same flag with a 1s window: the run needs more than 30 requests, and a 10s window would make the test wait 10s"},

@@ -37,11 +37,18 @@ Without --apply, sync prints the plan (counts, then one line per create,
 update and delete with the fields that change) and changes nothing. With
 --apply it carries the plan out; a second run then plans nothing.
 
+External ids match ignoring case and surrounding space, on both sides:
+"emp-001" in the file is the user "EMP-001 " of the account (Unicode simple
+case folding, no normalisation).
+
 A file that cannot be right is refused whole, before any change, with every
-problem and its line: no data rows (a truncated export), a missing or
-duplicate external id, an external id with control characters or letters
-that look like others (shown escaped), an unknown role or group, a new user
-without a username.
+problem and its line: no data rows (a truncated export), a cell that is not
+UTF-8 (convert it first: iconv -f latin1 -t utf-8), a missing or duplicate
+external id, an external id with control characters or letters that look
+like others (shown escaped), an unknown role or group, a new user without a
+username. An account with two users whose external ids differ only in case
+or surrounding space is refused too, as is a plan that would delete one id
+and create another that differs from it only so.
 
 Users are deleted only with --delete-missing, and users without an external
 id are never deleted: the file does not manage them. Deletions are capped:

@@ -36,9 +36,17 @@ or slow, or more than --max-in-flight deliveries are in flight, it answers
 503 with Retry-After. A wrong secret gets 401, a method other than POST 405,
 a body over 1 MiB 413, malformed JSON 400; none of these is stored.
 
+It speaks plain HTTP: keep it on loopback (--addr 127.0.0.1:PORT, the
+default) behind a reverse proxy that terminates TLS, so that the secret
+header and the events never cross a network in the clear. For example,
+Caddy on the same host, which gets the certificate itself:
+
+  caddy reverse-proxy --from hooks.example.com --to 127.0.0.1:8080
+
 --db defaults to $EDAPP_EXPORT_DB, --secret-header to $EDAPP_WEBHOOK_SECRET
 (NAME=VALUE); the secret's value is compared in constant time and never
-printed. GET /healthz answers 200 while the database answers, 503 otherwise.
+printed. Keep a database password off the command line: set
+EDAPP_EXPORT_DB, or let PostgreSQL's PGPASSWORD or ~/.pgpass supply it. GET /healthz answers 200 while the database answers, 503 otherwise.
 On SIGTERM or SIGINT it stops accepting, finishes the deliveries in flight
 (up to 10 s), closes the database and exits 0. It logs one line per delivery.`
 
@@ -60,7 +68,9 @@ func (a *app) webhooksServeCommand() *cobra.Command {
 		Short: "Receive webhook deliveries into the export's database",
 		Long:  serveHelp,
 		Example: `  edapp webhooks serve --db sqlite:edapp.db --addr 127.0.0.1:8080 --secret-header X-Hook-Secret=VALUE
-  EDAPP_EXPORT_DB=postgres://edapp@db/edapp EDAPP_WEBHOOK_SECRET=X-Hook-Secret=VALUE edapp webhooks serve --addr :8080 --path /edapp/events`,
+  EDAPP_EXPORT_DB=postgres://edapp@db/edapp EDAPP_WEBHOOK_SECRET=X-Hook-Secret=VALUE edapp webhooks serve --addr 127.0.0.1:8080 --path /edapp/events
+  # the password in ~/.pgpass or PGPASSWORD; HTTPS from a proxy on the same host, such as Caddy:
+  #   caddy reverse-proxy --from hooks.example.com --to 127.0.0.1:8080`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.serveWebhooks(cmd.Context(), o)
@@ -68,7 +78,7 @@ func (a *app) webhooksServeCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.db, "db", "", "database URL: sqlite:PATH or postgres://... (default: $EDAPP_EXPORT_DB)")
-	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on: keep it on loopback, behind a proxy that terminates TLS")
 	f.StringVar(&o.secretHeader, "secret-header", "", "NAME=VALUE every delivery must carry (default: $EDAPP_WEBHOOK_SECRET)")
 	f.BoolVar(&o.insecureNoSecret, "insecure-no-secret", false, "accept deliveries without a secret header (anyone who can reach the address can write events)")
 	f.StringVar(&o.path, "path", "/", "URL path deliveries are posted to")
@@ -88,10 +98,7 @@ type serveConfig struct {
 // usage errors that never quote the secret.
 func (a *app) resolveServe(o serveOptions) (serveConfig, error) {
 	c := serveConfig{serveOptions: o}
-	if c.db == "" {
-		c.db = a.env("EDAPP_EXPORT_DB")
-	}
-	if c.db == "" {
+	if c.db = a.dbURL(c.db != "", c.db); c.db == "" {
 		return c, usagef("--db is required (or set EDAPP_EXPORT_DB)")
 	}
 	if c.secretHeader == "" {

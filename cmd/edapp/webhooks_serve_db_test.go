@@ -407,3 +407,92 @@ func putNew(t *testing.T, store *webhook.Store, body string) {
 		t.Fatalf("Put = %v, %v", stored, err)
 	}
 }
+
+// TestStorePutNullWhereNotSent: a field the delivery did not carry, or
+// sent as null, is NULL in events on both databases, so that AVG(score)
+// leaves the missing score out; a score sent as 0 is 0.
+func TestStorePutNullWhereNotSent(t *testing.T) {
+	bothDBs(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		db, dialect := migratedTestDB(t, url)
+		store := newTestStore(t, db, dialect)
+		defer store.Close()
+		for _, body := range []string{
+			`{"eventName":"LessonCompletedEvent","userId":"u1","lessonId":"l1","timestamp":"2026-11-24T10:00:00Z","score":0}`,
+			`{"eventName":"LessonCompletedEvent","userId":"u2","lessonId":"l1","timestamp":"2026-11-24T10:00:00Z","score":10}`,
+			`{"eventName":"LessonCompletedEvent","lessonId":"l1","timestamp":"2026-11-24T10:00:01Z"}`,
+			`{"eventName":"LessonCompletedEvent","userId":null,"lessonId":"l1","timestamp":"2026-11-24T10:00:02Z","score":null}`,
+		} {
+			putNew(t, store, body)
+		}
+		var avg float64
+		var scores, users, emails int
+		if err := db.QueryRowContext(ctx, `SELECT AVG(score), COUNT(score), COUNT(user_id), COUNT(email) FROM events`).Scan(&avg, &scores, &users, &emails); err != nil {
+			t.Fatal(err)
+		}
+		if avg != 5 || scores != 2 || users != 2 || emails != 0 {
+			t.Errorf("AVG(score) %v, COUNT(score) %d, COUNT(user_id) %d, COUNT(email) %d; want 5, 2, 2, 0", avg, scores, users, emails)
+		}
+	})
+}
+
+// TestServeAndExportShareSQLite: an export and webhooks serve write one
+// SQLite file while deliveries arrive. The export never fails for the
+// lock (it waits its turn), no delivery is answered 500 (one that waits
+// past the bound gets 503 with Retry-After), and every delivery answered
+// 200 is stored.
+func TestServeAndExportShareSQLite(t *testing.T) {
+	dbURL := dbtest.SQLite(t)
+	srv, _ := exportFixture(t, 300)
+	in := startInbox(t, dbURL)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	var stored []string
+	const senders = 8
+	for w := range senders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; ; i += senders {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				body, key := lessonDelivery(i)
+				status, retry := in.post(t, http.MethodPost, body, hookSecret)
+				mu.Lock()
+				statuses[status]++
+				if status == http.StatusOK {
+					stored = append(stored, key)
+				}
+				mu.Unlock()
+				if status == http.StatusServiceUnavailable && retry == "" {
+					t.Error("503 without Retry-After")
+				}
+			}
+		}()
+	}
+	for i := range 20 { // each takes the export's lock, and rewrites every table it mirrors
+		args := []string{"--db", dbURL, "--kinds", "users,groups,group_members"}
+		if i == 0 {
+			args = args[:2]
+		}
+		r := runExport(t, context.Background(), srv, func(f *factory) { withPageSize(f, 20) }, args...)
+		if r.code != exitOK {
+			t.Errorf("export beside the inbox: exit %d\n%s", r.code, r.stderr)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("answers: %v", statuses)
+	if statuses[http.StatusInternalServerError] > 0 || statuses[http.StatusOK] == 0 {
+		t.Errorf("answers %v: want 200s, and no 500", statuses)
+	}
+	db, _ := openTestDB(t, dbURL)
+	if n := countEvents(t, db); n != len(stored) {
+		t.Errorf("%d events stored, %d deliveries answered 200", n, len(stored))
+	}
+}
