@@ -116,7 +116,7 @@ func columnComment(c Column) string {
 	return s + " Filled by " + c.Origin.String() + "."
 }
 
-// quote is s as an SQL string literal. Both dialects read '' as a quote
+// quote is s as an SQL string literal. Both dialects read ” as a quote
 // (PostgreSQL with standard_conforming_strings, its default since 9.1).
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 

@@ -74,7 +74,6 @@ func describedColumn(t *testing.T, db *sql.DB, d dbschema.Dialect, table, column
 	return got.String
 }
 
-
 // columnNames are the names of t's columns, in order.
 func columnNames(t liveTable) []string {
 	var out []string
