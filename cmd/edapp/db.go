@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/edapp-go/edapp/dbschema"
@@ -22,6 +23,9 @@ func openDB(ctx context.Context, raw string) (*sql.DB, dbschema.Target, error) {
 	t, err := dbschema.ParseURL(raw)
 	if err != nil {
 		return nil, t, usageError{fmt.Errorf("--db: %w", err)}
+	}
+	if t.Dialect == dbschema.SQLite {
+		createPrivate(strings.SplitN(t.DSN, "?", 2)[0])
 	}
 	db, err := sql.Open(t.Driver, t.DSN)
 	if err != nil {
