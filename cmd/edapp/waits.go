@@ -70,6 +70,15 @@ func newWaitMeter(l budgetLimiter, report func(string)) *waitMeter {
 
 func (m *waitMeter) Wait(ctx context.Context) error { return m.WaitLane(ctx, false) }
 
+// Delay is the limiter's estimate of a wait in the lane, for the client's
+// observer; 0 when the limiter cannot tell.
+func (m *waitMeter) Delay(bulk bool) time.Duration {
+	if d, ok := m.inner.(delayer); ok {
+		return d.Delay(bulk)
+	}
+	return 0
+}
+
 // WaitLane waits on the limiter, reporting a wait past noticeAfter: at
 // once when the limiter tells its length, else once it is past.
 func (m *waitMeter) WaitLane(ctx context.Context, bulk bool) error {
