@@ -95,16 +95,77 @@ func DictionarySQL(d Dialect) []string {
 // table; a column's comment ends with its unit and who fills it.
 func commentStatements() []string {
 	var out []string
+	for _, c := range comments() {
+		out = append(out, c.statement())
+	}
+	return out
+}
+
+// comment is the comment of a table (column "") or a column.
+type comment struct{ table, column, text string }
+
+func (c comment) statement() string {
+	if c.column == "" {
+		return "COMMENT ON TABLE " + c.table + " IS " + quote(c.text)
+	}
+	return "COMMENT ON COLUMN " + c.table + "." + c.column + " IS " + quote(c.text)
+}
+
+// comments are the comments of every PostgreSQL table and its columns.
+func comments() []comment {
+	var out []comment
 	for _, t := range Dictionary() {
 		if t.Name == edappColumnsTable.Name {
 			continue
 		}
-		out = append(out, "COMMENT ON TABLE "+t.Name+" IS "+quote(t.Description))
+		out = append(out, comment{t.Name, "", t.Description})
 		for _, c := range t.Columns {
-			out = append(out, "COMMENT ON COLUMN "+t.Name+"."+c.Name+" IS "+quote(columnComment(c)))
+			out = append(out, comment{t.Name, c.Name, columnComment(c)})
 		}
 	}
 	return out
+}
+
+// liveComments are the comments the PostgreSQL database holds, by table
+// and column ("" for the table's own).
+func liveComments(ctx context.Context, conn *sql.Conn) (map[[2]string]string, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT c.relname, '', COALESCE(obj_description(c.oid, 'pg_class'), '')
+FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'
+UNION ALL
+SELECT c.relname, a.attname, COALESCE(col_description(c.oid, a.attnum), '')
+FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'`)
+	if err != nil {
+		return nil, fmt.Errorf("dbschema: read the comments: %w", err)
+	}
+	defer rows.Close()
+	live := map[[2]string]string{}
+	for rows.Next() {
+		var table, column, text string
+		if err := rows.Scan(&table, &column, &text); err != nil {
+			return nil, err
+		}
+		live[[2]string{table, column}] = text
+	}
+	return live, rows.Err()
+}
+
+// changedComments are the statements that bring the database's comments
+// to the dictionary's: none when they are already (so that a role that
+// does not own the tables, which may not comment on them, opens a
+// database its owner brought up to date).
+func changedComments(ctx context.Context, conn *sql.Conn) ([]string, error) {
+	live, err := liveComments(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, c := range comments() {
+		if live[[2]string{c.table, c.column}] != c.text {
+			out = append(out, c.statement())
+		}
+	}
+	return out, nil
 }
 
 // columnComment is c's meaning, unit and origin in one line.
@@ -138,7 +199,13 @@ func describe(ctx context.Context, conn *sql.Conn, d Dialect) (err error) {
 			rollback()
 		}
 	}()
-	for _, s := range DictionarySQL(d) {
+	stmts := DictionarySQL(d)
+	if d == Postgres {
+		if stmts, err = changedComments(ctx, conn); err != nil {
+			return err
+		}
+	}
+	for _, s := range stmts {
 		if _, err := conn.ExecContext(ctx, s); err != nil {
 			return fmt.Errorf("dbschema: data dictionary: %w", err)
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/dbschema"
 )
 
@@ -81,4 +82,24 @@ func columnNames(t liveTable) []string {
 		out = append(out, strings.Fields(c)[0])
 	}
 	return out
+}
+
+// TestMigrateByANonOwnerOfAnUpToDateDatabase checks that a role that may
+// write the tables but does not own them (and so may not comment on them)
+// opens a database whose owner brought the schema and its dictionary up
+// to date: the dictionary writes nothing that is already there.
+func TestMigrateByANonOwnerOfAnUpToDateDatabase(t *testing.T) {
+	t.Parallel()
+	url := dbtest.Postgres(t)
+	db, _ := migratedTestDB(t, url)
+	role := "writer_" + url[strings.LastIndex(url, "/")+1:strings.Index(url, "?")]
+	for _, q := range []string{"CREATE ROLE " + role + " LOGIN", "GRANT ALL ON ALL TABLES IN SCHEMA public TO " + role, "GRANT USAGE, CREATE ON SCHEMA public TO " + role} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writer, dialect := openTestDB(t, strings.Replace(url, "postgres@", role+"@", 1))
+	if err := dbschema.Migrate(context.Background(), writer, dialect); err != nil {
+		t.Fatalf("open by %s: %v", role, err)
+	}
 }
