@@ -116,11 +116,11 @@ func ExampleParseLaunchLink() {
 	}
 	fmt.Println(link) // the token is hidden
 	fmt.Println("lesson:", link.LessonID)
-	fmt.Println("expires:", link.ExpiresAt().Format(time.Kitchen))
+	fmt.Println("expires:", link.ExpiresAt().Format("3:04PM MST"))
 	fmt.Println("expired at 9:25:", link.Expired(issued.Add(25*time.Minute)))
 	// Output:
 	// https://web.edapp.com/launch-lesson?lesson=les-42&token=REDACTED
 	// lesson: les-42
-	// expires: 9:20AM
+	// expires: 9:20AM UTC
 	// expired at 9:25: true
 }

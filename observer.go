@@ -66,6 +66,11 @@ type WaitEvent struct {
 	Route    string
 	Kind     WaitKind
 	Duration time.Duration
+	// Expected is how long the wait was expected to take when it began:
+	// the limiter's estimate (a limiter with a Delay method, such as
+	// WindowLimiter), or the rest of a 429's pause; 0 when not known (a
+	// backoff between attempts, a limiter that cannot tell).
+	Expected time.Duration
 }
 
 // PageEvent is one page a list operation fetched: a ListX call, or a page
@@ -175,8 +180,8 @@ func (ob *observer) Attempt(ctx context.Context, r *transport.Request, attempt, 
 	})
 }
 
-func (ob *observer) Wait(ctx context.Context, r *transport.Request, kind transport.WaitKind, took time.Duration) {
-	notify(ob, ob.o.Wait, ctx, WaitEvent{Method: r.Method, Route: routeOf(r.Route), Kind: waitKinds[kind], Duration: took})
+func (ob *observer) Wait(ctx context.Context, r *transport.Request, kind transport.WaitKind, took, expected time.Duration) {
+	notify(ob, ob.o.Wait, ctx, WaitEvent{Method: r.Method, Route: routeOf(r.Route), Kind: waitKinds[kind], Duration: took, Expected: expected})
 }
 
 var waitKinds = [...]WaitKind{

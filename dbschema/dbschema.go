@@ -53,6 +53,7 @@ const advisoryKey = 0x6564617070_2d7363
 // Migrate creates the schema, or brings an older one forward: it applies
 // each missing migration in its own transaction and records it in
 // edapp_schema. It refuses (ErrTooNew) a database with a newer version.
+// Then it writes the data dictionary into the database (DictionarySQL).
 // Concurrent calls are safe: PostgreSQL takes an advisory lock, SQLite a
 // write lock (BEGIN IMMEDIATE) for each step.
 func Migrate(ctx context.Context, db *sql.DB, d Dialect) error {
@@ -63,7 +64,8 @@ func Migrate(ctx context.Context, db *sql.DB, d Dialect) error {
 // MigrateRecreating is Migrate, which then recreates, empty, each table of
 // the schema the database lacks (one dropped by hand: the schema version
 // still says it exists), and returns their names. A mirrored kind's next
-// run refills its table; an incremental kind's cursor must restart.
+// run refills its table; an incremental kind's cursor must restart. Last
+// it writes the data dictionary (DictionarySQL), outside the migrations.
 func MigrateRecreating(ctx context.Context, db *sql.DB, d Dialect) (recreated []string, err error) {
 	if d != SQLite && d != Postgres {
 		return nil, fmt.Errorf("dbschema: unknown dialect %v", d)
@@ -88,7 +90,10 @@ func MigrateRecreating(ctx context.Context, db *sql.DB, d Dialect) (recreated []
 			break
 		}
 	}
-	return recreateMissing(ctx, conn, d)
+	if recreated, err = recreateMissing(ctx, conn, d); err != nil {
+		return nil, err
+	}
+	return recreated, describe(ctx, conn, d)
 }
 
 // recreateMissing creates the tables of the latest schema that conn's

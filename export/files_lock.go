@@ -18,7 +18,7 @@ func lockDir(dir string) (release func(), err error) {
 	p := filepath.Join(dir, lockFile)
 	me, _ := os.Hostname()
 	for range 3 {
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err == nil {
 			_, err = fmt.Fprintf(f, "%d %s\n", os.Getpid(), me)
 			if cerr := f.Close(); err == nil {

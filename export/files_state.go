@@ -136,10 +136,21 @@ const (
 	tempSuffix = ".tmp"
 )
 
+// createAtomic starts the file that commit renames to path. It is made
+// 0600 (os.CreateTemp's mode): the export's files hold account data; the
+// file it replaces, if any, keeps its mode, which an operator may have
+// chosen.
 func createAtomic(path string) (*atomicFile, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), tempPrefix+filepath.Base(path)+".*"+tempSuffix)
 	if err != nil {
 		return nil, err
+	}
+	if st, err := os.Stat(path); err == nil {
+		if err := f.Chmod(st.Mode().Perm()); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return nil, err
+		}
 	}
 	return &atomicFile{Writer: bufio.NewWriterSize(f, 256<<10), f: f, final: path}, nil
 }

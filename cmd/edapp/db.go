@@ -67,7 +67,7 @@ func createPrivate(t dbschema.Target) error {
 	if path == ":memory:" || strings.HasPrefix(path, "file:") {
 		return nil
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, privateMode)
 	if errors.Is(err, fs.ErrExist) {
 		return nil
 	}

@@ -266,7 +266,7 @@ func (fac *factory) printSummary(sum *export.Summary) (rejected int) {
 	for _, r := range sum.Kinds {
 		rejected += r.Rejected
 		if r.Skipped {
-			fmt.Fprintf(fac.stdout, "%-28s not fetched: complete at %s, younger than --max-age\n", r.Kind, r.Fetched.Local().Format(time.DateTime))
+			fmt.Fprintf(fac.stdout, "%-28s not fetched: complete at %s, younger than --max-age\n", r.Kind, r.Fetched.Local().Format("2006-01-02 15:04:05 MST"))
 			continue
 		}
 		fmt.Fprintf(fac.stdout, "%-28s %9d records, %d requests%s%s  %s\n", r.Kind, r.Records, r.Requests, retries(r), dropped(r.Dropped), strings.Join(r.Notes, "; "))

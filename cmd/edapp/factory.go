@@ -89,6 +89,9 @@ func (f *factory) newAPIClient() (*apiClient, error) {
 		return nil, err
 	}
 	meter := newWaitMeter(l, f.notice)
+	if !isTerminal(f.stderr) {
+		meter.remind = remindEvery // a log has no bar that shows a wait going on
+	}
 	opts = append(opts, edapp.WithLimiter(meter))
 	obs, err := f.observer(meter)
 	if err != nil {

@@ -157,10 +157,16 @@ type logProgress struct {
 	interval time.Duration
 }
 
-func (l *logProgress) printf(format string, args ...any) {
+// kindLine writes "KIND: MSG", or logs MSG with the kind when stderr
+// goes through slog.
+func (l *logProgress) kindLine(kind, msg string) {
+	if ll, ok := l.w.(*logLines); ok {
+		ll.kindLine(kind, msg)
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, format, args...)
+	fmt.Fprintf(l.w, "%s: %s\n", kind, msg)
 }
 
 func (l *logProgress) track(name string) tracker {
@@ -188,7 +194,7 @@ func (t *logTracker) add(n int, waited time.Duration) {
 	t.waited += waited
 	if now := time.Now(); now.Sub(t.last) >= t.l.interval {
 		t.last = now
-		t.l.printf("%s: %s\n", t.name, t.status(now))
+		t.l.kindLine(t.name, t.status(now))
 	}
 }
 
@@ -211,10 +217,10 @@ func (t *logTracker) status(now time.Time) string {
 
 func (t *logTracker) done(err error) {
 	if err != nil {
-		t.l.printf("%s: stopped after %s: %s\n", t.name, t.status(time.Now()), reason(err))
+		t.l.kindLine(t.name, fmt.Sprintf("stopped after %s: %s", t.status(time.Now()), reason(err)))
 		return
 	}
-	t.l.printf("%s: done, %s\n", t.name, t.status(time.Now()))
+	t.l.kindLine(t.name, "done, "+t.status(time.Now()))
 }
 
 // nopProgress reports nothing.

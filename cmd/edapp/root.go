@@ -154,6 +154,7 @@ missing or malformed flag).`,
 	root.CompletionOptions.HiddenDefaultCmd = false
 
 	root.AddCommand(newCmdExport(f, nil), newCmdUsers(f), newCmdWebhooks(f), newCmdFake(f, nil))
+	a.addLogFormatFlag(root, "export", "users sync")
 	// The completion commands take their output stream when they are made.
 	root.SetOut(a.stdout)
 	root.InitDefaultHelpCmd()
@@ -243,8 +244,12 @@ func (a *app) observer(meter *waitMeter) (edapp.Observer, error) {
 	return combineObservers(obs...), nil
 }
 
-// logger writes slog text lines to stderr.
+// logger writes slog text lines to stderr, or the records of
+// --log-format's handler once stderr goes through it.
 func (a *app) logger(level slog.Level) *slog.Logger {
+	if h, ok := handler(a.stderr); ok {
+		return slog.New(h)
+	}
 	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
 }
 

@@ -192,7 +192,7 @@ func (f *statsFlag) write(stdout io.Writer) error {
 		_, err = stdout.Write(b)
 		return err
 	}
-	if err := os.WriteFile(f.file, b, 0o644); err != nil {
+	if err := os.WriteFile(f.file, b, privateMode); err != nil {
 		return fmt.Errorf("--stats: %w", err)
 	}
 	return nil

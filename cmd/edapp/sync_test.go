@@ -166,7 +166,7 @@ E8,hank,app-user,Office
 	before := srv.Requests()
 	r := runFake(t, srv, "users", "sync", "--csv", file, "--apply", "--delete-missing")
 	wantCode(t, r, exitError)
-	golden(t, "sync_bad_rows.golden", r.stderr)
+	golden(t, "sync_bad_rows.golden", untimed(r.stderr))
 	for _, req := range srv.Requests()[len(before):] {
 		if req.Method != "GET" {
 			t.Errorf("a refused file sent %s %s", req.Method, req.Path)

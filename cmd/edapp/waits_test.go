@@ -40,7 +40,7 @@ func TestWaitsShowALongBudgetWait(t *testing.T) {
 	// Groups and users take the budget of 2; the creates wait for the window.
 	r := runFake(t, srv, "users", "sync", "--csv", file, "--apply", "--budget", "2/2s")
 	wantCode(t, r, exitOK)
-	for _, want := range []string{"edapp: waiting for the request budget", "edapp: waited ", "edapp: 4 requests sent"} {
+	for _, want := range []string{"edapp: waiting ", " for the request budget, until ", "edapp: waited ", "edapp: 4 requests sent"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}

@@ -88,7 +88,7 @@ func fake(ctx context.Context, client *edapp.Client, srv *edapptest.Server) erro
 		return err
 	}
 	fmt.Printf("   %s\n   valid until %s (%s from now); String() hides the token\n",
-		link, link.ExpiresAt().Format(time.Kitchen), time.Until(link.ExpiresAt()).Round(time.Minute))
+		link, link.ExpiresAt().Local().Format("3:04PM MST"), time.Until(link.ExpiresAt()).Round(time.Minute))
 
 	step(5, "The learner opens the lesson and completes it")
 	resp, err := http.Get(link.URL.Value()) // what the learner's browser does
@@ -326,7 +326,7 @@ func dated(t edapp.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return " on " + t.Format(time.DateTime)
+	return " on " + t.Format("2006-01-02 15:04:05 MST")
 }
 
 func step(n int, title string) { fmt.Printf("%d. %s\n", n, title) }

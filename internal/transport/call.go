@@ -200,7 +200,7 @@ func (s *callState) beforeAttempt(_ retryablehttp.Logger, r *http.Request, attem
 	if s.lastStatus == http.StatusTooManyRequests {
 		kind = WaitPause
 	}
-	s.book(kind, wait)
+	s.book(kind, wait, 0)
 	if log := s.c.log; log != nil {
 		attrs := []slog.Attr{
 			slog.String("method", r.Method), slog.String("path", r.URL.Path),
@@ -281,14 +281,15 @@ func (s *callState) readAnswer(resp *http.Response) error {
 	return nil
 }
 
-// book counts a wait in the call's Waited and tells the observer.
-func (s *callState) book(kind WaitKind, d time.Duration) {
+// book counts a wait in the call's Waited and tells the observer, with
+// the length the wait was expected to have when it began (0: unknown).
+func (s *callState) book(kind WaitKind, d, expected time.Duration) {
 	s.waited += d
 	if kind != WaitBackoff && d >= time.Millisecond {
 		s.throttled = true
 	}
 	if s.c.obs != nil {
-		s.c.obs.Wait(s.ctx, &s.req, kind, d)
+		s.c.obs.Wait(s.ctx, &s.req, kind, d, expected)
 	}
 }
 

@@ -49,8 +49,9 @@ type Observer interface {
 	// Attempt reports one attempt that was sent: its answer's status (0
 	// when none came) or its error, and how long it took.
 	Attempt(ctx context.Context, r *Request, attempt, status int, err error, took time.Duration)
-	// Wait reports one time the call was held before an attempt.
-	Wait(ctx context.Context, r *Request, kind WaitKind, took time.Duration)
+	// Wait reports one time the call was held before an attempt, and how
+	// long the wait was expected to take when it began (0: not known).
+	Wait(ctx context.Context, r *Request, kind WaitKind, took, expected time.Duration)
 }
 
 // WaitKind says what a call waited for.

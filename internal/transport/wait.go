@@ -41,13 +41,19 @@ func (s *callState) sitOutPause(ctx context.Context) (time.Duration, error) {
 	defer timer.Stop()
 	select {
 	case <-ctx.Done():
-		s.book(WaitPause, time.Since(start))
+		s.book(WaitPause, time.Since(start), d)
 		return 0, &LimiterError{Throttled: true, Err: ctx.Err()}
 	case <-timer.C:
 	}
 	held := time.Since(start)
-	s.book(WaitPause, held)
+	s.book(WaitPause, held, d)
 	return held, nil
+}
+
+// Delayer is a limiter that can tell how long a call in a lane made now
+// would wait, without reserving anything (edapp.WindowLimiter).
+type Delayer interface {
+	Delay(bulk bool) time.Duration
 }
 
 // waitLimiter waits on the limiter, in the request's lane, for at most
@@ -65,6 +71,10 @@ func (s *callState) waitLimiter(ctx context.Context, spent time.Duration) error 
 		lctx, cancel = context.WithTimeout(ctx, max(s.req.MaxThrottle-spent, minThrottle))
 		defer cancel()
 	}
+	var expected time.Duration
+	if dl, ok := l.(Delayer); ok {
+		expected = dl.Delay(s.req.Bulk)
+	}
 	start := time.Now()
 	var err error
 	kind := WaitInteractive
@@ -76,7 +86,7 @@ func (s *callState) waitLimiter(ctx context.Context, spent time.Duration) error 
 	} else {
 		err = l.Wait(lctx)
 	}
-	s.book(kind, time.Since(start))
+	s.book(kind, time.Since(start), expected)
 	if err == nil {
 		return nil
 	}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
+	"github.com/edapp-go/edapp/dbschema"
+)
+
+// TestMigrateWritesDictionary checks that every open leaves the data
+// dictionary in the database, once: a comment on every table and column
+// in PostgreSQL (what \d+ shows), a row per column in SQLite's
+// edapp_columns. It also checks that the dictionary's tables outside the
+// migrations (edapp_schema) have the columns the dictionary names;
+// TestMigrateMatchesFold checks the others' types.
+func TestMigrateWritesDictionary(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		db, dialect := migratedTestDB(t, url)
+		if err := dbschema.Migrate(context.Background(), db, dialect); err != nil {
+			t.Fatalf("second open: %v", err)
+		}
+		for _, tb := range dbschema.Dictionary() {
+			if tb.Name == "edapp_columns" && dialect == dbschema.Postgres {
+				continue
+			}
+			if live, want := columnNames(readLiveTable(t, db, dialect, tb.Name)), columnNames(foldedTable(tb, dialect)); !slices.Equal(live, want) {
+				t.Errorf("%s: database columns %v, dictionary %v", tb.Name, live, want)
+			}
+			if dialect == dbschema.Postgres {
+				var comment sql.NullString
+				db.QueryRow(`SELECT obj_description($1::regclass, 'pg_class')`, tb.Name).Scan(&comment)
+				if comment.String != tb.Description {
+					t.Errorf("%s: table comment %q, want %q", tb.Name, comment.String, tb.Description)
+				}
+			}
+			for i, c := range tb.Columns {
+				got := describedColumn(t, db, dialect, tb.Name, c.Name, i+1)
+				if !strings.Contains(got, c.Description) {
+					t.Errorf("%s.%s: described as %q, want %q", tb.Name, c.Name, got, c.Description)
+				}
+			}
+		}
+		if dialect == dbschema.SQLite {
+			var rows, columns int
+			db.QueryRow(`SELECT COUNT(*) FROM edapp_columns`).Scan(&rows)
+			for _, tb := range dbschema.Dictionary() {
+				columns += len(tb.Columns)
+			}
+			if rows != columns {
+				t.Errorf("edapp_columns has %d rows after two opens, want %d", rows, columns)
+			}
+		}
+	})
+}
+
+// describedColumn is the meaning the database holds for a column: its
+// comment in PostgreSQL, its edapp_columns row in SQLite (at its place).
+func describedColumn(t *testing.T, db *sql.DB, d dbschema.Dialect, table, column string, position int) string {
+	t.Helper()
+	var got sql.NullString
+	q := `SELECT col_description($1::regclass, a.attnum) FROM pg_attribute a WHERE a.attrelid = $1::regclass AND a.attname = $2`
+	args := []any{table, column}
+	if d == dbschema.SQLite {
+		q = `SELECT meaning FROM edapp_columns WHERE table_name = ? AND column_name = ? AND position = ?`
+		args = append(args, position)
+	}
+	if err := db.QueryRow(q, args...).Scan(&got); err != nil && err != sql.ErrNoRows {
+		t.Fatal(err)
+	}
+	return got.String
+}
+
+// columnNames are the names of t's columns, in order.
+func columnNames(t liveTable) []string {
+	var out []string
+	for _, c := range t.columns {
+		out = append(out, strings.Fields(c)[0])
+	}
+	return out
+}
+
+// TestMigrateByANonOwnerOfAnUpToDateDatabase checks that a role that may
+// write the tables but does not own them (and so may not comment on them)
+// opens a database whose owner brought the schema and its dictionary up
+// to date: the dictionary writes nothing that is already there.
+func TestMigrateByANonOwnerOfAnUpToDateDatabase(t *testing.T) {
+	t.Parallel()
+	url := dbtest.Postgres(t)
+	db, _ := migratedTestDB(t, url)
+	role := "writer_" + url[strings.LastIndex(url, "/")+1:strings.Index(url, "?")]
+	for _, q := range []string{"CREATE ROLE " + role + " LOGIN", "GRANT ALL ON ALL TABLES IN SCHEMA public TO " + role, "GRANT USAGE, CREATE ON SCHEMA public TO " + role} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writer, dialect := openTestDB(t, strings.Replace(url, "postgres@", role+"@", 1))
+	if err := dbschema.Migrate(context.Background(), writer, dialect); err != nil {
+		t.Fatalf("open by %s: %v", role, err)
+	}
+}
