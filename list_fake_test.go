@@ -150,7 +150,7 @@ func pagerGoroutines() []string {
 	var out []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
 		if (strings.Contains(g, "github.com/edapp-go/edapp/internal/") || strings.Contains(g, "github.com/edapp-go/edapp.")) &&
-			!strings.Contains(g, "testing.(*T).Parallel") { // a test waiting for its turn
+			!strings.Contains(g, "created by testing.(*T).Run") { // a test's own goroutine, running or waiting for its turn
 			out = append(out, g)
 		}
 	}
