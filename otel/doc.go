@@ -23,10 +23,12 @@
 //   - edapp.client.wait.duration (s, histogram): time a call was held, by
 //     edapp.wait.kind: the limiter's lanes (interactive, bulk), the
 //     client-wide pause after a 429 (pause), and backoff between attempts.
-//   - edapp.client.budget.used and edapp.client.budget.limit (observable
-//     gauges): requests in the limiter's current window, and its limit,
-//     when [WithLimiter] names a limiter that can report them
-//     ([edapp.BudgetReporter], such as [edapp.WindowLimiter]).
+//   - edapp.client.budget.used, edapp.client.budget.limit and
+//     edapp.client.budget.remaining (observable gauges): requests in the
+//     limiter's current window, its limit, and what is left of it, when
+//     [WithLimiter] names a limiter that can report them
+//     ([edapp.BudgetReporter], such as [edapp.WindowLimiter], or a
+//     redislimit.Limiter, which reports the budget shared through Redis).
 //
 // Nothing recorded carries the API token, a request or response body, a
 // header value, a path with ids or a query: routes are templates.

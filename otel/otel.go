@@ -159,12 +159,19 @@ func registerBudget(meter metric.Meter, l edapp.BudgetReporter) error {
 	if err != nil {
 		return err
 	}
+	remaining, err := meter.Int64ObservableGauge("edapp.client.budget.remaining",
+		metric.WithUnit("{request}"), metric.WithDescription("Requests the limiter may still admit in its current window."))
+	if err != nil {
+		return err
+	}
 	_, err = meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		// One read serves the three gauges: a shared budget's is a Redis call.
 		u, l := l.BudgetUsed()
 		o.ObserveInt64(used, int64(u))
 		o.ObserveInt64(limit, int64(l))
+		o.ObserveInt64(remaining, int64(max(l-u, 0)))
 		return nil
-	}, used, limit)
+	}, used, limit, remaining)
 	return err
 }
 

@@ -287,8 +287,9 @@ func TestNewObserverReportsTheBudget(t *testing.T) {
 		}
 		return g.DataPoints[0].Value
 	}
-	if used, limit := gauge("edapp.client.budget.used"), gauge("edapp.client.budget.limit"); used != 7 || limit != 100 {
-		t.Errorf("budget used %d of %d, want 7 of 100", used, limit)
+	used, limit, remaining := gauge("edapp.client.budget.used"), gauge("edapp.client.budget.limit"), gauge("edapp.client.budget.remaining")
+	if used != 7 || limit != 100 || remaining != 93 {
+		t.Errorf("budget used %d of %d, %d remaining; want 7 of 100, 93 remaining", used, limit, remaining)
 	}
 }
 

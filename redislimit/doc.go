@@ -24,6 +24,9 @@
 //     sends nothing until the pause ends.
 //   - Wait refuses at once, with an error matching context.DeadlineExceeded,
 //     when the wait would outlast ctx's deadline.
+//   - BudgetUsed reports the shared window's admissions and the limit, for
+//     a gauge (edapp.BudgetReporter, which the otel package's WithLimiter
+//     takes). It reads Redis at most once every [BudgetReadInterval].
 //
 // The window is decided atomically by a Lua script inside Redis, with the
 // time taken from Redis itself, so the processes' clocks do not matter. The

@@ -63,6 +63,8 @@ type Limiter struct {
 	notBefore time.Time // local copy of the latest Pause, on this process's clock
 	policyAt  time.Time // when the eviction policy was last read
 	policyErr error     // what it said
+
+	budget budgetCache // what BudgetUsed last read
 }
 
 // Option configures a [Limiter]. An Option given a bad value makes [New]
@@ -119,6 +121,7 @@ func New(rdb redis.UniversalClient, key string, limit int, window time.Duration,
 		window: window,
 		keys:   []string{"{" + key + "}:all", "{" + key + "}:bulk", "{" + key + "}:pause", "{" + key + "}:mark"},
 		member: rand.Text(),
+		budget: budgetCache{now: time.Now},
 	}
 	for _, o := range opts {
 		if o == nil {
