@@ -27,7 +27,13 @@ func (m Migration) SQL(d Dialect) []string {
 }
 
 // migrations is the schema's history, oldest first.
-var migrations = []Migration{
+var migrations = slices.Concat(migrationsBeforeSource, []Migration{
+	{Version: 7, Name: "source", Steps: sourceSteps(migrationsBeforeSource)},
+})
+
+// migrationsBeforeSource are the migrations of the schema that held one
+// service's records (released; see migrations_source.go).
+var migrationsBeforeSource = []Migration{
 	{Version: 1, Name: "export tables", Steps: createTables(
 		usersTable, userCustomFieldsTable, groupsTable, groupMembersTable, collectionsTable, collectionCoursesTable,
 		coursesTable, lessonsTable, courseStatisticsTable, lessonStatisticsTable, surveyQuestionsTable, attemptsTable,

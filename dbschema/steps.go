@@ -102,6 +102,11 @@ func (s RebuildTable) SQL(d Dialect) []string {
 		"DROP TABLE " + t.Name,
 		"ALTER TABLE " + tmp + " RENAME TO " + t.Name,
 	}
+	if d == Postgres {
+		// The key's index keeps the name it was made with; a later rebuild
+		// of the table would collide with it.
+		out = append(out, "ALTER INDEX "+tmp+"_pkey RENAME TO "+t.Name+"_pkey")
+	}
 	return append(out, indexes(t, d)...)
 }
 
