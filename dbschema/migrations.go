@@ -29,6 +29,7 @@ func (m Migration) SQL(d Dialect) []string {
 // migrations is the schema's history, oldest first.
 var migrations = slices.Concat(migrationsBeforeSource, []Migration{
 	{Version: 7, Name: "source", Steps: sourceSteps(migrationsBeforeSource)},
+	{Version: 8, Name: "safetyculture kinds", Steps: safetyCultureSteps},
 })
 
 // migrationsBeforeSource are the migrations of the schema that held one

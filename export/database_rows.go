@@ -49,7 +49,7 @@ func (x *Database) table(k *Kind) (*table, error) {
 	t := &table{name: def.Name, cols: def.Columns, sql: map[int]string{}}
 	for i, c := range def.Columns {
 		f, ok := byCol[c.Name]
-		if !ok && c.Name != "raw" && c.Name != "edapp_run" && c.Name != "source" {
+		if !ok && c.Name != "raw" && c.Name != "edapp_run" && c.Name != "source" && c.Origin&x.origin() != 0 {
 			return nil, fmt.Errorf("export: column %s.%s has no field", def.Name, c.Name)
 		}
 		t.fields = append(t.fields, f)
@@ -61,6 +61,15 @@ func (x *Database) table(k *Kind) (*table, error) {
 	}
 	x.tables[k.Name] = t
 	return t, nil
+}
+
+// origin is the Origin of the columns the source fills: a column only the
+// other source fills is NULL in this one's rows.
+func (x *Database) origin() dbschema.Origin {
+	if x.source == SourceSafetyCulture {
+		return dbschema.FromSafetyCulture
+	}
+	return dbschema.FromEdApp
 }
 
 // snake is a JSON field name in snake_case: userId is user_id.

@@ -69,7 +69,13 @@ var (
 // reports.
 func fieldsOf(table string) []string {
 	t, _ := dbschema.Lookup(table)
-	return t.Fields()
+	var out []string
+	for _, c := range t.Columns {
+		if c.Field != "" && c.Origin&dbschema.FromEdApp != 0 {
+			out = append(out, c.Field) // SafetyCulture's own columns are NULL in EdApp's rows
+		}
+	}
+	return out
 }
 
 // kinds lists every kind, in the order the export runs them.
