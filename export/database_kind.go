@@ -36,7 +36,7 @@ func (x *Database) Resume(ctx context.Context, k *Kind, r RunInfo) (Plan, error)
 	}
 	p := Plan{From: r.Since, Page: 1, Fetched: c.walk.completed}
 	if !c.walk.cursor.IsZero() {
-		p.From = c.walk.cursor.Add(-Overlap)
+		p.From = c.walk.cursor.Add(-k.overlap())
 	}
 	if k.OpenField != "" && r.OpenWindow > 0 && !p.From.IsZero() {
 		open, err := x.oldestOpen(ctx, k, r.Now.Add(-r.OpenWindow))

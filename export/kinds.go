@@ -3,6 +3,7 @@ package export
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/dbschema"
@@ -32,6 +33,9 @@ type Kind struct {
 	// open (an attempt not yet completed): such records are fetched again
 	// while younger than Options.OpenWindow.
 	OpenField string
+	// Overlap, when above 0, replaces the package's Overlap for the kind:
+	// a service whose records arrive late needs more.
+	Overlap time.Duration
 
 	// fetch sends every record to s, from p.
 	fetch func(ctx context.Context, x *fetcher, p Plan, s *stream) error
@@ -346,3 +350,11 @@ var kinds = []Kind{
 
 // Kinds returns every kind, in the order an export runs them.
 func Kinds() []Kind { return append([]Kind(nil), kinds...) }
+
+// overlap is how far before its cursor the kind is fetched again.
+func (k *Kind) overlap() time.Duration {
+	if k.Overlap > 0 {
+		return k.Overlap
+	}
+	return Overlap
+}

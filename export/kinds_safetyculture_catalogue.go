@@ -2,6 +2,7 @@ package export
 
 import (
 	"context"
+	"time"
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/safetyculture"
@@ -71,3 +72,21 @@ var scCollectionCoursesKind = Kind{Name: "collection_courses", PerParent: true, 
 		})
 	})
 }}
+
+// SafetyCultureOverlap is how far before its cursor a SafetyCulture
+// analytics kind is fetched again: its analytics arrive 30 minutes to 2
+// hours late.
+const SafetyCultureOverlap = 2*time.Hour + 15*time.Minute
+
+// scAttemptsKind is the lesson attempts, whose fields are EdApp's: written
+// as sent.
+var scAttemptsKind = Kind{Name: "attempts", Columns: jsonFields[safetyculture.LessonAttempt](), Incremental: true,
+	DateField: "startedDateTime", OpenField: "completedDateTime", KeyFields: []string{"id", "completedDateTime"}, Overlap: SafetyCultureOverlap,
+	fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
+		w, err := x.walker(ctx, s)
+		if err != nil {
+			return err
+		}
+		o := &safetyculture.AnalyticsOptions{ListOptions: safetyculture.ListOptions{Page: max(p.Page, 1), PageSize: x.pageSize}, StartDateTime: p.From}
+		return each(w, x.sc.Analytics.AllLessonAttempts(ctx, o, w.opts...), nil)
+	}}

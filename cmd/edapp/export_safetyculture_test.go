@@ -41,6 +41,7 @@ func scFakeCounts(t *testing.T, sc *sctest.Server) map[string]int {
 		"users": users, "groups": count(t, c.Feeds.AllGroups(ctx)), "group_members": count(t, c.Feeds.AllGroupUsers(ctx)),
 		"sites": count(t, c.Feeds.AllSites(ctx)), "site_members": count(t, c.Feeds.AllSiteMembers(ctx)),
 		"courses": count(t, c.Courses.All(ctx, nil)), "collections": count(t, c.Collections.All(ctx, nil)),
+		"attempts":        count(t, c.Analytics.AllLessonAttempts(ctx, nil)),
 		"course_progress": count(t, c.Feeds.AllCourseProgress(ctx, &safetyculture.FeedOptions{CompletionStatus: safetyculture.CompletionAll})),
 	}
 	for co, err := range c.Courses.All(ctx, nil) {
