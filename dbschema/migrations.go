@@ -30,6 +30,7 @@ func (m Migration) SQL(d Dialect) []string {
 var migrations = slices.Concat(migrationsBeforeSource, []Migration{
 	{Version: 7, Name: "source", Steps: sourceSteps(migrationsBeforeSource)},
 	{Version: 8, Name: "safetyculture kinds", Steps: safetyCultureSteps},
+	{Version: 9, Name: "identities", Steps: []Step{CreateTable{identitiesTable}}},
 })
 
 // migrationsBeforeSource are the migrations of the schema that held one

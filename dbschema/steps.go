@@ -170,7 +170,11 @@ func createIndex(table string, idx Index, d Dialect, ifNotExists string) string 
 	if idx.Hash && d == Postgres {
 		using = "USING hash "
 	}
-	return "CREATE INDEX " + ifNotExists + indexName(table, idx.Columns) + " ON " + table + " " + using + "(" + strings.Join(idx.Columns, ", ") + ")"
+	create := "CREATE INDEX "
+	if idx.Unique {
+		create = "CREATE UNIQUE INDEX "
+	}
+	return create + ifNotExists + indexName(table, idx.Columns) + " ON " + table + " " + using + "(" + strings.Join(idx.Columns, ", ") + ")"
 }
 
 func indexName(table string, cols []string) string {

@@ -259,7 +259,7 @@ func (fac *factory) runExport(ctx context.Context, o *exportOptions) error {
 	opts.Progress = progressAdapter{prog}
 	opts.StopOn = fatal
 	sum, err := fac.RunExport(ctx, c, opts, dests...)
-	return fac.exportDone(sum, prog, err)
+	return fac.exportDone(sum, prog, rebuildIdentities(ctx, dests, err))
 }
 
 // exportDone reports a run's outcome: its stats and summary, and exit 3

@@ -67,5 +67,21 @@ func (fac *factory) runSafetyCultureExport(ctx context.Context, o *exportOptions
 	opts.Progress = progressAdapter{prog}
 	opts.StopOn = fatal
 	sum, err := export.RunSafetyCulture(ctx, c, opts, dests...)
-	return fac.exportDone(sum, prog, err)
+	return fac.exportDone(sum, prog, rebuildIdentities(ctx, dests, err))
+}
+
+// rebuildIdentities rebuilds the database's identities after a run that
+// ended well (err nil), and returns the run's error or the rebuild's.
+func rebuildIdentities(ctx context.Context, dests []export.Destination, err error) error {
+	if err != nil {
+		return err
+	}
+	for _, d := range dests {
+		if x, ok := d.(*export.Database); ok {
+			if err := x.RebuildIdentities(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
