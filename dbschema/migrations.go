@@ -31,6 +31,7 @@ var migrations = slices.Concat(migrationsBeforeSource, []Migration{
 	{Version: 7, Name: "source", Steps: sourceSteps(migrationsBeforeSource)},
 	{Version: 8, Name: "safetyculture kinds", Steps: safetyCultureSteps},
 	{Version: 9, Name: "identities", Steps: []Step{CreateTable{identitiesTable}}},
+	{Version: 10, Name: "views", Steps: []Step{trainingCompletionsView, peopleView}},
 })
 
 // migrationsBeforeSource are the migrations of the schema that held one

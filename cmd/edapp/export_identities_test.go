@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"os"
+	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/edapp-go/edapp/safetyculture/sctest"
@@ -81,8 +84,38 @@ UNION SELECT user_id FROM attempts WHERE source = 'safetyculture' AND user_id = 
 				}
 			}
 		}
+		checkViews(t, url)
 		if c := mig.Planted.CourseExternalID; c != nil && ids["course"][c.EdAppCourseID].matchedBy != "title" {
 			t.Errorf("the course whose external id changed: %+v, want by title", ids["course"][c.EdAppCourseID])
 		}
 	})
+}
+
+// checkViews: training_completions has a row per completed course of
+// either source, each with its person's identity; people one per person.
+func checkViews(t *testing.T, url string) {
+	t.Helper()
+	for _, q := range [][2]string{
+		{`SELECT source, COUNT(*) FROM training_completions GROUP BY source ORDER BY source`,
+			`SELECT source, COUNT(*) FROM course_progress WHERE completed_date_time IS NOT NULL GROUP BY source ORDER BY source`},
+		{`SELECT COUNT(*) FROM training_completions WHERE person_id IS NULL`, `SELECT 0`},
+		{`SELECT COUNT(*) FROM people`, `SELECT COUNT(*) FROM identities WHERE kind = 'person'`},
+	} {
+		if got, want := rowsOf(t, url, q[0]), rowsOf(t, url, q[1]); !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("%s: %v, want %v", q[0], got, want)
+		}
+	}
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples := regexp.MustCompile("(?s)```sql\n(SELECT [^`]*?FROM (?:training_completions|people)[^`]*?)```").FindAllStringSubmatch(string(b), -1)
+	if len(examples) != 2 {
+		t.Errorf("the README has %d example queries of the views, want 2", len(examples))
+	}
+	for _, m := range examples {
+		if len(rowsOf(t, url, m[1])) == 0 {
+			t.Errorf("the README's query answers nothing:\n%s", m[1])
+		}
+	}
 }
