@@ -10,7 +10,9 @@ type CreateView struct {
 }
 
 // SQL is one CREATE VIEW statement.
-func (s CreateView) SQL(Dialect) []string { return []string{"CREATE VIEW " + s.Name + " AS\n" + s.Query} }
+func (s CreateView) SQL(Dialect) []string {
+	return []string{"CREATE VIEW " + s.Name + " AS\n" + s.Query}
+}
 
 func (CreateView) apply(*shape) error { return nil }
 
