@@ -3,7 +3,10 @@ package dbschema
 // Migration 10: views for BI that read across the move, over identities.
 
 // CreateView makes a view from a query both dialects take as written.
-// Views hold no rows: the fold of the schema's tables ignores them.
+// Views hold no rows: the fold of the schema's tables ignores them, and
+// MigrateRecreating makes a view again that was dropped. On PostgreSQL a
+// table a view reads cannot be dropped without it: a later RebuildTable of
+// such a table must drop the view first and make it again after.
 type CreateView struct {
 	Name  string
 	Query string
@@ -32,3 +35,16 @@ WHERE p.completed_date_time IS NOT NULL`}
 // peopleView is one row per person known to either service.
 var peopleView = CreateView{Name: "people", Query: `SELECT id AS person_id, edapp_id, safetyculture_id, email, edapp_external_id, safetyculture_external_id, matched_by
 FROM identities WHERE kind = 'person'`}
+
+// views are the views of the schema, in the order made.
+func views() []CreateView {
+	var out []CreateView
+	for _, m := range migrations {
+		for _, st := range m.Steps {
+			if v, ok := st.(CreateView); ok {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
