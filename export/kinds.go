@@ -209,19 +209,7 @@ var kinds = []Kind{
 			if err != nil {
 				return err
 			}
-			return x.fanOut(ctx, s, courses, func(ctx context.Context, courseID string) error {
-				w, err := x.walker(ctx, s)
-				if err != nil {
-					return err
-				}
-				lessons, err := one(w, func(o []edapp.RequestOption) ([]edapp.Lesson, error) { return x.c.Catalog.Lessons(ctx, courseID, o...) })
-				for _, l := range lessons {
-					if err := s.emit(l); err != nil {
-						return err
-					}
-				}
-				return err
-			})
+			return oneEach(ctx, x, s, courses, x.c.Catalog.Lessons, func(_ string, l edapp.Lesson) any { return l })
 		},
 	},
 	{

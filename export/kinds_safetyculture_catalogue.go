@@ -1,6 +1,7 @@
 package export
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -35,23 +36,8 @@ var scLessonsKind = Kind{Name: "lessons", PerParent: true, Columns: jsonFields[s
 	if err != nil {
 		return err
 	}
-	return x.fanOut(ctx, s, courses, func(ctx context.Context, courseID string) error {
-		w, err := x.walker(ctx, s)
-		if err != nil {
-			return err
-		}
-		lessons, err := one(w, func(o []edapp.RequestOption) ([]safetyculture.Lesson, error) {
-			return x.sc.Courses.Lessons(ctx, courseID, o...)
-		})
-		for _, l := range lessons {
-			if l.CourseID == "" {
-				l.CourseID = courseID
-			}
-			if err := s.emit(scLessonRow{l.ID, l.CourseID, l.ExternalID, l.Title, l.Description, l.Status, l.MinimumScore, scRow{l}}); err != nil {
-				return err
-			}
-		}
-		return err
+	return oneEach(ctx, x, s, courses, x.sc.Courses.Lessons, func(courseID string, l safetyculture.Lesson) any {
+		return scLessonRow{l.ID, cmp.Or(l.CourseID, courseID), l.ExternalID, l.Title, l.Description, l.Status, l.MinimumScore, scRow{l}}
 	})
 }}
 
