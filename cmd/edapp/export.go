@@ -121,6 +121,12 @@ directory (--out), or both in one pass, every kind of record:
 and with --per-user also:
 ` + wrap(strings.Join(kindNames(func(k export.Kind) bool { return k.PerUser }), ", "), "  ", 76) + `
 
+--source safetyculture exports SafetyCulture Training's kinds instead
+(SAFETYCULTURE_API_TOKEN, SAFETYCULTURE_BASE_URL):
+` + wrap(strings.Join(sourceKindNames(export.SourceSafetyCulture), ", "), "  ", 76) + `
+into the same tables, each row marked with its source; the two exports
+never touch each other's rows and may run at once.
+
 --db takes sqlite:PATH or a postgres:// (postgresql://) URL; EDAPP_EXPORT_DB
 is the default. Each kind has a table named after it, a row per record
 keyed on the record's identity, and a raw column with the record as sent
