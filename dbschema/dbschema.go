@@ -123,12 +123,19 @@ func recreateMissing(ctx context.Context, conn *sql.Conn, d Dialect) (recreated 
 		}
 		recreated = append(recreated, t.Name)
 	}
+	for _, v := range views() {
+		if !have[v.Name] { // dropped with a table it reads (DROP TABLE ... CASCADE)
+			if _, err := conn.ExecContext(ctx, v.SQL(d)[0]); err != nil {
+				return nil, fmt.Errorf("dbschema: recreate view %s: %w", v.Name, err)
+			}
+		}
+	}
 	return recreated, commit()
 }
 
-// tableNames is the set of the database's tables.
+// tableNames is the set of the database's tables and views.
 func tableNames(ctx context.Context, conn *sql.Conn, d Dialect) (map[string]bool, error) {
-	q := `SELECT name FROM sqlite_master WHERE type = 'table'`
+	q := `SELECT name FROM sqlite_master WHERE type IN ('table', 'view')`
 	if d == Postgres {
 		q = `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`
 	}

@@ -27,7 +27,16 @@ func (m Migration) SQL(d Dialect) []string {
 }
 
 // migrations is the schema's history, oldest first.
-var migrations = []Migration{
+var migrations = slices.Concat(migrationsBeforeSource, []Migration{
+	{Version: 7, Name: "source", Steps: sourceSteps(migrationsBeforeSource)},
+	{Version: 8, Name: "safetyculture kinds", Steps: safetyCultureSteps},
+	{Version: 9, Name: "identities", Steps: []Step{CreateTable{identitiesTable}}},
+	{Version: 10, Name: "views", Steps: []Step{trainingCompletionsView, peopleView}},
+})
+
+// migrationsBeforeSource are the migrations of the schema that held one
+// service's records (released; see migrations_source.go).
+var migrationsBeforeSource = []Migration{
 	{Version: 1, Name: "export tables", Steps: createTables(
 		usersTable, userCustomFieldsTable, groupsTable, groupMembersTable, collectionsTable, collectionCoursesTable,
 		coursesTable, lessonsTable, courseStatisticsTable, lessonStatisticsTable, surveyQuestionsTable, attemptsTable,

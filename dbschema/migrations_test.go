@@ -107,11 +107,11 @@ func snake(s string) string {
 func TestLookup(t *testing.T) {
 	t.Parallel()
 	users, ok := Lookup("users")
-	if !ok || !slices.Equal(users.Key, []string{"id"}) || users.Fields()[0] != "id" {
+	if !ok || !slices.Equal(users.Key, []string{"id", "source"}) || users.Fields()[0] != "id" {
 		t.Fatalf("Lookup(users) = %+v, %v", users, ok)
 	}
 	users.Columns[0].Name = "changed"
-	if again, _ := Lookup("users"); again.Columns[0].Name != "id" {
+	if again, _ := Lookup("users"); again.Columns[0].Name != "source" {
 		t.Error("Lookup returns the package's own slices")
 	}
 	if _, ok := Lookup("nope"); ok {

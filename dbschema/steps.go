@@ -102,6 +102,11 @@ func (s RebuildTable) SQL(d Dialect) []string {
 		"DROP TABLE " + t.Name,
 		"ALTER TABLE " + tmp + " RENAME TO " + t.Name,
 	}
+	if d == Postgres {
+		// The key's index keeps the name it was made with; a later rebuild
+		// of the table would collide with it.
+		out = append(out, "ALTER INDEX "+tmp+"_pkey RENAME TO "+t.Name+"_pkey")
+	}
 	return append(out, indexes(t, d)...)
 }
 
@@ -165,7 +170,11 @@ func createIndex(table string, idx Index, d Dialect, ifNotExists string) string 
 	if idx.Hash && d == Postgres {
 		using = "USING hash "
 	}
-	return "CREATE INDEX " + ifNotExists + indexName(table, idx.Columns) + " ON " + table + " " + using + "(" + strings.Join(idx.Columns, ", ") + ")"
+	create := "CREATE INDEX "
+	if idx.Unique {
+		create = "CREATE UNIQUE INDEX "
+	}
+	return create + ifNotExists + indexName(table, idx.Columns) + " ON " + table + " " + using + "(" + strings.Join(idx.Columns, ", ") + ")"
 }
 
 func indexName(table string, cols []string) string {

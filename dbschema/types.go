@@ -103,6 +103,9 @@ type Index struct {
 	// bytes and refuses the row otherwise. SQLite has B-trees only, which
 	// take any length. Every index on one text column is one.
 	Hash bool
+	// Unique indexes refuse a second row with the same values (NULLs
+	// aside, on both databases).
+	Unique bool
 }
 
 // Table is a table of the schema: as a CreateTable step makes it, or as

@@ -93,10 +93,11 @@ func (f *Files) SaveBudget(_ context.Context, admissions []time.Time) error {
 	return f.st.save(f.dir)
 }
 
-// SavedBudget returns the admissions edapp_export_budget holds.
+// SavedBudget returns the admissions edapp_export_budget holds for the
+// source.
 func (x *Database) SavedBudget(ctx context.Context) ([]time.Time, error) {
 	var raw sql.NullString
-	err := x.conn.QueryRowContext(ctx, `SELECT admissions FROM edapp_export_budget WHERE id = 1`).Scan(&raw)
+	err := x.conn.QueryRowContext(ctx, x.q(`SELECT admissions FROM edapp_export_budget WHERE source = ?`), x.source).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !raw.Valid) {
 		return nil, nil
 	}
@@ -110,14 +111,15 @@ func (x *Database) SavedBudget(ctx context.Context) ([]time.Time, error) {
 	return ts, nil
 }
 
-// SaveBudget writes the admissions into edapp_export_budget.
+// SaveBudget writes the admissions into the source's row of
+// edapp_export_budget.
 func (x *Database) SaveBudget(ctx context.Context, admissions []time.Time) error {
 	b, err := json.Marshal(admissions)
 	if err != nil {
 		return err
 	}
-	_, err = x.conn.ExecContext(ctx, x.q(`INSERT INTO edapp_export_budget (id, admissions, saved_at) VALUES (1, ?, ?)
-ON CONFLICT (id) DO UPDATE SET admissions = excluded.admissions, saved_at = excluded.saved_at`), string(b), x.timeArg(time.Now()))
+	_, err = x.conn.ExecContext(ctx, x.q(`INSERT INTO edapp_export_budget (source, admissions, saved_at) VALUES (?, ?, ?)
+ON CONFLICT (source) DO UPDATE SET admissions = excluded.admissions, saved_at = excluded.saved_at`), x.source, string(b), x.timeArg(time.Now()))
 	return err
 }
 

@@ -35,8 +35,16 @@ var ErrLocked = errors.New("export: another export is writing to this database")
 // when its holder cannot be checked (another host).
 const staleLock = 10 * time.Minute
 
-// lockKey is the PostgreSQL advisory lock an export holds ("edapp-ex").
-const lockKey = 0x65646170702d6578
+// lockKey is the PostgreSQL advisory lock an export of a source holds:
+// "edapp-ex" for EdApp's, the next key for SafetyCulture's.
+var lockKey = map[string]int64{SourceEdApp: 0x65646170702d6578, SourceSafetyCulture: 0x65646170702d6579}
+
+// The sources a database holds the records of: the value of each table's
+// source column.
+const (
+	SourceEdApp         = "edapp"
+	SourceSafetyCulture = "safetyculture"
+)
 
 // Database is the database destination: a table per kind (see the
 // README), a row per record, upserted on the record's identity.
@@ -47,9 +55,15 @@ const lockKey = 0x65646170702d6578
 // saw them (edapp_run); the rows a complete fetch did not see are deleted
 // in the transaction that records the kind complete. Every write goes
 // through one connection.
+//
+// A Database writes one source's rows (WithSource): every statement it
+// runs, the lock it takes and the runs it numbers are that source's, so
+// an export of each source can write to one database at once and neither
+// touches the other's rows.
 type Database struct {
 	conn     *sql.Conn
 	d        Dialect
+	source   string
 	run      int64 // this run's number
 	lockWait time.Duration
 	optErr   error // the first bad option value
@@ -90,11 +104,15 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 	if err != nil {
 		return nil, err
 	}
-	x := &Database{conn: conn, d: d, tables: map[string]*table{}, lockWait: DefaultLockWait}
+	x := &Database{conn: conn, d: d, source: SourceEdApp, tables: map[string]*table{}, lockWait: DefaultLockWait}
 	for _, o := range opts {
 		if o != nil {
 			o(x)
 		}
+	}
+	if _, ok := lockKey[x.source]; !ok {
+		conn.Close()
+		return nil, fmt.Errorf("%w: export: source %q (want %s or %s)", edapp.ErrInvalidInput, x.source, SourceEdApp, SourceSafetyCulture)
 	}
 	if err := x.waitLock(ctx); err != nil {
 		conn.Close()
@@ -108,7 +126,8 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 }
 
 // restartKinds forgets where the fetch of each kind stands whose table
-// was recreated empty: its next fetch starts over and refills it.
+// was recreated empty: its next fetch starts over and refills it. The
+// table held every source's rows, so every source's kind starts over.
 func (x *Database) restartKinds(ctx context.Context, tables []string) error {
 	for _, name := range tables {
 		if name == "user_custom_fields" {
@@ -129,6 +148,13 @@ const DefaultLockWait = 10 * time.Second
 // fail with an error wrapping edapp.ErrInvalidInput, before it touches
 // the database.
 type DatabaseOption func(*Database)
+
+// WithSource sets the service whose records the Database writes:
+// SourceEdApp (the default) or SourceSafetyCulture; another value is an
+// OpenDatabase error wrapping edapp.ErrInvalidInput.
+func WithSource(source string) DatabaseOption {
+	return func(x *Database) { x.source = source }
+}
 
 // WithLockWait sets how long OpenDatabase waits for another export that
 // holds the database (default DefaultLockWait; 0: refuse at once); d must
@@ -170,20 +196,21 @@ func (x *Database) waitLock(ctx context.Context) error {
 func (x *Database) Close() error {
 	ctx := context.Background()
 	if x.d == Postgres {
-		x.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, int64(lockKey))
+		x.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, lockKey[x.source])
 	} else {
-		x.conn.ExecContext(ctx, `UPDATE edapp_export_lock SET holder = NULL WHERE id = 1 AND pid = ?`, os.Getpid())
+		x.conn.ExecContext(ctx, `UPDATE edapp_export_lock SET holder = NULL WHERE source = ? AND pid = ?`, x.source, os.Getpid())
 	}
 	return x.conn.Close()
 }
 
 func (x *Database) q(query string) string { return dbschema.Rebind(x.d, query) }
 
-// lock takes the database, and numbers this run.
+// lock takes the database for the source, and numbers this run among
+// the source's.
 func (x *Database) lock(ctx context.Context) error {
 	if x.d == Postgres {
 		var ok bool
-		if err := x.conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, int64(lockKey)).Scan(&ok); err != nil {
+		if err := x.conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, lockKey[x.source]).Scan(&ok); err != nil {
 			return err
 		}
 		if !ok {
@@ -198,7 +225,7 @@ func (x *Database) lock(ctx context.Context) error {
 		var pid sql.NullInt64
 		var host sql.NullString
 		var beat any
-		err := tx.QueryRowContext(ctx, `SELECT holder, pid, host, heartbeat_at FROM edapp_export_lock WHERE id = 1`).Scan(&holder, &pid, &host, &beat)
+		err := tx.QueryRowContext(ctx, x.q(`SELECT holder, pid, host, heartbeat_at FROM edapp_export_lock WHERE source = ?`), x.source).Scan(&holder, &pid, &host, &beat)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
@@ -206,10 +233,10 @@ func (x *Database) lock(ctx context.Context) error {
 			return fmt.Errorf("%w (%s since %s)", ErrLocked, holder.String, scanTime(beat).Format(time.RFC3339))
 		}
 		me, _ := os.Hostname()
-		return tx.QueryRowContext(ctx, x.q(`INSERT INTO edapp_export_lock (id, holder, pid, host, heartbeat_at, runs) VALUES (1, ?, ?, ?, ?, 1)
-ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, host = excluded.host, heartbeat_at = excluded.heartbeat_at,
+		return tx.QueryRowContext(ctx, x.q(`INSERT INTO edapp_export_lock (source, holder, pid, host, heartbeat_at, runs) VALUES (?, ?, ?, ?, ?, 1)
+ON CONFLICT (source) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, host = excluded.host, heartbeat_at = excluded.heartbeat_at,
 runs = edapp_export_lock.runs + 1 RETURNING runs`),
-			fmt.Sprintf("pid %d on %s", os.Getpid(), me), os.Getpid(), me, x.timeArg(time.Now())).Scan(&x.run)
+			x.source, fmt.Sprintf("pid %d on %s", os.Getpid(), me), os.Getpid(), me, x.timeArg(time.Now())).Scan(&x.run)
 	})
 }
 
@@ -226,12 +253,12 @@ var ErrSessionLock = errors.New("export: the database's advisory lock is not hel
 func (x *Database) lockHeld(ctx context.Context) error {
 	var held bool
 	err := x.conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
-AND pid = pg_backend_pid() AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = $1)`, int64(lockKey)).Scan(&held)
+AND pid = pg_backend_pid() AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = $1)`, lockKey[x.source]).Scan(&held)
 	if err != nil {
 		return err
 	}
 	if !held {
-		x.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, int64(lockKey)) // wherever it lands: the pool's session ends it otherwise
+		x.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, lockKey[x.source]) // wherever it lands: the pool's session ends it otherwise
 		return ErrSessionLock
 	}
 	return nil

@@ -24,7 +24,7 @@ func (x *Database) Resume(ctx context.Context, k *Kind, r RunInfo) (Plan, error)
 	c := &dbKind{t: t}
 	x.kinds[k.Name] = c
 	if r.Fresh {
-		if _, err := x.conn.ExecContext(ctx, x.q(`DELETE FROM edapp_export_kinds WHERE kind = ?`), k.Name); err != nil {
+		if _, err := x.conn.ExecContext(ctx, x.q(`DELETE FROM edapp_export_kinds WHERE source = ? AND kind = ?`), x.source, k.Name); err != nil {
 			return Plan{}, err
 		}
 	}
@@ -36,7 +36,7 @@ func (x *Database) Resume(ctx context.Context, k *Kind, r RunInfo) (Plan, error)
 	}
 	p := Plan{From: r.Since, Page: 1, Fetched: c.walk.completed}
 	if !c.walk.cursor.IsZero() {
-		p.From = c.walk.cursor.Add(-Overlap)
+		p.From = c.walk.cursor.Add(-k.overlap())
 	}
 	if k.OpenField != "" && r.OpenWindow > 0 && !p.From.IsZero() {
 		open, err := x.oldestOpen(ctx, k, r.Now.Add(-r.OpenWindow))
@@ -54,8 +54,8 @@ func (x *Database) Resume(ctx context.Context, k *Kind, r RunInfo) (Plan, error)
 func (x *Database) oldestOpen(ctx context.Context, k *Kind, since time.Time) (time.Time, error) {
 	date, open := snake(k.DateField), snake(k.OpenField)
 	var v any
-	q := x.q(`SELECT MIN(` + date + `) FROM ` + k.Name + ` WHERE ` + open + ` IS NULL AND ` + date + ` >= ?`)
-	if err := x.conn.QueryRowContext(ctx, q, x.timeArg(since)).Scan(&v); err != nil {
+	q := x.q(`SELECT MIN(` + date + `) FROM ` + k.Name + ` WHERE source = ? AND ` + open + ` IS NULL AND ` + date + ` >= ?`)
+	if err := x.conn.QueryRowContext(ctx, q, x.source, x.timeArg(since)).Scan(&v); err != nil {
 		return time.Time{}, err
 	}
 	return scanTime(v), nil
@@ -65,7 +65,7 @@ func (x *Database) readWalk(ctx context.Context, kind string) (walkState, error)
 	var w walkState
 	var cursor, from, started, completed any
 	var run, pages sql.NullInt64
-	err := x.conn.QueryRowContext(ctx, x.q(`SELECT cursor, walk_run, walk_from, walk_started, walk_pages, completed_at FROM edapp_export_kinds WHERE kind = ?`), kind).
+	err := x.conn.QueryRowContext(ctx, x.q(`SELECT cursor, walk_run, walk_from, walk_started, walk_pages, completed_at FROM edapp_export_kinds WHERE source = ? AND kind = ?`), x.source, kind).
 		Scan(&cursor, &run, &from, &started, &pages, &completed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return w, nil
@@ -86,9 +86,9 @@ func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
 		return nil // the walk goes on, with its run and start
 	}
 	c.walk = walkState{cursor: c.walk.cursor, from: p.From, run: x.run, pages: max(p.Page-1, 0)}
-	_, err := x.conn.ExecContext(ctx, x.q(`INSERT INTO edapp_export_kinds (kind, walk_run, walk_from, walk_started, walk_pages) VALUES (?, ?, ?, NULL, ?)
-ON CONFLICT (kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from = excluded.walk_from, walk_started = NULL, walk_pages = excluded.walk_pages`),
-		k.Name, c.walk.run, x.timeArg(p.From), c.walk.pages)
+	_, err := x.conn.ExecContext(ctx, x.q(`INSERT INTO edapp_export_kinds (source, kind, walk_run, walk_from, walk_started, walk_pages) VALUES (?, ?, ?, ?, NULL, ?)
+ON CONFLICT (source, kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from = excluded.walk_from, walk_started = NULL, walk_pages = excluded.walk_pages`),
+		x.source, k.Name, c.walk.run, x.timeArg(p.From), c.walk.pages)
 	return err
 }
 
@@ -128,9 +128,9 @@ func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *Batch) (records
 			}
 		}
 		_, err = tx.ExecContext(ctx, x.q(`UPDATE edapp_export_kinds SET walk_pages = CASE WHEN walk_pages > ? THEN walk_pages ELSE ? END,
-walk_started = COALESCE(walk_started, ?) WHERE kind = ?`), b.Pages, b.Pages, x.timeArg(b.Started), c.t.name)
+walk_started = COALESCE(walk_started, ?) WHERE source = ? AND kind = ?`), b.Pages, b.Pages, x.timeArg(b.Started), x.source, c.t.name)
 		if err == nil && x.d == SQLite {
-			_, err = tx.ExecContext(ctx, `UPDATE edapp_export_lock SET heartbeat_at = ? WHERE id = 1`, x.timeArg(time.Now()))
+			_, err = tx.ExecContext(ctx, `UPDATE edapp_export_lock SET heartbeat_at = ? WHERE source = ?`, x.timeArg(time.Now()), x.source)
 		}
 		return err
 	})
@@ -173,7 +173,7 @@ func (x *Database) End(ctx context.Context, k *Kind, r *KindResult) error {
 			cursor = started
 		}
 		_, err := tx.ExecContext(ctx, x.q(`UPDATE edapp_export_kinds SET cursor = ?, walk_run = NULL, walk_from = NULL, walk_started = NULL,
-walk_pages = NULL, completed_at = ? WHERE kind = ?`), x.timeArg(cursor), x.timeArg(time.Now()), k.Name)
+walk_pages = NULL, completed_at = ? WHERE source = ? AND kind = ?`), x.timeArg(cursor), x.timeArg(time.Now()), x.source, k.Name)
 		return err
 	})
 	if err != nil {
@@ -196,7 +196,7 @@ func (c *dbKind) note(deleted int64) string {
 }
 
 func (x *Database) deleteUnseen(ctx context.Context, tx *sql.Tx, table string, run int64) (int64, error) {
-	res, err := tx.ExecContext(ctx, x.q(`DELETE FROM `+table+` WHERE edapp_run IS NULL OR edapp_run <> ?`), run)
+	res, err := tx.ExecContext(ctx, x.q(`DELETE FROM `+table+` WHERE source = ? AND (edapp_run IS NULL OR edapp_run <> ?)`), x.source, run)
 	if err != nil {
 		return 0, err
 	}

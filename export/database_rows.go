@@ -19,7 +19,7 @@ import (
 type table struct {
 	name   string
 	cols   []dbschema.Column
-	fields []string // the JSON field of each column; "" for raw and edapp_run
+	fields []string // the JSON field of each column; "" for raw, edapp_run and source
 	key    []int    // indexes into cols
 	sql    map[int]string
 }
@@ -49,7 +49,7 @@ func (x *Database) table(k *Kind) (*table, error) {
 	t := &table{name: def.Name, cols: def.Columns, sql: map[int]string{}}
 	for i, c := range def.Columns {
 		f, ok := byCol[c.Name]
-		if !ok && c.Name != "raw" && c.Name != "edapp_run" {
+		if !ok && c.Name != "raw" && c.Name != "edapp_run" && c.Name != "source" && c.Origin&x.origin() != 0 {
 			return nil, fmt.Errorf("export: column %s.%s has no field", def.Name, c.Name)
 		}
 		t.fields = append(t.fields, f)
@@ -61,6 +61,15 @@ func (x *Database) table(k *Kind) (*table, error) {
 	}
 	x.tables[k.Name] = t
 	return t, nil
+}
+
+// origin is the Origin of the columns the source fills: a column only the
+// other source fills is NULL in this one's rows.
+func (x *Database) origin() dbschema.Origin {
+	if x.source == SourceSafetyCulture {
+		return dbschema.FromSafetyCulture
+	}
+	return dbschema.FromEdApp
 }
 
 // snake is a JSON field name in snake_case: userId is user_id.
@@ -210,10 +219,12 @@ func keyProblem(t *table, row []any) string {
 // reject is row of t kept in the rejects table for why: its key as the
 // identity, its raw column (or its columns as a JSON object) as raw.
 func (x *Database) reject(t *table, row []any, why string) dbschema.Reject {
-	r := dbschema.Reject{Source: "edapp", Kind: t.name, Reason: why, Run: x.run, At: time.Now()}
+	r := dbschema.Reject{Source: x.source, Kind: t.name, Reason: why, Run: x.run, At: time.Now()}
 	var key []string
 	for _, i := range t.key {
-		key = append(key, fmt.Sprint(row[i]))
+		if t.cols[i].Name != "source" { // a column of its own in rejects
+			key = append(key, fmt.Sprint(row[i]))
+		}
 	}
 	if !strings.HasPrefix(why, "no usable identity") {
 		r.Identity = strings.Join(key, " / ")
@@ -357,6 +368,8 @@ func (x *Database) row(t *table, r Record, run int64) ([]any, error) {
 			row[i] = string(b)
 		case "edapp_run":
 			row[i] = run
+		case "source":
+			row[i] = x.source
 		default:
 			row[i] = x.value(r, t.fields[i], c.Type)
 		}
@@ -419,7 +432,7 @@ func (x *Database) value(r Record, name string, typ dbschema.Type) any {
 }
 
 // customFieldsTable holds a row per user and custom field; its columns
-// are user_id, name, value and edapp_run, in that order (see
+// are source, user_id, name, value and edapp_run, in that order (see
 // TestCustomFieldsTableShape).
 var customFieldsTable, _ = dbschema.Lookup("user_custom_fields")
 
@@ -428,7 +441,7 @@ var customFieldsTable, _ = dbschema.Lookup("user_custom_fields")
 func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, users []Record, run int64) (int, error) {
 	t := x.tables[customFieldsTable.Name]
 	if t == nil {
-		t = &table{name: customFieldsTable.Name, cols: customFieldsTable.Columns, key: []int{0, 1}, sql: map[int]string{}}
+		t = &table{name: customFieldsTable.Name, cols: customFieldsTable.Columns, key: []int{1, 2, 0}, sql: map[int]string{}}
 		x.tables[t.name] = t
 	}
 	var rows [][]any
@@ -440,7 +453,7 @@ func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, users []R
 			continue // a user without a usable id is rejected with its record
 		}
 		for name, value := range u.CustomFields {
-			row := []any{u.ID, name, value, run}
+			row := []any{x.source, u.ID, name, value, run}
 			if why := keyProblem(t, row); why != "" {
 				rejects = append(rejects, x.reject(t, row, why))
 				continue

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/safetyculture"
 )
 
 // Overlap is how far before its cursor an incremental kind is fetched
@@ -182,7 +183,25 @@ var ErrInterrupted = errors.New("export interrupted")
 // fails does not stop the others. It returns an error when a kind failed
 // or ctx ended the run, and the summary of what was done, kinds in order.
 func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destination) (sum *Summary, err error) {
-	ks, err := selectKinds(opts)
+	return run(ctx, kinds, func(opts Options, ks []Kind) *fetcher { return newFetcher(c, opts, ks) }, opts, dests)
+}
+
+// RunSafetyCulture is Run for SafetyCulture Training's kinds
+// (SafetyCultureKinds), read with sc. A Database destination must be
+// opened WithSource(SourceSafetyCulture): EdApp's rows in the same tables
+// are then left as they are.
+func RunSafetyCulture(ctx context.Context, sc *safetyculture.Client, opts Options, dests ...Destination) (sum *Summary, err error) {
+	return run(ctx, scKinds, func(opts Options, ks []Kind) *fetcher {
+		x := newFetcher(nil, opts, ks)
+		x.sc = sc
+		return x
+	}, opts, dests)
+}
+
+// run is one source's run: its kinds, fetched by the fetcher newFetcher
+// makes.
+func run(ctx context.Context, list []Kind, newFetcher func(Options, []Kind) *fetcher, opts Options, dests []Destination) (sum *Summary, err error) {
+	ks, err := selectKinds(list, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +209,7 @@ func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destinatio
 		return nil, errors.New("export: no destination")
 	}
 	opts = withDefaults(opts)
-	e := &engine{opts: opts, dests: serialize(dests), f: newFetcher(c, opts, ks)}
+	e := &engine{opts: opts, dests: serialize(dests), f: newFetcher(opts, ks)}
 	e.run = RunInfo{Fresh: opts.Full, Since: opts.Since, Now: opts.Now().UTC(), OpenWindow: opts.OpenWindow}
 	defer func() {
 		if serr := e.saveBudget(context.WithoutCancel(ctx), true); serr != nil {
@@ -312,13 +331,13 @@ func firstBadOption[T any, O ~func(*T)](probe *T, opts []O, bad func(*T) error) 
 }
 
 // selectKinds checks the options and returns the kinds to run, in order.
-func selectKinds(o Options) ([]Kind, error) {
+func selectKinds(kinds []Kind, o Options) ([]Kind, error) {
 	if err := checkOptions(o); err != nil {
 		return nil, err
 	}
 	for _, name := range o.Kinds {
 		if !slices.ContainsFunc(kinds, func(k Kind) bool { return k.Name == name }) {
-			return nil, fmt.Errorf("export: unknown kind %q: want some of %s", name, strings.Join(KindNames(func(Kind) bool { return true }), ","))
+			return nil, fmt.Errorf("export: unknown kind %q: want some of %s", name, strings.Join(namesOf(kinds, func(Kind) bool { return true }), ","))
 		}
 	}
 	var out []Kind
@@ -338,7 +357,16 @@ func selectKinds(o Options) ([]Kind, error) {
 }
 
 // KindNames lists the names of the kinds that filter accepts, in order.
-func KindNames(filter func(Kind) bool) []string {
+func KindNames(filter func(Kind) bool) []string { return namesOf(kinds, filter) }
+
+// SafetyCultureKindNames is KindNames for SafetyCulture's kinds.
+func SafetyCultureKindNames(filter func(Kind) bool) []string { return namesOf(scKinds, filter) }
+
+// SafetyCultureKinds lists SafetyCulture Training's kinds, in the order
+// RunSafetyCulture runs them.
+func SafetyCultureKinds() []Kind { return append([]Kind(nil), scKinds...) }
+
+func namesOf(kinds []Kind, filter func(Kind) bool) []string {
 	var out []string
 	for _, k := range kinds {
 		if filter(k) {

@@ -5,11 +5,13 @@ import (
 	"sync"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/safetyculture"
 )
 
 // fetcher reads the service for the kinds.
 type fetcher struct {
-	c           *edapp.Client
+	c           *edapp.Client         // EdApp's kinds
+	sc          *safetyculture.Client // SafetyCulture's kinds
 	pool        *pool
 	concurrency int
 	pageSize    int

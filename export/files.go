@@ -161,7 +161,7 @@ func (f *Files) Resume(_ context.Context, k *Kind, r RunInfo) (Plan, error) {
 	}
 	p := Plan{From: r.Since}
 	if ks := f.st.Kinds[k.Name]; ks != nil && ks.Cursor != nil {
-		p.From = ks.Cursor.Add(-Overlap)
+		p.From = ks.Cursor.Add(-k.overlap())
 	}
 	if ks := f.st.Kinds[k.Name]; ks != nil && !k.Incremental {
 		p.Fetched = ks.Updated // a mirrored kind's file changes when it is complete

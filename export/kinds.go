@@ -3,6 +3,7 @@ package export
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/dbschema"
@@ -32,6 +33,9 @@ type Kind struct {
 	// open (an attempt not yet completed): such records are fetched again
 	// while younger than Options.OpenWindow.
 	OpenField string
+	// Overlap, when above 0, replaces the package's Overlap for the kind:
+	// a service whose records arrive late needs more.
+	Overlap time.Duration
 
 	// fetch sends every record to s, from p.
 	fetch func(ctx context.Context, x *fetcher, p Plan, s *stream) error
@@ -69,7 +73,13 @@ var (
 // reports.
 func fieldsOf(table string) []string {
 	t, _ := dbschema.Lookup(table)
-	return t.Fields()
+	var out []string
+	for _, c := range t.Columns {
+		if c.Field != "" && c.Origin&dbschema.FromEdApp != 0 {
+			out = append(out, c.Field) // SafetyCulture's own columns are NULL in EdApp's rows
+		}
+	}
+	return out
 }
 
 // kinds lists every kind, in the order the export runs them.
@@ -199,19 +209,7 @@ var kinds = []Kind{
 			if err != nil {
 				return err
 			}
-			return x.fanOut(ctx, s, courses, func(ctx context.Context, courseID string) error {
-				w, err := x.walker(ctx, s)
-				if err != nil {
-					return err
-				}
-				lessons, err := one(w, func(o []edapp.RequestOption) ([]edapp.Lesson, error) { return x.c.Catalog.Lessons(ctx, courseID, o...) })
-				for _, l := range lessons {
-					if err := s.emit(l); err != nil {
-						return err
-					}
-				}
-				return err
-			})
+			return oneEach(ctx, x, s, courses, x.c.Catalog.Lessons, func(_ string, l edapp.Lesson) any { return l })
 		},
 	},
 	{
@@ -340,3 +338,11 @@ var kinds = []Kind{
 
 // Kinds returns every kind, in the order an export runs them.
 func Kinds() []Kind { return append([]Kind(nil), kinds...) }
+
+// overlap is how far before its cursor the kind is fetched again.
+func (k *Kind) overlap() time.Duration {
+	if k.Overlap > 0 {
+		return k.Overlap
+	}
+	return Overlap
+}

@@ -21,7 +21,7 @@ func TestKindsColumnsAreTheirTables(t *testing.T) {
 		}
 		var want []string
 		for _, c := range tb.Columns {
-			if c.Name != "raw" && c.Origin != dbschema.FromEngine {
+			if c.Name != "raw" && c.Origin&dbschema.FromEdApp != 0 {
 				want = append(want, c.Field)
 				if snake(c.Field) != c.Name {
 					t.Errorf("%s.%s holds field %q", k.Name, c.Name, c.Field)
@@ -51,8 +51,8 @@ func TestCustomFieldsTableShape(t *testing.T) {
 	for _, c := range customFieldsTable.Columns {
 		names = append(names, c.Name)
 	}
-	if want := []string{"user_id", "name", "value", "edapp_run"}; !slices.Equal(names, want) ||
-		!slices.Equal(customFieldsTable.Key, want[:2]) {
+	if want := []string{"source", "user_id", "name", "value", "edapp_run"}; !slices.Equal(names, want) ||
+		!slices.Equal(customFieldsTable.Key, []string{"user_id", "name", "source"}) {
 		t.Errorf("user_custom_fields: columns %v, key %v", names, customFieldsTable.Key)
 	}
 }

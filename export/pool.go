@@ -128,3 +128,22 @@ func listAll[T any](ctx context.Context, x *fetcher, s *stream, list func(o []ed
 		return s.emit(v)
 	})
 }
+
+// oneEach sends, for each parent, the records of one request that lists
+// them (list), each as row makes it.
+func oneEach[T any](ctx context.Context, x *fetcher, s *stream, parents []string,
+	list func(context.Context, string, ...edapp.RequestOption) ([]T, error), row func(parent string, v T) any) error {
+	return x.fanOut(ctx, s, parents, func(ctx context.Context, id string) error {
+		w, err := x.walker(ctx, s)
+		if err != nil {
+			return err
+		}
+		items, err := one(w, func(o []edapp.RequestOption) ([]T, error) { return list(ctx, id, o...) })
+		for _, v := range items {
+			if err := s.emit(row(id, v)); err != nil {
+				return err
+			}
+		}
+		return err
+	})
+}

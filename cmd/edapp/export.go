@@ -32,6 +32,7 @@ func (o *exportOptions) finish(cmd *cobra.Command, env func(string) string) erro
 }
 
 type exportFlags struct {
+	source      string
 	out         string
 	db          string
 	since       string
@@ -92,6 +93,7 @@ func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command 
 		},
 	}
 	fl := cmd.Flags()
+	fl.StringVar(&f.source, "source", export.SourceEdApp, "the service to export: edapp, or safetyculture (SAFETYCULTURE_API_TOKEN, SAFETYCULTURE_BASE_URL)")
 	fl.StringVar(&f.db, "db", "", "database to export into: sqlite:PATH or postgres://... (default: $EDAPP_EXPORT_DB)")
 	fl.StringVar(&f.out, "out", "", "directory to export files into (created if missing)")
 	fl.StringVar(&f.since, "since", "", "where incremental kinds without a cursor start: a date, a datetime or a duration back from now")
@@ -119,6 +121,12 @@ directory (--out), or both in one pass, every kind of record:
 ` + wrap(strings.Join(kindNames(func(k export.Kind) bool { return !k.PerUser }), ", "), "  ", 76) + `
 and with --per-user also:
 ` + wrap(strings.Join(kindNames(func(k export.Kind) bool { return k.PerUser }), ", "), "  ", 76) + `
+
+--source safetyculture exports SafetyCulture Training's kinds instead
+(SAFETYCULTURE_API_TOKEN, SAFETYCULTURE_BASE_URL):
+` + wrap(strings.Join(sourceKindNames(export.SourceSafetyCulture), ", "), "  ", 76) + `
+into the same tables, each row marked with its source; the two exports
+never touch each other's rows and may run at once.
 
 --db takes sqlite:PATH or a postgres:// (postgresql://) URL; EDAPP_EXPORT_DB
 is the default. Each kind has a table named after it, a row per record
@@ -182,6 +190,9 @@ stderr. A summary goes to stdout.`
 
 // engineOptions checks the flags and turns them into the engine's options.
 func engineOptions(f exportFlags) (export.Options, error) {
+	if f.source != "" && f.source != export.SourceEdApp && f.source != export.SourceSafetyCulture {
+		return export.Options{}, usagef("invalid --source %q: want edapp or safetyculture", f.source)
+	}
 	if f.out == "" && f.db == "" {
 		return export.Options{}, usagef("--db or --out is required (or EDAPP_EXPORT_DB)")
 	}
@@ -207,9 +218,9 @@ func engineOptions(f exportFlags) (export.Options, error) {
 	o := export.Options{Kinds: f.kinds, PerUser: f.perUser, Since: since, Full: f.full, Concurrency: f.concurrency,
 		OpenWindow: f.openWindow, NoOpenWindow: f.openWindow == 0, MaxAge: f.maxAge}
 	for _, name := range f.kinds {
-		k, ok := findKind(name)
+		k, ok := findKind(f.source, name)
 		if !ok {
-			return o, usagef("unknown kind %q: want some of %s", name, strings.Join(kindNames(func(export.Kind) bool { return true }), ","))
+			return o, usagef("unknown kind %q: want some of %s", name, strings.Join(sourceKindNames(f.source), ","))
 		}
 		if k.PerUser && !f.perUser {
 			return o, usagef("kind %s needs --per-user", name)
@@ -218,8 +229,12 @@ func engineOptions(f exportFlags) (export.Options, error) {
 	return o, nil
 }
 
-func findKind(name string) (export.Kind, bool) {
-	for _, k := range export.Kinds() {
+func findKind(source, name string) (export.Kind, bool) {
+	list := export.Kinds()
+	if source == export.SourceSafetyCulture {
+		list = export.SafetyCultureKinds()
+	}
+	for _, k := range list {
 		if k.Name == name {
 			return k, true
 		}
@@ -230,6 +245,9 @@ func findKind(name string) (export.Kind, bool) {
 // runExport opens the destinations, then makes one call into the engine.
 // A bad --db URL is a usage error before any request is sent.
 func (fac *factory) runExport(ctx context.Context, o *exportOptions) error {
+	if o.flags.source == export.SourceSafetyCulture {
+		return fac.runSafetyCultureExport(ctx, o)
+	}
 	opts := o.engine
 	dests, closeDests, err := fac.exportDestinations(ctx, o.flags)
 	if err != nil {
@@ -248,6 +266,12 @@ func (fac *factory) runExport(ctx context.Context, o *exportOptions) error {
 	opts.Progress = progressAdapter{prog}
 	opts.StopOn = fatal
 	sum, err := fac.RunExport(ctx, c, opts, dests...)
+	return fac.exportDone(sum, prog, rebuildIdentities(ctx, dests, err))
+}
+
+// exportDone reports a run's outcome: its stats and summary, and exit 3
+// for records rejected.
+func (fac *factory) exportDone(sum *export.Summary, prog progress, err error) error {
 	fac.statsOut.stats.exportDone(sum)
 	prog.wait()
 	rejected := fac.printSummary(sum)
@@ -298,7 +322,7 @@ func dropped(n int) string {
 func (fac *factory) exportDestinations(ctx context.Context, f exportFlags) (dests []export.Destination, closeDests func(), err error) {
 	closeDests = func() {}
 	if f.db != "" {
-		db, dest, err := fac.openExportDB(ctx, f.db)
+		db, dest, err := fac.openExportDB(ctx, f.db, export.WithSource(f.source))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -322,12 +346,12 @@ func (fac *factory) exportDestinations(ctx context.Context, f exportFlags) (dest
 }
 
 // openExportDB opens the --db database and takes it for this export.
-func (fac *factory) openExportDB(ctx context.Context, raw string) (*sql.DB, *export.Database, error) {
+func (fac *factory) openExportDB(ctx context.Context, raw string, opts ...export.DatabaseOption) (*sql.DB, *export.Database, error) {
 	db, target, err := openDB(ctx, raw)
 	if err != nil {
 		return nil, nil, err
 	}
-	dest, err := fac.OpenDatabase(ctx, db, target.Dialect)
+	dest, err := fac.OpenDatabase(ctx, db, target.Dialect, opts...)
 	if err != nil {
 		db.Close()
 		if errors.Is(err, export.ErrSchemaTooNew) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"os"
@@ -70,6 +71,12 @@ func queryFixture(t *testing.T) (*edapptest.Server, edapptest.Demo) {
 func rowsOf(t *testing.T, url, query string) [][]string {
 	t.Helper()
 	db, _ := openTestDB(t, url)
+	return rowsOfDB(t, db, query)
+}
+
+// rowsOfDB is the rows query returns, each value as text.
+func rowsOfDB(t *testing.T, db *sql.DB, query string) [][]string {
+	t.Helper()
 	rows, err := db.Query(query)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, query)

@@ -305,7 +305,7 @@ func TestExportJSONLKeepsEveryField(t *testing.T) {
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			t.Fatalf("line %d: %v", n+1, err)
 		}
-		attempts, _ := findKind("attempts")
+		attempts, _ := findKind(export.SourceEdApp, "attempts")
 		for _, c := range attempts.Columns {
 			if _, ok := m[c]; !ok {
 				t.Errorf("line %d has no %s", n+1, c)

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/edapp-go/edapp/safetyculture/sctest"
+)
+
+// identityRow is one row of identities: the SafetyCulture id and how it
+// was matched.
+type identityRow struct{ scID, matchedBy string }
+
+// readIdentities is identities by kind, then EdApp id ("" keys the rows
+// of SafetyCulture only, by SafetyCulture id prefixed "sc:").
+func readIdentities(t *testing.T, url string) map[string]map[string]identityRow {
+	t.Helper()
+	out := map[string]map[string]identityRow{}
+	for _, r := range rowsOf(t, url, `SELECT kind, COALESCE(edapp_id, ''), COALESCE(safetyculture_id, ''), matched_by FROM identities`) {
+		if out[r[0]] == nil {
+			out[r[0]] = map[string]identityRow{}
+		}
+		key := r[1]
+		if key == "" {
+			key = "sc:" + r[2]
+		}
+		if _, dup := out[r[0]][key]; dup {
+			t.Errorf("identities: %s %s twice", r[0], key)
+		}
+		out[r[0]][key] = identityRow{r[2], r[3]}
+	}
+	return out
+}
+
+// TestIdentitiesMatchTheMigratedAccount: after both exports, identities
+// pairs every person, course and lesson the migration carried, by the way
+// the fake left them matchable, and flags the person it made unmatchable.
+func TestIdentitiesMatchTheMigratedAccount(t *testing.T) {
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, _ := exportFixture(t, 12)
+		sc := sctest.New(t)
+		mig, err := sc.SeedMigration(srv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url), exitOK)
+		wantCode(t, runEnv(t, scEnv(sc), "export", "--source", "safetyculture", "--db", url), exitOK)
+		ids := readIdentities(t, url)
+		unmatched, emailChanged := mig.Planted.Unmatched, mig.Planted.EmailChanged
+		for edID, scID := range mig.Users {
+			got := ids["person"][edID]
+			switch {
+			case unmatched != nil && edID == unmatched.EdAppUserID:
+				if got.matchedBy != "none" || ids["person"]["sc:"+scID].matchedBy != "none" {
+					t.Errorf("the unmatchable person %s: %+v, and SafetyCulture's %+v", edID, got, ids["person"]["sc:"+scID])
+				}
+			case emailChanged != nil && edID == emailChanged.EdAppUserID:
+				// Only the external id matches; SafetyCulture shows it in
+				// the person's course-progress and attempt rows, if any.
+				want := identityRow{scID, "external_id"}
+				if len(rowsOf(t, url, `SELECT user_id FROM course_progress WHERE source = 'safetyculture' AND user_id = '`+scID+`'
+UNION SELECT user_id FROM attempts WHERE source = 'safetyculture' AND user_id = '`+scID+`'`)) == 0 {
+					want = identityRow{"", "none"}
+				}
+				if got != want {
+					t.Errorf("the person whose email changed %s: %+v, want %+v", edID, got, want)
+				}
+			case got.scID != scID || (got.matchedBy != "email" && got.matchedBy != "external_id"):
+				t.Errorf("person %s: %+v, want %s", edID, got, scID)
+			}
+		}
+		for _, edID := range mig.NoEmail {
+			if got := ids["person"][edID]; got.matchedBy != "none" && got.matchedBy != "external_id" {
+				t.Errorf("person %s left behind: %+v", edID, got)
+			}
+		}
+		for kind, pairs := range map[string]map[string]string{"course": mig.Courses, "lesson": mig.Lessons} {
+			for edID, scID := range pairs {
+				if got := ids[kind][edID]; got.scID != scID || got.matchedBy == "none" || got.matchedBy == "conflict" {
+					t.Errorf("%s %s: %+v, want %s", kind, edID, got, scID)
+				}
+			}
+		}
+		checkViews(t, url)
+		if c := mig.Planted.CourseExternalID; c != nil && ids["course"][c.EdAppCourseID].matchedBy != "title" {
+			t.Errorf("the course whose external id changed: %+v, want by title", ids["course"][c.EdAppCourseID])
+		}
+	})
+}
+
+// checkViews: training_completions has a row per completed course of
+// either source, each with its person's identity; people one per person.
+func checkViews(t *testing.T, url string) {
+	t.Helper()
+	for _, q := range [][2]string{
+		{`SELECT source, COUNT(*) FROM training_completions GROUP BY source ORDER BY source`,
+			`SELECT source, COUNT(*) FROM course_progress WHERE completed_date_time IS NOT NULL GROUP BY source ORDER BY source`},
+		{`SELECT COUNT(*) FROM training_completions WHERE person_id IS NULL`, `SELECT 0`},
+		{`SELECT COUNT(*) FROM people`, `SELECT COUNT(*) FROM identities WHERE kind = 'person'`},
+	} {
+		if got, want := rowsOf(t, url, q[0]), rowsOf(t, url, q[1]); !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("%s: %v, want %v", q[0], got, want)
+		}
+	}
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples := regexp.MustCompile("(?s)```sql\n(SELECT [^`]*?FROM (?:training_completions|people)[^`]*?)```").FindAllStringSubmatch(string(b), -1)
+	if len(examples) != 2 {
+		t.Errorf("the README has %d example queries of the views, want 2", len(examples))
+	}
+	for _, m := range examples {
+		if len(rowsOf(t, url, m[1])) == 0 {
+			t.Errorf("the README's query answers nothing:\n%s", m[1])
+		}
+	}
+}

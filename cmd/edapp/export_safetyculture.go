@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/safetyculture"
+)
+
+// sourceKindNames lists the kinds of --source.
+func sourceKindNames(source string) []string {
+	all := func(export.Kind) bool { return true }
+	if source == export.SourceSafetyCulture {
+		return export.SafetyCultureKindNames(all)
+	}
+	return kindNames(all)
+}
+
+// safetyCultureClient is the SafetyCulture client of --source
+// safetyculture: --token or SAFETYCULTURE_API_TOKEN, --base-url or
+// SAFETYCULTURE_BASE_URL. Each endpoint keeps its own limit.
+func (fac *factory) safetyCultureClient() (*safetyculture.Client, error) {
+	token := fac.token
+	if token == "" {
+		token = fac.env("SAFETYCULTURE_API_TOKEN")
+	}
+	if token == "" {
+		return nil, usagef("no SafetyCulture API token: pass --token or set SAFETYCULTURE_API_TOKEN")
+	}
+	opts := []safetyculture.Option{safetyculture.WithUserAgent("edapp-cli/" + edapp.Version)}
+	base := fac.baseURL
+	if base == "" {
+		base = fac.env("SAFETYCULTURE_BASE_URL")
+	}
+	if base != "" {
+		opts = append(opts, safetyculture.WithBaseURL(base))
+	}
+	if fac.verbose {
+		opts = append(opts, safetyculture.WithLogger(fac.logger(slog.LevelDebug)))
+	}
+	c, err := safetyculture.NewClient(token, opts...)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return c, nil
+}
+
+// runSafetyCultureExport is runExport for --source safetyculture: the
+// same destinations, summary and exit codes, SafetyCulture's kinds.
+func (fac *factory) runSafetyCultureExport(ctx context.Context, o *exportOptions) error {
+	if o.flags.perUser {
+		return usagef("--per-user has no SafetyCulture kinds yet")
+	}
+	c, err := fac.safetyCultureClient()
+	if err != nil {
+		return err
+	}
+	dests, closeDests, err := fac.exportDestinations(ctx, o.flags)
+	if err != nil {
+		return err
+	}
+	defer closeDests()
+	opts := o.engine
+	prog := fac.progress(context.Background(), isTerminal(fac.stderr))
+	opts.Progress = progressAdapter{prog}
+	opts.StopOn = fatal
+	sum, err := export.RunSafetyCulture(ctx, c, opts, dests...)
+	return fac.exportDone(sum, prog, rebuildIdentities(ctx, dests, err))
+}
+
+// rebuildIdentities rebuilds the database's identities after a run that
+// ended well (err nil), and returns the run's error or the rebuild's.
+func rebuildIdentities(ctx context.Context, dests []export.Destination, err error) error {
+	if err != nil {
+		return err
+	}
+	for _, d := range dests {
+		if x, ok := d.(*export.Database); ok {
+			if err := x.RebuildIdentities(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,158 @@
+package export
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// identitiesLockKey is the PostgreSQL advisory lock a rebuild of
+// identities holds for its transaction ("edapp-id"); on SQLite its first
+// statement, a write, takes the database's write lock.
+const identitiesLockKey = 0x65646170702d6964
+
+// entity is a person, course or lesson as one source holds it: its id,
+// its external id and its second way to be matched (email or title), and
+// the keys it is matched on (for a lesson, prefixed with its course).
+type entity struct {
+	id, ext, email    string
+	extKey, secondKey string
+}
+
+// identity is one row of identities.
+type identity struct {
+	kind, edappID, scID, edappExt, scExt, email, matchedBy string
+}
+
+// TxBeginner begins transactions: a *sql.DB or a *sql.Conn.
+type TxBeginner interface {
+	BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error)
+}
+
+// RebuildIdentities rebuilds identities (see the function of that name) on
+// the export's connection.
+func (x *Database) RebuildIdentities(ctx context.Context) error {
+	return RebuildIdentities(ctx, x.conn, x.d)
+}
+
+// RebuildIdentities refills the table identities from what db holds of
+// both sources, in one transaction under a database-wide lock: people by
+// external id (SafetyCulture's from its course-progress rows), else email;
+// courses by external id, else title; lessons by their matched course and
+// external id, else title. Two ways that disagree, or several candidates,
+// make a conflict, never a guess.
+func RebuildIdentities(ctx context.Context, db TxBeginner, d Dialect) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if d == Postgres {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(identitiesLockKey)); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM identities`); err != nil {
+		return fmt.Errorf("export: identities: %w", err)
+	}
+	rows, err := matchAll(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("export: identities: %w", err)
+	}
+	if err := insertIdentities(ctx, tx, d, rows); err != nil {
+		return fmt.Errorf("export: identities: %w", err)
+	}
+	return tx.Commit()
+}
+
+// matchAll matches the people, the courses, then the lessons (whose keys
+// need the courses matched).
+func matchAll(ctx context.Context, tx *sql.Tx) ([]identity, error) {
+	edPeople, err := readEntities(ctx, tx, `SELECT id, external_id, email, email FROM users WHERE source = 'edapp'`)
+	if err != nil {
+		return nil, err
+	}
+	scPeople, err := readEntities(ctx, tx, `SELECT u.id, COALESCE(
+(SELECT MAX(p.user_external_id) FROM course_progress p WHERE p.source = u.source AND p.user_id = u.id AND p.user_external_id <> ''),
+(SELECT MAX(a.user_external_id) FROM attempts a WHERE a.source = u.source AND a.user_id = u.id AND a.user_external_id <> '')),
+u.email, u.email FROM users u WHERE u.source = 'safetyculture'`)
+	if err != nil {
+		return nil, err
+	}
+	out := match("person", "email", edPeople, scPeople)
+	edCourses, err := readEntities(ctx, tx, `SELECT id, external_id, '', title FROM courses WHERE source = 'edapp'`)
+	if err != nil {
+		return nil, err
+	}
+	scCourses, err := readEntities(ctx, tx, `SELECT id, external_id, '', title FROM courses WHERE source = 'safetyculture'`)
+	if err != nil {
+		return nil, err
+	}
+	courses := match("course", "title", edCourses, scCourses)
+	out = append(out, courses...)
+	lessons, err := matchLessons(ctx, tx, courses)
+	return append(out, lessons...), err
+}
+
+// matchLessons matches the lessons within each pair of matched courses.
+func matchLessons(ctx context.Context, tx *sql.Tx, courses []identity) ([]identity, error) {
+	scCourseOf := map[string]string{}
+	for _, c := range courses {
+		if c.edappID != "" && c.scID != "" {
+			scCourseOf[c.edappID] = c.scID
+		}
+	}
+	q := `SELECT id, external_id, course_id, title FROM lessons WHERE source = ?`
+	ed, err := readEntities(ctx, tx, strings.Replace(q, "?", "'edapp'", 1))
+	if err != nil {
+		return nil, err
+	}
+	sc, err := readEntities(ctx, tx, strings.Replace(q, "?", "'safetyculture'", 1))
+	if err != nil {
+		return nil, err
+	}
+	within := func(es []entity, course func(string) string) {
+		for i := range es {
+			c := course(es[i].email) // readEntities put course_id there
+			es[i].email = ""
+			if c == "" {
+				es[i].extKey, es[i].secondKey = "", ""
+				continue
+			}
+			es[i].extKey = prefixed(c, es[i].extKey)
+			es[i].secondKey = prefixed(c, es[i].secondKey)
+		}
+	}
+	within(ed, func(id string) string { return scCourseOf[id] })
+	within(sc, func(id string) string { return id })
+	return match("lesson", "title", ed, sc), nil
+}
+
+func prefixed(course, key string) string {
+	if key == "" {
+		return ""
+	}
+	return course + "\x1f" + key
+}
+
+// readEntities reads (id, external id, email or course, second key) rows.
+func readEntities(ctx context.Context, tx *sql.Tx, q string) ([]entity, error) {
+	rows, err := tx.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []entity
+	for rows.Next() {
+		var id string
+		var ext, email, second sql.NullString
+		if err := rows.Scan(&id, &ext, &email, &second); err != nil {
+			return nil, err
+		}
+		e := entity{id: id, ext: strings.TrimSpace(ext.String), email: email.String}
+		e.extKey, e.secondKey = e.ext, strings.ToLower(strings.TrimSpace(second.String))
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,215 @@
+package export
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"reflect"
+	"strings"
+
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/safetyculture"
+)
+
+// SafetyCulture Training's kinds. A kind both services have writes the
+// same table as EdApp's, through a row type that names SafetyCulture's
+// fields as the table's columns (the columns only EdApp sends stay NULL);
+// a kind only SafetyCulture has writes its record as sent. Each row's raw
+// is the record as the service sent it.
+
+// scRow keeps the SafetyCulture record a row was made from, for raw.
+type scRow struct{ orig any }
+
+func (r scRow) MarshalJSON() ([]byte, error) { return json.Marshal(r.orig) }
+
+type scUserRow struct {
+	ID             string     `json:"id"`
+	Email          string     `json:"email"`
+	FirstName      string     `json:"firstName"`
+	LastName       string     `json:"lastName"`
+	LastActiveDate edapp.Time `json:"lastActiveDate"`
+	Active         bool       `json:"active"`
+	SeatType       string     `json:"seatType"`
+	CreatedAt      edapp.Time `json:"createdAt"`
+	scRow
+}
+
+type scGroupRow struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	scRow
+}
+
+type scMemberRow struct {
+	GroupID string `json:"groupId"`
+	UserID  string `json:"userId"`
+	scRow
+}
+
+type scCourseRow struct {
+	ID               string     `json:"id"`
+	ExternalID       string     `json:"externalId"`
+	Title            string     `json:"title"`
+	Description      string     `json:"description"`
+	Status           string     `json:"status"`
+	Locale           string     `json:"locale"`
+	ThumbnailURL     string     `json:"thumbnailUrl"`
+	CreatedDateTime  edapp.Time `json:"createdDateTime"`
+	ModifiedDateTime edapp.Time `json:"modifiedDateTime"`
+	scRow
+}
+
+type scLessonRow struct {
+	ID           string  `json:"id"`
+	CourseID     string  `json:"courseId"`
+	ExternalID   string  `json:"externalId"`
+	Title        string  `json:"title"`
+	Description  string  `json:"description"`
+	Status       string  `json:"status"`
+	MinimumScore float64 `json:"minimumScore"`
+	scRow
+}
+
+type scCollectionRow struct {
+	ID          string `json:"id"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	scRow
+}
+
+type scProgressRow struct {
+	UserID              string     `json:"userId"`
+	UserExternalID      string     `json:"userExternalId"`
+	UserFirstName       string     `json:"userFirstName"`
+	UserLastName        string     `json:"userLastName"`
+	UserEmail           string     `json:"userEmail"`
+	CourseID            string     `json:"courseId"`
+	CourseExternalID    string     `json:"courseExternalId"`
+	CourseTitle         string     `json:"courseTitle"`
+	Opened              bool       `json:"opened"`
+	OpenedDateTime      edapp.Time `json:"openedDateTime"`
+	Completed           bool       `json:"completed"`
+	CompletedDateTime   edapp.Time `json:"completedDateTime"`
+	DueAt               edapp.Time `json:"dueAt"`
+	LessonsTotal        int        `json:"lessonsTotal"`
+	LessonsCompleted    int        `json:"lessonsCompleted"`
+	PercentageCompleted float64    `json:"percentageCompleted"`
+	Score               float64    `json:"score"`
+	scRow
+}
+
+func userRowOf(u safetyculture.User) scUserRow {
+	return scUserRow{u.ID, u.Email, u.FirstName, u.LastName, u.LastSeenAt, u.Active, u.SeatType, u.CreatedAt, scRow{u}}
+}
+
+func courseRowOf(c safetyculture.Course) scCourseRow {
+	return scCourseRow{c.ID, c.ExternalID, c.Title, c.Description, c.Status, c.Locale, c.ThumbnailURL, c.CreatedDateTime, c.ModifiedDateTime, scRow{c}}
+}
+
+// progressRowOf is a feed row; opened and completed, which the feed does
+// not send, are read from its times.
+func progressRowOf(p safetyculture.CourseProgress) scProgressRow {
+	return scProgressRow{p.UserID, p.UserExternalID, p.UserFirstName, p.UserLastName, p.UserEmail, p.CourseID, p.CourseExternalID,
+		p.CourseTitle, !p.OpenedAt.IsZero(), p.OpenedAt, !p.CompletedAt.IsZero(), p.CompletedAt, p.DueAt, p.TotalLessons,
+		p.CompletedLessons, p.ProgressPercent, p.Score, scRow{p}}
+}
+
+// mapSeq is seq with f applied to each item.
+func mapSeq[T, U any](seq iter.Seq2[T, error], f func(T) U) iter.Seq2[U, error] {
+	return func(yield func(U, error) bool) {
+		for v, err := range seq {
+			var u U
+			if err == nil {
+				u = f(v)
+			}
+			if !yield(u, err) {
+				return
+			}
+		}
+	}
+}
+
+// jsonFields are the JSON names of T's exported fields, in order: a
+// SafetyCulture kind's columns.
+func jsonFields[T any]() []string {
+	var out []string
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[T]()) {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); f.IsExported() && !f.Anonymous && name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// scFeed is a kind read from one of SafetyCulture's feeds, mirrored.
+func scFeed[T, U any](name string, feed func(x *fetcher, ctx context.Context, o []edapp.RequestOption) iter.Seq2[T, error], row func(T) U) Kind {
+	return Kind{Name: name, Columns: jsonFields[U](), fetch: func(ctx context.Context, x *fetcher, _ Plan, s *stream) error {
+		return listAll(ctx, x, s, func(o []edapp.RequestOption) seqOf[U] { return mapSeq(feed(x, ctx, o), row) }, nil)
+	}}
+}
+
+func same[T any](v T) T { return v }
+
+// feedPages walks a feed from the first page opts ask for, following each
+// page's next_page as given.
+func feedPages[T any](ctx context.Context, list func(context.Context, *safetyculture.FeedOptions, ...edapp.RequestOption) (*safetyculture.FeedPage[T], error),
+	opts *safetyculture.FeedOptions, o []edapp.RequestOption) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		seen := map[string]bool{}
+		for {
+			page, err := list(ctx, opts, o...)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, v := range page.Items {
+				if !yield(v, nil) {
+					return
+				}
+			}
+			if page.NextPage == "" {
+				return
+			}
+			if seen[page.NextPage] {
+				var zero T
+				yield(zero, fmt.Errorf("export: the feed sent next_page %q twice", page.NextPage))
+				return
+			}
+			seen[page.NextPage] = true
+			opts = &safetyculture.FeedOptions{NextPage: page.NextPage}
+		}
+	}
+}
+
+// scKinds lists SafetyCulture's kinds, in the order the export runs them.
+var scKinds = []Kind{
+	// Deactivated users too: their history stays theirs.
+	scFeed("users", func(x *fetcher, ctx context.Context, o []edapp.RequestOption) iter.Seq2[safetyculture.User, error] {
+		return feedPages(ctx, x.sc.Feeds.ListUsers, &safetyculture.FeedOptions{IncludeInactive: true}, o)
+	}, userRowOf),
+	scFeed("groups", func(x *fetcher, ctx context.Context, o []edapp.RequestOption) iter.Seq2[safetyculture.Group, error] {
+		return x.sc.Feeds.AllGroups(ctx, o...)
+	}, func(g safetyculture.Group) scGroupRow { return scGroupRow{g.ID, g.Name, scRow{g}} }),
+	scFeed("group_members", func(x *fetcher, ctx context.Context, o []edapp.RequestOption) iter.Seq2[safetyculture.GroupUser, error] {
+		return x.sc.Feeds.AllGroupUsers(ctx, o...)
+	}, func(m safetyculture.GroupUser) scMemberRow { return scMemberRow{m.GroupID, m.UserID, scRow{m}} }),
+	scFeed("sites", func(x *fetcher, ctx context.Context, o []edapp.RequestOption) iter.Seq2[safetyculture.Site, error] {
+		return x.sc.Feeds.AllSites(ctx, o...)
+	}, same[safetyculture.Site]),
+	scFeed("site_members", func(x *fetcher, ctx context.Context, o []edapp.RequestOption) iter.Seq2[safetyculture.SiteMember, error] {
+		return x.sc.Feeds.AllSiteMembers(ctx, o...)
+	}, same[safetyculture.SiteMember]),
+	scCoursesKind,
+	scLessonsKind,
+	scCollectionsKind,
+	scCollectionCoursesKind,
+	// Course progress is mirrored in full, every status: the feed's rows
+	// carry no time to check a modifiedAfter filter against, so a service
+	// that ignored it would leave changes and deletions out.
+	scAttemptsKind,
+	scFeed("course_progress", func(x *fetcher, ctx context.Context, o []edapp.RequestOption) iter.Seq2[safetyculture.CourseProgress, error] {
+		return x.sc.Feeds.AllCourseProgress(ctx, &safetyculture.FeedOptions{CompletionStatus: safetyculture.CompletionAll}, o...)
+	}, progressRowOf),
+}
