@@ -22,19 +22,12 @@ func sourceKindNames(source string) []string {
 // safetyculture: --token or SAFETYCULTURE_API_TOKEN, --base-url or
 // SAFETYCULTURE_BASE_URL. Each endpoint keeps its own limit.
 func (fac *factory) safetyCultureClient() (*safetyculture.Client, error) {
-	token := fac.token
-	if token == "" {
-		token = fac.env("SAFETYCULTURE_API_TOKEN")
-	}
+	token := fac.flagOrEnv(fac.token, "SAFETYCULTURE_API_TOKEN")
 	if token == "" {
 		return nil, usagef("no SafetyCulture API token: pass --token or set SAFETYCULTURE_API_TOKEN")
 	}
 	opts := []safetyculture.Option{safetyculture.WithUserAgent("edapp-cli/" + edapp.Version)}
-	base := fac.baseURL
-	if base == "" {
-		base = fac.env("SAFETYCULTURE_BASE_URL")
-	}
-	if base != "" {
+	if base := fac.flagOrEnv(fac.baseURL, "SAFETYCULTURE_BASE_URL"); base != "" {
 		opts = append(opts, safetyculture.WithBaseURL(base))
 	}
 	if fac.verbose {

@@ -74,11 +74,7 @@ func (f *factory) newAPIClient() (*apiClient, error) {
 		return nil, usagef("no API token: pass --token or set EDAPP_API_TOKEN")
 	}
 	opts := []edapp.Option{edapp.WithUserAgent("edapp-cli/" + edapp.Version)}
-	base := f.baseURL
-	if base == "" {
-		base = f.env("EDAPP_BASE_URL")
-	}
-	if base != "" {
+	if base := f.flagOrEnv(f.baseURL, "EDAPP_BASE_URL"); base != "" {
 		opts = append(opts, edapp.WithBaseURL(base))
 	}
 	if f.verbose {

@@ -212,11 +212,15 @@ func groupCommand(use, short, example string) *cobra.Command {
 }
 
 // tokenValue is the API token from --token or EDAPP_API_TOKEN.
-func (a *app) tokenValue() string {
-	if a.token != "" {
-		return a.token
+func (a *app) tokenValue() string { return a.flagOrEnv(a.token, "EDAPP_API_TOKEN") }
+
+// flagOrEnv is a flag's value, or the environment variable name's when the
+// flag was not given.
+func (a *app) flagOrEnv(flagValue, name string) string {
+	if flagValue != "" {
+		return flagValue
 	}
-	return a.env("EDAPP_API_TOKEN")
+	return a.env(name)
 }
 
 // observer is the client's hook: --stats's counters, and OpenTelemetry
