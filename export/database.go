@@ -68,6 +68,7 @@ type Database struct {
 	run       int64 // this run's number
 	lockWait  time.Duration
 	reconnect time.Duration // how long a lost connection is tried again
+	gaveUp    error         // why a lost connection was not replaced
 	optErr    error         // the first bad option value
 	tables    map[string]*table
 	kinds     map[string]*dbKind // the kinds being written

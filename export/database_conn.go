@@ -76,7 +76,12 @@ func connLost(err error) bool {
 // from scratch, until the WithReconnect bound. Running a write again is
 // safe even when the lost commit reached the server: every row is an
 // upsert, and a walk's page count only grows.
+// Once it gave up, every later write fails with the same error: the
+// export no longer holds the database.
 func (x *Database) retry(ctx context.Context, op func() error) error {
+	if x.gaveUp != nil {
+		return x.gaveUp
+	}
 	err := op()
 	if x.d != Postgres || x.db == nil || !connLost(err) || ctx.Err() != nil {
 		return err
@@ -84,6 +89,7 @@ func (x *Database) retry(ctx context.Context, op func() error) error {
 	deadline := time.Now().Add(x.reconnect)
 	for connLost(err) && ctx.Err() == nil {
 		if rerr := x.reconnectConn(ctx, deadline, err); rerr != nil {
+			x.gaveUp = rerr
 			return rerr
 		}
 		err = op()
