@@ -2,6 +2,11 @@ package main
 
 import (
 	"context"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,4 +55,119 @@ func TestExportDBReconnect(t *testing.T) {
 	a, _ := openTestDB(t, clean)
 	b, _ := openTestDB(t, restarted)
 	diffSnapshots(t, "an export through a restart against a clean one", snapshot(t, a), snapshot(t, b))
+}
+
+// TestExportDBReconnectLockTaken restarts PostgreSQL in the middle of an
+// export whose connection goes through a proxy that stays shut until a
+// second export has taken the database: the first one, back, finds the
+// lock taken and stops with the resume hint; run again once the second
+// ended, it finishes.
+func TestExportDBReconnectLockTaken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("restarts a PostgreSQL server; skipped in -short")
+	}
+	t.Parallel()
+	pg := dbtest.NewServer(t)
+	direct := pg.Database(t, "taken")
+	proxied := startPGProxy(t, direct)
+	srv := edapptest.NewServer()
+	t.Cleanup(srv.Close)
+	if err := srv.SeedAccount(edapptest.AccountSpec{Users: 40, Attempts: 800}); err != nil {
+		t.Fatal(err)
+	}
+	srv.SetLatency(10 * time.Millisecond)
+	pageSize := func(f *factory) { withPageSize(f, killPageSize) }
+	first := make(chan result, 1)
+	go func() {
+		first <- runExport(t, context.Background(), srv, pageSize, "--db", proxied.url, "--concurrency", "2")
+	}()
+	stop := make(chan struct{})
+	defer close(stop)
+	<-afterRequests(srv, 5, stop)
+	proxied.shut.Store(true)
+	if err := pg.Restart(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The second export takes the database and waits on its fake.
+	slow := edapptest.NewServer()
+	t.Cleanup(slow.Close)
+	slow.SetLatency(time.Hour)
+	ctx, cancel := context.WithCancel(context.Background())
+	second := make(chan result, 1)
+	go func() { second <- runExport(t, ctx, slow, nil, "--db", direct, "--kinds", "users") }()
+	waitAdvisoryLock(t, direct)
+	proxied.shut.Store(false)
+
+	r := <-first
+	wantCode(t, r, exitError)
+	if !strings.Contains(r.stderr, "run it again to resume") || !strings.Contains(r.stderr, "another export") {
+		t.Errorf("stderr does not say another export took the database and to run it again:\n%s", r.stderr)
+	}
+	cancel()
+	<-second
+	wantCode(t, runExport(t, context.Background(), srv, pageSize, "--db", direct, "--concurrency", "2"), exitOK)
+}
+
+// pgProxy forwards connections to a PostgreSQL server, or, while shut,
+// closes them at once: the server is out of reach for its clients alone.
+type pgProxy struct {
+	url  string
+	shut atomic.Bool
+}
+
+// startPGProxy starts a proxy to the server of dbURL, and returns it with
+// dbURL through it.
+func startPGProxy(t *testing.T, dbURL string) *pgProxy {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	target := u.Host
+	u.Host = l.Addr().String()
+	p := &pgProxy{url: u.String()}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go p.forward(c, target)
+		}
+	}()
+	return p
+}
+
+func (p *pgProxy) forward(c net.Conn, target string) {
+	defer c.Close()
+	if p.shut.Load() {
+		return
+	}
+	s, err := net.DialTimeout("tcp", target, 10*time.Second)
+	if err != nil {
+		return
+	}
+	defer s.Close()
+	go func() { io.Copy(s, c); s.Close() }()
+	io.Copy(c, s)
+}
+
+// waitAdvisoryLock waits until a session of dbURL's server holds an
+// advisory lock.
+func waitAdvisoryLock(t *testing.T, dbURL string) {
+	t.Helper()
+	db, _ := openTestDB(t, dbURL)
+	for range 600 {
+		var held bool
+		if err := db.QueryRow(`SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted)`).Scan(&held); err == nil && held {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("no export took the database within a minute")
 }
