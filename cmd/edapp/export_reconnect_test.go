@@ -14,10 +14,13 @@ import (
 	"github.com/edapp-go/edapp/edapptest"
 )
 
-// TestExportDBReconnect restarts PostgreSQL in the middle of an export:
-// the export regains its connection and its lock, and finishes on its own
-// with the tables of a clean export.
-func TestExportDBReconnect(t *testing.T) {
+// smallPages gives an export the small pages of the kill loop: many
+// transactions for a restart to land in.
+func smallPages(f *factory) { withPageSize(f, killPageSize) }
+
+// reconnectFixture is a PostgreSQL server of the test's own, to restart,
+// and a fake with data for a few seconds of export.
+func reconnectFixture(t *testing.T) (*dbtest.Server, *edapptest.Server) {
 	if testing.Short() {
 		t.Skip("restarts a PostgreSQL server; skipped in -short")
 	}
@@ -29,17 +32,24 @@ func TestExportDBReconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.SetLatency(10 * time.Millisecond)
-	pageSize := func(f *factory) { withPageSize(f, killPageSize) }
+	return pg, srv
+}
+
+// TestExportDBReconnect restarts PostgreSQL in the middle of an export:
+// the export regains its connection and its lock, and finishes on its own
+// with the tables of a clean export.
+func TestExportDBReconnect(t *testing.T) {
+	pg, srv := reconnectFixture(t)
 	clean := pg.Database(t, "clean")
 	srv.ResetRequests()
-	wantCode(t, runExport(t, context.Background(), srv, pageSize, "--db", clean, "--concurrency", "2"), exitOK)
+	wantCode(t, runExport(t, context.Background(), srv, smallPages, "--db", clean, "--concurrency", "2"), exitOK)
 	requests := len(srv.Requests())
 
 	restarted := pg.Database(t, "restarted")
 	srv.ResetRequests()
 	done := make(chan result, 1)
 	go func() {
-		done <- runExport(t, context.Background(), srv, pageSize, "--db", restarted, "--concurrency", "2")
+		done <- runExport(t, context.Background(), srv, smallPages, "--db", restarted, "--concurrency", "2")
 	}()
 	stop := make(chan struct{})
 	defer close(stop)
@@ -63,23 +73,12 @@ func TestExportDBReconnect(t *testing.T) {
 // lock taken and stops with the resume hint; run again once the second
 // ended, it finishes.
 func TestExportDBReconnectLockTaken(t *testing.T) {
-	if testing.Short() {
-		t.Skip("restarts a PostgreSQL server; skipped in -short")
-	}
-	t.Parallel()
-	pg := dbtest.NewServer(t)
+	pg, srv := reconnectFixture(t)
 	direct := pg.Database(t, "taken")
 	proxied := startPGProxy(t, direct)
-	srv := edapptest.NewServer()
-	t.Cleanup(srv.Close)
-	if err := srv.SeedAccount(edapptest.AccountSpec{Users: 40, Attempts: 800}); err != nil {
-		t.Fatal(err)
-	}
-	srv.SetLatency(10 * time.Millisecond)
-	pageSize := func(f *factory) { withPageSize(f, killPageSize) }
 	first := make(chan result, 1)
 	go func() {
-		first <- runExport(t, context.Background(), srv, pageSize, "--db", proxied.url, "--concurrency", "2")
+		first <- runExport(t, context.Background(), srv, smallPages, "--db", proxied.url, "--concurrency", "2")
 	}()
 	stop := make(chan struct{})
 	defer close(stop)
@@ -106,7 +105,7 @@ func TestExportDBReconnectLockTaken(t *testing.T) {
 	}
 	cancel()
 	<-second
-	wantCode(t, runExport(t, context.Background(), srv, pageSize, "--db", direct, "--concurrency", "2"), exitOK)
+	wantCode(t, runExport(t, context.Background(), srv, smallPages, "--db", direct, "--concurrency", "2"), exitOK)
 }
 
 // pgProxy forwards connections to a PostgreSQL server, or, while shut,

@@ -1,7 +1,6 @@
 package dbtest
 
 import (
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,15 +30,7 @@ func NewServer(t testing.TB) *Server {
 // Database returns the URL of a new, empty database on the server.
 func (s *Server) Database(t testing.TB, name string) string {
 	t.Helper()
-	admin, err := sql.Open("pgx", s.s.url("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
-		t.Fatalf("PostgreSQL: create database: %v", err)
-	}
-	return s.s.url(name)
+	return s.s.database(t, name)
 }
 
 // Restart stops the server, ending every session (as an administrator's
