@@ -106,7 +106,9 @@ func (x *Database) reconnectConn(ctx context.Context, deadline time.Time, lost e
 	x.conn.Close()
 	wait := reconnectFirst
 	for {
-		err := x.relock(ctx)
+		attempt, cancel := context.WithDeadline(ctx, deadline) // a dial to a host that drops packets ends too
+		err := x.relock(attempt)
+		cancel()
 		if err == nil || errors.Is(err, ErrLocked) || errors.Is(err, ErrSessionLock) {
 			return err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"io"
 	"net"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/export"
 )
 
 // smallPages gives an export the small pages of the kill loop: many
@@ -169,4 +171,36 @@ func waitAdvisoryLock(t *testing.T, dbURL string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatal("no export took the database within a minute")
+}
+
+// TestExportDBReconnectGivesUp keeps PostgreSQL out of the export's reach
+// after a restart, with no time to reconnect: the export stops with the
+// resume hint, and the next run finishes.
+func TestExportDBReconnectGivesUp(t *testing.T) {
+	pg, srv := reconnectFixture(t)
+	direct := pg.Database(t, "gives_up")
+	proxied := startPGProxy(t, direct)
+	noReconnect := func(f *factory) {
+		smallPages(f)
+		f.OpenDatabase = func(ctx context.Context, db *sql.DB, d export.Dialect, opts ...export.DatabaseOption) (*export.Database, error) {
+			return export.OpenDatabase(ctx, db, d, append(opts, export.WithReconnect(0))...)
+		}
+	}
+	first := make(chan result, 1)
+	go func() {
+		first <- runExport(t, context.Background(), srv, noReconnect, "--db", proxied.url, "--concurrency", "2")
+	}()
+	stop := make(chan struct{})
+	defer close(stop)
+	<-afterRequests(srv, 5, stop)
+	proxied.shut.Store(true)
+	if err := pg.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	r := <-first
+	wantCode(t, r, exitError)
+	if !strings.Contains(r.stderr, "connection was lost") || !strings.Contains(r.stderr, "run it again to resume") {
+		t.Errorf("stderr does not say the connection was lost and to run it again:\n%s", r.stderr)
+	}
+	wantCode(t, runExport(t, context.Background(), srv, smallPages, "--db", direct, "--concurrency", "2"), exitOK)
 }
