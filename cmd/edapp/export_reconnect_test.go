@@ -78,17 +78,7 @@ func TestExportDBReconnectLockTaken(t *testing.T) {
 	pg, srv := reconnectFixture(t)
 	direct := pg.Database(t, "taken")
 	proxied := startPGProxy(t, direct)
-	first := make(chan result, 1)
-	go func() {
-		first <- runExport(t, context.Background(), srv, smallPages, "--db", proxied.url, "--concurrency", "2")
-	}()
-	stop := make(chan struct{})
-	defer close(stop)
-	<-afterRequests(srv, 5, stop)
-	proxied.shut.Store(true)
-	if err := pg.Restart(); err != nil {
-		t.Fatal(err)
-	}
+	first := exportThroughOutage(t, pg, srv, proxied, smallPages)
 
 	// The second export takes the database and waits on its fake.
 	slow := edapptest.NewServer()
@@ -108,6 +98,24 @@ func TestExportDBReconnectLockTaken(t *testing.T) {
 	cancel()
 	<-second
 	wantCode(t, runExport(t, context.Background(), srv, smallPages, "--db", direct, "--concurrency", "2"), exitOK)
+}
+
+// exportThroughOutage starts an export through proxied and, a few
+// requests in, shuts the proxy and restarts PostgreSQL; the export's
+// result comes on the channel.
+func exportThroughOutage(t *testing.T, pg *dbtest.Server, srv *edapptest.Server, proxied *pgProxy, setup func(*factory)) <-chan result {
+	first := make(chan result, 1)
+	go func() {
+		first <- runExport(t, context.Background(), srv, setup, "--db", proxied.url, "--concurrency", "2")
+	}()
+	stop := make(chan struct{})
+	defer close(stop)
+	<-afterRequests(srv, 5, stop)
+	proxied.shut.Store(true)
+	if err := pg.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	return first
 }
 
 // pgProxy forwards connections to a PostgreSQL server, or, while shut,
@@ -186,17 +194,7 @@ func TestExportDBReconnectGivesUp(t *testing.T) {
 			return export.OpenDatabase(ctx, db, d, append(opts, export.WithReconnect(0))...)
 		}
 	}
-	first := make(chan result, 1)
-	go func() {
-		first <- runExport(t, context.Background(), srv, noReconnect, "--db", proxied.url, "--concurrency", "2")
-	}()
-	stop := make(chan struct{})
-	defer close(stop)
-	<-afterRequests(srv, 5, stop)
-	proxied.shut.Store(true)
-	if err := pg.Restart(); err != nil {
-		t.Fatal(err)
-	}
+	first := exportThroughOutage(t, pg, srv, proxied, noReconnect)
 	r := <-first
 	wantCode(t, r, exitError)
 	if !strings.Contains(r.stderr, "connection was lost") || !strings.Contains(r.stderr, "run it again to resume") {
