@@ -118,9 +118,11 @@ func (x *Database) SaveBudget(ctx context.Context, admissions []time.Time) error
 	if err != nil {
 		return err
 	}
-	_, err = x.conn.ExecContext(ctx, x.q(`INSERT INTO edapp_export_budget (source, admissions, saved_at) VALUES (?, ?, ?)
+	return x.retry(ctx, func() error {
+		_, err := x.conn.ExecContext(ctx, x.q(`INSERT INTO edapp_export_budget (source, admissions, saved_at) VALUES (?, ?, ?)
 ON CONFLICT (source) DO UPDATE SET admissions = excluded.admissions, saved_at = excluded.saved_at`), x.source, string(b), x.timeArg(time.Now()))
-	return err
+		return err
+	})
 }
 
 var (

@@ -61,15 +61,18 @@ const (
 // an export of each source can write to one database at once and neither
 // touches the other's rows.
 type Database struct {
-	conn     *sql.Conn
-	d        Dialect
-	source   string
-	run      int64 // this run's number
-	lockWait time.Duration
-	optErr   error // the first bad option value
-	tables   map[string]*table
-	kinds    map[string]*dbKind // the kinds being written
-	rowByRow bool               // Write's second try: each row under a savepoint
+	conn      *sql.Conn
+	db        *sql.DB // the pool a lost conn is replaced from
+	d         Dialect
+	source    string
+	run       int64 // this run's number
+	lockWait  time.Duration
+	reconnect time.Duration // how long a lost connection is tried again
+	gaveUp    error         // why a lost connection was not replaced
+	optErr    error         // the first bad option value
+	tables    map[string]*table
+	kinds     map[string]*dbKind // the kinds being written
+	rowByRow  bool               // Write's second try: each row under a savepoint
 }
 
 // dbKind is one kind being written: the engine writes several at once.
@@ -104,7 +107,7 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 	if err != nil {
 		return nil, err
 	}
-	x := &Database{conn: conn, d: d, source: SourceEdApp, tables: map[string]*table{}, lockWait: DefaultLockWait}
+	x := &Database{conn: conn, db: db, d: d, source: SourceEdApp, tables: map[string]*table{}, lockWait: DefaultLockWait, reconnect: DefaultReconnect}
 	for _, o := range opts {
 		if o != nil {
 			o(x)
@@ -220,7 +223,7 @@ func (x *Database) lock(ctx context.Context) error {
 			return err
 		}
 	}
-	return x.tx(ctx, func(tx *sql.Tx) error {
+	return x.tx1(ctx, func(tx *sql.Tx) error {
 		var holder sql.NullString
 		var pid sql.NullInt64
 		var host sql.NullString
@@ -273,8 +276,14 @@ func stale(host string, pid int, beat time.Time) bool {
 	return time.Since(beat) > staleLock
 }
 
-// tx runs f in a transaction on the export's connection.
+// tx runs f in a transaction on the export's connection, and again from
+// scratch on a new one if the connection is lost (see retry).
 func (x *Database) tx(ctx context.Context, f func(*sql.Tx) error) error {
+	return x.retry(ctx, func() error { return x.tx1(ctx, f) })
+}
+
+// tx1 runs f in a transaction on the export's connection.
+func (x *Database) tx1(ctx context.Context, f func(*sql.Tx) error) error {
 	tx, err := x.conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -23,6 +23,17 @@ func (x *Database) Resume(ctx context.Context, k *Kind, r RunInfo) (Plan, error)
 	}
 	c := &dbKind{t: t}
 	x.kinds[k.Name] = c
+	var p Plan
+	err = x.retry(ctx, func() (err error) {
+		p, err = x.resumePlan(ctx, k, r, c)
+		return err
+	})
+	return p, err
+}
+
+// resumePlan is Resume's reading of where the kind's fetch stands.
+func (x *Database) resumePlan(ctx context.Context, k *Kind, r RunInfo, c *dbKind) (Plan, error) {
+	var err error
 	if r.Fresh {
 		if _, err := x.conn.ExecContext(ctx, x.q(`DELETE FROM edapp_export_kinds WHERE source = ? AND kind = ?`), x.source, k.Name); err != nil {
 			return Plan{}, err
@@ -86,10 +97,12 @@ func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
 		return nil // the walk goes on, with its run and start
 	}
 	c.walk = walkState{cursor: c.walk.cursor, from: p.From, run: x.run, pages: max(p.Page-1, 0)}
-	_, err := x.conn.ExecContext(ctx, x.q(`INSERT INTO edapp_export_kinds (source, kind, walk_run, walk_from, walk_started, walk_pages) VALUES (?, ?, ?, ?, NULL, ?)
+	return x.retry(ctx, func() error {
+		_, err := x.conn.ExecContext(ctx, x.q(`INSERT INTO edapp_export_kinds (source, kind, walk_run, walk_from, walk_started, walk_pages) VALUES (?, ?, ?, ?, NULL, ?)
 ON CONFLICT (source, kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from = excluded.walk_from, walk_started = NULL, walk_pages = excluded.walk_pages`),
-		x.source, k.Name, c.walk.run, x.timeArg(p.From), c.walk.pages)
-	return err
+			x.source, k.Name, c.walk.run, x.timeArg(p.From), c.walk.pages)
+		return err
+	})
 }
 
 // Write upserts the batch's rows and records the pages they complete, in

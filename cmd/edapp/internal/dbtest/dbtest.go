@@ -54,8 +54,13 @@ func Postgres(t testing.TB) string {
 		}
 		t.Skipf("PostgreSQL tests skipped: %v", srvErr)
 	}
-	name := fmt.Sprintf("edapp_test_%d", counter.Add(1))
-	admin, err := sql.Open("pgx", srv.url("postgres"))
+	return srv.database(t, fmt.Sprintf("edapp_test_%d", counter.Add(1)))
+}
+
+// database creates the database name on s and returns its URL.
+func (s *server) database(t testing.TB, name string) string {
+	t.Helper()
+	admin, err := sql.Open("pgx", s.url("postgres"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +68,7 @@ func Postgres(t testing.TB) string {
 	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
 		t.Fatalf("PostgreSQL: create database: %v", err)
 	}
-	return srv.url(name)
+	return s.url(name)
 }
 
 // Main runs the tests, then stops the PostgreSQL server if one started.

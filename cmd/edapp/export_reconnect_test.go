@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
+	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/export"
+)
+
+// smallPages gives an export the small pages of the kill loop: many
+// transactions for a restart to land in.
+func smallPages(f *factory) { withPageSize(f, killPageSize) }
+
+// reconnectFixture is a PostgreSQL server of the test's own, to restart,
+// and a fake with data for a few seconds of export.
+func reconnectFixture(t *testing.T) (*dbtest.Server, *edapptest.Server) {
+	if testing.Short() {
+		t.Skip("restarts a PostgreSQL server; skipped in -short")
+	}
+	t.Parallel()
+	pg := dbtest.NewServer(t)
+	srv := edapptest.NewServer()
+	t.Cleanup(srv.Close)
+	if err := srv.SeedAccount(edapptest.AccountSpec{Users: 40, Attempts: 800}); err != nil {
+		t.Fatal(err)
+	}
+	srv.SetLatency(10 * time.Millisecond)
+	return pg, srv
+}
+
+// TestExportDBReconnect restarts PostgreSQL in the middle of an export:
+// the export regains its connection and its lock, and finishes on its own
+// with the tables of a clean export.
+func TestExportDBReconnect(t *testing.T) {
+	pg, srv := reconnectFixture(t)
+	clean := pg.Database(t, "clean")
+	srv.ResetRequests()
+	wantCode(t, runExport(t, context.Background(), srv, smallPages, "--db", clean, "--concurrency", "2"), exitOK)
+	requests := len(srv.Requests())
+
+	restarted := pg.Database(t, "restarted")
+	srv.ResetRequests()
+	done := make(chan result, 1)
+	go func() {
+		done <- runExport(t, context.Background(), srv, smallPages, "--db", restarted, "--concurrency", "2")
+	}()
+	stop := make(chan struct{})
+	defer close(stop)
+	select {
+	case r := <-done:
+		t.Fatalf("the export finished before the restart: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	case <-afterRequests(srv, requests/2, stop):
+	}
+	if err := pg.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, <-done, exitOK)
+	a, _ := openTestDB(t, clean)
+	b, _ := openTestDB(t, restarted)
+	diffSnapshots(t, "an export through a restart against a clean one", snapshot(t, a), snapshot(t, b))
+}
+
+// TestExportDBReconnectLockTaken restarts PostgreSQL in the middle of an
+// export whose connection goes through a proxy that stays shut until a
+// second export has taken the database: the first one, back, finds the
+// lock taken and stops with the resume hint; run again once the second
+// ended, it finishes.
+func TestExportDBReconnectLockTaken(t *testing.T) {
+	pg, srv := reconnectFixture(t)
+	direct := pg.Database(t, "taken")
+	proxied := startPGProxy(t, direct)
+	first := exportThroughOutage(t, pg, srv, proxied, smallPages)
+
+	// The second export takes the database and waits on its fake.
+	slow := edapptest.NewServer()
+	t.Cleanup(slow.Close)
+	slow.SetLatency(time.Hour)
+	ctx, cancel := context.WithCancel(context.Background())
+	second := make(chan result, 1)
+	go func() { second <- runExport(t, ctx, slow, nil, "--db", direct, "--kinds", "users") }()
+	waitAdvisoryLock(t, direct)
+	proxied.shut.Store(false)
+
+	r := <-first
+	wantCode(t, r, exitError)
+	if !strings.Contains(r.stderr, "run it again to resume") || !strings.Contains(r.stderr, "another export") {
+		t.Errorf("stderr does not say another export took the database and to run it again:\n%s", r.stderr)
+	}
+	cancel()
+	<-second
+	wantCode(t, runExport(t, context.Background(), srv, smallPages, "--db", direct, "--concurrency", "2"), exitOK)
+}
+
+// exportThroughOutage starts an export through proxied and, a few
+// requests in, shuts the proxy and restarts PostgreSQL; the export's
+// result comes on the channel.
+func exportThroughOutage(t *testing.T, pg *dbtest.Server, srv *edapptest.Server, proxied *pgProxy, setup func(*factory)) <-chan result {
+	first := make(chan result, 1)
+	go func() {
+		first <- runExport(t, context.Background(), srv, setup, "--db", proxied.url, "--concurrency", "2")
+	}()
+	stop := make(chan struct{})
+	defer close(stop)
+	<-afterRequests(srv, 5, stop)
+	proxied.shut.Store(true)
+	if err := pg.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	return first
+}
+
+// pgProxy forwards connections to a PostgreSQL server, or, while shut,
+// closes them at once: the server is out of reach for its clients alone.
+type pgProxy struct {
+	url  string
+	shut atomic.Bool
+}
+
+// startPGProxy starts a proxy to the server of dbURL, and returns it with
+// dbURL through it.
+func startPGProxy(t *testing.T, dbURL string) *pgProxy {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	target := u.Host
+	u.Host = l.Addr().String()
+	p := &pgProxy{url: u.String()}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go p.forward(c, target)
+		}
+	}()
+	return p
+}
+
+func (p *pgProxy) forward(c net.Conn, target string) {
+	defer c.Close()
+	if p.shut.Load() {
+		return
+	}
+	s, err := net.DialTimeout("tcp", target, 10*time.Second)
+	if err != nil {
+		return
+	}
+	defer s.Close()
+	go func() { io.Copy(s, c); s.Close() }()
+	io.Copy(c, s)
+}
+
+// waitAdvisoryLock waits until a session of dbURL's server holds an
+// advisory lock.
+func waitAdvisoryLock(t *testing.T, dbURL string) {
+	t.Helper()
+	db, _ := openTestDB(t, dbURL)
+	for range 600 {
+		var held bool
+		if err := db.QueryRow(`SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted)`).Scan(&held); err == nil && held {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("no export took the database within a minute")
+}
+
+// TestExportDBReconnectGivesUp keeps PostgreSQL out of the export's reach
+// after a restart, with no time to reconnect: the export stops with the
+// resume hint, and the next run finishes.
+func TestExportDBReconnectGivesUp(t *testing.T) {
+	pg, srv := reconnectFixture(t)
+	direct := pg.Database(t, "gives_up")
+	proxied := startPGProxy(t, direct)
+	noReconnect := func(f *factory) {
+		smallPages(f)
+		f.OpenDatabase = func(ctx context.Context, db *sql.DB, d export.Dialect, opts ...export.DatabaseOption) (*export.Database, error) {
+			return export.OpenDatabase(ctx, db, d, append(opts, export.WithReconnect(0))...)
+		}
+	}
+	first := exportThroughOutage(t, pg, srv, proxied, noReconnect)
+	r := <-first
+	wantCode(t, r, exitError)
+	if !strings.Contains(r.stderr, "connection was lost") || !strings.Contains(r.stderr, "run it again to resume") {
+		t.Errorf("stderr does not say the connection was lost and to run it again:\n%s", r.stderr)
+	}
+	wantCode(t, runExport(t, context.Background(), srv, smallPages, "--db", direct, "--concurrency", "2"), exitOK)
+}
