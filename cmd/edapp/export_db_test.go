@@ -145,15 +145,8 @@ func snapshot(t *testing.T, db *sql.DB) map[string][]string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
 		for rows.Next() {
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
+			vals := scanAny(t, rows, len(cols))
 			var b strings.Builder
 			for i, v := range vals {
 				if bs, ok := v.([]byte); ok {

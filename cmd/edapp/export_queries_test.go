@@ -85,14 +85,7 @@ func rowsOfDB(t *testing.T, db *sql.DB, query string) [][]string {
 	cols, _ := rows.Columns()
 	var out [][]string
 	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
+		vals := scanAny(t, rows, len(cols))
 		row := make([]string, len(cols))
 		for i, v := range vals {
 			if b, ok := v.([]byte); ok {
@@ -254,4 +247,19 @@ func diffMaps[V comparable](got, want map[string]V) string {
 		return fmt.Sprintf("got %v, want %v", got, want)
 	}
 	return ""
+}
+
+// scanAny scans the current row of rows, n columns, into values of the
+// driver's own types.
+func scanAny(t testing.TB, rows *sql.Rows, n int) []any {
+	t.Helper()
+	vals := make([]any, n)
+	ptrs := make([]any, n)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		t.Fatal(err)
+	}
+	return vals
 }

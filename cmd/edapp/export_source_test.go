@@ -76,14 +76,7 @@ func copyRows(t *testing.T, from, to *sql.DB, d dbschema.Dialect, shape dbschema
 	defer rows.Close()
 	insert := dbschema.Rebind(d, `INSERT INTO `+shape.Name+` (`+strings.Join(cols, ", ")+`) VALUES (`+strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")+`)`)
 	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
+		vals := scanAny(t, rows, len(cols))
 		for i, c := range shape.Columns {
 			if b, ok := vals[i].([]byte); ok && c.Type == dbschema.JSON {
 				vals[i] = string(b)
