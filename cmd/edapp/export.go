@@ -124,7 +124,9 @@ and with --per-user also:
 
 --source safetyculture exports SafetyCulture Training's kinds instead
 (SAFETYCULTURE_API_TOKEN, SAFETYCULTURE_BASE_URL):
-` + wrap(strings.Join(sourceKindNames(export.SourceSafetyCulture), ", "), "  ", 76) + `
+` + wrap(strings.Join(export.SafetyCultureKindNames(func(k export.Kind) bool { return !k.PerUser }), ", "), "  ", 76) + `
+and with --per-user also:
+` + wrap(strings.Join(export.SafetyCultureKindNames(func(k export.Kind) bool { return k.PerUser }), ", "), "  ", 76) + `
 into the same tables, each row marked with its source; the two exports
 never touch each other's rows and may run at once.
 
