@@ -16,10 +16,10 @@ func TestSeedMigrationContentOfTheNewCourse(t *testing.T) {
 	}
 	n := len(a.Completed)
 	for read, want := range map[string]int{
-		"surveys/questionDefinitions": 1,
-		"surveys/answers":             n,
-		"rapidRefresh/answers":        n,
-		"slides/statistics":           3,
+		"surveys/questionDefinitions":                    1,
+		"surveys/answers":                                n,
+		"rapidRefresh/answers":                           n,
+		"slides/statistics":                              3,
 		"users/" + a.Completed[0] + "/slides/statistics": 3,
 	} {
 		if rows, _ := drain(t, s, "/training/analytics/v1/"+read+"?pageSize=1000"); len(rows) != want {
