@@ -3,45 +3,14 @@ package export
 import (
 	"slices"
 	"testing"
-
-	"github.com/edapp-go/edapp/dbschema"
 )
 
-// TestSafetyCultureKindsColumnsAreTheirTables checks each SafetyCulture
-// kind against the schema, without a database: the kind has a table, its
-// columns are the fields of the table's columns that say SafetyCulture
-// fills them (so a column's Origin is what the export does), its key, date
-// and open fields are among them, and a SafetyCulture Database takes it.
+// TestSafetyCultureKindsColumnsAreTheirTables is
+// TestKindsColumnsAreTheirTables for SafetyCulture's kinds: the columns
+// that say SafetyCulture fills them are exactly those its kinds write.
 func TestSafetyCultureKindsColumnsAreTheirTables(t *testing.T) {
 	t.Parallel()
-	for _, k := range SafetyCultureKinds() {
-		tb, ok := dbschema.Lookup(k.Name)
-		if !ok || len(k.Columns) == 0 {
-			t.Errorf("%s: no table in dbschema", k.Name)
-			continue
-		}
-		var want []string
-		for _, c := range tb.Columns {
-			if c.Name != "raw" && c.Origin&dbschema.FromSafetyCulture != 0 {
-				want = append(want, c.Field)
-				if snake(c.Field) != c.Name {
-					t.Errorf("%s.%s holds field %q", k.Name, c.Name, c.Field)
-				}
-			}
-		}
-		if got := slices.Sorted(slices.Values(k.Columns)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
-			t.Errorf("%s: columns %v, the table's SafetyCulture fields %v", k.Name, k.Columns, want)
-		}
-		for _, f := range append(slices.Clone(k.KeyFields), k.DateField, k.OpenField) {
-			if f != "" && !slices.Contains(k.Columns, f) {
-				t.Errorf("%s: field %s is not a column", k.Name, f)
-			}
-		}
-		x := &Database{tables: map[string]*table{}, source: SourceSafetyCulture}
-		if _, err := x.table(&k); err != nil {
-			t.Error(err)
-		}
-	}
+	checkKindsColumns(t, SafetyCultureKinds(), SourceSafetyCulture)
 }
 
 // TestSafetyCultureKindsOverlapAndPerUser checks the rules the
