@@ -27,20 +27,7 @@ func scFakeCounts(t *testing.T, sc *sctest.Server) map[string]int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var users []string
-	for opts := (&safetyculture.FeedOptions{IncludeInactive: true}); opts != nil; {
-		page, err := c.Feeds.ListUsers(ctx, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, u := range page.Items {
-			users = append(users, u.ID)
-		}
-		opts = nil
-		if page.NextPage != "" {
-			opts = &safetyculture.FeedOptions{NextPage: page.NextPage}
-		}
-	}
+	users := scFakeUserIDs(t, c)
 	got := map[string]int{
 		"users": len(users), "groups": count(t, c.Feeds.AllGroups(ctx)), "group_members": count(t, c.Feeds.AllGroupUsers(ctx)),
 		"sites": count(t, c.Feeds.AllSites(ctx)), "site_members": count(t, c.Feeds.AllSiteMembers(ctx)),
@@ -66,6 +53,26 @@ func scFakeCounts(t *testing.T, sc *sctest.Server) map[string]int {
 	}
 	maps.Copy(got, scFakeAnalyticsCounts(t, c.Analytics, users))
 	return got
+}
+
+// scFakeUserIDs is every user of the feed, deactivated ones too.
+func scFakeUserIDs(t *testing.T, c *safetyculture.Client) []string {
+	t.Helper()
+	var users []string
+	for opts := (&safetyculture.FeedOptions{IncludeInactive: true}); opts != nil; {
+		page, err := c.Feeds.ListUsers(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range page.Items {
+			users = append(users, u.ID)
+		}
+		opts = nil
+		if page.NextPage != "" {
+			opts = &safetyculture.FeedOptions{NextPage: page.NextPage}
+		}
+	}
+	return users
 }
 
 // scFakeAnalyticsCounts is what the analytics reads hold, account-wide
