@@ -1,5 +1,7 @@
 package dbschema
 
+import "slices"
+
 // Migration 11 adds the tables of SafetyCulture's kinds that EdApp has no
 // analogue for: learning paths, rapid-refresh answers and slide
 // statistics. SafetyCulture's statistics, surveys, lesson-progress events
@@ -43,27 +45,21 @@ var rapidRefreshAnswersTable = Table{Name: "rapid_refresh_answers", Description:
 	},
 }
 
+// slideColumns identify a slide in the slide statistics.
+var slideColumns = []Column{
+	{Name: "slide_id", Type: Text, Field: "slideId", Origin: FromSafetyCulture, Description: "The slide's SafetyCulture id."},
+	{Name: "lesson_id", Type: Text, Field: "lessonId", Origin: FromSafetyCulture, Nullable: true, Description: "The SafetyCulture id of the slide's lesson."},
+	{Name: "course_id", Type: Text, Field: "courseId", Origin: FromSafetyCulture, Nullable: true, Description: "The SafetyCulture id of the slide's course."},
+}
+
 var slideStatisticsTable = Table{Name: "slide_statistics", Description: "One row per slide: its statistics (SafetyCulture only; the fields past the ids are not documented and are kept in raw).", Key: []string{"slide_id", "source"},
 	Indexes: []Index{readIndex("lesson_id"), runIndex},
-	Columns: []Column{
-		sourceColumn,
-		{Name: "slide_id", Type: Text, Field: "slideId", Origin: FromSafetyCulture, Description: "The slide's SafetyCulture id."},
-		{Name: "lesson_id", Type: Text, Field: "lessonId", Origin: FromSafetyCulture, Nullable: true, Description: "The SafetyCulture id of the slide's lesson."},
-		{Name: "course_id", Type: Text, Field: "courseId", Origin: FromSafetyCulture, Nullable: true, Description: "The SafetyCulture id of the slide's course."},
-		scRawColumn,
-		runColumn,
-	},
+	Columns: slices.Concat([]Column{sourceColumn}, slideColumns, []Column{scRawColumn, runColumn}),
 }
 
 var userSlideStatisticsTable = Table{Name: "user_slide_statistics", Description: "One row per learner and slide: the learner's statistics on it (SafetyCulture only, --per-user; the fields past the ids are not documented and are kept in raw).", Key: []string{"user_id", "slide_id", "source"},
 	Indexes: []Index{readIndex("slide_id"), readIndex("lesson_id"), runIndex},
-	Columns: []Column{
-		sourceColumn,
+	Columns: slices.Concat([]Column{sourceColumn,
 		{Name: "user_id", Type: Text, Field: "userId", Origin: FromSafetyCulture, Description: "The learner's SafetyCulture user id."},
-		{Name: "slide_id", Type: Text, Field: "slideId", Origin: FromSafetyCulture, Description: "The slide's SafetyCulture id."},
-		{Name: "lesson_id", Type: Text, Field: "lessonId", Origin: FromSafetyCulture, Nullable: true, Description: "The SafetyCulture id of the slide's lesson."},
-		{Name: "course_id", Type: Text, Field: "courseId", Origin: FromSafetyCulture, Nullable: true, Description: "The SafetyCulture id of the slide's course."},
-		scRawColumn,
-		runColumn,
-	},
+	}, slideColumns, []Column{scRawColumn, runColumn}),
 }
