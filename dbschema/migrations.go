@@ -32,6 +32,7 @@ var migrations = slices.Concat(migrationsBeforeSource, []Migration{
 	{Version: 8, Name: "safetyculture kinds", Steps: safetyCultureSteps},
 	{Version: 9, Name: "identities", Steps: []Step{CreateTable{identitiesTable}}},
 	{Version: 10, Name: "views", Steps: []Step{trainingCompletionsView, peopleView}},
+	{Version: 11, Name: "safetyculture analytics", Steps: safetyCultureAnalyticsSteps},
 })
 
 // migrationsBeforeSource are the migrations of the schema that held one

@@ -185,10 +185,7 @@ func feedPages[T any](ctx context.Context, list func(context.Context, *safetycul
 
 // scKinds lists SafetyCulture's kinds, in the order the export runs them.
 var scKinds = []Kind{
-	// Deactivated users too: their history stays theirs.
-	scFeed("users", func(x *fetcher, ctx context.Context, o []edapp.RequestOption) iter.Seq2[safetyculture.User, error] {
-		return feedPages(ctx, x.sc.Feeds.ListUsers, &safetyculture.FeedOptions{IncludeInactive: true}, o)
-	}, userRowOf),
+	scUsersKind,
 	scFeed("groups", func(x *fetcher, ctx context.Context, o []edapp.RequestOption) iter.Seq2[safetyculture.Group, error] {
 		return x.sc.Feeds.AllGroups(ctx, o...)
 	}, func(g safetyculture.Group) scGroupRow { return scGroupRow{g.ID, g.Name, scRow{g}} }),
@@ -203,6 +200,17 @@ var scKinds = []Kind{
 	}, same[safetyculture.SiteMember]),
 	scCoursesKind,
 	scLessonsKind,
+	scLearningPathsKind,
+	scCourseStatisticsKind,
+	scLessonStatisticsKind,
+	scSlideStatisticsKind,
+	scSurveyQuestionsKind,
+	scRapidRefreshKind,
+	scProgressEventsKind,
+	scSurveyAnswersKind,
+	scUserLessonProgressKind,
+	scUserProgressEventsKind,
+	scUserSlideStatisticsKind,
 	scCollectionsKind,
 	scCollectionCoursesKind,
 	// Course progress is mirrored in full, every status: the feed's rows

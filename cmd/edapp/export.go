@@ -98,7 +98,7 @@ func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command 
 	fl.StringVar(&f.out, "out", "", "directory to export files into (created if missing)")
 	fl.StringVar(&f.since, "since", "", "where incremental kinds without a cursor start: a date, a datetime or a duration back from now")
 	fl.StringVar(&f.format, "format", "", "file format with --out: csv or jsonl (default: the directory's, csv for a new one)")
-	fl.BoolVar(&f.perUser, "per-user", false, "also export each user's lesson progress and events (one request per user and kind)")
+	fl.BoolVar(&f.perUser, "per-user", false, "also export each user's lesson progress and events, and with --source safetyculture slide statistics (one request per user and kind)")
 	fl.BoolVar(&f.full, "full", false, "forget the state and export everything again")
 	fl.StringSliceVar(&f.kinds, "kinds", nil, "export only these kinds (comma-separated; default all)")
 	fl.IntVar(&f.concurrency, "concurrency", 4, "requests in flight for the whole export, across kinds and parents (one pool)")
@@ -124,7 +124,9 @@ and with --per-user also:
 
 --source safetyculture exports SafetyCulture Training's kinds instead
 (SAFETYCULTURE_API_TOKEN, SAFETYCULTURE_BASE_URL):
-` + wrap(strings.Join(sourceKindNames(export.SourceSafetyCulture), ", "), "  ", 76) + `
+` + wrap(strings.Join(export.SafetyCultureKindNames(func(k export.Kind) bool { return !k.PerUser }), ", "), "  ", 76) + `
+and with --per-user also:
+` + wrap(strings.Join(export.SafetyCultureKindNames(func(k export.Kind) bool { return k.PerUser }), ", "), "  ", 76) + `
 into the same tables, each row marked with its source; the two exports
 never touch each other's rows and may run at once.
 

@@ -134,7 +134,7 @@ func dbCounts(t *testing.T, db *sql.DB, tables []string) map[string]int {
 func snapshot(t *testing.T, db *sql.DB) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
-	for _, tb := range exportTables() {
+	for _, tb := range sourcedTables() {
 		var cols []string
 		for _, c := range tb.Columns {
 			if c.Name != "edapp_run" {
@@ -170,6 +170,19 @@ func exportTables() []dbschema.Table {
 	for _, name := range append([]string{"user_custom_fields"}, kindNames(all)...) {
 		tb, _ := dbschema.Lookup(name)
 		out = append(out, tb)
+	}
+	return out
+}
+
+// sourcedTables are exportTables and the tables of the kinds only
+// SafetyCulture has: every table a snapshot compares.
+func sourcedTables() []dbschema.Table {
+	out := exportTables()
+	for _, name := range export.SafetyCultureKindNames(func(export.Kind) bool { return true }) {
+		if !slices.ContainsFunc(out, func(tb dbschema.Table) bool { return tb.Name == name }) {
+			tb, _ := dbschema.Lookup(name)
+			out = append(out, tb)
+		}
 	}
 	return out
 }

@@ -43,9 +43,6 @@ func (fac *factory) safetyCultureClient() (*safetyculture.Client, error) {
 // runSafetyCultureExport is runExport for --source safetyculture: the
 // same destinations, summary and exit codes, SafetyCulture's kinds.
 func (fac *factory) runSafetyCultureExport(ctx context.Context, o *exportOptions) error {
-	if o.flags.perUser {
-		return usagef("--per-user has no SafetyCulture kinds yet")
-	}
 	c, err := fac.safetyCultureClient()
 	if err != nil {
 		return err

@@ -81,6 +81,12 @@ type AfterMove struct {
 	// forty of those with no completion): the users feed leaves them out
 	// unless include_inactive=true.
 	Deactivated []string
+	// PathID is a learning path through the first migrated course and
+	// the new one; SurveyQuestionID a survey question on the new course
+	// that those who completed it answered, as they answered the rapid
+	// refresh RapidRefreshID. Each lesson of the new course has one slide,
+	// with its statistics and those of each person who completed it.
+	PathID, SurveyQuestionID, RapidRefreshID string
 }
 
 // MigrationOption configures SeedMigration.

@@ -223,8 +223,9 @@ func (m *migrator) carryOne(p edapptest.SnapshotProgress, done Completion) error
 
 // afterMove adds the activity that happened only in SafetyCulture: a new
 // course, completed by about one person in ten and opened by as many,
-// retakes by about one in twenty of the carried completions, and a few
-// people deactivated.
+// retakes by about one in twenty of the carried completions, a few
+// people deactivated, and the new course's path, survey, rapid refresh
+// and slides (content).
 func (m *migrator) afterMove() error {
 	at := m.out.MovedAt.Add(5 * time.Minute)
 	tick := func() time.Time { at = at.Add(time.Second); return at }
@@ -255,6 +256,7 @@ func (m *migrator) afterMove() error {
 	}
 	m.retakes(tick)
 	m.deactivate()
+	m.content(cid, lids, tick)
 	return nil
 }
 
