@@ -79,6 +79,7 @@ type Config struct {
 	// PauseScope names what a pause holds, for its log line ("the
 	// requests of GET /x"); "": every request through the client.
 	PauseScope string
+	Clock      Clock // zero: the real clock
 }
 
 // Client sends requests with retries. It is safe for concurrent use.
@@ -96,6 +97,8 @@ type Client struct {
 	maxBody  int64
 	obs      Observer
 	scope    string // what a pause holds, for the log
+	now      func() time.Time
+	newTimer func(d time.Duration) (<-chan time.Time, func() bool)
 
 	// notBefore is when the next attempt may go, after the service asked
 	// the client to slow down (unix nanoseconds; 0: no pause).
@@ -130,6 +133,14 @@ func New(cfg Config) *Client {
 		obs:      cfg.Observer,
 		scope:    cmp.Or(cfg.PauseScope, "every request"),
 		hc:       &http.Client{},
+		now:      cfg.Clock.Now,
+		newTimer: cfg.Clock.NewTimer,
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if c.newTimer == nil {
+		c.newTimer = realTimer
 	}
 	if c.maxPause <= 0 {
 		c.maxPause = 5 * time.Minute
