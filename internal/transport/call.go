@@ -43,6 +43,7 @@ type callState struct {
 	callVars
 	retrying retryablehttp.Client
 	http     http.Client
+	answer   retryablehttp.ResponseHandlerFunc // readAnswer, bound once
 }
 
 // callVars is what one call knows; release zeroes it.
@@ -71,6 +72,7 @@ var callPool = sync.Pool{New: func() any {
 	rc.Logger = nil // logging goes to slog
 	rc.CheckRetry, rc.Backoff, rc.RequestLogHook = s.retry, s.backoff, s.beforeAttempt
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	s.answer = s.readAnswer
 	return s
 }}
 
