@@ -244,7 +244,7 @@ func (s *callState) RoundTrip(req *http.Request) (*http.Response, error) {
 		s.starting = false
 	}
 	r := req
-	if req.Header.Get("Authorization") != "" && !s.c.sameOrigin(req.URL) {
+	if len(req.Header["Authorization"]) > 0 && !s.c.sameOrigin(req.URL) { // the key as setHeaders writes it
 		// RoundTrippers must not modify the request they are given.
 		r = req.Clone(req.Context())
 		r.Header.Del("Authorization")
