@@ -91,7 +91,7 @@ type Client struct {
 	scheme, host, prefix string
 	plainBase            bool
 	cred                 *credentials
-	ua                   []string     // the User-Agent header's value, shared (see headers)
+	ua                   []string     // the User-Agent header's value, shared (see setHeaders)
 	hc                   *http.Client // the caller's, or ours; its Transport is never used directly
 	next                 http.RoundTripper
 	limiter              Limiter
