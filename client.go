@@ -132,6 +132,7 @@ type config struct {
 	lookupEnv  func(string) (string, bool) // NewClientFromEnv's
 	maxPause   time.Duration               // the longest pause a 429 can ask for; 0: DefaultBudgetWindow
 	pauseScope string                      // what a 429 pauses, for the log; "": every request
+	clock      transport.Clock             // withTransportClock's; zero: the real clock
 	err        error                       // the first bad option value
 }
 
@@ -231,6 +232,13 @@ func WithUserAgent(ua string) Option {
 		}
 		c.userAgent = ua
 	}
+}
+
+// withTransportClock makes the client read the time from now and wait on
+// newTimer's timers (a pause after a 429, a backoff, a long wait's log
+// line), for tests; the limiter has its own clock (withClock).
+func withTransportClock(now func() time.Time, newTimer func(d time.Duration) (<-chan time.Time, func() bool)) Option {
+	return func(c *config) { c.clock = transport.Clock{Now: now, NewTimer: newTimer} }
 }
 
 // WithLogger sends a debug line per attempt, and an info line per retry,
@@ -362,6 +370,7 @@ func newClient(token string, cfg *config) *Client {
 		Logger:     cfg.logger,
 		MaxBody:    cfg.maxBody,
 		PauseScope: cfg.pauseScope,
+		Clock:      cfg.clock,
 	}
 	if c.observer != nil {
 		tc.Observer = c.observer

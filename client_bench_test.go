@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -91,12 +92,19 @@ func BenchmarkUsersGetWallTime(b *testing.B) {
 	ctx := context.Background()
 	c := benchClient(b, srv.URL)
 	hc := &http.Client{Transport: baselineTransport()}
+	// Each side labels its goroutine before each call, so a CPU profile
+	// tells them apart (pprof -tagfocus side=sdk); the connection's read and
+	// write goroutines, started by a side's first call, inherit its label.
+	sdkSide := pprof.WithLabels(ctx, pprof.Labels("side", "sdk"))
+	baselineSide := pprof.WithLabels(ctx, pprof.Labels("side", "baseline"))
 	sdk := func(b *testing.B) {
+		pprof.SetGoroutineLabels(sdkSide)
 		if _, err := c.Users.Get(ctx, "u-1001"); err != nil {
 			b.Fatal(err)
 		}
 	}
 	baseline := func(b *testing.B) {
+		pprof.SetGoroutineLabels(baselineSide)
 		var u plainUser
 		if err := baselineGet(ctx, hc, srv.URL+"/v2/users/u-1001", &u); err != nil {
 			b.Fatal(err)

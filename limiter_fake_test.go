@@ -1,16 +1,18 @@
 package edapp_test
 
 // The client's default limiter against the fake with a request budget
-// (edapptest.WithBudget). The budget is scaled down from the
-// service's 1400 per 5 minutes so the tests take seconds; the client's
-// limiter keeps the default shape: the same limit, over the service's
-// window plus a margin for latency and scheduling.
+// (edapptest.WithBudget). The budget is scaled down from the service's 1400
+// per 5 minutes; the client's limiter keeps the default shape: the same
+// limit, over the service's window plus a margin for latency and
+// scheduling. The client, its limiter and the fake run on one simClock, so
+// windows of seconds pass in milliseconds.
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -27,11 +29,119 @@ import (
 const (
 	scaledLimit  = 60              // the service's 1400, scaled down
 	scaledWindow = 2 * time.Second // the service's 5 minutes, scaled down
-	// scaledMargin plays the default limiter's 2 extra seconds. It is a
-	// larger share of the window than 2 s is of 5 minutes: it covers the
-	// stalls of a loaded runner (under -race), which do not scale down.
+	// scaledMargin plays the default limiter's 2 extra seconds, the same
+	// share of the window as on the real clock's tests before.
 	scaledMargin = time.Second
 )
+
+// simClock is one fake clock for a client, its limiter and the fake. It
+// stands still while any call is running, and jumps to the earliest timer
+// once every call in progress waits on one of its timers. So no request is
+// ever late on its way from the limiter to the fake, and the tests assert
+// what the limiter does, never how busy the machine is. Calls are counted
+// through the client's Observer (simClock.observer); every wait of a call
+// (the limiter's, a pause, a backoff) is a timer of this clock.
+type simClock struct {
+	mu      sync.Mutex
+	now     time.Time
+	running int // calls in progress that are not waiting on a timer
+	timers  []*simTimer
+}
+
+type simTimer struct {
+	at time.Time
+	c  chan time.Time
+}
+
+func newSimClock() *simClock {
+	return &simClock{now: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+}
+
+func (c *simClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// NewTimer is a timer its caller, a call, now waits on.
+func (c *simClock) NewTimer(d time.Duration) (<-chan time.Time, func() bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := &simTimer{at: c.now.Add(d), c: make(chan time.Time, 1)}
+	if d <= 0 {
+		t.c <- c.now
+		return t.c, func() bool { return false }
+	}
+	c.timers = append(c.timers, t)
+	c.running--
+	c.advance()
+	return t.c, func() bool { return c.stop(t) }
+}
+
+// stop removes a timer that has not fired: its call runs again.
+func (c *simClock) stop(t *simTimer) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i := slices.Index(c.timers, t)
+	if i < 0 {
+		return false
+	}
+	c.timers = slices.Delete(c.timers, i, i+1)
+	c.running++
+	return true
+}
+
+// advance jumps to the earliest timer and fires the timers due then, once
+// no call is running. c.mu is held.
+func (c *simClock) advance() {
+	if c.running > 0 || len(c.timers) == 0 {
+		return
+	}
+	c.now = slices.MinFunc(c.timers, func(a, b *simTimer) int { return a.at.Compare(b.at) }).at
+	c.timers = slices.DeleteFunc(c.timers, func(t *simTimer) bool {
+		if t.at.After(c.now) {
+			return false
+		}
+		t.c <- c.now
+		c.running++
+		return true
+	})
+}
+
+// observer counts the client's calls in progress.
+func (c *simClock) observer() edapp.Observer {
+	return edapp.Observer{
+		CallStart: func(context.Context, edapp.CallEvent) context.Context {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			c.running++
+			return nil
+		},
+		CallEnd: func(context.Context, edapp.CallEvent) {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			c.running--
+			c.advance()
+		},
+	}
+}
+
+// simContext is the context of a simulation's calls: without a deadline,
+// which is on the real clock, while the limiter's slots are on the fake;
+// it ends after a minute of real time, should the simulation hang.
+func simContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := time.AfterFunc(time.Minute, cancel)
+	t.Cleanup(func() { stop.Stop(); cancel() })
+	return ctx
+}
+
+// newSimServer is the fake with the scaled budget, on clock.
+func newSimServer(t *testing.T, clock *simClock) *edapptest.Server {
+	srv := edapptest.NewServer(edapptest.WithBudget(scaledLimit, scaledWindow), edapptest.WithClock(clock.Now))
+	t.Cleanup(srv.Close)
+	return srv
+}
 
 // statusCounter counts the answers the client got on the wire, by status.
 type statusCounter struct {
@@ -73,16 +183,19 @@ func (c *statusCounter) total() int {
 }
 
 // defaultShapedClient is a client with the default limiter's shape at the
-// scaled budget, counting what it gets on the wire.
-func defaultShapedClient(srv *edapptest.Server) (*edapp.Client, *statusCounter) {
+// scaled budget, on clock, counting what it gets on the wire.
+func defaultShapedClient(srv *edapptest.Server, clock *simClock) (*edapp.Client, *statusCounter) {
 	sc := newStatusCounter()
-	l, err := edapp.NewWindowLimiter(scaledLimit, scaledWindow+scaledMargin)
+	l, err := edapp.NewWindowLimiter(scaledLimit, scaledWindow+scaledMargin,
+		edapp.WithWindowClockForTest(clock.Now, clock.NewTimer))
 	if err != nil {
 		panic(err)
 	}
 	return srv.Client(
 		edapp.WithLimiter(l),
 		edapp.WithHTTPClient(&http.Client{Transport: sc}),
+		edapp.WithObserver(clock.observer()),
+		edapp.WithTransportClockForTest(clock.Now, clock.NewTimer),
 	), sc
 }
 
@@ -202,23 +315,20 @@ func wantAttemptIDs(n int) []string {
 
 func TestDefaultShapedClientFlatOutNeverGets429(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs over several budget windows; skipped in -short")
-	}
-	srv := edapptest.NewServer(edapptest.WithBudget(scaledLimit, scaledWindow))
-	t.Cleanup(srv.Close)
+	clock := newSimClock()
+	srv := newSimServer(t, clock)
 	const users, attempts = 20, 3000
 	require.NoError(t, srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts}))
-	c, wire := defaultShapedClient(srv)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	c, wire := defaultShapedClient(srv, clock)
+	start := clock.Now()
 
 	load := flatOut{workers: 4, minCalls: 10, users: loadUsers(users), pageSize: 100}
-	res, err := load.run(ctx, c)
+	res, err := load.run(simContext(t), c)
 	require.NoError(t, err)
 
 	sent := wire.total()
-	t.Logf("%d requests (%d pages, %d interactive calls) in windows of %d per %v", sent, attempts/load.pageSize, res.calls, scaledLimit, scaledWindow)
+	t.Logf("%d requests (%d pages, %d interactive calls) in windows of %d per %v, over %v on the fake clock",
+		sent, attempts/load.pageSize, res.calls, scaledLimit, scaledWindow, clock.Now().Sub(start))
 	// The load must outgrow one window, or the limiter never had to act
 	// and no burst came one window after another.
 	require.Greater(t, sent, scaledLimit, "the load spans more than one window")
@@ -231,15 +341,11 @@ func TestDefaultShapedClientFlatOutNeverGets429(t *testing.T) {
 
 func TestClientRecoversWhenSomethingElseSpendsTheBudget(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("waits out a budget window; skipped in -short")
-	}
-	srv := edapptest.NewServer(edapptest.WithBudget(scaledLimit, scaledWindow))
-	t.Cleanup(srv.Close)
+	clock := newSimClock()
+	srv := newSimServer(t, clock)
 	const users, attempts = 20, 2000
 	require.NoError(t, srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts}))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := simContext(t)
 
 	// Another tool on the same account spends the whole budget at once.
 	other := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
@@ -274,7 +380,7 @@ func TestClientRecoversWhenSomethingElseSpendsTheBudget(t *testing.T) {
 	require.Equal(t, http.StatusTooManyRequests, status, "the budget is spent")
 	srv.ResetRequests()
 
-	c, wire := defaultShapedClient(srv)
+	c, wire := defaultShapedClient(srv, clock)
 	load := flatOut{workers: 4, minCalls: 10, users: loadUsers(users), pageSize: 100}
 	res, err := load.run(ctx, c)
 	require.NoError(t, err, "the client waits the budget out and finishes")

@@ -17,9 +17,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"reflect"
 	"sort"
 	"strconv"
+	"sync"
 )
 
 // Decode unmarshals data into v, a non-nil pointer. Malformed JSON is an
@@ -101,16 +103,50 @@ func decodeKnownInto(data []byte, rv reflect.Value) error {
 // decodeKnown decodes data into v in one pass and fails if any object
 // member has no field to go to (or anything else is wrong).
 func decodeKnown(data []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return err
+	k := knownDecoders.Get().(*knownDecoder)
+	k.src = data
+	start := k.dec.InputOffset()
+	err := k.dec.Decode(v)
+	read := k.dec.InputOffset() - start
+	if err == nil && len(bytes.TrimLeft(data[read:], " \t\r\n")) > 0 {
+		err = errTrailing
 	}
-	if len(bytes.TrimLeft(data[d.InputOffset():], " \t\r\n")) > 0 {
-		return errTrailing
+	if err == nil && read == int64(len(data)) && len(data) <= maxReused {
+		k.src = nil
+		knownDecoders.Put(k)
 	}
-	return nil
+	return err
 }
+
+// knownDecoder is a json.Decoder that refuses unknown members, reading
+// from src. It goes back to knownDecoders only after it has decoded one
+// whole value and read nothing past it, so that the next answer pointed
+// at by src starts it clean: a decode then costs no new decoder and no new
+// buffer.
+type knownDecoder struct {
+	dec *json.Decoder
+	src []byte
+}
+
+func (k *knownDecoder) Read(p []byte) (int, error) {
+	if len(k.src) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, k.src)
+	k.src = k.src[n:]
+	return n, nil
+}
+
+var knownDecoders = sync.Pool{New: func() any {
+	k := new(knownDecoder)
+	k.dec = json.NewDecoder(k)
+	k.dec.DisallowUnknownFields()
+	return k
+}}
+
+// maxReused is the largest answer after which a decoder is reused: its
+// buffer has grown to hold the answer, and a large one is let go.
+const maxReused = 64 << 10
 
 // Salvage is bounded, so a hostile or broken answer cannot make it costly:
 // it looks at most maxDepth levels deep (a page, its items, a record, a

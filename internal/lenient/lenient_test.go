@@ -333,3 +333,37 @@ func TestDecodeKeepsANumberAsAStringsText(t *testing.T) {
 	assert.Equal(t, []string{"42", "-1.5e3", "c3"}, []string{cs[0].ID, cs[1].ID, cs[2].ID})
 	assert.Equal(t, 3, cs[0].Score)
 }
+
+// TestDecodeKnownStartsEachAnswerClean: decoders are reused, and what one
+// answer leaves (data after its value, a value cut short, an unknown
+// member, white space) never reaches the next.
+func TestDecodeKnownStartsEachAnswerClean(t *testing.T) {
+	type rec struct {
+		ID string `json:"id"`
+	}
+	for i, tc := range []struct {
+		data, want string
+		fails      bool
+	}{
+		{data: `{"id":"a"}`, want: "a"},
+		{data: `{"id":"b"} {"id":"x"}`, fails: true},
+		{data: `{"id":"c"}`, want: "c"},
+		{data: `{"id":"d"`, fails: true},
+		{data: `{"id":"e"}`, want: "e"},
+		{data: `{"id":"f","other":1}`, fails: true},
+		{data: `{"id":"g"}`, want: "g"},
+		{data: " {\"id\":\"h\"}\n ", want: "h"},
+		{data: `{"id":"i"}`, want: "i"},
+		{data: `{"id":"` + strings.Repeat("j", maxReused) + `"}`, want: strings.Repeat("j", maxReused)},
+		{data: `{"id":"k"}`, want: "k"},
+	} {
+		var r rec
+		err := decodeKnown([]byte(tc.data), &r)
+		if tc.fails {
+			assert.Error(t, err, "answer %d", i)
+			continue
+		}
+		require.NoError(t, err, "answer %d", i)
+		assert.Equal(t, tc.want, r.ID, "answer %d", i)
+	}
+}

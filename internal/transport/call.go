@@ -28,7 +28,8 @@ import (
 //  4. readAnswer (the request's response handler), when no retry is due:
 //     reads the final answer's body within its bound. A body that breaks
 //     off goes back to retry, as a failed attempt.
-//  5. backoff (Backoff), when a retry is due: how long to wait; then 1.
+//  5. backoff (Backoff), when a retry is due: waits on the client's clock
+//     (retryablehttp's own timer gets 0); then 1.
 //
 // When the retries run out on a status, retryablehttp returns that answer
 // unread and Client.Do hands it to the same readAnswer. failure turns what
@@ -42,6 +43,7 @@ type callState struct {
 	callVars
 	retrying retryablehttp.Client
 	http     http.Client
+	answer   retryablehttp.ResponseHandlerFunc // readAnswer, bound once
 }
 
 // callVars is what one call knows; release zeroes it.
@@ -70,6 +72,7 @@ var callPool = sync.Pool{New: func() any {
 	rc.Logger = nil // logging goes to slog
 	rc.CheckRetry, rc.Backoff, rc.RequestLogHook = s.retry, s.backoff, s.beforeAttempt
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	s.answer = s.readAnswer
 	return s
 }}
 
@@ -150,10 +153,10 @@ func refusedByLimiter(err error) bool {
 func (s *callState) notePause(resp *http.Response) time.Duration {
 	if resp != s.pausedFor { // retryablehttp may ask twice about one answer
 		s.pausedFor = resp
-		now := time.Now()
 		switch {
 		case resp.StatusCode == http.StatusTooManyRequests:
 			s.throttled = true
+			now := s.c.now()
 			d, ok := RetryAfter(resp.Header, now)
 			if !ok {
 				d, ok = rateLimitReset(resp.Header, now)
@@ -163,7 +166,7 @@ func (s *callState) notePause(resp *http.Response) time.Duration {
 			}
 			s.c.pause(s.ctx, min(d, s.c.maxPause), "429")
 		case remainingZero(resp.Header):
-			if d, ok := rateLimitReset(resp.Header, now); ok {
+			if d, ok := rateLimitReset(resp.Header, s.c.now()); ok {
 				s.c.pause(s.ctx, min(d, s.c.maxPause), "X-RateLimit-Remaining: 0")
 			}
 		}
@@ -178,14 +181,25 @@ func remainingZero(h http.Header) bool {
 	return len(v) > 0 && strings.TrimSpace(v[0]) == "0"
 }
 
-// backoff is how long the call waits before its next attempt: after a 429,
-// the client's pause, so this call waits no longer than every other;
-// otherwise Backoff.
+// backoff waits, on the client's clock, before the call's next attempt:
+// after a 429 the client's pause, so this call waits no longer than every
+// other; otherwise Backoff. It waits itself and hands retryablehttp no
+// wait of its own, so that every wait reads one clock.
 func (s *callState) backoff(lo, hi time.Duration, attempt int, resp *http.Response) time.Duration {
+	if s.c.sleep(s.ctx, s.backoffFor(lo, hi, attempt, resp)) != nil {
+		// ctx is done: a wait retryablehttp's timer cannot finish first
+		// makes it return ctx's error at once, never send again.
+		return time.Hour
+	}
+	return 0
+}
+
+// backoffFor is how long backoff waits.
+func (s *callState) backoffFor(lo, hi time.Duration, attempt int, resp *http.Response) time.Duration {
 	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
 		return s.c.pausedFor()
 	}
-	return Backoff(lo, hi, attempt, resp)
+	return backoffAt(lo, hi, attempt, resp, s.c.now())
 }
 
 // beforeAttempt runs before every attempt: it books the backoff since the
@@ -195,7 +209,7 @@ func (s *callState) beforeAttempt(_ retryablehttp.Logger, r *http.Request, attem
 	if attempt == 0 {
 		return
 	}
-	wait := time.Since(s.lastEnd)
+	wait := s.c.since(s.lastEnd)
 	kind := WaitBackoff
 	if s.lastStatus == http.StatusTooManyRequests {
 		kind = WaitPause
@@ -230,14 +244,14 @@ func (s *callState) RoundTrip(req *http.Request) (*http.Response, error) {
 		s.starting = false
 	}
 	r := req
-	if req.Header.Get("Authorization") != "" && !s.c.sameOrigin(req.URL) {
+	if len(req.Header["Authorization"]) > 0 && !s.c.sameOrigin(req.URL) { // the key as setHeaders writes it
 		// RoundTrippers must not modify the request they are given.
 		r = req.Clone(req.Context())
 		r.Header.Del("Authorization")
 	}
-	start := time.Now()
+	start := s.c.now()
 	resp, err := s.c.next.RoundTrip(r)
-	s.lastEnd, s.lastStatus = time.Now(), 0
+	s.lastEnd, s.lastStatus = s.c.now(), 0
 	if resp != nil {
 		s.lastStatus = resp.StatusCode
 	}

@@ -57,8 +57,13 @@ func isConnectionError(err error) bool {
 // (seconds or an HTTP date) on a 503 is honoured, capped at max too. (A
 // 429's wait is the client's pause: see callState.notePause.)
 func Backoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
+	return backoffAt(min, max, attempt, resp, time.Now())
+}
+
+// backoffAt is Backoff with a Retry-After date read against now.
+func backoffAt(min, max time.Duration, attempt int, resp *http.Response, now time.Time) time.Duration {
 	if resp != nil && resp.StatusCode == http.StatusServiceUnavailable {
-		if d, ok := RetryAfter(resp.Header, time.Now()); ok {
+		if d, ok := RetryAfter(resp.Header, now); ok {
 			return capDuration(d, max)
 		}
 	}

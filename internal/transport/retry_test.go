@@ -85,7 +85,7 @@ func TestOriginIgnoresDefaultPorts(t *testing.T) {
 // whatever its method, only if it may wait that long.
 func TestCallStateRetryOn429(t *testing.T) {
 	answer := &http.Response{StatusCode: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"3600"}}}
-	c := &Client{maxPause: time.Minute}
+	c := &Client{maxPause: time.Minute, now: time.Now}
 	for _, tc := range []struct {
 		name        string
 		method      string
@@ -111,7 +111,7 @@ func TestCallStateRetryOn429(t *testing.T) {
 		assert.Equal(t, tc.want, got, tc.name)
 		d := c.PausedFor()
 		assert.True(t, d > 59*time.Second && d <= time.Minute, "%s: paused %v, capped at MaxPause", tc.name, d)
-		assert.Equal(t, d.Round(time.Second), s.backoff(time.Millisecond, time.Millisecond, 0, answer).Round(time.Second),
+		assert.Equal(t, d.Round(time.Second), s.backoffFor(time.Millisecond, time.Millisecond, 0, answer).Round(time.Second),
 			"%s: the backoff is the client's pause, not MaxWait", tc.name)
 	}
 }

@@ -8,6 +8,14 @@ import "github.com/edapp-go/edapp/internal/redact"
 // reaches the token.
 type credentials struct {
 	token, auth string
+	// authHeader is the Authorization header's value, shared by every
+	// request (see Client.headers).
+	authHeader []string
+}
+
+func newCredentials(token string) *credentials {
+	auth := "Bearer " + token
+	return &credentials{token: token, auth: auth, authHeader: []string{auth}}
 }
 
 // Redact replaces the API token in s, plain or encoded, for error texts

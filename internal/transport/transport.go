@@ -79,23 +79,30 @@ type Config struct {
 	// PauseScope names what a pause holds, for its log line ("the
 	// requests of GET /x"); "": every request through the client.
 	PauseScope string
+	Clock      Clock // zero: the real clock
 }
 
 // Client sends requests with retries. It is safe for concurrent use.
 type Client struct {
-	base     string // base URL without a trailing slash
-	origin   origin
-	cred     *credentials
-	ua       string
-	hc       *http.Client // the caller's, or ours; its Transport is never used directly
-	next     http.RoundTripper
-	limiter  Limiter
-	policy   Policy
-	maxPause time.Duration
-	log      *slog.Logger
-	maxBody  int64
-	obs      Observer
-	scope    string // what a pause holds, for the log
+	base   string // base URL without a trailing slash
+	origin origin
+	// The base URL's parts, from which plainURL builds a request's URL;
+	// plainBase: the base URL is plain (see plainPath).
+	scheme, host, prefix string
+	plainBase            bool
+	cred                 *credentials
+	ua                   []string     // the User-Agent header's value, shared (see setHeaders)
+	hc                   *http.Client // the caller's, or ours; its Transport is never used directly
+	next                 http.RoundTripper
+	limiter              Limiter
+	policy               Policy
+	maxPause             time.Duration
+	log                  *slog.Logger
+	maxBody              int64
+	obs                  Observer
+	scope                string // what a pause holds, for the log
+	now                  func() time.Time
+	newTimer             func(d time.Duration) (<-chan time.Time, func() bool)
 
 	// notBefore is when the next attempt may go, after the service asked
 	// the client to slow down (unix nanoseconds; 0: no pause).
@@ -119,8 +126,11 @@ func New(cfg Config) *Client {
 	c := &Client{
 		base:     strings.TrimSuffix(cfg.BaseURL.String(), "/"),
 		origin:   originOf(cfg.BaseURL),
-		cred:     &credentials{token: cfg.Token, auth: "Bearer " + cfg.Token},
-		ua:       cfg.UserAgent,
+		scheme:   cfg.BaseURL.Scheme,
+		host:     cfg.BaseURL.Host,
+		prefix:   strings.TrimSuffix(cfg.BaseURL.EscapedPath(), "/"),
+		cred:     newCredentials(cfg.Token),
+		ua:       []string{cfg.UserAgent},
 		next:     defaultTransport,
 		limiter:  cfg.Limiter,
 		policy:   cfg.Retry,
@@ -130,7 +140,16 @@ func New(cfg Config) *Client {
 		obs:      cfg.Observer,
 		scope:    cmp.Or(cfg.PauseScope, "every request"),
 		hc:       &http.Client{},
+		now:      cfg.Clock.Now,
+		newTimer: cfg.Clock.NewTimer,
 	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if c.newTimer == nil {
+		c.newTimer = realTimer
+	}
+	c.plainBase = c.base == c.scheme+"://"+c.host+c.prefix && plainPath(c.prefix) && !strings.HasSuffix(c.host, ":")
 	if c.maxPause <= 0 {
 		c.maxPause = 5 * time.Minute
 	}
@@ -196,7 +215,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	}
 	// Read the body inside the retry loop, so a connection that breaks
 	// mid-body counts as a failed attempt and can be retried.
-	req.SetResponseHandler(s.readAnswer)
+	req.SetResponseHandler(s.answer)
 	resp, err := s.retryingClient().Do(req)
 	if err == nil && s.body == nil {
 		// Retries ran out on a status: the handler did not run.
@@ -219,28 +238,86 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 
 // newRequest builds the retryable request with the SDK's headers.
 func (c *Client) newRequest(ctx context.Context, r *Request) (*retryablehttp.Request, error) {
-	u := c.base + r.Path
-	if r.RawQuery != "" {
-		u += "?" + r.RawQuery
-	}
 	var raw any
 	if r.Body != nil {
 		raw = r.Body // a []byte body is rewound before every attempt
 	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, u, raw)
+	u, plain := c.plainURL(r)
+	rawURL := "" // filled in below, without parsing it again
+	if !plain {
+		rawURL = c.base + r.Path
+		if r.RawQuery != "" {
+			rawURL += "?" + r.RawQuery
+		}
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, rawURL, raw)
 	if err != nil {
 		return nil, err
 	}
-	for k, vs := range r.Header {
-		req.Header[k] = vs
+	if plain {
+		*req.URL, req.Host = u, u.Host
 	}
-	req.Header.Set("Authorization", c.cred.auth)
-	req.Header.Set("User-Agent", c.ua)
-	req.Header.Set("Accept", "application/json")
-	if r.Body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
+	c.setHeaders(req.Header, r)
 	return req, nil
+}
+
+// plainURL is the request's URL, built from the base URL parsed once in
+// New, when its path and query hold only characters that url.Parse would
+// keep as they are (the typed methods' paths do); otherwise plain is
+// false and the URL is parsed as a whole.
+func (c *Client) plainURL(r *Request) (u url.URL, plain bool) {
+	if !c.plainBase || !plainPath(r.Path) || !plainQuery(r.RawQuery) {
+		return url.URL{}, false
+	}
+	return url.URL{Scheme: c.scheme, Host: c.host, Path: c.prefix + r.Path, RawQuery: r.RawQuery}, true
+}
+
+// plainPath reports whether p is a path that url.Parse keeps as it is, and
+// that a URL sends as it is: letters, digits and "-._~/:@$&+,;=".
+func plainPath(p string) bool {
+	for i := range len(p) {
+		if b := p[i]; !isAlnum(b) && strings.IndexByte("-._~/:@$&+,;=", b) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// plainQuery reports whether q is a query that url.Parse keeps as it is:
+// no control character, space or '#'.
+func plainQuery(q string) bool {
+	for i := range len(q) {
+		if b := q[i]; b <= ' ' || b == 0x7f || b == '#' {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
+}
+
+// Header values every request shares: net/http, retryablehttp and this
+// package only read a request's header values (a redirect and a clone
+// copy them), so one slice serves every request. Each has its length as
+// its capacity, so an append elsewhere copies it.
+var (
+	acceptJSON  = []string{"application/json"}
+	contentJSON = []string{"application/json"}
+)
+
+// setHeaders sets the call's headers and the SDK's own on h.
+func (c *Client) setHeaders(h http.Header, r *Request) {
+	for k, vs := range r.Header {
+		h[k] = vs
+	}
+	h["Authorization"] = c.cred.authHeader
+	h["User-Agent"] = c.ua
+	h["Accept"] = acceptJSON
+	if r.Body != nil {
+		h["Content-Type"] = contentJSON
+	}
 }
 
 // readBody reads an answer's body: a successful one up to the client's

@@ -14,12 +14,12 @@ func (s *callState) waitTurn(ctx context.Context) error {
 	if s.c.limiter == nil && s.c.notBefore.Load() == 0 {
 		return nil // nothing to wait for: no clock read on the common path
 	}
-	start := time.Now()
+	start := s.c.now()
 	paused, err := s.sitOutPause(ctx)
 	if err == nil {
 		err = s.waitLimiter(ctx, paused)
 	}
-	if held := time.Since(start); held > time.Second && s.c.log != nil {
+	if held := s.c.since(start); held > time.Second && s.c.log != nil {
 		s.c.log.LogAttrs(ctx, slog.LevelInfo, "edapp: waited for the request budget",
 			slog.Duration("waited", held), slog.Bool("after429", paused > 0))
 	}
@@ -36,17 +36,13 @@ func (s *callState) sitOutPause(ctx context.Context) (time.Duration, error) {
 	if err := s.mayWait(ctx, d); err != nil {
 		return 0, err
 	}
-	start := time.Now()
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		s.book(WaitPause, time.Since(start), d)
-		return 0, &LimiterError{Throttled: true, Err: ctx.Err()}
-	case <-timer.C:
-	}
-	held := time.Since(start)
+	start := s.c.now()
+	err := s.c.sleep(ctx, d)
+	held := s.c.since(start)
 	s.book(WaitPause, held, d)
+	if err != nil {
+		return 0, &LimiterError{Throttled: true, Err: err}
+	}
 	return held, nil
 }
 
@@ -75,7 +71,7 @@ func (s *callState) waitLimiter(ctx context.Context, spent time.Duration) error 
 	if dl, ok := l.(Delayer); ok {
 		expected = dl.Delay(s.req.Bulk)
 	}
-	start := time.Now()
+	start := s.c.now()
 	var err error
 	kind := WaitInteractive
 	if ll, ok := l.(LaneLimiter); ok {
@@ -86,7 +82,7 @@ func (s *callState) waitLimiter(ctx context.Context, spent time.Duration) error 
 	} else {
 		err = l.Wait(lctx)
 	}
-	s.book(kind, time.Since(start), expected)
+	s.book(kind, s.c.since(start), expected)
 	if err == nil {
 		return nil
 	}
@@ -105,7 +101,7 @@ func (s *callState) limiterRefusal(ctx, lctx context.Context, err error) error {
 		return &LimiterError{Err: err}
 	}
 	if mt := s.req.MaxThrottle; mt >= 0 {
-		if dl, ok := ctx.Deadline(); !ok || time.Now().Add(mt).Before(dl) {
+		if dl, ok := ctx.Deadline(); !ok || s.c.now().Add(mt).Before(dl) {
 			return &LimiterError{Throttled: true, Err: fmt.Errorf("the wait would be longer than %v", mt)}
 		}
 	}
@@ -122,7 +118,7 @@ func (s *callState) mayWait(ctx context.Context, d time.Duration) error {
 	if mt := s.req.MaxThrottle; mt >= 0 && d > mt {
 		return &LimiterError{Throttled: true, Err: fmt.Errorf("the wait would be longer than %v", mt)}
 	}
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+	if dl, ok := ctx.Deadline(); ok && s.c.until(dl) < d {
 		return &LimiterError{Throttled: true, Err: fmt.Errorf("the wait would outlast the context's deadline: %w", context.DeadlineExceeded)}
 	}
 	return nil
@@ -135,7 +131,7 @@ func (c *Client) pause(ctx context.Context, d time.Duration, why string) {
 	if d <= 0 {
 		return
 	}
-	until := time.Now().Add(d)
+	until := c.now().Add(d)
 	for {
 		cur := c.notBefore.Load()
 		if cur >= until.UnixNano() || c.notBefore.CompareAndSwap(cur, until.UnixNano()) {
@@ -157,7 +153,7 @@ func (c *Client) pausedFor() time.Duration {
 	if n == 0 {
 		return 0
 	}
-	return max(time.Until(time.Unix(0, n)), 0)
+	return max(c.until(time.Unix(0, n)), 0)
 }
 
 // PausedFor is how much of the client-wide pause after a 429 is left.
