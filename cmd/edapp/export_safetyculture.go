@@ -61,7 +61,7 @@ func (fac *factory) runSafetyCultureExport(ctx context.Context, o *exportOptions
 	prog := fac.progress(context.Background(), isTerminal(fac.stderr))
 	opts.Progress = progressAdapter{prog}
 	opts.StopOn = fatal
-	sum, err := export.RunSafetyCulture(ctx, c, opts, dests...)
+	sum, err := fac.RunSafetyCulture(ctx, c, opts, dests...)
 	return fac.exportDone(sum, prog, rebuildIdentities(ctx, dests, err))
 }
 
