@@ -15,7 +15,8 @@ import (
 const probeAhead = 24 * time.Hour
 
 // scCourseProgressKind is the course-progress feed, every status (never
-// completed only). Its rows carry no modified time to check a
+// completed only), in pages of Options.PageSize (the feed's most, 1000, by
+// default). Its rows carry no modified time to check a
 // modifiedAfter filter against, so the run probes once whether the
 // service honours it: when it does, the kind is fetched from its cursor
 // minus the overlap; when it does not, and every MaxAge anyway, it is
@@ -24,7 +25,7 @@ var scCourseProgressKind = Kind{Name: "course_progress", Columns: jsonFields[scP
 	KeyFields: jsonFields[scProgressRow](), Overlap: SafetyCultureOverlap, probe: probeModifiedAfter,
 	fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 		return listAll(ctx, x, s, func(o []edapp.RequestOption) seqOf[scProgressRow] {
-			opts := &safetyculture.FeedOptions{CompletionStatus: safetyculture.CompletionAll, ModifiedAfter: p.From}
+			opts := &safetyculture.FeedOptions{Limit: min(x.pageSize, safetyculture.MaxPageSize), CompletionStatus: safetyculture.CompletionAll, ModifiedAfter: p.From}
 			return mapSeq(x.sc.Feeds.AllCourseProgress(ctx, opts, o...), progressRowOf)
 		}, nil)
 	}}

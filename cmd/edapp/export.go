@@ -139,7 +139,14 @@ and with --per-user also:
 and with --per-user also:
 ` + wrap(strings.Join(export.SafetyCultureKindNames(func(k export.Kind) bool { return k.PerUser }), ", "), "  ", 76) + `
 into the same tables, each row marked with its source; the two exports
-never touch each other's rows and may run at once.
+never touch each other's rows and may run at once. Its attempts are
+fetched again from the cursor minus 2h15m (its analytics arrive up to two
+hours late). Course progress is probed once per run: when the service
+honours modifiedAfter it is fetched from the cursor, and in full once the
+last full fetch is --max-age old (7 days when 0); when it does not, it is
+fetched in full and mirrored every run. Each endpoint has its own limit;
+--budget CLASS=N/WINDOW[,...] sets a class's (catalogue: 200/1m, other:
+800/1m), and --redis shares each endpoint's budget.
 
 --db takes sqlite:PATH or a postgres:// (postgresql://) URL; EDAPP_EXPORT_DB
 is the default. Each kind has a table named after it, a row per record
@@ -152,7 +159,8 @@ of the URL and let PostgreSQL's PGPASSWORD or ~/.pgpass supply it.
 
 Kinds with a date filter are incremental:
 ` + wrap(strings.Join(kindNames(func(k export.Kind) bool { return k.Incremental }), ", "), "  ", 76) + `
-A re-run fetches them from the cursor minus 10 minutes of overlap. In a
+A re-run fetches them from the cursor minus 10 minutes of overlap (--overlap
+raises it; no less is taken). In a
 database a changed record (an attempt since completed) is updated in
 place, and an attempt still open is fetched again on each run while it
 started less than --open-window ago. The other kinds are fetched in full

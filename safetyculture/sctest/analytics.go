@@ -89,22 +89,40 @@ type wireAttempt struct {
 }
 
 // lessonAttempts answers .../lessons/attempts; startDateTime and
-// endDateTime bound the start of an attempt.
+// endDateTime bound the start of an attempt. Only the page's rows are
+// built: a walk of many attempts costs each page its own rows.
 func (s *Server) lessonAttempts(w http.ResponseWriter, r *http.Request) {
-	s.analyticsRead(w, r, "startDateTime", "endDateTime", func(st *store, f analyticsFilter, now time.Time) []any {
-		var out []any
+	page, size, ok := paging(w, r)
+	if !ok {
+		return
+	}
+	f, ok := readAnalyticsFilter(w, r, "startDateTime", "endDateTime")
+	if !ok {
+		return
+	}
+	var out wireList[wireAttempt]
+	s.read(func(st *store, now time.Time) {
+		var match []*attempt
 		for _, a := range st.analytics.attempts {
-			if !s.visible(a.recorded, now) || !f.match(a.userID, a.courseID, a.lessonID, a.started) {
-				continue
+			if s.visible(a.recorded, now) && f.match(a.userID, a.courseID, a.lessonID, a.started) {
+				match = append(match, a)
 			}
-			u, c, l := st.users.get(a.userID), st.courses.get(a.courseID), st.lessons.get(a.lessonID)
-			out = append(out, wireAttempt{ID: a.id, UserID: u.id, UserExternalID: u.externalID, CourseID: c.id,
-				CourseExternalID: c.externalID, LessonID: l.id, LessonExternalID: l.externalID,
-				StartedDateTime: wtp(a.started), CompletedDateTime: wtp(a.completed), Score: a.score,
-				Success: a.success, EarnedStars: int(math.Round(a.score / 100 * 3))})
 		}
-		return out
+		start := min((page-1)*size, len(match))
+		out = wireList[wireAttempt]{TotalCount: len(match), Items: []wireAttempt{}}
+		for _, a := range match[start:min(start+size, len(match))] {
+			out.Items = append(out.Items, st.wireAttempt(a))
+		}
 	})
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (st *store) wireAttempt(a *attempt) wireAttempt {
+	u, c, l := st.users.get(a.userID), st.courses.get(a.courseID), st.lessons.get(a.lessonID)
+	return wireAttempt{ID: a.id, UserID: u.id, UserExternalID: u.externalID, CourseID: c.id,
+		CourseExternalID: c.externalID, LessonID: l.id, LessonExternalID: l.externalID,
+		StartedDateTime: wtp(a.started), CompletedDateTime: wtp(a.completed), Score: a.score,
+		Success: a.success, EarnedStars: int(math.Round(a.score / 100 * 3))}
 }
 
 type wireProgressEvent struct {
