@@ -113,6 +113,7 @@ func (discard) End(context.Context, *Kind, *KindResult) error        { return ni
 // route and the records of each kind.
 type scBenchRun struct {
 	wall    time.Duration
+	cpu     time.Duration // the process's (client and fake), over the run
 	routes  map[string]int
 	records map[string]int
 }
@@ -122,9 +123,9 @@ type scBenchRun struct {
 func runSCBench(b *testing.B, fake *sctest.Server, kinds []string) scBenchRun {
 	b.Helper()
 	before := fake.RequestCounts()
-	start := time.Now()
+	start, cpu := time.Now(), processCPU()
 	sum, err := RunSafetyCulture(context.Background(), scBenchClient(b, fake), Options{Kinds: kinds}, discard{})
-	out := scBenchRun{wall: time.Since(start), routes: map[string]int{}, records: map[string]int{}}
+	out := scBenchRun{wall: time.Since(start), cpu: processCPU() - cpu, routes: map[string]int{}, records: map[string]int{}}
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -212,9 +213,11 @@ func BenchmarkRunSafetyCultureAgainstSctest(b *testing.B) {
 		for range b.N {
 			all := scBenchRun{routes: map[string]int{}, records: map[string]int{}}
 			var floor time.Duration
+			var lines []string
 			for _, kind := range SafetyCultureKindNames(func(k Kind) bool { return !k.PerUser }) {
 				r := runSCBench(b, fake, []string{kind})
 				all.wall += r.wall
+				all.cpu += r.cpu
 				floor += r.floor()
 				for k, v := range r.routes {
 					all.routes[k] += v
@@ -222,8 +225,10 @@ func BenchmarkRunSafetyCultureAgainstSctest(b *testing.B) {
 				for k, v := range r.records {
 					all.records[k] += v
 				}
-				b.Logf("%-20s %7d records %5d requests %8.2f s", kind, r.records[kind], r.requests(), r.wall.Seconds())
+				lines = append(lines, fmt.Sprintf("%s %d records, %d requests, %.2f s (floor %.2f s, CPU %.2f s)",
+					kind, r.records[kind], r.requests(), r.wall.Seconds(), r.floor().Seconds(), r.cpu.Seconds()))
 			}
+			b.Logf("kinds: %s", strings.Join(lines, "; "))
 			reportSCBench(b, all, floor)
 		}
 	})
@@ -240,6 +245,7 @@ func reportSCBench(b *testing.B, r scBenchRun, floor time.Duration) {
 	b.ReportMetric(float64(r.requests()), "requests")
 	b.ReportMetric(float64(scBenchMinimum(r.records)), "min-requests")
 	b.ReportMetric(r.wall.Seconds(), "wall-s")
+	b.ReportMetric(r.cpu.Seconds(), "cpu-s")
 	b.ReportMetric(floor.Seconds(), "floor-s")
 	b.ReportMetric(r.wall.Seconds()/floor.Seconds(), "wall/floor")
 	b.ReportMetric(0, "ns/op") // wall-s says it

@@ -100,18 +100,17 @@ func (s *Server) lessonAttempts(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var out wireList[wireAttempt]
+	out := wireList[wireAttempt]{Items: []wireAttempt{}}
+	start := (page - 1) * size
 	s.read(func(st *store, now time.Time) {
-		var match []*attempt
 		for _, a := range st.analytics.attempts {
-			if s.visible(a.recorded, now) && f.match(a.userID, a.courseID, a.lessonID, a.started) {
-				match = append(match, a)
+			if !s.visible(a.recorded, now) || !f.match(a.userID, a.courseID, a.lessonID, a.started) {
+				continue
 			}
-		}
-		start := min((page-1)*size, len(match))
-		out = wireList[wireAttempt]{TotalCount: len(match), Items: []wireAttempt{}}
-		for _, a := range match[start:min(start+size, len(match))] {
-			out.Items = append(out.Items, st.wireAttempt(a))
+			if n := out.TotalCount; n >= start && n < start+size {
+				out.Items = append(out.Items, st.wireAttempt(a))
+			}
+			out.TotalCount++
 		}
 	})
 	writeJSON(w, http.StatusOK, out)
