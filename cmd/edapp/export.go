@@ -139,9 +139,9 @@ and with --per-user also:
 and with --per-user also:
 ` + wrap(strings.Join(export.SafetyCultureKindNames(func(k export.Kind) bool { return k.PerUser }), ", "), "  ", 76) + `
 into the same tables, each row marked with its source; the two exports
-never touch each other's rows and may run at once. Its attempts are
-fetched again from the cursor minus 2h15m (its analytics arrive up to two
-hours late). Course progress is probed once per run: when the service
+never touch each other's rows and may run at once. Its incremental
+analytics kinds are fetched again from the cursor minus 2h15m (its
+analytics arrive up to two hours late). Course progress is probed once per run: when the service
 honours modifiedAfter it is fetched from the cursor, and in full once the
 last full fetch is --max-age old (7 days when 0); when it does not, it is
 fetched in full and mirrored every run. Each endpoint has its own limit;
