@@ -150,9 +150,11 @@ walk_started = COALESCE(walk_started, ?) WHERE source = ? AND kind = ?`), b.Page
 	return records, fields, err
 }
 
-// End records a complete kind: a mirror drops the rows this walk did not
-// see, an incremental kind's cursor moves to the walk's start. An
-// incomplete kind changes nothing: its walk resumes next time.
+// End records a complete kind: a mirror, or a Remirror kind's full walk,
+// drops the rows this walk did not see, an incremental kind's cursor
+// moves to the walk's start. A Remirror kind's completed_at is its last
+// full walk's. An incomplete kind changes nothing: its walk resumes next
+// time.
 func (x *Database) End(ctx context.Context, k *Kind, r *KindResult) error {
 	c := x.kinds[k.Name]
 	defer delete(x.kinds, k.Name)
@@ -168,8 +170,13 @@ func (x *Database) End(ctx context.Context, k *Kind, r *KindResult) error {
 		started = r.Started
 	}
 	var deleted int64
+	full := !k.Incremental || (k.Remirror && c.walk.from.IsZero())
+	completed := time.Now()
+	if k.Remirror && !full {
+		completed = time.Time{} // completed_at stays the last full walk's
+	}
 	err := x.tx(ctx, func(tx *sql.Tx) error {
-		if !k.Incremental {
+		if full {
 			n, err := x.deleteUnseen(ctx, tx, k.Name, c.walk.run)
 			if err != nil {
 				return err
@@ -186,7 +193,7 @@ func (x *Database) End(ctx context.Context, k *Kind, r *KindResult) error {
 			cursor = started
 		}
 		_, err := tx.ExecContext(ctx, x.q(`UPDATE edapp_export_kinds SET cursor = ?, walk_run = NULL, walk_from = NULL, walk_started = NULL,
-walk_pages = NULL, completed_at = ? WHERE source = ? AND kind = ?`), x.timeArg(cursor), x.timeArg(time.Now()), x.source, k.Name)
+walk_pages = NULL, completed_at = COALESCE(?, completed_at) WHERE source = ? AND kind = ?`), x.timeArg(cursor), x.timeArg(completed), x.source, k.Name)
 		return err
 	})
 	if err != nil {

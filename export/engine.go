@@ -1,7 +1,9 @@
 package export
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -33,6 +35,9 @@ func (e *engine) kind(ctx context.Context, k *Kind, t Tracker) *KindResult {
 	ctx = withKind(ctx, k.Name)
 	r := &KindResult{Kind: k.Name}
 	p, err := e.plan(ctx, k)
+	if p.note != "" {
+		r.Notes = append(r.Notes, p.note)
+	}
 	if err != nil || p.skip {
 		r.Err, r.Skipped, r.Fetched = err, p.skip, p.Fetched
 		t.Done(err)
@@ -67,6 +72,7 @@ func (e *engine) kind(ctx context.Context, k *Kind, t Tracker) *KindResult {
 type planned struct {
 	Plan
 	skip bool
+	note string // for the summary: why a Remirror kind walks as it does
 }
 
 // plan asks every destination where it would start, tells them where the
@@ -97,6 +103,17 @@ func (e *engine) plan(ctx context.Context, k *Kind) (planned, error) {
 	if !k.Incremental {
 		p.From = time.Time{}
 	}
+	var note string
+	if k.Remirror {
+		full, why, err := e.fullWalk(ctx, k, p)
+		if err != nil {
+			return planned{}, err
+		}
+		if full && !p.From.IsZero() {
+			p.From, p.Page = time.Time{}, 1
+		}
+		note = why
+	}
 	if k.PerParent {
 		p.Page = 1
 	}
@@ -105,7 +122,26 @@ func (e *engine) plan(ctx context.Context, k *Kind) (planned, error) {
 			return planned{}, err
 		}
 	}
-	return planned{Plan: p}, nil
+	return planned{Plan: p, note: note}, nil
+}
+
+// fullWalk says whether a Remirror kind is fetched in full this run, and
+// why: its last full walk is older than the mirror age (or there was
+// none), or the service ignores its filter, which the kind's probe asks
+// once per run.
+func (e *engine) fullWalk(ctx context.Context, k *Kind, p Plan) (bool, string, error) {
+	age := cmp.Or(e.opts.MaxAge, DefaultMirrorAge)
+	if p.Fetched.IsZero() || e.run.Now.Sub(p.Fetched) >= age {
+		return true, "fetched in full: no full fetch in the last " + age.String(), nil
+	}
+	honoured, err := k.probe(ctx, e.f, e.run.Now)
+	switch {
+	case err != nil:
+		return false, "", fmt.Errorf("probe whether the service honours the date filter: %w", err)
+	case !honoured:
+		return true, "fetched in full: the service ignores the date filter", nil
+	}
+	return false, "fetched from " + p.From.Format(time.RFC3339), nil
 }
 
 // earliest is the earlier of two lower bounds (or fetch times); zero (no

@@ -14,8 +14,13 @@ import (
 )
 
 // Overlap is how far before its cursor an incremental kind is fetched
-// again, to catch records the service dated before they became visible.
+// again, to catch records the service dated before they became visible:
+// EdApp's default and least Options.Overlap.
 const Overlap = 10 * time.Minute
+
+// DefaultMirrorAge is how often a Remirror kind is fetched in full when
+// Options.MaxAge is 0.
+const DefaultMirrorAge = 7 * 24 * time.Hour
 
 // DefaultOpenWindow is how long an open attempt is fetched again, waiting
 // for its completion (see Options.OpenWindow).
@@ -37,8 +42,15 @@ type Options struct {
 	// MaxAge, when above 0, skips a mirrored kind whose last complete
 	// fetch, as every destination recorded it, is younger than MaxAge (a
 	// catalog an hour old is fine for an hourly job). Incremental kinds
-	// always fetch from their cursor; Full fetches everything it names.
+	// always fetch from their cursor; Full fetches everything it names. A
+	// Remirror kind (SafetyCulture's course progress) is fetched in full
+	// once its last full fetch is MaxAge old, DefaultMirrorAge when 0, so
+	// that resets and deletions arrive.
 	MaxAge time.Duration
+	// Overlap is how far before its cursor an incremental kind is fetched
+	// again; 0: the source's, Overlap for EdApp and SafetyCultureOverlap
+	// for SafetyCulture, which are also the least accepted.
+	Overlap time.Duration
 	// Concurrency is how many requests are in flight for the whole run,
 	// across kinds, pages and parents. Default 4, at most 64: against the
 	// service's budget four saturate it at any latency under about 0.85 s.
@@ -183,27 +195,49 @@ var ErrInterrupted = errors.New("export interrupted")
 // fails does not stop the others. It returns an error when a kind failed
 // or ctx ended the run, and the summary of what was done, kinds in order.
 func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destination) (sum *Summary, err error) {
-	return run(ctx, kinds, func(opts Options, ks []Kind) *fetcher { return newFetcher(c, opts, ks) }, opts, dests)
+	return run(ctx, source{kinds, Overlap}, func(opts Options, ks []Kind) *fetcher { return newFetcher(c, opts, ks) }, opts, dests)
 }
 
 // RunSafetyCulture is Run for SafetyCulture Training's kinds
 // (SafetyCultureKinds), read with sc. A Database destination must be
 // opened WithSource(SourceSafetyCulture): EdApp's rows in the same tables
 // are then left as they are.
+//
+// Course progress is probed once per run: the feed is asked for the rows
+// modified after a time a day ahead. No rows: the service honours
+// modifiedAfter, and the kind is fetched from its cursor minus the
+// overlap, in full every MaxAge (DefaultMirrorAge when 0). Rows: it
+// ignores it, and the kind is fetched in full and mirrored each run.
+// Every status is asked for, never completed only.
 func RunSafetyCulture(ctx context.Context, sc *safetyculture.Client, opts Options, dests ...Destination) (sum *Summary, err error) {
-	return run(ctx, scKinds, func(opts Options, ks []Kind) *fetcher {
+	return run(ctx, source{scKinds, SafetyCultureOverlap}, func(opts Options, ks []Kind) *fetcher {
 		x := newFetcher(nil, opts, ks)
 		x.sc = sc
 		return x
 	}, opts, dests)
 }
 
+// source is what a run needs of a service: its kinds, and the least
+// overlap its incremental kinds take (its default).
+type source struct {
+	kinds      []Kind
+	minOverlap time.Duration
+}
+
 // run is one source's run: its kinds, fetched by the fetcher newFetcher
 // makes.
-func run(ctx context.Context, list []Kind, newFetcher func(Options, []Kind) *fetcher, opts Options, dests []Destination) (sum *Summary, err error) {
-	ks, err := selectKinds(list, opts)
+func run(ctx context.Context, src source, newFetcher func(Options, []Kind) *fetcher, opts Options, dests []Destination) (sum *Summary, err error) {
+	if opts.Overlap != 0 && opts.Overlap < src.minOverlap {
+		return nil, fmt.Errorf("export: %w: overlap %s: want %s or more for this source (0: %[3]s)", edapp.ErrInvalidInput, opts.Overlap, src.minOverlap)
+	}
+	ks, err := selectKinds(src.kinds, opts)
 	if err != nil {
 		return nil, err
+	}
+	for i := range ks {
+		if ks[i].Incremental && opts.Overlap != 0 {
+			ks[i].Overlap = opts.Overlap
+		}
 	}
 	if len(dests) == 0 {
 		return nil, errors.New("export: no destination")

@@ -45,6 +45,9 @@ type filesKind struct {
 	seen    map[recordKey]struct{}
 	dups    int
 	written int
+	// fullWalk: a Remirror kind fetched in full. Its parts keep every
+	// version, as for any incremental kind; the state records when.
+	fullWalk bool
 }
 
 // FilesOption configures Files. A bad value makes OpenFiles fail with an
@@ -166,6 +169,9 @@ func (f *Files) Resume(_ context.Context, k *Kind, r RunInfo) (Plan, error) {
 	if ks := f.st.Kinds[k.Name]; ks != nil && !k.Incremental {
 		p.Fetched = ks.Updated // a mirrored kind's file changes when it is complete
 	}
+	if ks := f.st.Kinds[k.Name]; ks != nil && k.Remirror && ks.Mirrored != nil {
+		p.Fetched = *ks.Mirrored
+	}
 	return p, nil
 }
 
@@ -175,7 +181,7 @@ func (f *Files) Begin(_ context.Context, k *Kind, p Plan) error {
 	if f.kinds == nil {
 		f.kinds = map[string]*filesKind{}
 	}
-	c := &filesKind{k: k}
+	c := &filesKind{k: k, fullWalk: k.Remirror && p.From.IsZero()}
 	f.kinds[k.Name] = c
 	if !k.Incremental {
 		a, err := createAtomic(filepath.Join(f.dir, k.Name+"."+f.ext()))
@@ -267,6 +273,10 @@ func (f *Files) End(_ context.Context, k *Kind, r *KindResult) error {
 	cursor := r.Started
 	if ks.Cursor == nil || cursor.After(*ks.Cursor) {
 		ks.Cursor = &cursor
+	}
+	if c.fullWalk {
+		now := time.Now().UTC()
+		ks.Mirrored = &now
 	}
 	if err := f.st.save(f.dir); err != nil {
 		return err

@@ -42,6 +42,8 @@ type kindState struct {
 	Records int `json:"records"`
 	// Updated is when the kind's files last changed.
 	Updated time.Time `json:"updated"`
+	// Mirrored is when a Remirror kind was last fetched in full.
+	Mirrored *time.Time `json:"mirrored,omitempty"`
 }
 
 // partInfo is one file of an incremental kind.

@@ -34,11 +34,24 @@ type Kind struct {
 	// while younger than Options.OpenWindow.
 	OpenField string
 	// Overlap, when above 0, replaces the package's Overlap for the kind:
-	// a service whose records arrive late needs more.
+	// a service whose records arrive late needs more. Options.Overlap
+	// replaces it for a run.
 	Overlap time.Duration
+	// Remirror marks an incremental kind whose filter cannot show a
+	// deletion (a course progress reset leaves no row to fetch): a walk
+	// from no lower bound (Plan.From zero) is a full one, after which a
+	// destination that can drops the rows the walk did not see, as for a
+	// mirrored kind, and records the walk as its Plan.Fetched; an
+	// incremental walk moves the cursor only. The engine plans a full walk
+	// when the last one is older than Options.MaxAge (DefaultMirrorAge
+	// when 0), or when the service does not honour the filter.
+	Remirror bool
 
 	// fetch sends every record to s, from p.
 	fetch func(ctx context.Context, x *fetcher, p Plan, s *stream) error
+	// probe, for a Remirror kind, asks the service whether it honours
+	// the kind's filter; false: every walk is a full one.
+	probe func(ctx context.Context, x *fetcher, now time.Time) (honoured bool, err error)
 }
 
 // memberRow is one user's membership of one group.

@@ -213,11 +213,6 @@ var scKinds = []Kind{
 	scUserSlideStatisticsKind,
 	scCollectionsKind,
 	scCollectionCoursesKind,
-	// Course progress is mirrored in full, every status: the feed's rows
-	// carry no time to check a modifiedAfter filter against, so a service
-	// that ignored it would leave changes and deletions out.
 	scAttemptsKind,
-	scFeed("course_progress", func(x *fetcher, ctx context.Context, o []edapp.RequestOption) iter.Seq2[safetyculture.CourseProgress, error] {
-		return x.sc.Feeds.AllCourseProgress(ctx, &safetyculture.FeedOptions{CompletionStatus: safetyculture.CompletionAll}, o...)
-	}, progressRowOf),
+	scCourseProgressKind,
 }

@@ -68,14 +68,9 @@ func parseBudget(s string) (int, time.Duration, error) {
 // default budget without them). token keys the shared budget.
 func (a *app) limiter(token string) (budgetLimiter, error) {
 	f := a.budget
-	url := f.redisURL
-	if url == "" {
-		url = a.env("EDAPP_REDIS_URL")
-	} else {
-		a.warnPasswordFlag("--redis", url, redisPasswordHint)
-	}
-	if !(f.bulkShare > 0 && f.bulkShare <= 1) { // NaN too
-		return nil, usagef("invalid --bulk-share %v: want more than 0 and at most 1", f.bulkShare)
+	url := a.redisURL()
+	if err := checkBulkShare(f.bulkShare); err != nil {
+		return nil, err
 	}
 	limit, window := edapp.DefaultBudget, edapp.DefaultBudgetWindow
 	if f.budget != "" {
@@ -95,9 +90,40 @@ func (a *app) limiter(token string) (budgetLimiter, error) {
 	return a.redisLimiter(url, redislimit.KeyForToken(token), limit, window, f.bulkShare)
 }
 
+// redisURL is --redis, or EDAPP_REDIS_URL; a password on the command line
+// is warned of.
+func (a *app) redisURL() string {
+	if a.budget.redisURL == "" {
+		return a.env("EDAPP_REDIS_URL")
+	}
+	a.warnPasswordFlag("--redis", a.budget.redisURL, redisPasswordHint)
+	return a.budget.redisURL
+}
+
+func checkBulkShare(f float64) error {
+	if !(f > 0 && f <= 1) { // NaN too
+		return usagef("invalid --bulk-share %v: want more than 0 and at most 1", f)
+	}
+	return nil
+}
+
 // redisLimiter shares the budget through the Redis at url, checked once
 // before it is used.
 func (a *app) redisLimiter(url, key string, limit int, window time.Duration, bulkShare float64) (budgetLimiter, error) {
+	rdb, err := a.redisClient(url)
+	if err != nil {
+		return nil, err
+	}
+	l, err := redislimit.New(rdb, key, limit, window, redislimit.WithBulkShare(bulkShare))
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return l, nil
+}
+
+// redisClient is a client of the Redis at url, closed when the run ends,
+// answering a PING.
+func (a *app) redisClient(url string) (*redis.Client, error) {
 	opts, err := redis.ParseURL(url)
 	if err != nil {
 		// Not err: it may quote the URL, and the URL may hold a password.
@@ -106,14 +132,10 @@ func (a *app) redisLimiter(url, key string, limit int, window time.Duration, bul
 	boundRedis(opts)
 	rdb := redis.NewClient(opts)
 	a.closers = append(a.closers, rdb.Close)
-	l, err := redislimit.New(rdb, key, limit, window, redislimit.WithBulkShare(bulkShare))
-	if err != nil {
-		return nil, usageError{err}
-	}
 	if err := checkRedis(rdb, opts.TLSConfig != nil); err != nil {
 		return nil, err
 	}
-	return l, nil
+	return rdb, nil
 }
 
 // Bounds on the Redis client, so that a Redis that does not answer fails a

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -18,16 +19,24 @@ import (
 type exportOptions struct {
 	flags  exportFlags
 	engine export.Options
+	// scBudget is --budget for --source safetyculture: the limit classes
+	// it overrides.
+	scBudget scBudget
 }
 
 // finish reads --db's default from the environment, then checks the
-// flags and makes the engine's options.
-func (o *exportOptions) finish(cmd *cobra.Command, env func(string) string) error {
+// flags (budget is --budget) and makes the engine's options.
+func (o *exportOptions) finish(cmd *cobra.Command, env func(string) string, budget string) error {
 	if !cmd.Flags().Changed("db") {
 		o.flags.db = env("EDAPP_EXPORT_DB")
 	}
 	var err error
-	o.engine, err = engineOptions(o.flags)
+	if o.engine, err = engineOptions(o.flags); err != nil {
+		return err
+	}
+	if o.flags.source == export.SourceSafetyCulture {
+		o.scBudget, err = parseSCBudget(budget)
+	}
 	return err
 }
 
@@ -43,6 +52,7 @@ type exportFlags struct {
 	concurrency int
 	openWindow  time.Duration
 	maxAge      time.Duration
+	overlap     time.Duration
 }
 
 // wrap breaks s into lines of at most width, each after indent.
@@ -83,7 +93,7 @@ func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command 
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fac.warnDBFlag(cmd.Flags().Changed("db"), o.flags.db)
-			if err := o.finish(cmd, fac.env); err != nil {
+			if err := o.finish(cmd, fac.env, fac.budget.budget); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -103,6 +113,7 @@ func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command 
 	fl.StringSliceVar(&f.kinds, "kinds", nil, "export only these kinds (comma-separated; default all)")
 	fl.IntVar(&f.concurrency, "concurrency", 4, "requests in flight for the whole export, across kinds and parents (one pool)")
 	fl.DurationVar(&f.maxAge, "max-age", 0, "skip a mirrored kind whose last complete fetch is younger than this (0: fetch every run)")
+	fl.DurationVar(&f.overlap, "overlap", 0, "fetch an incremental kind again from this long before its cursor (0: the source's, 10m for edapp, 2h15m for safetyculture, the least taken)")
 	fl.DurationVar(&f.openWindow, "open-window", export.DefaultOpenWindow, "fetch an attempt still open again on each run while it started less than this ago (0: never)")
 	fac.addBudgetFlags(cmd)
 	fac.addStatsFlag(cmd, export.KindFromContext)
@@ -128,7 +139,14 @@ and with --per-user also:
 and with --per-user also:
 ` + wrap(strings.Join(export.SafetyCultureKindNames(func(k export.Kind) bool { return k.PerUser }), ", "), "  ", 76) + `
 into the same tables, each row marked with its source; the two exports
-never touch each other's rows and may run at once.
+never touch each other's rows and may run at once. Its incremental
+analytics kinds are fetched again from the cursor minus 2h15m (its
+analytics arrive up to two hours late). Course progress is probed once per run: when the service
+honours modifiedAfter it is fetched from the cursor, and in full once the
+last full fetch is --max-age old (7 days when 0); when it does not, it is
+fetched in full and mirrored every run. Each endpoint has its own limit;
+--budget CLASS=N/WINDOW[,...] sets a class's (catalogue: 200/1m, other:
+800/1m), and --redis shares each endpoint's budget.
 
 --db takes sqlite:PATH or a postgres:// (postgresql://) URL; EDAPP_EXPORT_DB
 is the default. Each kind has a table named after it, a row per record
@@ -141,7 +159,8 @@ of the URL and let PostgreSQL's PGPASSWORD or ~/.pgpass supply it.
 
 Kinds with a date filter are incremental:
 ` + wrap(strings.Join(kindNames(func(k export.Kind) bool { return k.Incremental }), ", "), "  ", 76) + `
-A re-run fetches them from the cursor minus 10 minutes of overlap. In a
+A re-run fetches them from the cursor minus 10 minutes of overlap (--overlap
+raises it; no less is taken). In a
 database a changed record (an attempt since completed) is updated in
 place, and an attempt still open is fetched again on each run while it
 started less than --open-window ago. The other kinds are fetched in full
@@ -213,12 +232,15 @@ func engineOptions(f exportFlags) (export.Options, error) {
 	if f.maxAge < 0 {
 		return export.Options{}, usagef("invalid --max-age %s: must not be negative", f.maxAge)
 	}
+	if least := leastOverlap(f.source); f.overlap != 0 && f.overlap < least {
+		return export.Options{}, usagef("invalid --overlap %s: want %s or more for --source %s (0: %[2]s)", f.overlap, least, cmp.Or(f.source, export.SourceEdApp))
+	}
 	since, err := parseSince(f.since, time.Now())
 	if err != nil {
 		return export.Options{}, usageError{err}
 	}
 	o := export.Options{Kinds: f.kinds, PerUser: f.perUser, Since: since, Full: f.full, Concurrency: f.concurrency,
-		OpenWindow: f.openWindow, NoOpenWindow: f.openWindow == 0, MaxAge: f.maxAge}
+		OpenWindow: f.openWindow, NoOpenWindow: f.openWindow == 0, MaxAge: f.maxAge, Overlap: f.overlap}
 	for _, name := range f.kinds {
 		k, ok := findKind(f.source, name)
 		if !ok {
@@ -229,6 +251,15 @@ func engineOptions(f exportFlags) (export.Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// leastOverlap is the source's default overlap, the least --overlap it
+// takes: SafetyCulture's analytics arrive up to 2 hours late.
+func leastOverlap(source string) time.Duration {
+	if source == export.SourceSafetyCulture {
+		return export.SafetyCultureOverlap
+	}
+	return export.Overlap
 }
 
 func findKind(source, name string) (export.Kind, bool) {

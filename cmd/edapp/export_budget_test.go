@@ -136,7 +136,7 @@ func TestExportBudgetSurvivesKill(t *testing.T) {
 	select {
 	case err := <-exited:
 		t.Fatalf("the export ended before the kill: %v\n%s", err, cmd.Stdout)
-	case <-afterRequests(srv, 20, stop):
+	case <-afterRequests(requestsOf(srv), 20, stop):
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		<-exited
 	}

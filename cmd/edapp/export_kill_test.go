@@ -42,6 +42,12 @@ func TestExportChild(t *testing.T) {
 // exportChild is the command that runs TestExportChild against srv.
 // An argument that begins with -test. goes to the test binary.
 func exportChild(srv *edapptest.Server, pageSize int, args ...string) *exec.Cmd {
+	return childWith(fakeEnv(srv), pageSize, args...)
+}
+
+// childWith is the command that runs TestExportChild with e added to the
+// environment.
+func childWith(e env, pageSize int, args ...string) *exec.Cmd {
 	testArgs := []string{"-test.run=^TestExportChild$", "-test.count=1", "-test.v"}
 	var exportArgs []string
 	for _, a := range args {
@@ -53,8 +59,10 @@ func exportChild(srv *edapptest.Server, pageSize int, args ...string) *exec.Cmd 
 	}
 	args = exportArgs
 	cmd := exec.Command(os.Args[0], testArgs...)
-	cmd.Env = append(os.Environ(), "EDAPP_EXPORT_CHILD_ARGS="+strings.Join(args, " "), "EDAPP_EXPORT_CHILD_PAGE_SIZE="+strconv.Itoa(pageSize),
-		"EDAPP_API_TOKEN="+srv.Token, "EDAPP_BASE_URL="+srv.URL)
+	cmd.Env = append(os.Environ(), "EDAPP_EXPORT_CHILD_ARGS="+strings.Join(args, " "), "EDAPP_EXPORT_CHILD_PAGE_SIZE="+strconv.Itoa(pageSize))
+	for k, v := range e {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
 	cmd.Stdout = new(strings.Builder)
 	cmd.Stderr = cmd.Stdout
 	return cmd
@@ -105,19 +113,31 @@ func TestExportDBKillLoop(t *testing.T) {
 func testKillLoop(t *testing.T, srv *edapptest.Server, dbURL string, kills int) {
 	// The clean export first: it also counts the requests of a whole run,
 	// over which the kills are spread.
-	clean := dbtest.SQLite(t)
-	if !strings.HasPrefix(dbURL, "sqlite:") {
-		clean = dbtest.Postgres(t)
-	}
+	clean := cleanDBLike(t, dbURL)
 	srv.ResetRequests()
 	wantCode(t, runExport(t, context.Background(), srv, func(f *factory) { withPageSize(f, killPageSize) }, "--db", clean, "--concurrency", "2"), exitOK)
 	requests := len(srv.Requests())
 
-	killLoop(t, srv, dbURL, kills, requests)
+	killLoop(t, edappKillTarget(srv), dbURL, kills, requests)
+	compareWithClean(t, dbURL, clean, "users", "attempts", "lesson_progress_events", "course_progress", "group_members", "lessons")
+}
+
+// cleanDBLike is a fresh database of dbURL's kind.
+func cleanDBLike(t *testing.T, dbURL string) string {
+	if strings.HasPrefix(dbURL, "sqlite:") {
+		return dbtest.SQLite(t)
+	}
+	return dbtest.Postgres(t)
+}
+
+// compareWithClean compares every table of the killed export with the
+// clean one, row for row; the tables named must not be empty.
+func compareWithClean(t *testing.T, dbURL, clean string, tables ...string) {
+	t.Helper()
 	killed, _ := openTestDB(t, dbURL)
 	whole, _ := openTestDB(t, clean)
 	a, b := snapshot(t, killed), snapshot(t, whole)
-	for _, tb := range []string{"users", "attempts", "lesson_progress_events", "course_progress", "group_members", "lessons"} {
+	for _, tb := range tables {
 		if len(b[tb]) == 0 {
 			t.Errorf("the clean export's %s is empty", tb)
 		}
@@ -125,18 +145,44 @@ func testKillLoop(t *testing.T, srv *edapptest.Server, dbURL string, kills int) 
 	diffSnapshots(t, "killed export against a clean one", b, a)
 }
 
+// killTarget is what the kill loop needs of a fake and its export: the
+// requests it has answered since reset, the child export into a database
+// (full: with --full), and, before each run, the check after it that the
+// walks under way resumed after their committed pages.
+type killTarget struct {
+	sent    func() int
+	reset   func()
+	child   func(dbURL string, full bool) *exec.Cmd
+	resumed func(t *testing.T, dbURL string) (walks int, check func())
+}
+
+// requestsOf counts the requests srv has answered since it was reset.
+func requestsOf(srv *edapptest.Server) func() int { return func() int { return len(srv.Requests()) } }
+
+func edappKillTarget(srv *edapptest.Server) killTarget {
+	return killTarget{
+		sent:  requestsOf(srv),
+		reset: srv.ResetRequests,
+		child: func(dbURL string, full bool) *exec.Cmd { return childExport(srv, dbURL, full) },
+		resumed: func(t *testing.T, dbURL string) (int, func()) {
+			walks := walksUnderWay(t, dbURL)
+			return len(walks), func() { checkResumed(t, srv, walks) }
+		},
+	}
+}
+
 // killLoop runs the child export and kills it once the fake has answered
 // a random number of its requests (out of the requests of a whole run),
 // kills times; then runs it to the end. After each kill it checks that the
 // next run resumes the walks under way after their committed pages.
-func killLoop(t *testing.T, srv *edapptest.Server, dbURL string, kills, requests int) {
+func killLoop(t *testing.T, k killTarget, dbURL string, kills, requests int) {
 	t.Helper()
 	done, resumed, full := 0, 0, false
 	for i := 0; done < kills && i < kills*5; i++ {
-		walks := walksUnderWay(t, dbURL)
-		resumed += len(walks)
-		srv.ResetRequests()
-		cmd := childExport(srv, dbURL, full)
+		n, check := k.resumed(t, dbURL)
+		resumed += n
+		k.reset()
+		cmd := k.child(dbURL, full)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -151,26 +197,26 @@ func killLoop(t *testing.T, srv *edapptest.Server, dbURL string, kills, requests
 				t.Fatalf("child: %v\n%s", err, cmd.Stdout.(*strings.Builder).String())
 			}
 			full = true
-		case <-afterRequests(srv, 1+rand.IntN(requests), stop):
+		case <-afterRequests(k.sent, 1+rand.IntN(requests), stop):
 			_ = cmd.Process.Signal(syscall.SIGKILL)
 			<-exited
 			done++
 			full = false
 		}
 		close(stop)
-		checkResumed(t, srv, walks)
+		check()
 	}
 	if done < kills {
 		t.Fatalf("only %d kills landed", done)
 	}
-	walks := walksUnderWay(t, dbURL)
-	srv.ResetRequests()
-	cmd := childExport(srv, dbURL, false)
+	n, check := k.resumed(t, dbURL)
+	k.reset()
+	cmd := k.child(dbURL, false)
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("the last run: %v\n%s", err, cmd.Stdout.(*strings.Builder).String())
 	}
-	checkResumed(t, srv, walks)
-	t.Logf("%d kills, %d walks resumed after committed pages", done, resumed+len(walks))
+	check()
+	t.Logf("%d kills, %d walks resumed after committed pages", done, resumed+n)
 }
 
 func childExport(srv *edapptest.Server, dbURL string, full bool) *exec.Cmd {
@@ -234,12 +280,12 @@ func checkResumed(t *testing.T, srv *edapptest.Server, walks []walk) {
 	}
 }
 
-// afterRequests is closed once the fake has seen n requests, unless stop
-// is closed first.
-func afterRequests(srv *edapptest.Server, n int, stop <-chan struct{}) <-chan struct{} {
+// afterRequests is closed once the fake has seen n requests (sent
+// counts them), unless stop is closed first.
+func afterRequests(sent func() int, n int, stop <-chan struct{}) <-chan struct{} {
 	ch := make(chan struct{})
 	go func() {
-		for len(srv.Requests()) < n {
+		for sent() < n {
 			select {
 			case <-stop:
 				return

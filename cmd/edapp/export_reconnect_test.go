@@ -58,7 +58,7 @@ func TestExportDBReconnect(t *testing.T) {
 	select {
 	case r := <-done:
 		t.Fatalf("the export finished before the restart: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	case <-afterRequests(srv, requests/2, stop):
+	case <-afterRequests(requestsOf(srv), requests/2, stop):
 	}
 	if err := pg.Restart(); err != nil {
 		t.Fatal(err)
@@ -110,7 +110,7 @@ func exportThroughOutage(t *testing.T, pg *dbtest.Server, srv *edapptest.Server,
 	}()
 	stop := make(chan struct{})
 	defer close(stop)
-	<-afterRequests(srv, 5, stop)
+	<-afterRequests(requestsOf(srv), 5, stop)
 	proxied.shut.Store(true)
 	if err := pg.Restart(); err != nil {
 		t.Fatal(err)

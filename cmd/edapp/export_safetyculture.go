@@ -20,13 +20,18 @@ func sourceKindNames(source string) []string {
 
 // safetyCultureClient is the SafetyCulture client of --source
 // safetyculture: --token or SAFETYCULTURE_API_TOKEN, --base-url or
-// SAFETYCULTURE_BASE_URL. Each endpoint keeps its own limit.
-func (fac *factory) safetyCultureClient() (*safetyculture.Client, error) {
+// SAFETYCULTURE_BASE_URL. Each endpoint keeps its own limit: its class's,
+// or budget's for the classes it names, shared through --redis.
+func (fac *factory) safetyCultureClient(budget scBudget) (*safetyculture.Client, error) {
 	token := fac.flagOrEnv(fac.token, "SAFETYCULTURE_API_TOKEN")
 	if token == "" {
 		return nil, usagef("no SafetyCulture API token: pass --token or set SAFETYCULTURE_API_TOKEN")
 	}
-	opts := []safetyculture.Option{safetyculture.WithUserAgent("edapp-cli/" + edapp.Version)}
+	limiterFor, err := fac.scLimiters(token, budget)
+	if err != nil {
+		return nil, err
+	}
+	opts := []safetyculture.Option{safetyculture.WithUserAgent("edapp-cli/" + edapp.Version), safetyculture.WithLimiter(limiterFor)}
 	if base := fac.flagOrEnv(fac.baseURL, "SAFETYCULTURE_BASE_URL"); base != "" {
 		opts = append(opts, safetyculture.WithBaseURL(base))
 	}
@@ -43,7 +48,7 @@ func (fac *factory) safetyCultureClient() (*safetyculture.Client, error) {
 // runSafetyCultureExport is runExport for --source safetyculture: the
 // same destinations, summary and exit codes, SafetyCulture's kinds.
 func (fac *factory) runSafetyCultureExport(ctx context.Context, o *exportOptions) error {
-	c, err := fac.safetyCultureClient()
+	c, err := fac.safetyCultureClient(o.scBudget)
 	if err != nil {
 		return err
 	}
@@ -56,7 +61,7 @@ func (fac *factory) runSafetyCultureExport(ctx context.Context, o *exportOptions
 	prog := fac.progress(context.Background(), isTerminal(fac.stderr))
 	opts.Progress = progressAdapter{prog}
 	opts.StopOn = fatal
-	sum, err := export.RunSafetyCulture(ctx, c, opts, dests...)
+	sum, err := fac.RunSafetyCulture(ctx, c, opts, dests...)
 	return fac.exportDone(sum, prog, rebuildIdentities(ctx, dests, err))
 }
 

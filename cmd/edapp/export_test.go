@@ -74,15 +74,21 @@ func exportFixture(t *testing.T, n int, opts ...edapptest.Option) (*edapptest.Se
 // runExport runs `edapp export` with test hooks set on the app.
 func runExport(t *testing.T, ctx context.Context, srv *edapptest.Server, setup func(*factory), args ...string) result {
 	t.Helper()
+	r := runExportEnv(ctx, fakeEnv(srv), setup, args...)
+	noToken(t, srv.Token, r)
+	return r
+}
+
+// runExportEnv runs `edapp export` in the environment e, with test hooks
+// set on the app.
+func runExportEnv(ctx context.Context, e env, setup func(*factory), args ...string) result {
 	var out, errOut strings.Builder
-	f := newFactory(&app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, env: fakeEnv(srv).get})
+	f := newFactory(&app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, env: e.get})
 	if setup != nil {
 		setup(f)
 	}
 	code := f.run(ctx, append([]string{"export"}, args...))
-	r := result{code, out.String(), errOut.String()}
-	noToken(t, srv.Token, r)
-	return r
+	return result{code, out.String(), errOut.String()}
 }
 
 // readCSV reads every data row of the CSV files of a kind (its file, or

@@ -13,6 +13,7 @@ import (
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/cmd/edapp/internal/fakeserve"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/usersync"
 	"github.com/spf13/cobra"
 )
@@ -23,6 +24,11 @@ func withPageSize(f *factory, n int) {
 	f.RunExport = func(ctx context.Context, c *edapp.Client, o export.Options, dests ...export.Destination) (*export.Summary, error) {
 		o.PageSize = n
 		return run(ctx, c, o, dests...)
+	}
+	runSC := f.RunSafetyCulture
+	f.RunSafetyCulture = func(ctx context.Context, c *safetyculture.Client, o export.Options, dests ...export.Destination) (*export.Summary, error) {
+		o.PageSize = n
+		return runSC(ctx, c, o, dests...)
 	}
 }
 

@@ -73,6 +73,38 @@ func (s *Server) analyticsRead(w http.ResponseWriter, r *http.Request, fromName,
 	writePage(w, items, page, size)
 }
 
+// pageOf gathers one page of a read's matching rows: every match is
+// counted, and only the page's are built, so that a walk of many rows
+// costs each page its own.
+type pageOf struct {
+	start, size, total int
+	items              []any
+}
+
+func (p *pageOf) add(build func() any) {
+	if p.total >= p.start && p.total < p.start+p.size {
+		p.items = append(p.items, build())
+	}
+	p.total++
+}
+
+// analyticsPaged is analyticsRead for the reads with many rows: rows
+// adds each match to p.
+func (s *Server) analyticsPaged(w http.ResponseWriter, r *http.Request, fromName, toName string,
+	rows func(st *store, f analyticsFilter, now time.Time, p *pageOf)) {
+	page, size, ok := paging(w, r)
+	if !ok {
+		return
+	}
+	f, ok := readAnalyticsFilter(w, r, fromName, toName)
+	if !ok {
+		return
+	}
+	p := &pageOf{start: (page - 1) * size, size: size, items: []any{}}
+	s.read(func(st *store, now time.Time) { rows(st, f, now, p) })
+	writeJSON(w, http.StatusOK, wireList[any]{TotalCount: p.total, Items: p.items})
+}
+
 type wireAttempt struct {
 	ID                string  `json:"id"`
 	UserID            string  `json:"userId"`
@@ -91,20 +123,21 @@ type wireAttempt struct {
 // lessonAttempts answers .../lessons/attempts; startDateTime and
 // endDateTime bound the start of an attempt.
 func (s *Server) lessonAttempts(w http.ResponseWriter, r *http.Request) {
-	s.analyticsRead(w, r, "startDateTime", "endDateTime", func(st *store, f analyticsFilter, now time.Time) []any {
-		var out []any
+	s.analyticsPaged(w, r, "startDateTime", "endDateTime", func(st *store, f analyticsFilter, now time.Time, p *pageOf) {
 		for _, a := range st.analytics.attempts {
-			if !s.visible(a.recorded, now) || !f.match(a.userID, a.courseID, a.lessonID, a.started) {
-				continue
+			if s.visible(a.recorded, now) && f.match(a.userID, a.courseID, a.lessonID, a.started) {
+				p.add(func() any { return st.wireAttempt(a) })
 			}
-			u, c, l := st.users.get(a.userID), st.courses.get(a.courseID), st.lessons.get(a.lessonID)
-			out = append(out, wireAttempt{ID: a.id, UserID: u.id, UserExternalID: u.externalID, CourseID: c.id,
-				CourseExternalID: c.externalID, LessonID: l.id, LessonExternalID: l.externalID,
-				StartedDateTime: wtp(a.started), CompletedDateTime: wtp(a.completed), Score: a.score,
-				Success: a.success, EarnedStars: int(math.Round(a.score / 100 * 3))})
 		}
-		return out
 	})
+}
+
+func (st *store) wireAttempt(a *attempt) wireAttempt {
+	u, c, l := st.users.get(a.userID), st.courses.get(a.courseID), st.lessons.get(a.lessonID)
+	return wireAttempt{ID: a.id, UserID: u.id, UserExternalID: u.externalID, CourseID: c.id,
+		CourseExternalID: c.externalID, LessonID: l.id, LessonExternalID: l.externalID,
+		StartedDateTime: wtp(a.started), CompletedDateTime: wtp(a.completed), Score: a.score,
+		Success: a.success, EarnedStars: int(math.Round(a.score / 100 * 3))}
 }
 
 type wireProgressEvent struct {
@@ -126,24 +159,25 @@ type wireProgressEvent struct {
 // progressEvents answers .../lessons/progress/events and the per-user
 // read; minEventDateTime and maxEventDateTime bound the event's time.
 func (s *Server) progressEvents(w http.ResponseWriter, r *http.Request) {
-	s.analyticsRead(w, r, "minEventDateTime", "maxEventDateTime", func(st *store, f analyticsFilter, now time.Time) []any {
-		var out []any
+	s.analyticsPaged(w, r, "minEventDateTime", "maxEventDateTime", func(st *store, f analyticsFilter, now time.Time, p *pageOf) {
 		for _, e := range st.analytics.events {
-			if !s.visible(e.recorded, now) || !f.match(e.userID, e.courseID, e.lessonID, e.at) {
-				continue
+			if s.visible(e.recorded, now) && f.match(e.userID, e.courseID, e.lessonID, e.at) {
+				p.add(func() any { return st.wireEvent(e) })
 			}
-			u, c, l := st.users.get(e.userID), st.courses.get(e.courseID), st.lessons.get(e.lessonID)
-			we := wireProgressEvent{UserID: u.id, UserEmail: u.email, UserFirstName: u.firstName, UserLastName: u.lastName,
-				CourseID: c.id, CourseTitle: c.title, CourseExternalID: c.externalID, LessonID: l.id, LessonTitle: l.title,
-				LessonExternalID: l.externalID, EventName: e.name, EventDateTime: wtp(e.at)}
-			if e.hasScore {
-				score := e.score
-				we.LessonScore = &score
-			}
-			out = append(out, we)
 		}
-		return out
 	})
+}
+
+func (st *store) wireEvent(e *progressEvent) wireProgressEvent {
+	u, c, l := st.users.get(e.userID), st.courses.get(e.courseID), st.lessons.get(e.lessonID)
+	we := wireProgressEvent{UserID: u.id, UserEmail: u.email, UserFirstName: u.firstName, UserLastName: u.lastName,
+		CourseID: c.id, CourseTitle: c.title, CourseExternalID: c.externalID, LessonID: l.id, LessonTitle: l.title,
+		LessonExternalID: l.externalID, EventName: e.name, EventDateTime: wtp(e.at)}
+	if e.hasScore {
+		score := e.score
+		we.LessonScore = &score
+	}
+	return we
 }
 
 type wireUserLessonProgress struct {

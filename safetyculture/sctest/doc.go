@@ -52,7 +52,8 @@
 //     a parent; the course-progress feed takes completion_status (or
 //     completionStatus; COMPLETION_STATUS_ALL by default, _COMPLETED,
 //     _NON_COMPLETED), modifiedAfter, courseId, userId and, on a first
-//     page, offset.
+//     page, offset. [WithModifiedAfterIgnored] makes it ignore
+//     modifiedAfter, as a service that does not know the parameter would.
 //   - Webhooks: GET/POST /webhooks/v1/webhooks, GET/PUT/DELETE
 //     /webhooks/v1/webhooks/{id} ({webhook_id, url, trigger_events}),
 //     GET /webhooks/v1/token and POST to regenerate it ({token}).

@@ -70,6 +70,9 @@ func (s *Server) feedCourseProgress(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if s.cfg.ignoreModifiedAfter {
+		f.modifiedAfter = time.Time{}
+	}
 	// Only the page's rows are built: a walk of a large feed costs each
 	// page its own rows, not the whole feed's.
 	var rows []wireProgress

@@ -52,8 +52,11 @@ type config struct {
 	limits    Limits
 	lag       time.Duration
 	camelCase bool
-	logger    *slog.Logger
-	latency   time.Duration
+	// ignoreModifiedAfter: the course-progress feed answers as if no
+	// modifiedAfter were sent.
+	ignoreModifiedAfter bool
+	logger              *slog.Logger
+	latency             time.Duration
 }
 
 // WithToken sets the bearer token the fake accepts; it must not be empty.
@@ -99,6 +102,14 @@ func WithAnalyticsLag(lag time.Duration) Option {
 // it, instead of the vendor exporter's snake_case.
 func WithCamelCaseFeed() Option {
 	return func(c *config) error { c.camelCase = true; return nil }
+}
+
+// WithModifiedAfterIgnored makes the course-progress feed ignore its
+// modifiedAfter parameter, as a service that does not know it would: every
+// row matching the other filters is answered. By default the fake honours
+// it (only the rows modified after it).
+func WithModifiedAfterIgnored() Option {
+	return func(c *config) error { c.ignoreModifiedAfter = true; return nil }
 }
 
 // WithLogger logs one line per request (method, route, status); nil
