@@ -148,13 +148,13 @@ func TestNewCmdUsersSyncFlags(t *testing.T) {
 	if err := execute(newCmdUsersSync(f, runF), "--csv", "users.csv"); err != nil {
 		t.Fatal(err)
 	}
-	if got.file != "users.csv" || got.apply || got.engine != (usersync.Options{MaxDeletes: usersync.DefaultMaxDeletes}) {
+	if got.file != "users.csv" || got.apply || got.engine != (usersync.Options{}) || got.maxDeletesSet {
 		t.Errorf("parsed to %+v", got)
 	}
 	if err := execute(newCmdUsersSync(f, runF), "--csv", "-", "--apply", "--delete-missing", "--max-deletes", "0"); err != nil {
 		t.Fatal(err)
 	}
-	if !got.apply || got.engine != (usersync.Options{DeleteMissing: true, MaxDeletes: 0}) {
+	if !got.apply || got.engine != (usersync.Options{DeleteMissing: true, MaxDeletes: 0}) || !got.maxDeletesSet {
 		t.Errorf("parsed to %+v", got)
 	}
 	for _, args := range [][]string{
