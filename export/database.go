@@ -148,7 +148,7 @@ const DefaultLockWait = 10 * time.Second
 
 // DatabaseOption configures OpenDatabase. A bad value makes OpenDatabase
 // fail with an error wrapping edapp.ErrInvalidInput, before it touches
-// the database.
+// the database; a nil DatabaseOption is skipped.
 type DatabaseOption func(*Database)
 
 // WithSource sets the service whose records the Database writes:

@@ -40,6 +40,11 @@ func TestOptionsReportTheFirstBadValue(t *testing.T) {
 	if _, err := OpenFiles(dir, "csv", false, WithPartSize(0)); !errors.Is(err, edapp.ErrInvalidInput) {
 		t.Errorf("WithPartSize(0): %v", err)
 	}
+	if f, err := OpenFiles(dir, "csv", false, nil, WithPartSize(1)); err != nil {
+		t.Errorf("a nil option is skipped: %v", err)
+	} else {
+		f.Close()
+	}
 	if _, err := OpenFiles(dir, "xml", false); !errors.Is(err, edapp.ErrInvalidInput) {
 		t.Errorf("format xml: %v", err)
 	}
