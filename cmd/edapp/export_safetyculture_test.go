@@ -67,6 +67,7 @@ func scFakeCounts(t *testing.T, sc *sctest.Server) map[string]int {
 // into one database hold, per source, what each fake holds; a re-run of
 // SafetyCulture changes nothing, and neither touches EdApp's rows.
 func TestExportBothSourcesIntoOneDatabase(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 5)
 		sc := sctest.New(t)

@@ -134,6 +134,7 @@ func lessonDelivery(i int) (body []byte, key string) {
 
 // TestServeAnswers: each answer code, with what it stores and logs.
 func TestServeAnswers(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, testServeAnswers)
 }
 
@@ -192,6 +193,7 @@ func sameJSON(a, b string) bool {
 // out: each gets 200 while they hang. (The handler's tests show the 503
 // beyond the bound, and that the slow bodies were waiting.)
 func TestServeSlowBodiesHoldNoPlace(t *testing.T) {
+	t.Parallel()
 	in := startInbox(t, dbtest.SQLite(t), "--max-in-flight", "1")
 	body, _ := lessonDelivery(1)
 	for range 3 {
@@ -227,6 +229,7 @@ func waitStatus(t *testing.T, in *inbox, body []byte, want int) (int, string) {
 // TestServeRedeliveryFromTheFake: the fake delivers an event to serve, and
 // the same delivery comes again; one row.
 func TestServeRedeliveryFromTheFake(t *testing.T) {
+	t.Parallel()
 	url := dbtest.SQLite(t)
 	in := startInbox(t, url, "--log-format", "json")
 	fake := edapptest.New(t)
@@ -286,6 +289,7 @@ func TestServeUsage(t *testing.T) {
 // TestServeREADMEQuery runs the README's query over an export and the
 // events serve received from the fake, on both databases.
 func TestServeREADMEQuery(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
