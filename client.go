@@ -116,7 +116,9 @@ type service struct {
 }
 
 // Option configures a [Client] in [NewClient]. An option given a bad value
-// makes NewClient fail with [ErrInvalidInput].
+// makes NewClient fail with [ErrInvalidInput] (the first bad value given);
+// a nil Option is skipped. Nil or zero is a bad value unless the option
+// says what it means.
 type Option func(*config)
 
 type config struct {

@@ -36,6 +36,8 @@ type requestConfig struct {
 // request id, attempts and time waited. It is filled on success and on
 // failure, with what is known. For an All iterator it is filled before the
 // first item of each page is yielded, by the goroutine running the loop.
+// A nil r fills nothing: it undoes an earlier WithResponseInto of the same
+// call.
 func WithResponseInto(r *Response) RequestOption {
 	return func(c *requestConfig) { c.resp = r }
 }

@@ -334,3 +334,14 @@ func TestWithInFlight(t *testing.T) {
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Equal(t, before, hits.Load(), "a call that found no place sent nothing")
 }
+
+// Nil means something only where an option documents it: a nil Option is
+// skipped, WithLogger(nil) is silent, WithLimiter(nil) turns limiting off
+// (TestNewClientRejectsBadInput has the bad values).
+func TestNewClientNilOnlyWhereDocumented(t *testing.T) {
+	t.Parallel()
+	_, err := NewClient("t", nil, WithLogger(nil), WithLimiter(nil))
+	assert.NoError(t, err)
+	_, err = NewClient("t", WithHTTPClient(nil))
+	assert.ErrorIs(t, err, ErrInvalidInput)
+}

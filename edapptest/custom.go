@@ -9,11 +9,16 @@ import (
 )
 
 // New starts a fake for a test, as [NewServer] does, and closes it when the
-// test ends. The test then fails when a handler of the fake panicked: the
-// client saw a 500, which a retry could have hidden.
+// test ends. A bad option value fails the test at once, with an error
+// wrapping [edapp.ErrInvalidInput]. The test also fails when a handler of
+// the fake panicked: the client saw a 500, which a retry could have hidden.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	s := NewServer(opts...)
+	s, err := newServer(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.listen()
 	t.Cleanup(func() {
 		s.Close() // waits for the requests in flight
 		if msgs := s.recoveredPanics(); len(msgs) > 0 {

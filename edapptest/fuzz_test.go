@@ -74,7 +74,7 @@ func FuzzServer(f *testing.F) {
 	f.Add("GET", "/v2/users", []byte(nil), false)
 
 	f.Fuzz(func(t *testing.T, method, target string, body []byte, auth bool) {
-		s := newServer()
+		s := unstarted(t)
 		s.URL = "http://fuzz.invalid"
 		if _, err := s.SeedDemo(); err != nil {
 			t.Fatal(err)

@@ -50,6 +50,16 @@ type harness struct {
 	*Server
 }
 
+// unstarted is a Server with the default options and no listener.
+func unstarted(t testing.TB) *Server {
+	t.Helper()
+	s, err := newServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func newHarness(t *testing.T, opts ...Option) harness {
 	t.Helper()
 	return harness{t, New(t, opts...)}

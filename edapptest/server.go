@@ -74,7 +74,9 @@ type Server struct {
 	deliveries  []Delivery
 }
 
-// Option configures a [Server].
+// Option configures a [Server]. A bad value makes [NewServer] panic, and
+// [New] fail the test, with an error wrapping [edapp.ErrInvalidInput]: the
+// first bad value given. A nil Option is skipped.
 type Option func(*config)
 
 type config struct {
@@ -87,36 +89,65 @@ type config struct {
 	budgetWindow    time.Duration
 	managedField    ManagedGroupsField
 	redeliveries    int
+	err             error // the first bad option value
 }
 
-// WithToken sets the bearer token the fake accepts. The default (and the
-// value used for an empty string) is a random token, found in [Server.Token].
-func WithToken(token string) Option { return func(c *config) { c.token = token } }
+// fail records the first bad option value, for the constructor to report.
+func (c *config) fail(format string, args ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf("edapptest: %w: %s", edapp.ErrInvalidInput, fmt.Sprintf(format, args...))
+	}
+}
+
+// WithToken sets the bearer token the fake accepts (default: a random
+// token, found in [Server.Token]). An empty or blank token is an error.
+func WithToken(token string) Option {
+	return func(c *config) {
+		if strings.TrimSpace(token) == "" {
+			c.fail("WithToken: empty token")
+			return
+		}
+		c.token = token
+	}
+}
 
 // WithClock sets the server's clock. It dates every record and decides when
-// launch tokens expire. The default is time.Now. A nil func is ignored.
+// launch tokens expire. The default is time.Now. A nil func is an error.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) {
-		if now != nil {
-			c.clock = now
+		if now == nil {
+			c.fail("WithClock: nil clock")
+			return
 		}
+		c.clock = now
 	}
 }
 
 // WithLatency delays every request by d before it is handled (see
-// [Server.SetLatency]).
-func WithLatency(d time.Duration) Option { return func(c *config) { c.latency = d } }
+// [Server.SetLatency]). The default is 0; a negative d is an error.
+func WithLatency(d time.Duration) Option {
+	return func(c *config) {
+		if d < 0 {
+			c.fail("WithLatency(%s): negative latency", d)
+			return
+		}
+		c.latency = d
+	}
+}
 
 // WithLogger logs one line per request (at debug level) and every webhook
-// delivery. The default is silent.
+// delivery. Nil, the default, is silent, as [edapp.WithLogger](nil) is.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
-// WithDeliveryTimeout bounds each webhook delivery. The default is 5 seconds.
+// WithDeliveryTimeout bounds each webhook delivery. The default is 5
+// seconds; d must be positive.
 func WithDeliveryTimeout(d time.Duration) Option {
 	return func(c *config) {
-		if d > 0 {
-			c.deliveryTimeout = d
+		if d <= 0 {
+			c.fail("WithDeliveryTimeout(%s): want a positive duration", d)
+			return
 		}
+		c.deliveryTimeout = d
 	}
 }
 
@@ -126,17 +157,32 @@ func WithDeliveryTimeout(d time.Duration) Option {
 // ([WithClock]). A request over the budget gets 429 with a Retry-After
 // header: the whole seconds, rounded up, until the oldest admitted request
 // leaves the window. Refused requests do not count; /v1 requests and the
-// launch page are not counted. The default is no budget; a limit or window
-// below 1 also means none.
+// launch page are not counted. The default is no budget; a limit below 1
+// or a window that is not positive is an error (leave the option out for
+// no budget).
 func WithBudget(limit int, window time.Duration) Option {
-	return func(c *config) { c.budgetLimit, c.budgetWindow = limit, window }
+	return func(c *config) {
+		if limit < 1 || window <= 0 {
+			c.fail("WithBudget(%d, %s): want a limit of at least 1 and a positive window", limit, window)
+			return
+		}
+		c.budgetLimit, c.budgetWindow = limit, window
+	}
 }
 
 // WithRedeliveries sends every webhook delivery n more times, right after
 // the first, with the same body and headers, as a service that delivers
 // at least once may; [Delivery.RedeliveryOf] marks the repeats. The default
-// is 0; a negative n means 0.
-func WithRedeliveries(n int) Option { return func(c *config) { c.redeliveries = max(n, 0) } }
+// is 0; a negative n is an error.
+func WithRedeliveries(n int) Option {
+	return func(c *config) {
+		if n < 0 {
+			c.fail("WithRedeliveries(%d): want 0 or more", n)
+			return
+		}
+		c.redeliveries = n
+	}
+}
 
 // ManagedGroupsField names the body field from which a user write (POST
 // /v2/users and PUT /v2/users/{id}) takes the groups the user manages.
@@ -157,35 +203,50 @@ const (
 // WithManagedGroupsField chooses which spelling of the managed-groups field
 // user writes honour; the other spelling is then ignored without an error,
 // as a service would ignore an unknown field. Use it to test a client
-// against a service that takes only one of them. An unknown value means
-// [ManagedGroupsEither].
+// against a service that takes only one of them. A value other than the
+// three constants is an error.
 func WithManagedGroupsField(f ManagedGroupsField) Option {
 	return func(c *config) {
 		switch f {
-		case ManagedUserGroups, UserGroupsManaged:
+		case ManagedGroupsEither, ManagedUserGroups, UserGroupsManaged:
 			c.managedField = f
 		default:
-			c.managedField = ManagedGroupsEither
+			c.fail("WithManagedGroupsField(%q): want one of the ManagedGroupsField constants", string(f))
 		}
 	}
 }
 
 // NewServer starts a fake on a loopback address. Its store starts empty;
-// add data with the seeding helpers or SeedDemo.
+// add data with the seeding helpers or SeedDemo. A bad option value panics
+// with an error wrapping [edapp.ErrInvalidInput], as httptest.NewServer
+// panics when it cannot listen: a test should use [New], which fails the
+// test instead.
 func NewServer(opts ...Option) *Server {
-	s := newServer(opts...)
-	s.ts = httptest.NewServer(s.Handler())
-	s.URL = s.ts.URL
+	s, err := newServer(opts...)
+	if err != nil {
+		panic(err)
+	}
+	s.listen()
 	return s
 }
 
-// newServer builds a Server without a listener (for Handler-only use in tests).
-func newServer(opts ...Option) *Server {
+// listen serves s on a loopback port.
+func (s *Server) listen() {
+	s.ts = httptest.NewServer(s.Handler())
+	s.URL = s.ts.URL
+}
+
+// newServer builds a Server without a listener (for Handler-only use in
+// tests), or reports the first bad option value.
+func newServer(opts ...Option) (*Server, error) {
 	cfg := config{clock: time.Now, deliveryTimeout: 5 * time.Second}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
 		}
+	}
+	if cfg.err != nil {
+		return nil, cfg.err
 	}
 	if cfg.token == "" {
 		cfg.token = randomHex(16)
@@ -206,11 +267,11 @@ func newServer(opts ...Option) *Server {
 		counters:        newCounters(),
 		redeliveries:    cfg.redeliveries,
 	}
-	if cfg.budgetLimit > 0 && cfg.budgetWindow > 0 {
+	if cfg.budgetLimit > 0 {
 		s.budget = &budget{limit: cfg.budgetLimit, window: cfg.budgetWindow}
 	}
 	s.latency.Store(int64(cfg.latency))
-	return s
+	return s, nil
 }
 
 // Close shuts the server down and waits for requests in flight.

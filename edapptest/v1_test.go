@@ -276,7 +276,7 @@ func TestLaunchLinks(t *testing.T) {
 type page2Attempts = page[wireAttempt]
 
 func TestLaunchLinksFollowMountedHost(t *testing.T) {
-	s := newServer()
+	s := unstarted(t)
 	s.URL = "http://unused.invalid"
 	g, _ := s.AddGroup(GroupSpec{Name: "G"})
 	c, _, _ := s.AddCourse(CourseSpec{Title: "C", Lessons: lessonSpecs("L")})

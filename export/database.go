@@ -96,6 +96,9 @@ type walkState struct {
 // second export into the same database is refused with ErrLocked until
 // this one calls Close. The caller opened db with a driver for d.
 func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOption) (*Database, error) {
+	if db == nil {
+		return nil, fmt.Errorf("export: %w: OpenDatabase needs a *sql.DB", edapp.ErrInvalidInput)
+	}
 	if err := checkDatabaseOptions(opts); err != nil {
 		return nil, err
 	}
@@ -112,10 +115,6 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 		if o != nil {
 			o(x)
 		}
-	}
-	if _, ok := lockKey[x.source]; !ok {
-		conn.Close()
-		return nil, fmt.Errorf("%w: export: source %q (want %s or %s)", edapp.ErrInvalidInput, x.source, SourceEdApp, SourceSafetyCulture)
 	}
 	if err := x.waitLock(ctx); err != nil {
 		conn.Close()
@@ -149,14 +148,20 @@ const DefaultLockWait = 10 * time.Second
 
 // DatabaseOption configures OpenDatabase. A bad value makes OpenDatabase
 // fail with an error wrapping edapp.ErrInvalidInput, before it touches
-// the database.
+// the database; a nil DatabaseOption is skipped.
 type DatabaseOption func(*Database)
 
 // WithSource sets the service whose records the Database writes:
 // SourceEdApp (the default) or SourceSafetyCulture; another value is an
 // OpenDatabase error wrapping edapp.ErrInvalidInput.
 func WithSource(source string) DatabaseOption {
-	return func(x *Database) { x.source = source }
+	return func(x *Database) {
+		if _, ok := lockKey[source]; !ok {
+			x.optErr = cmp.Or(x.optErr, fmt.Errorf("export: %w: WithSource(%q): want %s or %s", edapp.ErrInvalidInput, source, SourceEdApp, SourceSafetyCulture))
+			return
+		}
+		x.source = source
+	}
 }
 
 // WithLockWait sets how long OpenDatabase waits for another export that

@@ -51,7 +51,7 @@ type filesKind struct {
 }
 
 // FilesOption configures Files. A bad value makes OpenFiles fail with an
-// error wrapping edapp.ErrInvalidInput.
+// error wrapping edapp.ErrInvalidInput; a nil FilesOption is skipped.
 type FilesOption func(*Files)
 
 // WithPartSize sets the most records in a part file (default 50,000); n
@@ -131,7 +131,9 @@ func openFiles(dir, format string, fresh bool, opts []FilesOption) (*Files, erro
 	st.Format = format
 	f := &Files{dir: dir, format: format, partSize: defaultPartSize, st: st}
 	for _, o := range opts {
-		o(f)
+		if o != nil {
+			o(f)
+		}
 	}
 	// The state goes first: a reset is on disk before any file it forgot
 	// is removed.

@@ -33,7 +33,9 @@ const (
 	keyItems      = attribute.Key("edapp.items")
 )
 
-// Option configures NewObserver.
+// Option configures NewObserver. A bad value makes NewObserver fail with
+// an error wrapping edapp.ErrInvalidInput: the first bad value given. A nil
+// Option is skipped.
 type Option func(*config)
 
 type config struct {
@@ -104,7 +106,9 @@ type recorder struct {
 func NewObserver(opts ...Option) (edapp.Observer, error) {
 	c := config{tp: otel.GetTracerProvider(), mp: otel.GetMeterProvider()}
 	for _, o := range opts {
-		o(&c)
+		if o != nil {
+			o(&c)
+		}
 	}
 	if c.err != nil {
 		return edapp.Observer{}, c.err

@@ -335,4 +335,7 @@ func TestNewObserverRefusesNilProviders(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, err)
 		}
 	}
+	if _, err := edappotel.NewObserver(nil); err != nil {
+		t.Errorf("a nil option is skipped, as everywhere: %v", err)
+	}
 }

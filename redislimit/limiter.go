@@ -68,7 +68,8 @@ type Limiter struct {
 }
 
 // Option configures a [Limiter]. An Option given a bad value makes [New]
-// fail with an error wrapping [edapp.ErrInvalidInput].
+// fail with an error wrapping [edapp.ErrInvalidInput]; a nil Option is
+// skipped.
 type Option func(*Limiter) error
 
 // WithBulkShare sets the share of each window that bulk calls may use

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/edapp-go/edapp/internal/testskip"
+	"github.com/edapp-go/edapp/edapptest/testskip"
 )
 
 // missing lists the tests that skipped because redis-server is not

@@ -60,7 +60,8 @@ type Client struct {
 type service struct{ client *Client }
 
 // Option configures a [Client] in [NewClient]. A bad value makes NewClient
-// fail with an error wrapping [edapp.ErrInvalidInput].
+// fail with an error wrapping [edapp.ErrInvalidInput]; a nil Option is
+// skipped.
 type Option func(*config)
 
 type config struct {

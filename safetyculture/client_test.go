@@ -34,6 +34,8 @@ func TestNewClientRefusesBadInput(t *testing.T) {
 	c, err := NewClient("t")
 	require.NoError(t, err)
 	assert.Equal(t, DefaultBaseURL, c.BaseURL())
+	_, err = NewClient("t", nil, WithLogger(nil))
+	assert.NoError(t, err, "a nil option is skipped; WithLogger(nil) is silent, as edapp.WithLogger(nil)")
 }
 
 func TestNewClientFromEnv(t *testing.T) {

@@ -78,7 +78,7 @@ func mustB(b *testing.B) func(string, error) string {
 //
 //	go test -run '^$' -bench 'AgainstSctest' -benchtime 1x ./safetyculture/
 func BenchmarkCourseProgressFeedAgainstSctest(b *testing.B) {
-	fake := sctest.New(b, sctest.WithLatency(benchLatency), sctest.WithLimits(sctest.Limits{Window: time.Minute}))
+	fake := sctest.New(b, sctest.WithLatency(benchLatency), sctest.WithoutLimits())
 	courseID := seedFeedBench(b, fake)
 	b.Run("course-progress", func(b *testing.B) {
 		sc := clientOf(b, fake)

@@ -31,7 +31,7 @@ func ExampleNewPlan() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	plan, err := usersync.NewPlan(rows, acct, usersync.Options{DeleteMissing: true, MaxDeletes: usersync.DefaultMaxDeletes})
+	plan, err := usersync.NewPlan(rows, acct, usersync.Options{DeleteMissing: true, MaxDeletes: usersync.DefaultMaxDeletes(acct)})
 	if err != nil {
 		log.Fatal(err) // an *InputError, or a *TooManyDeletesError over the cap
 	}

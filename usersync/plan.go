@@ -4,7 +4,7 @@
 //
 //	rows, err := usersync.ReadCSV(f)            // or build []usersync.Row yourself
 //	acct, err := usersync.Load(ctx, client)     // the account's users and groups
-//	plan, err := usersync.NewPlan(rows, acct, usersync.Options{DeleteMissing: true, MaxDeletes: usersync.DefaultMaxDeletes})
+//	plan, err := usersync.NewPlan(rows, acct, usersync.Options{DeleteMissing: true, MaxDeletes: usersync.DefaultMaxDeletes(acct)})
 //	res, err := plan.Apply(ctx, client, nil)    // or print plan.Creates, Updates, Deletes first
 //
 // External ids are compared, on both sides, without surrounding space and
@@ -90,9 +90,18 @@ func Load(ctx context.Context, c *edapp.Client) (Account, error) {
 	return acct, nil
 }
 
-// DefaultMaxDeletes, as [Options.MaxDeletes], caps deletions at 10% of the
-// managed users (those with an external id), and at least 1.
-const DefaultMaxDeletes = -1
+// DefaultMaxDeletes is the cap on deletions `edapp users sync` applies
+// unless told otherwise, for [Options.MaxDeletes]: 10% of acct's managed
+// users (those with an external id), and at least 1.
+func DefaultMaxDeletes(acct Account) int {
+	managed := 0
+	for _, u := range acct.Users {
+		if idKey(u.ExternalID) != "" {
+			managed++
+		}
+	}
+	return max(1, managed/10)
+}
 
 // Options shape a plan.
 type Options struct {
@@ -101,9 +110,10 @@ type Options struct {
 	// deleted.
 	DeleteMissing bool
 	// MaxDeletes is the most deletions a plan may hold; a plan with more is
-	// refused by Check and Apply. The zero value allows none;
-	// DefaultMaxDeletes allows 10% of the managed users (at least 1). There
-	// is no unlimited value: a larger number is asked for on purpose.
+	// refused by Check and Apply. It means what it says: the zero value
+	// allows none, so deleting is always asked for on purpose, with a
+	// number ([DefaultMaxDeletes] gives the command's 10%). There is no
+	// unlimited value, and a negative one is an error.
 	MaxDeletes int
 }
 
@@ -158,17 +168,14 @@ func (p *Plan) Check() error {
 // deletions is returned, for showing, together with a
 // *[TooManyDeletesError]; Apply refuses it too.
 func NewPlan(rows []Row, acct Account, opts Options) (*Plan, error) {
-	if opts.MaxDeletes < 0 && opts.MaxDeletes != DefaultMaxDeletes {
-		return nil, fmt.Errorf("usersync: %w: MaxDeletes %d: want 0 or more, or DefaultMaxDeletes", edapp.ErrInvalidInput, opts.MaxDeletes)
+	if opts.MaxDeletes < 0 {
+		return nil, fmt.Errorf("usersync: %w: MaxDeletes %d: want 0 or more", edapp.ErrInvalidInput, opts.MaxDeletes)
 	}
 	var bad InputError
 	checkRows(rows, &bad)
 	groups := newGroupIndex(acct.Groups)
 	byExt := managedUsers(acct.Users, &bad)
 	p := &Plan{Managed: len(byExt), maxDeletes: opts.MaxDeletes}
-	if p.maxDeletes == DefaultMaxDeletes {
-		p.maxDeletes = max(1, p.Managed/10)
-	}
 	for _, row := range rows {
 		p.add(row, byExt, groups, &bad)
 	}

@@ -129,7 +129,7 @@ func TestNewPlanMaxDeletes(t *testing.T) {
 		max, want int
 		refused   bool
 	}{
-		{DefaultMaxDeletes, 2, true}, {0, 0, true}, {19, 19, true}, {20, 20, false},
+		{DefaultMaxDeletes(acct), 2, true}, {0, 0, true}, {19, 19, true}, {20, 20, false},
 	} {
 		p, err := NewPlan(rows, acct, Options{DeleteMissing: true, MaxDeletes: tc.max})
 		var tm *TooManyDeletesError
@@ -144,15 +144,15 @@ func TestNewPlanMaxDeletes(t *testing.T) {
 			}
 		}
 	}
-	for _, bad := range []int{-5, -2, math.MinInt} { // -1 is DefaultMaxDeletes
+	for _, bad := range []int{-1, -2, math.MinInt} {
 		if _, err := NewPlan(rows, acct, Options{MaxDeletes: bad}); !errors.Is(err, edapp.ErrInvalidInput) {
 			t.Errorf("MaxDeletes %d: %v, want an edapp.ErrInvalidInput", bad, err)
 		}
 	}
 	// At least 1: 5 managed users allow one deletion by default.
 	_, c5 := account(t, 5)
-	if p, _ := NewPlan(rows, load(t, c5), Options{DeleteMissing: true, MaxDeletes: DefaultMaxDeletes}); p.MaxDeletes() != 1 {
-		t.Errorf("default cap for 5 users: %d", p.MaxDeletes())
+	if n := DefaultMaxDeletes(load(t, c5)); n != 1 {
+		t.Errorf("default cap for 5 users: %d", n)
 	}
 }
 

@@ -35,7 +35,8 @@ type service struct {
 }
 
 // Option configures a [Client] in [New]. An Option given a bad value makes
-// New fail with an error wrapping [edapp.ErrInvalidInput].
+// New fail with an error wrapping [edapp.ErrInvalidInput]; a nil Option is
+// skipped.
 type Option func(*service) error
 
 // WithClock makes the v1 client read the time from now instead of

@@ -10,7 +10,8 @@ import (
 )
 
 // Option configures a Handler. A bad value makes [NewHandler] (or
-// [Store.Handler]) fail with an error wrapping [edapp.ErrInvalidInput].
+// [Store.Handler]) fail with an error wrapping [edapp.ErrInvalidInput]; a
+// nil Option is skipped.
 type Option func(*Handler)
 
 // problem records a bad option value, for the constructor to report.

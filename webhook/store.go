@@ -61,7 +61,7 @@ type Store struct {
 }
 
 // StoreOption configures a Store. A bad value makes [NewStore] fail with an
-// error wrapping [edapp.ErrInvalidInput].
+// error wrapping [edapp.ErrInvalidInput]; a nil StoreOption is skipped.
 type StoreOption func(*Store) error
 
 // WithWriteTimeout bounds how long a delivery waits for its row to be

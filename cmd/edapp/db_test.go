@@ -26,6 +26,7 @@ func bothDBs(t *testing.T, f func(t *testing.T, url string)) {
 }
 
 func TestMigrate(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		ctx := context.Background()
 		db, target, err := openDB(ctx, url)
@@ -68,6 +69,7 @@ func TestMigrate(t *testing.T) {
 }
 
 func TestMigrateRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		ctx := context.Background()
 		db, target, err := openDB(ctx, url)
@@ -90,6 +92,7 @@ func TestMigrateRefusesNewerSchema(t *testing.T) {
 }
 
 func TestOpenDBUnreachableHidesPassword(t *testing.T) {
+	t.Parallel()
 	port := freeLoopbackPort(t)
 	_, _, err := openDB(context.Background(), "postgres://edapp:hunter2secret@127.0.0.1:"+port+"/edapp?sslmode=disable&connect_timeout=2")
 	if err == nil {
@@ -104,6 +107,7 @@ func TestOpenDBUnreachableHidesPassword(t *testing.T) {
 }
 
 func TestOpenDBBadURLIsUsage(t *testing.T) {
+	t.Parallel()
 	for _, raw := range []string{"mysql://u:hunter2secret@h/db", "sqlite:", "postgres://u:hunter2secret@h:port/db"} {
 		_, _, err := openDB(context.Background(), raw)
 		if !isUsage(err) || strings.Contains(err.Error(), "hunter2secret") {

@@ -179,6 +179,7 @@ func loadBudget(t *testing.T, dir string) []time.Time {
 // edapp_export_budget, to the nanosecond, on SQLite and PostgreSQL; a
 // second save replaces the first, and a new database holds none.
 func TestDatabaseSaveBudget(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		ctx := context.Background()
 		db, dialect := openTestDB(t, url)
@@ -206,6 +207,7 @@ func TestDatabaseSaveBudget(t *testing.T) {
 // TestMigrateAddsTheBudgetTable: a database an earlier edapp wrote (its
 // schema before edapp_export_budget) gets the table, and keeps its rows.
 func TestMigrateAddsTheBudgetTable(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		ctx := context.Background()
 		db, dialect := openTestDB(t, url)

@@ -16,6 +16,7 @@ import (
 // attempt recorded after the first run is exported by the second, to a
 // database and to files alike.
 func TestExportFutureDatedRecord(t *testing.T) {
+	t.Parallel()
 	for _, dest := range []string{"db", "out"} {
 		t.Run(dest, func(t *testing.T) {
 			var shift atomic.Int64

@@ -61,6 +61,7 @@ func TestExportDBUsage(t *testing.T) {
 }
 
 func TestExportDBFromEnvironment(t *testing.T) {
+	t.Parallel()
 	srv, _ := exportFixture(t, 1)
 	url := dbtest.SQLite(t)
 	e := fakeEnv(srv)
@@ -73,6 +74,7 @@ func TestExportDBFromEnvironment(t *testing.T) {
 }
 
 func TestExportDBUnreachableHidesPassword(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	defer srv.Close()
 	url := "postgres://edapp:" + dbPassword + "@127.0.0.1:" + freeLoopbackPort(t) + "/edapp?sslmode=disable&connect_timeout=3"
@@ -90,6 +92,7 @@ func TestExportDBUnreachableHidesPassword(t *testing.T) {
 }
 
 func TestExportDBRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		srv := edapptest.NewServer()
 		defer srv.Close()
@@ -114,6 +117,7 @@ func TestExportDBRefusesNewerSchema(t *testing.T) {
 // TestExportDBSecondExportRefused: while one export holds the database, a
 // second one is refused before it writes anything.
 func TestExportDBSecondExportRefused(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 1)
 		db, d := openTestDB(t, url)
@@ -136,6 +140,7 @@ func TestExportDBSecondExportRefused(t *testing.T) {
 // TestExportFormatFromState: a re-run without --format keeps the
 // directory's format; a conflicting --format is refused.
 func TestExportFormatFromState(t *testing.T) {
+	t.Parallel()
 	srv, _ := exportFixture(t, 1)
 	dir := t.TempDir()
 	wantCode(t, runExport(t, context.Background(), srv, nil, "--out", dir, "--format", "jsonl", "--kinds", "users,attempts"), exitOK)
@@ -156,6 +161,7 @@ func TestExportFormatFromState(t *testing.T) {
 // TestExportDBAndFilesInOnePass: --db and --out together write both from
 // one fetch.
 func TestExportDBAndFilesInOnePass(t *testing.T) {
+	t.Parallel()
 	srv, _ := exportFixture(t, 2)
 	url, dir := dbtest.SQLite(t), t.TempDir()
 	srv.ResetRequests()
@@ -180,6 +186,7 @@ func TestExportDBAndFilesInOnePass(t *testing.T) {
 // hold the fake's hierarchy and memberships; a re-run with --max-age 1h
 // fetches only the incremental kinds, and says when the others were.
 func TestExportDBMaxAge(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 3)
 		wantCode(t, runFake(t, srv, "export", "--db", url), exitOK)

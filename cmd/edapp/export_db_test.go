@@ -208,6 +208,7 @@ func diffSnapshots(t *testing.T, what string, a, b map[string][]string) {
 }
 
 func TestExportDBFullThenNothingNew(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 5)
 		if _, err := srv.AddUser(edapptest.UserSpec{Username: "custom", CustomFields: map[string]string{"site": "Perth", "team": "=1+1"}}); err != nil {
@@ -239,6 +240,7 @@ func TestExportDBFullThenNothingNew(t *testing.T) {
 // behind the cursor, is updated in place when it completes, because it is
 // younger than --open-window; with a window of an hour it is not.
 func TestExportDBNewProgressAndOpenAttempts(t *testing.T) {
+	t.Parallel()
 	for _, window := range []string{"168h", "1h"} {
 		t.Run(window, func(t *testing.T) {
 			bothDBs(t, func(t *testing.T, url string) { testOpenAttempts(t, url, window) })
@@ -290,6 +292,7 @@ func testOpenAttempts(t *testing.T, url, window string) {
 }
 
 func TestExportDBMirrorsDeletions(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, demo := exportFixture(t, 3)
 		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url), exitOK)
@@ -334,6 +337,7 @@ func TestExportDBMirrorsDeletions(t *testing.T) {
 // place on PostgreSQL, whose text and jsonb cannot hold it; the rest of
 // its batch is written too.
 func TestExportDBStoresNUL(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 5)
 		id, err := srv.AddUser(edapptest.UserSpec{Username: "nul", FirstName: "Ann\x00Lee", CustomFields: map[string]string{"site": "a\x00b"}})
@@ -367,6 +371,7 @@ func TestExportDBStoresNUL(t *testing.T) {
 // page is written once, as first listed (the SDK's walk yields it once, as
 // the upsert's comment says), on both databases.
 func TestExportDBKeyRepeatedInOnePage(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 3)
 		h := srv.Handler()

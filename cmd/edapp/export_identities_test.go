@@ -39,6 +39,7 @@ func readIdentities(t *testing.T, url string) map[string]map[string]identityRow 
 // pairs every person, course and lesson the migration carried, by the way
 // the fake left them matchable, and flags the person it made unmatchable.
 func TestIdentitiesMatchTheMigratedAccount(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 12)
 		sc := sctest.New(t)

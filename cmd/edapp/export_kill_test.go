@@ -22,6 +22,7 @@ import (
 // edapp export with the arguments of EDAPP_EXPORT_CHILD_ARGS (separated by
 // spaces) and the environment it was given.
 func TestExportChild(t *testing.T) {
+	t.Parallel()
 	args := os.Getenv("EDAPP_EXPORT_CHILD_ARGS")
 	if args == "" {
 		t.Skip("the child process of TestExportDBKillLoop and TestExportDBBench")

@@ -102,6 +102,7 @@ func rowsOfDB(t *testing.T, db *sql.DB, query string) [][]string {
 // against an export of queryFixture, and checks them against what the
 // fake holds.
 func TestReadmeQueries(t *testing.T) {
+	t.Parallel()
 	queries := readmeQueries(t)
 	if len(queries) != 6 {
 		t.Fatalf("the README has %d SQL examples, want 3 in two dialects: %v", len(queries), slices.Collect(mapKeys(queries)))

@@ -124,6 +124,7 @@ func wantSCCounts(t *testing.T, db *sql.DB, want map[string]int, filter func(exp
 // re-run of SafetyCulture changes nothing, and neither touches EdApp's
 // rows.
 func TestExportBothSourcesIntoOneDatabase(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 5)
 		sc := sctest.New(t)

@@ -155,6 +155,7 @@ GROUP BY l.id, l.title ORDER BY l.title`,
 // README's queries answer on it what the released ones answered before,
 // and the next export resumes from its cursors and changes nothing.
 func TestMigrateSourceKeepsReadmeAnswers(t *testing.T) {
+	t.Parallel()
 	srv, _ := queryFixture(t)
 	want := expectedAnswers(t, srv)
 	queries := readmeQueries(t)
@@ -243,6 +244,7 @@ func sourceSnapshot(t *testing.T, db *sql.DB, source string) map[string][]string
 // deletes a user included, changes no row of another source: not its
 // records, cursors or lock row.
 func TestExportDBLeavesOtherSourcesRows(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, demo := exportFixture(t, 3)
 		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url), exitOK)
@@ -267,6 +269,7 @@ func TestExportDBLeavesOtherSourcesRows(t *testing.T) {
 // a SafetyCulture export opens it, a second EdApp one is refused, and each
 // numbers its runs on its own; an unknown source is invalid input.
 func TestOpenDatabaseLocksPerSource(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		ctx := context.Background()
 		db, d := openTestDB(t, url)

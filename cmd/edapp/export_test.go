@@ -154,6 +154,7 @@ func column(rows []map[string]string, name string) []string {
 }
 
 func TestExportFullThenNothingNew(t *testing.T) {
+	t.Parallel()
 	srv, _ := exportFixture(t, 5)
 	dir := t.TempDir()
 	r := runExport(t, context.Background(), srv, nil, "--out", dir)
@@ -199,6 +200,7 @@ func TestExportFullThenNothingNew(t *testing.T) {
 }
 
 func TestExportAddsExactlyTheNewRecords(t *testing.T) {
+	t.Parallel()
 	srv, demo := exportFixture(t, 3)
 	dir := t.TempDir()
 	wantCode(t, runExport(t, context.Background(), srv, nil, "--out", dir), exitOK)
@@ -243,6 +245,7 @@ func TestExportAddsExactlyTheNewRecords(t *testing.T) {
 }
 
 func TestExportInterruptedThenResumed(t *testing.T) {
+	t.Parallel()
 	srv, _ := exportFixture(t, 30)
 	dir := t.TempDir()
 	want := apiAttemptIDs(t, srv)
@@ -295,6 +298,7 @@ func TestExportInterruptedThenResumed(t *testing.T) {
 }
 
 func TestExportJSONLKeepsEveryField(t *testing.T) {
+	t.Parallel()
 	srv, _ := exportFixture(t, 2)
 	dir := t.TempDir()
 	r := runExport(t, context.Background(), srv, nil, "--out", dir, "--format", "jsonl", "--kinds", "attempts,users,lessons")
@@ -344,6 +348,7 @@ func TestExportJSONLKeepsEveryField(t *testing.T) {
 }
 
 func TestExportCSVHeaders(t *testing.T) {
+	t.Parallel()
 	srv, _ := exportFixture(t, 1)
 	dir := t.TempDir()
 	wantCode(t, runExport(t, context.Background(), srv, nil, "--out", dir, "--per-user"), exitOK)
@@ -365,6 +370,7 @@ func TestExportCSVHeaders(t *testing.T) {
 }
 
 func TestExportPerUser(t *testing.T) {
+	t.Parallel()
 	srv, _ := exportFixture(t, 2)
 	dir := t.TempDir()
 	r := runExport(t, context.Background(), srv, nil, "--out", dir, "--per-user", "--kinds", "user_lesson_progress,user_lesson_progress_events")
@@ -383,6 +389,7 @@ func TestExportPerUser(t *testing.T) {
 }
 
 func TestExportUsage(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
@@ -399,6 +406,7 @@ func TestExportUsage(t *testing.T) {
 }
 
 func TestParseSince(t *testing.T) {
+	t.Parallel()
 	now := mustTime(t, "2026-03-10T12:00:00Z")
 	for in, want := range map[string]string{
 		"2026-01-31":           "2026-01-31T00:00:00Z",
@@ -456,6 +464,7 @@ func withUnknownField(h http.Handler) http.Handler {
 }
 
 func TestExportJSONLKeepsUnknownFields(t *testing.T) {
+	t.Parallel()
 	srv, _ := exportFixture(t, 1)
 	proxy := httptest.NewServer(withUnknownField(srv.Handler()))
 	defer proxy.Close()

@@ -160,6 +160,7 @@ func exportedUserIDs(t *testing.T, srv *edapptest.Server) (files, db []string) {
 // database, and nothing the fake does not hold; the next export holds
 // the fake's users exactly.
 func TestExportUsersInsertedAtTheFront(t *testing.T) {
+	t.Parallel()
 	srv, _ := exportFixture(t, 60)
 	before := fakeUserIDs(t, srv)
 	h := serveNewestFirst(t, srv, func(n int) int { return n }, true)
@@ -196,6 +197,7 @@ func TestExportUsersInsertedAtTheFront(t *testing.T) {
 // a page's count, a count near MaxInt64), the export holds every user of
 // the fake, and the walk ends on the short page.
 func TestExportTotalCountLies(t *testing.T) {
+	t.Parallel()
 	for name, count := range map[string]func(int) int{
 		"stale low": func(int) int { return 15 },
 		"per page":  func(int) int { return 10 },

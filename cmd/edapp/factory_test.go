@@ -154,13 +154,13 @@ func TestNewCmdUsersSyncFlags(t *testing.T) {
 	if err := execute(newCmdUsersSync(f, runF), "--csv", "users.csv"); err != nil {
 		t.Fatal(err)
 	}
-	if got.file != "users.csv" || got.apply || got.engine != (usersync.Options{MaxDeletes: usersync.DefaultMaxDeletes}) {
+	if got.file != "users.csv" || got.apply || got.engine != (usersync.Options{}) || got.maxDeletesSet {
 		t.Errorf("parsed to %+v", got)
 	}
 	if err := execute(newCmdUsersSync(f, runF), "--csv", "-", "--apply", "--delete-missing", "--max-deletes", "0"); err != nil {
 		t.Fatal(err)
 	}
-	if !got.apply || got.engine != (usersync.Options{DeleteMissing: true, MaxDeletes: 0}) {
+	if !got.apply || got.engine != (usersync.Options{DeleteMissing: true, MaxDeletes: 0}) || !got.maxDeletesSet {
 		t.Errorf("parsed to %+v", got)
 	}
 	for _, args := range [][]string{
@@ -269,5 +269,49 @@ func TestNewCmdWebhooksListAndDeleteFlags(t *testing.T) {
 	wantUsage(t, execute(newCmdWebhooksDelete(f, deleteF)), nil)
 	if ids != nil {
 		t.Error("delete without ids reached the run")
+	}
+}
+
+func TestNewCmdWebhooksServeFlags(t *testing.T) {
+	t.Parallel()
+	const secret = "flag-secret-never-printed"
+	f := newTestFactory(env{"EDAPP_EXPORT_DB": "sqlite:env.db", "EDAPP_WEBHOOK_SECRET": "X-Env=" + secret})
+	var got *serveConfig
+	runF := func(c *serveConfig) error { got = c; return nil }
+	if err := execute(newCmdWebhooksServe(f, runF), "--path", "/edapp/events", "--max-in-flight", "3"); err != nil {
+		t.Fatal(err)
+	}
+	if got.db != "sqlite:env.db" || got.secretName != "X-Env" || got.secretValue != secret ||
+		got.path != "/edapp/events" || got.maxInFlight != 3 || got.addr != "127.0.0.1:8080" || got.log == nil {
+		t.Errorf("parsed to %+v", got.serveOptions)
+	}
+	err := execute(newCmdWebhooksServe(f, runF), "--db", "sqlite:flag.db", "--secret-header", "X-Flag="+secret, "--log-format", "json")
+	if err != nil || got.db != "sqlite:flag.db" || got.secretName != "X-Flag" {
+		t.Errorf("the flags beat the environment: %v, %+v", err, got.serveOptions)
+	}
+	bare := newTestFactory(env{})
+	for _, args := range [][]string{
+		{"--secret-header", "X=v"},
+		{"--db", "sqlite:x.db"},
+		{"--db", "sqlite:x.db", "--secret-header", "X-Hook=" + secret, "--insecure-no-secret"},
+		{"--db", "sqlite:x.db", "--secret-header", "=" + secret},
+		{"--db", "sqlite:x.db", "--secret-header", "X-Hook:" + secret},
+		{"--db", "sqlite:x.db", "--secret-header", "X Hook=" + secret},
+		{"--db", "sqlite:x.db", "--insecure-no-secret", "--max-in-flight", "0"},
+		{"--db", "sqlite:x.db", "--insecure-no-secret", "--path", "healthz"},
+		{"--db", "sqlite:x.db", "--insecure-no-secret", "--path", "/healthz"},
+		{"--db", "sqlite:x.db", "--insecure-no-secret", "--path", "/hooks/{id}"},
+		{"--db", "sqlite:x.db", "--insecure-no-secret", "--path", "/a b"},
+		{"--db", "sqlite:x.db", "--insecure-no-secret", "--log-format", "xml"},
+	} {
+		got = nil
+		err := execute(newCmdWebhooksServe(bare, runF), args...)
+		wantUsage(t, err, args)
+		if got != nil {
+			t.Errorf("%q reached the run", args)
+		}
+		if err != nil && strings.Contains(err.Error(), secret) {
+			t.Errorf("%q: the error quotes the secret: %v", args, err)
+		}
 	}
 }

@@ -54,6 +54,7 @@ func resetting(t *testing.T) (addr string, accepted *atomic.Int64) {
 }
 
 func TestWrongTokenStopsTheRunAfterOneRequest(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	defer srv.Close()
 	file := writeFile(t, "users.csv", "externalId,username\nE1,bob\n")
@@ -84,6 +85,7 @@ func TestWrongTokenStopsTheRunAfterOneRequest(t *testing.T) {
 }
 
 func TestUnreachableStopsTheRunAfterTheRetries(t *testing.T) {
+	t.Parallel()
 	file := writeFile(t, "users.csv", "externalId,username\nE1,bob\n")
 	for _, args := range [][]string{
 		{"export", "--out", t.TempDir()},
@@ -106,6 +108,7 @@ func TestUnreachableStopsTheRunAfterTheRetries(t *testing.T) {
 // With a one-character token, a refused connection's error still reads as
 // it should, and the token is gone wherever it stands whole.
 func TestShortTokenLeavesErrorsReadable(t *testing.T) {
+	t.Parallel()
 	r := runWith(t, env{}, []edapp.Option{quickRetry}, "--token", "t", "--base-url", "http://127.0.0.1:1", "webhooks", "list")
 	wantCode(t, r, exitError)
 	for _, want := range []string{"dial tcp 127.0.0.1:1: connect: connection refused", "could not reach 127.0.0.1:1"} {
@@ -133,6 +136,7 @@ func noDoublePrefix(t *testing.T, r result) {
 }
 
 func TestFatal(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		err  error
 		want bool

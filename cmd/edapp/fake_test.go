@@ -76,6 +76,7 @@ func startFake(t *testing.T, args ...string) (base, token string, stop func() in
 }
 
 func TestFakeServesUntilCancelled(t *testing.T) {
+	t.Parallel()
 	base, token, stop := startFake(t, "--seed", "--token", "dev-token")
 	if token != "dev-token" {
 		t.Errorf("token %q", token)
@@ -100,6 +101,7 @@ func TestFakeServesUntilCancelled(t *testing.T) {
 }
 
 func TestFakeLoad(t *testing.T) {
+	t.Parallel()
 	base, token, _ := startFake(t, "--users", "20", "--attempts", "60")
 	c, _ := edapp.NewClient(token, edapp.WithBaseURL(base))
 	users, err := c.Users.List(context.Background(), nil)
@@ -119,6 +121,7 @@ func TestFakeLoad(t *testing.T) {
 
 // TestFakeAccountShape: the shape flags reach SeedAccount.
 func TestFakeAccountShape(t *testing.T) {
+	t.Parallel()
 	base, token, _ := startFake(t, "--users", "30", "--groups", "6", "--collections", "2",
 		"--courses", "3", "--lessons", "2", "--attempts", "90")
 	c, _ := edapp.NewClient(token, edapp.WithBaseURL(base))
@@ -141,6 +144,7 @@ func TestFakeAccountShape(t *testing.T) {
 }
 
 func TestFakeBudget(t *testing.T) {
+	t.Parallel()
 	for _, budget := range []string{"3", "3/1h"} {
 		t.Run(budget, func(t *testing.T) { testFakeBudget(t, budget) })
 	}
@@ -166,6 +170,7 @@ type unlimited struct{}
 func (unlimited) Wait(context.Context) error { return nil }
 
 func TestFakeBadFlags(t *testing.T) {
+	t.Parallel()
 	wantCode(t, runEnv(t, env{}, "fake", "--attempts", "5"), exitError) // nobody to attempt
 	wantCode(t, runEnv(t, env{}, "fake", "--budget", "-1"), exitUsage)
 	wantCode(t, runEnv(t, env{}, "fake", "--budget", "30/0s"), exitUsage)

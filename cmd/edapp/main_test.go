@@ -79,6 +79,7 @@ func wantCode(t *testing.T, r result, code int) {
 }
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	defer srv.Close()
 	for _, tc := range []struct {
@@ -108,6 +109,7 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestMissingTokenIsUsage(t *testing.T) {
+	t.Parallel()
 	r := runEnv(t, env{}, "webhooks", "list")
 	wantCode(t, r, exitUsage)
 	if !strings.Contains(r.stderr, "EDAPP_API_TOKEN") {
@@ -116,6 +118,7 @@ func TestMissingTokenIsUsage(t *testing.T) {
 }
 
 func TestWrongTokenIsError(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	defer srv.Close()
 	r := runEnv(t, env{"EDAPP_BASE_URL": srv.URL}, "-v", "webhooks", "list", "--token", "wrong-token-value")
@@ -125,6 +128,7 @@ func TestWrongTokenIsError(t *testing.T) {
 
 // TestHelpEverywhere checks that every command has --help with an example.
 func TestHelpEverywhere(t *testing.T) {
+	t.Parallel()
 	root := newCmdRoot(newFactory(&app{env: env{}.get}))
 	var all [][]string
 	var rec func(prefix []string, c *cobra.Command)
@@ -152,6 +156,7 @@ func TestHelpEverywhere(t *testing.T) {
 }
 
 func TestVerboseLogsRequestsWithoutToken(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	defer srv.Close()
 	r := runFake(t, srv, "-v", "webhooks", "list", "-o", "json")
@@ -171,6 +176,7 @@ func noToken(t *testing.T, token string, r result) {
 }
 
 func TestCompletion(t *testing.T) {
+	t.Parallel()
 	r := runEnv(t, env{}, "completion", "bash")
 	wantCode(t, r, exitOK)
 	if !strings.Contains(r.stdout, "edapp") {
@@ -182,6 +188,7 @@ func TestCompletion(t *testing.T) {
 // tree: each one's error is a usageError (isUsage reads no message text),
 // and the command line exits 2 before any request is sent.
 func TestIsUsage(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	defer srv.Close()
 	csv := filepath.Join(t.TempDir(), "users.csv")

@@ -89,6 +89,7 @@ func plantedDiffs(t *testing.T, url string, mig *sctest.Migration) map[string][]
 // holding both exports lists exactly the differences the fake planted,
 // and with NoAnomalies only the people the migration left behind.
 func TestMigrateReportFindsThePlantedDifferences(t *testing.T) {
+	t.Parallel()
 	for name, opts := range map[string][]sctest.MigrationOption{"planted": nil, "no anomalies": {sctest.NoAnomalies()}} {
 		t.Run(name, func(t *testing.T) {
 			bothDBs(t, func(t *testing.T, url string) {
@@ -117,6 +118,7 @@ func TestMigrateReportFindsThePlantedDifferences(t *testing.T) {
 // TestMigrateReportNeedsBothSources: a database only EdApp was exported
 // into is exit 1, naming SafetyCulture.
 func TestMigrateReportNeedsBothSources(t *testing.T) {
+	t.Parallel()
 	srv, _ := exportFixture(t, 2)
 	url := sameKind(t, "sqlite:")
 	wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url), exitOK)

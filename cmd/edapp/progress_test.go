@@ -9,6 +9,7 @@ import (
 )
 
 func TestBarProgress(t *testing.T) {
+	t.Parallel()
 	var out syncBuffer
 	p := newProgress(context.Background(), &out, true)
 	tr := p.track("attempts")
@@ -29,6 +30,7 @@ func TestBarProgress(t *testing.T) {
 }
 
 func TestLogProgress(t *testing.T) {
+	t.Parallel()
 	var out syncBuffer
 	p := newProgress(context.Background(), &out, false)
 	tr := p.track("users")

@@ -380,6 +380,7 @@ func shellWords(s string, lookup func(string) string) ([]string, error) {
 }
 
 func TestShellWords(t *testing.T) {
+	t.Parallel()
 	vars := map[string]string{"SECRET": "s3"}
 	for _, tc := range []struct {
 		in   string

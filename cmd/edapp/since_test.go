@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseDuration(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]time.Duration{
 		"7d":      7 * 24 * time.Hour,
 		"36h":     36 * time.Hour,
@@ -27,6 +28,7 @@ func TestParseDuration(t *testing.T) {
 }
 
 func TestParseSinceDays(t *testing.T) {
+	t.Parallel()
 	now := mustTime(t, "2026-03-10T12:00:00Z")
 	for in, want := range map[string]string{
 		"7d":  "2026-03-03T12:00:00Z",

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
-	"github.com/edapp-go/edapp/internal/testskip"
+	"github.com/edapp-go/edapp/edapptest/testskip"
 )
 
 // missing lists the tests that skipped because a tool they need is not

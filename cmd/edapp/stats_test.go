@@ -71,6 +71,7 @@ func checkRequestFigures(t *testing.T, s statsJSON, srv *edapptest.Server, throt
 }
 
 func TestExportStats(t *testing.T) {
+	t.Parallel()
 	srv, _ := exportFixture(t, 5)
 	srv.ResetCounters()
 	srv.FailNextOn("GET /v2/users", 2, 429, time.Millisecond)
@@ -107,6 +108,7 @@ func TestExportStats(t *testing.T) {
 }
 
 func TestSyncStats(t *testing.T) {
+	t.Parallel()
 	srv, _ := syncFixture(t)
 	file := writeFile(t, "users.csv", syncCSV)
 	srv.ResetCounters()
@@ -137,6 +139,7 @@ func equalCounts(a, b map[string]int) bool {
 }
 
 func TestStatsWrittenOnFailure(t *testing.T) {
+	t.Parallel()
 	srv, _ := syncFixture(t)
 	file := writeFile(t, "users.csv", syncCSV)
 	srv.FailNext(1, 400, 0)
@@ -149,6 +152,7 @@ func TestStatsWrittenOnFailure(t *testing.T) {
 }
 
 func TestStatsUsage(t *testing.T) {
+	t.Parallel()
 	srv, _ := syncFixture(t)
 	file := writeFile(t, "users.csv", syncCSV)
 	r := runFake(t, srv, "users", "sync", "--csv", file, "--stats", filepath.Join(t.TempDir(), "no", "such", "dir", "s.json"))
@@ -159,6 +163,7 @@ func TestStatsUsage(t *testing.T) {
 }
 
 func TestCombineObservers(t *testing.T) {
+	t.Parallel()
 	type key struct{}
 	var got []string
 	a := edapp.Observer{

@@ -17,9 +17,10 @@ type syncOptions struct {
 	file          string
 	apply         bool
 	deleteMissing bool
-	maxDeletes    int  // usersync.DefaultMaxDeletes unless --max-deletes is given
-	maxDeletesSet bool // --max-deletes was given
-	// engine are the engine's options the flags make.
+	maxDeletes    int  // --max-deletes
+	maxDeletesSet bool // --max-deletes was given; else usersync.DefaultMaxDeletes of the account
+	// engine are the engine's options the flags make; without
+	// --max-deletes, runSync sets MaxDeletes once the account is loaded.
 	engine usersync.Options
 }
 
@@ -100,7 +101,7 @@ func newCmdUsersSync(f *factory, runF func(*syncOptions) error) *cobra.Command {
 
 // engineOptions checks the flags and turns them into the engine's options.
 func (o syncOptions) engineOptions() (usersync.Options, error) {
-	opts := usersync.Options{DeleteMissing: o.deleteMissing, MaxDeletes: usersync.DefaultMaxDeletes}
+	opts := usersync.Options{DeleteMissing: o.deleteMissing}
 	if o.file == "" {
 		return opts, usagef("--csv is required: the file of the desired users (- for stdin)")
 	}
@@ -132,6 +133,9 @@ func (f *factory) runSync(ctx context.Context, o *syncOptions) error {
 	acct, err := f.loadAccount(ctx, c)
 	if err != nil {
 		return err
+	}
+	if !o.maxDeletesSet {
+		opts.MaxDeletes = usersync.DefaultMaxDeletes(acct)
 	}
 	plan, err := usersync.NewPlan(rows, acct, opts)
 	if plan != nil {

@@ -66,6 +66,7 @@ func stableIDs(s string, ids map[string]string) string {
 }
 
 func TestSyncPlanApplyIdempotent(t *testing.T) {
+	t.Parallel()
 	srv, ids := syncFixture(t)
 	file := writeFile(t, "users.csv", syncCSV)
 
@@ -130,6 +131,7 @@ func TestSyncPlanApplyIdempotent(t *testing.T) {
 }
 
 func TestSyncKeepsUsersWithoutExternalID(t *testing.T) {
+	t.Parallel()
 	srv, ids := syncFixture(t)
 	file := writeFile(t, "users.csv", "externalId\nE1\n")
 	r := runFake(t, srv, "users", "sync", "--csv", file, "--delete-missing", "--max-deletes", "2", "--apply")
@@ -143,6 +145,7 @@ func TestSyncKeepsUsersWithoutExternalID(t *testing.T) {
 }
 
 func TestSyncWithoutDeleteMissingDeletesNothing(t *testing.T) {
+	t.Parallel()
 	srv, _ := syncFixture(t)
 	file := writeFile(t, "users.csv", "externalId\nE1\n")
 	r := runFake(t, srv, "users", "sync", "--csv", file, "--apply")
@@ -153,6 +156,7 @@ func TestSyncWithoutDeleteMissingDeletesNothing(t *testing.T) {
 }
 
 func TestSyncBadRowsChangeNothing(t *testing.T) {
+	t.Parallel()
 	srv, _ := syncFixture(t)
 	file := writeFile(t, "users.csv", `externalId,username,roles,userGroups
 E1,bob,app-user,Warehouse
@@ -175,6 +179,7 @@ E8,hank,app-user,Office
 }
 
 func TestSyncUnknownColumn(t *testing.T) {
+	t.Parallel()
 	srv, _ := syncFixture(t)
 	file := writeFile(t, "users.csv", "externalId,shoeSize\nE1,42\n")
 	r := runFake(t, srv, "users", "sync", "--csv", file)
@@ -185,6 +190,7 @@ func TestSyncUnknownColumn(t *testing.T) {
 }
 
 func TestSyncFromStdin(t *testing.T) {
+	t.Parallel()
 	srv, _ := syncFixture(t)
 	r := runCtx(t, context.Background(), fakeEnv(srv), "externalId,email\nE1,bob@old.example\n", "users", "sync", "--csv", "-")
 	wantCode(t, r, exitOK)
@@ -206,6 +212,7 @@ func changingRequests(srv *edapptest.Server, before int) int {
 }
 
 func TestSyncRefusesInputThatCannotBeRight(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, csv, want string
 	}{
@@ -243,6 +250,7 @@ func manyUsers(t *testing.T, srv *edapptest.Server, n int) {
 }
 
 func TestSyncMaxDeletes(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	t.Cleanup(srv.Close)
 	manyUsers(t, srv, 20)
@@ -276,6 +284,7 @@ func TestSyncMaxDeletes(t *testing.T) {
 }
 
 func TestSyncMaxDeletesUsage(t *testing.T) {
+	t.Parallel()
 	srv, _ := syncFixture(t)
 	file := writeFile(t, "users.csv", syncCSV)
 	for _, args := range [][]string{
@@ -293,6 +302,7 @@ func TestSyncMaxDeletesUsage(t *testing.T) {
 // A failed step ends the run with what failed and why, once prefixed, and
 // the summary counts only what the service did.
 func TestSyncApplyFailure(t *testing.T) {
+	t.Parallel()
 	srv, _ := syncFixture(t)
 	file := writeFile(t, "users.csv", "externalId,username\nE9,admin-no-ext\n") // the username is taken
 	r := runFake(t, srv, "users", "sync", "--csv", file, "--apply")

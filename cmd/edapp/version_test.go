@@ -7,6 +7,7 @@ import (
 )
 
 func TestVersionOf(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		info *debug.BuildInfo
 		ok   bool
@@ -23,6 +24,7 @@ func TestVersionOf(t *testing.T) {
 }
 
 func TestVersionFlag(t *testing.T) {
+	t.Parallel()
 	r := runEnv(t, env{}, "--version")
 	wantCode(t, r, exitOK)
 	if r.stdout != "edapp version "+buildVersion()+"\n" {

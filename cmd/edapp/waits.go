@@ -128,13 +128,15 @@ func (m *waitMeter) longBegins(start time.Time, expected time.Duration) {
 		return
 	}
 	m.longStart, m.longEnd = start, time.Time{}
+	// The reminders are scheduled before the notice is given, so that
+	// whoever acts on the notice (a test moving its clock on) finds them.
+	m.scheduleReminder(&m.budgetSeries, m.budgetReminder)
 	if expected > 0 {
 		m.longEnd = start.Add(expected)
 		m.report(fmt.Sprintf("waiting %s for the request budget, until %s", round(expected), m.clock(m.longEnd)))
 	} else {
 		m.report("waiting for the request budget (its window is full)")
 	}
-	m.scheduleReminder(&m.budgetSeries, m.budgetReminder)
 }
 
 // scheduleReminder runs say every m.remind (on m.mu) as long as it

@@ -24,7 +24,7 @@ func newCmdWebhooks(f *factory) *cobra.Command {
   edapp webhooks delete 42
   edapp webhooks send-test --url http://localhost:8080/edapp/events --event LessonCompletedEvent`)
 	cmd.AddCommand(newCmdWebhooksList(f, nil), newCmdWebhooksCreate(f, nil), newCmdWebhooksDelete(f, nil),
-		newCmdWebhooksSendTest(f, nil), f.webhooksServeCommand())
+		newCmdWebhooksSendTest(f, nil), newCmdWebhooksServe(f, nil))
 	return cmd
 }
 

@@ -61,7 +61,10 @@ type serveOptions struct {
 	logFormat        string
 }
 
-func (a *app) webhooksServeCommand() *cobra.Command {
+// newCmdWebhooksServe makes "edapp webhooks serve"; runF, when not nil,
+// runs instead of the server with the configuration the flags and the
+// environment resolved to, once they are checked.
+func newCmdWebhooksServe(f *factory, runF func(*serveConfig) error) *cobra.Command {
 	var o serveOptions
 	cmd := &cobra.Command{
 		Use:   "serve --db URL --addr HOST:PORT --secret-header NAME=VALUE [--path /]",
@@ -73,17 +76,24 @@ func (a *app) webhooksServeCommand() *cobra.Command {
   #   caddy reverse-proxy --from hooks.example.com --to 127.0.0.1:8080`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.serveWebhooks(cmd.Context(), o)
+			c, err := f.resolveServe(o)
+			if err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(&c)
+			}
+			return f.serveWebhooks(cmd.Context(), c)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.db, "db", "", "database URL: sqlite:PATH or postgres://... (default: $EDAPP_EXPORT_DB)")
-	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on: keep it on loopback, behind a proxy that terminates TLS")
-	f.StringVar(&o.secretHeader, "secret-header", "", "NAME=VALUE every delivery must carry (default: $EDAPP_WEBHOOK_SECRET)")
-	f.BoolVar(&o.insecureNoSecret, "insecure-no-secret", false, "accept deliveries without a secret header (anyone who can reach the address can write events)")
-	f.StringVar(&o.path, "path", "/", "URL path deliveries are posted to")
-	f.IntVar(&o.maxInFlight, "max-in-flight", 64, "deliveries handled at once; more are answered 503 with Retry-After")
-	f.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
+	fl := cmd.Flags()
+	fl.StringVar(&o.db, "db", "", "database URL: sqlite:PATH or postgres://... (default: $EDAPP_EXPORT_DB)")
+	fl.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on: keep it on loopback, behind a proxy that terminates TLS")
+	fl.StringVar(&o.secretHeader, "secret-header", "", "NAME=VALUE every delivery must carry (default: $EDAPP_WEBHOOK_SECRET)")
+	fl.BoolVar(&o.insecureNoSecret, "insecure-no-secret", false, "accept deliveries without a secret header (anyone who can reach the address can write events)")
+	fl.StringVar(&o.path, "path", "/", "URL path deliveries are posted to")
+	fl.IntVar(&o.maxInFlight, "max-in-flight", 64, "deliveries handled at once; more are answered 503 with Retry-After")
+	fl.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	return cmd
 }
 
@@ -94,7 +104,7 @@ type serveConfig struct {
 	log                     *slog.Logger
 }
 
-// resolve checks the flags, fills them from the environment, and returns
+// resolveServe checks the flags, fills them from the environment, and returns
 // usage errors that never quote the secret.
 func (a *app) resolveServe(o serveOptions) (serveConfig, error) {
 	c := serveConfig{serveOptions: o}
@@ -169,11 +179,8 @@ func (a *app) serveLogger(format string) (*slog.Logger, error) {
 	return nil, usagef("--log-format %q: want text or json", format)
 }
 
-func (a *app) serveWebhooks(ctx context.Context, o serveOptions) error {
-	c, err := a.resolveServe(o)
-	if err != nil {
-		return err
-	}
+// serveWebhooks serves the checked configuration c until ctx ends.
+func (f *factory) serveWebhooks(ctx context.Context, c serveConfig) error {
 	db, target, err := openDB(ctx, c.db)
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 )
 
 func TestWebhooksCreateListDelete(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	defer srv.Close()
 	ids := map[string]string{}
@@ -66,6 +67,7 @@ func TestWebhooksCreateListDelete(t *testing.T) {
 }
 
 func TestWebhooksListEmptyJSON(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	defer srv.Close()
 	r := runFake(t, srv, "webhooks", "list", "-o", "json")
@@ -102,6 +104,7 @@ func receiver(t *testing.T) (*httptest.Server, func() []edapp.Event) {
 }
 
 func TestSendTestEveryEvent(t *testing.T) {
+	t.Parallel()
 	ts, events := receiver(t)
 	for i, name := range edapp.EventNames() {
 		r := runEnv(t, env{}, "webhooks", "send-test", "--url", ts.URL+"/edapp/events", "--event", string(name), "--header", "X-Webhook-Secret=s3cret")
@@ -128,6 +131,7 @@ func TestSendTestEveryEvent(t *testing.T) {
 }
 
 func TestSendTestWrongSecretFails(t *testing.T) {
+	t.Parallel()
 	ts, events := receiver(t)
 	r := runEnv(t, env{}, "webhooks", "send-test", "--url", ts.URL, "--event", "LessonCompletedEvent", "--header", "X-Webhook-Secret=wrong")
 	wantCode(t, r, exitError)
@@ -142,6 +146,7 @@ func TestSendTestWrongSecretFails(t *testing.T) {
 }
 
 func TestSendTestBadInput(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--url", "not a url", "--event", "LessonCompletedEvent"},
 		{"--url", "http://127.0.0.1:1", "--event", "NoSuchEvent"},
@@ -156,6 +161,7 @@ func TestSendTestBadInput(t *testing.T) {
 // TestWebhooksMaskHeaderValues checks every command that prints a webhook,
 // in every output form: no header value unless --show-secrets.
 func TestWebhooksMaskHeaderValues(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	defer srv.Close()
 	const secret = "s3cret-value-Q9"
@@ -197,6 +203,7 @@ func TestWebhooksMaskHeaderValues(t *testing.T) {
 // A service that echoes the request back in an error never gets the
 // header value printed.
 func TestWebhooksCreateHidesEchoedHeaderValue(t *testing.T) {
+	t.Parallel()
 	const secret = "s3cret-value-Q9"
 	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)

@@ -57,16 +57,22 @@ var DefaultLimits = Limits{Catalogue: 200, Other: 800, Window: time.Minute}
 
 // WithLimits sets the limits, for example scaled down so that a test
 // reaches them in a few requests: Limits{Catalogue: 2, Other: 8, Window:
-// time.Minute}, with WithClock to move past the window. Negative limits
-// and a window that is not positive are refused.
+// time.Minute}, with WithClock to move past the window. Each limit must be
+// at least 1 and the window positive; [WithoutLimits] turns limiting off.
 func WithLimits(l Limits) Option {
 	return func(c *config) error {
-		if l.Catalogue < 0 || l.Other < 0 || l.Window <= 0 {
-			return fmt.Errorf("sctest: WithLimits(%+v): limits must not be negative and the window must be positive: %w", l, edapp.ErrInvalidInput)
+		if l.Catalogue < 1 || l.Other < 1 || l.Window <= 0 {
+			return fmt.Errorf("sctest: WithLimits(%+v): each limit must be at least 1 and the window positive (WithoutLimits turns limiting off): %w", l, edapp.ErrInvalidInput)
 		}
 		c.limits = l
 		return nil
 	}
+}
+
+// WithoutLimits makes the fake answer every request, however many come:
+// no 429, for a benchmark or a test of something else.
+func WithoutLimits() Option {
+	return func(c *config) error { c.limits = Limits{}; return nil }
 }
 
 func (l Limits) of(route string) int {
@@ -94,7 +100,7 @@ func newLimiter(l Limits) *limiter { return &limiter{limits: l, windows: map[str
 // headers; over the budget it answers 429 and returns false.
 func (l *limiter) admit(w http.ResponseWriter, route string, now time.Time) bool {
 	limit := l.limits.of(route)
-	if limit == 0 {
+	if limit == 0 { // WithoutLimits
 		return true
 	}
 	l.mu.Lock()

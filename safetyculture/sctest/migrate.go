@@ -1,11 +1,13 @@
 package sctest
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
 )
 
@@ -89,12 +91,15 @@ type AfterMove struct {
 	PathID, SurveyQuestionID, RapidRefreshID string
 }
 
-// MigrationOption configures SeedMigration.
+// MigrationOption configures SeedMigration. A bad value makes it fail
+// with an error wrapping edapp.ErrInvalidInput, before it changes
+// anything; a nil MigrationOption is skipped.
 type MigrationOption func(*migrationConfig)
 
 type migrationConfig struct {
 	seed        string
 	noAnomalies bool
+	err         error // the first bad option value
 }
 
 // NoAnomalies makes a faithful copy: no planted differences, and carried
@@ -102,9 +107,16 @@ type migrationConfig struct {
 func NoAnomalies() MigrationOption { return func(c *migrationConfig) { c.noAnomalies = true } }
 
 // WithMigrationSeed changes the new ids and which records the planted
-// differences and the later activity pick; the default is "1".
+// differences and the later activity pick; the default is "1". An empty
+// seed is an error.
 func WithMigrationSeed(seed string) MigrationOption {
-	return func(c *migrationConfig) { c.seed = seed }
+	return func(c *migrationConfig) {
+		if seed == "" {
+			c.err = cmp.Or(c.err, fmt.Errorf("sctest: WithMigrationSeed: empty seed: %w", edapp.ErrInvalidInput))
+			return
+		}
+		c.seed = seed
+	}
 }
 
 // SeedMigration fills an empty fake with the migrated copy of the EdApp
@@ -124,11 +136,17 @@ func WithMigrationSeed(seed string) MigrationOption {
 //     returned Migration lists.
 //
 // The same EdApp account and options give the same result. It fails with
-// ErrConflict when the fake holds users already.
+// ErrConflict when the fake holds users already, and with an error
+// wrapping edapp.ErrInvalidInput for a bad option value.
 func (s *Server) SeedMigration(src *edapptest.Server, opts ...MigrationOption) (*Migration, error) {
 	cfg := migrationConfig{seed: "1"}
 	for _, opt := range opts {
-		opt(&cfg)
+		if opt != nil {
+			opt(&cfg)
+		}
+	}
+	if cfg.err != nil {
+		return nil, cfg.err
 	}
 	snap := src.Snapshot()
 	m := &migrator{cfg: cfg, snap: snap, out: &Migration{MovedAt: snap.Now, Users: map[string]string{},

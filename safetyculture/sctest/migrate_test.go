@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
@@ -198,6 +199,10 @@ func TestSeedMigrationIsDeterministic(t *testing.T) {
 	_, m3 := migrated(t, edappAccount(t), sctest.WithMigrationSeed("2"))
 	if reflect.DeepEqual(m1.Users, m3.Users) {
 		t.Error("another seed gave the same ids")
+	}
+	s4 := sctest.New(t)
+	if _, err := s4.SeedMigration(edapptest.New(t), nil, sctest.WithMigrationSeed("")); !errors.Is(err, edapp.ErrInvalidInput) {
+		t.Errorf("an empty seed: %v, want an ErrInvalidInput", err)
 	}
 }
 

@@ -43,7 +43,10 @@ type Server struct {
 	panicked   func(v any)
 }
 
-// Option configures a Server.
+// Option configures a Server. A bad value makes [NewServer] and
+// [NewUnstarted] fail, and [New] fail the test, with an error wrapping
+// edapp.ErrInvalidInput: the first bad value given. A nil Option is
+// skipped.
 type Option func(*config) error
 
 type config struct {
@@ -112,8 +115,9 @@ func WithModifiedAfterIgnored() Option {
 	return func(c *config) error { c.ignoreModifiedAfter = true; return nil }
 }
 
-// WithLogger logs one line per request (method, route, status); nil
-// turns logging off, the default. Tokens never reach the log.
+// WithLogger logs one line per request (method, route, status). Nil, the
+// default, is silent, as edapp.WithLogger(nil) is. Tokens never reach the
+// log.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error { c.logger = l; return nil }
 }
@@ -151,6 +155,9 @@ func NewServer(opts ...Option) (*Server, error) {
 func NewUnstarted(opts ...Option) (*Server, error) {
 	cfg := config{token: randomHex(16), clock: time.Now, limits: DefaultLimits}
 	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
 		if err := opt(&cfg); err != nil {
 			return nil, err
 		}

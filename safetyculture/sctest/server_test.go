@@ -13,18 +13,42 @@ import (
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
+// Every option reports a bad value as the constructor's error wrapping
+// edapp.ErrInvalidInput, the first one given; nil (a logger, an option)
+// and zero (lag, latency) are good only where documented.
 func TestNewServerRefusesBadOptions(t *testing.T) {
 	t.Parallel()
-	for name, opt := range map[string]sctest.Option{
-		"empty token":  sctest.WithToken(" "),
-		"nil clock":    sctest.WithClock(nil),
-		"negative lag": sctest.WithAnalyticsLag(-time.Second),
-		"zero window":  sctest.WithLimits(sctest.Limits{Catalogue: 1, Other: 1}),
-		"negative":     sctest.WithLimits(sctest.Limits{Catalogue: -1, Window: time.Minute}),
+	for _, tc := range []struct {
+		name string
+		opts []sctest.Option
+		ok   bool
+	}{
+		{"no options", nil, true},
+		{"a nil option is skipped", []sctest.Option{nil}, true},
+		{"empty token", []sctest.Option{sctest.WithToken(" ")}, false},
+		{"nil clock", []sctest.Option{sctest.WithClock(nil)}, false},
+		{"no lag", []sctest.Option{sctest.WithAnalyticsLag(0)}, true},
+		{"negative lag", []sctest.Option{sctest.WithAnalyticsLag(-time.Second)}, false},
+		{"no latency", []sctest.Option{sctest.WithLatency(0)}, true},
+		{"negative latency", []sctest.Option{sctest.WithLatency(-time.Second)}, false},
+		{"nil logger: silent", []sctest.Option{sctest.WithLogger(nil)}, true},
+		{"limits", []sctest.Option{sctest.WithLimits(sctest.Limits{Catalogue: 1, Other: 1, Window: time.Second})}, true},
+		{"zero window", []sctest.Option{sctest.WithLimits(sctest.Limits{Catalogue: 1, Other: 1})}, false},
+		{"negative limit", []sctest.Option{sctest.WithLimits(sctest.Limits{Catalogue: -1, Other: 1, Window: time.Minute})}, false},
+		{"zero limit, once unlimited", []sctest.Option{sctest.WithLimits(sctest.Limits{Other: 1, Window: time.Minute})}, false},
+		{"no limits, on purpose", []sctest.Option{sctest.WithoutLimits()}, true},
+		{"the first bad value", []sctest.Option{sctest.WithClock(nil), sctest.WithToken("")}, false},
 	} {
-		if _, err := sctest.NewServer(opt); !errors.Is(err, edapp.ErrInvalidInput) {
-			t.Errorf("%s: err = %v, want ErrInvalidInput", name, err)
+		s, err := sctest.NewServer(tc.opts...)
+		if tc.ok != (err == nil) || !tc.ok && !errors.Is(err, edapp.ErrInvalidInput) {
+			t.Errorf("%s: err = %v", tc.name, err)
 		}
+		if err == nil {
+			s.Close()
+		}
+	}
+	if _, err := sctest.NewServer(sctest.WithClock(nil), sctest.WithToken("")); err == nil || !strings.Contains(err.Error(), "WithClock") {
+		t.Errorf("the first bad value is reported: %v", err)
 	}
 }
 

@@ -55,13 +55,18 @@ func (f *Flags) Check() error {
 		return fmt.Errorf("--latency must not be negative")
 	case f.Redeliver < 0:
 		return fmt.Errorf("--redeliver must not be negative")
+	case f.Token != "" && strings.TrimSpace(f.Token) == "":
+		return fmt.Errorf("--token must not be blank (leave it out for a random token)")
 	}
 	return nil
 }
 
 // Options returns the server options the flags ask for.
 func (f *Flags) Options() []edapptest.Option {
-	opts := []edapptest.Option{edapptest.WithToken(f.Token), edapptest.WithLatency(f.Latency), edapptest.WithRedeliveries(f.Redeliver)}
+	opts := []edapptest.Option{edapptest.WithLatency(f.Latency), edapptest.WithRedeliveries(f.Redeliver)}
+	if f.Token != "" {
+		opts = append(opts, edapptest.WithToken(f.Token))
+	}
 	if f.Budget.Limit > 0 {
 		opts = append(opts, edapptest.WithBudget(f.Budget.Limit, f.Budget.Window))
 	}

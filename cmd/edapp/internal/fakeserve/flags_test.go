@@ -49,7 +49,11 @@ func TestFlagsRegister(t *testing.T) {
 	assert.Len(t, f.Options(), 4, "token, latency, redeliveries and the budget")
 
 	require.Error(t, fs.Parse([]string{"-budget", "-3"}))
-	for _, bad := range []Flags{{Account: edapptest.AccountSpec{Groups: -1}}, {Latency: -time.Second}, {Redeliver: -1}} {
+	for _, bad := range []Flags{{Account: edapptest.AccountSpec{Groups: -1}}, {Latency: -time.Second}, {Redeliver: -1}, {Token: " "}} {
 		assert.Error(t, bad.Check(), "%+v", bad)
 	}
+	// The options of checked flags are good: the fake starts.
+	var none Flags
+	require.NoError(t, none.Check())
+	edapptest.New(t, none.Options()...)
 }

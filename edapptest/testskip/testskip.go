@@ -1,8 +1,28 @@
-// Package testskip lists the tests of a package that skipped because a
-// tool they need (redis-server, PostgreSQL, Chromium) is not installed, and
-// says so after the run. go test shows a passing package's output only
+// Package testskip is for tests that need a program which may not be
+// installed, such as redis-server, a PostgreSQL server or a browser: such a
+// test skips with the reason, and the package's skips are listed after the
+// run, one line a reason. go test shows a passing package's output only
 // with -v, so without it the list goes to the terminal when there is one.
-// Under CI (the CI variable set) such a test fails instead: CI never skips.
+// Under CI (the CI environment variable set) such a test fails instead, so
+// that CI never passes by skipping.
+//
+//	var missing = testskip.New("example.com/mymodule/store")
+//
+//	func TestMain(m *testing.M) {
+//		code := m.Run()
+//		missing.Report()
+//		os.Exit(code)
+//	}
+//
+//	func TestWithRedis(t *testing.T) {
+//		if _, err := exec.LookPath("redis-server"); err != nil {
+//			missing.Skip(t, "redis-server is not on PATH: install it to run the Redis tests")
+//		}
+//		...
+//	}
+//
+// The edapp-go modules' own tests use it; it is supported API like the rest
+// of the module.
 package testskip
 
 import (
