@@ -64,10 +64,12 @@ type Store struct {
 // error wrapping [edapp.ErrInvalidInput]; a nil StoreOption is skipped.
 type StoreOption func(*Store) error
 
-// WithWriteTimeout bounds how long a delivery waits for its row to be
-// committed, queueing included; past it, Put fails with [ErrUnavailable] and
-// the Store's handler answers 503 with Retry-After. The default is 5 s; d
-// must be positive.
+// WithWriteTimeout bounds how long a delivery waits for the writer to take
+// it, queueing included; past it, Put fails with [ErrUnavailable] and the
+// Store's handler answers 503 with Retry-After, and the row is never
+// written. A delivery the writer took in time is answered with its
+// transaction's outcome, which the same bound limits: at most twice d in
+// all. The default is 5 s; d must be positive.
 func WithWriteTimeout(d time.Duration) StoreOption {
 	return func(s *Store) error {
 		if d <= 0 {
@@ -171,7 +173,13 @@ func (s *Store) put(ctx context.Context, key string, ev edapp.Event, raw []byte)
 	case res := <-r.done:
 		return res.stored, res.err
 	case <-ctx.Done():
-		return false, fmt.Errorf("%w: not committed within %v", ErrUnavailable, s.writeTimeout)
+		if r.abandon() {
+			return false, fmt.Errorf("%w: not committed within %v", ErrUnavailable, s.writeTimeout)
+		}
+		// The writer has it: its transaction, bounded by its own write
+		// timeout, decides the answer.
+		res := <-r.done
+		return res.stored, res.err
 	}
 }
 

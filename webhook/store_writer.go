@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/edapp-go/edapp/dbschema"
@@ -15,7 +16,28 @@ type putRequest struct {
 	key  string
 	args []any          // of one row of insertStatement
 	done chan putResult // buffered: the writer never blocks on it
+	// state settles, once, who has the delivery when its deadline and the
+	// writer meet: the writer (claimed), which then answers it with the
+	// commit's outcome, or Put (abandoned), which answers it 503 and whose
+	// row the writer leaves out. So a delivery answered 503 is never
+	// committed.
+	state atomic.Int32
 }
+
+// The states of a putRequest.
+const (
+	pending int32 = iota
+	claimed
+	abandoned
+)
+
+// claim gives the writer the delivery, unless Put has given up on it.
+func (r *putRequest) claim() bool {
+	return r.ctx.Err() == nil && r.state.CompareAndSwap(pending, claimed)
+}
+
+// abandon gives up on the delivery, unless the writer has it.
+func (r *putRequest) abandon() bool { return r.state.CompareAndSwap(pending, abandoned) }
 
 type putResult struct {
 	stored bool
@@ -39,7 +61,7 @@ func (s *Store) run() {
 }
 
 // nextBatch waits for a delivery and takes those queued behind it, up to
-// maxBatch, leaving out the ones nobody waits for. It returns nil once the
+// maxBatch, leaving out the ones nobody waits for (abandoned). It returns nil once the
 // Store is closed and the queue is empty.
 func (s *Store) nextBatch() []*putRequest {
 	var first *putRequest
@@ -54,7 +76,7 @@ func (s *Store) nextBatch() []*putRequest {
 	}
 	batch := make([]*putRequest, 0, 16)
 	for r := first; ; {
-		if r.ctx.Err() == nil {
+		if r.claim() {
 			batch = append(batch, r)
 		}
 		if len(batch) == maxBatch {
