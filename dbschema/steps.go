@@ -165,6 +165,33 @@ func (t Table) CreateDeferred(d Dialect) []string {
 	return out
 }
 
+// DropForLoad is the SQL that drops t's secondary indexes but the unique
+// ones, before a first load into the empty table: rows load faster into a
+// table without them, and BuildIndexes builds each once, after the load.
+// An index already dropped is no error.
+func (t Table) DropForLoad() []string {
+	var out []string
+	for _, idx := range t.Indexes {
+		if !idx.Unique {
+			out = append(out, (DropIndex{t.Name, idx.Columns}).SQL(Postgres)...)
+		}
+	}
+	return out
+}
+
+// BuildIndexes is the SQL that builds the secondary indexes of t that
+// DropForLoad dropped, or that are deferred; it does nothing for an index
+// that exists.
+func (t Table) BuildIndexes(d Dialect) []string {
+	var out []string
+	for _, idx := range t.Indexes {
+		if !idx.Unique || idx.Deferred {
+			out = append(out, createIndex(t.Name, idx, d, "IF NOT EXISTS "))
+		}
+	}
+	return out
+}
+
 func createIndex(table string, idx Index, d Dialect, ifNotExists string) string {
 	using := ""
 	if idx.Hash && d == Postgres {

@@ -46,6 +46,19 @@ func TestTableCreateDeferred(t *testing.T) {
 	}
 }
 
+func TestTableDropForLoadAndBuildIndexes(t *testing.T) {
+	t.Parallel()
+	tb := testTable
+	tb.Indexes = append(slices.Clone(tb.Indexes), Index{Columns: []string{"id"}, Unique: true})
+	if got, want := tb.DropForLoad(), []string{"DROP INDEX IF EXISTS t_n_idx", "DROP INDEX IF EXISTS t_id_n_idx"}; !slices.Equal(got, want) {
+		t.Errorf("DropForLoad = %q, want %q (the unique index kept)", got, want)
+	}
+	want := []string{"CREATE INDEX IF NOT EXISTS t_n_idx ON t (n)", "CREATE INDEX IF NOT EXISTS t_id_n_idx ON t (id, n)"}
+	if got := tb.BuildIndexes(SQLite); !slices.Equal(got, want) {
+		t.Errorf("BuildIndexes = %q, want %q", got, want)
+	}
+}
+
 func TestFoldAppliesSteps(t *testing.T) {
 	t.Parallel()
 	at := Column{Name: "at", Type: Time, Nullable: true}

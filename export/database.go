@@ -61,18 +61,20 @@ const (
 // an export of each source can write to one database at once and neither
 // touches the other's rows.
 type Database struct {
-	conn      *sql.Conn
-	db        *sql.DB // the pool a lost conn is replaced from
-	d         Dialect
-	source    string
-	run       int64 // this run's number
-	lockWait  time.Duration
-	reconnect time.Duration // how long a lost connection is tried again
-	gaveUp    error         // why a lost connection was not replaced
-	optErr    error         // the first bad option value
-	tables    map[string]*table
-	kinds     map[string]*dbKind // the kinds being written
-	rowByRow  bool               // Write's second try: each row under a savepoint
+	conn       *sql.Conn
+	db         *sql.DB // the pool a lost conn is replaced from
+	d          Dialect
+	source     string
+	run        int64 // this run's number
+	lockWait   time.Duration
+	reconnect  time.Duration // how long a lost connection is tried again
+	gaveUp     error         // why a lost connection was not replaced
+	optErr     error         // the first bad option value
+	tables     map[string]*table
+	kinds      map[string]*dbKind // the kinds being written
+	rowByRow   bool               // Write's second try: each row under a savepoint
+	bulk       BulkLoader         // nil: rows go by statements
+	upsertOnly bool               // a write tried again on a new connection
 }
 
 // dbKind is one kind being written: the engine writes several at once.
