@@ -49,13 +49,22 @@ func TestTableCreateDeferred(t *testing.T) {
 func TestTableDropForLoadAndBuildIndexes(t *testing.T) {
 	t.Parallel()
 	tb := testTable
-	tb.Indexes = append(slices.Clone(tb.Indexes), Index{Columns: []string{"id"}, Unique: true})
-	if got, want := tb.DropForLoad(), []string{"DROP INDEX IF EXISTS t_n_idx", "DROP INDEX IF EXISTS t_id_n_idx"}; !slices.Equal(got, want) {
-		t.Errorf("DropForLoad = %q, want %q (the unique index kept)", got, want)
-	}
-	want := []string{"CREATE INDEX IF NOT EXISTS t_n_idx ON t (n)", "CREATE INDEX IF NOT EXISTS t_id_n_idx ON t (id, n)"}
-	if got := tb.BuildIndexes(SQLite); !slices.Equal(got, want) {
-		t.Errorf("BuildIndexes = %q, want %q", got, want)
+	tb.Indexes = append(slices.Clone(tb.Indexes), Index{Columns: []string{"id"}, Unique: true}, Index{Columns: []string{"h"}, Hash: true})
+	for _, tc := range []struct {
+		d           Dialect
+		drop, build []string
+	}{
+		{SQLite, []string{"DROP INDEX IF EXISTS t_n_idx", "DROP INDEX IF EXISTS t_h_idx"},
+			[]string{"CREATE INDEX IF NOT EXISTS t_n_idx ON t (n)", "CREATE INDEX IF NOT EXISTS t_id_n_idx ON t (id, n)", "CREATE INDEX IF NOT EXISTS t_h_idx ON t (h)"}},
+		{Postgres, []string{"DROP INDEX IF EXISTS t_n_idx"},
+			[]string{"CREATE INDEX IF NOT EXISTS t_n_idx ON t (n)", "CREATE INDEX IF NOT EXISTS t_id_n_idx ON t (id, n)"}},
+	} {
+		if got := tb.DropForLoad(tc.d); !slices.Equal(got, tc.drop) {
+			t.Errorf("DropForLoad(%v) = %q, want %q (neither the unique nor the deferred index)", tc.d, got, tc.drop)
+		}
+		if got := tb.BuildIndexes(tc.d); !slices.Equal(got, tc.build) {
+			t.Errorf("BuildIndexes(%v) = %q, want %q", tc.d, got, tc.build)
+		}
 	}
 }
 

@@ -250,7 +250,7 @@ func (x *Database) dropIndexesIfEmpty(ctx context.Context, kind string) error {
 			if !errors.Is(err, sql.ErrNoRows) {
 				return err // rows to keep indexed, or an error
 			}
-			for _, s := range t.DropForLoad() {
+			for _, s := range t.DropForLoad(x.d) {
 				if _, err := tx.ExecContext(ctx, s); err != nil {
 					return err
 				}

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"sync"
@@ -124,7 +125,7 @@ func earliest(a, b time.Time) time.Time {
 // failure it stops the fetch and drains the rest.
 func (e *engine) write(ctx context.Context, in <-chan *Batch, cancel context.CancelCauseFunc) error {
 	var failed error
-	for b := range group(in) {
+	for b := range group(in, cmp.Or(e.opts.groupRows, groupRows)) {
 		if failed != nil {
 			continue
 		}
@@ -159,23 +160,23 @@ const (
 // group joins the batches of in into groups, in order. One group waits
 // while the destinations write the one before it, and the next gathers:
 // the fetch goes on meanwhile, in bounded memory.
-func group(in <-chan *Batch) <-chan *Batch {
+func group(in <-chan *Batch, rows int) <-chan *Batch {
 	out := make(chan *Batch, 1)
 	go func() {
 		defer close(out)
 		for b := range in {
-			out <- gather(b, in)
+			out <- gather(b, in, rows)
 		}
 	}()
 	return out
 }
 
 // gather appends to b the batches that come in within groupWait, up to
-// groupRows records.
-func gather(b *Batch, in <-chan *Batch) *Batch {
+// rows records.
+func gather(b *Batch, in <-chan *Batch, rows int) *Batch {
 	deadline := time.NewTimer(groupWait)
 	defer deadline.Stop()
-	for len(b.Records) < groupRows {
+	for len(b.Records) < rows {
 		select {
 		case next, ok := <-in:
 			if !ok {
