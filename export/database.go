@@ -75,6 +75,7 @@ type Database struct {
 	rowByRow   bool               // Write's second try: each row under a savepoint
 	bulk       BulkLoader         // nil: rows go by statements
 	upsertOnly bool               // a write tried again on a new connection
+	fresh      bool               // the write under way: its kind's tables were empty at the walk's start
 }
 
 // dbKind is one kind being written: the engine writes several at once.
@@ -82,7 +83,8 @@ type dbKind struct {
 	t        *table
 	walk     walkState
 	written  int
-	rejected int // kept in the rejects table
+	rejected int  // kept in the rejects table
+	fresh    bool // its tables were empty at the walk's start: rows go in by plain inserts
 }
 
 // walkState is a kind's row in edapp_export_kinds.

@@ -98,9 +98,11 @@ func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
 	}
 	c.walk = walkState{cursor: c.walk.cursor, from: p.From, run: x.run, pages: max(p.Page-1, 0)}
 	if p.Page == 1 {
-		if err := x.dropIndexesIfEmpty(ctx, k.Name); err != nil {
+		fresh, err := x.dropIndexesIfEmpty(ctx, k.Name)
+		if err != nil {
 			return fmt.Errorf("%s: %w", k.Name, err)
 		}
+		c.fresh = fresh
 	}
 	return x.retry(ctx, func() error {
 		_, err := x.conn.ExecContext(ctx, x.q(`INSERT INTO edapp_export_kinds (source, kind, walk_run, walk_from, walk_started, walk_pages) VALUES (?, ?, ?, ?, NULL, ?)
@@ -111,15 +113,23 @@ ON CONFLICT (source, kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from
 }
 
 // Write upserts the batch's rows and records the pages they complete, in
-// one transaction. When the database refuses a row for good (a data
-// error), it writes the batch again row by row, each under a savepoint, so
-// that only the rows it refuses go to the rejects table.
+// one transaction. Into tables that were empty when the walk started, the
+// rows go in by plain inserts, until a key turns up twice: that batch,
+// and the rest, are upserted. When the database refuses a row for good (a
+// data error), it writes the batch again row by row, each under a
+// savepoint, so that only the rows it refuses go to the rejects table.
 func (x *Database) Write(ctx context.Context, b *Batch) error {
 	c := x.kinds[b.Kind.Name]
 	if c.walk.started.IsZero() {
 		c.walk.started = b.Started
 	}
+	x.fresh = c.fresh
 	records, fields, err := x.writeBatch(ctx, c, b)
+	x.fresh = false
+	if c.fresh && keyTaken(err) {
+		c.fresh = false // a key the walk repeats: upsert from now on
+		records, fields, err = x.writeBatch(ctx, c, b)
+	}
 	if dbschema.IsDataError(err) && ctx.Err() == nil {
 		x.rowByRow = true
 		records, fields, err = x.writeBatch(ctx, c, b)
@@ -234,11 +244,12 @@ func loadTables(kind string) []string {
 }
 
 // dropIndexesIfEmpty drops the secondary indexes of a kind's tables that
-// hold no row (of any source): a first load writes faster without them,
+// hold no row (of any source), and reports whether all of them were empty: a first load writes faster without them,
 // and buildIndexes builds them once the kind's fetch is complete. A run
 // killed before then leaves the rows it committed, without indexes; the
 // next complete fetch builds them.
-func (x *Database) dropIndexesIfEmpty(ctx context.Context, kind string) error {
+func (x *Database) dropIndexesIfEmpty(ctx context.Context, kind string) (empty bool, err error) {
+	empty = true
 	for _, name := range loadTables(kind) {
 		t, ok := dbschema.Lookup(name)
 		if !ok {
@@ -248,6 +259,7 @@ func (x *Database) dropIndexesIfEmpty(ctx context.Context, kind string) error {
 			var one int
 			err := tx.QueryRowContext(ctx, `SELECT 1 FROM `+name+` LIMIT 1`).Scan(&one)
 			if !errors.Is(err, sql.ErrNoRows) {
+				empty = false
 				return err // rows to keep indexed, or an error
 			}
 			for _, s := range t.DropForLoad(x.d) {
@@ -258,10 +270,10 @@ func (x *Database) dropIndexesIfEmpty(ctx context.Context, kind string) error {
 			return nil
 		})
 		if err != nil {
-			return err
+			return false, err
 		}
 	}
-	return nil
+	return empty, nil
 }
 
 // buildIndexes builds the secondary indexes of a kind's tables that are

@@ -44,7 +44,9 @@ var errNoBulk = errors.New("export: no bulk path on this connection")
 // merge keeps one row per key, the last copied, as a run of upserts would.
 func (u *upserter) load(ctx context.Context, chunks <-chan rowChunk) error {
 	tmp := "edapp_load_" + u.t.name
-	if _, err := u.tx.ExecContext(ctx, "CREATE TEMP TABLE IF NOT EXISTS "+tmp+" (LIKE "+u.t.name+") ON COMMIT DELETE ROWS"); err != nil {
+	if u.x.plain() {
+		tmp = u.t.name // keys new to the table: copied straight in
+	} else if _, err := u.tx.ExecContext(ctx, "CREATE TEMP TABLE IF NOT EXISTS "+tmp+" (LIKE "+u.t.name+") ON COMMIT DELETE ROWS"); err != nil {
 		return err
 	}
 	var failed error
@@ -60,9 +62,35 @@ func (u *upserter) load(ctx context.Context, chunks <-chan rowChunk) error {
 		return errNoBulk
 	case err != nil:
 		return loadError(err)
+	case tmp == u.t.name:
+		return nil
 	}
 	_, err = u.tx.ExecContext(ctx, mergeSQL(u.t, tmp))
 	return err
+}
+
+// plain reports whether the write under way inserts without a conflict
+// clause: into tables empty at the walk's start, but not in a replay row
+// by row nor in a write tried again on a new connection (whose lost
+// commit may have reached the server).
+func (x *Database) plain() bool {
+	return x.fresh && !x.rowByRow && !x.upsertOnly
+}
+
+// keyTaken reports whether err is an insert's refusal of a key the table
+// holds: SQLSTATE 23505 on PostgreSQL, a primary key or unique constraint
+// on SQLite.
+func keyTaken(err error) bool {
+	var pg interface{ SQLState() string }
+	if errors.As(err, &pg) {
+		return pg.SQLState() == "23505"
+	}
+	var lite interface{ Code() int }
+	if errors.As(err, &lite) {
+		const primaryKey, unique = 1555, 2067
+		return lite.Code() == primaryKey || lite.Code() == unique
+	}
+	return false
 }
 
 // nextRow hands over the rows of chunks one at a time, cleaned for the

@@ -88,16 +88,24 @@ func snake(s string) string {
 	return b.String()
 }
 
-// upsertSQL is the statement that upserts n rows into t.
+// upsertSQL is the statement that upserts n rows into t; when plain
+// (x.plain), that inserts them without a conflict clause.
 func (x *Database) upsertSQL(t *table, n int) string {
-	if s, ok := t.sql[n]; ok {
+	key := n
+	if x.plain() {
+		key = -n
+	}
+	if s, ok := t.sql[key]; ok {
 		return s
 	}
 	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(t.cols)), ", ") + ")"
 	rows := strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
-	s := x.q("INSERT INTO " + t.name + " (" + strings.Join(columnNames(t), ", ") + ") VALUES " + rows + onConflict(t))
-	t.sql[n] = s
-	return s
+	s := "INSERT INTO " + t.name + " (" + strings.Join(columnNames(t), ", ") + ") VALUES " + rows
+	if key > 0 {
+		s += onConflict(t)
+	}
+	t.sql[key] = x.q(s)
+	return t.sql[key]
 }
 
 // onConflict is the clause that makes an insert into t an upsert.

@@ -147,7 +147,9 @@ type benchDest struct {
 
 var benchDests = []benchDest{
 	{"csv", func(t *testing.T) []string { return []string{"--out", t.TempDir()} }},
-	{"sqlite", func(t *testing.T) []string { return []string{"--db", "sqlite:" + filepath.Join(t.TempDir(), "edapp.db")} }},
+	{"sqlite", func(t *testing.T) []string {
+		return []string{"--db", "sqlite:" + filepath.Join(t.TempDir(), "edapp.db")}
+	}},
 	{"postgres", func(t *testing.T) []string { return []string{"--db", dbtest.Postgres(t)} }},
 }
 
