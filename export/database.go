@@ -49,9 +49,9 @@ const (
 // Database is the database destination: a table per kind (see the
 // README), a row per record, upserted on the record's identity.
 //
-// A page's rows and the progress they represent commit in one
-// transaction, so an interrupted export resumes after the last committed
-// page and duplicates nothing. A mirrored kind's rows carry the run that
+// A group of pages' rows (see Write) and the progress they represent
+// commit in one transaction, so an interrupted export resumes after the
+// last committed page and duplicates nothing. A mirrored kind's rows carry the run that
 // saw them (edapp_run); the rows a complete fetch did not see are deleted
 // in the transaction that records the kind complete. Every write goes
 // through one connection.

@@ -39,7 +39,8 @@ import (
 //
 // EDAPP_EXPORT_DB_BENCH_ATTEMPTS and _USERS set the account of the first
 // two (200,000 and 5,000), _ROUNDS the rounds, _RSS the attempts of the
-// third (200000,1000000); EDAPP_EXPORT_DB_BENCH_PROFILES=DIR writes each
+// third (200000,1000000) and _RSS_DESTS its destinations
+// (csv,sqlite,postgres); EDAPP_EXPORT_DB_BENCH_PROFILES=DIR writes each
 // export's CPU profile there.
 func TestExportDBBench(t *testing.T) {
 	if os.Getenv("EDAPP_EXPORT_DB_BENCH") == "" {
@@ -267,9 +268,14 @@ func benchZero(t *testing.T, srv *benchFake, rounds int) {
 	}
 }
 
-// benchRSS runs one first run into each destination with n attempts.
+// benchRSS runs one first run into each destination with n attempts
+// (those EDAPP_EXPORT_DB_BENCH_RSS_DESTS names, all by default).
 func benchRSS(t *testing.T, srv *benchFake, n int) {
+	dests := benchEnv("RSS_DESTS", "csv,sqlite,postgres")
 	for _, d := range benchDests {
+		if !slices.Contains(strings.Split(dests, ","), d.name) {
+			continue
+		}
 		r := benchExport(t, srv, fmt.Sprintf("rss-%d-%s", n, d.name), d.make(t))
 		t.Logf("%d attempts %-8s %6.1f s  peak RSS %4d MiB  %d records", n, d.name, r.wall.Seconds(), r.rss>>20, r.records)
 	}
