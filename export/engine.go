@@ -153,15 +153,15 @@ func (e *engine) write(ctx context.Context, in <-chan *Batch, cancel context.Can
 // fsyncs); a group still holds its rows with the pages they complete, so
 // an interrupted export loses at most the group under way.
 const (
-	groupRows = 20 * batchSize
+	groupRows = 10 * batchSize
 	groupWait = time.Second
 )
 
-// group joins the batches of in into groups, in order. One group waits
-// while the destinations write the one before it, and the next gathers:
-// the fetch goes on meanwhile, in bounded memory.
+// group joins the batches of in into groups, in order. The next group
+// gathers while the destinations write the one before it: the fetch goes
+// on meanwhile, in memory bounded by two groups (and the batches ahead).
 func group(in <-chan *Batch, rows int) <-chan *Batch {
-	out := make(chan *Batch, 1)
+	out := make(chan *Batch)
 	go func() {
 		defer close(out)
 		for b := range in {
