@@ -37,8 +37,8 @@ import (
 //   - rss: the peak RSS of one first run into each destination at
 //     200,000 and 1,000,000 attempts, no latency.
 //
-// EDAPP_EXPORT_DB_BENCH_ATTEMPTS and _USERS set the account of the first
-// two (200,000 and 5,000), _ROUNDS the rounds, _RSS the attempts of the
+// EDAPP_EXPORT_DB_BENCH_ATTEMPTS, _USERS and _COURSES set the account
+// (200,000, 5,000 and the fake's one course), _ROUNDS the rounds, _RSS the attempts of the
 // third (200000,1000000) and _RSS_DESTS its destinations
 // (csv,sqlite,postgres); EDAPP_EXPORT_DB_BENCH_PROFILES=DIR writes each
 // export's CPU profile there.
@@ -98,7 +98,10 @@ func newBenchFake(t *testing.T, users, attempts int, latency time.Duration) *ben
 	t.Helper()
 	srv := edapptest.NewServer()
 	t.Cleanup(srv.Close)
-	if err := srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts}); err != nil {
+	// The fake's default is one course of three lessons, so that every
+	// attempt and event shares its course and one of three lessons.
+	courses, _ := strconv.Atoi(benchEnv("COURSES", "0"))
+	if err := srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts, Courses: courses}); err != nil {
 		t.Fatal(err)
 	}
 	srv.SetLatency(latency)
