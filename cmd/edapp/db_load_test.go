@@ -166,7 +166,9 @@ func TestDatabaseBuildIndexesAfterKill(t *testing.T) {
 		want := map[string]bool{}
 		for _, tb := range dbschema.Tables() {
 			for _, idx := range tb.Indexes {
-				want[tb.Name+"_"+strings.Join(idx.Columns, "_")+"_idx"] = true
+				if !idx.Deferred { // built by its own kind's first load, which this export does not fetch
+					want[tb.Name+"_"+strings.Join(idx.Columns, "_")+"_idx"] = true
+				}
 			}
 		}
 		if got := liveIndexes(t, db, d); len(got) == len(want) {
