@@ -165,6 +165,43 @@ func (t Table) CreateDeferred(d Dialect) []string {
 	return out
 }
 
+// DropForLoad is the SQL that drops the secondary indexes of t that a
+// first load into the empty table leaves out (see Index.afterLoad): rows
+// load faster into a table without them, and BuildIndexes builds each
+// once, after the load. An index already dropped is no error.
+func (t Table) DropForLoad(d Dialect) []string {
+	var out []string
+	for _, idx := range t.Indexes {
+		if idx.afterLoad(d) && !idx.Deferred {
+			out = append(out, (DropIndex{t.Name, idx.Columns}).SQL(d)...)
+		}
+	}
+	return out
+}
+
+// BuildIndexes is the SQL that builds the secondary indexes of t that
+// DropForLoad drops, and the deferred ones; it does nothing for an index
+// that exists.
+func (t Table) BuildIndexes(d Dialect) []string {
+	var out []string
+	for _, idx := range t.Indexes {
+		if idx.afterLoad(d) {
+			out = append(out, createIndex(t.Name, idx, d, "IF NOT EXISTS "))
+		}
+	}
+	return out
+}
+
+// afterLoad reports whether a first load leaves idx out, for BuildIndexes
+// to build after it: a deferred index, or one a build after the load makes
+// faster than keeping it up to date row by row. Not a unique index (it
+// checks the rows as they load), nor a hash index on PostgreSQL, which is
+// built by inserting each entry as the load would: its whole cost would
+// only move to the end of the run.
+func (idx Index) afterLoad(d Dialect) bool {
+	return idx.Deferred || !idx.Unique && !(idx.Hash && d == Postgres)
+}
+
 func createIndex(table string, idx Index, d Dialect, ifNotExists string) string {
 	using := ""
 	if idx.Hash && d == Postgres {

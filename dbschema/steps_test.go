@@ -46,6 +46,28 @@ func TestTableCreateDeferred(t *testing.T) {
 	}
 }
 
+func TestTableDropForLoadAndBuildIndexes(t *testing.T) {
+	t.Parallel()
+	tb := testTable
+	tb.Indexes = append(slices.Clone(tb.Indexes), Index{Columns: []string{"id"}, Unique: true}, Index{Columns: []string{"h"}, Hash: true})
+	for _, tc := range []struct {
+		d           Dialect
+		drop, build []string
+	}{
+		{SQLite, []string{"DROP INDEX IF EXISTS t_n_idx", "DROP INDEX IF EXISTS t_h_idx"},
+			[]string{"CREATE INDEX IF NOT EXISTS t_n_idx ON t (n)", "CREATE INDEX IF NOT EXISTS t_id_n_idx ON t (id, n)", "CREATE INDEX IF NOT EXISTS t_h_idx ON t (h)"}},
+		{Postgres, []string{"DROP INDEX IF EXISTS t_n_idx"},
+			[]string{"CREATE INDEX IF NOT EXISTS t_n_idx ON t (n)", "CREATE INDEX IF NOT EXISTS t_id_n_idx ON t (id, n)"}},
+	} {
+		if got := tb.DropForLoad(tc.d); !slices.Equal(got, tc.drop) {
+			t.Errorf("DropForLoad(%v) = %q, want %q (neither the unique nor the deferred index)", tc.d, got, tc.drop)
+		}
+		if got := tb.BuildIndexes(tc.d); !slices.Equal(got, tc.build) {
+			t.Errorf("BuildIndexes(%v) = %q, want %q", tc.d, got, tc.build)
+		}
+	}
+}
+
 func TestFoldAppliesSteps(t *testing.T) {
 	t.Parallel()
 	at := Column{Name: "at", Type: Time, Nullable: true}

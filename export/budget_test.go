@@ -43,7 +43,7 @@ func TestRunSavesTheBudget(t *testing.T) {
 	var clock atomic.Int64 // each reading is 1 s after the last
 	now := func() time.Time { return time.Unix(clock.Add(1), 0) }
 	spender := &countingSpender{}
-	_, err = Run(context.Background(), srv.Client(), Options{Kinds: []string{"attempts"}, PageSize: 5, Concurrency: 1, Budget: spender, Now: now}, dest)
+	_, err = Run(context.Background(), srv.Client(), Options{Kinds: []string{"attempts"}, PageSize: 5, Concurrency: 1, Budget: spender, Now: now, groupRows: 5}, dest)
 	if err != nil {
 		t.Fatal(err)
 	}

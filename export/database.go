@@ -49,9 +49,9 @@ const (
 // Database is the database destination: a table per kind (see the
 // README), a row per record, upserted on the record's identity.
 //
-// A page's rows and the progress they represent commit in one
-// transaction, so an interrupted export resumes after the last committed
-// page and duplicates nothing. A mirrored kind's rows carry the run that
+// A group of pages' rows (see Write) and the progress they represent
+// commit in one transaction, so an interrupted export resumes after the
+// last committed page and duplicates nothing. A mirrored kind's rows carry the run that
 // saw them (edapp_run); the rows a complete fetch did not see are deleted
 // in the transaction that records the kind complete. Every write goes
 // through one connection.
@@ -61,18 +61,21 @@ const (
 // an export of each source can write to one database at once and neither
 // touches the other's rows.
 type Database struct {
-	conn      *sql.Conn
-	db        *sql.DB // the pool a lost conn is replaced from
-	d         Dialect
-	source    string
-	run       int64 // this run's number
-	lockWait  time.Duration
-	reconnect time.Duration // how long a lost connection is tried again
-	gaveUp    error         // why a lost connection was not replaced
-	optErr    error         // the first bad option value
-	tables    map[string]*table
-	kinds     map[string]*dbKind // the kinds being written
-	rowByRow  bool               // Write's second try: each row under a savepoint
+	conn       *sql.Conn
+	db         *sql.DB // the pool a lost conn is replaced from
+	d          Dialect
+	source     string
+	run        int64 // this run's number
+	lockWait   time.Duration
+	reconnect  time.Duration // how long a lost connection is tried again
+	gaveUp     error         // why a lost connection was not replaced
+	optErr     error         // the first bad option value
+	tables     map[string]*table
+	kinds      map[string]*dbKind // the kinds being written
+	rowByRow   bool               // Write's second try: each row under a savepoint
+	bulk       BulkLoader         // nil: rows go by statements
+	upsertOnly bool               // a write tried again on a new connection
+	fresh      bool               // the write under way: its kind's tables were empty at the walk's start
 }
 
 // dbKind is one kind being written: the engine writes several at once.
@@ -80,7 +83,8 @@ type dbKind struct {
 	t        *table
 	walk     walkState
 	written  int
-	rejected int // kept in the rejects table
+	rejected int  // kept in the rejects table
+	fresh    bool // its tables were empty at the walk's start: rows go in by plain inserts
 }
 
 // walkState is a kind's row in edapp_export_kinds.

@@ -92,7 +92,9 @@ func (x *Database) retry(ctx context.Context, op func() error) error {
 			x.gaveUp = rerr
 			return rerr
 		}
+		x.upsertOnly = true
 		err = op()
+		x.upsertOnly = false
 	}
 	return err
 }

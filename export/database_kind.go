@@ -97,6 +97,13 @@ func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
 		return nil // the walk goes on, with its run and start
 	}
 	c.walk = walkState{cursor: c.walk.cursor, from: p.From, run: x.run, pages: max(p.Page-1, 0)}
+	if p.Page == 1 {
+		fresh, err := x.dropIndexesIfEmpty(ctx, k.Name)
+		if err != nil {
+			return fmt.Errorf("%s: %w", k.Name, err)
+		}
+		c.fresh = fresh
+	}
 	return x.retry(ctx, func() error {
 		_, err := x.conn.ExecContext(ctx, x.q(`INSERT INTO edapp_export_kinds (source, kind, walk_run, walk_from, walk_started, walk_pages) VALUES (?, ?, ?, ?, NULL, ?)
 ON CONFLICT (source, kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from = excluded.walk_from, walk_started = NULL, walk_pages = excluded.walk_pages`),
@@ -106,15 +113,23 @@ ON CONFLICT (source, kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from
 }
 
 // Write upserts the batch's rows and records the pages they complete, in
-// one transaction. When the database refuses a row for good (a data
-// error), it writes the batch again row by row, each under a savepoint, so
-// that only the rows it refuses go to the rejects table.
+// one transaction. Into tables that were empty when the walk started, the
+// rows go in by plain inserts, until a key turns up twice: that batch,
+// and the rest, are upserted. When the database refuses a row for good (a
+// data error), it writes the batch again row by row, each under a
+// savepoint, so that only the rows it refuses go to the rejects table.
 func (x *Database) Write(ctx context.Context, b *Batch) error {
 	c := x.kinds[b.Kind.Name]
 	if c.walk.started.IsZero() {
 		c.walk.started = b.Started
 	}
+	x.fresh = c.fresh
 	records, fields, err := x.writeBatch(ctx, c, b)
+	x.fresh = false
+	if c.fresh && keyTaken(err) {
+		c.fresh = false // a key the walk repeats: upsert from now on
+		records, fields, err = x.writeBatch(ctx, c, b)
+	}
 	if dbschema.IsDataError(err) && ctx.Err() == nil {
 		x.rowByRow = true
 		records, fields, err = x.writeBatch(ctx, c, b)
@@ -196,6 +211,9 @@ func (x *Database) End(ctx context.Context, k *Kind, r *KindResult) error {
 walk_pages = NULL, completed_at = COALESCE(?, completed_at) WHERE source = ? AND kind = ?`), x.timeArg(cursor), x.timeArg(completed), x.source, k.Name)
 		return err
 	})
+	if err == nil {
+		err = x.buildIndexes(ctx, k.Name)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", k.Name, err)
 	}
@@ -221,4 +239,70 @@ func (x *Database) deleteUnseen(ctx context.Context, tx *sql.Tx, table string, r
 		return 0, err
 	}
 	return res.RowsAffected()
+}
+
+// loadTables are the tables a kind's rows go to: its own, and the users'
+// custom fields with the users.
+func loadTables(kind string) []string {
+	if kind == "users" {
+		return []string{kind, "user_custom_fields"}
+	}
+	return []string{kind}
+}
+
+// dropIndexesIfEmpty drops the secondary indexes of a kind's tables that
+// hold no row (of any source), and reports whether all of them were empty: a first load writes faster without them,
+// and buildIndexes builds them once the kind's fetch is complete. A run
+// killed before then leaves the rows it committed, without indexes; the
+// next complete fetch builds them.
+func (x *Database) dropIndexesIfEmpty(ctx context.Context, kind string) (empty bool, err error) {
+	empty = true
+	for _, name := range loadTables(kind) {
+		t, ok := dbschema.Lookup(name)
+		if !ok {
+			continue
+		}
+		err := x.tx(ctx, func(tx *sql.Tx) error {
+			var one int
+			err := tx.QueryRowContext(ctx, `SELECT 1 FROM `+name+` LIMIT 1`).Scan(&one)
+			if !errors.Is(err, sql.ErrNoRows) {
+				empty = false
+				return err // rows to keep indexed, or an error
+			}
+			for _, s := range t.DropForLoad(x.d) {
+				if _, err := tx.ExecContext(ctx, s); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return false, err
+		}
+	}
+	return empty, nil
+}
+
+// buildIndexes builds the secondary indexes of a kind's tables that are
+// missing, after its fetch committed complete: each in a short step of its
+// own, outside a group's transaction (on SQLite, the inbox sharing the
+// file writes in between), and each all or nothing, so that a run killed
+// meanwhile leaves the rest to the next.
+func (x *Database) buildIndexes(ctx context.Context, kind string) error {
+	for _, name := range loadTables(kind) {
+		t, ok := dbschema.Lookup(name)
+		if !ok {
+			continue
+		}
+		for _, s := range t.BuildIndexes(x.d) {
+			err := x.retry(ctx, func() error {
+				_, err := x.conn.ExecContext(ctx, s)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -87,29 +88,51 @@ func snake(s string) string {
 	return b.String()
 }
 
-// upsertSQL is the statement that upserts n rows into t.
+// upsertSQL is the statement that upserts n rows into t; when plain
+// (x.plain), that inserts them without a conflict clause.
 func (x *Database) upsertSQL(t *table, n int) string {
-	if s, ok := t.sql[n]; ok {
+	key := n
+	if x.plain() {
+		key = -n
+	}
+	if s, ok := t.sql[key]; ok {
 		return s
 	}
-	names := make([]string, len(t.cols))
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(t.cols)), ", ") + ")"
+	rows := strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
+	s := "INSERT INTO " + t.name + " (" + strings.Join(columnNames(t), ", ") + ") VALUES " + rows
+	if key > 0 {
+		s += onConflict(t)
+	}
+	t.sql[key] = x.q(s)
+	return t.sql[key]
+}
+
+// onConflict is the clause that makes an insert into t an upsert.
+func onConflict(t *table) string {
 	var set []string
 	for i, c := range t.cols {
-		names[i] = c.Name
 		if !isKey(t, i) {
 			set = append(set, c.Name+" = excluded."+c.Name)
 		}
 	}
-	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(t.cols)), ", ") + ")"
-	rows := strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
+	return " ON CONFLICT (" + strings.Join(keyNames(t), ", ") + ") DO UPDATE SET " + strings.Join(set, ", ")
+}
+
+func columnNames(t *table) []string {
+	names := make([]string, len(t.cols))
+	for i, c := range t.cols {
+		names[i] = c.Name
+	}
+	return names
+}
+
+func keyNames(t *table) []string {
 	var keys []string
 	for _, i := range t.key {
 		keys = append(keys, t.cols[i].Name)
 	}
-	s := x.q("INSERT INTO " + t.name + " (" + strings.Join(names, ", ") + ") VALUES " + rows +
-		" ON CONFLICT (" + strings.Join(keys, ", ") + ") DO UPDATE SET " + strings.Join(set, ", "))
-	t.sql[n] = s
-	return s
+	return keys
 }
 
 func isKey(t *table, i int) bool {
@@ -121,14 +144,14 @@ func isKey(t *table, i int) bool {
 	return false
 }
 
-// upsert writes records into t with multi-row statements, and returns how
-// many it rejected. A goroutine turns the records into rows, a statement's
-// worth at a time, while this one writes the rows before them. A record the
-// service lists twice in one walk never gets here twice: the SDK's
-// iterators yield it once, the first time (edapp's walk key). A key
-// repeated among records (a kind the walk does not key) keeps its last
-// record within a statement (one statement may not touch a row twice); a
-// key repeated across statements is written by each, the last record last.
+// upsert writes records into t, and returns how many it rejected. A
+// goroutine turns the records into rows, a statement's worth at a time,
+// while this one writes the rows before them. A record the service lists
+// twice in one walk never gets here twice: the SDK's iterators yield it
+// once, the first time (edapp's walk key). A key repeated among records (a
+// kind the walk does not key) keeps its last record: within a statement
+// at its first place (one statement may not touch a row twice), across
+// statements by writing it last, and in a bulk load by the merge.
 func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []Record, run int64) (int, error) {
 	u := x.upserter(tx, t)
 	defer u.close()
@@ -148,13 +171,33 @@ func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []R
 			records = records[n:]
 		}
 	}()
+	return u.write(ctx, chunks)
+}
+
+// write writes the rows of chunks, through the bulk loader when the
+// database has one, and returns how many records it rejected.
+func (u *upserter) write(ctx context.Context, chunks <-chan rowChunk) (int, error) {
+	if u.x.loads() {
+		err := u.load(ctx, chunks)
+		if !errors.Is(err, errNoBulk) {
+			if err != nil {
+				return 0, err
+			}
+			return u.flush(ctx)
+		}
+		u.x.bulk = nil // the chunks are untouched: write them by statements
+	}
 	for c := range chunks {
 		if c.err != nil {
 			return 0, c.err
 		}
 		u.rejects = append(u.rejects, c.rejects...)
-		if err := u.exec(ctx, c.rows); err != nil {
-			return 0, err
+		for rows := c.rows; len(rows) > 0; {
+			n := min(u.per, len(rows))
+			if err := u.exec(ctx, rows[:n]); err != nil {
+				return 0, err
+			}
+			rows = rows[n:]
 		}
 	}
 	return u.flush(ctx)
@@ -242,20 +285,15 @@ func (x *Database) reject(t *table, row []any, why string) dbschema.Reject {
 	return r
 }
 
-// insertRows upserts rows whose keys are distinct, many to a statement,
-// and returns how many it rejected, rejects (refused before) included.
+// insertRows upserts rows whose keys are distinct, and returns how many
+// it rejected, rejects (refused before) included.
 func (x *Database) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows [][]any, rejects []dbschema.Reject) (int, error) {
 	u := x.upserter(tx, t)
 	defer u.close()
-	u.rejects = rejects
-	for len(rows) > 0 {
-		n := min(u.per, len(rows))
-		if err := u.exec(ctx, rows[:n]); err != nil {
-			return 0, err
-		}
-		rows = rows[n:]
-	}
-	return u.flush(ctx)
+	chunks := make(chan rowChunk, 1)
+	chunks <- rowChunk{rows: rows, rejects: rejects}
+	close(chunks)
+	return u.write(ctx, chunks)
 }
 
 // upserter runs multi-row upserts into one table within one transaction.
@@ -290,7 +328,7 @@ func (u *upserter) exec(ctx context.Context, rows [][]any) error {
 	for _, row := range rows {
 		args = append(args, row...)
 	}
-	dbschema.CleanArgs(u.x.d, args, func(i int) bool { return u.t.cols[i%len(u.t.cols)].Type == dbschema.JSON })
+	dbschema.CleanArgs(u.x.d, args, u.isJSON)
 	if len(rows) != u.per {
 		_, err := u.tx.ExecContext(ctx, u.x.upsertSQL(u.t, len(rows)), args...)
 		return err
@@ -315,7 +353,7 @@ func (u *upserter) execEach(ctx context.Context, rows [][]any) error {
 			return err
 		}
 		args := slices.Clone(row)
-		dbschema.CleanArgs(u.x.d, args, func(i int) bool { return u.t.cols[i].Type == dbschema.JSON })
+		dbschema.CleanArgs(u.x.d, args, u.isJSON)
 		_, err := u.tx.ExecContext(ctx, u.x.upsertSQL(u.t, 1), args...)
 		if err != nil && !dbschema.IsDataError(err) {
 			return err
@@ -340,6 +378,10 @@ func (u *upserter) flush(ctx context.Context) (int, error) {
 	u.rejects = nil
 	return n, err
 }
+
+// isJSON reports whether the i-th value of a row, or of rows laid end to
+// end, is of a JSON column.
+func (u *upserter) isJSON(i int) bool { return u.t.cols[i%len(u.t.cols)].Type == dbschema.JSON }
 
 func (u *upserter) close() {
 	if u.stmt != nil {

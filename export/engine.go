@@ -156,15 +156,11 @@ func earliest(a, b time.Time) time.Time {
 	return a
 }
 
-// write hands the batches to the destinations, in order. When the
-// destinations fall behind, the batches waiting are written as one (up to
-// mergeRecords records): fewer, larger transactions, each still holding
-// its rows with the pages they complete. On a failure it stops the fetch
-// and drains the rest.
+// write hands the groups of batches to the destinations, in order. On a
+// failure it stops the fetch and drains the rest.
 func (e *engine) write(ctx context.Context, in <-chan *Batch, cancel context.CancelCauseFunc) error {
 	var failed error
-	for b := range in {
-		b = merge(b, in)
+	for b := range group(in, cmp.Or(e.opts.groupRows, groupRows)) {
 		if failed != nil {
 			continue
 		}
@@ -186,20 +182,43 @@ func (e *engine) write(ctx context.Context, in <-chan *Batch, cancel context.Can
 	return failed
 }
 
-// mergeRecords bounds a merged batch.
-const mergeRecords = 8 * batchSize
+// A group is the batches a destination writes, and commits, as one: up to
+// groupRows records, or what came within groupWait of its first batch.
+// A commit per page would spend the writer's time on commits (and their
+// fsyncs); a group still holds its rows with the pages they complete, so
+// an interrupted export loses at most the group under way.
+const (
+	groupRows = 10 * batchSize
+	groupWait = time.Second
+)
 
-// merge appends to b the batches already waiting in in, up to
-// mergeRecords records.
-func merge(b *Batch, in <-chan *Batch) *Batch {
-	for len(b.Records) < mergeRecords {
+// group joins the batches of in into groups, in order. The next group
+// gathers while the destinations write the one before it: the fetch goes
+// on meanwhile, in memory bounded by two groups (and the batches ahead).
+func group(in <-chan *Batch, rows int) <-chan *Batch {
+	out := make(chan *Batch)
+	go func() {
+		defer close(out)
+		for b := range in {
+			out <- gather(b, in, rows)
+		}
+	}()
+	return out
+}
+
+// gather appends to b the batches that come in within groupWait, up to
+// rows records.
+func gather(b *Batch, in <-chan *Batch, rows int) *Batch {
+	deadline := time.NewTimer(groupWait)
+	defer deadline.Stop()
+	for len(b.Records) < rows {
 		select {
 		case next, ok := <-in:
 			if !ok {
 				return b
 			}
 			b = &Batch{Kind: b.Kind, Records: append(b.Records, next.Records...), Pages: max(b.Pages, next.Pages), Started: b.Started}
-		default:
+		case <-deadline.C:
 			return b
 		}
 	}

@@ -78,6 +78,8 @@ type Options struct {
 	Budget Spender
 	// Now is the clock (default time.Now), for tests.
 	Now func() time.Time
+
+	groupRows int // the records of a group (default groupRows), for tests
 }
 
 // Progress receives an export's progress, kind by kind.

@@ -38,11 +38,7 @@ func openDB(ctx context.Context, raw string) (*sql.DB, dbschema.Target, error) {
 	if err := createPrivate(t); err != nil {
 		return nil, t, fmt.Errorf("database %s: %w", t.Redacted, err)
 	}
-	dsn := t.DSN
-	if t.Dialect == dbschema.SQLite {
-		dsn += "&" + sqliteImmediate
-	}
-	db, err := sql.Open(t.Driver, dsn)
+	db, err := sql.Open(t.Driver, driverDSN(t))
 	if err != nil {
 		return nil, t, fmt.Errorf("database %s: %s", t.Redacted, cleanDBError(t, err))
 	}
@@ -53,6 +49,14 @@ func openDB(ctx context.Context, raw string) (*sql.DB, dbschema.Target, error) {
 		return nil, t, fmt.Errorf("database %s cannot be reached: %s", t.Redacted, cleanDBError(t, err))
 	}
 	return db, t, nil
+}
+
+// driverDSN is what the driver of t opens.
+func driverDSN(t dbschema.Target) string {
+	if t.Dialect == dbschema.SQLite {
+		return t.DSN + "&" + sqliteImmediate
+	}
+	return t.DSN
 }
 
 // createPrivate creates a SQLite database file that does not exist yet,

@@ -355,7 +355,7 @@ func dropped(n int) string {
 func (fac *factory) exportDestinations(ctx context.Context, f exportFlags) (dests []export.Destination, closeDests func(), err error) {
 	closeDests = func() {}
 	if f.db != "" {
-		db, dest, err := fac.openExportDB(ctx, f.db, export.WithSource(f.source))
+		db, dest, err := fac.openExportDB(ctx, f.db, export.WithSource(f.source), export.WithBulkLoader(pgxCopier{}))
 		if err != nil {
 			return nil, nil, err
 		}

@@ -4,12 +4,15 @@ package main
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,62 +21,192 @@ import (
 )
 
 // TestExportDBBench measures edapp export into CSV files, SQLite and
-// PostgreSQL, side by side: 5,000 users and 200,000 attempts in the fake,
-// 50 ms added to every request, three rounds of the three, each export a
-// process of its own into a new destination. It reports each run's wall
-// time, peak RSS and records per second, and the medians. It takes
-// minutes, so it runs only when asked:
+// PostgreSQL side by side, each export a process of its own into a new
+// destination, in interleaved rounds (three by default), and reports each
+// run and the medians with their range. It takes many minutes, so it runs
+// only when asked (scripts/bench-writer runs it and keeps the log):
 //
-//	EDAPP_EXPORT_DB_BENCH=1 go test -count=1 -run TestExportDBBench -v ./cmd/edapp
+//	EDAPP_EXPORT_DB_BENCH=1 go test -count=1 -timeout 0 -run TestExportDBBench -v ./cmd/edapp
 //
-// EDAPP_EXPORT_DB_BENCH_ATTEMPTS sets another number of attempts;
-// EDAPP_EXPORT_DB_BENCH_PROFILES=DIR writes each export's CPU profile there.
+// The parts (EDAPP_EXPORT_DB_BENCH_PARTS, comma-separated; all by default):
+//   - latency: first runs and re-runs at 50 ms a request, --concurrency 4
+//     and 16, with the mean requests in flight counted at the fake, and the
+//     identities refresh of the database timed on its own;
+//   - zero: first runs with no latency, against loading the rows they
+//     wrote by the fastest path (benchFastestLoad);
+//   - rss: the peak RSS of one first run into each destination at
+//     200,000 and 1,000,000 attempts, no latency.
+//
+// EDAPP_EXPORT_DB_BENCH_ATTEMPTS, _USERS and _COURSES set the account
+// (200,000, 5,000 and the fake's one course), _ROUNDS the rounds, _RSS the attempts of the
+// third (200000,1000000) and _RSS_DESTS its destinations
+// (csv,sqlite,postgres); EDAPP_EXPORT_DB_BENCH_PROFILES=DIR writes each
+// export's CPU profile there.
 func TestExportDBBench(t *testing.T) {
 	if os.Getenv("EDAPP_EXPORT_DB_BENCH") == "" {
-		t.Skip("set EDAPP_EXPORT_DB_BENCH=1 to run: EDAPP_EXPORT_DB_BENCH=1 go test -count=1 -run TestExportDBBench -v ./cmd/edapp")
+		t.Skip("set EDAPP_EXPORT_DB_BENCH=1 to run: EDAPP_EXPORT_DB_BENCH=1 go test -count=1 -timeout 0 -run TestExportDBBench -v ./cmd/edapp")
 	}
-	attempts := 200000
-	if n, err := strconv.Atoi(os.Getenv("EDAPP_EXPORT_DB_BENCH_ATTEMPTS")); err == nil && n > 0 {
-		attempts = n
-	}
-	srv := edapptest.NewServer()
-	defer srv.Close()
-	if err := srv.SeedAccount(edapptest.AccountSpec{Users: 5000, Attempts: attempts}); err != nil {
-		t.Fatal(err)
-	}
-	srv.SetLatency(50 * time.Millisecond)
-	dests := []struct {
-		name string
-		args func() []string
-	}{
-		{"csv", func() []string { return []string{"--out", t.TempDir()} }},
-		{"sqlite", func() []string { return []string{"--db", "sqlite:" + filepath.Join(t.TempDir(), "edapp.db")} }},
-		{"postgres", func() []string { return []string{"--db", dbtest.Postgres(t)} }},
-	}
-	walls := map[string][]float64{}
-	for round := 1; round <= 3; round++ {
-		for _, d := range dests {
-			args := d.args()
-			if dir := os.Getenv("EDAPP_EXPORT_DB_BENCH_PROFILES"); dir != "" {
-				args = append(args, "-test.cpuprofile="+filepath.Join(dir, fmt.Sprintf("%s-%d.prof", d.name, round)))
-			}
-			wall, rss, records := benchRun(t, srv, args)
-			walls[d.name] = append(walls[d.name], wall.Seconds())
-			t.Logf("round %d %-8s %6.1f s  peak RSS %4d MiB  %d records, %.0f records/s", round, d.name, wall.Seconds(), rss>>20, records, float64(records)/wall.Seconds())
+	parts := benchEnv("PARTS", "latency,zero,rss")
+	users, attempts, rounds := benchInt(t, "USERS", 5000), benchInt(t, "ATTEMPTS", 200000), benchInt(t, "ROUNDS", 3)
+	if strings.Contains(parts, "latency") {
+		for _, conc := range []int{4, 16} {
+			benchLatency(t, newBenchFake(t, users, attempts, 50*time.Millisecond), conc, rounds)
 		}
 	}
-	csv := median(walls["csv"])
-	for _, d := range dests {
-		m := median(walls[d.name])
-		t.Logf("median %-8s %6.1f s  %.2f× the CSV export", d.name, m, m/csv)
+	if strings.Contains(parts, "zero") {
+		benchZero(t, newBenchFake(t, users, attempts, 0), rounds)
+	}
+	if strings.Contains(parts, "rss") {
+		for _, f := range strings.Split(benchEnv("RSS", "200000,1000000"), ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				t.Fatalf("EDAPP_EXPORT_DB_BENCH_RSS: %v", err)
+			}
+			benchRSS(t, newBenchFake(t, users, n, 0), n)
+		}
 	}
 }
 
-// benchRun runs one export as a process and returns its wall time, peak
-// RSS in bytes and the records it fetched.
-func benchRun(t *testing.T, srv *edapptest.Server, args []string) (time.Duration, int64, int) {
+func benchEnv(name, def string) string {
+	if v := os.Getenv("EDAPP_EXPORT_DB_BENCH_" + name); v != "" {
+		return v
+	}
+	return def
+}
+
+func benchInt(t *testing.T, name string, def int) int {
+	n, err := strconv.Atoi(benchEnv(name, strconv.Itoa(def)))
+	if err != nil || n <= 0 {
+		t.Fatalf("EDAPP_EXPORT_DB_BENCH_%s: want a positive number", name)
+	}
+	return n
+}
+
+// benchFake is the fake behind a handler that counts the requests in
+// flight over time, as the wire sees them (the latency wait included).
+type benchFake struct {
+	*edapptest.Server
+	url string // the counting handler's
+
+	mu       sync.Mutex
+	inFlight int
+	area     float64 // requests × seconds since reset
+	last     time.Time
+}
+
+func newBenchFake(t *testing.T, users, attempts int, latency time.Duration) *benchFake {
 	t.Helper()
-	cmd := exportChild(srv, 0, args...)
+	srv := edapptest.NewServer()
+	t.Cleanup(srv.Close)
+	// The fake's default is one course of three lessons, so that every
+	// attempt and event shares its course and one of three lessons.
+	courses, _ := strconv.Atoi(benchEnv("COURSES", "0"))
+	if err := srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts, Courses: courses}); err != nil {
+		t.Fatal(err)
+	}
+	srv.SetLatency(latency)
+	f := &benchFake{Server: srv, last: time.Now()}
+	h := srv.Handler()
+	wire := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.add(1)
+		defer f.add(-1)
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(wire.Close)
+	f.url = wire.URL
+	return f
+}
+
+func (f *benchFake) add(d int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := time.Now()
+	f.area += float64(f.inFlight) * now.Sub(f.last).Seconds()
+	f.inFlight, f.last = f.inFlight+d, now
+}
+
+// reset starts counting anew.
+func (f *benchFake) reset() {
+	f.add(0)
+	f.mu.Lock()
+	f.area = 0
+	f.mu.Unlock()
+}
+
+// meanInFlight is the mean of the requests in flight over the last
+// seconds (since reset).
+func (f *benchFake) meanInFlight(seconds float64) float64 {
+	f.add(0)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.area / seconds
+}
+
+// benchDest is a destination of the bench: a new one from make, the
+// arguments of an export into it.
+type benchDest struct {
+	name string
+	make func(t *testing.T) []string
+}
+
+var benchDests = []benchDest{
+	{"csv", func(t *testing.T) []string { return []string{"--out", t.TempDir()} }},
+	{"sqlite", func(t *testing.T) []string {
+		return []string{"--db", "sqlite:" + filepath.Join(t.TempDir(), "edapp.db")}
+	}},
+	{"postgres", func(t *testing.T) []string { return []string{"--db", dbtest.Postgres(t)} }},
+}
+
+// benchRun is one export's figures.
+type benchRun struct {
+	wall     time.Duration
+	rss      int64
+	records  int
+	inFlight float64 // mean requests in flight
+}
+
+// benchLatency runs rounds of first runs and re-runs into each
+// destination at concurrency conc.
+func benchLatency(t *testing.T, srv *benchFake, conc, rounds int) {
+	walls := map[string][]float64{}
+	var inFlight []float64
+	for round := 1; round <= rounds; round++ {
+		for _, d := range benchDests {
+			args := append(d.make(t), "--concurrency", strconv.Itoa(conc))
+			first := benchExport(t, srv, fmt.Sprintf("c%d-%s-first-%d", conc, d.name, round), args)
+			again := benchExport(t, srv, fmt.Sprintf("c%d-%s-rerun-%d", conc, d.name, round), args)
+			walls[d.name+" first"] = append(walls[d.name+" first"], first.wall.Seconds())
+			walls[d.name+" re-run"] = append(walls[d.name+" re-run"], again.wall.Seconds())
+			inFlight = append(inFlight, first.inFlight)
+			t.Logf("concurrency %d round %d %-8s first %6.1f s (%.2f in flight, peak RSS %d MiB, %d records)  re-run %6.1f s",
+				conc, round, d.name, first.wall.Seconds(), first.inFlight, first.rss>>20, first.records, again.wall.Seconds())
+			if d.name != "csv" {
+				benchIdentities(t, args[1])
+			}
+		}
+	}
+	for _, which := range []string{"first", "re-run"} {
+		base := median(walls["csv "+which])
+		for _, d := range benchDests {
+			xs := walls[d.name+" "+which]
+			t.Logf("concurrency %d %-8s %-6s median %6.1f s (%.1f–%.1f)  %.2f× CSV", conc, d.name, which, median(xs), slices.Min(xs), slices.Max(xs), median(xs)/base)
+		}
+	}
+	t.Logf("concurrency %d first runs: mean in flight median %.2f (%.2f–%.2f) = %.0f%% of %d", conc, median(inFlight), slices.Min(inFlight), slices.Max(inFlight), 100*median(inFlight)/float64(conc), conc)
+}
+
+// benchExport runs one export as a process (the fake in this one), and
+// returns its figures.
+func benchExport(t *testing.T, srv *benchFake, name string, args []string) benchRun {
+	t.Helper()
+	if dir := os.Getenv("EDAPP_EXPORT_DB_BENCH_PROFILES"); dir != "" {
+		args = append(slices.Clone(args), "-test.cpuprofile="+filepath.Join(dir, name+".prof"))
+	}
+	// The fake keeps no budget; a large one keeps the client's limiter from
+	// pacing the runs of more requests than the service's budget.
+	cmd := exportChild(srv.Server, 0, append(slices.Clone(args), "--budget", "1000000/5m")...)
+	cmd.Env = append(cmd.Env, "EDAPP_BASE_URL="+srv.url)
+	srv.reset()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -96,18 +229,61 @@ func benchRun(t *testing.T, srv *edapptest.Server, args []string) (time.Duration
 		}
 	}()
 	err := cmd.Wait()
-	wall := time.Since(start)
+	r := benchRun{wall: time.Since(start)}
+	r.inFlight = srv.meanInFlight(r.wall.Seconds())
 	close(exited)
 	<-done
+	r.rss = rss
 	if err != nil {
 		t.Fatalf("%v: %v\n%s", args, err, cmd.Stdout.(*strings.Builder).String())
 	}
-	records := 0
-	for _, m := range regexp.MustCompile(`(?m)^\S+\s+(\d+) records`).FindAllStringSubmatch(cmd.Stdout.(*strings.Builder).String(), -1) {
+	for _, m := range regexp.MustCompile(`(?m)^\s*\S+\s+(\d+) records`).FindAllStringSubmatch(cmd.Stdout.(*strings.Builder).String(), -1) {
 		n, _ := strconv.Atoi(m[1])
-		records += n
+		r.records += n
 	}
-	return wall, rss, records
+	return r
+}
+
+// benchZero runs rounds of first runs with no latency into each
+// destination, and loads the rows each database export wrote again by the
+// fastest path.
+func benchZero(t *testing.T, srv *benchFake, rounds int) {
+	walls := map[string][]float64{}
+	for round := 1; round <= rounds; round++ {
+		for _, d := range benchDests {
+			args := d.make(t)
+			r := benchExport(t, srv, fmt.Sprintf("zero-%s-%d", d.name, round), args)
+			walls[d.name] = append(walls[d.name], r.wall.Seconds())
+			line := fmt.Sprintf("no latency round %d %-8s first %6.1f s (%d records)", round, d.name, r.wall.Seconds(), r.records)
+			if d.name != "csv" {
+				load := benchFastestLoad(t, args[1])
+				walls[d.name+" fastest"] = append(walls[d.name+" fastest"], load.Seconds())
+				line += fmt.Sprintf("  fastest load %6.1f s", load.Seconds())
+			}
+			t.Log(line)
+		}
+	}
+	for _, d := range benchDests {
+		xs := walls[d.name]
+		line := fmt.Sprintf("no latency %-8s median %6.1f s (%.1f–%.1f)", d.name, median(xs), slices.Min(xs), slices.Max(xs))
+		if f := walls[d.name+" fastest"]; len(f) > 0 {
+			line += fmt.Sprintf("  fastest load median %6.1f s (%.1f–%.1f)  %.2f× the fastest load", median(f), slices.Min(f), slices.Max(f), median(xs)/median(f))
+		}
+		t.Log(line)
+	}
+}
+
+// benchRSS runs one first run into each destination with n attempts
+// (those EDAPP_EXPORT_DB_BENCH_RSS_DESTS names, all by default).
+func benchRSS(t *testing.T, srv *benchFake, n int) {
+	dests := benchEnv("RSS_DESTS", "csv,sqlite,postgres")
+	for _, d := range benchDests {
+		if !slices.Contains(strings.Split(dests, ","), d.name) {
+			continue
+		}
+		r := benchExport(t, srv, fmt.Sprintf("rss-%d-%s", n, d.name), d.make(t))
+		t.Logf("%d attempts %-8s %6.1f s  peak RSS %4d MiB  %d records", n, d.name, r.wall.Seconds(), r.rss>>20, r.records)
+	}
 }
 
 // vmHWM is the peak resident memory of a process, in bytes (0 when it

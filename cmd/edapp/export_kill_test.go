@@ -15,6 +15,7 @@ import (
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/export"
 )
 
 // TestExportChild is the child process of the tests that run an export
@@ -32,6 +33,15 @@ func TestExportChild(t *testing.T) {
 	f := newFactory(&app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, env: os.Getenv})
 	if pageSize > 0 {
 		withPageSize(f, pageSize)
+	}
+	if os.Getenv(killAtIndexBuild) != "" {
+		f.OpenDatabase = func(ctx context.Context, _ *sql.DB, d export.Dialect, opts ...export.DatabaseOption) (*export.Database, error) {
+			db, err := killAtIndexBuildDB(args)
+			if err != nil {
+				return nil, err
+			}
+			return export.OpenDatabase(ctx, db, d, opts...)
+		}
 	}
 	code := f.run(context.Background(), append([]string{"export"}, strings.Fields(args)...))
 	os.Stdout.WriteString(out.String())

@@ -1,0 +1,176 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
+	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// benchIdentities times the identities refresh of the database an export
+// wrote, on its own (the export ran one at its end).
+func benchIdentities(t *testing.T, url string) {
+	db, d := openTestDB(t, url)
+	start := time.Now()
+	if err := export.RebuildIdentities(context.Background(), db, d); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("  identities refresh on %v: %.2f s", d, time.Since(start).Seconds())
+}
+
+// loadTable is a table's rows, read back from an export.
+type loadTable struct {
+	t    dbschema.Table
+	rows [][]any
+}
+
+// benchFastestLoad loads the rows the export into url wrote into a new
+// database of the same kind by the fastest path the engine has: one
+// transaction of plain multi-row inserts on SQLite, COPY straight into the
+// tables on PostgreSQL; the tables start as the export's first load does,
+// without the indexes it leaves out, and end with them built. It returns
+// the time of the load and the builds.
+func benchFastestLoad(t *testing.T, url string) time.Duration {
+	src, d := openTestDB(t, url)
+	var tables []loadTable
+	for _, tb := range dbschema.Tables() {
+		if strings.HasPrefix(tb.Name, "edapp_") || tb.Name == "identities" {
+			continue
+		}
+		if rows := readTable(t, src, d, tb); len(rows) > 0 {
+			tables = append(tables, loadTable{tb, rows})
+		}
+	}
+	dstURL := dbtest.SQLite(t)
+	if d == dbschema.Postgres {
+		dstURL = dbtest.Postgres(t)
+	}
+	dst, _ := migratedTestDB(t, dstURL)
+	for _, lt := range tables {
+		benchExec(t, dst, lt.t.DropForLoad(d))
+	}
+	start := time.Now()
+	if d == dbschema.Postgres {
+		copyTables(t, dst, tables)
+	} else {
+		insertTables(t, dst, tables)
+	}
+	for _, lt := range tables {
+		benchExec(t, dst, lt.t.BuildIndexes(d))
+	}
+	return time.Since(start)
+}
+
+func benchExec(t *testing.T, db *sql.DB, stmts []string) {
+	t.Helper()
+	for _, s := range stmts {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// readTable is every row of tb, JSON as text.
+func readTable(t *testing.T, db *sql.DB, d dbschema.Dialect, tb dbschema.Table) [][]any {
+	t.Helper()
+	var cols []string
+	for _, c := range tb.Columns {
+		if c.Type == dbschema.JSON && d == dbschema.Postgres {
+			cols = append(cols, c.Name+"::text")
+			continue
+		}
+		cols = append(cols, c.Name)
+	}
+	rows, err := db.Query(`SELECT ` + strings.Join(cols, ", ") + ` FROM ` + tb.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out [][]any
+	for rows.Next() {
+		row := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range row {
+			ptrs[i] = &row[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, row)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// insertTables inserts the rows in one transaction, a statement of about
+// 1,000 values at a time, as the engine's SQLite statements take them.
+func insertTables(t *testing.T, db *sql.DB, tables []loadTable) {
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	for _, lt := range tables {
+		n := len(lt.t.Columns)
+		per := max(1, 1000/n)
+		row := "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")"
+		for rows := lt.rows; len(rows) > 0; {
+			k := min(per, len(rows))
+			args := make([]any, 0, k*n)
+			for _, r := range rows[:k] {
+				args = append(args, r...)
+			}
+			q := `INSERT INTO ` + lt.t.Name + ` VALUES ` + strings.TrimSuffix(strings.Repeat(row+", ", k), ", ")
+			if _, err := tx.Exec(q, args...); err != nil {
+				t.Fatal(err)
+			}
+			rows = rows[k:]
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// copyTables copies the rows into their tables with COPY, in one
+// transaction.
+func copyTables(t *testing.T, db *sql.DB, tables []loadTable) {
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		c := dc.(*stdlib.Conn).Conn()
+		tx, err := c.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback(ctx)
+		for _, lt := range tables {
+			var cols []string
+			for _, c := range lt.t.Columns {
+				cols = append(cols, c.Name)
+			}
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{lt.t.Name}, cols, pgx.CopyFromRows(lt.rows)); err != nil {
+				return err
+			}
+		}
+		return tx.Commit(ctx)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
