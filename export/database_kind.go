@@ -263,6 +263,9 @@ func (x *Database) dropIndexesIfEmpty(ctx context.Context, kind string) (empty b
 			continue
 		}
 		err := x.tx(ctx, func(tx *sql.Tx) error {
+			if err := x.lockIndexes(ctx, tx); err != nil {
+				return err
+			}
 			var one int
 			err := tx.QueryRowContext(ctx, `SELECT 1 FROM `+name+` LIMIT 1`).Scan(&one)
 			if !errors.Is(err, sql.ErrNoRows) {
@@ -295,8 +298,11 @@ func (x *Database) buildIndexes(ctx context.Context, kind string) error {
 			continue
 		}
 		for _, s := range t.BuildIndexes(x.d) {
-			err := x.retry(ctx, func() error {
-				_, err := x.conn.ExecContext(ctx, s)
+			err := x.tx(ctx, func(tx *sql.Tx) error {
+				if err := x.lockIndexes(ctx, tx); err != nil {
+					return err
+				}
+				_, err := tx.ExecContext(ctx, s)
 				return err
 			})
 			if err != nil {
@@ -305,4 +311,22 @@ func (x *Database) buildIndexes(ctx context.Context, kind string) error {
 		}
 	}
 	return nil
+}
+
+// indexesLockKey is the PostgreSQL advisory lock that the steps dropping
+// and building a table's indexes take, for their transaction: the two
+// sources' exports share tables, and two such steps at once would
+// deadlock (each reads the table, then waits for the other's read to end
+// to drop an index) or race to create one index (IF NOT EXISTS is not
+// atomic there). "edapp-ix".
+const indexesLockKey = 0x65646170702d6978
+
+// lockIndexes takes indexesLockKey for tx, on PostgreSQL; SQLite's
+// transactions, begun IMMEDIATE, are one at a time already.
+func (x *Database) lockIndexes(ctx context.Context, tx *sql.Tx) error {
+	if x.d != dbschema.Postgres {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(indexesLockKey))
+	return err
 }

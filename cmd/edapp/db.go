@@ -44,11 +44,37 @@ func openDB(ctx context.Context, raw string) (*sql.DB, dbschema.Target, error) {
 	}
 	pctx, cancel := context.WithTimeout(ctx, dbPingTimeout)
 	defer cancel()
-	if err := db.PingContext(pctx); err != nil {
+	if err := pingDB(pctx, db); err != nil {
 		db.Close()
 		return nil, t, fmt.Errorf("database %s cannot be reached: %s", t.Redacted, cleanDBError(t, err))
 	}
 	return db, t, nil
+}
+
+// pingDB checks that db answers. Two programs opening a new SQLite file at
+// once race to switch it to WAL, in the first connection's pragmas, and
+// the one that loses is told SQLITE_BUSY at once, whatever the busy
+// timeout: so a busy answer is asked again, until ctx ends. Once the file
+// is in WAL mode the pragma takes no lock.
+func pingDB(ctx context.Context, db *sql.DB) error {
+	for {
+		err := db.PingContext(ctx)
+		if err == nil || !sqliteBusy(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// sqliteBusy reports whether err is SQLite's SQLITE_BUSY, extended codes
+// included.
+func sqliteBusy(err error) bool {
+	var coded interface{ Code() int }
+	return errors.As(err, &coded) && coded.Code()&0xff == 5
 }
 
 // driverDSN is what the driver of t opens.

@@ -247,3 +247,27 @@ func TestOpenDBSQLiteTransactionsBeginImmediate(t *testing.T) {
 		t.Errorf("the other writer: %v", err)
 	}
 }
+
+// Programs opening one new SQLite file at once race to switch it to WAL;
+// the loser is told SQLITE_BUSY at once, whatever the busy timeout, and
+// openDB asks again.
+func TestOpenDBNewSQLiteFileAtOnce(t *testing.T) {
+	t.Parallel()
+	for round := range 5 {
+		url := "sqlite:" + filepath.Join(t.TempDir(), "new.db")
+		var wg sync.WaitGroup
+		for range 6 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				db, _, err := openDB(context.Background(), url)
+				if err != nil {
+					t.Errorf("round %d: %v", round, err)
+					return
+				}
+				db.Close()
+			}()
+		}
+		wg.Wait()
+	}
+}
