@@ -104,6 +104,9 @@ func TestExportDBReconnectLockTaken(t *testing.T) {
 // requests in, shuts the proxy and restarts PostgreSQL; the export's
 // result comes on the channel.
 func exportThroughOutage(t *testing.T, pg *dbtest.Server, srv *edapptest.Server, proxied *pgProxy, setup func(*factory)) <-chan result {
+	// Slow enough that the export still has groups to write once
+	// PostgreSQL is back: a fast one can finish during the restart.
+	srv.SetLatency(100 * time.Millisecond)
 	first := make(chan result, 1)
 	go func() {
 		first <- runExport(t, context.Background(), srv, setup, "--db", proxied.url, "--concurrency", "2")
