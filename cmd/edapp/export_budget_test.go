@@ -121,7 +121,9 @@ func TestExportBudgetSurvivesKill(t *testing.T) {
 		t.Skip("kills a process; skipped in -short")
 	}
 	srv, _ := exportFixture(t, 40)
-	srv.SetLatency(20 * time.Millisecond)
+	// 20 requests take 2 s: the budget is saved with each group written,
+	// and a group is written within a second.
+	srv.SetLatency(100 * time.Millisecond)
 	dir := t.TempDir()
 	args := []string{"--out", dir, "--kinds", "users,attempts", "--budget", "1000/1m", "--concurrency", "1"}
 	start := time.Now()
