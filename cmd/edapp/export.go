@@ -127,13 +127,21 @@ func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command 
 
 // exportHelp is the long help of edapp export.
 func exportHelp() string {
+	return exportKindsHelp() + "\n\n" + safetyCultureExportHelp() + "\n\n" + exportStateHelp() + "\n\n" + exportRunHelp
+}
+
+// exportKindsHelp lists EdApp's kinds, from the kinds' table.
+func exportKindsHelp() string {
 	return `export copies the account's data into a database (--db), into files in a
 directory (--out), or both in one pass, every kind of record:
 ` + wrap(strings.Join(kindNames(func(k export.Kind) bool { return !k.PerUser }), ", "), "  ", 76) + `
 and with --per-user also:
-` + wrap(strings.Join(kindNames(func(k export.Kind) bool { return k.PerUser }), ", "), "  ", 76) + `
+` + wrap(strings.Join(kindNames(func(k export.Kind) bool { return k.PerUser }), ", "), "  ", 76) + ``
+}
 
---source safetyculture exports SafetyCulture Training's kinds instead
+// safetyCultureExportHelp is the part of the help on --source safetyculture.
+func safetyCultureExportHelp() string {
+	return `--source safetyculture exports SafetyCulture Training's kinds instead
 (SAFETYCULTURE_API_TOKEN, SAFETYCULTURE_BASE_URL):
 ` + wrap(strings.Join(export.SafetyCultureKindNames(func(k export.Kind) bool { return !k.PerUser }), ", "), "  ", 76) + `
 and with --per-user also:
@@ -141,14 +149,18 @@ and with --per-user also:
 into the same tables, each row marked with its source; the two exports
 never touch each other's rows and may run at once. Its incremental
 analytics kinds are fetched again from the cursor minus 2h15m (its
-analytics arrive up to two hours late). Course progress is probed once per run: when the service
-honours modifiedAfter it is fetched from the cursor, and in full once the
-last full fetch is --max-age old (7 days when 0); when it does not, it is
-fetched in full and mirrored every run. Each endpoint has its own limit;
+analytics arrive up to two hours late). Course progress is probed once
+per run: when the service honours modifiedAfter it is fetched from the
+cursor, and in full once the last full fetch is --max-age old (7 days
+when 0); when it does not, it is fetched in full and mirrored every run. Each endpoint has its own limit;
 --budget CLASS=N/WINDOW[,...] sets a class's (catalogue: 200/1m, other:
-800/1m), and --redis shares each endpoint's budget.
+800/1m), and --redis shares each endpoint's budget.`
+}
 
---db takes sqlite:PATH or a postgres:// (postgresql://) URL; EDAPP_EXPORT_DB
+// exportStateHelp is the part of the help on the database, incremental
+// kinds and resuming.
+func exportStateHelp() string {
+	return `--db takes sqlite:PATH or a postgres:// (postgresql://) URL; EDAPP_EXPORT_DB
 is the default. Each kind has a table named after it, a row per record
 keyed on the record's identity, and a raw column with the record as sent
 (the README lists the tables). The database holds its own cursors: copy
@@ -159,26 +171,28 @@ of the URL and let PostgreSQL's PGPASSWORD or ~/.pgpass supply it.
 
 Kinds with a date filter are incremental:
 ` + wrap(strings.Join(kindNames(func(k export.Kind) bool { return k.Incremental }), ", "), "  ", 76) + `
-A re-run fetches them from the cursor minus 10 minutes of overlap (--overlap
-raises it; no less is taken). In a
-database a changed record (an attempt since completed) is updated in
-place, and an attempt still open is fetched again on each run while it
+A re-run fetches them from the cursor minus 10 minutes of overlap
+(--overlap raises it; no less is taken). In a database a changed record
+(an attempt since completed) is updated in place, and an attempt still open is fetched again on each run while it
 started less than --open-window ago. The other kinds are fetched in full
 on each run: the database drops the rows the service no longer returns,
 a file is replaced. --since sets where a kind without a cursor starts
 (default: everything); --full forgets the state of the kinds exported
 (all, or those of --kinds) and starts them over.
 
-A database commits each page's rows with the progress they represent;
-files are written under a temporary name and renamed when whole. Ctrl-C
-or a crash loses nothing: the next run resumes after the last page
-committed, with no gaps and no duplicates. The state also keeps what the
-run spent of the rate budget (not with --redis, which keeps it itself): a
-resumed run waits for what is left of the window instead of meeting 429s.
+A database commits rows in groups (up to 10,000 rows, or what a second
+brought) with the progress they represent; files are written under a
+temporary name and renamed when whole. Ctrl-C or a crash loses nothing:
+the next run resumes after the last group committed, with no gaps and no
+duplicates. The state also keeps what the run spent of the rate budget
+(not with --redis, which keeps it itself): a resumed run waits for what is
+left of the window instead of meeting 429s.
 Two exports into one database or directory at once: the second waits up
-to 10 seconds for a database, then is refused.
+to 10 seconds for a database, then is refused.`
+}
 
-In files, new records of an incremental kind go to DIR/<kind>/part-NNNNNN.<ext>
+// exportRunHelp is the part of the help on files, limits and output.
+const exportRunHelp = `In files, new records of an incremental kind go to DIR/<kind>/part-NNNNNN.<ext>
 and a changed record is written again as a new row: the last row for a key
 is the latest. CSV files have one header row and the documented columns;
 JSONL keeps every field. --format applies to --out; a directory keeps the
@@ -207,7 +221,6 @@ the budget's bulk share (90%).
 On a terminal a progress bar per kind shows records, records per second and
 the time spent waiting for the budget; otherwise a log line per kind goes to
 stderr. A summary goes to stdout.`
-}
 
 // engineOptions checks the flags and turns them into the engine's options.
 func engineOptions(f exportFlags) (export.Options, error) {
