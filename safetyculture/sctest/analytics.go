@@ -56,21 +56,15 @@ func (f analyticsFilter) match(userID, courseID, lessonID string, at time.Time) 
 // visible reports whether a row recorded at recorded is published by now.
 func (s *Server) visible(recorded, now time.Time) bool { return !now.Before(recorded.Add(s.cfg.lag)) }
 
-// analyticsRead answers one analytics read: paging, the filter, then
-// rows built under the read lock.
+// analyticsRead answers one analytics read whose rows are built whole:
+// paging, the filter, then the rows, under the read lock.
 func (s *Server) analyticsRead(w http.ResponseWriter, r *http.Request, fromName, toName string,
 	rows func(st *store, f analyticsFilter, now time.Time) []any) {
-	page, size, ok := paging(w, r)
-	if !ok {
-		return
-	}
-	f, ok := readAnalyticsFilter(w, r, fromName, toName)
-	if !ok {
-		return
-	}
-	var items []any
-	s.read(func(st *store, now time.Time) { items = rows(st, f, now) })
-	writePage(w, items, page, size)
+	s.analyticsPaged(w, r, fromName, toName, func(st *store, f analyticsFilter, now time.Time, p *pageOf) {
+		for _, row := range rows(st, f, now) {
+			p.add(func() any { return row })
+		}
+	})
 }
 
 // pageOf gathers one page of a read's matching rows: every match is
