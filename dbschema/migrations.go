@@ -33,6 +33,7 @@ var migrations = slices.Concat(migrationsBeforeSource, []Migration{
 	{Version: 9, Name: "identities", Steps: []Step{CreateTable{identitiesTable}}},
 	{Version: 10, Name: "views", Steps: []Step{trainingCompletionsView, peopleView}},
 	{Version: 11, Name: "safetyculture analytics", Steps: safetyCultureAnalyticsSteps},
+	{Version: 12, Name: "btree indexes", Steps: btreeSteps},
 })
 
 // migrationsBeforeSource are the migrations of the schema that held one

@@ -101,7 +101,8 @@ type Index struct {
 	// Hash indexes are built USING hash on PostgreSQL: equality only, and
 	// no bound on a value's length, where a B-tree entry must fit in 2,704
 	// bytes and refuses the row otherwise. SQLite has B-trees only, which
-	// take any length. Every index on one text column is one.
+	// take any length. Since version 12 only the inbox's events table
+	// has them (see MaxIndexedBytes for the export's B-trees).
 	Hash bool
 	// Unique indexes refuse a second row with the same values (NULLs
 	// aside, on both databases).

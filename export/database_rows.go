@@ -22,7 +22,10 @@ type table struct {
 	cols   []dbschema.Column
 	fields []string // the JSON field of each column; "" for raw, edapp_run and source
 	key    []int    // indexes into cols
-	sql    map[int]string
+	// indexed are the text columns with a secondary index, out of the
+	// key: a value over dbschema.MaxIndexedBytes is stored as NULL.
+	indexed []int
+	sql     map[int]string
 }
 
 // maxParams bounds the placeholders of one INSERT (SQLite allows 32766,
@@ -54,10 +57,11 @@ func (x *Database) table(k *Kind) (*table, error) {
 			return nil, fmt.Errorf("export: column %s.%s has no field", def.Name, c.Name)
 		}
 		t.fields = append(t.fields, f)
-		for _, kc := range def.Key {
-			if kc == c.Name {
-				t.key = append(t.key, i)
-			}
+		switch {
+		case slices.Contains(def.Key, c.Name):
+			t.key = append(t.key, i)
+		case c.Type == dbschema.Text && slices.ContainsFunc(def.Indexes, func(idx dbschema.Index) bool { return slices.Contains(idx.Columns, c.Name) }):
+			t.indexed = append(t.indexed, i)
 		}
 	}
 	x.tables[k.Name] = t
@@ -226,6 +230,7 @@ func (x *Database) rowsOf(t *table, records []Record, run int64) rowChunk {
 			c.rejects = append(c.rejects, x.reject(t, row, why))
 			continue
 		}
+		boundIndexed(t, row)
 		k := rowKey(t, row)
 		if i, dup := at[k]; dup {
 			c.rows[i] = row
@@ -257,6 +262,17 @@ func keyProblem(t *table, row []any) string {
 		return fmt.Sprintf("the key columns hold %d bytes, over the bound of %d", size, dbschema.MaxKeyBytes)
 	}
 	return ""
+}
+
+// boundIndexed stores NULL for a value over dbschema.MaxIndexedBytes in
+// an indexed column, which a B-tree index would refuse with the whole
+// row: the value costs only its column, and the raw column keeps it.
+func boundIndexed(t *table, row []any) {
+	for _, i := range t.indexed {
+		if s, ok := row[i].(string); ok && len(s) > dbschema.MaxIndexedBytes {
+			row[i] = nil
+		}
+	}
 }
 
 // reject is row of t kept in the rejects table for why: its key as the

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"strconv"
@@ -34,15 +36,16 @@ func serveUsers(t *testing.T, srv *edapptest.Server, users ...string) {
 
 // TestExportDBStoresInvalidUTF8AndLongValues: bytes that are not UTF-8, in
 // a known field and in one the SDK keeps raw, are stored as U+FFFD on both
-// databases, and a secondary indexed value of 5,000 bytes is stored whole:
-// PostgreSQL refused both rows, on every run.
+// databases, and a value of 5,000 bytes is stored whole (PostgreSQL once
+// refused both rows, on every run; see TestExportDBBoundsIndexedValues for
+// an indexed column).
 func TestExportDBStoresInvalidUTF8AndLongValues(t *testing.T) {
 	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 0)
 		long := strings.Repeat("x", 5000)
 		serveUsers(t, srv, `{"id":"u-latin","name":"latin","firstName":"Ren`+"\xe9"+`","nickname":"caf`+"\xe9\xe9"+`"}`,
-			`{"id":"u-long","name":"long","externalId":"`+long+`"}`)
+			`{"id":"u-long","name":"`+long+`"}`)
 		r := runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users")
 		wantCode(t, r, exitOK)
 		db, dialect := openTestDB(t, url)
@@ -55,8 +58,8 @@ func TestExportDBStoresInvalidUTF8AndLongValues(t *testing.T) {
 		if err != nil || first != "Ren\uFFFD" || !utf8.ValidString(raw) || !strings.Contains(raw, "caf\uFFFD\uFFFD") {
 			t.Errorf("first_name %q, raw %s (%v): want each bad byte as U+FFFD", first, raw, err)
 		}
-		if err := db.QueryRow(dbschema.Rebind(dialect, `SELECT external_id FROM users WHERE id = ?`), "u-long").Scan(&external); err != nil || external != long {
-			t.Errorf("external_id of %d bytes, %v; want %d", len(external), err, len(long))
+		if err := db.QueryRow(dbschema.Rebind(dialect, `SELECT name FROM users WHERE id = ?`), "u-long").Scan(&external); err != nil || external != long {
+			t.Errorf("name of %d bytes, %v; want %d", len(external), err, len(long))
 		}
 	})
 }
@@ -214,4 +217,41 @@ func TestExportDBRecreatesADroppedTable(t *testing.T) {
 		}
 		rowsOfDB(t, db, `SELECT COUNT(*) FROM training_completions`) // dropped with users on PostgreSQL, made again
 	})
+}
+
+// TestExportDBBoundsIndexedValues: a value over dbschema.MaxIndexedBytes
+// in an indexed column (users.external_id), which PostgreSQL's B-tree
+// would refuse with its row, is stored as NULL there, on a first run (the
+// index built after the load) and on a re-run (the index in place); the
+// record is kept, its raw column holds the value, and nothing is rejected.
+func TestExportDBBoundsIndexedValues(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, _ := exportFixture(t, 0)
+		long := incompressible(3 * dbschema.MaxIndexedBytes) // PostgreSQL compresses an index entry first
+		serveUsers(t, srv, `{"id":"a","name":"a","externalId":"`+long+`"}`, `{"id":"b","name":"b","externalId":"short"}`)
+		for run := 1; run <= 2; run++ {
+			r := runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users")
+			wantCode(t, r, 0)
+		}
+		db, _ := openTestDB(t, url)
+		got := rowIDs(t, db, `SELECT id || ':' || COALESCE(SUBSTR(external_id, 1, 5), 'NULL') FROM users ORDER BY id`)
+		if strings.Join(got, ",") != "a:NULL,b:short" {
+			t.Errorf("users %q, want a:NULL and b:short", got)
+		}
+		var raw string
+		if err := db.QueryRow(`SELECT raw FROM users WHERE id = 'a'`).Scan(&raw); err != nil || !strings.Contains(raw, long) {
+			t.Errorf("raw holds the long value: %v (%v)", strings.Contains(raw, long), err)
+		}
+		if n := len(readRejects(t, db)); n != 0 {
+			t.Errorf("%d rejects, want none", n)
+		}
+	})
+}
+
+// incompressible is n characters of hexadecimal from a fixed seed.
+func incompressible(n int) string {
+	b := make([]byte, (n+1)/2)
+	rand.NewChaCha8([32]byte{1}).Read(b)
+	return hex.EncodeToString(b)[:n]
 }
