@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"slices"
+	"strings"
 
 	"github.com/edapp-go/edapp/dbschema"
 )
@@ -86,22 +87,26 @@ func indexBy(es []entity, key func(entity) string) map[string][]int {
 
 // insertIdentities writes the rows.
 func insertIdentities(ctx context.Context, tx *sql.Tx, d Dialect, rows []identity) error {
-	stmt, err := tx.PrepareContext(ctx, dbschema.Rebind(d, `INSERT INTO identities (kind, edapp_id, safetyculture_id, edapp_external_id,
-safetyculture_external_id, email, matched_by) VALUES (?, ?, ?, ?, ?, ?, ?)`))
-	if err != nil {
-		return err
-	}
-	defer stmt.Close()
 	null := func(s string) any {
 		if s == "" {
 			return nil
 		}
 		return s
 	}
-	for _, r := range rows {
-		if _, err := stmt.ExecContext(ctx, r.kind, null(r.edappID), null(r.scID), null(r.edappExt), null(r.scExt), null(r.email), r.matchedBy); err != nil {
+	for chunk := range slices.Chunk(rows, identitiesPerInsert) {
+		q := `INSERT INTO identities (kind, edapp_id, safetyculture_id, edapp_external_id, safetyculture_external_id, email, matched_by) VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?), ", len(chunk)), ", ")
+		args := make([]any, 0, 7*len(chunk))
+		for _, r := range chunk {
+			args = append(args, r.kind, null(r.edappID), null(r.scID), null(r.edappExt), null(r.scExt), null(r.email), r.matchedBy)
+		}
+		if _, err := tx.ExecContext(ctx, dbschema.Rebind(d, q), args...); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// identitiesPerInsert is how many identities one INSERT writes: a round
+// trip each would cost more than the matching.
+const identitiesPerInsert = 500

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"regexp"
 	"slices"
@@ -119,4 +120,22 @@ func checkViews(t *testing.T, url string) {
 			t.Errorf("the README's query answers nothing:\n%s", m[1])
 		}
 	}
+}
+
+// TestIdentitiesHoldEveryPerson: identities are written many to a
+// statement; every person gets exactly one row, past the first statement's.
+func TestIdentitiesHoldEveryPerson(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, _ := exportFixture(t, 0)
+		users := make([]string, 1234)
+		for i := range users {
+			users[i] = fmt.Sprintf(`{"id":"u%04d","name":"n%04d","email":"p%04d@example.com"}`, i, i, i)
+		}
+		serveUsers(t, srv, users...)
+		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users"), exitOK)
+		if got := len(readIdentities(t, url)["person"]); got != len(users) {
+			t.Errorf("%d people in identities, want %d", got, len(users))
+		}
+	})
 }
