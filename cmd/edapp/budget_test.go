@@ -61,6 +61,7 @@ func startRedis(t *testing.T, extra ...string) string {
 // Two exports on one token, each needing more than half the budget, share
 // it through Redis: the fake, enforcing the same budget, answers no 429.
 func TestExportsShareTheBudgetThroughRedis(t *testing.T) {
+	t.Parallel()
 	redisURL := startRedis(t)
 	srv := edapptest.NewServer(edapptest.WithBudget(24, 10*time.Second))
 	t.Cleanup(srv.Close)
@@ -117,6 +118,7 @@ func TestExportsShareTheBudgetThroughRedis(t *testing.T) {
 }
 
 func TestBudgetFlags(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	defer srv.Close()
 	for _, args := range [][]string{

@@ -154,6 +154,7 @@ func liveIndexes(t *testing.T, db *sql.DB, d dbschema.Dialect) map[string]bool {
 // load of a kind and the build of its indexes; the next run resumes, and
 // every table has all its secondary indexes.
 func TestDatabaseBuildIndexesAfterKill(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 5)
 		cmd := exportChild(srv, killPageSize, "--db", url, "--kinds", "users,attempts")

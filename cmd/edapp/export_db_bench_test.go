@@ -43,6 +43,7 @@ import (
 // (csv,sqlite,postgres); EDAPP_EXPORT_DB_BENCH_PROFILES=DIR writes each
 // export's CPU profile there.
 func TestExportDBBench(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("EDAPP_EXPORT_DB_BENCH") == "" {
 		t.Skip("set EDAPP_EXPORT_DB_BENCH=1 to run: EDAPP_EXPORT_DB_BENCH=1 go test -count=1 -timeout 0 -run TestExportDBBench -v ./cmd/edapp")
 	}

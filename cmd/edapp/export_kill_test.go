@@ -90,6 +90,7 @@ const killPageSize = 40
 // committed page. EDAPP_EXPORT_KILL_LOOP=N runs N kills on 20 times the
 // data.
 func TestExportDBKillLoop(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills processes; skipped in -short")
 	}

@@ -19,6 +19,7 @@ import (
 //
 //	EDAPP_EXPORT_LOAD=1 go test -run TestExportLoad -v ./cmd/edapp
 func TestExportLoad(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a load measurement; skipped in -short")
 	}

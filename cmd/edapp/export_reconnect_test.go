@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -114,7 +115,7 @@ func exportThroughOutage(t *testing.T, pg *dbtest.Server, srv *edapptest.Server,
 	stop := make(chan struct{})
 	defer close(stop)
 	<-afterRequests(requestsOf(srv), 5, stop)
-	proxied.shut.Store(true)
+	proxied.cut()
 	if err := pg.Restart(); err != nil {
 		t.Fatal(err)
 	}
@@ -126,6 +127,19 @@ func exportThroughOutage(t *testing.T, pg *dbtest.Server, srv *edapptest.Server,
 type pgProxy struct {
 	url  string
 	shut atomic.Bool
+	mu   sync.Mutex
+	open map[net.Conn]bool // the clients' connections being forwarded
+}
+
+// cut shuts the proxy and closes the connections it forwards: their
+// sessions end at once, however long the server then takes to restart.
+func (p *pgProxy) cut() {
+	p.shut.Store(true)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.open {
+		c.Close()
+	}
 }
 
 // startPGProxy starts a proxy to the server of dbURL, and returns it with
@@ -142,7 +156,7 @@ func startPGProxy(t *testing.T, dbURL string) *pgProxy {
 	t.Cleanup(func() { l.Close() })
 	target := u.Host
 	u.Host = l.Addr().String()
-	p := &pgProxy{url: u.String()}
+	p := &pgProxy{url: u.String(), open: map[net.Conn]bool{}}
 	go func() {
 		for {
 			c, err := l.Accept()
@@ -157,9 +171,14 @@ func startPGProxy(t *testing.T, dbURL string) *pgProxy {
 
 func (p *pgProxy) forward(c net.Conn, target string) {
 	defer c.Close()
+	p.mu.Lock()
 	if p.shut.Load() {
+		p.mu.Unlock()
 		return
 	}
+	p.open[c] = true
+	p.mu.Unlock()
+	defer func() { p.mu.Lock(); delete(p.open, c); p.mu.Unlock() }()
 	s, err := net.DialTimeout("tcp", target, 10*time.Second)
 	if err != nil {
 		return

@@ -18,6 +18,7 @@ import (
 // finish, and every table equals a clean export's, row for row. The
 // attempts walk has pages of 40, so kills land inside it.
 func TestSafetyCultureExportDBKillLoop(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills processes; skipped in -short")
 	}

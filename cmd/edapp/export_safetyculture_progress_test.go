@@ -66,6 +66,7 @@ func scProgressRows(t *testing.T, url string) map[string]string {
 // brings); against one that ignores it, every run is a full mirror, so a
 // reset row disappears at once. Every status is fetched on both.
 func TestSafetyCultureCourseProgressProbe(t *testing.T) {
+	t.Parallel()
 	for _, ignores := range []bool{false, true} {
 		t.Run(fmt.Sprintf("ignores=%v", ignores), func(t *testing.T) {
 			bothDBs(t, func(t *testing.T, url string) { testCourseProgressProbe(t, url, ignores) })

@@ -36,6 +36,7 @@ func (c *fakeClock) Add(d time.Duration) {
 // bound is the cursor less SafetyCulture's overlap (EdApp's 10 minutes
 // would miss it for good).
 func TestSafetyCultureExportLateRowsArriveOnTheNextRun(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		clock := &fakeClock{now: time.Now().UTC()}
 		sc := sctest.New(t, sctest.WithClock(clock.Now), sctest.WithAnalyticsLag(2*time.Hour))
@@ -76,6 +77,7 @@ func TestSafetyCultureExportLateRowsArriveOnTheNextRun(t *testing.T) {
 // own lock), both finish, and each source's tables hold what its fake
 // does.
 func TestExportBothSourcesAtOnce(t *testing.T) {
+	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 5)
 		srv.SetLatency(20 * time.Millisecond)

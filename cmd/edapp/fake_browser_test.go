@@ -147,6 +147,7 @@ func servePages(t *testing.T, srv *edapptest.Server) *edapp.Client {
 // real browser: the app's launch link, the launch page's form, the return
 // link; then the app sees the completion through the SDK and its webhook.
 func TestBrowserCompletesALesson(t *testing.T) {
+	t.Parallel()
 	bctx := browser(t, 90*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -304,6 +305,7 @@ func headerValues(h http.Header) []string {
 //
 //	go test ./cmd/edapp -run TestLaunchPageScreenshot -update-screenshot
 func TestLaunchPageScreenshot(t *testing.T) {
+	t.Parallel()
 	bctx := browser(t, 60*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

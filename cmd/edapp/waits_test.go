@@ -13,6 +13,7 @@ import (
 
 // A 429's pause shows without -v, and the run's "waited" includes it.
 func TestWaitsShowA429Pause(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	defer srv.Close()
 	if _, err := srv.SeedDemo(); err != nil {
@@ -34,6 +35,7 @@ func TestWaitsShowA429Pause(t *testing.T) {
 
 // A wait for the budget over a second shows when it starts and when it ends.
 func TestWaitsShowALongBudgetWait(t *testing.T) {
+	t.Parallel()
 	srv := edapptest.NewServer()
 	defer srv.Close()
 	file := writeFile(t, "users.csv", "externalId,username\nN1,n1\nN2,n2\n")
@@ -62,6 +64,7 @@ func (s *stubLimiter) WaitLane(context.Context, bool) error {
 func (s *stubLimiter) Pause(until time.Time) { s.paused = append(s.paused, until) }
 
 func TestWaitMeterCounts(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var notices []string
 	stub := &stubLimiter{}
@@ -93,6 +96,7 @@ func TestWaitMeterCounts(t *testing.T) {
 
 // On a terminal the notices go above the bars, and after them as lines.
 func TestNoticesAboveTheBars(t *testing.T) {
+	t.Parallel()
 	var buf strings.Builder
 	a := newFactory(&app{stderr: &lockedWriter{w: &buf}})
 	p := a.progress(context.Background(), true)

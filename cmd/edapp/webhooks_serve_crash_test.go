@@ -21,6 +21,7 @@ import (
 // it gets a 2xx; the server restarts on the same database each time. Every
 // delivery answered 2xx must be stored exactly once.
 func TestServeCrash(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts and kills server processes")
 	}
@@ -128,6 +129,7 @@ func checkStoredOnce(t *testing.T, dbURL string, keys []string) {
 // SIGTERM comes is finished, answered 200 and stored; new connections are
 // refused; the process exits 0.
 func TestServeDrainsOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	dbURL := dbtest.SQLite(t)
 	child := startChildInbox(t, dbURL)
 	addr := strings.TrimPrefix(child.URL(), "http://")
