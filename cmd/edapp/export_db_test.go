@@ -243,6 +243,7 @@ func TestExportDBNewProgressAndOpenAttempts(t *testing.T) {
 	t.Parallel()
 	for _, window := range []string{"168h", "1h"} {
 		t.Run(window, func(t *testing.T) {
+			t.Parallel()
 			bothDBs(t, func(t *testing.T, url string) { testOpenAttempts(t, url, window) })
 		})
 	}

@@ -206,6 +206,7 @@ func TestExportTotalCountLies(t *testing.T) {
 		"negative":  func(int) int { return -1 },
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			srv, _ := exportFixture(t, 45)
 			want := fakeUserIDs(t, srv)
 			serveNewestFirst(t, srv, count, false)

@@ -92,6 +92,7 @@ func TestMigrateReportFindsThePlantedDifferences(t *testing.T) {
 	t.Parallel()
 	for name, opts := range map[string][]sctest.MigrationOption{"planted": nil, "no anomalies": {sctest.NoAnomalies()}} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			bothDBs(t, func(t *testing.T, url string) {
 				srv := migrationFixture(t, 60)
 				sc := sctest.New(t)
