@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -161,6 +162,8 @@ var benchDests = []benchDest{
 // benchRun is one export's figures.
 type benchRun struct {
 	wall     time.Duration
+	cpu      time.Duration // the export process's, user and system
+	busy     float64       // the machine's cores busy on average (the fake, a database server, anything else)
 	rss      int64
 	records  int
 	inFlight float64 // mean requests in flight
@@ -179,8 +182,8 @@ func benchLatency(t *testing.T, srv *benchFake, conc, rounds int) {
 			walls[d.name+" first"] = append(walls[d.name+" first"], first.wall.Seconds())
 			walls[d.name+" re-run"] = append(walls[d.name+" re-run"], again.wall.Seconds())
 			inFlight = append(inFlight, first.inFlight)
-			t.Logf("concurrency %d round %d %-8s first %6.1f s (%.2f in flight, peak RSS %d MiB, %d records)  re-run %6.1f s",
-				conc, round, d.name, first.wall.Seconds(), first.inFlight, first.rss>>20, first.records, again.wall.Seconds())
+			t.Logf("concurrency %d round %d %-8s first %6.1f s (%.2f in flight, peak RSS %d MiB, %d records, CPU %.1f s, %.2f cores busy)  re-run %6.1f s",
+				conc, round, d.name, first.wall.Seconds(), first.inFlight, first.rss>>20, first.records, first.cpu.Seconds(), first.busy, again.wall.Seconds())
 			if d.name != "csv" {
 				benchIdentities(t, args[1])
 			}
@@ -208,6 +211,7 @@ func benchExport(t *testing.T, srv *benchFake, name string, args []string) bench
 	cmd := exportChild(srv.Server, 0, append(slices.Clone(args), "--budget", "1000000/5m")...)
 	cmd.Env = append(cmd.Env, "EDAPP_BASE_URL="+srv.url)
 	srv.reset()
+	busy0, total0 := machineTicks()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -231,6 +235,12 @@ func benchExport(t *testing.T, srv *benchFake, name string, args []string) bench
 	}()
 	err := cmd.Wait()
 	r := benchRun{wall: time.Since(start)}
+	if busy1, total1 := machineTicks(); total1 > total0 {
+		r.busy = float64(busy1-busy0) / float64(total1-total0) * float64(runtime.NumCPU())
+	}
+	if cmd.ProcessState != nil {
+		r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
 	r.inFlight = srv.meanInFlight(r.wall.Seconds())
 	close(exited)
 	<-done
@@ -255,7 +265,7 @@ func benchZero(t *testing.T, srv *benchFake, rounds int) {
 			args := d.make(t)
 			r := benchExport(t, srv, fmt.Sprintf("zero-%s-%d", d.name, round), args)
 			walls[d.name] = append(walls[d.name], r.wall.Seconds())
-			line := fmt.Sprintf("no latency round %d %-8s first %6.1f s (%d records)", round, d.name, r.wall.Seconds(), r.records)
+			line := fmt.Sprintf("no latency round %d %-8s first %6.1f s (%d records, CPU %.1f s, %.2f cores busy)", round, d.name, r.wall.Seconds(), r.records, r.cpu.Seconds(), r.busy)
 			if d.name != "csv" {
 				load := benchFastestLoad(t, args[1])
 				walls[d.name+" fastest"] = append(walls[d.name+" fastest"], load.Seconds())
@@ -301,6 +311,25 @@ func vmHWM(pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// machineTicks is the machine's busy and total CPU ticks so far, from
+// /proc/stat (zero elsewhere).
+func machineTicks() (busy, total int64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	fields := strings.Fields(line)[1:]
+	for i, f := range fields[:min(8, len(fields))] { // guest time is in user's already
+		n, _ := strconv.ParseInt(f, 10, 64)
+		total += n
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n
+		}
+	}
+	return busy, total
 }
 
 func median(xs []float64) float64 {
