@@ -36,7 +36,6 @@ func tooMany(srv *edapptest.Server, from int) (n, total int) {
 // run without what was saved meets 429s, so the saved budget is what
 // keeps it within.
 func TestExportResumeCountsTheBudgetSpent(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits for the budget's window")
 	}
@@ -118,7 +117,6 @@ func forgetBudget(t *testing.T, dest, where string) {
 // the start times of requests the killed process sent, which the next run
 // counts, and that run completes.
 func TestExportBudgetSurvivesKill(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills a process; skipped in -short")
 	}
