@@ -189,31 +189,18 @@ func (x *Database) End(ctx context.Context, k *Kind, r *KindResult) error {
 	if started.IsZero() {
 		started = r.Started
 	}
-	var deleted int64
 	full := !k.Incremental || (k.Remirror && c.walk.from.IsZero())
 	completed := time.Now()
 	if k.Remirror && !full {
 		completed = time.Time{} // completed_at stays the last full walk's
 	}
-	err := x.tx(ctx, func(tx *sql.Tx) error {
-		if full {
-			n, err := x.deleteUnseen(ctx, tx, k.Name, c.walk.run)
-			if err != nil {
-				return err
-			}
-			deleted = n
-			if k.Name == "users" {
-				if _, err := x.deleteUnseen(ctx, tx, "user_custom_fields", c.walk.run); err != nil {
-					return err
-				}
-			}
-		}
-		cursor := c.walk.cursor
-		if k.Incremental && started.After(cursor) {
-			cursor = started
-		}
-		_, err := tx.ExecContext(ctx, x.q(`UPDATE edapp_export_kinds SET cursor = ?, walk_run = NULL, walk_from = NULL, walk_started = NULL,
-walk_pages = NULL, completed_at = COALESCE(?, completed_at) WHERE source = ? AND kind = ?`), x.timeArg(cursor), x.timeArg(completed), x.source, k.Name)
+	cursor := c.walk.cursor
+	if k.Incremental && started.After(cursor) {
+		cursor = started
+	}
+	var deleted int64
+	err := x.tx(ctx, func(tx *sql.Tx) (err error) {
+		deleted, err = x.endWalk(ctx, tx, k.Name, c.walk.run, full, cursor, completed)
 		return err
 	})
 	if err == nil {
@@ -224,6 +211,28 @@ walk_pages = NULL, completed_at = COALESCE(?, completed_at) WHERE source = ? AND
 	}
 	r.Notes = append(r.Notes, c.note(deleted)+"  table "+k.Name)
 	return nil
+}
+
+// endWalk records a kind's walk complete within tx: after a full walk it
+// deletes the rows of the kind's tables that run did not see, then it
+// sets the cursor and, unless zero, completed_at. It returns the rows
+// deleted from the kind's own table.
+func (x *Database) endWalk(ctx context.Context, tx *sql.Tx, kind string, run int64, full bool, cursor, completed time.Time) (int64, error) {
+	var deleted int64
+	if full {
+		for i, table := range loadTables(kind) {
+			n, err := x.deleteUnseen(ctx, tx, table, run)
+			if err != nil {
+				return 0, err
+			}
+			if i == 0 {
+				deleted = n // the kind's own table
+			}
+		}
+	}
+	_, err := tx.ExecContext(ctx, x.q(`UPDATE edapp_export_kinds SET cursor = ?, walk_run = NULL, walk_from = NULL, walk_started = NULL,
+walk_pages = NULL, completed_at = COALESCE(?, completed_at) WHERE source = ? AND kind = ?`), x.timeArg(cursor), x.timeArg(completed), x.source, kind)
+	return deleted, err
 }
 
 // note is the summary's line for the kind.
