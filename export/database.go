@@ -53,9 +53,8 @@ const (
 // commit in one transaction, so an interrupted export resumes after the
 // last committed page and duplicates nothing. A mirrored kind's rows carry the run that
 // saw them (edapp_run); the rows a complete fetch did not see are deleted
-// in the transaction that records the kind complete. On PostgreSQL the
-// groups of different kinds are written in parallel, on connections of
-// the pool (see ParallelWrites); SQLite's go through one connection.
+// in the transaction that records the kind complete. Every write goes
+// through one connection.
 //
 // A Database writes one source's rows (WithSource): every statement it
 // runs, the lock it takes and the runs it numbers are that source's, so
@@ -69,8 +68,7 @@ type Database struct {
 	run        int64 // this run's number
 	lockWait   time.Duration
 	reconnect  time.Duration // how long a lost connection is tried again
-	shared     *dbShared     // with the writers lent a pooled connection
-	owner      *Database     // a writer's: the Database that lent it its connection
+	gaveUp     error         // why a lost connection was not replaced
 	optErr     error         // the first bad option value
 	tables     map[string]*table
 	kinds      map[string]*dbKind // the kinds being written
@@ -85,9 +83,8 @@ type dbKind struct {
 	t        *table
 	walk     walkState
 	written  int
-	rejected int    // kept in the rejects table
-	fresh    bool   // its tables were empty at the walk's start: rows go in by plain inserts
-	fields   *table // the users': their custom fields' table
+	rejected int  // kept in the rejects table
+	fresh    bool // its tables were empty at the walk's start: rows go in by plain inserts
 }
 
 // walkState is a kind's row in edapp_export_kinds.
@@ -117,7 +114,7 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 	if err != nil {
 		return nil, err
 	}
-	x := newDatabase(conn, db, d)
+	x := &Database{conn: conn, db: db, d: d, source: SourceEdApp, tables: map[string]*table{}, lockWait: DefaultLockWait, reconnect: DefaultReconnect}
 	for _, o := range opts {
 		if o != nil {
 			o(x)
@@ -132,12 +129,6 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 		return nil, err
 	}
 	return x, nil
-}
-
-// newDatabase is a Database on conn, with the defaults.
-func newDatabase(conn *sql.Conn, db *sql.DB, d Dialect) *Database {
-	return &Database{conn: conn, db: db, d: d, source: SourceEdApp, tables: map[string]*table{}, kinds: map[string]*dbKind{},
-		lockWait: DefaultLockWait, reconnect: DefaultReconnect, shared: &dbShared{slots: make(chan struct{}, ParallelWrites)}}
 }
 
 // restartKinds forgets where the fetch of each kind stands whose table
@@ -215,8 +206,6 @@ func (x *Database) waitLock(ctx context.Context) error {
 
 // Close lets another export take the database.
 func (x *Database) Close() error {
-	x.shared.mu.Lock()
-	defer x.shared.mu.Unlock()
 	ctx := context.Background()
 	if x.d == Postgres {
 		x.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, lockKey[x.source])

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/dbschema"
-	"github.com/edapp-go/edapp/export"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
 )
@@ -42,9 +41,6 @@ func openDB(ctx context.Context, raw string) (*sql.DB, dbschema.Target, error) {
 	db, err := sql.Open(t.Driver, driverDSN(t))
 	if err != nil {
 		return nil, t, fmt.Errorf("database %s: %s", t.Redacted, cleanDBError(t, err))
-	}
-	if t.Dialect == dbschema.Postgres {
-		db.SetMaxIdleConns(export.ParallelWrites + 1) // the export's connection and its writers'
 	}
 	pctx, cancel := context.WithTimeout(ctx, dbPingTimeout)
 	defer cancel()
