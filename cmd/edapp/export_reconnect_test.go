@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"io"
+	"maps"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -88,11 +90,16 @@ func TestExportDBReconnectLockTaken(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	second := make(chan result, 1)
 	go func() { second <- runExport(t, ctx, slow, nil, "--db", direct, "--kinds", "users") }()
-	waitAdvisoryLock(t, direct)
+	waitSecondRun(t, direct)
+	db, _ := openTestDB(t, direct)
+	rows, walks := snapshot(t, db), pairs(t, db, `SELECT kind, COALESCE(walk_pages, 0) FROM edapp_export_kinds ORDER BY kind`)
 	proxied.shut.Store(false)
 
 	r := <-first
 	wantCode(t, r, exitError)
+	if !maps.EqualFunc(rows, snapshot(t, db), slices.Equal) || !slices.Equal(walks, pairs(t, db, `SELECT kind, COALESCE(walk_pages, 0) FROM edapp_export_kinds ORDER BY kind`)) {
+		t.Error("the first export wrote after the second took the database")
+	}
 	if !strings.Contains(r.stderr, "run it again to resume") || !strings.Contains(r.stderr, "another export") {
 		t.Errorf("stderr does not say another export took the database and to run it again:\n%s", r.stderr)
 	}
@@ -188,19 +195,22 @@ func (p *pgProxy) forward(c net.Conn, target string) {
 	io.Copy(c, s)
 }
 
-// waitAdvisoryLock waits until a session of dbURL's server holds an
-// advisory lock.
-func waitAdvisoryLock(t *testing.T, dbURL string) {
+// waitSecondRun waits until a second export run of EdApp has taken the
+// database of dbURL: edapp_export_lock numbers the runs that took the
+// lock. (Any advisory lock of the server would not do: the second
+// export's migration holds one of its own before it takes the export's.)
+func waitSecondRun(t *testing.T, dbURL string) {
 	t.Helper()
 	db, _ := openTestDB(t, dbURL)
 	for range 600 {
-		var held bool
-		if err := db.QueryRow(`SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted)`).Scan(&held); err == nil && held {
+		var runs int
+		err := db.QueryRow(`SELECT COALESCE(MAX(runs), 0) FROM edapp_export_lock WHERE source = 'edapp'`).Scan(&runs)
+		if err == nil && runs >= 2 {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatal("no export took the database within a minute")
+	t.Fatal("no second export took the database within a minute")
 }
 
 // TestExportDBReconnectGivesUp keeps PostgreSQL out of the export's reach
