@@ -96,6 +96,8 @@ func (f *Files) SaveBudget(_ context.Context, admissions []time.Time) error {
 // SavedBudget returns the admissions edapp_export_budget holds for the
 // source.
 func (x *Database) SavedBudget(ctx context.Context) ([]time.Time, error) {
+	x.shared.mu.Lock()
+	defer x.shared.mu.Unlock()
 	var raw sql.NullString
 	err := x.conn.QueryRowContext(ctx, x.q(`SELECT admissions FROM edapp_export_budget WHERE source = ?`), x.source).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !raw.Valid) {
@@ -114,6 +116,8 @@ func (x *Database) SavedBudget(ctx context.Context) ([]time.Time, error) {
 // SaveBudget writes the admissions into the source's row of
 // edapp_export_budget.
 func (x *Database) SaveBudget(ctx context.Context, admissions []time.Time) error {
+	x.shared.mu.Lock()
+	defer x.shared.mu.Unlock()
 	b, err := json.Marshal(admissions)
 	if err != nil {
 		return err

@@ -53,8 +53,9 @@ const (
 // commit in one transaction, so an interrupted export resumes after the
 // last committed page and duplicates nothing. A mirrored kind's rows carry the run that
 // saw them (edapp_run); the rows a complete fetch did not see are deleted
-// in the transaction that records the kind complete. Every write goes
-// through one connection.
+// in the transaction that records the kind complete. On PostgreSQL the
+// groups of different kinds are written in parallel, on connections of
+// the pool (see ParallelWrites); SQLite's go through one connection.
 //
 // A Database writes one source's rows (WithSource): every statement it
 // runs, the lock it takes and the runs it numbers are that source's, so
@@ -68,7 +69,8 @@ type Database struct {
 	run        int64 // this run's number
 	lockWait   time.Duration
 	reconnect  time.Duration // how long a lost connection is tried again
-	gaveUp     error         // why a lost connection was not replaced
+	shared     *dbShared     // with the writers lent a pooled connection
+	owner      *Database     // a writer's: the Database that lent it its connection
 	optErr     error         // the first bad option value
 	tables     map[string]*table
 	kinds      map[string]*dbKind // the kinds being written
@@ -83,8 +85,9 @@ type dbKind struct {
 	t        *table
 	walk     walkState
 	written  int
-	rejected int  // kept in the rejects table
-	fresh    bool // its tables were empty at the walk's start: rows go in by plain inserts
+	rejected int    // kept in the rejects table
+	fresh    bool   // its tables were empty at the walk's start: rows go in by plain inserts
+	fields   *table // the users': their custom fields' table
 }
 
 // walkState is a kind's row in edapp_export_kinds.
@@ -114,7 +117,7 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 	if err != nil {
 		return nil, err
 	}
-	x := &Database{conn: conn, db: db, d: d, source: SourceEdApp, tables: map[string]*table{}, lockWait: DefaultLockWait, reconnect: DefaultReconnect}
+	x := newDatabase(conn, db, d)
 	for _, o := range opts {
 		if o != nil {
 			o(x)
@@ -129,6 +132,12 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 		return nil, err
 	}
 	return x, nil
+}
+
+// newDatabase is a Database on conn, with the defaults.
+func newDatabase(conn *sql.Conn, db *sql.DB, d Dialect) *Database {
+	return &Database{conn: conn, db: db, d: d, source: SourceEdApp, tables: map[string]*table{}, kinds: map[string]*dbKind{},
+		lockWait: DefaultLockWait, reconnect: DefaultReconnect, shared: &dbShared{slots: make(chan struct{}, ParallelWrites)}}
 }
 
 // restartKinds forgets where the fetch of each kind stands whose table
@@ -206,6 +215,8 @@ func (x *Database) waitLock(ctx context.Context) error {
 
 // Close lets another export take the database.
 func (x *Database) Close() error {
+	x.shared.mu.Lock()
+	defer x.shared.mu.Unlock()
 	ctx := context.Background()
 	if x.d == Postgres {
 		x.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, lockKey[x.source])
@@ -229,6 +240,9 @@ func (x *Database) lock(ctx context.Context) error {
 			return ErrLocked
 		}
 		if err := x.lockHeld(ctx); err != nil {
+			return err
+		}
+		if err := x.drainWriters(ctx); err != nil {
 			return err
 		}
 	}
@@ -259,13 +273,19 @@ runs = edapp_export_lock.runs + 1 RETURNING runs`),
 // keep a second export out.
 var ErrSessionLock = errors.New("export: the database's advisory lock is not held by this session's next statement (a pooler in transaction mode, such as PgBouncer with pool_mode = transaction?): connect to PostgreSQL directly, or through a pool in session mode")
 
-// lockHeld checks, with a statement of its own, that the session it
-// reaches holds the advisory lock just taken (a bigint key shows in
+// lockHeldBy, completed by a process id and ")", is true when that
+// process's session holds the advisory lock $1 (a bigint key shows in
 // pg_locks as classid, the high half, and objid, the low half).
+const lockHeldBy = `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
+AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = $1 AND pid = `
+
+// lockHeld checks, with a statement of its own, that the session it
+// reaches holds the advisory lock just taken, and notes that session's
+// process for the writers (see ownerLocked).
 func (x *Database) lockHeld(ctx context.Context) error {
+	var pid int64
 	var held bool
-	err := x.conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
-AND pid = pg_backend_pid() AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = $1)`, lockKey[x.source]).Scan(&held)
+	err := x.conn.QueryRowContext(ctx, `SELECT pg_backend_pid(), (`+lockHeldBy+`pg_backend_pid()))`, lockKey[x.source]).Scan(&pid, &held)
 	if err != nil {
 		return err
 	}
@@ -273,6 +293,7 @@ AND pid = pg_backend_pid() AND objsubid = 1 AND ((classid::bigint << 32) | objid
 		x.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, lockKey[x.source]) // wherever it lands: the pool's session ends it otherwise
 		return ErrSessionLock
 	}
+	x.shared.ownerPID.Store(pid)
 	return nil
 }
 
@@ -291,13 +312,20 @@ func (x *Database) tx(ctx context.Context, f func(*sql.Tx) error) error {
 	return x.retry(ctx, func() error { return x.tx1(ctx, f) })
 }
 
-// tx1 runs f in a transaction on the export's connection.
+// tx1 runs f in a transaction on the export's connection; a writer's
+// first shows that its export still holds the database (ownerLocked).
 func (x *Database) tx1(ctx context.Context, f func(*sql.Tx) error) error {
 	tx, err := x.conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := f(tx); err != nil {
+	if x.owner != nil {
+		err = x.ownerLocked(ctx, tx)
+	}
+	if err == nil {
+		err = f(tx)
+	}
+	if err != nil {
 		tx.Rollback()
 		return err
 	}

@@ -79,8 +79,8 @@ func connLost(err error) bool {
 // Once it gave up, every later write fails with the same error: the
 // export no longer holds the database.
 func (x *Database) retry(ctx context.Context, op func() error) error {
-	if x.gaveUp != nil {
-		return x.gaveUp
+	if err := x.givenUp(); err != nil {
+		return err
 	}
 	err := op()
 	if x.d != Postgres || x.db == nil || !connLost(err) || ctx.Err() != nil {
@@ -89,7 +89,7 @@ func (x *Database) retry(ctx context.Context, op func() error) error {
 	deadline := time.Now().Add(x.reconnect)
 	for connLost(err) && ctx.Err() == nil {
 		if rerr := x.reconnectConn(ctx, deadline, err); rerr != nil {
-			x.gaveUp = rerr
+			x.giveUp(rerr)
 			return rerr
 		}
 		x.upsertOnly = true
@@ -102,21 +102,21 @@ func (x *Database) retry(ctx context.Context, op func() error) error {
 // reconnectConn drops the lost connection and takes a new one from the
 // pool, with capped exponential backoff until deadline, and takes the
 // export's advisory lock again: the lost session held it. Another export
-// that took it meanwhile stops this one.
-func (x *Database) reconnectConn(ctx context.Context, deadline time.Time, lost error) error {
-	x.conn.Raw(func(any) error { return driver.ErrBadConn }) // the pool discards it
-	x.conn.Close()
+// that took it meanwhile stops this one. A writer's connection holds no
+// lock: it is replaced once the owner's connection shows the lock held.
+func (x *Database) reconnectConn(ctx context.Context, deadline time.Time, lostErr error) error {
+	lost(x.conn)
 	wait := reconnectFirst
 	for {
 		attempt, cancel := context.WithDeadline(ctx, deadline) // a dial to a host that drops packets ends too
-		err := x.relock(attempt)
+		err := x.reattach(attempt)
 		cancel()
-		if err == nil || errors.Is(err, ErrLocked) || errors.Is(err, ErrSessionLock) {
+		if err == nil || errors.Is(err, ErrLocked) || errors.Is(err, ErrSessionLock) || errors.Is(err, ErrConnectionLost) {
 			return err
 		}
 		left := time.Until(deadline)
 		if left <= 0 || ctx.Err() != nil {
-			return fmt.Errorf("%w (%v) and not regained within %s; run it again to resume: %w", ErrConnectionLost, lost, x.reconnect, err)
+			return fmt.Errorf("%w (%v) and not regained within %s; run it again to resume: %w", ErrConnectionLost, lostErr, x.reconnect, err)
 		}
 		t := time.NewTimer(min(wait, left))
 		select {
@@ -128,6 +128,15 @@ func (x *Database) reconnectConn(ctx context.Context, deadline time.Time, lost e
 	}
 }
 
+// reattach gives x a new connection: the owner's with the lock taken
+// again, a writer's once the owner holds the lock.
+func (x *Database) reattach(ctx context.Context) error {
+	if x.owner != nil {
+		return x.reconnectWriter(ctx)
+	}
+	return x.relock(ctx)
+}
+
 // relock takes a new connection and the export's advisory lock on it.
 func (x *Database) relock(ctx context.Context) error {
 	conn, err := x.db.Conn(ctx)
@@ -136,13 +145,15 @@ func (x *Database) relock(ctx context.Context) error {
 	}
 	var ok bool
 	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, lockKey[x.source]).Scan(&ok); err != nil {
-		conn.Raw(func(any) error { return driver.ErrBadConn })
-		conn.Close()
+		lost(conn)
 		return err
 	}
 	x.conn = conn
 	if !ok {
 		return fmt.Errorf("%w: it took the database while this export's connection was lost; run it again to resume", ErrLocked)
 	}
-	return x.lockHeld(ctx)
+	if err := x.lockHeld(ctx); err != nil {
+		return err
+	}
+	return x.drainWriters(ctx)
 }

@@ -14,14 +14,16 @@ import (
 // incremental kind from its cursor minus Overlap, and earlier when an
 // open record younger than the open window is older than that.
 func (x *Database) Resume(ctx context.Context, k *Kind, r RunInfo) (Plan, error) {
+	x.shared.mu.Lock()
+	defer x.shared.mu.Unlock()
 	t, err := x.table(k)
 	if err != nil {
 		return Plan{}, err
 	}
-	if x.kinds == nil {
-		x.kinds = map[string]*dbKind{}
-	}
 	c := &dbKind{t: t}
+	if k.Name == "users" {
+		c.fields = x.customFieldsTable()
+	}
 	x.kinds[k.Name] = c
 	var p Plan
 	err = x.retry(ctx, func() (err error) {
@@ -92,6 +94,8 @@ func (x *Database) readWalk(ctx context.Context, kind string) (walkState, error)
 // Begin continues the walk Resume found when the fetch starts where it
 // said, and records a new walk otherwise.
 func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
+	x.shared.mu.Lock()
+	defer x.shared.mu.Unlock()
 	c := x.kinds[k.Name]
 	if c.walk.run != 0 && p.From.Equal(c.walk.from) && p.Page == c.walk.pages+1 {
 		return nil // the walk goes on, with its run and start
@@ -112,14 +116,13 @@ ON CONFLICT (source, kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from
 	})
 }
 
-// Write upserts the batch's rows and records the pages they complete, in
+// write upserts the batch's rows and records the pages they complete, in
 // one transaction. Into tables that were empty when the walk started, the
 // rows go in by plain inserts, until a key turns up twice: that batch,
 // and the rest, are upserted. When the database refuses a row for good (a
 // data error), it writes the batch again row by row, each under a
 // savepoint, so that only the rows it refuses go to the rejects table.
-func (x *Database) Write(ctx context.Context, b *Batch) error {
-	c := x.kinds[b.Kind.Name]
+func (x *Database) write(ctx context.Context, c *dbKind, b *Batch) error {
 	if c.walk.started.IsZero() {
 		c.walk.started = b.Started
 	}
@@ -151,7 +154,7 @@ func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *Batch) (records
 			return err
 		}
 		if c.t.name == "users" {
-			if fields, err = x.upsertCustomFields(ctx, tx, b.Records, c.walk.run); err != nil {
+			if fields, err = x.upsertCustomFields(ctx, tx, c.fields, b.Records, c.walk.run); err != nil {
 				return err
 			}
 		}
@@ -171,6 +174,8 @@ walk_started = COALESCE(walk_started, ?) WHERE source = ? AND kind = ?`), b.Page
 // full walk's. An incomplete kind changes nothing: its walk resumes next
 // time.
 func (x *Database) End(ctx context.Context, k *Kind, r *KindResult) error {
+	x.shared.mu.Lock()
+	defer x.shared.mu.Unlock()
 	c := x.kinds[k.Name]
 	defer delete(x.kinds, k.Name)
 	if c == nil {

@@ -71,7 +71,7 @@ func TestDatabaseWritePlainThenUpsert(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := &Database{conn: conn, d: SQLite, source: SourceEdApp, tables: map[string]*table{}, kinds: map[string]*dbKind{}}
+	x := newDatabase(conn, nil, SQLite)
 	k := &kinds[0]
 	for i := range kinds {
 		if kinds[i].Name == "attempts" {

@@ -494,14 +494,19 @@ func (x *Database) value(r Record, name string, typ dbschema.Type) any {
 // TestCustomFieldsTableShape).
 var customFieldsTable, _ = dbschema.Lookup("user_custom_fields")
 
-// upsertCustomFields writes a row per user and custom field, and returns
-// how many it rejected.
-func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, users []Record, run int64) (int, error) {
+// customFieldsTable is the users' custom fields' table, made once.
+func (x *Database) customFieldsTable() *table {
 	t := x.tables[customFieldsTable.Name]
 	if t == nil {
 		t = &table{name: customFieldsTable.Name, cols: customFieldsTable.Columns, key: []int{1, 2, 0}, sql: map[int]string{}}
 		x.tables[t.name] = t
 	}
+	return t
+}
+
+// upsertCustomFields writes a row per user and custom field, and returns
+// how many it rejected.
+func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, t *table, users []Record, run int64) (int, error) {
 	var rows [][]any
 	var rejects []dbschema.Reject
 	at := map[[2]string]int{} // a user listed twice keeps its last fields

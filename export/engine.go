@@ -390,7 +390,11 @@ func (s *serialDest) Begin(ctx context.Context, k *Kind, p Plan) error {
 	return s.d.Begin(ctx, k, p)
 }
 
+// Write runs beside the other calls for a destination that says it may.
 func (s *serialDest) Write(ctx context.Context, b *Batch) error {
+	if p, ok := s.d.(interface{ writesInParallel() bool }); ok && p.writesInParallel() {
+		return s.d.Write(ctx, b)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.d.Write(ctx, b)

@@ -159,7 +159,9 @@ type KindResult struct {
 // A Destination receives an export. The engine calls its methods from one
 // goroutine at a time, and for each kind in turn Resume, Begin, Write for
 // each batch, then End; the kinds of a run are fetched at the same time,
-// so the calls of several kinds interleave, each naming its kind.
+// so the calls of several kinds interleave, each naming its kind. (The
+// package's own Database, on PostgreSQL, takes the Writes of different
+// kinds at once: see ParallelWrites.)
 type Destination interface {
 	// Resume says where the kind's fetch would start for this destination.
 	// fresh (Options.Full) asks it to forget what it holds of the kind.

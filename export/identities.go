@@ -33,6 +33,8 @@ type TxBeginner interface {
 // RebuildIdentities rebuilds identities (see the function of that name) on
 // the export's connection.
 func (x *Database) RebuildIdentities(ctx context.Context) error {
+	x.shared.mu.Lock()
+	defer x.shared.mu.Unlock()
 	return RebuildIdentities(ctx, x.conn, x.d)
 }
 

@@ -23,7 +23,8 @@ func TestKindsColumnsAreTheirTables(t *testing.T) {
 // date and open fields are among them, and the source's Database takes it.
 func checkKindsColumns(t *testing.T, kinds []Kind, source string) {
 	t.Helper()
-	x := &Database{tables: map[string]*table{}, source: source}
+	x := newDatabase(nil, nil, SQLite)
+	x.source = source
 	for _, k := range kinds {
 		tb, ok := dbschema.Lookup(k.Name)
 		if !ok || len(k.Columns) == 0 {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
 )
@@ -41,6 +42,9 @@ func openDB(ctx context.Context, raw string) (*sql.DB, dbschema.Target, error) {
 	db, err := sql.Open(t.Driver, driverDSN(t))
 	if err != nil {
 		return nil, t, fmt.Errorf("database %s: %s", t.Redacted, cleanDBError(t, err))
+	}
+	if t.Dialect == dbschema.Postgres {
+		db.SetMaxIdleConns(export.ParallelWrites + 1) // the export's connection and its writers'
 	}
 	pctx, cancel := context.WithTimeout(ctx, dbPingTimeout)
 	defer cancel()
