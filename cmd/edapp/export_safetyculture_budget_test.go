@@ -96,8 +96,11 @@ func scBudgetFixture(t *testing.T) (*sctest.Server, *statusLog) {
 
 // TestSafetyCultureExportBudgetOverridesAClass: --budget CLASS=N/WINDOW
 // sets the limit of each endpoint of the class: at the fake's scaled-down
-// limits the export meets no 429; with the service's stated limits it
-// does (and still finishes, pausing that endpoint).
+// limits the export meets no 429. With the service's stated limits the
+// export still finishes, slowed down by the service: by 429s when its
+// requests to one endpoint overlap, or, when they happened to go one at a
+// time, by answers saying the window has no request left (which is why
+// that run is not asked for a 429).
 func TestSafetyCultureExportBudgetOverridesAClass(t *testing.T) {
 	t.Parallel()
 	for _, budget := range []string{"", "catalogue=2/2s,other=2/2s"} {
@@ -107,7 +110,7 @@ func TestSafetyCultureExportBudgetOverridesAClass(t *testing.T) {
 			args = append(args, "--budget", budget)
 		}
 		wantCode(t, runEnv(t, scEnv(sc), args...), exitOK)
-		if n := log.count(429); (n == 0) != (budget != "") {
+		if n := log.count(429); budget != "" && n > 0 {
 			t.Errorf("--budget %q: %d answers 429", budget, n)
 		}
 	}
