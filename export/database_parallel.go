@@ -105,9 +105,11 @@ func (x *Database) ownerLocked(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// drainWriters waits, for up to the lock wait, until no transaction
-// holds writersKey shared: the writes of an export whose lock this one
-// has just taken, or its own from before its connection was lost.
+// drainWriters waits, for up to the lock wait (at least a second, so
+// that WithLockWait(0) still lets a commit under way land), until no
+// transaction holds writersKey shared: the writes of an export whose lock
+// this one has just taken, or its own from before its connection was
+// lost.
 func (x *Database) drainWriters(ctx context.Context) error {
 	wait := max(x.lockWait, time.Second)
 	drain, cancel := context.WithTimeout(ctx, wait)

@@ -94,8 +94,8 @@ func TestExportDBWritersStopWhenTheLockIsTaken(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	owner, key := exportLockHolder(t, db)
-	takeLockWhenFreed(t, db, conn, key, func() {
+	owner := exportLockHolder(t, db)
+	takeLockWhenFreed(t, db, conn, edappExportLock, func() {
 		if _, err := db.Exec(`SELECT pg_terminate_backend($1)`, owner); err != nil {
 			t.Fatal(err)
 		}
@@ -119,8 +119,8 @@ func TestExportDBWritersStopWhenTheLockIsTaken(t *testing.T) {
 const edappExportLock = 0x65646170702d6578
 
 // exportLockHolder is the server process of the session holding the
-// EdApp export's lock in db's database, and the lock's key.
-func exportLockHolder(t *testing.T, db *sql.DB) (pid, key int64) {
+// EdApp export's lock in db's database.
+func exportLockHolder(t *testing.T, db *sql.DB) (pid int64) {
 	t.Helper()
 	err := db.QueryRow(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1
 AND ((classid::bigint << 32) | objid::bigint) = $1
@@ -128,7 +128,7 @@ AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pid, edappExportLock
+	return pid
 }
 
 // takeLockWhenFreed queues conn for the advisory lock key, runs free, and
@@ -209,7 +209,7 @@ func TestOpenDatabaseWaitsForALostExportsWriters(t *testing.T) {
 	waitRows(t, db, 1, `SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()`)
 
 	proxied.shut.Store(true) // the connections it has stay; it gets no new one
-	owner, _ := exportLockHolder(t, db)
+	owner := exportLockHolder(t, db)
 	if _, err := db.Exec(`SELECT pg_terminate_backend($1)`, owner); err != nil {
 		t.Fatal(err)
 	}

@@ -92,12 +92,13 @@ func TestExportDBReconnectLockTaken(t *testing.T) {
 	go func() { second <- runExport(t, ctx, slow, nil, "--db", direct, "--kinds", "users") }()
 	waitSecondRun(t, direct)
 	db, _ := openTestDB(t, direct)
-	rows, walks := snapshot(t, db), pairs(t, db, `SELECT kind, COALESCE(walk_pages, 0) FROM edapp_export_kinds ORDER BY kind`)
+	const walksQuery = `SELECT kind, COALESCE(walk_pages, 0) FROM edapp_export_kinds ORDER BY kind`
+	rows, walks := snapshot(t, db), pairs(t, db, walksQuery)
 	proxied.shut.Store(false)
 
 	r := <-first
 	wantCode(t, r, exitError)
-	if !maps.EqualFunc(rows, snapshot(t, db), slices.Equal) || !slices.Equal(walks, pairs(t, db, `SELECT kind, COALESCE(walk_pages, 0) FROM edapp_export_kinds ORDER BY kind`)) {
+	if !maps.EqualFunc(rows, snapshot(t, db), slices.Equal) || !slices.Equal(walks, pairs(t, db, walksQuery)) {
 		t.Error("the first export wrote after the second took the database")
 	}
 	if !strings.Contains(r.stderr, "run it again to resume") || !strings.Contains(r.stderr, "another export") {
@@ -202,15 +203,7 @@ func (p *pgProxy) forward(c net.Conn, target string) {
 func waitSecondRun(t *testing.T, dbURL string) {
 	t.Helper()
 	db, _ := openTestDB(t, dbURL)
-	for range 600 {
-		var runs int
-		err := db.QueryRow(`SELECT COALESCE(MAX(runs), 0) FROM edapp_export_lock WHERE source = 'edapp'`).Scan(&runs)
-		if err == nil && runs >= 2 {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatal("no second export took the database within a minute")
+	waitRows(t, db, 1, `SELECT COUNT(*) FROM edapp_export_lock WHERE source = 'edapp' AND runs >= 2`)
 }
 
 // TestExportDBReconnectGivesUp keeps PostgreSQL out of the export's reach
