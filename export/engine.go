@@ -182,47 +182,65 @@ func (e *engine) write(ctx context.Context, in <-chan *Batch, cancel context.Can
 	return failed
 }
 
-// A group is the batches a destination writes, and commits, as one: up to
-// groupRows records, or what came within groupWait of its first batch.
-// A commit per page would spend the writer's time on commits (and their
-// fsyncs); a group still holds its rows with the pages they complete, so
-// an interrupted export loses at most the group under way.
-const (
-	groupRows = 10 * batchSize
-	groupWait = time.Second
-)
+// A group is the batches a destination writes, and commits, as one: the
+// batches that came while it wrote the group before, up to groupRows
+// records. When the writer keeps up with the fetch, each batch is written
+// as it comes, and the last is written soon after the fetch ends; when it
+// does not, the batches that queue meanwhile commit together, so that the
+// writer spends its time on rows rather than on commits. A group holds
+// its rows with the pages they complete: an interrupted export loses at
+// most the group under way.
+const groupRows = 10 * batchSize
 
-// group joins the batches of in into groups, in order. The next group
-// gathers while the destinations write the one before it: the fetch goes
-// on meanwhile, in memory bounded by two groups (and the batches ahead).
+// group joins the batches of in into groups, in order, each handed over
+// as soon as the destinations take it. The fetch goes on meanwhile, in
+// memory bounded by two groups (and the batches ahead).
 func group(in <-chan *Batch, rows int) <-chan *Batch {
 	out := make(chan *Batch)
 	go func() {
 		defer close(out)
-		for b := range in {
-			out <- gather(b, in, rows)
+		var g *Batch
+		for in != nil || g != nil {
+			if g != nil && in != nil && len(g.Records) < rows {
+				select { // the batches waiting join the group first
+				case b, ok := <-in:
+					if !ok {
+						in = nil
+					} else {
+						g = join(g, b)
+					}
+					continue
+				default:
+				}
+			}
+			recv, send := in, out
+			switch {
+			case g == nil:
+				send = nil
+			case len(g.Records) >= rows:
+				recv = nil // full: the fetch waits for the writer
+			}
+			select {
+			case b, ok := <-recv:
+				if !ok {
+					in = nil
+					continue
+				}
+				g = join(g, b)
+			case send <- g:
+				g = nil
+			}
 		}
 	}()
 	return out
 }
 
-// gather appends to b the batches that come in within groupWait, up to
-// rows records.
-func gather(b *Batch, in <-chan *Batch, rows int) *Batch {
-	deadline := time.NewTimer(groupWait)
-	defer deadline.Stop()
-	for len(b.Records) < rows {
-		select {
-		case next, ok := <-in:
-			if !ok {
-				return b
-			}
-			b = &Batch{Kind: b.Kind, Records: append(b.Records, next.Records...), Pages: max(b.Pages, next.Pages), Started: b.Started}
-		case <-deadline.C:
-			return b
-		}
+// join is g with b's records and pages after its own; b when g is nil.
+func join(g, b *Batch) *Batch {
+	if g == nil {
+		return b
 	}
-	return b
+	return &Batch{Kind: g.Kind, Records: append(g.Records, b.Records...), Pages: max(g.Pages, b.Pages), Started: g.Started}
 }
 
 // stream takes the records of one kind, from one goroutine or several,
