@@ -78,6 +78,7 @@ type Database struct {
 	bulk       BulkLoader         // nil: rows go by statements
 	upsertOnly bool               // a write tried again on a new connection
 	fresh      bool               // the write under way: its kind's tables were empty at the walk's start
+	ckpt       *checkpointer      // SQLite's: nil when the connection checkpoints its own commits
 }
 
 // dbKind is one kind being written: the engine writes several at once.
@@ -125,6 +126,10 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 	}
 	if err := x.waitLock(ctx); err != nil {
 		conn.Close()
+		return nil, err
+	}
+	if err := x.startCheckpointer(ctx); err != nil {
+		x.Close()
 		return nil, err
 	}
 	if err := x.restartKinds(ctx, recreated); err != nil {
@@ -218,6 +223,8 @@ func (x *Database) Close() error {
 	x.shared.mu.Lock()
 	defer x.shared.mu.Unlock()
 	ctx := context.Background()
+	x.ckpt.close(x.conn)
+	x.ckpt = nil
 	if x.d == Postgres {
 		x.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, lockKey[x.source])
 	} else {
@@ -329,7 +336,11 @@ func (x *Database) tx1(ctx context.Context, f func(*sql.Tx) error) error {
 		tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	x.ckpt.committed()
+	return nil
 }
 
 // timeArg is t as the dialect stores it; nil for the zero time.

@@ -42,7 +42,7 @@ import (
 // (200,000, 5,000 and the fake's one course), _ROUNDS the rounds, _RSS the attempts of the
 // third (200000,1000000) and _RSS_DESTS its destinations
 // (csv,sqlite,postgres); EDAPP_EXPORT_DB_BENCH_PROFILES=DIR writes each
-// export's CPU profile there.
+// export's CPU profile and execution trace there.
 func TestExportDBBench(t *testing.T) {
 	t.Parallel()
 	if os.Getenv("EDAPP_EXPORT_DB_BENCH") == "" {
@@ -204,7 +204,7 @@ func benchLatency(t *testing.T, srv *benchFake, conc, rounds int) {
 func benchExport(t *testing.T, srv *benchFake, name string, args []string) benchRun {
 	t.Helper()
 	if dir := os.Getenv("EDAPP_EXPORT_DB_BENCH_PROFILES"); dir != "" {
-		args = append(slices.Clone(args), "-test.cpuprofile="+filepath.Join(dir, name+".prof"))
+		args = append(slices.Clone(args), "-test.cpuprofile="+filepath.Join(dir, name+".prof"), "-test.trace="+filepath.Join(dir, name+".trace"))
 	}
 	// The fake keeps no budget; a large one keeps the client's limiter from
 	// pacing the runs of more requests than the service's budget.

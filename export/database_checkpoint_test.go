@@ -1,0 +1,173 @@
+package export
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// pragmaDriver is a SQLite stand-in that answers the PRAGMA queries with
+// its journal mode, and records each connection's statements.
+type pragmaDriver struct {
+	journal string
+	mu      sync.Mutex
+	conns   int
+	stmts   map[int][]string // by connection, numbered from 1
+}
+
+type pragmaConn struct {
+	d  *pragmaDriver
+	id int
+}
+
+func (d *pragmaDriver) Connect(context.Context) (driver.Conn, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.conns++
+	return &pragmaConn{d, d.conns}, nil
+}
+func (d *pragmaDriver) Driver() driver.Driver { return nil }
+
+// ran is what connection id ran, in order.
+func (d *pragmaDriver) ran(id int) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.stmts[id])
+}
+
+// checkpointedBy are the connections that ran a checkpoint.
+func (d *pragmaDriver) checkpointedBy() []int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var ids []int
+	for id, stmts := range d.stmts {
+		if slices.ContainsFunc(stmts, func(s string) bool { return strings.HasPrefix(s, "PRAGMA wal_checkpoint") }) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+func (c *pragmaConn) record(q string) {
+	c.d.mu.Lock()
+	defer c.d.mu.Unlock()
+	if c.d.stmts == nil {
+		c.d.stmts = map[int][]string{}
+	}
+	c.d.stmts[c.id] = append(c.d.stmts[c.id], q)
+}
+
+func (c *pragmaConn) Prepare(string) (driver.Stmt, error) { return nil, driver.ErrSkip }
+func (c *pragmaConn) Close() error                        { return nil }
+func (c *pragmaConn) Begin() (driver.Tx, error)           { c.record("BEGIN"); return c, nil }
+func (c *pragmaConn) Commit() error                       { c.record("COMMIT"); return nil }
+func (c *pragmaConn) Rollback() error                     { c.record("ROLLBACK"); return nil }
+
+func (c *pragmaConn) ExecContext(_ context.Context, q string, _ []driver.NamedValue) (driver.Result, error) {
+	c.record(q)
+	return driver.RowsAffected(1), nil
+}
+
+func (c *pragmaConn) QueryContext(_ context.Context, q string, _ []driver.NamedValue) (driver.Rows, error) {
+	c.record(q)
+	answers := map[string]driver.Value{"PRAGMA journal_mode": c.d.journal, "PRAGMA wal_autocheckpoint": int64(1000), "PRAGMA synchronous": int64(2)}
+	v, ok := answers[q]
+	if !ok {
+		return &oneRow{}, nil
+	}
+	return &oneRow{v: []driver.Value{v}}, nil
+}
+
+// oneRow is a result of one row of v, or of none when v is nil.
+type oneRow struct{ v []driver.Value }
+
+func (r *oneRow) Columns() []string { return []string{"v"} }
+func (r *oneRow) Close() error      { return nil }
+func (r *oneRow) Next(dest []driver.Value) error {
+	if r.v == nil {
+		return io.EOF
+	}
+	copy(dest, r.v)
+	r.v = nil
+	return nil
+}
+
+// openPragmaDatabase is a SQLite Database on the driver's first
+// connection, with its checkpointer started.
+func openPragmaDatabase(t *testing.T, d *pragmaDriver, maxOpen int) *Database {
+	t.Helper()
+	ctx := context.Background()
+	db := sql.OpenDB(d)
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(maxOpen)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := newDatabase(conn, db, SQLite)
+	if err := x.startCheckpointer(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// commit runs one transaction on x's connection.
+func commit(t *testing.T, x *Database) {
+	t.Helper()
+	err := x.tx1(context.Background(), func(tx *sql.Tx) error {
+		_, err := tx.Exec("INSERT INTO attempts DEFAULT VALUES")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStartCheckpointer: in WAL mode the export's connection neither
+// checkpoints nor syncs its commits; another connection checkpoints after
+// them; Close gives the connection the settings it had.
+func TestStartCheckpointer(t *testing.T) {
+	t.Parallel()
+	d := &pragmaDriver{journal: "wal"}
+	x := openPragmaDatabase(t, d, 0)
+	commit(t, x)
+	deadline := time.Now().Add(10 * time.Second)
+	for len(d.checkpointedBy()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if by := d.checkpointedBy(); !slices.Equal(by, []int{2}) {
+		t.Fatalf("checkpoints by connections %v, want by the second alone", by)
+	}
+	x.Close()
+	got := strings.Join(d.ran(1), "; ")
+	want := "PRAGMA journal_mode; PRAGMA wal_autocheckpoint; PRAGMA synchronous; PRAGMA wal_autocheckpoint = 0; PRAGMA synchronous = NORMAL; " +
+		"BEGIN; INSERT INTO attempts DEFAULT VALUES; COMMIT; PRAGMA wal_autocheckpoint = 1000; PRAGMA synchronous = 2"
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("the export's connection ran\n%s\nwant it to begin\n%s", got, want)
+	}
+}
+
+// TestStartCheckpointerLeavesOthersAlone: a journal other than WAL, or a
+// pool with no connection to spare, keeps SQLite's own checkpoints.
+func TestStartCheckpointerLeavesOthersAlone(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		journal string
+		maxOpen int
+	}{{"delete", 0}, {"wal", 1}} {
+		d := &pragmaDriver{journal: tc.journal}
+		x := openPragmaDatabase(t, d, tc.maxOpen)
+		started := x.ckpt != nil
+		commit(t, x)
+		x.Close()
+		if started || slices.ContainsFunc(d.ran(1), func(s string) bool { return strings.HasPrefix(s, "PRAGMA") && strings.Contains(s, " = ") }) || d.conns != 1 {
+			t.Errorf("journal %s, %d connections at most: the export's connection ran %q on one of %d connections", tc.journal, tc.maxOpen, d.ran(1), d.conns)
+		}
+	}
+}
