@@ -51,11 +51,13 @@ var ErrTooNew = errors.New("database schema is newer than this program knows")
 const advisoryKey = 0x6564617070_2d7363
 
 // Migrate creates the schema, or brings an older one forward: it applies
-// each missing migration in its own transaction and records it in
-// edapp_schema. It refuses (ErrTooNew) a database with a newer version.
-// Then it writes the data dictionary into the database (DictionarySQL).
-// Concurrent calls are safe: PostgreSQL takes an advisory lock, SQLite a
-// write lock (BEGIN IMMEDIATE) for each step.
+// each missing migration and records it in edapp_schema. It refuses
+// (ErrTooNew) a database with a newer version. Then it writes the data
+// dictionary into the database (DictionarySQL). All of it is one
+// transaction: a migration that fails, or is interrupted, changes nothing.
+// Concurrent calls are safe: PostgreSQL takes an advisory lock, SQLite
+// the write lock (BEGIN IMMEDIATE), each once, so that a call waits for
+// the others at most once.
 func Migrate(ctx context.Context, db *sql.DB, d Dialect) error {
 	_, err := MigrateRecreating(ctx, db, d)
 	return err
@@ -65,7 +67,8 @@ func Migrate(ctx context.Context, db *sql.DB, d Dialect) error {
 // the schema the database lacks (one dropped by hand: the schema version
 // still says it exists), and returns their names. A mirrored kind's next
 // run refills its table; an incremental kind's cursor must restart. Last
-// it writes the data dictionary (DictionarySQL), outside the migrations.
+// it writes the data dictionary (DictionarySQL), which is no migration: it
+// is written again on every call, in the same transaction.
 func MigrateRecreating(ctx context.Context, db *sql.DB, d Dialect) (recreated []string, err error) {
 	if d != SQLite && d != Postgres {
 		return nil, fmt.Errorf("dbschema: unknown dialect %v", d)
@@ -81,6 +84,15 @@ func MigrateRecreating(ctx context.Context, db *sql.DB, d Dialect) (recreated []
 		}
 		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, int64(advisoryKey))
 	}
+	commit, rollback, err := begin(ctx, conn, d)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			rollback()
+		}
+	}()
 	for _, m := range migrations {
 		done, err := step(ctx, conn, d, m)
 		if err != nil {
@@ -93,21 +105,15 @@ func MigrateRecreating(ctx context.Context, db *sql.DB, d Dialect) (recreated []
 	if recreated, err = recreateMissing(ctx, conn, d); err != nil {
 		return nil, err
 	}
-	return recreated, describe(ctx, conn, d)
+	if err = describe(ctx, conn, d); err != nil {
+		return nil, err
+	}
+	return recreated, commit()
 }
 
 // recreateMissing creates the tables of the latest schema that conn's
-// database lacks, in one transaction holding the write lock.
+// database lacks, within the migration's transaction.
 func recreateMissing(ctx context.Context, conn *sql.Conn, d Dialect) (recreated []string, err error) {
-	commit, rollback, err := begin(ctx, conn, d)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if err != nil {
-			rollback()
-		}
-	}()
 	have, err := tableNames(ctx, conn, d)
 	if err != nil {
 		return nil, err
@@ -130,7 +136,7 @@ func recreateMissing(ctx context.Context, conn *sql.Conn, d Dialect) (recreated 
 			}
 		}
 	}
-	return recreated, commit()
+	return recreated, nil
 }
 
 // tableNames is the set of the database's tables and views.
@@ -155,18 +161,10 @@ func tableNames(ctx context.Context, conn *sql.Conn, d Dialect) (map[string]bool
 	return have, rows.Err()
 }
 
-// step applies m unless the database already has it. done reports that
-// the database is at the latest version (nothing after m to apply).
+// step applies m unless the database already has it, within the
+// migration's transaction. done reports that the database is at the
+// latest version (nothing after m to apply).
 func step(ctx context.Context, conn *sql.Conn, d Dialect, m Migration) (done bool, err error) {
-	commit, rollback, err := begin(ctx, conn, d)
-	if err != nil {
-		return false, err
-	}
-	defer func() {
-		if err != nil {
-			rollback()
-		}
-	}()
 	v, err := version(ctx, conn, d)
 	if err != nil {
 		return false, err
@@ -175,7 +173,7 @@ func step(ctx context.Context, conn *sql.Conn, d Dialect, m Migration) (done boo
 		return false, fmt.Errorf("dbschema: version %d, this program knows up to %d: %w", v, Latest(), ErrTooNew)
 	}
 	if v >= m.Version {
-		return v == Latest(), commit()
+		return v == Latest(), nil
 	}
 	for _, s := range m.SQL(d) {
 		if _, err := conn.ExecContext(ctx, s); err != nil {
@@ -186,7 +184,7 @@ func step(ctx context.Context, conn *sql.Conn, d Dialect, m Migration) (done boo
 	if _, err := conn.ExecContext(ctx, Rebind(d, `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, ?, ?)`), m.Version, m.Name, now); err != nil {
 		return false, fmt.Errorf("dbschema: record migration %d: %w", m.Version, err)
 	}
-	return false, commit()
+	return false, nil
 }
 
 // begin starts a transaction on conn that holds the write lock at once.

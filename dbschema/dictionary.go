@@ -188,17 +188,9 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// describe writes the dictionary through conn in one transaction.
+// describe writes the dictionary through conn, within the migration's
+// transaction.
 func describe(ctx context.Context, conn *sql.Conn, d Dialect) (err error) {
-	commit, rollback, err := begin(ctx, conn, d)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			rollback()
-		}
-	}()
 	stmts := DictionarySQL(d)
 	if d == Postgres {
 		if stmts, err = changedComments(ctx, conn); err != nil {
@@ -210,7 +202,7 @@ func describe(ctx context.Context, conn *sql.Conn, d Dialect) (err error) {
 			return fmt.Errorf("dbschema: data dictionary: %w", err)
 		}
 	}
-	return commit()
+	return nil
 }
 
 // Markdown is the data dictionary as a Markdown document: the types, then

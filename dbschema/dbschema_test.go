@@ -1,0 +1,101 @@
+package dbschema
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// stmtDriver is a database that holds nothing: every query answers no
+// row (a NULL for MAX), every statement succeeds but the one failOn
+// names. It records the statements.
+type stmtDriver struct {
+	failOn string
+	mu     sync.Mutex
+	stmts  []string
+}
+
+func (d *stmtDriver) Connect(context.Context) (driver.Conn, error) { return stmtConn{d}, nil }
+func (d *stmtDriver) Driver() driver.Driver                        { return nil }
+
+// count is how many statements were q.
+func (d *stmtDriver) count(q string) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n := 0
+	for _, s := range d.stmts {
+		if s == q {
+			n++
+		}
+	}
+	return n
+}
+
+type stmtConn struct{ d *stmtDriver }
+
+func (c stmtConn) Prepare(string) (driver.Stmt, error) { return nil, errors.ErrUnsupported }
+func (c stmtConn) Close() error                        { return nil }
+func (c stmtConn) Begin() (driver.Tx, error)           { return nil, errors.ErrUnsupported }
+
+func (c stmtConn) ExecContext(_ context.Context, q string, _ []driver.NamedValue) (driver.Result, error) {
+	c.d.mu.Lock()
+	defer c.d.mu.Unlock()
+	c.d.stmts = append(c.d.stmts, q)
+	if c.d.failOn != "" && strings.Contains(q, c.d.failOn) {
+		return nil, errors.New("refused")
+	}
+	return driver.RowsAffected(0), nil
+}
+
+func (c stmtConn) QueryContext(_ context.Context, q string, _ []driver.NamedValue) (driver.Rows, error) {
+	c.d.mu.Lock()
+	defer c.d.mu.Unlock()
+	c.d.stmts = append(c.d.stmts, q)
+	return &nullRows{max: strings.HasPrefix(q, "SELECT MAX(")}, nil
+}
+
+// nullRows is no row, or one NULL for a MAX.
+type nullRows struct{ max bool }
+
+func (r *nullRows) Columns() []string { return []string{"v"} }
+func (r *nullRows) Close() error      { return nil }
+func (r *nullRows) Next(dest []driver.Value) error {
+	if !r.max {
+		return io.EOF
+	}
+	r.max = false
+	dest[0] = nil
+	return nil
+}
+
+// TestMigrateRecreatingIsOneTransaction: the migrations, the tables
+// recreated and the data dictionary commit as one transaction, begun
+// once (so that concurrent callers each wait for the write lock once),
+// and a statement refused, even the last, rolls all of it back.
+func TestMigrateRecreatingIsOneTransaction(t *testing.T) {
+	t.Parallel()
+	for _, d := range []Dialect{SQLite, Postgres} {
+		begin := map[Dialect]string{SQLite: "BEGIN IMMEDIATE", Postgres: "BEGIN"}[d]
+		drv := &stmtDriver{}
+		db := sql.OpenDB(drv)
+		if _, err := MigrateRecreating(context.Background(), db, d); err != nil {
+			t.Fatalf("%v: %v", d, err)
+		}
+		if b, c := drv.count(begin), drv.count("COMMIT"); b != 1 || c != 1 {
+			t.Errorf("%v: %d %s and %d COMMIT for a new database, want one each", d, b, begin, c)
+		}
+		drv = &stmtDriver{failOn: map[Dialect]string{SQLite: "INSERT INTO edapp_columns", Postgres: "COMMENT ON"}[d]} // the data dictionary, last
+		db = sql.OpenDB(drv)
+		if _, err := MigrateRecreating(context.Background(), db, d); err == nil {
+			t.Errorf("%v: a refused statement: no error", d)
+		}
+		if c, r := drv.count("COMMIT"), drv.count("ROLLBACK"); c != 0 || r != 1 {
+			t.Errorf("%v: a refused statement: %d COMMIT and %d ROLLBACK, want only a ROLLBACK", d, c, r)
+		}
+	}
+}
