@@ -1,9 +1,11 @@
 package export
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -43,29 +45,75 @@ func (x *Database) RebuildIdentities(ctx context.Context) error {
 // external id (SafetyCulture's from its course-progress rows), else email;
 // courses by external id, else title; lessons by their matched course and
 // external id, else title. Two ways that disagree, or several candidates,
-// make a conflict, never a guess.
+// make a conflict, never a guess. When the table already holds exactly
+// the rows it would write (a re-run that changed no one), it writes
+// nothing, and the rows keep their ids.
 func RebuildIdentities(ctx context.Context, db TxBeginner, d Dialect) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if d == Postgres {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(identitiesLockKey)); err != nil {
-			return err
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM identities`); err != nil {
-		return fmt.Errorf("export: identities: %w", err)
+	if err := lockIdentities(ctx, tx, d); err != nil {
+		return err
 	}
 	rows, err := matchAll(ctx, tx)
 	if err != nil {
+		return fmt.Errorf("export: identities: %w", err)
+	}
+	same, err := identitiesHold(ctx, tx, rows)
+	if err != nil || same {
+		return cmp.Or(err, tx.Commit())
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM identities`); err != nil {
 		return fmt.Errorf("export: identities: %w", err)
 	}
 	if err := insertIdentities(ctx, tx, d, rows); err != nil {
 		return fmt.Errorf("export: identities: %w", err)
 	}
 	return tx.Commit()
+}
+
+// lockIdentities takes, for tx, the lock a rebuild holds: on PostgreSQL
+// identitiesLockKey; on SQLite the database's write lock, which a write
+// takes even when it changes nothing (so that a transaction begun
+// deferred cannot fail to upgrade after its reads).
+func lockIdentities(ctx context.Context, tx *sql.Tx, d Dialect) error {
+	q := `DELETE FROM identities WHERE 0 = 1`
+	if d == Postgres {
+		q = `SELECT pg_advisory_xact_lock(` + strconv.FormatInt(identitiesLockKey, 10) + `)`
+	}
+	_, err := tx.ExecContext(ctx, q)
+	return err
+}
+
+// identitiesHold reports whether the table holds exactly rows, in any
+// order.
+func identitiesHold(ctx context.Context, tx *sql.Tx, rows []identity) (bool, error) {
+	want := map[identity]int{}
+	for _, r := range rows {
+		want[r]++
+	}
+	got, err := tx.QueryContext(ctx, `SELECT kind, edapp_id, safetyculture_id, edapp_external_id, safetyculture_external_id, email, matched_by FROM identities`)
+	if err != nil {
+		return false, fmt.Errorf("export: identities: %w", err)
+	}
+	defer got.Close()
+	n := 0
+	for got.Next() {
+		var kind, matchedBy string
+		var edappID, scID, edappExt, scExt, email sql.NullString
+		if err := got.Scan(&kind, &edappID, &scID, &edappExt, &scExt, &email, &matchedBy); err != nil {
+			return false, err
+		}
+		r := identity{kind: kind, edappID: edappID.String, scID: scID.String, edappExt: edappExt.String, scExt: scExt.String, email: email.String, matchedBy: matchedBy}
+		if want[r] == 0 {
+			return false, nil
+		}
+		want[r]--
+		n++
+	}
+	return n == len(rows), got.Err()
 }
 
 // matchAll matches the people, the courses, then the lessons (whose keys
