@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -79,11 +78,12 @@ func RebuildIdentities(ctx context.Context, db TxBeginner, d Dialect) error {
 // takes even when it changes nothing (so that a transaction begun
 // deferred cannot fail to upgrade after its reads).
 func lockIdentities(ctx context.Context, tx *sql.Tx, d Dialect) error {
-	q := `DELETE FROM identities WHERE 0 = 1`
+	var err error
 	if d == Postgres {
-		q = `SELECT pg_advisory_xact_lock(` + strconv.FormatInt(identitiesLockKey, 10) + `)`
+		_, err = tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(identitiesLockKey))
+	} else {
+		_, err = tx.ExecContext(ctx, `DELETE FROM identities WHERE 0 = 1`)
 	}
-	_, err := tx.ExecContext(ctx, q)
 	return err
 }
 

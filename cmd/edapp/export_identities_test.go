@@ -149,21 +149,21 @@ func TestIdentitiesKeepTheirIdsWhenNothingChanged(t *testing.T) {
 		srv, _ := exportFixture(t, 0)
 		users := []string{`{"id":"u1","name":"One","email":"one@example.com"}`, `{"id":"u2","name":"Two","email":"two@example.com"}`}
 		serveUsers(t, srv, users...)
-		export := func() [][]string {
+		exportUsers := func() [][]string {
 			wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users"), exitOK)
 			return rowsOf(t, url, `SELECT edapp_id, CAST(id AS TEXT), email FROM identities ORDER BY edapp_id`)
 		}
-		export()
+		exportUsers()
 		db, _ := openTestDB(t, url)
 		if _, err := db.Exec(`UPDATE identities SET id = id + 1000`); err != nil {
 			t.Fatal(err)
 		}
 		moved := rowsOf(t, url, `SELECT edapp_id, CAST(id AS TEXT), email FROM identities ORDER BY edapp_id`)
-		if again := export(); !slices.EqualFunc(moved, again, slices.Equal) {
+		if again := exportUsers(); !slices.EqualFunc(moved, again, slices.Equal) {
 			t.Errorf("a re-run with nothing changed: identities %q, then %q", moved, again)
 		}
 		serveUsers(t, srv, users[0], `{"id":"u2","name":"Two","email":"two@example.org"}`)
-		if changed := export(); len(changed) != 2 || changed[1][2] != "two@example.org" {
+		if changed := exportUsers(); len(changed) != 2 || changed[1][2] != "two@example.org" {
 			t.Errorf("after an email changed: identities %q, want u2 with its new email", changed)
 		}
 	})
