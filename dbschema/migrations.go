@@ -34,6 +34,7 @@ var migrations = slices.Concat(migrationsBeforeSource, []Migration{
 	{Version: 10, Name: "views", Steps: []Step{trainingCompletionsView, peopleView}},
 	{Version: 11, Name: "safetyculture analytics", Steps: safetyCultureAnalyticsSteps},
 	{Version: 12, Name: "btree indexes", Steps: btreeSteps},
+	{Version: 13, Name: "export seen keys", Steps: createTables(edappExportSeenTable)},
 })
 
 // migrationsBeforeSource are the migrations of the schema that held one

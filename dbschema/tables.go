@@ -10,7 +10,7 @@ import "slices"
 // them.
 var rawColumn = Column{Name: "raw", Type: JSON, Origin: FromEdApp | FromSafetyCulture, Nullable: true, Description: "The record as the service sent it, unknown fields included; fields the SDK knows as it decodes them (times in UTC)."}
 
-var runColumn = Column{Name: "edapp_run", Type: Int, Origin: FromEngine, Nullable: true, Description: "The export run that last saw the row; a complete fetch deletes the rows of earlier runs."}
+var runColumn = Column{Name: "edapp_run", Type: Int, Origin: FromEngine, Nullable: true, Description: "The export run that last wrote the row: a run that finds it unchanged leaves it as it is. A complete fetch deletes the rows it did not see."}
 
 var progressEventColumns = []Column{
 	{Name: "user_id", Type: Text, Field: "userId", Origin: FromEdApp | FromSafetyCulture, Description: "The learner's user id (EdApp's or SafetyCulture's, as source says)."},

@@ -78,6 +78,7 @@ type Database struct {
 	bulk       BulkLoader         // nil: rows go by statements
 	upsertOnly bool               // a write tried again on a new connection
 	fresh      bool               // the write under way: its kind's tables were empty at the walk's start
+	seenRun    int64              // the write under way: the full walk whose seen keys it records; 0 for none
 	ckpt       *checkpointer      // SQLite's: nil when the connection checkpoints its own commits
 }
 
@@ -88,6 +89,7 @@ type dbKind struct {
 	written  int
 	rejected int    // kept in the rejects table
 	fresh    bool   // its tables were empty at the walk's start: rows go in by plain inserts
+	full     bool   // the walk fetches every record (fullWalk): its writes record the keys they see
 	fields   *table // the users': their custom fields' table
 }
 

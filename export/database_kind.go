@@ -98,9 +98,11 @@ func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
 	defer x.shared.mu.Unlock()
 	c := x.kinds[k.Name]
 	if c.walk.run != 0 && p.From.Equal(c.walk.from) && p.Page == c.walk.pages+1 {
+		c.full = fullWalk(k, c.walk)
 		return nil // the walk goes on, with its run and start
 	}
 	c.walk = walkState{cursor: c.walk.cursor, from: p.From, run: x.run, pages: max(p.Page-1, 0)}
+	c.full = fullWalk(k, c.walk)
 	if p.Page == 1 {
 		fresh, err := x.dropIndexesIfEmpty(ctx, k.Name)
 		if err != nil {
@@ -109,6 +111,9 @@ func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
 		c.fresh = fresh
 	}
 	return x.retry(ctx, func() error {
+		if err := x.forgetSeen(ctx, k.Name, c.walk.run); err != nil {
+			return err
+		}
 		_, err := x.conn.ExecContext(ctx, x.q(`INSERT INTO edapp_export_kinds (source, kind, walk_run, walk_from, walk_started, walk_pages) VALUES (?, ?, ?, ?, NULL, ?)
 ON CONFLICT (source, kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from = excluded.walk_from, walk_started = NULL, walk_pages = excluded.walk_pages`),
 			x.source, k.Name, c.walk.run, x.timeArg(p.From), c.walk.pages)
@@ -127,6 +132,10 @@ func (x *Database) write(ctx context.Context, c *dbKind, b *Batch) error {
 		c.walk.started = b.Started
 	}
 	x.fresh = c.fresh
+	if c.full {
+		x.seenRun = c.walk.run
+	}
+	defer func() { x.seenRun = 0 }()
 	records, fields, err := x.writeBatch(ctx, c, b)
 	x.fresh = false
 	if c.fresh && keyTaken(err) {
@@ -189,7 +198,7 @@ func (x *Database) End(ctx context.Context, k *Kind, r *KindResult) error {
 	if started.IsZero() {
 		started = r.Started
 	}
-	full := !k.Incremental || (k.Remirror && c.walk.from.IsZero())
+	full := fullWalk(k, c.walk)
 	completed := time.Now()
 	if k.Remirror && !full {
 		completed = time.Time{} // completed_at stays the last full walk's
@@ -235,6 +244,13 @@ walk_pages = NULL, completed_at = COALESCE(?, completed_at) WHERE source = ? AND
 	return deleted, err
 }
 
+// fullWalk reports whether w fetches all of k's records: a mirrored kind,
+// or a Remirror kind walked from the start. Its end deletes the rows it
+// did not see.
+func fullWalk(k *Kind, w walkState) bool {
+	return !k.Incremental || (k.Remirror && w.from.IsZero())
+}
+
 // note is the summary's line for the kind.
 func (c *dbKind) note(deleted int64) string {
 	note := fmt.Sprintf("%d rows written", c.written)
@@ -245,14 +261,6 @@ func (c *dbKind) note(deleted int64) string {
 		note += fmt.Sprintf(", %d rejected (see the rejects table)", c.rejected)
 	}
 	return note
-}
-
-func (x *Database) deleteUnseen(ctx context.Context, tx *sql.Tx, table string, run int64) (int64, error) {
-	res, err := tx.ExecContext(ctx, x.q(`DELETE FROM `+table+` WHERE source = ? AND (edapp_run IS NULL OR edapp_run <> ?)`), x.source, run)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
 }
 
 // loadTables are the tables a kind's rows go to: its own, and the users'

@@ -114,6 +114,7 @@ func (u *upserter) nextRow(chunks <-chan rowChunk, failed *error) func() ([]any,
 		row := rows[0]
 		rows = rows[1:]
 		dbschema.CleanArgs(u.x.d, row, u.isJSON)
+		u.see(row)
 		return row, nil
 	}
 }
@@ -123,7 +124,7 @@ func (u *upserter) nextRow(chunks <-chan rowChunk, failed *error) func() ([]any,
 func mergeSQL(t *table, tmp string) string {
 	cols, keys := strings.Join(columnNames(t), ", "), strings.Join(keyNames(t), ", ")
 	return "INSERT INTO " + t.name + " (" + cols + ") SELECT DISTINCT ON (" + keys + ") " + cols + " FROM " + tmp +
-		" ORDER BY " + keys + ", ctid DESC" + onConflict(t)
+		" ORDER BY " + keys + ", ctid DESC" + onConflict(Postgres, t)
 }
 
 // refusedByLoader is a row the bulk loader could not send (a value its

@@ -49,6 +49,7 @@ type dbShared struct {
 	slots    chan struct{} // one per group being written on a pooled connection
 	gaveUp   atomic.Pointer[error]
 	ownerPID atomic.Int64 // the server process of the session holding the lock
+	seenPart atomic.Int64 // the groups' rows in edapp_export_seen, numbered
 }
 
 // writesInParallel tells the engine that Write may run beside the other

@@ -26,6 +26,10 @@ type table struct {
 	// key: a value over dbschema.MaxIndexedBytes is stored as NULL.
 	indexed []int
 	sql     map[int]string
+	// leavesSame: every key column is text, so the keys a fetch saw can be
+	// recorded (edapp_export_seen), and an upsert leaves a row whose
+	// values are unchanged as it is, edapp_run included.
+	leavesSame bool
 }
 
 // maxParams bounds the placeholders of one INSERT (SQLite allows 32766,
@@ -64,8 +68,19 @@ func (x *Database) table(k *Kind) (*table, error) {
 			t.indexed = append(t.indexed, i)
 		}
 	}
+	t.leavesSame = textKey(t)
 	x.tables[k.Name] = t
 	return t, nil
+}
+
+// textKey reports whether every key column of t is text.
+func textKey(t *table) bool {
+	for _, i := range t.key {
+		if t.cols[i].Type != dbschema.Text {
+			return false
+		}
+	}
+	return true
 }
 
 // origin is the Origin of the columns the source fills: a column only the
@@ -106,21 +121,35 @@ func (x *Database) upsertSQL(t *table, n int) string {
 	rows := strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
 	s := "INSERT INTO " + t.name + " (" + strings.Join(columnNames(t), ", ") + ") VALUES " + rows
 	if key > 0 {
-		s += onConflict(t)
+		s += onConflict(x.d, t)
 	}
 	t.sql[key] = x.q(s)
 	return t.sql[key]
 }
 
-// onConflict is the clause that makes an insert into t an upsert.
-func onConflict(t *table) string {
-	var set []string
+// onConflict is the clause that makes an insert into t an upsert. Into a
+// table that leavesSame, a row whose values are all unchanged is left as
+// it is: a re-run writes only what changed.
+func onConflict(d Dialect, t *table) string {
+	var set, same []string
+	is := " IS "
+	if d == Postgres {
+		is = " IS NOT DISTINCT FROM "
+	}
 	for i, c := range t.cols {
-		if !isKey(t, i) {
-			set = append(set, c.Name+" = excluded."+c.Name)
+		if isKey(t, i) {
+			continue
+		}
+		set = append(set, c.Name+" = excluded."+c.Name)
+		if c.Name != "edapp_run" {
+			same = append(same, t.name+"."+c.Name+is+"excluded."+c.Name)
 		}
 	}
-	return " ON CONFLICT (" + strings.Join(keyNames(t), ", ") + ") DO UPDATE SET " + strings.Join(set, ", ")
+	s := " ON CONFLICT (" + strings.Join(keyNames(t), ", ") + ") DO UPDATE SET " + strings.Join(set, ", ")
+	if t.leavesSame && len(same) > 0 {
+		s += " WHERE NOT (" + strings.Join(same, " AND ") + ")"
+	}
+	return s
 }
 
 func columnNames(t *table) []string {
@@ -203,6 +232,9 @@ func (u *upserter) write(ctx context.Context, chunks <-chan rowChunk) (int, erro
 			return 0, c.err
 		}
 		u.rejects = append(u.rejects, c.rejects...)
+		for _, row := range c.rows {
+			u.see(row)
+		}
 		for rows := c.rows; len(rows) > 0; {
 			n := min(u.per, len(rows))
 			if err := u.exec(ctx, rows[:n]); err != nil {
@@ -333,6 +365,7 @@ type upserter struct {
 	per     int
 	stmt    *sql.Stmt
 	rejects []dbschema.Reject // for the rejects table, by flush
+	seen    [][]string        // the keys of the rows written, for edapp_export_seen, by flush
 }
 
 func (x *Database) upserter(tx *sql.Tx, t *table) *upserter {
@@ -393,13 +426,16 @@ func (u *upserter) execEach(ctx context.Context, rows [][]any) error {
 	return nil
 }
 
-// flush writes the rows rejected so far to the rejects table, and returns
-// how many there were.
+// flush writes the rows rejected so far to the rejects table, and the
+// keys seen to edapp_export_seen; it returns how many rows were rejected.
 func (u *upserter) flush(ctx context.Context) (int, error) {
 	n := len(u.rejects)
 	err := dbschema.InsertRejects(ctx, u.tx, u.x.d, u.rejects)
 	u.rejects = nil
-	return n, err
+	if err != nil {
+		return n, err
+	}
+	return n, u.recordSeen(ctx)
 }
 
 // isJSON reports whether the i-th value of a row, or of rows laid end to
@@ -506,6 +542,7 @@ func (x *Database) customFieldsTable() *table {
 	t := x.tables[customFieldsTable.Name]
 	if t == nil {
 		t = &table{name: customFieldsTable.Name, cols: customFieldsTable.Columns, key: []int{1, 2, 0}, sql: map[int]string{}}
+		t.leavesSame = textKey(t)
 		x.tables[t.name] = t
 	}
 	return t

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
@@ -329,6 +330,95 @@ func TestExportDBMirrorsDeletions(t *testing.T) {
 		}
 		if got, want := dbCounts(t, db, []string{"users"})["users"], fakeCounts(t, srv)["users"]; got != want {
 			t.Errorf("users: %d rows, the fake holds %d", got, want)
+		}
+	})
+}
+
+// TestExportDBLeavesUnchangedRowsAlone: a re-run writes only the users
+// that changed (their edapp_run moves on; the others keep the first
+// run's), and deletes the one the service deleted, also when its walk
+// was interrupted after writing some of its pages and resumed by the
+// next run: the keys the first part saw are in edapp_export_seen.
+func TestExportDBLeavesUnchangedRowsAlone(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, demo := exportFixture(t, 12)
+		ctx := context.Background()
+		pages := func(f *factory) { withPageSize(f, 5) }
+		wantCode(t, runExport(t, ctx, srv, pages, "--db", url, "--kinds", "users"), exitOK)
+		db, d := openTestDB(t, url)
+		runs := func() map[string]int64 {
+			out := map[string]int64{}
+			rows, err := db.Query(`SELECT id, edapp_run FROM users`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var id string
+				var run int64
+				if err := rows.Scan(&id, &run); err != nil {
+					t.Fatal(err)
+				}
+				out[id] = run
+			}
+			return out
+		}
+		count := func(q string) (n int) {
+			if err := db.QueryRow(q).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		before := runs()
+		gone, changed := demo.UserIDs[2], demo.UserIDs[0]
+		if err := srv.Client().Users.Delete(ctx, gone); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := srv.Client().Users.Update(ctx, changed, edapp.UserUpdateParams{FirstName: edapp.Ptr("Renamed")}); err != nil {
+			t.Fatal(err)
+		}
+		// Interrupted once a group of the walk is committed.
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		r := runExport(t, cctx, srv, func(f *factory) {
+			pages(f)
+			onRecords(f, func(kind string, n int) {
+				for deadline := time.Now().Add(10 * time.Second); kind == "users" && n >= 10 && time.Now().Before(deadline); {
+					if count(`SELECT COUNT(*) FROM edapp_export_seen`) > 0 {
+						cancel()
+						return
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+			})
+		}, "--db", url, "--kinds", "users")
+		wantCode(t, r, exitError)
+		if count(`SELECT COUNT(*) FROM edapp_export_seen`) == 0 {
+			t.Fatal("the interrupted run recorded no keys")
+		}
+		wantCode(t, runExport(t, ctx, srv, pages, "--db", url, "--kinds", "users"), exitOK)
+		after := runs()
+		if _, ok := after[gone]; ok {
+			t.Error("the deleted user is still in users")
+		}
+		if after[changed] == before[changed] {
+			t.Error("the changed user kept its edapp_run")
+		}
+		var first string
+		if err := db.QueryRow(dbschema.Rebind(d, `SELECT first_name FROM users WHERE id = ?`), changed).Scan(&first); err != nil || first != "Renamed" {
+			t.Errorf("changed user's first_name %q, %v", first, err)
+		}
+		for id, run := range after {
+			if id != changed && run != before[id] {
+				t.Errorf("user %s: edapp_run %d, want the first run's %d (unchanged)", id, run, before[id])
+			}
+		}
+		if got, want := len(after), fakeCounts(t, srv)["users"]; got != want {
+			t.Errorf("users: %d rows, the fake holds %d", got, want)
+		}
+		if n := count(`SELECT COUNT(*) FROM edapp_export_seen`); n != 0 {
+			t.Errorf("edapp_export_seen keeps %d rows after the complete walk", n)
 		}
 	})
 }
