@@ -27,14 +27,19 @@ func (m Migration) SQL(d Dialect) []string {
 }
 
 // migrations is the schema's history, oldest first.
-var migrations = slices.Concat(migrationsBeforeSource, []Migration{
+var migrations = slices.Concat(migrationsBeforeSeen, []Migration{
+	{Version: 13, Name: "unchanged rows", Steps: unchangedRowsSteps(migrationsBeforeSeen)},
+})
+
+// migrationsBeforeSeen are the released migrations before 13, which
+// adds a column to every table that has edapp_run.
+var migrationsBeforeSeen = slices.Concat(migrationsBeforeSource, []Migration{
 	{Version: 7, Name: "source", Steps: sourceSteps(migrationsBeforeSource)},
 	{Version: 8, Name: "safetyculture kinds", Steps: safetyCultureSteps},
 	{Version: 9, Name: "identities", Steps: []Step{CreateTable{identitiesTable}}},
 	{Version: 10, Name: "views", Steps: []Step{trainingCompletionsView, peopleView}},
 	{Version: 11, Name: "safetyculture analytics", Steps: safetyCultureAnalyticsSteps},
 	{Version: 12, Name: "btree indexes", Steps: btreeSteps},
-	{Version: 13, Name: "export seen keys", Steps: createTables(edappExportSeenTable)},
 })
 
 // migrationsBeforeSource are the migrations of the schema that held one

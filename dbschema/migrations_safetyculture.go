@@ -13,7 +13,7 @@ var safetyCultureSteps = []Step{
 	AddColumn{"users", Column{Name: "created_at", Type: Time, Field: "createdAt", Origin: FromSafetyCulture, Nullable: true, Description: "When the user was created (SafetyCulture)."}},
 	AddColumn{"course_progress", Column{Name: "user_email", Type: Text, Field: "userEmail", Origin: FromSafetyCulture, Nullable: true, Description: "The learner's email address (SafetyCulture's feed)."}},
 	AddColumn{"course_progress", Column{Name: "due_at", Type: Time, Field: "dueAt", Origin: FromSafetyCulture, Nullable: true, Description: "When the course is due for the learner (SafetyCulture); NULL when it has no due date."}},
-	AddColumn{"course_progress", Column{Name: "edapp_run", Type: Int, Origin: FromEngine, Nullable: true, Description: "The export run that last saw the row; SafetyCulture's complete fetch deletes its rows of earlier runs."}},
+	AddColumn{"course_progress", Column{Name: "edapp_run", Type: Int, Origin: FromEngine, Nullable: true, Description: "The export run that last wrote the row: a run that finds it unchanged leaves it as it is. A complete fetch deletes the rows it did not see."}},
 	CreateIndex{"course_progress", Index{Columns: []string{"edapp_run"}}},
 }
 

@@ -1,11 +1,13 @@
 package dbschema
 
 // Migration 13: a re-run leaves the rows it finds unchanged as they are.
-// A complete fetch of a mirrored kind deletes the rows it did not see; it
-// used to tell them by edapp_run, which it wrote into every row it saw,
-// changed or not. It now keeps the keys it saw in edapp_export_seen, in
-// the transaction of each group of pages, so that an interrupted fetch's
-// next run knows them too, and deletes the rows whose keys are in none.
+// Every table the export writes gains edapp_digest, a digest of the row's
+// values: a complete fetch reads the digests first and writes only the
+// rows whose digest differs. It used to tell the rows it saw by edapp_run,
+// which it wrote into every row it saw, changed or not; it now keeps the
+// keys it saw in edapp_export_seen, in the transaction of each group of
+// pages, so that an interrupted fetch's next run knows them too, and
+// deletes the rows whose keys are in none.
 
 var edappExportSeenTable = Table{Name: "edapp_export_seen", Description: "The export's own: the keys a complete fetch of a mirrored kind has seen so far, a row per table and group of pages; emptied when the fetch completes, after it deleted the rows it did not see.",
 	Key: []string{"source", "table_name", "walk_run", "export_run", "part"},
@@ -17,4 +19,23 @@ var edappExportSeenTable = Table{Name: "edapp_export_seen", Description: "The ex
 		{Name: "part", Type: Int, Origin: FromEngine, Description: "The group's number within that run."},
 		{Name: "keys", Type: Text, Origin: FromEngine, Description: "The keys of the group's rows: a JSON array holding, per row, an array of its key columns' values, in the order of the table's key."},
 	},
+}
+
+var digestColumn = Column{Name: "edapp_digest", Type: Text, Origin: FromEngine, Nullable: true, Description: "A digest of the row's values (all but edapp_run) as the export last wrote them: a complete fetch that finds the same values leaves the row as it is. Set it to NULL to have the next complete fetch write the row again."}
+
+// unchangedRowsSteps creates edapp_export_seen and adds edapp_digest to
+// every table of the schema before (the released migrations 1-12) that
+// has edapp_run, in the order they were created.
+func unchangedRowsSteps(before []Migration) []Step {
+	tables, err := Fold(before)
+	if err != nil {
+		panic(err) // a mistake in migrations, which the package's tests find
+	}
+	steps := []Step{CreateTable{edappExportSeenTable}}
+	for _, t := range tables {
+		if _, ok := t.Column("edapp_run"); ok {
+			steps = append(steps, AddColumn{t.Name, digestColumn})
+		}
+	}
+	return steps
 }

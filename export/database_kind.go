@@ -131,11 +131,14 @@ func (x *Database) write(ctx context.Context, c *dbKind, b *Batch) error {
 	if c.walk.started.IsZero() {
 		c.walk.started = b.Started
 	}
+	if err := x.loadKnown(ctx, c); err != nil {
+		return fmt.Errorf("%s: %w", c.t.name, err)
+	}
 	x.fresh = c.fresh
 	if c.full {
-		x.seenRun = c.walk.run
+		x.seenRun, x.known = c.walk.run, c.known
 	}
-	defer func() { x.seenRun = 0 }()
+	defer func() { x.seenRun, x.known = 0, nil }()
 	records, fields, err := x.writeBatch(ctx, c, b)
 	x.fresh = false
 	if c.fresh && keyTaken(err) {
@@ -150,7 +153,8 @@ func (x *Database) write(ctx context.Context, c *dbKind, b *Batch) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.t.name, err)
 	}
-	c.written += len(b.Records) - records
+	c.written += len(b.Records) - records - x.same
+	c.same += x.same
 	c.rejected += records + fields
 	return nil
 }
@@ -159,6 +163,7 @@ func (x *Database) write(ctx context.Context, c *dbKind, b *Batch) error {
 // and the users' custom fields.
 func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *Batch) (records, fields int, err error) {
 	err = x.tx(ctx, func(tx *sql.Tx) error {
+		x.same = 0
 		if records, err = x.upsert(ctx, tx, c.t, b.Records, c.walk.run); err != nil {
 			return err
 		}
@@ -254,6 +259,9 @@ func fullWalk(k *Kind, w walkState) bool {
 // note is the summary's line for the kind.
 func (c *dbKind) note(deleted int64) string {
 	note := fmt.Sprintf("%d rows written", c.written)
+	if c.same > 0 {
+		note += fmt.Sprintf(", %d unchanged", c.same)
+	}
 	if deleted > 0 {
 		note += fmt.Sprintf(", %d deleted", deleted)
 	}

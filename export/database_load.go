@@ -109,12 +109,11 @@ func (u *upserter) nextRow(chunks <-chan rowChunk, failed *error) func() ([]any,
 				return nil, c.err
 			}
 			u.rejects = append(u.rejects, c.rejects...)
-			rows = c.rows
+			rows = u.changed(c.rows)
 		}
 		row := rows[0]
 		rows = rows[1:]
 		dbschema.CleanArgs(u.x.d, row, u.isJSON)
-		u.see(row)
 		return row, nil
 	}
 }

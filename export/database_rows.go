@@ -27,9 +27,11 @@ type table struct {
 	indexed []int
 	sql     map[int]string
 	// leavesSame: every key column is text, so the keys a fetch saw can be
-	// recorded (edapp_export_seen), and an upsert leaves a row whose
-	// values are unchanged as it is, edapp_run included.
+	// recorded (edapp_export_seen), and the table has edapp_digest, so an
+	// upsert leaves a row whose values are unchanged as it is, edapp_run
+	// included.
 	leavesSame bool
+	digest     int // the index of edapp_digest in cols; -1 for none
 }
 
 // maxParams bounds the placeholders of one INSERT (SQLite allows 32766,
@@ -57,7 +59,7 @@ func (x *Database) table(k *Kind) (*table, error) {
 	t := &table{name: def.Name, cols: def.Columns, sql: map[int]string{}}
 	for i, c := range def.Columns {
 		f, ok := byCol[c.Name]
-		if !ok && c.Name != "raw" && c.Name != "edapp_run" && c.Name != "source" && c.Origin&x.origin() != 0 {
+		if !ok && c.Origin&x.origin() != 0 && !slices.Contains(engineColumns, c.Name) {
 			return nil, fmt.Errorf("export: column %s.%s has no field", def.Name, c.Name)
 		}
 		t.fields = append(t.fields, f)
@@ -68,19 +70,18 @@ func (x *Database) table(k *Kind) (*table, error) {
 			t.indexed = append(t.indexed, i)
 		}
 	}
-	t.leavesSame = textKey(t)
+	t.setDigest()
 	x.tables[k.Name] = t
 	return t, nil
 }
 
-// textKey reports whether every key column of t is text.
-func textKey(t *table) bool {
-	for _, i := range t.key {
-		if t.cols[i].Type != dbschema.Text {
-			return false
-		}
-	}
-	return true
+// engineColumns are the columns of a kind's table that no field fills.
+var engineColumns = []string{"raw", "edapp_run", "source", "edapp_digest"}
+
+// setDigest finds t's edapp_digest, and whether t leavesSame.
+func (t *table) setDigest() {
+	t.digest = slices.IndexFunc(t.cols, func(c dbschema.Column) bool { return c.Name == "edapp_digest" })
+	t.leavesSame = t.digest >= 0 && !slices.ContainsFunc(t.key, func(i int) bool { return t.cols[i].Type != dbschema.Text })
 }
 
 // origin is the Origin of the columns the source fills: a column only the
@@ -131,23 +132,19 @@ func (x *Database) upsertSQL(t *table, n int) string {
 // table that leavesSame, a row whose values are all unchanged is left as
 // it is: a re-run writes only what changed.
 func onConflict(d Dialect, t *table) string {
-	var set, same []string
-	is := " IS "
-	if d == Postgres {
-		is = " IS NOT DISTINCT FROM "
-	}
+	var set []string
 	for i, c := range t.cols {
-		if isKey(t, i) {
-			continue
-		}
-		set = append(set, c.Name+" = excluded."+c.Name)
-		if c.Name != "edapp_run" {
-			same = append(same, t.name+"."+c.Name+is+"excluded."+c.Name)
+		if !isKey(t, i) {
+			set = append(set, c.Name+" = excluded."+c.Name)
 		}
 	}
 	s := " ON CONFLICT (" + strings.Join(keyNames(t), ", ") + ") DO UPDATE SET " + strings.Join(set, ", ")
-	if t.leavesSame && len(same) > 0 {
-		s += " WHERE NOT (" + strings.Join(same, " AND ") + ")"
+	if t.leavesSame {
+		differs := " IS NOT "
+		if d == Postgres {
+			differs = " IS DISTINCT FROM "
+		}
+		s += " WHERE " + t.name + ".edapp_digest" + differs + "excluded.edapp_digest"
 	}
 	return s
 }
@@ -211,7 +208,9 @@ func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []R
 			records = records[n:]
 		}
 	}()
-	return u.write(ctx, chunks)
+	rejected, err := u.write(ctx, chunks)
+	x.same += u.same
+	return rejected, err
 }
 
 // write writes the rows of chunks, through the bulk loader when the
@@ -232,10 +231,7 @@ func (u *upserter) write(ctx context.Context, chunks <-chan rowChunk) (int, erro
 			return 0, c.err
 		}
 		u.rejects = append(u.rejects, c.rejects...)
-		for _, row := range c.rows {
-			u.see(row)
-		}
-		for rows := c.rows; len(rows) > 0; {
+		for rows := u.changed(c.rows); len(rows) > 0; {
 			n := min(u.per, len(rows))
 			if err := u.exec(ctx, rows[:n]); err != nil {
 				return 0, err
@@ -329,9 +325,12 @@ func (x *Database) reject(t *table, row []any, why string) dbschema.Reject {
 	}
 	cols := map[string]any{}
 	for i, c := range t.cols {
-		if c.Name == "raw" {
+		switch c.Name {
+		case "raw":
 			r.Raw, _ = row[i].(string)
 			return r
+		case "edapp_digest":
+			continue
 		}
 		cols[c.Name] = row[i]
 	}
@@ -366,6 +365,8 @@ type upserter struct {
 	stmt    *sql.Stmt
 	rejects []dbschema.Reject // for the rejects table, by flush
 	seen    [][]string        // the keys of the rows written, for edapp_export_seen, by flush
+	known   map[string]string // the digests of the table's rows, by rowKey, when the walk began (see changed)
+	same    int               // the rows left out as unchanged
 }
 
 func (x *Database) upserter(tx *sql.Tx, t *table) *upserter {
@@ -373,7 +374,7 @@ func (x *Database) upserter(tx *sql.Tx, t *table) *upserter {
 	if x.d == SQLite {
 		per = max(1, sqliteParams/len(t.cols))
 	}
-	return &upserter{x: x, tx: tx, t: t, per: per}
+	return &upserter{x: x, tx: tx, t: t, per: per, known: x.known[t.name]}
 }
 
 func (u *upserter) exec(ctx context.Context, rows [][]any) error {
@@ -471,10 +472,12 @@ func (x *Database) row(t *table, r Record, run int64) ([]any, error) {
 			row[i] = run
 		case "source":
 			row[i] = x.source
+		case "edapp_digest": // below, of the others
 		default:
 			row[i] = x.value(r, t.fields[i], c.Type)
 		}
 	}
+	t.putDigest(row)
 	return row, nil
 }
 
@@ -533,7 +536,7 @@ func (x *Database) value(r Record, name string, typ dbschema.Type) any {
 }
 
 // customFieldsTable holds a row per user and custom field; its columns
-// are source, user_id, name, value and edapp_run, in that order (see
+// are source, user_id, name, value, edapp_run and edapp_digest, in that order (see
 // TestCustomFieldsTableShape).
 var customFieldsTable, _ = dbschema.Lookup("user_custom_fields")
 
@@ -542,7 +545,7 @@ func (x *Database) customFieldsTable() *table {
 	t := x.tables[customFieldsTable.Name]
 	if t == nil {
 		t = &table{name: customFieldsTable.Name, cols: customFieldsTable.Columns, key: []int{1, 2, 0}, sql: map[int]string{}}
-		t.leavesSame = textKey(t)
+		t.setDigest()
 		x.tables[t.name] = t
 	}
 	return t
@@ -560,7 +563,8 @@ func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, t *table,
 			continue // a user without a usable id is rejected with its record
 		}
 		for name, value := range u.CustomFields {
-			row := []any{x.source, u.ID, name, value, run}
+			row := []any{x.source, u.ID, name, value, run, nil}
+			t.putDigest(row)
 			if why := keyProblem(t, row); why != "" {
 				rejects = append(rejects, x.reject(t, row, why))
 				continue

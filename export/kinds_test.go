@@ -66,7 +66,7 @@ func TestCustomFieldsTableShape(t *testing.T) {
 	for _, c := range customFieldsTable.Columns {
 		names = append(names, c.Name)
 	}
-	if want := []string{"source", "user_id", "name", "value", "edapp_run"}; !slices.Equal(names, want) ||
+	if want := []string{"source", "user_id", "name", "value", "edapp_run", "edapp_digest"}; !slices.Equal(names, want) ||
 		!slices.Equal(customFieldsTable.Key, []string{"user_id", "name", "source"}) {
 		t.Errorf("user_custom_fields: columns %v, key %v", names, customFieldsTable.Key)
 	}

@@ -1,0 +1,93 @@
+package export
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/edapp-go/edapp/dbschema"
+)
+
+// seenTable is a table with a text key, a value, edapp_run and
+// edapp_digest.
+func seenTable() *table {
+	t := &table{name: "t", key: []int{0}, cols: []dbschema.Column{
+		{Name: "id", Type: dbschema.Text}, {Name: "v", Type: dbschema.Text},
+		{Name: "edapp_run", Type: dbschema.Int}, {Name: "edapp_digest", Type: dbschema.Text},
+	}}
+	t.setDigest()
+	return t
+}
+
+func TestPutDigest(t *testing.T) {
+	t.Parallel()
+	tb := seenTable()
+	if !tb.leavesSame || tb.digest != 3 {
+		t.Fatalf("leavesSame %v, digest %d", tb.leavesSame, tb.digest)
+	}
+	digest := func(v any, run int64) any {
+		row := []any{"a", v, run, nil}
+		tb.putDigest(row)
+		return row[3]
+	}
+	if digest("x", 1) != digest("x", 2) {
+		t.Error("edapp_run changed the digest")
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	values := []any{"x", "y", "", nil, int64(1), "1", float64(1), true, false, at, at.Add(time.Nanosecond)}
+	var seen []any
+	for _, v := range values {
+		d := digest(v, 1)
+		if slices.Contains(seen, d) {
+			t.Errorf("%#v has the digest of an earlier value", v)
+		}
+		seen = append(seen, d)
+	}
+	if d, ok := digest("x", 1).(string); !ok || len(d) != 32 {
+		t.Errorf("digest %#v, want 32 hex digits", d)
+	}
+}
+
+func TestUpserterChanged(t *testing.T) {
+	t.Parallel()
+	tb := seenTable()
+	row := func(id, v string) []any {
+		r := []any{id, v, int64(2), nil}
+		tb.putDigest(r)
+		return r
+	}
+	known := map[string]string{}
+	for _, r := range [][]any{row("a", "1"), row("b", "1")} {
+		known[rowKey(tb, r)] = r[3].(string)
+	}
+	u := &upserter{x: &Database{d: SQLite, seenRun: 7}, t: tb, known: known}
+	ids := func(rows [][]any) (out []string) {
+		for _, r := range rows {
+			out = append(out, r[0].(string))
+		}
+		return out
+	}
+	// a is unchanged, b changed, c is new.
+	if got := ids(u.changed([][]any{row("a", "1"), row("b", "2"), row("c", "1")})); !slices.Equal(got, []string{"b", "c"}) {
+		t.Errorf("written %v, want [b c]", got)
+	}
+	// b comes again as it was: written, since the walk wrote it since.
+	if got := ids(u.changed([][]any{row("a", "1"), row("b", "1")})); !slices.Equal(got, []string{"b"}) {
+		t.Errorf("written %v, want [b]", got)
+	}
+	if u.same != 2 {
+		t.Errorf("same %d, want 2", u.same)
+	}
+	var keys []string
+	for _, k := range u.seen {
+		keys = append(keys, k[0])
+	}
+	if want := []string{"a", "b", "c", "a", "b"}; !slices.Equal(keys, want) {
+		t.Errorf("seen %v, want %v", keys, want)
+	}
+	// A plain insert records no key.
+	u = &upserter{x: &Database{d: SQLite, seenRun: 7, fresh: true}, t: tb}
+	if u.changed([][]any{row("a", "1")}); len(u.seen) != 0 {
+		t.Errorf("a plain insert recorded %v", u.seen)
+	}
+}
