@@ -2,6 +2,7 @@ package export
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,5 +90,22 @@ func TestUpserterChanged(t *testing.T) {
 	u = &upserter{x: &Database{d: SQLite, seenRun: 7, fresh: true}, t: tb}
 	if u.changed([][]any{row("a", "1")}); len(u.seen) != 0 {
 		t.Errorf("a plain insert recorded %v", u.seen)
+	}
+}
+
+func TestOnConflictLeavesSameRows(t *testing.T) {
+	t.Parallel()
+	tb := seenTable()
+	for d, want := range map[Dialect]string{SQLite: " WHERE t.edapp_digest IS NOT excluded.edapp_digest", Postgres: " WHERE t.edapp_digest IS DISTINCT FROM excluded.edapp_digest"} {
+		if got := onConflict(d, tb); !strings.HasSuffix(got, want) {
+			t.Errorf("%v: %s, want it to end with %s", d, got, want)
+		}
+	}
+	timeKey := &table{name: "e", key: []int{0}, cols: []dbschema.Column{
+		{Name: "at", Type: dbschema.Time}, {Name: "v", Type: dbschema.Text}, {Name: "edapp_digest", Type: dbschema.Text},
+	}}
+	timeKey.setDigest()
+	if got := onConflict(SQLite, timeKey); timeKey.leavesSame || strings.Contains(got, "WHERE") {
+		t.Errorf("a table keyed on a time: leavesSame %v, %s", timeKey.leavesSame, got)
 	}
 }
