@@ -11,6 +11,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/edapp-go/edapp/dbschema"
@@ -275,15 +276,21 @@ func (t *table) putDigest(row []any) {
 	if t.digest < 0 {
 		return
 	}
-	var b []byte
+	p := digestBufs.Get().(*[]byte)
+	b := (*p)[:0]
 	for i, v := range row {
 		if i != t.digest && t.cols[i].Name != "edapp_run" {
 			b = appendValue(b, v)
 		}
 	}
 	sum := sha256.Sum256(b)
+	*p = b
+	digestBufs.Put(p)
 	row[t.digest] = hex.EncodeToString(sum[:16])
 }
+
+// digestBufs are the buffers putDigest lays a row's values out in.
+var digestBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // appendValue appends v, tagged with its type, to b.
 func appendValue(b []byte, v any) []byte {
