@@ -102,7 +102,7 @@ func (x *Database) unseen(ctx context.Context, tx *sql.Tx, t *table, run int64) 
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		if _, ok := seen[strings.Join(k, "\x1f")]; !ok {
+		if _, ok := seen[seenKey(k)]; !ok {
 			key := make([]any, len(k))
 			for i := range k {
 				key[i] = k[i]
@@ -113,15 +113,15 @@ func (x *Database) unseen(ctx context.Context, tx *sql.Tx, t *table, run int64) 
 	return gone, rows.Err()
 }
 
-// seenKeys is the set of keys of table recorded by the walk of run, each
-// its values joined by U+001F.
-func (x *Database) seenKeys(ctx context.Context, tx *sql.Tx, table string, run int64) (map[string]struct{}, error) {
+// seenKeys is the set of keys of table recorded by the walk of run, by
+// seenKey.
+func (x *Database) seenKeys(ctx context.Context, tx *sql.Tx, table string, run int64) (map[[16]byte]struct{}, error) {
 	rows, err := tx.QueryContext(ctx, x.q(`SELECT keys FROM edapp_export_seen WHERE source = ? AND table_name = ? AND walk_run = ?`), x.source, table, run)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	seen := map[string]struct{}{}
+	seen := map[[16]byte]struct{}{}
 	for rows.Next() {
 		var s string
 		if err := rows.Scan(&s); err != nil {
@@ -132,10 +132,23 @@ func (x *Database) seenKeys(ctx context.Context, tx *sql.Tx, table string, run i
 			return nil, fmt.Errorf("edapp_export_seen of %s: %w", table, err)
 		}
 		for _, k := range keys {
-			seen[strings.Join(k, "\x1f")] = struct{}{}
+			seen[seenKey(k)] = struct{}{}
 		}
 	}
 	return seen, rows.Err()
+}
+
+// seenKey is a digest of a key's values: a large walk's keys stay small
+// in memory.
+func seenKey(values []string) [16]byte {
+	h := sha256.New()
+	for _, v := range values {
+		h.Write(binary.AppendUvarint(nil, uint64(len(v))))
+		h.Write([]byte(v))
+	}
+	var k [16]byte
+	copy(k[:], h.Sum(nil))
+	return k
 }
 
 // deleteKeys deletes the rows of t with the given keys, and returns how
