@@ -129,8 +129,8 @@ func (x *Database) upsertSQL(t *table, n int) string {
 }
 
 // onConflict is the clause that makes an insert into t an upsert. Into a
-// table that leavesSame, a row whose values are all unchanged is left as
-// it is: a re-run writes only what changed.
+// table that leavesSame, a row whose digest is unchanged is left as it
+// is, edapp_run included.
 func onConflict(d Dialect, t *table) string {
 	var set []string
 	for i, c := range t.cols {
@@ -364,7 +364,7 @@ type upserter struct {
 	per     int
 	stmt    *sql.Stmt
 	rejects []dbschema.Reject // for the rejects table, by flush
-	seen    [][]string        // the keys of the rows written, for edapp_export_seen, by flush
+	seen    [][]string        // the keys of the rows written or left out, for edapp_export_seen, by flush
 	known   map[string]string // the digests of the table's rows, by rowKey, when the walk began (see changed)
 	same    int               // the rows left out as unchanged
 }
