@@ -449,12 +449,22 @@ func (u *upserter) close() {
 	}
 }
 
+// rowKey is row's key columns, each followed by U+001F: a string as it
+// is, a time in RFC 3339, another value as fmt prints it.
 func rowKey(t *table, row []any) string {
-	var b strings.Builder
+	b := make([]byte, 0, 64)
 	for _, i := range t.key {
-		fmt.Fprint(&b, row[i], "\x1f")
+		switch v := row[i].(type) {
+		case string:
+			b = append(b, v...)
+		case time.Time:
+			b = v.AppendFormat(b, time.RFC3339Nano)
+		default:
+			b = fmt.Append(b, v)
+		}
+		b = append(b, '\x1f')
 	}
-	return b.String()
+	return string(b)
 }
 
 // row is r's values in t's column order.
