@@ -1,0 +1,157 @@
+package export
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A complete walk also leaves out the rows whose values are those the
+// table held when it began: at its first write it reads the digests of
+// its tables' rows (edapp_digest), and a row whose digest is the same is
+// not sent at all. Only its key is recorded.
+
+// maxKnown bounds the digests a walk keeps in memory, about 100 bytes
+// each: the rows of a larger table are all sent, and the database leaves
+// the unchanged ones as they are.
+const maxKnown = 200_000
+
+// changed is rows but those whose digest is the one their table held when
+// the walk began. It keeps every row's key for edapp_export_seen. A key
+// sent once in the walk is never left out again, so that the last record
+// of a key the walk meets twice is the one written.
+func (u *upserter) changed(rows [][]any) [][]any {
+	for _, row := range rows {
+		u.see(row)
+	}
+	if u.known == nil {
+		return rows
+	}
+	out := rows[:0]
+	for _, row := range rows {
+		k := rowKey(u.t, row)
+		if d, ok := u.known[k]; ok && d == row[u.t.digest] {
+			u.same++
+			continue
+		}
+		delete(u.known, k)
+		out = append(out, row)
+	}
+	return out
+}
+
+// loadKnown reads, at a complete walk's first write, the digests of the
+// rows of its tables, unless they were empty when it began.
+func (x *Database) loadKnown(ctx context.Context, c *dbKind) error {
+	if c.loaded || !c.full || c.fresh {
+		return nil
+	}
+	known := map[string]map[string]string{}
+	for _, t := range []*table{c.t, c.fields} {
+		if t == nil || !t.leavesSame {
+			continue
+		}
+		var m map[string]string
+		err := x.retry(ctx, func() (err error) {
+			m, err = x.knownDigests(ctx, t)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if m != nil {
+			known[t.name] = m
+		}
+	}
+	c.known, c.loaded = known, true
+	return nil
+}
+
+// knownDigests is the digests of t's rows of the source, keyed as rowKey
+// keys a row; nil when it holds more than maxKnown.
+func (x *Database) knownDigests(ctx context.Context, t *table) (map[string]string, error) {
+	keys := keyNames(t)
+	rows, err := x.conn.QueryContext(ctx, x.q(`SELECT `+strings.Join(keys, ", ")+`, edapp_digest FROM `+t.name+
+		` WHERE source = ? AND edapp_digest IS NOT NULL LIMIT `+strconv.Itoa(maxKnown+1)), x.source)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	vals := make([]string, len(keys)+1)
+	dest := make([]any, len(vals))
+	for i := range vals {
+		dest[i] = &vals[i]
+	}
+	for rows.Next() {
+		if len(m) == maxKnown {
+			return nil, nil
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		var b strings.Builder
+		for _, v := range vals[:len(keys)] {
+			b.WriteString(v)
+			b.WriteByte('\x1f')
+		}
+		m[b.String()] = vals[len(keys)]
+	}
+	return m, rows.Err()
+}
+
+// putDigest sets row's edapp_digest: a SHA-256 of its other values but
+// edapp_run, 16 bytes of it in hex.
+func (t *table) putDigest(row []any) {
+	if t.digest < 0 {
+		return
+	}
+	p := digestBufs.Get().(*[]byte)
+	b := (*p)[:0]
+	for i, v := range row {
+		if i != t.digest && t.cols[i].Name != "edapp_run" {
+			b = appendValue(b, v)
+		}
+	}
+	sum := sha256.Sum256(b)
+	*p = b
+	digestBufs.Put(p)
+	row[t.digest] = hex.EncodeToString(sum[:16])
+}
+
+// digestBufs are the buffers putDigest lays a row's values out in.
+var digestBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// appendValue appends v, tagged with its type, to b.
+func appendValue(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(b, 0)
+	case string:
+		b = binary.AppendUvarint(append(b, 1), uint64(len(v)))
+		return append(b, v...)
+	case int64:
+		return binary.AppendVarint(append(b, 2), v)
+	case float64:
+		return binary.BigEndian.AppendUint64(append(b, 3), math.Float64bits(v))
+	case bool:
+		if v {
+			return append(b, 4, 1)
+		}
+		return append(b, 4, 0)
+	case time.Time:
+		b = v.UTC().AppendFormat(append(b, 5), time.RFC3339Nano)
+		return append(b, 0)
+	default:
+		s := fmt.Sprintf("%T:%v", v, v)
+		b = binary.AppendUvarint(append(b, 6), uint64(len(s)))
+		return append(b, s...)
+	}
+}
