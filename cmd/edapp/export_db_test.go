@@ -339,41 +339,15 @@ func TestExportDBMirrorsDeletions(t *testing.T) {
 // that changed (their edapp_run moves on; the others keep the first
 // run's), and deletes the one the service deleted, also when its walk
 // was interrupted after writing some of its pages and resumed by the
-// next run: the keys the first part saw are in edapp_export_seen. A run
-// with nothing changed sends no row; one whose digest was cleared is
-// written again.
+// next run: the keys the first part saw are in edapp_export_seen.
 func TestExportDBLeavesUnchangedRowsAlone(t *testing.T) {
 	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, demo := exportFixture(t, 12)
 		ctx := context.Background()
-		pages := func(f *factory) { withPageSize(f, 5) }
-		wantCode(t, runExport(t, ctx, srv, pages, "--db", url, "--kinds", "users"), exitOK)
+		wantCode(t, runExport(t, ctx, srv, func(f *factory) { withPageSize(f, 5) }, "--db", url, "--kinds", "users"), exitOK)
 		db, d := openTestDB(t, url)
-		runs := func() map[string]int64 {
-			out := map[string]int64{}
-			rows, err := db.Query(`SELECT id, edapp_run FROM users`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var id string
-				var run int64
-				if err := rows.Scan(&id, &run); err != nil {
-					t.Fatal(err)
-				}
-				out[id] = run
-			}
-			return out
-		}
-		count := func(q string) (n int) {
-			if err := db.QueryRow(q).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-		before := runs()
+		before := usersRuns(t, db)
 		gone, changed := demo.UserIDs[2], demo.UserIDs[0]
 		if err := srv.Client().Users.Delete(ctx, gone); err != nil {
 			t.Fatal(err)
@@ -381,27 +355,9 @@ func TestExportDBLeavesUnchangedRowsAlone(t *testing.T) {
 		if _, err := srv.Client().Users.Update(ctx, changed, edapp.UserUpdateParams{FirstName: edapp.Ptr("Renamed")}); err != nil {
 			t.Fatal(err)
 		}
-		// Interrupted once a group of the walk is committed.
-		cctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		r := runExport(t, cctx, srv, func(f *factory) {
-			pages(f)
-			onRecords(f, func(kind string, n int) {
-				for deadline := time.Now().Add(10 * time.Second); kind == "users" && n >= 10 && time.Now().Before(deadline); {
-					if count(`SELECT COUNT(*) FROM edapp_export_seen`) > 0 {
-						cancel()
-						return
-					}
-					time.Sleep(10 * time.Millisecond)
-				}
-			})
-		}, "--db", url, "--kinds", "users")
-		wantCode(t, r, exitError)
-		if count(`SELECT COUNT(*) FROM edapp_export_seen`) == 0 {
-			t.Fatal("the interrupted run recorded no keys")
-		}
-		wantCode(t, runExport(t, ctx, srv, pages, "--db", url, "--kinds", "users"), exitOK)
-		after := runs()
+		exportUsersInterrupted(t, srv, url, db)
+		wantCode(t, runExport(t, ctx, srv, func(f *factory) { withPageSize(f, 5) }, "--db", url, "--kinds", "users"), exitOK)
+		after := usersRuns(t, db)
 		if _, ok := after[gone]; ok {
 			t.Error("the deleted user is still in users")
 		}
@@ -420,25 +376,91 @@ func TestExportDBLeavesUnchangedRowsAlone(t *testing.T) {
 		if got, want := len(after), fakeCounts(t, srv)["users"]; got != want {
 			t.Errorf("users: %d rows, the fake holds %d", got, want)
 		}
-		if n := count(`SELECT COUNT(*) FROM edapp_export_seen`); n != 0 {
+		if n := countRows(t, db, `SELECT COUNT(*) FROM edapp_export_seen`); n != 0 {
 			t.Errorf("edapp_export_seen keeps %d rows after the complete walk", n)
 		}
-		// Nothing changed: no row is sent; a digest set to NULL by hand
-		// has its row written again.
-		r = runExport(t, ctx, srv, pages, "--db", url, "--kinds", "users")
+	})
+}
+
+// exportUsersInterrupted runs an export of the users in pages of 5 and
+// cancels it once a group of its walk is committed, with its keys.
+func exportUsersInterrupted(t *testing.T, srv *edapptest.Server, url string, db *sql.DB) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := runExport(t, ctx, srv, func(f *factory) {
+		withPageSize(f, 5)
+		onRecords(f, func(kind string, n int) {
+			// Not t.Fatal: the hook runs on the export's goroutine.
+			for deadline := time.Now().Add(10 * time.Second); kind == "users" && n >= 10 && time.Now().Before(deadline); {
+				var keys int
+				if db.QueryRow(`SELECT COUNT(*) FROM edapp_export_seen`).Scan(&keys) == nil && keys > 0 {
+					cancel()
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
+	}, "--db", url, "--kinds", "users")
+	wantCode(t, r, exitError)
+	if countRows(t, db, `SELECT COUNT(*) FROM edapp_export_seen`) == 0 {
+		t.Fatal("the interrupted run recorded no keys")
+	}
+}
+
+// TestExportDBSendsNoUnchangedRow: a run with nothing changed sends no
+// row, and says so; a row whose digest was cleared is written again.
+func TestExportDBSendsNoUnchangedRow(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, demo := exportFixture(t, 3)
+		ctx := context.Background()
+		wantCode(t, runExport(t, ctx, srv, nil, "--db", url, "--kinds", "users"), exitOK)
+		db, d := openTestDB(t, url)
+		users := fakeCounts(t, srv)["users"]
+		r := runExport(t, ctx, srv, nil, "--db", url, "--kinds", "users")
 		wantCode(t, r, exitOK)
-		if want := fmt.Sprintf("0 rows written, %d unchanged", len(after)); !strings.Contains(r.stdout, want) {
+		if want := fmt.Sprintf("0 rows written, %d unchanged", users); !strings.Contains(r.stdout, want) {
 			t.Errorf("a run with nothing changed: want %q in\n%s", want, r.stdout)
 		}
-		if _, err := db.Exec(dbschema.Rebind(d, `UPDATE users SET edapp_digest = NULL WHERE id = ?`), changed); err != nil {
+		if _, err := db.Exec(dbschema.Rebind(d, `UPDATE users SET edapp_digest = NULL WHERE id = ?`), demo.UserIDs[0]); err != nil {
 			t.Fatal(err)
 		}
-		r = runExport(t, ctx, srv, pages, "--db", url, "--kinds", "users")
+		r = runExport(t, ctx, srv, nil, "--db", url, "--kinds", "users")
 		wantCode(t, r, exitOK)
-		if want := fmt.Sprintf("1 rows written, %d unchanged", len(after)-1); !strings.Contains(r.stdout, want) {
+		if want := fmt.Sprintf("1 rows written, %d unchanged", users-1); !strings.Contains(r.stdout, want) {
 			t.Errorf("a run after a digest was cleared: want %q in\n%s", want, r.stdout)
 		}
 	})
+}
+
+// usersRuns is the edapp_run of each row of users, by id.
+func usersRuns(t *testing.T, db *sql.DB) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	rows, err := db.Query(`SELECT id, edapp_run FROM users`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var run int64
+		if err := rows.Scan(&id, &run); err != nil {
+			t.Fatal(err)
+		}
+		out[id] = run
+	}
+	return out
+}
+
+// countRows is the count query q answers.
+func countRows(t *testing.T, db *sql.DB, q string) (n int) {
+	t.Helper()
+	if err := db.QueryRow(q).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // TestExportDBStoresNUL: a record with a NUL character in its strings is
