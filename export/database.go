@@ -80,7 +80,6 @@ type Database struct {
 	fresh      bool                         // the write under way: its kind's tables were empty at the walk's start
 	seenRun    int64                        // the write under way: the full walk whose seen keys it records; 0 for none
 	known      map[string]map[string]string // the write under way: its kind's known (see changed)
-	same       int                          // the write under way: the records it left out as unchanged
 	ckpt       *checkpointer                // SQLite's: nil when the connection checkpoints its own commits
 }
 
@@ -92,8 +91,7 @@ type dbKind struct {
 	rejected int                          // kept in the rejects table
 	fresh    bool                         // its tables were empty at the walk's start: rows go in by plain inserts
 	full     bool                         // the walk fetches every record (fullWalk): its writes record the keys they see
-	loaded   bool                         // known was read, at the walk's first write
-	known    map[string]map[string]string // by table: the digests of its rows when the walk began (loadKnown)
+	known    map[string]map[string]string // by table: the digests of its rows when the walk began (loadKnown); nil until read
 	same     int                          // the records left out as unchanged
 	fields   *table                       // the users': their custom fields' table
 }

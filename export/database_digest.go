@@ -50,7 +50,7 @@ func (u *upserter) changed(rows [][]any) [][]any {
 // loadKnown reads, at a complete walk's first write, the digests of the
 // rows of its tables, unless they were empty when it began.
 func (x *Database) loadKnown(ctx context.Context, c *dbKind) error {
-	if c.loaded || !c.full || c.fresh {
+	if c.known != nil || !c.full || c.fresh {
 		return nil
 	}
 	known := map[string]map[string]string{}
@@ -70,7 +70,7 @@ func (x *Database) loadKnown(ctx context.Context, c *dbKind) error {
 			known[t.name] = m
 		}
 	}
-	c.known, c.loaded = known, true
+	c.known = known
 	return nil
 }
 

@@ -139,36 +139,38 @@ func (x *Database) write(ctx context.Context, c *dbKind, b *Batch) error {
 		x.seenRun, x.known = c.walk.run, c.known
 	}
 	defer func() { x.seenRun, x.known = 0, nil }()
-	records, fields, err := x.writeBatch(ctx, c, b)
+	n, err := x.writeBatch(ctx, c, b)
 	x.fresh = false
 	if c.fresh && keyTaken(err) {
 		c.fresh = false // a key the walk repeats: upsert from now on
-		records, fields, err = x.writeBatch(ctx, c, b)
+		n, err = x.writeBatch(ctx, c, b)
 	}
 	if dbschema.IsDataError(err) && ctx.Err() == nil {
 		x.rowByRow = true
-		records, fields, err = x.writeBatch(ctx, c, b)
+		n, err = x.writeBatch(ctx, c, b)
 		x.rowByRow = false
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.t.name, err)
 	}
-	c.written += len(b.Records) - records - x.same
-	c.same += x.same
-	c.rejected += records + fields
+	c.written += len(b.Records) - n.records - n.same
+	c.same += n.same
+	c.rejected += n.records + n.fields
 	return nil
 }
 
-// writeBatch is Write's transaction; it returns the records it rejected,
-// and the users' custom fields.
-func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *Batch) (records, fields int, err error) {
+// batchCounts are what a batch's write left out: the records rejected,
+// the users' custom fields rejected, and the records left out unchanged.
+type batchCounts struct{ records, fields, same int }
+
+// writeBatch is Write's transaction.
+func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *Batch) (n batchCounts, err error) {
 	err = x.tx(ctx, func(tx *sql.Tx) error {
-		x.same = 0
-		if records, err = x.upsert(ctx, tx, c.t, b.Records, c.walk.run); err != nil {
+		if n.records, n.same, err = x.upsert(ctx, tx, c.t, b.Records, c.walk.run); err != nil {
 			return err
 		}
 		if c.t.name == "users" {
-			if fields, err = x.upsertCustomFields(ctx, tx, c.fields, b.Records, c.walk.run); err != nil {
+			if n.fields, err = x.upsertCustomFields(ctx, tx, c.fields, b.Records, c.walk.run); err != nil {
 				return err
 			}
 		}
@@ -179,7 +181,7 @@ walk_started = COALESCE(walk_started, ?) WHERE source = ? AND kind = ?`), b.Page
 		}
 		return err
 	})
-	return records, fields, err
+	return n, err
 }
 
 // End records a complete kind: a mirror, or a Remirror kind's full walk,

@@ -189,7 +189,7 @@ const chunksAhead = 32
 // kind the walk does not key) keeps its last record: within a statement
 // at its first place (one statement may not touch a row twice), across
 // statements by writing it last, and in a bulk load by the merge.
-func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []Record, run int64) (int, error) {
+func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []Record, run int64) (rejected, same int, err error) {
 	u := x.upserter(tx, t)
 	defer u.close()
 	chunks := make(chan rowChunk, chunksAhead)
@@ -208,9 +208,8 @@ func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []R
 			records = records[n:]
 		}
 	}()
-	rejected, err := u.write(ctx, chunks)
-	x.same += u.same
-	return rejected, err
+	rejected, err = u.write(ctx, chunks)
+	return rejected, u.same, err
 }
 
 // write writes the rows of chunks, through the bulk loader when the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -77,7 +76,7 @@ func (x *Database) deleteUnseen(ctx context.Context, tx *sql.Tx, name string, ru
 
 // unseen is the keys of t's rows that the walk of run neither wrote nor
 // recorded as seen.
-func (x *Database) unseen(ctx context.Context, tx *sql.Tx, t *table, run int64) ([][]any, error) {
+func (x *Database) unseen(ctx context.Context, tx *sql.Tx, t *table, run int64) ([][]string, error) {
 	seen, err := x.seenKeys(ctx, tx, t.name, run)
 	if err != nil {
 		return nil, err
@@ -87,7 +86,7 @@ func (x *Database) unseen(ctx context.Context, tx *sql.Tx, t *table, run int64) 
 		return nil, err
 	}
 	defer rows.Close()
-	var gone [][]any
+	var gone [][]string
 	for rows.Next() {
 		k := make([]string, len(t.key))
 		dest := make([]any, len(k))
@@ -98,11 +97,7 @@ func (x *Database) unseen(ctx context.Context, tx *sql.Tx, t *table, run int64) 
 			return nil, err
 		}
 		if _, ok := seen[seenKey(k)]; !ok {
-			key := make([]any, len(k))
-			for i := range k {
-				key[i] = k[i]
-			}
-			gone = append(gone, key)
+			gone = append(gone, k)
 		}
 	}
 	return gone, rows.Err()
@@ -133,22 +128,20 @@ func (x *Database) seenKeys(ctx context.Context, tx *sql.Tx, table string, run i
 	return seen, rows.Err()
 }
 
-// seenKey is a digest of a key's values: a large walk's keys stay small
-// in memory.
+// seenKey is a digest of a key's values, laid out as putDigest lays out a
+// row's: a large walk's keys stay small in memory.
 func seenKey(values []string) [16]byte {
-	h := sha256.New()
+	var b []byte
 	for _, v := range values {
-		h.Write(binary.AppendUvarint(nil, uint64(len(v))))
-		h.Write([]byte(v))
+		b = appendValue(b, v)
 	}
-	var k [16]byte
-	copy(k[:], h.Sum(nil))
-	return k
+	sum := sha256.Sum256(b)
+	return [16]byte(sum[:16])
 }
 
 // deleteKeys deletes the rows of t with the given keys, and returns how
 // many it deleted.
-func (x *Database) deleteKeys(ctx context.Context, tx *sql.Tx, t *table, keys [][]any) (int64, error) {
+func (x *Database) deleteKeys(ctx context.Context, tx *sql.Tx, t *table, keys [][]string) (int64, error) {
 	var deleted int64
 	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(t.key)), ", ") + ")"
 	per := max(1, sqliteParams/len(t.key))
@@ -156,7 +149,9 @@ func (x *Database) deleteKeys(ctx context.Context, tx *sql.Tx, t *table, keys []
 		n := min(per, len(keys))
 		args := make([]any, 0, n*len(t.key))
 		for _, k := range keys[:n] {
-			args = append(args, k...)
+			for _, v := range k {
+				args = append(args, v)
+			}
 		}
 		q := `DELETE FROM ` + t.name + ` WHERE (` + strings.Join(keyNames(t), ", ") + `) IN (VALUES ` + strings.TrimSuffix(strings.Repeat(row+", ", n), ", ") + `)`
 		res, err := tx.ExecContext(ctx, x.q(q), args...)
