@@ -77,14 +77,18 @@ func CleanArgs(d Dialect, args []any, isJSON func(i int) bool) {
 		if !ok {
 			continue
 		}
-		s = ValidUTF8(s)
+		c := ValidUTF8(s)
 		switch {
 		case d != Postgres:
 		case isJSON(i):
-			s = PostgresJSON(s)
+			c = PostgresJSON(c)
 		default:
-			s = PostgresText(s)
+			c = PostgresText(c)
 		}
-		args[i] = s
+		// Almost every value comes back as it was: putting it back in the
+		// interface would allocate for each one.
+		if c != s {
+			args[i] = c
+		}
 	}
 }
