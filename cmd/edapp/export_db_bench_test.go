@@ -164,6 +164,7 @@ type benchRun struct {
 	wall     time.Duration
 	cpu      time.Duration // the export process's, user and system
 	busy     float64       // the machine's cores busy on average (the fake, a database server, anything else)
+	server   time.Duration // the PostgreSQL server's processes', user and system
 	rss      int64
 	records  int
 	inFlight float64 // mean requests in flight
@@ -182,8 +183,8 @@ func benchLatency(t *testing.T, srv *benchFake, conc, rounds int) {
 			walls[d.name+" first"] = append(walls[d.name+" first"], first.wall.Seconds())
 			walls[d.name+" re-run"] = append(walls[d.name+" re-run"], again.wall.Seconds())
 			inFlight = append(inFlight, first.inFlight)
-			t.Logf("concurrency %d round %d %-8s first %6.1f s (%.2f in flight, peak RSS %d MiB, %d records, CPU %.1f s, %.2f cores busy)  re-run %6.1f s",
-				conc, round, d.name, first.wall.Seconds(), first.inFlight, first.rss>>20, first.records, first.cpu.Seconds(), first.busy, again.wall.Seconds())
+			t.Logf("concurrency %d round %d %-8s first %6.1f s (%.2f in flight, peak RSS %d MiB, %d records, CPU %.1f s, %.2f cores busy%s)  re-run %6.1f s",
+				conc, round, d.name, first.wall.Seconds(), first.inFlight, first.rss>>20, first.records, first.cpu.Seconds(), first.busy, serverCPU(d.name, first.server), again.wall.Seconds())
 			if d.name != "csv" {
 				benchIdentities(t, args[1])
 			}
@@ -212,6 +213,7 @@ func benchExport(t *testing.T, srv *benchFake, name string, args []string) bench
 	cmd.Env = append(cmd.Env, "EDAPP_BASE_URL="+srv.url)
 	srv.reset()
 	busy0, total0 := machineTicks()
+	server0 := postgresTicks()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -238,6 +240,7 @@ func benchExport(t *testing.T, srv *benchFake, name string, args []string) bench
 	if busy1, total1 := machineTicks(); total1 > total0 {
 		r.busy = float64(busy1-busy0) / float64(total1-total0) * float64(runtime.NumCPU())
 	}
+	r.server = ticksDuration(postgresTicks() - server0)
 	if cmd.ProcessState != nil {
 		r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
@@ -265,11 +268,11 @@ func benchZero(t *testing.T, srv *benchFake, rounds int) {
 			args := d.make(t)
 			r := benchExport(t, srv, fmt.Sprintf("zero-%s-%d", d.name, round), args)
 			walls[d.name] = append(walls[d.name], r.wall.Seconds())
-			line := fmt.Sprintf("no latency round %d %-8s first %6.1f s (%d records, CPU %.1f s, %.2f cores busy)", round, d.name, r.wall.Seconds(), r.records, r.cpu.Seconds(), r.busy)
+			line := fmt.Sprintf("no latency round %d %-8s first %6.1f s (%d records, CPU %.1f s, %.2f cores busy%s)", round, d.name, r.wall.Seconds(), r.records, r.cpu.Seconds(), r.busy, serverCPU(d.name, r.server))
 			if d.name != "csv" {
-				load := benchFastestLoad(t, args[1])
+				load, server := benchFastestLoad(t, args[1])
 				walls[d.name+" fastest"] = append(walls[d.name+" fastest"], load.Seconds())
-				line += fmt.Sprintf("  fastest load %6.1f s", load.Seconds())
+				line += fmt.Sprintf("  fastest load %6.1f s%s", load.Seconds(), serverCPU(d.name, server))
 			}
 			t.Log(line)
 		}
@@ -331,6 +334,44 @@ func machineTicks() (busy, total int64) {
 	}
 	return busy, total
 }
+
+// postgresTicks is the CPU time, in clock ticks, of every PostgreSQL
+// process on the machine, with that of the backends that have exited
+// (their server's children time).
+func postgresTicks() (ticks int64) {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// "pid (comm) state ppid ...": utime, stime, cutime and cstime are
+		// the 12th to 15th fields after the command's closing parenthesis.
+		s := string(b)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || end < open || s[open+1:end] != "postgres" {
+			continue
+		}
+		if fields := strings.Fields(s[end+1:]); len(fields) >= 15 {
+			for _, f := range fields[11:15] {
+				n, _ := strconv.ParseInt(f, 10, 64)
+				ticks += n
+			}
+		}
+	}
+	return ticks
+}
+
+// serverCPU is the PostgreSQL server's CPU time for a line of the log.
+func serverCPU(dest string, d time.Duration) string {
+	if !strings.HasPrefix(dest, "postgres") {
+		return ""
+	}
+	return fmt.Sprintf(", server CPU %.1f s", d.Seconds())
+}
+
+// ticksDuration converts clock ticks (USER_HZ, 100 on Linux) to a duration.
+func ticksDuration(ticks int64) time.Duration { return time.Duration(ticks) * 10 * time.Millisecond }
 
 func median(xs []float64) float64 {
 	s := slices.Clone(xs)
