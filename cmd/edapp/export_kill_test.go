@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -27,6 +28,9 @@ func TestExportChild(t *testing.T) {
 	args := os.Getenv("EDAPP_EXPORT_CHILD_ARGS")
 	if args == "" {
 		t.Skip("the child process of TestExportDBKillLoop and TestExportDBBench")
+	}
+	if p, ok := gcPercent(os.Getenv); ok { // as main does
+		debug.SetGCPercent(p)
 	}
 	pageSize, _ := strconv.Atoi(os.Getenv("EDAPP_EXPORT_CHILD_PAGE_SIZE"))
 	var out, errOut strings.Builder

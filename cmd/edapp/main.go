@@ -10,6 +10,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	_ "time/tzdata" // zone names resolve where the system has no zone database (a scratch image)
 
@@ -19,6 +20,9 @@ import (
 )
 
 func main() {
+	if p, ok := gcPercent(os.Getenv); ok {
+		debug.SetGCPercent(p)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// After the first signal, a second one kills at once.
 	go func() {
