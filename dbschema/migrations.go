@@ -29,6 +29,7 @@ func (m Migration) SQL(d Dialect) []string {
 // migrations is the schema's history, oldest first.
 var migrations = slices.Concat(migrationsBeforeSeen, []Migration{
 	{Version: 13, Name: "unchanged rows", Steps: unchangedRowsSteps(migrationsBeforeSeen)},
+	{Version: 14, Name: "identities changed", Steps: identitiesChangedSteps},
 })
 
 // migrationsBeforeSeen are the released migrations before 13, which

@@ -174,8 +174,9 @@ func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *Batch) (n batch
 				return err
 			}
 		}
+		wrote := len(b.Records) > n.records+n.same
 		_, err = tx.ExecContext(ctx, x.q(`UPDATE edapp_export_kinds SET walk_pages = CASE WHEN walk_pages > ? THEN walk_pages ELSE ? END,
-walk_started = COALESCE(walk_started, ?) WHERE source = ? AND kind = ?`), b.Pages, b.Pages, x.timeArg(b.Started), x.source, c.t.name)
+walk_started = COALESCE(walk_started, ?)`+x.identitiesChanged(c.t.name, wrote)+` WHERE source = ? AND kind = ?`), b.Pages, b.Pages, x.timeArg(b.Started), x.source, c.t.name)
 		if err == nil && x.d == SQLite {
 			_, err = tx.ExecContext(ctx, `UPDATE edapp_export_lock SET heartbeat_at = ? WHERE source = ?`, x.timeArg(time.Now()), x.source)
 		}
@@ -247,7 +248,7 @@ func (x *Database) endWalk(ctx context.Context, tx *sql.Tx, kind string, run int
 		}
 	}
 	_, err := tx.ExecContext(ctx, x.q(`UPDATE edapp_export_kinds SET cursor = ?, walk_run = NULL, walk_from = NULL, walk_started = NULL,
-walk_pages = NULL, completed_at = COALESCE(?, completed_at) WHERE source = ? AND kind = ?`), x.timeArg(cursor), x.timeArg(completed), x.source, kind)
+walk_pages = NULL, completed_at = COALESCE(?, completed_at)`+x.identitiesChanged(kind, deleted > 0)+` WHERE source = ? AND kind = ?`), x.timeArg(cursor), x.timeArg(completed), x.source, kind)
 	return deleted, err
 }
 

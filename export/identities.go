@@ -32,11 +32,35 @@ type TxBeginner interface {
 }
 
 // RebuildIdentities rebuilds identities (see the function of that name) on
-// the export's connection.
+// the export's connection, unless no export changed what they are built
+// from since their last rebuild: each kind records, in the transaction
+// that changed its rows, that it did (edapp_export_kinds.identities_changed).
+// A change made to those tables by hand goes unseen: call the function
+// RebuildIdentities then.
 func (x *Database) RebuildIdentities(ctx context.Context) error {
 	x.shared.mu.Lock()
 	defer x.shared.mu.Unlock()
+	var changed int
+	err := x.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM edapp_export_kinds WHERE identities_changed IS NOT FALSE`).Scan(&changed)
+	if err != nil || changed == 0 {
+		return err
+	}
 	return RebuildIdentities(ctx, x.conn, x.d)
+}
+
+// identitiesChanged is the assignment that marks kind's row in
+// edapp_export_kinds as having changed identities' inputs, for an UPDATE's
+// SET list: empty unless changed is true and the kind's table is one that
+// identities are built from, for the export's source (matchAll's queries).
+func (x *Database) identitiesChanged(kind string, changed bool) string {
+	switch {
+	case !changed:
+		return ""
+	case kind == "users" || kind == "courses" || kind == "lessons",
+		x.source == SourceSafetyCulture && (kind == "course_progress" || kind == "attempts"):
+		return ", identities_changed = TRUE"
+	}
+	return ""
 }
 
 // RebuildIdentities refills the table identities from what db holds of
@@ -46,7 +70,8 @@ func (x *Database) RebuildIdentities(ctx context.Context) error {
 // external id, else title. Two ways that disagree, or several candidates,
 // make a conflict, never a guess. When the table already holds exactly
 // the rows it would write (a re-run that changed no one), it writes
-// nothing, and the rows keep their ids.
+// nothing, and the rows keep their ids. It clears every kind's
+// edapp_export_kinds.identities_changed.
 func RebuildIdentities(ctx context.Context, db TxBeginner, d Dialect) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -55,6 +80,13 @@ func RebuildIdentities(ctx context.Context, db TxBeginner, d Dialect) error {
 	defer tx.Rollback()
 	if err := lockIdentities(ctx, tx, d); err != nil {
 		return err
+	}
+	// Cleared first: a kind whose rows change while this rebuild reads (an
+	// export of the other source, on PostgreSQL) marks its row after this
+	// statement, waiting for this transaction if the row was marked
+	// before, so that the next rebuild sees the change.
+	if _, err := tx.ExecContext(ctx, `UPDATE edapp_export_kinds SET identities_changed = FALSE WHERE identities_changed IS NOT FALSE`); err != nil {
+		return fmt.Errorf("export: identities: %w", err)
 	}
 	rows, err := matchAll(ctx, tx)
 	if err != nil {

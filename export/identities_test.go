@@ -42,3 +42,28 @@ func TestMatchIdentities(t *testing.T) {
 		}
 	}
 }
+
+func TestDatabaseIdentitiesChanged(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		source, kind string
+		changed      bool
+		want         bool
+	}{
+		{SourceEdApp, "users", true, true},
+		{SourceEdApp, "courses", true, true},
+		{SourceEdApp, "lessons", true, true},
+		{SourceEdApp, "users", false, false},
+		{SourceEdApp, "attempts", true, false}, // identities read SafetyCulture's attempts only
+		{SourceEdApp, "groups", true, false},
+		{SourceSafetyCulture, "attempts", true, true},
+		{SourceSafetyCulture, "course_progress", true, true},
+		{SourceSafetyCulture, "lesson_progress_events", true, false},
+	} {
+		x := newDatabase(nil, nil, SQLite)
+		x.source = c.source
+		if got := x.identitiesChanged(c.kind, c.changed) != ""; got != c.want {
+			t.Errorf("%s %s, changed %v: marks identities changed %v, want %v", c.source, c.kind, c.changed, got, c.want)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -165,6 +167,65 @@ func TestIdentitiesKeepTheirIdsWhenNothingChanged(t *testing.T) {
 		serveUsers(t, srv, users[0], `{"id":"u2","name":"Two","email":"two@example.org"}`)
 		if changed := exportUsers(); len(changed) != 2 || changed[1][2] != "two@example.org" {
 			t.Errorf("after an email changed: identities %q, want u2 with its new email", changed)
+		}
+	})
+}
+
+// TestIdentitiesRebuiltOnlyWhenTheirInputsChanged: a run that changed no
+// one leaves identities as they are, a row added by hand included; a run
+// stopped after it wrote a change, before its rebuild, leaves the rebuild
+// to the next run, even one that writes nothing; a deletion rebuilds them.
+func TestIdentitiesRebuiltOnlyWhenTheirInputsChanged(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, demo := exportFixture(t, 12)
+		ctx := context.Background()
+		exportUsers := func() {
+			wantCode(t, runExport(t, ctx, srv, func(f *factory) { withPageSize(f, 5) }, "--db", url, "--kinds", "users"), exitOK)
+		}
+		exportUsers()
+		db, d := openTestDB(t, url)
+		byHand := func() bool {
+			return countRows(t, db, `SELECT COUNT(*) FROM identities WHERE edapp_id = 'by-hand'`) == 1
+		}
+		addByHand := func() {
+			if _, err := db.Exec(`INSERT INTO identities (kind, edapp_id, matched_by) VALUES ('person', 'by-hand', 'none')`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		addByHand()
+		exportUsers()
+		if !byHand() {
+			t.Fatal("a run with nothing changed rebuilt identities")
+		}
+
+		renamed := demo.UserIDs[0]
+		if _, err := srv.Client().Users.Update(ctx, renamed, edapp.UserUpdateParams{Email: edapp.Ptr("renamed@example.org")}); err != nil {
+			t.Fatal(err)
+		}
+		exportUsersInterrupted(t, srv, url, db)
+		if countRows(t, db, `SELECT COUNT(*) FROM users WHERE email = 'renamed@example.org'`) != 1 {
+			t.Fatal("the interrupted run did not write the change") // the test's premise
+		}
+		if !byHand() {
+			t.Fatal("the interrupted run rebuilt identities")
+		}
+		exportUsers()
+		if byHand() {
+			t.Error("the run after the interrupted one left identities unbuilt")
+		}
+		var email string
+		if err := db.QueryRow(dbschema.Rebind(d, `SELECT email FROM identities WHERE edapp_id = ?`), renamed).Scan(&email); err != nil || email != "renamed@example.org" {
+			t.Errorf("the renamed person's email in identities: %q, %v", email, err)
+		}
+
+		addByHand()
+		if err := srv.Client().Users.Delete(ctx, demo.UserIDs[1]); err != nil {
+			t.Fatal(err)
+		}
+		exportUsers()
+		if byHand() || countRows(t, db, `SELECT COUNT(*) FROM identities WHERE edapp_id = '`+demo.UserIDs[1]+`'`) != 0 {
+			t.Error("a run that deleted a user left identities unbuilt")
 		}
 	})
 }

@@ -1,0 +1,1 @@
+ALTER TABLE edapp_export_kinds ADD COLUMN identities_changed INTEGER;
