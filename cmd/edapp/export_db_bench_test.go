@@ -183,7 +183,7 @@ func benchLatency(t *testing.T, srv *benchFake, conc, rounds int) {
 			walls[d.name+" first"] = append(walls[d.name+" first"], first.wall.Seconds())
 			walls[d.name+" re-run"] = append(walls[d.name+" re-run"], again.wall.Seconds())
 			inFlight = append(inFlight, first.inFlight)
-			t.Logf("concurrency %d round %d %-8s first %6.1f s (%.2f in flight, peak RSS %d MiB, %d records, CPU %.1f s, %.2f cores busy%s)  re-run %6.1f s",
+			t.Logf("concurrency %d round %d %-8s first %6.1f s (%.2f in flight, peak RSS %d MiB, %d records, CPU %.1f s, %.2f cores busy%s)  re-run %6.2f s",
 				conc, round, d.name, first.wall.Seconds(), first.inFlight, first.rss>>20, first.records, first.cpu.Seconds(), first.busy, serverCPU(d.name, first.server), again.wall.Seconds())
 			if d.name != "csv" {
 				benchIdentities(t, args[1])
@@ -194,7 +194,7 @@ func benchLatency(t *testing.T, srv *benchFake, conc, rounds int) {
 		base := median(walls["csv "+which])
 		for _, d := range benchDests {
 			xs := walls[d.name+" "+which]
-			t.Logf("concurrency %d %-8s %-6s median %6.1f s (%.1f–%.1f)  %.2f× CSV", conc, d.name, which, median(xs), slices.Min(xs), slices.Max(xs), median(xs)/base)
+			t.Logf("concurrency %d %-8s %-6s median %6.2f s (%.2f–%.2f)  %.2f× CSV", conc, d.name, which, median(xs), slices.Min(xs), slices.Max(xs), median(xs)/base)
 		}
 	}
 	t.Logf("concurrency %d first runs: mean in flight median %.2f (%.2f–%.2f) = %.0f%% of %d", conc, median(inFlight), slices.Min(inFlight), slices.Max(inFlight), 100*median(inFlight)/float64(conc), conc)
