@@ -364,7 +364,7 @@ func postgresTicks() (ticks int64) {
 
 // serverCPU is the PostgreSQL server's CPU time for a line of the log.
 func serverCPU(dest string, d time.Duration) string {
-	if !strings.HasPrefix(dest, "postgres") {
+	if dest != "postgres" {
 		return ""
 	}
 	return fmt.Sprintf(", server CPU %.1f s", d.Seconds())
