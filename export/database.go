@@ -73,14 +73,14 @@ type Database struct {
 	owner      *Database     // a writer's: the Database that lent it its connection
 	optErr     error         // the first bad option value
 	tables     map[string]*table
-	kinds      map[string]*dbKind           // the kinds being written
-	rowByRow   bool                         // Write's second try: each row under a savepoint
-	bulk       BulkLoader                   // nil: rows go by statements
-	upsertOnly bool                         // a write tried again on a new connection
-	fresh      bool                         // the write under way: its kind's tables were empty at the walk's start
-	seenRun    int64                        // the write under way: the full walk whose seen keys it records; 0 for none
-	known      map[string]map[string]string // the write under way: its kind's known (see changed)
-	ckpt       *checkpointer                // SQLite's: nil when the connection checkpoints its own commits
+	kinds      map[string]*dbKind    // the kinds being written
+	rowByRow   bool                  // Write's second try: each row under a savepoint
+	bulk       BulkLoader            // nil: rows go by statements
+	upsertOnly bool                  // a write tried again on a new connection
+	fresh      bool                  // the write under way: its kind's tables were empty at the walk's start
+	seenRun    int64                 // the write under way: the full walk whose seen keys it records; 0 for none
+	known      map[string]*knownRows // the write under way: its kind's known (see changed)
+	ckpt       *checkpointer         // SQLite's: nil when the connection checkpoints its own commits
 }
 
 // dbKind is one kind being written: the engine writes several at once.
@@ -88,12 +88,12 @@ type dbKind struct {
 	t        *table
 	walk     walkState
 	written  int
-	rejected int                          // kept in the rejects table
-	fresh    bool                         // its tables were empty at the walk's start: rows go in by plain inserts
-	full     bool                         // the walk fetches every record (fullWalk): its writes record the keys they see
-	known    map[string]map[string]string // by table: the digests of its rows when the walk began (loadKnown); nil until read
-	same     int                          // the records left out as unchanged
-	fields   *table                       // the users': their custom fields' table
+	rejected int                   // kept in the rejects table
+	fresh    bool                  // its tables were empty at the walk's start: rows go in by plain inserts
+	full     bool                  // the walk fetches every record (fullWalk): its writes record the keys they see
+	known    map[string]*knownRows // by table: its rows when the walk began (loadKnown); nil until read
+	same     int                   // the records left out as unchanged
+	fields   *table                // the users': their custom fields' table
 }
 
 // walkState is a kind's row in edapp_export_kinds.

@@ -23,6 +23,21 @@ import (
 // the unchanged ones as they are.
 const maxKnown = 200_000
 
+// knownRows is a table's rows at its walk's first write in this run, by
+// rowKey: their digests ("" for a row without one, which is sent whatever
+// it holds), whether the walk met each, and how many it has not met. When
+// it has met them all, none is gone: its end need not look for the rows it
+// did not see (nothingGone).
+type knownRows struct {
+	rows  map[string]knownRow
+	unmet int
+}
+
+type knownRow struct {
+	digest string
+	met    bool
+}
+
 // changed is rows but those whose digest is the one their table held when
 // the walk began. It keeps every row's key for edapp_export_seen. A key
 // sent once in the walk is never left out again, so that the last record
@@ -37,11 +52,17 @@ func (u *upserter) changed(rows [][]any) [][]any {
 	out := rows[:0]
 	for _, row := range rows {
 		k := rowKey(u.t, row)
-		if d, ok := u.known[k]; ok && d == row[u.t.digest] {
+		r, ok := u.known.rows[k]
+		if ok && !r.met {
+			r.met = true
+			u.known.rows[k] = r
+			u.known.unmet--
+		}
+		if ok && r.digest != "" && r.digest == row[u.t.digest] {
 			u.same++
 			continue
 		}
-		delete(u.known, k)
+		delete(u.known.rows, k)
 		out = append(out, row)
 	}
 	return out
@@ -53,12 +74,12 @@ func (x *Database) loadKnown(ctx context.Context, c *dbKind) error {
 	if c.known != nil || !c.full || c.fresh {
 		return nil
 	}
-	known := map[string]map[string]string{}
+	known := map[string]*knownRows{}
 	for _, t := range []*table{c.t, c.fields} {
 		if t == nil || !t.leavesSame {
 			continue
 		}
-		var m map[string]string
+		var m map[string]knownRow
 		err := x.retry(ctx, func() (err error) {
 			m, err = x.knownDigests(ctx, t)
 			return err
@@ -67,24 +88,24 @@ func (x *Database) loadKnown(ctx context.Context, c *dbKind) error {
 			return err
 		}
 		if m != nil {
-			known[t.name] = m
+			known[t.name] = &knownRows{rows: m, unmet: len(m)}
 		}
 	}
 	c.known = known
 	return nil
 }
 
-// knownDigests is the digests of t's rows of the source, keyed as rowKey
-// keys a row; nil when it holds more than maxKnown.
-func (x *Database) knownDigests(ctx context.Context, t *table) (map[string]string, error) {
+// knownDigests is t's rows of the source with their digests, keyed as
+// rowKey keys a row; nil when it holds more than maxKnown.
+func (x *Database) knownDigests(ctx context.Context, t *table) (map[string]knownRow, error) {
 	keys := keyNames(t)
-	rows, err := x.conn.QueryContext(ctx, x.q(`SELECT `+strings.Join(keys, ", ")+`, edapp_digest FROM `+t.name+
-		` WHERE source = ? AND edapp_digest IS NOT NULL LIMIT `+strconv.Itoa(maxKnown+1)), x.source)
+	rows, err := x.conn.QueryContext(ctx, x.q(`SELECT `+strings.Join(keys, ", ")+`, COALESCE(edapp_digest, '') FROM `+t.name+
+		` WHERE source = ? LIMIT `+strconv.Itoa(maxKnown+1)), x.source)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	m := map[string]string{}
+	m := map[string]knownRow{}
 	vals := make([]string, len(keys)+1)
 	dest := make([]any, len(vals))
 	for i := range vals {
@@ -102,7 +123,7 @@ func (x *Database) knownDigests(ctx context.Context, t *table) (map[string]strin
 			b.WriteString(v)
 			b.WriteByte('\x1f')
 		}
-		m[b.String()] = vals[len(keys)]
+		m[b.String()] = knownRow{digest: vals[len(keys)]}
 	}
 	return m, rows.Err()
 }

@@ -57,10 +57,11 @@ func TestUpserterChanged(t *testing.T) {
 		tb.putDigest(r)
 		return r
 	}
-	known := map[string]string{}
-	for _, r := range [][]any{row("a", "1"), row("b", "1")} {
-		known[rowKey(tb, r)] = r[3].(string)
+	known := &knownRows{rows: map[string]knownRow{}, unmet: 4}
+	for _, r := range [][]any{row("a", "1"), row("b", "1"), row("d", "1")} {
+		known.rows[rowKey(tb, r)] = knownRow{digest: r[3].(string)}
 	}
+	known.rows[rowKey(tb, row("e", "1"))] = knownRow{} // no digest: sent as it comes
 	u := &upserter{x: &Database{d: SQLite, seenRun: 7}, t: tb, known: known}
 	ids := func(rows [][]any) (out []string) {
 		for _, r := range rows {
@@ -79,11 +80,21 @@ func TestUpserterChanged(t *testing.T) {
 	if u.same != 2 {
 		t.Errorf("same %d, want 2", u.same)
 	}
+	// d is not met yet, so a row may be gone; once e and d come, none is.
+	if known.unmet != 2 {
+		t.Errorf("unmet %d, want 2 (d and e)", known.unmet)
+	}
+	if got := ids(u.changed([][]any{row("e", "1"), row("d", "1")})); !slices.Equal(got, []string{"e"}) {
+		t.Errorf("written %v, want [e]", got)
+	}
+	if known.unmet != 0 {
+		t.Errorf("unmet %d after every known row came, want 0", known.unmet)
+	}
 	var keys []string
 	for _, k := range u.seen {
 		keys = append(keys, k[0])
 	}
-	if want := []string{"a", "b", "c", "a", "b"}; !slices.Equal(keys, want) {
+	if want := []string{"a", "b", "c", "a", "b", "e", "d"}; !slices.Equal(keys, want) {
 		t.Errorf("seen %v, want %v", keys, want)
 	}
 	// A plain insert records no key.
@@ -107,5 +118,17 @@ func TestOnConflictLeavesSameRows(t *testing.T) {
 	timeKey.setDigest()
 	if got := onConflict(SQLite, timeKey); timeKey.leavesSame || strings.Contains(got, "WHERE") {
 		t.Errorf("a table keyed on a time: leavesSame %v, %s", timeKey.leavesSame, got)
+	}
+}
+
+func TestNothingGone(t *testing.T) {
+	t.Parallel()
+	c := &dbKind{known: map[string]*knownRows{"users": {unmet: 0}, "user_custom_fields": {unmet: 1}}}
+	gone := nothingGone(c)
+	if !gone("users") {
+		t.Error("users: every known row met, yet the end would look for gone rows")
+	}
+	if gone("user_custom_fields") || gone("groups") {
+		t.Error("a table with an unmet row, or whose rows were not read, reported nothing gone")
 	}
 }

@@ -217,7 +217,7 @@ func (x *Database) End(ctx context.Context, k *Kind, r *KindResult) error {
 	}
 	var deleted int64
 	err := x.tx(ctx, func(tx *sql.Tx) (err error) {
-		deleted, err = x.endWalk(ctx, tx, k.Name, c.walk.run, full, cursor, completed)
+		deleted, err = x.endWalk(ctx, tx, k.Name, c.walk.run, full, cursor, completed, nothingGone(c))
 		return err
 	})
 	if err == nil {
@@ -231,14 +231,15 @@ func (x *Database) End(ctx context.Context, k *Kind, r *KindResult) error {
 }
 
 // endWalk records a kind's walk complete within tx: after a full walk it
-// deletes the rows of the kind's tables that run did not see, then it
+// deletes the rows of the kind's tables that run did not see (looking for
+// none in a table where nothingGone says the walk met every row), then it
 // sets the cursor and, unless zero, completed_at. It returns the rows
 // deleted from the kind's own table.
-func (x *Database) endWalk(ctx context.Context, tx *sql.Tx, kind string, run int64, full bool, cursor, completed time.Time) (int64, error) {
+func (x *Database) endWalk(ctx context.Context, tx *sql.Tx, kind string, run int64, full bool, cursor, completed time.Time, nothingGone func(table string) bool) (int64, error) {
 	var deleted int64
 	if full {
 		for i, table := range loadTables(kind) {
-			n, err := x.deleteUnseen(ctx, tx, table, run)
+			n, err := x.deleteUnseen(ctx, tx, table, run, nothingGone(table))
 			if err != nil {
 				return 0, err
 			}

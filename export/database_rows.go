@@ -364,7 +364,7 @@ type upserter struct {
 	stmt    *sql.Stmt
 	rejects []dbschema.Reject // for the rejects table, by flush
 	seen    [][]string        // the keys of the rows written or left out, for edapp_export_seen, by flush
-	known   map[string]string // the digests of the table's rows, by rowKey, when the walk began (see changed)
+	known   *knownRows        // the table's rows when the walk began (see changed)
 	same    int               // the rows left out as unchanged
 }
 

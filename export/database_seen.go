@@ -52,8 +52,8 @@ func (u *upserter) recordSeen(ctx context.Context) error {
 }
 
 // deleteUnseen deletes the rows of a table that the complete walk of run
-// did not see, and returns how many.
-func (x *Database) deleteUnseen(ctx context.Context, tx *sql.Tx, name string, run int64) (int64, error) {
+// did not see, and returns how many; none when nothingGone says so.
+func (x *Database) deleteUnseen(ctx context.Context, tx *sql.Tx, name string, run int64, nothingGone bool) (int64, error) {
 	t := x.tables[name]
 	if t == nil || !t.leavesSame {
 		res, err := tx.ExecContext(ctx, x.q(`DELETE FROM `+name+` WHERE source = ? AND (edapp_run IS NULL OR edapp_run <> ?)`), x.source, run)
@@ -62,16 +62,31 @@ func (x *Database) deleteUnseen(ctx context.Context, tx *sql.Tx, name string, ru
 		}
 		return res.RowsAffected()
 	}
-	gone, err := x.unseen(ctx, tx, t, run)
-	if err != nil {
-		return 0, err
+	var n int64
+	if !nothingGone {
+		gone, err := x.unseen(ctx, tx, t, run)
+		if err != nil {
+			return 0, err
+		}
+		if n, err = x.deleteKeys(ctx, tx, t, gone); err != nil {
+			return 0, err
+		}
 	}
-	n, err := x.deleteKeys(ctx, tx, t, gone)
-	if err != nil {
-		return 0, err
-	}
-	_, err = tx.ExecContext(ctx, x.q(`DELETE FROM edapp_export_seen WHERE source = ? AND table_name = ?`), x.source, name)
+	_, err := tx.ExecContext(ctx, x.q(`DELETE FROM edapp_export_seen WHERE source = ? AND table_name = ?`), x.source, name)
 	return n, err
+}
+
+// nothingGone reports, for each of c's tables, whether its walk met every
+// row the table held at its first write in this run (knownRows; not for a
+// table larger than maxKnown), so that none is left to delete: any other
+// row was written by the walk, since the export holds the database. For a
+// walk resumed from an earlier run, the rows its first part met count as
+// unmet unless it meets them again, so its end looks for the gone rows.
+func nothingGone(c *dbKind) func(table string) bool {
+	return func(table string) bool {
+		k := c.known[table]
+		return k != nil && k.unmet == 0
+	}
 }
 
 // unseen is the keys of t's rows that the walk of run neither wrote nor
