@@ -273,7 +273,7 @@ func benchZero(t *testing.T, srv *benchFake, rounds int) {
 			walls[d.name] = append(walls[d.name], r.wall.Seconds())
 			line := fmt.Sprintf("no latency round %d %-8s first %6.1f s (%d records, CPU %.1f s, %.2f cores busy%s)", round, d.name, r.wall.Seconds(), r.records, r.cpu.Seconds(), r.busy, serverCPU(d.name, r.server))
 			if d.name != "csv" {
-				load, server := benchFastestLoad(t, args[1])
+				load, server, _ := benchFastestLoad(t, args[1])
 				walls[d.name+" fastest"] = append(walls[d.name+" fastest"], load.Seconds())
 				line += fmt.Sprintf("  fastest load %6.1f s%s", load.Seconds(), serverCPU(d.name, server))
 			}
