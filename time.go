@@ -103,8 +103,23 @@ func (t Time) MarshalJSON() ([]byte, error) {
 	}
 	b := make([]byte, 0, len(jsonTimeLayout)+2)
 	b = append(b, '"')
-	b = t.UTC().AppendFormat(b, jsonTimeLayout)
+	b = appendJSONTime(b, t.Time)
 	return append(b, '"'), nil
+}
+
+// appendJSONTime appends t in UTC as jsonTimeLayout formats it. Package
+// time formats RFC 3339 by a path of its own, without reading a layout:
+// that and the milliseconds appended here take a third of the time of
+// formatting the layout, which was most of what encoding a record's
+// times cost.
+func appendJSONTime(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	if y := t.Year(); y < 0 || y > 9999 {
+		return t.AppendFormat(b, jsonTimeLayout)
+	}
+	b = t.AppendFormat(b, time.RFC3339) // seconds, then Z
+	ms := t.Nanosecond() / 1e6
+	return append(b[:len(b)-1], '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
 }
 
 // String formats the time as MarshalJSON does, without quotes; "" for zero.
@@ -112,7 +127,7 @@ func (t Time) String() string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.UTC().Format(jsonTimeLayout)
+	return string(appendJSONTime(make([]byte, 0, len(jsonTimeLayout)), t.Time))
 }
 
 // Ptr returns a pointer to v. It builds the pointer fields of update params:

@@ -39,3 +39,20 @@ func FuzzTime(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAppendJSONTime: appendJSONTime writes what jsonTimeLayout does, for
+// every instant and zone.
+func FuzzAppendJSONTime(f *testing.F) {
+	f.Add(int64(1551935436), int64(187654321), 0)
+	f.Add(int64(-62135596800), int64(0), 36000)         // year 1
+	f.Add(int64(253402300799), int64(999999999), -3600) // 9999-12-31T23:59:59.999
+	f.Add(int64(253402300800), int64(0), 0)             // year 10000
+	f.Add(int64(-62167219201), int64(5), 60)            // year -1
+	f.Fuzz(func(t *testing.T, sec, nsec int64, offset int) {
+		tm := time.Unix(sec, nsec).In(time.FixedZone("", offset%86400))
+		want := tm.UTC().Format(jsonTimeLayout)
+		if got := string(appendJSONTime([]byte("x"), tm)); got != "x"+want {
+			t.Fatalf("appendJSONTime(%v) = %q, want %q", tm, got, "x"+want)
+		}
+	})
+}

@@ -98,3 +98,13 @@ func TestTimeAcceptsPythonForms(t *testing.T) {
 		assert.Error(t, err, bad)
 	}
 }
+
+func BenchmarkTimeMarshalJSON(b *testing.B) {
+	tm := Time{time.Date(2024, 3, 1, 10, 5, 7, 123456789, time.FixedZone("", 36000))}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tm.MarshalJSON(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

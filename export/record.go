@@ -237,7 +237,7 @@ func formatTime(t time.Time) string {
 	case t.IsZero():
 		return ""
 	case t.Nanosecond()%1e6 == 0:
-		return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+		return edapp.Time{Time: t}.String() // milliseconds, as the SDK writes them
 	case t.Nanosecond()%1e3 == 0:
 		return t.UTC().Format("2006-01-02T15:04:05.000000Z07:00")
 	}
