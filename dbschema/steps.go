@@ -192,6 +192,18 @@ func (t Table) BuildIndexes(d Dialect) []string {
 	return out
 }
 
+// BuildIndexNames are the names of the indexes BuildIndexes builds, in its
+// order: a caller that finds them all in the database has none to build.
+func (t Table) BuildIndexNames(d Dialect) []string {
+	var out []string
+	for _, idx := range t.Indexes {
+		if idx.afterLoad(d) {
+			out = append(out, indexName(t.Name, idx.Columns))
+		}
+	}
+	return out
+}
+
 // afterLoad reports whether a first load leaves idx out, for BuildIndexes
 // to build after it: a deferred index, or one a build after the load makes
 // faster than keeping it up to date row by row. Not a unique index (it

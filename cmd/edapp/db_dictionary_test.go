@@ -103,3 +103,59 @@ func TestMigrateByANonOwnerOfAnUpToDateDatabase(t *testing.T) {
 		t.Fatalf("open by %s: %v", role, err)
 	}
 }
+
+// TestMigrateRewritesOnlyAStaleDictionary: an open of a database whose
+// dictionary is current writes nothing (SQLite's data_version, which
+// counts the commits of other connections that changed the file, stays);
+// one that finds a meaning changed by hand, or a row gone, writes it back.
+func TestMigrateRewritesOnlyAStaleDictionary(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		db, dialect := migratedTestDB(t, url)
+		users, _ := dbschema.Lookup("users")
+		want := users.Columns[1].Description
+		if dialect == dbschema.SQLite {
+			watcher, err := db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer watcher.Close()
+			dataVersion := func() (v int) {
+				if err := watcher.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
+					t.Fatal(err)
+				}
+				return v
+			}
+			before := dataVersion()
+			if err := dbschema.Migrate(ctx, db, dialect); err != nil {
+				t.Fatal(err)
+			}
+			if after := dataVersion(); after != before {
+				t.Errorf("an open of a current database wrote to it (data_version %d, then %d)", before, after)
+			}
+		}
+		stale := []string{`COMMENT ON COLUMN users.` + users.Columns[1].Name + ` IS 'changed by hand'`}
+		if dialect == dbschema.SQLite {
+			stale = []string{`UPDATE edapp_columns SET meaning = 'changed by hand' WHERE table_name = 'users' AND position = 2`,
+				`DELETE FROM edapp_columns WHERE table_name = 'groups' AND position = 1`}
+		}
+		for _, q := range stale {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := dbschema.Migrate(ctx, db, dialect); err != nil {
+			t.Fatal(err)
+		}
+		if got := describedColumn(t, db, dialect, "users", users.Columns[1].Name, 2); !strings.Contains(got, want) {
+			t.Errorf("users.%s: described as %q after an open, want %q", users.Columns[1].Name, got, want)
+		}
+		if dialect == dbschema.SQLite {
+			groups, _ := dbschema.Lookup("groups")
+			if got := describedColumn(t, db, dialect, "groups", groups.Columns[0].Name, 1); got != groups.Columns[0].Description {
+				t.Errorf("groups.%s: described as %q after an open, want %q", groups.Columns[0].Name, got, groups.Columns[0].Description)
+			}
+		}
+	})
+}
