@@ -103,22 +103,28 @@ func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
 	}
 	c.walk = walkState{cursor: c.walk.cursor, from: p.From, run: x.run, pages: max(p.Page-1, 0)}
 	c.full = fullWalk(k, c.walk)
-	if p.Page == 1 {
-		fresh, err := x.dropIndexesIfEmpty(ctx, k.Name)
-		if err != nil {
-			return fmt.Errorf("%s: %w", k.Name, err)
+	// One transaction, so one commit, for the kind: the kinds begin one
+	// after another, before their first requests.
+	err := x.tx(ctx, func(tx *sql.Tx) error {
+		if p.Page == 1 {
+			fresh, err := x.dropIndexesIfEmpty(ctx, tx, k.Name)
+			if err != nil {
+				return err
+			}
+			c.fresh = fresh
 		}
-		c.fresh = fresh
-	}
-	return x.retry(ctx, func() error {
-		if err := x.forgetSeen(ctx, k.Name, c.walk.run); err != nil {
+		if err := x.forgetSeen(ctx, tx, k.Name, c.walk.run); err != nil {
 			return err
 		}
-		_, err := x.conn.ExecContext(ctx, x.q(`INSERT INTO edapp_export_kinds (source, kind, walk_run, walk_from, walk_started, walk_pages) VALUES (?, ?, ?, ?, NULL, ?)
+		_, err := tx.ExecContext(ctx, x.q(`INSERT INTO edapp_export_kinds (source, kind, walk_run, walk_from, walk_started, walk_pages) VALUES (?, ?, ?, ?, NULL, ?)
 ON CONFLICT (source, kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from = excluded.walk_from, walk_started = NULL, walk_pages = excluded.walk_pages`),
 			x.source, k.Name, c.walk.run, x.timeArg(p.From), c.walk.pages)
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", k.Name, err)
+	}
+	return nil
 }
 
 // write upserts the batch's rows and records the pages they complete, in
@@ -284,37 +290,34 @@ func loadTables(kind string) []string {
 	return []string{kind}
 }
 
-// dropIndexesIfEmpty drops the secondary indexes of a kind's tables that
+// dropIndexesIfEmpty drops, in tx, the secondary indexes of a kind's tables that
 // hold no row (of any source), and reports whether all of them were empty: a first load writes faster without them,
 // and buildIndexes builds them once the kind's fetch is complete. A run
 // killed before then leaves the rows it committed, without indexes; the
 // next complete fetch builds them.
-func (x *Database) dropIndexesIfEmpty(ctx context.Context, kind string) (empty bool, err error) {
+func (x *Database) dropIndexesIfEmpty(ctx context.Context, tx *sql.Tx, kind string) (empty bool, err error) {
+	if err := x.lockIndexes(ctx, tx); err != nil {
+		return false, err
+	}
 	empty = true
 	for _, name := range loadTables(kind) {
 		t, ok := dbschema.Lookup(name)
 		if !ok {
 			continue
 		}
-		err := x.tx(ctx, func(tx *sql.Tx) error {
-			if err := x.lockIndexes(ctx, tx); err != nil {
-				return err
+		var one int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM `+name+` LIMIT 1`).Scan(&one)
+		if !errors.Is(err, sql.ErrNoRows) {
+			if err != nil {
+				return false, err
 			}
-			var one int
-			err := tx.QueryRowContext(ctx, `SELECT 1 FROM `+name+` LIMIT 1`).Scan(&one)
-			if !errors.Is(err, sql.ErrNoRows) {
-				empty = false
-				return err // rows to keep indexed, or an error
+			empty = false // rows to keep indexed
+			continue
+		}
+		for _, s := range t.DropForLoad(x.d) {
+			if _, err := tx.ExecContext(ctx, s); err != nil {
+				return false, err
 			}
-			for _, s := range t.DropForLoad(x.d) {
-				if _, err := tx.ExecContext(ctx, s); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return false, err
 		}
 	}
 	return empty, nil
@@ -331,7 +334,15 @@ func (x *Database) buildIndexes(ctx context.Context, kind string) error {
 		if !ok {
 			continue
 		}
-		for _, s := range t.BuildIndexes(x.d) {
+		have, err := x.indexNames(ctx, name)
+		if err != nil {
+			return err
+		}
+		names := t.BuildIndexNames(x.d)
+		for i, s := range t.BuildIndexes(x.d) {
+			if have[names[i]] {
+				continue // a step less for each index of a re-run
+			}
 			err := x.tx(ctx, func(tx *sql.Tx) error {
 				if err := x.lockIndexes(ctx, tx); err != nil {
 					return err
@@ -345,6 +356,31 @@ func (x *Database) buildIndexes(ctx context.Context, kind string) error {
 		}
 	}
 	return nil
+}
+
+// indexNames is the set of the names of table's indexes.
+func (x *Database) indexNames(ctx context.Context, table string) (map[string]bool, error) {
+	q := `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`
+	if x.d == dbschema.Postgres {
+		q = `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1`
+	}
+	have := map[string]bool{}
+	err := x.retry(ctx, func() error {
+		rows, err := x.conn.QueryContext(ctx, q, table)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var name string
+			if err := rows.Scan(&name); err != nil {
+				return err
+			}
+			have[name] = true
+		}
+		return rows.Err()
+	})
+	return have, err
 }
 
 // indexesLockKey is the PostgreSQL advisory lock that the steps dropping

@@ -185,9 +185,9 @@ func (x *Database) deleteKeys(ctx context.Context, tx *sql.Tx, t *table, keys []
 
 // forgetSeen deletes the keys that walks other than run recorded for
 // kind's tables: a walk begun anew leaves those of the one it replaces.
-func (x *Database) forgetSeen(ctx context.Context, kind string, run int64) error {
+func (x *Database) forgetSeen(ctx context.Context, tx *sql.Tx, kind string, run int64) error {
 	for _, name := range loadTables(kind) {
-		if _, err := x.conn.ExecContext(ctx, x.q(`DELETE FROM edapp_export_seen WHERE source = ? AND table_name = ? AND walk_run <> ?`), x.source, name, run); err != nil {
+		if _, err := tx.ExecContext(ctx, x.q(`DELETE FROM edapp_export_seen WHERE source = ? AND table_name = ? AND walk_run <> ?`), x.source, name, run); err != nil {
 			return err
 		}
 	}
