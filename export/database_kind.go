@@ -290,11 +290,12 @@ func loadTables(kind string) []string {
 	return []string{kind}
 }
 
-// dropIndexesIfEmpty drops, in tx, the secondary indexes of a kind's tables that
-// hold no row (of any source), and reports whether all of them were empty: a first load writes faster without them,
-// and buildIndexes builds them once the kind's fetch is complete. A run
-// killed before then leaves the rows it committed, without indexes; the
-// next complete fetch builds them.
+// dropIndexesIfEmpty drops, in tx, the secondary indexes of a kind's
+// tables that hold no row (of any source), and reports whether all of
+// them were empty: a first load writes faster without them, and
+// buildIndexes builds them once the kind's fetch is complete. A run killed
+// before then leaves the rows it committed, without indexes; the next
+// complete fetch builds them.
 func (x *Database) dropIndexesIfEmpty(ctx context.Context, tx *sql.Tx, kind string) (empty bool, err error) {
 	if err := x.lockIndexes(ctx, tx); err != nil {
 		return false, err
