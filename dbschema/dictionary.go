@@ -10,8 +10,8 @@ import (
 	"strings"
 )
 
-// The data dictionary: the tables' and columns' meanings, written into
-// the database at each Migrate (COMMENT ON in PostgreSQL, the
+// The data dictionary: the tables' and columns' meanings, brought up to
+// date in the database by each Migrate (COMMENT ON in PostgreSQL, the
 // edapp_columns table in SQLite, which has no comments) and into the
 // schema's documentation (Markdown). It lives outside the migrations: a
 // better description changes no released migration.
@@ -70,8 +70,9 @@ func (o Origin) String() string {
 
 // DictionarySQL is the statements that write the dictionary into a
 // database of dialect d: COMMENT ON every table and column in PostgreSQL;
-// in SQLite, edapp_columns made anew with its rows. They
-// are idempotent; Migrate runs them in a transaction at each open.
+// in SQLite, edapp_columns made anew with its rows. They are idempotent;
+// Migrate runs those it needs in its transaction: none when the database
+// holds the dictionary already.
 func DictionarySQL(d Dialect) []string {
 	if d == Postgres {
 		return commentStatements()
