@@ -147,9 +147,39 @@ func tableNames(ctx context.Context, conn *sql.Conn, d Dialect) (map[string]bool
 		// privileges table by table: about 4 ms less at each open.
 		q = `SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'v', 'm', 'f', 'p')`
 	}
-	rows, err := conn.QueryContext(ctx, q)
+	have, err := names(ctx, conn, q)
 	if err != nil {
 		return nil, fmt.Errorf("dbschema: list tables: %w", err)
+	}
+	return have, nil
+}
+
+// MissingIndexes is the SQL of BuildIndexes for the indexes of t that
+// conn's database does not have: none once they are built, so a caller
+// that runs it at the end of every fetch takes no step for them.
+func (t Table) MissingIndexes(ctx context.Context, conn *sql.Conn, d Dialect) ([]string, error) {
+	q := `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`
+	if d == Postgres {
+		q = `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1`
+	}
+	have, err := names(ctx, conn, q, t.Name)
+	if err != nil {
+		return nil, fmt.Errorf("dbschema: list the indexes of %s: %w", t.Name, err)
+	}
+	var out []string
+	for _, idx := range t.Indexes {
+		if idx.afterLoad(d) && !have[indexName(t.Name, idx.Columns)] {
+			out = append(out, createIndex(t.Name, idx, d, "IF NOT EXISTS "))
+		}
+	}
+	return out, nil
+}
+
+// names is the set of the names query q gives, one a row.
+func names(ctx context.Context, conn *sql.Conn, q string, args ...any) (map[string]bool, error) {
+	rows, err := conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	have := map[string]bool{}

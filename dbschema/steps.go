@@ -181,24 +181,12 @@ func (t Table) DropForLoad(d Dialect) []string {
 
 // BuildIndexes is the SQL that builds the secondary indexes of t that
 // DropForLoad drops, and the deferred ones; it does nothing for an index
-// that exists.
+// that exists. MissingIndexes leaves out those that exist.
 func (t Table) BuildIndexes(d Dialect) []string {
 	var out []string
 	for _, idx := range t.Indexes {
 		if idx.afterLoad(d) {
 			out = append(out, createIndex(t.Name, idx, d, "IF NOT EXISTS "))
-		}
-	}
-	return out
-}
-
-// BuildIndexNames are the names of the indexes BuildIndexes builds, in its
-// order: a caller that finds them all in the database has none to build.
-func (t Table) BuildIndexNames(d Dialect) []string {
-	var out []string
-	for _, idx := range t.Indexes {
-		if idx.afterLoad(d) {
-			out = append(out, indexName(t.Name, idx.Columns))
 		}
 	}
 	return out

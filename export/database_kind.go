@@ -335,15 +335,15 @@ func (x *Database) buildIndexes(ctx context.Context, kind string) error {
 		if !ok {
 			continue
 		}
-		have, err := x.indexNames(ctx, name)
+		var missing []string
+		err := x.retry(ctx, func() (err error) {
+			missing, err = t.MissingIndexes(ctx, x.conn, x.d)
+			return err
+		})
 		if err != nil {
 			return err
 		}
-		names := t.BuildIndexNames(x.d)
-		for i, s := range t.BuildIndexes(x.d) {
-			if have[names[i]] {
-				continue // a step less for each index of a re-run
-			}
+		for _, s := range missing {
 			err := x.tx(ctx, func(tx *sql.Tx) error {
 				if err := x.lockIndexes(ctx, tx); err != nil {
 					return err
@@ -357,31 +357,6 @@ func (x *Database) buildIndexes(ctx context.Context, kind string) error {
 		}
 	}
 	return nil
-}
-
-// indexNames is the set of the names of table's indexes.
-func (x *Database) indexNames(ctx context.Context, table string) (map[string]bool, error) {
-	q := `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`
-	if x.d == dbschema.Postgres {
-		q = `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1`
-	}
-	have := map[string]bool{}
-	err := x.retry(ctx, func() error {
-		rows, err := x.conn.QueryContext(ctx, q, table)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var name string
-			if err := rows.Scan(&name); err != nil {
-				return err
-			}
-			have[name] = true
-		}
-		return rows.Err()
-	})
-	return have, err
 }
 
 // indexesLockKey is the PostgreSQL advisory lock that the steps dropping
