@@ -97,28 +97,31 @@ func (t Time) MarshalJSON() ([]byte, error) {
 	if t.IsZero() {
 		return []byte("null"), nil
 	}
-	if y := t.UTC().Year(); y < 0 || y > 9999 {
+	u := t.UTC()
+	if !fourDigitYear(u) {
 		// RFC 3339 has four-digit years; ParseTime could not read it back.
 		return nil, fmt.Errorf("edapp: datetime %v: year outside 0000-9999", t.Time)
 	}
 	b := make([]byte, 0, len(jsonTimeLayout)+2)
 	b = append(b, '"')
-	b = appendJSONTime(b, t.Time)
+	b = appendJSONTime(b, u)
 	return append(b, '"'), nil
 }
 
-// appendJSONTime appends t in UTC as jsonTimeLayout formats it. Package
-// time formats RFC 3339 by a path of its own, without reading a layout:
-// that and the milliseconds appended here take a third of the time of
-// formatting the layout, which was most of what encoding a record's
-// times cost.
-func appendJSONTime(b []byte, t time.Time) []byte {
-	t = t.UTC()
-	if y := t.Year(); y < 0 || y > 9999 {
-		return t.AppendFormat(b, jsonTimeLayout)
-	}
-	b = t.AppendFormat(b, time.RFC3339) // seconds, then Z
-	ms := t.Nanosecond() / 1e6
+// fourDigitYear reports whether u's year is within 0000-9999.
+func fourDigitYear(u time.Time) bool {
+	y := u.Year()
+	return y >= 0 && y <= 9999
+}
+
+// appendJSONTime appends u, in UTC and of a four-digit year, as
+// jsonTimeLayout formats it. Package time formats RFC 3339 by a path of
+// its own, without reading a layout: that and the milliseconds appended
+// here take a third of the time of formatting the layout, which was most
+// of what encoding a record's times cost.
+func appendJSONTime(b []byte, u time.Time) []byte {
+	b = u.AppendFormat(b, time.RFC3339) // seconds, then Z
+	ms := u.Nanosecond() / 1e6
 	return append(b[:len(b)-1], '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
 }
 
@@ -127,7 +130,11 @@ func (t Time) String() string {
 	if t.IsZero() {
 		return ""
 	}
-	return string(appendJSONTime(make([]byte, 0, len(jsonTimeLayout)), t.Time))
+	u := t.UTC()
+	if !fourDigitYear(u) {
+		return u.Format(jsonTimeLayout)
+	}
+	return string(appendJSONTime(make([]byte, 0, len(jsonTimeLayout)), u))
 }
 
 // Ptr returns a pointer to v. It builds the pointer fields of update params:

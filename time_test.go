@@ -54,6 +54,11 @@ func TestTimeMarshalsRFC3339MillisUTC(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `null`, string(b))
 	assert.Equal(t, "2019-03-07T05:10:36.187Z", in.String())
+	// Beyond RFC 3339's years, String still writes the layout; MarshalJSON refuses.
+	far := Time{time.Date(10000, 1, 2, 3, 4, 5, 6e6, time.UTC)}
+	assert.Equal(t, "10000-01-02T03:04:05.006Z", far.String())
+	_, err = json.Marshal(far)
+	assert.Error(t, err)
 
 	var back Time
 	require.NoError(t, json.Unmarshal([]byte(`"2019-03-07T05:10:36.187Z"`), &back))
