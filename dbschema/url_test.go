@@ -44,9 +44,9 @@ func TestParseURLSQLitePragmas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(", "synchronous(FULL)"} {
-		if !strings.Contains(got.DSN, "_pragma="+p) {
-			t.Errorf("DSN %q lacks _pragma=%s", got.DSN, p)
+	for _, p := range []string{"_journal_mode=WAL", "_pragma=busy_timeout(", "_pragma=synchronous(FULL)", "_pragma=page_size(16384)"} {
+		if !strings.Contains(got.DSN, p) {
+			t.Errorf("DSN %q lacks %s", got.DSN, p)
 		}
 	}
 }

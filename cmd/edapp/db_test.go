@@ -271,3 +271,45 @@ func TestOpenDBNewSQLiteFileAtOnce(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+// TestOpenDBSQLitePageSize: a new SQLite database gets 16 KiB pages and
+// WAL; one made before with SQLite's 4 KiB pages keeps them, in WAL, and
+// takes writes.
+func TestOpenDBSQLitePageSize(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	settings := func(t *testing.T, path string) (pageSize int, mode string) {
+		t.Helper()
+		db, _, err := openDB(ctx, "sqlite:"+path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS t (x TEXT); INSERT INTO t VALUES ('row')`); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.QueryRow(`PRAGMA page_size`).Scan(&pageSize); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil {
+			t.Fatal(err)
+		}
+		return pageSize, mode
+	}
+	if size, mode := settings(t, filepath.Join(t.TempDir(), "new.db")); size != 16384 || mode != "wal" {
+		t.Errorf("a new database: page_size %d, journal_mode %s; want 16384, wal", size, mode)
+	}
+	old := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite", old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`PRAGMA page_size = 4096; PRAGMA journal_mode = WAL; CREATE TABLE t (x TEXT)`)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if size, mode := settings(t, old); size != 4096 || mode != "wal" {
+		t.Errorf("an existing database: page_size %d, journal_mode %s; want 4096 kept, wal", size, mode)
+	}
+}
