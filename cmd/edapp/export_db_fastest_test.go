@@ -169,7 +169,8 @@ func alphabeticalJSON(t *testing.T, s string) string {
 }
 
 // insertTables inserts the rows in one transaction, a statement of about
-// 1,000 values at a time, as the engine's SQLite statements take them.
+// 1,000 values at a time, as the engine's SQLite statements take them,
+// each statement prepared once, as the engine's are.
 func insertTables(t *testing.T, db *sql.DB, tables []loadTable) {
 	tx, err := db.Begin()
 	if err != nil {
@@ -180,14 +181,21 @@ func insertTables(t *testing.T, db *sql.DB, tables []loadTable) {
 		n := len(lt.t.Columns)
 		per := max(1, 1000/n)
 		row := "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")"
+		prepared := map[int]*sql.Stmt{}
 		for rows := lt.rows; len(rows) > 0; {
 			k := min(per, len(rows))
+			stmt := prepared[k]
+			if stmt == nil {
+				if stmt, err = tx.Prepare(`INSERT INTO ` + lt.t.Name + ` VALUES ` + strings.TrimSuffix(strings.Repeat(row+", ", k), ", ")); err != nil {
+					t.Fatal(err)
+				}
+				prepared[k] = stmt
+			}
 			args := make([]any, 0, k*n)
 			for _, r := range rows[:k] {
 				args = append(args, r...)
 			}
-			q := `INSERT INTO ` + lt.t.Name + ` VALUES ` + strings.TrimSuffix(strings.Repeat(row+", ", k), ", ")
-			if _, err := tx.Exec(q, args...); err != nil {
+			if _, err := stmt.Exec(args...); err != nil {
 				t.Fatal(err)
 			}
 			rows = rows[k:]
