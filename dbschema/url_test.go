@@ -44,7 +44,7 @@ func TestParseURLSQLitePragmas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"_journal_mode=WAL", "_pragma=busy_timeout(", "_pragma=synchronous(FULL)", "_pragma=page_size(16384)"} {
+	for _, p := range []string{"_journal_mode=WAL", "_pragma=busy_timeout(", "_pragma=synchronous(FULL)", "_pragma=page_size(16384)", "_pragma=cache_size(-8192)"} {
 		if !strings.Contains(got.DSN, p) {
 			t.Errorf("DSN %q lacks %s", got.DSN, p)
 		}
