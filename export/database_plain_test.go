@@ -41,7 +41,7 @@ func (c keyConn) ExecContext(_ context.Context, q string, _ []driver.NamedValue)
 	c.d.mu.Lock()
 	defer c.d.mu.Unlock()
 	c.d.stmts = append(c.d.stmts, q)
-	if strings.HasPrefix(q, "INSERT INTO attempts") && !strings.Contains(q, "ON CONFLICT") && !c.d.refused {
+	if strings.HasPrefix(q, "INSERT OR FAIL INTO attempts") && !strings.Contains(q, "ON CONFLICT") && !c.d.refused {
 		c.d.refused = true
 		return nil, liteError(1555)
 	}
@@ -94,8 +94,11 @@ func TestDatabaseWritePlainThenUpsert(t *testing.T) {
 	}
 	var inserts []string
 	for _, q := range d.stmts {
-		if strings.HasPrefix(q, "INSERT INTO attempts") {
+		if strings.Contains(q, "INTO attempts") {
 			inserts = append(inserts, map[bool]string{true: "upsert", false: "plain"}[strings.Contains(q, "ON CONFLICT")])
+			if !strings.HasPrefix(q, "INSERT OR FAIL INTO") {
+				t.Errorf("on SQLite %.40q…, want INSERT OR FAIL: no statement journal", q)
+			}
 		}
 	}
 	if got := strings.Join(inserts, " "); got != "plain upsert upsert" {
