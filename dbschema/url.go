@@ -39,8 +39,10 @@ func (t Target) Redact(msg string) string {
 // (a BI tool) never block the writer; a busy timeout, so that a writer
 // waits for another rather than failing; synchronous FULL, so that a
 // committed transaction survives a power cut; temporary files in memory,
-// so that the statement journal of an upsert (a few pages, dropped when
-// the statement ends) costs no system call.
+// so that the journal of a savepoint or of a multi-row statement that may
+// abort (a few pages, dropped when it ends) and the sorts of an index
+// build cost no system call. (The export's row inserts, INSERT OR FAIL,
+// keep no such journal.)
 //
 // A new database gets pages of 16 KiB: an export's rows hold their JSON,
 // a few hundred bytes each, and larger pages write them in fewer frames
