@@ -269,6 +269,7 @@ func run(ctx context.Context, src source, newFetcher func(Options, []Kind) *fetc
 			r := e.kind(runCtx, &ks[i], trackers[i])
 			results[i] = *r
 			if r.Err != nil && opts.StopOn != nil && opts.StopOn(r.Err) {
+				e.f.pool.halt() // before the cancel: no kind it ends can open the gate
 				stop(&stopped{ks[i].Name, r.Err})
 			}
 			if r.Requests > 0 || r.Err != nil {

@@ -17,7 +17,7 @@ import (
 //
 // The first walk of a run goes alone until its first page answers (open):
 // a token the service refuses, or a host that does not answer, costs one
-// request, and StopOn ends the run before the other kinds send any.
+// request, and StopOn ends the run (halt) before the other kinds send any.
 type pool struct {
 	slots   chan struct{}
 	started atomic.Bool
@@ -27,8 +27,14 @@ type pool struct {
 
 func newPool(n int) *pool { return &pool{slots: make(chan struct{}, n), gate: make(chan struct{})} }
 
-// open lets the walks after the first one start.
+// open lets the walks after the first one start, unless halt came first.
 func (p *pool) open() { p.once.Do(func() { close(p.gate) }) }
+
+// halt keeps the gate shut for good, when StopOn ends the run: cancelling
+// the run reaches the kinds' contexts one at a time, so a kind already
+// ended by it could open the gate to a walk whose context is not ended
+// yet, and that walk would send a request the run does not want.
+func (p *pool) halt() { p.once.Do(func() {}) }
 
 // enter lets the run's first walk start at once, and the others once the
 // first has an answer (open).

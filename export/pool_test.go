@@ -2,6 +2,7 @@ package export
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 )
@@ -30,5 +31,29 @@ func TestPoolEnter(t *testing.T) {
 	cancel()
 	if err := p.enter(ended); err == nil {
 		t.Error("a walk entered after the run ended")
+	}
+}
+
+// TestPoolHalt: once a run is halted (StopOn), open lets no walk in; the
+// walks waiting at the gate end with their contexts.
+func TestPoolHalt(t *testing.T) {
+	t.Parallel()
+	p := newPool(4)
+	if err := p.enter(context.Background()); err != nil {
+		t.Fatalf("first walk: %v", err)
+	}
+	p.halt()
+	p.open()
+	ctx, cancel := context.WithCancel(context.Background())
+	entered := make(chan error)
+	go func() { entered <- p.enter(ctx) }()
+	select {
+	case err := <-entered:
+		t.Fatalf("a walk entered a halted pool: %v", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	cancel()
+	if err := <-entered; !errors.Is(err, context.Canceled) {
+		t.Errorf("the waiting walk ended with %v, want context.Canceled", err)
 	}
 }

@@ -89,8 +89,8 @@ func TestWrongTokenStopsTheRunAfterOneRequest(t *testing.T) {
 			srv.ResetRequests()
 			r := runEnv(t, tc.e, tc.args...)
 			wantCode(t, r, exitError)
-			if n := len(srv.Requests()); n != 1 {
-				t.Errorf("%d requests, want 1", n)
+			if reqs := srv.Requests(); len(reqs) != 1 {
+				t.Errorf("%d requests, want 1: %s", len(reqs), requestLines(reqs))
 			}
 			if !strings.Contains(r.stderr, "check the token") || !strings.Contains(r.stderr, tc.from) {
 				t.Errorf("stderr does not say to check the token from %s:\n%s", tc.from, r.stderr)
@@ -98,6 +98,15 @@ func TestWrongTokenStopsTheRunAfterOneRequest(t *testing.T) {
 			noDoublePrefix(t, r)
 		})
 	}
+}
+
+// requestLines lists the method and path of each request, for a message.
+func requestLines(reqs []edapptest.Request) string {
+	lines := make([]string, len(reqs))
+	for i, r := range reqs {
+		lines[i] = r.Method + " " + r.Path + "?" + r.RawQuery
+	}
+	return strings.Join(lines, ", ")
 }
 
 func TestUnreachableStopsTheRunAfterTheRetries(t *testing.T) {
