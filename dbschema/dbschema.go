@@ -57,7 +57,9 @@ const advisoryKey = 0x6564617070_2d7363
 // transaction: a migration that fails, or is interrupted, changes nothing.
 // Concurrent calls are safe: PostgreSQL takes an advisory lock, SQLite
 // the write lock (BEGIN IMMEDIATE), each once, so that a call waits for
-// the others at most once.
+// the others at most once. On SQLite a call waits for the lock for up to
+// five minutes, or until ctx ends, whatever the busy timeout: another
+// program's migration of a big file may take that long.
 func Migrate(ctx context.Context, db *sql.DB, d Dialect) error {
 	_, err := MigrateRecreating(ctx, db, d)
 	return err
@@ -227,7 +229,7 @@ func begin(ctx context.Context, conn *sql.Conn, d Dialect) (commit func() error,
 	if d == SQLite {
 		stmt = "BEGIN IMMEDIATE"
 	}
-	if _, err := conn.ExecContext(ctx, stmt); err != nil {
+	if err := beginWaiting(ctx, conn, stmt); err != nil {
 		return nil, nil, fmt.Errorf("dbschema: begin: %w", err)
 	}
 	commit = func() error {
@@ -236,6 +238,37 @@ func begin(ctx context.Context, conn *sql.Conn, d Dialect) (commit func() error,
 	}
 	rollback = func() { conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") }
 	return commit, rollback, nil
+}
+
+// sqliteLockWait caps how long a migration waits for SQLite's write lock:
+// another program may hold it for as long as its own migration of a big
+// file takes, well past the busy timeout of one attempt.
+const sqliteLockWait = 5 * time.Minute
+
+// beginWaiting runs stmt, and on SQLite asks again while the answer is
+// SQLITE_BUSY, until sqliteLockWait has passed or ctx ends. Each attempt
+// waits within the connection's busy timeout first, if it has one.
+func beginWaiting(ctx context.Context, conn *sql.Conn, stmt string) error {
+	deadline := time.Now().Add(sqliteLockWait)
+	for {
+		_, err := conn.ExecContext(ctx, stmt)
+		if err == nil || !SQLiteBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// SQLiteBusy reports whether err is SQLite's SQLITE_BUSY, extended codes
+// included: another connection holds the lock it needed. It knows the
+// drivers that give their errors a Code() int method (modernc.org/sqlite).
+func SQLiteBusy(err error) bool {
+	var coded interface{ Code() int }
+	return errors.As(err, &coded) && coded.Code()&0xff == 5
 }
 
 // version creates edapp_schema if it is missing and returns the highest

@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // stmtDriver is a database that holds nothing: every query answers no
@@ -16,9 +18,17 @@ import (
 // names. It records the statements.
 type stmtDriver struct {
 	failOn string
+	busy   int // BEGINs answered SQLITE_BUSY before one succeeds; -1: all
 	mu     sync.Mutex
 	stmts  []string
 }
+
+// busyError is SQLITE_BUSY as modernc.org/sqlite reports it: a Code()
+// method, here with an extended code (SQLITE_BUSY_SNAPSHOT).
+type busyError struct{}
+
+func (busyError) Error() string { return "database is locked (517)" }
+func (busyError) Code() int     { return 517 }
 
 func (d *stmtDriver) Connect(context.Context) (driver.Conn, error) { return stmtConn{d}, nil }
 func (d *stmtDriver) Driver() driver.Driver                        { return nil }
@@ -46,6 +56,10 @@ func (c stmtConn) ExecContext(_ context.Context, q string, _ []driver.NamedValue
 	c.d.mu.Lock()
 	defer c.d.mu.Unlock()
 	c.d.stmts = append(c.d.stmts, q)
+	if strings.HasPrefix(q, "BEGIN") && c.d.busy != 0 {
+		c.d.busy--
+		return nil, busyError{}
+	}
 	if c.d.failOn != "" && strings.Contains(q, c.d.failOn) {
 		return nil, errors.New("refused")
 	}
@@ -96,6 +110,55 @@ func TestMigrateRecreatingIsOneTransaction(t *testing.T) {
 		}
 		if c, r := drv.count("COMMIT"), drv.count("ROLLBACK"); c != 0 || r != 1 {
 			t.Errorf("%v: a refused statement: %d COMMIT and %d ROLLBACK, want only a ROLLBACK", d, c, r)
+		}
+	}
+}
+
+// TestBeginWaiting: a migration asks again for SQLite's write lock while
+// the answer is SQLITE_BUSY, and stops asking when ctx ends; another
+// error, or PostgreSQL's answers, are not asked again.
+func TestBeginWaiting(t *testing.T) {
+	t.Parallel()
+	d := &stmtDriver{busy: 3}
+	db := sql.OpenDB(d)
+	defer db.Close()
+	if err := Migrate(context.Background(), db, SQLite); err != nil {
+		t.Fatalf("Migrate after three busy answers: %v", err)
+	}
+	if n := d.count("BEGIN IMMEDIATE"); n != 4 {
+		t.Errorf("%d BEGIN IMMEDIATE, want 4", n)
+	}
+
+	held := &stmtDriver{busy: -1}
+	db = sql.OpenDB(held)
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if err := Migrate(ctx, db, SQLite); !SQLiteBusy(err) {
+		t.Errorf("Migrate while the lock is held until ctx ends: %v, want SQLITE_BUSY", err)
+	}
+
+	refused := &stmtDriver{failOn: "BEGIN"}
+	db = sql.OpenDB(refused)
+	defer db.Close()
+	if err := Migrate(context.Background(), db, SQLite); err == nil || refused.count("BEGIN IMMEDIATE") != 1 {
+		t.Errorf("Migrate with BEGIN refused: %v after %d BEGIN, want an error after 1", err, refused.count("BEGIN IMMEDIATE"))
+	}
+}
+
+func TestSQLiteBusy(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{busyError{}, true},
+		{fmt.Errorf("begin: %w", busyError{}), true},
+		{errors.New("database is locked"), false}, // no code: not guessed from the text
+		{nil, false},
+	} {
+		if got := SQLiteBusy(tc.err); got != tc.want {
+			t.Errorf("SQLiteBusy(%v) = %v, want %v", tc.err, got, tc.want)
 		}
 	}
 }

@@ -68,6 +68,43 @@ func TestMigrate(t *testing.T) {
 	})
 }
 
+// TestMigrateWaitsForTheWriteLock: on SQLite a migration waits for
+// another program's write lock past its connection's busy timeout (here
+// 50 ms), as it would for that program's migration of a big file.
+func TestMigrateWaitsForTheWriteLock(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "edapp.db")
+	open := func() *sql.DB {
+		db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(50)&_journal_mode=WAL")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	ctx := context.Background()
+	other, err := open().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan error, 1)
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		_, err := other.ExecContext(ctx, "COMMIT")
+		released <- err
+	}()
+	if err := dbschema.Migrate(ctx, open(), dbschema.SQLite); err != nil {
+		t.Fatalf("Migrate while another connection held the lock for 500 ms: %v", err)
+	}
+	if err := <-released; err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestMigrateRefusesNewerSchema(t *testing.T) {
 	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
