@@ -247,7 +247,7 @@ func run(ctx context.Context, src source, newFetcher func(Options, []Kind) *fetc
 		return nil, errors.New("export: no destination")
 	}
 	opts = withDefaults(opts)
-	e := &engine{opts: opts, dests: serialize(dests), f: newFetcher(opts, ks)}
+	e := &engine{opts: opts, dests: serialize(dests, ks), f: newFetcher(opts, ks)}
 	e.run = RunInfo{Fresh: opts.Full, Since: opts.Since, Now: opts.Now().UTC(), OpenWindow: opts.OpenWindow}
 	defer func() {
 		if serr := e.saveBudget(context.WithoutCancel(ctx), true); serr != nil {

@@ -1,0 +1,85 @@
+package export
+
+import (
+	"testing"
+)
+
+// holder is a goroutine that waits for a rankedLock for a kind (nil:
+// before any kind), says so on took, and holds it until release closes.
+type holder struct {
+	name    string
+	release chan struct{}
+}
+
+// wait starts a holder for name and returns once it waits on l.
+func wait(l *rankedLock, name string, took chan<- string) *holder {
+	h := &holder{name: name, release: make(chan struct{})}
+	l.mu.Lock()
+	n := len(l.waiting)
+	l.mu.Unlock()
+	go func() {
+		var k *Kind
+		if name != "" {
+			k = &Kind{Name: name}
+		}
+		release := l.acquire(k)
+		took <- name
+		<-h.release
+		release()
+	}()
+	for queued := false; !queued; {
+		l.mu.Lock()
+		queued = len(l.waiting) > n
+		l.mu.Unlock()
+	}
+	return h
+}
+
+// TestRankedLock: waiters take the lock by their kinds' ranks, whatever
+// order they came in; a call before any kind (the budget's) goes first.
+func TestRankedLock(t *testing.T) {
+	t.Parallel()
+	l := &rankedLock{rank: map[string]int{"users": 0, "groups": 1, "attempts": 2}}
+	release := l.acquire(&Kind{Name: "attempts"})
+	took := make(chan string, 4)
+	var hs []*holder
+	for _, name := range []string{"attempts", "groups", "users", ""} {
+		hs = append(hs, wait(l, name, took))
+	}
+	for _, h := range hs {
+		close(h.release)
+	}
+	release()
+	for _, want := range []string{"", "users", "groups", "attempts"} {
+		if got := <-took; got != want {
+			t.Fatalf("took the lock: %q, want %q", got, want)
+		}
+	}
+}
+
+// TestRankedLockBoundsTheWait: a waiter that later, earlier-ranked ones
+// went before maxPassed times goes next.
+func TestRankedLockBoundsTheWait(t *testing.T) {
+	t.Parallel()
+	l := &rankedLock{rank: map[string]int{"users": 0, "attempts": 2}}
+	took := make(chan string, maxPassed+2)
+	release := l.acquire(&Kind{Name: "users"})
+	attempts := wait(l, "attempts", took)
+	for range maxPassed {
+		u := wait(l, "users", took)
+		release()
+		if got := <-took; got != "users" {
+			t.Fatalf("%s took the lock before it was passed %d times", got, maxPassed)
+		}
+		release = func() { close(u.release) }
+	}
+	last := wait(l, "users", took)
+	release()
+	got := <-took
+	if got != "attempts" {
+		t.Errorf("after %d passes %s took the lock, want attempts", maxPassed, got)
+	}
+	close(attempts.release)
+	close(last.release)
+	<-took
+}
