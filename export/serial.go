@@ -92,6 +92,7 @@ type rankedWaiter struct {
 	ready  chan struct{}
 }
 
+// maxPassed bounds how many times later waiters go before one.
 const maxPassed = 16
 
 // acquire waits for the lock, for k (nil: before any kind), and returns
