@@ -16,13 +16,7 @@ func TestPoolEnter(t *testing.T) {
 	if err := p.enter(ctx); err != nil {
 		t.Fatalf("first walk: %v", err)
 	}
-	entered := make(chan error)
-	go func() { entered <- p.enter(ctx) }()
-	select {
-	case err := <-entered:
-		t.Fatalf("a second walk entered before the first answer: %v", err)
-	case <-time.After(20 * time.Millisecond):
-	}
+	entered := enterLater(t, p, ctx, "a second walk entered before the first answer")
 	p.open()
 	if err := <-entered; err != nil {
 		t.Errorf("second walk after open: %v", err)
@@ -45,15 +39,23 @@ func TestPoolHalt(t *testing.T) {
 	p.halt()
 	p.open()
 	ctx, cancel := context.WithCancel(context.Background())
-	entered := make(chan error)
-	go func() { entered <- p.enter(ctx) }()
-	select {
-	case err := <-entered:
-		t.Fatalf("a walk entered a halted pool: %v", err)
-	case <-time.After(20 * time.Millisecond):
-	}
+	entered := enterLater(t, p, ctx, "a walk entered a halted pool")
 	cancel()
 	if err := <-entered; !errors.Is(err, context.Canceled) {
 		t.Errorf("the waiting walk ended with %v, want context.Canceled", err)
 	}
+}
+
+// enterLater starts a walk's p.enter(ctx), fails the test with msg if it
+// returns within 20 ms, and returns the channel its result comes on.
+func enterLater(t *testing.T, p *pool, ctx context.Context, msg string) <-chan error {
+	t.Helper()
+	entered := make(chan error, 1)
+	go func() { entered <- p.enter(ctx) }()
+	select {
+	case err := <-entered:
+		t.Fatalf("%s: %v", msg, err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	return entered
 }

@@ -1,19 +1,20 @@
 package export
 
 import (
+	"runtime"
 	"testing"
 )
 
-// holder is a goroutine that waits for a rankedLock for a kind (nil:
+// holder is a goroutine that waits for a rankedLock for a kind (""
 // before any kind), says so on took, and holds it until release closes.
 type holder struct {
-	name    string
 	release chan struct{}
 }
 
-// wait starts a holder for name and returns once it waits on l.
+// wait starts a holder for name and returns once it waits on l, which
+// must be held.
 func wait(l *rankedLock, name string, took chan<- string) *holder {
-	h := &holder{name: name, release: make(chan struct{})}
+	h := &holder{release: make(chan struct{})}
 	l.mu.Lock()
 	n := len(l.waiting)
 	l.mu.Unlock()
@@ -27,7 +28,7 @@ func wait(l *rankedLock, name string, took chan<- string) *holder {
 		<-h.release
 		release()
 	}()
-	for queued := false; !queued; {
+	for queued := false; !queued; runtime.Gosched() {
 		l.mu.Lock()
 		queued = len(l.waiting) > n
 		l.mu.Unlock()
