@@ -17,6 +17,9 @@ func serialize(dests []Destination, ks []Kind) []Destination {
 	out := make([]Destination, len(dests))
 	for i, d := range dests {
 		out[i] = &serialDest{lock: rankedLock{rank: rank}, d: d}
+		if r, ok := d.(interface{ rankKinds(map[string]int) }); ok {
+			r.rankKinds(rank)
+		}
 	}
 	return out
 }
@@ -71,18 +74,19 @@ func (s *serialDest) SaveBudget(ctx context.Context, admissions []time.Time) err
 	return k.SaveBudget(ctx, admissions)
 }
 
-// rankedLock is a mutex whose waiters take it by their kinds' ranks, the
-// earliest first. The kinds plan at once, and a database plans them one
-// at a time, a transaction each: so the kinds listed first (users, the
-// longest walk of a re-run, which group_members waits for) start their
-// fetches first, and their last writes at the end of a run go before the
-// others'. A waiter that later ones went before maxPassed times goes
-// next, so that a kind with batches always ready cannot hold the others
-// back for its whole run.
+// rankedLock is a mutex, or a semaphore of size places, whose waiters
+// take it by their kinds' ranks, the earliest first. The kinds plan at
+// once, and a database plans them one at a time, a transaction each: so
+// the kinds listed first (users, the longest walk of a re-run, which
+// group_members waits for) start their fetches first, and their last
+// writes at the end of a run go before the others'. A waiter that later
+// ones went before maxPassed times goes next, so that a kind with batches
+// always ready cannot hold the others back for its whole run.
 type rankedLock struct {
 	rank    map[string]int
+	size    int // how many hold it at once; 0: one
 	mu      sync.Mutex
-	held    bool
+	held    int
 	waiting []*rankedWaiter // in the order they came
 }
 
@@ -98,29 +102,52 @@ const maxPassed = 16
 // acquire waits for the lock, for k (nil: before any kind), and returns
 // its release.
 func (l *rankedLock) acquire(k *Kind) (release func()) {
+	release, _ = l.acquireCtx(context.Background(), k)
+	return release
+}
+
+// acquireCtx is acquire, which gives up with ctx's error when ctx ends
+// first.
+func (l *rankedLock) acquireCtx(ctx context.Context, k *Kind) (release func(), err error) {
 	rank := -1
 	if k != nil {
 		rank = l.rank[k.Name]
 	}
 	l.mu.Lock()
-	if !l.held {
-		l.held = true
+	if l.held < max(l.size, 1) {
+		l.held++
 		l.mu.Unlock()
-		return l.release
+		return l.release, nil
 	}
 	w := &rankedWaiter{rank: rank, ready: make(chan struct{})}
 	l.waiting = append(l.waiting, w)
 	l.mu.Unlock()
-	<-w.ready
-	return l.release
+	select {
+	case <-w.ready:
+		return l.release, nil
+	case <-ctx.Done():
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if i := slices.Index(l.waiting, w); i >= 0 {
+		l.waiting = slices.Delete(l.waiting, i, i+1)
+	} else {
+		l.handOn() // handed to w as ctx ended: to the next, then
+	}
+	return nil, ctx.Err()
 }
 
-// release hands the lock to the next waiter, or frees it.
+// release hands the place to the next waiter, or frees it.
 func (l *rankedLock) release() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.handOn()
+}
+
+// handOn is release, with mu held.
+func (l *rankedLock) handOn() {
 	if len(l.waiting) == 0 {
-		l.held = false
+		l.held--
 		return
 	}
 	next := l.next()

@@ -1,6 +1,8 @@
 package export
 
 import (
+	"context"
+	"errors"
 	"runtime"
 	"testing"
 )
@@ -83,4 +85,61 @@ func TestRankedLockBoundsTheWait(t *testing.T) {
 	close(attempts.release)
 	close(last.release)
 	<-took
+}
+
+// TestRankedLockPlaces: a lock of size places lets that many hold it at
+// once; the next waits, and takes the first place freed.
+func TestRankedLockPlaces(t *testing.T) {
+	t.Parallel()
+	l := &rankedLock{rank: map[string]int{"users": 0, "groups": 1}, size: 2}
+	first := l.acquire(&Kind{Name: "groups"})
+	second := l.acquire(&Kind{Name: "groups"})
+	took := make(chan string, 2)
+	groups := wait(l, "groups", took)
+	users := wait(l, "users", took)
+	first()
+	if got := <-took; got != "users" {
+		t.Fatalf("the freed place went to %s, want users", got)
+	}
+	second()
+	if got := <-took; got != "groups" {
+		t.Fatalf("the next freed place went to %s, want groups", got)
+	}
+	close(users.release)
+	close(groups.release)
+}
+
+// TestRankedLockAcquireCtx: a waiter whose ctx ends gives up with its
+// error and leaves the queue; the place it waited for goes to the next.
+func TestRankedLockAcquireCtx(t *testing.T) {
+	t.Parallel()
+	l := &rankedLock{size: 1}
+	release := l.acquire(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	gaveUp := make(chan error, 1)
+	go func() {
+		_, err := l.acquireCtx(ctx, &Kind{Name: "users"})
+		gaveUp <- err
+	}()
+	for queued := false; !queued; runtime.Gosched() {
+		l.mu.Lock()
+		queued = len(l.waiting) == 1
+		l.mu.Unlock()
+	}
+	cancel()
+	if err := <-gaveUp; !errors.Is(err, context.Canceled) {
+		t.Fatalf("acquireCtx: %v, want context.Canceled", err)
+	}
+	if n := len(l.waiting); n != 0 {
+		t.Fatalf("%d waiters left after the only one gave up", n)
+	}
+	release()
+	again, err := l.acquireCtx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again()
+	if l.held != 0 {
+		t.Errorf("held %d after every place was released, want 0", l.held)
+	}
 }
