@@ -73,7 +73,7 @@ type Database struct {
 	owner      *Database     // a writer's: the Database that lent it its connection
 	optErr     error         // the first bad option value
 	tables     map[string]*table
-	kinds      map[string]*dbKind    // the kinds being written
+	kinds      kindMap               // the kinds being written
 	rowByRow   bool                  // Write's second try: each row under a savepoint
 	bulk       BulkLoader            // nil: rows go by statements
 	upsertOnly bool                  // a write tried again on a new connection
@@ -92,6 +92,7 @@ type dbKind struct {
 	fresh    bool                  // its tables were empty at the walk's start: rows go in by plain inserts
 	full     bool                  // the walk fetches every record (fullWalk): its writes record the keys they see
 	known    map[string]*knownRows // by table: its rows when the walk began (loadKnown); nil until read
+	reading  chan struct{}         // closed when prefetchKnown has read known, or failed to; nil: no read under way
 	same     int                   // the records left out as unchanged
 	fields   *table                // the users': their custom fields' table
 }
@@ -146,8 +147,8 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 
 // newDatabase is a Database on conn, with the defaults.
 func newDatabase(conn *sql.Conn, db *sql.DB, d Dialect) *Database {
-	return &Database{conn: conn, db: db, d: d, source: SourceEdApp, tables: map[string]*table{}, kinds: map[string]*dbKind{},
-		lockWait: DefaultLockWait, reconnect: DefaultReconnect, shared: &dbShared{slots: make(chan struct{}, ParallelWrites)}}
+	return &Database{conn: conn, db: db, d: d, source: SourceEdApp, tables: map[string]*table{},
+		lockWait: DefaultLockWait, reconnect: DefaultReconnect, shared: &dbShared{slots: rankedLock{size: ParallelWrites}}}
 }
 
 // restartKinds forgets where the fetch of each kind stands whose table

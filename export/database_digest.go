@@ -69,30 +69,82 @@ func (u *upserter) changed(rows [][]any) [][]any {
 }
 
 // loadKnown reads, at a complete walk's first write, the digests of the
-// rows of its tables, unless they were empty when it began.
+// rows of its tables, unless they were empty when it began or
+// prefetchKnown read them.
 func (x *Database) loadKnown(ctx context.Context, c *dbKind) error {
-	if c.known != nil || !c.full || c.fresh {
+	c.awaitKnown()
+	if c.known != nil || !needsKnown(c) {
 		return nil
 	}
+	known, err := x.readKnown(ctx, c, x.retry)
+	if err != nil {
+		return err
+	}
+	c.known = known
+	return nil
+}
+
+// needsKnown reports whether c's writes leave out unchanged rows: a
+// complete walk into tables that held rows when it began.
+func needsKnown(c *dbKind) bool { return c.full && !c.fresh }
+
+// readKnown is the digests of the rows of c's tables, each read within
+// try.
+func (x *Database) readKnown(ctx context.Context, c *dbKind, try func(context.Context, func() error) error) (map[string]*knownRows, error) {
 	known := map[string]*knownRows{}
 	for _, t := range []*table{c.t, c.fields} {
 		if t == nil || !t.leavesSame {
 			continue
 		}
 		var m map[string]knownRow
-		err := x.retry(ctx, func() (err error) {
+		err := try(ctx, func() (err error) {
 			m, err = x.knownDigests(ctx, t)
 			return err
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if m != nil {
 			known[t.name] = &knownRows{rows: m, unmet: len(m)}
 		}
 	}
-	c.known = known
-	return nil
+	return known, nil
+}
+
+// prefetchKnown starts reading c's known digests on a pooled connection,
+// for a database whose groups are written there (PostgreSQL): its plan
+// comes well before the walk's first page, and the read, tens of
+// milliseconds for thousands of rows, then no longer holds up that
+// page's write, nor, at the end of a walk whose pages all came at once,
+// the run. No write of the kind can come before it ends (the walk's
+// first write waits for it), so it reads the tables as the walk began.
+// A read that fails leaves the write to read them itself.
+func (x *Database) prefetchKnown(ctx context.Context, k *Kind, c *dbKind) {
+	if !x.writesInParallel() || !needsKnown(c) || c.known != nil {
+		return
+	}
+	done := make(chan struct{})
+	c.reading = done
+	go func() {
+		defer close(done)
+		w, release := x.writer(ctx, k)
+		if w == nil {
+			return
+		}
+		defer release()
+		once := func(_ context.Context, f func() error) error { return f() }
+		if known, err := w.readKnown(ctx, c, once); err == nil {
+			c.known = known
+		}
+	}()
+}
+
+// awaitKnown waits for prefetchKnown's read, if one is under way.
+func (c *dbKind) awaitKnown() {
+	if c.reading != nil {
+		<-c.reading
+		c.reading = nil
+	}
 }
 
 // knownDigests is t's rows of the source with their digests, keyed as

@@ -1,8 +1,14 @@
 package export
 
 import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"io"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -131,4 +137,152 @@ func TestNothingGone(t *testing.T) {
 	if gone("user_custom_fields") || gone("groups") {
 		t.Error("a table with an unmet row, or whose rows were not read, reported nothing gone")
 	}
+}
+
+// digestDriver answers the digest query of seenTable's t with two rows,
+// or an error while fail is set, and records each connection's digest
+// queries.
+type digestDriver struct {
+	mu    sync.Mutex
+	conns int
+	reads map[int]int // digest queries, by connection numbered from 1
+	fail  bool
+}
+
+type digestConn struct {
+	d  *digestDriver
+	id int
+}
+
+func (d *digestDriver) Connect(context.Context) (driver.Conn, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.conns++
+	return &digestConn{d, d.conns}, nil
+}
+func (d *digestDriver) Driver() driver.Driver { return nil }
+
+// readsBy is how many digest queries connection id ran.
+func (d *digestDriver) readsBy(id int) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.reads[id]
+}
+
+func (c *digestConn) Prepare(string) (driver.Stmt, error) { return nil, driver.ErrSkip }
+func (c *digestConn) Close() error                        { return nil }
+func (c *digestConn) Begin() (driver.Tx, error)           { return c, nil }
+func (c *digestConn) Commit() error                       { return nil }
+func (c *digestConn) Rollback() error                     { return nil }
+
+func (c *digestConn) QueryContext(_ context.Context, q string, _ []driver.NamedValue) (driver.Rows, error) {
+	c.d.mu.Lock()
+	defer c.d.mu.Unlock()
+	if !strings.Contains(q, "edapp_digest") {
+		return &digestRows{}, nil
+	}
+	if c.d.fail {
+		return nil, errors.New("read refused")
+	}
+	if c.d.reads == nil {
+		c.d.reads = map[int]int{}
+	}
+	c.d.reads[c.id]++
+	return &digestRows{rows: [][]driver.Value{{"a", "d1"}, {"b", "d2"}}}, nil
+}
+
+type digestRows struct{ rows [][]driver.Value }
+
+func (r *digestRows) Columns() []string { return []string{"id", "digest"} }
+func (r *digestRows) Close() error      { return nil }
+func (r *digestRows) Next(dest []driver.Value) error {
+	if len(r.rows) == 0 {
+		return io.EOF
+	}
+	copy(dest, r.rows[0])
+	r.rows = r.rows[1:]
+	return nil
+}
+
+// digestDatabase is a Database of dialect d on the driver's first
+// connection, with a pool to lend its writers connections from.
+func digestDatabase(t *testing.T, dd *digestDriver, d Dialect) *Database {
+	t.Helper()
+	db := sql.OpenDB(dd)
+	t.Cleanup(func() { db.Close() })
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newDatabase(conn, db, d)
+}
+
+// TestPrefetchKnown: on PostgreSQL a complete walk's known digests are
+// read on a pooled connection as it begins, and its first write reads
+// them no more; a read that failed leaves the write to read them on its
+// own connection; SQLite reads them at the first write.
+func TestPrefetchKnown(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	k := &Kind{Name: "t"}
+	wantKnown := func(t *testing.T, c *dbKind) {
+		t.Helper()
+		got := c.known["t"]
+		if got == nil || got.unmet != 2 || got.rows["a\x1f"].digest != "d1" || got.rows["b\x1f"].digest != "d2" {
+			t.Fatalf("known %+v, want a: d1 and b: d2, both unmet", got)
+		}
+	}
+	t.Run("read as the walk begins", func(t *testing.T) {
+		t.Parallel()
+		dd := &digestDriver{}
+		x := digestDatabase(t, dd, Postgres)
+		c := &dbKind{t: seenTable(), full: true}
+		x.prefetchKnown(ctx, k, c)
+		c.awaitKnown()
+		wantKnown(t, c)
+		if err := x.loadKnown(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		if dd.readsBy(1) != 0 || dd.readsBy(2) != 1 {
+			t.Errorf("digest reads: %v, want one, on the pooled connection 2", dd.reads)
+		}
+	})
+	t.Run("a failed read is read again", func(t *testing.T) {
+		t.Parallel()
+		dd := &digestDriver{fail: true}
+		x := digestDatabase(t, dd, Postgres)
+		c := &dbKind{t: seenTable(), full: true}
+		x.prefetchKnown(ctx, k, c)
+		c.awaitKnown()
+		if c.known != nil {
+			t.Fatalf("known %v after a failed read", c.known)
+		}
+		dd.mu.Lock()
+		dd.fail = false
+		dd.mu.Unlock()
+		if err := x.loadKnown(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		wantKnown(t, c)
+		if dd.readsBy(1) != 1 {
+			t.Errorf("digest reads: %v, want one on the Database's connection 1", dd.reads)
+		}
+	})
+	t.Run("not on SQLite, nor for a walk that needs none", func(t *testing.T) {
+		t.Parallel()
+		for _, tc := range []struct {
+			d Dialect
+			c *dbKind
+		}{
+			{SQLite, &dbKind{t: seenTable(), full: true}},
+			{Postgres, &dbKind{t: seenTable(), full: true, fresh: true}},
+			{Postgres, &dbKind{t: seenTable()}},
+		} {
+			x := digestDatabase(t, &digestDriver{}, tc.d)
+			x.prefetchKnown(ctx, k, tc.c)
+			if tc.c.reading != nil {
+				t.Errorf("%v, fresh %v, full %v: a read started", tc.d, tc.c.fresh, tc.c.full)
+			}
+		}
+	})
 }

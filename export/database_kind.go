@@ -24,7 +24,7 @@ func (x *Database) Resume(ctx context.Context, k *Kind, r RunInfo) (Plan, error)
 	if k.Name == "users" {
 		c.fields = x.customFieldsTable()
 	}
-	x.kinds[k.Name] = c
+	x.kinds.set(k.Name, c)
 	var p Plan
 	err = x.retry(ctx, func() (err error) {
 		p, err = x.resumePlan(ctx, k, r, c)
@@ -96,9 +96,10 @@ func (x *Database) readWalk(ctx context.Context, kind string) (walkState, error)
 func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
 	x.shared.mu.Lock()
 	defer x.shared.mu.Unlock()
-	c := x.kinds[k.Name]
+	c := x.kinds.get(k.Name)
 	if c.walk.run != 0 && p.From.Equal(c.walk.from) && p.Page == c.walk.pages+1 {
 		c.full = fullWalk(k, c.walk)
+		x.prefetchKnown(ctx, k, c)
 		return nil // the walk goes on, with its run and start
 	}
 	c.walk = walkState{cursor: c.walk.cursor, from: p.From, run: x.run, pages: max(p.Page-1, 0)}
@@ -124,6 +125,7 @@ ON CONFLICT (source, kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from
 	if err != nil {
 		return fmt.Errorf("%s: %w", k.Name, err)
 	}
+	x.prefetchKnown(ctx, k, c)
 	return nil
 }
 
@@ -199,11 +201,12 @@ walk_started = COALESCE(walk_started, ?)`+x.identitiesChanged(c.t.name, wrote)+`
 func (x *Database) End(ctx context.Context, k *Kind, r *KindResult) error {
 	x.shared.mu.Lock()
 	defer x.shared.mu.Unlock()
-	c := x.kinds[k.Name]
-	defer delete(x.kinds, k.Name)
+	c := x.kinds.get(k.Name)
+	defer x.kinds.drop(k.Name)
 	if c == nil {
 		return nil // Resume failed
 	}
+	c.awaitKnown()
 	r.Rejected += c.rejected
 	if r.Err != nil {
 		return nil

@@ -45,8 +45,8 @@ var errOwnerLost = errors.New("export: the connection holding the export's lock 
 // dbShared is what a Database shares with the writers it lends a
 // connection of the pool to.
 type dbShared struct {
-	mu       sync.Mutex    // held by each call on the Database's own connection
-	slots    chan struct{} // one per group being written on a pooled connection
+	mu       sync.Mutex // held by each call on the Database's own connection
+	slots    rankedLock // a place per group being written on a pooled connection, the kinds listed first first
 	gaveUp   atomic.Pointer[error]
 	ownerPID atomic.Int64 // the server process of the session holding the lock
 	seenPart atomic.Int64 // the groups' rows in edapp_export_seen, numbered
@@ -63,14 +63,13 @@ func (x *Database) writesInParallel() bool {
 // other kinds; on SQLite, or when the pool has no connection to lend, on
 // the Database's own.
 func (x *Database) Write(ctx context.Context, b *Batch) error {
-	x.shared.mu.Lock()
-	c := x.kinds[b.Kind.Name]
+	c := x.kinds.get(b.Kind.Name)
 	if !x.writesInParallel() {
+		x.shared.mu.Lock()
 		defer x.shared.mu.Unlock()
 		return x.write(ctx, c, b)
 	}
-	x.shared.mu.Unlock()
-	w, release := x.writer(ctx)
+	w, release := x.writer(ctx, b.Kind)
 	if w == nil {
 		x.shared.mu.Lock()
 		defer x.shared.mu.Unlock()
@@ -88,6 +87,35 @@ func (x *Database) Write(ctx context.Context, b *Batch) error {
 		err = w.write(ctx, c, b)
 	}
 	return err
+}
+
+// kindMap is the kinds being written, by name, under a lock of its own:
+// a kind's group goes to a writer without waiting for the calls that hold
+// dbShared.mu (another kind's End, which may build indexes, or Begin).
+type kindMap struct {
+	mu sync.Mutex
+	m  map[string]*dbKind
+}
+
+func (k *kindMap) get(name string) *dbKind {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.m[name]
+}
+
+func (k *kindMap) set(name string, c *dbKind) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.m == nil {
+		k.m = map[string]*dbKind{}
+	}
+	k.m[name] = c
+}
+
+func (k *kindMap) drop(name string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.m, name)
 }
 
 // ownerLocked takes writersKey shared for tx, then checks that the
@@ -125,25 +153,31 @@ func (x *Database) drainWriters(ctx context.Context) error {
 	return err
 }
 
-// writer waits for a slot and lends a connection of the pool to a writer
-// that shares x's lock and settings; nil when the pool has none to lend
-// (a server down: the Database's own connection then tries again).
-func (x *Database) writer(ctx context.Context) (*Database, func()) {
-	select {
-	case x.shared.slots <- struct{}{}:
-	case <-ctx.Done():
+// rankKinds has the writers take the pool's connections by the kinds'
+// ranks (serialize's): when every place is taken, the next group of the
+// kind listed first goes first (users, the longest walk of a re-run,
+// whose last group ends it).
+func (x *Database) rankKinds(rank map[string]int) { x.shared.slots.rank = rank }
+
+// writer waits for a place for k (see rankKinds) and lends a connection
+// of the pool to a writer that shares x's lock and settings; nil when ctx
+// ends first or the pool has none to lend (a server down: the Database's
+// own connection then tries again).
+func (x *Database) writer(ctx context.Context, k *Kind) (*Database, func()) {
+	leave, err := x.shared.slots.acquireCtx(ctx, k)
+	if err != nil {
 		return nil, nil
 	}
 	conn, err := x.db.Conn(ctx)
 	if err != nil {
-		<-x.shared.slots
+		leave()
 		return nil, nil
 	}
 	w := &Database{conn: conn, db: x.db, d: x.d, source: x.source, run: x.run, reconnect: x.reconnect,
 		bulk: x.bulk, shared: x.shared, owner: x}
 	return w, func() {
 		w.conn.Close()
-		<-x.shared.slots
+		leave()
 	}
 }
 

@@ -82,7 +82,7 @@ func TestDatabaseWritePlainThenUpsert(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x.kinds[k.Name] = &dbKind{t: tb, fresh: true, walk: walkState{run: 1}}
+	x.kinds.set(k.Name, &dbKind{t: tb, fresh: true, walk: walkState{run: 1}})
 	r, err := newRecord(edapp.Attempt{ID: "a1", UserID: "u1"})
 	if err != nil {
 		t.Fatal(err)
