@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -194,9 +195,16 @@ func isKey(t *table, i int) bool {
 // group's rows.
 const chunksAhead = 32
 
-// upsert writes records into t, and returns how many it rejected. A
-// goroutine turns the records into rows, a statement's worth at a time,
-// while this one writes the rows before them. A record the service lists
+// rowBuilders is how many goroutines at most turn one write's records
+// into rows, a statement's worth each: building a row (its JSON, its
+// columns, its digest) costs more than comparing or sending it, and at
+// the end of a walk whose pages came at once the rows of its last group
+// are all that is left to do.
+var rowBuilders = min(runtime.GOMAXPROCS(0), 4)
+
+// upsert writes records into t, and returns how many it rejected.
+// Goroutines turn the records into rows, a statement's worth each
+// (buildRows), while this one writes the rows before them. A record the service lists
 // twice in one walk never gets here twice: the SDK's iterators yield it
 // once, the first time (edapp's walk key). A key repeated among records (a
 // kind the walk does not key) keeps its last record: within a statement
@@ -205,24 +213,49 @@ const chunksAhead = 32
 func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []Record, run int64) (rejected, same int, err error) {
 	u := x.upserter(tx, t)
 	defer u.close()
-	chunks := make(chan rowChunk, chunksAhead)
 	stop := make(chan struct{})
 	defer close(stop)
+	chunks := x.buildRows(t, records, run, u.per, rowBuilders, stop)
+	rejected, err = u.write(ctx, chunks)
+	return rejected, u.same, err
+}
+
+// buildRows is the rows of records in t, per records at a time, in order,
+// built by up to builders goroutines and at most chunksAhead ahead of the
+// reader, until stop closes.
+func (x *Database) buildRows(t *table, records []Record, run int64, per, builders int, stop <-chan struct{}) <-chan rowChunk {
+	pending := make(chan chan rowChunk, chunksAhead)
 	go func() {
-		defer close(chunks)
+		defer close(pending)
+		building := make(chan struct{}, builders)
 		for len(records) > 0 {
-			n := min(u.per, len(records))
-			c := x.rowsOf(t, records[:n], run)
+			part := records[:min(per, len(records))]
+			records = records[len(part):]
+			c := make(chan rowChunk, 1)
 			select {
-			case chunks <- c:
+			case pending <- c:
 			case <-stop:
 				return
 			}
-			records = records[n:]
+			building <- struct{}{}
+			go func() {
+				defer func() { <-building }()
+				c <- x.rowsOf(t, part, run)
+			}()
 		}
 	}()
-	rejected, err = u.write(ctx, chunks)
-	return rejected, u.same, err
+	chunks := make(chan rowChunk, 1)
+	go func() {
+		defer close(chunks)
+		for c := range pending {
+			select {
+			case chunks <- <-c:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	return chunks
 }
 
 // write writes the rows of chunks, through the bulk loader when the

@@ -1,8 +1,13 @@
 package export
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/dbschema"
 )
 
 func TestRowKey(t *testing.T) {
@@ -32,5 +37,50 @@ func BenchmarkRowKey(b *testing.B) {
 	row := []any{"8f4b2c1e-aaaa-bbbb-cccc-1234567890ab", "8f4b2c1e-aaaa-bbbb-cccc-1234567890ab", "completed", time.Now().UTC().Round(0), "edapp"}
 	for b.Loop() {
 		_ = rowKey(tb, row)
+	}
+}
+
+// TestBuildRows: the rows come out in the records' order, a chunk of per
+// records at a time, whatever order the builders finish in; closing stop
+// ends the building.
+func TestBuildRows(t *testing.T) {
+	t.Parallel()
+	x := newDatabase(nil, nil, SQLite)
+	k := &Kind{Name: "attempts"}
+	for _, kk := range Kinds() {
+		if kk.Name == k.Name {
+			k = &kk
+		}
+	}
+	tb, err := x.table(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var records []Record
+	for i := range 500 {
+		r, err := newRecord(edapp.Attempt{ID: fmt.Sprintf("a%03d", i), UserID: "u1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		records = append(records, r)
+	}
+	id := slices.IndexFunc(tb.cols, func(c dbschema.Column) bool { return c.Name == "id" })
+	stop := make(chan struct{})
+	var got []string
+	for c := range x.buildRows(tb, records, 1, 7, 4, stop) {
+		if c.err != nil || len(c.rows) != min(7, len(records)-len(got)) {
+			t.Fatalf("chunk of %d rows (%v) after %d", len(c.rows), c.err, len(got))
+		}
+		for _, row := range c.rows {
+			got = append(got, row[id].(string))
+		}
+	}
+	if len(got) != len(records) || !slices.IsSorted(got) {
+		t.Fatalf("%d rows, in order %v; want %d in order", len(got), slices.IsSorted(got), len(records))
+	}
+	chunks := x.buildRows(tb, records, 1, 7, 4, stop)
+	<-chunks
+	close(stop)
+	for range chunks { // closed once stopped
 	}
 }
