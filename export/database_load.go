@@ -51,8 +51,9 @@ func (u *upserter) load(ctx context.Context, chunks <-chan rowChunk) error {
 	}
 	var failed error
 	next := u.nextRow(chunks, &failed)
-	err := u.x.conn.Raw(func(dc any) error {
-		_, err := u.x.bulk.CopyRows(ctx, dc, tmp, columnNames(u.t), next)
+	var copied int64
+	err := u.x.conn.Raw(func(dc any) (err error) {
+		copied, err = u.x.bulk.CopyRows(ctx, dc, tmp, columnNames(u.t), next)
 		return err
 	})
 	switch {
@@ -62,7 +63,7 @@ func (u *upserter) load(ctx context.Context, chunks <-chan rowChunk) error {
 		return errNoBulk
 	case err != nil:
 		return loadError(err)
-	case tmp == u.t.name:
+	case tmp == u.t.name, copied == 0: // nothing to merge: a re-run's unchanged rows
 		return nil
 	}
 	_, err = u.tx.ExecContext(ctx, mergeSQL(u.t, tmp))
