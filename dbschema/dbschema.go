@@ -57,7 +57,9 @@ const advisoryKey = 0x6564617070_2d7363
 // transaction: a migration that fails, or is interrupted, changes nothing.
 // Concurrent calls are safe: PostgreSQL takes an advisory lock, SQLite
 // the write lock (BEGIN IMMEDIATE), each once, so that a call waits for
-// the others at most once. On SQLite a call waits for the lock for up to
+// the others at most once; a PostgreSQL database found current in one
+// read (every table, view and comment there) takes neither lock nor
+// transaction. On SQLite a call waits for the lock for up to
 // five minutes, or until ctx ends, whatever the busy timeout: another
 // program's migration of a big file may take that long.
 func Migrate(ctx context.Context, db *sql.DB, d Dialect) error {
@@ -81,6 +83,9 @@ func MigrateRecreating(ctx context.Context, db *sql.DB, d Dialect) (recreated []
 	}
 	defer conn.Close()
 	if d == Postgres {
+		if upToDate(ctx, conn) {
+			return nil, nil
+		}
 		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, int64(advisoryKey)); err != nil {
 			return nil, fmt.Errorf("dbschema: lock: %w", err)
 		}

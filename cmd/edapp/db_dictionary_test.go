@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"database/sql"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/dbschema"
@@ -158,4 +160,49 @@ func TestMigrateRewritesOnlyAStaleDictionary(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestMigrateOfACurrentPostgresDatabaseTakesNoLock: an open of a
+// PostgreSQL database that is current reads it and goes on, while another
+// migration holds the lock; one that finds a comment changed waits for the
+// lock to write it back.
+func TestMigrateOfACurrentPostgresDatabaseTakesNoLock(t *testing.T) {
+	t.Parallel()
+	db, dialect := migratedTestDB(t, dbtest.Postgres(t))
+	ctx := context.Background()
+	holder, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	const migrationLock = 0x6564617070_2d7363 // dbschema's advisoryKey
+	if _, err := holder.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, int64(migrationLock)); err != nil {
+		t.Fatal(err)
+	}
+	current, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := dbschema.Migrate(current, db, dialect); err != nil {
+		t.Fatalf("open of a current database while another migration holds the lock: %v", err)
+	}
+	if _, err := db.Exec(`COMMENT ON TABLE users IS 'changed by hand'`); err != nil {
+		t.Fatal(err)
+	}
+	stale, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if err := dbschema.Migrate(stale, db, dialect); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("open of a database with a comment changed: %v, want it to wait for the lock", err)
+	}
+	if _, err := holder.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, int64(migrationLock)); err != nil {
+		t.Fatal(err)
+	}
+	if err := dbschema.Migrate(ctx, db, dialect); err != nil {
+		t.Fatal(err)
+	}
+	var comment string
+	if err := db.QueryRow(`SELECT obj_description('users'::regclass, 'pg_class')`).Scan(&comment); err != nil {
+		t.Fatal(err)
+	}
+	if comment == "changed by hand" {
+		t.Error("the changed comment was not written back")
+	}
 }
