@@ -85,4 +85,3 @@ func quoteList(names []string) string {
 	}
 	return strings.Join(quoted, ", ")
 }
-

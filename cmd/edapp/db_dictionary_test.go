@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"database/sql"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
