@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"io"
 	"slices"
 	"strings"
@@ -12,37 +13,40 @@ import (
 	"time"
 )
 
-// pragmaDriver is a SQLite stand-in that answers the PRAGMA queries with
-// its journal mode, and records each connection's statements.
-type pragmaDriver struct {
-	journal string
-	mu      sync.Mutex
-	conns   int
-	stmts   map[int][]string // by connection, numbered from 1
+// fakeDriver is a database stand-in that records each connection's
+// statements and answers the queries the tests ask: SQLite's PRAGMAs,
+// with its journal mode, and the reads of seenTable's digests, two rows
+// (an error while failDigests is set).
+type fakeDriver struct {
+	journal     string
+	failDigests bool
+	mu          sync.Mutex
+	conns       int
+	stmts       map[int][]string // by connection, numbered from 1
 }
 
-type pragmaConn struct {
-	d  *pragmaDriver
+type fakeConn struct {
+	d  *fakeDriver
 	id int
 }
 
-func (d *pragmaDriver) Connect(context.Context) (driver.Conn, error) {
+func (d *fakeDriver) Connect(context.Context) (driver.Conn, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.conns++
-	return &pragmaConn{d, d.conns}, nil
+	return &fakeConn{d, d.conns}, nil
 }
-func (d *pragmaDriver) Driver() driver.Driver { return nil }
+func (d *fakeDriver) Driver() driver.Driver { return nil }
 
 // ran is what connection id ran, in order.
-func (d *pragmaDriver) ran(id int) []string {
+func (d *fakeDriver) ran(id int) []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return slices.Clone(d.stmts[id])
 }
 
 // checkpointedBy are the connections that ran a checkpoint.
-func (d *pragmaDriver) checkpointedBy() []int {
+func (d *fakeDriver) checkpointedBy() []int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var ids []int
@@ -54,7 +58,7 @@ func (d *pragmaDriver) checkpointedBy() []int {
 	return ids
 }
 
-func (c *pragmaConn) record(q string) {
+func (c *fakeConn) record(q string) {
 	c.d.mu.Lock()
 	defer c.d.mu.Unlock()
 	if c.d.stmts == nil {
@@ -63,44 +67,55 @@ func (c *pragmaConn) record(q string) {
 	c.d.stmts[c.id] = append(c.d.stmts[c.id], q)
 }
 
-func (c *pragmaConn) Prepare(string) (driver.Stmt, error) { return nil, driver.ErrSkip }
-func (c *pragmaConn) Close() error                        { return nil }
-func (c *pragmaConn) Begin() (driver.Tx, error)           { c.record("BEGIN"); return c, nil }
-func (c *pragmaConn) Commit() error                       { c.record("COMMIT"); return nil }
-func (c *pragmaConn) Rollback() error                     { c.record("ROLLBACK"); return nil }
+func (c *fakeConn) Prepare(string) (driver.Stmt, error) { return nil, driver.ErrSkip }
+func (c *fakeConn) Close() error                        { return nil }
+func (c *fakeConn) Begin() (driver.Tx, error)           { c.record("BEGIN"); return c, nil }
+func (c *fakeConn) Commit() error                       { c.record("COMMIT"); return nil }
+func (c *fakeConn) Rollback() error                     { c.record("ROLLBACK"); return nil }
 
-func (c *pragmaConn) ExecContext(_ context.Context, q string, _ []driver.NamedValue) (driver.Result, error) {
+func (c *fakeConn) ExecContext(_ context.Context, q string, _ []driver.NamedValue) (driver.Result, error) {
 	c.record(q)
 	return driver.RowsAffected(1), nil
 }
 
-func (c *pragmaConn) QueryContext(_ context.Context, q string, _ []driver.NamedValue) (driver.Rows, error) {
+func (c *fakeConn) QueryContext(_ context.Context, q string, _ []driver.NamedValue) (driver.Rows, error) {
 	c.record(q)
+	if strings.Contains(q, "edapp_digest") {
+		c.d.mu.Lock()
+		defer c.d.mu.Unlock()
+		if c.d.failDigests {
+			return nil, errors.New("read refused")
+		}
+		return &fakeRows{cols: 2, rows: [][]driver.Value{{"a", "d1"}, {"b", "d2"}}}, nil
+	}
 	answers := map[string]driver.Value{"PRAGMA journal_mode": c.d.journal, "PRAGMA wal_autocheckpoint": int64(1000), "PRAGMA synchronous": int64(2)}
 	v, ok := answers[q]
 	if !ok {
-		return &oneRow{}, nil
+		return &fakeRows{cols: 1}, nil
 	}
-	return &oneRow{v: []driver.Value{v}}, nil
+	return &fakeRows{cols: 1, rows: [][]driver.Value{{v}}}, nil
 }
 
-// oneRow is a result of one row of v, or of none when v is nil.
-type oneRow struct{ v []driver.Value }
+// fakeRows is a result of rows of cols columns.
+type fakeRows struct {
+	cols int
+	rows [][]driver.Value
+}
 
-func (r *oneRow) Columns() []string { return []string{"v"} }
-func (r *oneRow) Close() error      { return nil }
-func (r *oneRow) Next(dest []driver.Value) error {
-	if r.v == nil {
+func (r *fakeRows) Columns() []string { return make([]string, r.cols) }
+func (r *fakeRows) Close() error      { return nil }
+func (r *fakeRows) Next(dest []driver.Value) error {
+	if len(r.rows) == 0 {
 		return io.EOF
 	}
-	copy(dest, r.v)
-	r.v = nil
+	copy(dest, r.rows[0])
+	r.rows = r.rows[1:]
 	return nil
 }
 
-// openPragmaDatabase is a SQLite Database on the driver's first
+// openFakeDatabase is a SQLite Database on the driver's first
 // connection, with its checkpointer started.
-func openPragmaDatabase(t *testing.T, d *pragmaDriver, maxOpen int) *Database {
+func openFakeDatabase(t *testing.T, d *fakeDriver, maxOpen int) *Database {
 	t.Helper()
 	ctx := context.Background()
 	db := sql.OpenDB(d)
@@ -134,8 +149,8 @@ func commit(t *testing.T, x *Database) {
 // them; Close gives the connection the settings it had.
 func TestStartCheckpointer(t *testing.T) {
 	t.Parallel()
-	d := &pragmaDriver{journal: "wal"}
-	x := openPragmaDatabase(t, d, 0)
+	d := &fakeDriver{journal: "wal"}
+	x := openFakeDatabase(t, d, 0)
 	commit(t, x)
 	deadline := time.Now().Add(10 * time.Second)
 	for len(d.checkpointedBy()) == 0 && time.Now().Before(deadline) {
@@ -161,8 +176,8 @@ func TestStartCheckpointerLeavesOthersAlone(t *testing.T) {
 		journal string
 		maxOpen int
 	}{{"delete", 0}, {"wal", 1}} {
-		d := &pragmaDriver{journal: tc.journal}
-		x := openPragmaDatabase(t, d, tc.maxOpen)
+		d := &fakeDriver{journal: tc.journal}
+		x := openFakeDatabase(t, d, tc.maxOpen)
 		started := x.ckpt != nil
 		commit(t, x)
 		x.Close()

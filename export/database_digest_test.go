@@ -3,12 +3,8 @@ package export
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
-	"errors"
-	"io"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -139,74 +135,20 @@ func TestNothingGone(t *testing.T) {
 	}
 }
 
-// digestDriver answers the digest query of seenTable's t with two rows,
-// or an error while fail is set, and records each connection's digest
-// queries.
-type digestDriver struct {
-	mu    sync.Mutex
-	conns int
-	reads map[int]int // digest queries, by connection numbered from 1
-	fail  bool
-}
-
-type digestConn struct {
-	d  *digestDriver
-	id int
-}
-
-func (d *digestDriver) Connect(context.Context) (driver.Conn, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.conns++
-	return &digestConn{d, d.conns}, nil
-}
-func (d *digestDriver) Driver() driver.Driver { return nil }
-
-// readsBy is how many digest queries connection id ran.
-func (d *digestDriver) readsBy(id int) int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.reads[id]
-}
-
-func (c *digestConn) Prepare(string) (driver.Stmt, error) { return nil, driver.ErrSkip }
-func (c *digestConn) Close() error                        { return nil }
-func (c *digestConn) Begin() (driver.Tx, error)           { return c, nil }
-func (c *digestConn) Commit() error                       { return nil }
-func (c *digestConn) Rollback() error                     { return nil }
-
-func (c *digestConn) QueryContext(_ context.Context, q string, _ []driver.NamedValue) (driver.Rows, error) {
-	c.d.mu.Lock()
-	defer c.d.mu.Unlock()
-	if !strings.Contains(q, "edapp_digest") {
-		return &digestRows{}, nil
+// digestReads is how many reads of digests connection id ran.
+func digestReads(d *fakeDriver, id int) int {
+	n := 0
+	for _, q := range d.ran(id) {
+		if strings.Contains(q, "edapp_digest") {
+			n++
+		}
 	}
-	if c.d.fail {
-		return nil, errors.New("read refused")
-	}
-	if c.d.reads == nil {
-		c.d.reads = map[int]int{}
-	}
-	c.d.reads[c.id]++
-	return &digestRows{rows: [][]driver.Value{{"a", "d1"}, {"b", "d2"}}}, nil
-}
-
-type digestRows struct{ rows [][]driver.Value }
-
-func (r *digestRows) Columns() []string { return []string{"id", "digest"} }
-func (r *digestRows) Close() error      { return nil }
-func (r *digestRows) Next(dest []driver.Value) error {
-	if len(r.rows) == 0 {
-		return io.EOF
-	}
-	copy(dest, r.rows[0])
-	r.rows = r.rows[1:]
-	return nil
+	return n
 }
 
 // digestDatabase is a Database of dialect d on the driver's first
 // connection, with a pool to lend its writers connections from.
-func digestDatabase(t *testing.T, dd *digestDriver, d Dialect) *Database {
+func digestDatabase(t *testing.T, dd *fakeDriver, d Dialect) *Database {
 	t.Helper()
 	db := sql.OpenDB(dd)
 	t.Cleanup(func() { db.Close() })
@@ -234,7 +176,7 @@ func TestPrefetchKnown(t *testing.T) {
 	}
 	t.Run("read as the walk begins", func(t *testing.T) {
 		t.Parallel()
-		dd := &digestDriver{}
+		dd := &fakeDriver{}
 		x := digestDatabase(t, dd, Postgres)
 		c := &dbKind{t: seenTable(), full: true}
 		x.prefetchKnown(ctx, k, c)
@@ -243,13 +185,13 @@ func TestPrefetchKnown(t *testing.T) {
 		if err := x.loadKnown(ctx, c); err != nil {
 			t.Fatal(err)
 		}
-		if dd.readsBy(1) != 0 || dd.readsBy(2) != 1 {
-			t.Errorf("digest reads: %v, want one, on the pooled connection 2", dd.reads)
+		if digestReads(dd, 1) != 0 || digestReads(dd, 2) != 1 {
+			t.Errorf("digest reads: %d on the Database's connection 1, %d on the pooled 2; want 0, 1", digestReads(dd, 1), digestReads(dd, 2))
 		}
 	})
 	t.Run("a failed read is read again", func(t *testing.T) {
 		t.Parallel()
-		dd := &digestDriver{fail: true}
+		dd := &fakeDriver{failDigests: true}
 		x := digestDatabase(t, dd, Postgres)
 		c := &dbKind{t: seenTable(), full: true}
 		x.prefetchKnown(ctx, k, c)
@@ -258,14 +200,14 @@ func TestPrefetchKnown(t *testing.T) {
 			t.Fatalf("known %v after a failed read", c.known)
 		}
 		dd.mu.Lock()
-		dd.fail = false
+		dd.failDigests = false
 		dd.mu.Unlock()
 		if err := x.loadKnown(ctx, c); err != nil {
 			t.Fatal(err)
 		}
 		wantKnown(t, c)
-		if dd.readsBy(1) != 1 {
-			t.Errorf("digest reads: %v, want one on the Database's connection 1", dd.reads)
+		if n := digestReads(dd, 1); n != 1 {
+			t.Errorf("%d digest reads on the Database's connection 1, want 1", n)
 		}
 	})
 	t.Run("not on SQLite, nor for a walk that needs none", func(t *testing.T) {
@@ -278,7 +220,7 @@ func TestPrefetchKnown(t *testing.T) {
 			{Postgres, &dbKind{t: seenTable(), full: true, fresh: true}},
 			{Postgres, &dbKind{t: seenTable()}},
 		} {
-			x := digestDatabase(t, &digestDriver{}, tc.d)
+			x := digestDatabase(t, &fakeDriver{}, tc.d)
 			x.prefetchKnown(ctx, k, tc.c)
 			if tc.c.reading != nil {
 				t.Errorf("%v, fresh %v, full %v: a read started", tc.d, tc.c.fresh, tc.c.full)
