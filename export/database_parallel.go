@@ -157,7 +157,7 @@ func (x *Database) drainWriters(ctx context.Context) error {
 // ranks (serialize's): when every place is taken, the next group of the
 // kind listed first goes first (users, the longest walk of a re-run,
 // whose last group ends it).
-func (x *Database) rankKinds(rank map[string]int) { x.shared.slots.rank = rank }
+func (x *Database) rankKinds(rank map[string]int) { x.shared.slots.setRank(rank) }
 
 // writer waits for a place for k (see rankKinds) and lends a connection
 // of the pool to a writer that shares x's lock and settings; nil when ctx

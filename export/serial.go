@@ -109,11 +109,11 @@ func (l *rankedLock) acquire(k *Kind) (release func()) {
 // acquireCtx is acquire, which gives up with ctx's error when ctx ends
 // first.
 func (l *rankedLock) acquireCtx(ctx context.Context, k *Kind) (release func(), err error) {
+	l.mu.Lock()
 	rank := -1
 	if k != nil {
 		rank = l.rank[k.Name]
 	}
-	l.mu.Lock()
 	if l.held < max(l.size, 1) {
 		l.held++
 		l.mu.Unlock()
@@ -135,6 +135,13 @@ func (l *rankedLock) acquireCtx(ctx context.Context, k *Kind) (release func(), e
 		l.handOn() // handed to w as ctx ended: to the next, then
 	}
 	return nil, ctx.Err()
+}
+
+// setRank sets the kinds' ranks.
+func (l *rankedLock) setRank(rank map[string]int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rank = rank
 }
 
 // release hands the place to the next waiter, or frees it.
