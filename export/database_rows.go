@@ -205,11 +205,12 @@ var rowBuilders = min(runtime.GOMAXPROCS(0), 4)
 // upsert writes records into t, and returns how many it rejected.
 // Goroutines turn the records into rows, a statement's worth each
 // (buildRows), while this one writes the rows before them. A record the
-// service lists twice in one walk never gets here twice: the SDK's iterators yield it
-// once, the first time (edapp's walk key). A key repeated among records (a
-// kind the walk does not key) keeps its last record: within a statement
-// at its first place (one statement may not touch a row twice), across
-// statements by writing it last, and in a bulk load by the merge.
+// service lists twice in one walk never gets here twice: the SDK's
+// iterators yield it once, the first time (edapp's walk key). A key
+// repeated among records (a kind the walk does not key) keeps its last
+// record: within a statement at its first place (one statement may not
+// touch a row twice), across statements by writing it last, and in a bulk
+// load by the merge.
 func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []Record, run int64) (rejected, same int, err error) {
 	u := x.upserter(tx, t)
 	defer u.close()
