@@ -55,13 +55,13 @@ const advisoryKey = 0x6564617070_2d7363
 // (ErrTooNew) a database with a newer version. Then it writes the data
 // dictionary into the database (DictionarySQL). All of it is one
 // transaction: a migration that fails, or is interrupted, changes nothing.
-// Concurrent calls are safe: PostgreSQL takes an advisory lock, SQLite
-// the write lock (BEGIN IMMEDIATE), each once, so that a call waits for
-// the others at most once; a PostgreSQL database found current in one
-// read (every table, view and comment there) takes neither lock nor
-// transaction. On SQLite a call waits for the lock for up to
-// five minutes, or until ctx ends, whatever the busy timeout: another
-// program's migration of a big file may take that long.
+// Concurrent calls are safe: PostgreSQL takes an advisory lock, SQLite the
+// write lock (BEGIN IMMEDIATE), each once, so that a call waits for the
+// others at most once; a PostgreSQL database found current in one read
+// (every table, view and comment there) takes neither lock nor
+// transaction. On SQLite a call waits for the lock for up to five minutes,
+// or until ctx ends, whatever the busy timeout: another program's
+// migration of a big file may take that long.
 func Migrate(ctx context.Context, db *sql.DB, d Dialect) error {
 	_, err := MigrateRecreating(ctx, db, d)
 	return err

@@ -72,12 +72,7 @@ func TestDatabaseWritePlainThenUpsert(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := newDatabase(conn, nil, SQLite)
-	k := &kinds[0]
-	for i := range kinds {
-		if kinds[i].Name == "attempts" {
-			k = &kinds[i]
-		}
-	}
+	k := kindNamed(t, "attempts")
 	tb, err := x.table(k)
 	if err != nil {
 		t.Fatal(err)

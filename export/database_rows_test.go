@@ -46,13 +46,7 @@ func BenchmarkRowKey(b *testing.B) {
 func TestBuildRows(t *testing.T) {
 	t.Parallel()
 	x := newDatabase(nil, nil, SQLite)
-	k := &Kind{Name: "attempts"}
-	for _, kk := range Kinds() {
-		if kk.Name == k.Name {
-			k = &kk
-		}
-	}
-	tb, err := x.table(k)
+	tb, err := x.table(kindNamed(t, "attempts"))
 	if err != nil {
 		t.Fatal(err)
 	}

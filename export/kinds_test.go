@@ -71,3 +71,13 @@ func TestCustomFieldsTableShape(t *testing.T) {
 		t.Errorf("user_custom_fields: columns %v, key %v", names, customFieldsTable.Key)
 	}
 }
+
+// kindNamed is the EdApp kind name, for a test.
+func kindNamed(t *testing.T, name string) *Kind {
+	t.Helper()
+	i := slices.IndexFunc(kinds, func(k Kind) bool { return k.Name == name })
+	if i < 0 {
+		t.Fatalf("no kind %s", name)
+	}
+	return &kinds[i]
+}
