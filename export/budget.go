@@ -96,10 +96,13 @@ func (f *Files) SaveBudget(_ context.Context, admissions []time.Time) error {
 // SavedBudget returns the admissions edapp_export_budget holds for the
 // source.
 func (x *Database) SavedBudget(ctx context.Context) ([]time.Time, error) {
-	x.shared.mu.Lock()
-	defer x.shared.mu.Unlock()
+	release, err := x.hold(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	var raw sql.NullString
-	err := x.conn.QueryRowContext(ctx, x.q(`SELECT admissions FROM edapp_export_budget WHERE source = ?`), x.source).Scan(&raw)
+	err = x.conn.QueryRowContext(ctx, x.q(`SELECT admissions FROM edapp_export_budget WHERE source = ?`), x.source).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !raw.Valid) {
 		return nil, nil
 	}
@@ -116,8 +119,11 @@ func (x *Database) SavedBudget(ctx context.Context) ([]time.Time, error) {
 // SaveBudget writes the admissions into the source's row of
 // edapp_export_budget.
 func (x *Database) SaveBudget(ctx context.Context, admissions []time.Time) error {
-	x.shared.mu.Lock()
-	defer x.shared.mu.Unlock()
+	release, err := x.hold(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	b, err := json.Marshal(admissions)
 	if err != nil {
 		return err

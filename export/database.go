@@ -81,6 +81,9 @@ type Database struct {
 	seenRun    int64                 // the write under way: the full walk whose seen keys it records; 0 for none
 	known      map[string]*knownRows // the write under way: its kind's known (see changed)
 	ckpt       *checkpointer         // SQLite's: nil when the connection checkpoints its own commits
+	rejects    []dbschema.Reject     // the write under way: its rows rejected so far
+	span       *span                 // SQLite's: the groups' writes not yet committed
+	spanAge    time.Duration         // how long a span may stay open (spanAge; 0: a transaction per group)
 }
 
 // dbKind is one kind being written: the engine writes several at once.
@@ -148,7 +151,7 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 // newDatabase is a Database on conn, with the defaults.
 func newDatabase(conn *sql.Conn, db *sql.DB, d Dialect) *Database {
 	return &Database{conn: conn, db: db, d: d, source: SourceEdApp, tables: map[string]*table{},
-		lockWait: DefaultLockWait, reconnect: DefaultReconnect, shared: &dbShared{slots: rankedLock{size: ParallelWrites}}}
+		lockWait: DefaultLockWait, reconnect: DefaultReconnect, spanAge: spanAge, shared: &dbShared{slots: rankedLock{size: ParallelWrites}}}
 }
 
 // restartKinds forgets where the fetch of each kind stands whose table
@@ -224,11 +227,13 @@ func (x *Database) waitLock(ctx context.Context) error {
 	}
 }
 
-// Close lets another export take the database.
+// Close commits the groups written since the last commit (see span) and
+// lets another export take the database.
 func (x *Database) Close() error {
 	x.shared.mu.Lock()
 	defer x.shared.mu.Unlock()
 	ctx := context.Background()
+	spanErr := x.endSpan(ctx)
 	x.ckpt.close(x.conn)
 	x.ckpt = nil
 	if x.d == Postgres {
@@ -236,7 +241,7 @@ func (x *Database) Close() error {
 	} else {
 		x.conn.ExecContext(ctx, `UPDATE edapp_export_lock SET holder = NULL WHERE source = ? AND pid = ?`, x.source, os.Getpid())
 	}
-	return x.conn.Close()
+	return errors.Join(spanErr, x.conn.Close())
 }
 
 func (x *Database) q(query string) string { return dbschema.Rebind(x.d, query) }

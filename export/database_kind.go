@@ -14,8 +14,11 @@ import (
 // incremental kind from its cursor minus Overlap, and earlier when an
 // open record younger than the open window is older than that.
 func (x *Database) Resume(ctx context.Context, k *Kind, r RunInfo) (Plan, error) {
-	x.shared.mu.Lock()
-	defer x.shared.mu.Unlock()
+	release, err := x.hold(ctx)
+	if err != nil {
+		return Plan{}, err
+	}
+	defer release()
 	t, err := x.table(k)
 	if err != nil {
 		return Plan{}, err
@@ -94,8 +97,11 @@ func (x *Database) readWalk(ctx context.Context, kind string) (walkState, error)
 // Begin continues the walk Resume found when the fetch starts where it
 // said, and records a new walk otherwise.
 func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
-	x.shared.mu.Lock()
-	defer x.shared.mu.Unlock()
+	release, err := x.hold(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	c := x.kinds.get(k.Name)
 	if c.walk.run != 0 && p.From.Equal(c.walk.from) && p.Page == c.walk.pages+1 {
 		c.full = fullWalk(k, c.walk)
@@ -106,7 +112,7 @@ func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
 	c.full = fullWalk(k, c.walk)
 	// One transaction, so one commit, for the kind: the kinds begin one
 	// after another, before their first requests.
-	err := x.tx(ctx, func(tx *sql.Tx) error {
+	err = x.tx(ctx, func(tx *sql.Tx) error {
 		if p.Page == 1 {
 			fresh, err := x.dropIndexesIfEmpty(ctx, tx, k.Name)
 			if err != nil {
@@ -159,7 +165,7 @@ func (x *Database) write(ctx context.Context, c *dbKind, b *Batch) error {
 		x.rowByRow = false
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", c.t.name, err)
+		return fmt.Errorf("%s: %w", c.t.name, x.loseSpan(err))
 	}
 	c.written += len(b.Records) - n.records - n.same
 	c.same += n.same
@@ -171,9 +177,14 @@ func (x *Database) write(ctx context.Context, c *dbKind, b *Batch) error {
 // the users' custom fields rejected, and the records left out unchanged.
 type batchCounts struct{ records, fields, same int }
 
-// writeBatch is Write's transaction.
+// writeBatch is Write's transaction (on SQLite, its part of a span). The
+// group's rejects go in after all its rows: a group that fails within a
+// span is written again over what it left, and so leaves no reject behind
+// to be kept twice.
 func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *Batch) (n batchCounts, err error) {
-	err = x.tx(ctx, func(tx *sql.Tx) error {
+	defer func() { x.rejects = nil }()
+	err = x.writeTx(ctx, len(b.Records), func(tx *sql.Tx) error {
+		x.rejects = nil
 		if n.records, n.same, err = x.upsert(ctx, tx, c.t, b.Records, c.walk.run); err != nil {
 			return err
 		}
@@ -181,6 +192,9 @@ func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *Batch) (n batch
 			if n.fields, err = x.upsertCustomFields(ctx, tx, c.fields, b.Records, c.walk.run); err != nil {
 				return err
 			}
+		}
+		if err := dbschema.InsertRejects(ctx, tx, x.d, x.rejects); err != nil {
+			return err
 		}
 		wrote := len(b.Records) > n.records+n.same
 		_, err = tx.ExecContext(ctx, x.q(`UPDATE edapp_export_kinds SET walk_pages = CASE WHEN walk_pages > ? THEN walk_pages ELSE ? END,
@@ -199,8 +213,11 @@ walk_started = COALESCE(walk_started, ?)`+x.identitiesChanged(c.t.name, wrote)+`
 // full walk's. An incomplete kind changes nothing: its walk resumes next
 // time.
 func (x *Database) End(ctx context.Context, k *Kind, r *KindResult) error {
-	x.shared.mu.Lock()
-	defer x.shared.mu.Unlock()
+	release, err := x.hold(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	c := x.kinds.get(k.Name)
 	defer x.kinds.drop(k.Name)
 	if c == nil {
@@ -225,7 +242,7 @@ func (x *Database) End(ctx context.Context, k *Kind, r *KindResult) error {
 		cursor = started
 	}
 	var deleted int64
-	err := x.tx(ctx, func(tx *sql.Tx) (err error) {
+	err = x.tx(ctx, func(tx *sql.Tx) (err error) {
 		deleted, err = x.endWalk(ctx, tx, k.Name, c.walk.run, full, cursor, completed, nothingGone(c))
 		return err
 	})

@@ -473,15 +473,13 @@ func (u *upserter) execEach(ctx context.Context, rows [][]any) error {
 	return nil
 }
 
-// flush writes the rows rejected so far to the rejects table, and the
-// keys seen to edapp_export_seen; it returns how many rows were rejected.
+// flush hands the rows rejected so far to the group's write, which keeps
+// them last (see writeBatch), and writes the keys seen to
+// edapp_export_seen; it returns how many rows were rejected.
 func (u *upserter) flush(ctx context.Context) (int, error) {
 	n := len(u.rejects)
-	err := dbschema.InsertRejects(ctx, u.tx, u.x.d, u.rejects)
+	u.x.rejects = append(u.x.rejects, u.rejects...)
 	u.rejects = nil
-	if err != nil {
-		return n, err
-	}
 	return n, u.recordSeen(ctx)
 }
 

@@ -38,10 +38,13 @@ type TxBeginner interface {
 // A change made to those tables by hand goes unseen: call the function
 // RebuildIdentities then.
 func (x *Database) RebuildIdentities(ctx context.Context) error {
-	x.shared.mu.Lock()
-	defer x.shared.mu.Unlock()
+	release, err := x.hold(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	var changed int
-	err := x.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM edapp_export_kinds WHERE identities_changed IS NOT FALSE`).Scan(&changed)
+	err = x.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM edapp_export_kinds WHERE identities_changed IS NOT FALSE`).Scan(&changed)
 	if err != nil || changed == 0 {
 		return err
 	}

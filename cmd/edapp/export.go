@@ -181,7 +181,8 @@ a file is replaced. --since sets where a kind without a cursor starts
 (all, or those of --kinds) and starts them over.
 
 A database commits rows in groups (up to 10,000 rows, or what a second
-brought) with the progress they represent; files are written under a
+brought; SQLite about once a second, up to 100,000 rows) with the
+progress they represent; files are written under a
 temporary name and renamed when whole. Ctrl-C or a crash loses nothing:
 the next run resumes after the last group committed, with no gaps and no
 duplicates. The state also keeps what the run spent of the rate budget

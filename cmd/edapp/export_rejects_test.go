@@ -189,6 +189,35 @@ func TestExportDBRejectsRowsTheDatabaseRefuses(t *testing.T) {
 	})
 }
 
+// TestExportDBKeepsEachRejectOnce: a group the database refuses in its
+// users' custom fields, after their users were written, is written again
+// row by row; the user rejected before any statement, and the refused
+// field, are each kept once. (On SQLite the group was written within a
+// span, which its failure does not roll back: its rejects go in last.)
+func TestExportDBKeepsEachRejectOnce(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, _ := exportFixture(t, 0)
+		serveUsers(t, srv, `{"name":"no id"}`, `{"id":"u1","name":"one","customFields":{"site":"bad site","team":"Ops"}}`)
+		db, dialect := migratedTestDB(t, url)
+		refuseNames(t, db, dialect, "user_custom_fields", "value")
+		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users"), exitRejected)
+		var kinds []string
+		for _, rj := range readRejects(t, db) {
+			kinds = append(kinds, rj.kind)
+		}
+		if strings.Join(kinds, ",") != "users,user_custom_fields" {
+			t.Errorf("rejects of kinds %q, want one user and one custom field", kinds)
+		}
+		if got := rowIDs(t, db, `SELECT name FROM user_custom_fields`); strings.Join(got, ",") != "team" {
+			t.Errorf("custom fields %q, want team only", got)
+		}
+		if got := rowIDs(t, db, `SELECT id FROM users`); strings.Join(got, ",") != "u1" {
+			t.Errorf("users %q, want u1", got)
+		}
+	})
+}
+
 // TestExportDBRecreatesADroppedTable: a table dropped by hand is recreated
 // when the export opens the database, though the schema version says it
 // exists; the mirrored kind refills it and the incremental kind's cursor

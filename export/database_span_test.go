@@ -1,0 +1,125 @@
+package export
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// spanWrite is a group's write of rows rows through writeTx, which runs
+// stmt.
+func spanWrite(x *Database, rows int, stmt string) error {
+	x.shared.mu.Lock()
+	defer x.shared.mu.Unlock()
+	return x.writeTx(context.Background(), rows, func(tx *sql.Tx) error {
+		_, err := tx.Exec(stmt)
+		return err
+	})
+}
+
+// ranSince is what the export's connection ran from its first BEGIN on,
+// joined by "; ".
+func ranSince(d *fakeDriver) string {
+	ran := d.ran(1)
+	if i := slices.Index(ran, "BEGIN"); i >= 0 {
+		ran = ran[i:]
+	}
+	return strings.Join(ran, "; ")
+}
+
+// TestWriteTx: on SQLite the groups' writes share one transaction until
+// another call takes the connection, or until it holds spanRows rows; with
+// no span (spanAge 0), each group commits on its own.
+func TestWriteTx(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		age     time.Duration
+		rows    int
+		held    string // before another call takes the connection
+		release string
+	}{
+		{"a span", time.Hour, 10, "BEGIN; INSERT a; INSERT b", "BEGIN; INSERT a; INSERT b; COMMIT"},
+		{"spanRows", time.Hour, spanRows / 2, "BEGIN; INSERT a; INSERT b; COMMIT", "BEGIN; INSERT a; INSERT b; COMMIT"},
+		{"no span", 0, 10, "BEGIN; INSERT a; COMMIT; BEGIN; INSERT b; COMMIT", "BEGIN; INSERT a; COMMIT; BEGIN; INSERT b; COMMIT"},
+	} {
+		d := &fakeDriver{journal: "wal"}
+		x := openFakeDatabase(t, d, 0)
+		x.spanAge = tc.age
+		for _, s := range []string{"INSERT a", "INSERT b"} {
+			if err := spanWrite(x, tc.rows, s); err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+		}
+		if got := ranSince(d); got != tc.held {
+			t.Errorf("%s: the connection ran %q, want %q", tc.name, got, tc.held)
+		}
+		release, err := x.hold(context.Background())
+		if err != nil {
+			t.Fatalf("%s: hold: %v", tc.name, err)
+		}
+		release()
+		if got := ranSince(d); got != tc.release {
+			t.Errorf("%s: once held, the connection ran %q, want %q", tc.name, got, tc.release)
+		}
+		x.Close()
+	}
+}
+
+// TestBeginSpan: a span that no group or call follows commits at spanAge.
+func TestBeginSpan(t *testing.T) {
+	t.Parallel()
+	d := &fakeDriver{journal: "wal"}
+	x := openFakeDatabase(t, d, 0)
+	defer x.Close()
+	x.spanAge = 20 * time.Millisecond
+	if err := spanWrite(x, 1, "INSERT a"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ranSince(d) != "BEGIN; INSERT a; COMMIT" && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := ranSince(d); got != "BEGIN; INSERT a; COMMIT" {
+		t.Fatalf("the connection ran %q, want the span committed by its timer", got)
+	}
+}
+
+// TestLoseSpan: a group that fails leaves the span open for its write
+// again; once lost, the span is rolled back and every later call fails
+// with errSpanLost.
+func TestLoseSpan(t *testing.T) {
+	t.Parallel()
+	d := &fakeDriver{journal: "wal"}
+	x := openFakeDatabase(t, d, 0)
+	defer x.Close()
+	x.spanAge = time.Hour
+	if err := spanWrite(x, 1, "INSERT a"); err != nil {
+		t.Fatal(err)
+	}
+	refused := errors.New("refused")
+	x.shared.mu.Lock()
+	err := x.writeTx(context.Background(), 1, func(*sql.Tx) error { return refused })
+	x.shared.mu.Unlock()
+	if err != refused || x.span == nil {
+		t.Fatalf("a failed group: %v, span open %v; want its error and the span kept", err, x.span != nil)
+	}
+	x.shared.mu.Lock()
+	err = x.loseSpan(err)
+	x.shared.mu.Unlock()
+	if !errors.Is(err, errSpanLost) || !errors.Is(err, refused) {
+		t.Fatalf("loseSpan: %v, want errSpanLost wrapping the group's error", err)
+	}
+	if got := ranSince(d); got != "BEGIN; INSERT a; ROLLBACK" {
+		t.Errorf("the connection ran %q, want the span rolled back", got)
+	}
+	if err := spanWrite(x, 1, "INSERT b"); !errors.Is(err, errSpanLost) {
+		t.Errorf("a write after the span was lost: %v, want errSpanLost", err)
+	}
+	if err := x.SaveBudget(context.Background(), nil); !errors.Is(err, errSpanLost) {
+		t.Errorf("SaveBudget after the span was lost: %v, want errSpanLost", err)
+	}
+}
