@@ -55,7 +55,8 @@ const (
 // saw them (edapp_run); the rows a complete fetch did not see are deleted
 // in the transaction that records the kind complete. On PostgreSQL the
 // groups of different kinds are written in parallel, on connections of
-// the pool (see ParallelWrites); SQLite's go through one connection.
+// the pool (see ParallelWrites); SQLite's go through one connection, and
+// the groups of about a second share one transaction there (see span).
 //
 // A Database writes one source's rows (WithSource): every statement it
 // runs, the lock it takes and the runs it numbers are that source's, so
