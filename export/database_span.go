@@ -71,9 +71,11 @@ func (x *Database) writeTx(ctx context.Context, rows int, f func(*sql.Tx) error)
 	return nil
 }
 
-// beginSpan opens a span, and the timer that commits it at spanAge.
+// beginSpan opens a span, and the timer that commits it at spanAge. The
+// span outlives the write that opens it: the end of that write's ctx
+// must not roll it back (database/sql does, for a transaction's ctx).
 func (x *Database) beginSpan(ctx context.Context) error {
-	tx, err := x.conn.BeginTx(ctx, nil)
+	tx, err := x.conn.BeginTx(context.WithoutCancel(ctx), nil)
 	if err != nil {
 		return err
 	}

@@ -123,3 +123,33 @@ func TestLoseSpan(t *testing.T) {
 		t.Errorf("SaveBudget after the span was lost: %v, want errSpanLost", err)
 	}
 }
+
+// TestBeginSpanOutlivesItsCtx: the span stays open, and commits, after the
+// ctx of the write that opened it ends.
+func TestBeginSpanOutlivesItsCtx(t *testing.T) {
+	t.Parallel()
+	d := &fakeDriver{journal: "wal"}
+	x := openFakeDatabase(t, d, 0)
+	defer x.Close()
+	x.spanAge = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	x.shared.mu.Lock()
+	err := x.writeTx(ctx, 1, func(tx *sql.Tx) error {
+		_, err := tx.Exec("INSERT a")
+		return err
+	})
+	x.shared.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	time.Sleep(20 * time.Millisecond) // database/sql rolls back a transaction whose ctx ended, in a goroutine of its own
+	release, err := x.hold(context.Background())
+	if err != nil {
+		t.Fatalf("hold after the write's ctx ended: %v", err)
+	}
+	release()
+	if got := ranSince(d); got != "BEGIN; INSERT a; COMMIT" {
+		t.Errorf("the connection ran %q, want the span committed", got)
+	}
+}
