@@ -10,15 +10,29 @@ import (
 	"time"
 )
 
-// spanWrite is a group's write of rows rows through writeTx, which runs
-// stmt.
-func spanWrite(x *Database, rows int, stmt string) error {
+// spanDatabase is a SQLite Database on a fake driver, whose spans last
+// age.
+func spanDatabase(t *testing.T, age time.Duration) (*Database, *fakeDriver) {
+	t.Helper()
+	d := &fakeDriver{journal: "wal"}
+	x := openFakeDatabase(t, d, 0)
+	t.Cleanup(func() { x.Close() })
+	x.spanAge = age
+	return x, d
+}
+
+// spanWrite is a group's write of rows rows through writeTx, under the
+// lock Write holds: f, or else the statement stmt.
+func spanWrite(ctx context.Context, x *Database, rows int, stmt string, f func(*sql.Tx) error) error {
+	if f == nil {
+		f = func(tx *sql.Tx) error {
+			_, err := tx.Exec(stmt)
+			return err
+		}
+	}
 	x.shared.mu.Lock()
 	defer x.shared.mu.Unlock()
-	return x.writeTx(context.Background(), rows, func(tx *sql.Tx) error {
-		_, err := tx.Exec(stmt)
-		return err
-	})
+	return x.writeTx(ctx, rows, f)
 }
 
 // ranSince is what the export's connection ran from its first BEGIN on,
@@ -47,11 +61,9 @@ func TestWriteTx(t *testing.T) {
 		{"spanRows", time.Hour, spanRows / 2, "BEGIN; INSERT a; INSERT b; COMMIT", "BEGIN; INSERT a; INSERT b; COMMIT"},
 		{"no span", 0, 10, "BEGIN; INSERT a; COMMIT; BEGIN; INSERT b; COMMIT", "BEGIN; INSERT a; COMMIT; BEGIN; INSERT b; COMMIT"},
 	} {
-		d := &fakeDriver{journal: "wal"}
-		x := openFakeDatabase(t, d, 0)
-		x.spanAge = tc.age
+		x, d := spanDatabase(t, tc.age)
 		for _, s := range []string{"INSERT a", "INSERT b"} {
-			if err := spanWrite(x, tc.rows, s); err != nil {
+			if err := spanWrite(context.Background(), x, tc.rows, s, nil); err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
 		}
@@ -66,18 +78,14 @@ func TestWriteTx(t *testing.T) {
 		if got := ranSince(d); got != tc.release {
 			t.Errorf("%s: once held, the connection ran %q, want %q", tc.name, got, tc.release)
 		}
-		x.Close()
 	}
 }
 
 // TestBeginSpan: a span that no group or call follows commits at spanAge.
 func TestBeginSpan(t *testing.T) {
 	t.Parallel()
-	d := &fakeDriver{journal: "wal"}
-	x := openFakeDatabase(t, d, 0)
-	defer x.Close()
-	x.spanAge = 20 * time.Millisecond
-	if err := spanWrite(x, 1, "INSERT a"); err != nil {
+	x, d := spanDatabase(t, 20*time.Millisecond)
+	if err := spanWrite(context.Background(), x, 1, "INSERT a", nil); err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(10 * time.Second); ranSince(d) != "BEGIN; INSERT a; COMMIT" && time.Now().Before(deadline); {
@@ -93,17 +101,12 @@ func TestBeginSpan(t *testing.T) {
 // with errSpanLost.
 func TestLoseSpan(t *testing.T) {
 	t.Parallel()
-	d := &fakeDriver{journal: "wal"}
-	x := openFakeDatabase(t, d, 0)
-	defer x.Close()
-	x.spanAge = time.Hour
-	if err := spanWrite(x, 1, "INSERT a"); err != nil {
+	x, d := spanDatabase(t, time.Hour)
+	if err := spanWrite(context.Background(), x, 1, "INSERT a", nil); err != nil {
 		t.Fatal(err)
 	}
 	refused := errors.New("refused")
-	x.shared.mu.Lock()
-	err := x.writeTx(context.Background(), 1, func(*sql.Tx) error { return refused })
-	x.shared.mu.Unlock()
+	err := spanWrite(context.Background(), x, 1, "", func(*sql.Tx) error { return refused })
 	if err != refused || x.span == nil {
 		t.Fatalf("a failed group: %v, span open %v; want its error and the span kept", err, x.span != nil)
 	}
@@ -116,7 +119,7 @@ func TestLoseSpan(t *testing.T) {
 	if got := ranSince(d); got != "BEGIN; INSERT a; ROLLBACK" {
 		t.Errorf("the connection ran %q, want the span rolled back", got)
 	}
-	if err := spanWrite(x, 1, "INSERT b"); !errors.Is(err, errSpanLost) {
+	if err := spanWrite(context.Background(), x, 1, "INSERT b", nil); !errors.Is(err, errSpanLost) {
 		t.Errorf("a write after the span was lost: %v, want errSpanLost", err)
 	}
 	if err := x.SaveBudget(context.Background(), nil); !errors.Is(err, errSpanLost) {
@@ -128,18 +131,9 @@ func TestLoseSpan(t *testing.T) {
 // ctx of the write that opened it ends.
 func TestBeginSpanOutlivesItsCtx(t *testing.T) {
 	t.Parallel()
-	d := &fakeDriver{journal: "wal"}
-	x := openFakeDatabase(t, d, 0)
-	defer x.Close()
-	x.spanAge = time.Hour
+	x, d := spanDatabase(t, time.Hour)
 	ctx, cancel := context.WithCancel(context.Background())
-	x.shared.mu.Lock()
-	err := x.writeTx(ctx, 1, func(tx *sql.Tx) error {
-		_, err := tx.Exec("INSERT a")
-		return err
-	})
-	x.shared.mu.Unlock()
-	if err != nil {
+	if err := spanWrite(ctx, x, 1, "INSERT a", nil); err != nil {
 		t.Fatal(err)
 	}
 	cancel()
