@@ -96,7 +96,7 @@ func (f *Files) SaveBudget(_ context.Context, admissions []time.Time) error {
 // SavedBudget returns the admissions edapp_export_budget holds for the
 // source.
 func (x *Database) SavedBudget(ctx context.Context) ([]time.Time, error) {
-	release, err := x.hold(ctx)
+	release, err := x.hold()
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func (x *Database) SavedBudget(ctx context.Context) ([]time.Time, error) {
 // SaveBudget writes the admissions into the source's row of
 // edapp_export_budget.
 func (x *Database) SaveBudget(ctx context.Context, admissions []time.Time) error {
-	release, err := x.hold(ctx)
+	release, err := x.hold()
 	if err != nil {
 		return err
 	}

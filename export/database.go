@@ -234,7 +234,7 @@ func (x *Database) Close() error {
 	x.shared.mu.Lock()
 	defer x.shared.mu.Unlock()
 	ctx := context.Background()
-	spanErr := x.endSpan(ctx)
+	spanErr := x.endSpan()
 	x.ckpt.close(x.conn)
 	x.ckpt = nil
 	if x.d == Postgres {

@@ -76,7 +76,7 @@ func (x *Database) loadKnown(ctx context.Context, c *dbKind) error {
 	if c.known != nil || !needsKnown(c) {
 		return nil
 	}
-	if err := x.endSpan(ctx); err != nil { // the read is no group's write
+	if err := x.endSpan(); err != nil { // the read is no group's write
 		return err
 	}
 	known, err := x.readKnown(ctx, c, x.retry)

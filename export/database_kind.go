@@ -14,7 +14,7 @@ import (
 // incremental kind from its cursor minus Overlap, and earlier when an
 // open record younger than the open window is older than that.
 func (x *Database) Resume(ctx context.Context, k *Kind, r RunInfo) (Plan, error) {
-	release, err := x.hold(ctx)
+	release, err := x.hold()
 	if err != nil {
 		return Plan{}, err
 	}
@@ -97,7 +97,7 @@ func (x *Database) readWalk(ctx context.Context, kind string) (walkState, error)
 // Begin continues the walk Resume found when the fetch starts where it
 // said, and records a new walk otherwise.
 func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
-	release, err := x.hold(ctx)
+	release, err := x.hold()
 	if err != nil {
 		return err
 	}
@@ -213,7 +213,7 @@ walk_started = COALESCE(walk_started, ?)`+x.identitiesChanged(c.t.name, wrote)+`
 // full walk's. An incomplete kind changes nothing: its walk resumes next
 // time.
 func (x *Database) End(ctx context.Context, k *Kind, r *KindResult) error {
-	release, err := x.hold(ctx)
+	release, err := x.hold()
 	if err != nil {
 		return err
 	}

@@ -66,7 +66,7 @@ func (x *Database) writeTx(ctx context.Context, rows int, f func(*sql.Tx) error)
 	}
 	x.span.rows += rows
 	if x.span.rows >= spanRows || time.Since(x.span.began) >= x.spanAge {
-		return x.endSpan(ctx)
+		return x.endSpan()
 	}
 	return nil
 }
@@ -84,7 +84,7 @@ func (x *Database) beginSpan(ctx context.Context) error {
 		x.shared.mu.Lock()
 		defer x.shared.mu.Unlock()
 		if x.span == s {
-			x.endSpan(context.Background()) // a failure stops the export's next call
+			x.endSpan() // a failure stops the export's next call
 		}
 	})
 	x.span = s
@@ -92,33 +92,43 @@ func (x *Database) beginSpan(ctx context.Context) error {
 }
 
 // endSpan commits the span, if one is open; a commit that fails loses it.
-func (x *Database) endSpan(ctx context.Context) error {
-	s := x.span
+func (x *Database) endSpan() error {
+	s := x.detachSpan()
 	if s == nil {
 		return nil
 	}
-	x.span = nil
-	s.timer.Stop()
 	if err := s.tx.Commit(); err != nil {
-		x.giveUp(fmt.Errorf("%w: %w", errSpanLost, err))
-		return x.givenUp()
+		return x.spanLost(err)
 	}
 	x.ckpt.committed()
 	return nil
 }
 
-// loseSpan rolls back the span, if one is open, after err, and makes
-// every later call of the export fail with the error it returns: the
-// groups the span held were reported written. Without a span it returns
-// err.
+// loseSpan rolls back the span, if one is open, after err (see spanLost).
+// Without a span it returns err.
 func (x *Database) loseSpan(err error) error {
-	s := x.span
+	s := x.detachSpan()
 	if s == nil {
 		return err
 	}
-	x.span = nil
-	s.timer.Stop()
 	s.tx.Rollback()
+	return x.spanLost(err)
+}
+
+// detachSpan takes the open span, if any, off x and stops its timer.
+func (x *Database) detachSpan() *span {
+	s := x.span
+	if s != nil {
+		x.span = nil
+		s.timer.Stop()
+	}
+	return s
+}
+
+// spanLost makes every later call of the export fail with the error it
+// returns, which wraps err: the groups of the span that err ended were
+// reported written.
+func (x *Database) spanLost(err error) error {
 	x.giveUp(fmt.Errorf("%w: %w", errSpanLost, err))
 	return x.givenUp()
 }
@@ -126,9 +136,9 @@ func (x *Database) loseSpan(err error) error {
 // hold takes the Database's own connection for a call other than a
 // group's write, once the span, if any, has committed; release gives it
 // back.
-func (x *Database) hold(ctx context.Context) (release func(), err error) {
+func (x *Database) hold() (release func(), err error) {
 	x.shared.mu.Lock()
-	if err := x.endSpan(ctx); err != nil {
+	if err := x.endSpan(); err != nil {
 		x.shared.mu.Unlock()
 		return nil, err
 	}

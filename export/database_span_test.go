@@ -70,7 +70,7 @@ func TestWriteTx(t *testing.T) {
 		if got := ranSince(d); got != tc.held {
 			t.Errorf("%s: the connection ran %q, want %q", tc.name, got, tc.held)
 		}
-		release, err := x.hold(context.Background())
+		release, err := x.hold()
 		if err != nil {
 			t.Fatalf("%s: hold: %v", tc.name, err)
 		}
@@ -138,7 +138,7 @@ func TestBeginSpanOutlivesItsCtx(t *testing.T) {
 	}
 	cancel()
 	time.Sleep(20 * time.Millisecond) // database/sql rolls back a transaction whose ctx ended, in a goroutine of its own
-	release, err := x.hold(context.Background())
+	release, err := x.hold()
 	if err != nil {
 		t.Fatalf("hold after the write's ctx ended: %v", err)
 	}

@@ -38,7 +38,7 @@ type TxBeginner interface {
 // A change made to those tables by hand goes unseen: call the function
 // RebuildIdentities then.
 func (x *Database) RebuildIdentities(ctx context.Context) error {
-	release, err := x.hold(ctx)
+	release, err := x.hold()
 	if err != nil {
 		return err
 	}
