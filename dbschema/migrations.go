@@ -30,7 +30,14 @@ func (m Migration) SQL(d Dialect) []string {
 var migrations = slices.Concat(migrationsBeforeSeen, []Migration{
 	{Version: 13, Name: "unchanged rows", Steps: unchangedRowsSteps(migrationsBeforeSeen)},
 	{Version: 14, Name: "identities changed", Steps: identitiesChangedSteps},
+	{Version: 15, Name: "open attempts", Steps: []Step{CreateIndex{"attempts", openAttemptsIndex}}},
 })
+
+// openAttemptsIndex finds the oldest open attempt of a source at once,
+// which each export's plan of attempts reads (export's Kind.OpenField):
+// without it, that read went through every attempt of the open window,
+// on a table just loaded each one read from the heap for the first time.
+var openAttemptsIndex = Index{Columns: []string{"source", "started_date_time"}, Where: "completed_date_time IS NULL"}
 
 // migrationsBeforeSeen are the released migrations before 13, which
 // adds a column to every table that has edapp_run.

@@ -197,9 +197,11 @@ func (t Table) BuildIndexes(d Dialect) []string {
 // faster than keeping it up to date row by row. Not a unique index (it
 // checks the rows as they load), nor a hash index on PostgreSQL, which is
 // built by inserting each entry as the load would: its whole cost would
-// only move to the end of the run.
+// only move to the end of the run. Nor a partial index, which holds a few
+// of the rows: a build after the load would read the whole table for
+// them.
 func (idx Index) afterLoad(d Dialect) bool {
-	return idx.Deferred || !idx.Unique && !(idx.Hash && d == Postgres)
+	return idx.Deferred || !idx.Unique && idx.Where == "" && !(idx.Hash && d == Postgres)
 }
 
 func createIndex(table string, idx Index, d Dialect, ifNotExists string) string {
@@ -211,7 +213,11 @@ func createIndex(table string, idx Index, d Dialect, ifNotExists string) string 
 	if idx.Unique {
 		create = "CREATE UNIQUE INDEX "
 	}
-	return create + ifNotExists + indexName(table, idx.Columns) + " ON " + table + " " + using + "(" + strings.Join(idx.Columns, ", ") + ")"
+	where := ""
+	if idx.Where != "" {
+		where = " WHERE " + idx.Where
+	}
+	return create + ifNotExists + indexName(table, idx.Columns) + " ON " + table + " " + using + "(" + strings.Join(idx.Columns, ", ") + ")" + where
 }
 
 func indexName(table string, cols []string) string {

@@ -24,6 +24,7 @@ func TestStepsSQL(t *testing.T) {
 		{AddColumn{"t", Column{Name: "at", Type: Time, Nullable: true}}, Postgres, "ALTER TABLE t ADD COLUMN at TIMESTAMPTZ"},
 		{CreateIndex{"t", Index{Columns: []string{"n"}}}, SQLite, "CREATE INDEX t_n_idx ON t (n)"},
 		{CreateIndex{"t", Index{Columns: []string{"n"}, Deferred: true}}, SQLite, ""},
+		{CreateIndex{"t", Index{Columns: []string{"id", "n"}, Where: "n IS NULL"}}, Postgres, "CREATE INDEX t_id_n_idx ON t (id, n) WHERE n IS NULL"},
 		{DropIndex{"t", []string{"n"}}, Postgres, "DROP INDEX IF EXISTS t_n_idx"},
 		{CreateIndex{"t", Index{Columns: []string{"n"}, Hash: true}}, SQLite, "CREATE INDEX t_n_idx ON t (n)"},
 		{PostgresOnly{[]Step{CreateIndex{"t", Index{Columns: []string{"n"}, Hash: true}}}}, Postgres, "CREATE INDEX t_n_idx ON t USING hash (n)"},
@@ -49,7 +50,8 @@ func TestTableCreateDeferred(t *testing.T) {
 func TestTableDropForLoadAndBuildIndexes(t *testing.T) {
 	t.Parallel()
 	tb := testTable
-	tb.Indexes = append(slices.Clone(tb.Indexes), Index{Columns: []string{"id"}, Unique: true}, Index{Columns: []string{"h"}, Hash: true})
+	tb.Indexes = append(slices.Clone(tb.Indexes), Index{Columns: []string{"id"}, Unique: true}, Index{Columns: []string{"h"}, Hash: true},
+		Index{Columns: []string{"p"}, Where: "n IS NULL"})
 	for _, tc := range []struct {
 		d           Dialect
 		drop, build []string
@@ -60,7 +62,7 @@ func TestTableDropForLoadAndBuildIndexes(t *testing.T) {
 			[]string{"CREATE INDEX IF NOT EXISTS t_n_idx ON t (n)", "CREATE INDEX IF NOT EXISTS t_id_n_idx ON t (id, n)"}},
 	} {
 		if got := tb.DropForLoad(tc.d); !slices.Equal(got, tc.drop) {
-			t.Errorf("DropForLoad(%v) = %q, want %q (neither the unique nor the deferred index)", tc.d, got, tc.drop)
+			t.Errorf("DropForLoad(%v) = %q, want %q (neither the unique, the partial nor the deferred index)", tc.d, got, tc.drop)
 		}
 		if got := tb.BuildIndexes(tc.d); !slices.Equal(got, tc.build) {
 			t.Errorf("BuildIndexes(%v) = %q, want %q", tc.d, got, tc.build)

@@ -107,6 +107,11 @@ type Index struct {
 	// Unique indexes refuse a second row with the same values (NULLs
 	// aside, on both databases).
 	Unique bool
+	// Where, when set, makes the index partial: it holds only the rows
+	// for which this condition on the table's columns holds, written in
+	// SQL that both databases read alike. A query can use it only when its
+	// own WHERE states the same condition.
+	Where string
 }
 
 // Table is a table of the schema: as a CreateTable step makes it, or as

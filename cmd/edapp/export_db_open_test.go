@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/edapp-go/edapp/dbschema"
+)
+
+// TestExportDBOldestOpenUsesTheOpenAttemptsIndex checks that the read of
+// the oldest open attempt, which each export's plan of attempts makes (the
+// query of export's Database.oldestOpen), goes through the partial index
+// of migration 15 on both databases, over a table of completed attempts.
+func TestExportDBOldestOpenUsesTheOpenAttemptsIndex(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		db, d := migratedTestDB(t, url)
+		ctx := context.Background()
+		now := time.Now().UTC()
+		for i := range 2000 {
+			started := now.Add(-time.Duration(i) * time.Minute)
+			_, err := db.ExecContext(ctx, dbschema.Rebind(d, `INSERT INTO attempts (source, id, started_date_time, completed_date_time, raw) VALUES ('edapp', ?, ?, ?, '{}')`),
+				fmt.Sprint("a", i), timeArg(d, started), timeArg(d, started.Add(time.Minute)))
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		explain := "EXPLAIN "
+		if d == dbschema.SQLite {
+			explain = "EXPLAIN QUERY PLAN "
+		}
+		q := dbschema.Rebind(d, explain+`SELECT MIN(started_date_time) FROM attempts WHERE source = ? AND completed_date_time IS NULL AND started_date_time >= ?`)
+		rows, err := db.QueryContext(ctx, q, "edapp", timeArg(d, now.Add(-7*24*time.Hour)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var plan strings.Builder
+		for rows.Next() {
+			cols, _ := rows.Columns()
+			vals := make([]any, len(cols))
+			for i := range vals {
+				vals[i] = new(any)
+			}
+			if err := rows.Scan(vals...); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(&plan, *vals[len(vals)-1].(*any))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan.String(), "attempts_source_started_date_time_idx") {
+			t.Errorf("the plan does not use the open attempts' index:\n%s", plan.String())
+		}
+	})
+}
+
+// timeArg is a time as export's Database writes it in d.
+func timeArg(d dbschema.Dialect, t time.Time) any {
+	if d == dbschema.SQLite {
+		return t.Format(dbschema.TimeLayout)
+	}
+	return t
+}
