@@ -108,13 +108,14 @@ func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
 		x.prefetchKnown(ctx, k, c)
 		return nil // the walk goes on, with its run and start
 	}
+	firstLoad := c.walk.completed.IsZero()
 	c.walk = walkState{cursor: c.walk.cursor, from: p.From, run: x.run, pages: max(p.Page-1, 0)}
 	c.full = fullWalk(k, c.walk)
 	// One transaction, so one commit, for the kind: the kinds begin one
 	// after another, before their first requests.
 	err = x.tx(ctx, func(tx *sql.Tx) error {
 		if p.Page == 1 {
-			fresh, err := x.dropIndexesIfEmpty(ctx, tx, k.Name)
+			fresh, err := x.dropIndexesIfEmpty(ctx, tx, k.Name, firstLoad)
 			if err != nil {
 				return err
 			}
@@ -310,15 +311,19 @@ func loadTables(kind string) []string {
 	return []string{kind}
 }
 
-// dropIndexesIfEmpty drops, in tx, the secondary indexes of a kind's
-// tables that hold no row (of any source), and reports whether all of
-// them were empty: a first load writes faster without them, and
+// dropIndexesIfEmpty reports whether all of a kind's tables hold no row
+// (of any source) and, for a first load, drops in tx the secondary indexes
+// of those that hold none: a first load writes faster without them, and
 // buildIndexes builds them once the kind's fetch is complete. A run killed
 // before then leaves the rows it committed, without indexes; the next
-// complete fetch builds them.
-func (x *Database) dropIndexesIfEmpty(ctx context.Context, tx *sql.Tx, kind string) (empty bool, err error) {
-	if err := x.lockIndexes(ctx, tx); err != nil {
-		return false, err
+// complete fetch builds them. After a complete fetch the indexes stay: a
+// table that a kind left empty, as many accounts leave some, would
+// otherwise lose and rebuild them at every run.
+func (x *Database) dropIndexesIfEmpty(ctx context.Context, tx *sql.Tx, kind string, firstLoad bool) (empty bool, err error) {
+	if firstLoad {
+		if err := x.lockIndexes(ctx, tx); err != nil {
+			return false, err
+		}
 	}
 	empty = true
 	for _, name := range loadTables(kind) {
@@ -333,6 +338,9 @@ func (x *Database) dropIndexesIfEmpty(ctx context.Context, tx *sql.Tx, kind stri
 				return false, err
 			}
 			empty = false // rows to keep indexed
+			continue
+		}
+		if !firstLoad {
 			continue
 		}
 		for _, s := range t.DropForLoad(x.d) {

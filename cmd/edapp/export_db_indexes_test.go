@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/export"
+)
+
+// stmtLog is the statements an export ran, through loggingConnector.
+type stmtLog struct {
+	mu    sync.Mutex
+	stmts []string
+}
+
+func (l *stmtLog) add(q string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stmts = append(l.stmts, q)
+}
+
+// withStmtLog makes the export open its database at url again, through a
+// connector that records each statement in l.
+func withStmtLog(t *testing.T, url string, l *stmtLog) func(*factory) {
+	return func(f *factory) {
+		f.OpenDatabase = func(ctx context.Context, _ *sql.DB, d export.Dialect, opts ...export.DatabaseOption) (*export.Database, error) {
+			target, err := dbschema.ParseURL(url)
+			if err != nil {
+				return nil, err
+			}
+			plain, err := sql.Open(target.Driver, driverDSN(target))
+			if err != nil {
+				return nil, err
+			}
+			drv := plain.Driver()
+			plain.Close()
+			db := sql.OpenDB(loggingConnector{drv, driverDSN(target), l})
+			t.Cleanup(func() { db.Close() })
+			return export.OpenDatabase(ctx, db, d, opts...)
+		}
+	}
+}
+
+type loggingConnector struct {
+	drv driver.Driver
+	dsn string
+	log *stmtLog
+}
+
+func (c loggingConnector) Driver() driver.Driver { return c.drv }
+
+func (c loggingConnector) Connect(context.Context) (driver.Conn, error) {
+	conn, err := c.drv.Open(c.dsn)
+	return loggingConn{conn, c.log}, err
+}
+
+// loggingConn passes every call on, and records the statements.
+type loggingConn struct {
+	driver.Conn
+	log *stmtLog
+}
+
+func (c loggingConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
+	c.log.add(q)
+	return c.Conn.(driver.ExecerContext).ExecContext(ctx, q, args)
+}
+
+func (c loggingConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
+	c.log.add(q)
+	return c.Conn.(driver.QueryerContext).QueryContext(ctx, q, args)
+}
+
+func (c loggingConn) BeginTx(ctx context.Context, o driver.TxOptions) (driver.Tx, error) {
+	return c.Conn.(driver.ConnBeginTx).BeginTx(ctx, o)
+}
+
+func (c loggingConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, error) {
+	c.log.add(q)
+	return c.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, q)
+}
+
+// TestExportDBKeepsTheIndexesOfAnEmptyTable: a first run drops the
+// indexes of the tables it loads while they are empty, and builds them
+// after; a re-run, after that complete fetch, leaves them as they are,
+// even those of a table the fetch left empty (an account without
+// attempts).
+func TestExportDBKeepsTheIndexesOfAnEmptyTable(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		srv := edapptest.NewServer()
+		t.Cleanup(srv.Close)
+		if _, err := srv.AddUser(edapptest.UserSpec{Username: "learner", ExternalID: "L1"}); err != nil {
+			t.Fatal(err)
+		}
+		db, _ := migratedTestDB(t, url)
+		var first, again stmtLog
+		args := []string{"--db", url, "--kinds", "users,attempts"}
+		wantCode(t, runExport(t, context.Background(), srv, withStmtLog(t, url, &first), args...), exitOK)
+		var rows int
+		if err := db.QueryRow(`SELECT COUNT(*) FROM attempts`).Scan(&rows); err != nil || rows != 0 {
+			t.Fatalf("attempts holds %d rows (%v), want none", rows, err)
+		}
+		if countPrefix(first.stmts, "DROP INDEX IF EXISTS attempts_") == 0 || countPrefix(first.stmts, "CREATE INDEX IF NOT EXISTS attempts_") == 0 {
+			t.Fatalf("the first run did not drop and build the indexes of attempts:\n%s", strings.Join(first.stmts, "\n"))
+		}
+		wantCode(t, runExport(t, context.Background(), srv, withStmtLog(t, url, &again), args...), exitOK)
+		for _, prefix := range []string{"DROP INDEX", "CREATE INDEX"} {
+			if n := countPrefix(again.stmts, prefix); n != 0 {
+				t.Errorf("the re-run ran %d %s statements, want none", n, prefix)
+			}
+		}
+	})
+}
+
+func countPrefix(stmts []string, prefix string) int {
+	n := 0
+	for _, s := range stmts {
+		if strings.HasPrefix(s, prefix) {
+			n++
+		}
+	}
+	return n
+}
