@@ -142,25 +142,28 @@ func insertVerb(d Dialect) string {
 	return "INSERT"
 }
 
-// onConflict is the clause that makes an insert into t an upsert. Into a
-// table that leavesSame, a row whose digest is unchanged is left as it
-// is, edapp_run included.
+// onConflict is the clause that makes an insert into t an upsert. A row
+// whose values are unchanged is left as it is: in a table that leavesSame
+// by its digest, edapp_run included; in the others (the incremental kinds'
+// tables, which have neither) by its values, so that a re-run does not
+// rewrite the rows of its overlap, nor their index entries.
 func onConflict(d Dialect, t *table) string {
-	var set []string
+	var set, old, now []string
 	for i, c := range t.cols {
 		if !isKey(t, i) {
 			set = append(set, c.Name+" = excluded."+c.Name)
+			old, now = append(old, t.name+"."+c.Name), append(now, "excluded."+c.Name)
 		}
 	}
 	s := " ON CONFLICT (" + strings.Join(keyNames(t), ", ") + ") DO UPDATE SET " + strings.Join(set, ", ")
-	if t.leavesSame {
-		differs := " IS NOT "
-		if d == Postgres {
-			differs = " IS DISTINCT FROM "
-		}
-		s += " WHERE " + t.name + ".edapp_digest" + differs + "excluded.edapp_digest"
+	differs := " IS NOT "
+	if d == Postgres {
+		differs = " IS DISTINCT FROM "
 	}
-	return s
+	if t.leavesSame {
+		return s + " WHERE " + t.name + ".edapp_digest" + differs + "excluded.edapp_digest"
+	}
+	return s + " WHERE (" + strings.Join(old, ", ") + ")" + differs + "(" + strings.Join(now, ", ") + ")"
 }
 
 func columnNames(t *table) []string {

@@ -659,3 +659,97 @@ func TestOpenDatabaseCheckpointsSQLiteBesideTheWriter(t *testing.T) {
 		}
 	}
 }
+
+// TestExportDBLeavesTheOverlapAlone: an incremental kind's re-run fetches
+// its overlap again and leaves the rows it finds unchanged as they are (no
+// update: on PostgreSQL, each row keeps its version, xmin; on SQLite, a
+// trigger counts the updates); a row whose values differ is updated.
+func TestExportDBLeavesTheOverlapAlone(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, _ := exportFixture(t, 3)
+		ctx := context.Background()
+		args := []string{"--db", url, "--kinds", "attempts", "--overlap", "8760h"}
+		wantCode(t, runExport(t, ctx, srv, nil, args...), exitOK)
+		db, d := openTestDB(t, url)
+		updated := attemptsUpdated(t, db, d)
+		r := runExport(t, ctx, srv, nil, args...)
+		wantCode(t, r, exitOK)
+		if !strings.Contains(r.stdout, "1 requests") {
+			t.Fatalf("the re-run fetched no overlap:\n%s", r.stdout)
+		}
+		if got := updated(); len(got) != 0 {
+			t.Errorf("the re-run over an unchanged overlap updated %v", got)
+		}
+		var changed string
+		if err := db.QueryRow(`SELECT MIN(id) FROM attempts`).Scan(&changed); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(dbschema.Rebind(d, `UPDATE attempts SET score = -1 WHERE id = ?`), changed); err != nil {
+			t.Fatal(err)
+		}
+		updated = attemptsUpdated(t, db, d)
+		wantCode(t, runExport(t, ctx, srv, nil, args...), exitOK)
+		if got := updated(); !slices.Equal(got, []string{changed}) {
+			t.Errorf("the re-run after a score changed updated %v, want [%s]", got, changed)
+		}
+	})
+}
+
+// attemptsUpdated starts watching the rows of attempts, and returns a
+// function that gives the ids of those updated since, sorted.
+func attemptsUpdated(t *testing.T, db *sql.DB, d dbschema.Dialect) func() []string {
+	t.Helper()
+	if d == dbschema.SQLite {
+		for _, q := range []string{
+			`CREATE TABLE IF NOT EXISTS test_updates (id TEXT)`, `DELETE FROM test_updates`,
+			`CREATE TRIGGER IF NOT EXISTS test_attempts_updated AFTER UPDATE ON attempts BEGIN INSERT INTO test_updates VALUES (new.id); END`,
+		} {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return func() []string { return queryStrings(t, db, `SELECT id FROM test_updates ORDER BY id`) }
+	}
+	versions := func() map[string]string {
+		out := map[string]string{}
+		for _, row := range queryStrings(t, db, `SELECT id || ' ' || xmin::text FROM attempts`) {
+			id, xmin, _ := strings.Cut(row, " ")
+			out[id] = xmin
+		}
+		return out
+	}
+	before := versions()
+	return func() []string {
+		var out []string
+		for id, xmin := range versions() {
+			if before[id] != xmin {
+				out = append(out, id)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+}
+
+// queryStrings is the one text column of q's rows.
+func queryStrings(t *testing.T, db *sql.DB, q string) []string {
+	t.Helper()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
