@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"os"
 	"slices"
 	"strings"
@@ -66,63 +65,26 @@ func TestPgxCopierCopyRows(t *testing.T) {
 // kill itself (SIGKILL) when the export builds an index after a load.
 const killAtIndexBuild = "EDAPP_EXPORT_CHILD_KILL_AT_INDEX"
 
-// killAtIndexBuildDB opens the database of the child's --db again, through
-// a connector that kills the process at the first statement that builds
-// an index after a load.
-func killAtIndexBuildDB(args string) (*sql.DB, error) {
+// killAtIndexBuildURL is the --db of the child's arguments, which it
+// opens again through hookedDB, to kill the process (SIGKILL) at the
+// first statement that builds an index after a load.
+func killAtIndexBuildURL(args string) string {
 	fields := strings.Fields(args)
-	var url string
 	for i, a := range fields {
 		if a == "--db" && i+1 < len(fields) {
-			url = fields[i+1]
+			return fields[i+1]
 		}
 	}
-	target, err := dbschema.ParseURL(url)
-	if err != nil {
-		return nil, err
-	}
-	db, err := sql.Open(target.Driver, driverDSN(target))
-	if err != nil {
-		return nil, err
-	}
-	drv := db.Driver()
-	db.Close()
-	return sql.OpenDB(killConnector{drv, driverDSN(target)}), nil
+	return ""
 }
 
-type killConnector struct {
-	drv driver.Driver
-	dsn string
-}
-
-func (c killConnector) Driver() driver.Driver { return c.drv }
-
-func (c killConnector) Connect(context.Context) (driver.Conn, error) {
-	conn, err := c.drv.Open(c.dsn)
-	return killConn{conn}, err
-}
-
-// killConn passes every call on, and kills the process at an index build.
-type killConn struct{ driver.Conn }
-
-func (c killConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
+// killAtIndexBuildHook is hookedDB's hook that kills the process at an
+// index build.
+func killAtIndexBuildHook(q string) {
 	if strings.HasPrefix(q, "CREATE INDEX IF NOT EXISTS") {
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {}
 	}
-	return c.Conn.(driver.ExecerContext).ExecContext(ctx, q, args)
-}
-
-func (c killConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
-	return c.Conn.(driver.QueryerContext).QueryContext(ctx, q, args)
-}
-
-func (c killConn) BeginTx(ctx context.Context, o driver.TxOptions) (driver.Tx, error) {
-	return c.Conn.(driver.ConnBeginTx).BeginTx(ctx, o)
-}
-
-func (c killConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, error) {
-	return c.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, q)
 }
 
 // liveIndexes is the set of the database's index names that end in _idx.

@@ -25,63 +25,80 @@ func (l *stmtLog) add(q string) {
 	l.stmts = append(l.stmts, q)
 }
 
-// withStmtLog makes the export open its database at url again, through a
-// connector that records each statement in l.
+// withStmtLog makes the export open its database at url again, through
+// hookedDB, recording each statement in l.
 func withStmtLog(t *testing.T, url string, l *stmtLog) func(*factory) {
+	return withHookedDB(url, l.add, func(db *sql.DB) { t.Cleanup(func() { db.Close() }) })
+}
+
+// withHookedDB makes the export open its database at url again, through
+// hookedDB with onStmt, and hands the *sql.DB to opened (when not nil).
+func withHookedDB(url string, onStmt func(q string), opened func(*sql.DB)) func(*factory) {
 	return func(f *factory) {
 		f.OpenDatabase = func(ctx context.Context, _ *sql.DB, d export.Dialect, opts ...export.DatabaseOption) (*export.Database, error) {
-			target, err := dbschema.ParseURL(url)
+			db, err := hookedDB(url, onStmt)
 			if err != nil {
 				return nil, err
 			}
-			plain, err := sql.Open(target.Driver, driverDSN(target))
-			if err != nil {
-				return nil, err
+			if opened != nil {
+				opened(db)
 			}
-			drv := plain.Driver()
-			plain.Close()
-			db := sql.OpenDB(loggingConnector{drv, driverDSN(target), l})
-			t.Cleanup(func() { db.Close() })
 			return export.OpenDatabase(ctx, db, d, opts...)
 		}
 	}
 }
 
-type loggingConnector struct {
-	drv driver.Driver
-	dsn string
-	log *stmtLog
+// hookedDB opens the database at url through a connector whose
+// connections call onStmt with each statement before the driver runs it.
+func hookedDB(url string, onStmt func(q string)) (*sql.DB, error) {
+	target, err := dbschema.ParseURL(url)
+	if err != nil {
+		return nil, err
+	}
+	plain, err := sql.Open(target.Driver, driverDSN(target))
+	if err != nil {
+		return nil, err
+	}
+	drv := plain.Driver()
+	plain.Close()
+	return sql.OpenDB(hookConnector{drv, driverDSN(target), onStmt}), nil
 }
 
-func (c loggingConnector) Driver() driver.Driver { return c.drv }
+type hookConnector struct {
+	drv    driver.Driver
+	dsn    string
+	onStmt func(q string)
+}
 
-func (c loggingConnector) Connect(context.Context) (driver.Conn, error) {
+func (c hookConnector) Driver() driver.Driver { return c.drv }
+
+func (c hookConnector) Connect(context.Context) (driver.Conn, error) {
 	conn, err := c.drv.Open(c.dsn)
-	return loggingConn{conn, c.log}, err
+	return hookConn{conn, c.onStmt}, err
 }
 
-// loggingConn passes every call on, and records the statements.
-type loggingConn struct {
+// hookConn passes every call on, after onStmt has seen its statement.
+type hookConn struct {
 	driver.Conn
-	log *stmtLog
+	onStmt func(q string)
 }
 
-func (c loggingConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
-	c.log.add(q)
+func (c hookConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
+	c.onStmt(q)
 	return c.Conn.(driver.ExecerContext).ExecContext(ctx, q, args)
 }
 
-func (c loggingConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
-	c.log.add(q)
+func (c hookConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
+	c.onStmt(q)
 	return c.Conn.(driver.QueryerContext).QueryContext(ctx, q, args)
 }
 
-func (c loggingConn) BeginTx(ctx context.Context, o driver.TxOptions) (driver.Tx, error) {
+func (c hookConn) BeginTx(ctx context.Context, o driver.TxOptions) (driver.Tx, error) {
 	return c.Conn.(driver.ConnBeginTx).BeginTx(ctx, o)
 }
 
-func (c loggingConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, error) {
-	c.log.add(q)
+func (c hookConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, error) {
+	c.onStmt(q)
 	return c.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, q)
 }
 

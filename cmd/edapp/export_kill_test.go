@@ -16,7 +16,6 @@ import (
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
-	"github.com/edapp-go/edapp/export"
 )
 
 // TestExportChild is the child process of the tests that run an export
@@ -39,13 +38,7 @@ func TestExportChild(t *testing.T) {
 		withPageSize(f, pageSize)
 	}
 	if os.Getenv(killAtIndexBuild) != "" {
-		f.OpenDatabase = func(ctx context.Context, _ *sql.DB, d export.Dialect, opts ...export.DatabaseOption) (*export.Database, error) {
-			db, err := killAtIndexBuildDB(args)
-			if err != nil {
-				return nil, err
-			}
-			return export.OpenDatabase(ctx, db, d, opts...)
-		}
+		withHookedDB(killAtIndexBuildURL(args), killAtIndexBuildHook, nil)(f)
 	}
 	code := f.run(context.Background(), append([]string{"export"}, strings.Fields(args)...))
 	os.Stdout.WriteString(out.String())
