@@ -709,11 +709,11 @@ func attemptsUpdated(t *testing.T, db *sql.DB, d dbschema.Dialect) func() []stri
 				t.Fatal(err)
 			}
 		}
-		return func() []string { return queryStrings(t, db, `SELECT id FROM test_updates ORDER BY id`) }
+		return func() []string { return rowIDs(t, db, `SELECT id FROM test_updates ORDER BY id`) }
 	}
 	versions := func() map[string]string {
 		out := map[string]string{}
-		for _, row := range queryStrings(t, db, `SELECT id || ' ' || xmin::text FROM attempts`) {
+		for _, row := range rowIDs(t, db, `SELECT id || ' ' || xmin::text FROM attempts`) {
 			id, xmin, _ := strings.Cut(row, " ")
 			out[id] = xmin
 		}
@@ -730,26 +730,4 @@ func attemptsUpdated(t *testing.T, db *sql.DB, d dbschema.Dialect) func() []stri
 		slices.Sort(out)
 		return out
 	}
-}
-
-// queryStrings is the one text column of q's rows.
-func queryStrings(t *testing.T, db *sql.DB, q string) []string {
-	t.Helper()
-	rows, err := db.Query(q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

@@ -125,6 +125,7 @@ func TestExportDBRejectsRecordsWithoutUsableIdentity(t *testing.T) {
 	})
 }
 
+// rowIDs is the one text column of q's rows.
 func rowIDs(t *testing.T, db *sql.DB, q string) []string {
 	t.Helper()
 	rows, err := db.Query(q)
@@ -139,6 +140,9 @@ func rowIDs(t *testing.T, db *sql.DB, q string) []string {
 			t.Fatal(err)
 		}
 		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
