@@ -350,3 +350,56 @@ func TestOpenDBSQLitePageSize(t *testing.T) {
 		t.Errorf("an existing database: page_size %d, journal_mode %s; want 4096 kept, wal", size, mode)
 	}
 }
+
+// TestDriverDSNExecMode: a PostgreSQL URL opens in pgx's exec mode unless
+// it names a mode of its own; SQLite's is left as it was.
+func TestDriverDSNExecMode(t *testing.T) {
+	t.Parallel()
+	for raw, want := range map[string]string{
+		"postgres://u@db:5432/edapp":                                        "postgres://u@db:5432/edapp?default_query_exec_mode=exec",
+		"postgres://u@db/edapp?sslmode=require":                             "postgres://u@db/edapp?default_query_exec_mode=exec&sslmode=require",
+		"postgres://u@db/edapp?default_query_exec_mode=cache_statement":     "postgres://u@db/edapp?default_query_exec_mode=cache_statement",
+		"postgresql://u@db/edapp?sslmode=disable&default_query_exec_mode=x": "postgresql://u@db/edapp?sslmode=disable&default_query_exec_mode=x",
+	} {
+		target, err := dbschema.ParseURL(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := driverDSN(target); got != want {
+			t.Errorf("driverDSN(%s) = %s, want %s", raw, got, want)
+		}
+	}
+	target, err := dbschema.ParseURL("sqlite:" + filepath.Join(t.TempDir(), "x.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := driverDSN(target); strings.Contains(got, "default_query_exec_mode") {
+		t.Errorf("driverDSN of SQLite: %s", got)
+	}
+}
+
+// TestOpenDBPostgresPreparesNoStatement: the statements of a connection
+// openDB made are sent without a prepared statement (exec mode); pgx's
+// default would prepare, and keep, each new one.
+func TestOpenDBPostgresPreparesNoStatement(t *testing.T) {
+	t.Parallel()
+	db, _, err := openDB(context.Background(), dbtest.Postgres(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var n int
+	for range 2 {
+		if err := conn.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM pg_prepared_statements WHERE name <> '' AND $1 = $1`, "x").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n != 0 {
+		t.Errorf("%d prepared statements on the connection, want none", n)
+	}
+}
