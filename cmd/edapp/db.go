@@ -79,25 +79,8 @@ func driverDSN(t dbschema.Target) string {
 	if t.Dialect == dbschema.SQLite {
 		return t.DSN + "&" + sqliteImmediate
 	}
-	u, err := url.Parse(t.DSN)
-	if err != nil {
-		return t.DSN // ParseURL took it: the driver says what is wrong
-	}
-	if q := u.Query(); !q.Has("default_query_exec_mode") {
-		q.Set("default_query_exec_mode", pgExecMode)
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
+	return t.DSN
 }
-
-// pgExecMode is the query mode of edapp's PostgreSQL connections, unless
-// the URL sets pgx's default_query_exec_mode: each statement goes in one
-// round trip, its parameters typed by the server, and no connection keeps
-// prepared statements. The driver's default prepares each new statement
-// first, a round trip more; an export's every plan, start and end is a
-// new statement, most of them one after another on its own connection,
-// and this mode took 90-160 ms off a re-run of 5,000 users.
-const pgExecMode = "exec"
 
 // createPrivate creates a SQLite database file that does not exist yet,
 // empty (which SQLite reads as a new database) and readable by its owner
