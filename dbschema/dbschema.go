@@ -19,6 +19,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -100,13 +101,18 @@ func MigrateRecreating(ctx context.Context, db *sql.DB, d Dialect) (recreated []
 			rollback()
 		}
 	}()
+	v, err := version(ctx, conn, d)
+	if err != nil {
+		return nil, err
+	}
+	if v > Latest() {
+		return nil, fmt.Errorf("dbschema: version %d, this program knows up to %d: %w", v, Latest(), ErrTooNew)
+	}
 	for _, m := range migrations {
-		done, err := step(ctx, conn, d, m)
-		if err != nil {
-			return nil, err
-		}
-		if done {
-			break
+		if m.Version > v {
+			if err = apply(ctx, conn, d, m); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if recreated, err = recreateMissing(ctx, conn, d); err != nil {
@@ -202,30 +208,29 @@ func names(ctx context.Context, conn *sql.Conn, q string, args ...any) (map[stri
 	return have, rows.Err()
 }
 
-// step applies m unless the database already has it, within the
-// migration's transaction. done reports that the database is at the
-// latest version (nothing after m to apply).
-func step(ctx context.Context, conn *sql.Conn, d Dialect, m Migration) (done bool, err error) {
-	v, err := version(ctx, conn, d)
-	if err != nil {
-		return false, err
-	}
-	if v > Latest() {
-		return false, fmt.Errorf("dbschema: version %d, this program knows up to %d: %w", v, Latest(), ErrTooNew)
-	}
-	if v >= m.Version {
-		return v == Latest(), nil
-	}
-	for _, s := range m.SQL(d) {
-		if _, err := conn.ExecContext(ctx, s); err != nil {
-			return false, fmt.Errorf("dbschema: migration %d (%s): %w", m.Version, m.Name, err)
-		}
+// apply runs migration m and records it, within the migration's
+// transaction.
+func apply(ctx context.Context, conn *sql.Conn, d Dialect, m Migration) error {
+	if err := execScript(ctx, conn, m.SQL(d)); err != nil {
+		return fmt.Errorf("dbschema: migration %d (%s): %w", m.Version, m.Name, err)
 	}
 	now := time.Now().UTC().Format(TimeLayout)
 	if _, err := conn.ExecContext(ctx, Rebind(d, `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, ?, ?)`), m.Version, m.Name, now); err != nil {
-		return false, fmt.Errorf("dbschema: record migration %d: %w", m.Version, err)
+		return fmt.Errorf("dbschema: record migration %d: %w", m.Version, err)
 	}
-	return false, nil
+	return nil
+}
+
+// execScript runs stmts on conn as one script: on PostgreSQL one round
+// trip, where a statement at a time took one each (a new database's
+// migrations and dictionary are some 700 statements: 140 ms instead of
+// 250 ms).
+func execScript(ctx context.Context, conn *sql.Conn, stmts []string) error {
+	if len(stmts) == 0 {
+		return nil
+	}
+	_, err := conn.ExecContext(ctx, strings.Join(stmts, ";\n"))
+	return err
 }
 
 // begin starts a transaction on conn that holds the write lock at once.

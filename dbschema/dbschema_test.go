@@ -114,6 +114,30 @@ func TestMigrateRecreatingIsOneTransaction(t *testing.T) {
 	}
 }
 
+// TestMigrateRecreatingSendsAMigrationAtOnce: a new database reads its
+// version once, and gets each migration as one script (on PostgreSQL one
+// round trip), then the data dictionary as one more.
+func TestMigrateRecreatingSendsAMigrationAtOnce(t *testing.T) {
+	t.Parallel()
+	for _, d := range []Dialect{SQLite, Postgres} {
+		drv := &stmtDriver{}
+		if _, err := MigrateRecreating(context.Background(), sql.OpenDB(drv), d); err != nil {
+			t.Fatalf("%v: %v", d, err)
+		}
+		if n := drv.count(`SELECT MAX(version) FROM edapp_schema`); n != 1 {
+			t.Errorf("%v: read the version %d times, want once", d, n)
+		}
+		for _, m := range migrations {
+			if stmts := m.SQL(d); len(stmts) > 0 && drv.count(strings.Join(stmts, ";\n")) == 0 {
+				t.Errorf("%v: migration %d was not sent as one script", d, m.Version)
+			}
+		}
+		if drv.count(strings.Join(DictionarySQL(d), ";\n")) == 0 {
+			t.Errorf("%v: the data dictionary was not sent as one script", d)
+		}
+	}
+}
+
 // TestBeginWaiting: a migration asks again for SQLite's write lock while
 // the answer is SQLITE_BUSY, and stops asking when ctx ends; another
 // error, or PostgreSQL's answers, are not asked again.

@@ -267,10 +267,8 @@ func describe(ctx context.Context, conn *sql.Conn, d Dialect) (err error) {
 			stmts = DictionarySQL(d)
 		}
 	}
-	for _, s := range stmts {
-		if _, err := conn.ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("dbschema: data dictionary: %w", err)
-		}
+	if err := execScript(ctx, conn, stmts); err != nil {
+		return fmt.Errorf("dbschema: data dictionary: %w", err)
 	}
 	return nil
 }
