@@ -212,22 +212,39 @@ walk_started = COALESCE(walk_started, ?)`+x.identitiesChanged(c.t.name, wrote)+`
 // drops the rows this walk did not see, an incremental kind's cursor
 // moves to the walk's start. A Remirror kind's completed_at is its last
 // full walk's. An incomplete kind changes nothing: its walk resumes next
-// time.
+// time. Then it builds the indexes a first load left out (buildIndexes).
 func (x *Database) End(ctx context.Context, k *Kind, r *KindResult) error {
+	note, err := x.endKind(ctx, k, r)
+	if err == nil && note != "" {
+		err = x.buildIndexes(ctx, k.Name)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", k.Name, err)
+	}
+	if note != "" {
+		r.Notes = append(r.Notes, note)
+	}
+	return nil
+}
+
+// endKind is End but for the indexes, on the Database's own connection;
+// note is the kind's line in the summary, empty when the kind did not
+// complete.
+func (x *Database) endKind(ctx context.Context, k *Kind, r *KindResult) (note string, err error) {
 	release, err := x.hold()
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer release()
 	c := x.kinds.get(k.Name)
 	defer x.kinds.drop(k.Name)
 	if c == nil {
-		return nil // Resume failed
+		return "", nil // Resume failed
 	}
 	c.awaitKnown()
 	r.Rejected += c.rejected
 	if r.Err != nil {
-		return nil
+		return "", nil
 	}
 	started := c.walk.started
 	if started.IsZero() {
@@ -247,14 +264,10 @@ func (x *Database) End(ctx context.Context, k *Kind, r *KindResult) error {
 		deleted, err = x.endWalk(ctx, tx, k.Name, c.walk.run, full, cursor, completed, nothingGone(c))
 		return err
 	})
-	if err == nil {
-		err = x.buildIndexes(ctx, k.Name)
-	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", k.Name, err)
+		return "", err
 	}
-	r.Notes = append(r.Notes, c.note(deleted)+"  table "+k.Name)
-	return nil
+	return c.note(deleted) + "  table " + k.Name, nil
 }
 
 // endWalk records a kind's walk complete within tx: after a full walk it
@@ -356,7 +369,10 @@ func (x *Database) dropIndexesIfEmpty(ctx context.Context, tx *sql.Tx, kind stri
 // missing, after its fetch committed complete: each in a short step of its
 // own, outside a group's transaction (on SQLite, the inbox sharing the
 // file writes in between), and each all or nothing, so that a run killed
-// meanwhile leaves the rest to the next.
+// meanwhile leaves the rest to the next. Before each step the other kinds'
+// calls waiting for the destination go first (held): on SQLite a table's
+// indexes take a second or more of its one writer, and the fetches of the
+// kinds still under way would wait for their writes all that time.
 func (x *Database) buildIndexes(ctx context.Context, kind string) error {
 	for _, name := range loadTables(kind) {
 		t, ok := dbschema.Lookup(name)
@@ -364,20 +380,24 @@ func (x *Database) buildIndexes(ctx context.Context, kind string) error {
 			continue
 		}
 		var missing []string
-		err := x.retry(ctx, func() (err error) {
-			missing, err = t.MissingIndexes(ctx, x.conn, x.d)
-			return err
+		err := x.held(ctx, func() error {
+			return x.retry(ctx, func() (err error) {
+				missing, err = t.MissingIndexes(ctx, x.conn, x.d)
+				return err
+			})
 		})
 		if err != nil {
 			return err
 		}
 		for _, s := range missing {
-			err := x.tx(ctx, func(tx *sql.Tx) error {
-				if err := x.lockIndexes(ctx, tx); err != nil {
+			err := x.held(ctx, func() error {
+				return x.tx(ctx, func(tx *sql.Tx) error {
+					if err := x.lockIndexes(ctx, tx); err != nil {
+						return err
+					}
+					_, err := tx.ExecContext(ctx, s)
 					return err
-				}
-				_, err := tx.ExecContext(ctx, s)
-				return err
+				})
 			})
 			if err != nil {
 				return err

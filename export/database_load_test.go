@@ -54,3 +54,34 @@ func TestUpserterLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildIndexesYields: the indexes a first load left out are built
+// each in a step of its own, and the calls waiting for the destination go
+// before each (yieldTurn), so that the other kinds' writes need not wait
+// for all of a table's indexes.
+func TestBuildIndexesYields(t *testing.T) {
+	t.Parallel()
+	d := &fakeDriver{journal: "delete"} // no index there: all are missing
+	x := openFakeDatabase(t, d, 2)
+	ctx := context.WithValue(context.Background(), turnKey{}, func() {
+		(&fakeConn{d, 1}).record("yield") // the export's connection's log
+	})
+	if err := x.buildIndexes(ctx, "attempts"); err != nil {
+		t.Fatal(err)
+	}
+	builds, yielded := 0, false
+	for _, s := range d.ran(1) {
+		switch {
+		case s == "yield":
+			yielded = true
+		case strings.HasPrefix(s, "CREATE INDEX"):
+			if !yielded {
+				t.Errorf("%q ran with no yield since the step before: %q", s, d.ran(1))
+			}
+			builds, yielded = builds+1, false
+		}
+	}
+	if builds < 2 {
+		t.Fatalf("built %d indexes of attempts, want its secondary ones: %q", builds, d.ran(1))
+	}
+}

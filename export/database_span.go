@@ -144,3 +144,15 @@ func (x *Database) hold() (release func(), err error) {
 	}
 	return x.shared.mu.Unlock, nil
 }
+
+// held runs f on the Database's own connection (hold), once the calls
+// waiting for the destination have had their turn (yieldTurn).
+func (x *Database) held(ctx context.Context, f func() error) error {
+	yieldTurn(ctx)
+	release, err := x.hold()
+	if err != nil {
+		return err
+	}
+	defer release()
+	return f()
+}

@@ -48,9 +48,29 @@ func (s *serialDest) Write(ctx context.Context, b *Batch) error {
 	return s.d.Write(ctx, b)
 }
 
+// End lets the calls waiting for the destination go between the steps of
+// an end that takes several (yieldTurn): a database builds a kind's
+// indexes at its end, one after another.
 func (s *serialDest) End(ctx context.Context, k *Kind, r *KindResult) error {
-	defer s.lock.acquire(k)()
+	release := s.lock.acquire(k)
+	defer func() { release() }()
+	ctx = context.WithValue(ctx, turnKey{}, func() {
+		release()
+		release = s.lock.acquire(k)
+	})
 	return s.d.End(ctx, k, r)
+}
+
+// turnKey is the context key of a serialDest's End's yield.
+type turnKey struct{}
+
+// yieldTurn lets the calls waiting for the destination go first, and
+// takes it back after them, within a serialDest's End; elsewhere it does
+// nothing.
+func yieldTurn(ctx context.Context) {
+	if yield, ok := ctx.Value(turnKey{}).(func()); ok {
+		yield()
+	}
 }
 
 // SavedBudget and SaveBudget pass a BudgetKeeper's calls on, under the

@@ -143,3 +143,56 @@ func TestRankedLockAcquireCtx(t *testing.T) {
 		t.Errorf("held %d after every place was released, want 0", l.held)
 	}
 }
+
+// endSteps is a destination whose End takes two steps, and yields its
+// turn between them; each call says what it did on did.
+type endSteps struct {
+	Destination
+	did       chan<- string
+	firstStep <-chan struct{} // End's first step waits for it
+}
+
+func (d *endSteps) End(ctx context.Context, k *Kind, _ *KindResult) error {
+	<-d.firstStep
+	d.did <- "end " + k.Name + ": first step"
+	yieldTurn(ctx)
+	d.did <- "end " + k.Name + ": second step"
+	return nil
+}
+
+func (d *endSteps) Write(_ context.Context, b *Batch) error {
+	d.did <- "write " + b.Kind.Name
+	return nil
+}
+
+// TestSerialDestEndYields: a write that waits for the destination while a
+// kind ends goes between the end's steps, not after them all.
+func TestSerialDestEndYields(t *testing.T) {
+	t.Parallel()
+	ks := []Kind{{Name: "attempts"}, {Name: "lesson_progress_events"}}
+	did, firstStep := make(chan string, 3), make(chan struct{})
+	s := serialize([]Destination{&endSteps{did: did, firstStep: firstStep}}, ks)[0].(*serialDest)
+	ended := make(chan error, 1)
+	go func() { ended <- s.End(context.Background(), &ks[0], &KindResult{}) }()
+	for held := false; !held; runtime.Gosched() { // End holds the lock
+		s.lock.mu.Lock()
+		held = s.lock.held > 0
+		s.lock.mu.Unlock()
+	}
+	go s.Write(context.Background(), &Batch{Kind: &ks[1]})
+	for queued := false; !queued; runtime.Gosched() {
+		s.lock.mu.Lock()
+		queued = len(s.lock.waiting) > 0
+		s.lock.mu.Unlock()
+	}
+	close(firstStep)
+	if err := <-ended; err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"end attempts: first step", "write lesson_progress_events", "end attempts: second step"}
+	for _, w := range want {
+		if got := <-did; got != w {
+			t.Fatalf("did %q, want %q (in the order %q)", got, w, want)
+		}
+	}
+}
