@@ -334,6 +334,7 @@ func (x *Database) tx(ctx context.Context, f func(*sql.Tx) error) error {
 // tx1 runs f in a transaction on the export's connection; a writer's
 // first shows that its export still holds the database (ownerLocked).
 func (x *Database) tx1(ctx context.Context, f func(*sql.Tx) error) error {
+	x.ckpt.catchUp(ctx)
 	tx, err := x.conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,8 @@ import (
 type fakeDriver struct {
 	journal     string
 	failDigests bool
+	walPages    int64 // a checkpoint's answer: the pages in the log,
+	walCopied   int64 // and those copied
 	mu          sync.Mutex
 	conns       int
 	stmts       map[int][]string // by connection, numbered from 1
@@ -88,7 +91,13 @@ func (c *fakeConn) QueryContext(_ context.Context, q string, _ []driver.NamedVal
 		}
 		return &fakeRows{cols: 2, rows: [][]driver.Value{{"a", "d1"}, {"b", "d2"}}}, nil
 	}
-	answers := map[string]driver.Value{"PRAGMA journal_mode": c.d.journal, "PRAGMA wal_autocheckpoint": int64(1000), "PRAGMA synchronous": int64(2)}
+	if q == "PRAGMA wal_checkpoint(PASSIVE)" {
+		c.d.mu.Lock()
+		defer c.d.mu.Unlock()
+		return &fakeRows{cols: 3, rows: [][]driver.Value{{int64(0), c.d.walPages, c.d.walCopied}}}, nil
+	}
+	answers := map[string]driver.Value{"PRAGMA journal_mode": c.d.journal, "PRAGMA wal_autocheckpoint": int64(1000), "PRAGMA synchronous": int64(2),
+		"PRAGMA journal_size_limit": int64(-1), "PRAGMA page_size": int64(4096)}
 	v, ok := answers[q]
 	if !ok {
 		return &fakeRows{cols: 1}, nil
@@ -161,8 +170,9 @@ func TestStartCheckpointer(t *testing.T) {
 	}
 	x.Close()
 	got := strings.Join(d.ran(1), "; ")
-	want := "PRAGMA journal_mode; PRAGMA wal_autocheckpoint; PRAGMA synchronous; PRAGMA wal_autocheckpoint = 0; PRAGMA synchronous = NORMAL; " +
-		"BEGIN; INSERT INTO attempts DEFAULT VALUES; COMMIT; PRAGMA wal_autocheckpoint = 1000; PRAGMA synchronous = 2"
+	want := "PRAGMA journal_mode; PRAGMA wal_autocheckpoint; PRAGMA synchronous; PRAGMA journal_size_limit; PRAGMA page_size; " +
+		"PRAGMA wal_autocheckpoint = 0; PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = " + strconv.Itoa(walLimit) + "; " +
+		"BEGIN; INSERT INTO attempts DEFAULT VALUES; COMMIT; PRAGMA wal_autocheckpoint = 1000; PRAGMA synchronous = 2; PRAGMA journal_size_limit = -1"
 	if !strings.HasPrefix(got, want) {
 		t.Errorf("the export's connection ran\n%s\nwant it to begin\n%s", got, want)
 	}
@@ -184,5 +194,40 @@ func TestStartCheckpointerLeavesOthersAlone(t *testing.T) {
 		if started || slices.ContainsFunc(d.ran(1), func(s string) bool { return strings.HasPrefix(s, "PRAGMA") && strings.Contains(s, " = ") }) || d.conns != 1 {
 			t.Errorf("journal %s, %d connections at most: the export's connection ran %q on one of %d connections", tc.journal, tc.maxOpen, d.ran(1), d.conns)
 		}
+	}
+}
+
+// checkpoints is how many checkpoints connection id ran.
+func (d *fakeDriver) checkpoints(id int) int {
+	n := 0
+	for _, s := range d.ran(id) {
+		if strings.HasPrefix(s, "PRAGMA wal_checkpoint") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestCatchUp: once a checkpoint copied a log of walLimit or more, the
+// export's connection waits for a checkpoint before it begins, once, so
+// that its transaction starts the log over; a smaller log, or one a
+// reader held back (not all copied), does not make it wait.
+func TestCatchUp(t *testing.T) {
+	t.Parallel()
+	limit := int64(walLimit / 4096)
+	for _, tc := range []struct {
+		pages, copied int64
+		want          int // checkpoints by catchUp
+	}{{limit, limit, 1}, {limit - 1, limit - 1, 0}, {2 * limit, limit, 0}} {
+		d := &fakeDriver{journal: "wal", walPages: tc.pages, walCopied: tc.copied}
+		x := openFakeDatabase(t, d, 0)
+		x.ckpt.checkpoint(context.Background()) // as after a commit
+		before := d.checkpoints(2)
+		x.ckpt.catchUp(context.Background())
+		x.ckpt.catchUp(context.Background()) // the log started over meanwhile
+		if got := d.checkpoints(2) - before; got != tc.want {
+			t.Errorf("a log of %d pages, %d copied: catchUp checkpointed %d times, want %d", tc.pages, tc.copied, got, tc.want)
+		}
+		x.Close()
 	}
 }
