@@ -223,8 +223,8 @@ func apply(ctx context.Context, conn *sql.Conn, d Dialect, m Migration) error {
 
 // execScript runs stmts on conn as one script: on PostgreSQL one round
 // trip, where a statement at a time took one each (a new database's
-// migrations and dictionary are some 700 statements: 140 ms instead of
-// 250 ms).
+// migrations and dictionary are some 700 statements; with the version
+// read once, a new database migrated in about 290 ms instead of 405).
 func execScript(ctx context.Context, conn *sql.Conn, stmts []string) error {
 	if len(stmts) == 0 {
 		return nil
