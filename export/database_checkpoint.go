@@ -28,9 +28,9 @@ import (
 // SQLite starts the log over from its beginning only when a transaction
 // begins with the whole log copied. The writer begins its next span as
 // soon as it commits one, before the checkpoint of that commit ends, so a
-// first load's log grew by everything it wrote (530 MB for a database of
-// 400 MB), on the disk until the export closed, and its deletion took
-// 0.3 s of that close. So once the log holds walLimit bytes the writer,
+// first load's log grew by everything it wrote (525-600 MiB for a
+// database of 378 MiB), on the disk until the export closed, and its
+// deletion took 0.3 s of that close. So once the log holds walLimit bytes the writer,
 // before it begins, waits for that checkpoint to end (catchUp): its next
 // transaction starts the log over, and cuts the file back to walLimit
 // (journal_size_limit).
