@@ -55,6 +55,43 @@ func TestUpserterLoad(t *testing.T) {
 	}
 }
 
+// TestUpserterLoadSkipsUnchangedGroups: once the loader has copied
+// through a connection, a group with no row to copy creates no temporary
+// table and sends no COPY; one with rows copies them all, the first
+// included.
+func TestUpserterLoadSkipsUnchangedGroups(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, n := range []int{0, 2} {
+		d := &keyDriver{}
+		conn, err := sql.OpenDB(d).Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := newDatabase(conn, nil, Postgres)
+		x.shared.copies.Store(true) // as after a first group
+		var copied [][]any
+		x.bulk = sliceLoader{&copied}
+		tx, err := conn.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks := make(chan rowChunk, 1)
+		chunks <- rowChunk{rows: [][]any{{"a", "x", int64(1), "d"}, {"b", "y", int64(1), "d"}}[:n]}
+		close(chunks)
+		if err := x.upserter(tx, seenTable()).load(ctx, chunks); err != nil {
+			t.Fatal(err)
+		}
+		created := slices.ContainsFunc(d.stmts, func(s string) bool { return strings.HasPrefix(s, "CREATE TEMP TABLE") })
+		if len(copied) != n || created != (n > 0) {
+			t.Errorf("%d rows: %d copied, a temporary table created %v; want %d, %v", n, len(copied), created, n, n > 0)
+		}
+		if n > 0 && copied[0][0] != "a" {
+			t.Errorf("copied %v first, want the first row", copied[0])
+		}
+	}
+}
+
 // TestBuildIndexesYields: the indexes a first load left out are built
 // each in a step of its own, and the calls waiting for the destination go
 // before each (yieldTurn), so that the other kinds' writes need not wait

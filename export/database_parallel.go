@@ -50,6 +50,7 @@ type dbShared struct {
 	gaveUp   atomic.Pointer[error]
 	ownerPID atomic.Int64 // the server process of the session holding the lock
 	seenPart atomic.Int64 // the groups' rows in edapp_export_seen, numbered
+	copies   atomic.Bool  // the bulk loader has copied through one of the connections (see load)
 }
 
 // writesInParallel tells the engine that Write may run beside the other
