@@ -22,34 +22,46 @@ func (l sliceLoader) CopyRows(_ context.Context, _ any, _ string, _ []string, ne
 	}
 }
 
+// loadRows runs a PostgreSQL upserter's load of the first n of two rows
+// into seenTable, the bulk loader having copied before or not, and
+// returns the rows it copied and the statements the database ran.
+func loadRows(t *testing.T, n int, copiedBefore bool) (copied [][]any, stmts []string) {
+	t.Helper()
+	ctx := context.Background()
+	d := &keyDriver{}
+	conn, err := sql.OpenDB(d).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := newDatabase(conn, nil, Postgres)
+	x.shared.copies.Store(copiedBefore)
+	x.bulk = sliceLoader{&copied}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := make(chan rowChunk, 1)
+	chunks <- rowChunk{rows: [][]any{{"a", "x", int64(1), "d"}, {"b", "y", int64(1), "d"}}[:n]}
+	close(chunks)
+	if err := x.upserter(tx, seenTable()).load(ctx, chunks); err != nil {
+		t.Fatal(err)
+	}
+	return copied, d.stmts
+}
+
+// ran reports whether one of stmts begins with prefix.
+func ran(stmts []string, prefix string) bool {
+	return slices.ContainsFunc(stmts, func(s string) bool { return strings.HasPrefix(s, prefix) })
+}
+
 // TestUpserterLoad: a group's rows go to the temporary table and are
 // merged into the kind's table; a group with no row to copy (a re-run's
 // unchanged rows) merges nothing.
 func TestUpserterLoad(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	for _, n := range []int{0, 2} {
-		d := &keyDriver{}
-		conn, err := sql.OpenDB(d).Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		x := newDatabase(conn, nil, Postgres)
-		var copied [][]any
-		x.bulk = sliceLoader{&copied}
-		tx, err := conn.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u := x.upserter(tx, seenTable())
-		chunks := make(chan rowChunk, 1)
-		chunks <- rowChunk{rows: [][]any{{"a", "x", int64(1), "d"}, {"b", "y", int64(1), "d"}}[:n]}
-		close(chunks)
-		if err := u.load(ctx, chunks); err != nil {
-			t.Fatal(err)
-		}
-		merged := slices.ContainsFunc(d.stmts, func(s string) bool { return strings.HasPrefix(s, "INSERT INTO t ") })
-		if len(copied) != n || merged != (n > 0) {
+		copied, stmts := loadRows(t, n, false)
+		if merged := ran(stmts, "INSERT INTO t "); len(copied) != n || merged != (n > 0) {
 			t.Errorf("%d rows: %d copied, merged %v; want %d, %v", n, len(copied), merged, n, n > 0)
 		}
 	}
@@ -61,29 +73,9 @@ func TestUpserterLoad(t *testing.T) {
 // included.
 func TestUpserterLoadSkipsUnchangedGroups(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	for _, n := range []int{0, 2} {
-		d := &keyDriver{}
-		conn, err := sql.OpenDB(d).Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		x := newDatabase(conn, nil, Postgres)
-		x.shared.copies.Store(true) // as after a first group
-		var copied [][]any
-		x.bulk = sliceLoader{&copied}
-		tx, err := conn.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		chunks := make(chan rowChunk, 1)
-		chunks <- rowChunk{rows: [][]any{{"a", "x", int64(1), "d"}, {"b", "y", int64(1), "d"}}[:n]}
-		close(chunks)
-		if err := x.upserter(tx, seenTable()).load(ctx, chunks); err != nil {
-			t.Fatal(err)
-		}
-		created := slices.ContainsFunc(d.stmts, func(s string) bool { return strings.HasPrefix(s, "CREATE TEMP TABLE") })
-		if len(copied) != n || created != (n > 0) {
+		copied, stmts := loadRows(t, n, true)
+		if created := ran(stmts, "CREATE TEMP TABLE"); len(copied) != n || created != (n > 0) {
 			t.Errorf("%d rows: %d copied, a temporary table created %v; want %d, %v", n, len(copied), created, n, n > 0)
 		}
 		if n > 0 && copied[0][0] != "a" {
