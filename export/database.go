@@ -334,8 +334,7 @@ func (x *Database) tx(ctx context.Context, f func(*sql.Tx) error) error {
 // tx1 runs f in a transaction on the export's connection; a writer's
 // first shows that its export still holds the database (ownerLocked).
 func (x *Database) tx1(ctx context.Context, f func(*sql.Tx) error) error {
-	x.ckpt.catchUp(ctx)
-	tx, err := x.conn.BeginTx(ctx, nil)
+	tx, err := x.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -354,6 +353,13 @@ func (x *Database) tx1(ctx context.Context, f func(*sql.Tx) error) error {
 	}
 	x.ckpt.committed()
 	return nil
+}
+
+// begin begins a transaction on the export's connection, once SQLite's
+// log may start over (catchUp).
+func (x *Database) begin(ctx context.Context) (*sql.Tx, error) {
+	x.ckpt.catchUp(ctx)
+	return x.conn.BeginTx(ctx, nil)
 }
 
 // timeArg is t as the dialect stores it; nil for the zero time.

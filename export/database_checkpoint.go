@@ -30,10 +30,10 @@ import (
 // soon as it commits one, before the checkpoint of that commit ends, so a
 // first load's log grew by everything it wrote (525-600 MiB for a
 // database of 378 MiB), on the disk until the export closed, and its
-// deletion took 0.3 s of that close. So once the log holds walLimit bytes the writer,
-// before it begins, waits for that checkpoint to end (catchUp): its next
-// transaction starts the log over, and cuts the file back to walLimit
-// (journal_size_limit).
+// deletion took 0.3 s of that close. So once the log holds walLimit
+// bytes, the writer waits for that checkpoint to end before it begins
+// (catchUp, in begin): its next transaction starts the log over, and cuts
+// the file back to walLimit (journal_size_limit).
 
 // checkpointerConnWait bounds the wait for the checkpointer's connection:
 // a pool that has none to spare leaves the checkpoints to the writer.

@@ -47,7 +47,7 @@ var errNoBulk = errors.New("export: no bulk path on this connection")
 // Once the loader has copied through a connection (so that it will not
 // refuse one, leaving the rows to statements), a group none of whose rows
 // changed, most of a re-run's, creates no temporary table and sends no
-// COPY: on a connection new to the export that took 10-30 ms a group,
+// COPY: on a connection new to the export that took 10-40 ms a group,
 // and the users' last groups and the group members' are a re-run's last
 // writes.
 func (u *upserter) load(ctx context.Context, chunks <-chan rowChunk) error {

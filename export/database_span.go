@@ -75,8 +75,7 @@ func (x *Database) writeTx(ctx context.Context, rows int, f func(*sql.Tx) error)
 // span outlives the write that opens it: the end of that write's ctx
 // must not roll it back (database/sql does, for a transaction's ctx).
 func (x *Database) beginSpan(ctx context.Context) error {
-	x.ckpt.catchUp(ctx)
-	tx, err := x.conn.BeginTx(context.WithoutCancel(ctx), nil)
+	tx, err := x.begin(context.WithoutCancel(ctx))
 	if err != nil {
 		return err
 	}
