@@ -85,6 +85,7 @@ type Database struct {
 	rejects    []dbschema.Reject     // the write under way: its rows rejected so far
 	span       *span                 // SQLite's: the groups' writes not yet committed
 	spanAge    time.Duration         // how long a span may stay open (spanAge; 0: a transaction per group)
+	starts     map[string]kindStart  // the kinds' starts read ahead (startOf), by kind
 }
 
 // dbKind is one kind being written: the engine writes several at once.
@@ -99,6 +100,7 @@ type dbKind struct {
 	reading  chan struct{}         // closed when prefetchKnown has read known, or failed to; nil: no read under way
 	same     int                   // the records left out as unchanged
 	fields   *table                // the users': their custom fields' table
+	start    kindStart             // the database as the kind's start found it (startOf)
 }
 
 // walkState is a kind's row in edapp_export_kinds.
@@ -353,6 +355,26 @@ func (x *Database) tx1(ctx context.Context, f func(*sql.Tx) error) error {
 	}
 	x.ckpt.committed()
 	return nil
+}
+
+// exec runs one statement as a transaction of its own on the export's
+// connection, and again on a new one if the connection is lost (see
+// retry): one round trip on PostgreSQL, where tx takes three.
+func (x *Database) exec(ctx context.Context, query string, args ...any) error {
+	if x.owner != nil { // a writer shows its export holds the database
+		return x.tx(ctx, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, query, args...)
+			return err
+		})
+	}
+	return x.retry(ctx, func() error {
+		x.ckpt.catchUp(ctx)
+		if _, err := x.conn.ExecContext(ctx, query, args...); err != nil {
+			return err
+		}
+		x.ckpt.committed()
+		return nil
+	})
 }
 
 // begin begins a transaction on the export's connection, once SQLite's

@@ -39,13 +39,15 @@ func (x *Database) Resume(ctx context.Context, k *Kind, r RunInfo) (Plan, error)
 // resumePlan is Resume's reading of where the kind's fetch stands.
 func (x *Database) resumePlan(ctx context.Context, k *Kind, r RunInfo, c *dbKind) (Plan, error) {
 	var err error
+	if c.start, err = x.startOf(ctx, k.Name); err != nil {
+		return Plan{}, err
+	}
+	c.walk = c.start.walk
 	if r.Fresh {
 		if _, err := x.conn.ExecContext(ctx, x.q(`DELETE FROM edapp_export_kinds WHERE source = ? AND kind = ?`), x.source, k.Name); err != nil {
 			return Plan{}, err
 		}
-	}
-	if c.walk, err = x.readWalk(ctx, k.Name); err != nil {
-		return Plan{}, err
+		c.walk = walkState{}
 	}
 	if c.walk.run != 0 {
 		return Plan{From: c.walk.from, Page: c.walk.pages + 1}, nil
@@ -77,23 +79,6 @@ func (x *Database) oldestOpen(ctx context.Context, k *Kind, since time.Time) (ti
 	return scanTime(v), nil
 }
 
-func (x *Database) readWalk(ctx context.Context, kind string) (walkState, error) {
-	var w walkState
-	var cursor, from, started, completed any
-	var run, pages sql.NullInt64
-	err := x.conn.QueryRowContext(ctx, x.q(`SELECT cursor, walk_run, walk_from, walk_started, walk_pages, completed_at FROM edapp_export_kinds WHERE source = ? AND kind = ?`), x.source, kind).
-		Scan(&cursor, &run, &from, &started, &pages, &completed)
-	if errors.Is(err, sql.ErrNoRows) {
-		return w, nil
-	}
-	if err != nil {
-		return w, err
-	}
-	w.cursor, w.from, w.started, w.completed = scanTime(cursor), scanTime(from), scanTime(started), scanTime(completed)
-	w.run, w.pages = run.Int64, int(pages.Int64)
-	return w, nil
-}
-
 // Begin continues the walk Resume found when the fetch starts where it
 // said, and records a new walk otherwise.
 func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
@@ -111,9 +96,30 @@ func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
 	firstLoad := c.walk.completed.IsZero()
 	c.walk = walkState{cursor: c.walk.cursor, from: p.From, run: x.run, pages: max(p.Page-1, 0)}
 	c.full = fullWalk(k, c.walk)
-	// One transaction, so one commit, for the kind: the kinds begin one
-	// after another, before their first requests.
-	err = x.tx(ctx, func(tx *sql.Tx) error {
+	if firstLoad || len(c.start.seen) > 0 {
+		err = x.beginWalk(ctx, k, p, firstLoad)
+	} else { // a re-run's: one statement (see startOf)
+		c.fresh = p.Page == 1 && !c.start.filled
+		err = x.exec(ctx, x.q(recordWalk), x.source, k.Name, c.walk.run, x.timeArg(p.From), c.walk.pages)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", k.Name, err)
+	}
+	x.prefetchKnown(ctx, k, c)
+	return nil
+}
+
+// recordWalk records a kind's new walk.
+const recordWalk = `INSERT INTO edapp_export_kinds (source, kind, walk_run, walk_from, walk_started, walk_pages) VALUES (?, ?, ?, ?, NULL, ?)
+ON CONFLICT (source, kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from = excluded.walk_from, walk_started = NULL, walk_pages = excluded.walk_pages`
+
+// beginWalk records a kind's new walk in one transaction with what its
+// start changes: a first load's dropped indexes (dropIndexesIfEmpty, which
+// asks under the index lock whether the tables hold rows), or an older
+// walk's seen keys forgotten.
+func (x *Database) beginWalk(ctx context.Context, k *Kind, p Plan, firstLoad bool) error {
+	c := x.kinds.get(k.Name)
+	return x.tx(ctx, func(tx *sql.Tx) error {
 		if p.Page == 1 {
 			fresh, err := x.dropIndexesIfEmpty(ctx, tx, k.Name, firstLoad)
 			if err != nil {
@@ -124,16 +130,9 @@ func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
 		if err := x.forgetSeen(ctx, tx, k.Name, c.walk.run); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, x.q(`INSERT INTO edapp_export_kinds (source, kind, walk_run, walk_from, walk_started, walk_pages) VALUES (?, ?, ?, ?, NULL, ?)
-ON CONFLICT (source, kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from = excluded.walk_from, walk_started = NULL, walk_pages = excluded.walk_pages`),
-			x.source, k.Name, c.walk.run, x.timeArg(p.From), c.walk.pages)
+		_, err := tx.ExecContext(ctx, x.q(recordWalk), x.source, k.Name, c.walk.run, x.timeArg(p.From), c.walk.pages)
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("%s: %w", k.Name, err)
-	}
-	x.prefetchKnown(ctx, k, c)
-	return nil
 }
 
 // write upserts the batch's rows and records the pages they complete, in
