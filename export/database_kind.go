@@ -98,8 +98,10 @@ func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
 	c.full = fullWalk(k, c.walk)
 	if firstLoad || len(c.start.seen) > 0 {
 		err = x.beginWalk(ctx, k, p, firstLoad)
-	} else { // a re-run's: one statement (see startOf)
-		c.fresh = p.Page == 1 && !c.start.filled
+	} else {
+		// A re-run's, one statement (see startOf). The tables hold what
+		// the last complete fetch wrote, so the writes upsert (c.fresh
+		// false), into a table emptied by hand since as well.
 		err = x.exec(ctx, x.q(recordWalk), x.source, k.Name, c.walk.run, x.timeArg(p.From), c.walk.pages)
 	}
 	if err != nil {

@@ -3,39 +3,33 @@ package export
 import (
 	"context"
 	"database/sql"
-	"maps"
-	"slices"
-	"strings"
-
-	"github.com/edapp-go/edapp/dbschema"
 )
 
 // The kinds of a run start one after another on the export's connection,
 // each before its first request. Each start used to read its kind's walk,
-// ask each of its tables for a row, and delete the keys an older walk had
-// seen, in a transaction of its own: 7 to 10 round trips a kind. Timed on
+// ask each of its tables for a row (to insert into an empty one without a
+// conflict clause), and delete the keys an older walk had seen, in a
+// transaction of its own: 7 to 10 round trips a kind. Timed on
 // PostgreSQL, a re-run at concurrency 16 took 173 ms to start its 15
-// kinds (2-33 ms each, on two cores busy with the first pages), and 41 ms
-// since: the first Resume reads all that for every kind of the source at
-// once (readStarts), and a kind's Begin sends only what its start
-// changes, on a re-run one statement. Each round trip saved is one the
+// kinds (2-33 ms each, on two cores busy with the first pages). Now the
+// first Resume reads the walks and the seen keys of every kind of the
+// source at once (readStarts), and a re-run's Begin records the walk with
+// one statement: 42-52 ms for the 15. Its tables hold what the last
+// complete fetch wrote, so its writes upsert without asking. On loopback
+// the re-runs' times did not move; each round trip saved is one that a
 // network no longer adds: with 2 ms between the export and the server, a
-// re-run takes a quarter less.
+// re-run takes 0.87 s instead of 1.21.
 
 // kindStart is what a kind's start needs to know of the database.
 type kindStart struct {
-	walk   walkState
-	filled bool     // one of the kind's tables holds a row, of any source
-	seen   []string // the kind's tables with keys of an older walk in edapp_export_seen
+	walk walkState
+	seen []string // the kind's tables with keys of an older walk in edapp_export_seen
 }
 
 // startOf is the kind's start, read with every other kind's of the source
 // by the first call, or by the first call after the kind's last start (a
-// second run on the Database). Only the kind's own walk changes its walk
-// and its seen keys, so reading them early gives what reading them at its
-// start would. Another source's export may fill a table meanwhile (the
-// tables hold every source's rows); the kind's plain inserts stay right
-// there, since their keys hold their own source.
+// second run on the Database). Only the kind's own walk changes what it
+// says, so reading it early gives what reading it at the start would.
 func (x *Database) startOf(ctx context.Context, kind string) (kindStart, error) {
 	if s, ok := x.starts[kind]; ok {
 		delete(x.starts, kind)
@@ -52,7 +46,7 @@ func (x *Database) startOf(ctx context.Context, kind string) (kindStart, error) 
 }
 
 // readStarts reads the start of each kind of the source, and of kind:
-// three queries.
+// two queries.
 func (x *Database) readStarts(ctx context.Context, kind string) (map[string]kindStart, error) {
 	of := kinds
 	if x.source == SourceSafetyCulture {
@@ -65,17 +59,12 @@ func (x *Database) readStarts(ctx context.Context, kind string) (map[string]kind
 	if err := x.readWalks(ctx, starts); err != nil {
 		return nil, err
 	}
-	filled, err := x.filledTables(ctx, starts)
-	if err != nil {
-		return nil, err
-	}
 	seen, err := x.seenTables(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for name, s := range starts {
 		for _, t := range loadTables(name) {
-			s.filled = s.filled || filled[t]
 			if seen[t] {
 				s.seen = append(s.seen, t)
 			}
@@ -107,23 +96,6 @@ func (x *Database) readWalks(ctx context.Context, starts map[string]kindStart) e
 		starts[kind] = s
 	}
 	return rows.Err()
-}
-
-// filledTables is the set of the kinds' tables that hold a row, of any
-// source: one query.
-func (x *Database) filledTables(ctx context.Context, kinds map[string]kindStart) (map[string]bool, error) {
-	var ask []string
-	for _, kind := range slices.Sorted(maps.Keys(kinds)) {
-		for _, t := range loadTables(kind) {
-			if _, ok := dbschema.Lookup(t); ok {
-				ask = append(ask, `SELECT '`+t+`' WHERE EXISTS (SELECT 1 FROM `+t+`)`)
-			}
-		}
-	}
-	if len(ask) == 0 {
-		return nil, nil
-	}
-	return x.names(ctx, strings.Join(ask, " UNION ALL "))
 }
 
 // seenTables is the set of the tables with keys in edapp_export_seen for
