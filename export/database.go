@@ -78,7 +78,7 @@ type Database struct {
 	rowByRow   bool                  // Write's second try: each row under a savepoint
 	bulk       BulkLoader            // nil: rows go by statements
 	upsertOnly bool                  // a write tried again on a new connection
-	fresh      bool                  // the write under way: its kind's tables were empty at the walk's start
+	fresh      bool                  // the write under way: its kind's first load, into tables empty at the walk's start
 	seenRun    int64                 // the write under way: the full walk whose seen keys it records; 0 for none
 	known      map[string]*knownRows // the write under way: its kind's known (see changed)
 	ckpt       *checkpointer         // SQLite's: nil when the connection checkpoints its own commits
@@ -94,7 +94,7 @@ type dbKind struct {
 	walk     walkState
 	written  int
 	rejected int                   // kept in the rejects table
-	fresh    bool                  // its tables were empty at the walk's start: rows go in by plain inserts
+	fresh    bool                  // a first load into tables empty at the walk's start: rows go in by plain inserts
 	full     bool                  // the walk fetches every record (fullWalk): its writes record the keys they see
 	known    map[string]*knownRows // by table: its rows when the walk began (loadKnown); nil until read
 	reading  chan struct{}         // closed when prefetchKnown has read known, or failed to; nil: no read under way

@@ -69,7 +69,7 @@ func (u *upserter) changed(rows [][]any) [][]any {
 }
 
 // loadKnown reads, at a complete walk's first write, the digests of the
-// rows of its tables, unless they were empty when it began or
+// rows of its tables, unless a first load found them empty or
 // prefetchKnown read them.
 func (x *Database) loadKnown(ctx context.Context, c *dbKind) error {
 	c.awaitKnown()

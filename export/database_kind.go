@@ -122,8 +122,8 @@ ON CONFLICT (source, kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from
 func (x *Database) beginWalk(ctx context.Context, k *Kind, p Plan, firstLoad bool) error {
 	c := x.kinds.get(k.Name)
 	return x.tx(ctx, func(tx *sql.Tx) error {
-		if p.Page == 1 {
-			fresh, err := x.dropIndexesIfEmpty(ctx, tx, k.Name, firstLoad)
+		if firstLoad && p.Page == 1 {
+			fresh, err := x.dropIndexesIfEmpty(ctx, tx, k.Name)
 			if err != nil {
 				return err
 			}
@@ -138,11 +138,12 @@ func (x *Database) beginWalk(ctx context.Context, k *Kind, p Plan, firstLoad boo
 }
 
 // write upserts the batch's rows and records the pages they complete, in
-// one transaction. Into tables that were empty when the walk started, the
-// rows go in by plain inserts, until a key turns up twice: that batch,
-// and the rest, are upserted. When the database refuses a row for good (a
-// data error), it writes the batch again row by row, each under a
-// savepoint, so that only the rows it refuses go to the rejects table.
+// one transaction. In a kind's first load, into tables that were empty
+// when the walk started, the rows go in by plain inserts, until a key
+// turns up twice: that batch, and the rest, are upserted. When the
+// database refuses a row for good (a data error), it writes the batch
+// again row by row, each under a savepoint, so that only the rows it
+// refuses go to the rejects table.
 func (x *Database) write(ctx context.Context, c *dbKind, b *Batch) error {
 	if c.walk.started.IsZero() {
 		c.walk.started = b.Started
@@ -325,19 +326,17 @@ func loadTables(kind string) []string {
 	return []string{kind}
 }
 
-// dropIndexesIfEmpty reports whether all of a kind's tables hold no row
-// (of any source) and, for a first load, drops in tx the secondary indexes
-// of those that hold none: a first load writes faster without them, and
-// buildIndexes builds them once the kind's fetch is complete. A run killed
-// before then leaves the rows it committed, without indexes; the next
-// complete fetch builds them. After a complete fetch the indexes stay: a
-// table that a kind left empty, as many accounts leave some, would
+// dropIndexesIfEmpty, for a kind's first load, reports whether all of its
+// tables hold no row (of any source), and drops in tx the secondary
+// indexes of those that hold none: a first load writes faster without
+// them, and buildIndexes builds them once the kind's fetch is complete. A
+// run killed before then leaves the rows it committed, without indexes;
+// the next complete fetch builds them. After a complete fetch the indexes
+// stay: a table that a kind left empty, as many accounts leave some, would
 // otherwise lose and rebuild them at every run.
-func (x *Database) dropIndexesIfEmpty(ctx context.Context, tx *sql.Tx, kind string, firstLoad bool) (empty bool, err error) {
-	if firstLoad {
-		if err := x.lockIndexes(ctx, tx); err != nil {
-			return false, err
-		}
+func (x *Database) dropIndexesIfEmpty(ctx context.Context, tx *sql.Tx, kind string) (empty bool, err error) {
+	if err := x.lockIndexes(ctx, tx); err != nil {
+		return false, err
 	}
 	empty = true
 	for _, name := range loadTables(kind) {
@@ -352,9 +351,6 @@ func (x *Database) dropIndexesIfEmpty(ctx context.Context, tx *sql.Tx, kind stri
 				return false, err
 			}
 			empty = false // rows to keep indexed
-			continue
-		}
-		if !firstLoad {
 			continue
 		}
 		for _, s := range t.DropForLoad(x.d) {

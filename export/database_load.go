@@ -93,9 +93,9 @@ func (u *upserter) load(ctx context.Context, chunks <-chan rowChunk) error {
 }
 
 // plain reports whether the write under way inserts without a conflict
-// clause: into tables empty at the walk's start, but not in a replay row
-// by row nor in a write tried again on a new connection (whose lost
-// commit may have reached the server).
+// clause: a first load into tables empty at the walk's start, but not in
+// a replay row by row nor in a write tried again on a new connection
+// (whose lost commit may have reached the server).
 func (x *Database) plain() bool {
 	return x.fresh && !x.rowByRow && !x.upsertOnly
 }
