@@ -101,23 +101,18 @@ func (x *Database) readWalks(ctx context.Context, starts map[string]kindStart) e
 // seenTables is the set of the tables with keys in edapp_export_seen for
 // the source: those an interrupted walk recorded.
 func (x *Database) seenTables(ctx context.Context) (map[string]bool, error) {
-	return x.names(ctx, x.q(`SELECT DISTINCT table_name FROM edapp_export_seen WHERE source = ?`), x.source)
-}
-
-// names is the set of the first column of query's rows.
-func (x *Database) names(ctx context.Context, query string, args ...any) (map[string]bool, error) {
-	rows, err := x.conn.QueryContext(ctx, query, args...)
+	rows, err := x.conn.QueryContext(ctx, x.q(`SELECT DISTINCT table_name FROM edapp_export_seen WHERE source = ?`), x.source)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	set := map[string]bool{}
+	seen := map[string]bool{}
 	for rows.Next() {
 		var name string
 		if err := rows.Scan(&name); err != nil {
 			return nil, err
 		}
-		set[name] = true
+		seen[name] = true
 	}
-	return set, rows.Err()
+	return seen, rows.Err()
 }

@@ -135,10 +135,16 @@ func TestExportDBKeepsTheIndexesOfAnEmptyTable(t *testing.T) {
 	})
 }
 
+// countPrefix is how many of stmts begin with prefix.
 func countPrefix(stmts []string, prefix string) int {
+	return countMatching(stmts, func(s string) bool { return strings.HasPrefix(s, prefix) })
+}
+
+// countMatching is how many of stmts match.
+func countMatching(stmts []string, match func(string) bool) int {
 	n := 0
 	for _, s := range stmts {
-		if strings.HasPrefix(s, prefix) {
+		if match(s) {
 			n++
 		}
 	}

@@ -39,7 +39,7 @@ func TestExportDBStartsKindsInOneRead(t *testing.T) {
 			{"walk_run <>", 0},                        // no older walk's keys to forget
 			{"INSERT INTO edapp_export_kinds", kinds}, // a kind's start: one statement
 		} {
-			if got := countContaining(again.stmts, c.part); got != c.want {
+			if got := countMatching(again.stmts, func(s string) bool { return strings.Contains(s, c.part) }); got != c.want {
 				t.Errorf("the re-run ran %d statements with %q, want %d", got, c.part, c.want)
 			}
 		}
@@ -51,14 +51,4 @@ func TestExportDBStartsKindsInOneRead(t *testing.T) {
 			t.Errorf("the re-run left %d groups (%v), want %d", back, err, groups)
 		}
 	})
-}
-
-func countContaining(stmts []string, part string) int {
-	n := 0
-	for _, s := range stmts {
-		if strings.Contains(s, part) {
-			n++
-		}
-	}
-	return n
 }
