@@ -21,6 +21,7 @@ import (
 type fakeDriver struct {
 	journal     string
 	failDigests bool
+	failOnDisk  bool  // an index build fails sorting through temporary files, as with no directory for them
 	walPages    int64 // a checkpoint's answer: the pages in the log,
 	walCopied   int64 // and those copied
 	mu          sync.Mutex
@@ -29,15 +30,16 @@ type fakeDriver struct {
 }
 
 type fakeConn struct {
-	d  *fakeDriver
-	id int
+	d      *fakeDriver
+	id     int
+	onDisk bool // temp_store FILE
 }
 
 func (d *fakeDriver) Connect(context.Context) (driver.Conn, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.conns++
-	return &fakeConn{d, d.conns}, nil
+	return &fakeConn{d: d, id: d.conns}, nil
 }
 func (d *fakeDriver) Driver() driver.Driver { return nil }
 
@@ -78,6 +80,13 @@ func (c *fakeConn) Rollback() error                     { c.record("ROLLBACK"); 
 
 func (c *fakeConn) ExecContext(_ context.Context, q string, _ []driver.NamedValue) (driver.Result, error) {
 	c.record(q)
+	if v, ok := strings.CutPrefix(q, "PRAGMA temp_store = "); ok {
+		c.onDisk = v == "FILE"
+	}
+	if c.onDisk && c.d.failOnDisk && strings.HasPrefix(q, "CREATE INDEX") {
+		const ioErrGetTempPath = 6410 // SQLITE_IOERR_GETTEMPPATH
+		return nil, liteError(ioErrGetTempPath)
+	}
 	return driver.RowsAffected(1), nil
 }
 
@@ -97,7 +106,7 @@ func (c *fakeConn) QueryContext(_ context.Context, q string, _ []driver.NamedVal
 		return &fakeRows{cols: 3, rows: [][]driver.Value{{int64(0), c.d.walPages, c.d.walCopied}}}, nil
 	}
 	answers := map[string]driver.Value{"PRAGMA journal_mode": c.d.journal, "PRAGMA wal_autocheckpoint": int64(1000), "PRAGMA synchronous": int64(2),
-		"PRAGMA journal_size_limit": int64(-1), "PRAGMA page_size": int64(4096)}
+		"PRAGMA journal_size_limit": int64(-1), "PRAGMA page_size": int64(4096), "PRAGMA temp_store": int64(2)}
 	v, ok := answers[q]
 	if !ok {
 		return &fakeRows{cols: 1}, nil

@@ -387,16 +387,7 @@ func (x *Database) buildIndexes(ctx context.Context, kind string) error {
 			return err
 		}
 		for _, s := range missing {
-			err := x.held(ctx, func() error {
-				return x.tx(ctx, func(tx *sql.Tx) error {
-					if err := x.lockIndexes(ctx, tx); err != nil {
-						return err
-					}
-					_, err := tx.ExecContext(ctx, s)
-					return err
-				})
-			})
-			if err != nil {
+			if err := x.held(ctx, func() error { return x.buildIndex(ctx, s) }); err != nil {
 				return err
 			}
 		}

@@ -93,7 +93,7 @@ func TestBuildIndexesYields(t *testing.T) {
 	d := &fakeDriver{journal: "delete"} // no index there: all are missing
 	x := openFakeDatabase(t, d, 2)
 	ctx := context.WithValue(context.Background(), turnKey{}, func() {
-		(&fakeConn{d, 1}).record("yield") // the export's connection's log
+		(&fakeConn{d: d, id: 1}).record("yield") // the export's connection's log
 	})
 	if err := x.buildIndexes(ctx, "attempts"); err != nil {
 		t.Fatal(err)
