@@ -12,12 +12,12 @@ import (
 // the savepoints of a replay row by row are journalled there), and a
 // build's sort there grew the export's memory with the table: peak RSS
 // 166-170 MiB for 615,000 records, 244 MiB for 3 million. So a build
-// sorts through temporary files (temp_store FILE), which the system keeps
-// out of the export's memory (181-187 and 180 MiB), and which the driver
-// also writes faster than its memory journal (64 s against 69 s for the
-// 3 million). Where no temporary directory
-// takes the files (a scratch image has no /tmp; a full disk), the build
-// fails and runs again in memory.
+// sorts through temporary files (temp_store FILE), which the system
+// keeps out of the export's memory: 181-187 and 180 MiB, and the export
+// of 3 million records took 64 s against 69 s, the driver writing files
+// faster than its memory journal. Where no temporary directory takes the
+// files (a scratch image has no /tmp; a full disk), the build fails and
+// runs again in memory.
 
 // buildIndex runs stmt, which builds one index, in a transaction under
 // the index lock: all or nothing.
