@@ -358,15 +358,11 @@ func (x *Database) tx1(ctx context.Context, f func(*sql.Tx) error) error {
 }
 
 // exec runs one statement as a transaction of its own on the export's
-// connection, and again on a new one if the connection is lost (see
-// retry): one round trip on PostgreSQL, where tx takes three.
+// own connection (not a writer's, whose transactions first show that the
+// export holds the database: tx1), and again on a new one if the
+// connection is lost (see retry): one round trip on PostgreSQL, where tx
+// takes three.
 func (x *Database) exec(ctx context.Context, query string, args ...any) error {
-	if x.owner != nil { // a writer shows its export holds the database
-		return x.tx(ctx, func(tx *sql.Tx) error {
-			_, err := tx.ExecContext(ctx, query, args...)
-			return err
-		})
-	}
 	return x.retry(ctx, func() error {
 		x.ckpt.catchUp(ctx)
 		if _, err := x.conn.ExecContext(ctx, query, args...); err != nil {

@@ -96,7 +96,7 @@ func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
 	firstLoad := c.walk.completed.IsZero()
 	c.walk = walkState{cursor: c.walk.cursor, from: p.From, run: x.run, pages: max(p.Page-1, 0)}
 	c.full = fullWalk(k, c.walk)
-	if firstLoad || len(c.start.seen) > 0 {
+	if firstLoad || c.start.forget {
 		err = x.beginWalk(ctx, k, p, firstLoad)
 	} else {
 		// A re-run's, one statement (see startOf). The tables hold what

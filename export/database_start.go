@@ -22,8 +22,8 @@ import (
 
 // kindStart is what a kind's start needs to know of the database.
 type kindStart struct {
-	walk walkState
-	seen []string // the kind's tables with keys of an older walk in edapp_export_seen
+	walk   walkState
+	forget bool // the kind's tables have keys of an older walk in edapp_export_seen
 }
 
 // startOf is the kind's start, read with every other kind's of the source
@@ -65,9 +65,7 @@ func (x *Database) readStarts(ctx context.Context, kind string) (map[string]kind
 	}
 	for name, s := range starts {
 		for _, t := range loadTables(name) {
-			if seen[t] {
-				s.seen = append(s.seen, t)
-			}
+			s.forget = s.forget || seen[t]
 		}
 		starts[name] = s
 	}
