@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/edapp-go/edapp/internal/core"
 	"github.com/edapp-go/edapp/internal/ids"
 	"github.com/edapp-go/edapp/internal/lenient"
 	"github.com/edapp-go/edapp/internal/transport"
@@ -51,15 +52,15 @@ func utcQuery[O any](opts *O) *O {
 // vendor documents {"success": false} as the one 2xx answer that means
 // failure. A non-2xx answer is an *APIError, as with Do.
 func (c *Client) DoChecked(ctx context.Context, method, path string, query, body any, opts ...RequestOption) error {
-	rc := newRequestConfig(opts)
-	op := operation{method: method, route: rc.route, path: path, query: query, body: body}
+	rc := core.NewRequestConfig(opts)
+	op := core.Operation{Method: method, Route: rc.Route, Path: path, Query: query, Body: body}
 	return c.doChecked(ctx, op, &rc)
 }
 
 // doChecked sends op and applies DoChecked's rule to its answer.
-func (c *Client) doChecked(ctx context.Context, op operation, rc *requestConfig) error {
-	return c.do(ctx, op, rc, func(a *answer) error {
-		raw := a.body()
+func (c *Client) doChecked(ctx context.Context, op core.Operation, rc *core.RequestConfig) error {
+	return c.core.Do(ctx, op, rc, func(a *core.Answer) error {
+		raw := a.Body()
 		msg, failed := unsuccessful(raw)
 		if !failed {
 			return nil
@@ -67,13 +68,13 @@ func (c *Client) doChecked(ctx context.Context, op operation, rc *requestConfig)
 		if msg == "" {
 			msg = `the service answered {"success": false}`
 		}
-		resp := a.response()
+		resp := a.Response()
 		return &APIError{
 			StatusCode: resp.StatusCode,
-			Method:     op.method,
-			Path:       op.path,
-			Message:    c.cleanExcerpt([]byte(msg), transport.MaxErrorBody),
-			Body:       []byte(c.cleanExcerpt(raw, transport.MaxErrorBody)),
+			Method:     op.Method,
+			Path:       op.Path,
+			Message:    a.CleanExcerpt([]byte(msg), transport.MaxErrorBody),
+			Body:       []byte(a.CleanExcerpt(raw, transport.MaxErrorBody)),
 			RequestID:  resp.RequestID,
 			Response:   resp,
 		}
@@ -82,15 +83,15 @@ func (c *Client) doChecked(ctx context.Context, op operation, rc *requestConfig)
 
 // checked sends a request judged by DoChecked's rule, for the resource files.
 func (c *Client) checked(ctx context.Context, method string, p ids.Path, body any, opts []RequestOption) error {
-	rc := newRequestConfig(opts)
+	rc := core.NewRequestConfig(opts)
 	return c.doChecked(ctx, request(method, p, nil, body), &rc)
 }
 
 // doForRecord sends a request whose answer is a record, so an empty answer
 // is an error.
 func (c *Client) doForRecord(ctx context.Context, method string, p ids.Path, body, out any, opts []RequestOption) error {
-	rc := newRequestConfig(opts)
-	return c.do(ctx, request(method, p, nil, body), &rc, func(a *answer) error { return a.decodeRecord(ctx, out) })
+	rc := core.NewRequestConfig(opts)
+	return c.core.Do(ctx, request(method, p, nil, body), &rc, func(a *core.Answer) error { return a.DecodeRecord(ctx, out) })
 }
 
 // unsuccessful applies DoChecked's rule to a 2xx answer: it reports whether

@@ -43,7 +43,7 @@ func TestRetryAfterPausesUpToOneWindow(t *testing.T) {
 	assert.Equal(t, time.Hour, apiErr.RetryAfter)
 	assert.EqualValues(t, 1, hits.Load(), "no retry into another 429")
 	assert.NoError(t, ctx.Err())
-	d := c.t.PausedFor()
+	d := c.core.PausedFor()
 	assert.True(t, d > DefaultBudgetWindow-time.Minute && d <= DefaultBudgetWindow, "paused for one window, not MaxWait: %v", d)
 
 	var resp Response

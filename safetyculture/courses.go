@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/bridge"
+	"github.com/edapp-go/edapp/internal/core"
 	"github.com/edapp-go/edapp/internal/ids"
 )
 
@@ -149,7 +149,7 @@ func (s *CoursesService) UpdateAssignments(ctx context.Context, courseID string,
 	}
 	p := ids.Fill(routeCourseAssignments, courseID)
 	out := new(AssignmentsResult)
-	_, err := s.client.send(ctx, &bridge.Call{Method: http.MethodPut, Route: p.Route, Path: p.Path, Body: params, Out: out, Once: true, Options: ropts})
+	_, err := s.client.send(ctx, core.Operation{Method: http.MethodPut, Route: p.Route, Path: p.Path, Body: params}, out, false, ropts, core.WithOnce())
 	if err != nil {
 		return nil, err
 	}
@@ -174,6 +174,6 @@ func (s *CoursesService) ResetProgress(ctx context.Context, params ResetProgress
 		return nil, err
 	}
 	var out edapp.RawFields
-	_, err := s.client.send(ctx, &bridge.Call{Method: http.MethodPost, Route: routeProgressReset, Path: routeProgressReset, Body: params, Out: &out, Once: true, Options: ropts})
+	_, err := s.client.send(ctx, core.Operation{Method: http.MethodPost, Route: routeProgressReset, Path: routeProgressReset, Body: params}, &out, false, ropts, core.WithOnce())
 	return out, err
 }

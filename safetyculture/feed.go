@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/bridge"
+	"github.com/edapp-go/edapp/internal/core"
 )
 
 // ErrForeignNextPage is a feed page whose next_page names another host
@@ -157,17 +157,16 @@ type feed struct {
 // page fetches one page of f: the first with opts' filters, or the one
 // opts.NextPage names.
 func feedPageOf[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, ropts []edapp.RequestOption) (*FeedPage[T], error) {
-	call := &bridge.Call{Method: http.MethodGet, Route: f.route, Path: f.route, Query: opts.values(f.kind), Options: ropts}
+	op := core.Operation{Method: http.MethodGet, Route: f.route, Path: f.route, Query: opts.values(f.kind)}
 	if opts != nil && opts.NextPage != "" {
 		path, query, err := c.resolveNextPage(opts.NextPage)
 		if err != nil {
 			return nil, err
 		}
-		call.Path, call.Query = path, bridge.RawQuery(query)
+		op.Path, op.Query = path, core.RawQuery(query)
 	}
 	var a feedAnswer[T]
-	call.Out, call.Record = &a, true
-	resp, err := c.send(ctx, call)
+	resp, err := c.send(ctx, op, &a, true, ropts)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +180,7 @@ func feedPageOf[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions
 	if a.Metadata.NextPage != nil {
 		p.NextPage = strings.TrimSpace(*a.Metadata.NextPage)
 	}
-	c.pageEvent(ctx, f.route, 0, len(p.Items))
+	c.core.Page(ctx, f.route, 0, len(p.Items))
 	return p, nil
 }
 

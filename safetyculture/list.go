@@ -1,12 +1,13 @@
 package safetyculture
 
 import (
+	"cmp"
 	"context"
 	"iter"
 	"net/http"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/bridge"
+	"github.com/edapp-go/edapp/internal/core"
 	"github.com/edapp-go/edapp/internal/ids"
 	"github.com/edapp-go/edapp/internal/pager"
 )
@@ -48,7 +49,7 @@ type pagedOptions[O any] interface {
 
 // get sends a GET whose answer is decoded into out.
 func (c *Client) get(ctx context.Context, p ids.Path, query, out any, opts []edapp.RequestOption) error {
-	_, err := c.send(ctx, &bridge.Call{Method: http.MethodGet, Route: p.Route, Path: p.Path, Query: query, Out: out, Record: true, Options: opts})
+	_, err := c.send(ctx, getOp(p, query), out, true, opts)
 	return err
 }
 
@@ -63,8 +64,7 @@ func listPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, 
 func fetchPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids.Path, opts PO, ropts []edapp.RequestOption) (*Page[T], *edapp.Response, error) {
 	var l pager.List[T]
 	pg := new(Page[T])
-	call := &bridge.Call{Method: http.MethodGet, Route: p.Route, Path: p.Path, Query: opts, Out: &l, Options: ropts, BodyHash: &pg.hash}
-	resp, err := c.send(ctx, call)
+	resp, err := c.send(ctx, getOp(p, opts), &l, false, ropts, core.WithBodyHash(&pg.hash))
 	if err != nil {
 		return nil, resp, err
 	}
@@ -81,7 +81,7 @@ func fetchPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client,
 		raw = *l.TotalCount
 	}
 	pg.NextPage = pager.Judge(page, size, pg.received, raw, l.TotalCount != nil).Next
-	c.pageEvent(ctx, p.Route, page, len(pg.Items))
+	c.core.Page(ctx, p.Route, page, len(pg.Items))
 	return pg, resp, nil
 }
 
@@ -99,29 +99,38 @@ func cmpOr(a, b int) int {
 // items are yielded. An item met twice (the list shifted while it was
 // read) is yielded once when it has an id.
 func all[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids.Path, opts PO, ropts []edapp.RequestOption, key func(T) string) iter.Seq2[T, error] {
-	walk := bridge.NewWalk(ropts)
-	if walk.Err != nil {
-		return failed[T](walk.Err)
+	rc := core.NewRequestConfig(ropts)
+	if rc.Err != nil {
+		return failed[T](rc.Err)
 	}
+	into := rc.Resp
+	perPage := []edapp.RequestOption{func(c *core.RequestConfig) error {
+		*c = rc
+		c.Resp, c.Bulk = nil, true
+		return nil
+	}}
 	var base O
 	if opts != nil {
 		base = *opts
 	}
 	first := PO(&base).listOptions()
 	size := min(cmpOr(first.PageSize, MaxPageSize), MaxPageSize)
-	perPage := walk.PerPage.([]edapp.RequestOption)
 	fetch := func(ctx context.Context, page, pageSize int) (*pager.Result[T], error) {
 		o := base
 		lo := PO(&o).listOptions()
 		lo.Page, lo.PageSize = page, pageSize
 		pg, resp, err := fetchPage[T](ctx, c, p, PO(&o), perPage)
-		fill := func() { walk.Fill(resp) }
+		fill := func() {
+			if into != nil && resp != nil {
+				*into = *resp
+			}
+		}
 		if err != nil {
 			return &pager.Result[T]{BeforeYield: fill}, err
 		}
 		return &pager.Result[T]{Items: pg.Items, Received: pg.received, Total: pg.total, HasTotal: pg.hasTotal, BodyHash: pg.hash, BeforeYield: fill}, nil
 	}
-	return pager.All(ctx, pager.Walk[T]{FirstPage: first.Page, PageSize: size, Concurrency: walk.PageConcurrency, Fetch: fetch, Key: key})
+	return pager.All(ctx, pager.Walk[T]{FirstPage: first.Page, PageSize: size, Concurrency: cmp.Or(rc.PageConcurrency, edapp.DefaultPageConcurrency), Fetch: fetch, Key: key})
 }
 
 // getOne fetches one record by id, sent bare or as {envelope: {...}}.
@@ -136,9 +145,7 @@ func getOne[T any](ctx context.Context, c *Client, route, idName, id, envelope s
 	return &out.v, nil
 }
 
-// pageEvent reports a page to the Observer.
-func (c *Client) pageEvent(ctx context.Context, template string, page, items int) {
-	if r, err := c.route(http.MethodGet, template); err == nil {
-		r.caller.Page(ctx, template, page, items)
-	}
+// getOp is a GET of p.
+func getOp(p ids.Path, query any) core.Operation {
+	return core.Operation{Method: http.MethodGet, Route: p.Route, Path: p.Path, Query: query}
 }

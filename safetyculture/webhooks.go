@@ -7,7 +7,7 @@ import (
 	"net/http"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/bridge"
+	"github.com/edapp-go/edapp/internal/core"
 	"github.com/edapp-go/edapp/internal/ids"
 )
 
@@ -74,7 +74,7 @@ func (s *WebhooksService) Update(ctx context.Context, webhookID string, params W
 
 func (s *WebhooksService) write(ctx context.Context, method string, p ids.Path, params WebhookParams, ropts []edapp.RequestOption) (*Webhook, error) {
 	out := oneOf[Webhook]{key: "webhook"}
-	_, err := s.client.send(ctx, &bridge.Call{Method: method, Route: p.Route, Path: p.Path, Body: params, Out: &out, Options: ropts})
+	_, err := s.client.send(ctx, core.Operation{Method: method, Route: p.Route, Path: p.Path, Body: params}, &out, false, ropts)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (s *WebhooksService) Delete(ctx context.Context, webhookID string, ropts ..
 		return err
 	}
 	p := ids.Fill(routeWebhook, webhookID)
-	_, err := s.client.send(ctx, &bridge.Call{Method: http.MethodDelete, Route: p.Route, Path: p.Path, Options: ropts})
+	_, err := s.client.send(ctx, core.Operation{Method: http.MethodDelete, Route: p.Route, Path: p.Path}, nil, false, ropts)
 	return err
 }
 

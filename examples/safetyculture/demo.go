@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
@@ -29,14 +30,14 @@ func (d *demo) Close() { d.sc.Close(); d.edapp.Close() }
 // the caller closes.
 func connect() (*safetyculture.Client, *demo, error) {
 	if os.Getenv(safetyculture.EnvAPIToken) != "" {
-		sc, err := safetyculture.NewClientFromEnv(safetyculture.WithUserAgent("edapp-go-example"))
+		sc, err := safetyculture.NewClientFromEnv(edapp.WithUserAgent("edapp-go-example"))
 		return sc, nil, err
 	}
 	d, err := newDemo()
 	if err != nil {
 		return nil, nil, err
 	}
-	sc, err := safetyculture.NewClient(d.sc.Token, safetyculture.WithBaseURL(d.sc.URL))
+	sc, err := safetyculture.NewClient(d.sc.Token, edapp.WithBaseURL(d.sc.URL))
 	if err != nil {
 		d.Close()
 		return nil, nil, err
