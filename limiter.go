@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/internal/core"
+	"github.com/edapp-go/edapp/internal/opt"
 )
 
 // Limiter holds a request back until the account's budget allows it. Every
@@ -152,13 +153,8 @@ func NewWindowLimiter(limit int, window time.Duration, opts ...WindowOption) (*W
 			return t.C, t.Stop
 		},
 	}
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(l); err != nil {
-			return nil, err
-		}
+	if err := opt.Apply(l, opts); err != nil {
+		return nil, err
 	}
 	if l.share >= 1 {
 		l.bulkMax = l.limit

@@ -9,6 +9,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/internal/ids"
+	"github.com/edapp-go/edapp/internal/opt"
 )
 
 // Client holds the v1 operations. Create it with [New]; like the root client
@@ -62,13 +63,8 @@ func New(client *edapp.Client, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("%w: v1.New needs an *edapp.Client, got nil", edapp.ErrInvalidInput)
 	}
 	c := &Client{common: service{client: client, now: time.Now}}
-	for _, opt := range opts {
-		if opt == nil {
-			continue // as edapp.NewClient does
-		}
-		if err := opt(&c.common); err != nil {
-			return nil, err
-		}
+	if err := opt.Apply(&c.common, opts); err != nil {
+		return nil, err
 	}
 	c.Users = (*UsersService)(&c.common)
 	c.UserGroups = (*UserGroupsService)(&c.common)

@@ -47,7 +47,11 @@ func connect() (*safetyculture.Client, *demo, error) {
 
 // newDemo seeds a fake EdApp account and moves it to a fake SafetyCulture.
 func newDemo() (*demo, error) {
-	d := &demo{edapp: edapptest.NewServer()}
+	ed, err := edapptest.NewServer()
+	if err != nil {
+		return nil, err
+	}
+	d := &demo{edapp: ed}
 	if err := d.edapp.SeedAccount(edapptest.AccountSpec{Users: 60, Groups: 4, Courses: 5, Attempts: 600}); err != nil {
 		d.edapp.Close()
 		return nil, err

@@ -24,6 +24,7 @@ import (
 	"github.com/google/go-querystring/query"
 
 	"github.com/edapp-go/edapp/internal/lenient"
+	"github.com/edapp-go/edapp/internal/opt"
 	"github.com/edapp-go/edapp/internal/transport"
 )
 
@@ -91,17 +92,7 @@ type Option func(*Config) error
 
 // Apply applies opts over cfg in order and returns the first error; a nil
 // option is skipped.
-func Apply(cfg *Config, opts []Option) error {
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(cfg); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func Apply(cfg *Config, opts []Option) error { return opt.Apply(cfg, opts) }
 
 // Client sends calls: through one transport (one limiter, one pause after
 // a 429), or, when Config.LimiterFor is set, through one transport per
