@@ -32,8 +32,15 @@ func init() {
 	)
 }
 
-// WebhookParams is the body of Create and Update.
-type WebhookParams struct {
+// WebhookCreateParams is the body of Create.
+type WebhookCreateParams struct {
+	URL           string   `json:"url"`
+	TriggerEvents []string `json:"trigger_events"` // TRIGGER_EVENT_TRAINING_COURSE_COMPLETED, ...
+}
+
+// WebhookUpdateParams is the body of Update: the webhook's new URL and
+// events.
+type WebhookUpdateParams struct {
 	URL           string   `json:"url"`
 	TriggerEvents []string `json:"trigger_events"` // TRIGGER_EVENT_TRAINING_COURSE_COMPLETED, ...
 }
@@ -58,21 +65,21 @@ func (s *WebhooksService) Get(ctx context.Context, webhookID string, ropts ...ed
 // when nothing reached the service.
 //
 // SafetyCulture API: POST /webhooks/v1/webhooks
-func (s *WebhooksService) Create(ctx context.Context, params WebhookParams, ropts ...edapp.RequestOption) (*Webhook, error) {
+func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams, ropts ...edapp.RequestOption) (*Webhook, error) {
 	return s.write(ctx, http.MethodPost, ids.Fill(routeWebhooks), params, ropts)
 }
 
 // Update changes a webhook's URL and events.
 //
 // SafetyCulture API: PUT /webhooks/v1/webhooks/{webhookId}
-func (s *WebhooksService) Update(ctx context.Context, webhookID string, params WebhookParams, ropts ...edapp.RequestOption) (*Webhook, error) {
+func (s *WebhooksService) Update(ctx context.Context, webhookID string, params WebhookUpdateParams, ropts ...edapp.RequestOption) (*Webhook, error) {
 	if err := ids.Require("webhookID", webhookID); err != nil {
 		return nil, err
 	}
 	return s.write(ctx, http.MethodPut, ids.Fill(routeWebhook, webhookID), params, ropts)
 }
 
-func (s *WebhooksService) write(ctx context.Context, method string, p ids.Path, params WebhookParams, ropts []edapp.RequestOption) (*Webhook, error) {
+func (s *WebhooksService) write(ctx context.Context, method string, p ids.Path, params any, ropts []edapp.RequestOption) (*Webhook, error) {
 	out := oneOf[Webhook]{key: "webhook"}
 	_, err := s.client.send(ctx, core.Operation{Method: method, Route: p.Route, Path: p.Path, Body: params}, &out, false, ropts)
 	if err != nil {
@@ -93,24 +100,13 @@ func (s *WebhooksService) Delete(ctx context.Context, webhookID string, ropts ..
 	return err
 }
 
-// Secret is the organisation's webhook signature secret. It prints as
-// redacted; Reveal returns it, for VerifySignature.
-type Secret struct{ value string }
-
-// Reveal returns the secret.
-func (s Secret) Reveal() string { return s.value }
-
-// String keeps the secret out of logs and %v.
-func (s Secret) String() string { return "safetyculture.Secret(redacted)" }
-
-// GoString keeps the secret out of %#v.
-func (s Secret) GoString() string { return s.String() }
-
 // Secret returns the signature secret SafetyCulture signs every delivery
-// with (read from "token", or "secret").
+// with (read from "token", or "secret"), as an edapp.Secret: it prints as
+// [REDACTED] everywhere, and its Value is what VerifySignature and
+// NewWebhookHandler take.
 //
 // SafetyCulture API: GET /webhooks/v1/token
-func (s *WebhooksService) Secret(ctx context.Context, ropts ...edapp.RequestOption) (Secret, error) {
+func (s *WebhooksService) Secret(ctx context.Context, ropts ...edapp.RequestOption) (edapp.Secret, error) {
 	var out struct {
 		Token  string `json:"token"`
 		Secret string `json:"secret"`
@@ -120,10 +116,10 @@ func (s *WebhooksService) Secret(ctx context.Context, ropts ...edapp.RequestOpti
 		if errors.As(err, &de) {
 			de.Body = "" // an answer that did not decode may still hold the secret
 		}
-		return Secret{}, err
+		return edapp.Secret{}, err
 	}
 	if out.Token == "" {
 		out.Token = out.Secret
 	}
-	return Secret{out.Token}, nil
+	return edapp.NewSecret(out.Token), nil
 }

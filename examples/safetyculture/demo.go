@@ -78,7 +78,7 @@ func (d *demo) receiveOneDelivery(ctx context.Context, out io.Writer, sc *safety
 		return err
 	}
 	got := make(chan *safetyculture.WebhookEvent, 1)
-	h, err := safetyculture.NewWebhookHandler(secret.Reveal(), func(_ context.Context, ev *safetyculture.WebhookEvent) error {
+	h, err := safetyculture.NewWebhookHandler(secret.Value(), func(_ context.Context, ev *safetyculture.WebhookEvent) error {
 		select {
 		case got <- ev:
 		default:
@@ -95,7 +95,7 @@ func (d *demo) receiveOneDelivery(ctx context.Context, out io.Writer, sc *safety
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
 	defer srv.Close()
-	hook, err := sc.Webhooks.Create(ctx, safetyculture.WebhookParams{URL: "http://" + ln.Addr().String(), TriggerEvents: []string{"TRIGGER_EVENT_TRAINING_COURSE_COMPLETED"}})
+	hook, err := sc.Webhooks.Create(ctx, safetyculture.WebhookCreateParams{URL: "http://" + ln.Addr().String(), TriggerEvents: []string{"TRIGGER_EVENT_TRAINING_COURSE_COMPLETED"}})
 	if err != nil {
 		return err
 	}
