@@ -84,6 +84,8 @@ type Client struct {
 
 	// served holds the spellings this client found the service to serve.
 	served servedSpellings
+	// managed is the key or keys a user write sends managed groups under.
+	managed ManagedGroupsField
 }
 
 // service is what every resource service holds: the client it belongs to.
@@ -340,7 +342,7 @@ func applyOptions(base string, opts []Option) (*core.Config, error) {
 
 // newClient builds a client from a checked token and config.
 func newClient(token string, cfg *core.Config) *Client {
-	c := &Client{baseURL: cfg.BaseURL, logger: cfg.Logger, core: core.NewClient(token, cfg, DefaultBudgetWindow)}
+	c := &Client{baseURL: cfg.BaseURL, logger: cfg.Logger, core: core.NewClient(token, cfg, DefaultBudgetWindow), managed: cfg.ManagedGroups}
 	c.common.client = c
 	c.Users = (*UsersService)(&c.common)
 	c.UserGroups = (*UserGroupsService)(&c.common)
@@ -382,8 +384,8 @@ func (c *Client) String() string { return "edapp.Client{" + c.baseURL.String() +
 //
 // A non-2xx answer is an *[APIError]. A 2xx answer that is not valid JSON for
 // out is a *[DecodeError]. A done ctx returns ctx's error.
-func (c *Client) Do(ctx context.Context, method, path string, query, body, out any, opts ...RequestOption) error {
-	rc := core.NewRequestConfig(opts)
+func (c *Client) Do(ctx context.Context, method, path string, query, body, out any, reqOpts ...RequestOption) error {
+	rc := core.NewRequestConfig(reqOpts)
 	op := core.Operation{Method: method, Route: rc.Route, Path: path, Query: query, Body: body}
 	return c.core.Do(ctx, op, &rc, func(a *core.Answer) error { return a.DecodeJSON(ctx, out) })
 }

@@ -138,13 +138,13 @@ func (c *Client) String() string { return "safetyculture.Client{" + c.base.Strin
 // GoString keeps %#v from printing the token.
 func (c *Client) GoString() string { return c.String() }
 
-// send sends op, with the caller's request options ropts and then the
+// send sends op, with the caller's request options reqOpts and then the
 // client's own: the integration headers (under the caller's of the same
 // name), the rate-limit check of every answer, and then extra. out is nil,
 // or where a 2xx answer is decoded; record: an empty 2xx answer is a
 // *edapp.DecodeError. It returns the call's Response, also when it failed.
-func (c *Client) send(ctx context.Context, op core.Operation, out any, record bool, ropts []edapp.RequestOption, extra ...core.RequestOption) (*edapp.Response, error) {
-	rc := core.NewRequestConfig(ropts)
+func (c *Client) send(ctx context.Context, op core.Operation, out any, record bool, reqOpts []edapp.RequestOption, extra ...core.RequestOption) (*edapp.Response, error) {
+	rc := core.NewRequestConfig(reqOpts)
 	own := append([]core.RequestOption{
 		core.WithHeaders(http.Header{
 			"Sc-Integration-Id":      {IntegrationID},

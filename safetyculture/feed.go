@@ -156,7 +156,7 @@ type feed struct {
 
 // page fetches one page of f: the first with opts' filters, or the one
 // opts.NextPage names.
-func feedPageOf[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, ropts []edapp.RequestOption) (*FeedPage[T], error) {
+func feedPageOf[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, reqOpts []edapp.RequestOption) (*FeedPage[T], error) {
 	op := core.Operation{Method: http.MethodGet, Route: f.route, Path: f.route, Query: opts.values(f.kind)}
 	if opts != nil && opts.NextPage != "" {
 		path, query, err := c.resolveNextPage(opts.NextPage)
@@ -166,7 +166,7 @@ func feedPageOf[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions
 		op.Path, op.Query = path, core.RawQuery(query)
 	}
 	var a feedAnswer[T]
-	resp, err := c.send(ctx, op, &a, true, ropts)
+	resp, err := c.send(ctx, op, &a, true, reqOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -234,8 +234,8 @@ func cut(s string, n int) string {
 // opts.NextPage), following next_page as given until it is null or empty.
 // A next_page met twice ends the walk with ErrRepeatedCursor; an error is
 // yielded once and ends the walk.
-func walkFeed[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, ropts []edapp.RequestOption) iter.Seq2[T, error] {
-	perPage := append([]edapp.RequestOption{edapp.WithBulk()}, ropts...)
+func walkFeed[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, reqOpts []edapp.RequestOption) iter.Seq2[T, error] {
+	perPage := append([]edapp.RequestOption{edapp.WithBulk()}, reqOpts...)
 	return func(yield func(T, error) bool) {
 		var zero T
 		cur := FeedOptions{}

@@ -54,17 +54,17 @@ func (c *Client) get(ctx context.Context, p ids.Path, query, out any, opts []eda
 }
 
 // listPage fetches one page of a paged list.
-func listPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids.Path, opts PO, ropts []edapp.RequestOption) (*Page[T], error) {
-	pg, _, err := fetchPage[T](ctx, c, p, opts, ropts)
+func listPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids.Path, opts PO, reqOpts []edapp.RequestOption) (*Page[T], error) {
+	pg, _, err := fetchPage[T](ctx, c, p, opts, reqOpts)
 	return pg, err
 }
 
 // fetchPage fetches one page, and returns the call's Response also when
 // it failed.
-func fetchPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids.Path, opts PO, ropts []edapp.RequestOption) (*Page[T], *edapp.Response, error) {
+func fetchPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids.Path, opts PO, reqOpts []edapp.RequestOption) (*Page[T], *edapp.Response, error) {
 	var l pager.List[T]
 	pg := new(Page[T])
-	resp, err := c.send(ctx, getOp(p, opts), &l, false, ropts, core.WithBodyHash(&pg.hash))
+	resp, err := c.send(ctx, getOp(p, opts), &l, false, reqOpts, core.WithBodyHash(&pg.hash))
 	if err != nil {
 		return nil, resp, err
 	}
@@ -98,8 +98,8 @@ func cmpOr(a, b int) int {
 // options; the caller's WithResponseInto is filled before each page's
 // items are yielded. An item met twice (the list shifted while it was
 // read) is yielded once when it has an id.
-func all[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids.Path, opts PO, ropts []edapp.RequestOption, key func(T) string) iter.Seq2[T, error] {
-	rc := core.NewRequestConfig(ropts)
+func all[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids.Path, opts PO, reqOpts []edapp.RequestOption, key func(T) string) iter.Seq2[T, error] {
+	rc := core.NewRequestConfig(reqOpts)
 	if rc.Err != nil {
 		return failed[T](rc.Err)
 	}
@@ -134,12 +134,12 @@ func all[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids
 }
 
 // getOne fetches one record by id, sent bare or as {envelope: {...}}.
-func getOne[T any](ctx context.Context, c *Client, route, idName, id, envelope string, ropts []edapp.RequestOption) (*T, error) {
+func getOne[T any](ctx context.Context, c *Client, route, idName, id, envelope string, reqOpts []edapp.RequestOption) (*T, error) {
 	if err := ids.Require(idName, id); err != nil {
 		return nil, err
 	}
 	out := oneOf[T]{key: envelope}
-	if err := c.get(ctx, ids.Fill(route, id), nil, &out, ropts); err != nil {
+	if err := c.get(ctx, ids.Fill(route, id), nil, &out, reqOpts); err != nil {
 		return nil, err
 	}
 	return &out.v, nil

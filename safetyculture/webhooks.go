@@ -48,40 +48,40 @@ type WebhookUpdateParams struct {
 // List returns the organisation's webhooks.
 //
 // SafetyCulture API: GET /webhooks/v1/webhooks
-func (s *WebhooksService) List(ctx context.Context, ropts ...edapp.RequestOption) ([]Webhook, error) {
+func (s *WebhooksService) List(ctx context.Context, reqOpts ...edapp.RequestOption) ([]Webhook, error) {
 	out := listOf[Webhook]{key: "webhooks"}
-	err := s.client.get(ctx, ids.Fill(routeWebhooks), nil, &out, ropts)
+	err := s.client.get(ctx, ids.Fill(routeWebhooks), nil, &out, reqOpts)
 	return out.items, err
 }
 
 // Get returns one webhook.
 //
 // SafetyCulture API: GET /webhooks/v1/webhooks/{webhookId}
-func (s *WebhooksService) Get(ctx context.Context, webhookID string, ropts ...edapp.RequestOption) (*Webhook, error) {
-	return getOne[Webhook](ctx, s.client, routeWebhook, "webhookID", webhookID, "webhook", ropts)
+func (s *WebhooksService) Get(ctx context.Context, webhookID string, reqOpts ...edapp.RequestOption) (*Webhook, error) {
+	return getOne[Webhook](ctx, s.client, routeWebhook, "webhookID", webhookID, "webhook", reqOpts)
 }
 
 // Create registers a webhook. A POST is sent once: it is retried only
 // when nothing reached the service.
 //
 // SafetyCulture API: POST /webhooks/v1/webhooks
-func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams, ropts ...edapp.RequestOption) (*Webhook, error) {
-	return s.write(ctx, http.MethodPost, ids.Fill(routeWebhooks), params, ropts)
+func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams, reqOpts ...edapp.RequestOption) (*Webhook, error) {
+	return s.write(ctx, http.MethodPost, ids.Fill(routeWebhooks), params, reqOpts)
 }
 
 // Update changes a webhook's URL and events.
 //
 // SafetyCulture API: PUT /webhooks/v1/webhooks/{webhookId}
-func (s *WebhooksService) Update(ctx context.Context, webhookID string, params WebhookUpdateParams, ropts ...edapp.RequestOption) (*Webhook, error) {
+func (s *WebhooksService) Update(ctx context.Context, webhookID string, params WebhookUpdateParams, reqOpts ...edapp.RequestOption) (*Webhook, error) {
 	if err := ids.Require("webhookID", webhookID); err != nil {
 		return nil, err
 	}
-	return s.write(ctx, http.MethodPut, ids.Fill(routeWebhook, webhookID), params, ropts)
+	return s.write(ctx, http.MethodPut, ids.Fill(routeWebhook, webhookID), params, reqOpts)
 }
 
-func (s *WebhooksService) write(ctx context.Context, method string, p ids.Path, params any, ropts []edapp.RequestOption) (*Webhook, error) {
+func (s *WebhooksService) write(ctx context.Context, method string, p ids.Path, params any, reqOpts []edapp.RequestOption) (*Webhook, error) {
 	out := oneOf[Webhook]{key: "webhook"}
-	_, err := s.client.send(ctx, core.Operation{Method: method, Route: p.Route, Path: p.Path, Body: params}, &out, false, ropts)
+	_, err := s.client.send(ctx, core.Operation{Method: method, Route: p.Route, Path: p.Path, Body: params}, &out, false, reqOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -91,12 +91,12 @@ func (s *WebhooksService) write(ctx context.Context, method string, p ids.Path, 
 // Delete removes a webhook.
 //
 // SafetyCulture API: DELETE /webhooks/v1/webhooks/{webhookId}
-func (s *WebhooksService) Delete(ctx context.Context, webhookID string, ropts ...edapp.RequestOption) error {
+func (s *WebhooksService) Delete(ctx context.Context, webhookID string, reqOpts ...edapp.RequestOption) error {
 	if err := ids.Require("webhookID", webhookID); err != nil {
 		return err
 	}
 	p := ids.Fill(routeWebhook, webhookID)
-	_, err := s.client.send(ctx, core.Operation{Method: http.MethodDelete, Route: p.Route, Path: p.Path}, nil, false, ropts)
+	_, err := s.client.send(ctx, core.Operation{Method: http.MethodDelete, Route: p.Route, Path: p.Path}, nil, false, reqOpts)
 	return err
 }
 
@@ -106,12 +106,12 @@ func (s *WebhooksService) Delete(ctx context.Context, webhookID string, ropts ..
 // NewWebhookHandler take.
 //
 // SafetyCulture API: GET /webhooks/v1/token
-func (s *WebhooksService) Secret(ctx context.Context, ropts ...edapp.RequestOption) (edapp.Secret, error) {
+func (s *WebhooksService) Secret(ctx context.Context, reqOpts ...edapp.RequestOption) (edapp.Secret, error) {
 	var out struct {
 		Token  string `json:"token"`
 		Secret string `json:"secret"`
 	}
-	if err := s.client.get(ctx, ids.Fill(routeWebhookToken), nil, &out, ropts); err != nil {
+	if err := s.client.get(ctx, ids.Fill(routeWebhookToken), nil, &out, reqOpts); err != nil {
 		var de *edapp.DecodeError
 		if errors.As(err, &de) {
 			de.Body = "" // an answer that did not decode may still hold the secret

@@ -102,7 +102,10 @@ type Client struct {
 	logger   *slog.Logger
 	observer *observer // nil: no Observer callbacks
 
-	perRoute   transport.Config // the routes' transports' config, but for its limiter and scope
+	// perRoute is the routes' transports' config, but for their limiters
+	// and scopes; behind a pointer, since it holds the token and fmt
+	// prints a nested pointer as an address.
+	perRoute   *transport.Config
 	limiterFor func(route string) Limiter
 	mu         sync.Mutex
 	routes     map[string]*transport.Client // by route, "METHOD /path/template"
@@ -133,7 +136,7 @@ func NewClient(token string, cfg *Config, defaultMaxPause time.Duration) *Client
 		tc.Observer = c.observer
 	}
 	if cfg.LimiterFor != nil {
-		c.perRoute, c.limiterFor, c.routes = tc, cfg.LimiterFor, make(map[string]*transport.Client)
+		c.perRoute, c.limiterFor, c.routes = &tc, cfg.LimiterFor, make(map[string]*transport.Client)
 		return c
 	}
 	c.t = transport.New(tc)
@@ -152,7 +155,7 @@ func (c *Client) transportFor(op *Operation) *transport.Client {
 	if t := c.routes[key]; t != nil {
 		return t
 	}
-	tc := c.perRoute
+	tc := *c.perRoute
 	tc.Limiter = transportLimiter(c.limiterFor(key))
 	tc.PauseScope = "the requests of " + key + " only"
 	t := transport.New(tc)
