@@ -18,7 +18,7 @@ import (
 )
 
 // Version is this SDK's version, sent in the User-Agent header.
-const Version = core.Version
+const Version = "0.2.0"
 
 const (
 	// DefaultBaseURL is the REST host of the real service, for /v1 and /v2.
@@ -342,7 +342,7 @@ func applyOptions(base string, opts []Option) (*core.Config, error) {
 
 // newClient builds a client from a checked token and config.
 func newClient(token string, cfg *core.Config) *Client {
-	c := &Client{baseURL: cfg.BaseURL, logger: cfg.Logger, core: core.NewClient(token, cfg, DefaultBudgetWindow), managed: cfg.ManagedGroups}
+	c := &Client{baseURL: cfg.BaseURL, logger: cfg.Logger, core: core.NewClient(token, Version, cfg, DefaultBudgetWindow), managed: cfg.ManagedGroups}
 	c.common.client = c
 	c.Users = (*UsersService)(&c.common)
 	c.UserGroups = (*UserGroupsService)(&c.common)

@@ -87,7 +87,7 @@ func NewClient(token string, opts ...edapp.Option) (*Client, error) {
 	default:
 		cfg.LimiterFor = classLimiter
 	}
-	c := &Client{base: cfg.BaseURL, core: core.NewClient(token, cfg, limitWindow), logger: cfg.Logger}
+	c := &Client{base: cfg.BaseURL, core: core.NewClient(token, edapp.Version, cfg, limitWindow), logger: cfg.Logger}
 	c.common.client = c
 	c.Courses = (*CoursesService)(&c.common)
 	c.Collections = (*CollectionsService)(&c.common)

@@ -28,9 +28,6 @@ import (
 	"github.com/edapp-go/edapp/internal/transport"
 )
 
-// Version is the SDK's version, sent in the User-Agent header.
-const Version = "0.2.0"
-
 // RetryPolicy says how often and how long to retry (see edapp.RetryPolicy).
 type RetryPolicy struct {
 	MaxRetries int
@@ -111,10 +108,11 @@ type Client struct {
 	routes     map[string]*transport.Client // by route, "METHOD /path/template"
 }
 
-// NewClient builds a Client for token from cfg; defaultMaxPause is the
-// longest pause a 429 can ask for when cfg sets none.
-func NewClient(token string, cfg *Config, defaultMaxPause time.Duration) *Client {
-	ua := "edapp-go/" + Version
+// NewClient builds a Client for token from cfg. version is the SDK's,
+// for the User-Agent header; defaultMaxPause is the longest pause a 429
+// can ask for when cfg sets none.
+func NewClient(token, version string, cfg *Config, defaultMaxPause time.Duration) *Client {
+	ua := "edapp-go/" + version
 	if cfg.UserAgent != "" {
 		ua = cfg.UserAgent + " " + ua
 	}
