@@ -1,4 +1,4 @@
-package edapp
+package edapp_test
 
 import (
 	"go/ast"

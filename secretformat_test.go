@@ -13,11 +13,12 @@ import (
 	"go/token"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"path"
-	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -174,19 +175,9 @@ func refsOf(pkg string, imports map[string]string, e ast.Expr) []string {
 func parseTypeGraph(t *testing.T) *typeGraph {
 	t.Helper()
 	g := &typeGraph{refs: map[string][]string{}, marked: map[string]bool{}}
-	for dir := range secretPackages {
-		names, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, name := range names {
-			if strings.HasSuffix(name, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+	dirs := slices.Collect(maps.Keys(secretPackages))
+	for dir, files := range parsePackages(t, dirs) {
+		for _, f := range files {
 			g.addFile(dir, f)
 		}
 	}
