@@ -48,7 +48,8 @@ type Client struct {
 	base   *url.URL
 	core   *core.Client // a transport, limiter and pause per route
 	logger *slog.Logger
-	warned sync.Map // route -> *sync.Once: its x-ratelimit-limit disagreement was logged
+	warnMu sync.Mutex
+	warned map[string]bool // routes whose x-ratelimit-limit disagreement was logged
 
 	common service
 }
@@ -87,7 +88,7 @@ func NewClient(token string, opts ...edapp.Option) (*Client, error) {
 	default:
 		cfg.LimiterFor = classLimiter
 	}
-	c := &Client{base: cfg.BaseURL, core: core.NewClient(token, edapp.Version, cfg, limitWindow), logger: cfg.Logger}
+	c := &Client{base: cfg.BaseURL, core: core.NewClient(token, edapp.Version, cfg, limitWindow), logger: cfg.Logger, warned: make(map[string]bool)}
 	c.common.client = c
 	c.Courses = (*CoursesService)(&c.common)
 	c.Collections = (*CollectionsService)(&c.common)

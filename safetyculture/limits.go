@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/edapp-go/edapp"
@@ -89,11 +88,14 @@ func (c *Client) answered(ctx context.Context, route string, h http.Header) {
 	if err != nil || n == assumed {
 		return
 	}
-	once, _ := c.warned.LoadOrStore(route, new(sync.Once))
-	once.(*sync.Once).Do(func() {
+	c.warnMu.Lock()
+	first := !c.warned[route]
+	c.warned[route] = true
+	c.warnMu.Unlock()
+	if first {
 		c.logger.LogAttrs(ctx, slog.LevelWarn, "safetyculture: the service's rate limit differs from the one assumed for this endpoint",
 			slog.String("route", route), slog.Int("assumed", assumed), slog.Int("x-ratelimit-limit", n))
-	})
+	}
 }
 
 // Routes lists every route the client calls, "METHOD /path/template", for

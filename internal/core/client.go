@@ -211,7 +211,7 @@ func (a *Answer) Response() *Response {
 		if a.tr == nil {
 			a.resp = &Response{}
 		} else {
-			a.resp = a.c.response(a.t, a.tr)
+			a.resp = response(a.t, a.tr)
 		}
 	}
 	return a.resp

@@ -130,7 +130,7 @@ type Response struct {
 }
 
 // response builds the Response of a finished transport call.
-func (c *Client) response(t *transport.Client, tr *transport.Response) *Response {
+func response(t *transport.Client, tr *transport.Response) *Response {
 	r := &Response{
 		StatusCode: tr.StatusCode,
 		Attempts:   tr.Attempts,
