@@ -17,13 +17,13 @@ var shapePackages = []string{".", "safetyculture", "v1", "webhook", "usersync"}
 
 // sharedNames are the types the root declares once for every client of the
 // module: no other package declares its own, or wraps the root's options
-// in options of its own. Page and ListOptions are shared too, except where
-// pendingSecondPage lists a package that still has its own.
+// in options of its own. ListOptions is shared too, except where
+// pendingListOptions lists a package that still has its own.
 var sharedNames = []string{"Secret", "Option", "RequestOption", "Response", "APIError", "Page", "ListOptions"}
 
-// pendingSecondPage lists the packages that still declare their own Page
-// and ListOptions, to be folded into the root's.
-var pendingSecondPage = map[string]bool{"safetyculture": true}
+// pendingListOptions lists the packages that still declare their own
+// ListOptions (the same two fields), to be folded into the root's.
+var pendingListOptions = map[string]bool{"safetyculture": true}
 
 // shapeProblems applies the API-shape rules to pkgs (import path's last
 // element, or "." for the root, to its files) and returns what breaks them.
@@ -58,7 +58,7 @@ func sharedTypeProblems(pkg string, d *ast.GenDecl) []string {
 			if name != shared {
 				continue
 			}
-			if (name == "Page" || name == "ListOptions") && pendingSecondPage[pkg] {
+			if name == "ListOptions" && pendingListOptions[pkg] {
 				continue
 			}
 			if name == "Option" && !clientPackage(pkg) {

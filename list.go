@@ -32,65 +32,52 @@ const MaxPageSize = 1000
 // when the service reports a total count (see WithPageConcurrency).
 const DefaultPageConcurrency = 4
 
-// Page is one page of a list. The AllX iterators walk every page; range
-// over them with two variables, since an error is yielded as the second
-// value (see the package doc, Pagination). Response is the answer the page
-// came from.
+// Page is one page of a list, of either client. The AllX iterators walk
+// every page; range over them with two variables, since an error is
+// yielded as the second value (see the package doc, Pagination).
+//
+// Fields: Items; NextPage, the page to ask for next with the same
+// PageSize, 0 when this page is the last: it came back empty, or with
+// fewer items than asked for (a full page of the service's default 25,
+// when its count says more follow, is taken for a service that ignored
+// PageSize); the count never ends a list by itself, and the AllX
+// iterators follow the same rule; Response, the answer the page came
+// from. Method: Total() (int, bool), the service's count of all items of
+// the list and whether it sent one: a hint, for progress (when the page's
+// items contradict it, [Response.TotalContradicted] says so).
 //
 // Paging by hand sees one page at a time. What needs a walk's history is
 // done by the AllX iterators only: yielding once an item met again on a
 // later page, reading pages again when the list shifted under the walk, and
 // noticing a service that answers the same page again and again.
-type Page[T any] struct {
-	Items []T
-	// NextPage is the page to ask for next, with the same PageSize; 0 when
-	// this page is the last: it came back empty, or with fewer items than
-	// asked for (a full page of the service's default 25, when its count says
-	// more follow, is taken for a service that ignored PageSize). The count
-	// never ends a list by itself. The AllX iterators follow the same rule.
-	NextPage int
-	Response *Response
-
-	count    core.ListCount
-	received int    // items in the answer, those dropped whole included
-	bodyHash uint64 // of the answer's body: a page the same as the last one is a loop
-
-	warnCount func(context.Context) // logs that the items contradict the count
-}
-
-// Total is the service's count of all items of the list, and whether it
-// sent one. The count is a hint, for progress: when the page's items
-// contradict it, [Response.TotalContradicted] says so.
-func (p *Page[T]) Total() (int, bool) { return p.count.Total() }
+type Page[T any] = core.Page[T]
 
 // listPage fetches one page of a list operation.
 func listPage[T any](ctx context.Context, c *Client, path ids.Path, query any, opts ...RequestOption) (*Page[T], error) {
 	rc := core.NewRequestConfig(opts)
-	p := new(Page[T])
+	var hash uint64
 	if rc.BodyHash == nil {
-		rc.BodyHash = &p.bodyHash
+		rc.BodyHash = &hash
 	}
 	var l pager.List[T]
+	var resp *Response
 	err := c.core.Do(ctx, request(http.MethodGet, path, query, nil), &rc, func(a *core.Answer) error {
 		if err := a.DecodeJSON(ctx, &l); err != nil {
 			return err
 		}
-		p.Items, p.Response = l.Items, a.Response()
+		resp = a.Response()
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	resp := p.Response
-	p.received = len(p.Items) + droppedWhole(resp.Dropped)
 	page, size := pagePosition(query)
-	p.NextPage, p.count = core.JudgePage(page, size, p.received, l.TotalCount)
-	core.SetCount(resp, p.count)
+	p := core.NewPage(l, resp, page, size, hash)
 	if rc.Resp != nil {
-		core.SetCount(rc.Resp, p.count)
+		core.SetCount(rc.Resp, core.CountOf(resp))
 	}
-	if p.count.Contradicted {
-		p.warnCount = func(ctx context.Context) { c.warnCountContradicted(ctx, path.Path, page, p.count.Raw) }
+	if n := core.CountOf(resp); n.Contradicted {
+		core.SetWarnCount(p, func(ctx context.Context) { c.warnCountContradicted(ctx, path.Path, page, n.Raw) })
 	}
 	c.core.Page(ctx, path.Route, pageNumber(query), len(p.Items))
 	return p, nil
@@ -204,14 +191,12 @@ func pageFetch[T any, O any, PO interface {
 			}
 			return &pager.Result[T]{BeforeYield: fillInto(into, resp, &contradicted)}, err
 		}
-		r := &pager.Result[T]{
-			Items: p.Items, Received: p.received, Total: p.count.Raw, HasTotal: p.count.Sent, BodyHash: p.bodyHash,
-			BeforeYield: fillInto(into, p.Response, &contradicted),
-		}
-		if p.warnCount != nil {
+		r := core.WalkResult(p)
+		r.BeforeYield = fillInto(into, p.Response, &contradicted)
+		if warn := core.WarnCount(p); warn != nil {
 			r.WarnCountContradicted = func() {
 				contradicted = true
-				p.warnCount(walkCtx)
+				warn(walkCtx)
 			}
 		}
 		return r, nil
@@ -274,9 +259,6 @@ func fillInto(into, resp *Response, contradicted *bool) func() {
 		}
 	}
 }
-
-// droppedWhole counts the items dropped whole among a page's dropped paths.
-func droppedWhole(paths []string) int { return pager.DroppedWhole(paths) }
 
 // listAll reads every page of a list that serves one interactive call
 // (a user's courses, a course's lessons), from the interactive lane.

@@ -177,7 +177,7 @@ func questionKey(q SurveyQuestionDefinition) string { return q.ID }
 func answerKey(a SurveyAnswer) string               { return a.ID }
 
 // analyticsList and analyticsAll are the two forms of every read.
-func analyticsList[T any](ctx context.Context, s *AnalyticsService, p ids.Path, opts *AnalyticsOptions, reqOpts []edapp.RequestOption) (*Page[T], error) {
+func analyticsList[T any](ctx context.Context, s *AnalyticsService, p ids.Path, opts *AnalyticsOptions, reqOpts []edapp.RequestOption) (*edapp.Page[T], error) {
 	return listPage[T](ctx, s.client, p, opts.utc(), reqOpts)
 }
 
@@ -196,7 +196,7 @@ func userPath(route, userID string) (ids.Path, error) {
 // ListCourseStatistics returns one page of course statistics.
 //
 // SafetyCulture API: GET /training/analytics/v1/courses/statistics
-func (s *AnalyticsService) ListCourseStatistics(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*Page[CourseStatistics], error) {
+func (s *AnalyticsService) ListCourseStatistics(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[CourseStatistics], error) {
 	return analyticsList[CourseStatistics](ctx, s, ids.Fill(routeCourseStatistics), opts, reqOpts)
 }
 
@@ -210,7 +210,7 @@ func (s *AnalyticsService) AllCourseStatistics(ctx context.Context, opts *Analyt
 // ListLessonStatistics returns one page of lesson statistics.
 //
 // SafetyCulture API: GET /training/analytics/v1/lessons/statistics
-func (s *AnalyticsService) ListLessonStatistics(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*Page[LessonStatistics], error) {
+func (s *AnalyticsService) ListLessonStatistics(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[LessonStatistics], error) {
 	return analyticsList[LessonStatistics](ctx, s, ids.Fill(routeLessonStatistics), opts, reqOpts)
 }
 
@@ -224,7 +224,7 @@ func (s *AnalyticsService) AllLessonStatistics(ctx context.Context, opts *Analyt
 // ListLessonAttempts returns one page of lesson attempts.
 //
 // SafetyCulture API: GET /training/analytics/v1/lessons/attempts
-func (s *AnalyticsService) ListLessonAttempts(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*Page[LessonAttempt], error) {
+func (s *AnalyticsService) ListLessonAttempts(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[LessonAttempt], error) {
 	return analyticsList[LessonAttempt](ctx, s, ids.Fill(routeLessonAttempts), opts, reqOpts)
 }
 
@@ -238,7 +238,7 @@ func (s *AnalyticsService) AllLessonAttempts(ctx context.Context, opts *Analytic
 // ListLessonProgressEvents returns one page of lesson progress events.
 //
 // SafetyCulture API: GET /training/analytics/v1/lessons/progress/events
-func (s *AnalyticsService) ListLessonProgressEvents(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*Page[LessonProgressEvent], error) {
+func (s *AnalyticsService) ListLessonProgressEvents(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[LessonProgressEvent], error) {
 	return analyticsList[LessonProgressEvent](ctx, s, ids.Fill(routeLessonProgressEvents), opts, reqOpts)
 }
 
@@ -252,7 +252,7 @@ func (s *AnalyticsService) AllLessonProgressEvents(ctx context.Context, opts *An
 // ListUserLessonProgress returns one page of a user's progress in each lesson.
 //
 // SafetyCulture API: GET /training/analytics/v1/users/{userId}/lessons/progress
-func (s *AnalyticsService) ListUserLessonProgress(ctx context.Context, userID string, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*Page[UserLessonProgress], error) {
+func (s *AnalyticsService) ListUserLessonProgress(ctx context.Context, userID string, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[UserLessonProgress], error) {
 	p, err := userPath(routeUserLessonProgress, userID)
 	if err != nil {
 		return nil, err
@@ -274,7 +274,7 @@ func (s *AnalyticsService) AllUserLessonProgress(ctx context.Context, userID str
 // ListUserLessonProgressEvents returns one page of a user's lesson progress events.
 //
 // SafetyCulture API: GET /training/analytics/v1/users/{userId}/lessons/progress/events
-func (s *AnalyticsService) ListUserLessonProgressEvents(ctx context.Context, userID string, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*Page[LessonProgressEvent], error) {
+func (s *AnalyticsService) ListUserLessonProgressEvents(ctx context.Context, userID string, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[LessonProgressEvent], error) {
 	p, err := userPath(routeUserLessonProgressEvents, userID)
 	if err != nil {
 		return nil, err
@@ -296,7 +296,7 @@ func (s *AnalyticsService) AllUserLessonProgressEvents(ctx context.Context, user
 // ListSlideStatistics returns one page of slide statistics.
 //
 // SafetyCulture API: GET /training/analytics/v1/slides/statistics
-func (s *AnalyticsService) ListSlideStatistics(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*Page[SlideStatistics], error) {
+func (s *AnalyticsService) ListSlideStatistics(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[SlideStatistics], error) {
 	return analyticsList[SlideStatistics](ctx, s, ids.Fill(routeSlideStatistics), opts, reqOpts)
 }
 
@@ -310,7 +310,7 @@ func (s *AnalyticsService) AllSlideStatistics(ctx context.Context, opts *Analyti
 // ListUserSlideStatistics returns one page of a user's slide statistics.
 //
 // SafetyCulture API: GET /training/analytics/v1/users/{userId}/slides/statistics
-func (s *AnalyticsService) ListUserSlideStatistics(ctx context.Context, userID string, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*Page[SlideStatistics], error) {
+func (s *AnalyticsService) ListUserSlideStatistics(ctx context.Context, userID string, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[SlideStatistics], error) {
 	p, err := userPath(routeUserSlideStatistics, userID)
 	if err != nil {
 		return nil, err
@@ -332,7 +332,7 @@ func (s *AnalyticsService) AllUserSlideStatistics(ctx context.Context, userID st
 // ListSurveyQuestionDefinitions returns one page of survey question definitions.
 //
 // SafetyCulture API: GET /training/analytics/v1/surveys/questionDefinitions
-func (s *AnalyticsService) ListSurveyQuestionDefinitions(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*Page[SurveyQuestionDefinition], error) {
+func (s *AnalyticsService) ListSurveyQuestionDefinitions(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[SurveyQuestionDefinition], error) {
 	return analyticsList[SurveyQuestionDefinition](ctx, s, ids.Fill(routeSurveyQuestions), opts, reqOpts)
 }
 
@@ -346,7 +346,7 @@ func (s *AnalyticsService) AllSurveyQuestionDefinitions(ctx context.Context, opt
 // ListSurveyAnswers returns one page of survey answers.
 //
 // SafetyCulture API: GET /training/analytics/v1/surveys/answers
-func (s *AnalyticsService) ListSurveyAnswers(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*Page[SurveyAnswer], error) {
+func (s *AnalyticsService) ListSurveyAnswers(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[SurveyAnswer], error) {
 	return analyticsList[SurveyAnswer](ctx, s, ids.Fill(routeSurveyAnswers), opts, reqOpts)
 }
 
@@ -360,7 +360,7 @@ func (s *AnalyticsService) AllSurveyAnswers(ctx context.Context, opts *Analytics
 // ListRapidRefreshAnswers returns one page of rapid refresh answers.
 //
 // SafetyCulture API: GET /training/analytics/v1/rapidRefresh/answers
-func (s *AnalyticsService) ListRapidRefreshAnswers(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*Page[RapidRefreshAnswer], error) {
+func (s *AnalyticsService) ListRapidRefreshAnswers(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[RapidRefreshAnswer], error) {
 	return analyticsList[RapidRefreshAnswer](ctx, s, ids.Fill(routeRapidRefreshAnswers), opts, reqOpts)
 }
 

@@ -26,7 +26,7 @@ func collectionKey(c CourseCollection) string { return c.ID }
 // List returns one page of course collections.
 //
 // SafetyCulture API: GET /training/collections/v1
-func (s *CollectionsService) List(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) (*Page[CourseCollection], error) {
+func (s *CollectionsService) List(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[CourseCollection], error) {
 	return listPage[CourseCollection](ctx, s.client, ids.Fill(routeCollections), opts, reqOpts)
 }
 
@@ -40,7 +40,7 @@ func (s *CollectionsService) All(ctx context.Context, opts *ListOptions, reqOpts
 // ListCourses returns one page of a collection's courses.
 //
 // SafetyCulture API: GET /training/collections/v1/{courseCollectionId}/courses
-func (s *CollectionsService) ListCourses(ctx context.Context, collectionID string, opts *ListOptions, reqOpts ...edapp.RequestOption) (*Page[Course], error) {
+func (s *CollectionsService) ListCourses(ctx context.Context, collectionID string, opts *ListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[Course], error) {
 	if err := ids.Require("collectionID", collectionID); err != nil {
 		return nil, err
 	}

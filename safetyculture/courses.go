@@ -71,7 +71,7 @@ func courseKey(c Course) string { return c.ID }
 // List returns one page of courses.
 //
 // SafetyCulture API: GET /training/courses/v1
-func (s *CoursesService) List(ctx context.Context, opts *CourseListOptions, reqOpts ...edapp.RequestOption) (*Page[Course], error) {
+func (s *CoursesService) List(ctx context.Context, opts *CourseListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[Course], error) {
 	return listPage[Course](ctx, s.client, ids.Fill(routeCourses), opts, reqOpts)
 }
 

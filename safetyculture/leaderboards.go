@@ -45,7 +45,7 @@ func leaderboardKey(l Leaderboard) string { return l.ID }
 // List returns one page of leaderboards.
 //
 // SafetyCulture API: GET /training/individualleaderboards/v1
-func (s *LeaderboardsService) List(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) (*Page[Leaderboard], error) {
+func (s *LeaderboardsService) List(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[Leaderboard], error) {
 	return listPage[Leaderboard](ctx, s.client, ids.Fill(routeLeaderboards), opts, reqOpts)
 }
 

@@ -24,23 +24,6 @@ func (o *ListOptions) listOptions() *ListOptions { return o }
 // MaxPageSize is the largest page the All iterators ask for.
 const MaxPageSize = 1000
 
-// Page is one page of a list. NextPage is the page to ask for next, 0
-// when this one is the last: the walk ends on an empty or a short page,
-// never on the count alone.
-type Page[T any] struct {
-	Items    []T
-	NextPage int
-	Response *edapp.Response // the answer this page came from
-
-	total    int
-	hasTotal bool
-	received int    // items the answer held, those dropped whole included
-	hash     uint64 // the body's digest
-}
-
-// Total is the service's totalCount, when it sent one.
-func (p *Page[T]) Total() (int, bool) { return p.total, p.hasTotal }
-
 // pagedOptions are the option structs that embed ListOptions.
 type pagedOptions[O any] interface {
 	*O
@@ -54,33 +37,26 @@ func (c *Client) get(ctx context.Context, p ids.Path, query, out any, opts []eda
 }
 
 // listPage fetches one page of a paged list.
-func listPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids.Path, opts PO, reqOpts []edapp.RequestOption) (*Page[T], error) {
+func listPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids.Path, opts PO, reqOpts []edapp.RequestOption) (*edapp.Page[T], error) {
 	pg, _, err := fetchPage[T](ctx, c, p, opts, reqOpts)
 	return pg, err
 }
 
 // fetchPage fetches one page, and returns the call's Response also when
 // it failed.
-func fetchPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids.Path, opts PO, reqOpts []edapp.RequestOption) (*Page[T], *edapp.Response, error) {
+func fetchPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids.Path, opts PO, reqOpts []edapp.RequestOption) (*edapp.Page[T], *edapp.Response, error) {
 	var l pager.List[T]
-	pg := new(Page[T])
-	resp, err := c.send(ctx, getOp(p, opts), &l, false, reqOpts, core.WithBodyHash(&pg.hash))
+	var hash uint64
+	resp, err := c.send(ctx, getOp(p, opts), &l, false, reqOpts, core.WithBodyHash(&hash))
 	if err != nil {
 		return nil, resp, err
 	}
-	pg.Items, pg.Response = l.Items, resp
-	pg.total, pg.hasTotal = l.Total()
-	pg.received = len(l.Items) + pager.DroppedWhole(resp.Dropped)
 	page, size := 1, pager.DefaultPageSize
 	if opts != nil {
 		lo := PO(opts).listOptions()
 		page, size = max(lo.Page, 1), cmpOr(lo.PageSize, size)
 	}
-	raw := 0
-	if l.TotalCount != nil {
-		raw = *l.TotalCount
-	}
-	pg.NextPage = pager.Judge(page, size, pg.received, raw, l.TotalCount != nil).Next
+	pg := core.NewPage(l, resp, page, size, hash)
 	c.core.Page(ctx, p.Route, page, len(pg.Items))
 	return pg, resp, nil
 }
@@ -128,7 +104,9 @@ func all[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids
 		if err != nil {
 			return &pager.Result[T]{BeforeYield: fill}, err
 		}
-		return &pager.Result[T]{Items: pg.Items, Received: pg.received, Total: pg.total, HasTotal: pg.hasTotal, BodyHash: pg.hash, BeforeYield: fill}, nil
+		r := core.WalkResult(pg)
+		r.BeforeYield = fill
+		return r, nil
 	}
 	return pager.All(ctx, pager.Walk[T]{FirstPage: first.Page, PageSize: size, Concurrency: cmp.Or(rc.PageConcurrency, edapp.DefaultPageConcurrency), Fetch: fetch, Key: key})
 }

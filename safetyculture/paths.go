@@ -26,7 +26,7 @@ func pathKey(p LearningPath) string { return p.ID }
 // List returns one page of learning paths.
 //
 // SafetyCulture API: GET /training/paths/v1
-func (s *PathsService) List(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) (*Page[LearningPath], error) {
+func (s *PathsService) List(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[LearningPath], error) {
 	return listPage[LearningPath](ctx, s.client, ids.Fill(routePaths), opts, reqOpts)
 }
 

@@ -24,7 +24,7 @@ func rapidRefreshKey(r RapidRefresh) string { return r.ID }
 // List returns one page of rapid refreshes.
 //
 // SafetyCulture API: GET /training/rapid-refresh/v1
-func (s *RapidRefreshService) List(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) (*Page[RapidRefresh], error) {
+func (s *RapidRefreshService) List(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[RapidRefresh], error) {
 	return listPage[RapidRefresh](ctx, s.client, ids.Fill(routeRapidRefreshes), opts, reqOpts)
 }
 

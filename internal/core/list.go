@@ -1,6 +1,10 @@
 package core
 
-import "github.com/edapp-go/edapp/internal/pager"
+import (
+	"context"
+
+	"github.com/edapp-go/edapp/internal/pager"
+)
 
 // ListCount is a page's totalCount and the verdict of its items on it.
 type ListCount struct {
@@ -48,3 +52,43 @@ func CountOf(r *Response) ListCount { return r.count }
 
 // SetCount sets the list count r carries.
 func SetCount(r *Response, c ListCount) { r.count = c }
+
+// Page is one page of a list (see edapp.Page).
+type Page[T any] struct {
+	Items    []T
+	NextPage int
+	Response *Response
+
+	count    ListCount
+	received int    // items in the answer, those dropped whole included
+	bodyHash uint64 // of the answer's body: a page the same as the last one is a loop
+
+	warnCount func(context.Context) // logs that the items contradict the count
+}
+
+// Total is the service's count of all items of the list, and whether it
+// sent one.
+func (p *Page[T]) Total() (int, bool) { return p.count.Total() }
+
+// NewPage makes the page that l, decoded from the answer resp, is: asked
+// for as page of size items, with bodyHash its body's digest. It judges the
+// page by JudgePage and sets resp's count.
+func NewPage[T any](l pager.List[T], resp *Response, page, size int, bodyHash uint64) *Page[T] {
+	p := &Page[T]{Items: l.Items, Response: resp, bodyHash: bodyHash}
+	p.received = len(l.Items) + pager.DroppedWhole(resp.Dropped)
+	p.NextPage, p.count = JudgePage(page, size, p.received, l.TotalCount)
+	SetCount(resp, p.count)
+	return p
+}
+
+// SetWarnCount sets what logs that p's items contradict its count.
+func SetWarnCount[T any](p *Page[T], warn func(context.Context)) { p.warnCount = warn }
+
+// WarnCount is what logs that p's items contradict its count; nil when
+// they do not.
+func WarnCount[T any](p *Page[T]) func(context.Context) { return p.warnCount }
+
+// WalkResult is p as a walk's page.
+func WalkResult[T any](p *Page[T]) *pager.Result[T] {
+	return &pager.Result[T]{Items: p.Items, Received: p.received, Total: p.count.Raw, HasTotal: p.count.Sent, BodyHash: p.bodyHash}
+}
