@@ -234,8 +234,37 @@ func TestMigrateReportFindsThePlantedDifferences(t *testing.T) {
 					t.Errorf("moved_at %v, want the latest EdApp activity, by %v", rep.MovedAt, mig.MovedAt)
 				}
 				wantAddsUp(t, url, rep)
+				if u := mig.Planted.EmailChanged; u != nil {
+					wantOnePerson(t, url, u)
+				}
 			})
 		})
+	}
+}
+
+// wantOnePerson checks that the README's cross-service query counts a
+// person whose email changed once, under EdApp's email, with courses
+// completed in both services.
+func wantOnePerson(t *testing.T, url string, u *sctest.PersonChange) {
+	t.Helper()
+	rows := rowsOf(t, url, `SELECT person, COUNT(DISTINCT source) AS services FROM training_completions
+WHERE person_id = (SELECT person_id FROM people WHERE edapp_id = '`+u.EdAppUserID+`')
+GROUP BY person_id, person, course_identity_id, course`)
+	both := 0
+	for _, r := range rows {
+		if r[0] != u.EdAppEmail {
+			t.Errorf("training_completions names %s %q, want %q", u.EdAppUserID, r[0], u.EdAppEmail)
+		}
+		if r[1] == "2" {
+			both++
+		}
+	}
+	if both == 0 {
+		t.Errorf("no course of %s counts both services: %v", u.EdAppUserID, rows)
+	}
+	if got := rowsOf(t, url, `SELECT person, edapp_email, safetyculture_email FROM people WHERE edapp_id = '`+u.EdAppUserID+`'`); len(got) != 1 ||
+		got[0][0] != u.EdAppEmail || got[0][1] != u.EdAppEmail || got[0][2] != u.Email {
+		t.Errorf("people: %v, want %s, %s, %s", got, u.EdAppEmail, u.EdAppEmail, u.Email)
 	}
 }
 
@@ -278,9 +307,17 @@ func TestMigrateReportFindsDifferencesPlantedByTheTest(t *testing.T) {
 				}
 			}
 		}
+		// A course made in EdApp after the move, and completed there.
+		newCourse, newCompletion := plantEdAppOnlyCourse(t, srv, mig, edappIDOf(mig.Users, thief))
 		exportBoth(t, srv, sc, url)
 		rep := reportOf(t, url)
 		got := diffKeys(rep)
+		if want := "course " + newCourse + "/"; !slices.Equal(got[export.CategoryCourseEdAppOnly], []string{want}) {
+			t.Errorf("course_edapp_only %v, want [%s]", got[export.CategoryCourseEdAppOnly], want)
+		}
+		if !slices.Contains(got[export.CategoryCompletionMissing], newCompletion) {
+			t.Errorf("completion_missing %v lacks %s", got[export.CategoryCompletionMissing], newCompletion)
+		}
 		if want := "completion " + dropped.EdAppUserID + "/" + dropped.UserID + " " + dropped.EdAppCourseID + "/" + dropped.CourseID; !slices.Contains(got[export.CategoryCompletionMissing], want) {
 			t.Errorf("completion_missing %v lacks %s", got[export.CategoryCompletionMissing], want)
 		}
@@ -301,6 +338,29 @@ func TestMigrateReportFindsDifferencesPlantedByTheTest(t *testing.T) {
 		}
 		wantAddsUp(t, url, rep)
 	})
+}
+
+// plantEdAppOnlyCourse adds a course to EdApp only, which learner
+// completes; it returns the course's id and the completion as diffKeys
+// keys it.
+func plantEdAppOnlyCourse(t *testing.T, srv *edapptest.Server, mig *sctest.Migration, learner string) (string, string) {
+	t.Helper()
+	courseID, lessonIDs, err := srv.AddCourse(edapptest.CourseSpec{Title: "Ladder Safety", Lessons: []edapptest.LessonSpec{{Title: "Footing"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := srv.Snapshot()
+	for _, u := range snap.Users {
+		if u.ID == learner {
+			if err := srv.AssignCourse(u.GroupIDs[0], courseID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := srv.CompleteLesson(learner, lessonIDs[0], 90); err != nil {
+		t.Fatal(err)
+	}
+	return courseID, "completion " + learner + "/" + mig.Users[learner] + " " + courseID + "/ cause course_edapp_only"
 }
 
 func hasCompletion(mig *sctest.Migration, scUser string) bool {
