@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/edapp-go/edapp/export"
@@ -75,7 +77,7 @@ this version has rebuilt its identities.`,
 		},
 	}
 	cmd.Flags().StringVar(&o.db, "db", "", "the database both sources were exported into: sqlite:PATH or postgres://... (default: $EDAPP_EXPORT_DB)")
-	cmd.Flags().StringVarP(&o.format, "output", "o", "", "output format: table, json, csv or html (default: table on a terminal, json otherwise)")
+	cmd.Flags().StringVarP(&o.format, "output", "o", "", "output format: table, json, csv or html (default: as --out's extension names, else table on a terminal and json otherwise)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(reportFormats, cobra.ShellCompDirectiveNoFileComp))
 	cmd.Flags().StringVar(&o.out, "out", "", "write the report to this file (created readable by its owner only) instead of stdout")
 	cmd.Flags().StringVar(&movedAt, "moved-at", "", "when the account moved, RFC 3339 or YYYY-MM-DD (default: the latest EdApp activity in the database)")
@@ -171,14 +173,25 @@ func (f *factory) writeMoveReport(o *migrateReportOptions, r *export.Report) (er
 		}()
 		w = file
 	}
-	format := o.format
-	if format == "" {
-		format = "json"
-		if isTerminal(w) {
-			format = "table"
-		}
+	return writeReportAs(w, o.resolveFormat(w), r)
+}
+
+// resolveFormat is -o's format; without -o, the one --out's extension
+// names (.html, .csv, .json), else table on a terminal and json otherwise.
+func (o *migrateReportOptions) resolveFormat(w io.Writer) string {
+	if o.format != "" {
+		return o.format
 	}
-	return writeReportAs(w, format, r)
+	switch strings.ToLower(filepath.Ext(o.out)) {
+	case ".html", ".htm":
+		return "html"
+	case ".csv":
+		return "csv"
+	}
+	if o.out == "" && isTerminal(w) {
+		return "table"
+	}
+	return "json"
 }
 
 func writeReportAs(w io.Writer, format string, r *export.Report) error {

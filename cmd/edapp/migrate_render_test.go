@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/csv"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +35,12 @@ func TestMigrateReportFormats(t *testing.T) {
 		wantCode(t, runEnv(t, env{}, "migrate", "report", "--db", url, "--fail-on-differences"), exitError)
 		wantCode(t, runEnv(t, env{}, "migrate", "report", "--db", url, "--moved-at", "yesterday"), exitUsage)
 
+		page := filepath.Join(t.TempDir(), "move.html")
+		wantCode(t, runEnv(t, env{}, "migrate", "report", "--db", url, "--out", page), exitOK)
+		if b, err := os.ReadFile(page); err != nil || !strings.HasPrefix(string(b), "<!DOCTYPE html>") {
+			t.Errorf("--out move.html: %v %.40q", err, b)
+		}
+
 		db, _ := openTestDB(t, url)
 		if _, err := db.Exec(`UPDATE edapp_export_kinds SET identities_changed = NULL`); err != nil {
 			t.Fatal(err)
@@ -41,6 +49,18 @@ func TestMigrateReportFormats(t *testing.T) {
 		wantCode(t, r, exitUsage)
 		if !strings.Contains(r.stderr, "run edapp export (either source) with this version first") {
 			t.Errorf("stderr %q", r.stderr)
+		}
+		if _, err := db.Exec(`UPDATE edapp_export_kinds SET identities_changed = FALSE`); err != nil {
+			t.Fatal(err)
+		}
+		wantCode(t, runEnv(t, env{}, "migrate", "report", "--db", url), exitOK)
+		if _, err := db.Exec(`DELETE FROM edapp_schema WHERE version >= 16`); err != nil {
+			t.Fatal(err)
+		}
+		r = runEnv(t, env{}, "migrate", "report", "--db", url)
+		wantCode(t, r, exitUsage)
+		if !strings.Contains(r.stderr, "schema version 15") {
+			t.Errorf("stderr %q does not name the version", r.stderr)
 		}
 	})
 }
