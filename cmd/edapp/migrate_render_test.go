@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/export"
 )
 
@@ -54,12 +56,12 @@ func TestMigrateReportFormats(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantCode(t, runEnv(t, env{}, "migrate", "report", "--db", url), exitOK)
-		if _, err := db.Exec(`DELETE FROM edapp_schema WHERE version >= 16`); err != nil {
+		if _, err := db.Exec(fmt.Sprintf(`DELETE FROM edapp_schema WHERE version >= %d`, dbschema.IdentityPairsVersion)); err != nil {
 			t.Fatal(err)
 		}
 		r = runEnv(t, env{}, "migrate", "report", "--db", url)
 		wantCode(t, r, exitUsage)
-		if !strings.Contains(r.stderr, "schema version 15") {
+		if !strings.Contains(r.stderr, fmt.Sprintf("schema version %d", dbschema.IdentityPairsVersion-1)) {
 			t.Errorf("stderr %q does not name the version", r.stderr)
 		}
 	})
