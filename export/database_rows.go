@@ -532,10 +532,24 @@ func (x *Database) row(t *table, r Record, run int64) ([]any, error) {
 		case "edapp_digest": // below, of the others
 		default:
 			row[i] = x.value(r, t.fields[i], c.Type)
+			if c.ZeroIsNone&x.origin() != 0 && isZero(row[i]) {
+				row[i] = nil // this source's 0 is a value it did not send
+			}
 		}
 	}
 	t.putDigest(row)
 	return row, nil
+}
+
+// isZero reports whether v, a column's value, is the number 0.
+func isZero(v any) bool {
+	switch n := v.(type) {
+	case float64:
+		return n == 0
+	case int64:
+		return n == 0
+	}
+	return false
 }
 
 // value is the named field of r as a column of type typ holds it; nil
