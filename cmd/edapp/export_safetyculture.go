@@ -23,6 +23,7 @@ func sourceKindNames(source string) []string {
 // SAFETYCULTURE_BASE_URL. Each endpoint keeps its own limit: its class's,
 // or budget's for the classes it names, shared through --redis.
 func (fac *factory) safetyCultureClient(budget scBudget) (*safetyculture.Client, error) {
+	fac.service = safetyCultureService
 	token := fac.flagOrEnv(fac.token, "SAFETYCULTURE_API_TOKEN")
 	if token == "" {
 		return nil, usagef("no SafetyCulture API token: pass --token or set SAFETYCULTURE_API_TOKEN")

@@ -52,6 +52,9 @@ type app struct {
 	token   string
 	baseURL string
 	verbose bool
+	// service is the service the run's requests go to, whose settings
+	// its hints name; zero for EdApp.
+	service service
 	// budget holds the budget flags of the commands that take them.
 	budget budgetFlags
 	// noticeMu guards bars, the progress display notices go above.
