@@ -39,6 +39,11 @@ func (fac *factory) safetyCultureClient(budget scBudget) (*safetyculture.Client,
 	if fac.verbose {
 		opts = append(opts, safetyculture.WithLogger(fac.logger(slog.LevelDebug)))
 	}
+	obs, err := fac.observer(nil) // each endpoint's budget is its own: no one gauge
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, safetyculture.WithObserver(obs))
 	c, err := safetyculture.NewClient(token, opts...)
 	if err != nil {
 		return nil, usageError{err}

@@ -52,6 +52,9 @@ type app struct {
 	token   string
 	baseURL string
 	verbose bool
+	// endpointMeters watch the limiters of SafetyCulture's endpoints, one
+	// each, when the run built them.
+	endpointMeters []*waitMeter
 	// service is the service the run's requests go to, whose settings
 	// its hints name; zero for EdApp.
 	service service
@@ -90,6 +93,9 @@ func (f *factory) run(ctx context.Context, args []string) int {
 	}
 	if f.api != nil && a.budgeted[cmd] {
 		fmt.Fprintf(a.stderr, "edapp: %s\n", f.api.meter.summary())
+	}
+	if len(a.endpointMeters) > 0 && a.budgeted[cmd] {
+		fmt.Fprintf(a.stderr, "edapp: %s\n", endpointsSummary(a.endpointMeters))
 	}
 	if serr := a.statsOut.write(a.stdout); serr != nil && err == nil {
 		err = serr
@@ -229,13 +235,13 @@ func (a *app) flagOrEnv(flagValue, name string) string {
 // observer is the client's hook: --stats's counters, and OpenTelemetry
 // when OTEL_EXPORTER_OTLP_ENDPOINT is set (its exporters are shut down,
 // and so flushed, with the command's closers).
-func (a *app) observer(meter *waitMeter) (edapp.Observer, error) {
+func (a *app) observer(budget edapp.BudgetReporter) (edapp.Observer, error) {
 	var obs []edapp.Observer
 	if s := a.statsOut.stats; s != nil {
 		obs = append(obs, s.observer())
 	}
 	if a.env(otlpEndpointEnv) != "" {
-		o, shutdown, err := startTelemetry(context.Background(), meter.budgetReporter())
+		o, shutdown, err := startTelemetry(context.Background(), budget)
 		if err != nil {
 			return edapp.Observer{}, fmt.Errorf("OpenTelemetry (%s is set): %w", otlpEndpointEnv, err)
 		}
