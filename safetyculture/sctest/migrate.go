@@ -15,8 +15,11 @@ import (
 // map onto the new ones, what was carried over, the planted differences
 // and the activity that happened only after the move.
 type Migration struct {
-	// MovedAt is when the account moved: the EdApp fake's clock when
-	// SeedMigration read it.
+	// MovedAt is when the account moved: before the EdApp fake's clock and
+	// the SafetyCulture fake's, by as much time as the activity after the
+	// move needs (a second apart, five minutes after the move), and never
+	// before the latest EdApp activity. That activity is dated after
+	// MovedAt and never after the SafetyCulture fake's clock.
 	MovedAt time.Time
 	// Users, Groups, Courses and Lessons map EdApp ids to SafetyCulture
 	// ids; Sites maps EdApp group ids to the sites that mirror the group
@@ -177,6 +180,7 @@ type migrator struct {
 }
 
 func (m *migrator) run() error {
+	m.out.MovedAt = m.movedAt()
 	m.edappUsers = map[string]edapptest.SnapshotUser{}
 	for _, u := range m.snap.Users {
 		m.edappUsers[u.ID] = u
