@@ -147,7 +147,7 @@ missing or malformed flag).`,
   edapp export --out ./export
   edapp users sync --csv users.csv
   edapp webhooks list`,
-		Version:       buildVersion(),
+		Version:       versionLine(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          noArgs,
