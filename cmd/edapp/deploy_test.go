@@ -34,7 +34,15 @@ type k8sObject struct {
 		Template    k8sPodTemplate `yaml:"template"` // Deployment
 		JobTemplate struct {
 			Spec struct {
-				Template k8sPodTemplate `yaml:"template"`
+				Template         k8sPodTemplate `yaml:"template"`
+				PodFailurePolicy struct {
+					Rules []struct {
+						Action      string `yaml:"action"`
+						OnExitCodes struct {
+							Values []int `yaml:"values"`
+						} `yaml:"onExitCodes"`
+					} `yaml:"rules"`
+				} `yaml:"podFailurePolicy"`
 			} `yaml:"spec"`
 		} `yaml:"jobTemplate"` // CronJob
 	} `yaml:"spec"`
@@ -51,17 +59,19 @@ type k8sContainer struct {
 	Image   string   `yaml:"image"`
 	Command []string `yaml:"command"`
 	Args    []string `yaml:"args"`
-	Env     []struct {
-		Name      string `yaml:"name"`
-		Value     string `yaml:"value"`
-		ValueFrom struct {
-			SecretKeyRef struct {
-				Name string `yaml:"name"`
-				Key  string `yaml:"key"`
-			} `yaml:"secretKeyRef"`
-		} `yaml:"valueFrom"`
-	} `yaml:"env"`
-	EnvFrom []any `yaml:"envFrom"`
+	Env     []k8sEnv `yaml:"env"`
+	EnvFrom []any    `yaml:"envFrom"`
+}
+
+type k8sEnv struct {
+	Name      string `yaml:"name"`
+	Value     string `yaml:"value"`
+	ValueFrom struct {
+		SecretKeyRef struct {
+			Name string `yaml:"name"`
+			Key  string `yaml:"key"`
+		} `yaml:"secretKeyRef"`
+	} `yaml:"valueFrom"`
 }
 
 // containers returns the containers of a CronJob's or a Deployment's pods.
@@ -273,5 +283,42 @@ func TestMainImportsRootsAndZones(t *testing.T) {
 		if !slices.Contains(imports, want) {
 			t.Errorf("main.go does not import %s: the scratch image would lack it", want)
 		}
+	}
+}
+
+// TestRejectsExitCodeInDeployments: a run that finished with rejected
+// records is a success for the Kubernetes CronJobs (which set
+// EDAPP_REJECTS_EXIT_CODE=0, since a pod failure policy cannot mark a Job
+// succeeded) and for the systemd export unit (SuccessExitStatus=3, the
+// default code).
+func TestRejectsExitCodeInDeployments(t *testing.T) {
+	t.Parallel()
+	jobs := 0
+	for _, o := range readK8sObjects(t, kubernetesDir) {
+		if o.Kind != "CronJob" {
+			continue
+		}
+		jobs++
+		for _, c := range o.containers() {
+			i := slices.IndexFunc(c.Env, func(e k8sEnv) bool { return e.Name == "EDAPP_REJECTS_EXIT_CODE" })
+			if i < 0 || c.Env[i].Value != "0" {
+				t.Errorf("CronJob %s: no EDAPP_REJECTS_EXIT_CODE=0", o.Metadata.Name)
+			}
+		}
+		for _, r := range o.Spec.JobTemplate.Spec.PodFailurePolicy.Rules {
+			if r.Action == "FailJob" && slices.Contains(r.OnExitCodes.Values, exitRejected) {
+				t.Errorf("CronJob %s: exit code %d fails the Job", o.Metadata.Name, exitRejected)
+			}
+		}
+	}
+	if jobs == 0 {
+		t.Fatal("no CronJob")
+	}
+	b, err := os.ReadFile(filepath.Join(systemdDir, "edapp-export@.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "\nSuccessExitStatus=3\n") || strings.Contains(string(b), "EDAPP_REJECTS_EXIT_CODE") {
+		t.Error("edapp-export@.service: want SuccessExitStatus=3 and the default rejects exit code")
 	}
 }

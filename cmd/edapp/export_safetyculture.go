@@ -68,7 +68,7 @@ func (fac *factory) runSafetyCultureExport(ctx context.Context, o *exportOptions
 	opts.Progress = progressAdapter{prog}
 	opts.StopOn = fatal
 	sum, err := fac.RunSafetyCulture(ctx, c, opts, dests...)
-	return fac.exportDone(sum, prog, rebuildIdentities(ctx, dests, err))
+	return fac.exportDone(sum, prog, o.flags.rejectsExitCode, rebuildIdentities(ctx, dests, err))
 }
 
 // rebuildIdentities rebuilds the database's identities after a run that

@@ -20,12 +20,14 @@ const (
 	exitError = 1
 	exitUsage = 2
 	// exitRejected: the run finished, but a database refused some records,
-	// which it kept in its rejects table.
+	// which it kept in its rejects table (by default: see
+	// --rejects-exit-code).
 	exitRejected = 3
 )
 
-// rejectedError ends a run that finished with rejected records.
-type rejectedError struct{ n int }
+// rejectedError ends a run that finished with rejected records; the run
+// exits with code.
+type rejectedError struct{ n, code int }
 
 func (e rejectedError) Error() string {
 	return fmt.Sprintf("finished, with %d rejected record(s): the database keeps them in its rejects table", e.n)
@@ -103,9 +105,9 @@ func (f *factory) run(ctx context.Context, args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	if errors.As(err, new(rejectedError)) {
+	if re := new(rejectedError); errors.As(err, re) {
 		fmt.Fprintf(a.stderr, "edapp: %s\n", reason(err))
-		return exitRejected
+		return re.code
 	}
 	if isUsage(err) {
 		fmt.Fprintf(a.stderr, "edapp: %s\n", reason(err))
