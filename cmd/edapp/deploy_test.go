@@ -250,8 +250,8 @@ func TestSystemdUnitsTakeSecretsFromEnvironmentFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		unit := string(b)
-		if !strings.Contains(unit, "\nEnvironmentFile=/etc/edapp/edapp.env\n") {
-			t.Errorf("%s: no EnvironmentFile=/etc/edapp/edapp.env", u)
+		if !strings.Contains(unit, "\nEnvironmentFile=/etc/edapp/db.env\n") {
+			t.Errorf("%s: no EnvironmentFile=/etc/edapp/db.env", u)
 		}
 		for _, l := range strings.Split(unit, "\n") {
 			if !strings.HasPrefix(l, "Exec") {
@@ -320,5 +320,39 @@ func TestRejectsExitCodeInDeployments(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "\nSuccessExitStatus=3\n") || strings.Contains(string(b), "EDAPP_REJECTS_EXIT_CODE") {
 		t.Error("edapp-export@.service: want SuccessExitStatus=3 and the default rejects exit code")
+	}
+}
+
+// TestSystemdUnitsReadOnlyTheirSecrets: each unit reads the environment
+// files of the variables it uses and no other: the database URL's, and
+// the export its source's token (the instance's file), the receiver its
+// secret header and no API token. The README names the same files.
+func TestSystemdUnitsReadOnlyTheirSecrets(t *testing.T) {
+	t.Parallel()
+	section := productionSection(t)
+	for unit, want := range map[string][]string{
+		"edapp-export@.service":  {"/etc/edapp/db.env", "/etc/edapp/%i.env"},
+		"edapp-webhooks.service": {"/etc/edapp/db.env", "/etc/edapp/webhooks.env"},
+	} {
+		b, err := os.ReadFile(filepath.Join(systemdDir, unit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var files []string
+		for _, m := range regexp.MustCompile(`(?m)^EnvironmentFile=-?(\S+)$`).FindAllStringSubmatch(string(b), -1) {
+			files = append(files, m[1])
+		}
+		if !slices.Equal(files, want) {
+			t.Errorf("%s reads %v, want %v", unit, files, want)
+		}
+		if strings.Contains(string(b), "\nEnvironment=") || strings.Contains(string(b), "LoadCredential") {
+			t.Errorf("%s: environment set outside its files", unit)
+		}
+	}
+	for file, variable := range map[string]string{"db.env": "EDAPP_EXPORT_DB", "edapp.env": "EDAPP_API_TOKEN",
+		"safetyculture.env": "SAFETYCULTURE_API_TOKEN", "webhooks.env": "EDAPP_WEBHOOK_SECRET"} {
+		if !strings.Contains(section, "grep '^"+variable+"=' edapp.env > /etc/edapp/"+file) {
+			t.Errorf("the README does not put %s in /etc/edapp/%s", variable, file)
+		}
 	}
 }
