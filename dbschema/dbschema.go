@@ -293,8 +293,8 @@ func version(ctx context.Context, conn *sql.Conn, d Dialect) (int, error) {
 	var v sql.NullInt64
 	q := `SELECT MAX(version) FROM edapp_schema`
 	if d == Postgres {
-		// Cast, so that the statement's result type stays when migration
-		// 17 makes the column a bigint: a statement the driver prepared
+		// Cast, so that the statement's result type stays when a migration
+		// makes the column a bigint: a statement the driver prepared
 		// on this connection before would fail after it otherwise
 		// ("cached plan must not change result type").
 		q = `SELECT CAST(MAX(version) AS BIGINT) FROM edapp_schema`

@@ -13,9 +13,9 @@ var viewDictionary = map[string]Table{
 		Columns: []Column{
 			{Name: "source", Type: Text, Origin: FromEngine, Description: "The service the completion was exported from: edapp or safetyculture."},
 			{Name: "person_id", Type: Serial, Origin: FromEngine, Nullable: true, Description: "The person's identities.id: the same person in both services has one; NULL until identities are rebuilt."},
-			{Name: "person", Type: Text, Origin: FromEdApp | FromSafetyCulture, Description: "The person: the email that service holds, else its user id."},
+			{Name: "person", Type: Text, Origin: FromEdApp | FromSafetyCulture, Description: "The person, the same in both services' rows: the identity's email (EdApp's, else SafetyCulture's), else the email that service holds, else its user id."},
 			{Name: "course_identity_id", Type: Serial, Origin: FromEngine, Nullable: true, Description: "The course's identities.id: the same course in both services has one; NULL until identities are rebuilt."},
-			{Name: "course", Type: Text, Origin: FromEdApp | FromSafetyCulture, Nullable: true, Description: "The course's title, as that service holds it."},
+			{Name: "course", Type: Text, Origin: FromEdApp | FromSafetyCulture, Nullable: true, Description: "The course, the same in both services' rows: the identity's title (EdApp's, else SafetyCulture's), else the title that service holds."},
 			{Name: "completed_at", Type: Time, Origin: FromEdApp | FromSafetyCulture, Description: "When the person completed the course (course_progress.completed_date_time)."},
 			{Name: "score", Type: Real, Origin: FromEdApp | FromSafetyCulture, Nullable: true, Unit: "as course_progress.score", Description: "The person's score in the course (course_progress.score): NULL when none was sent, and for a SafetyCulture score of 0 (see course_progress.score)."},
 		}},
@@ -29,6 +29,9 @@ var viewDictionary = map[string]Table{
 			{Name: "edapp_external_id", Type: Text, Origin: FromEdApp, Nullable: true, Description: "The external id EdApp holds."},
 			{Name: "safetyculture_external_id", Type: Text, Origin: FromSafetyCulture, Nullable: true, Description: "The external id SafetyCulture holds (from its course-progress rows)."},
 			{Name: "matched_by", Type: Text, Origin: FromEngine, Description: "How the two were matched: external_id, email, none (one service only) or conflict."},
+			{Name: "person", Type: Text, Origin: FromEdApp | FromSafetyCulture, Description: "The person as training_completions names them: the email, else the EdApp id, else the SafetyCulture id."},
+			{Name: "edapp_email", Type: Text, Origin: FromEdApp, Nullable: true, Description: "The person's email address as EdApp holds it; NULL when EdApp has no match."},
+			{Name: "safetyculture_email", Type: Text, Origin: FromSafetyCulture, Nullable: true, Description: "The person's email address as SafetyCulture holds it; NULL when SafetyCulture has no match."},
 		}},
 }
 

@@ -31,8 +31,9 @@ var migrations = slices.Concat(migrationsBeforeSeen, []Migration{
 	{Version: 13, Name: "unchanged rows", Steps: unchangedRowsSteps(migrationsBeforeSeen)},
 	{Version: 14, Name: "identities changed", Steps: identitiesChangedSteps},
 	{Version: 15, Name: "open attempts", Steps: []Step{CreateIndex{"attempts", openAttemptsIndex}}},
-	{Version: 16, Name: "safetyculture zero scores", Steps: zeroScoreSteps},
-	{Version: 17, Name: "schema version bigint", Steps: []Step{BigintColumn{edappSchemaTable.Name, "version"}}},
+	{Version: IdentityPairsVersion, Name: "identity pairs", Steps: identityPairsSteps()},
+	{Version: 17, Name: "safetyculture zero scores", Steps: zeroScoreSteps},
+	{Version: 18, Name: "schema version bigint", Steps: []Step{BigintColumn{edappSchemaTable.Name, "version"}}},
 })
 
 // openAttemptsIndex finds the oldest open attempt of a source at once,

@@ -2,7 +2,7 @@ package dbschema
 
 import "fmt"
 
-// Migration 17: edapp_schema.version is a bigint in PostgreSQL, as the
+// Migration 18: edapp_schema.version is a bigint in PostgreSQL, as the
 // data dictionary says of an int column; Migrate made it an integer
 // before. (Migrate now makes it a bigint; the migration brings the
 // databases it made before to that.)

@@ -2,7 +2,7 @@ package dbschema
 
 import "fmt"
 
-// Migration 16: SafetyCulture's scores are proto3 integers, whose 0 and
+// Migration 17: SafetyCulture's scores are proto3 integers, whose 0 and
 // absence are the same on the wire, so the export stores a SafetyCulture
 // score of 0 as NULL (Column.ZeroIsNone). This sets the zeros earlier
 // versions stored to NULL; the rows' digests still hold the 0, so the next
