@@ -284,36 +284,32 @@ func (m *migrator) end() time.Time {
 
 // movedAt is the move's time: early enough that the activity after it,
 // a second apart after afterMoveLead, ends by end, but never before the
-// latest EdApp activity. It runs before the users are copied, so the
+// latest EdApp activity (attempts and course progress). It runs before the users are copied, so the
 // ticks are counted on the EdApp users and completions.
 func (m *migrator) movedAt() time.Time {
 	tenth := len(m.snap.Users)/10 + 1
 	ticks := 1 + 5*tenth + len(m.snap.Progress)/20 + 1
 	at := m.end().Add(-afterMoveLead - time.Duration(ticks+1)*time.Second)
-	for _, u := range m.snap.Users {
-		at = later(at, u.LastActive)
-	}
-	for _, p := range m.snap.Progress {
-		at = later(later(at, p.Opened), p.Completed)
+	if m.snap.LatestActivity.After(at) {
+		at = m.snap.LatestActivity
 	}
 	return at
 }
 
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
 // afterMoveClock dates the activity after the move: a second apart from
-// afterMoveLead after it, or closer when the move is more recent, and
-// never after end.
+// afterMoveLead after it, or a millisecond apart from a second after it
+// when the move is more recent, and never after end, which the fake's
+// clock is moved on to when it must.
 func (m *migrator) afterMoveClock() func() time.Time {
 	end := m.end()
+	ticks := time.Duration(m.afterMoveTicks() + 1)
 	lead, step := afterMoveLead, time.Second
-	if room := max(end.Sub(m.out.MovedAt), 0); room < afterMoveLead+time.Duration(m.afterMoveTicks()+1)*time.Second {
-		lead, step = room/2, room/2/time.Duration(m.afterMoveTicks()+1)
+	if room := end.Sub(m.out.MovedAt); room < afterMoveLead+ticks*time.Second {
+		lead, step = time.Second, time.Millisecond
+		if need := lead + ticks*step; room < need {
+			m.ahead.Add(int64(need - room))
+			end = end.Add(need - room)
+		}
 	}
 	at := m.out.MovedAt.Add(lead)
 	return func() time.Time {
