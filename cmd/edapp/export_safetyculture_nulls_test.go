@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
+	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -50,4 +52,31 @@ func TestExportSafetyCultureNulls(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestMigrateReportScoreLostIsNull: a carried completion whose score was
+// dropped (SafetyCulture sent 0, which says none) shows SafetyCulture's
+// score as null in the JSON report, never 0.
+func TestMigrateReportScoreLostIsNull(t *testing.T) {
+	t.Parallel()
+	url := dbtest.SQLite(t)
+	srv := migrationFixture(t, 10)
+	sc := sctest.New(t)
+	if _, err := sc.SeedMigration(srv); err != nil {
+		t.Fatal(err)
+	}
+	exportBoth(t, srv, sc, url)
+	lost := 0
+	for _, d := range reportOf(t, url).Differences {
+		if d.Category != export.CategoryScoreLost {
+			continue
+		}
+		lost++
+		if d.SafetyCulture == nil || d.SafetyCulture.Score != nil {
+			t.Errorf("score_lost: SafetyCulture's side %+v, want a null score", d.SafetyCulture)
+		}
+	}
+	if lost == 0 {
+		t.Fatal("no score_lost difference")
+	}
 }
