@@ -17,8 +17,9 @@ import (
 )
 
 // ErrForeignNextPage is a feed page whose next_page names another host
-// than the client's base URL: following it would send the token there, so
-// the walk ends with this error instead.
+// than the client's base URL, or a path that leaves the base URL's path:
+// following it would send the token there, so the walk ends with this
+// error instead.
 var ErrForeignNextPage = errors.New("safetyculture: next_page names another host")
 
 // ErrRepeatedCursor is a feed whose next_page names a page the walk has
@@ -130,6 +131,9 @@ type FeedPage[T any] struct {
 	Items    []T
 	NextPage string
 	Response *edapp.Response
+
+	received  int    // the rows the page held, those left out included
+	remaining *int64 // metadata.remaining_records; nil: not sent
 }
 
 // feedAnswer is a feed page as the service sends it.
@@ -177,7 +181,7 @@ func feedPageOf[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions
 			return nil, fmt.Errorf("%w: GET %s: the page's %s could not be read", ErrBadNextPage, f.route, d)
 		}
 	}
-	p := &FeedPage[T]{Items: a.Data, Response: resp}
+	p := &FeedPage[T]{Items: a.Data, Response: resp, received: len(a.Data), remaining: a.Metadata.RemainingRecords}
 	if a.Metadata.NextPage != nil {
 		p.NextPage = strings.TrimSpace(*a.Metadata.NextPage)
 	}
@@ -188,22 +192,29 @@ func feedPageOf[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions
 // resolveNextPage resolves a next_page against the base URL and returns
 // the path (relative to the base URL) and the query to send, as given. A
 // next_page on another origin is refused; one outside the base URL's path
-// prefix is taken as relative to it.
+// prefix is taken as relative to it. A path with a dot segment left in it
+// in any spelling ("%2e%2e", say), which a server would resolve out of the
+// prefix, is refused, as is one that leaves the prefix. The errors hide
+// the token.
 func (c *Client) resolveNextPage(next string) (path, rawQuery string, err error) {
 	u, err := url.Parse(next)
 	if err != nil {
-		return "", "", fmt.Errorf("%w: next_page %q is not a URL", edapp.ErrInvalidInput, cut(next, 200))
+		return "", "", fmt.Errorf("%w: next_page %q is not a URL", edapp.ErrInvalidInput, c.redactURL(next))
 	}
 	ref := c.base.ResolveReference(u)
 	if !sameOrigin(ref, c.base) || ref.User != nil {
-		return "", "", fmt.Errorf("%w: %q", ErrForeignNextPage, cut(ref.Redacted(), 200))
+		return "", "", fmt.Errorf("%w: %q", ErrForeignNextPage, c.redactURL(ref.Redacted()))
 	}
 	path = ref.EscapedPath()
-	if prefix := c.base.EscapedPath(); prefix != "" && strings.HasPrefix(path, prefix+"/") {
+	prefix := strings.TrimSuffix(c.base.EscapedPath(), "/")
+	if prefix != "" && strings.HasPrefix(path, prefix+"/") {
 		path = path[len(prefix):]
 	}
 	if !strings.HasPrefix(path, "/") {
 		path = "/" + path
+	}
+	if leavesPrefix(path) {
+		return "", "", fmt.Errorf("%w: %q leaves the base URL's path", ErrForeignNextPage, c.redactURL(ref.Redacted()))
 	}
 	return path, ref.RawQuery, nil
 }
@@ -233,8 +244,9 @@ func cut(s string, n int) string {
 
 // walkFeed yields every row of f from the first page on (or from
 // opts.NextPage), following next_page as given until it is null or empty.
-// A next_page met twice ends the walk with ErrRepeatedCursor; an error is
-// yielded once and ends the walk.
+// A next_page met twice (by cursorKey) ends the walk with
+// ErrRepeatedCursor, and a walk past its bound (see feedWalk) with
+// ErrFeedTooLong; an error is yielded once and ends the walk.
 func walkFeed[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, ropts []edapp.RequestOption) iter.Seq2[T, error] {
 	perPage := append([]edapp.RequestOption{edapp.WithBulk()}, ropts...)
 	return func(yield func(T, error) bool) {
@@ -243,8 +255,8 @@ func walkFeed[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, 
 		if opts != nil {
 			cur = *opts
 		}
-		seen := map[string]bool{}
-		for empty := 0; ; {
+		walk := newFeedWalk(f.route)
+		for {
 			if err := ctx.Err(); err != nil {
 				yield(zero, err)
 				return
@@ -262,7 +274,7 @@ func walkFeed[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, 
 			if p.NextPage == "" {
 				return
 			}
-			if err := nextCheck(seen, p, &empty); err != nil {
+			if err := nextCheck(c, walk, p); err != nil {
 				yield(zero, err)
 				return
 			}
@@ -271,18 +283,15 @@ func walkFeed[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, 
 	}
 }
 
-// nextCheck refuses a next_page already followed, and a run of empty pages.
-func nextCheck[T any](seen map[string]bool, p *FeedPage[T], empty *int) error {
-	if seen[p.NextPage] {
-		return fmt.Errorf("%w: %q", ErrRepeatedCursor, cut(p.NextPage, 200))
+// nextCheck refuses a next_page already followed, one that cannot be
+// followed, and a walk past its bounds.
+func nextCheck[T any](c *Client, walk *feedWalk, p *FeedPage[T]) error {
+	if err := walk.page(p.received, p.remaining); err != nil {
+		return err
 	}
-	seen[p.NextPage] = true
-	if len(p.Items) > 0 {
-		*empty = 0
-		return nil
+	path, query, err := c.resolveNextPage(p.NextPage)
+	if err != nil {
+		return err
 	}
-	if *empty++; *empty >= maxEmptyPages {
-		return ErrEmptyPages
-	}
-	return nil
+	return walk.follow(c, path, query)
 }
