@@ -140,10 +140,15 @@ type FeedPage[T any] struct {
 type feedAnswer[T any] struct {
 	Metadata feedMetadata `json:"metadata"`
 	Data     []T          `json:"data"`
+	received int          // the rows sent, those dropped whole included
 }
 
+// feedMetadata is a page's metadata. NextPageToken is the course-progress
+// feed's (the walk follows next_page): a member known to a field keeps a
+// clean page on the one-pass path.
 type feedMetadata struct {
 	NextPage         *string         `json:"next_page"`
+	NextPageToken    *string         `json:"next_page_token"`
 	RemainingRecords *int64          `json:"remaining_records"`
 	Extra            edapp.RawFields `json:"-"`
 }
@@ -181,7 +186,7 @@ func feedPageOf[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions
 			return nil, fmt.Errorf("%w: GET %s: the page's %s could not be read", ErrBadNextPage, f.route, d)
 		}
 	}
-	p := &FeedPage[T]{Items: a.Data, Response: resp, received: len(a.Data), remaining: a.Metadata.RemainingRecords}
+	p := &FeedPage[T]{Items: a.Data, Response: resp, received: a.received, remaining: a.Metadata.RemainingRecords}
 	if a.Metadata.NextPage != nil {
 		p.NextPage = strings.TrimSpace(*a.Metadata.NextPage)
 	}
