@@ -21,7 +21,32 @@ import (
 // scRow keeps the SafetyCulture record a row was made from, for raw.
 type scRow struct{ orig any }
 
-func (r scRow) MarshalJSON() ([]byte, error) { return json.Marshal(r.orig) }
+// MarshalJSON is the record with every member the service sent: the
+// fields the SDK knows, and those it kept in the record's Extra.
+func (r scRow) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(r.orig)
+	if err != nil {
+		return nil, err
+	}
+	return spliceExtra(b, extraOfRecord(r.orig), func(string) bool { return false }), nil
+}
+
+// extraOfRecord is the Extra of a SafetyCulture record, every one of
+// which has one; nil for a value without.
+func extraOfRecord(v any) edapp.RawFields {
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Struct {
+		return nil
+	}
+	f := rv.FieldByName("Extra")
+	if !f.IsValid() || f.Type() != extraType {
+		return nil
+	}
+	return f.Interface().(edapp.RawFields)
+}
 
 type scUserRow struct {
 	ID             string     `json:"id"`
