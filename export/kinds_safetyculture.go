@@ -3,7 +3,6 @@ package export
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"iter"
 	"reflect"
 	"strings"
@@ -175,38 +174,6 @@ func scFeed[T, U any](name string, feed func(x *fetcher, ctx context.Context, o 
 }
 
 func same[T any](v T) T { return v }
-
-// feedPages walks a feed from the first page opts ask for, following each
-// page's next_page as given.
-func feedPages[T any](ctx context.Context, list func(context.Context, *safetyculture.FeedOptions, ...edapp.RequestOption) (*safetyculture.FeedPage[T], error),
-	opts *safetyculture.FeedOptions, o []edapp.RequestOption) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		seen := map[string]bool{}
-		for {
-			page, err := list(ctx, opts, o...)
-			if err != nil {
-				var zero T
-				yield(zero, err)
-				return
-			}
-			for _, v := range page.Items {
-				if !yield(v, nil) {
-					return
-				}
-			}
-			if page.NextPage == "" {
-				return
-			}
-			if seen[page.NextPage] {
-				var zero T
-				yield(zero, fmt.Errorf("export: the feed sent next_page %q twice", page.NextPage))
-				return
-			}
-			seen[page.NextPage] = true
-			opts = &safetyculture.FeedOptions{NextPage: page.NextPage}
-		}
-	}
-}
 
 // scKinds lists SafetyCulture's kinds, in the order the export runs them.
 var scKinds = []Kind{

@@ -134,6 +134,8 @@ type FeedPage[T any] struct {
 
 	received  int    // the rows the page held, those left out included
 	remaining *int64 // metadata.remaining_records; nil: not sent
+	route     string // the feed's, for errors
+	client    *Client
 }
 
 // feedAnswer is a feed page as the service sends it.
@@ -186,7 +188,8 @@ func feedPageOf[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions
 			return nil, fmt.Errorf("%w: GET %s: the page's %s could not be read", ErrBadNextPage, f.route, d)
 		}
 	}
-	p := &FeedPage[T]{Items: a.Data, Response: resp, received: a.received, remaining: a.Metadata.RemainingRecords}
+	p := &FeedPage[T]{Items: a.Data, Response: resp, received: a.received, remaining: a.Metadata.RemainingRecords,
+		route: f.route, client: c}
 	if a.Metadata.NextPage != nil {
 		p.NextPage = strings.TrimSpace(*a.Metadata.NextPage)
 	}
@@ -248,25 +251,39 @@ func cut(s string, n int) string {
 }
 
 // walkFeed yields every row of f from the first page on (or from
-// opts.NextPage), following next_page as given until it is null or empty.
-// A next_page met twice (by cursorKey) ends the walk with
-// ErrRepeatedCursor, and a walk past its bound (see feedWalk) with
-// ErrFeedTooLong; an error is yielded once and ends the walk.
+// opts.NextPage): WalkFeed over f's pages, each from the bulk lane.
 func walkFeed[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, ropts []edapp.RequestOption) iter.Seq2[T, error] {
 	perPage := append([]edapp.RequestOption{edapp.WithBulk()}, ropts...)
+	list := func(ctx context.Context, o *FeedOptions, r ...edapp.RequestOption) (*FeedPage[T], error) {
+		return feedPageOf[T](ctx, c, f, o, r)
+	}
+	return WalkFeed(ctx, list, opts, perPage...)
+}
+
+// WalkFeed yields every row of a feed through list, one of the ListX
+// methods of [FeedsService], from the page opts asks for (the first, or
+// opts.NextPage), following next_page as given until it is null or empty,
+// with ropts on every page: what the AllX iterators do, for a walk that
+// needs a filter they do not take (users with IncludeInactive, say). A
+// next_page met twice, in any spelling, ends the walk with
+// [ErrRepeatedCursor]; a walk past its bounds (see [MaxFeedPages] and
+// [ErrFeedTooLong]) or a run of empty pages ([ErrEmptyPages]) ends with
+// an error naming the feed. An error is yielded once and ends the walk.
+func WalkFeed[T any](ctx context.Context, list func(context.Context, *FeedOptions, ...edapp.RequestOption) (*FeedPage[T], error),
+	opts *FeedOptions, ropts ...edapp.RequestOption) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		cur := FeedOptions{}
 		if opts != nil {
 			cur = *opts
 		}
-		walk := newFeedWalk(f.route)
+		var walk *feedWalk
 		for {
 			if err := ctx.Err(); err != nil {
 				yield(zero, err)
 				return
 			}
-			p, err := feedPageOf[T](ctx, c, f, &cur, perPage)
+			p, err := list(ctx, &cur, ropts...)
 			if err != nil {
 				yield(zero, err)
 				return
@@ -279,7 +296,10 @@ func walkFeed[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, 
 			if p.NextPage == "" {
 				return
 			}
-			if err := nextCheck(c, walk, p); err != nil {
+			if walk == nil {
+				walk = newFeedWalk(p.route)
+			}
+			if err := nextCheck(walk, p); err != nil {
 				yield(zero, err)
 				return
 			}
@@ -290,13 +310,16 @@ func walkFeed[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, 
 
 // nextCheck refuses a next_page already followed, one that cannot be
 // followed, and a walk past its bounds.
-func nextCheck[T any](c *Client, walk *feedWalk, p *FeedPage[T]) error {
+func nextCheck[T any](walk *feedWalk, p *FeedPage[T]) error {
 	if err := walk.page(p.received, p.remaining); err != nil {
 		return err
 	}
-	path, query, err := c.resolveNextPage(p.NextPage)
+	if p.client == nil {
+		return fmt.Errorf("%w: a FeedPage not made by a ListX method", edapp.ErrInvalidInput)
+	}
+	path, query, err := p.client.resolveNextPage(p.NextPage)
 	if err != nil {
 		return err
 	}
-	return walk.follow(c, path, query)
+	return walk.follow(p.client, path, query)
 }

@@ -1,6 +1,7 @@
 package safetyculture
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -152,4 +154,26 @@ func TestFeedsEndAStalledFeed(t *testing.T) {
 	assert.ErrorContains(t, err, "no complete answer within 100ms")
 	assert.Less(t, time.Since(start), 20*time.Second)
 	assert.Equal(t, 1+fastRetry.MaxRetries, fake.RequestCount("GET /feed/groups"))
+}
+
+func TestWalkFeedThroughAListMethod(t *testing.T) {
+	t.Parallel()
+	w := newWire(t)
+	var n atomic.Int32
+	w.mux.HandleFunc("GET /feed/users", func(rw http.ResponseWriter, r *http.Request) {
+		i := n.Add(1)
+		if i == 1 && r.URL.Query().Get("include_inactive") != "true" {
+			t.Errorf("first page without the filter: %s", r.URL.RawQuery)
+		}
+		fmt.Fprintf(rw, `{"metadata":{"next_page":"/feed/users?cursor=%s&_t=%d"},"data":[{"id":"u%d"}]}`, map[bool]string{true: "A", false: "B"}[i%2 == 1], i, i)
+	})
+	c := w.client(t)
+	rows, err := collect(t, WalkFeed(ctx, c.Feeds.ListUsers, &FeedOptions{IncludeInactive: true}))
+	require.ErrorIs(t, err, ErrRepeatedCursor)
+	assert.ErrorContains(t, err, "GET /feed/users")
+	assert.Len(t, rows, 3)
+	_, err = collect(t, WalkFeed(ctx, func(context.Context, *FeedOptions, ...edapp.RequestOption) (*FeedPage[User], error) {
+		return &FeedPage[User]{NextPage: "/feed/users?c=1"}, nil
+	}, nil))
+	assert.ErrorIs(t, err, edapp.ErrInvalidInput, "a page the client did not make cannot be followed")
 }
