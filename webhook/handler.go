@@ -263,7 +263,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, erro
 	body := http.MaxBytesReader(w, r.Body, h.maxBody)
 	rc := http.NewResponseController(w)
 	if rc.SetReadDeadline(time.Now().Add(h.readTimeout)) == nil {
-		b, err := io.ReadAll(body)
+		b, err := readAll(body, r.ContentLength, h.maxBody)
 		if err == nil {
 			// Lift the deadline, so that it cannot end the connection,
 			// or fn's context, while fn runs. After an error it stays,
@@ -285,7 +285,7 @@ func (h *Handler) readBodyAside(r *http.Request, body io.Reader) ([]byte, error)
 	}
 	done := make(chan result, 1)
 	go func() {
-		b, err := io.ReadAll(body)
+		b, err := readAll(body, r.ContentLength, h.maxBody)
 		done <- result{b, err}
 	}()
 	timer := time.NewTimer(h.readTimeout)

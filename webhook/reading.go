@@ -1,5 +1,7 @@
 package webhook
 
+import "io"
+
 // DefaultMaxReading is how many delivery bodies a Handler reads at once
 // unless [WithMaxReading] says otherwise: with the default body bound, at
 // most 64 MiB of bodies are held while being read and checked.
@@ -34,3 +36,26 @@ func (h *Handler) startReading() bool {
 }
 
 func (h *Handler) doneReading() { <-h.reading }
+
+// readAll reads body whole into one buffer sized by the length the request
+// announced, when it is within bound: a body then costs its own size, not
+// the garbage of a growing buffer.
+func readAll(body io.Reader, announced, bound int64) ([]byte, error) {
+	if announced <= 0 || announced > bound {
+		return io.ReadAll(body)
+	}
+	b := make([]byte, 0, announced+1) // one more, to see the end without growing
+	for {
+		n, err := body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // longer than announced: net/http fails it, growing is rare
+		}
+	}
+}
