@@ -24,8 +24,10 @@ var ErrTooManyItems = errors.New("lenient: too many items")
 // ErrNotJSON.
 //
 // A clean page costs one encoding/json pass, item by item through one
-// json.Decoder; only an item encoding/json cannot read at all sends the
-// rest of the page to a scanner that finds each item's end itself.
+// json.Decoder, straight into T; an item with a member in another
+// spelling (see Alias) or one no field takes is decoded again on its own,
+// as Decode does, and only an item encoding/json cannot read at all sends
+// the rest of the page to a scanner that finds each item's end itself.
 func Items[T any](data []byte, max int, each func(i int, raw []byte, item *T)) (items []T, dropped []string, isArray bool, err error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
@@ -33,7 +35,6 @@ func Items[T any](data []byte, max int, each func(i int, raw []byte, item *T)) (
 		return nil, nil, false, nil
 	}
 	r := itemReader[T]{max: max, each: each, items: []T{}}
-	next := itemDecoder[T](d)
 	for i := 0; d.More(); i++ {
 		if i >= max {
 			return r.items, r.dropped, true, r.tooMany()
@@ -41,7 +42,7 @@ func Items[T any](data []byte, max int, each func(i int, raw []byte, item *T)) (
 		start := d.InputOffset()
 		var zero T
 		r.items = append(r.items, zero)
-		err := next(&r.items[len(r.items)-1])
+		err := d.Decode(&r.items[len(r.items)-1])
 		if err == nil {
 			r.kept(i, trimItem(data[start:d.InputOffset()]))
 			continue
