@@ -2,9 +2,7 @@ package webhook
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 )
 
 // walSizeLimit is the SQLite journal_size_limit of the writer's
@@ -12,25 +10,6 @@ import (
 // most this, so a burst of deliveries does not leave a large file behind
 // on a small disk.
 const walSizeLimit = 64 << 20
-
-// isOutOfSpace reports whether err is the database being out of room for
-// now (a full disk, or another resource it runs short of), which a
-// delivery sent again later may get past: SQLite's SQLITE_FULL or
-// SQLITE_IOERR, PostgreSQL's class 53 (insufficient resources, disk_full
-// among them).
-func isOutOfSpace(err error) bool {
-	var pg interface{ SQLState() string }
-	if errors.As(err, &pg) {
-		return strings.HasPrefix(pg.SQLState(), "53")
-	}
-	var lite interface{ Code() int }
-	if errors.As(err, &lite) {
-		const ioErr, full = 10, 13
-		c := lite.Code() & 0xff
-		return c == full || c == ioErr
-	}
-	return false
-}
 
 // checkpoint, on SQLite, copies the write-ahead log into the database and
 // truncates it, after a write that failed: a log left large by a full

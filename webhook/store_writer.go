@@ -113,7 +113,7 @@ func (s *Store) write(batch []*putRequest) {
 	switch {
 	case ctx.Err() != nil || s.db.PingContext(ctx) != nil:
 		err = fmt.Errorf("%w: %v", ErrUnavailable, err)
-	case isOutOfSpace(err):
+	case dbschema.IsOutOfSpace(err):
 		err = outOfSpace(err)
 	case len(batch) > 1:
 		for _, r := range batch {
