@@ -31,6 +31,7 @@ var migrations = slices.Concat(migrationsBeforeSeen, []Migration{
 	{Version: 13, Name: "unchanged rows", Steps: unchangedRowsSteps(migrationsBeforeSeen)},
 	{Version: 14, Name: "identities changed", Steps: identitiesChangedSteps},
 	{Version: 15, Name: "open attempts", Steps: []Step{CreateIndex{"attempts", openAttemptsIndex}}},
+	{Version: IdentityPairsVersion, Name: "identity pairs", Steps: identityPairsSteps()},
 })
 
 // openAttemptsIndex finds the oldest open attempt of a source at once,

@@ -36,13 +36,42 @@ WHERE p.completed_date_time IS NOT NULL`}
 var peopleView = CreateView{Name: "people", Query: `SELECT id AS person_id, edapp_id, safetyculture_id, email, edapp_external_id, safetyculture_external_id, matched_by
 FROM identities WHERE kind = 'person'`}
 
-// views are the views of the schema, in the order made.
+// ReplaceView makes a view again with a new query: a view's columns may
+// change, which PostgreSQL's CREATE OR REPLACE VIEW refuses, and SQLite
+// has no such statement.
+type ReplaceView struct{ View CreateView }
+
+// SQL drops the view, then makes it.
+func (s ReplaceView) SQL(d Dialect) []string {
+	return append([]string{"DROP VIEW IF EXISTS " + s.View.Name}, s.View.SQL(d)...)
+}
+
+func (ReplaceView) apply(*shape) error { return nil }
+
+// Exec is statements that change rows, not the schema's shape, written
+// for both dialects as they are.
+type Exec struct{ Statements []string }
+
+// SQL is the statements.
+func (s Exec) SQL(Dialect) []string { return s.Statements }
+
+func (Exec) apply(*shape) error { return nil }
+
+// views are the views of the schema, in the order first made, each as its
+// latest migration defines it.
 func views() []CreateView {
 	var out []CreateView
 	for _, m := range migrations {
 		for _, st := range m.Steps {
-			if v, ok := st.(CreateView); ok {
+			switch v := st.(type) {
+			case CreateView:
 				out = append(out, v)
+			case ReplaceView:
+				for i := range out {
+					if out[i].Name == v.View.Name {
+						out[i] = v.View
+					}
+				}
 			}
 		}
 	}

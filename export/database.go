@@ -73,6 +73,7 @@ type Database struct {
 	shared     *dbShared     // with the writers lent a pooled connection
 	owner      *Database     // a writer's: the Database that lent it its connection
 	optErr     error         // the first bad option value
+	nfc        Normalizer    // WithNormalizer's; asHeld by default
 	tables     map[string]*table
 	kinds      kindMap               // the kinds being written
 	rowByRow   bool                  // Write's second try: each row under a savepoint
@@ -154,7 +155,7 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 // newDatabase is a Database on conn, with the defaults.
 func newDatabase(conn *sql.Conn, db *sql.DB, d Dialect) *Database {
 	return &Database{conn: conn, db: db, d: d, source: SourceEdApp, tables: map[string]*table{},
-		lockWait: DefaultLockWait, reconnect: DefaultReconnect, spanAge: spanAge, shared: &dbShared{slots: rankedLock{size: ParallelWrites}}}
+		nfc: asHeld, lockWait: DefaultLockWait, reconnect: DefaultReconnect, spanAge: spanAge, shared: &dbShared{slots: rankedLock{size: ParallelWrites}}}
 }
 
 // restartKinds forgets where the fetch of each kind stands whose table

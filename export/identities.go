@@ -14,16 +14,23 @@ import (
 const identitiesLockKey = 0x65646170702d6964
 
 // entity is a person, course or lesson as one source holds it: its id,
-// its external id and its second way to be matched (email or title), and
-// the keys it is matched on (for a lesson, prefixed with its course).
+// its external id, its second way to be matched as held (email or title)
+// and the keys it is matched on (for a lesson, prefixed with its course).
 type entity struct {
-	id, ext, email    string
-	extKey, secondKey string
+	id, ext, held string
+	extKey        string
+	// secondKey is what a candidate of the other side must share
+	// (an email's look key); sameKey and risky tell a candidate that is
+	// the same from one that only looks alike (keysOfEmail). A title's
+	// three keys are one.
+	secondKey, sameKey, rawKey string
+	risky                      bool
 }
 
 // identity is one row of identities.
 type identity struct {
 	kind, edappID, scID, edappExt, scExt, email, matchedBy string
+	edappHeld, scHeld                                      string // each side's email (a person) or title
 }
 
 // TxBeginner begins transactions: a *sql.DB or a *sql.Conn.
@@ -48,7 +55,7 @@ func (x *Database) RebuildIdentities(ctx context.Context) error {
 	if err != nil || changed == 0 {
 		return err
 	}
-	return RebuildIdentities(ctx, x.conn, x.d)
+	return rebuildIdentities(ctx, x.conn, x.d, x.nfc)
 }
 
 // identitiesChanged is the assignment that marks kind's row in
@@ -74,8 +81,24 @@ func (x *Database) identitiesChanged(kind string, changed bool) string {
 // make a conflict, never a guess. When the table already holds exactly
 // the rows it would write (a re-run that changed no one), it writes
 // nothing, and the rows keep their ids. It clears every kind's
-// edapp_export_kinds.identities_changed.
-func RebuildIdentities(ctx context.Context, db TxBeginner, d Dialect) error {
+// edapp_export_kinds.identities_changed. Emails match in NFC with ASCII
+// letters folded to lower case: two that differ otherwise but look alike
+// once every letter is folded (a Kelvin sign K for a K) are a conflict.
+// Of opts, only WithNormalizer applies (without it, no NFC).
+func RebuildIdentities(ctx context.Context, db TxBeginner, d Dialect, opts ...DatabaseOption) error {
+	x := &Database{nfc: asHeld}
+	for _, o := range opts {
+		if o != nil {
+			o(x)
+		}
+	}
+	if x.optErr != nil {
+		return x.optErr
+	}
+	return rebuildIdentities(ctx, db, d, x.nfc)
+}
+
+func rebuildIdentities(ctx context.Context, db TxBeginner, d Dialect, nfc Normalizer) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -91,7 +114,7 @@ func RebuildIdentities(ctx context.Context, db TxBeginner, d Dialect) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE edapp_export_kinds SET identities_changed = FALSE WHERE identities_changed IS NOT FALSE`); err != nil {
 		return fmt.Errorf("export: identities: %w", err)
 	}
-	rows, err := matchAll(ctx, tx)
+	rows, err := matchAll(ctx, tx, nfc)
 	if err != nil {
 		return fmt.Errorf("export: identities: %w", err)
 	}
@@ -129,7 +152,8 @@ func identitiesHold(ctx context.Context, tx *sql.Tx, rows []identity) (bool, err
 	for _, r := range rows {
 		want[r]++
 	}
-	got, err := tx.QueryContext(ctx, `SELECT kind, edapp_id, safetyculture_id, edapp_external_id, safetyculture_external_id, email, matched_by FROM identities`)
+	got, err := tx.QueryContext(ctx, `SELECT kind, edapp_id, safetyculture_id, edapp_external_id, safetyculture_external_id, email, matched_by,
+COALESCE(edapp_email, edapp_title), COALESCE(safetyculture_email, safetyculture_title) FROM identities`)
 	if err != nil {
 		return false, fmt.Errorf("export: identities: %w", err)
 	}
@@ -137,11 +161,12 @@ func identitiesHold(ctx context.Context, tx *sql.Tx, rows []identity) (bool, err
 	n := 0
 	for got.Next() {
 		var kind, matchedBy string
-		var edappID, scID, edappExt, scExt, email sql.NullString
-		if err := got.Scan(&kind, &edappID, &scID, &edappExt, &scExt, &email, &matchedBy); err != nil {
+		var edappID, scID, edappExt, scExt, email, edappHeld, scHeld sql.NullString
+		if err := got.Scan(&kind, &edappID, &scID, &edappExt, &scExt, &email, &matchedBy, &edappHeld, &scHeld); err != nil {
 			return false, err
 		}
-		r := identity{kind: kind, edappID: edappID.String, scID: scID.String, edappExt: edappExt.String, scExt: scExt.String, email: email.String, matchedBy: matchedBy}
+		r := identity{kind: kind, edappID: edappID.String, scID: scID.String, edappExt: edappExt.String, scExt: scExt.String,
+			email: email.String, matchedBy: matchedBy, edappHeld: edappHeld.String, scHeld: scHeld.String}
 		if want[r] == 0 {
 			return false, nil
 		}
@@ -153,24 +178,25 @@ func identitiesHold(ctx context.Context, tx *sql.Tx, rows []identity) (bool, err
 
 // matchAll matches the people, the courses, then the lessons (whose keys
 // need the courses matched).
-func matchAll(ctx context.Context, tx *sql.Tx) ([]identity, error) {
-	edPeople, err := readEntities(ctx, tx, `SELECT id, external_id, email, email FROM users WHERE source = 'edapp'`)
+func matchAll(ctx context.Context, tx *sql.Tx, nfc Normalizer) ([]identity, error) {
+	people := func(e *entity) { emailEntity(e, nfc) }
+	edPeople, err := readEntities(ctx, tx, `SELECT id, external_id, '', email FROM users WHERE source = 'edapp'`, people)
 	if err != nil {
 		return nil, err
 	}
 	scPeople, err := readEntities(ctx, tx, `SELECT u.id, COALESCE(
 (SELECT MAX(p.user_external_id) FROM course_progress p WHERE p.source = u.source AND p.user_id = u.id AND p.user_external_id <> ''),
 (SELECT MAX(a.user_external_id) FROM attempts a WHERE a.source = u.source AND a.user_id = u.id AND a.user_external_id <> '')),
-u.email, u.email FROM users u WHERE u.source = 'safetyculture'`)
+'', u.email FROM users u WHERE u.source = 'safetyculture'`, people)
 	if err != nil {
 		return nil, err
 	}
 	out := match("person", "email", edPeople, scPeople)
-	edCourses, err := readEntities(ctx, tx, `SELECT id, external_id, '', title FROM courses WHERE source = 'edapp'`)
+	edCourses, err := readEntities(ctx, tx, `SELECT id, external_id, '', title FROM courses WHERE source = 'edapp'`, titleEntity)
 	if err != nil {
 		return nil, err
 	}
-	scCourses, err := readEntities(ctx, tx, `SELECT id, external_id, '', title FROM courses WHERE source = 'safetyculture'`)
+	scCourses, err := readEntities(ctx, tx, `SELECT id, external_id, '', title FROM courses WHERE source = 'safetyculture'`, titleEntity)
 	if err != nil {
 		return nil, err
 	}
@@ -178,6 +204,18 @@ u.email, u.email FROM users u WHERE u.source = 'safetyculture'`)
 	out = append(out, courses...)
 	lessons, err := matchLessons(ctx, tx, courses)
 	return append(out, lessons...), err
+}
+
+// emailEntity sets e's keys from its email (keysOfEmail).
+func emailEntity(e *entity, nfc Normalizer) {
+	k := keysOfEmail(e.held, nfc)
+	e.secondKey, e.sameKey, e.rawKey, e.risky = k.look, k.match, asciiLower(strings.TrimSpace(e.held)), k.risky
+}
+
+// titleEntity sets e's keys from its title: trimmed and in lower case.
+func titleEntity(e *entity) {
+	k := strings.ToLower(strings.TrimSpace(e.held))
+	e.secondKey, e.sameKey, e.rawKey = k, k, k
 }
 
 // matchLessons matches the lessons within each pair of matched courses.
@@ -188,41 +226,42 @@ func matchLessons(ctx context.Context, tx *sql.Tx, courses []identity) ([]identi
 			scCourseOf[c.edappID] = c.scID
 		}
 	}
-	q := `SELECT id, external_id, course_id, title FROM lessons WHERE source = ?`
-	ed, err := readEntities(ctx, tx, strings.Replace(q, "?", "'edapp'", 1))
-	if err != nil {
-		return nil, err
-	}
-	sc, err := readEntities(ctx, tx, strings.Replace(q, "?", "'safetyculture'", 1))
-	if err != nil {
-		return nil, err
-	}
-	within := func(es []entity, course func(string) string) {
-		for i := range es {
-			c := course(es[i].email) // readEntities put course_id there
-			es[i].email = ""
-			if c == "" {
-				es[i].extKey, es[i].secondKey = "", ""
-				continue
-			}
-			es[i].extKey = prefixed(c, es[i].extKey)
-			es[i].secondKey = prefixed(c, es[i].secondKey)
+	within := func(course func(string) string) func(*entity, string) {
+		return func(e *entity, courseID string) {
+			titleEntity(e)
+			c := course(courseID)
+			e.extKey, e.secondKey = prefixed(c, e.extKey), prefixed(c, e.secondKey)
+			e.sameKey, e.rawKey = e.secondKey, e.secondKey
 		}
 	}
-	within(ed, func(id string) string { return scCourseOf[id] })
-	within(sc, func(id string) string { return id })
+	q := `SELECT id, external_id, course_id, title FROM lessons WHERE source = ?`
+	ed, err := readLessons(ctx, tx, strings.Replace(q, "?", "'edapp'", 1), within(func(id string) string { return scCourseOf[id] }))
+	if err != nil {
+		return nil, err
+	}
+	sc, err := readLessons(ctx, tx, strings.Replace(q, "?", "'safetyculture'", 1), within(func(id string) string { return id }))
+	if err != nil {
+		return nil, err
+	}
 	return match("lesson", "title", ed, sc), nil
 }
 
+// prefixed is key within course; "" when either is.
 func prefixed(course, key string) string {
-	if key == "" {
+	if key == "" || course == "" {
 		return ""
 	}
 	return course + "\x1f" + key
 }
 
-// readEntities reads (id, external id, email or course, second key) rows.
-func readEntities(ctx context.Context, tx *sql.Tx, q string) ([]entity, error) {
+// readEntities reads (id, external id, course, second way) rows, keyed
+// by keys.
+func readEntities(ctx context.Context, tx *sql.Tx, q string, keys func(*entity)) ([]entity, error) {
+	return readLessons(ctx, tx, q, func(e *entity, _ string) { keys(e) })
+}
+
+// readLessons is readEntities whose keys need the row's course.
+func readLessons(ctx context.Context, tx *sql.Tx, q string, keys func(e *entity, course string)) ([]entity, error) {
 	rows, err := tx.QueryContext(ctx, q)
 	if err != nil {
 		return nil, err
@@ -231,12 +270,13 @@ func readEntities(ctx context.Context, tx *sql.Tx, q string) ([]entity, error) {
 	var out []entity
 	for rows.Next() {
 		var id string
-		var ext, email, second sql.NullString
-		if err := rows.Scan(&id, &ext, &email, &second); err != nil {
+		var ext, course, second sql.NullString
+		if err := rows.Scan(&id, &ext, &course, &second); err != nil {
 			return nil, err
 		}
-		e := entity{id: id, ext: strings.TrimSpace(ext.String), email: email.String}
-		e.extKey, e.secondKey = e.ext, strings.ToLower(strings.TrimSpace(second.String))
+		e := entity{id: id, ext: strings.TrimSpace(ext.String), held: second.String}
+		e.extKey = e.ext
+		keys(&e, course.String)
 		out = append(out, e)
 	}
 	return out, rows.Err()

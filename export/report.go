@@ -6,80 +6,253 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/dbschema"
 )
 
-// The differences a migration report finds, in the order it lists them.
+// ReportSchemaVersion is the version of the move report's JSON shape
+// (Report.SchemaVersion).
+const ReportSchemaVersion = 1
+
+// The categories of the differences a move report finds, in the order it
+// lists them.
 const (
-	DiffConflict  = "identity conflict"
-	DiffUnmatched = "person not matched"
-	DiffCourse    = "course not matched"
-	DiffMissing   = "missing after the move"
-	DiffDate      = "date changed"
-	DiffScoreLost = "score lost"
+	CategoryIdentityConflict            = "identity_conflict"
+	CategoryPersonEdAppOnly             = "person_edapp_only"
+	CategoryPersonSafetyCultureOnly     = "person_safetyculture_only"
+	CategoryEmailChanged                = "email_changed"
+	CategoryProbableSamePerson          = "probable_same_person"
+	CategoryCourseEdAppOnly             = "course_edapp_only"
+	CategoryCourseSafetyCultureOnly     = "course_safetyculture_only"
+	CategoryCourseMatchedByTitle        = "course_matched_by_title"
+	CategoryCompletionMissing           = "completion_missing"
+	CategoryCompletionDateChanged       = "completion_date_changed"
+	CategoryScoreLost                   = "score_lost"
+	CategoryCompletionSafetyCultureOnly = "completion_safetyculture_only"
+	CategoryCompletedAfterMove          = "completed_after_move"
 )
 
-var diffOrder = []string{DiffConflict, DiffUnmatched, DiffCourse, DiffMissing, DiffDate, DiffScoreLost}
-
-// ErrNotExported is returned by MigrationReport for a database one of the
-// sources was never exported into.
-var ErrNotExported = errors.New("never exported into this database")
-
-// ReportRow is one person's completion of one course, in either service.
-type ReportRow struct {
-	Person         string     `json:"person"` // the email, else the id
-	EdAppUserID    string     `json:"edapp_user_id,omitempty"`
-	SCUserID       string     `json:"safetyculture_user_id,omitempty"`
-	Course         string     `json:"course"` // the title, else the id
-	EdAppCourseID  string     `json:"edapp_course_id,omitempty"`
-	SCCourseID     string     `json:"safetyculture_course_id,omitempty"`
-	EdAppCompleted *time.Time `json:"edapp_completed_at,omitempty"`
-	SCCompleted    *time.Time `json:"safetyculture_completed_at,omitempty"`
-	EdAppScore     *float64   `json:"edapp_score,omitempty"`
-	SCScore        *float64   `json:"safetyculture_score,omitempty"`
-	Differences    []string   `json:"differences"`
+// Categories are the move report's categories, in the order it lists
+// them.
+func Categories() []string {
+	return []string{CategoryIdentityConflict, CategoryPersonEdAppOnly, CategoryPersonSafetyCultureOnly, CategoryEmailChanged,
+		CategoryProbableSamePerson, CategoryCourseEdAppOnly, CategoryCourseSafetyCultureOnly, CategoryCourseMatchedByTitle,
+		CategoryCompletionMissing, CategoryCompletionDateChanged, CategoryScoreLost, CategoryCompletionSafetyCultureOnly,
+		CategoryCompletedAfterMove}
 }
 
-// Report is a migration report: totals per difference, then the rows,
-// conflicts first.
+// IsLoss reports whether a difference of category is something the move
+// lost or changed: every category but CategoryCompletedAfterMove.
+func IsLoss(category string) bool { return category != CategoryCompletedAfterMove }
+
+var (
+	// ErrNotExported is returned by MigrationReport for a database one of
+	// the sources was never exported into.
+	ErrNotExported = errors.New("never exported into this database")
+	// ErrIdentitiesStale is returned by MigrationReport for a database
+	// below dbschema.IdentityPairsVersion, or whose identities no export
+	// of this version has rebuilt since what they are built from changed.
+	ErrIdentitiesStale = errors.New("identities not rebuilt by this version")
+)
+
+// Report is a move report (MigrationReport); its JSON is the report's
+// documented shape, version ReportSchemaVersion. Unknown values are nil
+// (JSON null), never zero.
 type Report struct {
-	Totals map[string]int `json:"totals"`
-	Rows   []ReportRow    `json:"rows"`
+	SchemaVersion int                    `json:"schema_version"`
+	GeneratedAt   time.Time              `json:"generated_at"`
+	MovedAt       *time.Time             `json:"moved_at"`
+	Totals        ReportTotals           `json:"totals"`
+	Courses       []CourseReconciliation `json:"courses"`
+	Differences   []Difference           `json:"differences"`
 }
 
-// completion is one course_progress row that is complete.
-type completion struct {
-	user, course, email, title string
-	at                         time.Time
-	score                      *float64
+// ReportTotals counts people, courses and completions. People and
+// Courses partition the identities of their kind (ProbableSamePerson
+// aside, which counts pairs also counted as EdAppOnly and
+// SafetyCultureOnly); Completions.EdApp = Carried + Missing.
+type ReportTotals struct {
+	People      PeopleTotals     `json:"people"`
+	Courses     CourseTotals     `json:"courses"`
+	Completions CompletionTotals `json:"completions"`
 }
 
-// MigrationReport compares what db holds of both sources: every course
-// completion in EdApp or SafetyCulture, paired through identities, and
-// what differs. It reads the database only. A source never exported
-// into it is an error wrapping ErrNotExported that names it.
-func MigrationReport(ctx context.Context, db *sql.DB) (*Report, error) {
-	if err := bothExported(ctx, db); err != nil {
+// PeopleTotals counts the people of identities by what the move did to
+// them.
+type PeopleTotals struct {
+	Matched            int `json:"matched"`
+	EdAppOnly          int `json:"edapp_only"`
+	SafetyCultureOnly  int `json:"safetyculture_only"`
+	EmailChanged       int `json:"email_changed"`
+	ProbableSamePerson int `json:"probable_same_person"`
+	IdentityConflict   int `json:"identity_conflict"`
+}
+
+// CourseTotals counts the courses of identities likewise.
+type CourseTotals struct {
+	Matched           int `json:"matched"`
+	MatchedByTitle    int `json:"matched_by_title"`
+	EdAppOnly         int `json:"edapp_only"`
+	SafetyCultureOnly int `json:"safetyculture_only"`
+	IdentityConflict  int `json:"identity_conflict"`
+}
+
+// CompletionTotals counts completed courses: EdApp's, each carried or
+// missing, the carried ones whose date changed or score was lost, and
+// SafetyCulture's with no EdApp counterpart.
+type CompletionTotals struct {
+	EdApp              int `json:"edapp"`
+	Carried            int `json:"carried"`
+	Missing            int `json:"missing"`
+	DateChanged        int `json:"date_changed"`
+	ScoreLost          int `json:"score_lost"`
+	CompletedAfterMove int `json:"completed_after_move"`
+	SafetyCultureOnly  int `json:"safetyculture_only"`
+}
+
+// CourseReconciliation is one course's completions: EdAppCompletions =
+// Carried + Missing. SafetyCultureCompletions counts every completion of
+// the course SafetyCulture holds.
+type CourseReconciliation struct {
+	EdAppID                  *string `json:"edapp_id"`
+	SafetyCultureID          *string `json:"safetyculture_id"`
+	Title                    *string `json:"title"`
+	EdAppCompletions         int     `json:"edapp_completions"`
+	Carried                  int     `json:"carried"`
+	Missing                  int     `json:"missing"`
+	SafetyCultureCompletions int     `json:"safetyculture_completions"`
+}
+
+// Difference is one thing the move changed or lost. Person and Course are
+// set where the category concerns them; EdApp and SafetyCulture where it
+// concerns a completion. Cause is set on a CategoryCompletionMissing
+// whose person or course has no match (CategoryPersonEdAppOnly,
+// CategoryCourseEdAppOnly or CategoryIdentityConflict).
+type Difference struct {
+	Category      string          `json:"category"`
+	Cause         *string         `json:"cause"`
+	Person        *ReportPerson   `json:"person"`
+	Course        *ReportCourse   `json:"course"`
+	EdApp         *ReportProgress `json:"edapp"`
+	SafetyCulture *ReportProgress `json:"safetyculture"`
+}
+
+// ReportPerson is a person as each service holds them.
+type ReportPerson struct {
+	EdAppID            *string `json:"edapp_id"`
+	SafetyCultureID    *string `json:"safetyculture_id"`
+	EdAppEmail         *string `json:"edapp_email"`
+	SafetyCultureEmail *string `json:"safetyculture_email"`
+	FirstName          *string `json:"first_name"`
+	LastName           *string `json:"last_name"`
+}
+
+// ReportCourse is a course as each service holds it.
+type ReportCourse struct {
+	EdAppID                 *string `json:"edapp_id"`
+	SafetyCultureID         *string `json:"safetyculture_id"`
+	Title                   *string `json:"title"`
+	EdAppExternalID         *string `json:"edapp_external_id"`
+	SafetyCultureExternalID *string `json:"safetyculture_external_id"`
+}
+
+// ReportProgress is one service's completion of a course.
+type ReportProgress struct {
+	CompletedAt *time.Time `json:"completed_at"`
+	Score       *float64   `json:"score"`
+}
+
+// ReportOption configures MigrationReport.
+type ReportOption func(*reportConfig)
+
+type reportConfig struct {
+	movedAt time.Time
+	nfc     Normalizer
+	now     func() time.Time
+	err     error
+}
+
+// WithMovedAt sets the move's time: a SafetyCulture completion with no
+// EdApp counterpart dated after it is CategoryCompletedAfterMove. The
+// default is the latest EdApp activity in the database. A zero time is
+// an error wrapping edapp.ErrInvalidInput.
+func WithMovedAt(t time.Time) ReportOption {
+	return func(c *reportConfig) {
+		if t.IsZero() {
+			c.err = cmp.Or(c.err, fmt.Errorf("export: %w: WithMovedAt: zero time", edapp.ErrInvalidInput))
+		}
+		c.movedAt = t.UTC()
+	}
+}
+
+// WithReportNormalizer sets the Normalizer names are brought to NFC with
+// before they are compared (CategoryProbableSamePerson); without it they
+// are compared as held. A nil Normalizer is an error wrapping
+// edapp.ErrInvalidInput.
+func WithReportNormalizer(n Normalizer) ReportOption {
+	return func(c *reportConfig) {
+		if n == nil {
+			c.err = cmp.Or(c.err, fmt.Errorf("export: %w: WithReportNormalizer(nil)", edapp.ErrInvalidInput))
+			return
+		}
+		c.nfc = n
+	}
+}
+
+// Querier runs queries: a *sql.DB, *sql.Conn or *sql.Tx. MigrationReport
+// is given a read-only transaction by a caller that can open one.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// MigrationReport compares what db holds of both sources and says what
+// the move changed or lost, under the categories of Categories, with
+// totals per course and in all that add up. It only reads. A source
+// never exported into db is an error wrapping ErrNotExported that names
+// it; a database whose identities this version has not rebuilt, one
+// wrapping ErrIdentitiesStale.
+func MigrationReport(ctx context.Context, db Querier, opts ...ReportOption) (*Report, error) {
+	cfg := reportConfig{nfc: asHeld, now: time.Now}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if cfg.err != nil {
+		return nil, cfg.err
+	}
+	if err := reportReady(ctx, db); err != nil {
 		return nil, err
 	}
-	ids, err := readIdentityMap(ctx, db)
+	in, err := readReportInput(ctx, db, cfg)
 	if err != nil {
 		return nil, err
 	}
-	ed, err := readCompletions(ctx, db, SourceEdApp)
-	if err != nil {
-		return nil, err
+	r := &Report{SchemaVersion: ReportSchemaVersion, GeneratedAt: cfg.now().UTC().Truncate(time.Second), Courses: []CourseReconciliation{}}
+	if !in.movedAt.IsZero() {
+		r.MovedAt = &in.movedAt
 	}
-	sc, err := readCompletions(ctx, db, SourceSafetyCulture)
-	if err != nil {
-		return nil, err
-	}
-	return compare(ids, ed, sc), nil
+	b := reportBuilder{Report: r, in: in, nfc: cfg.nfc}
+	b.people()
+	b.courses()
+	b.completions()
+	b.finish()
+	return r, nil
 }
 
-func bothExported(ctx context.Context, db *sql.DB) error {
+// reportReady refuses a database the report cannot read truthfully.
+func reportReady(ctx context.Context, db Querier) error {
+	var version int
+	if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM edapp_schema`).Scan(&version); err != nil {
+		return fmt.Errorf("schema version: %w", err)
+	}
+	if version < dbschema.IdentityPairsVersion {
+		return fmt.Errorf("schema version %d, the report needs %d: %w", version, dbschema.IdentityPairsVersion, ErrIdentitiesStale)
+	}
 	var missing []string
 	for _, s := range []string{SourceEdApp, SourceSafetyCulture} {
 		var n int
@@ -93,151 +266,12 @@ func bothExported(ctx context.Context, db *sql.DB) error {
 	if len(missing) > 0 {
 		return fmt.Errorf("%s: %w", strings.Join(missing, " and "), ErrNotExported)
 	}
+	var stale int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM edapp_export_kinds WHERE identities_changed IS NOT FALSE`).Scan(&stale); err != nil {
+		return err
+	}
+	if stale > 0 {
+		return fmt.Errorf("%d kinds changed since identities were rebuilt: %w", stale, ErrIdentitiesStale)
+	}
 	return nil
-}
-
-// identityMap is identities: each service's id to the row.
-type identityMap struct {
-	byEdApp, bySC map[string]identity // keyed kind + " " + id
-}
-
-func readIdentityMap(ctx context.Context, db *sql.DB) (identityMap, error) {
-	m := identityMap{map[string]identity{}, map[string]identity{}}
-	rows, err := db.QueryContext(ctx, `SELECT kind, COALESCE(edapp_id, ''), COALESCE(safetyculture_id, ''), matched_by FROM identities`)
-	if err != nil {
-		return m, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var r identity
-		if err := rows.Scan(&r.kind, &r.edappID, &r.scID, &r.matchedBy); err != nil {
-			return m, err
-		}
-		if r.edappID != "" {
-			m.byEdApp[r.kind+" "+r.edappID] = r
-		}
-		if r.scID != "" {
-			m.bySC[r.kind+" "+r.scID] = r
-		}
-	}
-	return m, rows.Err()
-}
-
-func readCompletions(ctx context.Context, db *sql.DB, source string) ([]completion, error) {
-	rows, err := db.QueryContext(ctx, `SELECT p.user_id, p.course_id, COALESCE(u.email, ''), COALESCE(c.title, p.course_title, ''), p.completed_date_time, p.score
-FROM course_progress p LEFT JOIN users u ON u.source = p.source AND u.id = p.user_id LEFT JOIN courses c ON c.source = p.source AND c.id = p.course_id
-WHERE p.source = '`+source+`' AND p.completed_date_time IS NOT NULL`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []completion
-	for rows.Next() {
-		var c completion
-		var at any
-		var score sql.NullFloat64
-		if err := rows.Scan(&c.user, &c.course, &c.email, &c.title, &at, &score); err != nil {
-			return nil, err
-		}
-		c.at = scanTime(at)
-		if score.Valid {
-			c.score = &score.Float64
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
-}
-
-// compare pairs the EdApp completions with SafetyCulture's through
-// identities and says what differs; SafetyCulture's completions left over
-// are rows of their own.
-func compare(ids identityMap, ed, sc []completion) *Report {
-	scAt := map[[2]string]int{}
-	for i, c := range sc {
-		scAt[[2]string{c.user, c.course}] = i
-	}
-	paired := map[int]bool{}
-	var rows []ReportRow
-	for _, e := range ed {
-		row := ReportRow{Person: cmp.Or(e.email, e.user), EdAppUserID: e.user, Course: cmp.Or(e.title, e.course), EdAppCourseID: e.course, EdAppCompleted: &e.at, EdAppScore: e.score}
-		person, course := ids.byEdApp["person "+e.user], ids.byEdApp["course "+e.course]
-		switch {
-		case person.matchedBy == "conflict":
-			row.Differences = []string{DiffConflict}
-		case person.scID == "":
-			row.Differences = []string{DiffUnmatched}
-		case course.scID == "":
-			row.Differences = []string{DiffCourse}
-		default:
-			row.SCUserID, row.SCCourseID = person.scID, course.scID
-			i, ok := scAt[[2]string{person.scID, course.scID}]
-			if !ok {
-				row.Differences = []string{DiffMissing}
-				break
-			}
-			paired[i] = true
-			row.Differences = differences(&row, e, sc[i])
-		}
-		rows = append(rows, row)
-	}
-	for i, s := range sc {
-		if !paired[i] {
-			rows = append(rows, scOnlyRow(ids, s))
-		}
-	}
-	return newReport(rows, len(ed), len(sc))
-}
-
-// differences fills row with SafetyCulture's side of a pair and says how
-// it differs: the date, and a score EdApp had that did not arrive (each
-// service's score on its own scale: never compared across them).
-func differences(row *ReportRow, e, s completion) []string {
-	row.SCCompleted, row.SCScore = &s.at, s.score
-	var out []string
-	if d := e.at.Sub(s.at); d > time.Second || d < -time.Second {
-		out = append(out, DiffDate)
-	}
-	if e.score != nil && *e.score > 0 && (s.score == nil || *s.score == 0) {
-		out = append(out, DiffScoreLost)
-	}
-	return out
-}
-
-// scOnlyRow is a SafetyCulture completion EdApp has no counterpart of:
-// one after the move, or one of a person identities could not match.
-func scOnlyRow(ids identityMap, s completion) ReportRow {
-	row := ReportRow{Person: cmp.Or(s.email, s.user), SCUserID: s.user, Course: cmp.Or(s.title, s.course), SCCourseID: s.course, SCCompleted: &s.at, SCScore: s.score}
-	switch person := ids.bySC["person "+s.user]; {
-	case person.matchedBy == "conflict":
-		row.Differences = []string{DiffConflict}
-	case person.edappID == "":
-		row.Differences = []string{DiffUnmatched}
-	}
-	row.EdAppUserID = ids.bySC["person "+s.user].edappID
-	row.EdAppCourseID = ids.bySC["course "+s.course].edappID
-	return row
-}
-
-// newReport counts the rows' differences and orders them: conflicts
-// first, then by difference, person and course.
-func newReport(rows []ReportRow, edapp, sc int) *Report {
-	r := &Report{Totals: map[string]int{"completed in EdApp": edapp, "completed in SafetyCulture": sc, "rows": len(rows)}, Rows: rows}
-	rank := func(row ReportRow) int {
-		if len(row.Differences) == 0 {
-			return len(diffOrder)
-		}
-		return slices.Index(diffOrder, row.Differences[0])
-	}
-	for i := range rows {
-		if rows[i].Differences == nil {
-			rows[i].Differences = []string{}
-		}
-		for _, d := range rows[i].Differences {
-			r.Totals[d]++
-		}
-	}
-	slices.SortStableFunc(rows, func(a, b ReportRow) int {
-		return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a.Person, b.Person), strings.Compare(a.Course, b.Course))
-	})
-	return r
 }

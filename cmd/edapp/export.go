@@ -12,6 +12,7 @@ import (
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
 	"github.com/spf13/cobra"
+	"golang.org/x/text/unicode/norm"
 )
 
 // exportOptions are what `edapp export`'s command line parsed to: the
@@ -405,6 +406,8 @@ func (fac *factory) openExportDB(ctx context.Context, raw string, opts ...export
 	if err != nil {
 		return nil, nil, err
 	}
+	// Emails are matched in NFC (identities), with the module's tables.
+	opts = append([]export.DatabaseOption{export.WithNormalizer(norm.NFC.String)}, opts...)
 	dest, err := fac.OpenDatabase(ctx, db, target.Dialect, opts...)
 	if err != nil {
 		db.Close()

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"text/tabwriter"
+	"unicode"
 
 	"github.com/spf13/cobra"
 )
@@ -31,7 +34,10 @@ func (o *outputFlag) resolve(w io.Writer) (string, error) {
 	return "", usagef("invalid -o %q: want table or json", o.format)
 }
 
-// writeTable writes rows under a header, in aligned columns.
+// writeTable writes rows under a header, in aligned columns. A cell
+// holding a control or format character (a newline that would forge a
+// row, a terminal's escape sequence, a bidirectional override) is written
+// quoted, with those characters escaped.
 func writeTable(w io.Writer, header []string, rows [][]string) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	write := func(cells []string) {
@@ -39,7 +45,7 @@ func writeTable(w io.Writer, header []string, rows [][]string) error {
 			if i > 0 {
 				fmt.Fprint(tw, "\t")
 			}
-			fmt.Fprint(tw, c)
+			fmt.Fprint(tw, tableCell(c))
 		}
 		fmt.Fprintln(tw)
 	}
@@ -55,4 +61,13 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// tableCell is s, quoted with its control and format characters escaped
+// when it holds any.
+func tableCell(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) < 0 {
+		return s
+	}
+	return strconv.QuoteToGraphic(s)
 }

@@ -38,6 +38,14 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
+// refusedError is an input that cannot be used as it is (a database that
+// does not exist, or one no export of this version wrote): it exits with
+// exitUsage, without the usage hint.
+type refusedError struct{ err error }
+
+func (e refusedError) Error() string { return e.err.Error() }
+func (e refusedError) Unwrap() error { return e.err }
+
 func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
@@ -97,6 +105,10 @@ func (f *factory) run(ctx context.Context, args []string) int {
 	if errors.As(err, new(rejectedError)) {
 		fmt.Fprintf(a.stderr, "edapp: %s\n", reason(err))
 		return exitRejected
+	}
+	if errors.As(err, new(refusedError)) {
+		fmt.Fprintf(a.stderr, "edapp: %s\n", reason(err))
+		return exitUsage
 	}
 	if isUsage(err) {
 		fmt.Fprintf(a.stderr, "edapp: %s\n", reason(err))
