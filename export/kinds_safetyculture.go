@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"iter"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/safetyculture"
 )
 
@@ -20,14 +22,37 @@ import (
 // scRow keeps the SafetyCulture record a row was made from, for raw.
 type scRow struct{ orig any }
 
-// MarshalJSON is the record with every member the service sent: the
-// fields the SDK knows, and those it kept in the record's Extra.
+// MarshalJSON is the record as the service sent it: a feed row's bytes as
+// received (compacted when they hold a line break, which a line of JSONL
+// cannot, and with each byte that is not UTF-8 as U+FFFD); any other
+// record with every member the service sent, the fields the SDK knows and
+// those it kept in the record's Extra.
 func (r scRow) MarshalJSON() ([]byte, error) {
+	if raw := rawOfRecord(r.orig); len(raw) > 0 {
+		return raw, nil
+	}
 	b, err := json.Marshal(r.orig)
 	if err != nil {
 		return nil, err
 	}
 	return spliceExtra(b, extraOfRecord(r.orig), func(string) bool { return false }), nil
+}
+
+// rawOfRecord is a feed row's bytes as received, made fit for a row.
+func rawOfRecord(v any) []byte {
+	rr, ok := v.(interface{ Raw() json.RawMessage })
+	if !ok {
+		return nil
+	}
+	raw := rr.Raw()
+	if bytes.ContainsAny(raw, "\r\n") {
+		var c bytes.Buffer
+		if json.Compact(&c, raw) != nil {
+			return nil
+		}
+		raw = c.Bytes()
+	}
+	return []byte(dbschema.ValidUTF8(string(raw)))
 }
 
 // extraOfRecord is the Extra of a SafetyCulture record, every one of

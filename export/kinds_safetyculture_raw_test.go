@@ -1,7 +1,10 @@
 package export
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/edapp-go/edapp"
@@ -31,4 +34,24 @@ func TestSCRowRawKeepsUnknownMembers(t *testing.T) {
 		assert.JSONEq(t, `["a","b"]`, string(got["tags"]), name)
 		assert.NotContains(t, string(b), "\n", "%s: a line of JSONL holds no line break", name)
 	}
+}
+
+// A feed row's raw is its bytes as received: member order, spellings and
+// number and time forms kept, only compacted, and bytes that are not
+// UTF-8 made U+FFFD.
+func TestSCRowRawIsTheFeedRowAsReceived(t *testing.T) {
+	t.Parallel()
+	row := "{\"last_seen_at\": \"2024-03-05T11:41:10.000Z\",\n \"id\":\"u1\", \"score\": 1.50, \"x\": \"a\xffb\", \"email\":\"a@example.com\"}"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"metadata":{"next_page":null},"data":[` + row + `]}`))
+	}))
+	defer srv.Close()
+	sc, err := safetyculture.NewClient("t", safetyculture.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+	page, err := sc.Feeds.ListUsers(context.Background(), nil)
+	require.NoError(t, err)
+	require.Len(t, page.Items, 1)
+	b, err := userRowOf(page.Items[0]).scRow.MarshalJSON()
+	require.NoError(t, err)
+	assert.Equal(t, "{\"last_seen_at\":\"2024-03-05T11:41:10.000Z\",\"id\":\"u1\",\"score\":1.50,\"x\":\"a\uFFFDb\",\"email\":\"a@example.com\"}", string(b))
 }

@@ -74,8 +74,11 @@ func (a *feedAnswer[T]) decodeData(v []byte, dropped *[]string) error {
 	if bytes.Equal(v, []byte("null")) {
 		return nil
 	}
-	rows, its, isArray, err := lenient.Items(v, MaxFeedItems, func(i int, _ []byte, row *T) {
+	rows, its, isArray, err := lenient.Items(v, MaxFeedItems, func(i int, raw []byte, row *T) {
 		boundExtra(extraOf(row), "data["+strconv.Itoa(i)+"]", dropped)
+		if k, ok := any(row).(rawKeeper); ok {
+			k.keepRaw(raw)
+		}
 	})
 	a.Data = rows
 	if !isArray {
