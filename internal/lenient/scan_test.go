@@ -73,3 +73,30 @@ func FuzzElements(f *testing.F) {
 		}
 	})
 }
+
+type itemProbe struct {
+	ID string `json:"id"`
+	N  int    `json:"n"`
+}
+
+// FuzzItems: Items never panics, and on a well-formed array keeps or
+// reports every item, once.
+func FuzzItems(f *testing.F) {
+	for _, s := range []string{`[]`, `[{"id":"a"},{"id":1},{"n":"x"},[],null]`, `[{"id":"a","z":{}}]`, `[[[[1]]]]`, `[{"id":"\u00e9"} , {}]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		items, dropped, isArray, err := Items[itemProbe]([]byte(s), 100, nil)
+		var all []json.RawMessage
+		if json.Unmarshal([]byte(s), &all) != nil || !isArray || err != nil || len(all) > 100 {
+			return
+		}
+		whole := 0
+		for _, p := range dropped {
+			if strings.IndexByte(p, ']') == len(p)-1 {
+				whole++
+			}
+		}
+		require.Equal(t, len(all), len(items)+whole, "items %d, dropped %v", len(items), dropped)
+	})
+}
