@@ -3,12 +3,7 @@ package webhook_test
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,25 +19,7 @@ func TestHandlerMaxReading(t *testing.T) {
 	const places = 2
 	h := newHandler(t, func(context.Context, edapp.Event) error { return nil },
 		webhook.WithMaxReading(places), webhook.WithReadTimeout(time.Minute))
-	reading := make(chan struct{}, places+1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		signal := sync.OnceFunc(func() { reading <- struct{}{} })
-		r.Body = &firstRead{ReadCloser: r.Body, waiting: signal}
-		h.ServeHTTP(w, r)
-		signal()
-	}))
-	t.Cleanup(srv.Close)
-	var conns []net.Conn
-	for range places {
-		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close() })
-		conns = append(conns, conn)
-		fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 300\r\n\r\n%s", strings.Repeat(" ", 100))
-		<-reading
-	}
+	srv, conns := slowBodies(t, h, places, "")
 	payload := readEventFixture(t, "LessonCompletedEvent.json")
 	resp, err := srv.Client().Post(srv.URL, "application/json", bytes.NewReader(payload))
 	if err != nil {
