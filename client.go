@@ -333,7 +333,7 @@ func applyOptions(base string, opts []Option) (*core.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := &core.Config{BaseURL: u, Retry: DefaultRetryPolicy(), MaxBody: DefaultMaxResponseBytes}
+	cfg := &core.Config{BaseURL: u, Retry: DefaultRetryPolicy(), MaxBody: DefaultMaxResponseBytes, AttemptTimeout: DefaultAttemptTimeout}
 	if err := core.Apply(cfg, opts); err != nil {
 		return nil, err
 	}

@@ -76,7 +76,7 @@ func NewClient(token string, opts ...edapp.Option) (*Client, error) {
 	if strings.ContainsAny(token, "\r\n") {
 		return nil, fmt.Errorf("%w: the API token contains a line break", edapp.ErrInvalidInput)
 	}
-	cfg := &core.Config{Retry: edapp.DefaultRetryPolicy(), MaxBody: edapp.DefaultMaxResponseBytes}
+	cfg := &core.Config{Retry: edapp.DefaultRetryPolicy(), MaxBody: edapp.DefaultMaxResponseBytes, AttemptTimeout: edapp.DefaultAttemptTimeout}
 	if err := core.Apply(cfg, append([]edapp.Option{edapp.WithBaseURL(DefaultBaseURL)}, opts...)); err != nil {
 		return nil, err
 	}

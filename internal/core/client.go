@@ -25,6 +25,7 @@ import (
 
 	"github.com/edapp-go/edapp/internal/lenient"
 	"github.com/edapp-go/edapp/internal/opt"
+	"github.com/edapp-go/edapp/internal/redact"
 	"github.com/edapp-go/edapp/internal/transport"
 )
 
@@ -73,6 +74,9 @@ type Config struct {
 	// ManagedGroups says how EdApp's Users.Create and Update send the
 	// managed groups.
 	ManagedGroups ManagedGroupsField
+	// AttemptTimeout bounds one attempt, its body read included; 0: no
+	// bound of the client's own.
+	AttemptTimeout time.Duration
 }
 
 // ManagedGroupsField says under which key a user's managed groups are sent.
@@ -129,6 +133,8 @@ func NewClient(token, version string, cfg *Config, defaultMaxPause time.Duration
 		MaxBody:    cfg.MaxBody,
 		PauseScope: cfg.PauseScope,
 		Clock:      cfg.Clock,
+
+		AttemptTimeout: cfg.AttemptTimeout,
 	}
 	if c.observer != nil {
 		tc.Observer = c.observer
@@ -139,6 +145,15 @@ func NewClient(token, version string, cfg *Config, defaultMaxPause time.Duration
 	}
 	c.t = transport.New(tc)
 	return c
+}
+
+// Redact hides the client's token in s, in plain and encoded forms, for
+// a message that quotes what the service sent.
+func (c *Client) Redact(s string) string {
+	if c.t != nil {
+		return c.t.Redact(s)
+	}
+	return redact.Secret(s, c.perRoute.Token)
 }
 
 // transportFor returns the transport that sends op: the client's one, or

@@ -80,6 +80,10 @@ type Config struct {
 	// requests of GET /x"); "": every request through the client.
 	PauseScope string
 	Clock      Clock // zero: the real clock
+
+	// AttemptTimeout bounds one attempt, its body read included (see
+	// DefaultAttemptTimeout); 0 or less: no bound of the client's own.
+	AttemptTimeout time.Duration
 }
 
 // Client sends requests with retries. It is safe for concurrent use.
@@ -107,6 +111,8 @@ type Client struct {
 	// notBefore is when the next attempt may go, after the service asked
 	// the client to slow down (unix nanoseconds; 0: no pause).
 	notBefore atomic.Int64
+
+	attemptTimeout time.Duration // Config.AttemptTimeout
 }
 
 // defaultTransport is shared by the clients that bring no http.Client of
@@ -146,6 +152,7 @@ func New(cfg Config) *Client {
 	if c.now == nil {
 		c.now = time.Now
 	}
+	c.attemptTimeout = cfg.AttemptTimeout
 	if c.newTimer == nil {
 		c.newTimer = realTimer
 	}
@@ -176,6 +183,11 @@ type Request struct {
 	// Once: never sent again once it may have reached the service, whatever
 	// its method (a write that is not safe to repeat).
 	Once bool
+	// InFlight, when not nil, is a semaphore (a buffered channel) of which
+	// each attempt holds a place from after its waits for the pause and
+	// the limiter until its answer is read: a call waiting for its budget
+	// leaves the place to calls that may go.
+	InFlight chan struct{}
 }
 
 // Response is a finished response with its body read, and what it took.
@@ -221,6 +233,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 		// Retries ran out on a status: the handler did not run.
 		err = s.readAnswer(resp)
 	}
+	s.leavePlace()
 	out.Attempts, out.Waited = s.attempts, s.waited
 	if err != nil {
 		if resp != nil {
