@@ -212,19 +212,20 @@ func secretSamples(t *testing.T) map[string]any {
 	}
 	headers := edapp.WebhookHeaders{"X-Webhook-Secret": planted}
 	samples := map[string]any{
-		".UserCreateParams":    edapp.UserCreateParams{Username: "a", Password: planted},
-		".UserUpdateParams":    edapp.UserUpdateParams{Password: &[]string{planted}[0]},
-		"v1.UserToken":         userToken(t),
-		".Client":              client,
-		".Secret":              edapp.NewSecret(planted),
-		".LaunchLink":          link,
-		".Webhook":             &edapp.Webhook{ID: "w1", Headers: headers},
-		".WebhookCreateParams": edapp.WebhookCreateParams{WebHookURL: "https://hooks.example.test", Headers: headers},
-		".WebhookHeaders":      headers,
-		".WebhooksService":     client.Webhooks,
-		"safetyculture.Client": sc,
-		"v1.Client":            legacy,
-		"webhook.Handler":      h,
+		".UserCreateParams":      edapp.UserCreateParams{Username: "a", Password: planted},
+		".UserUpdateParams":      edapp.UserUpdateParams{Password: &[]string{planted}[0]},
+		"v1.UserToken":           userToken(t),
+		".Client":                client,
+		".Secret":                edapp.NewSecret(planted),
+		".LaunchLink":            link,
+		".Webhook":               &edapp.Webhook{ID: "w1", Headers: headers},
+		".WebhookCreateParams":   edapp.WebhookCreateParams{WebHookURL: "https://hooks.example.test", Headers: headers},
+		".WebhookHeaders":        headers,
+		".WebhooksService":       client.Webhooks,
+		"safetyculture.Client":   sc,
+		"v1.Client":              legacy,
+		"webhook.Handler":        h,
+		"safetyculture.FeedPage": feedPage(t),
 	}
 	for _, c := range []any{client, sc, legacy} { // the services hold their client
 		v := reflect.ValueOf(c).Elem()
@@ -240,6 +241,25 @@ func secretSamples(t *testing.T) map[string]any {
 // sampleKey names t as the type graph does: ".Client", "v1.UsersService".
 func sampleKey(t reflect.Type) string {
 	return typeKey(cmp.Or(strings.TrimPrefix(strings.TrimPrefix(t.PkgPath(), modulePath), "/"), "."), t.Name())
+}
+
+// feedPage is a safetyculture.FeedPage, which holds its client (and so
+// the token, planted) to follow its next_page.
+func feedPage(t *testing.T) any {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, `{"metadata":{"next_page":"/feed/groups?next=2"},"data":[{"id":"g1"}]}`)
+	}))
+	t.Cleanup(srv.Close)
+	sc, err := safetyculture.NewClient(planted, edapp.WithBaseURL(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := sc.Feeds.ListGroups(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("the feed page sample: %v", err)
+	}
+	return page
 }
 
 // userToken is a v1.UserToken holding planted, as a service answers it.

@@ -253,11 +253,7 @@ func (c *Client) Do(ctx context.Context, op Operation, rc *RequestConfig, decode
 	if err != nil {
 		return err
 	}
-	if err := enterInFlight(ctx, rc.InFlight); err != nil {
-		return fmt.Errorf("edapp: %s %s: %w", op.Method, op.Path, err)
-	}
-	a.tr, err = a.t.Do(ctx, req)
-	leaveInFlight(rc.InFlight) // the body is read: decoding needs no place
+	a.tr, err = a.t.Do(ctx, req) // holds a place of rc.InFlight while an attempt is sent and read
 	defer a.tr.Release()
 	if err != nil {
 		return err
@@ -272,27 +268,6 @@ func (c *Client) Do(ctx context.Context, op Operation, rc *RequestConfig, decode
 		*rc.BodyHash = a.digest()
 	}
 	return decode(a)
-}
-
-// enterInFlight takes a place of sem (WithInFlight), waiting while all are
-// held; a nil sem has places for all.
-func enterInFlight(ctx context.Context, sem chan struct{}) error {
-	if sem == nil {
-		return nil
-	}
-	select {
-	case sem <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// leaveInFlight gives back the place enterInFlight took.
-func leaveInFlight(sem chan struct{}) {
-	if sem != nil {
-		<-sem
-	}
 }
 
 // transportRequest checks and encodes what op and the options say to send.
@@ -316,7 +291,7 @@ func (c *Client) transportRequest(ctx context.Context, op *Operation, rc *Reques
 	}
 	req := transport.Request{
 		Method: op.Method, Path: op.Path, Route: op.Route, RawQuery: rawQuery, Body: payload,
-		Header: rc.Header, Bulk: rc.Bulk, MaxThrottle: rc.MaxThrottle, Once: rc.Once,
+		Header: rc.Header, Bulk: rc.Bulk, MaxThrottle: rc.MaxThrottle, Once: rc.Once, InFlight: rc.InFlight,
 	}
 	if rc.Retry != nil {
 		p := transport.Policy(*rc.Retry)
