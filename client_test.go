@@ -355,7 +355,8 @@ func TestDoReportsDroppedValues(t *testing.T) {
 	require.NoError(t, c.Do(context.Background(), http.MethodGet, "/v2/users/u1", nil, nil, &u))
 	assert.Equal(t, []string{"lastActiveDate", "roles"}, dropped())
 	assert.Equal(t, "ann", u.Username)
-	assert.Equal(t, RawFields{"isArchived": json.RawMessage(`false`)}, u.Extra)
+	assert.Equal(t, RawFields{"isArchived": json.RawMessage(`false`), "lastActiveDate": json.RawMessage(`{"when":"yesterday"}`),
+		"roles": json.RawMessage(`"app-user"`)}, u.Extra, "a dropped value is kept as sent")
 
 	// A clean answer reports nothing.
 	c, dropped = droppedLog(t, []byte(benchUserJSON))

@@ -178,7 +178,9 @@ func pathServed(err error) bool {
 }
 
 // RawFields holds the members of an answer that no field of the record
-// takes, by name, each as sent; nil when there are none. Every record has
+// takes, by name, each as sent, and those whose value did not fit their
+// field (a date that cannot be read, say: the field stays zero, and the
+// value is here as sent); nil when there are none. Every record has
 // one, named Extra, so that a member the SDK does not know yet is kept, not
 // lost. json.Marshal leaves it out (its tag is "-"): merge it into the
 // encoded object to write every member the service sent.

@@ -136,9 +136,9 @@ type scProgressRow struct {
 	CourseID            string     `json:"courseId"`
 	CourseExternalID    string     `json:"courseExternalId"`
 	CourseTitle         string     `json:"courseTitle"`
-	Opened              bool       `json:"opened"`
+	Opened              *bool      `json:"opened"` // nil: its time was sent but could not be read
 	OpenedDateTime      edapp.Time `json:"openedDateTime"`
-	Completed           bool       `json:"completed"`
+	Completed           *bool      `json:"completed"` // nil: its time was sent but could not be read
 	CompletedDateTime   edapp.Time `json:"completedDateTime"`
 	DueAt               edapp.Time `json:"dueAt"`
 	LessonsTotal        int        `json:"lessonsTotal"`
@@ -157,11 +157,27 @@ func courseRowOf(c safetyculture.Course) scCourseRow {
 }
 
 // progressRowOf is a feed row; opened and completed, which the feed does
-// not send, are read from its times.
+// not send, are read from its times. A time sent but not read (kept in
+// Extra) leaves its flag NULL: a zero time says nothing then.
 func progressRowOf(p safetyculture.CourseProgress) scProgressRow {
 	return scProgressRow{p.UserID, p.UserExternalID, p.UserFirstName, p.UserLastName, p.UserEmail, p.CourseID, p.CourseExternalID,
-		p.CourseTitle, !p.OpenedAt.IsZero(), p.OpenedAt, !p.CompletedAt.IsZero(), p.CompletedAt, p.DueAt, p.TotalLessons,
+		p.CourseTitle, sentFlag(p.OpenedAt, p.Extra, "opened_at", "openedAt"), p.OpenedAt,
+		sentFlag(p.CompletedAt, p.Extra, "completed_at", "completedAt"), p.CompletedAt, p.DueAt, p.TotalLessons,
 		p.CompletedLessons, p.ProgressPercent, p.Score, scRow{p}}
+}
+
+// sentFlag is whether t is set; nil when t is zero because the value sent
+// under one of names could not be read (the SDK kept it in extra).
+func sentFlag(t edapp.Time, extra edapp.RawFields, names ...string) *bool {
+	if t.IsZero() {
+		for _, n := range names {
+			if v, ok := extra[n]; ok && string(bytes.TrimSpace(v)) != "null" {
+				return nil
+			}
+		}
+	}
+	set := !t.IsZero()
+	return &set
 }
 
 // mapSeq is seq with f applied to each item.

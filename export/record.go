@@ -142,14 +142,54 @@ func (r Record) Time(name string) time.Time {
 
 // JSON encodes the record with every field: the ones the SDK knows, as it
 // encodes them, and the ones it kept in Extra, as sent. A known field wins
-// over an Extra field of the same name.
+// over an Extra field of the same name, unless it is zero: the SDK keeps
+// in Extra a value it could not read, and leaves its field zero.
 func (r Record) JSON() ([]byte, error) {
 	b, err := json.Marshal(r.v.Interface())
 	if err != nil {
 		return nil, err
 	}
 	b = r.finerTimes(b)
+	b = r.unreadAsSent(b)
 	return spliceExtra(b, r.extra(), func(k string) bool { _, known := r.c.fields[k]; return known }), nil
+}
+
+// unreadAsSent writes again, in b, each known field whose value the SDK
+// could not read (it kept it in Extra and left the field zero) as the
+// service sent it, so that raw keeps what the column holds as NULL.
+func (r Record) unreadAsSent(b []byte) []byte {
+	var unread []string
+	for k, v := range r.extra() {
+		if f, known := r.field(k); known && f.IsZero() && json.Valid(v) {
+			unread = append(unread, k)
+		}
+	}
+	if len(unread) == 0 {
+		return b
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(b, &members) != nil {
+		return b
+	}
+	for _, k := range unread {
+		members[k] = compactJSON(r.extra()[k])
+	}
+	out, err := json.Marshal(members)
+	if err != nil {
+		return b
+	}
+	return out
+}
+
+// compactJSON is v, valid JSON, without the line breaks a line of JSONL
+// cannot hold.
+func compactJSON(v json.RawMessage) json.RawMessage {
+	if !bytes.ContainsAny(v, "\r\n") {
+		return v
+	}
+	var c bytes.Buffer
+	_ = json.Compact(&c, v)
+	return c.Bytes()
 }
 
 // spliceExtra is the JSON object b with extra's members that known does
@@ -174,13 +214,7 @@ func spliceExtra(b []byte, extra edapp.RawFields, known func(string) bool) []byt
 		}
 		name, _ := json.Marshal(k)
 		out = append(append(out, name...), ':')
-		if v := extra[k]; bytes.ContainsAny(v, "\r\n") {
-			var c bytes.Buffer
-			_ = json.Compact(&c, v) // valid, checked above
-			out = append(out, c.Bytes()...)
-		} else {
-			out = append(out, v...)
-		}
+		out = append(out, compactJSON(extra[k])...) // valid, checked above
 	}
 	return append(out, '}')
 }

@@ -61,6 +61,9 @@ func walkStruct(v reflect.Value, raw []byte, extras bool) {
 		return
 	}
 	var extra map[string]json.RawMessage
+	if p.extra != nil {
+		extra, _ = v.FieldByIndex(p.extra).Convert(rawMapType).Interface().(map[string]json.RawMessage)
+	}
 	for k, m := range members {
 		f, ok := p.field(k)
 		switch {
@@ -74,11 +77,55 @@ func walkStruct(v reflect.Value, raw []byte, extras bool) {
 			walk(v.FieldByIndex(f.index), m, true)
 		}
 	}
+	for _, name := range p.fillAliases(v, members) {
+		if p.extra != nil {
+			extra = withMember(extra, name, members[name])
+		}
+	}
 	if extra != nil {
 		f := v.FieldByIndex(p.extra)
 		f.Set(reflect.ValueOf(extra).Convert(f.Type()))
 	}
-	p.fillAliases(v, members)
+}
+
+// withMember is extra with member name set to m, made when nil.
+func withMember(extra map[string]json.RawMessage, name string, m json.RawMessage) map[string]json.RawMessage {
+	if extra == nil {
+		extra = make(map[string]json.RawMessage)
+	}
+	extra[name] = m
+	return extra
+}
+
+// keepDropped keeps in the Extra of the record v points to the value, as
+// sent in data, of each of its own members that did not fit its field
+// (a dropped path naming a member of the record itself), so that what the
+// service sent is not lost when the field stays zero.
+func keepDropped(v reflect.Value, data []byte, dropped []string) {
+	for v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct || len(dropped) == 0 {
+		return
+	}
+	p := planOf(v.Type())
+	if p.extra == nil {
+		return
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(data, &members) != nil {
+		return
+	}
+	f := v.FieldByIndex(p.extra)
+	extra, _ := f.Convert(rawMapType).Interface().(map[string]json.RawMessage)
+	for _, name := range dropped {
+		if m, ok := members[name]; ok && !strings.ContainsAny(name, ".[") {
+			extra = withMember(extra, name, m)
+		}
+	}
+	if extra != nil {
+		f.Set(reflect.ValueOf(extra).Convert(f.Type()))
+	}
 }
 
 // isAlias reports whether member name is another spelling of a field,
@@ -94,8 +141,9 @@ func (p *plan) isAlias(name string) bool {
 
 // fillAliases decodes each other spelling present in members, in order of
 // preference, into its field when that is still zero. A value that does
-// not fit is left out.
-func (p *plan) fillAliases(v reflect.Value, members map[string]json.RawMessage) {
+// not fit is left out of its field; fillAliases returns the names of the
+// members it left out so.
+func (p *plan) fillAliases(v reflect.Value, members map[string]json.RawMessage) (unfit []string) {
 	for _, a := range p.aliases {
 		m, ok := members[a.name]
 		for k, mk := range members {
@@ -107,9 +155,26 @@ func (p *plan) fillAliases(v reflect.Value, members map[string]json.RawMessage) 
 			n := reflect.New(f.Type())
 			if json.Unmarshal(m, n.Interface()) == nil {
 				f.Set(n.Elem())
+			} else if k := memberName(members, a.name); k != "" {
+				unfit = append(unfit, k)
 			}
 		}
 	}
+	return unfit
+}
+
+// memberName is the key of members that encoding/json matches to name:
+// name itself, or one equal under case folding; "" when there is none.
+func memberName(members map[string]json.RawMessage, name string) string {
+	if _, ok := members[name]; ok {
+		return name
+	}
+	for k := range members {
+		if strings.EqualFold(k, name) {
+			return k
+		}
+	}
+	return ""
 }
 
 // plan is what finish needs to know about a type, found once.

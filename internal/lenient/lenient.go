@@ -79,6 +79,7 @@ func decode(data []byte, v any, check bool) (dropped []string, err error) {
 		return nil, err
 	}
 	finish(rv, cleaned)
+	keepDropped(rv, data, s.dropped)
 	return s.dropped, nil
 }
 

@@ -241,7 +241,26 @@ func TestDecodeUnknownMemberDoesNotHideABadValue(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"score"}, dropped)
 	assert.Equal(t, "x", p.ID)
-	assert.Equal(t, map[string]json.RawMessage{"zzz": json.RawMessage(`1`)}, p.Extra)
+	assert.Equal(t, map[string]json.RawMessage{"zzz": json.RawMessage(`1`), "score": json.RawMessage(`"high"`)}, p.Extra,
+		"the dropped value is kept as sent")
+}
+
+// A record's own member whose value does not fit its field is kept in
+// Extra as sent, whichever spelling carried it, so that a zero field is
+// never the only trace of what the service sent.
+func TestItemsKeepsADroppedMemberInExtra(t *testing.T) {
+	t.Parallel()
+	items, dropped, _, err := Items[pet]([]byte(`[{"kind":"cat","born":"soon"},{"kind":"dog","born":"2024-01-02"}]`), 10, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"[0].born"}, dropped)
+	assert.Equal(t, map[string]json.RawMessage{"born": json.RawMessage(`"soon"`)}, items[0].Extra)
+	assert.Nil(t, items[1].Extra)
+
+	var p person
+	_, err = Decode([]byte(`{"userName":["not","a","name"]}`), &p)
+	require.NoError(t, err)
+	assert.Empty(t, p.Name)
+	assert.Equal(t, map[string]json.RawMessage{"userName": json.RawMessage(`["not","a","name"]`)}, p.Extra, "another spelling that does not fit")
 }
 
 // fields is a type defined on map[string]json.RawMessage, as the SDK's
@@ -304,7 +323,7 @@ func TestDecodeListShapes(t *testing.T) {
 			[]rec{{ID: "a", Extra: map[string]json.RawMessage{"x": json.RawMessage(`1`)}}, {ID: "b"}, {ID: "c"}}, nil,
 			[]string{"items[1].n", "items[2]", "totalCount"}},
 		{`[{"id":"a","x":1},{"id":"b","n":"3"},5,{"id":"c"}]`,
-			[]rec{{ID: "a", Extra: map[string]json.RawMessage{"x": json.RawMessage(`1`)}}, {ID: "b"}, {ID: "c"}}, nil,
+			[]rec{{ID: "a", Extra: map[string]json.RawMessage{"x": json.RawMessage(`1`)}}, {ID: "b", Extra: map[string]json.RawMessage{"n": json.RawMessage(`"3"`)}}, {ID: "c"}}, nil,
 			[]string{"[1].n", "[2]"}},
 		{`{"items":{"id":"a"}}`, nil, nil, []string{"items"}},
 	} {
