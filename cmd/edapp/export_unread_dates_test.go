@@ -36,10 +36,10 @@ func TestExportUnreadCompletionDate(t *testing.T) {
 		db, _ := openTestDB(t, url)
 		for query, want := range map[string]string{
 			`SELECT COUNT(*) FROM course_progress WHERE source = 'edapp' AND completed AND completed_date_time IS NULL`:                        "1",
-			`SELECT COUNT(*) FROM attempts WHERE source = 'edapp' AND id = 'a1' AND completed_date_time IS NULL`:                              "1",
-			`SELECT COUNT(*) FROM course_progress WHERE source = 'safetyculture' AND course_id = 'c1' AND completed IS NULL AND opened`:       "1",
-			`SELECT COUNT(*) FROM course_progress WHERE source = 'safetyculture' AND course_id = 'c2' AND opened IS NULL AND completed`:       "1",
-			`SELECT COUNT(*) FROM course_progress WHERE source = 'safetyculture' AND course_id = 'c3' AND opened AND NOT completed`:           "1",
+			`SELECT COUNT(*) FROM attempts WHERE source = 'edapp' AND id = 'a1' AND completed_date_time IS NULL`:                               "1",
+			`SELECT COUNT(*) FROM course_progress WHERE source = 'safetyculture' AND course_id = 'c1' AND completed IS NULL AND opened`:        "1",
+			`SELECT COUNT(*) FROM course_progress WHERE source = 'safetyculture' AND course_id = 'c2' AND opened IS NULL AND completed`:        "1",
+			`SELECT COUNT(*) FROM course_progress WHERE source = 'safetyculture' AND course_id = 'c3' AND opened AND NOT completed`:            "1",
 			`SELECT COUNT(*) FROM course_progress WHERE source = 'safetyculture' AND completed_date_time IS NULL AND course_id IN ('c1','c3')`: "2",
 		} {
 			if got := rowsOfDB(t, db, query)[0][0]; got != want {
