@@ -55,3 +55,48 @@ func TestSCRowRawIsTheFeedRowAsReceived(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "{\"last_seen_at\":\"2024-03-05T11:41:10.000Z\",\"id\":\"u1\",\"score\":1.50,\"x\":\"a\uFFFDb\",\"email\":\"a@example.com\"}", string(b))
 }
+
+// A catalogue record's raw (courses, lessons, collections) is its bytes as
+// received: unknown members, member order, spacing and number spellings
+// kept, compacted when it holds a line break, and bytes that are not UTF-8
+// made U+FFFD.
+func TestSCCatalogueRowRawIsTheRecordAsReceived(t *testing.T) {
+	t.Parallel()
+	course := "{\"id\": \"c1\",\n \"lessonCount\": 3.0, \"weight\": 1E2, \"x\": \"a\xffb\",  \"title\":\"Lifting\"}"
+	lesson := "{\"minimumScore\": 50.00,\n\"id\":\"l1\", \"tags\": [ \"a\" ]}"
+	collection := "{\"id\":\"k1\",\t\"sort\": -0.0 , \"title\": \"Safety\"}"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/training/courses/v1":
+			_, _ = w.Write([]byte(`{"totalCount":1,"items":[` + course + `]}`))
+		case "/training/courses/v1/c1/lessons":
+			_, _ = w.Write([]byte(`{"lessons":[` + lesson + `]}`))
+		case "/training/collections/v1":
+			_, _ = w.Write([]byte(`{"totalCount":1,"items":[` + collection + `]}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	sc, err := safetyculture.NewClient("t", edapp.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+	ctx := context.Background()
+	courses, err := sc.Courses.List(ctx, nil)
+	require.NoError(t, err)
+	lessons, err := sc.Courses.Lessons(ctx, "c1")
+	require.NoError(t, err)
+	collections, err := sc.Collections.List(ctx, nil)
+	require.NoError(t, err)
+	require.Len(t, courses.Items, 1)
+	require.Len(t, lessons, 1)
+	require.Len(t, collections.Items, 1)
+	for want, row := range map[string]scRow{
+		"{\"id\":\"c1\",\"lessonCount\":3.0,\"weight\":1E2,\"x\":\"a\uFFFDb\",\"title\":\"Lifting\"}": courseRowOf(courses.Items[0]).scRow,
+		`{"minimumScore":50.00,"id":"l1","tags":["a"]}`:                                               {lessons[0]},
+		collection: {collections.Items[0]}, // no line break: as received, spacing included
+	} {
+		b, err := row.MarshalJSON()
+		require.NoError(t, err)
+		assert.Equal(t, want, string(b))
+	}
+}

@@ -19,6 +19,7 @@ type CourseCollection struct {
 	Title       string          `json:"title"`
 	Description string          `json:"description"`
 	Extra       edapp.RawFields `json:"-"`
+	raw         string          // the record as received; see Raw
 }
 
 func collectionKey(c CourseCollection) string { return c.ID }

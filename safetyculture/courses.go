@@ -37,6 +37,7 @@ type Course struct {
 	LessonCount               int             `json:"lessonCount"` // also read as LessonCount
 	PublishedVersionNumber    int             `json:"publishedVersionNumber"`
 	Extra                     edapp.RawFields `json:"-"`
+	raw                       string          // the record as received; see Raw
 }
 
 // CourseRef names a course by its ids.
@@ -57,6 +58,7 @@ type Lesson struct {
 	Status       string          `json:"status"`
 	MinimumScore float64         `json:"minimumScore"`
 	Extra        edapp.RawFields `json:"-"`
+	raw          string          // the record as received; see Raw
 }
 
 // CourseListOptions filter and page the course list.

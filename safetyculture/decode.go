@@ -3,6 +3,7 @@ package safetyculture
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 
 	"github.com/edapp-go/edapp/internal/lenient"
 )
@@ -17,7 +18,7 @@ type listOf[T any] struct {
 func (l *listOf[T]) DecodeJSON(data []byte) ([]string, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) > 0 && data[0] == '[' {
-		return lenient.Decode(data, &l.items)
+		return l.decodeItems(data)
 	}
 	var env map[string]json.RawMessage
 	if err := json.Unmarshal(data, &env); err != nil {
@@ -30,8 +31,23 @@ func (l *listOf[T]) DecodeJSON(data []byte) ([]string, error) {
 	if !ok || len(raw) == 0 {
 		return nil, nil
 	}
-	return lenient.Decode(raw, &l.items)
+	return l.decodeItems(raw)
 }
+
+// decodeItems decodes the array data item by item, each record keeping its
+// bytes as received; anything else as Decode does.
+func (l *listOf[T]) decodeItems(data []byte) ([]string, error) {
+	items, dropped, isArray, err := lenient.Items(data, maxListItems, keepRawItem[T])
+	if !isArray || errors.Is(err, lenient.ErrNotJSON) {
+		l.items = nil
+		return lenient.Decode(data, &l.items)
+	}
+	l.items = items
+	return dropped, err
+}
+
+// maxListItems bounds the items of one unpaged list (a course's lessons).
+const maxListItems = 100_000
 
 // oneOf decodes a record sent bare or as {key: {...}}.
 type oneOf[T any] struct {

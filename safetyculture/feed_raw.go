@@ -11,6 +11,19 @@ func (r *Group) keepRaw(b []byte)          { r.raw = string(b) }
 func (r *GroupUser) keepRaw(b []byte)      { r.raw = string(b) }
 func (r *Site) keepRaw(b []byte)           { r.raw = string(b) }
 func (r *SiteMember) keepRaw(b []byte)     { r.raw = string(b) }
+func (r *Course) keepRaw(b []byte)         { r.raw = string(b) }
+func (r *Lesson) keepRaw(b []byte)         { r.raw = string(b) }
+func (r *CourseCollection) keepRaw(b []byte) {
+	r.raw = string(b)
+}
+
+// keepRawItem keeps raw, an item's bytes as received, in item when it is
+// a record that keeps them.
+func keepRawItem[T any](_ int, raw []byte, item *T) {
+	if k, ok := any(item).(rawKeeper); ok {
+		k.keepRaw(raw)
+	}
+}
 
 // Raw returns the row as the feed sent it: the bytes of its JSON object,
 // every member included, as received; nil for a row not read from a feed.
@@ -30,6 +43,18 @@ func (r Site) Raw() json.RawMessage { return rawOf(r.raw) }
 
 // Raw returns the row as the feed sent it; see [CourseProgress.Raw].
 func (r SiteMember) Raw() json.RawMessage { return rawOf(r.raw) }
+
+// Raw returns the course as the catalogue's list sent it: the bytes of its
+// JSON object, every member included, as received; nil for a course not
+// read from a list (or from one of an unusual shape).
+func (r Course) Raw() json.RawMessage { return rawOf(r.raw) }
+
+// Raw returns the lesson as the course's lesson list sent it; see
+// [Course.Raw].
+func (r Lesson) Raw() json.RawMessage { return rawOf(r.raw) }
+
+// Raw returns the collection as the list sent it; see [Course.Raw].
+func (r CourseCollection) Raw() json.RawMessage { return rawOf(r.raw) }
 
 func rawOf(s string) json.RawMessage {
 	if s == "" {

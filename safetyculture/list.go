@@ -45,7 +45,7 @@ func listPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, 
 // fetchPage fetches one page, and returns the call's Response also when
 // it failed.
 func fetchPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids.Path, opts PO, reqOpts []edapp.RequestOption) (*edapp.Page[T], *edapp.Response, error) {
-	var l pager.List[T]
+	l := pager.List[T]{Each: keepRawItem[T]}
 	var hash uint64
 	resp, err := c.send(ctx, getOp(p, opts), &l, false, reqOpts, core.WithBodyHash(&hash))
 	if err != nil {

@@ -22,7 +22,15 @@ import (
 // An answer of any other shape (unexpected members in the envelope, say)
 // takes Decode's path on the whole page, which is as tolerant, only slower.
 func DecodeList[T any](data []byte, items *[]T, total **int) (dropped []string, err error) {
-	if dropped, ok := streamList(data, items, total); ok {
+	return DecodeListEach(data, items, total, nil)
+}
+
+// DecodeListEach is DecodeList that hands each, if set, every item kept
+// with its index and its bytes as sent (both valid only during the call),
+// as Items does. Only the common shapes, read item by item, call each: an
+// answer that takes Decode's path on the whole page does not.
+func DecodeListEach[T any](data []byte, items *[]T, total **int, each func(i int, raw []byte, item *T)) (dropped []string, err error) {
+	if dropped, ok := streamList(data, items, total, each); ok {
 		return dropped, nil
 	}
 	if b := bytes.TrimLeft(data, " \t\r\n"); len(b) > 0 && b[0] == '[' {
@@ -42,7 +50,7 @@ func DecodeList[T any](data []byte, items *[]T, total **int) (dropped []string, 
 
 // streamList decodes the common shapes item by item; false means the page
 // needs the general path.
-func streamList[T any](data []byte, items *[]T, total **int) (dropped []string, ok bool) {
+func streamList[T any](data []byte, items *[]T, total **int, each func(int, []byte, *T)) (dropped []string, ok bool) {
 	*items, *total = nil, nil
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
@@ -52,9 +60,9 @@ func streamList[T any](data []byte, items *[]T, total **int) (dropped []string, 
 	}
 	switch tok {
 	case json.Delim('['):
-		dropped, ok = streamItems(d, data, "", items)
+		dropped, ok = streamItems(d, data, "", items, each)
 	case json.Delim('{'):
-		dropped, ok = streamEnvelope(d, data, items, total)
+		dropped, ok = streamEnvelope(d, data, items, total, each)
 	}
 	if !ok || len(bytes.TrimLeft(data[d.InputOffset():], " \t\r\n")) > 0 {
 		return nil, false
@@ -65,7 +73,7 @@ func streamList[T any](data []byte, items *[]T, total **int) (dropped []string, 
 // streamEnvelope decodes the members of the {"items", "totalCount"} object
 // d has just entered, and its end; false when a member is repeated, or
 // items is not an array or null, or anything else does not fit.
-func streamEnvelope[T any](d *json.Decoder, data []byte, items *[]T, total **int) (dropped []string, ok bool) {
+func streamEnvelope[T any](d *json.Decoder, data []byte, items *[]T, total **int, each func(int, []byte, *T)) (dropped []string, ok bool) {
 	seen := map[string]bool{}
 	for d.More() {
 		tok, err := d.Token()
@@ -76,7 +84,7 @@ func streamEnvelope[T any](d *json.Decoder, data []byte, items *[]T, total **int
 		seen[key] = true
 		switch key {
 		case "items":
-			if dropped, ok = streamItemsMember(d, data, items); !ok {
+			if dropped, ok = streamItemsMember(d, data, items, each); !ok {
 				return nil, false
 			}
 		case "totalCount":
@@ -102,7 +110,7 @@ func streamEnvelope[T any](d *json.Decoder, data []byte, items *[]T, total **int
 
 // streamItemsMember decodes the value of the envelope's items: an array,
 // or null.
-func streamItemsMember[T any](d *json.Decoder, data []byte, items *[]T) (dropped []string, ok bool) {
+func streamItemsMember[T any](d *json.Decoder, data []byte, items *[]T, each func(int, []byte, *T)) (dropped []string, ok bool) {
 	tok, err := d.Token()
 	switch {
 	case err != nil:
@@ -111,21 +119,28 @@ func streamItemsMember[T any](d *json.Decoder, data []byte, items *[]T) (dropped
 		*items = nil
 		return nil, true
 	case tok == json.Delim('['):
-		return streamItems(d, data, "items", items)
+		return streamItems(d, data, "items", items, each)
 	}
 	return nil, false
 }
 
 // streamItems decodes the items of the array d has just entered.
-func streamItems[T any](d *json.Decoder, data []byte, path string, items *[]T) (dropped []string, ok bool) {
+func streamItems[T any](d *json.Decoder, data []byte, path string, items *[]T, each func(int, []byte, *T)) (dropped []string, ok bool) {
 	list := []T{} // as encoding/json: [] is empty, not nil
 	next := itemDecoder[T](d)
+	kept := func(i int, raw []byte) {
+		if each != nil {
+			each(i, raw, &list[len(list)-1])
+		}
+	}
 	for i := 0; d.More(); i++ {
 		start := d.InputOffset()
 		var zero T
 		list = append(list, zero)
 		err := next(&list[len(list)-1])
+		raw := trimItem(data[start:d.InputOffset()])
 		if err == nil {
+			kept(i, raw)
 			continue
 		}
 		var syn *json.SyntaxError
@@ -134,7 +149,6 @@ func streamItems[T any](d *json.Decoder, data []byte, path string, items *[]T) (
 		}
 		// Unknown members or a value that does not fit: this item again, on
 		// its own.
-		raw := bytes.TrimLeft(data[start:d.InputOffset()], " \t\r\n,")
 		at := path + "[" + strconv.Itoa(i) + "]"
 		list[len(list)-1] = zero
 		its, err := decode(raw, &list[len(list)-1], false)
@@ -149,6 +163,7 @@ func streamItems[T any](d *json.Decoder, data []byte, path string, items *[]T) (
 			}
 			dropped = append(dropped, at+p)
 		}
+		kept(i, raw)
 	}
 	if tok, err := d.Token(); err != nil || tok != json.Delim(']') {
 		return nil, false

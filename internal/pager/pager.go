@@ -17,12 +17,15 @@ import (
 type List[T any] struct {
 	Items      []T  `json:"items"`
 	TotalCount *int `json:"totalCount"`
+	// Each, if set, is handed every item kept, with its bytes as sent (see
+	// lenient.DecodeListEach).
+	Each func(i int, raw []byte, item *T) `json:"-"`
 }
 
 // DecodeJSON decodes a page in either form; it returns the JSON paths of
 // the values it dropped, such as "items[3].completedDateTime".
 func (l *List[T]) DecodeJSON(data []byte) (dropped []string, err error) {
-	return lenient.DecodeList(data, &l.Items, &l.TotalCount)
+	return lenient.DecodeListEach(data, &l.Items, &l.TotalCount, l.Each)
 }
 
 // Total is the service's count of all items, and whether it sent one. A
