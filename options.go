@@ -148,9 +148,20 @@ func WithRoute(template string) RequestOption {
 // request was sent: 1 when nothing was retried, 0 when nothing was sent);
 // Waited (for the limiter, for a pause the service asked for, and between
 // retries); Dropped (the JSON paths of values that did not fit their Go
-// fields and were left out, such as "items[3].completedDateTime").
+// fields and were left out, such as "items[3].completedDateTime");
+// DroppedRecords (the records dropped whole because they could not be
+// decoded at all, each a [DroppedRecord] with its bytes as sent).
 //
 // Methods: Total() (int, bool), a list's totalCount and whether the
 // service sent one; TotalContradicted(), whether a page's items contradict
 // it.
 type Response = core.Response
+
+// DroppedRecord is a record of an answer dropped whole because it could
+// not be decoded at all (nested deeper than encoding/json reads, say):
+// Path is its JSON path ("data[3]"), Raw its first
+// [MaxDroppedRecordBytes] bytes as sent, Size its length.
+type DroppedRecord = core.DroppedRecord
+
+// MaxDroppedRecordBytes bounds the bytes a [DroppedRecord] keeps.
+const MaxDroppedRecordBytes = core.MaxDroppedRecordBytes

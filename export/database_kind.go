@@ -172,7 +172,7 @@ func (x *Database) write(ctx context.Context, c *dbKind, b *Batch) error {
 	}
 	c.written += n.written
 	c.same += max(len(b.Records)-n.records-n.written, 0)
-	c.rejected += n.records + n.fields
+	c.rejected += n.records + n.fields + len(b.Refused)
 	return nil
 }
 
@@ -197,6 +197,9 @@ func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *Batch) (n batch
 			if n.fields, err = x.upsertCustomFields(ctx, tx, c.fields, b.Records, c.walk.run); err != nil {
 				return err
 			}
+		}
+		for _, r := range b.Refused {
+			x.rejects = append(x.rejects, x.refused(c.t, r))
 		}
 		if err := dbschema.InsertRejects(ctx, tx, x.d, x.rejects); err != nil {
 			return err

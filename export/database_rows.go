@@ -389,6 +389,17 @@ func (x *Database) reject(t *table, row []any, why string) dbschema.Reject {
 	return r
 }
 
+// refused is r, a record of t the SDK could not decode at all, kept in
+// the rejects table: no identity, its bytes as sent (within
+// edapp.MaxDroppedRecordBytes, the reason saying when cut).
+func (x *Database) refused(t *table, r edapp.DroppedRecord) dbschema.Reject {
+	why := "could not be decoded (" + r.Path + ")"
+	if len(r.Raw) < r.Size {
+		why += fmt.Sprintf("; its first %d of %d bytes kept", len(r.Raw), r.Size)
+	}
+	return dbschema.Reject{Source: x.source, Kind: t.name, Reason: why, Raw: dbschema.ValidUTF8(string(r.Raw)), Run: x.run, At: time.Now()}
+}
+
 // insertRows upserts rows whose keys are distinct, and returns how many
 // it rejected, rejects (refused before) included.
 func (x *Database) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows [][]any, rejects []dbschema.Reject) (int, error) {

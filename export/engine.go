@@ -246,14 +246,17 @@ func join(g, b *Batch) *Batch {
 // stream takes the records of one kind, from one goroutine or several,
 // and cuts them into batches at page boundaries.
 type stream struct {
-	ctx  context.Context // checked before each record: Ctrl-C stops mid-page
-	k    *Kind
-	mu   sync.Mutex
-	t    Tracker
-	out  chan *Batch
-	cur  []Record
-	base int // pages complete before this run's first (a resumed walk)
-	seen int // pages this run has started (single-list kinds)
+	ctx context.Context // checked before each record: Ctrl-C stops mid-page
+	k   *Kind
+	mu  sync.Mutex
+	t   Tracker
+	out chan *Batch
+	cur []Record
+	// refused is the records of the pages in cur that the SDK dropped
+	// whole, with their bytes as sent: they go to the rejects table.
+	refused []edapp.DroppedRecord
+	base    int // pages complete before this run's first (a resumed walk)
+	seen    int // pages this run has started (single-list kinds)
 
 	started            time.Time
 	future             int       // records dated after started
@@ -272,14 +275,14 @@ func newStream(ctx context.Context, k *Kind, p Plan, t Tracker, now func() time.
 // flush sends the records gathered so far as a batch covering pages
 // complete pages. Called with mu held.
 func (s *stream) flush(pages int) {
-	if len(s.cur) == 0 && pages == 0 {
+	if len(s.cur) == 0 && len(s.refused) == 0 && pages == 0 {
 		return
 	}
 	if s.k.PerParent {
 		pages = 0
 	}
-	s.out <- &Batch{Kind: s.k, Records: s.cur, Pages: pages, Started: s.startTime()}
-	s.cur = nil
+	s.out <- &Batch{Kind: s.k, Records: s.cur, Refused: s.refused, Pages: pages, Started: s.startTime()}
+	s.cur, s.refused = nil, nil
 }
 
 // finish sends the last batch and closes the stream. complete says the
@@ -337,8 +340,9 @@ func (s *stream) onPage(resp *edapp.Response) {
 	s.requests++
 	s.attempts += resp.Attempts
 	s.dropped += len(resp.Dropped)
+	s.refused = append(s.refused, resp.DroppedRecords...)
 	s.t.Add(0, resp.Waited)
-	resp.Attempts = 0
+	resp.Attempts, resp.DroppedRecords = 0, nil
 }
 
 // serviceTime is the time the service answered, from its Date header, so

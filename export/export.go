@@ -113,6 +113,11 @@ type Plan struct {
 type Batch struct {
 	Kind    *Kind
 	Records []Record
+	// Refused is the records the SDK dropped whole from the pages of this
+	// batch (it could not decode them at all), with their bytes as sent
+	// within edapp.MaxDroppedRecordBytes: a destination that keeps
+	// refused records keeps them.
+	Refused []edapp.DroppedRecord
 	// Pages is the number of pages of the walk (counted from page 1) that
 	// are complete once this batch is written, for a single-list kind; a
 	// destination that commits it with the records resumes after them.

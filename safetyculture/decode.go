@@ -37,7 +37,7 @@ func (l *listOf[T]) DecodeJSON(data []byte) ([]string, error) {
 // decodeItems decodes the array data item by item, each record keeping its
 // bytes as received; anything else as Decode does.
 func (l *listOf[T]) decodeItems(data []byte) ([]string, error) {
-	items, dropped, isArray, err := lenient.Items(data, maxListItems, keepRawItem[T])
+	items, dropped, isArray, err := lenient.Items(data, maxListItems, keepRawItem[T], nil)
 	if !isArray || errors.Is(err, lenient.ErrNotJSON) {
 		l.items = nil
 		return lenient.Decode(data, &l.items)

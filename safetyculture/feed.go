@@ -143,7 +143,11 @@ type feedAnswer[T any] struct {
 	Metadata feedMetadata `json:"metadata"`
 	Data     []T          `json:"data"`
 	received int          // the rows sent, those dropped whole included
+	whole    []edapp.DroppedRecord
 }
+
+// DroppedRecords is the rows dropped whole, with their bytes as sent.
+func (a *feedAnswer[T]) DroppedRecords() []edapp.DroppedRecord { return a.whole }
 
 // feedMetadata is a page's metadata. NextPageToken is the course-progress
 // feed's (the walk follows next_page): a member known to a field keeps a

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/internal/core"
 	"github.com/edapp-go/edapp/internal/lenient"
 )
 
@@ -79,6 +80,8 @@ func (a *feedAnswer[T]) decodeData(v []byte, dropped *[]string) error {
 		if k, ok := any(row).(rawKeeper); ok {
 			k.keepRaw(raw)
 		}
+	}, func(i int, raw []byte) {
+		a.whole = append(a.whole, core.NewDroppedRecord("data["+strconv.Itoa(i)+"]", raw))
 	})
 	a.Data = rows
 	if !isArray {

@@ -40,6 +40,18 @@ func TestFeedAnswerDecodeContainsADeepRecord(t *testing.T) {
 	assert.Equal(t, "g1", page.Items[0].ID)
 	assert.Equal(t, "g3", page.Items[1].ID)
 	assert.Equal(t, []string{"data[1]"}, resp.Dropped)
+	require.Len(t, resp.DroppedRecords, 1, "the record dropped whole is handed on with its bytes")
+	assert.Equal(t, edapp.DroppedRecord{Path: "data[1]", Raw: []byte(deep), Size: len(deep)}, resp.DroppedRecords[0])
+
+	// A larger one keeps its first MaxDroppedRecordBytes.
+	huge := `{"id":"g4","nested":` + strings.Repeat(`[`, 40_000) + strings.Repeat(`]`, 40_000) + `}`
+	w2 := newWire(t)
+	w2.handle("GET /feed/groups", 200, `{"metadata":{"next_page":null},"data":[`+huge+`]}`)
+	_, err = w2.client(t).Feeds.ListGroups(ctx, nil, edapp.WithResponseInto(&resp))
+	require.NoError(t, err)
+	require.Len(t, resp.DroppedRecords, 1)
+	assert.Equal(t, []byte(huge[:edapp.MaxDroppedRecordBytes]), resp.DroppedRecords[0].Raw)
+	assert.Equal(t, len(huge), resp.DroppedRecords[0].Size)
 }
 
 func TestFeedAnswerDecodeBoundsExtra(t *testing.T) {

@@ -312,6 +312,9 @@ func (a *Answer) DecodeJSON(ctx context.Context, out any) error {
 	if err != nil {
 		return a.decodeError(err)
 	}
+	if d, ok := out.(RecordDropper); ok {
+		a.Response().DroppedRecords = d.DroppedRecords()
+	}
 	if len(dropped) > 0 {
 		a.Response().Dropped = dropped
 		if log := a.c.logger; log != nil {

@@ -127,6 +127,36 @@ type Response struct {
 	// fields and were left out (JSON paths such as "items[3].completedDateTime");
 	// the rest of the answer was kept.
 	Dropped []string
+	// DroppedRecords holds the records of the answer dropped whole because
+	// they could not be decoded at all (nested deeper than encoding/json
+	// reads, say), each with its bytes as sent, within a bound; their paths
+	// are in Dropped too. A caller that keeps refused records (the export's
+	// rejects table) keeps these.
+	DroppedRecords []DroppedRecord
+}
+
+// DroppedRecord is a record of an answer dropped whole: its JSON path
+// ("data[3]"), its first MaxDroppedRecordBytes bytes as sent, and its
+// size.
+type DroppedRecord struct {
+	Path string
+	Raw  []byte // at most MaxDroppedRecordBytes; Raw is all of it when len(Raw) == Size
+	Size int
+}
+
+// MaxDroppedRecordBytes bounds the bytes a DroppedRecord keeps.
+const MaxDroppedRecordBytes = 64 << 10
+
+// NewDroppedRecord is the record raw, dropped whole at path, its bytes
+// copied within MaxDroppedRecordBytes.
+func NewDroppedRecord(path string, raw []byte) DroppedRecord {
+	return DroppedRecord{Path: path, Raw: append([]byte(nil), raw[:min(len(raw), MaxDroppedRecordBytes)]...), Size: len(raw)}
+}
+
+// RecordDropper is a decoded answer that keeps the records it dropped
+// whole (see Response.DroppedRecords).
+type RecordDropper interface {
+	DroppedRecords() []DroppedRecord
 }
 
 // response builds the Response of a finished transport call.

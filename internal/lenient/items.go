@@ -18,7 +18,8 @@ var ErrTooManyItems = errors.New("lenient: too many items")
 // not decode at all, such as one nested deeper than encoding/json reads,
 // is reported ("[3]") and left out, and its neighbours are read. each, if
 // set, is handed every item kept, with its index and its bytes as sent
-// (both valid only during the call). More than max items is
+// (both valid only during the call); whole, if set, every item dropped
+// whole, the same way. More than max items is
 // ErrTooManyItems, with no item past max decoded. isArray is false when
 // data is not an array; a page whose structure cannot be followed is
 // ErrNotJSON.
@@ -28,13 +29,13 @@ var ErrTooManyItems = errors.New("lenient: too many items")
 // spelling (see Alias) or one no field takes is decoded again on its own,
 // as Decode does, and only an item encoding/json cannot read at all sends
 // the rest of the page to a scanner that finds each item's end itself.
-func Items[T any](data []byte, max int, each func(i int, raw []byte, item *T)) (items []T, dropped []string, isArray bool, err error) {
+func Items[T any](data []byte, max int, each func(i int, raw []byte, item *T), whole func(i int, raw []byte)) (items []T, dropped []string, isArray bool, err error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	if tok, err := d.Token(); err != nil || tok != json.Delim('[') {
 		return nil, nil, false, nil
 	}
-	r := itemReader[T]{max: max, each: each, items: []T{}}
+	r := itemReader[T]{max: max, each: each, whole: whole, items: []T{}}
 	for i := 0; d.More(); i++ {
 		if i >= max {
 			return r.items, r.dropped, true, r.tooMany()
@@ -66,6 +67,7 @@ func Items[T any](data []byte, max int, each func(i int, raw []byte, item *T)) (
 type itemReader[T any] struct {
 	max     int
 	each    func(int, []byte, *T)
+	whole   func(int, []byte)
 	items   []T
 	dropped []string
 }
@@ -93,6 +95,9 @@ func (r *itemReader[T]) alone(raw []byte, i int) {
 	if err != nil {
 		r.items = r.items[:len(r.items)-1]
 		r.dropped = append(r.dropped, at)
+		if r.whole != nil {
+			r.whole(i, raw)
+		}
 		return
 	}
 	for _, p := range its {

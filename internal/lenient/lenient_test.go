@@ -250,7 +250,7 @@ func TestDecodeUnknownMemberDoesNotHideABadValue(t *testing.T) {
 // never the only trace of what the service sent.
 func TestItemsKeepsADroppedMemberInExtra(t *testing.T) {
 	t.Parallel()
-	items, dropped, _, err := Items[pet]([]byte(`[{"kind":"cat","born":"soon"},{"kind":"dog","born":"2024-01-02"}]`), 10, nil)
+	items, dropped, _, err := Items[pet]([]byte(`[{"kind":"cat","born":"soon"},{"kind":"dog","born":"2024-01-02"}]`), 10, nil, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"[0].born"}, dropped)
 	assert.Equal(t, map[string]json.RawMessage{"born": json.RawMessage(`"soon"`)}, items[0].Extra)

@@ -86,7 +86,7 @@ func FuzzItems(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		items, dropped, isArray, err := Items[itemProbe]([]byte(s), 100, nil)
+		items, dropped, isArray, err := Items[itemProbe]([]byte(s), 100, nil, nil)
 		var all []json.RawMessage
 		if json.Unmarshal([]byte(s), &all) != nil || !isArray || err != nil || len(all) > 100 {
 			return
