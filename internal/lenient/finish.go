@@ -145,17 +145,12 @@ func (p *plan) isAlias(name string) bool {
 // members it left out so.
 func (p *plan) fillAliases(v reflect.Value, members map[string]json.RawMessage) (unfit []string) {
 	for _, a := range p.aliases {
-		m, ok := members[a.name]
-		for k, mk := range members {
-			if !ok && strings.EqualFold(k, a.name) {
-				m, ok = mk, true
-			}
-		}
-		if f := v.FieldByIndex(a.index); ok && f.IsZero() {
+		k := memberName(members, a.name)
+		if f := v.FieldByIndex(a.index); k != "" && f.IsZero() {
 			n := reflect.New(f.Type())
-			if json.Unmarshal(m, n.Interface()) == nil {
+			if json.Unmarshal(members[k], n.Interface()) == nil {
 				f.Set(n.Elem())
-			} else if k := memberName(members, a.name); k != "" {
+			} else {
 				unfit = append(unfit, k)
 			}
 		}
