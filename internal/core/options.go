@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"github.com/edapp-go/edapp/internal/pager"
 	"net/http"
 	"time"
 
@@ -135,22 +136,16 @@ type Response struct {
 	DroppedRecords []DroppedRecord
 }
 
-// DroppedRecord is a record of an answer dropped whole: its JSON path
-// ("data[3]"), its first MaxDroppedRecordBytes bytes as sent, and its
-// size.
-type DroppedRecord struct {
-	Path string
-	Raw  []byte // at most MaxDroppedRecordBytes; Raw is all of it when len(Raw) == Size
-	Size int
-}
+// DroppedRecord is a record of an answer dropped whole (see
+// pager.DroppedRecord).
+type DroppedRecord = pager.DroppedRecord
 
 // MaxDroppedRecordBytes bounds the bytes a DroppedRecord keeps.
-const MaxDroppedRecordBytes = 64 << 10
+const MaxDroppedRecordBytes = pager.MaxDroppedRecordBytes
 
-// NewDroppedRecord is the record raw, dropped whole at path, its bytes
-// copied within MaxDroppedRecordBytes.
+// NewDroppedRecord is pager.NewDroppedRecord.
 func NewDroppedRecord(path string, raw []byte) DroppedRecord {
-	return DroppedRecord{Path: path, Raw: append([]byte(nil), raw[:min(len(raw), MaxDroppedRecordBytes)]...), Size: len(raw)}
+	return pager.NewDroppedRecord(path, raw)
 }
 
 // RecordDropper is a decoded answer that keeps the records it dropped

@@ -320,7 +320,7 @@ func TestDecodeListShapes(t *testing.T) {
 		{`{"Items":[{"id":"a"}],"TOTALCOUNT":2}`, []rec{{ID: "a"}}, &two, nil},
 		{`{"items":[{"id":"a"}],"items":[{"id":"b"}]}`, []rec{{ID: "b"}}, nil, nil},
 		{`{"items":[{"id":"a","x":1},{"id":"b","n":"3"},5,{"id":"c"}],"totalCount":"2"}`,
-			[]rec{{ID: "a", Extra: map[string]json.RawMessage{"x": json.RawMessage(`1`)}}, {ID: "b"}, {ID: "c"}}, nil,
+			[]rec{{ID: "a", Extra: map[string]json.RawMessage{"x": json.RawMessage(`1`)}}, {ID: "b", Extra: map[string]json.RawMessage{"n": json.RawMessage(`"3"`)}}, {ID: "c"}}, nil,
 			[]string{"items[1].n", "items[2]", "totalCount"}},
 		{`[{"id":"a","x":1},{"id":"b","n":"3"},5,{"id":"c"}]`,
 			[]rec{{ID: "a", Extra: map[string]json.RawMessage{"x": json.RawMessage(`1`)}}, {ID: "b", Extra: map[string]json.RawMessage{"n": json.RawMessage(`"3"`)}}, {ID: "c"}}, nil,
@@ -384,5 +384,25 @@ func TestDecodeKnownStartsEachAnswerClean(t *testing.T) {
 		}
 		require.NoError(t, err, "answer %d", i)
 		assert.Equal(t, tc.want, r.ID, "answer %d", i)
+	}
+}
+
+// An item encoding/json cannot read at all costs that item, not its page:
+// the scanner finds its neighbours, and whole is handed its bytes.
+func TestDecodeListEachContainsADeepItem(t *testing.T) {
+	t.Parallel()
+	deep := `{"id":"x","n":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`
+	for _, page := range []string{`{"totalCount":3,"items":[{"id":"a"},` + deep + `,{"id":"b"}]}`, `[{"id":"a"},` + deep + `,{"id":"b"}]`} {
+		var items []struct {
+			ID string `json:"id"`
+		}
+		var total *int
+		var wholes []string
+		dropped, err := DecodeListEach([]byte(page), &items, &total, nil, func(i int, raw []byte) { wholes = append(wholes, fmt.Sprint(i, len(raw))) })
+		require.NoError(t, err)
+		require.Len(t, items, 2)
+		assert.Equal(t, "b", items[1].ID)
+		assert.Len(t, dropped, 1)
+		assert.Equal(t, []string{fmt.Sprint(1, len(deep))}, wholes)
 	}
 }

@@ -22,16 +22,23 @@ import (
 // An answer of any other shape (unexpected members in the envelope, say)
 // takes Decode's path on the whole page, which is as tolerant, only slower.
 func DecodeList[T any](data []byte, items *[]T, total **int) (dropped []string, err error) {
-	return DecodeListEach(data, items, total, nil)
+	return DecodeListEach(data, items, total, nil, nil)
 }
 
 // DecodeListEach is DecodeList that hands each, if set, every item kept
 // with its index and its bytes as sent (both valid only during the call),
 // as Items does. Only the common shapes, read item by item, call each: an
 // answer that takes Decode's path on the whole page does not.
-func DecodeListEach[T any](data []byte, items *[]T, total **int, each func(i int, raw []byte, item *T)) (dropped []string, err error) {
+//
+// whole, if set, is handed every item dropped whole, with its index and its
+// bytes as sent: an item encoding/json cannot read at all (nested deeper
+// than it reads, say) costs that item, found by the scanner, not its page.
+func DecodeListEach[T any](data []byte, items *[]T, total **int, each func(i int, raw []byte, item *T), whole func(i int, raw []byte)) (dropped []string, err error) {
 	if dropped, ok := streamList(data, items, total, each); ok {
 		return dropped, nil
+	}
+	if dropped, ok, err := scanList(data, items, total, each, whole); ok {
+		return dropped, err
 	}
 	if b := bytes.TrimLeft(data, " \t\r\n"); len(b) > 0 && b[0] == '[' {
 		var list []T
@@ -46,6 +53,47 @@ func DecodeListEach[T any](data []byte, items *[]T, total **int, each func(i int
 	dropped, err = Decode(data, &env)
 	*items, *total = env.Items, env.TotalCount
 	return dropped, err
+}
+
+// MaxListItems bounds the items of one page that scanList reads.
+const MaxListItems = 100_000
+
+// scanList reads a list whose items encoding/json cannot all follow, a
+// bare array or the {"items", "totalCount"} envelope, with the scanner,
+// item by item (see Items); false when data is of neither shape, or its
+// items are not an array.
+func scanList[T any](data []byte, items *[]T, total **int, each func(int, []byte, *T), whole func(int, []byte)) (dropped []string, ok bool, err error) {
+	*items, *total = nil, nil
+	var list []T
+	var its []string
+	read := func(v []byte) error {
+		list, its, ok, err = Items(v, MaxListItems, each, whole)
+		return err
+	}
+	if b := bytes.TrimLeft(data, " \t\r\n"); len(b) > 0 && b[0] == '[' {
+		err = read(data)
+	} else if _, err = Members(data, func(key string, v []byte) error {
+		switch key {
+		case "items":
+			its = nil
+			return read(v)
+		case "totalCount":
+			if json.Unmarshal(v, total) != nil {
+				*total = nil
+				dropped = append(dropped, "totalCount")
+			}
+		}
+		return nil
+	}); err == nil && ok {
+		for i := range its {
+			its[i] = "items" + its[i]
+		}
+	}
+	if !ok {
+		return nil, false, nil
+	}
+	*items = list
+	return append(its, dropped...), true, err
 }
 
 // streamList decodes the common shapes item by item; false means the page

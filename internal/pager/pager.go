@@ -6,6 +6,7 @@ package pager
 import (
 	"errors"
 	"math"
+	"strconv"
 
 	"github.com/edapp-go/edapp/internal/lenient"
 )
@@ -20,12 +21,20 @@ type List[T any] struct {
 	// Each, if set, is handed every item kept, with its bytes as sent (see
 	// lenient.DecodeListEach).
 	Each func(i int, raw []byte, item *T) `json:"-"`
+
+	whole []DroppedRecord
 }
+
+// DroppedRecords is the items dropped whole, with their bytes as sent.
+func (l *List[T]) DroppedRecords() []DroppedRecord { return l.whole }
 
 // DecodeJSON decodes a page in either form; it returns the JSON paths of
 // the values it dropped, such as "items[3].completedDateTime".
 func (l *List[T]) DecodeJSON(data []byte) (dropped []string, err error) {
-	return lenient.DecodeListEach(data, &l.Items, &l.TotalCount, l.Each)
+	l.whole = nil
+	return lenient.DecodeListEach(data, &l.Items, &l.TotalCount, l.Each, func(i int, raw []byte) {
+		l.whole = append(l.whole, NewDroppedRecord("items["+strconv.Itoa(i)+"]", raw))
+	})
 }
 
 // Total is the service's count of all items, and whether it sent one. A
