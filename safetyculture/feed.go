@@ -153,6 +153,8 @@ func (p *FeedPage[T]) Remaining() (int, bool) {
 	if p.remaining == nil || *p.remaining < 0 {
 		return 0, false
 	}
+	// Capped so that a first page's rows plus it stay an int anywhere: no
+	// walk reads as many (see MaxFeedPages).
 	return int(min(*p.remaining, math.MaxInt32)), true
 }
 
