@@ -50,7 +50,7 @@ func (x *Database) resumePlan(ctx context.Context, k *Kind, r RunInfo, c *dbKind
 		c.walk = walkState{}
 	}
 	if c.walk.run != 0 {
-		return Plan{From: c.walk.from, Page: c.walk.pages + 1}, nil
+		return Plan{From: c.walk.from, Page: c.walk.pages + 1, Fetched: c.walk.completed, Resumed: true}, nil
 	}
 	p := Plan{From: r.Since, Page: 1, Fetched: c.walk.completed}
 	if !c.walk.cursor.IsZero() {
