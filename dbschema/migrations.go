@@ -32,6 +32,7 @@ var migrations = slices.Concat(migrationsBeforeSeen, []Migration{
 	{Version: 14, Name: "identities changed", Steps: identitiesChangedSteps},
 	{Version: 15, Name: "open attempts", Steps: []Step{CreateIndex{"attempts", openAttemptsIndex}}},
 	{Version: IdentityPairsVersion, Name: "identity pairs", Steps: identityPairsSteps()},
+	{Version: RejectsByRecordVersion, Name: "rejects by record", Steps: rejectsByRecordSteps()},
 })
 
 // openAttemptsIndex finds the oldest open attempt of a source at once,
