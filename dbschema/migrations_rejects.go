@@ -1,5 +1,7 @@
 package dbschema
 
+import "strconv"
+
 // Migration 17: rejects keeps one row per refused record, keyed by
 // (source, kind, record_key), with how many runs refused it, the last
 // run, and a bounded body: a record refused on every run no longer adds
@@ -27,11 +29,11 @@ var rejectsByRecordTable = Table{Name: "rejects", Description: "One row per reco
 		{Name: "id", Type: Serial, Origin: FromEngine, Description: "The reject's number, in the order first rejected."},
 		{Name: "source", Type: Text, Origin: FromEngine, Description: "The service the record came from: edapp or safetyculture."},
 		{Name: "kind", Type: Text, Origin: FromEngine, Description: "The kind of record: the table it was for (events for a webhook delivery)."},
-		{Name: "record_key", Type: Text, Origin: FromEngine, Description: "What makes one row per record, with source and kind: its identity when it has one of at most 512 characters, else 'sha256:' and the hex SHA-256 of its identity or, with none, of the record as sent; 'id:' and the row's number for a record rejected before schema version 17 without such an identity."},
+		{Name: "record_key", Type: Text, Origin: FromEngine, Description: "What makes one row per record, with source and kind: its identity when it has one of at most 512 characters, else 'sha256:' and the hex SHA-256 of its identity or, with none, of the record as sent; 'id:' and the row's number for a record rejected before schema version " + strconv.Itoa(RejectsByRecordVersion) + " without such an identity."},
 		{Name: "identity", Type: Text, Origin: FromEngine, Nullable: true, Description: "The record's identity, its key columns' values joined by ' / '; NULL when it has none usable."},
 		{Name: "reason", Type: Text, Origin: FromEngine, Description: "Why it was last refused: the database's message or the rule it broke."},
 		{Name: "raw", Type: JSON, Origin: FromEngine, Nullable: true, Description: "The record or delivery as the service last sent it; one over 64 KiB (see raw_bytes) as a JSON string of its first bytes, at most 64 KiB in all."},
-		{Name: "raw_bytes", Type: Int, Origin: FromEngine, Nullable: true, Unit: "bytes", Description: "The size of the record as sent, before the bound on raw; NULL for a reject kept before schema version 17."},
+		{Name: "raw_bytes", Type: Int, Origin: FromEngine, Nullable: true, Unit: "bytes", Description: "The size of the record as sent, before the bound on raw; NULL for a reject kept before schema version " + strconv.Itoa(RejectsByRecordVersion) + "."},
 		{Name: "count", Type: Int, Origin: FromEngine, Description: "How many export runs refused the record (for a webhook delivery: how many deliveries)."},
 		{Name: "run", Type: Int, Origin: FromEngine, Nullable: true, Description: "The export run that last refused it; NULL for a webhook delivery."},
 		{Name: "first_rejected_at", Type: Time, Origin: FromEngine, Description: "When it was first refused."},
