@@ -31,6 +31,7 @@ func newBridgeConfig(rootOpts any, defaultBaseURL string) (bridge.Config, error)
 	bc := bridge.Config{
 		BaseURL: cfg.baseURL, UserAgent: cfg.userAgent, HTTPClient: cfg.httpClient,
 		Retry: transport.Policy(cfg.retry), MaxBody: cfg.maxBody, Logger: cfg.logger,
+		AttemptTimeout: cfg.attemptTimeout,
 	}
 	if newObserver(cfg.observer, nil) != nil {
 		o := cfg.observer
@@ -47,7 +48,7 @@ func newBridgeCaller(bc bridge.Config) (bridge.Caller, error) {
 	cfg := &config{
 		baseURL: bc.BaseURL, httpClient: bc.HTTPClient, retry: RetryPolicy(bc.Retry), userAgent: bc.UserAgent,
 		logger: bc.Logger, maxBody: bc.MaxBody, maxPause: bc.MaxPause, limiterSet: true,
-		pauseScope: bc.PauseScope,
+		pauseScope: bc.PauseScope, attemptTimeout: bc.AttemptTimeout,
 	}
 	if bc.Limiter != nil {
 		l, ok := bc.Limiter.(Limiter)

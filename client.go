@@ -136,6 +136,8 @@ type config struct {
 	pauseScope string                      // what a 429 pauses, for the log; "": every request
 	clock      transport.Clock             // withTransportClock's; zero: the real clock
 	err        error                       // the first bad option value
+
+	attemptTimeout time.Duration // WithAttemptTimeout's
 }
 
 // fail records the first bad option value; NewClient returns it.
@@ -342,7 +344,7 @@ func applyOptions(base string, opts []Option) (*config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := &config{baseURL: u, retry: DefaultRetryPolicy(), maxBody: DefaultMaxResponseBytes}
+	cfg := &config{baseURL: u, retry: DefaultRetryPolicy(), maxBody: DefaultMaxResponseBytes, attemptTimeout: DefaultAttemptTimeout}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(cfg)
@@ -373,6 +375,8 @@ func newClient(token string, cfg *config) *Client {
 		MaxBody:    cfg.maxBody,
 		PauseScope: cfg.pauseScope,
 		Clock:      cfg.clock,
+
+		AttemptTimeout: cfg.attemptTimeout,
 	}
 	if c.observer != nil {
 		tc.Observer = c.observer

@@ -183,3 +183,21 @@ func IsDataError(err error) bool {
 	}
 	return false
 }
+
+// IsOutOfSpace reports whether err is the database being out of room for
+// now (a full disk, or another resource it runs short of), which the same
+// write may get past later: SQLite's SQLITE_FULL or SQLITE_IOERR,
+// PostgreSQL's class 53 (insufficient resources, disk_full among them).
+func IsOutOfSpace(err error) bool {
+	var pg interface{ SQLState() string }
+	if errors.As(err, &pg) {
+		return strings.HasPrefix(pg.SQLState(), "53")
+	}
+	var lite interface{ Code() int }
+	if errors.As(err, &lite) {
+		const ioErr, full = 10, 13
+		c := lite.Code() & 0xff
+		return c == full || c == ioErr
+	}
+	return false
+}

@@ -94,3 +94,18 @@ func hexSum(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
 }
+
+// A database out of room is told apart from one that refuses a row, on
+// both dialects: PostgreSQL's disk_full (53100), SQLite's SQLITE_FULL.
+func TestIsOutOfSpace(t *testing.T) {
+	t.Parallel()
+	for err, want := range map[error]bool{
+		pgError("53100"): true, pgError("53200"): true, pgError("23505"): false, pgError("22001"): false,
+		liteError(13): true, liteError(10 | 3<<8): true, liteError(19): false, liteError(5): false,
+		fmt.Errorf("commit: %w", pgError("53100")): true, errors.New("disk full"): false,
+	} {
+		if got := IsOutOfSpace(err); got != want {
+			t.Errorf("IsOutOfSpace(%v) = %v", err, got)
+		}
+	}
+}

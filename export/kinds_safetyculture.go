@@ -1,14 +1,15 @@
 package export
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"iter"
 	"reflect"
 	"strings"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/safetyculture"
 )
 
@@ -21,7 +22,55 @@ import (
 // scRow keeps the SafetyCulture record a row was made from, for raw.
 type scRow struct{ orig any }
 
-func (r scRow) MarshalJSON() ([]byte, error) { return json.Marshal(r.orig) }
+// MarshalJSON is the record as the service sent it: a feed row's bytes as
+// received (compacted when they hold a line break, which a line of JSONL
+// cannot, and with each byte that is not UTF-8 as U+FFFD); any other
+// record with every member the service sent, the fields the SDK knows and
+// those it kept in the record's Extra.
+func (r scRow) MarshalJSON() ([]byte, error) {
+	if raw := rawOfRecord(r.orig); len(raw) > 0 {
+		return raw, nil
+	}
+	b, err := json.Marshal(r.orig)
+	if err != nil {
+		return nil, err
+	}
+	return spliceExtra(b, extraOfRecord(r.orig), func(string) bool { return false }), nil
+}
+
+// rawOfRecord is a feed row's bytes as received, made fit for a row.
+func rawOfRecord(v any) []byte {
+	rr, ok := v.(interface{ Raw() json.RawMessage })
+	if !ok {
+		return nil
+	}
+	raw := rr.Raw()
+	if bytes.ContainsAny(raw, "\r\n") {
+		var c bytes.Buffer
+		if json.Compact(&c, raw) != nil {
+			return nil
+		}
+		raw = c.Bytes()
+	}
+	return []byte(dbschema.ValidUTF8(string(raw)))
+}
+
+// extraOfRecord is the Extra of a SafetyCulture record, every one of
+// which has one; nil for a value without.
+func extraOfRecord(v any) edapp.RawFields {
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Struct {
+		return nil
+	}
+	f := rv.FieldByName("Extra")
+	if !f.IsValid() || f.Type() != extraType {
+		return nil
+	}
+	return f.Interface().(edapp.RawFields)
+}
 
 type scUserRow struct {
 	ID             string     `json:"id"`
@@ -150,38 +199,6 @@ func scFeed[T, U any](name string, feed func(x *fetcher, ctx context.Context, o 
 }
 
 func same[T any](v T) T { return v }
-
-// feedPages walks a feed from the first page opts ask for, following each
-// page's next_page as given.
-func feedPages[T any](ctx context.Context, list func(context.Context, *safetyculture.FeedOptions, ...edapp.RequestOption) (*safetyculture.FeedPage[T], error),
-	opts *safetyculture.FeedOptions, o []edapp.RequestOption) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		seen := map[string]bool{}
-		for {
-			page, err := list(ctx, opts, o...)
-			if err != nil {
-				var zero T
-				yield(zero, err)
-				return
-			}
-			for _, v := range page.Items {
-				if !yield(v, nil) {
-					return
-				}
-			}
-			if page.NextPage == "" {
-				return
-			}
-			if seen[page.NextPage] {
-				var zero T
-				yield(zero, fmt.Errorf("export: the feed sent next_page %q twice", page.NextPage))
-				return
-			}
-			seen[page.NextPage] = true
-			opts = &safetyculture.FeedOptions{NextPage: page.NextPage}
-		}
-	}
-}
 
 // scKinds lists SafetyCulture's kinds, in the order the export runs them.
 var scKinds = []Kind{

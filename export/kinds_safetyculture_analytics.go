@@ -99,7 +99,7 @@ var scUsersKind = Kind{Name: "users", Columns: jsonFields[scUserRow](), fetch: f
 
 func scUsers(ctx context.Context, x *fetcher) func(o []edapp.RequestOption) seqOf[scUserRow] {
 	return func(o []edapp.RequestOption) seqOf[scUserRow] {
-		return mapSeq(feedPages(ctx, x.sc.Feeds.ListUsers, &safetyculture.FeedOptions{IncludeInactive: true}, o), userRowOf)
+		return mapSeq(safetyculture.WalkFeed(ctx, x.sc.Feeds.ListUsers, &safetyculture.FeedOptions{IncludeInactive: true}, o...), userRowOf)
 	}
 }
 

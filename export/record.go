@@ -149,15 +149,20 @@ func (r Record) JSON() ([]byte, error) {
 		return nil, err
 	}
 	b = r.finerTimes(b)
-	extra := r.extra()
+	return spliceExtra(b, r.extra(), func(k string) bool { _, known := r.c.fields[k]; return known }), nil
+}
+
+// spliceExtra is the JSON object b with extra's members that known does
+// not name added before its closing brace, in key order (cheaper than a
+// round trip through a map); each is as sent, compacted when it holds a
+// line break (a line of JSONL holds none).
+func spliceExtra(b []byte, extra edapp.RawFields, known func(string) bool) []byte {
 	if len(extra) == 0 || len(b) < 2 || b[len(b)-1] != '}' {
-		return b, nil
+		return b
 	}
-	// Splice the unknown members in before the closing brace, in key
-	// order: cheaper than a round trip through a map.
 	keys := make([]string, 0, len(extra))
 	for k := range extra {
-		if _, known := r.c.fields[k]; !known && json.Valid(extra[k]) {
+		if !known(k) && json.Valid(extra[k]) {
 			keys = append(keys, k)
 		}
 	}
@@ -170,7 +175,6 @@ func (r Record) JSON() ([]byte, error) {
 		name, _ := json.Marshal(k)
 		out = append(append(out, name...), ':')
 		if v := extra[k]; bytes.ContainsAny(v, "\r\n") {
-			// A line of JSONL holds no line break.
 			var c bytes.Buffer
 			_ = json.Compact(&c, v) // valid, checked above
 			out = append(out, c.Bytes()...)
@@ -178,7 +182,7 @@ func (r Record) JSON() ([]byte, error) {
 			out = append(out, v...)
 		}
 	}
-	return append(out, '}'), nil
+	return append(out, '}')
 }
 
 // rawCell renders a JSON value as cell does.

@@ -17,8 +17,9 @@ import (
 )
 
 // ErrForeignNextPage is a feed page whose next_page names another host
-// than the client's base URL: following it would send the token there, so
-// the walk ends with this error instead.
+// than the client's base URL, or a path that leaves the base URL's path:
+// following it would send the token there, so the walk ends with this
+// error instead.
 var ErrForeignNextPage = errors.New("safetyculture: next_page names another host")
 
 // ErrRepeatedCursor is a feed whose next_page names a page the walk has
@@ -130,16 +131,26 @@ type FeedPage[T any] struct {
 	Items    []T
 	NextPage string
 	Response *edapp.Response
+
+	received  int    // the rows the page held, those left out included
+	remaining *int64 // metadata.remaining_records; nil: not sent
+	route     string // the feed's, for errors
+	client    *Client
 }
 
 // feedAnswer is a feed page as the service sends it.
 type feedAnswer[T any] struct {
 	Metadata feedMetadata `json:"metadata"`
 	Data     []T          `json:"data"`
+	received int          // the rows sent, those dropped whole included
 }
 
+// feedMetadata is a page's metadata. NextPageToken is the course-progress
+// feed's (the walk follows next_page): a member known to a field keeps a
+// clean page on the one-pass path.
 type feedMetadata struct {
 	NextPage         *string         `json:"next_page"`
+	NextPageToken    *string         `json:"next_page_token"`
 	RemainingRecords *int64          `json:"remaining_records"`
 	Extra            edapp.RawFields `json:"-"`
 }
@@ -177,7 +188,8 @@ func feedPageOf[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions
 			return nil, fmt.Errorf("%w: GET %s: the page's %s could not be read", ErrBadNextPage, f.route, d)
 		}
 	}
-	p := &FeedPage[T]{Items: a.Data, Response: resp}
+	p := &FeedPage[T]{Items: a.Data, Response: resp, received: a.received, remaining: a.Metadata.RemainingRecords,
+		route: f.route, client: c}
 	if a.Metadata.NextPage != nil {
 		p.NextPage = strings.TrimSpace(*a.Metadata.NextPage)
 	}
@@ -188,22 +200,29 @@ func feedPageOf[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions
 // resolveNextPage resolves a next_page against the base URL and returns
 // the path (relative to the base URL) and the query to send, as given. A
 // next_page on another origin is refused; one outside the base URL's path
-// prefix is taken as relative to it.
+// prefix is taken as relative to it. A path with a dot segment left in it
+// in any spelling ("%2e%2e", say), which a server would resolve out of the
+// prefix, is refused, as is one that leaves the prefix. The errors hide
+// the token.
 func (c *Client) resolveNextPage(next string) (path, rawQuery string, err error) {
 	u, err := url.Parse(next)
 	if err != nil {
-		return "", "", fmt.Errorf("%w: next_page %q is not a URL", edapp.ErrInvalidInput, cut(next, 200))
+		return "", "", fmt.Errorf("%w: next_page %q is not a URL", edapp.ErrInvalidInput, c.redactURL(next))
 	}
 	ref := c.base.ResolveReference(u)
 	if !sameOrigin(ref, c.base) || ref.User != nil {
-		return "", "", fmt.Errorf("%w: %q", ErrForeignNextPage, cut(ref.Redacted(), 200))
+		return "", "", fmt.Errorf("%w: %q", ErrForeignNextPage, c.redactURL(ref.Redacted()))
 	}
 	path = ref.EscapedPath()
-	if prefix := c.base.EscapedPath(); prefix != "" && strings.HasPrefix(path, prefix+"/") {
+	prefix := strings.TrimSuffix(c.base.EscapedPath(), "/")
+	if prefix != "" && strings.HasPrefix(path, prefix+"/") {
 		path = path[len(prefix):]
 	}
 	if !strings.HasPrefix(path, "/") {
 		path = "/" + path
+	}
+	if leavesPrefix(path) {
+		return "", "", fmt.Errorf("%w: %q leaves the base URL's path", ErrForeignNextPage, c.redactURL(ref.Redacted()))
 	}
 	return path, ref.RawQuery, nil
 }
@@ -232,24 +251,39 @@ func cut(s string, n int) string {
 }
 
 // walkFeed yields every row of f from the first page on (or from
-// opts.NextPage), following next_page as given until it is null or empty.
-// A next_page met twice ends the walk with ErrRepeatedCursor; an error is
-// yielded once and ends the walk.
+// opts.NextPage): WalkFeed over f's pages, each from the bulk lane.
 func walkFeed[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, ropts []edapp.RequestOption) iter.Seq2[T, error] {
 	perPage := append([]edapp.RequestOption{edapp.WithBulk()}, ropts...)
+	list := func(ctx context.Context, o *FeedOptions, r ...edapp.RequestOption) (*FeedPage[T], error) {
+		return feedPageOf[T](ctx, c, f, o, r)
+	}
+	return WalkFeed(ctx, list, opts, perPage...)
+}
+
+// WalkFeed yields every row of a feed through list, one of the ListX
+// methods of [FeedsService], from the page opts asks for (the first, or
+// opts.NextPage), following next_page as given until it is null or empty,
+// with ropts on every page: what the AllX iterators do, for a walk that
+// needs a filter they do not take (users with IncludeInactive, say). A
+// next_page met twice, in any spelling, ends the walk with
+// [ErrRepeatedCursor]; a walk past its bounds (see [MaxFeedPages] and
+// [ErrFeedTooLong]) or a run of empty pages ([ErrEmptyPages]) ends with
+// an error naming the feed. An error is yielded once and ends the walk.
+func WalkFeed[T any](ctx context.Context, list func(context.Context, *FeedOptions, ...edapp.RequestOption) (*FeedPage[T], error),
+	opts *FeedOptions, ropts ...edapp.RequestOption) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		cur := FeedOptions{}
 		if opts != nil {
 			cur = *opts
 		}
-		seen := map[string]bool{}
-		for empty := 0; ; {
+		var walk *feedWalk
+		for {
 			if err := ctx.Err(); err != nil {
 				yield(zero, err)
 				return
 			}
-			p, err := feedPageOf[T](ctx, c, f, &cur, perPage)
+			p, err := list(ctx, &cur, ropts...)
 			if err != nil {
 				yield(zero, err)
 				return
@@ -262,7 +296,10 @@ func walkFeed[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, 
 			if p.NextPage == "" {
 				return
 			}
-			if err := nextCheck(seen, p, &empty); err != nil {
+			if walk == nil {
+				walk = newFeedWalk(p.route)
+			}
+			if err := nextCheck(walk, p); err != nil {
 				yield(zero, err)
 				return
 			}
@@ -271,18 +308,18 @@ func walkFeed[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, 
 	}
 }
 
-// nextCheck refuses a next_page already followed, and a run of empty pages.
-func nextCheck[T any](seen map[string]bool, p *FeedPage[T], empty *int) error {
-	if seen[p.NextPage] {
-		return fmt.Errorf("%w: %q", ErrRepeatedCursor, cut(p.NextPage, 200))
+// nextCheck refuses a next_page already followed, one that cannot be
+// followed, and a walk past its bounds.
+func nextCheck[T any](walk *feedWalk, p *FeedPage[T]) error {
+	if err := walk.page(p.received, p.remaining); err != nil {
+		return err
 	}
-	seen[p.NextPage] = true
-	if len(p.Items) > 0 {
-		*empty = 0
-		return nil
+	if p.client == nil {
+		return fmt.Errorf("%w: a FeedPage not made by a ListX method", edapp.ErrInvalidInput)
 	}
-	if *empty++; *empty >= maxEmptyPages {
-		return ErrEmptyPages
+	path, query, err := p.client.resolveNextPage(p.NextPage)
+	if err != nil {
+		return err
 	}
-	return nil
+	return walk.follow(p.client, path, query)
 }

@@ -40,6 +40,7 @@ type CourseProgress struct {
 	ProgressPercent  float64         `json:"progress_percent"`
 	Score            float64         `json:"score"`
 	Extra            edapp.RawFields `json:"-"`
+	raw              string          // the row as received; see Raw
 }
 
 // The camelCase spellings of the course-progress feed, read where the
@@ -75,6 +76,7 @@ type User struct {
 	SeatType       string          `json:"seat_type"`
 	CreatedAt      edapp.Time      `json:"created_at"`
 	Extra          edapp.RawFields `json:"-"`
+	raw            string          // the row as received; see Raw
 }
 
 // Group is a group of users. Groups are flat; sites form the hierarchy.
@@ -83,6 +85,7 @@ type Group struct {
 	Name           string          `json:"name"`
 	OrganisationID string          `json:"organisation_id"`
 	Extra          edapp.RawFields `json:"-"`
+	raw            string          // the row as received; see Raw
 }
 
 // GroupUser says a user is in a group.
@@ -91,6 +94,7 @@ type GroupUser struct {
 	GroupID        string          `json:"group_id"`
 	OrganisationID string          `json:"organisation_id"`
 	Extra          edapp.RawFields `json:"-"`
+	raw            string          // the row as received; see Raw
 }
 
 // Site is a site (a location, area or region) of the organisation.
@@ -104,6 +108,7 @@ type Site struct {
 	MetaLabel      string          `json:"meta_label"`
 	ParentID       string          `json:"parent_id"` // the parent's site_uuid; "" at the top
 	Extra          edapp.RawFields `json:"-"`
+	raw            string          // the row as received; see Raw
 }
 
 // SiteMember says a user is a member of a site.
@@ -111,6 +116,7 @@ type SiteMember struct {
 	SiteID   string          `json:"site_id"`
 	MemberID string          `json:"member_id"`
 	Extra    edapp.RawFields `json:"-"`
+	raw      string          // the row as received; see Raw
 }
 
 var (

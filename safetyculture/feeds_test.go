@@ -1,7 +1,9 @@
 package safetyculture
 
 import (
+	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,10 +29,11 @@ func TestFeedsCourseProgressReadsBothSpellings(t *testing.T) {
 	require.Len(t, camel, 1)
 
 	want := snake[0]
-	want.Extra = nil
+	want.Extra, want.raw = nil, ""
 	got := camel[0]
 	assert.JSONEq(t, "1830", string(got.Extra["timeSpentSeconds"]), "an unknown field is kept")
-	got.Extra = nil
+	assert.Contains(t, string(got.Raw()), `"timeSpentSeconds": 1830`, "the row as received")
+	got.Extra, got.raw = nil, ""
 	assert.Equal(t, want, got)
 	assert.Equal(t, "user_0a1b2c3d4e5f60718293a4b5c6d7e8f9", want.UserID)
 	assert.Equal(t, time.Date(2024, 3, 5, 11, 40, 0, 0, time.UTC), want.CompletedAt.Time)
@@ -157,6 +160,8 @@ func TestFeedsReadEveryFeedInTheVendorsShape(t *testing.T) {
 	c := w.client(t)
 	users, err := collect(t, c.Feeds.AllUsers(ctx))
 	require.NoError(t, err)
+	assert.True(t, json.Valid(users[0].Raw()) && strings.HasPrefix(string(users[0].Raw()), "{"), "%s", users[0].Raw())
+	users[0].raw = ""
 	assert.Equal(t, User{ID: "user_0a1b2c3d4e5f60718293a4b5c6d7e8f9", OrganisationID: "role_7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f", Email: "mia.chen@example.com",
 		FirstName: "Mia", LastName: "Chen", Active: true, LastSeenAt: edapp.Time{Time: time.Date(2024, 3, 5, 11, 41, 10, 0, time.UTC)}, SeatType: "full",
 		CreatedAt: edapp.Time{Time: time.Date(2023, 11, 20, 8, 0, 0, 0, time.UTC)}}, users[0])

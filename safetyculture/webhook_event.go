@@ -102,6 +102,12 @@ func ParseWebhookEvent(body []byte) (*WebhookEvent, error) {
 // delivers again), 200 when fn returns nil; and 401 to a delivery whose
 // signature is bad, 400 to a body that is not an envelope. fn never sees
 // a refused delivery. An empty secret or a nil fn is an error.
+//
+// A delivery's signature can only be checked once its body is read, so
+// the bodies cost memory before a sender is known: the handler reads at
+// most [DefaultWebhookBodyBytes] of one (SafetyCulture's deliveries carry
+// only a part of the record; webhook.WithMaxBodyBytes changes it) and at
+// most webhook.DefaultMaxReading bodies at once (webhook.WithMaxReading).
 func NewWebhookHandler(secret string, fn func(context.Context, *WebhookEvent) error, opts ...webhook.Option) (http.Handler, error) {
 	if secret == "" || fn == nil {
 		return nil, fmt.Errorf("%w: safetyculture.NewWebhookHandler needs a secret and a function", edapp.ErrInvalidInput)
@@ -116,7 +122,13 @@ func NewWebhookHandler(secret string, fn func(context.Context, *WebhookEvent) er
 		}
 		return ev, http.StatusOK, nil
 	}
+	opts = append([]webhook.Option{webhook.WithMaxBodyBytes(DefaultWebhookBodyBytes)}, opts...) // a later one wins
 	return bridge.NewWebhookHandler(parse, func(ctx context.Context, ev any) error {
 		return fn(ctx, ev.(*WebhookEvent))
 	}, opts)
 }
+
+// DefaultWebhookBodyBytes is the largest delivery body
+// [NewWebhookHandler] reads unless webhook.WithMaxBodyBytes says
+// otherwise: a larger one gets 413.
+const DefaultWebhookBodyBytes = 64 << 10

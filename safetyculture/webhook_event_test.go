@@ -95,3 +95,18 @@ func TestWebhookEventNameIsTheMostSpecificType(t *testing.T) {
 		t.Errorf("Name without types: %q", got)
 	}
 }
+
+// Without options, a body over DefaultWebhookBodyBytes is refused unread
+// past the bound, whoever sends it; one within it is read.
+func TestNewWebhookHandlerBoundsBodiesByDefault(t *testing.T) {
+	t.Parallel()
+	h, err := NewWebhookHandler(testSecret, func(context.Context, *WebhookEvent) error { return nil })
+	require.NoError(t, err)
+	big := `{"pad":"` + strings.Repeat("x", DefaultWebhookBodyBytes) + `"}`
+	assert.Equal(t, http.StatusRequestEntityTooLarge, deliver(h, "POST", big, sign(big, testSecret)).Code)
+	body := fixture(t, "webhook_delivery.json")
+	assert.Equal(t, http.StatusOK, deliver(h, "POST", body, sign(body, testSecret)).Code)
+	wide, err := NewWebhookHandler(testSecret, func(context.Context, *WebhookEvent) error { return nil }, webhook.WithMaxBodyBytes(1<<20))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusUnauthorized, deliver(wide, "POST", big, "bad").Code, "an option given wins")
+}

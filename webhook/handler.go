@@ -48,6 +48,7 @@ type Handler struct {
 	maxBody        int64
 	readTimeout    time.Duration
 	inFlight       chan struct{} // nil: no bound
+	reading        chan struct{} // the bodies being read (see WithMaxReading)
 	log, panicLog  *slog.Logger
 	optionProblems []string
 	// parse checks and decodes a body in place of edapp.ParseEvent, for
@@ -77,8 +78,9 @@ type delivery struct {
 //   - 405 Method Not Allowed, with an Allow header, to any method but POST;
 //   - 401 Unauthorized when [WithSecretHeader] is given and the header is
 //     missing or wrong;
-//   - 503 Service Unavailable, with Retry-After, when [WithMaxInFlight]
-//     deliveries are already with fn, or fn's error is [ErrUnavailable];
+//   - 503 Service Unavailable, with Retry-After, when [WithMaxReading]
+//     bodies are already being read, when [WithMaxInFlight] deliveries are
+//     already with fn, or when fn's error is [ErrUnavailable];
 //   - 413 Request Entity Too Large to a body over [WithMaxBodyBytes] (1 MiB by
 //     default);
 //   - 408 Request Timeout to a body not read within [WithReadTimeout] (10 s by
@@ -112,6 +114,7 @@ func newHandler(receive receiveFunc, opts []Option) (*Handler, error) {
 		readTimeout: defaultReadTimeout,
 		log:         slog.New(slog.DiscardHandler),
 		panicLog:    slog.Default(),
+		reading:     make(chan struct{}, DefaultMaxReading),
 	}
 	for _, opt := range opts {
 		if opt != nil {
@@ -159,6 +162,13 @@ func (h *Handler) decode(w http.ResponseWriter, r *http.Request) (*delivery, boo
 		h.reject(w, r, http.StatusRequestEntityTooLarge, "body too large", nil)
 		return nil, false
 	}
+	if !h.startReading() {
+		w.Header().Set("Retry-After", retryAfter)
+		w.Header().Set("Connection", "close") // the body is not read
+		h.reject(w, r, http.StatusServiceUnavailable, "too many bodies being read", nil)
+		return nil, false
+	}
+	defer h.doneReading()
 	body, err := h.readBody(w, r)
 	if err != nil {
 		w.Header().Set("Connection", "close") // what is left of the body is not a request
@@ -253,7 +263,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, erro
 	body := http.MaxBytesReader(w, r.Body, h.maxBody)
 	rc := http.NewResponseController(w)
 	if rc.SetReadDeadline(time.Now().Add(h.readTimeout)) == nil {
-		b, err := io.ReadAll(body)
+		b, err := readAll(body, r.ContentLength, h.maxBody)
 		if err == nil {
 			// Lift the deadline, so that it cannot end the connection,
 			// or fn's context, while fn runs. After an error it stays,
@@ -275,7 +285,7 @@ func (h *Handler) readBodyAside(r *http.Request, body io.Reader) ([]byte, error)
 	}
 	done := make(chan result, 1)
 	go func() {
-		b, err := io.ReadAll(body)
+		b, err := readAll(body, r.ContentLength, h.maxBody)
 		done <- result{b, err}
 	}()
 	timer := time.NewTimer(h.readTimeout)

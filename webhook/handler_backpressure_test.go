@@ -90,26 +90,7 @@ func TestHandlerSlowBodiesHoldNoPlace(t *testing.T) {
 	h := newHandler(t, func(context.Context, edapp.Event) error { return nil },
 		webhook.WithMaxInFlight(places), webhook.WithSecretHeader("X-Hook-Secret", "s3cret"),
 		webhook.WithReadTimeout(time.Minute))
-	reading := make(chan struct{}, slow+1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Signalled once, when the handler waits on the body or when it
-		// answered without reading it.
-		signal := sync.OnceFunc(func() { reading <- struct{}{} })
-		r.Body = &firstRead{ReadCloser: r.Body, waiting: signal}
-		h.ServeHTTP(w, r)
-		signal()
-	}))
-	t.Cleanup(srv.Close)
-	for range slow {
-		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close() })
-		// A third of the promised body, then nothing more.
-		fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nX-Hook-Secret: s3cret\r\nContent-Length: 300\r\n\r\n%s", strings.Repeat("{", 100))
-		<-reading // its handler waits on the body now, or answered
-	}
+	srv, _ := slowBodies(t, h, slow, "X-Hook-Secret: s3cret\r\n")
 	req, err := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(readEventFixture(t, "LessonCompletedEvent.json")))
 	if err != nil {
 		t.Fatal(err)
@@ -123,4 +104,34 @@ func TestHandlerSlowBodiesHoldNoPlace(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("a real delivery among %d slow bodies: status %d", slow, resp.StatusCode)
 	}
+}
+
+// slowBodies serves h and opens n connections to it, each sending header
+// lines extra and a third of a promised body, then nothing more; it
+// returns once each one's handler waits on its body (or answered), with
+// the connections, which the test closes at its end.
+func slowBodies(t *testing.T, h http.Handler, n int, extra string) (*httptest.Server, []net.Conn) {
+	t.Helper()
+	reading := make(chan struct{}, n+1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Signalled once, when the handler waits on the body or when it
+		// answered without reading it.
+		signal := sync.OnceFunc(func() { reading <- struct{}{} })
+		r.Body = &firstRead{ReadCloser: r.Body, waiting: signal}
+		h.ServeHTTP(w, r)
+		signal()
+	}))
+	t.Cleanup(srv.Close)
+	conns := make([]net.Conn, 0, n)
+	for range n {
+		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		conns = append(conns, conn)
+		fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\n%sContent-Length: 300\r\n\r\n%s", extra, strings.Repeat("{", 100))
+		<-reading
+	}
+	return srv, conns
 }

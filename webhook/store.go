@@ -220,9 +220,9 @@ func (s *Store) closeStmts() {
 }
 
 // Settings returns the durability settings of a connection set up as the
-// writer's is: on SQLite journal_mode, synchronous (2 is FULL) and
-// busy_timeout (ms, the write timeout plus 1 s); on PostgreSQL
-// synchronous_commit.
+// writer's is: on SQLite journal_mode, synchronous (2 is FULL),
+// busy_timeout (ms, the write timeout plus 1 s) and journal_size_limit
+// (bytes); on PostgreSQL synchronous_commit.
 func (s *Store) Settings(ctx context.Context) (map[string]string, error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
@@ -234,7 +234,7 @@ func (s *Store) Settings(ctx context.Context) (map[string]string, error) {
 	}
 	names := []string{"synchronous_commit"}
 	if s.dialect == SQLite {
-		names = []string{"journal_mode", "synchronous", "busy_timeout"}
+		names = []string{"journal_mode", "synchronous", "busy_timeout", "journal_size_limit"}
 	}
 	out := map[string]string{}
 	for _, name := range names {
@@ -255,7 +255,8 @@ func (s *Store) Settings(ctx context.Context) (map[string]string, error) {
 func (s *Store) configure(ctx context.Context, conn *sql.Conn) error {
 	stmts := []string{"SET synchronous_commit TO on"}
 	if s.dialect == SQLite {
-		stmts = []string{"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA busy_timeout=" + fmt.Sprint(s.busyTimeout().Milliseconds())}
+		stmts = []string{"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA busy_timeout=" + fmt.Sprint(s.busyTimeout().Milliseconds()),
+			"PRAGMA journal_size_limit=" + fmt.Sprint(walSizeLimit)}
 	}
 	for _, q := range stmts {
 		if _, err := conn.ExecContext(ctx, q); err != nil {

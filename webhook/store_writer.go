@@ -109,9 +109,12 @@ func (s *Store) write(batch []*putRequest) {
 		return
 	}
 	s.dropConn()
+	s.checkpoint()
 	switch {
 	case ctx.Err() != nil || s.db.PingContext(ctx) != nil:
 		err = fmt.Errorf("%w: %v", ErrUnavailable, err)
+	case dbschema.IsOutOfSpace(err):
+		err = outOfSpace(err)
 	case len(batch) > 1:
 		for _, r := range batch {
 			s.write([]*putRequest{r})

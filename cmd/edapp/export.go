@@ -54,6 +54,7 @@ type exportFlags struct {
 	openWindow  time.Duration
 	maxAge      time.Duration
 	overlap     time.Duration
+	deadline    time.Duration // --deadline; 0: none
 }
 
 // wrap breaks s into lines of at most width, each after indent.
@@ -100,7 +101,9 @@ func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command 
 			if runF != nil {
 				return runF(&o)
 			}
-			return fac.runExport(cmd.Context(), &o)
+			ctx, cancel := withRunDeadline(cmd.Context(), o.flags.deadline)
+			defer cancel()
+			return runDeadlineFailure(ctx, fac.runExport(ctx, &o))
 		},
 	}
 	fl := cmd.Flags()
@@ -116,6 +119,7 @@ func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command 
 	fl.DurationVar(&f.maxAge, "max-age", 0, "skip a mirrored kind whose last complete fetch is younger than this (0: fetch every run)")
 	fl.DurationVar(&f.overlap, "overlap", 0, "fetch an incremental kind again from this long before its cursor (0: the source's, 10m for edapp, 2h15m for safetyculture, the least taken)")
 	fl.DurationVar(&f.openWindow, "open-window", export.DefaultOpenWindow, "fetch an attempt still open again on each run while it started less than this ago (0: never)")
+	fl.DurationVar(&f.deadline, "deadline", 0, "end the run after this long: the kinds still running stop, keep what they wrote, and the next run resumes (0: no deadline)")
 	fac.addBudgetFlags(cmd)
 	fac.addStatsFlag(cmd, export.KindFromContext)
 	_ = cmd.MarkFlagDirname("out")
@@ -243,6 +247,9 @@ func engineOptions(f exportFlags) (export.Options, error) {
 	}
 	if f.openWindow < 0 {
 		return export.Options{}, usagef("invalid --open-window %s: must not be negative", f.openWindow)
+	}
+	if f.deadline < 0 {
+		return export.Options{}, usagef("invalid --deadline %s: must not be negative", f.deadline)
 	}
 	if f.maxAge < 0 {
 		return export.Options{}, usagef("invalid --max-age %s: must not be negative", f.maxAge)

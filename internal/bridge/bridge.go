@@ -32,6 +32,8 @@ type Config struct {
 	MaxBody    int64
 	Logger     *slog.Logger
 	Observer   any // an *edapp.Observer, or nil for none
+
+	AttemptTimeout time.Duration // see edapp.WithAttemptTimeout
 }
 
 // Call is one request.

@@ -63,6 +63,10 @@ type callVars struct {
 	pausedFor *http.Response // the answer whose rate-limit headers were applied last
 	body      *buffer
 	truncated bool
+
+	// The current attempt's deadline (see attemptRequest); nil: none yet.
+	attemptCtx    context.Context
+	attemptCancel context.CancelFunc
 }
 
 var callPool = sync.Pool{New: func() any {
@@ -87,6 +91,7 @@ func (c *Client) newCall(ctx context.Context, r Request) *callState {
 
 // release puts s back in the pool; nothing of the call may use it after.
 func (s *callState) release() {
+	s.endAttempt()
 	s.callVars = callVars{}
 	s.http = http.Client{}
 	callPool.Put(s)
@@ -239,18 +244,21 @@ func (s *callState) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	if s.starting {
+	starting := s.starting
+	if starting {
 		s.attempts++
 		s.starting = false
 	}
-	r := req
+	// RoundTrippers must not modify the request they are given: r is a
+	// copy wherever it differs.
+	r := s.attemptRequest(req, starting)
 	if len(req.Header["Authorization"]) > 0 && !s.c.sameOrigin(req.URL) { // the key as setHeaders writes it
-		// RoundTrippers must not modify the request they are given.
-		r = req.Clone(req.Context())
+		r = r.Clone(r.Context())
 		r.Header.Del("Authorization")
 	}
 	start := s.c.now()
 	resp, err := s.c.next.RoundTrip(r)
+	err = s.attemptError(err)
 	s.lastEnd, s.lastStatus = s.c.now(), 0
 	if resp != nil {
 		s.lastStatus = resp.StatusCode
@@ -288,6 +296,7 @@ func (s *callState) readAnswer(resp *http.Response) error {
 	buf := getBuffer()
 	truncated, err := s.c.readBody(buf, resp)
 	if err != nil {
+		err = s.attemptError(err)
 		putBuffer(buf)
 		return err
 	}

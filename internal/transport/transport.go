@@ -80,6 +80,10 @@ type Config struct {
 	// requests of GET /x"); "": every request through the client.
 	PauseScope string
 	Clock      Clock // zero: the real clock
+
+	// AttemptTimeout bounds one attempt, its body read included (see
+	// DefaultAttemptTimeout); 0 or less: no bound of the client's own.
+	AttemptTimeout time.Duration
 }
 
 // Client sends requests with retries. It is safe for concurrent use.
@@ -107,6 +111,8 @@ type Client struct {
 	// notBefore is when the next attempt may go, after the service asked
 	// the client to slow down (unix nanoseconds; 0: no pause).
 	notBefore atomic.Int64
+
+	attemptTimeout time.Duration // Config.AttemptTimeout
 }
 
 // defaultTransport is shared by the clients that bring no http.Client of
@@ -146,6 +152,7 @@ func New(cfg Config) *Client {
 	if c.now == nil {
 		c.now = time.Now
 	}
+	c.attemptTimeout = cfg.AttemptTimeout
 	if c.newTimer == nil {
 		c.newTimer = realTimer
 	}

@@ -1,0 +1,18 @@
+package webhook
+
+import (
+	"errors"
+	"testing"
+)
+
+type fullError struct{}
+
+func (fullError) Error() string { return "database or disk is full" }
+func (fullError) Code() int     { return 13 }
+
+func TestOutOfSpaceIsUnavailable(t *testing.T) {
+	t.Parallel()
+	if !errors.Is(outOfSpace(fullError{}), ErrUnavailable) {
+		t.Error("a database out of room is not ErrUnavailable")
+	}
+}
