@@ -32,9 +32,10 @@ type Attempt struct {
 	LessonExternalID  string `json:"lessonExternalId"`
 	StartedDateTime   Time   `json:"startedDateTime"`
 	CompletedDateTime Time   `json:"completedDateTime"`
-	// Score is the attempt's score. The vendor's SDK reads an integer; a
+	// Score is the attempt's score; nil when the answer carries none (or
+	// one that is not a number). The vendor's SDK reads an integer; a
 	// float64 takes decimals too.
-	Score       float64   `json:"score"`
+	Score       *float64  `json:"score"`
 	Success     bool      `json:"success"`
 	EarnedStars int       `json:"earnedStars"`
 	Extra       RawFields `json:"-"`
@@ -58,27 +59,28 @@ type AttemptListOptions struct {
 // /v2/analytics/courseprogress): the percentage of the course's lessons
 // completed, with the unlocked, opened and completed flags and their dates.
 type CourseProgress struct {
-	UserID              string    `json:"userId"`
-	UserExternalID      string    `json:"userExternalId"`
-	UserName            string    `json:"userName"`
-	UserFirstName       string    `json:"userFirstName"`
-	UserLastName        string    `json:"userLastName"`
-	CourseID            string    `json:"courseId"`
-	CourseExternalID    string    `json:"courseExternalId"`
-	CourseTitle         string    `json:"courseTitle"`
-	Unlocked            bool      `json:"unlocked"`
-	UnlockedDateTime    Time      `json:"unlockedDateTime"`
-	Opened              bool      `json:"opened"`
-	OpenedDateTime      Time      `json:"openedDateTime"`
-	Completed           bool      `json:"completed"`
-	CompletedDateTime   Time      `json:"completedDateTime"`
-	LessonsTotal        int       `json:"lessonsTotal"`
-	LessonsUnlocked     int       `json:"lessonsUnlocked"`
-	LessonsCompleted    int       `json:"lessonsCompleted"`
-	Archived            bool      `json:"archived"`
-	PercentageCompleted float64   `json:"percentageCompleted"`
-	Score               float64   `json:"score"`
-	Extra               RawFields `json:"-"`
+	UserID              string   `json:"userId"`
+	UserExternalID      string   `json:"userExternalId"`
+	UserName            string   `json:"userName"`
+	UserFirstName       string   `json:"userFirstName"`
+	UserLastName        string   `json:"userLastName"`
+	CourseID            string   `json:"courseId"`
+	CourseExternalID    string   `json:"courseExternalId"`
+	CourseTitle         string   `json:"courseTitle"`
+	Unlocked            bool     `json:"unlocked"`
+	UnlockedDateTime    Time     `json:"unlockedDateTime"`
+	Opened              bool     `json:"opened"`
+	OpenedDateTime      Time     `json:"openedDateTime"`
+	Completed           bool     `json:"completed"`
+	CompletedDateTime   Time     `json:"completedDateTime"`
+	LessonsTotal        int      `json:"lessonsTotal"`
+	LessonsUnlocked     int      `json:"lessonsUnlocked"`
+	LessonsCompleted    int      `json:"lessonsCompleted"`
+	Archived            bool     `json:"archived"`
+	PercentageCompleted float64  `json:"percentageCompleted"`
+	Score               *float64 `json:"score"` // nil: none sent
+
+	Extra RawFields `json:"-"`
 }
 
 // CourseProgressListOptions filters and pages ListCourseProgress and
@@ -155,15 +157,15 @@ type LessonProgressEventListOptions struct {
 // /v2/analytics/users/{userId}/lesson-progress). Inferred: neither the
 // vendor nor its SDK names these fields; they are a best guess.
 type UserLessonProgress struct {
-	UserID            string  `json:"userId"`
-	CourseID          string  `json:"courseId"`
-	LessonID          string  `json:"lessonId"`
-	LessonTitle       string  `json:"lessonTitle"`
-	Opened            bool    `json:"opened"`
-	OpenedDateTime    Time    `json:"openedDateTime"`
-	Completed         bool    `json:"completed"`
-	CompletedDateTime Time    `json:"completedDateTime"`
-	Score             float64 `json:"score"`
+	UserID            string   `json:"userId"`
+	CourseID          string   `json:"courseId"`
+	LessonID          string   `json:"lessonId"`
+	LessonTitle       string   `json:"lessonTitle"`
+	Opened            bool     `json:"opened"`
+	OpenedDateTime    Time     `json:"openedDateTime"`
+	Completed         bool     `json:"completed"`
+	CompletedDateTime Time     `json:"completedDateTime"`
+	Score             *float64 `json:"score"` // nil: none sent
 	// Attempts is the number of the user's attempts at the lesson.
 	Attempts int       `json:"attempts"`
 	Extra    RawFields `json:"-"`

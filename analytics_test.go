@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edapp-go/edapp/internal/lenient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -53,13 +54,13 @@ func TestAnalyticsListAttempts(t *testing.T) {
 			LessonID: "les-hazards", LessonExternalID: "LMS-SAFE-1-L1",
 			StartedDateTime:   Time{time.Date(2024, 3, 7, 5, 10, 36, 187e6, time.UTC)},
 			CompletedDateTime: Time{time.Date(2024, 3, 7, 5, 14, 2, 0, time.UTC)},
-			Score:             85, Success: true, EarnedStars: 3,
+			Score:             Ptr(85.0), Success: true, EarnedStars: 3,
 		},
 		{
 			ID: "att-2", UserID: "u-1", UserExternalID: "HR-1042", CourseID: "crs-safety", CourseExternalID: "LMS-SAFE-1",
 			LessonID: "les-hazards", LessonExternalID: "LMS-SAFE-1-L1",
 			StartedDateTime: Time{time.Date(2024, 3, 8, 1, 0, 0, 0, time.UTC)},
-			Score:           42.5,
+			Score:           Ptr(42.5),
 		},
 	}}, page)
 }
@@ -107,7 +108,7 @@ func TestAnalyticsListCourseProgress(t *testing.T) {
 		Unlocked: true, UnlockedDateTime: Time{time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)},
 		Opened: true, OpenedDateTime: Time{time.Date(2024, 3, 7, 5, 10, 36, 187e6, time.UTC)},
 		LessonsTotal: 3, LessonsUnlocked: 3, LessonsCompleted: 1,
-		PercentageCompleted: 33.33, Score: 85,
+		PercentageCompleted: 33.33, Score: Ptr(85.0),
 	}}}, page)
 }
 
@@ -184,7 +185,7 @@ func TestAnalyticsListUserLessonProgress(t *testing.T) {
 		UserID: "u-1", CourseID: "crs-safety", LessonID: "les-hazards", LessonTitle: "Spotting hazards",
 		Opened: true, OpenedDateTime: Time{time.Date(2024, 3, 7, 5, 10, 36, 187e6, time.UTC)},
 		Completed: true, CompletedDateTime: Time{time.Date(2024, 3, 7, 5, 14, 2, 0, time.UTC)},
-		Score: 85, Attempts: 2,
+		Score: Ptr(85.0), Attempts: 2,
 		Extra: map[string]json.RawMessage{
 			"lessonExternalId": json.RawMessage(`"LMS-SAFE-1-L1"`),
 			"timeSpentSeconds": json.RawMessage(`206.5`),
@@ -396,4 +397,31 @@ func TestAnalyticsEmptyIDsAreRefused(t *testing.T) {
 	checkRefused(t, err)
 	_, err = firstErr(client.Analytics.AllUserLessonProgressEvents(ctx, "", nil))
 	checkRefused(t, err)
+}
+
+// TestAttemptScoreAbsentIsNil: a score not sent, or not a number a float64
+// holds, is nil, never 0; a score of 0 that was sent is kept.
+func TestAttemptScoreAbsentIsNil(t *testing.T) {
+	t.Parallel()
+	for body, want := range map[string]*float64{
+		`{"id":"a"}`:               nil,
+		`{"id":"a","score":1e400}`: nil,
+		`{"id":"a","score":null}`:  nil,
+		`{"id":"a","score":0}`:     Ptr(0.0),
+		`{"id":"a","score":72.5}`:  Ptr(72.5),
+	} {
+		var a Attempt
+		if _, err := lenient.Decode([]byte(body), &a); err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		var p CourseProgress
+		if _, err := lenient.Decode([]byte(body), &p); err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		for _, got := range []*float64{a.Score, p.Score} {
+			if (got == nil) != (want == nil) || got != nil && *got != *want {
+				t.Errorf("%s: score %v, want %v", body, got, want)
+			}
+		}
+	}
 }

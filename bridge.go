@@ -19,6 +19,11 @@ func init() {
 	bridge.NewCaller = newBridgeCaller
 	bridge.NewConfig = newBridgeConfig
 	bridge.NewWalk = newBridgeWalk
+	bridge.SetTotal = func(resp any, total int) {
+		if r, ok := resp.(*Response); ok && r != nil {
+			r.count = listCount{raw: total, sent: true}
+		}
+	}
 }
 
 // newBridgeConfig validates the root options another client was given.

@@ -485,11 +485,7 @@ func (c *Client) do(ctx context.Context, op operation, rc *requestConfig, decode
 	if err != nil {
 		return err
 	}
-	if err := enterInFlight(ctx, rc.inFlight); err != nil {
-		return fmt.Errorf("edapp: %s %s: %w", op.method, op.path, err)
-	}
-	a.tr, err = c.t.Do(ctx, req)
-	leaveInFlight(rc.inFlight) // the body is read: decoding needs no place
+	a.tr, err = c.t.Do(ctx, req) // holds a place of rc.inFlight while an attempt is sent and read
 	defer a.tr.Release()
 	if err != nil {
 		return err
@@ -498,27 +494,6 @@ func (c *Client) do(ctx context.Context, op operation, rc *requestConfig, decode
 		return c.newAPIError(op.method, op.path, a.tr, a.response())
 	}
 	return decode(a)
-}
-
-// enterInFlight takes a place of sem (WithInFlight), waiting while all are
-// held; a nil sem has places for all.
-func enterInFlight(ctx context.Context, sem chan struct{}) error {
-	if sem == nil {
-		return nil
-	}
-	select {
-	case sem <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// leaveInFlight gives back the place enterInFlight took.
-func leaveInFlight(sem chan struct{}) {
-	if sem != nil {
-		<-sem
-	}
 }
 
 // transportRequest checks and encodes what op and the options say to send.
@@ -542,7 +517,7 @@ func (c *Client) transportRequest(ctx context.Context, op *operation, rc *reques
 	}
 	req := transport.Request{
 		Method: op.method, Path: op.path, Route: op.route, RawQuery: rawQuery, Body: payload,
-		Header: rc.header, Bulk: rc.bulk, MaxThrottle: rc.maxThrottle, Once: rc.once,
+		Header: rc.header, Bulk: rc.bulk, MaxThrottle: rc.maxThrottle, Once: rc.once, InFlight: rc.inFlight,
 	}
 	if rc.retry != nil {
 		p := transport.Policy(*rc.retry)

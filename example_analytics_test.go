@@ -35,7 +35,9 @@ func ExampleAnalyticsService_AllAttempts() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("score %g, success %t\n", a.Score, a.Success)
+		if a.Score != nil { // nil: the attempt carries no score
+			fmt.Printf("score %g, success %t\n", *a.Score, a.Success)
+		}
 	}
 	// Output:
 	// score 70, success false

@@ -109,10 +109,12 @@ func WithPageConcurrency(n int) RequestOption {
 	}
 }
 
-// WithInFlight makes the call hold one place of sem, a buffered channel
-// used as a counting semaphore, from before its first attempt until its
-// answer is read (the limiter's waits and the retries included), so that
-// the calls sharing sem never have more than cap(sem) requests in flight.
+// WithInFlight makes each attempt of the call hold one place of sem, a
+// buffered channel used as a counting semaphore, from when the limiter
+// lets it go until its answer is read, so that the calls sharing sem never
+// have more than cap(sem) requests in flight. A call waiting for the
+// limiter or for a pause after a 429 holds no place: the calls that may go
+// take them.
 // Each page of an All iterator holds a place of its own, and only while it
 // is fetched: a walk's pages queue for the places like any other call's,
 // so several walks sharing sem keep it full however long each one is. A

@@ -345,3 +345,50 @@ func TestNewClientNilOnlyWhereDocumented(t *testing.T) {
 	_, err = NewClient("t", WithHTTPClient(nil))
 	assert.ErrorIs(t, err, ErrInvalidInput)
 }
+
+// gateLimiter holds every call whose context carries heldKey until open
+// is closed, and lets the others go at once.
+type gateLimiter struct {
+	open    chan struct{}
+	waiting chan struct{} // told once a held call waits
+}
+
+type heldKey struct{}
+
+func (l gateLimiter) Wait(ctx context.Context) error {
+	if ctx.Value(heldKey{}) == nil {
+		return nil
+	}
+	l.waiting <- struct{}{}
+	select {
+	case <-l.open:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// TestWithInFlightLimiterWaitHoldsNoPlace: a call waiting for the limiter
+// leaves its place to a call that may go, and takes one once it may.
+func TestWithInFlightLimiterWaitHoldsNoPlace(t *testing.T) {
+	t.Parallel()
+	l := gateLimiter{open: make(chan struct{}), waiting: make(chan struct{}, 1)}
+	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"id":"u1"}`)
+	}, WithLimiter(l))
+	sem := make(chan struct{}, 1)
+	ctx := context.Background()
+	held := make(chan error, 1)
+	go func() {
+		_, err := c.Users.Get(context.WithValue(ctx, heldKey{}, true), "u1", WithInFlight(sem))
+		held <- err
+	}()
+	<-l.waiting
+	short, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err := c.Users.Get(short, "u1", WithInFlight(sem))
+	assert.NoError(t, err, "the one place is free while the other call waits for the limiter")
+	close(l.open)
+	assert.NoError(t, <-held)
+	assert.Empty(t, sem, "every place given back")
+}

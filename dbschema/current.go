@@ -32,7 +32,7 @@ func upToDate(ctx context.Context, conn *sql.Conn) bool {
 // and views the database has, and commentsDigest as the database's
 // comments give it.
 func upToDateSQL() string {
-	return `SELECT (SELECT MAX(version) FROM edapp_schema),
+	return `SELECT (SELECT CAST(MAX(version) AS BIGINT) FROM edapp_schema),
 (SELECT COUNT(*) FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'v', 'm', 'f', 'p') AND relname IN (` + quoteList(relationNames()) + `)),
 (SELECT encode(sha256(convert_to(COALESCE(string_agg(t || E'\x1f' || col || E'\x1f' || txt || E'\x1e', '' ORDER BY t COLLATE "C", col COLLATE "C"), ''), 'UTF8')), 'hex')
 FROM (` + liveCommentsSQL + `) AS live (t, col, txt) WHERE txt <> '' AND t IN (` + quoteList(commentedTables()) + `))`

@@ -286,12 +286,20 @@ func SQLiteBusy(err error) bool {
 // version creates edapp_schema if it is missing and returns the highest
 // version it records (0 for a new database).
 func version(ctx context.Context, conn *sql.Conn, d Dialect) (int, error) {
-	create := `CREATE TABLE IF NOT EXISTS edapp_schema (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at ` + Time.SQL(d) + ` NOT NULL)`
+	create := `CREATE TABLE IF NOT EXISTS edapp_schema (version ` + Int.SQL(d) + ` PRIMARY KEY, name TEXT NOT NULL, applied_at ` + Time.SQL(d) + ` NOT NULL)`
 	if _, err := conn.ExecContext(ctx, create); err != nil {
 		return 0, fmt.Errorf("dbschema: %w", err)
 	}
 	var v sql.NullInt64
-	if err := conn.QueryRowContext(ctx, `SELECT MAX(version) FROM edapp_schema`).Scan(&v); err != nil {
+	q := `SELECT MAX(version) FROM edapp_schema`
+	if d == Postgres {
+		// Cast, so that the statement's result type stays when a migration
+		// makes the column a bigint: a statement the driver prepared
+		// on this connection before would fail after it otherwise
+		// ("cached plan must not change result type").
+		q = `SELECT CAST(MAX(version) AS BIGINT) FROM edapp_schema`
+	}
+	if err := conn.QueryRowContext(ctx, q).Scan(&v); err != nil {
 		return 0, fmt.Errorf("dbschema: read version: %w", err)
 	}
 	return int(v.Int64), nil

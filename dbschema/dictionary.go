@@ -43,11 +43,12 @@ var edappColumnsTable = Table{Name: "edapp_columns", Description: "The data dict
 	},
 }
 
-// Dictionary returns every table of a database this package makes, with
-// its meaning: the migrations' tables (Tables), then edapp_schema and
-// edapp_columns (SQLite only), which Migrate makes outside them.
+// Dictionary returns every table and view of a database this package
+// makes, with its meaning: the migrations' tables (Tables), their views
+// (with no key), then edapp_schema and edapp_columns (SQLite only), which
+// Migrate makes outside them.
 func Dictionary() []Table {
-	return append(Tables(), edappSchemaTable.clone(), edappColumnsTable.clone())
+	return append(append(Tables(), viewTables()...), edappSchemaTable.clone(), edappColumnsTable.clone())
 }
 
 // String names who fills a column: EdApp, SafetyCulture or edapp (the
@@ -157,6 +158,9 @@ func commentStatements() []string {
 type comment struct{ table, column, text string }
 
 func (c comment) statement() string {
+	if c.column == "" && isView(c.table) {
+		return "COMMENT ON VIEW " + c.table + " IS " + quote(c.text)
+	}
 	if c.column == "" {
 		return "COMMENT ON TABLE " + c.table + " IS " + quote(c.text)
 	}
@@ -183,12 +187,12 @@ func comments() []comment {
 // columns.
 const liveCommentsSQL = `SELECT c.relname, '', COALESCE(d.description, '')
 FROM pg_class c LEFT JOIN pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0
-WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'
+WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'v')
 UNION ALL
 SELECT c.relname, a.attname, COALESCE(d.description, '')
 FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
 LEFT JOIN pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = a.attnum
-WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'`
+WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'v')`
 
 // liveComments are the comments the PostgreSQL database holds, by table
 // and column ("" for the table's own).
@@ -279,7 +283,11 @@ func Markdown() []byte {
 	var b bytes.Buffer
 	b.WriteString(markdownHead)
 	for _, t := range Dictionary() {
-		fmt.Fprintf(&b, "\n## %s\n\n%s Key: %s.\n\n", t.Name, t.Description, strings.Join(t.Key, ", "))
+		key := " Key: " + strings.Join(t.Key, ", ") + "."
+		if len(t.Key) == 0 {
+			key = ""
+		}
+		fmt.Fprintf(&b, "\n## %s\n\n%s%s\n\n", t.Name, t.Description, key)
 		b.WriteString("| column | type | NULL | unit or scale | filled by | meaning |\n|---|---|---|---|---|---|\n")
 		for _, c := range t.Columns {
 			null := "no"
@@ -300,7 +308,7 @@ const markdownHead = `# Database schema
 <!-- Generated from the dbschema package: go test ./dbschema -run TestMarkdownMatchesDoc -update. Do not edit. -->
 
 The tables the ` + "`edapp`" + ` command writes (the export, the webhook inbox and the
-records either refused), each column with its type, whether it may be NULL,
+records either refused), and the views over them, each column with its type, whether it may be NULL,
 its unit or scale, which service fills it and what it means. The same text
 is in the database: ` + "`COMMENT ON`" + ` in PostgreSQL (` + "`\\d+ TABLE`" + ` in psql, or
 ` + "`col_description`" + `), the ` + "`edapp_columns`" + ` table in SQLite. Both are refreshed

@@ -32,6 +32,8 @@ var migrations = slices.Concat(migrationsBeforeSeen, []Migration{
 	{Version: 14, Name: "identities changed", Steps: identitiesChangedSteps},
 	{Version: 15, Name: "open attempts", Steps: []Step{CreateIndex{"attempts", openAttemptsIndex}}},
 	{Version: IdentityPairsVersion, Name: "identity pairs", Steps: identityPairsSteps()},
+	{Version: 17, Name: "safetyculture zero scores", Steps: zeroScoreSteps},
+	{Version: 18, Name: "schema version bigint", Steps: []Step{BigintColumn{edappSchemaTable.Name, "version"}}},
 	{Version: RejectsByRecordVersion, Name: "rejects by record", Steps: rejectsByRecordSteps()},
 })
 

@@ -2,7 +2,7 @@ package dbschema
 
 import "strconv"
 
-// Migration 17: rejects keeps one row per refused record, keyed by
+// Migration 19: rejects keeps one row per refused record, keyed by
 // (source, kind, record_key), with how many runs refused it, the last
 // run, and a bounded body: a record refused on every run no longer adds
 // a row, with its whole body, each time. The rows kept before are folded
@@ -11,7 +11,7 @@ import "strconv"
 
 // RejectsByRecordVersion is the schema version from which rejects holds
 // one row per record.
-const RejectsByRecordVersion = 17
+const RejectsByRecordVersion = 19
 
 // MaxRejectRawBytes bounds a reject's raw column: a record whose body is
 // larger is kept as a JSON string of its first bytes, at most this many

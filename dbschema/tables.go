@@ -186,7 +186,7 @@ var attemptsTable = Table{Name: "attempts", Description: "One row per lesson att
 		{Name: "lesson_external_id", Type: Text, Field: "lessonExternalId", Origin: FromEdApp | FromSafetyCulture, Nullable: true, Description: "The lesson's id in the customer's own systems, when set."},
 		{Name: "started_date_time", Type: Time, Field: "startedDateTime", Origin: FromEdApp | FromSafetyCulture, Nullable: true, Description: "When the learner started the attempt."},
 		{Name: "completed_date_time", Type: Time, Field: "completedDateTime", Origin: FromEdApp | FromSafetyCulture, Nullable: true, Description: "When the learner completed the attempt; NULL while it is open."},
-		{Name: "score", Type: Real, Field: "score", Origin: FromEdApp | FromSafetyCulture, Nullable: true, Unit: "not verified: a percentage, 0-100, in the fake; the service does not document the scale", Description: "The attempt's score, as the service sends it."},
+		{Name: "score", Type: Real, Field: "score", Origin: FromEdApp | FromSafetyCulture, Nullable: true, Unit: "not verified: a percentage, 0-100, in the fake; the service does not document the scale", ZeroIsNone: FromSafetyCulture, Description: "The attempt's score, as the service sends it; NULL when none was sent. SafetyCulture sends its scores as proto3 integers, where 0 and no score are the same on the wire, so a SafetyCulture score of 0 is stored NULL; EdApp's scores are stored as sent, 0 included."},
 		{Name: "success", Type: Bool, Field: "success", Origin: FromEdApp | FromSafetyCulture, Nullable: true, Description: "Whether the attempt passed the lesson: true when its score reached the lesson's minimum_score (as the fake decides it; not verified against the service)."},
 		{Name: "earned_stars", Type: Int, Field: "earnedStars", Origin: FromEdApp | FromSafetyCulture, Nullable: true, Unit: "stars, a count", Description: "The stars the attempt earned."},
 		rawColumn,
@@ -215,7 +215,7 @@ var courseProgressTable = Table{Name: "course_progress", Description: "One row p
 		{Name: "lessons_completed", Type: Int, Field: "lessonsCompleted", Origin: FromEdApp | FromSafetyCulture, Nullable: true, Description: "How many of them the learner completed."},
 		{Name: "archived", Type: Bool, Field: "archived", Origin: FromEdApp, Nullable: true, Description: "Whether the course is archived for the learner."},
 		{Name: "percentage_completed", Type: Real, Field: "percentageCompleted", Origin: FromEdApp | FromSafetyCulture, Nullable: true, Unit: "percent, 0-100 (not verified against the service; the fake sends 0-100)", Description: "The share of the course's lessons the learner completed."},
-		{Name: "score", Type: Real, Field: "score", Origin: FromEdApp | FromSafetyCulture, Nullable: true, Unit: "not verified: a percentage, 0-100, in the fake; the service does not document the scale", Description: "The learner's score in the course."},
+		{Name: "score", Type: Real, Field: "score", Origin: FromEdApp | FromSafetyCulture, Nullable: true, Unit: "not verified: a percentage, 0-100, in the fake; the service does not document the scale", ZeroIsNone: FromSafetyCulture, Description: "The learner's score in the course; NULL when none was sent. SafetyCulture sends its scores as proto3 integers, where 0 and no score are the same on the wire, so a SafetyCulture score of 0 is stored NULL; EdApp's scores are stored as sent, 0 included."},
 		rawColumn,
 	},
 }

@@ -89,6 +89,10 @@ type Column struct {
 	// others are NOT NULL. A key column never is.
 	Nullable bool
 	Origin   Origin
+	// ZeroIsNone names the sources whose zero in this column stands for a
+	// value not sent, and is stored NULL: SafetyCulture's scores travel as
+	// proto3 integers, whose 0 and absence are the same on the wire.
+	ZeroIsNone Origin
 }
 
 // Index is a secondary index of a table, named TABLE_COLUMNS_idx.

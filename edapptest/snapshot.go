@@ -19,6 +19,9 @@ type Snapshot struct {
 	// Progress has one record per user and course with recorded progress
 	// or a completion, by course in catalog order, then by user.
 	Progress []SnapshotProgress
+	// LatestActivity is the latest time a learner started or completed a
+	// lesson attempt, or opened or completed a course; zero when none did.
+	LatestActivity time.Time
 }
 
 // SnapshotUser is a user as the fake holds it.
@@ -89,7 +92,28 @@ func (s *Server) Snapshot() Snapshot {
 		}
 	}
 	snap.Progress = st.snapshotProgress()
+	snap.LatestActivity = st.latestActivity(snap.Progress)
 	return snap
+}
+
+// latestActivity is Snapshot.LatestActivity: of the attempts and of
+// progress, the course progress of the snapshot.
+func (st *store) latestActivity(progress []SnapshotProgress) time.Time {
+	var latest time.Time
+	for _, a := range st.attempts {
+		latest = laterOf(latest, laterOf(a.started, a.completed))
+	}
+	for _, p := range progress {
+		latest = laterOf(latest, laterOf(p.Opened, p.Completed))
+	}
+	return latest
+}
+
+func laterOf(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 func (st *store) snapshotCollections() []SnapshotCollection {

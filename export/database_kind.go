@@ -176,15 +176,17 @@ func (x *Database) write(ctx context.Context, c *dbKind, b *Batch) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.t.name, x.loseSpan(err))
 	}
-	c.written += len(b.Records) - n.records - n.same
-	c.same += n.same
+	c.written += n.written
+	c.same += max(len(b.Records)-n.records-n.written, 0)
 	c.rejected += n.records + n.fields
 	return nil
 }
 
-// batchCounts are what a batch's write left out: the records rejected,
-// the users' custom fields rejected, and the records left out unchanged.
-type batchCounts struct{ records, fields, same int }
+// batchCounts are what a batch's write did: the records rejected, the
+// users' custom fields rejected, the records left out as unchanged before
+// any statement, and the rows the statements inserted or changed (as the
+// database counts them: an upsert that finds a row unchanged leaves it).
+type batchCounts struct{ records, fields, same, written int }
 
 // writeBatch is Write's transaction (on SQLite, its part of a span). The
 // rejects of the records it wrote are cleared, and the group's rejects
@@ -195,7 +197,7 @@ func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *Batch) (n batch
 	defer func() { x.rejects, x.accepted = nil, nil }()
 	err = x.writeTx(ctx, len(b.Records), func(tx *sql.Tx) error {
 		x.rejects, x.accepted = nil, rejectList{}
-		if n.records, n.same, err = x.upsert(ctx, tx, c.t, b.Records, c.walk.run); err != nil {
+		if n, err = x.upsert(ctx, tx, c.t, b.Records, c.walk.run); err != nil {
 			return err
 		}
 		if c.t.name == "users" {
@@ -209,7 +211,7 @@ func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *Batch) (n batch
 		if err := dbschema.InsertRejects(ctx, tx, x.d, x.rejects); err != nil {
 			return err
 		}
-		wrote := len(b.Records) > n.records+n.same
+		wrote := n.written > 0
 		_, err = tx.ExecContext(ctx, x.q(`UPDATE edapp_export_kinds SET walk_pages = CASE WHEN walk_pages > ? THEN walk_pages ELSE ? END,
 walk_started = COALESCE(walk_started, ?)`+x.identitiesChanged(c.t.name, wrote)+` WHERE source = ? AND kind = ?`), b.Pages, b.Pages, x.timeArg(b.Started), x.source, c.t.name)
 		if err == nil && x.d == SQLite {

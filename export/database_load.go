@@ -85,11 +85,13 @@ func (u *upserter) load(ctx context.Context, chunks <-chan rowChunk) error {
 		return errNoBulk
 	case err != nil:
 		return loadError(err)
-	case tmp == u.t.name, copied == 0: // nothing to merge: a re-run's unchanged rows
+	case tmp == u.t.name: // copied straight in: every row is new
+		u.affected += copied
+		return nil
+	case copied == 0: // nothing to merge: a re-run's unchanged rows
 		return nil
 	}
-	_, err = u.tx.ExecContext(ctx, mergeSQL(u.t, tmp))
-	return err
+	return u.execCounted(ctx, mergeSQL(u.t, tmp))
 }
 
 // plain reports whether the write under way inserts without a conflict

@@ -214,14 +214,15 @@ var rowBuilders = min(runtime.GOMAXPROCS(0), 4)
 // record: within a statement at its first place (one statement may not
 // touch a row twice), across statements by writing it last, and in a bulk
 // load by the merge.
-func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []Record, run int64) (rejected, same int, err error) {
+func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []Record, run int64) (n batchCounts, err error) {
 	u := x.upserter(tx, t)
 	defer u.close()
 	stop := make(chan struct{})
 	defer close(stop)
 	chunks := x.buildRows(t, records, run, u.per, rowBuilders, stop)
-	rejected, err = u.write(ctx, chunks)
-	return rejected, u.same, err
+	n.records, err = u.write(ctx, chunks)
+	n.same, n.written = u.same, int(u.affected)
+	return n, err
 }
 
 // buildRows is the rows of records in t, per records at a time, in order,
@@ -439,6 +440,9 @@ type upserter struct {
 	seen     [][]string        // the keys of the rows written or left out, for edapp_export_seen, by flush
 	known    *knownRows        // the table's rows when the walk began (see changed)
 	same     int               // the rows left out as unchanged
+	// affected is the rows the statements inserted or changed, as the
+	// database counts them.
+	affected int64
 }
 
 func (x *Database) upserter(tx *sql.Tx, t *table) *upserter {
@@ -459,8 +463,7 @@ func (u *upserter) exec(ctx context.Context, rows [][]any) error {
 	}
 	dbschema.CleanArgs(u.x.d, args, u.isJSON)
 	if len(rows) != u.per {
-		_, err := u.tx.ExecContext(ctx, u.x.upsertSQL(u.t, len(rows)), args...)
-		return err
+		return u.execCounted(ctx, u.x.upsertSQL(u.t, len(rows)), args...)
 	}
 	if u.stmt == nil {
 		stmt, err := u.tx.PrepareContext(ctx, u.x.upsertSQL(u.t, u.per))
@@ -469,8 +472,30 @@ func (u *upserter) exec(ctx context.Context, rows [][]any) error {
 		}
 		u.stmt = stmt
 	}
-	_, err := u.stmt.ExecContext(ctx, args...)
-	return err
+	res, err := u.stmt.ExecContext(ctx, args...)
+	return u.count(res, err)
+}
+
+// execCounted runs a statement that writes rows of the table, counting
+// the rows it inserted or changed.
+func (u *upserter) execCounted(ctx context.Context, query string, args ...any) error {
+	res, err := u.tx.ExecContext(ctx, query, args...)
+	return u.count(res, err)
+}
+
+// count adds the rows a statement inserted or changed to affected: an
+// upsert that found a row unchanged (its digest, or its values, the same)
+// leaves it as it is, and the database does not count it.
+func (u *upserter) count(res sql.Result, err error) error {
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	u.affected += n
+	return nil
 }
 
 // execEach upserts each row alone under a savepoint, so that a row the
@@ -483,7 +508,7 @@ func (u *upserter) execEach(ctx context.Context, rows [][]any) error {
 		}
 		args := slices.Clone(row)
 		dbschema.CleanArgs(u.x.d, args, u.isJSON)
-		_, err := u.tx.ExecContext(ctx, u.x.upsertSQL(u.t, 1), args...)
+		err := u.execCounted(ctx, u.x.upsertSQL(u.t, 1), args...)
 		if err != nil && !dbschema.IsDataError(err) {
 			return err
 		}
@@ -559,10 +584,24 @@ func (x *Database) row(t *table, r Record, run int64) ([]any, error) {
 		case "edapp_digest": // below, of the others
 		default:
 			row[i] = x.value(r, t.fields[i], c.Type)
+			if c.ZeroIsNone&x.origin() != 0 && isZero(row[i]) {
+				row[i] = nil // this source's 0 is a value it did not send
+			}
 		}
 	}
 	t.putDigest(row)
 	return row, nil
+}
+
+// isZero reports whether v, a column's value, is the number 0.
+func isZero(v any) bool {
+	switch n := v.(type) {
+	case float64:
+		return n == 0
+	case int64:
+		return n == 0
+	}
+	return false
 }
 
 // value is the named field of r as a column of type typ holds it; nil

@@ -78,7 +78,7 @@ type scUserRow struct {
 	FirstName      string     `json:"firstName"`
 	LastName       string     `json:"lastName"`
 	LastActiveDate edapp.Time `json:"lastActiveDate"`
-	Active         bool       `json:"active"`
+	Active         *bool      `json:"active"`
 	SeatType       string     `json:"seatType"`
 	CreatedAt      edapp.Time `json:"createdAt"`
 	scRow

@@ -45,7 +45,7 @@ func TestRecordCells(t *testing.T) {
 			CustomFields: map[string]string{"site": "Perth"}},
 			map[string]string{"id": "u1", "name": "a,b", "roles": "app-user;reviewer", "userGroups": "g1;g2",
 				"managedUserGroups": "", "customFields": `{"site":"Perth"}`, "lastActiveDate": ""}},
-		{edapp.Attempt{ID: "a1", Score: 90, Success: true, EarnedStars: 3, StartedDateTime: ts},
+		{edapp.Attempt{ID: "a1", Score: edapp.Ptr(90.0), Success: true, EarnedStars: 3, StartedDateTime: ts},
 			map[string]string{"score": "90", "success": "true", "earnedStars": "3", "startedDateTime": "2026-03-07T05:10:36.187Z", "completedDateTime": ""}},
 		{edapp.LessonProgressEvent{LessonScore: &score}, map[string]string{"lessonScore": "87.5"}},
 		{edapp.LessonProgressEvent{}, map[string]string{"lessonScore": ""}},
@@ -134,7 +134,7 @@ func TestCSVFormulaCells(t *testing.T) {
 	if err := w.write(u); err != nil {
 		t.Fatal(err)
 	}
-	a, _ := newRecord(edapp.Attempt{ID: "a1", Score: -5, EarnedStars: -1})
+	a, _ := newRecord(edapp.Attempt{ID: "a1", Score: edapp.Ptr(-5.0), EarnedStars: -1})
 	w2, _ := newRecordWriter(&buf, "csv", []string{"id", "score", "earnedStars"})
 	if err := w2.write(a); err != nil {
 		t.Fatal(err)

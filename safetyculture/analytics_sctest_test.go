@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -127,5 +128,27 @@ func TestAnalyticsAgainstSctest(t *testing.T) {
 		if n, ok := c.run(ctx); n != c.wantRows || !ok {
 			t.Errorf("%s: %d rows (want %d), first row as expected: %v", c.name, n, c.wantRows, ok)
 		}
+	}
+}
+
+// TestAllReportsTheTotal: a walk's WithResponseInto holds the list's
+// total count, as an EdApp walk's does, so that a progress bar can show it.
+func TestAllReportsTheTotal(t *testing.T) {
+	t.Parallel()
+	f := newAnalyticsFake(t)
+	c := clientOf(t, f.fake)
+	var resp edapp.Response
+	n := 0
+	for _, err := range c.Analytics.AllLessonAttempts(context.Background(), &AnalyticsOptions{ListOptions: ListOptions{PageSize: 1}}, edapp.WithResponseInto(&resp)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if total, ok := resp.Total(); !ok || total != 2 {
+			t.Errorf("item %d: Total() = %d, %v; want 2", n, total, ok)
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d attempts, want 2", n)
 	}
 }

@@ -71,7 +71,7 @@ type User struct {
 	Email          string          `json:"email"`
 	FirstName      string          `json:"firstname"`
 	LastName       string          `json:"lastname"`
-	Active         bool            `json:"active"`
+	Active         *bool           `json:"active"` // nil: not sent (or not a boolean)
 	LastSeenAt     edapp.Time      `json:"last_seen_at"`
 	SeatType       string          `json:"seat_type"`
 	CreatedAt      edapp.Time      `json:"created_at"`

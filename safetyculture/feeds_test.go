@@ -163,7 +163,7 @@ func TestFeedsReadEveryFeedInTheVendorsShape(t *testing.T) {
 	assert.True(t, json.Valid(users[0].Raw()) && strings.HasPrefix(string(users[0].Raw()), "{"), "%s", users[0].Raw())
 	users[0].raw = ""
 	assert.Equal(t, User{ID: "user_0a1b2c3d4e5f60718293a4b5c6d7e8f9", OrganisationID: "role_7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f", Email: "mia.chen@example.com",
-		FirstName: "Mia", LastName: "Chen", Active: true, LastSeenAt: edapp.Time{Time: time.Date(2024, 3, 5, 11, 41, 10, 0, time.UTC)}, SeatType: "full",
+		FirstName: "Mia", LastName: "Chen", Active: edapp.Ptr(true), LastSeenAt: edapp.Time{Time: time.Date(2024, 3, 5, 11, 41, 10, 0, time.UTC)}, SeatType: "full",
 		CreatedAt: edapp.Time{Time: time.Date(2023, 11, 20, 8, 0, 0, 0, time.UTC)}}, users[0])
 	assert.True(t, users[1].LastSeenAt.IsZero())
 	groups, err := collect(t, c.Feeds.AllGroups(ctx))

@@ -70,6 +70,9 @@ func fetchPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client,
 	}
 	pg.Items, pg.Response = l.Items, resp
 	pg.total, pg.hasTotal = l.Total()
+	if pg.hasTotal {
+		bridge.SetTotal(resp, pg.total) // the walk's Response tells it (Response.Total)
+	}
 	pg.received = len(l.Items) + pager.DroppedWhole(resp.Dropped)
 	page, size := 1, pager.DefaultPageSize
 	if opts != nil {

@@ -206,3 +206,33 @@ func TestMigrateOfACurrentPostgresDatabaseTakesNoLock(t *testing.T) {
 		t.Error("the changed comment was not written back")
 	}
 }
+
+// TestDictionaryHoldsEveryRelation: every table and view the database
+// holds after the migrations is in the data dictionary, and each of
+// edapp's own tables outside the migrations (edapp_schema) has, on
+// PostgreSQL, the types the dictionary gives (int is bigint).
+func TestDictionaryHoldsEveryRelation(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		db, dialect := migratedTestDB(t, url)
+		q := `SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name`
+		if dialect == dbschema.Postgres {
+			q = `SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'v') ORDER BY relname`
+		}
+		described := map[string]dbschema.Table{}
+		for _, tb := range dbschema.Dictionary() {
+			described[tb.Name] = tb
+		}
+		for _, row := range rowsOfDB(t, db, q) {
+			if _, ok := described[row[0]]; !ok {
+				t.Errorf("%s is not in the data dictionary", row[0])
+			}
+		}
+		if dialect == dbschema.Postgres {
+			tb := described["edapp_schema"]
+			if live, want := readLiveTable(t, db, dialect, tb.Name).columns, foldedTable(tb, dialect).columns; !slices.Equal(live, want) {
+				t.Errorf("%s: database columns %v, dictionary %v", tb.Name, live, want)
+			}
+		}
+	})
+}

@@ -34,7 +34,15 @@ type k8sObject struct {
 		Template    k8sPodTemplate `yaml:"template"` // Deployment
 		JobTemplate struct {
 			Spec struct {
-				Template k8sPodTemplate `yaml:"template"`
+				Template         k8sPodTemplate `yaml:"template"`
+				PodFailurePolicy struct {
+					Rules []struct {
+						Action      string `yaml:"action"`
+						OnExitCodes struct {
+							Values []int `yaml:"values"`
+						} `yaml:"onExitCodes"`
+					} `yaml:"rules"`
+				} `yaml:"podFailurePolicy"`
 			} `yaml:"spec"`
 		} `yaml:"jobTemplate"` // CronJob
 	} `yaml:"spec"`
@@ -51,17 +59,19 @@ type k8sContainer struct {
 	Image   string   `yaml:"image"`
 	Command []string `yaml:"command"`
 	Args    []string `yaml:"args"`
-	Env     []struct {
-		Name      string `yaml:"name"`
-		Value     string `yaml:"value"`
-		ValueFrom struct {
-			SecretKeyRef struct {
-				Name string `yaml:"name"`
-				Key  string `yaml:"key"`
-			} `yaml:"secretKeyRef"`
-		} `yaml:"valueFrom"`
-	} `yaml:"env"`
-	EnvFrom []any `yaml:"envFrom"`
+	Env     []k8sEnv `yaml:"env"`
+	EnvFrom []any    `yaml:"envFrom"`
+}
+
+type k8sEnv struct {
+	Name      string `yaml:"name"`
+	Value     string `yaml:"value"`
+	ValueFrom struct {
+		SecretKeyRef struct {
+			Name string `yaml:"name"`
+			Key  string `yaml:"key"`
+		} `yaml:"secretKeyRef"`
+	} `yaml:"valueFrom"`
 }
 
 // containers returns the containers of a CronJob's or a Deployment's pods.
@@ -240,8 +250,8 @@ func TestSystemdUnitsTakeSecretsFromEnvironmentFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		unit := string(b)
-		if !strings.Contains(unit, "\nEnvironmentFile=/etc/edapp/edapp.env\n") {
-			t.Errorf("%s: no EnvironmentFile=/etc/edapp/edapp.env", u)
+		if !strings.Contains(unit, "\nEnvironmentFile=/etc/edapp/db.env\n") {
+			t.Errorf("%s: no EnvironmentFile=/etc/edapp/db.env", u)
 		}
 		for _, l := range strings.Split(unit, "\n") {
 			if !strings.HasPrefix(l, "Exec") {
@@ -272,6 +282,77 @@ func TestMainImportsRootsAndZones(t *testing.T) {
 	for _, want := range []string{"golang.org/x/crypto/x509roots/fallback", "time/tzdata"} {
 		if !slices.Contains(imports, want) {
 			t.Errorf("main.go does not import %s: the scratch image would lack it", want)
+		}
+	}
+}
+
+// TestRejectsExitCodeInDeployments: a run that finished with rejected
+// records is a success for the Kubernetes CronJobs (which set
+// EDAPP_REJECTS_EXIT_CODE=0, since a pod failure policy cannot mark a Job
+// succeeded) and for the systemd export unit (SuccessExitStatus=3, the
+// default code).
+func TestRejectsExitCodeInDeployments(t *testing.T) {
+	t.Parallel()
+	jobs := 0
+	for _, o := range readK8sObjects(t, kubernetesDir) {
+		if o.Kind != "CronJob" {
+			continue
+		}
+		jobs++
+		for _, c := range o.containers() {
+			i := slices.IndexFunc(c.Env, func(e k8sEnv) bool { return e.Name == "EDAPP_REJECTS_EXIT_CODE" })
+			if i < 0 || c.Env[i].Value != "0" {
+				t.Errorf("CronJob %s: no EDAPP_REJECTS_EXIT_CODE=0", o.Metadata.Name)
+			}
+		}
+		for _, r := range o.Spec.JobTemplate.Spec.PodFailurePolicy.Rules {
+			if r.Action == "FailJob" && slices.Contains(r.OnExitCodes.Values, exitRejected) {
+				t.Errorf("CronJob %s: exit code %d fails the Job", o.Metadata.Name, exitRejected)
+			}
+		}
+	}
+	if jobs == 0 {
+		t.Fatal("no CronJob")
+	}
+	b, err := os.ReadFile(filepath.Join(systemdDir, "edapp-export@.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "\nSuccessExitStatus=3\n") || strings.Contains(string(b), "EDAPP_REJECTS_EXIT_CODE") {
+		t.Error("edapp-export@.service: want SuccessExitStatus=3 and the default rejects exit code")
+	}
+}
+
+// TestSystemdUnitsReadOnlyTheirSecrets: each unit reads the environment
+// files of the variables it uses and no other: the database URL's, and
+// the export its source's token (the instance's file), the receiver its
+// secret header and no API token. The README names the same files.
+func TestSystemdUnitsReadOnlyTheirSecrets(t *testing.T) {
+	t.Parallel()
+	section := productionSection(t)
+	for unit, want := range map[string][]string{
+		"edapp-export@.service":  {"/etc/edapp/db.env", "/etc/edapp/%i.env"},
+		"edapp-webhooks.service": {"/etc/edapp/db.env", "/etc/edapp/webhooks.env"},
+	} {
+		b, err := os.ReadFile(filepath.Join(systemdDir, unit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var files []string
+		for _, m := range regexp.MustCompile(`(?m)^EnvironmentFile=-?(\S+)$`).FindAllStringSubmatch(string(b), -1) {
+			files = append(files, m[1])
+		}
+		if !slices.Equal(files, want) {
+			t.Errorf("%s reads %v, want %v", unit, files, want)
+		}
+		if strings.Contains(string(b), "\nEnvironment=") || strings.Contains(string(b), "LoadCredential") {
+			t.Errorf("%s: environment set outside its files", unit)
+		}
+	}
+	for file, variable := range map[string]string{"db.env": "EDAPP_EXPORT_DB", "edapp.env": "EDAPP_API_TOKEN",
+		"safetyculture.env": "SAFETYCULTURE_API_TOKEN", "webhooks.env": "EDAPP_WEBHOOK_SECRET"} {
+		if !strings.Contains(section, "grep '^"+variable+"=' edapp.env > /etc/edapp/"+file) {
+			t.Errorf("the README does not put %s in /etc/edapp/%s", variable, file)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,6 +33,9 @@ func (o *exportOptions) finish(cmd *cobra.Command, env func(string) string, budg
 		o.flags.db = env("EDAPP_EXPORT_DB")
 	}
 	var err error
+	if o.flags.rejectsExitCode, err = rejectsExitCode(cmd, env, o.flags.rejectsExitCode); err != nil {
+		return err
+	}
 	if o.engine, err = engineOptions(o.flags); err != nil {
 		return err
 	}
@@ -55,6 +59,27 @@ type exportFlags struct {
 	maxAge      time.Duration
 	overlap     time.Duration
 	deadline    time.Duration // --deadline; 0: none
+	// rejectsExitCode is the exit code of a run that finished with
+	// rejected records.
+	rejectsExitCode int
+}
+
+// rejectsExitCode is --rejects-exit-code, or EDAPP_REJECTS_EXIT_CODE when
+// the flag is not given, checked: an exit code from 0 to 125 (the shells
+// keep the codes above).
+func rejectsExitCode(cmd *cobra.Command, env func(string) string, flag int) (int, error) {
+	code, from := flag, "--rejects-exit-code"
+	if v := env("EDAPP_REJECTS_EXIT_CODE"); v != "" && !cmd.Flags().Changed("rejects-exit-code") {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return 0, usagef("invalid EDAPP_REJECTS_EXIT_CODE %q: want an exit code from 0 to 125", v)
+		}
+		code, from = n, "EDAPP_REJECTS_EXIT_CODE"
+	}
+	if code < 0 || code > 125 {
+		return 0, usagef("invalid %s %d: want an exit code from 0 to 125", from, code)
+	}
+	return code, nil
 }
 
 // wrap breaks s into lines of at most width, each after indent.
@@ -119,6 +144,7 @@ func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command 
 	fl.DurationVar(&f.maxAge, "max-age", 0, "skip a mirrored kind whose last complete fetch is younger than this (0: fetch every run)")
 	fl.DurationVar(&f.overlap, "overlap", 0, "fetch an incremental kind again from this long before its cursor (0: the source's, 10m for edapp, 2h15m for safetyculture, the least taken)")
 	fl.DurationVar(&f.openWindow, "open-window", export.DefaultOpenWindow, "fetch an attempt still open again on each run while it started less than this ago (0: never)")
+	fl.IntVar(&f.rejectsExitCode, "rejects-exit-code", exitRejected, "exit code of a run that finished with rejected records, which the summary, --stats and the log still report (default: $EDAPP_REJECTS_EXIT_CODE or 3; 0 counts it as success)")
 	fl.DurationVar(&f.deadline, "deadline", 0, "end the run after this long: the kinds still running stop, keep what they wrote, and the next run resumes (0: no deadline)")
 	fac.addBudgetFlags(cmd)
 	fac.addStatsFlag(cmd, export.KindFromContext)
@@ -321,17 +347,17 @@ func (fac *factory) runExport(ctx context.Context, o *exportOptions) error {
 	opts.Progress = progressAdapter{prog}
 	opts.StopOn = fatal
 	sum, err := fac.RunExport(ctx, c, opts, dests...)
-	return fac.exportDone(sum, prog, rebuildIdentities(ctx, dests, err))
+	return fac.exportDone(sum, prog, o.flags.rejectsExitCode, rebuildIdentities(ctx, dests, err))
 }
 
 // exportDone reports a run's outcome: its stats and summary, and exit 3
 // for records rejected.
-func (fac *factory) exportDone(sum *export.Summary, prog progress, err error) error {
+func (fac *factory) exportDone(sum *export.Summary, prog progress, rejectsCode int, err error) error {
 	fac.statsOut.stats.exportDone(sum)
 	prog.wait()
 	rejected := fac.printSummary(sum)
 	if err == nil && rejected > 0 {
-		return rejectedError{rejected}
+		return rejectedError{n: rejected, code: rejectsCode}
 	}
 	return err
 }

@@ -11,6 +11,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/safetyculture/sctest"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -730,4 +732,40 @@ func attemptsUpdated(t *testing.T, db *sql.DB, d dbschema.Dialect) func() []stri
 		slices.Sort(out)
 		return out
 	}
+}
+
+// TestExportDBCountsRowsTheDatabaseWrote: a re-run of the incremental kinds
+// (their overlap fetched again, the digests not read) reports the rows the
+// database inserted or changed, none here, for both sources.
+func TestExportDBCountsRowsTheDatabaseWrote(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, _ := exportFixture(t, 3)
+		sc := sctest.New(t)
+		if _, err := sc.SeedMigration(srv); err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		edappKinds := []string{"attempts", "course_progress", "lesson_progress_events"}
+		scKinds := []string{"attempts", "course_progress", "lesson_progress_events"}
+		runs := []func() result{
+			func() result {
+				return runExport(t, ctx, srv, nil, "--db", url, "--kinds", strings.Join(edappKinds, ","))
+			},
+			func() result {
+				return runEnv(t, scEnv(sc), "export", "--source", "safetyculture", "--db", url, "--kinds", strings.Join(scKinds, ","))
+			},
+		}
+		for i, run := range runs {
+			wantCode(t, run(), exitOK)
+			r := run()
+			wantCode(t, r, exitOK)
+			for _, k := range [][]string{edappKinds, scKinds}[i] {
+				line := regexp.MustCompile(`(?m)^` + k + `\s.*$`).FindString(r.stdout)
+				if !strings.Contains(line, " 0 rows written") {
+					t.Errorf("source %d, a re-run with nothing changed: %s: %q, want 0 rows written\n%s", i, k, line, r.stdout)
+				}
+			}
+		}
+	})
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
 )
@@ -403,4 +404,48 @@ func TestMigrateFoldsRejectsByRecord(t *testing.T) {
 			t.Errorf("u1 first rejected at %q (%v), want 1 March", first, err)
 		}
 	})
+}
+
+// TestExportRejectsExitCode: --rejects-exit-code (or
+// EDAPP_REJECTS_EXIT_CODE) sets the code of a run that finished with
+// rejected records, 3 by default; the rejects still show in the summary,
+// --stats and the log. A bad value is a usage error, before anything runs.
+func TestExportRejectsExitCode(t *testing.T) {
+	t.Parallel()
+	srv, _ := exportFixture(t, 0)
+	serveUsers(t, srv, `{"name":"no id"}`, `{"id":"u1","name":"one"}`)
+	for _, tc := range []struct {
+		name string
+		env  env
+		args []string
+		code int
+	}{
+		{"default", nil, nil, exitRejected},
+		{"flag", nil, []string{"--rejects-exit-code", "0"}, exitOK},
+		{"environment", env{"EDAPP_REJECTS_EXIT_CODE": "0"}, nil, exitOK},
+		{"flag over environment", env{"EDAPP_REJECTS_EXIT_CODE": "0"}, []string{"--rejects-exit-code", "7"}, 7},
+		{"flag out of range", nil, []string{"--rejects-exit-code", "126"}, exitUsage},
+		{"environment not a number", env{"EDAPP_REJECTS_EXIT_CODE": "zero"}, nil, exitUsage},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := fakeEnv(srv)
+			for k, v := range tc.env {
+				e[k] = v
+			}
+			db := dbtest.SQLite(t)
+			args := append([]string{"--db", db, "--kinds", "users", "--stats", "-"}, tc.args...)
+			r := runExportEnv(context.Background(), e, nil, args...)
+			wantCode(t, r, tc.code)
+			if tc.code == exitUsage {
+				if _, err := os.Stat(strings.TrimPrefix(db, "sqlite:")); err == nil {
+					t.Errorf("a bad value made the database")
+				}
+				return
+			}
+			if !strings.Contains(r.stderr, "finished, with 1 rejected record(s)") || !strings.Contains(r.stdout, `"rejected":{"users":1}`) ||
+				!strings.Contains(r.stdout, "1 rejected (see the rejects table)") {
+				t.Errorf("the reject is not reported:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			}
+		})
+	}
 }

@@ -23,6 +23,7 @@ func sourceKindNames(source string) []string {
 // SAFETYCULTURE_BASE_URL. Each endpoint keeps its own limit: its class's,
 // or budget's for the classes it names, shared through --redis.
 func (fac *factory) safetyCultureClient(budget scBudget) (*safetyculture.Client, error) {
+	fac.service = safetyCultureService
 	token := fac.flagOrEnv(fac.token, "SAFETYCULTURE_API_TOKEN")
 	if token == "" {
 		return nil, usagef("no SafetyCulture API token: pass --token or set SAFETYCULTURE_API_TOKEN")
@@ -38,6 +39,11 @@ func (fac *factory) safetyCultureClient(budget scBudget) (*safetyculture.Client,
 	if fac.verbose {
 		opts = append(opts, safetyculture.WithLogger(fac.logger(slog.LevelDebug)))
 	}
+	obs, err := fac.observer(nil) // each endpoint's budget is its own: no one gauge
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, safetyculture.WithObserver(obs))
 	c, err := safetyculture.NewClient(token, opts...)
 	if err != nil {
 		return nil, usageError{err}
@@ -62,7 +68,7 @@ func (fac *factory) runSafetyCultureExport(ctx context.Context, o *exportOptions
 	opts.Progress = progressAdapter{prog}
 	opts.StopOn = fatal
 	sum, err := fac.RunSafetyCulture(ctx, c, opts, dests...)
-	return fac.exportDone(sum, prog, rebuildIdentities(ctx, dests, err))
+	return fac.exportDone(sum, prog, o.flags.rejectsExitCode, rebuildIdentities(ctx, dests, err))
 }
 
 // rebuildIdentities rebuilds the database's identities after a run that

@@ -90,7 +90,24 @@ func (a *app) scLimiters(token string, b scBudget) (func(route string) edapp.Lim
 		if err != nil {
 			return nil, usageError{fmt.Errorf("budget of %s: %w", route, err)}
 		}
-		limiters[route] = l
+		limiters[route] = a.endpointMeter(route, l)
 	}
 	return func(route string) edapp.Limiter { return limiters[route] }, nil
+}
+
+// endpointMeter watches one endpoint's limiter as the EdApp client's is
+// watched: its long waits and 429 pauses are announced, naming the
+// endpoint, and its requests and waits go into the run's summary.
+func (a *app) endpointMeter(route string, l edapp.Limiter) edapp.Limiter {
+	bl, ok := l.(budgetLimiter)
+	if !ok {
+		return l
+	}
+	m := newWaitMeter(bl, a.notice)
+	m.of = " of " + route
+	if !isTerminal(a.stderr) {
+		m.remind = remindEvery
+	}
+	a.endpointMeters = append(a.endpointMeters, m)
+	return m
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -158,5 +160,32 @@ func TestSafetyCultureExportsShareTheBudgetThroughRedis(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no key for the lessons endpoint (%s) among %q", lessons, keys)
+	}
+}
+
+// TestSafetyCultureExportAnnouncesEndpointWaits: an endpoint's wait for its
+// budget is announced as EdApp's are, naming the endpoint, how long and
+// until when; the summary counts the requests sent and the waits, and so
+// does --stats.
+func TestSafetyCultureExportAnnouncesEndpointWaits(t *testing.T) {
+	t.Parallel()
+	sc, _ := scBudgetFixture(t)
+	r := runEnv(t, scEnv(sc), "export", "--source", "safetyculture", "--out", t.TempDir(), "--bulk-share", "1",
+		"--budget", "catalogue=2/2s,other=2/2s", "--kinds", "courses,lessons", "--stats", "-")
+	wantCode(t, r, exitOK)
+	lessons := "GET /training/courses/v1/{courseId}/lessons"
+	if !regexp.MustCompile(`waiting [0-9.]+m?s for the request budget of ` + regexp.QuoteMeta(lessons) + `, until \d\d:\d\d:\d\d`).MatchString(r.stderr) {
+		t.Errorf("no announced wait of %s:\n%s", lessons, r.stderr)
+	}
+	if !regexp.MustCompile(`edapp: [1-9]\d* requests sent; waited [1-9][0-9.]*m?s, added up over the endpoints`).MatchString(r.stderr) {
+		t.Errorf("no summary of the requests and waits:\n%s", r.stderr)
+	}
+	var stats statsJSON
+	last := r.stdout[strings.LastIndex(strings.TrimSpace(r.stdout), "\n")+1:] // after the summary table
+	if err := json.Unmarshal([]byte(last), &stats); err != nil {
+		t.Fatalf("%v: %s", err, r.stdout)
+	}
+	if stats.Requests < 6 || stats.RequestsByKind["lessons"] < 5 || stats.WaitedSeconds["bulk"] == 0 {
+		t.Errorf("--stats: %+v, want the requests (1 of courses, 5 of lessons) and the waits", stats)
 	}
 }

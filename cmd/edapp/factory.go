@@ -93,7 +93,7 @@ func (f *factory) newAPIClient() (*apiClient, error) {
 		meter.remind = remindEvery // a log has no bar that shows a wait going on
 	}
 	opts = append(opts, edapp.WithLimiter(meter))
-	obs, err := f.observer(meter)
+	obs, err := f.observer(meter.budgetReporter())
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/safetyculture"
 )
 
 // cliError reads "<what failed>: <why>". The SDK starts its errors with
@@ -63,29 +64,54 @@ func unreachable(err error) bool {
 		errors.As(err, &ne) && ne.Timeout()
 }
 
+// service is the settings a run's requests go by, which its hints name:
+// EdApp's, or SafetyCulture's for --source safetyculture.
+type service struct {
+	name        string
+	tokenEnv    string
+	baseURLEnv  string
+	defaultBase string
+	flag        string // the flag that chose the service; "" for EdApp
+}
+
+var (
+	edappService         = service{name: "EdApp", tokenEnv: "EDAPP_API_TOKEN", baseURLEnv: "EDAPP_BASE_URL", defaultBase: edapp.DefaultBaseURL}
+	safetyCultureService = service{name: "SafetyCulture", tokenEnv: safetyculture.EnvAPIToken, baseURLEnv: safetyculture.EnvBaseURL,
+		defaultBase: safetyculture.DefaultBaseURL, flag: "--source safetyculture"}
+)
+
 // hint says what to do about a fatal error: which token to check, or which
-// host could not be reached, and where each came from.
+// host could not be reached, and where each came from, in the settings of
+// the service the run talked to.
 func (a *app) hint(err error) string {
+	svc := a.service
+	if svc.name == "" {
+		svc = edappService
+	}
+	with := ""
+	if svc.flag != "" {
+		with = ", with " + svc.flag
+	}
 	switch {
 	case tokenRefused(err):
-		from := "the EDAPP_API_TOKEN environment variable"
+		from := "the " + svc.tokenEnv + " environment variable"
 		if a.token != "" {
 			from = "the --token flag"
 		}
-		return "the service refused the API token: check the token, which came from " + from
+		return svc.name + " refused the API token: check the token, which came from " + from + with
 	case unreachable(err):
 		base, from := a.baseURL, "the --base-url flag"
 		if base == "" {
-			base, from = a.env("EDAPP_BASE_URL"), "the EDAPP_BASE_URL environment variable"
+			base, from = a.env(svc.baseURLEnv), "the "+svc.baseURLEnv+" environment variable"
 		}
 		if base == "" {
-			base, from = edapp.DefaultBaseURL, "the default"
+			base, from = svc.defaultBase, "the default"
 		}
 		host := base
 		if u, perr := url.Parse(base); perr == nil && u.Host != "" {
 			host = u.Host
 		}
-		return "could not reach " + host + " (the base URL " + base + " came from " + from + ")"
+		return "could not reach " + host + " (" + svc.name + "'s base URL " + base + " came from " + from + with + ")"
 	}
 	return ""
 }

@@ -260,7 +260,7 @@ func TestBrowserCompletesALesson(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(attempts.Items) != 1 || attempts.Items[0].Score != 85 || !attempts.Items[0].Success || attempts.Items[0].CompletedDateTime.IsZero() {
+	if len(attempts.Items) != 1 || attempts.Items[0].Score == nil || *attempts.Items[0].Score != 85 || !attempts.Items[0].Success || attempts.Items[0].CompletedDateTime.IsZero() {
 		t.Errorf("attempts: %+v", attempts.Items)
 	}
 	progress, err := client.Analytics.ListCourseProgress(ctx, &edapp.CourseProgressListOptions{UserID: userID})

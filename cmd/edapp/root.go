@@ -20,12 +20,14 @@ const (
 	exitError = 1
 	exitUsage = 2
 	// exitRejected: the run finished, but a database refused some records,
-	// which it kept in its rejects table.
+	// which it kept in its rejects table (by default: see
+	// --rejects-exit-code).
 	exitRejected = 3
 )
 
-// rejectedError ends a run that finished with rejected records.
-type rejectedError struct{ n int }
+// rejectedError ends a run that finished with rejected records; the run
+// exits with code.
+type rejectedError struct{ n, code int }
 
 func (e rejectedError) Error() string {
 	return fmt.Sprintf("finished, with %d rejected record(s): the database keeps them in its rejects table", e.n)
@@ -60,6 +62,12 @@ type app struct {
 	token   string
 	baseURL string
 	verbose bool
+	// endpointMeters watch the limiters of SafetyCulture's endpoints, one
+	// each, when the run built them.
+	endpointMeters []*waitMeter
+	// service is the service the run's requests go to, whose settings
+	// its hints name; zero for EdApp.
+	service service
 	// budget holds the budget flags of the commands that take them.
 	budget budgetFlags
 	// noticeMu guards bars, the progress display notices go above.
@@ -96,15 +104,18 @@ func (f *factory) run(ctx context.Context, args []string) int {
 	if f.api != nil && a.budgeted[cmd] {
 		fmt.Fprintf(a.stderr, "edapp: %s\n", f.api.meter.summary())
 	}
+	if len(a.endpointMeters) > 0 && a.budgeted[cmd] {
+		fmt.Fprintf(a.stderr, "edapp: %s\n", endpointsSummary(a.endpointMeters))
+	}
 	if serr := a.statsOut.write(a.stdout); serr != nil && err == nil {
 		err = serr
 	}
 	if err == nil {
 		return exitOK
 	}
-	if errors.As(err, new(rejectedError)) {
+	if re := new(rejectedError); errors.As(err, re) {
 		fmt.Fprintf(a.stderr, "edapp: %s\n", reason(err))
-		return exitRejected
+		return re.code
 	}
 	if errors.As(err, new(refusedError)) {
 		fmt.Fprintf(a.stderr, "edapp: %s\n", reason(err))
@@ -150,7 +161,7 @@ missing or malformed flag).`,
   edapp export --out ./export
   edapp users sync --csv users.csv
   edapp webhooks list`,
-		Version:       buildVersion(),
+		Version:       versionLine(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          noArgs,
@@ -238,13 +249,13 @@ func (a *app) flagOrEnv(flagValue, name string) string {
 // observer is the client's hook: --stats's counters, and OpenTelemetry
 // when OTEL_EXPORTER_OTLP_ENDPOINT is set (its exporters are shut down,
 // and so flushed, with the command's closers).
-func (a *app) observer(meter *waitMeter) (edapp.Observer, error) {
+func (a *app) observer(budget edapp.BudgetReporter) (edapp.Observer, error) {
 	var obs []edapp.Observer
 	if s := a.statsOut.stats; s != nil {
 		obs = append(obs, s.observer())
 	}
 	if a.env(otlpEndpointEnv) != "" {
-		o, shutdown, err := startTelemetry(context.Background(), meter.budgetReporter())
+		o, shutdown, err := startTelemetry(context.Background(), budget)
 		if err != nil {
 			return edapp.Observer{}, fmt.Errorf("OpenTelemetry (%s is set): %w", otlpEndpointEnv, err)
 		}

@@ -80,7 +80,7 @@ func TestTelemetryExportsOverOTLP(t *testing.T) {
 // client gets no observer: nothing is started and nothing costs.
 func TestTelemetryOffWithoutEndpoint(t *testing.T) {
 	a := &app{env: env{}.get}
-	o, err := a.observer(newWaitMeter(nil, func(string) {}))
+	o, err := a.observer(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

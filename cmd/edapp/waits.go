@@ -47,6 +47,9 @@ type waitMeter struct {
 	// remind is how often a long wait is reported again; 0 for never.
 	remind time.Duration
 	zone   *time.Location // of the times printed
+	// of names the budget in the notices: "" for the client's one budget,
+	// " of GET /path" for one of SafetyCulture's endpoints.
+	of string
 
 	mu        sync.Mutex
 	requests  int
@@ -112,7 +115,7 @@ func (m *waitMeter) WaitLane(ctx context.Context, bulk bool) error {
 		m.long--
 		if m.long == 0 {
 			m.budgetSeries++ // stops the reminders of this wait
-			m.report(fmt.Sprintf("waited %s for the request budget", round(m.now().Sub(m.longStart))))
+			m.report(fmt.Sprintf("waited %s for the request budget%s", round(m.now().Sub(m.longStart)), m.of))
 		}
 	}
 	return err
@@ -133,9 +136,9 @@ func (m *waitMeter) longBegins(start time.Time, expected time.Duration) {
 	m.scheduleReminder(&m.budgetSeries, m.budgetReminder)
 	if expected > 0 {
 		m.longEnd = start.Add(expected)
-		m.report(fmt.Sprintf("waiting %s for the request budget, until %s", round(expected), m.clock(m.longEnd)))
+		m.report(fmt.Sprintf("waiting %s for the request budget%s, until %s", round(expected), m.of, m.clock(m.longEnd)))
 	} else {
-		m.report("waiting for the request budget (its window is full)")
+		m.report("waiting for the request budget" + m.of + " (its window is full)")
 	}
 }
 
@@ -164,7 +167,7 @@ func (m *waitMeter) budgetReminder() bool {
 		return false
 	}
 	now := m.now()
-	msg := fmt.Sprintf("still waiting for the request budget, for %s so far", round(now.Sub(m.longStart)))
+	msg := fmt.Sprintf("still waiting for the request budget%s, for %s so far", m.of, round(now.Sub(m.longStart)))
 	if left := m.longEnd.Sub(now); left > 0 {
 		msg += fmt.Sprintf("; %s left, until %s", round(left), m.clock(m.longEnd))
 	}
@@ -188,7 +191,11 @@ func (m *waitMeter) Pause(until time.Time) {
 	}
 	m.paused += until.Sub(from)
 	m.pauseEnd = until
-	m.report(fmt.Sprintf("the service answered 429 (too many requests): every request waits %s, until %s", round(until.Sub(now)), m.clock(until)))
+	who := "every request waits"
+	if m.of != "" {
+		who = "the requests" + m.of + " wait"
+	}
+	m.report(fmt.Sprintf("the service answered 429 (too many requests): %s %s, until %s", who, round(until.Sub(now)), m.clock(until)))
 	if until.Sub(now) > m.remind {
 		m.scheduleReminder(&m.pauseSeries, m.pauseReminder)
 	}
@@ -200,7 +207,7 @@ func (m *waitMeter) pauseReminder() bool {
 	if left <= 0 {
 		return false
 	}
-	m.report(fmt.Sprintf("still paused after a 429: %s left, until %s", round(left), m.clock(m.pauseEnd)))
+	m.report(fmt.Sprintf("still paused after a 429%s: %s left, until %s", m.of, round(left), m.clock(m.pauseEnd)))
 	return true
 }
 
@@ -216,6 +223,22 @@ func (m *waitMeter) summary() string {
 	defer m.mu.Unlock()
 	return fmt.Sprintf("%d requests sent; waited %s in all: %s for the request budget, %s paused after a 429",
 		m.requests, round(m.budget+m.paused), round(m.budget), round(m.paused))
+}
+
+// endpointsSummary is the run's line when each endpoint has a budget of
+// its own (SafetyCulture's): the requests sent, and the time each
+// endpoint's requests were held, added up over the endpoints (two held at
+// once count twice).
+func endpointsSummary(meters []*waitMeter) string {
+	var requests int
+	var budget, paused time.Duration
+	for _, m := range meters {
+		m.mu.Lock()
+		requests, budget, paused = requests+m.requests, budget+m.budget, paused+m.paused
+		m.mu.Unlock()
+	}
+	return fmt.Sprintf("%d requests sent; waited %s, added up over the endpoints: %s for their request budgets, %s paused after a 429",
+		requests, round(budget+paused), round(budget), round(paused))
 }
 
 func round(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }

@@ -120,7 +120,7 @@ var attemptHeader = []string{"id", "userId", "userExternalId", "courseId", "cour
 
 func attemptRow(a edapp.Attempt) []string {
 	return []string{a.ID, a.UserID, a.UserExternalID, a.CourseID, a.CourseExternalID, a.LessonID, a.LessonExternalID,
-		a.StartedDateTime.String(), a.CompletedDateTime.String(), ftoa(a.Score), strconv.FormatBool(a.Success), strconv.Itoa(a.EarnedStars)}
+		a.StartedDateTime.String(), a.CompletedDateTime.String(), scoreCell(a.Score), strconv.FormatBool(a.Success), strconv.Itoa(a.EarnedStars)}
 }
 
 var progressHeader = []string{"userId", "userExternalId", "userName", "courseId", "courseExternalId", "courseTitle", "opened", "completed", "completedDateTime", "lessonsTotal", "lessonsCompleted", "percentageCompleted", "score"}
@@ -128,10 +128,18 @@ var progressHeader = []string{"userId", "userExternalId", "userName", "courseId"
 func progressRow(p edapp.CourseProgress) []string {
 	return []string{p.UserID, p.UserExternalID, p.UserName, p.CourseID, p.CourseExternalID, p.CourseTitle,
 		strconv.FormatBool(p.Opened), strconv.FormatBool(p.Completed), p.CompletedDateTime.String(),
-		strconv.Itoa(p.LessonsTotal), strconv.Itoa(p.LessonsCompleted), ftoa(p.PercentageCompleted), ftoa(p.Score)}
+		strconv.Itoa(p.LessonsTotal), strconv.Itoa(p.LessonsCompleted), ftoa(p.PercentageCompleted), scoreCell(p.Score)}
 }
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// scoreCell is a score, or an empty cell when none was sent.
+func scoreCell(f *float64) string {
+	if f == nil {
+		return ""
+	}
+	return ftoa(*f)
+}
 
 // seed loads the demo account and generated learners who open and complete
 // the Fire Safety lessons with varying scores.

@@ -104,6 +104,11 @@ type Walk struct {
 // NewWalk splits opts for a walk; set by the root package.
 var NewWalk func(opts any) Walk
 
+// SetTotal records a list's total count, as the service sent it, on a
+// page's *edapp.Response (as any; nil does nothing), for its Total; set
+// by the root package.
+var SetTotal func(resp any, total int)
+
 // ParseDelivery checks and decodes one webhook delivery: it returns the
 // event (an edapp.Event), or the status to answer and why.
 type ParseDelivery func(h http.Header, body []byte) (event any, status int, err error)

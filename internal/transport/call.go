@@ -59,6 +59,7 @@ type callVars struct {
 	lastEnd    time.Time
 	lastStatus int
 	throttled  bool // held by the limiter or a pause, or answered 429
+	placed     bool // holds a place of req.InFlight
 
 	pausedFor *http.Response // the answer whose rate-limit headers were applied last
 	body      *buffer
@@ -191,6 +192,7 @@ func remainingZero(h http.Header) bool {
 // other; otherwise Backoff. It waits itself and hands retryablehttp no
 // wait of its own, so that every wait reads one clock.
 func (s *callState) backoff(lo, hi time.Duration, attempt int, resp *http.Response) time.Duration {
+	s.leavePlace() // a backoff holds no place either
 	if s.c.sleep(s.ctx, s.backoffFor(lo, hi, attempt, resp)) != nil {
 		// ctx is done: a wait retryablehttp's timer cannot finish first
 		// makes it return ctx's error at once, never send again.
@@ -238,7 +240,12 @@ func (s *callState) beforeAttempt(_ retryablehttp.Logger, r *http.Request, attem
 // URL's origin, so a redirect elsewhere never carries the token (net/http
 // alone would keep it for a subdomain).
 func (s *callState) RoundTrip(req *http.Request) (*http.Response, error) {
-	if err := s.waitTurn(req.Context()); err != nil {
+	s.leavePlace() // the previous attempt's: a wait holds none
+	err := s.waitTurn(req.Context())
+	if err == nil {
+		err = s.enterPlace(req.Context())
+	}
+	if err != nil {
 		if req.Body != nil {
 			req.Body.Close()
 		}
@@ -265,6 +272,29 @@ func (s *callState) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	s.reportAttempt(r, s.lastEnd.Sub(start), err)
 	return resp, err
+}
+
+// enterPlace takes a place of the request's InFlight semaphore, waiting
+// while all are held, until ctx is done.
+func (s *callState) enterPlace(ctx context.Context) error {
+	if s.req.InFlight == nil {
+		return nil
+	}
+	select {
+	case s.req.InFlight <- struct{}{}:
+		s.placed = true
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// leavePlace gives back the place enterPlace took, if any.
+func (s *callState) leavePlace() {
+	if s.placed {
+		<-s.req.InFlight
+		s.placed = false
+	}
 }
 
 // reportAttempt logs an attempt and tells the observer.

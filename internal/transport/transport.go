@@ -183,6 +183,11 @@ type Request struct {
 	// Once: never sent again once it may have reached the service, whatever
 	// its method (a write that is not safe to repeat).
 	Once bool
+	// InFlight, when not nil, is a semaphore (a buffered channel) of which
+	// each attempt holds a place from after its waits for the pause and
+	// the limiter until its answer is read: a call waiting for its budget
+	// leaves the place to calls that may go.
+	InFlight chan struct{}
 }
 
 // Response is a finished response with its body read, and what it took.
@@ -228,6 +233,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 		// Retries ran out on a status: the handler did not run.
 		err = s.readAnswer(resp)
 	}
+	s.leavePlace()
 	out.Attempts, out.Waited = s.attempts, s.waited
 	if err != nil {
 		if resp != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/edapp-go/edapp"
@@ -15,8 +16,14 @@ import (
 // map onto the new ones, what was carried over, the planted differences
 // and the activity that happened only after the move.
 type Migration struct {
-	// MovedAt is when the account moved: the EdApp fake's clock when
-	// SeedMigration read it.
+	// MovedAt is when the account moved: before the EdApp fake's clock and
+	// the SafetyCulture fake's, by as much time as the activity after the
+	// move needs (a second apart, five minutes after the move), and never
+	// before the latest EdApp activity. That activity is dated after
+	// MovedAt and never after the SafetyCulture fake's clock: when the
+	// latest EdApp activity leaves too little room (a learner completed a
+	// lesson just before), the SafetyCulture fake's clock moves on by what
+	// is missing, a millisecond per record, and its answers' Date says so.
 	MovedAt time.Time
 	// Users, Groups, Courses and Lessons map EdApp ids to SafetyCulture
 	// ids; Sites maps EdApp group ids to the sites that mirror the group
@@ -155,7 +162,7 @@ func (s *Server) SeedMigration(src *edapptest.Server, opts ...MigrationOption) (
 		if len(st.users.order) > 0 {
 			return fmt.Errorf("%w: SeedMigration needs an empty fake", ErrConflict)
 		}
-		m.st, m.now = st, now
+		m.st, m.now, m.ahead = st, now, &s.ahead
 		return m.run()
 	})
 	if err != nil {
@@ -171,12 +178,16 @@ type migrator struct {
 	st   *store
 	now  time.Time
 	out  *Migration
+	// ahead is the fake's clock's advance, which afterMoveClock moves on
+	// when the move leaves too little room before now.
+	ahead *atomic.Int64
 	// completions are the EdApp completions, in snapshot order.
 	completions []edapptest.SnapshotProgress
 	edappUsers  map[string]edapptest.SnapshotUser // by EdApp id
 }
 
 func (m *migrator) run() error {
+	m.out.MovedAt = m.movedAt()
 	m.edappUsers = map[string]edapptest.SnapshotUser{}
 	for _, u := range m.snap.Users {
 		m.edappUsers[u.ID] = u

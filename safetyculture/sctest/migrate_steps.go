@@ -227,8 +227,8 @@ func (m *migrator) carryOne(p edapptest.SnapshotProgress, done Completion) error
 // people deactivated, and the new course's path, survey, rapid refresh
 // and slides (content).
 func (m *migrator) afterMove() error {
-	at := m.out.MovedAt.Add(5 * time.Minute)
-	tick := func() time.Time { at = at.Add(time.Second); return at }
+	tick := m.afterMoveClock()
+	at := tick()
 	spec := CourseSpec{ID: m.key(24, "new-course"), ExternalID: "SC-NEW-001", Title: "Working Safely After the Move",
 		Created: at, Modified: at}
 	for i := range 3 {
@@ -258,6 +258,67 @@ func (m *migrator) afterMove() error {
 	m.deactivate()
 	m.content(cid, lids, tick)
 	return nil
+}
+
+// afterMoveLead is how long after the move its first activity comes, when
+// the clocks leave room.
+const afterMoveLead = 5 * time.Minute
+
+// afterMoveTicks is at most how many times afterMove dates something:
+// the new course, its three lessons completed and one opened by a tenth
+// of the people each, a survey answer per completer, a retake per
+// twentieth of the carried completions.
+func (m *migrator) afterMoveTicks() int {
+	tenth := len(m.st.users.order)/10 + 1
+	return 1 + 5*tenth + len(m.out.Carried)/20 + 1
+}
+
+// end is the latest time the migration may date anything: the earlier
+// of the two fakes' clocks.
+func (m *migrator) end() time.Time {
+	if m.snap.Now.Before(m.now) {
+		return m.snap.Now
+	}
+	return m.now
+}
+
+// movedAt is the move's time: early enough that the activity after it,
+// a second apart after afterMoveLead, ends by end, but never before the
+// latest EdApp activity (attempts and course progress). It runs before the users are copied, so the
+// ticks are counted on the EdApp users and completions.
+func (m *migrator) movedAt() time.Time {
+	tenth := len(m.snap.Users)/10 + 1
+	ticks := 1 + 5*tenth + len(m.snap.Progress)/20 + 1
+	at := m.end().Add(-afterMoveLead - time.Duration(ticks+1)*time.Second)
+	if m.snap.LatestActivity.After(at) {
+		at = m.snap.LatestActivity
+	}
+	return at
+}
+
+// afterMoveClock dates the activity after the move: a second apart from
+// afterMoveLead after it, or a millisecond apart from a second after it
+// when the move is more recent, and never after end, which the fake's
+// clock is moved on to when it must.
+func (m *migrator) afterMoveClock() func() time.Time {
+	end := m.end()
+	ticks := time.Duration(m.afterMoveTicks() + 1)
+	lead, step := afterMoveLead, time.Second
+	if room := end.Sub(m.out.MovedAt); room < afterMoveLead+ticks*time.Second {
+		lead, step = time.Second, time.Millisecond
+		if need := lead + ticks*step; room < need {
+			m.ahead.Add(int64(need - room))
+			end = end.Add(need - room)
+		}
+	}
+	at := m.out.MovedAt.Add(lead)
+	return func() time.Time {
+		at = at.Add(step)
+		if at.After(end) {
+			at = end
+		}
+		return at
+	}
 }
 
 // score is a score from 60 to 100 derived from parts.

@@ -244,3 +244,46 @@ func TestSeedMigrationNeedsAnEmptyFake(t *testing.T) {
 		t.Errorf("err = %v, want ErrConflict", err)
 	}
 }
+
+// TestSeedMigrationStaysInThePast: with both fakes on the real clock (as
+// edapp fake --safetyculture runs them), no record SeedMigration makes is
+// dated after the fake's clock.
+func TestSeedMigrationStaysInThePast(t *testing.T) {
+	t.Parallel()
+	e := edapptest.New(t)
+	_, err := e.SeedDemo()
+	noErr(t, err)
+	noErr(t, e.SeedAccount(edapptest.AccountSpec{Users: 150, Groups: 9, Collections: 2, Courses: 6, Lessons: 3, Attempts: 2000}))
+	s, m := migrated(t, e)
+	now := time.Now()
+	if !m.MovedAt.Before(now) {
+		t.Errorf("moved at %v, not before now %v", m.MovedAt, now)
+	}
+	dated := 0
+	for _, path := range []string{
+		"/training/v1/feed/training-course-progress?completion_status=COMPLETION_STATUS_ALL",
+		"/feed/users?include_inactive=true&limit=1000",
+		"/training/courses/v1?pageSize=1000",
+		"/training/analytics/v1/lessons/attempts?pageSize=1000",
+		"/training/analytics/v1/lessons/progress/events?pageSize=1000",
+		"/training/analytics/v1/surveys/answers?pageSize=1000",
+	} {
+		rows, _ := drain(t, s, path)
+		for _, r := range rows {
+			for k, v := range r {
+				str, _ := v.(string)
+				at, err := time.Parse(time.RFC3339, str)
+				if err != nil {
+					continue
+				}
+				dated++
+				if at.After(now) {
+					t.Errorf("%s: %s %v is after the fake's clock %v", path, k, at, now)
+				}
+			}
+		}
+	}
+	if dated == 0 {
+		t.Fatal("no dated record read")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,6 +35,9 @@ type Server struct {
 
 	mu sync.RWMutex // guards st
 	st *store
+	// ahead is how far SeedMigration moved the fake's clock on, to date
+	// the activity after a move that only just happened (see Migration).
+	ahead atomic.Int64
 
 	overrideMu sync.RWMutex
 	overrides  *http.ServeMux
@@ -227,7 +231,7 @@ func (s *Server) Handle(pattern string, h http.Handler) {
 	s.overridden = true
 }
 
-func (s *Server) now() time.Time { return s.cfg.clock() }
+func (s *Server) now() time.Time { return s.cfg.clock().Add(time.Duration(s.ahead.Load())) }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	defer s.recoverPanic(w)
@@ -235,6 +239,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("X-Request-Id", randomHex(8))
+	w.Header().Set("Date", s.now().UTC().Format(http.TimeFormat)) // the fake's clock, as the records are dated
 	if !s.authorized(r) {
 		writeError(w, http.StatusUnauthorized, codeUnauthenticated, "Unauthenticated")
 		return

@@ -1,0 +1,1 @@
+ALTER TABLE edapp_schema ALTER COLUMN version TYPE BIGINT;
