@@ -48,7 +48,7 @@ func TestAnalyticsListAttempts(t *testing.T) {
 	page, err := client.Analytics.ListAttempts(context.Background(), opts)
 	require.NoError(t, err)
 	assert.Equal(t, sydney, opts.StartDateTime.Location(), "caller's options untouched")
-	assertPage(t, &Page[Attempt]{count: counted(2), Items: []Attempt{
+	assertPage(t, &Page[Attempt]{Response: counted(2), Items: []Attempt{
 		{
 			ID: "att-1", UserID: "u-1", UserExternalID: "HR-1042", CourseID: "crs-safety", CourseExternalID: "LMS-SAFE-1",
 			LessonID: "les-hazards", LessonExternalID: "LMS-SAFE-1-L1",
@@ -102,7 +102,7 @@ func TestAnalyticsListCourseProgress(t *testing.T) {
 		ModifiedSinceDateTime: windowFrom, EndDateTime: windowTo,
 	})
 	require.NoError(t, err)
-	assertPage(t, &Page[CourseProgress]{count: counted(1), Items: []CourseProgress{{
+	assertPage(t, &Page[CourseProgress]{Response: counted(1), Items: []CourseProgress{{
 		UserID: "u-1", UserExternalID: "HR-1042", UserName: "jane.doe@example.com", UserFirstName: "Jane", UserLastName: "Doe",
 		CourseID: "crs-safety", CourseExternalID: "LMS-SAFE-1", CourseTitle: "Workplace Safety Basics",
 		Unlocked: true, UnlockedDateTime: Time{time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)},
@@ -125,7 +125,7 @@ func TestAnalyticsListCourseStatistics(t *testing.T) {
 		CourseID: "crs-safety", CourseExternalID: "LMS-SAFE-1", StartDateTime: windowFrom, EndDateTime: windowTo,
 	})
 	require.NoError(t, err)
-	assertPage(t, &Page[CourseStatistics]{count: counted(2), Items: []CourseStatistics{
+	assertPage(t, &Page[CourseStatistics]{Response: counted(2), Items: []CourseStatistics{
 		{CourseID: "crs-safety", TotalUsers: 120, CompletedCount: 87, OpenedCount: 110},
 		{CourseID: "crs-forklift", TotalUsers: 14, OpenedCount: 3},
 	}}, page)
@@ -162,7 +162,7 @@ func TestAnalyticsListLessonProgressEvents(t *testing.T) {
 		UserID: "u-1", UserExternalID: "HR-1042", MinEventDateTime: windowFrom, MaxEventDateTime: windowTo,
 	})
 	require.NoError(t, err)
-	assertPage(t, &Page[LessonProgressEvent]{count: counted(2), Items: wantProgressEvents()}, page)
+	assertPage(t, &Page[LessonProgressEvent]{Response: counted(2), Items: wantProgressEvents()}, page)
 	assert.Nil(t, page.Items[0].LessonScore, "null score")
 }
 
@@ -181,7 +181,7 @@ func TestAnalyticsListUserLessonProgress(t *testing.T) {
 		StartDateTime: windowFrom, EndDateTime: windowTo,
 	})
 	require.NoError(t, err)
-	assertPage(t, &Page[UserLessonProgress]{count: counted(1), Items: []UserLessonProgress{{
+	assertPage(t, &Page[UserLessonProgress]{Response: counted(1), Items: []UserLessonProgress{{
 		UserID: "u-1", CourseID: "crs-safety", LessonID: "les-hazards", LessonTitle: "Spotting hazards",
 		Opened: true, OpenedDateTime: Time{time.Date(2024, 3, 7, 5, 10, 36, 187e6, time.UTC)},
 		Completed: true, CompletedDateTime: Time{time.Date(2024, 3, 7, 5, 14, 2, 0, time.UTC)},
@@ -206,7 +206,7 @@ func TestAnalyticsListUserLessonProgressEvents(t *testing.T) {
 		CourseID: "crs-safety", MinEventDateTime: windowFrom, MaxEventDateTime: windowTo,
 	})
 	require.NoError(t, err)
-	assertPage(t, &Page[LessonProgressEvent]{count: counted(2), Items: wantProgressEvents()}, page)
+	assertPage(t, &Page[LessonProgressEvent]{Response: counted(2), Items: wantProgressEvents()}, page)
 }
 
 func TestAnalyticsListLessonStatistics(t *testing.T) {
@@ -223,7 +223,7 @@ func TestAnalyticsListLessonStatistics(t *testing.T) {
 		StartDateTime: windowFrom, EndDateTime: windowTo,
 	})
 	require.NoError(t, err)
-	assertPage(t, &Page[LessonStatistics]{count: counted(1), Items: []LessonStatistics{{
+	assertPage(t, &Page[LessonStatistics]{Response: counted(1), Items: []LessonStatistics{{
 		LessonID: "les-hazards", CourseID: "crs-safety", LessonTitle: "Spotting hazards",
 		TotalUsers: 120, OpenedCount: 110, CompletedCount: 87,
 		Extra: map[string]json.RawMessage{
@@ -246,7 +246,7 @@ func TestAnalyticsListSurveyQuestionDefinitions(t *testing.T) {
 		CourseID: "crs-safety", CourseExternalID: "X", LessonID: "les-survey", LessonExternalID: "Y",
 	})
 	require.NoError(t, err)
-	assertPage(t, &Page[SurveyQuestionDefinition]{count: counted(2), Items: []SurveyQuestionDefinition{
+	assertPage(t, &Page[SurveyQuestionDefinition]{Response: counted(2), Items: []SurveyQuestionDefinition{
 		{
 			ID: "q-1", CourseID: "crs-safety", LessonID: "les-survey", SlideID: "sl-4", QuestionType: "multiple-choice",
 			QuestionContent: "<p>How confident are you reporting a hazard?</p>",
@@ -278,7 +278,7 @@ func TestAnalyticsListSurveyAnswers(t *testing.T) {
 		UserID: "u-1", UserExternalID: "HR-1042", StartDateTime: windowFrom, EndDateTime: windowTo,
 	})
 	require.NoError(t, err)
-	assertPage(t, &Page[SurveyAnswer]{count: counted(1), Items: []SurveyAnswer{{
+	assertPage(t, &Page[SurveyAnswer]{Response: counted(1), Items: []SurveyAnswer{{
 		ID: "ans-1", CourseID: "crs-safety", CourseExternalID: "LMS-SAFE-1", LessonID: "les-survey", SlideID: "sl-4",
 		UserID: "u-1", UserExternalID: "HR-1042", AttemptID: "att-9", QuestionID: "q-1",
 		QuestionContent:    "<p>How confident are you reporting a hazard?</p>",

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/edapp-go/edapp/internal/core"
 	"github.com/edapp-go/edapp/internal/transport"
 )
 
@@ -20,11 +21,11 @@ const DefaultAttemptTimeout = transport.DefaultAttemptTimeout
 // whole call, retries and waits included, is bounded by its ctx. A
 // duration below 1 ms is an error.
 func WithAttemptTimeout(d time.Duration) Option {
-	return func(c *config) {
+	return func(c *core.Config) error {
 		if d < time.Millisecond {
-			c.fail(fmt.Errorf("%w: WithAttemptTimeout(%s) needs at least 1ms", ErrInvalidInput, d))
-			return
+			return fmt.Errorf("%w: WithAttemptTimeout(%s) needs at least 1ms", ErrInvalidInput, d)
 		}
-		c.attemptTimeout = d
+		c.AttemptTimeout = d
+		return nil
 	}
 }

@@ -45,5 +45,5 @@ func TestWithAttemptTimeoutRejectsBadValues(t *testing.T) {
 	}
 	cfg, err := applyOptions(DefaultBaseURL, nil)
 	require.NoError(t, err)
-	assert.Equal(t, DefaultAttemptTimeout, cfg.attemptTimeout, "every client has a bound by default")
+	assert.Equal(t, DefaultAttemptTimeout, cfg.AttemptTimeout, "every client has a bound by default")
 }

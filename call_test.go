@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,8 +27,10 @@ import (
 // the context deadline, without a leaked goroutine, and without sending a
 // POST twice where the server may have acted on it.
 type faultCase struct {
-	name    string
-	handler func(hits *atomic.Int32) http.HandlerFunc
+	name string
+	// handler answers the case's requests; expire ends the call's context
+	// as its deadline passing would.
+	handler func(hits *atomic.Int32, expire func()) http.HandlerFunc
 	// want for GET and for POST: nil means the call must succeed.
 	getErr, postErr   func(t *testing.T, err error)
 	getHits, postHits int32 // attempts the server must see (0: don't check)
@@ -47,8 +50,8 @@ func anyErr(t *testing.T, err error) { t.Helper(); assert.Error(t, err) }
 
 // resetMidBody promises a long body, sends part of it and drops the
 // connection, on the first `times` attempts; later attempts succeed.
-func resetMidBody(times int32) func(*atomic.Int32) http.HandlerFunc {
-	return func(hits *atomic.Int32) http.HandlerFunc {
+func resetMidBody(times int32) func(*atomic.Int32, func()) http.HandlerFunc {
+	return func(hits *atomic.Int32, _ func()) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			io.Copy(io.Discard, r.Body)
 			if hits.Add(1) > times {
@@ -69,8 +72,8 @@ func resetMidBody(times int32) func(*atomic.Int32) http.HandlerFunc {
 	}
 }
 
-func respond(status int, header map[string]string, body string, times int32) func(*atomic.Int32) http.HandlerFunc {
-	return func(hits *atomic.Int32) http.HandlerFunc {
+func respond(status int, header map[string]string, body string, times int32) func(*atomic.Int32, func()) http.HandlerFunc {
+	return func(hits *atomic.Int32, _ func()) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			io.Copy(io.Discard, r.Body)
 			if hits.Add(1) > times {
@@ -113,10 +116,11 @@ var faultMatrix = []faultCase{
 	},
 	{
 		name: "slow headers beyond the context deadline",
-		handler: func(hits *atomic.Int32) http.HandlerFunc {
+		handler: func(hits *atomic.Int32, expire func()) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {
 				hits.Add(1)
 				io.Copy(io.Discard, r.Body) // so the server notices the client hang up
+				expire()                    // the headers never come before the deadline
 				select {
 				case <-r.Context().Done():
 				case <-time.After(10 * time.Second):
@@ -151,7 +155,7 @@ var faultMatrix = []faultCase{
 	},
 	{
 		name: "redirect loop",
-		handler: func(hits *atomic.Int32) http.HandlerFunc {
+		handler: func(hits *atomic.Int32, _ func()) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {
 				io.Copy(io.Discard, r.Body)
 				hits.Add(1)
@@ -164,7 +168,9 @@ var faultMatrix = []faultCase{
 }
 
 // TestFaultMatrix runs its cases in parallel with each other, and alone
-// otherwise, so that the goroutines counted after them are theirs.
+// otherwise, so that the goroutines counted after them are theirs. Its
+// waits (a 429's pause, backoffs) pass on an instant clock, and the
+// deadline passes when the server says so, so no case waits in real time.
 func TestFaultMatrix(t *testing.T) {
 	before := runtime.NumGoroutine()
 	t.Run("cases", func(t *testing.T) { runFaultMatrix(t) })
@@ -177,24 +183,25 @@ func runFaultMatrix(t *testing.T) {
 			t.Run(fc.name+"/"+method, func(t *testing.T) {
 				t.Parallel()
 				var hits atomic.Int32
-				srv := httptest.NewServer(fc.handler(&hits))
+				clock := newInstantClock()
+				const deadline = 3 * time.Second
+				ctx, expire := newExpiringContext(clock.Now().Add(deadline))
+				srv := httptest.NewServer(fc.handler(&hits, expire))
 				tr := &http.Transport{}
 				c, err := NewClient("t", WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0),
-					WithHTTPClient(&http.Client{Transport: tr}),
+					WithHTTPClient(&http.Client{Transport: tr}), withTransportClock(clock.Now, clock.NewTimer),
 					WithRetry(RetryPolicy{MaxRetries: 3, MinWait: time.Millisecond, MaxWait: 20 * time.Millisecond}))
 				require.NoError(t, err)
 
-				const deadline = 3 * time.Second
-				ctx, cancel := context.WithTimeout(context.Background(), deadline)
-				start := time.Now()
+				start := clock.Now()
 				var out struct{ ID string }
 				var body any
 				if method == http.MethodPost {
 					body = map[string]string{"name": "x"}
 				}
 				err = c.Do(ctx, method, "/v2/users", nil, body, &out)
-				elapsed := time.Since(start)
-				cancel()
+				elapsed := clock.Now().Sub(start)
+				expire()
 
 				check, wantHits := fc.getErr, fc.getHits
 				if method == http.MethodPost {
@@ -218,6 +225,58 @@ func runFaultMatrix(t *testing.T) {
 				tr.CloseIdleConnections()
 			})
 		}
+	}
+}
+
+// instantClock is a clock whose timers fire at once, moving the time on by
+// their duration: every wait passes, in order, without real time passing.
+type instantClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// newInstantClock starts at the real time, so that a deadline set from it
+// compares with it as a real one would.
+func newInstantClock() *instantClock { return &instantClock{now: time.Now()} }
+
+func (c *instantClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *instantClock) NewTimer(d time.Duration) (<-chan time.Time, func() bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(max(d, 0))
+	ch := make(chan time.Time, 1)
+	ch <- c.now
+	return ch, func() bool { return false }
+}
+
+// expiringContext has a deadline, which passes when expire is called
+// rather than in real time.
+type expiringContext struct {
+	context.Context
+	deadline time.Time
+	done     chan struct{}
+	once     sync.Once
+}
+
+func newExpiringContext(deadline time.Time) (context.Context, func()) {
+	ctx := &expiringContext{Context: context.Background(), deadline: deadline, done: make(chan struct{})}
+	return ctx, func() { ctx.once.Do(func() { close(ctx.done) }) }
+}
+
+func (c *expiringContext) Deadline() (time.Time, bool) { return c.deadline, true }
+func (c *expiringContext) Done() <-chan struct{}       { return c.done }
+
+func (c *expiringContext) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
 	}
 }
 

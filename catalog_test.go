@@ -46,7 +46,7 @@ func TestCatalogListCollectionCourses(t *testing.T) {
 
 	page, err := client.Catalog.ListCollectionCourses(context.Background(), "col-onboarding", &ListOptions{PageSize: 1000})
 	require.NoError(t, err)
-	assertPage(t, &Page[Course]{count: counted(1), Items: []Course{{
+	assertPage(t, &Page[Course]{Response: counted(1), Items: []Course{{
 		ID: "crs-welcome", ExternalID: "LMS-WEL-1", Title: "Welcome aboard", Description: "Meet the team.",
 		Status: "published", Locale: "en", Duration: 8, ThumbnailURL: "https://cdn.example.com/thumbs/welcome.png",
 		CreatedDateTime:  Time{time.Date(2023, 6, 30, 22, 0, 0, 0, time.FixedZone("", 10*3600))},
@@ -65,7 +65,7 @@ func TestCatalogListCourses(t *testing.T) {
 
 	page, err := client.Catalog.ListCourses(context.Background(), nil)
 	require.NoError(t, err)
-	assertPage(t, &Page[Course]{count: counted(2), Items: []Course{
+	assertPage(t, &Page[Course]{Response: counted(2), Items: []Course{
 		{
 			ID: "crs-safety", ExternalID: "LMS-SAFE-1", Title: "Workplace Safety Basics",
 			Description: "Hazards, reporting and first aid.", Status: "published", Locale: "en", Duration: 25,

@@ -20,7 +20,7 @@ import (
 
 func newFake(t *testing.T, opts ...edapptest.Option) (*edapptest.Server, *edapp.Client) {
 	t.Helper()
-	srv := edapptest.NewServer(opts...)
+	srv := edapptest.New(t, opts...)
 	t.Cleanup(srv.Close)
 	return srv, srv.Client(edapp.WithRetry(edapp.RetryPolicy{MaxRetries: 3, MinWait: time.Millisecond, MaxWait: 5 * time.Millisecond}))
 }

@@ -119,19 +119,18 @@ func TestDoRefusesBadPathBeforeSending(t *testing.T) {
 
 func TestOddFieldNeverFailsThePage(t *testing.T) {
 	t.Parallel()
+	var logs bytes.Buffer
 	c := coreServer(t, func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"totalCount":3,"items":[
 			{"id":"a","when":"2019-03-07T05:10:36.187Z","n":1},
 			{"id":"b","when":"last tuesday","n":2},
 			{"id":"c","when":null,"n":{"odd":true}}]}`)
-	})
+	}, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	type rec struct {
 		ID   string `json:"id"`
 		When Time   `json:"when"`
 		N    int    `json:"n"`
 	}
-	var logs bytes.Buffer
-	c.logger = slog.New(slog.NewTextHandler(&logs, nil))
 	p, err := listPage[rec](context.Background(), c, ids.Fill("/v2/x"), nil)
 	require.NoError(t, err)
 	require.Len(t, p.Items, 3)

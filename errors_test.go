@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/time/rate"
 
+	"github.com/edapp-go/edapp/internal/core"
 	"github.com/edapp-go/edapp/internal/redact"
 )
 
@@ -63,7 +64,7 @@ func assertNoSecret(t *testing.T, what string, texts ...string) {
 	for _, s := range texts {
 		for _, piece := range secretPieces() {
 			if strings.Contains(s, piece) {
-				t.Errorf("%s shows %q: %s", what, piece, excerpt(s[max(0, strings.Index(s, piece)-80):], 200))
+				t.Errorf("%s shows %q: %s", what, piece, core.Excerpt(s[max(0, strings.Index(s, piece)-80):], 200))
 				return
 			}
 		}

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/edapp-go/edapp/internal/core"
 )
 
 // eventType is what ParseEvent and the JSON methods need of one event
@@ -153,7 +155,7 @@ func decodeNumber(raw []byte) (float64, error) {
 			return 0, nil
 		}
 		if kindOf([]byte(s)) != "a number" || !json.Valid([]byte(s)) {
-			return 0, fmt.Errorf("invalid number %q", excerpt(s, 64))
+			return 0, fmt.Errorf("invalid number %q", core.Excerpt(s, 64))
 		}
 	case "a number":
 	default:
@@ -161,7 +163,7 @@ func decodeNumber(raw []byte) (float64, error) {
 	}
 	n, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return 0, fmt.Errorf("number %s out of range", excerpt(s, 64))
+		return 0, fmt.Errorf("number %s out of range", core.Excerpt(s, 64))
 	}
 	return n, nil
 }

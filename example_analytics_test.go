@@ -13,7 +13,10 @@ import (
 // Read the attempts of a time window. The window's bounds go out as RFC
 // 3339 in UTC, whatever location they were given in.
 func ExampleAnalyticsService_AllAttempts() {
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	courseID, lessons, err := srv.AddCourse(edapptest.CourseSpec{
 		Title:   "Workplace Safety Basics",

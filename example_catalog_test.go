@@ -10,9 +10,12 @@ import (
 
 // The catalog: courses, then the lessons of each (a bare array, unpaged).
 func ExampleCatalogService_Lessons() {
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
-	_, _, err := srv.AddCourse(edapptest.CourseSpec{
+	_, _, err = srv.AddCourse(edapptest.CourseSpec{
 		Title: "Forklift Refresher",
 		Lessons: []edapptest.LessonSpec{
 			{Title: "Pre-start checks"},

@@ -13,7 +13,10 @@ import (
 
 func ExampleNewClient() {
 	// Against the real service: edapp.NewClient(os.Getenv("EDAPP_API_TOKEN")).
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		panic(err)
+	}
 	defer srv.Close()
 
 	client, err := edapp.NewClient(srv.Token,
@@ -42,7 +45,10 @@ func ExampleNewClient() {
 func ExampleNewClientFromEnv() {
 	// In an application: client, err := edapp.NewClientFromEnv(), with
 	// EDAPP_API_TOKEN (and EDAPP_BASE_URL, if not the real service) set.
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		panic(err)
+	}
 	defer srv.Close()
 	env := map[string]string{"EDAPP_API_TOKEN": srv.Token, "EDAPP_BASE_URL": srv.URL}
 
@@ -63,11 +69,14 @@ func ExampleNewClientFromEnv() {
 }
 
 func ExampleAPIError() {
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		panic(err)
+	}
 	defer srv.Close()
 	client := srv.Client()
 
-	_, err := client.Users.Get(context.Background(), "no-such-user")
+	_, err = client.Users.Get(context.Background(), "no-such-user")
 	switch {
 	case errors.Is(err, edapp.ErrNotFound):
 		fmt.Println("not found")
@@ -84,7 +93,10 @@ func ExampleAPIError() {
 }
 
 func ExampleClient_Do() {
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		panic(err)
+	}
 	defer srv.Close()
 	client := srv.Client()
 

@@ -14,7 +14,10 @@ import (
 // record: the status, the request id for a support case, how many attempts
 // it took and how long it waited for the budget.
 func ExampleWithResponseInto() {
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		panic(err)
+	}
 	defer srv.Close()
 	client := srv.Client()
 	ctx := context.Background()
@@ -45,11 +48,14 @@ func ExampleWithResponseInto() {
 // WithHeader adds a header to one call. The API token cannot be replaced
 // this way.
 func ExampleWithHeader() {
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		panic(err)
+	}
 	defer srv.Close()
 	client := srv.Client()
 
-	_, err := client.Users.List(context.Background(), nil, edapp.WithHeader("X-Correlation-Id", "sync-2026-11-22"))
+	_, err = client.Users.List(context.Background(), nil, edapp.WithHeader("X-Correlation-Id", "sync-2026-11-22"))
 	fmt.Println(err)
 	_, err = client.Users.List(context.Background(), nil, edapp.WithHeader("Authorization", "Bearer other"))
 	fmt.Println(errors.Is(err, edapp.ErrInvalidInput))
@@ -62,13 +68,16 @@ func ExampleWithHeader() {
 // WithMaxThrottle makes it fail at once rather than wait long for the
 // budget: for a learner waiting on a page, say.
 func ExampleWithRequestRetry() {
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		panic(err)
+	}
 	defer srv.Close()
 	client := srv.Client()
 
 	srv.FailNext(1, 503, 0) // one failure, then the real answer
 	var resp edapp.Response
-	_, err := client.Users.List(context.Background(), nil,
+	_, err = client.Users.List(context.Background(), nil,
 		edapp.WithRequestRetry(edapp.RetryPolicy{MaxRetries: 1, MinWait: 10 * time.Millisecond}),
 		edapp.WithMaxThrottle(2*time.Second),
 		edapp.WithResponseInto(&resp))
@@ -81,7 +90,10 @@ func ExampleWithRequestRetry() {
 // two walks share four places, and each takes the places the other leaves
 // free, so neither waits for the other to end.
 func ExampleWithInFlight() {
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		panic(err)
+	}
 	defer srv.Close()
 	if err := srv.SeedAccount(edapptest.AccountSpec{Users: 300, Attempts: 3000}); err != nil {
 		panic(err)

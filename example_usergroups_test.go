@@ -11,7 +11,10 @@ import (
 // Groups form a hierarchy: a course assigned to a group reaches the members
 // of every group below it. This walks the tree from one group down.
 func ExampleUserGroupsService_AllChildren() {
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	au, _ := srv.AddGroup(edapptest.GroupSpec{Name: "Australia"})
 	nsw, _ := srv.AddGroup(edapptest.GroupSpec{Name: "New South Wales", ParentID: au, InviteCode: "NSW-2024"})

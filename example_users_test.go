@@ -14,7 +14,10 @@ import (
 // Once the first page reports a total count, it fetches up to 4 pages at
 // once (see WithPageConcurrency); it stops after the last one.
 func ExampleUsersService_All() {
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	for _, name := range []string{"ana", "ben", "chloe", "dev", "emi"} {
 		if _, err := srv.AddUser(edapptest.UserSpec{Username: name, Email: name + "@example.com"}); err != nil {
@@ -43,7 +46,10 @@ func ExampleUsersService_All() {
 // so a user without one needs it set. Update sends only the fields that are
 // set: here the body is {"timeZone":"Australia/Sydney"}.
 func ExampleUsersService_Update() {
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	id, err := srv.AddUser(edapptest.UserSpec{Username: "jane", FirstName: "Jane", Email: "jane@example.com"})
 	if err != nil {
@@ -63,7 +69,10 @@ func ExampleUsersService_Update() {
 
 // Find a user by the id of the outside system, the external id.
 func ExampleUsersService_List() {
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	for i, name := range []string{"ana", "ben"} {
 		if _, err := srv.AddUser(edapptest.UserSpec{Username: name, ExternalID: fmt.Sprintf("HR-%d", 100+i)}); err != nil {
@@ -118,7 +127,10 @@ func findOrCreateUser(ctx context.Context, client *edapp.Client, params edapp.Us
 // HR system or an LMS pushes its people into EdApp. Running it twice
 // creates nothing the second time.
 func ExampleUsersService_List_findOrCreate() {
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	client := srv.Client()
 

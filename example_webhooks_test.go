@@ -12,7 +12,10 @@ import (
 // Link an event to a receiving URL. The answer's MessageFormat tells the
 // type of each field that deliveries will carry.
 func ExampleWebhooksService_Create() {
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	client := srv.Client()
 

@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/time/rate"
 
+	"github.com/edapp-go/edapp/internal/core"
 	"github.com/edapp-go/edapp/internal/lenient"
 )
 
@@ -265,7 +266,12 @@ func totalOf(v interface{ Total() (int, bool) }) int {
 }
 
 // counted is the count a test expects of a page; -1: none.
-func counted(n int) listCount { return listCount{raw: n, sent: n != -1} }
+// It is carried by a Response, for a wanted Page's.
+func counted(n int) *Response {
+	r := new(Response)
+	core.SetCount(r, core.ListCount{Raw: n, Sent: n != -1})
+	return r
+}
 
 const benchUserJSON = `{"id":"u-1001","name":"ann.lee","email":"ann.lee@example.com","firstName":"Ann","lastName":"Lee",` +
 	`"externalId":"hr-1001","timeZone":"Australia/Sydney","roles":["app-user","prizing-user"],` +

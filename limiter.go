@@ -2,7 +2,6 @@ package edapp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -10,37 +9,31 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
-
-	"github.com/edapp-go/edapp/internal/transport"
+	"github.com/edapp-go/edapp/internal/core"
+	"github.com/edapp-go/edapp/internal/opt"
 )
 
 // Limiter holds a request back until the account's budget allows it. Every
-// attempt the client makes, retries included, waits on it first. Wait
-// returns an error when ctx ends first, or when the wait would outlast ctx's
-// deadline. *rate.Limiter and *[WindowLimiter] satisfy it; so does
-// redislimit.Limiter, which shares one budget between processes.
-type Limiter interface {
-	Wait(ctx context.Context) error
-}
+// attempt the client makes, retries included, waits on it first: its one
+// method, Wait(ctx context.Context) error, returns an error when ctx ends
+// first, or when the wait would outlast ctx's deadline. *rate.Limiter and
+// *[WindowLimiter] satisfy it; so does redislimit.Limiter, which shares one
+// budget between processes.
+type Limiter = core.Limiter
 
 // LaneLimiter is a [Limiter] that keeps part of the budget for interactive
-// calls. Bulk calls (the All* iterators, and any call made [WithBulk]) use
-// WaitLane(ctx, true) and may take at most their share of the budget; the
-// rest stays for interactive calls, which may use all of it. A Limiter that
-// does not implement LaneLimiter treats both lanes alike.
-type LaneLimiter interface {
-	Limiter
-	WaitLane(ctx context.Context, bulk bool) error
-}
+// calls: WaitLane(ctx, bulk bool) error. Bulk calls (the All* iterators,
+// and any call made [WithBulk]) use WaitLane(ctx, true) and may take at
+// most their share of the budget; the rest stays for interactive calls,
+// which may use all of it. A Limiter that does not implement LaneLimiter
+// treats both lanes alike.
+type LaneLimiter = core.LaneLimiter
 
 // Pauser is a [Limiter] that can be told the service asked everyone to slow
-// down: after a 429, the client calls Pause with the time before which
-// nothing should be sent. A limiter shared between processes passes it on
-// to all of them.
-type Pauser interface {
-	Pause(until time.Time)
-}
+// down: after a 429, the client calls Pause(until time.Time) with the time
+// before which nothing should be sent. A limiter shared between processes
+// passes it on to all of them.
+type Pauser = core.Pauser
 
 // WindowLimiter spends a request budget the way the service counts it: at
 // most limit calls start in any trailing window. The service allows 1400
@@ -160,13 +153,8 @@ func NewWindowLimiter(limit int, window time.Duration, opts ...WindowOption) (*W
 			return t.C, t.Stop
 		},
 	}
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(l); err != nil {
-			return nil, err
-		}
+	if err := opt.Apply(l, opts); err != nil {
+		return nil, err
 	}
 	if l.share >= 1 {
 		l.bulkMax = l.limit
@@ -242,7 +230,7 @@ func (l *WindowLimiter) WaitLane(ctx context.Context, bulk bool) error {
 	now := start
 	for {
 		if !ok {
-			return &throttleError{wait: at.Sub(start), cause: context.DeadlineExceeded, refused: true}
+			return &core.ThrottleError{Wait: at.Sub(start), Cause: context.DeadlineExceeded, Refused: true}
 		}
 		d := at.Sub(now)
 		if d <= 0 {
@@ -254,7 +242,7 @@ func (l *WindowLimiter) WaitLane(ctx context.Context, bulk bool) error {
 		case <-ctx.Done():
 			stop()
 			l.release(at, bulk)
-			return &throttleError{wait: l.now().Sub(start), cause: ctx.Err()}
+			return &core.ThrottleError{Wait: l.now().Sub(start), Cause: ctx.Err()}
 		}
 		now, at, ok = l.keepOrMove(at, bulk, deadline, hasDeadline)
 	}
@@ -449,70 +437,8 @@ func removeSorted(s []time.Duration, t time.Duration) []time.Duration {
 	return s
 }
 
-// throttleError is the error of a call the limiter held, or would have held,
-// past the end of its context.
-type throttleError struct {
-	wait    time.Duration // how long the call waited, or would have
-	cause   error         // ctx.Err(), or context.DeadlineExceeded when refused
-	refused bool          // the slot came after ctx's deadline; the call did not wait
-}
-
-func (e *throttleError) Error() string {
-	if e.refused {
-		return fmt.Sprintf("edapp: rate limit: next slot in %v, after the context deadline", e.wait.Round(time.Millisecond))
-	}
-	return fmt.Sprintf("edapp: rate limit: %v after waiting %v for a slot", e.cause, e.wait.Round(time.Millisecond))
-}
-
-// Is reports that the call was throttled.
-func (e *throttleError) Is(target error) bool { return target == ErrRateLimited }
-
-func (e *throttleError) Unwrap() error { return e.cause }
-
 var (
 	_ LaneLimiter    = (*WindowLimiter)(nil)
 	_ Pauser         = (*WindowLimiter)(nil)
 	_ BudgetReporter = (*WindowLimiter)(nil)
 )
-
-// transportLimiter returns what the transport waits on: nil for no limit,
-// and a *rate.Limiter wrapped so that its refusal to wait past a deadline
-// is recognised by its type.
-func transportLimiter(l Limiter) transport.Limiter {
-	if isNil(l) {
-		return nil
-	}
-	if rl, ok := l.(*rate.Limiter); ok {
-		return rateLimiter{rl}
-	}
-	return l
-}
-
-// rateLimiter is a *rate.Limiter whose Wait refuses a wait that would
-// outlast ctx's deadline with a *throttleError, which matches
-// context.DeadlineExceeded; x/time/rate's own error for it matches nothing.
-type rateLimiter struct{ l *rate.Limiter }
-
-func (r rateLimiter) Wait(ctx context.Context) error {
-	res := r.l.Reserve()
-	if !res.OK() {
-		return errors.New("the rate.Limiter's burst is below 1")
-	}
-	d := res.Delay()
-	if d == 0 {
-		return nil
-	}
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
-		res.Cancel()
-		return &throttleError{wait: d, cause: context.DeadlineExceeded, refused: true}
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		res.Cancel()
-		return &throttleError{wait: d, cause: ctx.Err()}
-	}
-}

@@ -138,7 +138,7 @@ func simContext(t *testing.T) context.Context {
 
 // newSimServer is the fake with the scaled budget, on clock.
 func newSimServer(t *testing.T, clock *simClock) *edapptest.Server {
-	srv := edapptest.NewServer(edapptest.WithBudget(scaledLimit, scaledWindow), edapptest.WithClock(clock.Now))
+	srv := edapptest.New(t, edapptest.WithBudget(scaledLimit, scaledWindow), edapptest.WithClock(clock.Now))
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -407,7 +407,7 @@ func TestDefaultClientSpendsTheRealBudgetAtOnce(t *testing.T) {
 		t.Skip("1450 calls; skipped in -short")
 	}
 	// The service's real budget, and a client with every default.
-	srv := edapptest.NewServer(edapptest.WithBudget(edapp.DefaultBudget, 5*time.Minute))
+	srv := edapptest.New(t, edapptest.WithBudget(edapp.DefaultBudget, 5*time.Minute))
 	t.Cleanup(srv.Close)
 	require.NoError(t, srv.SeedAccount(edapptest.AccountSpec{Users: 10}))
 	c, err := edapp.NewClient(srv.Token, edapp.WithBaseURL(srv.URL))

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/edapp-go/edapp/internal/core"
 	"github.com/edapp-go/edapp/internal/ids"
 	"github.com/edapp-go/edapp/internal/pager"
 )
@@ -31,102 +32,63 @@ const MaxPageSize = 1000
 // when the service reports a total count (see WithPageConcurrency).
 const DefaultPageConcurrency = 4
 
-// Page is one page of a list. The AllX iterators walk every page; range
-// over them with two variables, since an error is yielded as the second
-// value (see the package doc, Pagination). Response is the answer the page
-// came from.
+// Page is one page of a list, of either client. The AllX iterators walk
+// every page; range over them with two variables, since an error is
+// yielded as the second value (see the package doc, Pagination).
+//
+// Fields: Items; NextPage, the page to ask for next with the same
+// PageSize, 0 when this page is the last: it came back empty, or with
+// fewer items than asked for (a full page of the service's default 25,
+// when its count says more follow, is taken for a service that ignored
+// PageSize); the count never ends a list by itself, and the AllX
+// iterators follow the same rule; Response, the answer the page came
+// from. Method: Total() (int, bool), the service's count of all items of
+// the list and whether it sent one: a hint, for progress (when the page's
+// items contradict it, [Response.TotalContradicted] says so).
 //
 // Paging by hand sees one page at a time. What needs a walk's history is
 // done by the AllX iterators only: yielding once an item met again on a
 // later page, reading pages again when the list shifted under the walk, and
 // noticing a service that answers the same page again and again.
-type Page[T any] struct {
-	Items []T
-	// NextPage is the page to ask for next, with the same PageSize; 0 when
-	// this page is the last: it came back empty, or with fewer items than
-	// asked for (a full page of the service's default 25, when its count says
-	// more follow, is taken for a service that ignored PageSize). The count
-	// never ends a list by itself. The AllX iterators follow the same rule.
-	NextPage int
-	Response *Response
-
-	count    listCount
-	received int    // items in the answer, those dropped whole included
-	bodyHash uint64 // of the answer's body: a page the same as the last one is a loop
-
-	warnCount func(context.Context) // logs that the items contradict the count
-}
-
-// Total is the service's count of all items of the list, and whether it
-// sent one. The count is a hint, for progress: when the page's items
-// contradict it, [Response.TotalContradicted] says so.
-func (p *Page[T]) Total() (int, bool) { return p.count.total() }
-
-// Total is the service's count of all items of a list, and whether it sent
-// one; false for a call that is not a list.
-func (r *Response) Total() (int, bool) { return r.count.total() }
-
-// TotalContradicted reports whether the page's items contradict the count
-// it carries: more items than the count, a last page that ends before it,
-// or a negative count. An AllX iterator reads on to the last page whatever
-// the count says, and logs a warning the first time a page contradicts it.
-func (r *Response) TotalContradicted() bool { return r.count.contradicted }
-
-// listCount is a page's totalCount and the verdict of its items on it.
-type listCount struct {
-	raw          int  // as sent, negative included
-	sent         bool // the answer carried one
-	contradicted bool
-}
-
-// total is the count as Total reports it: a negative one is none.
-func (c listCount) total() (int, bool) {
-	if !c.sent || c.raw < 0 {
-		return 0, false
-	}
-	return c.raw, true
-}
+type Page[T any] = core.Page[T]
 
 // listPage fetches one page of a list operation.
 func listPage[T any](ctx context.Context, c *Client, path ids.Path, query any, opts ...RequestOption) (*Page[T], error) {
-	rc := newRequestConfig(opts)
-	p := new(Page[T])
+	rc := core.NewRequestConfig(opts)
+	var hash uint64
+	if rc.BodyHash == nil {
+		rc.BodyHash = &hash
+	}
 	var l pager.List[T]
-	err := c.do(ctx, request(http.MethodGet, path, query, nil), &rc, func(a *answer) error {
-		if err := a.decodeJSON(ctx, &l); err != nil {
+	var resp *Response
+	err := c.core.Do(ctx, request(http.MethodGet, path, query, nil), &rc, func(a *core.Answer) error {
+		if err := a.DecodeJSON(ctx, &l); err != nil {
 			return err
 		}
-		p.bodyHash = a.digest()
-		p.Items, p.Response = l.Items, a.response()
+		resp = a.Response()
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	resp := p.Response
-	p.received = len(p.Items) + droppedWhole(resp.Dropped)
 	page, size := pagePosition(query)
-	p.judge(page, size, l.TotalCount)
-	resp.count = p.count
-	if rc.resp != nil {
-		rc.resp.count = p.count
+	p := core.NewPage(l, resp, page, size, hash)
+	if rc.Resp != nil {
+		core.SetCount(rc.Resp, core.CountOf(resp))
 	}
-	if p.count.contradicted {
-		p.warnCount = func(ctx context.Context) { c.warnCountContradicted(ctx, path.Path, page, p.count.raw) }
+	if n := core.CountOf(resp); n.Contradicted {
+		core.SetWarnCount(p, func(ctx context.Context) { c.warnCountContradicted(ctx, path.Path, page, n.Raw) })
 	}
-	c.observer.page(ctx, path.Route, query, len(p.Items))
+	c.core.Page(ctx, path.Route, pageNumber(query), len(p.Items))
 	return p, nil
 }
 
-// judge fills NextPage and the count by pager.Judge, the rule the AllX
-// iterators follow too.
-func (p *Page[T]) judge(page, size int, total *int) {
-	p.count.sent = total != nil
-	if total != nil {
-		p.count.raw = *total
+// pageNumber returns the page a list call asked for, from its options.
+func pageNumber(query any) int {
+	if q, ok := query.(interface{ listOptions() *ListOptions }); ok && !core.IsNil(q) {
+		return q.listOptions().Page
 	}
-	v := pager.Judge(page, size, p.received, p.count.raw, p.count.sent)
-	p.NextPage, p.count.contradicted = v.Next, v.CountContradicted
+	return 0
 }
 
 // pagePosition is the page and the page size that query asks for, as the
@@ -184,14 +146,14 @@ func pages[T any, O any, PO interface {
 	if size <= 0 {
 		size = MaxPageSize
 	}
-	rc := newRequestConfig(ropts)
-	if rc.err != nil {
+	rc := core.NewRequestConfig(ropts)
+	if rc.Err != nil {
 		return func(yield func(T, error) bool) {
 			var zero T
-			yield(zero, rc.err)
+			yield(zero, rc.Err)
 		}
 	}
-	concurrency := rc.pageConcurrency
+	concurrency := rc.PageConcurrency
 	if concurrency == 0 {
 		concurrency = DefaultPageConcurrency
 	}
@@ -208,12 +170,13 @@ func pages[T any, O any, PO interface {
 func pageFetch[T any, O any, PO interface {
 	*O
 	listOptions() *ListOptions
-}](walkCtx context.Context, base O, list func(context.Context, PO, ...RequestOption) (*Page[T], error), rc requestConfig, bulk bool) pager.Fetch[T] {
-	into := rc.resp
-	perPage := func(c *requestConfig) {
+}](walkCtx context.Context, base O, list func(context.Context, PO, ...RequestOption) (*Page[T], error), rc core.RequestConfig, bulk bool) pager.Fetch[T] {
+	into := rc.Resp
+	perPage := func(c *core.RequestConfig) error {
 		*c = rc
-		c.resp = nil
-		c.bulk = c.bulk || bulk
+		c.Resp = nil
+		c.Bulk = c.Bulk || bulk
+		return nil
 	}
 	contradicted := false // a page of the walk contradicted its count; loop goroutine only
 	return func(ctx context.Context, page, pageSize int) (*pager.Result[T], error) {
@@ -224,18 +187,16 @@ func pageFetch[T any, O any, PO interface {
 		if err != nil {
 			var resp *Response
 			if into != nil {
-				resp = responseOf(err)
+				resp = core.ResponseOf(err)
 			}
 			return &pager.Result[T]{BeforeYield: fillInto(into, resp, &contradicted)}, err
 		}
-		r := &pager.Result[T]{
-			Items: p.Items, Received: p.received, Total: p.count.raw, HasTotal: p.count.sent, BodyHash: p.bodyHash,
-			BeforeYield: fillInto(into, p.Response, &contradicted),
-		}
-		if p.warnCount != nil {
+		r := core.WalkResult(p)
+		r.BeforeYield = fillInto(into, p.Response, &contradicted)
+		if warn := core.WarnCount(p); warn != nil {
 			r.WarnCountContradicted = func() {
 				contradicted = true
-				p.warnCount(walkCtx)
+				warn(walkCtx)
 			}
 		}
 		return r, nil
@@ -291,12 +252,13 @@ func fillInto(into, resp *Response, contradicted *bool) func() {
 	}
 	return func() {
 		*into = *resp
-		into.count.contradicted = into.count.contradicted || *contradicted
+		if *contradicted {
+			count := core.CountOf(into)
+			count.Contradicted = true
+			core.SetCount(into, count)
+		}
 	}
 }
-
-// droppedWhole counts the items dropped whole among a page's dropped paths.
-func droppedWhole(paths []string) int { return pager.DroppedWhole(paths) }
 
 // listAll reads every page of a list that serves one interactive call
 // (a user's courses, a course's lessons), from the interactive lane.

@@ -50,7 +50,7 @@ func TestExportBenchFake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := edapptest.NewServer(edapptest.WithToken(exportToken), edapptest.WithLatency(latency))
+	srv := edapptest.New(t, edapptest.WithToken(exportToken), edapptest.WithLatency(latency))
 	defer srv.Close()
 	if err := srv.SeedAccount(edapptest.AccountSpec{Users: exportFakeUsers, Attempts: records}); err != nil {
 		t.Fatal(err)

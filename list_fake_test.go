@@ -38,7 +38,7 @@ type shuffledFake struct {
 }
 
 func newShuffledFake(t *testing.T, delay time.Duration) *shuffledFake {
-	f := &shuffledFake{srv: edapptest.NewServer()}
+	f := &shuffledFake{srv: edapptest.New(t)}
 	t.Cleanup(f.srv.Close)
 	h := f.srv.Handler()
 	f.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -222,7 +222,7 @@ func TestPageNextPageAgreesWithAllOnTheFake(t *testing.T) {
 	ctx := context.Background()
 	for _, users := range []int{7, 6, 0} { // a short last page; a full one, then an empty one; none
 		t.Run(fmt.Sprint(users, " users, 3 a page"), func(t *testing.T) {
-			srv := edapptest.NewServer()
+			srv := edapptest.New(t)
 			t.Cleanup(srv.Close)
 			for i := range users {
 				_, err := srv.AddUser(edapptest.UserSpec{Username: fmt.Sprint("user", i), Email: fmt.Sprintf("user%d@example.com", i)})
@@ -271,7 +271,10 @@ func TestPageNextPageAgreesWithAllOnTheFake(t *testing.T) {
 // across pages and notice a page answered twice, which needs the walk's
 // history.
 func ExamplePage() {
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		panic(err)
+	}
 	defer srv.Close()
 	for _, name := range []string{"ana", "ben", "chloe", "dev", "emi"} {
 		if _, err := srv.AddUser(edapptest.UserSpec{Username: name, Email: name + "@example.com"}); err != nil {

@@ -67,7 +67,7 @@ var fastRetry = edapp.RetryPolicy{MaxRetries: 5, MinWait: time.Millisecond, MaxW
 
 func TestObserverSeesACallThroughA429Storm(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
 	id, err := srv.AddUser(edapptest.UserSpec{Username: "ann@example.com", ExternalID: "secret-ext"})
 	require.NoError(t, err)
@@ -108,7 +108,7 @@ func TestObserverSeesACallThroughA429Storm(t *testing.T) {
 
 func TestObserverSeesEveryPageOfAWalk(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
 	for i := range 5 {
 		_, err := srv.AddUser(edapptest.UserSpec{Username: fmt.Sprintf("u%d@example.com", i)})
@@ -142,7 +142,7 @@ func TestObserverSeesEveryPageOfAWalk(t *testing.T) {
 
 func TestObserverRoutesOfDoAndV1(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
 	var log eventLog
 	c := srv.Client(edapp.WithObserver(log.observer()))
@@ -164,7 +164,7 @@ func TestObserverRoutesOfDoAndV1(t *testing.T) {
 // calls, a retry and a walk still succeed.
 func TestObserverThatPanicsDoesNotBreakTheCall(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
 	_, err := srv.AddUser(edapptest.UserSpec{Username: "a@example.com"})
 	require.NoError(t, err)
@@ -192,7 +192,7 @@ func TestObserverThatPanicsDoesNotBreakTheCall(t *testing.T) {
 // count the pause in Response.Waited.
 func TestResponseWaitedCountsThePause(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
 	id, err := srv.AddUser(edapptest.UserSpec{Username: "a@example.com"})
 	require.NoError(t, err)
@@ -233,7 +233,7 @@ func (p *pauseSpy) Pause(time.Time)            { p.paused <- struct{}{} }
 // Attempt event, and the calls' Waited add up to the Wait events.
 func TestObserverAccountsForEveryCallInAStorm(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
 	id, err := srv.AddUser(edapptest.UserSpec{Username: "a@example.com"})
 	require.NoError(t, err)

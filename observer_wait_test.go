@@ -23,7 +23,7 @@ func (l estimatingLimiter) Delay(bool) time.Duration { return l.delay }
 // reported with the limiter's estimate from when it began.
 func TestObserverWaitEventCarriesTheEstimate(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
 	var log eventLog
 	c := srv.Client(edapp.WithObserver(log.observer()), edapp.WithLimiter(estimatingLimiter{3*time.Minute + 47*time.Second}))

@@ -26,7 +26,7 @@ func assertPage[T any](t *testing.T, want, got *Page[T], msgAndArgs ...any) {
 		return
 	}
 	assert.Equal(t, want.Items, got.Items, msgAndArgs...)
-	assert.Equal(t, totalOf(want), totalOf(got), msgAndArgs...)
+	assert.Equal(t, totalOf(want.Response), totalOf(got), msgAndArgs...)
 	if assert.NotNil(t, got.Response, msgAndArgs...) {
 		assert.Equal(t, totalOf(got), totalOf(got.Response), msgAndArgs...)
 		assert.Equal(t, 1, got.Response.Attempts, msgAndArgs...)

@@ -5,15 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"log/slog"
-	"net/http"
 	"reflect"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/edapp-go/edapp/internal/core"
 	"github.com/edapp-go/edapp/internal/ids"
 	"github.com/edapp-go/edapp/internal/lenient"
 	"github.com/edapp-go/edapp/internal/transport"
@@ -50,16 +47,16 @@ func utcQuery[O any](opts *O) *O {
 // "success": true, an empty body, {} and any other answer are success: the
 // vendor documents {"success": false} as the one 2xx answer that means
 // failure. A non-2xx answer is an *APIError, as with Do.
-func (c *Client) DoChecked(ctx context.Context, method, path string, query, body any, opts ...RequestOption) error {
-	rc := newRequestConfig(opts)
-	op := operation{method: method, route: rc.route, path: path, query: query, body: body}
+func (c *Client) DoChecked(ctx context.Context, method, path string, query, body any, reqOpts ...RequestOption) error {
+	rc := core.NewRequestConfig(reqOpts)
+	op := core.Operation{Method: method, Route: rc.Route, Path: path, Query: query, Body: body}
 	return c.doChecked(ctx, op, &rc)
 }
 
 // doChecked sends op and applies DoChecked's rule to its answer.
-func (c *Client) doChecked(ctx context.Context, op operation, rc *requestConfig) error {
-	return c.do(ctx, op, rc, func(a *answer) error {
-		raw := a.body()
+func (c *Client) doChecked(ctx context.Context, op core.Operation, rc *core.RequestConfig) error {
+	return c.core.Do(ctx, op, rc, func(a *core.Answer) error {
+		raw := a.Body()
 		msg, failed := unsuccessful(raw)
 		if !failed {
 			return nil
@@ -67,13 +64,13 @@ func (c *Client) doChecked(ctx context.Context, op operation, rc *requestConfig)
 		if msg == "" {
 			msg = `the service answered {"success": false}`
 		}
-		resp := a.response()
+		resp := a.Response()
 		return &APIError{
 			StatusCode: resp.StatusCode,
-			Method:     op.method,
-			Path:       op.path,
-			Message:    c.cleanExcerpt([]byte(msg), transport.MaxErrorBody),
-			Body:       []byte(c.cleanExcerpt(raw, transport.MaxErrorBody)),
+			Method:     op.Method,
+			Path:       op.Path,
+			Message:    a.CleanExcerpt([]byte(msg), transport.MaxErrorBody),
+			Body:       []byte(a.CleanExcerpt(raw, transport.MaxErrorBody)),
 			RequestID:  resp.RequestID,
 			Response:   resp,
 		}
@@ -82,15 +79,15 @@ func (c *Client) doChecked(ctx context.Context, op operation, rc *requestConfig)
 
 // checked sends a request judged by DoChecked's rule, for the resource files.
 func (c *Client) checked(ctx context.Context, method string, p ids.Path, body any, opts []RequestOption) error {
-	rc := newRequestConfig(opts)
+	rc := core.NewRequestConfig(opts)
 	return c.doChecked(ctx, request(method, p, nil, body), &rc)
 }
 
 // doForRecord sends a request whose answer is a record, so an empty answer
 // is an error.
 func (c *Client) doForRecord(ctx context.Context, method string, p ids.Path, body, out any, opts []RequestOption) error {
-	rc := newRequestConfig(opts)
-	return c.do(ctx, request(method, p, nil, body), &rc, func(a *answer) error { return a.decodeRecord(ctx, out) })
+	rc := core.NewRequestConfig(opts)
+	return c.core.Do(ctx, request(method, p, nil, body), &rc, func(a *core.Answer) error { return a.DecodeRecord(ctx, out) })
 }
 
 // unsuccessful applies DoChecked's rule to a 2xx answer: it reports whether
@@ -130,8 +127,7 @@ const (
 // servedSpellings holds what a client has found the service to serve, each
 // value one of the above.
 type servedSpellings struct {
-	groupsPath   atomic.Int32 // /v2/usersgroups or /v2/usergroups
-	managedField atomic.Int32 // managedUserGroups or userGroupsManaged
+	groupsPath atomic.Int32 // /v2/usersgroups or /v2/usergroups
 }
 
 // The two spellings of the user group list paths. The vendor documents the
@@ -179,113 +175,6 @@ func listGroupsPage[T any](ctx context.Context, c *Client, suffix string, segs [
 // serves the path: no error, or an answer that did not decode.
 func pathServed(err error) bool {
 	return err == nil || errors.As(err, new(*DecodeError))
-}
-
-// The two spellings of a user's managed groups. The vendor documents
-// managedUserGroups; the vendor's help page and SDK, and every answer seen,
-// write userGroupsManaged.
-const (
-	managedDocumentedField   = "managedUserGroups"
-	managedUndocumentedField = "userGroupsManaged"
-)
-
-// writeUser sends a user write (Users.Create or Users.Update) whose params
-// carry managed, and returns the user the service answered. userID is the
-// user's id, or "" on create, where the answer gives it.
-//
-// The managed groups go out in the spelling this client has learnt, or in
-// the documented one while it knows none. While it knows none and the
-// answer shows none of the managed groups sent, writeUser follows up with
-// one PUT of just the managed groups in the other spelling (never a second
-// POST, which could create a second user), and remembers the spelling
-// whose answer showed them. When neither answer shows them (the service may not
-// echo them), nothing is learnt and the next write checks again.
-//
-// When the follow-up PUT fails, the user of the first answer is returned
-// with the error, so that a created user is never lost.
-func (c *Client) writeUser(ctx context.Context, method string, p ids.Path, userID string, params any, managed []string, opts []RequestOption) (*User, error) {
-	known := c.served.managedField.Load()
-	body := params
-	if known == spellingUndocumented {
-		b, err := respell(params, managedDocumentedField, managedUndocumentedField)
-		if err != nil {
-			return nil, err
-		}
-		body = b
-	}
-	u := new(User)
-	if err := c.doForRecord(ctx, method, p, body, u, opts); err != nil {
-		return nil, err
-	}
-	if len(managed) == 0 || known != spellingUnknown {
-		return u, nil
-	}
-	if showsAny(u.ManagedUserGroups, managed) {
-		c.served.managedField.Store(spellingDocumented)
-		return u, nil
-	}
-	if userID == "" {
-		userID = u.ID
-	}
-	return c.putManagedUndocumented(ctx, method, p, userID, u, managed, opts)
-}
-
-// putManagedUndocumented is writeUser's follow-up: u, the first answer,
-// showed none of managed, so one PUT sends them in the undocumented
-// spelling, and the client remembers that spelling if its answer shows
-// them.
-func (c *Client) putManagedUndocumented(ctx context.Context, method string, p ids.Path, userID string, u *User, managed []string, opts []RequestOption) (*User, error) {
-	if ids.Require("userID", userID) != nil {
-		return u, nil // no id to follow up on
-	}
-	put := ids.Fill("/v2/users/{userId}", userID)
-	u2 := new(User)
-	// Not the caller's WithResponseInto: it holds the answer to the call made.
-	if err := c.doForRecord(ctx, http.MethodPut, put, map[string][]string{managedUndocumentedField: managed}, u2, append(slices.Clip(opts), WithResponseInto(nil))); err != nil {
-		return u, fmt.Errorf("edapp: %s %s: the answer showed none of the managed user groups, and PUT %s with %s failed: %w",
-			method, p.Path, put.Path, managedUndocumentedField, err)
-	}
-	if showsAny(u2.ManagedUserGroups, managed) {
-		c.served.managedField.Store(spellingUndocumented)
-	} else if c.logger != nil {
-		c.logger.LogAttrs(ctx, slog.LevelWarn, "edapp: the service showed none of the managed user groups sent, in either spelling",
-			slog.String("method", method), slog.String("path", p.Path))
-	}
-	if u2.ID == "" {
-		u.ManagedUserGroups = u2.ManagedUserGroups
-		return u, nil
-	}
-	return u2, nil
-}
-
-// showsAny reports whether got holds any of sent.
-func showsAny(got, sent []string) bool {
-	for _, g := range sent {
-		if slices.Contains(got, g) {
-			return true
-		}
-	}
-	return false
-}
-
-// respell returns params encoded as JSON with its member from renamed to
-// to (when present).
-func respell(params any, from, to string) (json.RawMessage, error) {
-	b, err := json.Marshal(params)
-	if err != nil {
-		return nil, fmt.Errorf("%w: encoding the request body: %v", ErrInvalidInput, err)
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%w: encoding the request body: %v", ErrInvalidInput, err)
-	}
-	v, ok := m[from]
-	if !ok {
-		return b, nil
-	}
-	delete(m, from)
-	m[to] = v
-	return json.Marshal(m)
 }
 
 // RawFields holds the members of an answer that no field of the record

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/time/rate"
 
+	"github.com/edapp-go/edapp/internal/core"
 	"github.com/edapp-go/edapp/internal/transport"
 )
 
@@ -152,10 +153,10 @@ func TestCancelDuringBackoff(t *testing.T) {
 
 func TestZeroMaxWaitMeansTheDefaultCap(t *testing.T) {
 	t.Parallel()
-	p, err := RetryPolicy{MaxRetries: 1}.normalize()
+	p, err := core.NormalizeRetry(RetryPolicy{MaxRetries: 1})
 	require.NoError(t, err)
 	assert.Equal(t, 30*time.Second, p.MaxWait)
-	p, err = RetryPolicy{MaxRetries: 1, MinWait: time.Minute}.normalize()
+	p, err = core.NormalizeRetry(RetryPolicy{MaxRetries: 1, MinWait: time.Minute})
 	require.NoError(t, err)
 	assert.Equal(t, time.Minute, p.MaxWait, "never below MinWait")
 	assert.Equal(t, 30*time.Second, DefaultRetryPolicy().MaxWait)
@@ -173,7 +174,7 @@ func TestZeroMaxWaitMeansTheDefaultCap(t *testing.T) {
 	assert.ErrorIs(t, err, ErrRateLimited, "it was held by the service's rate limit")
 	assert.NoError(t, ctx.Err(), "it did not wait for its deadline")
 	assert.Equal(t, 1, r.Attempts)
-	d := c.t.PausedFor()
+	d := c.core.PausedFor()
 	assert.True(t, d > DefaultBudgetWindow-time.Minute && d <= DefaultBudgetWindow, "paused for one window: %v", d)
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/core"
 )
 
 // Time is a datetime as the service sends it: ISO 8601, usually UTC with
@@ -47,12 +49,12 @@ func ParseTime(s string) (Time, error) {
 		if err == nil {
 			if y := t.UTC().Year(); y < 0 || y > 9999 {
 				// Its UTC form would need a year RFC 3339 cannot write.
-				return Time{}, fmt.Errorf("edapp: invalid datetime %q: year outside 0000-9999 in UTC", excerpt(s, 64))
+				return Time{}, fmt.Errorf("edapp: invalid datetime %q: year outside 0000-9999 in UTC", core.Excerpt(s, 64))
 			}
 			return Time{t}, nil
 		}
 	}
-	return Time{}, fmt.Errorf("edapp: invalid datetime %q", excerpt(s, 64))
+	return Time{}, fmt.Errorf("edapp: invalid datetime %q", core.Excerpt(s, 64))
 }
 
 // UnmarshalJSON accepts a JSON string in any supported form, "" or null.
@@ -62,7 +64,7 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
-		return fmt.Errorf("edapp: invalid datetime %s: not a JSON string", excerpt(string(b), 64))
+		return fmt.Errorf("edapp: invalid datetime %s: not a JSON string", core.Excerpt(string(b), 64))
 	}
 	// The usual form, RFC 3339, parses straight from the bytes, unescaped
 	// and uncopied; anything else takes the path below.
@@ -80,7 +82,7 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 		// Rare: an escaped string. Let strconv undo the escapes.
 		u, err := strconv.Unquote(string(b))
 		if err != nil {
-			return fmt.Errorf("edapp: invalid datetime %s", excerpt(string(b), 64))
+			return fmt.Errorf("edapp: invalid datetime %s", core.Excerpt(string(b), 64))
 		}
 		s = u
 	}

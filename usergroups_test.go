@@ -52,7 +52,7 @@ func TestUserGroupsListUsesTheSpecSpelling(t *testing.T) {
 
 	page, err := client.UserGroups.List(context.Background(), &ListOptions{Page: 1, PageSize: 10})
 	require.NoError(t, err)
-	assertPage(t, &Page[UserGroup]{count: counted(3), Items: []UserGroup{
+	assertPage(t, &Page[UserGroup]{Response: counted(3), Items: []UserGroup{
 		{ID: "grp-au", Name: "Australia", HasChildren: true},
 		{ID: "grp-nsw", Name: "New South Wales", InviteCode: "NSW-2024", Extra: map[string]json.RawMessage{"isDynamic": json.RawMessage(`false`)}},
 		{ID: "grp-sales", Name: "Sales (dynamic)", Extra: map[string]json.RawMessage{"isDynamic": json.RawMessage(`true`)}}, // inviteCode null
@@ -69,7 +69,7 @@ func TestUserGroupsListChildren(t *testing.T) {
 	})
 	page, err := client.UserGroups.ListChildren(context.Background(), "grp-au", &ListOptions{PageSize: 100})
 	require.NoError(t, err)
-	assertPage(t, &Page[UserGroup]{count: counted(-1), Items: []UserGroup{
+	assertPage(t, &Page[UserGroup]{Response: counted(-1), Items: []UserGroup{
 		{ID: "grp-nsw", Name: "New South Wales", InviteCode: "NSW-2024"},
 		{ID: "grp-vic", Name: "Victoria", HasChildren: true},
 	}}, page)

@@ -2,9 +2,15 @@ package edapp
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"iter"
+	"log/slog"
 	"net/http"
+	"strings"
 
+	"github.com/edapp-go/edapp/internal/core"
 	"github.com/edapp-go/edapp/internal/ids"
 	"github.com/edapp-go/edapp/internal/lenient"
 )
@@ -98,15 +104,12 @@ func init() {
 // customFields. Inferred: the vendor documents neither these names (beyond
 // userGroups and managedUserGroups) nor which fields are required.
 //
-// Managed groups: the documented field is managedUserGroups, but the
-// vendor's own tools and every answer seen spell it userGroupsManaged, and
-// a spelling the service ignores would drop manager assignments silently.
-// So the client learns which one the service takes. It sends
-// managedUserGroups first; when the answer shows none of the managed
-// groups sent, it follows up with one PUT /v2/users/{id} of just
-// userGroupsManaged (never a second POST, which could create a second
-// user), and from then on sends whichever spelling the service's answer
-// showed. The same holds for [UserUpdateParams].
+// Managed groups go out under the key or keys [WithManagedGroupsField]
+// chose: by default both managedUserGroups and userGroupsManaged, in one
+// body. The same holds for [UserUpdateParams].
+//
+// Password prints as [REDACTED] under every fmt verb, log/slog and
+// encoding/json; Create sends it in full.
 type UserCreateParams struct {
 	Username          string            `json:"name,omitempty"`
 	Password          string            `json:"password,omitempty"`
@@ -126,8 +129,9 @@ type UserCreateParams struct {
 // an empty non-nil slice or map is sent as [] or {}. Setting only TimeZone
 // sends {"timeZone": "..."}: this is how a user gets the time zone that
 // Rapid Refresh notifications need. The field names sent
-// are those of [UserCreateParams], and ManagedUserGroups goes out in the
-// spelling the client has learnt (see UserCreateParams).
+// are those of [UserCreateParams], and ManagedUserGroups goes out under the
+// key or keys [WithManagedGroupsField] chose. Password prints as
+// [REDACTED], as UserCreateParams' does.
 type UserUpdateParams struct {
 	Username          *string           `json:"name,omitempty"`
 	Password          *string           `json:"password,omitempty"`
@@ -140,6 +144,134 @@ type UserUpdateParams struct {
 	UserGroups        []string          `json:"userGroups,omitzero"`
 	ManagedUserGroups []string          `json:"managedUserGroups,omitzero"`
 	CustomFields      map[string]string `json:"customFields,omitzero"`
+}
+
+// ManagedGroupsField says under which key Users.Create and Update send a
+// user's managed groups (see [WithManagedGroupsField]).
+type ManagedGroupsField = core.ManagedGroupsField
+
+const (
+	// ManagedGroupsBoth sends both keys, with the same groups, in one body:
+	// the default.
+	ManagedGroupsBoth = core.ManagedGroupsBoth
+	// ManagedUserGroups sends "managedUserGroups", the key the vendor
+	// documents.
+	ManagedUserGroups = core.ManagedUserGroups
+	// UserGroupsManaged sends "userGroupsManaged", the key the vendor's own
+	// tools send and every answer seen carries.
+	UserGroupsManaged = core.UserGroupsManaged
+)
+
+// WithManagedGroupsField chooses the key or keys under which Users.Create
+// and Users.Update send a user's managed groups. The vendor documents
+// managedUserGroups, but its own tools and every answer seen spell it
+// userGroupsManaged, and which of them the live service honours on a write
+// is not known; a key it ignores would drop manager assignments silently.
+// The default, [ManagedGroupsBoth], sends both in one body, so that a
+// service honouring either (and ignoring the other, as services ignore an
+// unknown member) takes the groups in one request. Choose one key once it
+// is known to be the one your account's service honours. A value other
+// than the three constants is an error.
+func WithManagedGroupsField(f ManagedGroupsField) Option {
+	return func(c *core.Config) error {
+		switch f {
+		case ManagedGroupsBoth, ManagedUserGroups, UserGroupsManaged:
+			c.ManagedGroups = f
+			return nil
+		}
+		return fmt.Errorf("%w: WithManagedGroupsField(%d): want ManagedGroupsBoth, ManagedUserGroups or UserGroupsManaged", ErrInvalidInput, f)
+	}
+}
+
+// managedKeys returns the managed groups to send under each key, as the
+// client's WithManagedGroupsField says: nil leaves a key out.
+func (c *Client) managedKeys(groups []string) (documented, vendor []string) {
+	switch c.managed {
+	case ManagedUserGroups:
+		return groups, nil
+	case UserGroupsManaged:
+		return nil, groups
+	}
+	return groups, groups
+}
+
+// The bodies Create and Update send: the params' fields, with the
+// password in full, and the managed groups under the keys chosen. The
+// field types have the params' fields and tags, but not their methods,
+// which redact the password.
+type (
+	userCreateFields UserCreateParams
+	userUpdateFields UserUpdateParams
+	userCreateBody   struct {
+		userCreateFields
+		ManagedUserGroups []string `json:"managedUserGroups,omitempty"`
+		UserGroupsManaged []string `json:"userGroupsManaged,omitempty"`
+	}
+	userUpdateBody struct {
+		userUpdateFields
+		ManagedUserGroups []string `json:"managedUserGroups,omitzero"`
+		UserGroupsManaged []string `json:"userGroupsManaged,omitzero"`
+	}
+)
+
+// String, GoString and Format print the params with the password
+// [REDACTED]; LogValue and MarshalJSON do the same for log/slog and
+// encoding/json.
+func (p UserCreateParams) String() string { return fmt.Sprintf("%+v", userCreateFields(p.masked())) }
+
+func (p UserCreateParams) GoString() string {
+	return "edapp.UserCreateParams" + strings.TrimPrefix(fmt.Sprintf("%#v", userCreateFields(p.masked())), "edapp.userCreateFields")
+}
+
+func (p UserCreateParams) Format(f fmt.State, verb rune) { formatMasked(f, verb, p) }
+
+func (p UserCreateParams) LogValue() slog.Value { return slog.AnyValue(userCreateFields(p.masked())) }
+
+func (p UserCreateParams) MarshalJSON() ([]byte, error) {
+	return json.Marshal(userCreateFields(p.masked()))
+}
+
+func (p UserCreateParams) masked() UserCreateParams {
+	if p.Password != "" {
+		p.Password = redacted
+	}
+	return p
+}
+
+// String, GoString and Format print the params with the password
+// [REDACTED]; LogValue and MarshalJSON do the same for log/slog and
+// encoding/json.
+func (p UserUpdateParams) String() string { return fmt.Sprintf("%+v", userUpdateFields(p.masked())) }
+
+func (p UserUpdateParams) GoString() string {
+	return "edapp.UserUpdateParams" + strings.TrimPrefix(fmt.Sprintf("%#v", userUpdateFields(p.masked())), "edapp.userUpdateFields")
+}
+
+func (p UserUpdateParams) Format(f fmt.State, verb rune) { formatMasked(f, verb, p) }
+
+func (p UserUpdateParams) LogValue() slog.Value { return slog.AnyValue(userUpdateFields(p.masked())) }
+
+func (p UserUpdateParams) MarshalJSON() ([]byte, error) {
+	return json.Marshal(userUpdateFields(p.masked()))
+}
+
+func (p UserUpdateParams) masked() UserUpdateParams {
+	if p.Password != nil {
+		p.Password = Ptr(redacted)
+	}
+	return p
+}
+
+// formatMasked prints v's String for every verb, and its GoString for %#v.
+func formatMasked(f fmt.State, verb rune, v interface {
+	fmt.Stringer
+	fmt.GoStringer
+}) {
+	if verb == 'v' && f.Flag('#') {
+		_, _ = io.WriteString(f, v.GoString())
+		return
+	}
+	_, _ = io.WriteString(f, v.String())
 }
 
 // UserListOptions filters and pages Users.List and Users.All. Username
@@ -164,14 +296,19 @@ type UserCourse struct {
 	PercentageCompleted float64 `json:"percentageCompleted"`
 }
 
-// Create creates a user in the account: POST /v2/users. The answer is the
-// new user. With ManagedUserGroups set, it may be followed by one PUT (see
-// [UserCreateParams]); should that PUT fail, Create returns the created user
-// together with the error.
+// Create creates a user in the account: POST /v2/users. It sends exactly
+// one request, never retried once it may have reached the service (see
+// [RetryPolicy]). The answer is the new user.
 //
 // EdApp API: POST /v2/users
 func (s *UsersService) Create(ctx context.Context, params UserCreateParams, reqOpts ...RequestOption) (*User, error) {
-	return s.client.writeUser(ctx, http.MethodPost, ids.Fill("/v2/users"), "", params, params.ManagedUserGroups, reqOpts)
+	body := userCreateBody{userCreateFields: userCreateFields(params)}
+	body.ManagedUserGroups, body.UserGroupsManaged = s.client.managedKeys(params.ManagedUserGroups)
+	u := new(User)
+	if err := s.client.doForRecord(ctx, http.MethodPost, ids.Fill("/v2/users"), body, u, reqOpts); err != nil {
+		return nil, err
+	}
+	return u, nil
 }
 
 // Get gets a user by id: GET /v2/users/{userId}.
@@ -193,17 +330,20 @@ func (s *UsersService) Get(ctx context.Context, userID string, reqOpts ...Reques
 //
 //	client.Users.Update(ctx, id, edapp.UserUpdateParams{TimeZone: edapp.Ptr("Australia/Sydney")})
 //
-// The answer is the updated user. With
-// ManagedUserGroups set, it may be followed by one more PUT (see
-// [UserCreateParams]); should that PUT fail, Update returns the user of the
-// first answer together with the error.
+// It sends exactly one request. The answer is the updated user.
 //
 // EdApp API: PUT /v2/users/{userId}
 func (s *UsersService) Update(ctx context.Context, userID string, params UserUpdateParams, reqOpts ...RequestOption) (*User, error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
-	return s.client.writeUser(ctx, http.MethodPut, ids.Fill("/v2/users/{userId}", userID), userID, params, params.ManagedUserGroups, reqOpts)
+	body := userUpdateBody{userUpdateFields: userUpdateFields(params)}
+	body.ManagedUserGroups, body.UserGroupsManaged = s.client.managedKeys(params.ManagedUserGroups)
+	u := new(User)
+	if err := s.client.doForRecord(ctx, http.MethodPut, ids.Fill("/v2/users/{userId}", userID), body, u, reqOpts); err != nil {
+		return nil, err
+	}
+	return u, nil
 }
 
 // Delete deletes a user by id: DELETE /v2/users/{userId}. An answer of

@@ -63,7 +63,7 @@ func TestUsersCreateSendsEveryField(t *testing.T) {
 			`{"name":"kim","password":"pw","email":"kim@example.com","firstName":"Kim","lastName":"Ng","externalId":"X-1",`+
 				`"timeZone":"Australia/Sydney","roles":["app-user","prizing-user","account-admin","content-author",`+
 				`"manager-analytics","exclude-from-analytics","reviewer"],"userGroups":["g1","g2"],`+
-				`"managedUserGroups":["g2"],"customFields":{"a":"1","b":"2"}}`)
+				`"customFields":{"a":"1","b":"2"},"managedUserGroups":["g2"],"userGroupsManaged":["g2"]}`)
 		_, _ = w.Write([]byte(`{"id":"u-new","userGroupsManaged":["g2"]}`)) // the groups took: no follow-up
 	})
 	_, err := client.Users.Create(context.Background(), UserCreateParams{
@@ -142,7 +142,7 @@ func TestUsersUpdateSendsOnlyWhatIsSet(t *testing.T) {
 	}{
 		{"nothing", UserUpdateParams{}, `{}`},
 		{"empty string is sent", UserUpdateParams{ExternalID: Ptr("")}, `{"externalId":""}`},
-		{"empty slice clears", UserUpdateParams{UserGroups: []string{}, ManagedUserGroups: []string{}}, `{"userGroups":[],"managedUserGroups":[]}`},
+		{"empty slice clears", UserUpdateParams{UserGroups: []string{}, ManagedUserGroups: []string{}}, `{"userGroups":[],"managedUserGroups":[],"userGroupsManaged":[]}`},
 		{"empty map clears", UserUpdateParams{CustomFields: map[string]string{}}, `{"customFields":{}}`},
 		{"roles", UserUpdateParams{Roles: []Role{RoleReviewer}}, `{"roles":["reviewer"]}`},
 		{"everything", UserUpdateParams{
@@ -150,7 +150,7 @@ func TestUsersUpdateSendsOnlyWhatIsSet(t *testing.T) {
 			LastName: Ptr("D"), ExternalID: Ptr("E"), TimeZone: Ptr("UTC"), Roles: []Role{RoleAppUser},
 			UserGroups: []string{"g"}, ManagedUserGroups: []string{"m"}, CustomFields: map[string]string{"k": "v"},
 		}, `{"name":"jd","password":"pw","email":"jd@example.com","firstName":"J","lastName":"D","externalId":"E",` +
-			`"timeZone":"UTC","roles":["app-user"],"userGroups":["g"],"managedUserGroups":["m"],"customFields":{"k":"v"}}`},
+			`"timeZone":"UTC","roles":["app-user"],"userGroups":["g"],"customFields":{"k":"v"},"managedUserGroups":["m"],"userGroupsManaged":["m"]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -498,110 +498,75 @@ func (s *managedServer) requests() []string {
 	return r
 }
 
-func newManagedServer(t *testing.T, honours string, echo bool) (*managedServer, *Client) {
+func newManagedServer(t *testing.T, honours string, echo bool, opts ...Option) (*managedServer, *Client) {
 	s := &managedServer{honours: honours, echo: echo, users: map[string][]string{}}
 	srv := httptest.NewServer(s.handler(t))
 	t.Cleanup(srv.Close)
-	c, err := NewClient("tok", WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0), WithRetry(RetryPolicy{}))
+	c, err := NewClient("tok", append([]Option{WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0), WithRetry(RetryPolicy{})}, opts...)...)
 	require.NoError(t, err)
 	return s, c
 }
 
-// A service that takes the documented spelling: one request a write.
-func TestManagedGroupsDocumentedSpelling(t *testing.T) {
+// By default the managed groups go out under both keys in one body, so a
+// service that honours either takes them with one request a write.
+func TestManagedGroupsBothKeysInOneRequest(t *testing.T) {
 	t.Parallel()
-	s, c := newManagedServer(t, "managedUserGroups", true)
-	ctx := context.Background()
-	u, err := c.Users.Create(ctx, UserCreateParams{Username: "a", ManagedUserGroups: []string{"g1"}})
-	require.NoError(t, err)
-	assert.Equal(t, []string{"g1"}, u.ManagedUserGroups)
-	assert.Equal(t, []string{`POST /v2/users {"name":"a","managedUserGroups":["g1"]}`}, s.requests())
-
-	_, err = c.Users.Update(ctx, u.ID, UserUpdateParams{ManagedUserGroups: []string{"g2"}})
-	require.NoError(t, err)
-	assert.Equal(t, []string{`PUT /v2/users/u-1 {"managedUserGroups":["g2"]}`}, s.requests())
-	assert.Equal(t, []string{"g2"}, s.users["u-1"])
-}
-
-// A service that takes only userGroupsManaged: the first write is followed
-// by one PUT in that spelling (never a second POST), and later writes use
-// it at once.
-func TestManagedGroupsOtherSpellingIsLearnt(t *testing.T) {
-	t.Parallel()
-	s, c := newManagedServer(t, "userGroupsManaged", true)
-	ctx := context.Background()
-	u, err := c.Users.Create(ctx, UserCreateParams{Username: "a", ManagedUserGroups: []string{"g1"}})
-	require.NoError(t, err)
-	assert.Equal(t, "u-1", u.ID)
-	assert.Equal(t, []string{"g1"}, u.ManagedUserGroups)
-	assert.Equal(t, []string{
-		`POST /v2/users {"name":"a","managedUserGroups":["g1"]}`,
-		`PUT /v2/users/u-1 {"userGroupsManaged":["g1"]}`,
-	}, s.requests())
-	assert.Equal(t, []string{"g1"}, s.users["u-1"])
-
-	u, err = c.Users.Create(ctx, UserCreateParams{Username: "b", Email: "b@x", ManagedUserGroups: []string{"g2"}})
-	require.NoError(t, err)
-	assert.Equal(t, []string{"g2"}, u.ManagedUserGroups)
-	assert.Equal(t, []string{`POST /v2/users {"email":"b@x","name":"b","userGroupsManaged":["g2"]}`}, s.requests())
-
-	_, err = c.Users.Update(ctx, "u-1", UserUpdateParams{TimeZone: Ptr("UTC"), ManagedUserGroups: []string{}})
-	require.NoError(t, err)
-	assert.Equal(t, []string{`PUT /v2/users/u-1 {"timeZone":"UTC","userGroupsManaged":[]}`}, s.requests())
-	assert.Equal(t, []string{}, s.users["u-1"])
-
-	// Without managed groups, nothing is renamed or added.
-	_, err = c.Users.Update(ctx, "u-1", UserUpdateParams{TimeZone: Ptr("UTC")})
-	require.NoError(t, err)
-	assert.Equal(t, []string{`PUT /v2/users/u-1 {"timeZone":"UTC"}`}, s.requests())
-}
-
-// The same on Update: a PUT the service ignored is followed by one PUT in
-// the other spelling.
-func TestManagedGroupsLearntOnUpdate(t *testing.T) {
-	t.Parallel()
-	s, c := newManagedServer(t, "userGroupsManaged", true)
-	ctx := context.Background()
-	u, err := c.Users.Update(ctx, "u-9", UserUpdateParams{ManagedUserGroups: []string{"g1"}})
-	require.NoError(t, err)
-	assert.Equal(t, []string{"g1"}, u.ManagedUserGroups)
-	assert.Equal(t, []string{
-		`PUT /v2/users/u-9 {"managedUserGroups":["g1"]}`,
-		`PUT /v2/users/u-9 {"userGroupsManaged":["g1"]}`,
-	}, s.requests())
-	_, err = c.Users.Update(ctx, "u-9", UserUpdateParams{ManagedUserGroups: []string{"g2"}})
-	require.NoError(t, err)
-	assert.Equal(t, []string{`PUT /v2/users/u-9 {"userGroupsManaged":["g2"]}`}, s.requests())
-}
-
-// A service that never shows managed groups: each write checks again, with
-// one follow-up PUT, and nothing is learnt.
-func TestManagedGroupsNotEchoed(t *testing.T) {
-	t.Parallel()
-	s, c := newManagedServer(t, "managedUserGroups", false)
-	ctx := context.Background()
-	for range 2 {
+	for _, honours := range []string{"managedUserGroups", "userGroupsManaged"} {
+		s, c := newManagedServer(t, honours, true)
+		ctx := context.Background()
 		u, err := c.Users.Create(ctx, UserCreateParams{Username: "a", ManagedUserGroups: []string{"g1"}})
 		require.NoError(t, err)
-		require.NotNil(t, u)
-		reqs := s.requests()
-		require.Len(t, reqs, 2)
-		assert.True(t, strings.HasPrefix(reqs[0], "POST "), reqs[0])
-		assert.True(t, strings.HasPrefix(reqs[1], "PUT "), reqs[1])
+		assert.Equal(t, []string{"g1"}, u.ManagedUserGroups, honours)
+		assert.Equal(t, []string{`POST /v2/users {"name":"a","managedUserGroups":["g1"],"userGroupsManaged":["g1"]}`}, s.requests())
+
+		_, err = c.Users.Update(ctx, u.ID, UserUpdateParams{TimeZone: Ptr("UTC"), ManagedUserGroups: []string{}})
+		require.NoError(t, err)
+		assert.Equal(t, []string{`PUT /v2/users/u-1 {"timeZone":"UTC","managedUserGroups":[],"userGroupsManaged":[]}`}, s.requests())
+		assert.Equal(t, []string{}, s.users["u-1"], honours)
+
+		// Without managed groups, neither key is sent.
+		_, err = c.Users.Update(ctx, "u-1", UserUpdateParams{TimeZone: Ptr("UTC")})
+		require.NoError(t, err)
+		assert.Equal(t, []string{`PUT /v2/users/u-1 {"timeZone":"UTC"}`}, s.requests())
 	}
 }
 
-// A failed follow-up PUT returns the created user with the error, so the
-// caller never creates it twice.
-func TestManagedGroupsFollowUpFails(t *testing.T) {
+// WithManagedGroupsField sends one key, the one chosen, and still one
+// request a write, whatever the answer shows.
+func TestWithManagedGroupsFieldSendsOneKey(t *testing.T) {
 	t.Parallel()
-	s, c := newManagedServer(t, "userGroupsManaged", true)
-	s.failPut = true
-	u, err := c.Users.Create(context.Background(), UserCreateParams{Username: "a", ManagedUserGroups: []string{"g1"}})
-	require.ErrorIs(t, err, ErrServer)
-	require.NotNil(t, u)
-	assert.Equal(t, "u-1", u.ID)
-	reqs := s.requests()
-	require.Len(t, reqs, 2)
-	assert.Equal(t, 1, strings.Count(strings.Join(reqs, "\n"), "POST "), "one POST only")
+	for f, key := range map[ManagedGroupsField]string{ManagedUserGroups: "managedUserGroups", UserGroupsManaged: "userGroupsManaged"} {
+		s, c := newManagedServer(t, "", false, WithManagedGroupsField(f))
+		ctx := context.Background()
+		_, err := c.Users.Create(ctx, UserCreateParams{Username: "a", ManagedUserGroups: []string{"g1"}})
+		require.NoError(t, err)
+		assert.Equal(t, []string{`POST /v2/users {"name":"a","` + key + `":["g1"]}`}, s.requests())
+		_, err = c.Users.Update(ctx, "u-1", UserUpdateParams{ManagedUserGroups: []string{"g2"}})
+		require.NoError(t, err)
+		assert.Equal(t, []string{`PUT /v2/users/u-1 {"` + key + `":["g2"]}`}, s.requests())
+	}
+	_, err := NewClient("tok", WithManagedGroupsField(ManagedGroupsField(7)))
+	assert.ErrorIs(t, err, ErrInvalidInput)
+}
+
+// A user's password prints as [REDACTED] however the params are printed,
+// and goes out in full.
+func TestUserParamsHidePasswords(t *testing.T) {
+	t.Parallel()
+	s, c := newManagedServer(t, "", false)
+	create := UserCreateParams{Username: "a", Password: "pw-s3cr3t"}
+	update := UserUpdateParams{Password: Ptr("pw-s3cr3t")}
+	for _, v := range []any{create, update, &create, &update} {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%d"} {
+			assert.NotContains(t, fmt.Sprintf(verb, v), "s3cr3t", verb)
+		}
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		assert.NotContains(t, string(b), "s3cr3t")
+	}
+	_, err := c.Users.Create(context.Background(), create)
+	require.NoError(t, err)
+	_, err = c.Users.Update(context.Background(), "u-1", update)
+	require.NoError(t, err)
+	assert.Equal(t, []string{`POST /v2/users {"name":"a","password":"pw-s3cr3t"}`, `PUT /v2/users/u-1 {"password":"pw-s3cr3t"}`}, s.requests())
 }

@@ -43,7 +43,7 @@ func TestRetryAfterPausesUpToOneWindow(t *testing.T) {
 	assert.Equal(t, time.Hour, apiErr.RetryAfter)
 	assert.EqualValues(t, 1, hits.Load(), "no retry into another 429")
 	assert.NoError(t, ctx.Err())
-	d := c.t.PausedFor()
+	d := c.core.PausedFor()
 	assert.True(t, d > DefaultBudgetWindow-time.Minute && d <= DefaultBudgetWindow, "paused for one window, not MaxWait: %v", d)
 
 	var resp Response
@@ -236,8 +236,12 @@ func TestWithMaxThrottleFailsFast(t *testing.T) {
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 }
 
+// TestA429PausesTheWholeClient, on a fake clock: the call answered 429 and
+// the calls made meanwhile all wait out one pause, and nothing is sent
+// during it.
 func TestA429PausesTheWholeClient(t *testing.T) {
 	t.Parallel()
+	clock := newFakeClock()
 	var first atomic.Bool
 	var mu sync.Mutex
 	var arrivals []time.Time
@@ -247,29 +251,25 @@ func TestA429PausesTheWholeClient(t *testing.T) {
 			return
 		}
 		mu.Lock()
-		arrivals = append(arrivals, time.Now())
+		arrivals = append(arrivals, clock.Now())
 		mu.Unlock()
 		io.WriteString(w, `{"id":"a"}`)
 	}))
 	defer srv.Close()
 	lim := &recordingLimiter{}
 	policy := RetryPolicy{MaxRetries: 2, MinWait: 100 * time.Millisecond, MaxWait: 200 * time.Millisecond}
-	c, err := NewClient("t", WithBaseURL(srv.URL), WithLimiter(lim), WithRetry(policy))
+	c, err := NewClient("t", WithBaseURL(srv.URL), WithLimiter(lim), WithRetry(policy), withTransportClock(clock.Now, clock.NewTimer))
 	require.NoError(t, err)
 
 	ctx := context.Background()
-	got429 := time.Now()
+	got429 := clock.Now()
 	var r1 Response
 	done := make(chan error)
 	go func() {
 		_, err := c.Users.Get(ctx, "a", WithResponseInto(&r1))
 		done <- err
 	}()
-	// Wait until the 429 has been answered, then start others.
-	for !first.Load() {
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(20 * time.Millisecond)
+	waitForTimers(t, clock, 1) // the 429 was answered: its call waits out the pause
 	var others sync.WaitGroup
 	for range 3 {
 		others.Add(1)
@@ -280,6 +280,9 @@ func TestA429PausesTheWholeClient(t *testing.T) {
 			assert.NoError(t, err)
 			assert.Greater(t, r.Waited, time.Duration(0), "held by the pause")
 		}()
+	}
+	waitForTimers(t, clock, 4) // and so do the calls made during it
+	for clock.AdvanceToNext() {
 	}
 	others.Wait()
 	require.NoError(t, <-done)
@@ -292,8 +295,20 @@ func TestA429PausesTheWholeClient(t *testing.T) {
 	assert.GreaterOrEqual(t, until.Sub(got429), 100*time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()
+	require.Len(t, arrivals, 4)
 	for _, a := range arrivals {
-		assert.False(t, a.Before(until.Add(-5*time.Millisecond)), "a request went out during the pause")
+		assert.False(t, a.Before(until), "a request went out during the pause")
+	}
+}
+
+// waitForTimers waits, in real time, until n timers of clock are pending:
+// the goroutines that set them are waiting on the fake time.
+func waitForTimers(t *testing.T, clock *fakeClock, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); clock.Pending() < n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d timers pending, want %d", clock.Pending(), n)
+		}
 	}
 }
 

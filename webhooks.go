@@ -2,10 +2,14 @@ package edapp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/edapp-go/edapp/internal/ids"
 	"github.com/edapp-go/edapp/internal/lenient"
@@ -29,7 +33,8 @@ type Webhook struct {
 	WebHookURL string    `json:"webHookUrl"`
 	// Headers are sent with each delivery, when set. Inferred: the vendor
 	// shows them only as null; the SDK reads a JSON object of strings.
-	Headers map[string]string `json:"headers"`
+	// Their values print as [REDACTED] (see WebhookHeaders).
+	Headers WebhookHeaders `json:"headers"`
 	// MessageFormat is the shape of the data delivered to WebHookURL: each
 	// event field with its type name ("string", "datetime", "number").
 	MessageFormat map[string]string `json:"messageFormat"`
@@ -53,9 +58,64 @@ type WebhookCreateParams struct {
 	// https URL.
 	WebHookURL string `json:"webHookUrl"`
 	// Headers to send with each delivery, for example a shared secret that
-	// the receiver checks (see webhook.WithSecretHeader).
-	Headers map[string]string `json:"headers,omitempty"`
+	// the receiver checks (see webhook.WithSecretHeader). Their values
+	// print as [REDACTED] (see WebhookHeaders); Create sends them in full.
+	Headers WebhookHeaders `json:"headers,omitempty"`
 }
+
+// webhookCreateBody is what Create sends: the params with the header
+// values in full, which WebhookCreateParams' own encoding redacts.
+type webhookCreateBody struct {
+	EventName  EventName         `json:"eventName"`
+	WebHookURL string            `json:"webHookUrl"`
+	Headers    map[string]string `json:"headers,omitempty"`
+}
+
+// WebhookHeaders are the headers a webhook link sends with each delivery.
+// Their values usually carry the shared secret a receiver checks, so every
+// fmt verb, log/slog, encoding/json and any user of encoding.TextMarshaler
+// see each value as [REDACTED] (the names stay). Read a value by its name,
+// as of any map: h["X-Webhook-Secret"]. A map[string]string literal
+// assigns to it.
+type WebhookHeaders map[string]string
+
+// masked returns the headers with every value replaced by [REDACTED].
+func (h WebhookHeaders) masked() map[string]string {
+	if h == nil {
+		return nil
+	}
+	m := make(map[string]string, len(h))
+	for k := range h {
+		m[k] = redacted
+	}
+	return m
+}
+
+// String returns the names with their values [REDACTED].
+func (h WebhookHeaders) String() string { return fmt.Sprint(h.masked()) }
+
+// GoString keeps %#v from printing the values.
+func (h WebhookHeaders) GoString() string {
+	return "edapp.WebhookHeaders" + strings.TrimPrefix(fmt.Sprintf("%#v", h.masked()), "map[string]string")
+}
+
+// Format prints String for every verb (%#v as GoString).
+func (h WebhookHeaders) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		_, _ = io.WriteString(f, h.GoString())
+		return
+	}
+	_, _ = io.WriteString(f, h.String())
+}
+
+// LogValue keeps log/slog from printing the values.
+func (h WebhookHeaders) LogValue() slog.Value { return slog.AnyValue(h.masked()) }
+
+// MarshalJSON encodes the names with their values "[REDACTED]".
+func (h WebhookHeaders) MarshalJSON() ([]byte, error) { return json.Marshal(h.masked()) }
+
+// MarshalText encodes String, for encoding/xml and other text encoders.
+func (h WebhookHeaders) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
 
 // Create links an event to a receiving URL: POST /v2/webhooks. It refuses
 // with [ErrInvalidInput], before any request, an event name that is not one
@@ -72,7 +132,8 @@ func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams
 		return nil, fmt.Errorf("%w: the webhook URL must be an absolute http or https URL", ErrInvalidInput)
 	}
 	w := new(Webhook)
-	if err := s.client.doForRecord(ctx, http.MethodPost, ids.Fill("/v2/webhooks"), params, w, reqOpts); err != nil {
+	body := webhookCreateBody{EventName: params.EventName, WebHookURL: params.WebHookURL, Headers: params.Headers}
+	if err := s.client.doForRecord(ctx, http.MethodPost, ids.Fill("/v2/webhooks"), body, w, reqOpts); err != nil {
 		return nil, err
 	}
 	return w, nil

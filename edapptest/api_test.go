@@ -19,7 +19,7 @@ func TestNewServerDefaults(t *testing.T) {
 	h := newHarness(t)
 	assert.True(t, strings.HasPrefix(h.URL, "http://127.0.0.1:"), h.URL)
 	assert.Len(t, h.Token, 32)
-	other := NewServer()
+	other := New(t)
 	defer other.Close()
 	assert.NotEqual(t, h.Token, other.Token, "tokens are random")
 

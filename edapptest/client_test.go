@@ -22,7 +22,10 @@ import (
 )
 
 func ExampleNewServer() {
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	demo, err := srv.SeedDemo()
 	if err != nil {
@@ -58,7 +61,7 @@ func ExampleNewServer() {
 }
 
 func TestClient(t *testing.T) {
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	ctx := context.Background()
 	client := srv.Client()
@@ -94,7 +97,7 @@ func TestClient(t *testing.T) {
 }
 
 func TestClientOptionsComeLast(t *testing.T) {
-	srv := edapptest.NewServer(edapptest.WithBudget(1400, 5*time.Minute))
+	srv := edapptest.New(t, edapptest.WithBudget(1400, 5*time.Minute))
 	defer srv.Close()
 	// The caller turns the SDK's limiter back on: one request, then a wait
 	// far longer than the context allows.
@@ -117,7 +120,7 @@ func TestClientOptionsComeLast(t *testing.T) {
 }
 
 func TestEmitTakesTheSDKsEventNames(t *testing.T) {
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	var got []edapp.Event
 	var mu sync.Mutex

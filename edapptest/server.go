@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/internal/opt"
 )
 
 // LaunchTokenLifetime is how long a launch token minted by
@@ -74,10 +75,10 @@ type Server struct {
 	deliveries  []Delivery
 }
 
-// Option configures a [Server]. A bad value makes [NewServer] panic, and
-// [New] fail the test, with an error wrapping [edapp.ErrInvalidInput]: the
+// Option configures a [Server]. A bad value makes [NewServer] return, and
+// [New] fail the test with, an error wrapping [edapp.ErrInvalidInput]: the
 // first bad value given. A nil Option is skipped.
-type Option func(*config)
+type Option func(*config) error
 
 type config struct {
 	token           string
@@ -89,65 +90,64 @@ type config struct {
 	budgetWindow    time.Duration
 	managedField    ManagedGroupsField
 	redeliveries    int
-	err             error // the first bad option value
 }
 
-// fail records the first bad option value, for the constructor to report.
-func (c *config) fail(format string, args ...any) {
-	if c.err == nil {
-		c.err = fmt.Errorf("edapptest: %w: %s", edapp.ErrInvalidInput, fmt.Sprintf(format, args...))
-	}
+// badOption is a bad option value's error.
+func badOption(format string, args ...any) error {
+	return fmt.Errorf("edapptest: %w: %s", edapp.ErrInvalidInput, fmt.Sprintf(format, args...))
 }
 
 // WithToken sets the bearer token the fake accepts (default: a random
 // token, found in [Server.Token]). An empty or blank token is an error.
 func WithToken(token string) Option {
-	return func(c *config) {
+	return func(c *config) error {
 		if strings.TrimSpace(token) == "" {
-			c.fail("WithToken: empty token")
-			return
+			return badOption("WithToken: empty token")
 		}
 		c.token = token
+		return nil
 	}
 }
 
 // WithClock sets the server's clock. It dates every record and decides when
 // launch tokens expire. The default is time.Now. A nil func is an error.
 func WithClock(now func() time.Time) Option {
-	return func(c *config) {
+	return func(c *config) error {
 		if now == nil {
-			c.fail("WithClock: nil clock")
-			return
+			return badOption("WithClock: nil clock")
 		}
 		c.clock = now
+		return nil
 	}
 }
 
 // WithLatency delays every request by d before it is handled (see
 // [Server.SetLatency]). The default is 0; a negative d is an error.
 func WithLatency(d time.Duration) Option {
-	return func(c *config) {
+	return func(c *config) error {
 		if d < 0 {
-			c.fail("WithLatency(%s): negative latency", d)
-			return
+			return badOption("WithLatency(%s): negative latency", d)
 		}
 		c.latency = d
+		return nil
 	}
 }
 
 // WithLogger logs one line per request (at debug level) and every webhook
 // delivery. Nil, the default, is silent, as [edapp.WithLogger](nil) is.
-func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) error { c.logger = l; return nil }
+}
 
 // WithDeliveryTimeout bounds each webhook delivery. The default is 5
 // seconds; d must be positive.
 func WithDeliveryTimeout(d time.Duration) Option {
-	return func(c *config) {
+	return func(c *config) error {
 		if d <= 0 {
-			c.fail("WithDeliveryTimeout(%s): want a positive duration", d)
-			return
+			return badOption("WithDeliveryTimeout(%s): want a positive duration", d)
 		}
 		c.deliveryTimeout = d
+		return nil
 	}
 }
 
@@ -161,12 +161,12 @@ func WithDeliveryTimeout(d time.Duration) Option {
 // or a window that is not positive is an error (leave the option out for
 // no budget).
 func WithBudget(limit int, window time.Duration) Option {
-	return func(c *config) {
+	return func(c *config) error {
 		if limit < 1 || window <= 0 {
-			c.fail("WithBudget(%d, %s): want a limit of at least 1 and a positive window", limit, window)
-			return
+			return badOption("WithBudget(%d, %s): want a limit of at least 1 and a positive window", limit, window)
 		}
 		c.budgetLimit, c.budgetWindow = limit, window
+		return nil
 	}
 }
 
@@ -175,12 +175,12 @@ func WithBudget(limit int, window time.Duration) Option {
 // at least once may; [Delivery.RedeliveryOf] marks the repeats. The default
 // is 0; a negative n is an error.
 func WithRedeliveries(n int) Option {
-	return func(c *config) {
+	return func(c *config) error {
 		if n < 0 {
-			c.fail("WithRedeliveries(%d): want 0 or more", n)
-			return
+			return badOption("WithRedeliveries(%d): want 0 or more", n)
 		}
 		c.redeliveries = n
+		return nil
 	}
 }
 
@@ -206,28 +206,28 @@ const (
 // against a service that takes only one of them. A value other than the
 // three constants is an error.
 func WithManagedGroupsField(f ManagedGroupsField) Option {
-	return func(c *config) {
+	return func(c *config) error {
 		switch f {
 		case ManagedGroupsEither, ManagedUserGroups, UserGroupsManaged:
 			c.managedField = f
-		default:
-			c.fail("WithManagedGroupsField(%q): want one of the ManagedGroupsField constants", string(f))
+			return nil
 		}
+		return badOption("WithManagedGroupsField(%q): want one of the ManagedGroupsField constants", string(f))
 	}
 }
 
 // NewServer starts a fake on a loopback address. Its store starts empty;
-// add data with the seeding helpers or SeedDemo. A bad option value panics
-// with an error wrapping [edapp.ErrInvalidInput], as httptest.NewServer
-// panics when it cannot listen: a test should use [New], which fails the
-// test instead.
-func NewServer(opts ...Option) *Server {
+// add data with the seeding helpers or SeedDemo. A bad option value is an
+// error wrapping [edapp.ErrInvalidInput], and nothing is started. In a
+// test, [New] is the one-line form: it fails the test instead, and closes
+// the server when the test ends.
+func NewServer(opts ...Option) (*Server, error) {
 	s, err := newServer(opts...)
 	if err != nil {
-		panic(err)
+		return nil, err
 	}
 	s.listen()
-	return s
+	return s, nil
 }
 
 // listen serves s on a loopback port.
@@ -240,13 +240,8 @@ func (s *Server) listen() {
 // tests), or reports the first bad option value.
 func newServer(opts ...Option) (*Server, error) {
 	cfg := config{clock: time.Now, deliveryTimeout: 5 * time.Second}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
-	if cfg.err != nil {
-		return nil, cfg.err
+	if err := opt.Apply(&cfg, opts); err != nil {
+		return nil, err
 	}
 	if cfg.token == "" {
 		cfg.token = randomHex(16)

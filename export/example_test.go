@@ -13,7 +13,10 @@ import (
 // Export the attempts and users of an account into CSV files; a second
 // run finds nothing new.
 func Example() {
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	if err := srv.SeedAccount(edapptest.AccountSpec{Users: 10, Attempts: 50}); err != nil {
 		log.Fatal(err)

@@ -87,7 +87,7 @@ func scBenchLimit(route string) int { return safetyculture.LimitFor(route) / scB
 // scBenchClient is a client whose limiters have the fake's scaled limits.
 func scBenchClient(b *testing.B, fake *sctest.Server) *safetyculture.Client {
 	b.Helper()
-	c, err := safetyculture.NewClient(fake.Token, safetyculture.WithBaseURL(fake.URL), safetyculture.WithLimiter(func(route string) edapp.Limiter {
+	c, err := safetyculture.NewClient(fake.Token, edapp.WithBaseURL(fake.URL), edapp.WithRouteLimiter(func(route string) edapp.Limiter {
 		l, err := edapp.NewWindowLimiter(scBenchLimit(route), scBenchWindow+scBenchMargin, edapp.WithBulkShare(scBenchShare))
 		if err != nil {
 			b.Fatal(err)

@@ -47,7 +47,7 @@ func scaleShape() (edapptest.AccountSpec, int) {
 
 func scaleServer(t *testing.T) (*edapptest.Server, int) {
 	t.Helper()
-	srv := edapptest.NewServer(edapptest.WithLatency(time.Millisecond))
+	srv := edapptest.New(t, edapptest.WithLatency(time.Millisecond))
 	t.Cleanup(srv.Close)
 	spec, pageSize := scaleShape()
 	if err := srv.SeedAccount(spec); err != nil {

@@ -35,7 +35,7 @@ func (m *memDest) End(_ context.Context, k *Kind, r *KindResult) error {
 // sends one request. Without it, every kind is tried.
 func TestRunStopOn(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	c, err := edapp.NewClient("wrong-token", edapp.WithBaseURL(srv.URL))
 	if err != nil {
@@ -64,7 +64,7 @@ func TestRunStopOn(t *testing.T) {
 // the caller's, as the fake counts them.
 func TestRunMemoryDestination(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	if err := srv.SeedAccount(edapptest.AccountSpec{Users: 30, Attempts: 2500}); err != nil {
 		t.Fatal(err)
@@ -83,7 +83,7 @@ func TestRunMemoryDestination(t *testing.T) {
 // sent one request, and says so.
 func TestRunCountsAnEmptyPage(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	d := &memDest{records: map[string]int{}}
 	sum, err := Run(context.Background(), srv.Client(), Options{Kinds: []string{"collections", "course_progress"}}, d)
@@ -100,7 +100,7 @@ func TestRunCountsAnEmptyPage(t *testing.T) {
 // TestKindFromContext: an Observer sees the kind of each call.
 func TestKindFromContext(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	if _, err := srv.SeedDemo(); err != nil {
 		t.Fatal(err)

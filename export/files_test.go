@@ -30,7 +30,7 @@ func exportFiles(t *testing.T, srv *edapptest.Server, dir string, partSize int) 
 // them all again (within the overlap).
 func filesFixture(t *testing.T) *edapptest.Server {
 	t.Helper()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
 	demo, err := srv.SeedDemo()
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
@@ -63,7 +64,7 @@ func TestRunSafetyCultureRefetchesAnalyticsFromTheCursorLessTheOverlap(t *testin
 		t.Fatal(err)
 	}
 	url, sent := dateFiltersSent(t, fake)
-	c, err := safetyculture.NewClient(fake.Token, safetyculture.WithBaseURL(url))
+	c, err := safetyculture.NewClient(fake.Token, edapp.WithBaseURL(url))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func TestSCRowRawIsTheFeedRowAsReceived(t *testing.T) {
 		_, _ = w.Write([]byte(`{"metadata":{"next_page":null},"data":[` + row + `]}`))
 	}))
 	defer srv.Close()
-	sc, err := safetyculture.NewClient("t", safetyculture.WithBaseURL(srv.URL))
+	sc, err := safetyculture.NewClient("t", edapp.WithBaseURL(srv.URL))
 	require.NoError(t, err)
 	page, err := sc.Feeds.ListUsers(context.Background(), nil)
 	require.NoError(t, err)

@@ -36,54 +36,66 @@ const (
 // Option configures NewObserver. A bad value makes NewObserver fail with
 // an error wrapping edapp.ErrInvalidInput: the first bad value given. A nil
 // Option is skipped.
-type Option func(*config)
+type Option func(*config) error
 
 type config struct {
 	tp      trace.TracerProvider
 	mp      metric.MeterProvider
 	limiter edapp.BudgetReporter
-	err     error
 }
 
 // WithTracerProvider sets where spans go (default: the global provider).
 func WithTracerProvider(tp trace.TracerProvider) Option {
-	return func(c *config) {
+	return func(c *config) error {
 		if tp == nil {
-			c.fail("WithTracerProvider(nil)")
-			return
+			return invalid("WithTracerProvider(nil)")
 		}
 		c.tp = tp
+		return nil
 	}
 }
 
 // WithMeterProvider sets where metrics go (default: the global provider).
 func WithMeterProvider(mp metric.MeterProvider) Option {
-	return func(c *config) {
+	return func(c *config) error {
 		if mp == nil {
-			c.fail("WithMeterProvider(nil)")
-			return
+			return invalid("WithMeterProvider(nil)")
 		}
 		c.mp = mp
+		return nil
 	}
 }
 
 // WithLimiter makes the budget gauges report l: give it the limiter the
 // client uses (see [edapp.WithLimiter]).
 func WithLimiter(l edapp.BudgetReporter) Option {
-	return func(c *config) {
+	return func(c *config) error {
 		if l == nil {
-			c.fail("WithLimiter(nil)")
-			return
+			return invalid("WithLimiter(nil)")
 		}
 		c.limiter = l
+		return nil
 	}
 }
 
-// fail keeps the first bad option value, wrapping edapp.ErrInvalidInput.
-func (c *config) fail(what string) {
-	if c.err == nil {
-		c.err = fmt.Errorf("edappotel: %w: %s", edapp.ErrInvalidInput, what)
+// invalid is a bad option value's error, wrapping edapp.ErrInvalidInput.
+func invalid(what string) error {
+	return fmt.Errorf("edappotel: %w: %s", edapp.ErrInvalidInput, what)
+}
+
+// apply applies opts to c in order and returns the first error; a nil
+// option is skipped. (The root module's internal/opt, which a nested
+// module may not import.)
+func apply(c *config, opts []Option) error {
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(c); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // instruments are the metrics an observer records.
@@ -105,13 +117,8 @@ type recorder struct {
 // Pass it to [edapp.WithObserver].
 func NewObserver(opts ...Option) (edapp.Observer, error) {
 	c := config{tp: otel.GetTracerProvider(), mp: otel.GetMeterProvider()}
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
-	}
-	if c.err != nil {
-		return edapp.Observer{}, c.err
+	if err := apply(&c, opts); err != nil {
+		return edapp.Observer{}, err
 	}
 	meter := c.mp.Meter(ScopeName)
 	m, err := newInstruments(meter)

@@ -120,7 +120,7 @@ func attr(kvs []attribute.KeyValue, key string) (attribute.Value, bool) {
 }
 
 func TestNewObserverRecordsACallAndItsRetry(t *testing.T) {
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	id, err := srv.AddUser(edapptest.UserSpec{Username: "ann@example.com"})
 	if err != nil {
@@ -175,7 +175,7 @@ func TestNewObserverRecordsACallAndItsRetry(t *testing.T) {
 }
 
 func TestNewObserverCountsA429Storm(t *testing.T) {
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	tel := newTelemetry(t)
 	c := tel.client(t, srv)
@@ -211,7 +211,7 @@ func TestNewObserverCountsA429Storm(t *testing.T) {
 }
 
 func TestNewObserverFollowsAParallelWalk(t *testing.T) {
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	for i := range 23 {
 		if _, err := srv.AddUser(edapptest.UserSpec{Username: fmt.Sprintf("u%02d@example.com", i)}); err != nil {
@@ -261,7 +261,7 @@ func TestNewObserverFollowsAParallelWalk(t *testing.T) {
 }
 
 func TestNewObserverReportsTheBudget(t *testing.T) {
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	lim, err := edapp.NewWindowLimiter(100, time.Hour)
 	if err != nil {
@@ -294,7 +294,7 @@ func TestNewObserverReportsTheBudget(t *testing.T) {
 }
 
 func TestNewObserverKeepsSecretsAndIDsOut(t *testing.T) {
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	id, err := srv.AddUser(edapptest.UserSpec{Username: "ann@example.com"})
 	if err != nil {

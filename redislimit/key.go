@@ -36,7 +36,7 @@ const routeDomain = "github.com/edapp-go/edapp/redislimit KeyForRoute v1"
 // KeyForRoute returns the key for the budget of one endpoint under a
 // token, for a service that limits each endpoint on its own (SafetyCulture's
 // Training API: route is "METHOD /path/template", as
-// safetyculture.WithLimiter passes it). It is "edapp:budget:" followed by
+// edapp.WithRouteLimiter passes it). It is "edapp:budget:" followed by
 // 32 hexadecimal digits: the same in every process for the same token and
 // route, different for another token or route, and it never reveals the
 // token (see KeyForToken).

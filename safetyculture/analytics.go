@@ -177,12 +177,12 @@ func questionKey(q SurveyQuestionDefinition) string { return q.ID }
 func answerKey(a SurveyAnswer) string               { return a.ID }
 
 // analyticsList and analyticsAll are the two forms of every read.
-func analyticsList[T any](ctx context.Context, s *AnalyticsService, p ids.Path, opts *AnalyticsOptions, ropts []edapp.RequestOption) (*Page[T], error) {
-	return listPage[T](ctx, s.client, p, opts.utc(), ropts)
+func analyticsList[T any](ctx context.Context, s *AnalyticsService, p ids.Path, opts *AnalyticsOptions, reqOpts []edapp.RequestOption) (*edapp.Page[T], error) {
+	return listPage[T](ctx, s.client, p, opts.utc(), reqOpts)
 }
 
-func analyticsAll[T any](ctx context.Context, s *AnalyticsService, p ids.Path, opts *AnalyticsOptions, ropts []edapp.RequestOption, key func(T) string) iter.Seq2[T, error] {
-	return all(ctx, s.client, p, opts.utc(), ropts, key)
+func analyticsAll[T any](ctx context.Context, s *AnalyticsService, p ids.Path, opts *AnalyticsOptions, reqOpts []edapp.RequestOption, key func(T) string) iter.Seq2[T, error] {
+	return all(ctx, s.client, p, opts.utc(), reqOpts, key)
 }
 
 // userPath fills a per-user route, refusing an empty userID.
@@ -196,177 +196,177 @@ func userPath(route, userID string) (ids.Path, error) {
 // ListCourseStatistics returns one page of course statistics.
 //
 // SafetyCulture API: GET /training/analytics/v1/courses/statistics
-func (s *AnalyticsService) ListCourseStatistics(ctx context.Context, opts *AnalyticsOptions, ropts ...edapp.RequestOption) (*Page[CourseStatistics], error) {
-	return analyticsList[CourseStatistics](ctx, s, ids.Fill(routeCourseStatistics), opts, ropts)
+func (s *AnalyticsService) ListCourseStatistics(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[CourseStatistics], error) {
+	return analyticsList[CourseStatistics](ctx, s, ids.Fill(routeCourseStatistics), opts, reqOpts)
 }
 
 // AllCourseStatistics iterates over every page of course statistics.
 //
 // SafetyCulture API: GET /training/analytics/v1/courses/statistics
-func (s *AnalyticsService) AllCourseStatistics(ctx context.Context, opts *AnalyticsOptions, ropts ...edapp.RequestOption) iter.Seq2[CourseStatistics, error] {
-	return analyticsAll[CourseStatistics](ctx, s, ids.Fill(routeCourseStatistics), opts, ropts, nil)
+func (s *AnalyticsService) AllCourseStatistics(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) iter.Seq2[CourseStatistics, error] {
+	return analyticsAll[CourseStatistics](ctx, s, ids.Fill(routeCourseStatistics), opts, reqOpts, nil)
 }
 
 // ListLessonStatistics returns one page of lesson statistics.
 //
 // SafetyCulture API: GET /training/analytics/v1/lessons/statistics
-func (s *AnalyticsService) ListLessonStatistics(ctx context.Context, opts *AnalyticsOptions, ropts ...edapp.RequestOption) (*Page[LessonStatistics], error) {
-	return analyticsList[LessonStatistics](ctx, s, ids.Fill(routeLessonStatistics), opts, ropts)
+func (s *AnalyticsService) ListLessonStatistics(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[LessonStatistics], error) {
+	return analyticsList[LessonStatistics](ctx, s, ids.Fill(routeLessonStatistics), opts, reqOpts)
 }
 
 // AllLessonStatistics iterates over every page of lesson statistics.
 //
 // SafetyCulture API: GET /training/analytics/v1/lessons/statistics
-func (s *AnalyticsService) AllLessonStatistics(ctx context.Context, opts *AnalyticsOptions, ropts ...edapp.RequestOption) iter.Seq2[LessonStatistics, error] {
-	return analyticsAll[LessonStatistics](ctx, s, ids.Fill(routeLessonStatistics), opts, ropts, nil)
+func (s *AnalyticsService) AllLessonStatistics(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) iter.Seq2[LessonStatistics, error] {
+	return analyticsAll[LessonStatistics](ctx, s, ids.Fill(routeLessonStatistics), opts, reqOpts, nil)
 }
 
 // ListLessonAttempts returns one page of lesson attempts.
 //
 // SafetyCulture API: GET /training/analytics/v1/lessons/attempts
-func (s *AnalyticsService) ListLessonAttempts(ctx context.Context, opts *AnalyticsOptions, ropts ...edapp.RequestOption) (*Page[LessonAttempt], error) {
-	return analyticsList[LessonAttempt](ctx, s, ids.Fill(routeLessonAttempts), opts, ropts)
+func (s *AnalyticsService) ListLessonAttempts(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[LessonAttempt], error) {
+	return analyticsList[LessonAttempt](ctx, s, ids.Fill(routeLessonAttempts), opts, reqOpts)
 }
 
 // AllLessonAttempts iterates over every page of lesson attempts.
 //
 // SafetyCulture API: GET /training/analytics/v1/lessons/attempts
-func (s *AnalyticsService) AllLessonAttempts(ctx context.Context, opts *AnalyticsOptions, ropts ...edapp.RequestOption) iter.Seq2[LessonAttempt, error] {
-	return analyticsAll[LessonAttempt](ctx, s, ids.Fill(routeLessonAttempts), opts, ropts, attemptKey)
+func (s *AnalyticsService) AllLessonAttempts(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) iter.Seq2[LessonAttempt, error] {
+	return analyticsAll[LessonAttempt](ctx, s, ids.Fill(routeLessonAttempts), opts, reqOpts, attemptKey)
 }
 
 // ListLessonProgressEvents returns one page of lesson progress events.
 //
 // SafetyCulture API: GET /training/analytics/v1/lessons/progress/events
-func (s *AnalyticsService) ListLessonProgressEvents(ctx context.Context, opts *AnalyticsOptions, ropts ...edapp.RequestOption) (*Page[LessonProgressEvent], error) {
-	return analyticsList[LessonProgressEvent](ctx, s, ids.Fill(routeLessonProgressEvents), opts, ropts)
+func (s *AnalyticsService) ListLessonProgressEvents(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[LessonProgressEvent], error) {
+	return analyticsList[LessonProgressEvent](ctx, s, ids.Fill(routeLessonProgressEvents), opts, reqOpts)
 }
 
 // AllLessonProgressEvents iterates over every page of lesson progress events.
 //
 // SafetyCulture API: GET /training/analytics/v1/lessons/progress/events
-func (s *AnalyticsService) AllLessonProgressEvents(ctx context.Context, opts *AnalyticsOptions, ropts ...edapp.RequestOption) iter.Seq2[LessonProgressEvent, error] {
-	return analyticsAll[LessonProgressEvent](ctx, s, ids.Fill(routeLessonProgressEvents), opts, ropts, nil)
+func (s *AnalyticsService) AllLessonProgressEvents(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) iter.Seq2[LessonProgressEvent, error] {
+	return analyticsAll[LessonProgressEvent](ctx, s, ids.Fill(routeLessonProgressEvents), opts, reqOpts, nil)
 }
 
 // ListUserLessonProgress returns one page of a user's progress in each lesson.
 //
 // SafetyCulture API: GET /training/analytics/v1/users/{userId}/lessons/progress
-func (s *AnalyticsService) ListUserLessonProgress(ctx context.Context, userID string, opts *AnalyticsOptions, ropts ...edapp.RequestOption) (*Page[UserLessonProgress], error) {
+func (s *AnalyticsService) ListUserLessonProgress(ctx context.Context, userID string, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[UserLessonProgress], error) {
 	p, err := userPath(routeUserLessonProgress, userID)
 	if err != nil {
 		return nil, err
 	}
-	return analyticsList[UserLessonProgress](ctx, s, p, opts, ropts)
+	return analyticsList[UserLessonProgress](ctx, s, p, opts, reqOpts)
 }
 
 // AllUserLessonProgress iterates over every page of a user's progress in each lesson.
 //
 // SafetyCulture API: GET /training/analytics/v1/users/{userId}/lessons/progress
-func (s *AnalyticsService) AllUserLessonProgress(ctx context.Context, userID string, opts *AnalyticsOptions, ropts ...edapp.RequestOption) iter.Seq2[UserLessonProgress, error] {
+func (s *AnalyticsService) AllUserLessonProgress(ctx context.Context, userID string, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) iter.Seq2[UserLessonProgress, error] {
 	p, err := userPath(routeUserLessonProgress, userID)
 	if err != nil {
 		return failed[UserLessonProgress](err)
 	}
-	return analyticsAll[UserLessonProgress](ctx, s, p, opts, ropts, nil)
+	return analyticsAll[UserLessonProgress](ctx, s, p, opts, reqOpts, nil)
 }
 
 // ListUserLessonProgressEvents returns one page of a user's lesson progress events.
 //
 // SafetyCulture API: GET /training/analytics/v1/users/{userId}/lessons/progress/events
-func (s *AnalyticsService) ListUserLessonProgressEvents(ctx context.Context, userID string, opts *AnalyticsOptions, ropts ...edapp.RequestOption) (*Page[LessonProgressEvent], error) {
+func (s *AnalyticsService) ListUserLessonProgressEvents(ctx context.Context, userID string, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[LessonProgressEvent], error) {
 	p, err := userPath(routeUserLessonProgressEvents, userID)
 	if err != nil {
 		return nil, err
 	}
-	return analyticsList[LessonProgressEvent](ctx, s, p, opts, ropts)
+	return analyticsList[LessonProgressEvent](ctx, s, p, opts, reqOpts)
 }
 
 // AllUserLessonProgressEvents iterates over every page of a user's lesson progress events.
 //
 // SafetyCulture API: GET /training/analytics/v1/users/{userId}/lessons/progress/events
-func (s *AnalyticsService) AllUserLessonProgressEvents(ctx context.Context, userID string, opts *AnalyticsOptions, ropts ...edapp.RequestOption) iter.Seq2[LessonProgressEvent, error] {
+func (s *AnalyticsService) AllUserLessonProgressEvents(ctx context.Context, userID string, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) iter.Seq2[LessonProgressEvent, error] {
 	p, err := userPath(routeUserLessonProgressEvents, userID)
 	if err != nil {
 		return failed[LessonProgressEvent](err)
 	}
-	return analyticsAll[LessonProgressEvent](ctx, s, p, opts, ropts, nil)
+	return analyticsAll[LessonProgressEvent](ctx, s, p, opts, reqOpts, nil)
 }
 
 // ListSlideStatistics returns one page of slide statistics.
 //
 // SafetyCulture API: GET /training/analytics/v1/slides/statistics
-func (s *AnalyticsService) ListSlideStatistics(ctx context.Context, opts *AnalyticsOptions, ropts ...edapp.RequestOption) (*Page[SlideStatistics], error) {
-	return analyticsList[SlideStatistics](ctx, s, ids.Fill(routeSlideStatistics), opts, ropts)
+func (s *AnalyticsService) ListSlideStatistics(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[SlideStatistics], error) {
+	return analyticsList[SlideStatistics](ctx, s, ids.Fill(routeSlideStatistics), opts, reqOpts)
 }
 
 // AllSlideStatistics iterates over every page of slide statistics.
 //
 // SafetyCulture API: GET /training/analytics/v1/slides/statistics
-func (s *AnalyticsService) AllSlideStatistics(ctx context.Context, opts *AnalyticsOptions, ropts ...edapp.RequestOption) iter.Seq2[SlideStatistics, error] {
-	return analyticsAll[SlideStatistics](ctx, s, ids.Fill(routeSlideStatistics), opts, ropts, nil)
+func (s *AnalyticsService) AllSlideStatistics(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) iter.Seq2[SlideStatistics, error] {
+	return analyticsAll[SlideStatistics](ctx, s, ids.Fill(routeSlideStatistics), opts, reqOpts, nil)
 }
 
 // ListUserSlideStatistics returns one page of a user's slide statistics.
 //
 // SafetyCulture API: GET /training/analytics/v1/users/{userId}/slides/statistics
-func (s *AnalyticsService) ListUserSlideStatistics(ctx context.Context, userID string, opts *AnalyticsOptions, ropts ...edapp.RequestOption) (*Page[SlideStatistics], error) {
+func (s *AnalyticsService) ListUserSlideStatistics(ctx context.Context, userID string, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[SlideStatistics], error) {
 	p, err := userPath(routeUserSlideStatistics, userID)
 	if err != nil {
 		return nil, err
 	}
-	return analyticsList[SlideStatistics](ctx, s, p, opts, ropts)
+	return analyticsList[SlideStatistics](ctx, s, p, opts, reqOpts)
 }
 
 // AllUserSlideStatistics iterates over every page of a user's slide statistics.
 //
 // SafetyCulture API: GET /training/analytics/v1/users/{userId}/slides/statistics
-func (s *AnalyticsService) AllUserSlideStatistics(ctx context.Context, userID string, opts *AnalyticsOptions, ropts ...edapp.RequestOption) iter.Seq2[SlideStatistics, error] {
+func (s *AnalyticsService) AllUserSlideStatistics(ctx context.Context, userID string, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) iter.Seq2[SlideStatistics, error] {
 	p, err := userPath(routeUserSlideStatistics, userID)
 	if err != nil {
 		return failed[SlideStatistics](err)
 	}
-	return analyticsAll[SlideStatistics](ctx, s, p, opts, ropts, nil)
+	return analyticsAll[SlideStatistics](ctx, s, p, opts, reqOpts, nil)
 }
 
 // ListSurveyQuestionDefinitions returns one page of survey question definitions.
 //
 // SafetyCulture API: GET /training/analytics/v1/surveys/questionDefinitions
-func (s *AnalyticsService) ListSurveyQuestionDefinitions(ctx context.Context, opts *AnalyticsOptions, ropts ...edapp.RequestOption) (*Page[SurveyQuestionDefinition], error) {
-	return analyticsList[SurveyQuestionDefinition](ctx, s, ids.Fill(routeSurveyQuestions), opts, ropts)
+func (s *AnalyticsService) ListSurveyQuestionDefinitions(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[SurveyQuestionDefinition], error) {
+	return analyticsList[SurveyQuestionDefinition](ctx, s, ids.Fill(routeSurveyQuestions), opts, reqOpts)
 }
 
 // AllSurveyQuestionDefinitions iterates over every page of survey question definitions.
 //
 // SafetyCulture API: GET /training/analytics/v1/surveys/questionDefinitions
-func (s *AnalyticsService) AllSurveyQuestionDefinitions(ctx context.Context, opts *AnalyticsOptions, ropts ...edapp.RequestOption) iter.Seq2[SurveyQuestionDefinition, error] {
-	return analyticsAll[SurveyQuestionDefinition](ctx, s, ids.Fill(routeSurveyQuestions), opts, ropts, questionKey)
+func (s *AnalyticsService) AllSurveyQuestionDefinitions(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) iter.Seq2[SurveyQuestionDefinition, error] {
+	return analyticsAll[SurveyQuestionDefinition](ctx, s, ids.Fill(routeSurveyQuestions), opts, reqOpts, questionKey)
 }
 
 // ListSurveyAnswers returns one page of survey answers.
 //
 // SafetyCulture API: GET /training/analytics/v1/surveys/answers
-func (s *AnalyticsService) ListSurveyAnswers(ctx context.Context, opts *AnalyticsOptions, ropts ...edapp.RequestOption) (*Page[SurveyAnswer], error) {
-	return analyticsList[SurveyAnswer](ctx, s, ids.Fill(routeSurveyAnswers), opts, ropts)
+func (s *AnalyticsService) ListSurveyAnswers(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[SurveyAnswer], error) {
+	return analyticsList[SurveyAnswer](ctx, s, ids.Fill(routeSurveyAnswers), opts, reqOpts)
 }
 
 // AllSurveyAnswers iterates over every page of survey answers.
 //
 // SafetyCulture API: GET /training/analytics/v1/surveys/answers
-func (s *AnalyticsService) AllSurveyAnswers(ctx context.Context, opts *AnalyticsOptions, ropts ...edapp.RequestOption) iter.Seq2[SurveyAnswer, error] {
-	return analyticsAll[SurveyAnswer](ctx, s, ids.Fill(routeSurveyAnswers), opts, ropts, answerKey)
+func (s *AnalyticsService) AllSurveyAnswers(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) iter.Seq2[SurveyAnswer, error] {
+	return analyticsAll[SurveyAnswer](ctx, s, ids.Fill(routeSurveyAnswers), opts, reqOpts, answerKey)
 }
 
 // ListRapidRefreshAnswers returns one page of rapid refresh answers.
 //
 // SafetyCulture API: GET /training/analytics/v1/rapidRefresh/answers
-func (s *AnalyticsService) ListRapidRefreshAnswers(ctx context.Context, opts *AnalyticsOptions, ropts ...edapp.RequestOption) (*Page[RapidRefreshAnswer], error) {
-	return analyticsList[RapidRefreshAnswer](ctx, s, ids.Fill(routeRapidRefreshAnswers), opts, ropts)
+func (s *AnalyticsService) ListRapidRefreshAnswers(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[RapidRefreshAnswer], error) {
+	return analyticsList[RapidRefreshAnswer](ctx, s, ids.Fill(routeRapidRefreshAnswers), opts, reqOpts)
 }
 
 // AllRapidRefreshAnswers iterates over every page of rapid refresh answers.
 //
 // SafetyCulture API: GET /training/analytics/v1/rapidRefresh/answers
-func (s *AnalyticsService) AllRapidRefreshAnswers(ctx context.Context, opts *AnalyticsOptions, ropts ...edapp.RequestOption) iter.Seq2[RapidRefreshAnswer, error] {
-	return analyticsAll[RapidRefreshAnswer](ctx, s, ids.Fill(routeRapidRefreshAnswers), opts, ropts, nil)
+func (s *AnalyticsService) AllRapidRefreshAnswers(ctx context.Context, opts *AnalyticsOptions, reqOpts ...edapp.RequestOption) iter.Seq2[RapidRefreshAnswer, error] {
+	return analyticsAll[RapidRefreshAnswer](ctx, s, ids.Fill(routeRapidRefreshAnswers), opts, reqOpts, nil)
 }

@@ -72,7 +72,7 @@ func TestAnalyticsServiceEveryRead(t *testing.T) {
 	assert.ErrorIs(t, err, edapp.ErrInvalidInput)
 }
 
-func lenOf[T any](p *Page[T], err error) (int, error) {
+func lenOf[T any](p *edapp.Page[T], err error) (int, error) {
 	if err != nil {
 		return 0, err
 	}

@@ -13,11 +13,11 @@ import (
 	"sync"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/bridge"
+	"github.com/edapp-go/edapp/internal/core"
 )
 
 // DefaultBaseURL is SafetyCulture's API host. The service also answers as
-// api.mitti.com since its rebrand; set that with [WithBaseURL] once it is
+// api.mitti.com since its rebrand; set that with edapp.WithBaseURL once it is
 // known to serve Training for your account.
 const DefaultBaseURL = "https://api.safetyculture.io"
 
@@ -45,13 +45,11 @@ type Client struct {
 	Feeds        *FeedsService        // the data feeds: course progress, users, groups, sites
 	Webhooks     *WebhooksService     // webhook registrations and their signature secret
 
-	base       *url.URL
-	bc         *bridge.Config // the root's config for every route; behind a pointer, since it holds the token
-	limiterFor func(route string) edapp.Limiter
-	logger     *slog.Logger
-
-	mu     sync.Mutex
-	routes map[string]*route // by route ("GET /training/courses/v1")
+	base   *url.URL
+	core   *core.Client // a transport, limiter and pause per route
+	logger *slog.Logger
+	warnMu sync.Mutex
+	warned map[string]bool // routes whose x-ratelimit-limit disagreement was logged
 
 	common service
 }
@@ -59,109 +57,38 @@ type Client struct {
 // service is what every service holds: the client it belongs to.
 type service struct{ client *Client }
 
-// Option configures a [Client] in [NewClient]. A bad value makes NewClient
-// fail with an error wrapping [edapp.ErrInvalidInput]; a nil Option is
-// skipped.
-type Option func(*config)
-
-type config struct {
-	root       []edapp.Option // validated by the root package, as its own
-	limiterFor func(string) edapp.Limiter
-	limiterSet bool
-	err        error
-}
-
-// WithBaseURL sets the base URL (default [DefaultBaseURL]): an absolute
-// http or https URL, which may carry a path prefix.
-func WithBaseURL(rawURL string) Option {
-	return func(c *config) { c.root = append(c.root, edapp.WithBaseURL(rawURL)) }
-}
-
-// WithHTTPClient makes requests go through hc, as [edapp.WithHTTPClient]
-// does: its Transport is wrapped, never replaced.
-func WithHTTPClient(hc *http.Client) Option {
-	return func(c *config) { c.root = append(c.root, edapp.WithHTTPClient(hc)) }
-}
-
-// WithRetry sets the retry policy (default edapp.DefaultRetryPolicy()),
-// with the rules of [edapp.RetryPolicy].
-func WithRetry(p edapp.RetryPolicy) Option {
-	return func(c *config) { c.root = append(c.root, edapp.WithRetry(p)) }
-}
-
-// WithLogger logs as [edapp.WithLogger] does, and also a disagreement
-// between the service's x-ratelimit-limit and the limit the client
-// assumed (once per endpoint), and each 429 with the endpoint it pauses.
-func WithLogger(l *slog.Logger) Option {
-	return func(c *config) { c.root = append(c.root, edapp.WithLogger(l)) }
-}
-
-// WithObserver reports calls, attempts, waits and pages as
-// [edapp.WithObserver] does; routes are the path templates
-// ("/training/courses/v1/{courseId}/lessons").
-func WithObserver(o edapp.Observer) Option {
-	return func(c *config) { c.root = append(c.root, edapp.WithObserver(o)) }
-}
-
-// WithUserAgent puts ua in front of the SDK's own User-Agent.
-func WithUserAgent(ua string) Option {
-	return func(c *config) { c.root = append(c.root, edapp.WithUserAgent(ua)) }
-}
-
-// WithMaxResponseBytes bounds a successful answer's body, as
-// [edapp.WithMaxResponseBytes] does (default edapp.DefaultMaxResponseBytes).
-func WithMaxResponseBytes(n int64) Option {
-	return func(c *config) { c.root = append(c.root, edapp.WithMaxResponseBytes(n)) }
-}
-
-// WithLimiter gives each endpoint the limiter limiterFor returns for its
-// route, "METHOD /path/template" (see [Routes] and [LimitFor]), instead of
-// a window limiter of its own with its class's limit. It is asked once
-// per route, when the route is first used; a nil limiter leaves that
-// route unlimited on the client side. Several routes may share one
-// limiter. To share a fleet's budget, return a redislimit limiter keyed by
-// redislimit.KeyForRoute(token, route). A nil limiterFor is an error.
-func WithLimiter(limiterFor func(route string) edapp.Limiter) Option {
-	return func(c *config) {
-		if limiterFor == nil {
-			c.fail(fmt.Errorf("%w: safetyculture.WithLimiter(nil)", edapp.ErrInvalidInput))
-			return
-		}
-		c.limiterFor, c.limiterSet = limiterFor, true
-	}
-}
-
-func (c *config) fail(err error) {
-	if c.err == nil {
-		c.err = err
-	}
-}
-
 // NewClient returns a client that sends token as "Authorization: Bearer
 // <token>" on every request: a user API token (My Profile, Settings, API
-// tokens) or a service user's. An empty token or a bad option is an error.
-func NewClient(token string, opts ...Option) (*Client, error) {
+// tokens) or a service user's. It takes the root package's options
+// (edapp.WithBaseURL, WithHTTPClient, WithRetry, WithLogger, WithObserver,
+// WithUserAgent, WithMaxResponseBytes, WithLimiter, WithRouteLimiter), with
+// DefaultBaseURL as the base URL unless one is given. Each endpoint has a
+// limiter of its own with its class's limit (see [LimitFor]) and pauses on
+// its own after a 429, unless edapp.WithRouteLimiter gives limiters per
+// route, or edapp.WithLimiter one limiter for every route (nil: none). The
+// logger also hears of a disagreement between the service's
+// x-ratelimit-limit and the limit assumed, once per endpoint. An empty
+// token or a bad option value is an error wrapping [edapp.ErrInvalidInput].
+func NewClient(token string, opts ...edapp.Option) (*Client, error) {
 	if strings.TrimSpace(token) == "" {
 		return nil, fmt.Errorf("%w: the API token is empty", edapp.ErrInvalidInput)
 	}
 	if strings.ContainsAny(token, "\r\n") {
 		return nil, fmt.Errorf("%w: the API token contains a line break", edapp.ErrInvalidInput)
 	}
-	var cfg config
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
-	if cfg.err != nil {
-		return nil, cfg.err
-	}
-	bc, err := bridge.NewConfig(cfg.root, DefaultBaseURL)
-	if err != nil {
+	cfg := &core.Config{Retry: edapp.DefaultRetryPolicy(), MaxBody: edapp.DefaultMaxResponseBytes, AttemptTimeout: edapp.DefaultAttemptTimeout}
+	if err := core.Apply(cfg, append([]edapp.Option{edapp.WithBaseURL(DefaultBaseURL)}, opts...)); err != nil {
 		return nil, err
 	}
-	bc.Token, bc.MaxPause = token, limitWindow
-	c := &Client{base: bc.BaseURL, bc: &bc, limiterFor: cfg.limiterFor, logger: bc.Logger, routes: make(map[string]*route)}
+	switch {
+	case cfg.LimiterFor != nil:
+	case cfg.LimiterSet:
+		l := cfg.Limiter
+		cfg.LimiterFor = func(string) edapp.Limiter { return l }
+	default:
+		cfg.LimiterFor = classLimiter
+	}
+	c := &Client{base: cfg.BaseURL, core: core.NewClient(token, edapp.Version, cfg, limitWindow), logger: cfg.Logger, warned: make(map[string]bool)}
 	c.common.client = c
 	c.Courses = (*CoursesService)(&c.common)
 	c.Collections = (*CollectionsService)(&c.common)
@@ -176,18 +103,29 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 
 // NewClientFromEnv is [NewClient] with the token from
 // SAFETYCULTURE_API_TOKEN, which must be set, and the base URL from
-// SAFETYCULTURE_BASE_URL when it is set and no [WithBaseURL] is given. An
-// error names the variable, never its value.
-func NewClientFromEnv(opts ...Option) (*Client, error) {
-	token := os.Getenv(EnvAPIToken)
+// SAFETYCULTURE_BASE_URL when it is set and no edapp.WithBaseURL is given.
+// edapp.WithLookupEnv replaces os.LookupEnv, for tests. An error names the
+// variable, never its value.
+func NewClientFromEnv(opts ...edapp.Option) (*Client, error) {
+	given := &core.Config{}
+	for _, o := range opts {
+		if o != nil {
+			_ = o(given) // NewClient reports a bad value
+		}
+	}
+	lookup := os.LookupEnv
+	if given.LookupEnv != nil {
+		lookup = given.LookupEnv
+	}
+	token, _ := lookup(EnvAPIToken)
 	if strings.TrimSpace(token) == "" || strings.ContainsAny(token, "\r\n") {
 		return nil, fmt.Errorf("%w: %s is not set, or is not a token", edapp.ErrInvalidInput, EnvAPIToken)
 	}
-	if raw := strings.TrimSpace(os.Getenv(EnvBaseURL)); raw != "" {
-		if _, err := bridge.NewConfig([]edapp.Option{edapp.WithBaseURL(raw)}, DefaultBaseURL); err != nil {
+	if raw, _ := lookup(EnvBaseURL); strings.TrimSpace(raw) != "" && given.BaseURL == nil {
+		if err := edapp.WithBaseURL(raw)(&core.Config{}); err != nil {
 			return nil, fmt.Errorf("%w: %s is not an absolute http or https URL without credentials, query or fragment", edapp.ErrInvalidInput, EnvBaseURL)
 		}
-		opts = append([]Option{WithBaseURL(raw)}, opts...) // a later WithBaseURL wins
+		opts = append([]edapp.Option{edapp.WithBaseURL(raw)}, opts...)
 	}
 	return NewClient(token, opts...)
 }
@@ -201,21 +139,34 @@ func (c *Client) String() string { return "safetyculture.Client{" + c.base.Strin
 // GoString keeps %#v from printing the token.
 func (c *Client) GoString() string { return c.String() }
 
-// send sends one call on its route's own transport.
-func (c *Client) send(ctx context.Context, call *bridge.Call) (*edapp.Response, error) {
-	r, err := c.route(call.Method, call.Route)
-	if err != nil {
-		return nil, err
+// send sends op, with the caller's request options reqOpts and then the
+// client's own: the integration headers (under the caller's of the same
+// name), the rate-limit check of every answer, and then extra. out is nil,
+// or where a 2xx answer is decoded; record: an empty 2xx answer is a
+// *edapp.DecodeError. It returns the call's Response, also when it failed.
+func (c *Client) send(ctx context.Context, op core.Operation, out any, record bool, reqOpts []edapp.RequestOption, extra ...core.RequestOption) (*edapp.Response, error) {
+	rc := core.NewRequestConfig(reqOpts)
+	own := append([]core.RequestOption{
+		core.WithHeaders(http.Header{
+			"Sc-Integration-Id":      {IntegrationID},
+			"Sc-Integration-Version": {edapp.Version},
+			"X-Request-Id":           {newRequestID()},
+		}),
+		core.WithAnswered(func(status int, h http.Header) { c.answered(ctx, op.Method+" "+op.Route, h) }),
+	}, extra...)
+	for _, o := range own {
+		_ = o(&rc) // the client's own options take no bad values
 	}
-	call.Header = http.Header{
-		"Sc-Integration-Id":      {IntegrationID},
-		"Sc-Integration-Version": {edapp.Version},
-		"X-Request-Id":           {newRequestID()},
+	if rc.Resp == nil {
+		rc.Resp = new(edapp.Response)
 	}
-	call.Answered = func(status int, h http.Header) { r.answered(ctx, c.logger, status, h) }
-	resp, err := r.caller.Do(ctx, call)
-	er, _ := resp.(*edapp.Response)
-	return er, err
+	err := c.core.Do(ctx, op, &rc, func(a *core.Answer) error {
+		if record {
+			return a.DecodeRecord(ctx, out)
+		}
+		return a.DecodeJSON(ctx, out)
+	})
+	return rc.Resp, err
 }
 
 // newRequestID returns 16 random bytes in hex.

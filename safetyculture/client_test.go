@@ -18,15 +18,15 @@ func TestNewClientRefusesBadInput(t *testing.T) {
 	t.Parallel()
 	for name, tc := range map[string]struct {
 		token string
-		opts  []Option
+		opts  []edapp.Option
 	}{
 		"empty token":   {token: " "},
 		"line break":    {token: "a\nb"},
-		"bad base URL":  {token: "t", opts: []Option{WithBaseURL("ftp://x")}},
-		"nil limiter":   {token: "t", opts: []Option{WithLimiter(nil)}},
-		"nil client":    {token: "t", opts: []Option{WithHTTPClient(nil)}},
-		"bad retry":     {token: "t", opts: []Option{WithRetry(edapp.RetryPolicy{MaxRetries: -1})}},
-		"bad body size": {token: "t", opts: []Option{WithMaxResponseBytes(0)}},
+		"bad base URL":  {token: "t", opts: []edapp.Option{edapp.WithBaseURL("ftp://x")}},
+		"nil limiter":   {token: "t", opts: []edapp.Option{edapp.WithRouteLimiter(nil)}},
+		"nil client":    {token: "t", opts: []edapp.Option{edapp.WithHTTPClient(nil)}},
+		"bad retry":     {token: "t", opts: []edapp.Option{edapp.WithRetry(edapp.RetryPolicy{MaxRetries: -1})}},
+		"bad body size": {token: "t", opts: []edapp.Option{edapp.WithMaxResponseBytes(0)}},
 	} {
 		_, err := NewClient(tc.token, tc.opts...)
 		assert.ErrorIs(t, err, edapp.ErrInvalidInput, name)
@@ -34,8 +34,8 @@ func TestNewClientRefusesBadInput(t *testing.T) {
 	c, err := NewClient("t")
 	require.NoError(t, err)
 	assert.Equal(t, DefaultBaseURL, c.BaseURL())
-	_, err = NewClient("t", nil, WithLogger(nil))
-	assert.NoError(t, err, "a nil option is skipped; WithLogger(nil) is silent, as edapp.WithLogger(nil)")
+	_, err = NewClient("t", nil, edapp.WithLogger(nil))
+	assert.NoError(t, err, "a nil option is skipped; edapp.WithLogger(nil) is silent, as edapp.WithLogger(nil)")
 }
 
 func TestNewClientFromEnv(t *testing.T) {
@@ -49,7 +49,7 @@ func TestNewClientFromEnv(t *testing.T) {
 	c, err := NewClientFromEnv()
 	require.NoError(t, err)
 	assert.Equal(t, "http://127.0.0.1:9/prefix", c.BaseURL())
-	c, err = NewClientFromEnv(WithBaseURL("https://api.mitti.com"))
+	c, err = NewClientFromEnv(edapp.WithBaseURL("https://api.mitti.com"))
 	require.NoError(t, err)
 	assert.Equal(t, "https://api.mitti.com", c.BaseURL(), "an explicit option wins")
 
@@ -63,7 +63,7 @@ func TestClientSendsTheVendorsHeaders(t *testing.T) {
 	t.Parallel()
 	w := newWire(t)
 	w.handle("GET /training/courses/v1", 200, `{"totalCount":0,"items":[]}`)
-	c := w.client(t, WithUserAgent("acme-sync/1"))
+	c := w.client(t, edapp.WithUserAgent("acme-sync/1"))
 	_, err := c.Courses.List(ctx, nil)
 	require.NoError(t, err)
 	_, err = c.Courses.List(ctx, nil, edapp.WithHeader("X-Trace", "1"))
@@ -147,7 +147,7 @@ func TestClientBoundsTheAnswer(t *testing.T) {
 	t.Parallel()
 	w := newWire(t)
 	w.handle("GET /training/paths/v1/{id}", 200, `{"id":"p1","title":"`+strings.Repeat("x", 500)+`"}`)
-	_, err := w.client(t, WithMaxResponseBytes(100)).Paths.Get(ctx, "p1")
+	_, err := w.client(t, edapp.WithMaxResponseBytes(100)).Paths.Get(ctx, "p1")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "larger than 100 bytes")
 }
@@ -165,7 +165,7 @@ func TestA429PausesOnlyThatEndpoint(t *testing.T) {
 	var waits []edapp.WaitEvent
 	var mu sync.Mutex
 	obs := edapp.Observer{Wait: func(_ context.Context, e edapp.WaitEvent) { mu.Lock(); waits = append(waits, e); mu.Unlock() }}
-	c := w.client(t, WithLogger(logs.logger()), WithObserver(obs))
+	c := w.client(t, edapp.WithLogger(logs.logger()), edapp.WithObserver(obs))
 
 	_, err := c.Courses.List(ctx, nil, edapp.WithMaxThrottle(0))
 	require.ErrorIs(t, err, edapp.ErrRateLimited)
@@ -195,7 +195,7 @@ func TestClientLogsALimitThatDisagreesOnce(t *testing.T) {
 		rw.Write([]byte(`{"totalCount":0,"items":[]}`))
 	})
 	var logs logBuffer
-	c := w.client(t, WithLogger(logs.logger()))
+	c := w.client(t, edapp.WithLogger(logs.logger()))
 	for range 3 {
 		_, err := c.Analytics.ListLessonAttempts(ctx, nil)
 		require.NoError(t, err)
@@ -211,7 +211,7 @@ func TestWithLimiterIsAskedOncePerRoute(t *testing.T) {
 	w.handle("GET /feed/groups", 200, fixture(t, "feed_groups.json"))
 	var mu sync.Mutex
 	asked := map[string]int{}
-	c := w.client(t, WithLimiter(func(route string) edapp.Limiter {
+	c := w.client(t, edapp.WithRouteLimiter(func(route string) edapp.Limiter {
 		mu.Lock()
 		defer mu.Unlock()
 		asked[route]++
@@ -254,7 +254,7 @@ func TestObserverSeesTheRoute(t *testing.T) {
 		CallEnd: func(_ context.Context, e edapp.CallEvent) { mu.Lock(); calls = append(calls, e); mu.Unlock() },
 		Page:    func(_ context.Context, e edapp.PageEvent) { mu.Lock(); pages = append(pages, e); mu.Unlock() },
 	}
-	_, err := w.client(t, WithObserver(obs)).Analytics.ListUserLessonProgress(ctx, "u1", nil)
+	_, err := w.client(t, edapp.WithObserver(obs)).Analytics.ListUserLessonProgress(ctx, "u1", nil)
 	require.NoError(t, err)
 	require.Len(t, calls, 1)
 	assert.Equal(t, "/training/analytics/v1/users/{userId}/lessons/progress", calls[0].Route)
@@ -287,7 +287,7 @@ func TestA429IsRetriedAfterTheReset(t *testing.T) {
 		mu.Unlock()
 	}}
 	var resp edapp.Response
-	page, err := w.client(t, WithObserver(obs)).Feeds.ListGroups(ctx, nil, edapp.WithResponseInto(&resp))
+	page, err := w.client(t, edapp.WithObserver(obs)).Feeds.ListGroups(ctx, nil, edapp.WithResponseInto(&resp))
 	require.NoError(t, err)
 	assert.Len(t, page.Items, 2)
 	assert.Equal(t, 2, resp.Attempts)

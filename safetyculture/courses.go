@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/bridge"
+	"github.com/edapp-go/edapp/internal/core"
 	"github.com/edapp-go/edapp/internal/ids"
 )
 
@@ -71,36 +71,36 @@ func courseKey(c Course) string { return c.ID }
 // List returns one page of courses.
 //
 // SafetyCulture API: GET /training/courses/v1
-func (s *CoursesService) List(ctx context.Context, opts *CourseListOptions, ropts ...edapp.RequestOption) (*Page[Course], error) {
-	return listPage[Course](ctx, s.client, ids.Fill(routeCourses), opts, ropts)
+func (s *CoursesService) List(ctx context.Context, opts *CourseListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[Course], error) {
+	return listPage[Course](ctx, s.client, ids.Fill(routeCourses), opts, reqOpts)
 }
 
 // All iterates over every course, page after page.
 //
 // SafetyCulture API: GET /training/courses/v1
-func (s *CoursesService) All(ctx context.Context, opts *CourseListOptions, ropts ...edapp.RequestOption) iter.Seq2[Course, error] {
-	return all(ctx, s.client, ids.Fill(routeCourses), opts, ropts, courseKey)
+func (s *CoursesService) All(ctx context.Context, opts *CourseListOptions, reqOpts ...edapp.RequestOption) iter.Seq2[Course, error] {
+	return all(ctx, s.client, ids.Fill(routeCourses), opts, reqOpts, courseKey)
 }
 
 // Lessons returns the lessons of a course, in one call. The answer's
 // {"lessons": [...]} is read, as are {"items": [...]} and a bare array.
 //
 // SafetyCulture API: GET /training/courses/v1/{courseId}/lessons
-func (s *CoursesService) Lessons(ctx context.Context, courseID string, ropts ...edapp.RequestOption) ([]Lesson, error) {
+func (s *CoursesService) Lessons(ctx context.Context, courseID string, reqOpts ...edapp.RequestOption) ([]Lesson, error) {
 	if err := ids.Require("courseID", courseID); err != nil {
 		return nil, err
 	}
 	var out listOf[Lesson]
 	out.key = "lessons"
-	err := s.client.get(ctx, ids.Fill(routeCourseLessons, courseID), nil, &out, ropts)
+	err := s.client.get(ctx, ids.Fill(routeCourseLessons, courseID), nil, &out, reqOpts)
 	return out.items, err
 }
 
 // Lesson returns one lesson, sent bare or as {"lesson": {...}}.
 //
 // SafetyCulture API: GET /training/lessons/v1/{lessonId}
-func (s *CoursesService) Lesson(ctx context.Context, lessonID string, ropts ...edapp.RequestOption) (*Lesson, error) {
-	return getOne[Lesson](ctx, s.client, routeLesson, "lessonID", lessonID, "lesson", ropts)
+func (s *CoursesService) Lesson(ctx context.Context, lessonID string, reqOpts ...edapp.RequestOption) (*Lesson, error) {
+	return getOne[Lesson](ctx, s.client, routeLesson, "lessonID", lessonID, "lesson", reqOpts)
 }
 
 // AssignmentType says what an assignment names.
@@ -143,13 +143,13 @@ type AssignmentsResult struct {
 // retried: nothing was done).
 //
 // SafetyCulture API: PUT /training/courses/v1/{courseId}/assignments
-func (s *CoursesService) UpdateAssignments(ctx context.Context, courseID string, params AssignmentsParams, ropts ...edapp.RequestOption) (*AssignmentsResult, error) {
+func (s *CoursesService) UpdateAssignments(ctx context.Context, courseID string, params AssignmentsParams, reqOpts ...edapp.RequestOption) (*AssignmentsResult, error) {
 	if err := ids.Require("courseID", courseID); err != nil {
 		return nil, err
 	}
 	p := ids.Fill(routeCourseAssignments, courseID)
 	out := new(AssignmentsResult)
-	_, err := s.client.send(ctx, &bridge.Call{Method: http.MethodPut, Route: p.Route, Path: p.Path, Body: params, Out: out, Once: true, Options: ropts})
+	_, err := s.client.send(ctx, core.Operation{Method: http.MethodPut, Route: p.Route, Path: p.Path, Body: params}, out, false, reqOpts, core.WithOnce())
 	if err != nil {
 		return nil, err
 	}
@@ -169,11 +169,11 @@ type ResetProgressParams struct {
 // came.
 //
 // SafetyCulture API: POST /training/courseprogress/v1/reset
-func (s *CoursesService) ResetProgress(ctx context.Context, params ResetProgressParams, ropts ...edapp.RequestOption) (edapp.RawFields, error) {
+func (s *CoursesService) ResetProgress(ctx context.Context, params ResetProgressParams, reqOpts ...edapp.RequestOption) (edapp.RawFields, error) {
 	if err := ids.Require("params.CourseID", params.CourseID); err != nil {
 		return nil, err
 	}
 	var out edapp.RawFields
-	_, err := s.client.send(ctx, &bridge.Call{Method: http.MethodPost, Route: routeProgressReset, Path: routeProgressReset, Body: params, Out: &out, Once: true, Options: ropts})
+	_, err := s.client.send(ctx, core.Operation{Method: http.MethodPost, Route: routeProgressReset, Path: routeProgressReset, Body: params}, &out, false, reqOpts, core.WithOnce())
 	return out, err
 }

@@ -4,7 +4,9 @@
 // same retries, answer bound, typed errors (*edapp.APIError, with
 // edapp.ErrNotFound and the other sentinels), Observer and per-call
 // options (edapp.WithMaxThrottle, edapp.WithInFlight,
-// edapp.WithResponseInto, edapp.WithHeader, ...).
+// edapp.WithResponseInto, edapp.WithHeader, ...). NewClient takes the
+// root package's client options too (edapp.WithBaseURL, WithLogger,
+// WithObserver, WithRouteLimiter, ...): both clients speak one dialect.
 //
 //	sc, err := safetyculture.NewClient(token) // or NewClientFromEnv: SAFETYCULTURE_API_TOKEN, SAFETYCULTURE_BASE_URL
 //	for c, err := range sc.Courses.All(ctx, nil) { ... }
@@ -57,7 +59,7 @@
 // each endpoint has its own window limiter, so an export can use several
 // endpoints at once at full speed. That reading is an assumption; when
 // the service sends x-ratelimit-limit and it differs, the client logs it
-// once per endpoint. WithLimiter supplies limiters per route instead, for
+// once per endpoint. edapp.WithRouteLimiter supplies limiters per route instead, for
 // example redislimit limiters keyed by redislimit.KeyForRoute(token,
 // route) to share a fleet's budget. A 429 pauses that endpoint's calls,
 // and only that endpoint's, until x-ratelimit-reset (seconds), and says so

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/safetyculture"
 )
 
@@ -38,7 +39,7 @@ func Example() {
 	defer srv.Close()
 	ctx := context.Background()
 
-	sc, err := safetyculture.NewClient("token", safetyculture.WithBaseURL(srv.URL))
+	sc, err := safetyculture.NewClient("token", edapp.WithBaseURL(srv.URL))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func ExampleFeedsService_ListCourseProgress() {
 	srv := fakeTraining()
 	defer srv.Close()
 	ctx := context.Background()
-	sc, err := safetyculture.NewClient("token", safetyculture.WithBaseURL(srv.URL))
+	sc, err := safetyculture.NewClient("token", edapp.WithBaseURL(srv.URL))
 	if err != nil {
 		log.Fatal(err)
 	}

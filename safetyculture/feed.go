@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/bridge"
+	"github.com/edapp-go/edapp/internal/core"
 )
 
 // ErrForeignNextPage is a feed page whose next_page names another host
@@ -167,18 +167,17 @@ type feed struct {
 
 // page fetches one page of f: the first with opts' filters, or the one
 // opts.NextPage names.
-func feedPageOf[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, ropts []edapp.RequestOption) (*FeedPage[T], error) {
-	call := &bridge.Call{Method: http.MethodGet, Route: f.route, Path: f.route, Query: opts.values(f.kind), Options: ropts}
+func feedPageOf[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, reqOpts []edapp.RequestOption) (*FeedPage[T], error) {
+	op := core.Operation{Method: http.MethodGet, Route: f.route, Path: f.route, Query: opts.values(f.kind)}
 	if opts != nil && opts.NextPage != "" {
 		path, query, err := c.resolveNextPage(opts.NextPage)
 		if err != nil {
 			return nil, err
 		}
-		call.Path, call.Query = path, bridge.RawQuery(query)
+		op.Path, op.Query = path, core.RawQuery(query)
 	}
 	var a feedAnswer[T]
-	call.Out, call.Record = &a, true
-	resp, err := c.send(ctx, call)
+	resp, err := c.send(ctx, op, &a, true, reqOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +192,7 @@ func feedPageOf[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions
 	if a.Metadata.NextPage != nil {
 		p.NextPage = strings.TrimSpace(*a.Metadata.NextPage)
 	}
-	c.pageEvent(ctx, f.route, 0, len(p.Items))
+	c.core.Page(ctx, f.route, 0, len(p.Items))
 	return p, nil
 }
 
@@ -252,8 +251,8 @@ func cut(s string, n int) string {
 
 // walkFeed yields every row of f from the first page on (or from
 // opts.NextPage): WalkFeed over f's pages, each from the bulk lane.
-func walkFeed[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, ropts []edapp.RequestOption) iter.Seq2[T, error] {
-	perPage := append([]edapp.RequestOption{edapp.WithBulk()}, ropts...)
+func walkFeed[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, reqOpts []edapp.RequestOption) iter.Seq2[T, error] {
+	perPage := append([]edapp.RequestOption{edapp.WithBulk()}, reqOpts...)
 	list := func(ctx context.Context, o *FeedOptions, r ...edapp.RequestOption) (*FeedPage[T], error) {
 		return feedPageOf[T](ctx, c, f, o, r)
 	}
@@ -263,14 +262,14 @@ func walkFeed[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions, 
 // WalkFeed yields every row of a feed through list, one of the ListX
 // methods of [FeedsService], from the page opts asks for (the first, or
 // opts.NextPage), following next_page as given until it is null or empty,
-// with ropts on every page: what the AllX iterators do, for a walk that
+// with reqOpts on every page: what the AllX iterators do, for a walk that
 // needs a filter they do not take (users with IncludeInactive, say). A
 // next_page met twice, in any spelling, ends the walk with
 // [ErrRepeatedCursor]; a walk past its bounds (see [MaxFeedPages] and
 // [ErrFeedTooLong]) or a run of empty pages ([ErrEmptyPages]) ends with
 // an error naming the feed. An error is yielded once and ends the walk.
 func WalkFeed[T any](ctx context.Context, list func(context.Context, *FeedOptions, ...edapp.RequestOption) (*FeedPage[T], error),
-	opts *FeedOptions, ropts ...edapp.RequestOption) iter.Seq2[T, error] {
+	opts *FeedOptions, reqOpts ...edapp.RequestOption) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		cur := FeedOptions{}
@@ -283,7 +282,7 @@ func WalkFeed[T any](ctx context.Context, list func(context.Context, *FeedOption
 				yield(zero, err)
 				return
 			}
-			p, err := list(ctx, &cur, ropts...)
+			p, err := list(ctx, &cur, reqOpts...)
 			if err != nil {
 				yield(zero, err)
 				return

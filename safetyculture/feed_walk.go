@@ -116,7 +116,7 @@ func (w *feedWalk) follow(c *Client, path, rawQuery string) error {
 // redactURL is a URL of a next_page fit for an error: its token
 // parameters and the client's own token hidden, then cut short.
 func (c *Client) redactURL(s string) string {
-	return cut(redact.Secret(redact.LaunchTokens(s), c.bc.Token), 200)
+	return cut(c.core.Redact(redact.LaunchTokens(s)), 200)
 }
 
 // leavesPrefix reports whether path (relative to the base URL's path, as

@@ -121,7 +121,7 @@ func TestFeedsRefuseANextPageLeavingTheBasePath(t *testing.T) {
 			n.Add(1)
 			fmt.Fprintf(rw, `{"metadata":{"next_page":%q},"data":[{"id":"g1"}]}`, next)
 		})
-		c := w.client(t, WithBaseURL(w.srv.URL+"/sc"))
+		c := w.client(t, edapp.WithBaseURL(w.srv.URL+"/sc"))
 		groups, err := collect(t, c.Feeds.AllGroups(ctx))
 		if strings.Contains(next, "%25") {
 			// Decoded once, as a server does, it is a segment named "%2e%2e".
@@ -146,7 +146,7 @@ func TestFeedsEndAStalledFeed(t *testing.T) {
 		case <-r.Context().Done():
 		}
 	}))
-	c := clientOf(t, fake, WithAttemptTimeout(100*time.Millisecond))
+	c := clientOf(t, fake, edapp.WithAttemptTimeout(100*time.Millisecond))
 	start := time.Now()
 	_, err := collect(t, c.Feeds.AllGroups(testCtx(t)))
 	require.Error(t, err)

@@ -133,84 +133,84 @@ var (
 // default applies, which is not published: set it to be sure.
 //
 // SafetyCulture API: GET /training/v1/feed/training-course-progress
-func (s *FeedsService) ListCourseProgress(ctx context.Context, opts *FeedOptions, ropts ...edapp.RequestOption) (*FeedPage[CourseProgress], error) {
-	return feedPageOf[CourseProgress](ctx, s.client, feedCourseProgressRows, opts, ropts)
+func (s *FeedsService) ListCourseProgress(ctx context.Context, opts *FeedOptions, reqOpts ...edapp.RequestOption) (*FeedPage[CourseProgress], error) {
+	return feedPageOf[CourseProgress](ctx, s.client, feedCourseProgressRows, opts, reqOpts)
 }
 
 // AllCourseProgress iterates over the course progress feed.
 //
 // SafetyCulture API: GET /training/v1/feed/training-course-progress
-func (s *FeedsService) AllCourseProgress(ctx context.Context, opts *FeedOptions, ropts ...edapp.RequestOption) iter.Seq2[CourseProgress, error] {
-	return walkFeed[CourseProgress](ctx, s.client, feedCourseProgressRows, opts, ropts)
+func (s *FeedsService) AllCourseProgress(ctx context.Context, opts *FeedOptions, reqOpts ...edapp.RequestOption) iter.Seq2[CourseProgress, error] {
+	return walkFeed[CourseProgress](ctx, s.client, feedCourseProgressRows, opts, reqOpts)
 }
 
 // ListUsers returns one page of the users feed (active users only unless
 // opts.IncludeInactive).
 //
 // SafetyCulture API: GET /feed/users
-func (s *FeedsService) ListUsers(ctx context.Context, opts *FeedOptions, ropts ...edapp.RequestOption) (*FeedPage[User], error) {
-	return feedPageOf[User](ctx, s.client, feedUserRows, opts, ropts)
+func (s *FeedsService) ListUsers(ctx context.Context, opts *FeedOptions, reqOpts ...edapp.RequestOption) (*FeedPage[User], error) {
+	return feedPageOf[User](ctx, s.client, feedUserRows, opts, reqOpts)
 }
 
 // AllUsers iterates over the users feed, with the service's defaults.
 //
 // SafetyCulture API: GET /feed/users
-func (s *FeedsService) AllUsers(ctx context.Context, ropts ...edapp.RequestOption) iter.Seq2[User, error] {
-	return walkFeed[User](ctx, s.client, feedUserRows, nil, ropts)
+func (s *FeedsService) AllUsers(ctx context.Context, reqOpts ...edapp.RequestOption) iter.Seq2[User, error] {
+	return walkFeed[User](ctx, s.client, feedUserRows, nil, reqOpts)
 }
 
 // ListGroups returns one page of the groups feed.
 //
 // SafetyCulture API: GET /feed/groups
-func (s *FeedsService) ListGroups(ctx context.Context, opts *FeedOptions, ropts ...edapp.RequestOption) (*FeedPage[Group], error) {
-	return feedPageOf[Group](ctx, s.client, feedGroupRows, opts, ropts)
+func (s *FeedsService) ListGroups(ctx context.Context, opts *FeedOptions, reqOpts ...edapp.RequestOption) (*FeedPage[Group], error) {
+	return feedPageOf[Group](ctx, s.client, feedGroupRows, opts, reqOpts)
 }
 
 // AllGroups iterates over the groups feed.
 //
 // SafetyCulture API: GET /feed/groups
-func (s *FeedsService) AllGroups(ctx context.Context, ropts ...edapp.RequestOption) iter.Seq2[Group, error] {
-	return walkFeed[Group](ctx, s.client, feedGroupRows, nil, ropts)
+func (s *FeedsService) AllGroups(ctx context.Context, reqOpts ...edapp.RequestOption) iter.Seq2[Group, error] {
+	return walkFeed[Group](ctx, s.client, feedGroupRows, nil, reqOpts)
 }
 
 // ListGroupUsers returns one page of the group membership feed.
 //
 // SafetyCulture API: GET /feed/group_users
-func (s *FeedsService) ListGroupUsers(ctx context.Context, opts *FeedOptions, ropts ...edapp.RequestOption) (*FeedPage[GroupUser], error) {
-	return feedPageOf[GroupUser](ctx, s.client, feedGroupUserRows, opts, ropts)
+func (s *FeedsService) ListGroupUsers(ctx context.Context, opts *FeedOptions, reqOpts ...edapp.RequestOption) (*FeedPage[GroupUser], error) {
+	return feedPageOf[GroupUser](ctx, s.client, feedGroupUserRows, opts, reqOpts)
 }
 
 // AllGroupUsers iterates over the group membership feed.
 //
 // SafetyCulture API: GET /feed/group_users
-func (s *FeedsService) AllGroupUsers(ctx context.Context, ropts ...edapp.RequestOption) iter.Seq2[GroupUser, error] {
-	return walkFeed[GroupUser](ctx, s.client, feedGroupUserRows, nil, ropts)
+func (s *FeedsService) AllGroupUsers(ctx context.Context, reqOpts ...edapp.RequestOption) iter.Seq2[GroupUser, error] {
+	return walkFeed[GroupUser](ctx, s.client, feedGroupUserRows, nil, reqOpts)
 }
 
 // ListSites returns one page of the sites feed.
 //
 // SafetyCulture API: GET /feed/sites
-func (s *FeedsService) ListSites(ctx context.Context, opts *FeedOptions, ropts ...edapp.RequestOption) (*FeedPage[Site], error) {
-	return feedPageOf[Site](ctx, s.client, feedSiteRows, opts, ropts)
+func (s *FeedsService) ListSites(ctx context.Context, opts *FeedOptions, reqOpts ...edapp.RequestOption) (*FeedPage[Site], error) {
+	return feedPageOf[Site](ctx, s.client, feedSiteRows, opts, reqOpts)
 }
 
 // AllSites iterates over the sites feed, with the service's defaults.
 //
 // SafetyCulture API: GET /feed/sites
-func (s *FeedsService) AllSites(ctx context.Context, ropts ...edapp.RequestOption) iter.Seq2[Site, error] {
-	return walkFeed[Site](ctx, s.client, feedSiteRows, nil, ropts)
+func (s *FeedsService) AllSites(ctx context.Context, reqOpts ...edapp.RequestOption) iter.Seq2[Site, error] {
+	return walkFeed[Site](ctx, s.client, feedSiteRows, nil, reqOpts)
 }
 
 // ListSiteMembers returns one page of the site membership feed.
 //
 // SafetyCulture API: GET /feed/site_members
-func (s *FeedsService) ListSiteMembers(ctx context.Context, opts *FeedOptions, ropts ...edapp.RequestOption) (*FeedPage[SiteMember], error) {
-	return feedPageOf[SiteMember](ctx, s.client, feedSiteMemberRows, opts, ropts)
+func (s *FeedsService) ListSiteMembers(ctx context.Context, opts *FeedOptions, reqOpts ...edapp.RequestOption) (*FeedPage[SiteMember], error) {
+	return feedPageOf[SiteMember](ctx, s.client, feedSiteMemberRows, opts, reqOpts)
 }
 
 // AllSiteMembers iterates over the site membership feed.
 //
 // SafetyCulture API: GET /feed/site_members
-func (s *FeedsService) AllSiteMembers(ctx context.Context, ropts ...edapp.RequestOption) iter.Seq2[SiteMember, error] {
-	return walkFeed[SiteMember](ctx, s.client, feedSiteMemberRows, nil, ropts)
+func (s *FeedsService) AllSiteMembers(ctx context.Context, reqOpts ...edapp.RequestOption) iter.Seq2[SiteMember, error] {
+	return walkFeed[SiteMember](ctx, s.client, feedSiteMemberRows, nil, reqOpts)
 }

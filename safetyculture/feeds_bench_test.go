@@ -38,7 +38,7 @@ func BenchmarkFeedsAllCourseProgress(b *testing.B) {
 		w.Write([]byte(pages[p]))
 	}))
 	defer srv.Close()
-	c, err := NewClient(testToken, WithBaseURL(srv.URL), WithLimiter(func(string) edapp.Limiter { return nil }))
+	c, err := NewClient(testToken, edapp.WithBaseURL(srv.URL), edapp.WithRouteLimiter(func(string) edapp.Limiter { return nil }))
 	if err != nil {
 		b.Fatal(err)
 	}

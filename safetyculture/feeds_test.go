@@ -95,7 +95,7 @@ func TestFeedsFollowNextPageAsGiven(t *testing.T) {
 
 func TestFeedsResolveNextPageUnderTheBasePath(t *testing.T) {
 	t.Parallel()
-	c, mt := mockClient(t, WithBaseURL("https://proxy.example.test/sc"))
+	c, mt := mockClient(t, edapp.WithBaseURL("https://proxy.example.test/sc"))
 	mt.RegisterResponder("GET", "https://proxy.example.test/sc/feed/groups",
 		httpmock.NewStringResponder(200, `{"metadata":{"next_page":"/sc/feed/groups?after=g1"},"data":[{"id":"g1"}]}`))
 	mt.RegisterResponderWithQuery("GET", "https://proxy.example.test/sc/feed/groups", "after=g1",

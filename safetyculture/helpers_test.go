@@ -64,9 +64,9 @@ func (w *wire) requests() []*http.Request {
 }
 
 // client returns a client of the wire's server.
-func (w *wire) client(t *testing.T, opts ...Option) *Client {
+func (w *wire) client(t *testing.T, opts ...edapp.Option) *Client {
 	t.Helper()
-	c, err := NewClient(testToken, append([]Option{WithBaseURL(w.srv.URL), WithRetry(fastRetry)}, opts...)...)
+	c, err := NewClient(testToken, append([]edapp.Option{edapp.WithBaseURL(w.srv.URL), edapp.WithRetry(fastRetry)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,10 +74,10 @@ func (w *wire) client(t *testing.T, opts ...Option) *Client {
 }
 
 // mockClient returns a client whose requests go to an httpmock transport.
-func mockClient(t *testing.T, opts ...Option) (*Client, *httpmock.MockTransport) {
+func mockClient(t *testing.T, opts ...edapp.Option) (*Client, *httpmock.MockTransport) {
 	t.Helper()
 	mt := httpmock.NewMockTransport()
-	base := []Option{WithBaseURL("https://api.example.test"), WithHTTPClient(&http.Client{Transport: mt}), WithRetry(fastRetry)}
+	base := []edapp.Option{edapp.WithBaseURL("https://api.example.test"), edapp.WithHTTPClient(&http.Client{Transport: mt}), edapp.WithRetry(fastRetry)}
 	c, err := NewClient(testToken, append(base, opts...)...)
 	if err != nil {
 		t.Fatal(err)

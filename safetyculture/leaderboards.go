@@ -45,27 +45,27 @@ func leaderboardKey(l Leaderboard) string { return l.ID }
 // List returns one page of leaderboards.
 //
 // SafetyCulture API: GET /training/individualleaderboards/v1
-func (s *LeaderboardsService) List(ctx context.Context, opts *ListOptions, ropts ...edapp.RequestOption) (*Page[Leaderboard], error) {
-	return listPage[Leaderboard](ctx, s.client, ids.Fill(routeLeaderboards), opts, ropts)
+func (s *LeaderboardsService) List(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[Leaderboard], error) {
+	return listPage[Leaderboard](ctx, s.client, ids.Fill(routeLeaderboards), opts, reqOpts)
 }
 
 // All iterates over every leaderboard.
 //
 // SafetyCulture API: GET /training/individualleaderboards/v1
-func (s *LeaderboardsService) All(ctx context.Context, opts *ListOptions, ropts ...edapp.RequestOption) iter.Seq2[Leaderboard, error] {
-	return all(ctx, s.client, ids.Fill(routeLeaderboards), opts, ropts, leaderboardKey)
+func (s *LeaderboardsService) All(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) iter.Seq2[Leaderboard, error] {
+	return all(ctx, s.client, ids.Fill(routeLeaderboards), opts, reqOpts, leaderboardKey)
 }
 
 // Rankings returns every participant of a leaderboard.
 //
 // SafetyCulture API: GET /training/individualleaderboards/v1/rankings
-func (s *LeaderboardsService) Rankings(ctx context.Context, leaderboardID string, ropts ...edapp.RequestOption) (*Rankings, error) {
+func (s *LeaderboardsService) Rankings(ctx context.Context, leaderboardID string, reqOpts ...edapp.RequestOption) (*Rankings, error) {
 	if err := ids.Require("leaderboardID", leaderboardID); err != nil {
 		return nil, err
 	}
 	out := new(Rankings)
 	q := url.Values{"leaderboardId": {leaderboardID}}
-	if err := s.client.get(ctx, ids.Fill(routeRankings), q, out, ropts); err != nil {
+	if err := s.client.get(ctx, ids.Fill(routeRankings), q, out, reqOpts); err != nil {
 		return nil, err
 	}
 	return out, nil

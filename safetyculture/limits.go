@@ -6,11 +6,9 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/bridge"
 )
 
 // LimitClass is one of SafetyCulture's rate-limit classes. The service
@@ -67,63 +65,41 @@ func ClassOf(route string) LimitClass {
 // LimitFor returns the stated limit of route, in requests per LimitWindow.
 func LimitFor(route string) int { return ClassOf(route).Limit() }
 
-// route is one endpoint: its own transport, limiter and pause after a 429.
-type route struct {
-	key    string
-	class  LimitClass
-	caller bridge.Caller
-	warned sync.Once // the x-ratelimit-limit disagreement was logged
-}
-
-// route returns the endpoint of method and template, made on first use.
-func (c *Client) route(method, template string) (*route, error) {
-	key := method + " " + template
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if r := c.routes[key]; r != nil {
-		return r, nil
-	}
-	r := &route{key: key, class: ClassOf(key)}
-	bc := *c.bc
-	bc.PauseScope = "the requests of " + key + " only"
-	if c.limiterFor != nil {
-		if l := c.limiterFor(key); l != nil {
-			bc.Limiter = l
-		}
-	} else {
-		l, err := edapp.NewWindowLimiter(r.class.Limit(), limitWindow)
-		if err != nil {
-			return nil, err
-		}
-		bc.Limiter = l
-	}
-	caller, err := bridge.NewCaller(bc)
+// classLimiter is a route's default limiter: a window limiter of its
+// own, with its class's limit.
+func classLimiter(route string) edapp.Limiter {
+	l, err := edapp.NewWindowLimiter(ClassOf(route).Limit(), limitWindow)
 	if err != nil {
-		return nil, err
+		panic(err) // unreachable: every class's limit is valid
 	}
-	r.caller = caller
-	c.routes[key] = r
-	return r, nil
+	return l
 }
 
 // answered checks an answer's rate-limit headers: a limit other than the
-// class's is logged once. A 429's pause, which holds this endpoint's calls
-// only, is logged by the endpoint's transport.
-func (r *route) answered(ctx context.Context, log *slog.Logger, status int, h http.Header) {
-	if v := strings.TrimSpace(h.Get("X-Ratelimit-Limit")); v != "" {
-		if n, err := strconv.Atoi(v); err == nil && n != r.class.Limit() {
-			r.warned.Do(func() {
-				if log != nil {
-					log.LogAttrs(ctx, slog.LevelWarn, "safetyculture: the service's rate limit differs from the one assumed for this endpoint",
-						slog.String("route", r.key), slog.Int("assumed", r.class.Limit()), slog.Int("x-ratelimit-limit", n))
-				}
-			})
-		}
+// route's class's is logged once per route. A 429's pause, which holds
+// this endpoint's calls only, is logged by the endpoint's transport.
+func (c *Client) answered(ctx context.Context, route string, h http.Header) {
+	v := strings.TrimSpace(h.Get("X-Ratelimit-Limit"))
+	if v == "" || c.logger == nil {
+		return
+	}
+	n, err := strconv.Atoi(v)
+	assumed := ClassOf(route).Limit()
+	if err != nil || n == assumed {
+		return
+	}
+	c.warnMu.Lock()
+	first := !c.warned[route]
+	c.warned[route] = true
+	c.warnMu.Unlock()
+	if first {
+		c.logger.LogAttrs(ctx, slog.LevelWarn, "safetyculture: the service's rate limit differs from the one assumed for this endpoint",
+			slog.String("route", route), slog.Int("assumed", assumed), slog.Int("x-ratelimit-limit", n))
 	}
 }
 
 // Routes lists every route the client calls, "METHOD /path/template", for
-// a WithLimiter function or a budget per route.
+// an edapp.WithRouteLimiter function or a budget per route.
 func Routes() []string {
 	out := make([]string, 0, len(allRoutes))
 	out = append(out, allRoutes...)

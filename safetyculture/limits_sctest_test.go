@@ -24,7 +24,7 @@ func TestSctest429PausesOnlyThatEndpoint(t *testing.T) {
 	must(t, err)
 
 	var logs logBuffer
-	sc := clientOf(t, fake, WithLogger(logs.logger()))
+	sc := clientOf(t, fake, edapp.WithLogger(logs.logger()))
 	_, err = sc.Courses.List(ctx, nil, edapp.WithMaxThrottle(0))
 	var apiErr *edapp.APIError
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 429 {

@@ -26,20 +26,20 @@ func pathKey(p LearningPath) string { return p.ID }
 // List returns one page of learning paths.
 //
 // SafetyCulture API: GET /training/paths/v1
-func (s *PathsService) List(ctx context.Context, opts *ListOptions, ropts ...edapp.RequestOption) (*Page[LearningPath], error) {
-	return listPage[LearningPath](ctx, s.client, ids.Fill(routePaths), opts, ropts)
+func (s *PathsService) List(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[LearningPath], error) {
+	return listPage[LearningPath](ctx, s.client, ids.Fill(routePaths), opts, reqOpts)
 }
 
 // All iterates over every learning path.
 //
 // SafetyCulture API: GET /training/paths/v1
-func (s *PathsService) All(ctx context.Context, opts *ListOptions, ropts ...edapp.RequestOption) iter.Seq2[LearningPath, error] {
-	return all(ctx, s.client, ids.Fill(routePaths), opts, ropts, pathKey)
+func (s *PathsService) All(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) iter.Seq2[LearningPath, error] {
+	return all(ctx, s.client, ids.Fill(routePaths), opts, reqOpts, pathKey)
 }
 
 // Get returns one learning path, sent bare or as {"path": {...}}.
 //
 // SafetyCulture API: GET /training/paths/v1/{pathId}
-func (s *PathsService) Get(ctx context.Context, pathID string, ropts ...edapp.RequestOption) (*LearningPath, error) {
-	return getOne[LearningPath](ctx, s.client, routePath, "pathID", pathID, "path", ropts)
+func (s *PathsService) Get(ctx context.Context, pathID string, reqOpts ...edapp.RequestOption) (*LearningPath, error) {
+	return getOne[LearningPath](ctx, s.client, routePath, "pathID", pathID, "path", reqOpts)
 }

@@ -24,20 +24,20 @@ func rapidRefreshKey(r RapidRefresh) string { return r.ID }
 // List returns one page of rapid refreshes.
 //
 // SafetyCulture API: GET /training/rapid-refresh/v1
-func (s *RapidRefreshService) List(ctx context.Context, opts *ListOptions, ropts ...edapp.RequestOption) (*Page[RapidRefresh], error) {
-	return listPage[RapidRefresh](ctx, s.client, ids.Fill(routeRapidRefreshes), opts, ropts)
+func (s *RapidRefreshService) List(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[RapidRefresh], error) {
+	return listPage[RapidRefresh](ctx, s.client, ids.Fill(routeRapidRefreshes), opts, reqOpts)
 }
 
 // All iterates over every rapid refresh.
 //
 // SafetyCulture API: GET /training/rapid-refresh/v1
-func (s *RapidRefreshService) All(ctx context.Context, opts *ListOptions, ropts ...edapp.RequestOption) iter.Seq2[RapidRefresh, error] {
-	return all(ctx, s.client, ids.Fill(routeRapidRefreshes), opts, ropts, rapidRefreshKey)
+func (s *RapidRefreshService) All(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) iter.Seq2[RapidRefresh, error] {
+	return all(ctx, s.client, ids.Fill(routeRapidRefreshes), opts, reqOpts, rapidRefreshKey)
 }
 
 // Get returns one rapid refresh, sent bare or as {"rapidRefresh": {...}}.
 //
 // SafetyCulture API: GET /training/rapid-refresh/v1/{rapidRefreshId}
-func (s *RapidRefreshService) Get(ctx context.Context, rapidRefreshID string, ropts ...edapp.RequestOption) (*RapidRefresh, error) {
-	return getOne[RapidRefresh](ctx, s.client, routeRapidRefresh, "rapidRefreshID", rapidRefreshID, "rapidRefresh", ropts)
+func (s *RapidRefreshService) Get(ctx context.Context, rapidRefreshID string, reqOpts ...edapp.RequestOption) (*RapidRefresh, error) {
+	return getOne[RapidRefresh](ctx, s.client, routeRapidRefresh, "rapidRefreshID", rapidRefreshID, "rapidRefresh", reqOpts)
 }

@@ -1,6 +1,6 @@
 package safetyculture
 
-// The path templates of every operation, as the Observer and WithLimiter
+// The path templates of every operation, as the Observer and WithRouteLimiter
 // see them.
 const (
 	routeCourses           = "/training/courses/v1"

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
@@ -27,9 +28,9 @@ func migratedFake(t testing.TB, opts ...sctest.Option) (*sctest.Server, *sctest.
 }
 
 // clientOf is a client of fake with short retries.
-func clientOf(t testing.TB, fake *sctest.Server, opts ...Option) *Client {
+func clientOf(t testing.TB, fake *sctest.Server, opts ...edapp.Option) *Client {
 	t.Helper()
-	opts = append([]Option{WithBaseURL(fake.URL), WithRetry(fastRetry)}, opts...)
+	opts = append([]edapp.Option{edapp.WithBaseURL(fake.URL), edapp.WithRetry(fastRetry)}, opts...)
 	sc, err := NewClient(fake.Token, opts...)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/bridge"
 	"github.com/edapp-go/edapp/webhook"
 )
 
@@ -112,7 +111,7 @@ func NewWebhookHandler(secret string, fn func(context.Context, *WebhookEvent) er
 	if secret == "" || fn == nil {
 		return nil, fmt.Errorf("%w: safetyculture.NewWebhookHandler needs a secret and a function", edapp.ErrInvalidInput)
 	}
-	parse := func(h http.Header, body []byte) (any, int, error) {
+	parse := func(h http.Header, body []byte) (*WebhookEvent, int, error) {
 		if err := VerifySignature(body, h.Get(SignatureHeader), secret); err != nil {
 			return nil, http.StatusUnauthorized, err
 		}
@@ -123,9 +122,11 @@ func NewWebhookHandler(secret string, fn func(context.Context, *WebhookEvent) er
 		return ev, http.StatusOK, nil
 	}
 	opts = append([]webhook.Option{webhook.WithMaxBodyBytes(DefaultWebhookBodyBytes)}, opts...) // a later one wins
-	return bridge.NewWebhookHandler(parse, func(ctx context.Context, ev any) error {
-		return fn(ctx, ev.(*WebhookEvent))
-	}, opts)
+	h, err := webhook.NewHandlerFunc(parse, fn, opts...)
+	if err != nil {
+		return nil, err // not a nil *webhook.Handler in a non-nil http.Handler
+	}
+	return h, nil
 }
 
 // DefaultWebhookBodyBytes is the largest delivery body

@@ -7,7 +7,7 @@ import (
 	"net/http"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/bridge"
+	"github.com/edapp-go/edapp/internal/core"
 	"github.com/edapp-go/edapp/internal/ids"
 )
 
@@ -32,8 +32,15 @@ func init() {
 	)
 }
 
-// WebhookParams is the body of Create and Update.
-type WebhookParams struct {
+// WebhookCreateParams is the body of Create.
+type WebhookCreateParams struct {
+	URL           string   `json:"url"`
+	TriggerEvents []string `json:"trigger_events"` // TRIGGER_EVENT_TRAINING_COURSE_COMPLETED, ...
+}
+
+// WebhookUpdateParams is the body of Update: the webhook's new URL and
+// events.
+type WebhookUpdateParams struct {
 	URL           string   `json:"url"`
 	TriggerEvents []string `json:"trigger_events"` // TRIGGER_EVENT_TRAINING_COURSE_COMPLETED, ...
 }
@@ -41,40 +48,40 @@ type WebhookParams struct {
 // List returns the organisation's webhooks.
 //
 // SafetyCulture API: GET /webhooks/v1/webhooks
-func (s *WebhooksService) List(ctx context.Context, ropts ...edapp.RequestOption) ([]Webhook, error) {
+func (s *WebhooksService) List(ctx context.Context, reqOpts ...edapp.RequestOption) ([]Webhook, error) {
 	out := listOf[Webhook]{key: "webhooks"}
-	err := s.client.get(ctx, ids.Fill(routeWebhooks), nil, &out, ropts)
+	err := s.client.get(ctx, ids.Fill(routeWebhooks), nil, &out, reqOpts)
 	return out.items, err
 }
 
 // Get returns one webhook.
 //
 // SafetyCulture API: GET /webhooks/v1/webhooks/{webhookId}
-func (s *WebhooksService) Get(ctx context.Context, webhookID string, ropts ...edapp.RequestOption) (*Webhook, error) {
-	return getOne[Webhook](ctx, s.client, routeWebhook, "webhookID", webhookID, "webhook", ropts)
+func (s *WebhooksService) Get(ctx context.Context, webhookID string, reqOpts ...edapp.RequestOption) (*Webhook, error) {
+	return getOne[Webhook](ctx, s.client, routeWebhook, "webhookID", webhookID, "webhook", reqOpts)
 }
 
 // Create registers a webhook. A POST is sent once: it is retried only
 // when nothing reached the service.
 //
 // SafetyCulture API: POST /webhooks/v1/webhooks
-func (s *WebhooksService) Create(ctx context.Context, params WebhookParams, ropts ...edapp.RequestOption) (*Webhook, error) {
-	return s.write(ctx, http.MethodPost, ids.Fill(routeWebhooks), params, ropts)
+func (s *WebhooksService) Create(ctx context.Context, params WebhookCreateParams, reqOpts ...edapp.RequestOption) (*Webhook, error) {
+	return s.write(ctx, http.MethodPost, ids.Fill(routeWebhooks), params, reqOpts)
 }
 
 // Update changes a webhook's URL and events.
 //
 // SafetyCulture API: PUT /webhooks/v1/webhooks/{webhookId}
-func (s *WebhooksService) Update(ctx context.Context, webhookID string, params WebhookParams, ropts ...edapp.RequestOption) (*Webhook, error) {
+func (s *WebhooksService) Update(ctx context.Context, webhookID string, params WebhookUpdateParams, reqOpts ...edapp.RequestOption) (*Webhook, error) {
 	if err := ids.Require("webhookID", webhookID); err != nil {
 		return nil, err
 	}
-	return s.write(ctx, http.MethodPut, ids.Fill(routeWebhook, webhookID), params, ropts)
+	return s.write(ctx, http.MethodPut, ids.Fill(routeWebhook, webhookID), params, reqOpts)
 }
 
-func (s *WebhooksService) write(ctx context.Context, method string, p ids.Path, params WebhookParams, ropts []edapp.RequestOption) (*Webhook, error) {
+func (s *WebhooksService) write(ctx context.Context, method string, p ids.Path, params any, reqOpts []edapp.RequestOption) (*Webhook, error) {
 	out := oneOf[Webhook]{key: "webhook"}
-	_, err := s.client.send(ctx, &bridge.Call{Method: method, Route: p.Route, Path: p.Path, Body: params, Out: &out, Options: ropts})
+	_, err := s.client.send(ctx, core.Operation{Method: method, Route: p.Route, Path: p.Path, Body: params}, &out, false, reqOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -84,46 +91,35 @@ func (s *WebhooksService) write(ctx context.Context, method string, p ids.Path, 
 // Delete removes a webhook.
 //
 // SafetyCulture API: DELETE /webhooks/v1/webhooks/{webhookId}
-func (s *WebhooksService) Delete(ctx context.Context, webhookID string, ropts ...edapp.RequestOption) error {
+func (s *WebhooksService) Delete(ctx context.Context, webhookID string, reqOpts ...edapp.RequestOption) error {
 	if err := ids.Require("webhookID", webhookID); err != nil {
 		return err
 	}
 	p := ids.Fill(routeWebhook, webhookID)
-	_, err := s.client.send(ctx, &bridge.Call{Method: http.MethodDelete, Route: p.Route, Path: p.Path, Options: ropts})
+	_, err := s.client.send(ctx, core.Operation{Method: http.MethodDelete, Route: p.Route, Path: p.Path}, nil, false, reqOpts)
 	return err
 }
 
-// Secret is the organisation's webhook signature secret. It prints as
-// redacted; Reveal returns it, for VerifySignature.
-type Secret struct{ value string }
-
-// Reveal returns the secret.
-func (s Secret) Reveal() string { return s.value }
-
-// String keeps the secret out of logs and %v.
-func (s Secret) String() string { return "safetyculture.Secret(redacted)" }
-
-// GoString keeps the secret out of %#v.
-func (s Secret) GoString() string { return s.String() }
-
 // Secret returns the signature secret SafetyCulture signs every delivery
-// with (read from "token", or "secret").
+// with (read from "token", or "secret"), as an edapp.Secret: it prints as
+// [REDACTED] everywhere, and its Value is what VerifySignature and
+// NewWebhookHandler take.
 //
 // SafetyCulture API: GET /webhooks/v1/token
-func (s *WebhooksService) Secret(ctx context.Context, ropts ...edapp.RequestOption) (Secret, error) {
+func (s *WebhooksService) Secret(ctx context.Context, reqOpts ...edapp.RequestOption) (edapp.Secret, error) {
 	var out struct {
 		Token  string `json:"token"`
 		Secret string `json:"secret"`
 	}
-	if err := s.client.get(ctx, ids.Fill(routeWebhookToken), nil, &out, ropts); err != nil {
+	if err := s.client.get(ctx, ids.Fill(routeWebhookToken), nil, &out, reqOpts); err != nil {
 		var de *edapp.DecodeError
 		if errors.As(err, &de) {
 			de.Body = "" // an answer that did not decode may still hold the secret
 		}
-		return Secret{}, err
+		return edapp.Secret{}, err
 	}
 	if out.Token == "" {
 		out.Token = out.Secret
 	}
-	return Secret{out.Token}, nil
+	return edapp.NewSecret(out.Token), nil
 }

@@ -23,11 +23,11 @@ func TestWebhooksCRUDAgainstSctest(t *testing.T) {
 	hooks := clientOf(t, fake).Webhooks
 	ctx := testCtx(t)
 
-	created, err := hooks.Create(ctx, WebhookParams{URL: "https://example.com/a", TriggerEvents: []string{courseCompleted}})
+	created, err := hooks.Create(ctx, WebhookCreateParams{URL: "https://example.com/a", TriggerEvents: []string{courseCompleted}})
 	if err != nil || created.ID == "" || created.URL != "https://example.com/a" || len(created.TriggerEvents) != 1 {
 		t.Fatalf("Create: %+v, %v", created, err)
 	}
-	updated, err := hooks.Update(ctx, created.ID, WebhookParams{URL: "https://example.com/b", TriggerEvents: []string{courseCompleted}})
+	updated, err := hooks.Update(ctx, created.ID, WebhookUpdateParams{URL: "https://example.com/b", TriggerEvents: []string{courseCompleted}})
 	if err != nil || updated.ID != created.ID || updated.URL != "https://example.com/b" {
 		t.Fatalf("Update: %+v, %v", updated, err)
 	}
@@ -46,8 +46,8 @@ func TestWebhooksCRUDAgainstSctest(t *testing.T) {
 		t.Errorf("Get after Delete: %v, want ErrNotFound", err)
 	}
 	secret, err := hooks.Secret(ctx)
-	if err != nil || secret.Reveal() != fake.WebhookSecret() {
-		t.Errorf("Secret: %v (matches the fake's: %v)", err, secret.Reveal() == fake.WebhookSecret())
+	if err != nil || secret.Value() != fake.WebhookSecret() {
+		t.Errorf("Secret: %v (matches the fake's: %v)", err, secret.Value() == fake.WebhookSecret())
 	}
 }
 
@@ -67,7 +67,7 @@ func TestSignedDeliveryFromSctest(t *testing.T) {
 
 	var mu sync.Mutex
 	var received []*WebhookEvent
-	h, err := NewWebhookHandler(secret.Reveal(), func(_ context.Context, ev *WebhookEvent) error {
+	h, err := NewWebhookHandler(secret.Value(), func(_ context.Context, ev *WebhookEvent) error {
 		mu.Lock()
 		defer mu.Unlock()
 		received = append(received, ev)
@@ -76,7 +76,7 @@ func TestSignedDeliveryFromSctest(t *testing.T) {
 	must(t, err)
 	receiver := httptest.NewServer(h)
 	t.Cleanup(receiver.Close)
-	_, err = sc.Webhooks.Create(ctx, WebhookParams{URL: receiver.URL, TriggerEvents: []string{courseCompleted}})
+	_, err = sc.Webhooks.Create(ctx, WebhookCreateParams{URL: receiver.URL, TriggerEvents: []string{courseCompleted}})
 	must(t, err)
 
 	must(t, fake.CompleteLesson(uid, lids[0], 90, time.Time{}))
@@ -85,10 +85,10 @@ func TestSignedDeliveryFromSctest(t *testing.T) {
 		t.Fatalf("deliveries: %+v", deliveries)
 	}
 	d := deliveries[0]
-	if err := VerifySignature(d.Body, d.Signature, secret.Reveal()); err != nil {
+	if err := VerifySignature(d.Body, d.Signature, secret.Value()); err != nil {
 		t.Errorf("VerifySignature of the fake's delivery: %v", err)
 	}
-	if err := VerifySignature(append(d.Body, ' '), d.Signature, secret.Reveal()); !errors.Is(err, ErrBadSignature) {
+	if err := VerifySignature(append(d.Body, ' '), d.Signature, secret.Value()); !errors.Is(err, ErrBadSignature) {
 		t.Errorf("VerifySignature of a changed body: %v, want ErrBadSignature", err)
 	}
 	mu.Lock()

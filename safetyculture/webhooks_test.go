@@ -36,10 +36,10 @@ func TestWebhooksService(t *testing.T) {
 	got, err := c.Webhooks.Get(ctx, "w1")
 	require.NoError(t, err)
 	assert.Equal(t, "https://hooks.example.com/sc", got.URL)
-	params := WebhookParams{URL: "https://hooks.example.com/sc", TriggerEvents: []string{"TRIGGER_EVENT_TRAINING_COURSE_COMPLETED"}}
+	params := WebhookCreateParams{URL: "https://hooks.example.com/sc", TriggerEvents: []string{"TRIGGER_EVENT_TRAINING_COURSE_COMPLETED"}}
 	_, err = c.Webhooks.Create(ctx, params)
 	require.NoError(t, err)
-	_, err = c.Webhooks.Update(ctx, "w1", params)
+	_, err = c.Webhooks.Update(ctx, "w1", WebhookUpdateParams(params))
 	require.NoError(t, err)
 	assert.Equal(t, []string{
 		`POST {"url":"https://hooks.example.com/sc","trigger_events":["TRIGGER_EVENT_TRAINING_COURSE_COMPLETED"]}`,
@@ -48,7 +48,7 @@ func TestWebhooksService(t *testing.T) {
 	require.NoError(t, c.Webhooks.Delete(ctx, "w1"))
 	secret, err := c.Webhooks.Secret(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, "whsec-42", secret.Reveal())
+	assert.Equal(t, "whsec-42", secret.Value())
 	for _, s := range []string{fmt.Sprint(secret), fmt.Sprintf("%+v", secret), fmt.Sprintf("%#v", secret)} {
 		assert.NotContains(t, s, "whsec-42")
 	}

@@ -13,7 +13,10 @@ import (
 // Plan a sync from a CSV, show it, then carry it out. A second plan is
 // empty.
 func ExampleNewPlan() {
-	srv := edapptest.NewServer()
+	srv, err := edapptest.NewServer()
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 	for _, u := range []edapptest.UserSpec{{Username: "bob", ExternalID: "E1"}, {Username: "dave", ExternalID: "E3"}} {
 		if _, err := srv.AddUser(u); err != nil {

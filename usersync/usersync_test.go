@@ -88,7 +88,7 @@ func TestSuspicious(t *testing.T) {
 // an external id.
 func account(t *testing.T, n int) (*edapptest.Server, *edapp.Client) {
 	t.Helper()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
 	for i := range n {
 		if _, err := srv.AddUser(edapptest.UserSpec{Username: fmt.Sprintf("m%03d", i), ExternalID: fmt.Sprintf("M%03d", i)}); err != nil {
@@ -317,7 +317,7 @@ func TestIDKey(t *testing.T) {
 
 func TestNewPlanMatchesIDsIgnoringCaseAndSpace(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
 	for _, spec := range []edapptest.UserSpec{{Username: "a", ExternalID: "EMP-001"}, {Username: "b", ExternalID: "emp-002 "}} {
 		if _, err := srv.AddUser(spec); err != nil {

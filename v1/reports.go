@@ -94,7 +94,7 @@ func (r *CourseReport) Lesson(lessonID string) (*LessonReport, bool) {
 // GET /v1/reports/user/{userId}/course/{courseId}.
 //
 // EdApp API: GET /v1/reports/user/{userId}/course/{courseId}
-func (s *ReportsService) UserCourse(ctx context.Context, userID, courseID string, opts ...edapp.RequestOption) (*CourseReport, error) {
+func (s *ReportsService) UserCourse(ctx context.Context, userID, courseID string, reqOpts ...edapp.RequestOption) (*CourseReport, error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func (s *ReportsService) UserCourse(ctx context.Context, userID, courseID string
 	}
 	var r CourseReport
 	path := ids.Fill("/v1/reports/user/{userId}/course/{courseId}", userID, courseID)
-	if err := (*service)(s).do(ctx, http.MethodGet, path, nil, &r, opts...); err != nil {
+	if err := (*service)(s).do(ctx, http.MethodGet, path, nil, &r, reqOpts...); err != nil {
 		return nil, err
 	}
 	return &r, nil
@@ -114,9 +114,9 @@ func (s *ReportsService) UserCourse(ctx context.Context, userID, courseID string
 // as its sample of authentication). An empty answer gives nil.
 //
 // EdApp API: GET /v1/reports/activities
-func (s *ReportsService) Activities(ctx context.Context, opts ...edapp.RequestOption) (json.RawMessage, error) {
+func (s *ReportsService) Activities(ctx context.Context, reqOpts ...edapp.RequestOption) (json.RawMessage, error) {
 	var raw json.RawMessage
-	if err := (*service)(s).do(ctx, http.MethodGet, ids.Fill("/v1/reports/activities"), nil, &raw, opts...); err != nil {
+	if err := (*service)(s).do(ctx, http.MethodGet, ids.Fill("/v1/reports/activities"), nil, &raw, reqOpts...); err != nil {
 		return nil, err
 	}
 	return raw, nil

@@ -42,10 +42,10 @@ type UserGroup struct {
 // id sent is kept. An insert answered without an id is an error.
 //
 // EdApp API: POST /v1/usergroups
-func (s *UserGroupsService) Save(ctx context.Context, group UserGroup, opts ...edapp.RequestOption) (*UserGroup, error) {
+func (s *UserGroupsService) Save(ctx context.Context, group UserGroup, reqOpts ...edapp.RequestOption) (*UserGroup, error) {
 	path := ids.Fill("/v1/usergroups")
 	var out UserGroup
-	if err := (*service)(s).do(ctx, http.MethodPost, path, group, &out, opts...); err != nil {
+	if err := (*service)(s).do(ctx, http.MethodPost, path, group, &out, reqOpts...); err != nil {
 		return nil, err
 	}
 	if out.ID == "" {
@@ -68,11 +68,11 @@ func (s *UserGroupsService) Save(ctx context.Context, group UserGroup, opts ...e
 // {"success": true}, {} and an empty answer are success.
 //
 // EdApp API: DELETE /v1/usergroups/{groupId}
-func (s *UserGroupsService) Delete(ctx context.Context, groupID string, opts ...edapp.RequestOption) error {
+func (s *UserGroupsService) Delete(ctx context.Context, groupID string, reqOpts ...edapp.RequestOption) error {
 	if err := ids.Require("groupID", groupID); err != nil {
 		return err
 	}
-	return (*service)(s).deleteOK(ctx, ids.Fill("/v1/usergroups/{groupId}", groupID), opts)
+	return (*service)(s).deleteOK(ctx, ids.Fill("/v1/usergroups/{groupId}", groupID), reqOpts)
 }
 
 // List lists the account's user groups in their v1 shape: GET
@@ -82,9 +82,9 @@ func (s *UserGroupsService) Delete(ctx context.Context, groupID string, opts ...
 // it.
 //
 // EdApp API: GET /v1/usergroups
-func (s *UserGroupsService) List(ctx context.Context, opts ...edapp.RequestOption) ([]UserGroup, error) {
+func (s *UserGroupsService) List(ctx context.Context, reqOpts ...edapp.RequestOption) ([]UserGroup, error) {
 	var l pager.List[UserGroup]
-	if err := (*service)(s).do(ctx, http.MethodGet, ids.Fill("/v1/usergroups"), nil, &l, opts...); err != nil {
+	if err := (*service)(s).do(ctx, http.MethodGet, ids.Fill("/v1/usergroups"), nil, &l, reqOpts...); err != nil {
 		return nil, err
 	}
 	return l.Items, nil

@@ -64,10 +64,10 @@ func init() {
 // An insert answered without an id is an error.
 //
 // EdApp API: POST /v1/users
-func (s *UsersService) Save(ctx context.Context, user User, opts ...edapp.RequestOption) (*User, error) {
+func (s *UsersService) Save(ctx context.Context, user User, reqOpts ...edapp.RequestOption) (*User, error) {
 	path := ids.Fill("/v1/users")
 	var out User
-	if err := (*service)(s).do(ctx, http.MethodPost, path, user, &out, opts...); err != nil {
+	if err := (*service)(s).do(ctx, http.MethodPost, path, user, &out, reqOpts...); err != nil {
 		return nil, err
 	}
 	if out.ID == "" {
@@ -94,11 +94,11 @@ func (u *User) isZero() bool {
 // {"success": true}, {} and an empty answer are success.
 //
 // EdApp API: DELETE /v1/users/{userId}
-func (s *UsersService) Delete(ctx context.Context, userID string, opts ...edapp.RequestOption) error {
+func (s *UsersService) Delete(ctx context.Context, userID string, reqOpts ...edapp.RequestOption) error {
 	if err := ids.Require("userID", userID); err != nil {
 		return err
 	}
-	return (*service)(s).deleteOK(ctx, ids.Fill("/v1/users/{userId}", userID), opts)
+	return (*service)(s).deleteOK(ctx, ids.Fill("/v1/users/{userId}", userID), reqOpts)
 }
 
 // Courses lists the courses the user may access, with GET
@@ -111,12 +111,12 @@ func (s *UsersService) Delete(ctx context.Context, userID string, opts ...edapp.
 // does that.
 //
 // EdApp API: GET /v1/users/{userId}/courses
-func (s *UsersService) Courses(ctx context.Context, userID string, opts ...edapp.RequestOption) ([]Course, error) {
+func (s *UsersService) Courses(ctx context.Context, userID string, reqOpts ...edapp.RequestOption) ([]Course, error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
 	var courses []Course
-	if err := (*service)(s).do(ctx, http.MethodGet, ids.Fill("/v1/users/{userId}/courses", userID), nil, &courses, opts...); err != nil {
+	if err := (*service)(s).do(ctx, http.MethodGet, ids.Fill("/v1/users/{userId}/courses", userID), nil, &courses, reqOpts...); err != nil {
 		return nil, err
 	}
 	return courses, nil
@@ -156,7 +156,7 @@ var ErrNoLaunchLink = errors.New("edapp/v1: lesson has no usable launch link")
 // URL and Token fields hold it.
 //
 // EdApp API: GET /v1/users/{userId}/courses
-func (s *UsersService) LaunchLink(ctx context.Context, userID, lessonID string, opts ...edapp.RequestOption) (*edapp.LaunchLink, error) {
+func (s *UsersService) LaunchLink(ctx context.Context, userID, lessonID string, reqOpts ...edapp.RequestOption) (*edapp.LaunchLink, error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (s *UsersService) LaunchLink(ctx context.Context, userID, lessonID string, 
 		return nil, err
 	}
 	issuedAt := s.now()
-	courses, err := s.Courses(ctx, userID, opts...)
+	courses, err := s.Courses(ctx, userID, reqOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -209,9 +209,9 @@ func launchLinkIn(courses []Course, userID, lessonID string, issuedAt time.Time)
 // document this operation; an outside v1 client calls it.
 //
 // EdApp API: GET /v1/users
-func (s *UsersService) List(ctx context.Context, opts ...edapp.RequestOption) ([]User, error) {
+func (s *UsersService) List(ctx context.Context, reqOpts ...edapp.RequestOption) ([]User, error) {
 	var l pager.List[User]
-	if err := (*service)(s).do(ctx, http.MethodGet, ids.Fill("/v1/users"), nil, &l, opts...); err != nil {
+	if err := (*service)(s).do(ctx, http.MethodGet, ids.Fill("/v1/users"), nil, &l, reqOpts...); err != nil {
 		return nil, err
 	}
 	return l.Items, nil
@@ -221,11 +221,11 @@ func (s *UsersService) List(ctx context.Context, opts ...edapp.RequestOption) ([
 // /v1/users/id/{id}/token. See TokenByExternalID.
 //
 // EdApp API: GET /v1/users/id/{userId}/token
-func (s *UsersService) Token(ctx context.Context, userID string, opts ...edapp.RequestOption) (UserToken, error) {
+func (s *UsersService) Token(ctx context.Context, userID string, reqOpts ...edapp.RequestOption) (UserToken, error) {
 	if err := ids.Require("userID", userID); err != nil {
 		return UserToken{}, err
 	}
-	return s.token(ctx, ids.Fill("/v1/users/id/{userId}/token", userID), opts)
+	return s.token(ctx, ids.Fill("/v1/users/id/{userId}/token", userID), reqOpts)
 }
 
 // TokenByExternalID fetches a user's token by the user's external id: GET
@@ -239,16 +239,16 @@ func (s *UsersService) Token(ctx context.Context, userID string, opts ...edapp.R
 // *[edapp.DecodeError], whose Body is left empty.
 //
 // EdApp API: GET /v1/users/external/{externalId}/token
-func (s *UsersService) TokenByExternalID(ctx context.Context, externalID string, opts ...edapp.RequestOption) (UserToken, error) {
+func (s *UsersService) TokenByExternalID(ctx context.Context, externalID string, reqOpts ...edapp.RequestOption) (UserToken, error) {
 	if err := ids.Require("externalID", externalID); err != nil {
 		return UserToken{}, err
 	}
-	return s.token(ctx, ids.Fill("/v1/users/external/{externalId}/token", externalID), opts)
+	return s.token(ctx, ids.Fill("/v1/users/external/{externalId}/token", externalID), reqOpts)
 }
 
-func (s *UsersService) token(ctx context.Context, path ids.Path, opts []edapp.RequestOption) (UserToken, error) {
+func (s *UsersService) token(ctx context.Context, path ids.Path, reqOpts []edapp.RequestOption) (UserToken, error) {
 	var ans tokenAnswer
-	err := (*service)(s).do(ctx, http.MethodGet, path, nil, &ans, opts...)
+	err := (*service)(s).do(ctx, http.MethodGet, path, nil, &ans, reqOpts...)
 	if de := (*edapp.DecodeError)(nil); errors.As(err, &de) {
 		// The excerpt of an answer that did not decode may hold the
 		// token in a form redaction does not know: leave it out.

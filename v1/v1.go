@@ -9,6 +9,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/internal/ids"
+	"github.com/edapp-go/edapp/internal/opt"
 )
 
 // Client holds the v1 operations. Create it with [New]; like the root client
@@ -62,13 +63,8 @@ func New(client *edapp.Client, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("%w: v1.New needs an *edapp.Client, got nil", edapp.ErrInvalidInput)
 	}
 	c := &Client{common: service{client: client, now: time.Now}}
-	for _, opt := range opts {
-		if opt == nil {
-			continue // as edapp.NewClient does
-		}
-		if err := opt(&c.common); err != nil {
-			return nil, err
-		}
+	if err := opt.Apply(&c.common, opts); err != nil {
+		return nil, err
 	}
 	c.Users = (*UsersService)(&c.common)
 	c.UserGroups = (*UserGroupsService)(&c.common)
@@ -80,25 +76,25 @@ var errNoClient = fmt.Errorf("%w: a v1.Client not made by v1.New", edapp.ErrInva
 
 // do sends one request through the root client, naming its route for the
 // client's Observer.
-func (s *service) do(ctx context.Context, method string, p ids.Path, body, out any, opts ...edapp.RequestOption) error {
+func (s *service) do(ctx context.Context, method string, p ids.Path, body, out any, reqOpts ...edapp.RequestOption) error {
 	if s == nil || s.client == nil {
 		return errNoClient
 	}
-	return s.client.Do(ctx, method, p.Path, nil, body, out, withRoute(p, opts)...)
+	return s.client.Do(ctx, method, p.Path, nil, body, out, withRoute(p, reqOpts)...)
 }
 
-// withRoute returns opts with the route of p last, where the caller's own
+// withRoute returns reqOpts with the route of p last, where the caller's own
 // options cannot change it.
-func withRoute(p ids.Path, opts []edapp.RequestOption) []edapp.RequestOption {
-	return append(slices.Clip(opts), edapp.WithRoute(p.Route))
+func withRoute(p ids.Path, reqOpts []edapp.RequestOption) []edapp.RequestOption {
+	return append(slices.Clip(reqOpts), edapp.WithRoute(p.Route))
 }
 
 // deleteOK sends a DELETE. Its answer is judged by edapp.Client.DoChecked,
 // the one rule for v2 and v1: only {"success": false} is a failure, an
 // *edapp.APIError that matches edapp.ErrUnsuccessful.
-func (s *service) deleteOK(ctx context.Context, p ids.Path, opts []edapp.RequestOption) error {
+func (s *service) deleteOK(ctx context.Context, p ids.Path, reqOpts []edapp.RequestOption) error {
 	if s == nil || s.client == nil {
 		return errNoClient
 	}
-	return s.client.DoChecked(ctx, http.MethodDelete, p.Path, nil, nil, withRoute(p, opts)...)
+	return s.client.DoChecked(ctx, http.MethodDelete, p.Path, nil, nil, withRoute(p, reqOpts)...)
 }

@@ -23,7 +23,7 @@ func TestV1AgainstTheFake(t *testing.T) {
 	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	srv := edapptest.NewServer(edapptest.WithClock(clock))
+	srv := edapptest.New(t, edapptest.WithClock(clock))
 	t.Cleanup(srv.Close)
 	client := srv.Client(edapp.WithRetry(edapp.RetryPolicy{MaxRetries: 3, MinWait: time.Millisecond, MaxWait: 5 * time.Millisecond}))
 	legacy, err := v1.New(client)

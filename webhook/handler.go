@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/internal/opt"
 )
 
 // Defaults of [NewHandler]. Deliveries are small, and a sender that cannot
@@ -41,16 +42,15 @@ var ErrRejected = errors.New("webhook: delivery rejected")
 // Handler receives webhook deliveries. It is an http.Handler; [NewHandler]
 // and [Store.Handler] make one. It holds no secret in clear.
 type Handler struct {
-	receive        receiveFunc
-	secretName     string
-	secretSum      [sha256.Size]byte
-	secretSet      bool
-	maxBody        int64
-	readTimeout    time.Duration
-	inFlight       chan struct{} // nil: no bound
-	reading        chan struct{} // the bodies being read (see WithMaxReading)
-	log, panicLog  *slog.Logger
-	optionProblems []string
+	receive       receiveFunc
+	secretName    string
+	secretSum     [sha256.Size]byte
+	secretSet     bool
+	maxBody       int64
+	readTimeout   time.Duration
+	inFlight      chan struct{} // nil: no bound
+	reading       chan struct{} // the bodies being read (see WithMaxReading)
+	log, panicLog *slog.Logger
 	// parse checks and decodes a body in place of edapp.ParseEvent, for
 	// another service's envelope; it says what to answer when it fails.
 	parse func(h http.Header, body []byte) (edapp.Event, int, error)
@@ -116,13 +116,8 @@ func newHandler(receive receiveFunc, opts []Option) (*Handler, error) {
 		panicLog:    slog.Default(),
 		reading:     make(chan struct{}, DefaultMaxReading),
 	}
-	for _, opt := range opts {
-		if opt != nil {
-			opt(h)
-		}
-	}
-	if len(h.optionProblems) > 0 {
-		return nil, fmt.Errorf("%w: webhook handler: %s", edapp.ErrInvalidInput, h.optionProblems[0])
+	if err := opt.Apply(h, opts); err != nil {
+		return nil, err
 	}
 	return h, nil
 }

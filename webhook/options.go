@@ -7,16 +7,18 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/edapp-go/edapp"
 )
 
 // Option configures a Handler. A bad value makes [NewHandler] (or
 // [Store.Handler]) fail with an error wrapping [edapp.ErrInvalidInput]; a
 // nil Option is skipped.
-type Option func(*Handler)
+type Option func(*Handler) error
 
-// problem records a bad option value, for the constructor to report.
-func (h *Handler) problem(format string, args ...any) {
-	h.optionProblems = append(h.optionProblems, fmt.Sprintf(format, args...))
+// problem is a bad option value's error.
+func problem(format string, args ...any) error {
+	return fmt.Errorf("%w: webhook handler: "+format, append([]any{edapp.ErrInvalidInput}, args...)...)
 }
 
 // WithSecretHeader makes the handler accept only deliveries whose header
@@ -38,17 +40,17 @@ func (h *Handler) problem(format string, args ...any) {
 // An empty name or value, which would accept deliveries without any secret,
 // and a name that is not a valid header name, are errors.
 func WithSecretHeader(name, value string) Option {
-	return func(h *Handler) {
+	return func(h *Handler) error {
 		switch {
 		case name == "" || value == "":
-			h.problem("WithSecretHeader needs a header name and a value")
+			return problem("WithSecretHeader needs a header name and a value")
 		case !validHeaderName(name):
-			h.problem("WithSecretHeader: %q is not a valid header name", name)
-		default:
-			h.secretName = http.CanonicalHeaderKey(name)
-			h.secretSum = sha256.Sum256([]byte(value))
-			h.secretSet = true
+			return problem("WithSecretHeader: %q is not a valid header name", name)
 		}
+		h.secretName = http.CanonicalHeaderKey(name)
+		h.secretSum = sha256.Sum256([]byte(value))
+		h.secretSet = true
+		return nil
 	}
 }
 
@@ -68,12 +70,12 @@ func validHeaderName(name string) bool {
 // one gets 413 Request Entity Too Large. The default is 1 MiB; n must be
 // positive.
 func WithMaxBodyBytes(n int64) Option {
-	return func(h *Handler) {
+	return func(h *Handler) error {
 		if n <= 0 {
-			h.problem("WithMaxBodyBytes needs a positive size, got %d", n)
-			return
+			return problem("WithMaxBodyBytes needs a positive size, got %d", n)
 		}
 		h.maxBody = n
+		return nil
 	}
 }
 
@@ -82,12 +84,12 @@ func WithMaxBodyBytes(n int64) Option {
 // Request Timeout. The default is 10 s; d must be positive. The handler sets
 // this bound itself, whatever the server's ReadTimeout is.
 func WithReadTimeout(d time.Duration) Option {
-	return func(h *Handler) {
+	return func(h *Handler) error {
 		if d <= 0 {
-			h.problem("WithReadTimeout needs a positive duration, got %v", d)
-			return
+			return problem("WithReadTimeout needs a positive duration, got %v", d)
 		}
 		h.readTimeout = d
+		return nil
 	}
 }
 
@@ -98,12 +100,12 @@ func WithReadTimeout(d time.Duration) Option {
 // connections, never the places: real deliveries keep going through
 // meanwhile. By default there is no bound; n must be positive.
 func WithMaxInFlight(n int) Option {
-	return func(h *Handler) {
+	return func(h *Handler) error {
 		if n <= 0 {
-			h.problem("WithMaxInFlight needs a positive count, got %d", n)
-			return
+			return problem("WithMaxInFlight needs a positive count, got %d", n)
 		}
 		h.inFlight = make(chan struct{}, n)
+		return nil
 	}
 }
 
@@ -115,10 +117,11 @@ func WithMaxInFlight(n int) Option {
 // slog.Default(). WithLogger(nil) makes it silent, panics included, as
 // [edapp.WithLogger](nil) makes a client silent.
 func WithLogger(l *slog.Logger) Option {
-	return func(h *Handler) {
+	return func(h *Handler) error {
 		if l == nil {
 			l = slog.New(slog.DiscardHandler)
 		}
 		h.log, h.panicLog = l, l
+		return nil
 	}
 }

@@ -16,12 +16,12 @@ const DefaultMaxReading = 64
 // its own, beside [WithMaxInFlight], which bounds the deliveries with the
 // event function. The default is [DefaultMaxReading]; n must be positive.
 func WithMaxReading(n int) Option {
-	return func(h *Handler) {
+	return func(h *Handler) error {
 		if n <= 0 {
-			h.problem("WithMaxReading needs a positive count, got %d", n)
-			return
+			return problem("WithMaxReading needs a positive count, got %d", n)
 		}
 		h.reading = make(chan struct{}, n)
+		return nil
 	}
 }
 

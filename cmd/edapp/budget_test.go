@@ -63,7 +63,7 @@ func startRedis(t *testing.T, extra ...string) string {
 func TestExportsShareTheBudgetThroughRedis(t *testing.T) {
 	t.Parallel()
 	redisURL := startRedis(t)
-	srv := edapptest.NewServer(edapptest.WithBudget(24, 10*time.Second))
+	srv := edapptest.New(t, edapptest.WithBudget(24, 10*time.Second))
 	t.Cleanup(srv.Close)
 	if _, err := srv.SeedDemo(); err != nil {
 		t.Fatal(err)
@@ -119,7 +119,7 @@ func TestExportsShareTheBudgetThroughRedis(t *testing.T) {
 
 func TestBudgetFlags(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	for _, args := range [][]string{
 		{"--budget", "30"},
@@ -167,7 +167,7 @@ func TestCheckedRedisNamesTheLikelyCause(t *testing.T) {
 	} {
 		t.Run(tc.cause, func(t *testing.T) {
 			t.Parallel()
-			srv := edapptest.NewServer()
+			srv := edapptest.New(t)
 			t.Cleanup(srv.Close)
 			r := runFake(t, srv, "export", "--out", t.TempDir(), "--kinds", "users", "--redis", tc.url)
 			wantCode(t, r, exitError)

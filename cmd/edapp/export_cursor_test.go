@@ -20,7 +20,7 @@ func TestExportFutureDatedRecord(t *testing.T) {
 	for _, dest := range []string{"db", "out"} {
 		t.Run(dest, func(t *testing.T) {
 			var shift atomic.Int64
-			srv := edapptest.NewServer(edapptest.WithClock(func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }))
+			srv := edapptest.New(t, edapptest.WithClock(func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }))
 			t.Cleanup(srv.Close)
 			demo, err := srv.SeedDemo()
 			if err != nil {

@@ -98,7 +98,7 @@ type benchFake struct {
 
 func newBenchFake(t *testing.T, users, attempts int, latency time.Duration) *benchFake {
 	t.Helper()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
 	// The fake's default is one course of three lessons, so that every
 	// attempt and event shares its course and one of three lessons.

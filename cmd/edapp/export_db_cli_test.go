@@ -28,7 +28,7 @@ func noPassword(t *testing.T, r result) {
 
 func TestExportDBUsage(t *testing.T) {
 	t.Chdir(t.TempDir()) // a usage error creates no file; if one did, not here
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	for _, tc := range []struct {
 		args []string
@@ -75,7 +75,7 @@ func TestExportDBFromEnvironment(t *testing.T) {
 
 func TestExportDBUnreachableHidesPassword(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	url := "postgres://edapp:" + dbPassword + "@127.0.0.1:" + freeLoopbackPort(t) + "/edapp?sslmode=disable&connect_timeout=3"
 	for _, args := range [][]string{{"export", "--db", url}, {"-v", "export", "--db", url}} {
@@ -94,7 +94,7 @@ func TestExportDBUnreachableHidesPassword(t *testing.T) {
 func TestExportDBRefusesNewerSchema(t *testing.T) {
 	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
-		srv := edapptest.NewServer()
+		srv := edapptest.New(t)
 		defer srv.Close()
 		db, d := openTestDB(t, url)
 		if err := dbschema.Migrate(context.Background(), db, d); err != nil {

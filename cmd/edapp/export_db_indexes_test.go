@@ -110,7 +110,7 @@ func (c hookConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, er
 func TestExportDBKeepsTheIndexesOfAnEmptyTable(t *testing.T) {
 	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
-		srv := edapptest.NewServer()
+		srv := edapptest.New(t)
 		t.Cleanup(srv.Close)
 		if _, err := srv.AddUser(edapptest.UserSpec{Username: "learner", ExternalID: "L1"}); err != nil {
 			t.Fatal(err)

@@ -75,7 +75,7 @@ func TestExportDBWritersStopWhenTheLockIsTaken(t *testing.T) {
 	t.Parallel()
 	url := dbtest.Postgres(t)
 	db, _ := migratedTestDB(t, url)
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
 	if err := srv.SeedAccount(edapptest.AccountSpec{Users: 40, Attempts: 2000}); err != nil {
 		t.Fatal(err)

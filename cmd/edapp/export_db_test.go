@@ -255,7 +255,7 @@ func TestExportDBNewProgressAndOpenAttempts(t *testing.T) {
 
 func testOpenAttempts(t *testing.T, url, window string) {
 	var shift atomic.Int64 // how far the fake's clock is behind
-	srv := edapptest.NewServer(edapptest.WithClock(func() time.Time { return time.Now().Add(-time.Duration(shift.Load())) }))
+	srv := edapptest.New(t, edapptest.WithClock(func() time.Time { return time.Now().Add(-time.Duration(shift.Load())) }))
 	t.Cleanup(srv.Close)
 	demo, err := srv.SeedDemo()
 	if err != nil {

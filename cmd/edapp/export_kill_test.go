@@ -106,7 +106,7 @@ func TestExportDBKillLoop(t *testing.T) {
 	}{{"sqlite", dbtest.SQLite}, {"postgres", dbtest.Postgres}} {
 		t.Run(d.name, func(t *testing.T) {
 			t.Parallel()
-			srv := edapptest.NewServer()
+			srv := edapptest.New(t)
 			t.Cleanup(srv.Close)
 			if err := srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts}); err != nil {
 				t.Fatal(err)

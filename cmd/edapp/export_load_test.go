@@ -27,7 +27,7 @@ func TestExportLoad(t *testing.T) {
 		t.Skip("set EDAPP_EXPORT_LOAD=1 to run: EDAPP_EXPORT_LOAD=1 go test -run TestExportLoad -v ./cmd/edapp")
 	}
 	const users, attempts = 5000, 200000
-	srv := edapptest.NewServer(edapptest.WithBudget(1400, 5*time.Minute))
+	srv := edapptest.New(t, edapptest.WithBudget(1400, 5*time.Minute))
 	defer srv.Close()
 	seedStart := time.Now()
 	if err := srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts}); err != nil {

@@ -38,7 +38,7 @@ func readmeQueries(t *testing.T) map[string]string {
 func queryFixture(t *testing.T) (*edapptest.Server, edapptest.Demo) {
 	t.Helper()
 	var shift atomic.Int64
-	srv := edapptest.NewServer(edapptest.WithClock(func() time.Time { return time.Now().Add(-time.Duration(shift.Load())) }))
+	srv := edapptest.New(t, edapptest.WithClock(func() time.Time { return time.Now().Add(-time.Duration(shift.Load())) }))
 	t.Cleanup(srv.Close)
 	demo, err := srv.SeedDemo()
 	if err != nil {

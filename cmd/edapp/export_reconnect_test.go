@@ -31,7 +31,7 @@ func reconnectFixture(t *testing.T) (*dbtest.Server, *edapptest.Server) {
 	}
 	t.Parallel()
 	pg := dbtest.NewServer(t)
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
 	if err := srv.SeedAccount(edapptest.AccountSpec{Users: 40, Attempts: 800}); err != nil {
 		t.Fatal(err)
@@ -84,7 +84,7 @@ func TestExportDBReconnectLockTaken(t *testing.T) {
 	first := exportThroughOutage(t, pg, srv, proxied, smallPages)
 
 	// The second export takes the database and waits on its fake.
-	slow := edapptest.NewServer()
+	slow := edapptest.New(t)
 	t.Cleanup(slow.Close)
 	slow.SetLatency(time.Hour)
 	ctx, cancel := context.WithCancel(context.Background())

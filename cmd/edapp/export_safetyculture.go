@@ -32,18 +32,18 @@ func (fac *factory) safetyCultureClient(budget scBudget) (*safetyculture.Client,
 	if err != nil {
 		return nil, err
 	}
-	opts := []safetyculture.Option{safetyculture.WithUserAgent("edapp-cli/" + edapp.Version), safetyculture.WithLimiter(limiterFor)}
+	opts := []edapp.Option{edapp.WithUserAgent("edapp-cli/" + edapp.Version), edapp.WithRouteLimiter(limiterFor)}
 	if base := fac.flagOrEnv(fac.baseURL, "SAFETYCULTURE_BASE_URL"); base != "" {
-		opts = append(opts, safetyculture.WithBaseURL(base))
+		opts = append(opts, edapp.WithBaseURL(base))
 	}
 	if fac.verbose {
-		opts = append(opts, safetyculture.WithLogger(fac.logger(slog.LevelDebug)))
+		opts = append(opts, edapp.WithLogger(fac.logger(slog.LevelDebug)))
 	}
 	obs, err := fac.observer(nil) // each endpoint's budget is its own: no one gauge
 	if err != nil {
 		return nil, err
 	}
-	opts = append(opts, safetyculture.WithObserver(obs))
+	opts = append(opts, edapp.WithObserver(obs))
 	c, err := safetyculture.NewClient(token, opts...)
 	if err != nil {
 		return nil, usageError{err}

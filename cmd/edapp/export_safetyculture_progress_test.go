@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
@@ -95,7 +96,7 @@ func testCourseProgressProbe(t *testing.T, url string, ignores bool) {
 	if err := sc.SetCourseProgress(sctest.ProgressSpec{UserID: users[0], CourseID: course, OpenedAt: time.Now().Add(-time.Minute), ModifiedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := safetyculture.NewClient(sc.Token, safetyculture.WithBaseURL(sc.URL))
+	c, err := safetyculture.NewClient(sc.Token, edapp.WithBaseURL(sc.URL))
 	if err != nil {
 		t.Fatal(err)
 	}

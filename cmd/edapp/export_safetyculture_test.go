@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
@@ -23,7 +24,7 @@ func scEnv(sc *sctest.Server) env {
 func scFakeCounts(t *testing.T, sc *sctest.Server) map[string]int {
 	t.Helper()
 	ctx := context.Background()
-	c, err := safetyculture.NewClient(sc.Token, safetyculture.WithBaseURL(sc.URL))
+	c, err := safetyculture.NewClient(sc.Token, edapp.WithBaseURL(sc.URL))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func loadState(t *testing.T, dir string) exportState {
 // of every lesson of the first demo course, on a fake made with opts.
 func exportFixture(t *testing.T, n int, opts ...edapptest.Option) (*edapptest.Server, edapptest.Demo) {
 	t.Helper()
-	srv := edapptest.NewServer(opts...)
+	srv := edapptest.New(t, opts...)
 	t.Cleanup(srv.Close)
 	demo, err := srv.SeedDemo()
 	if err != nil {
@@ -390,7 +390,7 @@ func TestExportPerUser(t *testing.T) {
 
 func TestExportUsage(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	dir := t.TempDir()
 	for _, args := range [][]string{

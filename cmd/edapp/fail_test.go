@@ -71,7 +71,7 @@ func sentByTheCLI(c net.Conn) bool {
 
 func TestWrongTokenStopsTheRunAfterOneRequest(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	file := writeFile(t, "users.csv", "externalId,username\nE1,bob\n")
 	for _, tc := range []struct {

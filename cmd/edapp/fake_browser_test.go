@@ -152,7 +152,7 @@ func TestBrowserCompletesALesson(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	client := servePages(t, srv)
 	userID, lessonIDs := learner(t, srv)
@@ -312,7 +312,7 @@ func TestLaunchPageScreenshot(t *testing.T) {
 
 	// A fixed clock, so that the page shows the same expiry every time.
 	issued := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-	srv := edapptest.NewServer(edapptest.WithClock(func() time.Time { return issued }))
+	srv := edapptest.New(t, edapptest.WithClock(func() time.Time { return issued }))
 	defer srv.Close()
 	userID, lessonIDs := learner(t, srv)
 	legacy, err := v1.New(servePages(t, srv))

@@ -80,7 +80,7 @@ func wantCode(t *testing.T, r result, code int) {
 
 func TestExitCodes(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	for _, tc := range []struct {
 		name string
@@ -119,7 +119,7 @@ func TestMissingTokenIsUsage(t *testing.T) {
 
 func TestWrongTokenIsError(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	r := runEnv(t, env{"EDAPP_BASE_URL": srv.URL}, "-v", "webhooks", "list", "--token", "wrong-token-value")
 	wantCode(t, r, exitError)
@@ -157,7 +157,7 @@ func TestHelpEverywhere(t *testing.T) {
 
 func TestVerboseLogsRequestsWithoutToken(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	r := runFake(t, srv, "-v", "webhooks", "list", "-o", "json")
 	wantCode(t, r, exitOK)
@@ -189,7 +189,7 @@ func TestCompletion(t *testing.T) {
 // and the command line exits 2 before any request is sent.
 func TestIsUsage(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	csv := filepath.Join(t.TempDir(), "users.csv")
 	for _, tc := range []struct {

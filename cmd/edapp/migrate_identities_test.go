@@ -15,7 +15,7 @@ import (
 func TestIdentitiesEmailNormalisation(t *testing.T) {
 	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
-		srv := edapptest.NewServer()
+		srv := edapptest.New(t)
 		t.Cleanup(srv.Close)
 		ids := map[string]string{}
 		for _, email := range []string{"kelvin@example.com", "ines@example.com", "jos\u00e9@example.com", "Tim@Example.com"} {

@@ -417,7 +417,7 @@ func TestMigrateReportNeedsBothSources(t *testing.T) {
 // identity SafetyCulture's migration carries: all of them move.
 func migrationFixture(t *testing.T, n int) *edapptest.Server {
 	t.Helper()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
 	demo, err := srv.SeedDemo()
 	if err != nil {

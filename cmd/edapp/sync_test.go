@@ -17,7 +17,7 @@ import (
 // without an external id.
 func syncFixture(t *testing.T) (*edapptest.Server, map[string]string) {
 	t.Helper()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
 	ids := map[string]string{}
 	var err error
@@ -251,7 +251,7 @@ func manyUsers(t *testing.T, srv *edapptest.Server, n int) {
 
 func TestSyncMaxDeletes(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
 	manyUsers(t, srv, 20)
 	// The file lists one user that does not exist yet: every managed user

@@ -42,7 +42,7 @@ func gaugeValues(t *testing.T, body []byte) map[string]int64 {
 // holds it: every request of both runs is used, and the rest remains.
 func TestTelemetryReportsTheBudgetSharedThroughRedis(t *testing.T) {
 	redisURL := startRedis(t)
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
 	if _, err := srv.SeedDemo(); err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 // A 429's pause shows without -v, and the run's "waited" includes it.
 func TestWaitsShowA429Pause(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	if _, err := srv.SeedDemo(); err != nil {
 		t.Fatal(err)
@@ -36,7 +36,7 @@ func TestWaitsShowA429Pause(t *testing.T) {
 // A wait for the budget over a second shows when it starts and when it ends.
 func TestWaitsShowALongBudgetWait(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	file := writeFile(t, "users.csv", "externalId,username\nN1,n1\nN2,n2\n")
 	// Groups and users take the budget of 2; the creates wait for the window.

@@ -111,13 +111,29 @@ func maskHeaders(hooks []edapp.Webhook) []edapp.Webhook {
 	out := make([]edapp.Webhook, len(hooks))
 	for i, h := range hooks {
 		if h.Headers != nil {
-			m := make(map[string]string, len(h.Headers))
+			m := make(edapp.WebhookHeaders, len(h.Headers))
 			for k := range h.Headers {
 				m[k] = masked
 			}
 			h.Headers = m
 		}
 		out[i] = h
+	}
+	return out
+}
+
+// shownWebhook is a webhook as --show-secrets -o json prints it: its
+// header values in full, which edapp.WebhookHeaders' own encoding masks.
+type shownWebhook struct {
+	edapp.Webhook
+	Headers map[string]string `json:"headers"`
+}
+
+// showHeaders returns hooks in the form that encodes their header values.
+func showHeaders(hooks []edapp.Webhook) []shownWebhook {
+	out := make([]shownWebhook, len(hooks))
+	for i, h := range hooks {
+		out[i] = shownWebhook{Webhook: h, Headers: h.Headers}
 	}
 	return out
 }
@@ -132,6 +148,9 @@ func (v *webhookView) print(w io.Writer, hooks []edapp.Webhook) error {
 		hooks = maskHeaders(hooks)
 	}
 	if format == "json" {
+		if v.showSecrets {
+			return writeJSON(w, showHeaders(hooks))
+		}
 		return writeJSON(w, hooks)
 	}
 	rows := make([][]string, 0, len(hooks))

@@ -300,7 +300,7 @@ func TestServeREADMEQuery(t *testing.T) {
 	}
 	query := string(m[1])
 	bothDBs(t, func(t *testing.T, url string) {
-		srv := edapptest.NewServer()
+		srv := edapptest.New(t)
 		t.Cleanup(srv.Close)
 		demo, err := srv.SeedDemo()
 		if err != nil {

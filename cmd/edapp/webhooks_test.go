@@ -18,7 +18,7 @@ import (
 
 func TestWebhooksCreateListDelete(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	ids := map[string]string{}
 
@@ -68,7 +68,7 @@ func TestWebhooksCreateListDelete(t *testing.T) {
 
 func TestWebhooksListEmptyJSON(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	r := runFake(t, srv, "webhooks", "list", "-o", "json")
 	wantCode(t, r, exitOK)
@@ -162,7 +162,7 @@ func TestSendTestBadInput(t *testing.T) {
 // in every output form: no header value unless --show-secrets.
 func TestWebhooksMaskHeaderValues(t *testing.T) {
 	t.Parallel()
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	const secret = "s3cret-value-Q9"
 	create := []string{"webhooks", "create", "--event", "LessonCompletedEvent", "--url", "https://example.com/e", "--header", "X-Webhook-Secret=" + secret}

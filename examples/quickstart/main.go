@@ -41,6 +41,7 @@ import (
 func main() {
 	write := flag.Bool("write", false, "against the real service: create the group, user and webhook (otherwise read only)")
 	hookURL := flag.String("webhook-url", "", "against the real service with -write: a public URL that receives deliveries")
+	flag.Usage = usage
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -331,9 +332,8 @@ func dated(t edapp.Time) string {
 
 func step(n int, title string) { fmt.Printf("%d. %s\n", n, title) }
 
-func init() {
-	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: quickstart [-write] [-webhook-url URL]\n\nWithout EDAPP_API_TOKEN it runs against a built-in fake service.\n\n")
-		flag.PrintDefaults()
-	}
+// usage prints how to run the example.
+func usage() {
+	fmt.Fprintf(os.Stderr, "usage: quickstart [-write] [-webhook-url URL]\n\nWithout EDAPP_API_TOKEN it runs against a built-in fake service.\n\n")
+	flag.PrintDefaults()
 }

@@ -9,7 +9,7 @@ import (
 )
 
 func TestQuickstartAgainstFake(t *testing.T) {
-	srv := edapptest.NewServer()
+	srv := edapptest.New(t)
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

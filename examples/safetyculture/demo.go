@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
@@ -29,14 +30,14 @@ func (d *demo) Close() { d.sc.Close(); d.edapp.Close() }
 // the caller closes.
 func connect() (*safetyculture.Client, *demo, error) {
 	if os.Getenv(safetyculture.EnvAPIToken) != "" {
-		sc, err := safetyculture.NewClientFromEnv(safetyculture.WithUserAgent("edapp-go-example"))
+		sc, err := safetyculture.NewClientFromEnv(edapp.WithUserAgent("edapp-go-example"))
 		return sc, nil, err
 	}
 	d, err := newDemo()
 	if err != nil {
 		return nil, nil, err
 	}
-	sc, err := safetyculture.NewClient(d.sc.Token, safetyculture.WithBaseURL(d.sc.URL))
+	sc, err := safetyculture.NewClient(d.sc.Token, edapp.WithBaseURL(d.sc.URL))
 	if err != nil {
 		d.Close()
 		return nil, nil, err
@@ -46,7 +47,11 @@ func connect() (*safetyculture.Client, *demo, error) {
 
 // newDemo seeds a fake EdApp account and moves it to a fake SafetyCulture.
 func newDemo() (*demo, error) {
-	d := &demo{edapp: edapptest.NewServer()}
+	ed, err := edapptest.NewServer()
+	if err != nil {
+		return nil, err
+	}
+	d := &demo{edapp: ed}
 	if err := d.edapp.SeedAccount(edapptest.AccountSpec{Users: 60, Groups: 4, Courses: 5, Attempts: 600}); err != nil {
 		d.edapp.Close()
 		return nil, err
@@ -73,7 +78,7 @@ func (d *demo) receiveOneDelivery(ctx context.Context, out io.Writer, sc *safety
 		return err
 	}
 	got := make(chan *safetyculture.WebhookEvent, 1)
-	h, err := safetyculture.NewWebhookHandler(secret.Reveal(), func(_ context.Context, ev *safetyculture.WebhookEvent) error {
+	h, err := safetyculture.NewWebhookHandler(secret.Value(), func(_ context.Context, ev *safetyculture.WebhookEvent) error {
 		select {
 		case got <- ev:
 		default:
@@ -90,7 +95,7 @@ func (d *demo) receiveOneDelivery(ctx context.Context, out io.Writer, sc *safety
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
 	defer srv.Close()
-	hook, err := sc.Webhooks.Create(ctx, safetyculture.WebhookParams{URL: "http://" + ln.Addr().String(), TriggerEvents: []string{"TRIGGER_EVENT_TRAINING_COURSE_COMPLETED"}})
+	hook, err := sc.Webhooks.Create(ctx, safetyculture.WebhookCreateParams{URL: "http://" + ln.Addr().String(), TriggerEvents: []string{"TRIGGER_EVENT_TRAINING_COURSE_COMPLETED"}})
 	if err != nil {
 		return err
 	}

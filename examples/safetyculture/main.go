@@ -108,7 +108,7 @@ func checkSavedDelivery(ctx context.Context, out io.Writer, sc *safetyculture.Cl
 	if err != nil {
 		return fmt.Errorf("webhook secret: %w", err)
 	}
-	if err := safetyculture.VerifySignature(body, signature, secret.Reveal()); err != nil {
+	if err := safetyculture.VerifySignature(body, signature, secret.Value()); err != nil {
 		return err
 	}
 	ev, err := safetyculture.ParseWebhookEvent(body)

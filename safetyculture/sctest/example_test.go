@@ -14,7 +14,10 @@ import (
 // migrated copy in SafetyCulture with the planted differences listed.
 func ExampleServer_SeedMigration() {
 	moved := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	edappFake := edapptest.NewServer(edapptest.WithClock(func() time.Time { return moved }))
+	edappFake, err := edapptest.NewServer(edapptest.WithClock(func() time.Time { return moved }))
+	if err != nil {
+		panic(err)
+	}
 	defer edappFake.Close()
 	if err := edappFake.SeedAccount(edapptest.AccountSpec{Users: 200, Groups: 10, Courses: 8, Attempts: 4000}); err != nil {
 		panic(err)

@@ -1,7 +1,6 @@
 package sctest
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/internal/opt"
 )
 
 // Migration describes the account SeedMigration built: how the EdApp ids
@@ -101,28 +101,29 @@ type AfterMove struct {
 // MigrationOption configures SeedMigration. A bad value makes it fail
 // with an error wrapping edapp.ErrInvalidInput, before it changes
 // anything; a nil MigrationOption is skipped.
-type MigrationOption func(*migrationConfig)
+type MigrationOption func(*migrationConfig) error
 
 type migrationConfig struct {
 	seed        string
 	noAnomalies bool
-	err         error // the first bad option value
 }
 
 // NoAnomalies makes a faithful copy: no planted differences, and carried
 // completions keep their score.
-func NoAnomalies() MigrationOption { return func(c *migrationConfig) { c.noAnomalies = true } }
+func NoAnomalies() MigrationOption {
+	return func(c *migrationConfig) error { c.noAnomalies = true; return nil }
+}
 
 // WithMigrationSeed changes the new ids and which records the planted
 // differences and the later activity pick; the default is "1". An empty
 // seed is an error.
 func WithMigrationSeed(seed string) MigrationOption {
-	return func(c *migrationConfig) {
+	return func(c *migrationConfig) error {
 		if seed == "" {
-			c.err = cmp.Or(c.err, fmt.Errorf("sctest: WithMigrationSeed: empty seed: %w", edapp.ErrInvalidInput))
-			return
+			return fmt.Errorf("sctest: WithMigrationSeed: empty seed: %w", edapp.ErrInvalidInput)
 		}
 		c.seed = seed
+		return nil
 	}
 }
 
@@ -147,13 +148,8 @@ func WithMigrationSeed(seed string) MigrationOption {
 // wrapping edapp.ErrInvalidInput for a bad option value.
 func (s *Server) SeedMigration(src *edapptest.Server, opts ...MigrationOption) (*Migration, error) {
 	cfg := migrationConfig{seed: "1"}
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&cfg)
-		}
-	}
-	if cfg.err != nil {
-		return nil, cfg.err
+	if err := opt.Apply(&cfg, opts); err != nil {
+		return nil, err
 	}
 	snap := src.Snapshot()
 	m := &migrator{cfg: cfg, snap: snap, out: &Migration{MovedAt: snap.Now, Users: map[string]string{},

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/internal/opt"
 )
 
 // MaxBodyBytes bounds a request body; a larger one gets 413.
@@ -158,13 +159,8 @@ func NewServer(opts ...Option) (*Server, error) {
 // fake) and sets URL if it needs it. Close does nothing.
 func NewUnstarted(opts ...Option) (*Server, error) {
 	cfg := config{token: randomHex(16), clock: time.Now, limits: DefaultLimits}
-	for _, opt := range opts {
-		if opt == nil {
-			continue
-		}
-		if err := opt(&cfg); err != nil {
-			return nil, err
-		}
+	if err := opt.Apply(&cfg, opts); err != nil {
+		return nil, err
 	}
 	s := &Server{Token: cfg.token, cfg: cfg, st: newStore(cfg.clock()), limiter: newLimiter(cfg.limits),
 		counts: newCounters(), overrides: http.NewServeMux()}

@@ -17,6 +17,8 @@ func Connect(opts ...edapp.Option) (client *edapp.Client, srv *edapptest.Server,
 		client, err = edapp.NewClientFromEnv(append([]edapp.Option{edapp.WithUserAgent("edapp-go-example")}, opts...)...)
 		return client, nil, err
 	}
-	srv = edapptest.NewServer()
+	if srv, err = edapptest.NewServer(); err != nil {
+		return nil, nil, err
+	}
 	return srv.Client(opts...), srv, nil
 }

@@ -27,7 +27,10 @@ func (f *Flags) Serve(ctx context.Context, stdout, stderr io.Writer, also ...Als
 	if err := f.Check(); err != nil {
 		return err
 	}
-	fake := edapptest.NewServer(f.Options()...)
+	fake, err := edapptest.NewServer(f.Options()...)
+	if err != nil {
+		return err
+	}
 	defer fake.Close()
 	learners, err := f.load(fake, stderr)
 	if err != nil {

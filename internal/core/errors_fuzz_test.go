@@ -1,4 +1,4 @@
-package edapp
+package core
 
 import (
 	"testing"
@@ -9,7 +9,7 @@ func FuzzErrorBody(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		_ = messageOf(body)
+		_ = MessageOf(body)
 		e := &APIError{StatusCode: 500, Method: "GET", Path: "/x", Body: body}
 		_ = e.Error()
 	})
