@@ -82,7 +82,8 @@ type planned struct {
 // plan asks every destination where it would start, tells them where the
 // fetch starts: the earliest From, and a resumed page only when all agree.
 // A mirrored kind every destination fetched less than MaxAge ago, with no
-// walk to resume, is skipped.
+// walk to resume, is skipped. A Remirror kind's walk that every
+// destination resumes goes on in its mode; else the run chooses one.
 func (e *engine) plan(ctx context.Context, k *Kind) (planned, error) {
 	var p Plan
 	for i, d := range e.dests {
@@ -91,17 +92,20 @@ func (e *engine) plan(ctx context.Context, k *Kind) (planned, error) {
 			return planned{}, err
 		}
 		q.Page = max(q.Page, 1)
+		resumed := p.Resumed && q.Resumed && q.From.Equal(p.From)
 		switch {
 		case i == 0:
 			p = q
 		case !q.From.Equal(p.From) || q.Page != p.Page:
-			p = Plan{From: earliest(p.From, q.From), Page: 1, Fetched: p.Fetched}
+			p = Plan{From: earliest(p.From, q.From), Page: 1, Fetched: p.Fetched, Resumed: resumed}
+		default:
+			p.Resumed = resumed
 		}
 		if i > 0 {
 			p.Fetched = earliest(p.Fetched, q.Fetched)
 		}
 	}
-	if !k.Incremental && e.opts.MaxAge > 0 && !e.run.Fresh && p.Page == 1 && !p.Fetched.IsZero() && e.run.Now.Sub(p.Fetched) < e.opts.MaxAge {
+	if !k.Incremental && e.opts.MaxAge > 0 && !e.run.Fresh && p.Page == 1 && !p.Resumed && !p.Fetched.IsZero() && e.run.Now.Sub(p.Fetched) < e.opts.MaxAge {
 		return planned{Plan: p, skip: true}, nil
 	}
 	if !k.Incremental {
@@ -109,7 +113,10 @@ func (e *engine) plan(ctx context.Context, k *Kind) (planned, error) {
 	}
 	var note string
 	var waited time.Duration
-	if k.Remirror {
+	switch {
+	case k.Remirror && p.Resumed:
+		note = resumedNote(p)
+	case k.Remirror:
 		full, why, w, err := e.fullWalk(ctx, k, p)
 		waited = w
 		if err != nil {
@@ -148,6 +155,15 @@ func (e *engine) fullWalk(ctx context.Context, k *Kind, p Plan) (full bool, why 
 		return true, "fetched in full: the service ignores the date filter", waited, nil
 	}
 	return false, "fetched from " + p.From.Format(time.RFC3339), waited, nil
+}
+
+// resumedNote is the summary's note of a Remirror kind whose walk under
+// way goes on in the mode its run chose.
+func resumedNote(p Plan) string {
+	if p.From.IsZero() {
+		return "fetched in full: a full fetch resumed"
+	}
+	return "fetched from " + p.From.Format(time.RFC3339) + " (resumed)"
 }
 
 // earliest is the earlier of two lower bounds (or fetch times); zero (no
