@@ -17,13 +17,8 @@ var shapePackages = []string{".", "safetyculture", "v1", "webhook", "usersync"}
 
 // sharedNames are the types the root declares once for every client of the
 // module: no other package declares its own, or wraps the root's options
-// in options of its own. ListOptions is shared too, except where
-// pendingListOptions lists a package that still has its own.
+// in options of its own.
 var sharedNames = []string{"Secret", "Option", "RequestOption", "Response", "APIError", "Page", "ListOptions"}
-
-// pendingListOptions lists the packages that still declare their own
-// ListOptions (the same two fields), to be folded into the root's.
-var pendingListOptions = map[string]bool{"safetyculture": true}
 
 // shapeProblems applies the API-shape rules to pkgs (import path's last
 // element, or "." for the root, to its files) and returns what breaks them.
@@ -56,9 +51,6 @@ func sharedTypeProblems(pkg string, d *ast.GenDecl) []string {
 		name := s.(*ast.TypeSpec).Name.Name
 		for _, shared := range sharedNames {
 			if name != shared {
-				continue
-			}
-			if name == "ListOptions" && pendingListOptions[pkg] {
 				continue
 			}
 			if name == "Option" && !clientPackage(pkg) {
@@ -189,6 +181,9 @@ type Option func(*config)
 
 type WebhookParams struct{ URL string }
 
+// ListOptions is a second list-options type, as safetyculture once had.
+type ListOptions struct{ Page, PageSize int }
+
 func NewClient(token string, opts ...Option) (*Client, error) { return nil, nil }
 
 func (s *WebhooksService) Create(ctx context.Context, params WebhookParams, ropts ...edapp.RequestOption) error {
@@ -204,6 +199,7 @@ func (s *WebhooksService) Create(ctx context.Context, params WebhookParams, ropt
 		"safetyculture: Create: params of type WebhookParams, not XCreateParams",
 		"safetyculture: Create: per-call options named ropts, not reqOpts",
 		"safetyculture: NewClient: takes ...Option, not edapp.Option",
+		"safetyculture: declares a second ListOptions; use edapp.ListOptions",
 		"safetyculture: declares a second Option; use edapp.Option",
 		"safetyculture: declares a second Secret; use edapp.Secret",
 	}

@@ -5,7 +5,6 @@ import (
 	"iter"
 	"log/slog"
 	"net/http"
-	"reflect"
 	"strings"
 
 	"github.com/edapp-go/edapp/internal/core"
@@ -13,17 +12,14 @@ import (
 	"github.com/edapp-go/edapp/internal/pager"
 )
 
-// ListOptions pages a list operation. The service's pages are 1-based with
-// 25 items by default and 1000 at most. The All iterators ask for 1000
-// unless PageSize is set.
-type ListOptions struct {
-	Page     int `url:"page,omitempty"`     // 1-based
-	PageSize int `url:"pageSize,omitempty"` // service maximum 1000
-}
-
-// listOptions lets the generic iterator reach the ListOptions embedded in
-// an operation's own options.
-func (o *ListOptions) listOptions() *ListOptions { return o }
+// ListOptions pages a list operation, of either client: the lists' option
+// structs embed it. The service's pages are 1-based with 25 items by
+// default and 1000 at most. The All iterators ask for 1000 unless PageSize
+// is set.
+//
+// Fields: Page, 1-based (0: the first); PageSize (0: the service's
+// default; 1000 at most).
+type ListOptions = core.ListOptions
 
 // MaxPageSize is the largest page the service serves.
 const MaxPageSize = 1000
@@ -85,8 +81,8 @@ func listPage[T any](ctx context.Context, c *Client, path ids.Path, query any, o
 
 // pageNumber returns the page a list call asked for, from its options.
 func pageNumber(query any) int {
-	if q, ok := query.(interface{ listOptions() *ListOptions }); ok && !core.IsNil(q) {
-		return q.listOptions().Page
+	if lo, ok := core.ListOptionsIn(query); ok {
+		return lo.Page
 	}
 	return 0
 }
@@ -95,11 +91,10 @@ func pageNumber(query any) int {
 // service reads them.
 func pagePosition(query any) (page, size int) {
 	page, size = 1, pager.DefaultPageSize
-	q, ok := query.(interface{ listOptions() *ListOptions })
-	if !ok || reflect.ValueOf(q).IsNil() {
+	lo, ok := core.ListOptionsIn(query)
+	if !ok {
 		return page, size
 	}
-	lo := q.listOptions()
 	if lo.Page > 0 {
 		page = lo.Page
 	}
@@ -120,10 +115,7 @@ func (c *Client) warnCountContradicted(ctx context.Context, path string, page, t
 
 // all turns a ListX method into its AllX iterator, which draws from the
 // limiter's bulk lane.
-func all[T any, O any, PO interface {
-	*O
-	listOptions() *ListOptions
-}](ctx context.Context, opts PO, list func(context.Context, PO, ...RequestOption) (*Page[T], error), ropts []RequestOption) iter.Seq2[T, error] {
+func all[T any, O any, PO core.Paged[O]](ctx context.Context, opts PO, list func(context.Context, PO, ...RequestOption) (*Page[T], error), ropts []RequestOption) iter.Seq2[T, error] {
 	return pages(ctx, opts, list, true, ropts)
 }
 
@@ -133,15 +125,12 @@ func all[T any, O any, PO interface {
 // WithResponseInto is filled by the goroutine running the loop, before each
 // page's items are yielded, an empty last page's included. Items already
 // yielded in the walk are dropped by their key (see walkKey).
-func pages[T any, O any, PO interface {
-	*O
-	listOptions() *ListOptions
-}](ctx context.Context, opts PO, list func(context.Context, PO, ...RequestOption) (*Page[T], error), bulk bool, ropts []RequestOption) iter.Seq2[T, error] {
+func pages[T any, O any, PO core.Paged[O]](ctx context.Context, opts PO, list func(context.Context, PO, ...RequestOption) (*Page[T], error), bulk bool, ropts []RequestOption) iter.Seq2[T, error] {
 	var base O
 	if opts != nil {
 		base = *opts
 	}
-	first := PO(&base).listOptions()
+	first := core.ListOptionsOf(PO(&base))
 	size := first.PageSize
 	if size <= 0 {
 		size = MaxPageSize
@@ -167,10 +156,7 @@ func pages[T any, O any, PO interface {
 // pageFetch fetches one page of list for a walk: base's options at that
 // page, rc's request options without the caller's Response, which is
 // filled before the page is yielded instead.
-func pageFetch[T any, O any, PO interface {
-	*O
-	listOptions() *ListOptions
-}](walkCtx context.Context, base O, list func(context.Context, PO, ...RequestOption) (*Page[T], error), rc core.RequestConfig, bulk bool) pager.Fetch[T] {
+func pageFetch[T any, O any, PO core.Paged[O]](walkCtx context.Context, base O, list func(context.Context, PO, ...RequestOption) (*Page[T], error), rc core.RequestConfig, bulk bool) pager.Fetch[T] {
 	into := rc.Resp
 	perPage := func(c *core.RequestConfig) error {
 		*c = rc
@@ -181,7 +167,7 @@ func pageFetch[T any, O any, PO interface {
 	contradicted := false // a page of the walk contradicted its count; loop goroutine only
 	return func(ctx context.Context, page, pageSize int) (*pager.Result[T], error) {
 		o := base
-		lo := PO(&o).listOptions()
+		lo := core.ListOptionsOf(PO(&o))
 		lo.Page, lo.PageSize = page, pageSize
 		p, err := list(ctx, &o, perPage)
 		if err != nil {

@@ -34,6 +34,7 @@ var migrations = slices.Concat(migrationsBeforeSeen, []Migration{
 	{Version: IdentityPairsVersion, Name: "identity pairs", Steps: identityPairsSteps()},
 	{Version: 17, Name: "safetyculture zero scores", Steps: zeroScoreSteps},
 	{Version: 18, Name: "schema version bigint", Steps: []Step{BigintColumn{edappSchemaTable.Name, "version"}}},
+	{Version: RejectsByRecordVersion, Name: "rejects by record", Steps: rejectsByRecordSteps()},
 })
 
 // openAttemptsIndex finds the oldest open attempt of a source at once,

@@ -2,9 +2,14 @@ package dbschema
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 type pgError string
@@ -44,6 +49,50 @@ func TestRawJSON(t *testing.T) {
 	if got := cut("ééé", 3); got != "é..." {
 		t.Errorf("cut = %q", got)
 	}
+}
+
+func TestBoundRaw(t *testing.T) {
+	t.Parallel()
+	for name, raw := range map[string]string{
+		"json":     `{"a":"` + strings.Repeat("x", 3*MaxRejectRawBytes) + `"}`,
+		"controls": strings.Repeat("\x01", MaxRejectRawBytes-10), // six bytes each once quoted
+		"runes":    strings.Repeat("é\"", MaxRejectRawBytes),
+	} {
+		v, size := boundRaw(raw)
+		s, _ := v.(string)
+		var back string
+		if err := json.Unmarshal([]byte(s), &back); err != nil || len(s) > MaxRejectRawBytes || !utf8.ValidString(back) ||
+			!strings.HasSuffix(back, "...") || size != len(raw) {
+			t.Errorf("%s: kept %d bytes (%v), size %v: want a JSON string of at most %d", name, len(s), err, size, MaxRejectRawBytes)
+		}
+	}
+	if v, size := boundRaw(`{"a":1}`); v != `{"a":1}` || size != 7 {
+		t.Errorf("a small body: %v, %v", v, size)
+	}
+	if v, size := boundRaw(""); v != nil || size != nil {
+		t.Errorf("no body: %v, %v", v, size)
+	}
+}
+
+func TestRecordKey(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", maxKeyedIdentity+1)
+	for _, c := range []struct{ identity, raw, want string }{
+		{"u1", `{"id":"u1"}`, "u1"},
+		{"u1", `{"id":"u1","name":"changed"}`, "u1"},
+		{strings.Repeat("é", maxKeyedIdentity), "", strings.Repeat("é", maxKeyedIdentity)},
+		{long, "", "sha256:" + hexSum(long)},
+		{"", `{"name":"no id"}`, "sha256:" + hexSum(`{"name":"no id"}`)},
+	} {
+		if got := RecordKey(c.identity, c.raw); got != c.want {
+			t.Errorf("RecordKey(%.20q, %q) = %.30q, want %.30q", c.identity, c.raw, got, c.want)
+		}
+	}
+}
+
+func hexSum(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }
 
 // A database out of room is told apart from one that refuses a row, on

@@ -84,6 +84,8 @@ type Database struct {
 	known      map[string]*knownRows // the write under way: its kind's known (see changed)
 	ckpt       *checkpointer         // SQLite's: nil when the connection checkpoints its own commits
 	rejects    []dbschema.Reject     // the write under way: its rows rejected so far
+	heldKeys   rejectKeys            // the write under way: its kind's dbKind.held
+	accepted   rejectList            // the write under way: the record keys of held it wrote, by table
 	span       *span                 // SQLite's: the groups' writes not yet committed
 	spanAge    time.Duration         // how long a span may stay open (spanAge; 0: a transaction per group)
 	starts     map[string]kindStart  // the kinds' starts read ahead (startOf), by kind
@@ -100,6 +102,7 @@ type dbKind struct {
 	known    map[string]*knownRows // by table: its rows when the walk began (loadKnown); nil until read
 	reading  chan struct{}         // closed when prefetchKnown has read known, or failed to; nil: no read under way
 	same     int                   // the records left out as unchanged
+	held     rejectKeys            // the record keys of the rejects of the kind's tables when it began, by table
 	fields   *table                // the users': their custom fields' table
 	start    kindStart             // the database as the kind's start found it (startOf)
 }

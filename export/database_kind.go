@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/edapp-go/edapp/dbschema"
@@ -43,6 +45,9 @@ func (x *Database) resumePlan(ctx context.Context, k *Kind, r RunInfo, c *dbKind
 		return Plan{}, err
 	}
 	c.walk = c.start.walk
+	if c.held, err = x.heldRejects(ctx, k.Name); err != nil {
+		return Plan{}, err
+	}
 	if r.Fresh {
 		if _, err := x.conn.ExecContext(ctx, x.q(`DELETE FROM edapp_export_kinds WHERE source = ? AND kind = ?`), x.source, k.Name); err != nil {
 			return Plan{}, err
@@ -50,7 +55,7 @@ func (x *Database) resumePlan(ctx context.Context, k *Kind, r RunInfo, c *dbKind
 		c.walk = walkState{}
 	}
 	if c.walk.run != 0 {
-		return Plan{From: c.walk.from, Page: c.walk.pages + 1}, nil
+		return Plan{From: c.walk.from, Page: c.walk.pages + 1, Fetched: c.walk.completed, Resumed: true}, nil
 	}
 	p := Plan{From: r.Since, Page: 1, Fetched: c.walk.completed}
 	if !c.walk.cursor.IsZero() {
@@ -155,7 +160,8 @@ func (x *Database) write(ctx context.Context, c *dbKind, b *Batch) error {
 	if c.full {
 		x.seenRun, x.known = c.walk.run, c.known
 	}
-	defer func() { x.seenRun, x.known = 0, nil }()
+	x.heldKeys = c.held
+	defer func() { x.seenRun, x.known, x.heldKeys = 0, nil, nil }()
 	n, err := x.writeBatch(ctx, c, b)
 	x.fresh = false
 	if c.fresh && keyTaken(err) {
@@ -183,13 +189,14 @@ func (x *Database) write(ctx context.Context, c *dbKind, b *Batch) error {
 type batchCounts struct{ records, fields, same, written int }
 
 // writeBatch is Write's transaction (on SQLite, its part of a span). The
-// group's rejects go in after all its rows: a group that fails within a
+// rejects of the records it wrote are cleared, and the group's rejects
+// go in after all its rows: a group that fails within a
 // span is written again over what it left, and so leaves no reject behind
 // to be kept twice.
 func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *Batch) (n batchCounts, err error) {
-	defer func() { x.rejects = nil }()
+	defer func() { x.rejects, x.accepted = nil, nil }()
 	err = x.writeTx(ctx, len(b.Records), func(tx *sql.Tx) error {
-		x.rejects = nil
+		x.rejects, x.accepted = nil, rejectList{}
 		if n, err = x.upsert(ctx, tx, c.t, b.Records, c.walk.run); err != nil {
 			return err
 		}
@@ -200,6 +207,9 @@ func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *Batch) (n batch
 		}
 		for _, r := range b.Refused {
 			x.rejects = append(x.rejects, x.refused(c.t, r))
+		}
+		if err := x.clearAccepted(ctx, tx); err != nil {
+			return err
 		}
 		if err := dbschema.InsertRejects(ctx, tx, x.d, x.rejects); err != nil {
 			return err
@@ -416,4 +426,56 @@ func (x *Database) lockIndexes(ctx context.Context, tx *sql.Tx) error {
 	}
 	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(indexesLockKey))
 	return err
+}
+
+// rejectKeys are record keys of the rejects table, by table (kind).
+type rejectKeys map[string]map[string]bool
+
+// rejectList is record keys of the rejects table, by table (kind).
+type rejectList map[string][]string
+
+// heldRejects is the record keys of the rejects of kind's tables that
+// have an identity, by table: the records that a write accepting them
+// clears (see clearAccepted). Mostly none, and then nothing is looked
+// up as rows are written.
+func (x *Database) heldRejects(ctx context.Context, kind string) (rejectKeys, error) {
+	tables := loadTables(kind)
+	q := `SELECT kind, record_key FROM rejects WHERE source = ? AND kind IN (?` + strings.Repeat(", ?", len(tables)-1) + `) AND identity IS NOT NULL`
+	args := []any{x.source}
+	for _, t := range tables {
+		args = append(args, t)
+	}
+	rows, err := x.conn.QueryContext(ctx, x.q(q), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	held := rejectKeys{}
+	for rows.Next() {
+		var table, key string
+		if err := rows.Scan(&table, &key); err != nil {
+			return nil, err
+		}
+		if held[table] == nil {
+			held[table] = map[string]bool{}
+		}
+		held[table][key] = true
+	}
+	return held, rows.Err()
+}
+
+// clearAccepted removes from rejects, within the group's tx, the rows of
+// the records it wrote, but those it refused again.
+func (x *Database) clearAccepted(ctx context.Context, tx *sql.Tx) error {
+	refused := map[[2]string]bool{}
+	for _, r := range x.rejects {
+		refused[[2]string{r.Kind, dbschema.RecordKey(r.Identity, r.Raw)}] = true
+	}
+	for table, keys := range x.accepted {
+		keys = slices.DeleteFunc(keys, func(k string) bool { return refused[[2]string{table, k}] })
+		if err := dbschema.ClearRejects(ctx, tx, x.d, x.source, table, keys); err != nil {
+			return err
+		}
+	}
+	return nil
 }

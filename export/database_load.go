@@ -134,6 +134,7 @@ func (u *upserter) nextRow(chunks <-chan rowChunk, failed *error) func() ([]any,
 				return nil, c.err
 			}
 			u.rejects = append(u.rejects, c.rejects...)
+			u.accept(c.rows)
 			rows = u.changed(c.rows)
 		}
 		row := rows[0]

@@ -281,6 +281,7 @@ func (u *upserter) write(ctx context.Context, chunks <-chan rowChunk) (int, erro
 			return 0, c.err
 		}
 		u.rejects = append(u.rejects, c.rejects...)
+		u.accept(c.rows)
 		for rows := u.changed(c.rows); len(rows) > 0; {
 			n := min(u.per, len(rows))
 			if err := u.exec(ctx, rows[:n]); err != nil {
@@ -364,14 +365,8 @@ func boundIndexed(t *table, row []any) {
 // identity, its raw column (or its columns as a JSON object) as raw.
 func (x *Database) reject(t *table, row []any, why string) dbschema.Reject {
 	r := dbschema.Reject{Source: x.source, Kind: t.name, Reason: why, Run: x.run, At: time.Now()}
-	var key []string
-	for _, i := range t.key {
-		if t.cols[i].Name != "source" { // a column of its own in rejects
-			key = append(key, fmt.Sprint(row[i]))
-		}
-	}
 	if !strings.HasPrefix(why, "no usable identity") {
-		r.Identity = strings.Join(key, " / ")
+		r.Identity = t.identity(row)
 	}
 	cols := map[string]any{}
 	for i, c := range t.cols {
@@ -400,6 +395,32 @@ func (x *Database) refused(t *table, r edapp.DroppedRecord) dbschema.Reject {
 	return dbschema.Reject{Source: x.source, Kind: t.name, Reason: why, Raw: dbschema.ValidUTF8(string(r.Raw)), Run: x.run, At: time.Now()}
 }
 
+// identity is row's key as the rejects table names it: its key columns
+// but source (a column of its own there), joined by " / ".
+func (t *table) identity(row []any) string {
+	key := make([]string, 0, len(t.key))
+	for _, i := range t.key {
+		if t.cols[i].Name != "source" {
+			key = append(key, fmt.Sprint(row[i]))
+		}
+	}
+	return strings.Join(key, " / ")
+}
+
+// accept keeps the record keys of rows, about to be written, that the
+// rejects table holds from an earlier refusal, for the group's write to
+// clear (see writeBatch).
+func (u *upserter) accept(rows [][]any) {
+	if len(u.held) == 0 {
+		return
+	}
+	for _, row := range rows {
+		if k := dbschema.RecordKey(u.t.identity(row), ""); u.held[k] {
+			u.accepted = append(u.accepted, k)
+		}
+	}
+}
+
 // insertRows upserts rows whose keys are distinct, and returns how many
 // it rejected, rejects (refused before) included.
 func (x *Database) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows [][]any, rejects []dbschema.Reject) (int, error) {
@@ -419,15 +440,17 @@ func (x *Database) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows []
 // last, unprepared statement. PostgreSQL takes hundreds of rows, saving
 // round trips.
 type upserter struct {
-	x       *Database
-	tx      *sql.Tx
-	t       *table
-	per     int
-	stmt    *sql.Stmt
-	rejects []dbschema.Reject // for the rejects table, by flush
-	seen    [][]string        // the keys of the rows written or left out, for edapp_export_seen, by flush
-	known   *knownRows        // the table's rows when the walk began (see changed)
-	same    int               // the rows left out as unchanged
+	x        *Database
+	tx       *sql.Tx
+	t        *table
+	per      int
+	stmt     *sql.Stmt
+	rejects  []dbschema.Reject // for the rejects table, by flush
+	held     map[string]bool   // the record keys of the table's rejects when the kind began
+	accepted []string          // the keys of held whose records are being written, for flush
+	seen     [][]string        // the keys of the rows written or left out, for edapp_export_seen, by flush
+	known    *knownRows        // the table's rows when the walk began (see changed)
+	same     int               // the rows left out as unchanged
 	// affected is the rows the statements inserted or changed, as the
 	// database counts them.
 	affected int64
@@ -438,7 +461,7 @@ func (x *Database) upserter(tx *sql.Tx, t *table) *upserter {
 	if x.d == SQLite {
 		per = max(1, sqliteParams/len(t.cols))
 	}
-	return &upserter{x: x, tx: tx, t: t, per: per, known: x.known[t.name]}
+	return &upserter{x: x, tx: tx, t: t, per: per, known: x.known[t.name], held: x.heldKeys[t.name]}
 }
 
 func (u *upserter) exec(ctx context.Context, rows [][]any) error {
@@ -519,6 +542,10 @@ func (u *upserter) flush(ctx context.Context) (int, error) {
 	n := len(u.rejects)
 	u.x.rejects = append(u.x.rejects, u.rejects...)
 	u.rejects = nil
+	if len(u.accepted) > 0 {
+		u.x.accepted[u.t.name] = append(u.x.accepted[u.t.name], u.accepted...)
+		u.accepted = nil
+	}
 	return n, u.recordSeen(ctx)
 }
 

@@ -38,6 +38,9 @@ func (e *engine) kind(ctx context.Context, k *Kind, t Tracker) *KindResult {
 	if p.note != "" {
 		r.Notes = append(r.Notes, p.note)
 	}
+	if p.waited > 0 {
+		t.Add(0, p.waited)
+	}
 	if err != nil || p.skip {
 		r.Err, r.Skipped, r.Fetched = err, p.skip, p.Fetched
 		t.Done(err)
@@ -71,14 +74,16 @@ func (e *engine) kind(ctx context.Context, k *Kind, t Tracker) *KindResult {
 // planned is a kind's plan, or a kind fresh enough to skip.
 type planned struct {
 	Plan
-	skip bool
-	note string // for the summary: why a Remirror kind walks as it does
+	skip   bool
+	note   string        // for the summary: why a Remirror kind walks as it does
+	waited time.Duration // the probe's wait for the budget, if it probed
 }
 
 // plan asks every destination where it would start, tells them where the
 // fetch starts: the earliest From, and a resumed page only when all agree.
 // A mirrored kind every destination fetched less than MaxAge ago, with no
-// walk to resume, is skipped.
+// walk to resume, is skipped. A Remirror kind's walk that every
+// destination resumes goes on in its mode; else the run chooses one.
 func (e *engine) plan(ctx context.Context, k *Kind) (planned, error) {
 	var p Plan
 	for i, d := range e.dests {
@@ -87,27 +92,35 @@ func (e *engine) plan(ctx context.Context, k *Kind) (planned, error) {
 			return planned{}, err
 		}
 		q.Page = max(q.Page, 1)
+		resumed := p.Resumed && q.Resumed && q.From.Equal(p.From)
 		switch {
 		case i == 0:
 			p = q
 		case !q.From.Equal(p.From) || q.Page != p.Page:
-			p = Plan{From: earliest(p.From, q.From), Page: 1, Fetched: p.Fetched}
+			p = Plan{From: earliest(p.From, q.From), Page: 1, Fetched: p.Fetched, Resumed: resumed}
+		default:
+			p.Resumed = resumed
 		}
 		if i > 0 {
 			p.Fetched = earliest(p.Fetched, q.Fetched)
 		}
 	}
-	if !k.Incremental && e.opts.MaxAge > 0 && !e.run.Fresh && p.Page == 1 && !p.Fetched.IsZero() && e.run.Now.Sub(p.Fetched) < e.opts.MaxAge {
+	if !k.Incremental && e.opts.MaxAge > 0 && !e.run.Fresh && p.Page == 1 && !p.Resumed && !p.Fetched.IsZero() && e.run.Now.Sub(p.Fetched) < e.opts.MaxAge {
 		return planned{Plan: p, skip: true}, nil
 	}
 	if !k.Incremental {
 		p.From = time.Time{}
 	}
 	var note string
-	if k.Remirror {
-		full, why, err := e.fullWalk(ctx, k, p)
+	var waited time.Duration
+	switch {
+	case k.Remirror && p.Resumed:
+		note = resumedNote(p)
+	case k.Remirror:
+		full, why, w, err := e.fullWalk(ctx, k, p)
+		waited = w
 		if err != nil {
-			return planned{}, err
+			return planned{waited: waited}, err
 		}
 		if full && !p.From.IsZero() {
 			p.From, p.Page = time.Time{}, 1
@@ -119,29 +132,38 @@ func (e *engine) plan(ctx context.Context, k *Kind) (planned, error) {
 	}
 	for _, d := range e.dests {
 		if err := d.Begin(ctx, k, p); err != nil {
-			return planned{}, err
+			return planned{waited: waited}, err
 		}
 	}
-	return planned{Plan: p, note: note}, nil
+	return planned{Plan: p, note: note, waited: waited}, nil
 }
 
 // fullWalk says whether a Remirror kind is fetched in full this run, and
 // why: its last full walk is older than the mirror age (or there was
 // none), or the service ignores its filter, which the kind's probe asks
-// once per run.
-func (e *engine) fullWalk(ctx context.Context, k *Kind, p Plan) (bool, string, error) {
+// once per run; waited is the probe's wait for the budget.
+func (e *engine) fullWalk(ctx context.Context, k *Kind, p Plan) (full bool, why string, waited time.Duration, err error) {
 	age := cmp.Or(e.opts.MaxAge, DefaultMirrorAge)
 	if p.Fetched.IsZero() || e.run.Now.Sub(p.Fetched) >= age {
-		return true, "fetched in full: no full fetch in the last " + age.String(), nil
+		return true, "fetched in full: no full fetch in the last " + age.String(), 0, nil
 	}
-	honoured, err := k.probe(ctx, e.f, e.run.Now)
+	honoured, waited, err := k.probe(ctx, e.f, e.run.Now)
 	switch {
 	case err != nil:
-		return false, "", fmt.Errorf("probe whether the service honours the date filter: %w", err)
+		return false, "", waited, fmt.Errorf("probe whether the service honours the date filter: %w", err)
 	case !honoured:
-		return true, "fetched in full: the service ignores the date filter", nil
+		return true, "fetched in full: the service ignores the date filter", waited, nil
 	}
-	return false, "fetched from " + p.From.Format(time.RFC3339), nil
+	return false, "fetched from " + p.From.Format(time.RFC3339), waited, nil
+}
+
+// resumedNote is the summary's note of a Remirror kind whose walk under
+// way goes on in the mode its run chose.
+func resumedNote(p Plan) string {
+	if p.From.IsZero() {
+		return "fetched in full: a full fetch resumed"
+	}
+	return "fetched from " + p.From.Format(time.RFC3339) + " (resumed)"
 }
 
 // earliest is the earlier of two lower bounds (or fetch times); zero (no

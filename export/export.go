@@ -106,6 +106,11 @@ type Plan struct {
 	// Fetched, from Resume, is when the destination recorded the kind's
 	// last complete fetch; zero: never (see Options.MaxAge).
 	Fetched time.Time
+	// Resumed, from Resume, says the destination has the kind's walk
+	// under way, begun by an earlier run at From: the fetch goes on in
+	// the mode that run chose (a Remirror kind's full or incremental
+	// fetch), so that an interruption never changes what the walk keeps.
+	Resumed bool
 }
 
 // Batch is what a destination writes at once: records of one kind, in the

@@ -50,8 +50,9 @@ type Kind struct {
 	// fetch sends every record to s, from p.
 	fetch func(ctx context.Context, x *fetcher, p Plan, s *stream) error
 	// probe, for a Remirror kind, asks the service whether it honours
-	// the kind's filter; false: every walk is a full one.
-	probe func(ctx context.Context, x *fetcher, now time.Time) (honoured bool, err error)
+	// the kind's filter; false: every walk is a full one. waited is the
+	// time its request waited for the budget, which counts as the kind's.
+	probe func(ctx context.Context, x *fetcher, now time.Time) (honoured bool, waited time.Duration, err error)
 }
 
 // memberRow is one user's membership of one group.

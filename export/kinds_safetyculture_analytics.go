@@ -40,7 +40,7 @@ type userAnalyticsRead[T any] func(*safetyculture.AnalyticsService, context.Cont
 // analyticsFrom is the options of a read from p: its page, and, through
 // since, the date filter of an incremental kind (nil for the others).
 func analyticsFrom(x *fetcher, p Plan, since func(*safetyculture.AnalyticsOptions, time.Time)) *safetyculture.AnalyticsOptions {
-	o := &safetyculture.AnalyticsOptions{ListOptions: safetyculture.ListOptions{Page: max(p.Page, 1), PageSize: x.pageSize}}
+	o := &safetyculture.AnalyticsOptions{ListOptions: edapp.ListOptions{Page: max(p.Page, 1), PageSize: x.pageSize}}
 	if since != nil {
 		since(o, p.From)
 	}
@@ -117,7 +117,7 @@ func scUserIDs(ctx context.Context, x *fetcher, s *stream) ([]string, error) {
 // scLearningPathsKind is the learning paths, mirrored.
 var scLearningPathsKind = Kind{Name: "learning_paths", Columns: scFieldsOf("learning_paths"), fetch: func(ctx context.Context, x *fetcher, p Plan, s *stream) error {
 	return listAll(ctx, x, s, func(o []edapp.RequestOption) seqOf[safetyculture.LearningPath] {
-		return x.sc.Paths.All(ctx, &safetyculture.ListOptions{Page: max(p.Page, 1), PageSize: x.pageSize}, o...)
+		return x.sc.Paths.All(ctx, &edapp.ListOptions{Page: max(p.Page, 1), PageSize: x.pageSize}, o...)
 	}, nil)
 }}
 

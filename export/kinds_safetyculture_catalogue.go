@@ -73,6 +73,6 @@ var scAttemptsKind = Kind{Name: "attempts", Columns: jsonFields[safetyculture.Le
 		if err != nil {
 			return err
 		}
-		o := &safetyculture.AnalyticsOptions{ListOptions: safetyculture.ListOptions{Page: max(p.Page, 1), PageSize: x.pageSize}, StartDateTime: p.From}
+		o := &safetyculture.AnalyticsOptions{ListOptions: edapp.ListOptions{Page: max(p.Page, 1), PageSize: x.pageSize}, StartDateTime: p.From}
 		return each(w, x.sc.Analytics.AllLessonAttempts(ctx, o, w.opts...), nil)
 	}}

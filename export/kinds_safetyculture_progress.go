@@ -32,16 +32,18 @@ var scCourseProgressKind = Kind{Name: "course_progress", Columns: jsonFields[scP
 
 // probeModifiedAfter asks the course-progress feed for one row modified
 // after probeAhead from now: none says the service honours modifiedAfter.
-// The request takes a slot of the run's pool, as a walk's do.
-func probeModifiedAfter(ctx context.Context, x *fetcher, now time.Time) (bool, error) {
+// The request takes a slot of the run's pool, as a walk's do; its wait
+// for the budget is the kind's, failed or not.
+func probeModifiedAfter(ctx context.Context, x *fetcher, now time.Time) (bool, time.Duration, error) {
 	if err := x.pool.enter(ctx); err != nil {
-		return false, err
+		return false, 0, err
 	}
 	opts := &safetyculture.FeedOptions{Limit: 1, CompletionStatus: safetyculture.CompletionAll, ModifiedAfter: now.Add(probeAhead)}
-	page, err := x.sc.Feeds.ListCourseProgress(ctx, opts, edapp.WithBulk(), edapp.WithInFlight(x.pool.slots))
+	var resp edapp.Response
+	page, err := x.sc.Feeds.ListCourseProgress(ctx, opts, edapp.WithBulk(), edapp.WithInFlight(x.pool.slots), edapp.WithResponseInto(&resp))
 	if err != nil {
-		return false, err
+		return false, resp.Waited, err
 	}
 	x.pool.open()
-	return len(page.Items) == 0, nil
+	return len(page.Items) == 0, resp.Waited, nil
 }

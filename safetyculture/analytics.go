@@ -24,7 +24,7 @@ type AnalyticsService service
 // filters its EdApp analogue takes; unset filters are not sent. Times are
 // sent in UTC, RFC 3339.
 type AnalyticsOptions struct {
-	ListOptions
+	edapp.ListOptions
 	CourseID         string    `url:"courseId,omitempty"`
 	CourseExternalID string    `url:"courseExternalId,omitempty"`
 	LessonID         string    `url:"lessonId,omitempty"`

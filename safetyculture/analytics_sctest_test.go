@@ -71,8 +71,8 @@ func TestAnalyticsAgainstSctest(t *testing.T) {
 	f := newAnalyticsFake(t)
 	a := clientOf(t, f.fake).Analytics
 	ctx := testCtx(t)
-	byCourse := &AnalyticsOptions{CourseID: f.cid, ListOptions: ListOptions{PageSize: 1}}
-	byAna := &AnalyticsOptions{UserID: f.ana, ListOptions: ListOptions{PageSize: 1}}
+	byCourse := &AnalyticsOptions{CourseID: f.cid, ListOptions: edapp.ListOptions{PageSize: 1}}
+	byAna := &AnalyticsOptions{UserID: f.ana, ListOptions: edapp.ListOptions{PageSize: 1}}
 
 	checks := []struct {
 		name     string
@@ -139,7 +139,7 @@ func TestAllReportsTheTotal(t *testing.T) {
 	c := clientOf(t, f.fake)
 	var resp edapp.Response
 	n := 0
-	for _, err := range c.Analytics.AllLessonAttempts(context.Background(), &AnalyticsOptions{ListOptions: ListOptions{PageSize: 1}}, edapp.WithResponseInto(&resp)) {
+	for _, err := range c.Analytics.AllLessonAttempts(context.Background(), &AnalyticsOptions{ListOptions: edapp.ListOptions{PageSize: 1}}, edapp.WithResponseInto(&resp)) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ func TestCatalogueAgainstSctest(t *testing.T) {
 	sc := clientOf(t, fake)
 	ctx := testCtx(t)
 
-	courses := mustCollect(t, sc.Courses.All(ctx, &CourseListOptions{ListOptions: ListOptions{PageSize: 2}}))
+	courses := mustCollect(t, sc.Courses.All(ctx, &CourseListOptions{ListOptions: edapp.ListOptions{PageSize: 2}}))
 	if len(courses) != len(m.Courses)+1 { // and the course made after the move
 		t.Fatalf("courses: %d, want %d", len(courses), len(m.Courses)+1)
 	}

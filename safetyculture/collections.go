@@ -27,21 +27,21 @@ func collectionKey(c CourseCollection) string { return c.ID }
 // List returns one page of course collections.
 //
 // SafetyCulture API: GET /training/collections/v1
-func (s *CollectionsService) List(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[CourseCollection], error) {
+func (s *CollectionsService) List(ctx context.Context, opts *edapp.ListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[CourseCollection], error) {
 	return listPage[CourseCollection](ctx, s.client, ids.Fill(routeCollections), opts, reqOpts)
 }
 
 // All iterates over every course collection.
 //
 // SafetyCulture API: GET /training/collections/v1
-func (s *CollectionsService) All(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) iter.Seq2[CourseCollection, error] {
+func (s *CollectionsService) All(ctx context.Context, opts *edapp.ListOptions, reqOpts ...edapp.RequestOption) iter.Seq2[CourseCollection, error] {
 	return all(ctx, s.client, ids.Fill(routeCollections), opts, reqOpts, collectionKey)
 }
 
 // ListCourses returns one page of a collection's courses.
 //
 // SafetyCulture API: GET /training/collections/v1/{courseCollectionId}/courses
-func (s *CollectionsService) ListCourses(ctx context.Context, collectionID string, opts *ListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[Course], error) {
+func (s *CollectionsService) ListCourses(ctx context.Context, collectionID string, opts *edapp.ListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[Course], error) {
 	if err := ids.Require("collectionID", collectionID); err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func (s *CollectionsService) ListCourses(ctx context.Context, collectionID strin
 // AllCourses iterates over every course of a collection.
 //
 // SafetyCulture API: GET /training/collections/v1/{courseCollectionId}/courses
-func (s *CollectionsService) AllCourses(ctx context.Context, collectionID string, opts *ListOptions, reqOpts ...edapp.RequestOption) iter.Seq2[Course, error] {
+func (s *CollectionsService) AllCourses(ctx context.Context, collectionID string, opts *edapp.ListOptions, reqOpts ...edapp.RequestOption) iter.Seq2[Course, error] {
 	if err := ids.Require("collectionID", collectionID); err != nil {
 		return failed[Course](err)
 	}

@@ -3,6 +3,7 @@ package safetyculture
 import (
 	"testing"
 
+	"github.com/edapp-go/edapp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +21,7 @@ func TestCollectionsService(t *testing.T) {
 	all, err := collect(t, c.Collections.All(ctx, nil))
 	require.NoError(t, err)
 	assert.Len(t, all, 1)
-	courses, err := c.Collections.ListCourses(ctx, "k1", &ListOptions{PageSize: 10})
+	courses, err := c.Collections.ListCourses(ctx, "k1", &edapp.ListOptions{PageSize: 10})
 	require.NoError(t, err)
 	assert.Equal(t, "Lifting", courses.Items[0].Title)
 	allCourses, err := collect(t, c.Collections.AllCourses(ctx, "k1", nil))

@@ -63,7 +63,7 @@ type Lesson struct {
 
 // CourseListOptions filter and page the course list.
 type CourseListOptions struct {
-	ListOptions
+	edapp.ListOptions
 	CourseIDs  []string `url:"courseIds,omitempty"` // sent repeated
 	SearchTerm string   `url:"searchTerm,omitempty"`
 }

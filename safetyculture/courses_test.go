@@ -18,7 +18,7 @@ func TestCoursesListReadsTheLiveShape(t *testing.T) {
 	t.Parallel()
 	w := newWire(t)
 	w.handle("GET /training/courses/v1", 200, fixture(t, "courses.json"))
-	page, err := w.client(t).Courses.List(ctx, &CourseListOptions{ListOptions: ListOptions{Page: 1, PageSize: 2}, CourseIDs: []string{"a", "b"}, SearchTerm: "fork lift"})
+	page, err := w.client(t).Courses.List(ctx, &CourseListOptions{ListOptions: edapp.ListOptions{Page: 1, PageSize: 2}, CourseIDs: []string{"a", "b"}, SearchTerm: "fork lift"})
 	require.NoError(t, err)
 	assert.Equal(t, "courseIds=a&courseIds=b&page=1&pageSize=2&searchTerm=fork+lift", w.requests()[0].URL.RawQuery)
 	require.Len(t, page.Items, 2)
@@ -55,7 +55,7 @@ func TestCoursesAllWalksEveryPage(t *testing.T) {
 	t.Parallel()
 	w := newWire(t)
 	w.mux.HandleFunc("GET /training/courses/v1", pagedCourses(7))
-	courses, err := collect(t, w.client(t).Courses.All(ctx, &CourseListOptions{ListOptions: ListOptions{PageSize: 3}}))
+	courses, err := collect(t, w.client(t).Courses.All(ctx, &CourseListOptions{ListOptions: edapp.ListOptions{PageSize: 3}}))
 	require.NoError(t, err)
 	require.Len(t, courses, 7)
 	assert.Equal(t, "c6", courses[6].ID)
@@ -125,7 +125,7 @@ func TestCoursesAllTakesTheWalksRequestOptions(t *testing.T) {
 	c := w.client(t)
 	var resp edapp.Response
 	n := 0
-	for _, err := range c.Courses.All(ctx, &CourseListOptions{ListOptions: ListOptions{PageSize: 2}}, edapp.WithPageConcurrency(3), edapp.WithResponseInto(&resp)) {
+	for _, err := range c.Courses.All(ctx, &CourseListOptions{ListOptions: edapp.ListOptions{PageSize: 2}}, edapp.WithPageConcurrency(3), edapp.WithResponseInto(&resp)) {
 		require.NoError(t, err)
 		assert.Equal(t, 200, resp.StatusCode, "filled before the page's items")
 		n++

@@ -73,7 +73,9 @@
 // read too), the list {"webhooks": [...]} (or bare, or "items"), the
 // secret {"token"} (or "secret"); ResetProgress sends {courseId, userIds};
 // a lesson is read bare or wrapped; a feed page's metadata may carry
-// next_page_token or remaining_records, which the client does not need;
+// next_page_token, which the client does not need, and
+// remaining_records, read as a hint (FeedPage.Remaining, and the first
+// page's Response.Total);
 // an error body is read as {code, message, details} or {message}; a
 // delivery's name is its most specific event type. The feeds' page size
 // (sctest: 100 by default, at most 1000) and the course-progress feed's

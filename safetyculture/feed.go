@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/edapp-go/edapp/internal/lenient"
 	"iter"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -127,6 +128,12 @@ func setIf(v url.Values, key, value string) {
 
 // FeedPage is one page of a data feed: its rows, and its next_page as the
 // service gave it ("" at the end), to pass back in FeedOptions.NextPage.
+//
+// A first page (one asked for without NextPage) whose metadata carries
+// remaining_records counts the whole feed: its Response's Total is the
+// page's rows plus those remaining, as for a list's totalCount, so a walk
+// that fills a WithResponseInto knows its total from its first page on.
+// Remaining is the count as any page sent it.
 type FeedPage[T any] struct {
 	Items    []T
 	NextPage string
@@ -136,6 +143,19 @@ type FeedPage[T any] struct {
 	remaining *int64 // metadata.remaining_records; nil: not sent
 	route     string // the feed's, for errors
 	client    *Client
+}
+
+// Remaining is the page's metadata.remaining_records, the rows the feed
+// holds after this page, and whether the page sent a usable one (not
+// negative). A hint, for progress: the walk follows next_page whatever it
+// says.
+func (p *FeedPage[T]) Remaining() (int, bool) {
+	if p.remaining == nil || *p.remaining < 0 {
+		return 0, false
+	}
+	// Capped so that a first page's rows plus it stay an int anywhere: no
+	// walk reads as many (see MaxFeedPages).
+	return int(min(*p.remaining, math.MaxInt32)), true
 }
 
 // feedAnswer is a feed page as the service sends it.
@@ -195,6 +215,9 @@ func feedPageOf[T any](ctx context.Context, c *Client, f feed, opts *FeedOptions
 		route: f.route, client: c}
 	if a.Metadata.NextPage != nil {
 		p.NextPage = strings.TrimSpace(*a.Metadata.NextPage)
+	}
+	if n, ok := p.Remaining(); ok && (opts == nil || opts.NextPage == "") {
+		core.SetCount(resp, core.ListCount{Raw: p.received + n, Sent: true})
 	}
 	c.core.Page(ctx, f.route, 0, len(p.Items))
 	return p, nil

@@ -1,7 +1,10 @@
 package safetyculture
 
 import (
+	"fmt"
 	"testing"
+
+	"github.com/edapp-go/edapp"
 
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
@@ -107,4 +110,49 @@ func walkPages[T any](t *testing.T, list func(next string) (*FeedPage[T], error)
 	}
 	t.Fatal("the feed did not end")
 	return nil
+}
+
+// TestFeedPageRemainingAgainstSctest: a feed's first page counts the
+// whole feed (its rows and remaining_records) in its Response's Total; a
+// later page carries its remaining_records but no total; a walk that
+// fills a WithResponseInto sees the total on its first page.
+func TestFeedPageRemainingAgainstSctest(t *testing.T) {
+	t.Parallel()
+	fake := sctest.New(t)
+	for i := range 5 {
+		if _, err := fake.AddUser(sctest.UserSpec{Email: fmt.Sprintf("u%d@example.com", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	feeds := clientOf(t, fake).Feeds
+	ctx := testCtx(t)
+	first, err := feeds.ListUsers(ctx, &FeedOptions{Limit: 2, IncludeInactive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := len(mustCollect(t, WalkFeed(ctx, feeds.ListUsers, &FeedOptions{IncludeInactive: true})))
+	left, ok := first.Remaining()
+	if total, has := first.Response.Total(); !has || total != want || !ok || left != want-2 {
+		t.Fatalf("first page: Total() = %d, %v; Remaining() = %d, %v; want %d in all, %d left", total, has, left, ok, want, want-2)
+	}
+	second, err := feeds.ListUsers(ctx, &FeedOptions{NextPage: first.NextPage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, has := second.Response.Total(); has {
+		t.Error("a later page reports a total: its rows before it are unknown to it")
+	}
+	if left, ok := second.Remaining(); !ok || left != want-4 {
+		t.Errorf("second page: Remaining() = %d, %v, want %d", left, ok, want-4)
+	}
+	var resp edapp.Response
+	for _, err := range WalkFeed(ctx, feeds.ListUsers, &FeedOptions{Limit: 2, IncludeInactive: true}, edapp.WithResponseInto(&resp)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total, has := resp.Total(); !has || total != want {
+			t.Fatalf("walk's first page: Total() = %d, %v, want %d", total, has, want)
+		}
+		break
+	}
 }

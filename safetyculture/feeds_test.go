@@ -2,6 +2,7 @@ package safetyculture
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -206,5 +207,27 @@ func TestFeedsRefuseAnUnreadableNextPage(t *testing.T) {
 		groups, err := collect(t, c.Feeds.AllGroups(ctx))
 		require.ErrorIs(t, err, ErrBadNextPage, body)
 		assert.Empty(t, groups)
+	}
+}
+
+func TestFeedPageRemainingOddValues(t *testing.T) {
+	t.Parallel()
+	for body, want := range map[string]int{
+		`{"metadata":{"next_page":null,"remaining_records":-5},"data":[{"id":"u1"}]}`:                  -1,
+		`{"metadata":{"next_page":null,"remaining_records":"many"},"data":[{"id":"u1"}]}`:              -1,
+		`{"metadata":{"next_page":null,"remaining_records":1000000000000000000},"data":[{"id":"u1"}]}`: math.MaxInt32 + 1,
+		`{"metadata":{"next_page":null,"remaining_records":0},"data":[{"id":"u1"}]}`:                   1,
+	} {
+		w := newWire(t)
+		w.handle("GET /feed/users", 200, body)
+		p, err := w.client(t).Feeds.ListUsers(ctx, nil)
+		require.NoError(t, err, body)
+		total, ok := p.Response.Total()
+		if want < 0 {
+			assert.False(t, ok, body)
+			continue
+		}
+		assert.True(t, ok, body)
+		assert.Equal(t, want, total, body)
 	}
 }

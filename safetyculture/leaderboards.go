@@ -45,14 +45,14 @@ func leaderboardKey(l Leaderboard) string { return l.ID }
 // List returns one page of leaderboards.
 //
 // SafetyCulture API: GET /training/individualleaderboards/v1
-func (s *LeaderboardsService) List(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[Leaderboard], error) {
+func (s *LeaderboardsService) List(ctx context.Context, opts *edapp.ListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[Leaderboard], error) {
 	return listPage[Leaderboard](ctx, s.client, ids.Fill(routeLeaderboards), opts, reqOpts)
 }
 
 // All iterates over every leaderboard.
 //
 // SafetyCulture API: GET /training/individualleaderboards/v1
-func (s *LeaderboardsService) All(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) iter.Seq2[Leaderboard, error] {
+func (s *LeaderboardsService) All(ctx context.Context, opts *edapp.ListOptions, reqOpts ...edapp.RequestOption) iter.Seq2[Leaderboard, error] {
 	return all(ctx, s.client, ids.Fill(routeLeaderboards), opts, reqOpts, leaderboardKey)
 }
 

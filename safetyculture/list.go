@@ -12,23 +12,8 @@ import (
 	"github.com/edapp-go/edapp/internal/pager"
 )
 
-// ListOptions page a list: the Training API's lists take a 1-based page
-// and a pageSize, and answer {"totalCount", "items"}.
-type ListOptions struct {
-	Page     int `url:"page,omitempty"`     // 1-based; 0: the first
-	PageSize int `url:"pageSize,omitempty"` // 0: the service's default
-}
-
-func (o *ListOptions) listOptions() *ListOptions { return o }
-
 // MaxPageSize is the largest page the All iterators ask for.
 const MaxPageSize = 1000
-
-// pagedOptions are the option structs that embed ListOptions.
-type pagedOptions[O any] interface {
-	*O
-	listOptions() *ListOptions
-}
 
 // get sends a GET whose answer is decoded into out.
 func (c *Client) get(ctx context.Context, p ids.Path, query, out any, opts []edapp.RequestOption) error {
@@ -37,14 +22,14 @@ func (c *Client) get(ctx context.Context, p ids.Path, query, out any, opts []eda
 }
 
 // listPage fetches one page of a paged list.
-func listPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids.Path, opts PO, reqOpts []edapp.RequestOption) (*edapp.Page[T], error) {
+func listPage[T any, O any, PO core.Paged[O]](ctx context.Context, c *Client, p ids.Path, opts PO, reqOpts []edapp.RequestOption) (*edapp.Page[T], error) {
 	pg, _, err := fetchPage[T](ctx, c, p, opts, reqOpts)
 	return pg, err
 }
 
 // fetchPage fetches one page, and returns the call's Response also when
 // it failed.
-func fetchPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids.Path, opts PO, reqOpts []edapp.RequestOption) (*edapp.Page[T], *edapp.Response, error) {
+func fetchPage[T any, O any, PO core.Paged[O]](ctx context.Context, c *Client, p ids.Path, opts PO, reqOpts []edapp.RequestOption) (*edapp.Page[T], *edapp.Response, error) {
 	l := pager.List[T]{Each: keepRawItem[T]}
 	var hash uint64
 	resp, err := c.send(ctx, getOp(p, opts), &l, false, reqOpts, core.WithBodyHash(&hash))
@@ -53,7 +38,7 @@ func fetchPage[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client,
 	}
 	page, size := 1, pager.DefaultPageSize
 	if opts != nil {
-		lo := PO(opts).listOptions()
+		lo := core.ListOptionsOf(opts)
 		page, size = max(lo.Page, 1), cmpOr(lo.PageSize, size)
 	}
 	pg := core.NewPage(l, resp, page, size, hash)
@@ -74,7 +59,7 @@ func cmpOr(a, b int) int {
 // options; the caller's WithResponseInto is filled before each page's
 // items are yielded. An item met twice (the list shifted while it was
 // read) is yielded once when it has an id.
-func all[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids.Path, opts PO, reqOpts []edapp.RequestOption, key func(T) string) iter.Seq2[T, error] {
+func all[T any, O any, PO core.Paged[O]](ctx context.Context, c *Client, p ids.Path, opts PO, reqOpts []edapp.RequestOption, key func(T) string) iter.Seq2[T, error] {
 	rc := core.NewRequestConfig(reqOpts)
 	if rc.Err != nil {
 		return failed[T](rc.Err)
@@ -89,11 +74,11 @@ func all[T any, O any, PO pagedOptions[O]](ctx context.Context, c *Client, p ids
 	if opts != nil {
 		base = *opts
 	}
-	first := PO(&base).listOptions()
+	first := core.ListOptionsOf(PO(&base))
 	size := min(cmpOr(first.PageSize, MaxPageSize), MaxPageSize)
 	fetch := func(ctx context.Context, page, pageSize int) (*pager.Result[T], error) {
 		o := base
-		lo := PO(&o).listOptions()
+		lo := core.ListOptionsOf(PO(&o))
 		lo.Page, lo.PageSize = page, pageSize
 		pg, resp, err := fetchPage[T](ctx, c, p, PO(&o), perPage)
 		fill := func() {

@@ -26,14 +26,14 @@ func pathKey(p LearningPath) string { return p.ID }
 // List returns one page of learning paths.
 //
 // SafetyCulture API: GET /training/paths/v1
-func (s *PathsService) List(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[LearningPath], error) {
+func (s *PathsService) List(ctx context.Context, opts *edapp.ListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[LearningPath], error) {
 	return listPage[LearningPath](ctx, s.client, ids.Fill(routePaths), opts, reqOpts)
 }
 
 // All iterates over every learning path.
 //
 // SafetyCulture API: GET /training/paths/v1
-func (s *PathsService) All(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) iter.Seq2[LearningPath, error] {
+func (s *PathsService) All(ctx context.Context, opts *edapp.ListOptions, reqOpts ...edapp.RequestOption) iter.Seq2[LearningPath, error] {
 	return all(ctx, s.client, ids.Fill(routePaths), opts, reqOpts, pathKey)
 }
 

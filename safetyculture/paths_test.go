@@ -3,6 +3,7 @@ package safetyculture
 import (
 	"testing"
 
+	"github.com/edapp-go/edapp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -13,7 +14,7 @@ func TestPathsService(t *testing.T) {
 	w.handle("GET /training/paths/v1", 200, `{"totalCount":1,"items":[{"id":"p1","title":"Onboarding","isPublished":true}]}`)
 	w.handle("GET /training/paths/v1/{id}", 200, `{"path":{"id":"p1","title":"Onboarding","courses":["c1"]}}`)
 	c := w.client(t)
-	page, err := c.Paths.List(ctx, &ListOptions{Page: 1})
+	page, err := c.Paths.List(ctx, &edapp.ListOptions{Page: 1})
 	require.NoError(t, err)
 	assert.True(t, page.Items[0].IsPublished)
 	all, err := collect(t, c.Paths.All(ctx, nil))

@@ -24,14 +24,14 @@ func rapidRefreshKey(r RapidRefresh) string { return r.ID }
 // List returns one page of rapid refreshes.
 //
 // SafetyCulture API: GET /training/rapid-refresh/v1
-func (s *RapidRefreshService) List(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[RapidRefresh], error) {
+func (s *RapidRefreshService) List(ctx context.Context, opts *edapp.ListOptions, reqOpts ...edapp.RequestOption) (*edapp.Page[RapidRefresh], error) {
 	return listPage[RapidRefresh](ctx, s.client, ids.Fill(routeRapidRefreshes), opts, reqOpts)
 }
 
 // All iterates over every rapid refresh.
 //
 // SafetyCulture API: GET /training/rapid-refresh/v1
-func (s *RapidRefreshService) All(ctx context.Context, opts *ListOptions, reqOpts ...edapp.RequestOption) iter.Seq2[RapidRefresh, error] {
+func (s *RapidRefreshService) All(ctx context.Context, opts *edapp.ListOptions, reqOpts ...edapp.RequestOption) iter.Seq2[RapidRefresh, error] {
 	return all(ctx, s.client, ids.Fill(routeRapidRefreshes), opts, reqOpts, rapidRefreshKey)
 }
 

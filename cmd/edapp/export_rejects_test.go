@@ -5,12 +5,15 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
@@ -288,6 +291,119 @@ func incompressible(n int) string {
 	b := make([]byte, (n+1)/2)
 	rand.NewChaCha8([32]byte{1}).Read(b)
 	return hex.EncodeToString(b)[:n]
+}
+
+// keptReject is a row of the rejects table as by-record keeping shapes it.
+type keptReject struct {
+	kind, identity string
+	count          int
+	rawBytes       int64
+	raw            string
+}
+
+// readKeptRejects is the rejects table's rows, by identity ("" for none).
+func readKeptRejects(t *testing.T, db *sql.DB) map[string]keptReject {
+	t.Helper()
+	rows, err := db.Query(`SELECT kind, COALESCE(identity, ''), count, COALESCE(raw_bytes, 0), COALESCE(CAST(raw AS TEXT), '') FROM rejects`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]keptReject{}
+	for rows.Next() {
+		var r keptReject
+		if err := rows.Scan(&r.kind, &r.identity, &r.count, &r.rawBytes, &r.raw); err != nil {
+			t.Fatal(err)
+		}
+		if _, dup := out[r.identity]; dup {
+			t.Errorf("two rejects of %q", r.identity)
+		}
+		out[r.identity] = r
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestExportDBKeepsOneRejectPerRecord: three runs that refuse the same
+// records (one the database refuses, one with no identity, one of 4 MB)
+// leave one row each, counting 3; the 4 MB body is kept cut, within
+// dbschema.MaxRejectRawBytes, its size in raw_bytes; a record accepted
+// by a later run has its row removed, and the others count 4.
+func TestExportDBKeepsOneRejectPerRecord(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		srv, _ := exportFixture(t, 0)
+		huge := `{"id":"u-huge","name":"bad huge","nickname":"` + incompressible(4<<20) + `"}`
+		serveUsers(t, srv, `{"id":"u-bad","name":"bad one"}`, `{"name":"no id"}`, huge, `{"id":"ok","name":"ok"}`)
+		db, dialect := migratedTestDB(t, url)
+		refuseNames(t, db, dialect, "users", "name")
+		for range 3 {
+			wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users"), exitRejected)
+		}
+		got := readKeptRejects(t, db)
+		if len(got) != 3 || got["u-bad"].count != 3 || got[""].count != 3 || got["u-huge"].count != 3 {
+			t.Fatalf("rejects %v, want u-bad, u-huge and the one without identity, 3 times each", summarise(got))
+		}
+		if r := got["u-huge"]; len(r.raw) > dbschema.MaxRejectRawBytes || len(r.raw) < dbschema.MaxRejectRawBytes/2 ||
+			r.rawBytes < 4<<20 || !strings.HasPrefix(r.raw, `"{\"id\":\"u-huge\"`) {
+			t.Errorf("the 4 MB reject kept %d bytes (%.40s), raw_bytes %d: want at most %d, and its size", len(r.raw), r.raw, r.rawBytes,
+				dbschema.MaxRejectRawBytes)
+		}
+		serveUsers(t, srv, `{"id":"u-bad","name":"good now"}`, `{"name":"no id"}`, huge, `{"id":"ok","name":"ok"}`)
+		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users"), exitRejected)
+		got = readKeptRejects(t, db)
+		if _, kept := got["u-bad"]; kept || len(got) != 2 || got["u-huge"].count != 4 || got[""].count != 4 {
+			t.Errorf("after u-bad was accepted: rejects %v, want u-huge and the one without identity, 4 times each", summarise(got))
+		}
+	})
+}
+
+// summarise is rejects' identities and counts.
+func summarise(rs map[string]keptReject) map[string]int {
+	out := map[string]int{}
+	for id, r := range rs {
+		out[id] = r.count
+	}
+	return out
+}
+
+// TestMigrateFoldsRejectsByRecord: the migration to one reject per record
+// folds the rows kept before into one per record with an identity (the
+// latest, counting them, first_rejected_at the earliest) and keeps each
+// row without one.
+func TestMigrateFoldsRejectsByRecord(t *testing.T) {
+	t.Parallel()
+	bothDBs(t, func(t *testing.T, url string) {
+		db, d := openTestDB(t, url)
+		schemaAt(t, db, d, dbschema.RejectsByRecordVersion-1)
+		at := func(day int) any {
+			tm := time.Date(2026, 3, day, 9, 0, 0, 0, time.UTC)
+			if d == dbschema.SQLite {
+				return tm.Format(dbschema.TimeLayout)
+			}
+			return tm
+		}
+		insert := dbschema.Rebind(d, `INSERT INTO rejects (source, kind, identity, reason, raw, run, rejected_at) VALUES ('edapp', 'users', ?, ?, '{}', ?, ?)`)
+		for i, identity := range []any{"u1", nil, "u1", nil, "u1", "u2"} {
+			if _, err := db.Exec(insert, identity, fmt.Sprint("reason ", i), i+1, at(i+1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := dbschema.Migrate(context.Background(), db, d); err != nil {
+			t.Fatal(err)
+		}
+		got := rowIDs(t, db, `SELECT record_key || ' ' || COALESCE(identity, '-') || ' ' || reason || ' ' || CAST(count AS TEXT) || ' ' || CAST(run AS TEXT) FROM rejects ORDER BY id`)
+		want := []string{"id:2 - reason 1 1 2", "id:4 - reason 3 1 4", "u1 u1 reason 4 3 5", "u2 u2 reason 5 1 6"}
+		if !slices.Equal(got, want) {
+			t.Errorf("rejects after the migration\n%q, want\n%q", got, want)
+		}
+		var first string
+		if err := db.QueryRow(`SELECT CAST(first_rejected_at AS TEXT) FROM rejects WHERE record_key = 'u1'`).Scan(&first); err != nil || !strings.Contains(first, "2026-03-01") {
+			t.Errorf("u1 first rejected at %q (%v), want 1 March", first, err)
+		}
+	})
 }
 
 // TestExportRejectsExitCode: --rejects-exit-code (or

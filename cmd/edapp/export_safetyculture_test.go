@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"maps"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -151,4 +153,27 @@ func TestExportBothSourcesIntoOneDatabase(t *testing.T) {
 		diffSnapshots(t, "a second SafetyCulture run", first, again)
 		diffSnapshots(t, "EdApp's rows after SafetyCulture's runs", edappRows, sourceSnapshot(t, db, export.SourceEdApp))
 	})
+}
+
+// TestSafetyCultureExportProgressShowsFeedTotals: a feed kind's progress
+// shows the total its first page announces.
+func TestSafetyCultureExportProgressShowsFeedTotals(t *testing.T) {
+	t.Parallel()
+	sc := sctest.New(t)
+	for i := range 3 {
+		if _, err := sc.AddUser(sctest.UserSpec{Email: fmt.Sprintf("u%d@example.com", i)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sc.AddGroup("", fmt.Sprintf("Group %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := runEnv(t, scEnv(sc), "export", "--source", "safetyculture", "--out", t.TempDir(), "--kinds", "users,groups")
+	wantCode(t, r, exitOK)
+	for _, kind := range []string{"users", "groups"} {
+		m := regexp.MustCompile(`(?m)\b` + kind + `: done, (\d+)/(\d+) records`).FindStringSubmatch(r.stderr)
+		if m == nil || m[1] != m[2] || m[1] == "0" {
+			t.Errorf("%s: no total shown (%q) in\n%s", kind, m, r.stderr)
+		}
+	}
 }

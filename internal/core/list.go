@@ -92,3 +92,36 @@ func WarnCount[T any](p *Page[T]) func(context.Context) { return p.warnCount }
 func WalkResult[T any](p *Page[T]) *pager.Result[T] {
 	return &pager.Result[T]{Items: p.Items, Received: p.received, Total: p.count.Raw, HasTotal: p.count.Sent, BodyHash: p.bodyHash}
 }
+
+// ListOptions pages a list (see edapp.ListOptions, its alias): both
+// clients' lists take a 1-based page and a pageSize.
+type ListOptions struct {
+	Page     int `url:"page,omitempty"`     // 1-based
+	PageSize int `url:"pageSize,omitempty"` // service maximum 1000
+}
+
+// listOptions lets the generic helpers reach the ListOptions embedded in
+// an operation's own options. Unexported, it is promoted to every struct
+// that embeds ListOptions, in any package, and adds nothing to the public
+// type's method set.
+func (o *ListOptions) listOptions() *ListOptions { return o }
+
+// Paged is a pointer to an option struct that embeds ListOptions (or to
+// ListOptions itself).
+type Paged[O any] interface {
+	*O
+	listOptions() *ListOptions
+}
+
+// ListOptionsOf is the ListOptions that o embeds.
+func ListOptionsOf[O any, PO Paged[O]](o PO) *ListOptions { return PO(o).listOptions() }
+
+// ListOptionsIn is the ListOptions that query, a list call's options,
+// embeds; false when it embeds none or is nil.
+func ListOptionsIn(query any) (*ListOptions, bool) {
+	q, ok := query.(interface{ listOptions() *ListOptions })
+	if !ok || IsNil(q) {
+		return nil, false
+	}
+	return q.listOptions(), true
+}
