@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/export/inbox"
 	"github.com/edapp-go/edapp/webhook"
 	"github.com/spf13/cobra"
 )
@@ -186,7 +187,7 @@ func (f *factory) serveWebhooks(ctx context.Context, c serveConfig) error {
 		return err
 	}
 	defer db.Close()
-	store, err := webhook.NewStore(ctx, db, webhook.Dialect(target.Dialect))
+	store, err := inbox.NewStore(ctx, db, inbox.Dialect(target.Dialect))
 	if err != nil {
 		return fmt.Errorf("database %s: %s", target.Redacted, cleanDBError(target, err))
 	}
@@ -205,7 +206,7 @@ func (f *factory) serveWebhooks(ctx context.Context, c serveConfig) error {
 }
 
 // newInbox is the server: the store's handler at the path, and /healthz.
-func newInbox(c serveConfig, store *webhook.Store) (*http.Server, error) {
+func newInbox(c serveConfig, store *inbox.Store) (*http.Server, error) {
 	h, err := store.Handler(c.handlerOptions()...)
 	if err != nil {
 		return nil, err
