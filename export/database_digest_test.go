@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // seenTable is a table with a text key, a value, edapp_run and

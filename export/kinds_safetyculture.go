@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/safetyculture"
 )
 

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // TestKindsColumnsAreTheirTables checks each kind against the schema,

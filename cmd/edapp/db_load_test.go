@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // countingCopier is a BulkLoader that counts the rows it copies.

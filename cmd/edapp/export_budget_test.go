@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // tooMany counts the 429s among the fake's requests from the from'th on.

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 const dbPassword = "hunter2-db-secret"

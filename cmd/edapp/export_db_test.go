@@ -21,9 +21,9 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 	"github.com/jackc/pgx/v5/stdlib"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 

@@ -10,8 +10,8 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // sourceVersion is the schema version that gave every table its source.

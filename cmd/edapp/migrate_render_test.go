@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // TestMigrateReportFormats: on one planted move, -o csv is one row per

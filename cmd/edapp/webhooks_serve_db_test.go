@@ -15,7 +15,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/export/inbox"
 	"github.com/edapp-go/edapp/webhook"
 )

@@ -19,8 +19,8 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/webhook"
 )
 

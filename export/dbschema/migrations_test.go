@@ -27,7 +27,7 @@ func goldenText(stmts []string) string {
 
 // TestMigrationSQLMatchesGoldenFiles freezes the released migrations: each
 // version renders, per dialect, exactly the SQL of its golden file.
-// go test -run TestMigrationSQLMatchesGoldenFiles ./dbschema/ -update
+// go test -run TestMigrationSQLMatchesGoldenFiles ./export/dbschema/ -update
 // writes the files of a new migration.
 func TestMigrationSQLMatchesGoldenFiles(t *testing.T) {
 	t.Parallel()
