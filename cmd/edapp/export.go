@@ -27,7 +27,9 @@ type exportOptions struct {
 	// budget flags.
 	Client              func() (*apiClient, error)
 	SafetyCultureClient func() (*safetyculture.Client, error)
-	// OpenDatabase and OpenFiles take the destinations.
+	// OpenDB opens the --db database, which OpenDatabase takes; OpenFiles
+	// takes the --out directory.
+	OpenDB       dbOpener
 	OpenDatabase func(ctx context.Context, db *sql.DB, d export.Dialect, opts ...export.DatabaseOption) (*export.Database, error)
 	OpenFiles    func(dir, format string, fresh bool, opts ...export.FilesOption) (*export.Files, error)
 	// RunExport and RunSafetyCulture are the engine.
@@ -122,7 +124,7 @@ func kindNames(filter func(export.Kind) bool) []string { return export.KindNames
 // newCmdExport makes `edapp export`; runF, when not nil, runs instead of
 // the export with the options the flags parsed to.
 func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command {
-	o := &exportOptions{IO: fac.IO, Env: fac.Env, OpenDatabase: fac.OpenDatabase, OpenFiles: fac.OpenFiles,
+	o := &exportOptions{IO: fac.IO, Env: fac.Env, OpenDB: openDB, OpenDatabase: fac.OpenDatabase, OpenFiles: fac.OpenFiles,
 		RunExport: fac.RunExport, RunSafetyCulture: fac.RunSafetyCulture, Progress: fac.Progress}
 	o.Client = func() (*apiClient, error) { return fac.Client(&o.budget) }
 	o.SafetyCultureClient = func() (*safetyculture.Client, error) { return fac.SafetyCultureClient(&o.budget, o.scBudget) }
@@ -449,7 +451,7 @@ func exportDestinations(ctx context.Context, o *exportOptions) (dests []export.D
 
 // openExportDB opens the --db database and takes it for this export.
 func openExportDB(ctx context.Context, o *exportOptions, raw string, opts ...export.DatabaseOption) (*sql.DB, *export.Database, error) {
-	db, target, err := openDB(ctx, raw)
+	db, target, err := o.OpenDB(ctx, raw)
 	if err != nil {
 		return nil, nil, err
 	}
