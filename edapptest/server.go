@@ -174,7 +174,7 @@ func WithManagedGroupsField(f ManagedGroupsField) Option {
 }
 
 // NewServer starts a fake on a loopback address. Its store starts empty;
-// add data with the seeding helpers or SeedDemo. A bad option value is an
+// add data with the seeding helpers or the fakedata package. A bad option value is an
 // error wrapping [edapp.ErrInvalidInput], and nothing is started. In a
 // test, [New] is the one-line form: it fails the test instead, and closes
 // the server when the test ends.
