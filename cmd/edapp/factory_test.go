@@ -362,3 +362,34 @@ func TestFactoryMethodSet(t *testing.T) {
 		_ func(context.Context, *migrateReportOptions) error = reportRun
 	)
 }
+
+func TestNewCmdMigrateReportFlags(t *testing.T) {
+	t.Parallel()
+	f := newTestFactory(env{"EDAPP_EXPORT_DB": "sqlite:env.db"})
+	var got *migrateReportOptions
+	runF := func(o *migrateReportOptions) error { got = o; return nil }
+	err := execute(newCmdMigrateReport(f, runF), "-o", "csv", "--moved-at", "2026-11-01", "--fail-on-differences", "--out", "r.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.db != "sqlite:env.db" || got.format != "csv" || got.out != "r.csv" || !got.failOnDifferences ||
+		!got.movedAt.Equal(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("parsed to %+v", got)
+	}
+	if err := execute(newCmdMigrateReport(f, runF), "--db", "sqlite:flag.db", "--moved-at", "2026-11-01T09:30:00+02:00"); err != nil ||
+		got.db != "sqlite:flag.db" || !got.movedAt.Equal(time.Date(2026, 11, 1, 7, 30, 0, 0, time.UTC)) {
+		t.Errorf("--db beats EDAPP_EXPORT_DB, --moved-at takes RFC 3339: %v, %+v", err, got)
+	}
+	for _, args := range [][]string{{"-o", "xml"}, {"--moved-at", "yesterday"}} {
+		got = nil
+		wantUsage(t, execute(newCmdMigrateReport(f, runF), args...), args)
+		if got != nil {
+			t.Errorf("%q reached the run", args)
+		}
+	}
+	got = nil
+	wantUsage(t, execute(newCmdMigrateReport(newTestFactory(env{}), runF)), nil)
+	if got != nil {
+		t.Error("a report without --db or EDAPP_EXPORT_DB reached the run")
+	}
+}
