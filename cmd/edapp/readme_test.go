@@ -18,6 +18,7 @@ import (
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 // readmeCommand is one `edapp ...` command line of a ```sh block of the
@@ -104,7 +105,7 @@ func TestReadmeCommands(t *testing.T) {
 		t.Errorf("%d README commands are not run; keep the list at 3 or fewer", len(readmeNotRun))
 	}
 	srv := edapptest.New(t)
-	if _, err := srv.SeedDemo(); err != nil {
+	if _, err := fakedata.SeedDemo(srv); err != nil {
 		t.Fatal(err)
 	}
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
