@@ -16,6 +16,7 @@ import (
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 // TestExportChild is the child process of the tests that run an export
@@ -33,14 +34,14 @@ func TestExportChild(t *testing.T) {
 	}
 	pageSize, _ := strconv.Atoi(os.Getenv("EDAPP_EXPORT_CHILD_PAGE_SIZE"))
 	var out, errOut strings.Builder
-	f := newFactory(&app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, env: os.Getenv})
+	f := newFactory(newIOStreams(strings.NewReader(""), &out, &errOut), os.Getenv)
 	if pageSize > 0 {
 		withPageSize(f, pageSize)
 	}
 	if os.Getenv(killAtIndexBuild) != "" {
 		withHookedDB(killAtIndexBuildURL(args), killAtIndexBuildHook, nil)(f)
 	}
-	code := f.run(context.Background(), append([]string{"export"}, strings.Fields(args)...))
+	code := runCommand(context.Background(), f, append([]string{"export"}, strings.Fields(args)...))
 	os.Stdout.WriteString(out.String())
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errOut.String())
@@ -108,7 +109,7 @@ func TestExportDBKillLoop(t *testing.T) {
 			t.Parallel()
 			srv := edapptest.New(t)
 			t.Cleanup(srv.Close)
-			if err := srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts}); err != nil {
+			if err := fakedata.SeedAccount(srv, fakedata.AccountSpec{Users: users, Attempts: attempts}); err != nil {
 				t.Fatal(err)
 			}
 			srv.SetLatency(10 * time.Millisecond)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
 )
 
@@ -49,11 +50,11 @@ func loadState(t *testing.T, dir string) exportState {
 
 // exportFixture is the demo account plus n users with a completion each
 // of every lesson of the first demo course, on a fake made with opts.
-func exportFixture(t *testing.T, n int, opts ...edapptest.Option) (*edapptest.Server, edapptest.Demo) {
+func exportFixture(t *testing.T, n int, opts ...edapptest.Option) (*edapptest.Server, fakedata.Demo) {
 	t.Helper()
 	srv := edapptest.New(t, opts...)
 	t.Cleanup(srv.Close)
-	demo, err := srv.SeedDemo()
+	demo, err := fakedata.SeedDemo(srv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,11 +84,11 @@ func runExport(t *testing.T, ctx context.Context, srv *edapptest.Server, setup f
 // set on the app.
 func runExportEnv(ctx context.Context, e env, setup func(*factory), args ...string) result {
 	var out, errOut strings.Builder
-	f := newFactory(&app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, env: e.get})
+	f := newFactory(newIOStreams(strings.NewReader(""), &out, &errOut), e.get)
 	if setup != nil {
 		setup(f)
 	}
-	code := f.run(ctx, append([]string{"export"}, args...))
+	code := runCommand(ctx, f, append([]string{"export"}, args...))
 	return result{code, out.String(), errOut.String()}
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
@@ -242,7 +243,7 @@ func TestMigrateReportFindsThePlantedDifferences(t *testing.T) {
 	}
 }
 
-// wantOnePerson checks that the README's cross-service query counts a
+// wantOnePerson checks that the cross-service query of docs/export-database.md counts a
 // person whose email changed once, under EdApp's email, with courses
 // completed in both services.
 func wantOnePerson(t *testing.T, url string, u *sctest.PersonChange) {
@@ -419,7 +420,7 @@ func migrationFixture(t *testing.T, n int) *edapptest.Server {
 	t.Helper()
 	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
-	demo, err := srv.SeedDemo()
+	demo, err := fakedata.SeedDemo(srv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 // A 429's pause shows without -v, and the run's "waited" includes it.
@@ -16,7 +17,7 @@ func TestWaitsShowA429Pause(t *testing.T) {
 	t.Parallel()
 	srv := edapptest.New(t)
 	defer srv.Close()
-	if _, err := srv.SeedDemo(); err != nil {
+	if _, err := fakedata.SeedDemo(srv); err != nil {
 		t.Fatal(err)
 	}
 	srv.FailNext(1, 429, time.Second)
@@ -98,14 +99,14 @@ func TestWaitMeterCounts(t *testing.T) {
 func TestNoticesAboveTheBars(t *testing.T) {
 	t.Parallel()
 	var buf strings.Builder
-	a := newFactory(&app{stderr: &lockedWriter{w: &buf}})
-	p := a.progress(context.Background(), true)
+	a := newFactory(newIOStreams(nil, nil, &buf), env{}.get)
+	p := a.Progress(context.Background(), true)
 	tr := p.track("users")
-	a.notice("waiting for the request budget (its window is full)")
+	a.IO.notice("waiting for the request budget (its window is full)")
 	tr.add(1, 0)
 	tr.done(nil)
 	p.wait()
-	a.notice("waited 2s for the request budget")
+	a.IO.notice("waited 2s for the request budget")
 	out := buf.String()
 	if !strings.Contains(out, "waiting for the request budget (its window is full)\n") || !strings.Contains(out, "edapp: waited 2s for the request budget\n") {
 		t.Errorf("output:\n%q", out)
