@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -134,5 +135,42 @@ func TestTextIndexesAreBTreeButTheInbox(t *testing.T) {
 				t.Errorf("%s: the index on %s: hash %v, want %v", tb.Name, c.Name, idx.Hash, want)
 			}
 		}
+	}
+}
+
+// TestMaterialisedMigrationsAsComputed: migrations 7 and 13, once
+// computed from the versions before them, are written out as literal
+// steps; these are the steps the computation gave.
+func TestMaterialisedMigrationsAsComputed(t *testing.T) {
+	t.Parallel()
+	before, err := Fold(migrations[:6])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var source []Step
+	for _, name := range []string{"users", "user_custom_fields", "groups", "group_members", "collections", "collection_courses", "courses",
+		"lessons", "course_statistics", "lesson_statistics", "survey_questions", "attempts", "course_progress",
+		"lesson_progress_events", "survey_answers", "user_lesson_progress", "user_lesson_progress_events", "group_children"} {
+		old := before[slices.IndexFunc(before, func(t Table) bool { return t.Name == name })]
+		t := old.clone()
+		t.Columns = slices.Concat([]Column{sourceColumn}, t.Columns)
+		t.Key = append(t.Key, "source")
+		source = append(source, RebuildTable{Table: t, Copy: columnNames(old), Fill: edappSource})
+	}
+	if got := migrations[6].Steps[:len(source)]; !reflect.DeepEqual(got, source) {
+		t.Error("migration 7's rebuilt tables are not versions 1-6's with source")
+	}
+	before, err = Fold(migrations[:12])
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := []Step{CreateTable{edappExportSeenTable}}
+	for _, tb := range before {
+		if _, ok := tb.Column("edapp_run"); ok {
+			seen = append(seen, AddColumn{tb.Name, digestColumn})
+		}
+	}
+	if !reflect.DeepEqual(migrations[12].Steps, seen) {
+		t.Error("migration 13 does not add edapp_digest to exactly the tables with edapp_run at version 12")
 	}
 }
