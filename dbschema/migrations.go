@@ -92,8 +92,11 @@ func createTables(tables ...Table) []Step {
 // Migrations returns the schema's history, oldest first.
 func Migrations() []Migration { return slices.Clone(migrations) }
 
-// Latest is the schema version Migrate brings a database to.
-func Latest() int { return migrations[len(migrations)-1].Version }
+// Latest is the schema version Migrator.Up brings a database to.
+func Latest() int { return latest() }
+
+// latest is the version of the last migration.
+func latest() int { return migrations[len(migrations)-1].Version }
 
 // Fold applies the steps of ms in order to an empty schema and returns the
 // tables they leave, in the order they were created; an error names the
@@ -110,12 +113,12 @@ func Fold(ms []Migration) ([]Table, error) {
 	return s.tables, nil
 }
 
-var latest = sync.OnceValues(func() ([]Table, error) { return Fold(migrations) })
+var latestTables = sync.OnceValues(func() ([]Table, error) { return Fold(migrations) })
 
 // Tables returns every table as the latest migration leaves it, in the
 // order the migrations created them.
 func Tables() []Table {
-	tables, err := latest()
+	tables, err := latestTables()
 	if err != nil {
 		panic(err) // a mistake in migrations, which the package's tests find
 	}

@@ -442,6 +442,9 @@ func (fac *factory) openExportDB(ctx context.Context, raw string, opts ...export
 		}
 		return nil, nil, fmt.Errorf("database %s: %s", target.Redacted, cleanDBError(target, err))
 	}
+	if notice := repairedNotice(dest.Repaired()); notice != "" {
+		fmt.Fprintf(fac.stderr, "edapp: %s\n", notice)
+	}
 	return db, dest, nil
 }
 

@@ -176,7 +176,7 @@ missing or malformed flag).`,
 	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log every request (the SDK's debug log) to stderr")
 	root.CompletionOptions.HiddenDefaultCmd = false
 
-	root.AddCommand(newCmdExport(f, nil), newCmdUsers(f), newCmdWebhooks(f), newCmdFake(f, nil), newCmdMigrate(f))
+	root.AddCommand(newCmdExport(f, nil), newCmdUsers(f), newCmdWebhooks(f), newCmdFake(f, nil), newCmdMigrate(f), newCmdDB(f))
 	a.addLogFormatFlag(root, "export", "users sync")
 	// The completion commands take their output stream when they are made.
 	root.SetOut(a.stdout)
