@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/edapp-go/edapp/dbschema"
@@ -18,11 +17,15 @@ func newCmdDB(f *factory) *cobra.Command {
 	return cmd
 }
 
-// dbRepairOptions are what `edapp db repair` parsed to, and where it
-// writes.
+// dbRepairOptions are what `edapp db repair` builds on, from the
+// factory, and what its flags parsed to.
 type dbRepairOptions struct {
-	db  string
-	out io.Writer
+	IO  *ioStreams
+	Env func(string) string
+	// OpenDB opens the --db database.
+	OpenDB dbOpener
+
+	db string
 }
 
 const dbRepairHelp = `repair brings the database's schema up to date, as every export does, then
@@ -43,7 +46,7 @@ not answer), and 2 on a usage error.`
 // newCmdDBRepair makes `edapp db repair`; runF, when not nil, runs
 // instead with the options the flags parsed to.
 func newCmdDBRepair(f *factory, runF func(*dbRepairOptions) error) *cobra.Command {
-	o := dbRepairOptions{out: f.stdout}
+	o := &dbRepairOptions{IO: f.IO, Env: f.Env, OpenDB: openDB}
 	cmd := &cobra.Command{
 		Use:     "repair --db URL",
 		Short:   "Re-create the tables of the schema dropped by hand, and say which",
@@ -51,22 +54,22 @@ func newCmdDBRepair(f *factory, runF func(*dbRepairOptions) error) *cobra.Comman
 		Example: "  edapp db repair --db sqlite:edapp.db\n  edapp db repair --db \"$EDAPP_EXPORT_DB\"",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.db = f.dbURL(cmd.Flags().Changed("db"), o.db); o.db == "" {
+			if o.db = dbURL(o.IO.ErrOut, o.Env, cmd.Flags().Changed("db"), o.db); o.db == "" {
 				return usagef("--db is required (or EDAPP_EXPORT_DB)")
 			}
 			if runF != nil {
-				return runF(&o)
+				return runF(o)
 			}
-			return runDBRepair(cmd.Context(), &o)
+			return dbRepairRun(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().StringVar(&o.db, "db", "", "the database to repair: sqlite:PATH or postgres://... (default: $EDAPP_EXPORT_DB)")
 	return cmd
 }
 
-// runDBRepair opens the database, repairs it and says what it re-created.
-func runDBRepair(ctx context.Context, o *dbRepairOptions) error {
-	db, target, err := openDB(ctx, o.db)
+// dbRepairRun opens the database, repairs it and says what it re-created.
+func dbRepairRun(ctx context.Context, o *dbRepairOptions) error {
+	db, target, err := o.OpenDB(ctx, o.db)
 	if err != nil {
 		return err
 	}
@@ -76,11 +79,11 @@ func runDBRepair(ctx context.Context, o *dbRepairOptions) error {
 		return fmt.Errorf("database %s: %s", target.Redacted, cleanDBError(target, err))
 	}
 	if len(recreated) == 0 {
-		fmt.Fprintf(o.out, "database %s: nothing to repair: every table of the schema is there\n", target.Redacted)
+		fmt.Fprintf(o.IO.Out, "database %s: nothing to repair: every table of the schema is there\n", target.Redacted)
 		return nil
 	}
-	fmt.Fprintf(o.out, "database %s: re-created %d table(s), empty: %s\n", target.Redacted, len(recreated), strings.Join(recreated, ", "))
-	fmt.Fprintln(o.out, "the next export of their kinds starts those kinds over and refills them")
+	fmt.Fprintf(o.IO.Out, "database %s: re-created %d table(s), empty: %s\n", target.Redacted, len(recreated), strings.Join(recreated, ", "))
+	fmt.Fprintln(o.IO.Out, "the next export of their kinds starts those kinds over and refills them")
 	return nil
 }
 

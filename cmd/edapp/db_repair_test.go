@@ -102,3 +102,23 @@ func TestMigratorStatus(t *testing.T) {
 		}
 	})
 }
+
+// TestNewCmdDBRepairFlags: --db beats EDAPP_EXPORT_DB, and without
+// either the run is not reached.
+func TestNewCmdDBRepairFlags(t *testing.T) {
+	t.Parallel()
+	f := newTestFactory(env{"EDAPP_EXPORT_DB": "sqlite:env.db"})
+	var got *dbRepairOptions
+	runF := func(o *dbRepairOptions) error { got = o; return nil }
+	if err := execute(newCmdDBRepair(f, runF)); err != nil || got.db != "sqlite:env.db" {
+		t.Errorf("EDAPP_EXPORT_DB: %v, %+v", err, got)
+	}
+	if err := execute(newCmdDBRepair(f, runF), "--db", "sqlite:flag.db"); err != nil || got.db != "sqlite:flag.db" {
+		t.Errorf("--db: %v, %+v", err, got)
+	}
+	got = nil
+	wantUsage(t, execute(newCmdDBRepair(newTestFactory(env{}), runF)), nil)
+	if got != nil {
+		t.Error("a repair without --db or EDAPP_EXPORT_DB reached the run")
+	}
+}
