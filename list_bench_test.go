@@ -3,7 +3,7 @@ package edapp_test
 // An AllAttempts export against the fake with a latency per page, pages in
 // parallel against one at a time. The fake runs in a process of its own (this
 // test binary, started again), so that the heap measured is the client's
-// alone and not the fake's store. See BENCHMARKS.md, "Parallel pages".
+// alone and not the fake's store. See docs/bench/budget.md, "Parallel pages".
 
 import (
 	"bufio"
@@ -21,6 +21,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 const (
@@ -52,7 +53,7 @@ func TestExportBenchFake(t *testing.T) {
 	}
 	srv := edapptest.New(t, edapptest.WithToken(exportToken), edapptest.WithLatency(latency))
 	defer srv.Close()
-	if err := srv.SeedAccount(edapptest.AccountSpec{Users: exportFakeUsers, Attempts: records}); err != nil {
+	if err := fakedata.SeedAccount(srv, fakedata.AccountSpec{Users: exportFakeUsers, Attempts: records}); err != nil {
 		t.Fatal(err)
 	}
 	runtime.GC()
