@@ -98,7 +98,7 @@ func TestReadmeCommands(t *testing.T) {
 	if raceEnabled {
 		// It runs the commands one after another, alone (t.Chdir): the
 		// detector would find nothing here that the other tests do not
-		// run concurrently, and it would hold the suite for 16 s.
+		// run concurrently, and it would hold the suite for the whole sequence.
 		t.Skip("the README's commands run without -race, in the README's test command")
 	}
 	if len(readmeNotRun) > 3 {
