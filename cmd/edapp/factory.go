@@ -8,6 +8,8 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/filedest"
+	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/safetyculture"
 )
 
@@ -25,9 +27,9 @@ type factory struct {
 	// options the flags give.
 	NewClient func(token string, opts ...edapp.Option) (*edapp.Client, error)
 	// OpenDatabase takes a database for an export.
-	OpenDatabase func(ctx context.Context, db *sql.DB, d export.Dialect, opts ...export.DatabaseOption) (*export.Database, error)
+	OpenDatabase func(ctx context.Context, db *sql.DB, d sqldest.Dialect, opts ...sqldest.DatabaseOption) (*sqldest.Database, error)
 	// OpenFiles takes a directory for an export.
-	OpenFiles func(dir, format string, fresh bool, opts ...export.FilesOption) (*export.Files, error)
+	OpenFiles func(dir string, opts ...filedest.Option) (*filedest.Files, error)
 	// RunExport is the export engine; RunSafetyCulture, for --source
 	// safetyculture.
 	RunExport        func(ctx context.Context, c *edapp.Client, opts export.Options, dests ...export.Destination) (*export.Summary, error)
@@ -44,8 +46,8 @@ func newFactory(a *app) *factory {
 	return &factory{
 		app:              a,
 		NewClient:        edapp.NewClient,
-		OpenDatabase:     export.OpenDatabase,
-		OpenFiles:        export.OpenFiles,
+		OpenDatabase:     sqldest.OpenDatabase,
+		OpenFiles:        filedest.Open,
 		RunExport:        export.Run,
 		RunSafetyCulture: export.RunSafetyCulture,
 		NewProgress:      newProgress,
