@@ -37,10 +37,6 @@ var ErrLocked = export.ErrLocked
 // when its holder cannot be checked (another host).
 const staleLock = 10 * time.Minute
 
-// lockKey is the PostgreSQL advisory lock an export of a source holds:
-// "edapp-ex" for EdApp's, the next key for SafetyCulture's.
-var lockKey = map[string]int64{SourceEdApp: 0x65646170702d6578, SourceSafetyCulture: 0x65646170702d6579}
-
 // The sources a database holds the records of: the value of each table's
 // source column.
 const (
@@ -142,6 +138,7 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 			o(x)
 		}
 	}
+	x.shared.fence = newFence(x.source, x.lockWait)
 	if err := x.waitLock(ctx); err != nil {
 		conn.Close()
 		return nil, err
@@ -160,7 +157,7 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 // newDatabase is a Database on conn, with the defaults.
 func newDatabase(conn *sql.Conn, db *sql.DB, d Dialect) *Database {
 	return &Database{conn: conn, db: db, d: d, source: SourceEdApp, tables: map[string]*table{},
-		nfc: asHeld, lockWait: DefaultLockWait, reconnect: DefaultReconnect, spanAge: spanAge, shared: &dbShared{slots: make(chan struct{}, ParallelWrites)}}
+		nfc: asHeld, lockWait: DefaultLockWait, reconnect: DefaultReconnect, spanAge: spanAge, shared: &dbShared{slots: make(chan struct{}, ParallelWrites), fence: newFence(SourceEdApp, DefaultLockWait)}}
 }
 
 // restartKinds forgets where the fetch of each kind stands whose table
@@ -246,7 +243,7 @@ func (x *Database) Close() error {
 	x.ckpt.close(x.conn)
 	x.ckpt = nil
 	if x.d == Postgres {
-		x.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, lockKey[x.source])
+		x.shared.fence.Release(ctx, x.conn)
 	} else {
 		x.conn.ExecContext(ctx, `UPDATE edapp_export_lock SET holder = NULL WHERE source = ? AND pid = ?`, x.source, os.Getpid())
 	}
@@ -259,17 +256,17 @@ func (x *Database) q(query string) string { return dbschema.Rebind(x.d, query) }
 // the source's.
 func (x *Database) lock(ctx context.Context) error {
 	if x.d == Postgres {
-		var ok bool
-		if err := x.conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, lockKey[x.source]).Scan(&ok); err != nil {
+		ok, err := x.shared.fence.Take(ctx, x.conn)
+		if err != nil {
 			return err
 		}
 		if !ok {
 			return ErrLocked
 		}
-		if err := x.lockHeld(ctx); err != nil {
+		if err := x.shared.fence.Held(ctx, x.conn); err != nil {
 			return err
 		}
-		if err := x.drainWriters(ctx); err != nil {
+		if err := x.shared.fence.Drain(ctx, x.conn); err != nil {
 			return err
 		}
 	}
@@ -300,30 +297,6 @@ runs = edapp_export_lock.runs + 1 RETURNING runs`),
 // keep a second export out.
 var ErrSessionLock = errors.New("export: the database's advisory lock is not held by this session's next statement (a pooler in transaction mode, such as PgBouncer with pool_mode = transaction?): connect to PostgreSQL directly, or through a pool in session mode")
 
-// lockHeldBy, completed by a process id and ")", is true when that
-// process's session holds the advisory lock $1 (a bigint key shows in
-// pg_locks as classid, the high half, and objid, the low half).
-const lockHeldBy = `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
-AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = $1 AND pid = `
-
-// lockHeld checks, with a statement of its own, that the session it
-// reaches holds the advisory lock just taken, and notes that session's
-// process for the writers (see ownerLocked).
-func (x *Database) lockHeld(ctx context.Context) error {
-	var pid int64
-	var held bool
-	err := x.conn.QueryRowContext(ctx, `SELECT pg_backend_pid(), (`+lockHeldBy+`pg_backend_pid()))`, lockKey[x.source]).Scan(&pid, &held)
-	if err != nil {
-		return err
-	}
-	if !held {
-		x.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, lockKey[x.source]) // wherever it lands: the pool's session ends it otherwise
-		return ErrSessionLock
-	}
-	x.shared.ownerPID.Store(pid)
-	return nil
-}
-
 // stale reports whether a SQLite lock row's holder is gone: a process of
 // this host that no longer runs, or a holder silent for staleLock.
 func stale(host string, pid int, beat time.Time) bool {
@@ -340,14 +313,14 @@ func (x *Database) tx(ctx context.Context, f func(*sql.Tx) error) error {
 }
 
 // tx1 runs f in a transaction on the export's connection; a writer's
-// first shows that its export still holds the database (ownerLocked).
+// first shows that its export still holds the database (fence.Enter).
 func (x *Database) tx1(ctx context.Context, f func(*sql.Tx) error) error {
 	tx, err := x.begin(ctx)
 	if err != nil {
 		return err
 	}
 	if x.owner != nil {
-		err = x.ownerLocked(ctx, tx)
+		err = x.shared.fence.Enter(ctx, tx)
 	}
 	if err == nil {
 		err = f(tx)

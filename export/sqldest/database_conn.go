@@ -143,8 +143,8 @@ func (x *Database) relock(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var ok bool
-	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, lockKey[x.source]).Scan(&ok); err != nil {
+	ok, err := x.shared.fence.Take(ctx, conn)
+	if err != nil {
 		lost(conn)
 		return err
 	}
@@ -152,8 +152,8 @@ func (x *Database) relock(ctx context.Context) error {
 	if !ok {
 		return fmt.Errorf("%w: it took the database while this export's connection was lost; run it again to resume", ErrLocked)
 	}
-	if err := x.lockHeld(ctx); err != nil {
+	if err := x.shared.fence.Held(ctx, conn); err != nil {
 		return err
 	}
-	return x.drainWriters(ctx)
+	return x.shared.fence.Drain(ctx, conn)
 }

@@ -5,10 +5,8 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/edapp-go/edapp/export"
 )
@@ -26,31 +24,13 @@ import (
 // (sql.DB.SetMaxIdleConns).
 const ParallelWrites = 4
 
-// A writer's connection holds no lock of its own, so each of its
-// transactions first shows that the export still holds the database:
-// that the session holding the export's lock is still the one of the
-// process the owner noted when it took it (ownerLocked). Between that
-// check and the commit the owner's session could end and another export
-// take the lock; so the transaction holds writersKey shared, and an export
-// that takes the lock waits for every such transaction to end before it
-// goes on (drainWriters). A writer's transaction either commits before
-// the other export writes anything, or fails its check.
-
-// writersKey is the advisory lock each writer's transaction holds shared,
-// per source (lockKey's).
-var writersKey = map[string]int64{SourceEdApp: 0x65646170702d7778, SourceSafetyCulture: 0x65646170702d7779}
-
-// errOwnerLost is a writer's transaction's error when the session that
-// held the export's lock no longer does.
-var errOwnerLost = errors.New("export: the connection holding the export's lock was lost")
-
 // dbShared is what a Database shares with the writers it lends a
 // connection of the pool to.
 type dbShared struct {
 	mu       sync.Mutex    // held by each call on the Database's own connection
 	slots    chan struct{} // a place per pooled connection lent (a group being written, or a kind's rows read ahead)
 	gaveUp   atomic.Pointer[error]
-	ownerPID atomic.Int64 // the server process of the session holding the lock
+	fence    *fence       // the PostgreSQL lock's protocol (see fence.go)
 	seenPart atomic.Int64 // the groups' rows in edapp_export_seen, numbered
 	copies   atomic.Bool  // the bulk loader has copied through one of the connections (see load)
 }
@@ -133,41 +113,6 @@ func (k *kindMap) drop(name string) {
 	delete(k.m, name)
 }
 
-// ownerLocked takes writersKey shared for tx, then checks that the
-// session holding the export's lock is still the owner's.
-func (x *Database) ownerLocked(ctx context.Context, tx *sql.Tx) error {
-	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock_shared($1)`, writersKey[x.source]); err != nil {
-		return err
-	}
-	var held bool
-	if err := tx.QueryRowContext(ctx, lockHeldBy+`$2)`, lockKey[x.source], x.shared.ownerPID.Load()).Scan(&held); err != nil {
-		return err
-	}
-	if !held {
-		return errOwnerLost
-	}
-	return nil
-}
-
-// drainWriters waits, for up to the lock wait (at least a second, so
-// that WithLockWait(0) still lets a commit under way land), until no
-// transaction holds writersKey shared: the writes of an export whose lock
-// this one has just taken, or its own from before its connection was
-// lost.
-func (x *Database) drainWriters(ctx context.Context) error {
-	wait := max(x.lockWait, time.Second)
-	drain, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	if _, err := x.conn.ExecContext(drain, `SELECT pg_advisory_lock($1)`, writersKey[x.source]); err != nil {
-		if drain.Err() != nil && ctx.Err() == nil {
-			return fmt.Errorf("%w: its writes still run after %s", ErrLocked, wait)
-		}
-		return err
-	}
-	_, err := x.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, writersKey[x.source])
-	return err
-}
-
 // writer waits for a place (the engine ranks the kinds' writes: see
 // export.ParallelDestination) and lends a connection of the pool to a
 // writer that shares x's lock and settings; nil when ctx ends first or
@@ -201,7 +146,7 @@ func (x *Database) ownerHoldsLock(ctx context.Context) error {
 	o := x.owner
 	o.shared.mu.Lock()
 	defer o.shared.mu.Unlock()
-	return o.retry(ctx, func() error { return o.lockHeld(ctx) })
+	return o.retry(ctx, func() error { return o.shared.fence.Held(ctx, o.conn) })
 }
 
 // reconnectWriter replaces a writer's lost connection with another of the
