@@ -33,10 +33,10 @@ func (d *parallelDest) Begin(context.Context, *export.Kind, export.Plan) error {
 func (d *parallelDest) Write(context.Context, *export.Batch) error {
 	d.mu.Lock()
 	d.inFlight++
-	d.most = max(d.most, d.inFlight)
-	if d.inFlight == 2 {
+	if d.inFlight == 2 && d.most < 2 {
 		close(d.second)
 	}
+	d.most = max(d.most, d.inFlight)
 	first := d.most == 1
 	d.mu.Unlock()
 	if first {
