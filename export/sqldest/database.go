@@ -61,32 +61,24 @@ const (
 // an export of each source can write to one database at once and neither
 // touches the other's rows.
 type Database struct {
-	conn       *sql.Conn
-	db         *sql.DB // the pool a lost conn is replaced from
-	d          Dialect
-	source     string
-	run        int64 // this run's number
-	lockWait   time.Duration
-	reconnect  time.Duration // how long a lost connection is tried again
-	shared     *dbShared     // with the writers lent a pooled connection
-	owner      *Database     // a writer's: the Database that lent it its connection
-	optErr     error         // the first bad option value
-	nfc        Normalizer    // WithNormalizer's; asHeld by default
-	tables     map[string]*table
-	kinds      kindMap               // the kinds being written
-	rowByRow   bool                  // Write's second try: each row under a savepoint
-	bulk       BulkLoader            // nil: rows go by statements
-	upsertOnly bool                  // a write tried again on a new connection
-	fresh      bool                  // the write under way: its kind's first load, into tables empty at the walk's start
-	seenRun    int64                 // the write under way: the full walk whose seen keys it records; 0 for none
-	known      map[string]*knownRows // the write under way: its kind's known (see changed)
-	ckpt       *checkpointer         // SQLite's: nil when the connection checkpoints its own commits
-	rejects    []dbschema.Reject     // the write under way: its rows rejected so far
-	heldKeys   rejectKeys            // the write under way: its kind's dbKind.held
-	accepted   rejectList            // the write under way: the record keys of held it wrote, by table
-	span       *span                 // SQLite's: the groups' writes not yet committed
-	spanAge    time.Duration         // how long a span may stay open (spanAge; 0: a transaction per group)
-	starts     map[string]kindStart  // the kinds' starts read ahead (startOf), by kind
+	conn      *sql.Conn
+	db        *sql.DB // the pool a lost conn is replaced from
+	d         Dialect
+	source    string
+	run       int64 // this run's number
+	lockWait  time.Duration
+	reconnect time.Duration // how long a lost connection is tried again
+	shared    *dbShared     // with the writers lent a pooled connection
+	owner     *Database     // a writer's: the Database that lent it its connection
+	optErr    error         // the first bad option value
+	nfc       Normalizer    // WithNormalizer's; asHeld by default
+	tables    map[string]*table
+	kinds     kindMap              // the kinds being written
+	bulk      BulkLoader           // nil: rows go by statements
+	ckpt      *checkpointer        // SQLite's: nil when the connection checkpoints its own commits
+	span      *span                // SQLite's: the groups' writes not yet committed
+	spanAge   time.Duration        // how long a span may stay open (spanAge; 0: a transaction per group)
+	starts    map[string]kindStart // the kinds' starts read ahead (startOf), by kind
 }
 
 // dbKind is one kind being written: the engine writes several at once.
@@ -309,7 +301,7 @@ func stale(host string, pid int, beat time.Time) bool {
 // tx runs f in a transaction on the export's connection, and again from
 // scratch on a new one if the connection is lost (see retry).
 func (x *Database) tx(ctx context.Context, f func(*sql.Tx) error) error {
-	return x.retry(ctx, func() error { return x.tx1(ctx, f) })
+	return x.retry(ctx, func(bool) error { return x.tx1(ctx, f) })
 }
 
 // tx1 runs f in a transaction on the export's connection; a writer's
@@ -342,7 +334,7 @@ func (x *Database) tx1(ctx context.Context, f func(*sql.Tx) error) error {
 // connection is lost (see retry): one round trip on PostgreSQL, where tx
 // takes three.
 func (x *Database) exec(ctx context.Context, query string, args ...any) error {
-	return x.retry(ctx, func() error {
+	return x.retry(ctx, func(bool) error {
 		x.ckpt.catchUp(ctx)
 		if _, err := x.conn.ExecContext(ctx, query, args...); err != nil {
 			return err

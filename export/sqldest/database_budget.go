@@ -46,7 +46,7 @@ func (x *Database) SaveBudget(ctx context.Context, admissions []time.Time) error
 	if err != nil {
 		return err
 	}
-	return x.retry(ctx, func() error {
+	return x.retry(ctx, func(bool) error {
 		_, err := x.conn.ExecContext(ctx, x.q(`INSERT INTO edapp_export_budget (source, admissions, saved_at) VALUES (?, ?, ?)
 ON CONFLICT (source) DO UPDATE SET admissions = excluded.admissions, saved_at = excluded.saved_at`), x.source, string(b), x.timeArg(time.Now()))
 		return err

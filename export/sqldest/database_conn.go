@@ -78,11 +78,11 @@ func connLost(err error) bool {
 // upsert, and a walk's page count only grows.
 // Once it gave up, every later write fails with the same error: the
 // export no longer holds the database.
-func (x *Database) retry(ctx context.Context, op func() error) error {
+func (x *Database) retry(ctx context.Context, op func(again bool) error) error {
 	if err := x.givenUp(); err != nil {
 		return err
 	}
-	err := op()
+	err := op(false)
 	if x.d != Postgres || x.db == nil || !connLost(err) || ctx.Err() != nil {
 		return err
 	}
@@ -92,9 +92,7 @@ func (x *Database) retry(ctx context.Context, op func() error) error {
 			x.giveUp(rerr)
 			return rerr
 		}
-		x.upsertOnly = true
-		err = op()
-		x.upsertOnly = false
+		err = op(true)
 	}
 	return err
 }

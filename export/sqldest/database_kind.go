@@ -32,7 +32,7 @@ func (x *Database) Resume(ctx context.Context, k *export.Kind, r export.RunInfo)
 	}
 	x.kinds.set(k.Name, c)
 	var p export.Plan
-	err = x.retry(ctx, func() (err error) {
+	err = x.retry(ctx, func(bool) (err error) {
 		p, err = x.resumePlan(ctx, k, r, c)
 		return err
 	})
@@ -157,22 +157,19 @@ func (x *Database) write(ctx context.Context, c *dbKind, b *export.Batch) error 
 	if err := x.loadKnown(ctx, c); err != nil {
 		return fmt.Errorf("%s: %w", c.t.name, err)
 	}
-	x.fresh = c.fresh
+	w := writeState{fresh: c.fresh, held: c.held}
 	if c.full {
-		x.seenRun, x.known = c.walk.run, c.known
+		w.seenRun, w.known = c.walk.run, c.known
 	}
-	x.heldKeys = c.held
-	defer func() { x.seenRun, x.known, x.heldKeys = 0, nil, nil }()
-	n, err := x.writeBatch(ctx, c, b)
-	x.fresh = false
+	n, err := x.writeBatch(ctx, c, b, w)
+	w.fresh = false
 	if c.fresh && keyTaken(err) {
 		c.fresh = false // a key the walk repeats: upsert from now on
-		n, err = x.writeBatch(ctx, c, b)
+		n, err = x.writeBatch(ctx, c, b, w)
 	}
 	if dbschema.IsDataError(err) && ctx.Err() == nil {
-		x.rowByRow = true
-		n, err = x.writeBatch(ctx, c, b)
-		x.rowByRow = false
+		w.rowByRow = true
+		n, err = x.writeBatch(ctx, c, b, w)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.t.name, x.loseSpan(err))
@@ -194,25 +191,25 @@ type batchCounts struct{ records, fields, same, written int }
 // go in after all its rows: a group that fails within a
 // span is written again over what it left, and so leaves no reject behind
 // to be kept twice.
-func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *export.Batch) (n batchCounts, err error) {
-	defer func() { x.rejects, x.accepted = nil, nil }()
-	err = x.writeTx(ctx, len(b.Records), func(tx *sql.Tx) error {
-		x.rejects, x.accepted = nil, rejectList{}
-		if n, err = x.upsert(ctx, tx, c.t, b.Records, c.walk.run); err != nil {
+func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *export.Batch, as writeState) (n batchCounts, err error) {
+	err = x.writeTx(ctx, len(b.Records), func(tx *sql.Tx, again bool) error {
+		w := as // each try starts over
+		w.upsertOnly, w.rejects, w.accepted = again, nil, rejectList{}
+		if n, err = x.upsert(ctx, tx, c.t, b.Records, c.walk.run, &w); err != nil {
 			return err
 		}
 		if c.t.name == "users" {
-			if n.fields, err = x.upsertCustomFields(ctx, tx, c.fields, b.Records, c.walk.run); err != nil {
+			if n.fields, err = x.upsertCustomFields(ctx, tx, c.fields, b.Records, c.walk.run, &w); err != nil {
 				return err
 			}
 		}
 		for _, r := range b.Refused {
-			x.rejects = append(x.rejects, x.refused(c.t, r))
+			w.rejects = append(w.rejects, x.refused(c.t, r))
 		}
-		if err := x.clearAccepted(ctx, tx); err != nil {
+		if err := x.clearAccepted(ctx, tx, &w); err != nil {
 			return err
 		}
-		if err := dbschema.InsertRejects(ctx, tx, x.d, x.rejects); err != nil {
+		if err := dbschema.InsertRejects(ctx, tx, x.d, w.rejects); err != nil {
 			return err
 		}
 		wrote := n.written > 0
@@ -394,7 +391,7 @@ func (x *Database) buildIndexes(ctx context.Context, kind string, yield func()) 
 		}
 		var missing []string
 		err := x.held(yield, func() error {
-			return x.retry(ctx, func() (err error) {
+			return x.retry(ctx, func(bool) (err error) {
 				missing, err = t.MissingIndexes(ctx, x.conn, x.d)
 				return err
 			})
@@ -467,12 +464,12 @@ func (x *Database) heldRejects(ctx context.Context, kind string) (rejectKeys, er
 
 // clearAccepted removes from rejects, within the group's tx, the rows of
 // the records it wrote, but those it refused again.
-func (x *Database) clearAccepted(ctx context.Context, tx *sql.Tx) error {
+func (x *Database) clearAccepted(ctx context.Context, tx *sql.Tx, w *writeState) error {
 	refused := map[[2]string]bool{}
-	for _, r := range x.rejects {
+	for _, r := range w.rejects {
 		refused[[2]string{r.Kind, dbschema.RecordKey(r.Identity, r.Raw)}] = true
 	}
-	for table, keys := range x.accepted {
+	for table, keys := range w.accepted {
 		keys = slices.DeleteFunc(keys, func(k string) bool { return refused[[2]string{table, k}] })
 		if err := dbschema.ClearRejects(ctx, tx, x.d, x.source, table, keys); err != nil {
 			return err

@@ -146,7 +146,7 @@ func (x *Database) ownerHoldsLock(ctx context.Context) error {
 	o := x.owner
 	o.shared.mu.Lock()
 	defer o.shared.mu.Unlock()
-	return o.retry(ctx, func() error { return o.shared.fence.Held(ctx, o.conn) })
+	return o.retry(ctx, func(bool) error { return o.shared.fence.Held(ctx, o.conn) })
 }
 
 // reconnectWriter replaces a writer's lost connection with another of the

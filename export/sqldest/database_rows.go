@@ -111,10 +111,10 @@ func snake(s string) string {
 }
 
 // upsertSQL is the statement that upserts n rows into t; when plain
-// (x.plain), that inserts them without a conflict clause.
-func (x *Database) upsertSQL(t *table, n int) string {
+// (writeState.plain), that inserts them without a conflict clause.
+func (x *Database) upsertSQL(t *table, n int, plain bool) string {
 	key := n
-	if x.plain() {
+	if plain {
 		key = -n
 	}
 	if s, ok := t.sql[key]; ok {
@@ -215,8 +215,8 @@ var rowBuilders = min(runtime.GOMAXPROCS(0), 4)
 // record: within a statement at its first place (one statement may not
 // touch a row twice), across statements by writing it last, and in a bulk
 // load by the merge.
-func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []export.Record, run int64) (n batchCounts, err error) {
-	u := x.upserter(tx, t)
+func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []export.Record, run int64, w *writeState) (n batchCounts, err error) {
+	u := x.upserter(tx, t, w)
 	defer u.close()
 	stop := make(chan struct{})
 	defer close(stop)
@@ -267,7 +267,7 @@ func (x *Database) buildRows(t *table, records []export.Record, run int64, per, 
 // write writes the rows of chunks, through the bulk loader when the
 // database has one, and returns how many records it rejected.
 func (u *upserter) write(ctx context.Context, chunks <-chan rowChunk) (int, error) {
-	if u.x.loads() {
+	if u.x.loads(u.w) {
 		err := u.load(ctx, chunks)
 		if !errors.Is(err, errNoBulk) {
 			if err != nil {
@@ -424,8 +424,8 @@ func (u *upserter) accept(rows [][]any) {
 
 // insertRows upserts rows whose keys are distinct, and returns how many
 // it rejected, rejects (refused before) included.
-func (x *Database) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows [][]any, rejects []dbschema.Reject) (int, error) {
-	u := x.upserter(tx, t)
+func (x *Database) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows [][]any, rejects []dbschema.Reject, w *writeState) (int, error) {
+	u := x.upserter(tx, t, w)
 	defer u.close()
 	chunks := make(chan rowChunk, 1)
 	chunks <- rowChunk{rows: rows, rejects: rejects}
@@ -442,6 +442,7 @@ func (x *Database) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows []
 // round trips.
 type upserter struct {
 	x        *Database
+	w        *writeState // the write under way
 	tx       *sql.Tx
 	t        *table
 	per      int
@@ -457,16 +458,16 @@ type upserter struct {
 	affected int64
 }
 
-func (x *Database) upserter(tx *sql.Tx, t *table) *upserter {
+func (x *Database) upserter(tx *sql.Tx, t *table, w *writeState) *upserter {
 	per := max(1, min(500, maxParams/len(t.cols)))
 	if x.d == SQLite {
 		per = max(1, sqliteParams/len(t.cols))
 	}
-	return &upserter{x: x, tx: tx, t: t, per: per, known: x.known[t.name], held: x.heldKeys[t.name]}
+	return &upserter{x: x, w: w, tx: tx, t: t, per: per, known: w.known[t.name], held: w.held[t.name]}
 }
 
 func (u *upserter) exec(ctx context.Context, rows [][]any) error {
-	if u.x.rowByRow {
+	if u.w.rowByRow {
 		return u.execEach(ctx, rows)
 	}
 	args := make([]any, 0, len(rows)*len(u.t.cols))
@@ -475,10 +476,10 @@ func (u *upserter) exec(ctx context.Context, rows [][]any) error {
 	}
 	dbschema.CleanArgs(u.x.d, args, u.isJSON)
 	if len(rows) != u.per {
-		return u.execCounted(ctx, u.x.upsertSQL(u.t, len(rows)), args...)
+		return u.execCounted(ctx, u.x.upsertSQL(u.t, len(rows), u.w.plain()), args...)
 	}
 	if u.stmt == nil {
-		stmt, err := u.tx.PrepareContext(ctx, u.x.upsertSQL(u.t, u.per))
+		stmt, err := u.tx.PrepareContext(ctx, u.x.upsertSQL(u.t, u.per, u.w.plain()))
 		if err != nil {
 			return err
 		}
@@ -520,7 +521,7 @@ func (u *upserter) execEach(ctx context.Context, rows [][]any) error {
 		}
 		args := slices.Clone(row)
 		dbschema.CleanArgs(u.x.d, args, u.isJSON)
-		err := u.execCounted(ctx, u.x.upsertSQL(u.t, 1), args...)
+		err := u.execCounted(ctx, u.x.upsertSQL(u.t, 1, u.w.plain()), args...)
 		if err != nil && !dbschema.IsDataError(err) {
 			return err
 		}
@@ -541,10 +542,10 @@ func (u *upserter) execEach(ctx context.Context, rows [][]any) error {
 // edapp_export_seen; it returns how many rows were rejected.
 func (u *upserter) flush(ctx context.Context) (int, error) {
 	n := len(u.rejects)
-	u.x.rejects = append(u.x.rejects, u.rejects...)
+	u.w.rejects = append(u.w.rejects, u.rejects...)
 	u.rejects = nil
 	if len(u.accepted) > 0 {
-		u.x.accepted[u.t.name] = append(u.x.accepted[u.t.name], u.accepted...)
+		u.w.accepted[u.t.name] = append(u.w.accepted[u.t.name], u.accepted...)
 		u.accepted = nil
 	}
 	return n, u.recordSeen(ctx)
@@ -688,7 +689,7 @@ func (x *Database) customFieldsTable() *table {
 
 // upsertCustomFields writes a row per user and custom field, and returns
 // how many it rejected.
-func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, t *table, users []export.Record, run int64) (int, error) {
+func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, t *table, users []export.Record, run int64, w *writeState) (int, error) {
 	var rows [][]any
 	var rejects []dbschema.Reject
 	at := map[[2]string]int{} // a user listed twice keeps its last fields
@@ -712,5 +713,5 @@ func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, t *table,
 			rows = append(rows, row)
 		}
 	}
-	return x.insertRows(ctx, tx, t, rows, rejects)
+	return x.insertRows(ctx, tx, t, rows, rejects, w)
 }

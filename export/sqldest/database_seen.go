@@ -21,7 +21,7 @@ import (
 // see keeps row's key, cleaned as the row is stored, when the write under
 // way records the keys it sees.
 func (u *upserter) see(row []any) {
-	if u.x.seenRun == 0 || !u.t.leavesSame || u.x.plain() {
+	if u.w.seenRun == 0 || !u.t.leavesSame || u.w.plain() {
 		return // plain inserts write edapp_run into every row
 	}
 	key := make([]any, len(u.t.key))
@@ -47,7 +47,7 @@ func (u *upserter) recordSeen(ctx context.Context) error {
 	}
 	u.seen = nil
 	_, err = u.tx.ExecContext(ctx, u.x.q(`INSERT INTO edapp_export_seen (source, table_name, walk_run, export_run, part, keys) VALUES (?, ?, ?, ?, ?, ?)`),
-		u.x.source, u.t.name, u.x.seenRun, u.x.run, u.x.shared.seenPart.Add(1), string(b))
+		u.x.source, u.t.name, u.w.seenRun, u.x.run, u.x.shared.seenPart.Add(1), string(b))
 	return err
 }
 
