@@ -45,7 +45,7 @@ func openTestDB(t *testing.T, url string) (*sql.DB, dbschema.Dialect) {
 func migratedTestDB(t *testing.T, url string) (*sql.DB, dbschema.Dialect) {
 	t.Helper()
 	db, dialect := openTestDB(t, url)
-	if err := dbschema.Migrate(context.Background(), db, dialect); err != nil {
+	if err := dbschema.NewMigrator(db, dialect).Up(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return db, dialect

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -72,6 +73,7 @@ type Database struct {
 	owner     *Database     // a writer's: the Database that lent it its connection
 	optErr    error         // the first bad option value
 	nfc       Normalizer    // WithNormalizer's; asHeld by default
+	repaired  []string      // the tables OpenDatabase re-created, dropped by hand
 	tables    map[string]*table
 	kinds     kindMap              // the kinds being written
 	bulk      BulkLoader           // nil: rows go by statements
@@ -106,7 +108,8 @@ type walkState struct {
 }
 
 // OpenDatabase brings db's schema up to date (refusing one newer than it
-// knows, ErrSchemaTooNew) and takes the database for this export: a
+// knows, ErrSchemaTooNew), re-creates the tables dropped by hand
+// (Repaired) and takes the database for this export: a
 // second export into the same database is refused with ErrLocked until
 // this one calls Close. The caller opened db with a driver for d.
 func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOption) (*Database, error) {
@@ -116,7 +119,9 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 	if err := checkDatabaseOptions(opts); err != nil {
 		return nil, err
 	}
-	recreated, err := dbschema.MigrateRecreating(ctx, db, d)
+	// A table dropped by hand is re-created, empty, and its kinds start
+	// over: the export refills what it can rather than refuse the run.
+	recreated, err := dbschema.NewMigrator(db, d).Repair(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -125,6 +130,7 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 		return nil, err
 	}
 	x := newDatabase(conn, db, d)
+	x.repaired = recreated
 	for _, o := range opts {
 		if o != nil {
 			o(x)
@@ -146,6 +152,12 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 	return x, nil
 }
 
+// Repaired is the tables OpenDatabase found missing (dropped by hand,
+// though the schema version says they exist) and re-created empty, as
+// `edapp db repair` does; their kinds start over and refill them. Empty
+// when none was missing.
+func (x *Database) Repaired() []string { return slices.Clone(x.repaired) }
+
 // newDatabase is a Database on conn, with the defaults.
 func newDatabase(conn *sql.Conn, db *sql.DB, d Dialect) *Database {
 	return &Database{conn: conn, db: db, d: d, source: SourceEdApp, tables: map[string]*table{},
@@ -160,7 +172,7 @@ func (x *Database) restartKinds(ctx context.Context, tables []string) error {
 		if name == "user_custom_fields" {
 			name = "users" // refilled with the users
 		}
-		if _, err := x.conn.ExecContext(ctx, x.q(`DELETE FROM edapp_export_kinds WHERE kind = ?`), name); err != nil {
+		if _, err := x.conn.ExecContext(ctx, rebind(x.d, `DELETE FROM edapp_export_kinds WHERE kind = ?`), name); err != nil {
 			return err
 		}
 	}
@@ -242,7 +254,8 @@ func (x *Database) Close() error {
 	return errors.Join(spanErr, x.conn.Close())
 }
 
-func (x *Database) q(query string) string { return dbschema.Rebind(x.d, query) }
+// rebind is query, written with ? placeholders, in d's.
+func rebind(d Dialect, query string) string { return dbschema.Rebind(d, query) }
 
 // lock takes the database for the source, and numbers this run among
 // the source's.
@@ -267,7 +280,7 @@ func (x *Database) lock(ctx context.Context) error {
 		var pid sql.NullInt64
 		var host sql.NullString
 		var beat any
-		err := tx.QueryRowContext(ctx, x.q(`SELECT holder, pid, host, heartbeat_at FROM edapp_export_lock WHERE source = ?`), x.source).Scan(&holder, &pid, &host, &beat)
+		err := tx.QueryRowContext(ctx, rebind(x.d, `SELECT holder, pid, host, heartbeat_at FROM edapp_export_lock WHERE source = ?`), x.source).Scan(&holder, &pid, &host, &beat)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
@@ -275,10 +288,10 @@ func (x *Database) lock(ctx context.Context) error {
 			return fmt.Errorf("%w (%s since %s)", ErrLocked, holder.String, scanTime(beat).Format(time.RFC3339))
 		}
 		me, _ := os.Hostname()
-		return tx.QueryRowContext(ctx, x.q(`INSERT INTO edapp_export_lock (source, holder, pid, host, heartbeat_at, runs) VALUES (?, ?, ?, ?, ?, 1)
+		return tx.QueryRowContext(ctx, rebind(x.d, `INSERT INTO edapp_export_lock (source, holder, pid, host, heartbeat_at, runs) VALUES (?, ?, ?, ?, ?, 1)
 ON CONFLICT (source) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, host = excluded.host, heartbeat_at = excluded.heartbeat_at,
 runs = edapp_export_lock.runs + 1 RETURNING runs`),
-			x.source, fmt.Sprintf("pid %d on %s", os.Getpid(), me), os.Getpid(), me, x.timeArg(time.Now())).Scan(&x.run)
+			x.source, fmt.Sprintf("pid %d on %s", os.Getpid(), me), os.Getpid(), me, timeArg(x.d, time.Now())).Scan(&x.run)
 	})
 }
 
@@ -351,12 +364,12 @@ func (x *Database) begin(ctx context.Context) (*sql.Tx, error) {
 	return x.conn.BeginTx(ctx, nil)
 }
 
-// timeArg is t as the dialect stores it; nil for the zero time.
-func (x *Database) timeArg(t time.Time) any {
+// timeArg is t as d stores it; nil for the zero time.
+func timeArg(d Dialect, t time.Time) any {
 	if t.IsZero() {
 		return nil
 	}
-	if x.d == SQLite {
+	if d == SQLite {
 		return t.UTC().Format(dbschema.TimeLayout)
 	}
 	return t.UTC()

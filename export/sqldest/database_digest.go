@@ -156,7 +156,7 @@ func (c *dbKind) awaitKnown() {
 // rowKey keys a row; nil when it holds more than maxKnown.
 func (x *Database) knownDigests(ctx context.Context, t *table) (map[string]knownRow, error) {
 	keys := keyNames(t)
-	rows, err := x.conn.QueryContext(ctx, x.q(`SELECT `+strings.Join(keys, ", ")+`, COALESCE(edapp_digest, '') FROM `+t.name+
+	rows, err := x.conn.QueryContext(ctx, rebind(x.d, `SELECT `+strings.Join(keys, ", ")+`, COALESCE(edapp_digest, '') FROM `+t.name+
 		` WHERE source = ? LIMIT `+strconv.Itoa(maxKnown+1)), x.source)
 	if err != nil {
 		return nil, err

@@ -50,7 +50,7 @@ func (x *Database) resumePlan(ctx context.Context, k *export.Kind, r export.RunI
 		return export.Plan{}, err
 	}
 	if r.Fresh {
-		if _, err := x.conn.ExecContext(ctx, x.q(`DELETE FROM edapp_export_kinds WHERE source = ? AND kind = ?`), x.source, k.Name); err != nil {
+		if _, err := x.conn.ExecContext(ctx, rebind(x.d, `DELETE FROM edapp_export_kinds WHERE source = ? AND kind = ?`), x.source, k.Name); err != nil {
 			return export.Plan{}, err
 		}
 		c.walk = walkState{}
@@ -78,8 +78,8 @@ func (x *Database) resumePlan(ctx context.Context, k *export.Kind, r export.RunI
 func (x *Database) oldestOpen(ctx context.Context, k *export.Kind, since time.Time) (time.Time, error) {
 	date, open := snake(k.DateField), snake(k.OpenField)
 	var v any
-	q := x.q(`SELECT MIN(` + date + `) FROM ` + k.Name + ` WHERE source = ? AND ` + open + ` IS NULL AND ` + date + ` >= ?`)
-	if err := x.conn.QueryRowContext(ctx, q, x.source, x.timeArg(since)).Scan(&v); err != nil {
+	q := rebind(x.d, `SELECT MIN(`+date+`) FROM `+k.Name+` WHERE source = ? AND `+open+` IS NULL AND `+date+` >= ?`)
+	if err := x.conn.QueryRowContext(ctx, q, x.source, timeArg(x.d, since)).Scan(&v); err != nil {
 		return time.Time{}, err
 	}
 	return scanTime(v), nil
@@ -108,7 +108,7 @@ func (x *Database) Begin(ctx context.Context, k *export.Kind, p export.Plan) err
 		// A re-run's, one statement (see startOf). The tables hold what
 		// the last complete fetch wrote, so the writes upsert (c.fresh
 		// false), into a table emptied by hand since as well.
-		err = x.exec(ctx, x.q(recordWalk), x.source, k.Name, c.walk.run, x.timeArg(p.From), c.walk.pages)
+		err = x.exec(ctx, rebind(x.d, recordWalk), x.source, k.Name, c.walk.run, timeArg(x.d, p.From), c.walk.pages)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", k.Name, err)
@@ -138,7 +138,7 @@ func (x *Database) beginWalk(ctx context.Context, k *export.Kind, p export.Plan,
 		if err := x.forgetSeen(ctx, tx, k.Name, c.walk.run); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, x.q(recordWalk), x.source, k.Name, c.walk.run, x.timeArg(p.From), c.walk.pages)
+		_, err := tx.ExecContext(ctx, rebind(x.d, recordWalk), x.source, k.Name, c.walk.run, timeArg(x.d, p.From), c.walk.pages)
 		return err
 	})
 }
@@ -213,10 +213,10 @@ func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *export.Batch, a
 			return err
 		}
 		wrote := n.written > 0
-		_, err = tx.ExecContext(ctx, x.q(`UPDATE edapp_export_kinds SET walk_pages = CASE WHEN walk_pages > ? THEN walk_pages ELSE ? END,
-walk_started = COALESCE(walk_started, ?)`+x.identitiesChanged(c.t.name, wrote)+` WHERE source = ? AND kind = ?`), b.Pages, b.Pages, x.timeArg(b.Started), x.source, c.t.name)
+		_, err = tx.ExecContext(ctx, rebind(x.d, `UPDATE edapp_export_kinds SET walk_pages = CASE WHEN walk_pages > ? THEN walk_pages ELSE ? END,
+walk_started = COALESCE(walk_started, ?)`+x.identitiesChanged(c.t.name, wrote)+` WHERE source = ? AND kind = ?`), b.Pages, b.Pages, timeArg(x.d, b.Started), x.source, c.t.name)
 		if err == nil && x.d == SQLite {
-			_, err = tx.ExecContext(ctx, `UPDATE edapp_export_lock SET heartbeat_at = ? WHERE source = ?`, x.timeArg(time.Now()), x.source)
+			_, err = tx.ExecContext(ctx, `UPDATE edapp_export_lock SET heartbeat_at = ? WHERE source = ?`, timeArg(x.d, time.Now()), x.source)
 		}
 		return err
 	})
@@ -303,8 +303,8 @@ func (x *Database) endWalk(ctx context.Context, tx *sql.Tx, kind string, run int
 			}
 		}
 	}
-	_, err := tx.ExecContext(ctx, x.q(`UPDATE edapp_export_kinds SET cursor = ?, walk_run = NULL, walk_from = NULL, walk_started = NULL,
-walk_pages = NULL, completed_at = COALESCE(?, completed_at)`+x.identitiesChanged(kind, deleted > 0)+` WHERE source = ? AND kind = ?`), x.timeArg(cursor), x.timeArg(completed), x.source, kind)
+	_, err := tx.ExecContext(ctx, rebind(x.d, `UPDATE edapp_export_kinds SET cursor = ?, walk_run = NULL, walk_from = NULL, walk_started = NULL,
+walk_pages = NULL, completed_at = COALESCE(?, completed_at)`+x.identitiesChanged(kind, deleted > 0)+` WHERE source = ? AND kind = ?`), timeArg(x.d, cursor), timeArg(x.d, completed), x.source, kind)
 	return deleted, err
 }
 
@@ -443,7 +443,7 @@ func (x *Database) heldRejects(ctx context.Context, kind string) (rejectKeys, er
 	for _, t := range tables {
 		args = append(args, t)
 	}
-	rows, err := x.conn.QueryContext(ctx, x.q(q), args...)
+	rows, err := x.conn.QueryContext(ctx, rebind(x.d, q), args...)
 	if err != nil {
 		return nil, err
 	}

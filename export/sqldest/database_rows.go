@@ -126,7 +126,7 @@ func (x *Database) upsertSQL(t *table, n int, plain bool) string {
 	if key > 0 {
 		s += onConflict(x.d, t)
 	}
-	t.sql[key] = x.q(s)
+	t.sql[key] = rebind(x.d, s)
 	return t.sql[key]
 }
 
@@ -637,7 +637,7 @@ func (x *Database) value(r export.Record, name string, typ dbschema.Type) any {
 	switch typ {
 	case dbschema.Time:
 		if f.Type() == reflect.TypeFor[edapp.Time]() {
-			return x.timeArg(f.Interface().(edapp.Time).Time)
+			return timeArg(x.d, f.Interface().(edapp.Time).Time)
 		}
 	case dbschema.Int:
 		if f.CanInt() {

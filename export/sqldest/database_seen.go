@@ -46,7 +46,7 @@ func (u *upserter) recordSeen(ctx context.Context) error {
 		return err
 	}
 	u.seen = nil
-	_, err = u.tx.ExecContext(ctx, u.x.q(`INSERT INTO edapp_export_seen (source, table_name, walk_run, export_run, part, keys) VALUES (?, ?, ?, ?, ?, ?)`),
+	_, err = u.tx.ExecContext(ctx, rebind(u.x.d, `INSERT INTO edapp_export_seen (source, table_name, walk_run, export_run, part, keys) VALUES (?, ?, ?, ?, ?, ?)`),
 		u.x.source, u.t.name, u.w.seenRun, u.x.run, u.x.shared.seenPart.Add(1), string(b))
 	return err
 }
@@ -56,7 +56,7 @@ func (u *upserter) recordSeen(ctx context.Context) error {
 func (x *Database) deleteUnseen(ctx context.Context, tx *sql.Tx, name string, run int64, nothingGone bool) (int64, error) {
 	t := x.tables[name]
 	if t == nil || !t.leavesSame {
-		res, err := tx.ExecContext(ctx, x.q(`DELETE FROM `+name+` WHERE source = ? AND (edapp_run IS NULL OR edapp_run <> ?)`), x.source, run)
+		res, err := tx.ExecContext(ctx, rebind(x.d, `DELETE FROM `+name+` WHERE source = ? AND (edapp_run IS NULL OR edapp_run <> ?)`), x.source, run)
 		if err != nil {
 			return 0, err
 		}
@@ -72,7 +72,7 @@ func (x *Database) deleteUnseen(ctx context.Context, tx *sql.Tx, name string, ru
 			return 0, err
 		}
 	}
-	_, err := tx.ExecContext(ctx, x.q(`DELETE FROM edapp_export_seen WHERE source = ? AND table_name = ?`), x.source, name)
+	_, err := tx.ExecContext(ctx, rebind(x.d, `DELETE FROM edapp_export_seen WHERE source = ? AND table_name = ?`), x.source, name)
 	return n, err
 }
 
@@ -96,7 +96,7 @@ func (x *Database) unseen(ctx context.Context, tx *sql.Tx, t *table, run int64) 
 	if err != nil {
 		return nil, err
 	}
-	rows, err := tx.QueryContext(ctx, x.q(`SELECT `+strings.Join(keyNames(t), ", ")+` FROM `+t.name+` WHERE source = ? AND (edapp_run IS NULL OR edapp_run <> ?)`), x.source, run)
+	rows, err := tx.QueryContext(ctx, rebind(x.d, `SELECT `+strings.Join(keyNames(t), ", ")+` FROM `+t.name+` WHERE source = ? AND (edapp_run IS NULL OR edapp_run <> ?)`), x.source, run)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func (x *Database) unseen(ctx context.Context, tx *sql.Tx, t *table, run int64) 
 // seenKeys is the set of keys of table recorded by the walk of run, by
 // seenKey.
 func (x *Database) seenKeys(ctx context.Context, tx *sql.Tx, table string, run int64) (map[[16]byte]struct{}, error) {
-	rows, err := tx.QueryContext(ctx, x.q(`SELECT keys FROM edapp_export_seen WHERE source = ? AND table_name = ? AND walk_run = ?`), x.source, table, run)
+	rows, err := tx.QueryContext(ctx, rebind(x.d, `SELECT keys FROM edapp_export_seen WHERE source = ? AND table_name = ? AND walk_run = ?`), x.source, table, run)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +169,7 @@ func (x *Database) deleteKeys(ctx context.Context, tx *sql.Tx, t *table, keys []
 			}
 		}
 		q := `DELETE FROM ` + t.name + ` WHERE (` + strings.Join(keyNames(t), ", ") + `) IN (VALUES ` + strings.TrimSuffix(strings.Repeat(row+", ", n), ", ") + `)`
-		res, err := tx.ExecContext(ctx, x.q(q), args...)
+		res, err := tx.ExecContext(ctx, rebind(x.d, q), args...)
 		if err != nil {
 			return deleted, err
 		}
@@ -187,7 +187,7 @@ func (x *Database) deleteKeys(ctx context.Context, tx *sql.Tx, t *table, keys []
 // kind's tables: a walk begun anew leaves those of the one it replaces.
 func (x *Database) forgetSeen(ctx context.Context, tx *sql.Tx, kind string, run int64) error {
 	for _, name := range loadTables(kind) {
-		if _, err := tx.ExecContext(ctx, x.q(`DELETE FROM edapp_export_seen WHERE source = ? AND table_name = ? AND walk_run <> ?`), x.source, name, run); err != nil {
+		if _, err := tx.ExecContext(ctx, rebind(x.d, `DELETE FROM edapp_export_seen WHERE source = ? AND table_name = ? AND walk_run <> ?`), x.source, name, run); err != nil {
 			return err
 		}
 	}
