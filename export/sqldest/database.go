@@ -66,15 +66,14 @@ type Database struct {
 	db        *sql.DB // the pool a lost conn is replaced from
 	d         Dialect
 	source    string
-	run       int64 // this run's number
 	lockWait  time.Duration
-	reconnect time.Duration // how long a lost connection is tried again
-	shared    *dbShared     // with the writers lent a pooled connection
-	owner     *Database     // a writer's: the Database that lent it its connection
-	optErr    error         // the first bad option value
-	nfc       Normalizer    // WithNormalizer's; asHeld by default
-	repaired  []string      // the tables OpenDatabase re-created, dropped by hand
-	tables    map[string]*table
+	reconnect time.Duration        // how long a lost connection is tried again
+	shared    *dbShared            // with the writers lent a pooled connection
+	owner     *Database            // a writer's: the Database that lent it its connection
+	optErr    error                // the first bad option value
+	nfc       Normalizer           // WithNormalizer's; asHeld by default
+	repaired  []string             // the tables OpenDatabase re-created, dropped by hand
+	rows      *rowMaker            // the source's tables and their rows
 	kinds     kindMap              // the kinds being written
 	bulk      BulkLoader           // nil: rows go by statements
 	ckpt      *checkpointer        // SQLite's: nil when the connection checkpoints its own commits
@@ -137,6 +136,7 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 		}
 	}
 	x.shared.fence = newFence(x.source, x.lockWait)
+	x.rows = newRowMaker(d, x.source)
 	if err := x.waitLock(ctx); err != nil {
 		conn.Close()
 		return nil, err
@@ -160,7 +160,7 @@ func (x *Database) Repaired() []string { return slices.Clone(x.repaired) }
 
 // newDatabase is a Database on conn, with the defaults.
 func newDatabase(conn *sql.Conn, db *sql.DB, d Dialect) *Database {
-	return &Database{conn: conn, db: db, d: d, source: SourceEdApp, tables: map[string]*table{},
+	return &Database{conn: conn, db: db, d: d, source: SourceEdApp, rows: newRowMaker(d, SourceEdApp),
 		nfc: asHeld, lockWait: DefaultLockWait, reconnect: DefaultReconnect, spanAge: spanAge, shared: &dbShared{slots: make(chan struct{}, ParallelWrites), fence: newFence(SourceEdApp, DefaultLockWait)}}
 }
 
@@ -291,7 +291,7 @@ func (x *Database) lock(ctx context.Context) error {
 		return tx.QueryRowContext(ctx, rebind(x.d, `INSERT INTO edapp_export_lock (source, holder, pid, host, heartbeat_at, runs) VALUES (?, ?, ?, ?, ?, 1)
 ON CONFLICT (source) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, host = excluded.host, heartbeat_at = excluded.heartbeat_at,
 runs = edapp_export_lock.runs + 1 RETURNING runs`),
-			x.source, fmt.Sprintf("pid %d on %s", os.Getpid(), me), os.Getpid(), me, timeArg(x.d, time.Now())).Scan(&x.run)
+			x.source, fmt.Sprintf("pid %d on %s", os.Getpid(), me), os.Getpid(), me, timeArg(x.d, time.Now())).Scan(&x.rows.run)
 	})
 }
 

@@ -22,13 +22,13 @@ func (x *Database) Resume(ctx context.Context, k *export.Kind, r export.RunInfo)
 		return export.Plan{}, err
 	}
 	defer release()
-	t, err := x.table(k)
+	t, err := x.rows.table(k)
 	if err != nil {
 		return export.Plan{}, err
 	}
 	c := &dbKind{t: t}
 	if k.Name == "users" {
-		c.fields = x.customFieldsTable()
+		c.fields = x.rows.customFieldsTable()
 	}
 	x.kinds.set(k.Name, c)
 	var p export.Plan
@@ -100,7 +100,7 @@ func (x *Database) Begin(ctx context.Context, k *export.Kind, p export.Plan) err
 		return nil // the walk goes on, with its run and start
 	}
 	firstLoad := c.walk.completed.IsZero()
-	c.walk = walkState{cursor: c.walk.cursor, from: p.From, run: x.run, pages: max(p.Page-1, 0)}
+	c.walk = walkState{cursor: c.walk.cursor, from: p.From, run: x.rows.run, pages: max(p.Page-1, 0)}
 	c.full = fullWalk(k, c.walk)
 	if firstLoad || c.start.forget {
 		err = x.beginWalk(ctx, k, p, firstLoad)
@@ -204,7 +204,7 @@ func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *export.Batch, a
 			}
 		}
 		for _, r := range b.Refused {
-			w.rejects = append(w.rejects, x.refused(c.t, r))
+			w.rejects = append(w.rejects, x.rows.refused(c.t, r))
 		}
 		if err := x.clearAccepted(ctx, tx, &w); err != nil {
 			return err

@@ -130,7 +130,7 @@ func (x *Database) writer(ctx context.Context) (*Database, func()) {
 		leave()
 		return nil, nil
 	}
-	w := &Database{conn: conn, db: x.db, d: x.d, source: x.source, run: x.run, reconnect: x.reconnect,
+	w := &Database{conn: conn, db: x.db, d: x.d, source: x.source, rows: x.rows, reconnect: x.reconnect,
 		bulk: x.bulk, shared: x.shared, owner: x}
 	return w, func() {
 		w.conn.Close()

@@ -47,14 +47,14 @@ func (u *upserter) recordSeen(ctx context.Context) error {
 	}
 	u.seen = nil
 	_, err = u.tx.ExecContext(ctx, rebind(u.x.d, `INSERT INTO edapp_export_seen (source, table_name, walk_run, export_run, part, keys) VALUES (?, ?, ?, ?, ?, ?)`),
-		u.x.source, u.t.name, u.w.seenRun, u.x.run, u.x.shared.seenPart.Add(1), string(b))
+		u.x.source, u.t.name, u.w.seenRun, u.x.rows.run, u.x.shared.seenPart.Add(1), string(b))
 	return err
 }
 
 // deleteUnseen deletes the rows of a table that the complete walk of run
 // did not see, and returns how many; none when nothingGone says so.
 func (x *Database) deleteUnseen(ctx context.Context, tx *sql.Tx, name string, run int64, nothingGone bool) (int64, error) {
-	t := x.tables[name]
+	t := x.rows.tables[name]
 	if t == nil || !t.leavesSame {
 		res, err := tx.ExecContext(ctx, rebind(x.d, `DELETE FROM `+name+` WHERE source = ? AND (edapp_run IS NULL OR edapp_run <> ?)`), x.source, run)
 		if err != nil {
