@@ -135,7 +135,7 @@ func (x *Database) beginWalk(ctx context.Context, k *export.Kind, p export.Plan,
 			}
 			c.fresh = fresh
 		}
-		if err := x.forgetSeen(ctx, tx, k.Name, c.walk.run); err != nil {
+		if err := (mirror{x.rows}).forgetSeen(ctx, tx, k.Name, c.walk.run); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, rebind(x.d, recordWalk), x.source, k.Name, c.walk.run, timeArg(x.d, p.From), c.walk.pages)
@@ -294,7 +294,7 @@ func (x *Database) endWalk(ctx context.Context, tx *sql.Tx, kind string, run int
 	var deleted int64
 	if full {
 		for i, table := range loadTables(kind) {
-			n, err := x.deleteUnseen(ctx, tx, table, run, nothingGone(table))
+			n, err := (mirror{x.rows}).deleteUnseen(ctx, tx, table, run, nothingGone(table))
 			if err != nil {
 				return 0, err
 			}
