@@ -12,6 +12,8 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/edappsrc"
+	"github.com/edapp-go/edapp/export/scsrc"
 	"github.com/spf13/cobra"
 	"golang.org/x/text/unicode/norm"
 )
@@ -100,7 +102,9 @@ func wrap(s, indent string, width int) string {
 	return b.String()
 }
 
-func kindNames(filter func(export.Kind) bool) []string { return export.KindNames(filter) }
+func kindNames(filter func(export.Kind) bool) []string {
+	return export.KindNames(edappsrc.Kinds(), filter)
+}
 
 // newCmdExport makes `edapp export`; runF, when not nil, runs instead of
 // the export with the options the flags parsed to.
@@ -174,9 +178,9 @@ and with --per-user also:
 func safetyCultureExportHelp() string {
 	return `--source safetyculture exports SafetyCulture Training's kinds instead
 (SAFETYCULTURE_API_TOKEN, SAFETYCULTURE_BASE_URL):
-` + wrap(strings.Join(export.SafetyCultureKindNames(func(k export.Kind) bool { return !k.PerUser }), ", "), "  ", 76) + `
+` + wrap(strings.Join(export.KindNames(scsrc.Kinds(), func(k export.Kind) bool { return !k.PerUser }), ", "), "  ", 76) + `
 and with --per-user also:
-` + wrap(strings.Join(export.SafetyCultureKindNames(func(k export.Kind) bool { return k.PerUser }), ", "), "  ", 76) + `
+` + wrap(strings.Join(export.KindNames(scsrc.Kinds(), func(k export.Kind) bool { return k.PerUser }), ", "), "  ", 76) + `
 into the same tables, each row marked with its source; the two exports
 never touch each other's rows and may run at once. Its incremental
 analytics kinds are fetched again from the cursor minus 2h15m (its
@@ -305,15 +309,15 @@ func engineOptions(f exportFlags) (export.Options, error) {
 // takes: SafetyCulture's analytics arrive up to 2 hours late.
 func leastOverlap(source string) time.Duration {
 	if source == export.SourceSafetyCulture {
-		return export.SafetyCultureOverlap
+		return scsrc.Overlap
 	}
 	return export.Overlap
 }
 
 func findKind(source, name string) (export.Kind, bool) {
-	list := export.Kinds()
+	list := edappsrc.Kinds()
 	if source == export.SourceSafetyCulture {
-		list = export.SafetyCultureKinds()
+		list = scsrc.Kinds()
 	}
 	for _, k := range list {
 		if k.Name == name {
@@ -346,7 +350,7 @@ func (fac *factory) runExport(ctx context.Context, o *exportOptions) error {
 	prog := fac.progress(context.Background(), isTerminal(fac.stderr))
 	opts.Progress = progressAdapter{prog}
 	opts.StopOn = fatal
-	sum, err := fac.RunExport(ctx, c, opts, dests...)
+	sum, err := fac.RunExport(ctx, edappsrc.New(c), opts, dests...)
 	return fac.exportDone(sum, prog, o.flags.rejectsExitCode, rebuildIdentities(ctx, dests, err))
 }
 

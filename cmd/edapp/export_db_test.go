@@ -24,6 +24,7 @@ import (
 	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/scsrc"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 	"github.com/jackc/pgx/v5/stdlib"
 )
@@ -182,7 +183,7 @@ func exportTables() []dbschema.Table {
 // SafetyCulture has: every table a snapshot compares.
 func sourcedTables() []dbschema.Table {
 	out := exportTables()
-	for _, name := range export.SafetyCultureKindNames(func(export.Kind) bool { return true }) {
+	for _, name := range export.KindNames(scsrc.Kinds(), func(export.Kind) bool { return true }) {
 		if !slices.ContainsFunc(out, func(tb dbschema.Table) bool { return tb.Name == name }) {
 			tb, _ := dbschema.Lookup(name)
 			out = append(out, tb)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/scsrc"
 	"github.com/edapp-go/edapp/safetyculture"
 )
 
@@ -13,7 +14,7 @@ import (
 func sourceKindNames(source string) []string {
 	all := func(export.Kind) bool { return true }
 	if source == export.SourceSafetyCulture {
-		return export.SafetyCultureKindNames(all)
+		return export.KindNames(scsrc.Kinds(), all)
 	}
 	return kindNames(all)
 }
@@ -67,7 +68,7 @@ func (fac *factory) runSafetyCultureExport(ctx context.Context, o *exportOptions
 	prog := fac.progress(context.Background(), isTerminal(fac.stderr))
 	opts.Progress = progressAdapter{prog}
 	opts.StopOn = fatal
-	sum, err := fac.RunSafetyCulture(ctx, c, opts, dests...)
+	sum, err := fac.RunExport(ctx, scsrc.New(c), opts, dests...)
 	return fac.exportDone(sum, prog, o.flags.rejectsExitCode, rebuildIdentities(ctx, dests, err))
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
-	"github.com/edapp-go/edapp/safetyculture"
 )
 
 // factory hands each command what it builds on, as gh's cmdutil.Factory
@@ -28,10 +27,8 @@ type factory struct {
 	OpenDatabase func(ctx context.Context, db *sql.DB, d export.Dialect, opts ...export.DatabaseOption) (*export.Database, error)
 	// OpenFiles takes a directory for an export.
 	OpenFiles func(dir, format string, fresh bool, opts ...export.FilesOption) (*export.Files, error)
-	// RunExport is the export engine; RunSafetyCulture, for --source
-	// safetyculture.
-	RunExport        func(ctx context.Context, c *edapp.Client, opts export.Options, dests ...export.Destination) (*export.Summary, error)
-	RunSafetyCulture func(ctx context.Context, c *safetyculture.Client, opts export.Options, dests ...export.Destination) (*export.Summary, error)
+	// RunExport is the export engine, for either source.
+	RunExport func(ctx context.Context, src export.Source, opts export.Options, dests ...export.Destination) (*export.Summary, error)
 	// NewProgress reports a run's progress on w: bars, or log lines.
 	NewProgress func(ctx context.Context, w io.Writer, bars bool) progress
 
@@ -42,13 +39,12 @@ type factory struct {
 // newFactory is the factory of a run, with the production constructors.
 func newFactory(a *app) *factory {
 	return &factory{
-		app:              a,
-		NewClient:        edapp.NewClient,
-		OpenDatabase:     export.OpenDatabase,
-		OpenFiles:        export.OpenFiles,
-		RunExport:        export.Run,
-		RunSafetyCulture: export.RunSafetyCulture,
-		NewProgress:      newProgress,
+		app:          a,
+		NewClient:    edapp.NewClient,
+		OpenDatabase: export.OpenDatabase,
+		OpenFiles:    export.OpenFiles,
+		RunExport:    export.Run,
+		NewProgress:  newProgress,
 	}
 }
 
