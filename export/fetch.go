@@ -92,10 +92,11 @@ func (f *Fetch) Count(a Answer) {
 // field names. It fails when the fetch was stopped.
 func Emit[T any](f *Fetch, v T) error { return f.s.emit(v) }
 
-// EachParent runs fn for each parent id, Concurrency at a time, and
-// reports the parents done to the kind's progress. The first error
-// cancels the others and is returned. Each fn takes its requests' places
-// from InFlight.
+// EachParent runs fn for each parent id, one more at a time than
+// Concurrency, and reports the parents done to the kind's progress. The
+// first error cancels the others and is returned. Each fn takes its
+// requests' places from InFlight, which bounds them: the parent more
+// keeps the places busy while a parent's last page is handed on.
 func (f *Fetch) EachParent(ctx context.Context, parents []string, fn func(ctx context.Context, id string) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -104,7 +105,7 @@ func (f *Fetch) EachParent(ctx context.Context, parents []string, fn func(ctx co
 		once  sync.Once
 		first error
 	)
-	sem := make(chan struct{}, f.r.concurrency)
+	sem := make(chan struct{}, f.r.concurrency+1)
 	f.s.parentDone(0, len(parents))
 	for _, id := range parents {
 		select {

@@ -27,13 +27,17 @@ type Walker struct {
 
 // Start starts a walk whose requests count to f, as many of its pages in
 // flight as the pool's places allow, once the run lets it (Fetch.Enter).
+// A walk asks for one page more than the pool has places: an iterator
+// holds the page its consumer is taking, so with only as many pages as
+// places a walk alone (the run's last) would leave a place idle each time
+// it hands a page on; the pool still bounds the requests in flight.
 func Start(ctx context.Context, f *export.Fetch) (*Walker, error) {
 	if err := f.Enter(ctx); err != nil {
 		return nil, err
 	}
 	r := new(edapp.Response)
 	return &Walker{f: f, resp: r, Opts: []edapp.RequestOption{
-		edapp.WithBulk(), edapp.WithInFlight(f.InFlight()), edapp.WithPageConcurrency(f.Concurrency()), edapp.WithResponseInto(r),
+		edapp.WithBulk(), edapp.WithInFlight(f.InFlight()), edapp.WithPageConcurrency(f.Concurrency() + 1), edapp.WithResponseInto(r),
 	}}, nil
 }
 
