@@ -8,6 +8,8 @@ import (
 
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/edappsrc"
+	"github.com/edapp-go/edapp/export/filedest"
 )
 
 // Export the attempts and users of an account into CSV files; a second
@@ -28,11 +30,11 @@ func Example() {
 	defer os.RemoveAll(dir)
 
 	for range 2 {
-		files, err := export.OpenFiles(dir, "csv", false)
+		files, err := filedest.Open(dir, filedest.WithFormat("csv"))
 		if err != nil {
 			log.Fatal(err)
 		}
-		sum, err := export.Run(context.Background(), srv.Client(), export.Options{Kinds: []string{"users", "attempts"}}, files)
+		sum, err := export.Run(context.Background(), edappsrc.New(srv.Client()), export.Options{Kinds: []string{"users", "attempts"}}, files)
 		files.Close()
 		if err != nil {
 			log.Fatal(err)

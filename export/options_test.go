@@ -1,9 +1,7 @@
 package export
 
 import (
-	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -36,66 +34,4 @@ func TestOptionsReportTheFirstBadValue(t *testing.T) {
 		}
 	}
 
-	dir := t.TempDir()
-	if _, err := OpenFiles(dir, "csv", false, WithPartSize(0)); !errors.Is(err, edapp.ErrInvalidInput) {
-		t.Errorf("WithPartSize(0): %v", err)
-	}
-	if f, err := OpenFiles(dir, "csv", false, nil, WithPartSize(1)); err != nil {
-		t.Errorf("a nil option is skipped: %v", err)
-	} else {
-		f.Close()
-	}
-	if _, err := OpenFiles(dir, "xml", false); !errors.Is(err, edapp.ErrInvalidInput) {
-		t.Errorf("format xml: %v", err)
-	}
-	// OpenDatabase checks the options, the first bad value first, before
-	// it touches the database.
-	for _, tc := range []struct {
-		name string
-		opts []DatabaseOption
-		want string
-	}{
-		{"negative lock wait", []DatabaseOption{WithLockWait(-time.Second)}, "WithLockWait"},
-		{"negative reconnect", []DatabaseOption{WithReconnect(-time.Second)}, "WithReconnect"},
-		{"unknown source", []DatabaseOption{WithSource("moodle")}, "WithSource"},
-		{"the first bad value", []DatabaseOption{WithSource(""), WithLockWait(-time.Second)}, "WithSource"},
-	} {
-		if err := checkDatabaseOptions(tc.opts); !errors.Is(err, edapp.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v", tc.name, err)
-		}
-	}
-	if err := checkDatabaseOptions([]DatabaseOption{nil, WithSource(SourceSafetyCulture), WithLockWait(0), WithReconnect(0)}); err != nil {
-		t.Errorf("good options (zero waits mean 'at once'): %v", err)
-	}
-	if _, err := OpenDatabase(context.Background(), nil, SQLite); !errors.Is(err, edapp.ErrInvalidInput) {
-		t.Errorf("a nil *sql.DB: %v", err)
-	}
-}
-
-// TestRunOverlapAtLeastTheSources: each source refuses an overlap below
-// its own (EdApp 10 minutes, SafetyCulture 2 h 15 min) before anything
-// is fetched or written, and takes a larger one for every incremental
-// kind.
-func TestRunOverlapAtLeastTheSources(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	for _, tc := range []struct {
-		name string
-		run  func(Options) error
-		min  time.Duration
-	}{
-		{"edapp", func(o Options) error { _, err := Run(ctx, nil, o); return err }, Overlap},
-		{"safetyculture", func(o Options) error { _, err := RunSafetyCulture(ctx, nil, o); return err }, SafetyCultureOverlap},
-	} {
-		// No client and no destination: a run past the check fails on
-		// them, not on the overlap.
-		for _, bad := range []time.Duration{-time.Second, time.Second, tc.min - time.Second} {
-			if err := tc.run(Options{Overlap: bad}); !errors.Is(err, edapp.ErrInvalidInput) {
-				t.Errorf("%s: overlap %s: %v, want ErrInvalidInput", tc.name, bad, err)
-			}
-		}
-		if err := tc.run(Options{Overlap: tc.min}); errors.Is(err, edapp.ErrInvalidInput) {
-			t.Errorf("%s: overlap %s refused: %v", tc.name, tc.min, err)
-		}
-	}
 }

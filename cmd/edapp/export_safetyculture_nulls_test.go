@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -68,7 +68,7 @@ func TestMigrateReportScoreLostIsNull(t *testing.T) {
 	exportBoth(t, srv, sc, url)
 	lost := 0
 	for _, d := range reportOf(t, url).Differences {
-		if d.Category != export.CategoryScoreLost {
+		if d.Category != sqldest.CategoryScoreLost {
 			continue
 		}
 		lost++

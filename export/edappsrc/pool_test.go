@@ -54,9 +54,9 @@ type discard struct{}
 func (discard) Resume(context.Context, *export.Kind, export.RunInfo) (export.Plan, error) {
 	return export.Plan{}, nil
 }
-func (discard) Begin(context.Context, *export.Kind, export.Plan) error      { return nil }
-func (discard) Write(context.Context, *export.Batch) error                  { return nil }
-func (discard) End(context.Context, *export.Kind, *export.KindResult) error { return nil }
+func (discard) Begin(context.Context, *export.Kind, export.Plan) error              { return nil }
+func (discard) Write(context.Context, *export.Batch) error                          { return nil }
+func (discard) End(context.Context, *export.Kind, *export.KindResult, func()) error { return nil }
 
 // BenchmarkRunKeepsThePoolBusy runs a first run of every kind at 50 ms a
 // request and 4 requests in flight, in pages of 50 so that the requests,
