@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/export/edappsrc"
 )
@@ -69,7 +70,7 @@ func TestRunParallelDestination(t *testing.T) {
 	t.Parallel()
 	srv := edapptest.New(t)
 	defer srv.Close()
-	if _, err := srv.SeedDemo(); err != nil {
+	if _, err := fakedata.SeedDemo(srv); err != nil {
 		t.Fatal(err)
 	}
 	d := &parallelDest{second: make(chan struct{})}

@@ -23,6 +23,7 @@ import (
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/export/scsrc"
 	"github.com/edapp-go/edapp/export/sqldest"
@@ -259,7 +260,7 @@ func testOpenAttempts(t *testing.T, url, window string) {
 	var shift atomic.Int64 // how far the fake's clock is behind
 	srv := edapptest.New(t, edapptest.WithClock(func() time.Time { return time.Now().Add(-time.Duration(shift.Load())) }))
 	t.Cleanup(srv.Close)
-	demo, err := srv.SeedDemo()
+	demo, err := fakedata.SeedDemo(srv)
 	if err != nil {
 		t.Fatal(err)
 	}

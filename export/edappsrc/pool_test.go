@@ -11,6 +11,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/export/edappsrc"
 	"golang.org/x/time/rate"
@@ -70,11 +71,11 @@ func (discard) End(context.Context, *export.Kind, *export.KindResult, func()) er
 func BenchmarkRunKeepsThePoolBusy(b *testing.B) {
 	srv := edapptest.New(b, edapptest.WithLatency(50*time.Millisecond))
 	defer srv.Close()
-	spec, pageSize := edapptest.AccountSpec{Users: 240, Groups: 24, Collections: 4, Courses: 12, Lessons: 3, Attempts: 1500}, 50
+	spec, pageSize := fakedata.AccountSpec{Users: 240, Groups: 24, Collections: 4, Courses: 12, Lessons: 3, Attempts: 1500}, 50
 	if os.Getenv("EDAPP_POOL_BENCH") == "realistic" {
-		spec, pageSize = edapptest.AccountSpec{Users: 5000, Attempts: 100000}, edapp.MaxPageSize
+		spec, pageSize = fakedata.AccountSpec{Users: 5000, Attempts: 100000}, edapp.MaxPageSize
 	}
-	if err := srv.SeedAccount(spec); err != nil {
+	if err := fakedata.SeedAccount(srv, spec); err != nil {
 		b.Fatal(err)
 	}
 	var w *wireCount

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/export/edappsrc"
 )
@@ -34,7 +35,7 @@ func filesFixture(t *testing.T) *edapptest.Server {
 	t.Helper()
 	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
-	demo, err := srv.SeedDemo()
+	demo, err := fakedata.SeedDemo(srv)
 	if err != nil {
 		t.Fatal(err)
 	}
