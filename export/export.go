@@ -233,6 +233,9 @@ func Run(ctx context.Context, src Source, opts Options, dests ...Destination) (s
 	if err != nil {
 		return nil, err
 	}
+	if err := checkKinds(ks); err != nil {
+		return nil, err
+	}
 	for i := range ks {
 		if ks[i].Incremental && opts.Overlap != 0 {
 			ks[i].Overlap = opts.Overlap
@@ -251,6 +254,17 @@ func Run(ctx context.Context, src Source, opts Options, dests ...Destination) (s
 		}
 	}()
 	return e.kinds(ctx, ks)
+}
+
+// checkKinds reports the first kind of a source that cannot be fetched:
+// one without Fetch, or a Remirror kind without Probe.
+func checkKinds(ks []Kind) error {
+	for _, k := range ks {
+		if k.Fetch == nil || (k.Remirror && k.Probe == nil) {
+			return fmt.Errorf("export: %w: kind %s: want a Fetch, and a Probe when Remirror", edapp.ErrInvalidInput, k.Name)
+		}
+	}
+	return nil
 }
 
 // leastOverlap is the least Options.Overlap a source's kinds take: the

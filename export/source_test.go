@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
 )
 
@@ -106,6 +107,28 @@ func TestRunKindReadsWhatItNeeds(t *testing.T) {
 		}
 		if want := map[bool]int{false: 3, true: 0}[tc.parentsFail]; d.records["children"] != want {
 			t.Errorf("%s: %d children, want %d", tc.name, d.records["children"], want)
+		}
+	}
+}
+
+// kindsOnly is a source of the kinds given.
+type kindsOnly []export.Kind
+
+func (kindsOnly) Name() string            { return "kinds" }
+func (ks kindsOnly) Kinds() []export.Kind { return ks }
+
+// TestRunRefusesAKindItCannotFetch: a kind without Fetch, or a Remirror
+// kind without Probe, is refused before anything is fetched or written.
+func TestRunRefusesAKindItCannotFetch(t *testing.T) {
+	t.Parallel()
+	fetch := func(context.Context, *export.Fetch) error { return nil }
+	for name, k := range map[string]export.Kind{
+		"no Fetch":                 {Name: "a"},
+		"a Remirror with no Probe": {Name: "a", Incremental: true, Remirror: true, Fetch: fetch},
+	} {
+		d := &memDest{records: map[string]int{}}
+		if _, err := export.Run(context.Background(), kindsOnly{k}, export.Options{}, d); !errors.Is(err, edapp.ErrInvalidInput) || len(d.ended) > 0 {
+			t.Errorf("%s: %v, kinds ended %v", name, err, d.ended)
 		}
 	}
 }
