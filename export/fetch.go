@@ -2,6 +2,7 @@ package export
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -89,8 +90,13 @@ func (f *Fetch) Count(a Answer) {
 
 // Emit sends one record of the kind to the destinations: v is an SDK
 // record struct, or a row struct of the source's own, read by its JSON
-// field names. It fails when the fetch was stopped.
-func Emit[T any](f *Fetch, v T) error { return f.s.emit(v) }
+// field names. It fails when the fetch was stopped, and in a Probe.
+func Emit[T any](f *Fetch, v T) error {
+	if f.s == nil {
+		return errors.New("export: a probe emits no record")
+	}
+	return f.s.emit(v)
+}
 
 // EachParent runs fn for each parent id, one more at a time than
 // Concurrency, and reports the parents done to the kind's progress. The
