@@ -46,7 +46,7 @@ func openTestDB(t *testing.T, url string) (*sql.DB, dbschema.Dialect) {
 func migratedTestDB(t *testing.T, url string) (*sql.DB, dbschema.Dialect) {
 	t.Helper()
 	db, dialect := openTestDB(t, url)
-	if err := dbschema.Migrate(context.Background(), db, dialect); err != nil {
+	if err := dbschema.NewMigrator(db, dialect).Up(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return db, dialect
@@ -745,7 +745,7 @@ func TestExportDBCountsRowsTheDatabaseWrote(t *testing.T) {
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 3)
 		sc := sctest.New(t)
-		if _, err := sc.SeedMigration(srv); err != nil {
+		if _, err := fakedata.SeedMigration(sc, srv); err != nil {
 			t.Fatal(err)
 		}
 		ctx := context.Background()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,32 +62,24 @@ const (
 // an export of each source can write to one database at once and neither
 // touches the other's rows.
 type Database struct {
-	conn       *sql.Conn
-	db         *sql.DB // the pool a lost conn is replaced from
-	d          Dialect
-	source     string
-	run        int64 // this run's number
-	lockWait   time.Duration
-	reconnect  time.Duration // how long a lost connection is tried again
-	shared     *dbShared     // with the writers lent a pooled connection
-	owner      *Database     // a writer's: the Database that lent it its connection
-	optErr     error         // the first bad option value
-	nfc        Normalizer    // WithNormalizer's; asHeld by default
-	tables     map[string]*table
-	kinds      kindMap               // the kinds being written
-	rowByRow   bool                  // Write's second try: each row under a savepoint
-	bulk       BulkLoader            // nil: rows go by statements
-	upsertOnly bool                  // a write tried again on a new connection
-	fresh      bool                  // the write under way: its kind's first load, into tables empty at the walk's start
-	seenRun    int64                 // the write under way: the full walk whose seen keys it records; 0 for none
-	known      map[string]*knownRows // the write under way: its kind's known (see changed)
-	ckpt       *checkpointer         // SQLite's: nil when the connection checkpoints its own commits
-	rejects    []dbschema.Reject     // the write under way: its rows rejected so far
-	heldKeys   rejectKeys            // the write under way: its kind's dbKind.held
-	accepted   rejectList            // the write under way: the record keys of held it wrote, by table
-	span       *span                 // SQLite's: the groups' writes not yet committed
-	spanAge    time.Duration         // how long a span may stay open (spanAge; 0: a transaction per group)
-	starts     map[string]kindStart  // the kinds' starts read ahead (startOf), by kind
+	conn      *sql.Conn
+	db        *sql.DB // the pool a lost conn is replaced from
+	d         Dialect
+	source    string
+	lockWait  time.Duration
+	reconnect time.Duration        // how long a lost connection is tried again
+	shared    *dbShared            // with the writers lent a pooled connection
+	owner     *Database            // a writer's: the Database that lent it its connection
+	optErr    error                // the first bad option value
+	nfc       Normalizer           // WithNormalizer's; asHeld by default
+	repaired  []string             // the tables OpenDatabase re-created, dropped by hand
+	rows      *rowMaker            // the source's tables and their rows
+	kinds     kindMap              // the kinds being written
+	bulk      BulkLoader           // nil: rows go by statements
+	ckpt      *checkpointer        // SQLite's: nil when the connection checkpoints its own commits
+	span      *span                // SQLite's: the groups' writes not yet committed
+	spanAge   time.Duration        // how long a span may stay open (spanAge; 0: a transaction per group)
+	starts    map[string]kindStart // the kinds' starts read ahead (startOf), by kind
 }
 
 // dbKind is one kind being written: the engine writes several at once.
@@ -114,7 +107,8 @@ type walkState struct {
 }
 
 // OpenDatabase brings db's schema up to date (refusing one newer than it
-// knows, ErrSchemaTooNew) and takes the database for this export: a
+// knows, ErrSchemaTooNew), re-creates the tables dropped by hand
+// (Repaired) and takes the database for this export: a
 // second export into the same database is refused with ErrLocked until
 // this one calls Close. The caller opened db with a driver for d.
 func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOption) (*Database, error) {
@@ -124,7 +118,9 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 	if err := checkDatabaseOptions(opts); err != nil {
 		return nil, err
 	}
-	recreated, err := dbschema.MigrateRecreating(ctx, db, d)
+	// A table dropped by hand is re-created, empty, and its kinds start
+	// over: the export refills what it can rather than refuse the run.
+	recreated, err := dbschema.NewMigrator(db, d).Repair(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -133,12 +129,14 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 		return nil, err
 	}
 	x := newDatabase(conn, db, d)
+	x.repaired = recreated
 	for _, o := range opts {
 		if o != nil {
 			o(x)
 		}
 	}
 	x.shared.fence = newFence(x.source, x.lockWait)
+	x.rows = newRowMaker(d, x.source)
 	if err := x.waitLock(ctx); err != nil {
 		conn.Close()
 		return nil, err
@@ -154,9 +152,15 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 	return x, nil
 }
 
+// Repaired is the tables OpenDatabase found missing (dropped by hand,
+// though the schema version says they exist) and re-created empty, as
+// `edapp db repair` does; their kinds start over and refill them. Empty
+// when none was missing.
+func (x *Database) Repaired() []string { return slices.Clone(x.repaired) }
+
 // newDatabase is a Database on conn, with the defaults.
 func newDatabase(conn *sql.Conn, db *sql.DB, d Dialect) *Database {
-	return &Database{conn: conn, db: db, d: d, source: SourceEdApp, tables: map[string]*table{},
+	return &Database{conn: conn, db: db, d: d, source: SourceEdApp, rows: newRowMaker(d, SourceEdApp),
 		nfc: asHeld, lockWait: DefaultLockWait, reconnect: DefaultReconnect, spanAge: spanAge, shared: &dbShared{slots: make(chan struct{}, ParallelWrites), fence: newFence(SourceEdApp, DefaultLockWait)}}
 }
 
@@ -168,7 +172,7 @@ func (x *Database) restartKinds(ctx context.Context, tables []string) error {
 		if name == "user_custom_fields" {
 			name = "users" // refilled with the users
 		}
-		if _, err := x.conn.ExecContext(ctx, x.q(`DELETE FROM edapp_export_kinds WHERE kind = ?`), name); err != nil {
+		if _, err := x.conn.ExecContext(ctx, rebind(x.d, `DELETE FROM edapp_export_kinds WHERE kind = ?`), name); err != nil {
 			return err
 		}
 	}
@@ -250,7 +254,8 @@ func (x *Database) Close() error {
 	return errors.Join(spanErr, x.conn.Close())
 }
 
-func (x *Database) q(query string) string { return dbschema.Rebind(x.d, query) }
+// rebind is query, written with ? placeholders, in d's.
+func rebind(d Dialect, query string) string { return dbschema.Rebind(d, query) }
 
 // lock takes the database for the source, and numbers this run among
 // the source's.
@@ -275,7 +280,7 @@ func (x *Database) lock(ctx context.Context) error {
 		var pid sql.NullInt64
 		var host sql.NullString
 		var beat any
-		err := tx.QueryRowContext(ctx, x.q(`SELECT holder, pid, host, heartbeat_at FROM edapp_export_lock WHERE source = ?`), x.source).Scan(&holder, &pid, &host, &beat)
+		err := tx.QueryRowContext(ctx, rebind(x.d, `SELECT holder, pid, host, heartbeat_at FROM edapp_export_lock WHERE source = ?`), x.source).Scan(&holder, &pid, &host, &beat)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
@@ -283,10 +288,10 @@ func (x *Database) lock(ctx context.Context) error {
 			return fmt.Errorf("%w (%s since %s)", ErrLocked, holder.String, scanTime(beat).Format(time.RFC3339))
 		}
 		me, _ := os.Hostname()
-		return tx.QueryRowContext(ctx, x.q(`INSERT INTO edapp_export_lock (source, holder, pid, host, heartbeat_at, runs) VALUES (?, ?, ?, ?, ?, 1)
+		return tx.QueryRowContext(ctx, rebind(x.d, `INSERT INTO edapp_export_lock (source, holder, pid, host, heartbeat_at, runs) VALUES (?, ?, ?, ?, ?, 1)
 ON CONFLICT (source) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, host = excluded.host, heartbeat_at = excluded.heartbeat_at,
 runs = edapp_export_lock.runs + 1 RETURNING runs`),
-			x.source, fmt.Sprintf("pid %d on %s", os.Getpid(), me), os.Getpid(), me, x.timeArg(time.Now())).Scan(&x.run)
+			x.source, fmt.Sprintf("pid %d on %s", os.Getpid(), me), os.Getpid(), me, timeArg(x.d, time.Now())).Scan(&x.rows.run)
 	})
 }
 
@@ -309,7 +314,7 @@ func stale(host string, pid int, beat time.Time) bool {
 // tx runs f in a transaction on the export's connection, and again from
 // scratch on a new one if the connection is lost (see retry).
 func (x *Database) tx(ctx context.Context, f func(*sql.Tx) error) error {
-	return x.retry(ctx, func() error { return x.tx1(ctx, f) })
+	return x.retry(ctx, func(bool) error { return x.tx1(ctx, f) })
 }
 
 // tx1 runs f in a transaction on the export's connection; a writer's
@@ -342,7 +347,7 @@ func (x *Database) tx1(ctx context.Context, f func(*sql.Tx) error) error {
 // connection is lost (see retry): one round trip on PostgreSQL, where tx
 // takes three.
 func (x *Database) exec(ctx context.Context, query string, args ...any) error {
-	return x.retry(ctx, func() error {
+	return x.retry(ctx, func(bool) error {
 		x.ckpt.catchUp(ctx)
 		if _, err := x.conn.ExecContext(ctx, query, args...); err != nil {
 			return err
@@ -359,12 +364,12 @@ func (x *Database) begin(ctx context.Context) (*sql.Tx, error) {
 	return x.conn.BeginTx(ctx, nil)
 }
 
-// timeArg is t as the dialect stores it; nil for the zero time.
-func (x *Database) timeArg(t time.Time) any {
+// timeArg is t as d stores it; nil for the zero time.
+func timeArg(d Dialect, t time.Time) any {
 	if t.IsZero() {
 		return nil
 	}
-	if x.d == SQLite {
+	if d == SQLite {
 		return t.UTC().Format(dbschema.TimeLayout)
 	}
 	return t.UTC()

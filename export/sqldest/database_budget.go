@@ -20,7 +20,7 @@ func (x *Database) SavedBudget(ctx context.Context) ([]time.Time, error) {
 	}
 	defer release()
 	var raw sql.NullString
-	err = x.conn.QueryRowContext(ctx, x.q(`SELECT admissions FROM edapp_export_budget WHERE source = ?`), x.source).Scan(&raw)
+	err = x.conn.QueryRowContext(ctx, rebind(x.d, `SELECT admissions FROM edapp_export_budget WHERE source = ?`), x.source).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !raw.Valid) {
 		return nil, nil
 	}
@@ -46,9 +46,9 @@ func (x *Database) SaveBudget(ctx context.Context, admissions []time.Time) error
 	if err != nil {
 		return err
 	}
-	return x.retry(ctx, func() error {
-		_, err := x.conn.ExecContext(ctx, x.q(`INSERT INTO edapp_export_budget (source, admissions, saved_at) VALUES (?, ?, ?)
-ON CONFLICT (source) DO UPDATE SET admissions = excluded.admissions, saved_at = excluded.saved_at`), x.source, string(b), x.timeArg(time.Now()))
+	return x.retry(ctx, func(bool) error {
+		_, err := x.conn.ExecContext(ctx, rebind(x.d, `INSERT INTO edapp_export_budget (source, admissions, saved_at) VALUES (?, ?, ?)
+ON CONFLICT (source) DO UPDATE SET admissions = excluded.admissions, saved_at = excluded.saved_at`), x.source, string(b), timeArg(x.d, time.Now()))
 		return err
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/edapp-go/edapp"
@@ -44,17 +45,26 @@ func WithReconnect(d time.Duration) DatabaseOption {
 }
 
 // connLost reports whether err says the connection to the server is gone
-// (rather than the statement refused): the driver's bad connection, a
-// network error, an unexpected end of stream, or a PostgreSQL SQLSTATE of
-// class 08 (connection exception) or 57P01-57P03 (the server shut down,
-// crashed, or cannot take connections yet). Detected by interface and
-// text, so that the engine needs no driver.
+// (rather than the statement refused), by the errors' types, never their
+// text: database/sql's and the driver's bad connection, a network error
+// or a socket's reset, broken pipe or refusal, an unexpected end of
+// stream, a PostgreSQL SQLSTATE of class 08 (connection exception) or
+// 57P01-57P03 (the server shut down, crashed, or cannot take connections
+// yet), or pgconn's error for a connection it has closed (which says it
+// is safe to retry: nothing reached the server). The driver's types are
+// read through the methods they have, so that this package links no
+// driver.
 func connLost(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
 	var ne net.Error
-	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne) {
+	for _, lost := range []error{driver.ErrBadConn, sql.ErrConnDone, io.ErrUnexpectedEOF, syscall.ECONNRESET, syscall.EPIPE, syscall.ECONNREFUSED} {
+		if errors.Is(err, lost) {
+			return true
+		}
+	}
+	if errors.As(err, &ne) {
 		return true
 	}
 	var st interface{ SQLState() string }
@@ -62,13 +72,8 @@ func connLost(err error) bool {
 		code := st.SQLState()
 		return strings.HasPrefix(code, "08") || code == "57P01" || code == "57P02" || code == "57P03"
 	}
-	msg := err.Error()
-	for _, s := range []string{"conn closed", "connection reset by peer", "broken pipe", "unexpected EOF", "connection refused"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
+	var closed interface{ SafeToRetry() bool }
+	return errors.As(err, &closed) && closed.SafeToRetry()
 }
 
 // retry runs op; on PostgreSQL, when it fails for a lost connection, it
@@ -78,11 +83,11 @@ func connLost(err error) bool {
 // upsert, and a walk's page count only grows.
 // Once it gave up, every later write fails with the same error: the
 // export no longer holds the database.
-func (x *Database) retry(ctx context.Context, op func() error) error {
+func (x *Database) retry(ctx context.Context, op func(again bool) error) error {
 	if err := x.givenUp(); err != nil {
 		return err
 	}
-	err := op()
+	err := op(false)
 	if x.d != Postgres || x.db == nil || !connLost(err) || ctx.Err() != nil {
 		return err
 	}
@@ -92,9 +97,7 @@ func (x *Database) retry(ctx context.Context, op func() error) error {
 			x.giveUp(rerr)
 			return rerr
 		}
-		x.upsertOnly = true
-		err = op()
-		x.upsertOnly = false
+		err = op(true)
 	}
 	return err
 }

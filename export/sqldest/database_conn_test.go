@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"syscall"
 	"testing"
 
@@ -19,6 +20,13 @@ type sqlStateError string
 
 func (e sqlStateError) Error() string    { return "server error (SQLSTATE " + string(e) + ")" }
 func (e sqlStateError) SQLState() string { return string(e) }
+
+// connClosedError is pgconn's error for a connection it has closed: safe
+// to retry, since nothing reached the server.
+type connClosedError struct{}
+
+func (*connClosedError) Error() string     { return "conn closed" }
+func (*connClosedError) SafeToRetry() bool { return true }
 
 func TestConnLost(t *testing.T) {
 	t.Parallel()
@@ -40,8 +48,11 @@ func TestConnLost(t *testing.T) {
 		{sqlStateError("57014"), false}, // query canceled
 		{sqlStateError("23505"), false}, // unique violation
 		{sqlStateError("22P02"), false}, // invalid text representation
-		{errors.New("conn closed"), true},
-		{errors.New("write tcp 127.0.0.1:1->127.0.0.1:2: write: broken pipe"), true},
+		{&connClosedError{}, true},      // pgconn's, for a connection it closed
+		{fmt.Errorf("commit: %w", &os.SyscallError{Syscall: "write", Err: syscall.EPIPE}), true},
+		{fmt.Errorf("read: %w", syscall.ECONNRESET), true},
+		{errors.New("conn closed"), false}, // text alone says nothing
+		{errors.New("write tcp 127.0.0.1:1->127.0.0.1:2: write: broken pipe"), false},
 		{errors.New("syntax error at or near"), false},
 		{context.Canceled, false},
 		{fmt.Errorf("read: %w", context.DeadlineExceeded), false},

@@ -95,14 +95,14 @@ func needsKnown(c *dbKind) bool { return c.full && !c.fresh }
 
 // readKnown is the digests of the rows of c's tables, each read within
 // try.
-func (x *Database) readKnown(ctx context.Context, c *dbKind, try func(context.Context, func() error) error) (map[string]*knownRows, error) {
+func (x *Database) readKnown(ctx context.Context, c *dbKind, try func(context.Context, func(bool) error) error) (map[string]*knownRows, error) {
 	known := map[string]*knownRows{}
 	for _, t := range []*table{c.t, c.fields} {
 		if t == nil || !t.leavesSame {
 			continue
 		}
 		var m map[string]knownRow
-		err := try(ctx, func() (err error) {
+		err := try(ctx, func(bool) (err error) {
 			m, err = x.knownDigests(ctx, t)
 			return err
 		})
@@ -137,7 +137,7 @@ func (x *Database) prefetchKnown(ctx context.Context, k *export.Kind, c *dbKind)
 			return
 		}
 		defer release()
-		once := func(_ context.Context, f func() error) error { return f() }
+		once := func(_ context.Context, f func(bool) error) error { return f(false) }
 		if known, err := w.readKnown(ctx, c, once); err == nil {
 			c.known = known
 		}
@@ -156,7 +156,7 @@ func (c *dbKind) awaitKnown() {
 // rowKey keys a row; nil when it holds more than maxKnown.
 func (x *Database) knownDigests(ctx context.Context, t *table) (map[string]knownRow, error) {
 	keys := keyNames(t)
-	rows, err := x.conn.QueryContext(ctx, x.q(`SELECT `+strings.Join(keys, ", ")+`, COALESCE(edapp_digest, '') FROM `+t.name+
+	rows, err := x.conn.QueryContext(ctx, rebind(x.d, `SELECT `+strings.Join(keys, ", ")+`, COALESCE(edapp_digest, '') FROM `+t.name+
 		` WHERE source = ? LIMIT `+strconv.Itoa(maxKnown+1)), x.source)
 	if err != nil {
 		return nil, err

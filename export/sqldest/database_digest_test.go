@@ -65,7 +65,7 @@ func TestUpserterChanged(t *testing.T) {
 		known.rows[rowKey(tb, r)] = knownRow{digest: r[3].(string)}
 	}
 	known.rows[rowKey(tb, row("e", "1"))] = knownRow{} // no digest: sent as it comes
-	u := &upserter{x: &Database{d: SQLite, seenRun: 7}, t: tb, known: known}
+	u := &upserter{x: &Database{d: SQLite}, w: &writeState{seenRun: 7}, t: tb, known: known}
 	ids := func(rows [][]any) (out []string) {
 		for _, r := range rows {
 			out = append(out, r[0].(string))
@@ -101,7 +101,7 @@ func TestUpserterChanged(t *testing.T) {
 		t.Errorf("seen %v, want %v", keys, want)
 	}
 	// A plain insert records no key.
-	u = &upserter{x: &Database{d: SQLite, seenRun: 7, fresh: true}, t: tb}
+	u = &upserter{x: &Database{d: SQLite}, w: &writeState{seenRun: 7, fresh: true}, t: tb}
 	if u.changed([][]any{row("a", "1")}); len(u.seen) != 0 {
 		t.Errorf("a plain insert recorded %v", u.seen)
 	}

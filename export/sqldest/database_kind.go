@@ -22,17 +22,17 @@ func (x *Database) Resume(ctx context.Context, k *export.Kind, r export.RunInfo)
 		return export.Plan{}, err
 	}
 	defer release()
-	t, err := x.table(k)
+	t, err := x.rows.table(k)
 	if err != nil {
 		return export.Plan{}, err
 	}
 	c := &dbKind{t: t}
 	if k.Name == "users" {
-		c.fields = x.customFieldsTable()
+		c.fields = x.rows.customFieldsTable()
 	}
 	x.kinds.set(k.Name, c)
 	var p export.Plan
-	err = x.retry(ctx, func() (err error) {
+	err = x.retry(ctx, func(bool) (err error) {
 		p, err = x.resumePlan(ctx, k, r, c)
 		return err
 	})
@@ -50,7 +50,7 @@ func (x *Database) resumePlan(ctx context.Context, k *export.Kind, r export.RunI
 		return export.Plan{}, err
 	}
 	if r.Fresh {
-		if _, err := x.conn.ExecContext(ctx, x.q(`DELETE FROM edapp_export_kinds WHERE source = ? AND kind = ?`), x.source, k.Name); err != nil {
+		if _, err := x.conn.ExecContext(ctx, rebind(x.d, `DELETE FROM edapp_export_kinds WHERE source = ? AND kind = ?`), x.source, k.Name); err != nil {
 			return export.Plan{}, err
 		}
 		c.walk = walkState{}
@@ -78,8 +78,8 @@ func (x *Database) resumePlan(ctx context.Context, k *export.Kind, r export.RunI
 func (x *Database) oldestOpen(ctx context.Context, k *export.Kind, since time.Time) (time.Time, error) {
 	date, open := snake(k.DateField), snake(k.OpenField)
 	var v any
-	q := x.q(`SELECT MIN(` + date + `) FROM ` + k.Name + ` WHERE source = ? AND ` + open + ` IS NULL AND ` + date + ` >= ?`)
-	if err := x.conn.QueryRowContext(ctx, q, x.source, x.timeArg(since)).Scan(&v); err != nil {
+	q := rebind(x.d, `SELECT MIN(`+date+`) FROM `+k.Name+` WHERE source = ? AND `+open+` IS NULL AND `+date+` >= ?`)
+	if err := x.conn.QueryRowContext(ctx, q, x.source, timeArg(x.d, since)).Scan(&v); err != nil {
 		return time.Time{}, err
 	}
 	return scanTime(v), nil
@@ -100,7 +100,7 @@ func (x *Database) Begin(ctx context.Context, k *export.Kind, p export.Plan) err
 		return nil // the walk goes on, with its run and start
 	}
 	firstLoad := c.walk.completed.IsZero()
-	c.walk = walkState{cursor: c.walk.cursor, from: p.From, run: x.run, pages: max(p.Page-1, 0)}
+	c.walk = walkState{cursor: c.walk.cursor, from: p.From, run: x.rows.run, pages: max(p.Page-1, 0)}
 	c.full = fullWalk(k, c.walk)
 	if firstLoad || c.start.forget {
 		err = x.beginWalk(ctx, k, p, firstLoad)
@@ -108,7 +108,7 @@ func (x *Database) Begin(ctx context.Context, k *export.Kind, p export.Plan) err
 		// A re-run's, one statement (see startOf). The tables hold what
 		// the last complete fetch wrote, so the writes upsert (c.fresh
 		// false), into a table emptied by hand since as well.
-		err = x.exec(ctx, x.q(recordWalk), x.source, k.Name, c.walk.run, x.timeArg(p.From), c.walk.pages)
+		err = x.exec(ctx, rebind(x.d, recordWalk), x.source, k.Name, c.walk.run, timeArg(x.d, p.From), c.walk.pages)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", k.Name, err)
@@ -135,10 +135,10 @@ func (x *Database) beginWalk(ctx context.Context, k *export.Kind, p export.Plan,
 			}
 			c.fresh = fresh
 		}
-		if err := x.forgetSeen(ctx, tx, k.Name, c.walk.run); err != nil {
+		if err := (mirror{x.rows}).forgetSeen(ctx, tx, k.Name, c.walk.run); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, x.q(recordWalk), x.source, k.Name, c.walk.run, x.timeArg(p.From), c.walk.pages)
+		_, err := tx.ExecContext(ctx, rebind(x.d, recordWalk), x.source, k.Name, c.walk.run, timeArg(x.d, p.From), c.walk.pages)
 		return err
 	})
 }
@@ -157,22 +157,19 @@ func (x *Database) write(ctx context.Context, c *dbKind, b *export.Batch) error 
 	if err := x.loadKnown(ctx, c); err != nil {
 		return fmt.Errorf("%s: %w", c.t.name, err)
 	}
-	x.fresh = c.fresh
+	w := writeState{fresh: c.fresh, held: c.held}
 	if c.full {
-		x.seenRun, x.known = c.walk.run, c.known
+		w.seenRun, w.known = c.walk.run, c.known
 	}
-	x.heldKeys = c.held
-	defer func() { x.seenRun, x.known, x.heldKeys = 0, nil, nil }()
-	n, err := x.writeBatch(ctx, c, b)
-	x.fresh = false
+	n, err := x.writeBatch(ctx, c, b, w)
+	w.fresh = false
 	if c.fresh && keyTaken(err) {
 		c.fresh = false // a key the walk repeats: upsert from now on
-		n, err = x.writeBatch(ctx, c, b)
+		n, err = x.writeBatch(ctx, c, b, w)
 	}
 	if dbschema.IsDataError(err) && ctx.Err() == nil {
-		x.rowByRow = true
-		n, err = x.writeBatch(ctx, c, b)
-		x.rowByRow = false
+		w.rowByRow = true
+		n, err = x.writeBatch(ctx, c, b, w)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.t.name, x.loseSpan(err))
@@ -194,32 +191,32 @@ type batchCounts struct{ records, fields, same, written int }
 // go in after all its rows: a group that fails within a
 // span is written again over what it left, and so leaves no reject behind
 // to be kept twice.
-func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *export.Batch) (n batchCounts, err error) {
-	defer func() { x.rejects, x.accepted = nil, nil }()
-	err = x.writeTx(ctx, len(b.Records), func(tx *sql.Tx) error {
-		x.rejects, x.accepted = nil, rejectList{}
-		if n, err = x.upsert(ctx, tx, c.t, b.Records, c.walk.run); err != nil {
+func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *export.Batch, as writeState) (n batchCounts, err error) {
+	err = x.writeTx(ctx, len(b.Records), func(tx *sql.Tx, again bool) error {
+		w := as // each try starts over
+		w.upsertOnly, w.rejects, w.accepted = again, nil, rejectList{}
+		if n, err = x.upsert(ctx, tx, c.t, b.Records, c.walk.run, &w); err != nil {
 			return err
 		}
 		if c.t.name == "users" {
-			if n.fields, err = x.upsertCustomFields(ctx, tx, c.fields, b.Records, c.walk.run); err != nil {
+			if n.fields, err = x.upsertCustomFields(ctx, tx, c.fields, b.Records, c.walk.run, &w); err != nil {
 				return err
 			}
 		}
 		for _, r := range b.Refused {
-			x.rejects = append(x.rejects, x.refused(c.t, r))
+			w.rejects = append(w.rejects, x.rows.refused(c.t, r))
 		}
-		if err := x.clearAccepted(ctx, tx); err != nil {
+		if err := x.clearAccepted(ctx, tx, &w); err != nil {
 			return err
 		}
-		if err := dbschema.InsertRejects(ctx, tx, x.d, x.rejects); err != nil {
+		if err := dbschema.InsertRejects(ctx, tx, x.d, w.rejects); err != nil {
 			return err
 		}
 		wrote := n.written > 0
-		_, err = tx.ExecContext(ctx, x.q(`UPDATE edapp_export_kinds SET walk_pages = CASE WHEN walk_pages > ? THEN walk_pages ELSE ? END,
-walk_started = COALESCE(walk_started, ?)`+x.identitiesChanged(c.t.name, wrote)+` WHERE source = ? AND kind = ?`), b.Pages, b.Pages, x.timeArg(b.Started), x.source, c.t.name)
+		_, err = tx.ExecContext(ctx, rebind(x.d, `UPDATE edapp_export_kinds SET walk_pages = CASE WHEN walk_pages > ? THEN walk_pages ELSE ? END,
+walk_started = COALESCE(walk_started, ?)`+x.identitiesChanged(c.t.name, wrote)+` WHERE source = ? AND kind = ?`), b.Pages, b.Pages, timeArg(x.d, b.Started), x.source, c.t.name)
 		if err == nil && x.d == SQLite {
-			_, err = tx.ExecContext(ctx, `UPDATE edapp_export_lock SET heartbeat_at = ? WHERE source = ?`, x.timeArg(time.Now()), x.source)
+			_, err = tx.ExecContext(ctx, `UPDATE edapp_export_lock SET heartbeat_at = ? WHERE source = ?`, timeArg(x.d, time.Now()), x.source)
 		}
 		return err
 	})
@@ -297,7 +294,7 @@ func (x *Database) endWalk(ctx context.Context, tx *sql.Tx, kind string, run int
 	var deleted int64
 	if full {
 		for i, table := range loadTables(kind) {
-			n, err := x.deleteUnseen(ctx, tx, table, run, nothingGone(table))
+			n, err := (mirror{x.rows}).deleteUnseen(ctx, tx, table, run, nothingGone(table))
 			if err != nil {
 				return 0, err
 			}
@@ -306,8 +303,8 @@ func (x *Database) endWalk(ctx context.Context, tx *sql.Tx, kind string, run int
 			}
 		}
 	}
-	_, err := tx.ExecContext(ctx, x.q(`UPDATE edapp_export_kinds SET cursor = ?, walk_run = NULL, walk_from = NULL, walk_started = NULL,
-walk_pages = NULL, completed_at = COALESCE(?, completed_at)`+x.identitiesChanged(kind, deleted > 0)+` WHERE source = ? AND kind = ?`), x.timeArg(cursor), x.timeArg(completed), x.source, kind)
+	_, err := tx.ExecContext(ctx, rebind(x.d, `UPDATE edapp_export_kinds SET cursor = ?, walk_run = NULL, walk_from = NULL, walk_started = NULL,
+walk_pages = NULL, completed_at = COALESCE(?, completed_at)`+x.identitiesChanged(kind, deleted > 0)+` WHERE source = ? AND kind = ?`), timeArg(x.d, cursor), timeArg(x.d, completed), x.source, kind)
 	return deleted, err
 }
 
@@ -394,7 +391,7 @@ func (x *Database) buildIndexes(ctx context.Context, kind string, yield func()) 
 		}
 		var missing []string
 		err := x.held(yield, func() error {
-			return x.retry(ctx, func() (err error) {
+			return x.retry(ctx, func(bool) (err error) {
 				missing, err = t.MissingIndexes(ctx, x.conn, x.d)
 				return err
 			})
@@ -446,7 +443,7 @@ func (x *Database) heldRejects(ctx context.Context, kind string) (rejectKeys, er
 	for _, t := range tables {
 		args = append(args, t)
 	}
-	rows, err := x.conn.QueryContext(ctx, x.q(q), args...)
+	rows, err := x.conn.QueryContext(ctx, rebind(x.d, q), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -467,12 +464,12 @@ func (x *Database) heldRejects(ctx context.Context, kind string) (rejectKeys, er
 
 // clearAccepted removes from rejects, within the group's tx, the rows of
 // the records it wrote, but those it refused again.
-func (x *Database) clearAccepted(ctx context.Context, tx *sql.Tx) error {
+func (x *Database) clearAccepted(ctx context.Context, tx *sql.Tx, w *writeState) error {
 	refused := map[[2]string]bool{}
-	for _, r := range x.rejects {
+	for _, r := range w.rejects {
 		refused[[2]string{r.Kind, dbschema.RecordKey(r.Identity, r.Raw)}] = true
 	}
-	for table, keys := range x.accepted {
+	for table, keys := range w.accepted {
 		keys = slices.DeleteFunc(keys, func(k string) bool { return refused[[2]string{table, k}] })
 		if err := dbschema.ClearRejects(ctx, tx, x.d, x.source, table, keys); err != nil {
 			return err

@@ -30,11 +30,11 @@ func WithBulkLoader(l BulkLoader) DatabaseOption {
 	return func(x *Database) { x.bulk = l }
 }
 
-// loads reports whether the rows go through the bulk loader: on
+// loads reports whether the rows of w go through the bulk loader: on
 // PostgreSQL, but not in a replay row by row nor in a write tried again
 // on a new connection, which take the plain upsert path.
-func (x *Database) loads() bool {
-	return x.bulk != nil && x.d == Postgres && !x.rowByRow && !x.upsertOnly
+func (x *Database) loads(w *writeState) bool {
+	return x.bulk != nil && x.d == Postgres && !w.rowByRow && !w.upsertOnly
 }
 
 // errNoBulk says the bulk loader cannot copy through the connection.
@@ -62,7 +62,7 @@ func (u *upserter) load(ctx context.Context, chunks <-chan rowChunk) error {
 		next = unshift(first, next)
 	}
 	tmp := "edapp_load_" + u.t.name
-	if u.x.plain() {
+	if u.w.plain() {
 		tmp = u.t.name // keys new to the table: copied straight in
 	} else if _, err := u.tx.ExecContext(ctx, "CREATE TEMP TABLE IF NOT EXISTS "+tmp+" (LIKE "+u.t.name+") ON COMMIT DELETE ROWS"); err != nil {
 		return err
@@ -92,14 +92,6 @@ func (u *upserter) load(ctx context.Context, chunks <-chan rowChunk) error {
 		return nil
 	}
 	return u.execCounted(ctx, mergeSQL(u.t, tmp))
-}
-
-// plain reports whether the write under way inserts without a conflict
-// clause: a first load into tables empty at the walk's start, but not in
-// a replay row by row nor in a write tried again on a new connection
-// (whose lost commit may have reached the server).
-func (x *Database) plain() bool {
-	return x.fresh && !x.rowByRow && !x.upsertOnly
 }
 
 // keyTaken reports whether err is an insert's refusal of a key the table

@@ -130,7 +130,7 @@ func (x *Database) writer(ctx context.Context) (*Database, func()) {
 		leave()
 		return nil, nil
 	}
-	w := &Database{conn: conn, db: x.db, d: x.d, source: x.source, run: x.run, reconnect: x.reconnect,
+	w := &Database{conn: conn, db: x.db, d: x.d, source: x.source, rows: x.rows, reconnect: x.reconnect,
 		bulk: x.bulk, shared: x.shared, owner: x}
 	return w, func() {
 		w.conn.Close()
@@ -146,7 +146,7 @@ func (x *Database) ownerHoldsLock(ctx context.Context) error {
 	o := x.owner
 	o.shared.mu.Lock()
 	defer o.shared.mu.Unlock()
-	return o.retry(ctx, func() error { return o.shared.fence.Held(ctx, o.conn) })
+	return o.retry(ctx, func(bool) error { return o.shared.fence.Held(ctx, o.conn) })
 }
 
 // reconnectWriter replaces a writer's lost connection with another of the

@@ -74,7 +74,7 @@ func TestDatabaseWritePlainThenUpsert(t *testing.T) {
 	}
 	x := newDatabase(conn, nil, SQLite)
 	k := kindNamed(t, "attempts")
-	tb, err := x.table(k)
+	tb, err := x.rows.table(k)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,10 +44,24 @@ const maxParams = 30000
 // (see insertRows).
 const sqliteParams = 1000
 
+// rowMaker is a source's tables, read from the schema once each, and how
+// a record becomes a row of one of them, or a reject: it holds no
+// connection, and the writers share it.
+type rowMaker struct {
+	d      Dialect
+	source string
+	run    int64 // this run's number, which the rejects carry (set when the export takes the database)
+	tables map[string]*table
+}
+
+func newRowMaker(d Dialect, source string) *rowMaker {
+	return &rowMaker{d: d, source: source, tables: map[string]*table{}}
+}
+
 // table returns k's table, checking that the schema has a column for
 // each of its fields and a field for each column.
-func (x *Database) table(k *export.Kind) (*table, error) {
-	if t := x.tables[k.Name]; t != nil {
+func (m *rowMaker) table(k *export.Kind) (*table, error) {
+	if t := m.tables[k.Name]; t != nil {
 		return t, nil
 	}
 	def, ok := dbschema.Lookup(k.Name)
@@ -61,7 +75,7 @@ func (x *Database) table(k *export.Kind) (*table, error) {
 	t := &table{name: def.Name, cols: def.Columns, sql: map[int]string{}}
 	for i, c := range def.Columns {
 		f, ok := byCol[c.Name]
-		if !ok && c.Origin&x.origin() != 0 && !slices.Contains(engineColumns, c.Name) {
+		if !ok && c.Origin&m.origin() != 0 && !slices.Contains(engineColumns, c.Name) {
 			return nil, fmt.Errorf("export: column %s.%s has no field", def.Name, c.Name)
 		}
 		t.fields = append(t.fields, f)
@@ -73,7 +87,7 @@ func (x *Database) table(k *export.Kind) (*table, error) {
 		}
 	}
 	t.setDigest()
-	x.tables[k.Name] = t
+	m.tables[k.Name] = t
 	return t, nil
 }
 
@@ -88,8 +102,8 @@ func (t *table) setDigest() {
 
 // origin is the Origin of the columns the source fills: a column only the
 // other source fills is NULL in this one's rows.
-func (x *Database) origin() dbschema.Origin {
-	if x.source == SourceSafetyCulture {
+func (m *rowMaker) origin() dbschema.Origin {
+	if m.source == SourceSafetyCulture {
 		return dbschema.FromSafetyCulture
 	}
 	return dbschema.FromEdApp
@@ -111,10 +125,10 @@ func snake(s string) string {
 }
 
 // upsertSQL is the statement that upserts n rows into t; when plain
-// (x.plain), that inserts them without a conflict clause.
-func (x *Database) upsertSQL(t *table, n int) string {
+// (writeState.plain), that inserts them without a conflict clause.
+func (m *rowMaker) upsertSQL(t *table, n int, plain bool) string {
 	key := n
-	if x.plain() {
+	if plain {
 		key = -n
 	}
 	if s, ok := t.sql[key]; ok {
@@ -122,11 +136,11 @@ func (x *Database) upsertSQL(t *table, n int) string {
 	}
 	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(t.cols)), ", ") + ")"
 	rows := strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
-	s := insertVerb(x.d) + " INTO " + t.name + " (" + strings.Join(columnNames(t), ", ") + ") VALUES " + rows
+	s := insertVerb(m.d) + " INTO " + t.name + " (" + strings.Join(columnNames(t), ", ") + ") VALUES " + rows
 	if key > 0 {
-		s += onConflict(x.d, t)
+		s += onConflict(m.d, t)
 	}
-	t.sql[key] = x.q(s)
+	t.sql[key] = rebind(m.d, s)
 	return t.sql[key]
 }
 
@@ -215,12 +229,12 @@ var rowBuilders = min(runtime.GOMAXPROCS(0), 4)
 // record: within a statement at its first place (one statement may not
 // touch a row twice), across statements by writing it last, and in a bulk
 // load by the merge.
-func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []export.Record, run int64) (n batchCounts, err error) {
-	u := x.upserter(tx, t)
+func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []export.Record, run int64, w *writeState) (n batchCounts, err error) {
+	u := x.upserter(tx, t, w)
 	defer u.close()
 	stop := make(chan struct{})
 	defer close(stop)
-	chunks := x.buildRows(t, records, run, u.per, rowBuilders, stop)
+	chunks := x.rows.buildRows(t, records, run, u.per, rowBuilders, stop)
 	n.records, err = u.write(ctx, chunks)
 	n.same, n.written = u.same, int(u.affected)
 	return n, err
@@ -229,7 +243,7 @@ func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []e
 // buildRows is the rows of records in t, per records at a time, in order,
 // built by up to builders goroutines and at most chunksAhead ahead of the
 // reader, until stop closes.
-func (x *Database) buildRows(t *table, records []export.Record, run int64, per, builders int, stop <-chan struct{}) <-chan rowChunk {
+func (m *rowMaker) buildRows(t *table, records []export.Record, run int64, per, builders int, stop <-chan struct{}) <-chan rowChunk {
 	pending := make(chan chan rowChunk, chunksAhead)
 	go func() {
 		defer close(pending)
@@ -246,7 +260,7 @@ func (x *Database) buildRows(t *table, records []export.Record, run int64, per, 
 			building <- struct{}{}
 			go func() {
 				defer func() { <-building }()
-				c <- x.rowsOf(t, part, run)
+				c <- m.rowsOf(t, part, run)
 			}()
 		}
 	}()
@@ -267,7 +281,7 @@ func (x *Database) buildRows(t *table, records []export.Record, run int64, per, 
 // write writes the rows of chunks, through the bulk loader when the
 // database has one, and returns how many records it rejected.
 func (u *upserter) write(ctx context.Context, chunks <-chan rowChunk) (int, error) {
-	if u.x.loads() {
+	if u.x.loads(u.w) {
 		err := u.load(ctx, chunks)
 		if !errors.Is(err, errNoBulk) {
 			if err != nil {
@@ -304,17 +318,17 @@ type rowChunk struct {
 
 // rowsOf is records' rows in t, a key repeated keeping its last record
 // at its first place. A record without a usable key is rejected.
-func (x *Database) rowsOf(t *table, records []export.Record, run int64) rowChunk {
+func (m *rowMaker) rowsOf(t *table, records []export.Record, run int64) rowChunk {
 	var c rowChunk
 	c.rows = make([][]any, 0, len(records))
 	at := map[string]int{}
 	for _, r := range records {
-		row, err := x.row(t, r, run)
+		row, err := m.row(t, r, run)
 		if err != nil {
 			return rowChunk{err: err}
 		}
 		if why := keyProblem(t, row); why != "" {
-			c.rejects = append(c.rejects, x.reject(t, row, why))
+			c.rejects = append(c.rejects, m.reject(t, row, why))
 			continue
 		}
 		boundIndexed(t, row)
@@ -364,8 +378,8 @@ func boundIndexed(t *table, row []any) {
 
 // reject is row of t kept in the rejects table for why: its key as the
 // identity, its raw column (or its columns as a JSON object) as raw.
-func (x *Database) reject(t *table, row []any, why string) dbschema.Reject {
-	r := dbschema.Reject{Source: x.source, Kind: t.name, Reason: why, Run: x.run, At: time.Now()}
+func (m *rowMaker) reject(t *table, row []any, why string) dbschema.Reject {
+	r := dbschema.Reject{Source: m.source, Kind: t.name, Reason: why, Run: m.run, At: time.Now()}
 	if !strings.HasPrefix(why, "no usable identity") {
 		r.Identity = t.identity(row)
 	}
@@ -388,12 +402,12 @@ func (x *Database) reject(t *table, row []any, why string) dbschema.Reject {
 // refused is r, a record of t the SDK could not decode at all, kept in
 // the rejects table: no identity, its bytes as sent (within
 // edapp.MaxDroppedRecordBytes, the reason saying when cut).
-func (x *Database) refused(t *table, r edapp.DroppedRecord) dbschema.Reject {
+func (m *rowMaker) refused(t *table, r edapp.DroppedRecord) dbschema.Reject {
 	why := "could not be decoded (" + r.Path + ")"
 	if len(r.Raw) < r.Size {
 		why += fmt.Sprintf("; its first %d of %d bytes kept", len(r.Raw), r.Size)
 	}
-	return dbschema.Reject{Source: x.source, Kind: t.name, Reason: why, Raw: dbschema.ValidUTF8(string(r.Raw)), Run: x.run, At: time.Now()}
+	return dbschema.Reject{Source: m.source, Kind: t.name, Reason: why, Raw: dbschema.ValidUTF8(string(r.Raw)), Run: m.run, At: time.Now()}
 }
 
 // identity is row's key as the rejects table names it: its key columns
@@ -424,8 +438,8 @@ func (u *upserter) accept(rows [][]any) {
 
 // insertRows upserts rows whose keys are distinct, and returns how many
 // it rejected, rejects (refused before) included.
-func (x *Database) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows [][]any, rejects []dbschema.Reject) (int, error) {
-	u := x.upserter(tx, t)
+func (x *Database) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows [][]any, rejects []dbschema.Reject, w *writeState) (int, error) {
+	u := x.upserter(tx, t, w)
 	defer u.close()
 	chunks := make(chan rowChunk, 1)
 	chunks <- rowChunk{rows: rows, rejects: rejects}
@@ -442,6 +456,7 @@ func (x *Database) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows []
 // round trips.
 type upserter struct {
 	x        *Database
+	w        *writeState // the write under way
 	tx       *sql.Tx
 	t        *table
 	per      int
@@ -457,16 +472,16 @@ type upserter struct {
 	affected int64
 }
 
-func (x *Database) upserter(tx *sql.Tx, t *table) *upserter {
+func (x *Database) upserter(tx *sql.Tx, t *table, w *writeState) *upserter {
 	per := max(1, min(500, maxParams/len(t.cols)))
 	if x.d == SQLite {
 		per = max(1, sqliteParams/len(t.cols))
 	}
-	return &upserter{x: x, tx: tx, t: t, per: per, known: x.known[t.name], held: x.heldKeys[t.name]}
+	return &upserter{x: x, w: w, tx: tx, t: t, per: per, known: w.known[t.name], held: w.held[t.name]}
 }
 
 func (u *upserter) exec(ctx context.Context, rows [][]any) error {
-	if u.x.rowByRow {
+	if u.w.rowByRow {
 		return u.execEach(ctx, rows)
 	}
 	args := make([]any, 0, len(rows)*len(u.t.cols))
@@ -475,10 +490,10 @@ func (u *upserter) exec(ctx context.Context, rows [][]any) error {
 	}
 	dbschema.CleanArgs(u.x.d, args, u.isJSON)
 	if len(rows) != u.per {
-		return u.execCounted(ctx, u.x.upsertSQL(u.t, len(rows)), args...)
+		return u.execCounted(ctx, u.x.rows.upsertSQL(u.t, len(rows), u.w.plain()), args...)
 	}
 	if u.stmt == nil {
-		stmt, err := u.tx.PrepareContext(ctx, u.x.upsertSQL(u.t, u.per))
+		stmt, err := u.tx.PrepareContext(ctx, u.x.rows.upsertSQL(u.t, u.per, u.w.plain()))
 		if err != nil {
 			return err
 		}
@@ -520,14 +535,14 @@ func (u *upserter) execEach(ctx context.Context, rows [][]any) error {
 		}
 		args := slices.Clone(row)
 		dbschema.CleanArgs(u.x.d, args, u.isJSON)
-		err := u.execCounted(ctx, u.x.upsertSQL(u.t, 1), args...)
+		err := u.execCounted(ctx, u.x.rows.upsertSQL(u.t, 1, u.w.plain()), args...)
 		if err != nil && !dbschema.IsDataError(err) {
 			return err
 		}
 		end := "RELEASE SAVEPOINT edapp_row"
 		if err != nil {
 			end = "ROLLBACK TO SAVEPOINT edapp_row"
-			u.rejects = append(u.rejects, u.x.reject(u.t, row, err.Error()))
+			u.rejects = append(u.rejects, u.x.rows.reject(u.t, row, err.Error()))
 		}
 		if _, err := u.tx.ExecContext(ctx, end); err != nil {
 			return err
@@ -541,10 +556,10 @@ func (u *upserter) execEach(ctx context.Context, rows [][]any) error {
 // edapp_export_seen; it returns how many rows were rejected.
 func (u *upserter) flush(ctx context.Context) (int, error) {
 	n := len(u.rejects)
-	u.x.rejects = append(u.x.rejects, u.rejects...)
+	u.w.rejects = append(u.w.rejects, u.rejects...)
 	u.rejects = nil
 	if len(u.accepted) > 0 {
-		u.x.accepted[u.t.name] = append(u.x.accepted[u.t.name], u.accepted...)
+		u.w.accepted[u.t.name] = append(u.w.accepted[u.t.name], u.accepted...)
 		u.accepted = nil
 	}
 	return n, u.recordSeen(ctx)
@@ -579,7 +594,7 @@ func rowKey(t *table, row []any) string {
 }
 
 // row is r's values in t's column order.
-func (x *Database) row(t *table, r export.Record, run int64) ([]any, error) {
+func (m *rowMaker) row(t *table, r export.Record, run int64) ([]any, error) {
 	row := make([]any, len(t.cols))
 	for i, c := range t.cols {
 		switch c.Name {
@@ -592,11 +607,11 @@ func (x *Database) row(t *table, r export.Record, run int64) ([]any, error) {
 		case "edapp_run":
 			row[i] = run
 		case "source":
-			row[i] = x.source
+			row[i] = m.source
 		case "edapp_digest": // below, of the others
 		default:
-			row[i] = x.value(r, t.fields[i], c.Type)
-			if c.ZeroIsNone&x.origin() != 0 && isZero(row[i]) {
+			row[i] = m.value(r, t.fields[i], c.Type)
+			if c.ZeroIsNone&m.origin() != 0 && isZero(row[i]) {
 				row[i] = nil // this source's 0 is a value it did not send
 			}
 		}
@@ -618,7 +633,7 @@ func isZero(v any) bool {
 
 // value is the named field of r as a column of type typ holds it; nil
 // for an absent value.
-func (x *Database) value(r export.Record, name string, typ dbschema.Type) any {
+func (m *rowMaker) value(r export.Record, name string, typ dbschema.Type) any {
 	f, ok := r.Field(name)
 	if !ok {
 		// A field the SDK does not know: kept as sent, as text.
@@ -636,7 +651,7 @@ func (x *Database) value(r export.Record, name string, typ dbschema.Type) any {
 	switch typ {
 	case dbschema.Time:
 		if f.Type() == reflect.TypeFor[edapp.Time]() {
-			return x.timeArg(f.Interface().(edapp.Time).Time)
+			return timeArg(m.d, f.Interface().(edapp.Time).Time)
 		}
 	case dbschema.Int:
 		if f.CanInt() {
@@ -676,19 +691,19 @@ func (x *Database) value(r export.Record, name string, typ dbschema.Type) any {
 var customFieldsTable, _ = dbschema.Lookup("user_custom_fields")
 
 // customFieldsTable is the users' custom fields' table, made once.
-func (x *Database) customFieldsTable() *table {
-	t := x.tables[customFieldsTable.Name]
+func (m *rowMaker) customFieldsTable() *table {
+	t := m.tables[customFieldsTable.Name]
 	if t == nil {
 		t = &table{name: customFieldsTable.Name, cols: customFieldsTable.Columns, key: []int{1, 2, 0}, sql: map[int]string{}}
 		t.setDigest()
-		x.tables[t.name] = t
+		m.tables[t.name] = t
 	}
 	return t
 }
 
 // upsertCustomFields writes a row per user and custom field, and returns
 // how many it rejected.
-func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, t *table, users []export.Record, run int64) (int, error) {
+func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, t *table, users []export.Record, run int64, w *writeState) (int, error) {
 	var rows [][]any
 	var rejects []dbschema.Reject
 	at := map[[2]string]int{} // a user listed twice keeps its last fields
@@ -701,7 +716,7 @@ func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, t *table,
 			row := []any{x.source, u.ID, name, value, run, nil}
 			t.putDigest(row)
 			if why := keyProblem(t, row); why != "" {
-				rejects = append(rejects, x.reject(t, row, why))
+				rejects = append(rejects, x.rows.reject(t, row, why))
 				continue
 			}
 			if i, dup := at[[2]string{u.ID, name}]; dup {
@@ -712,5 +727,5 @@ func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, t *table,
 			rows = append(rows, row)
 		}
 	}
-	return x.insertRows(ctx, tx, t, rows, rejects)
+	return x.insertRows(ctx, tx, t, rows, rejects, w)
 }

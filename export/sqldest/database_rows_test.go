@@ -47,7 +47,7 @@ func BenchmarkRowKey(b *testing.B) {
 func TestBuildRows(t *testing.T) {
 	t.Parallel()
 	x := newDatabase(nil, nil, SQLite)
-	tb, err := x.table(kindNamed(t, "attempts"))
+	tb, err := x.rows.table(kindNamed(t, "attempts"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestBuildRows(t *testing.T) {
 	id := slices.IndexFunc(tb.cols, func(c dbschema.Column) bool { return c.Name == "id" })
 	stop := make(chan struct{})
 	var got []string
-	for c := range x.buildRows(tb, records, 1, 7, 4, stop) {
+	for c := range x.rows.buildRows(tb, records, 1, 7, 4, stop) {
 		if c.err != nil || len(c.rows) != min(7, len(records)-len(got)) {
 			t.Fatalf("chunk of %d rows (%v) after %d", len(c.rows), c.err, len(got))
 		}
@@ -73,7 +73,7 @@ func TestBuildRows(t *testing.T) {
 	if len(got) != len(records) || !slices.IsSorted(got) {
 		t.Fatalf("%d rows, in order %v; want %d in order", len(got), slices.IsSorted(got), len(records))
 	}
-	chunks := x.buildRows(tb, records, 1, 7, 4, stop)
+	chunks := x.rows.buildRows(tb, records, 1, 7, 4, stop)
 	<-chunks
 	close(stop)
 	for range chunks { // closed once stopped

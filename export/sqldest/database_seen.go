@@ -21,7 +21,7 @@ import (
 // see keeps row's key, cleaned as the row is stored, when the write under
 // way records the keys it sees.
 func (u *upserter) see(row []any) {
-	if u.x.seenRun == 0 || !u.t.leavesSame || u.x.plain() {
+	if u.w.seenRun == 0 || !u.t.leavesSame || u.w.plain() {
 		return // plain inserts write edapp_run into every row
 	}
 	key := make([]any, len(u.t.key))
@@ -46,17 +46,21 @@ func (u *upserter) recordSeen(ctx context.Context) error {
 		return err
 	}
 	u.seen = nil
-	_, err = u.tx.ExecContext(ctx, u.x.q(`INSERT INTO edapp_export_seen (source, table_name, walk_run, export_run, part, keys) VALUES (?, ?, ?, ?, ?, ?)`),
-		u.x.source, u.t.name, u.x.seenRun, u.x.run, u.x.shared.seenPart.Add(1), string(b))
+	_, err = u.tx.ExecContext(ctx, rebind(u.x.d, `INSERT INTO edapp_export_seen (source, table_name, walk_run, export_run, part, keys) VALUES (?, ?, ?, ?, ?, ?)`),
+		u.x.source, u.t.name, u.w.seenRun, u.x.rows.run, u.x.shared.seenPart.Add(1), string(b))
 	return err
 }
 
+// mirror is what a complete walk does to a source's tables: it keeps the
+// keys it saw in edapp_export_seen, and deletes the rows it did not see.
+type mirror struct{ rows *rowMaker }
+
 // deleteUnseen deletes the rows of a table that the complete walk of run
 // did not see, and returns how many; none when nothingGone says so.
-func (x *Database) deleteUnseen(ctx context.Context, tx *sql.Tx, name string, run int64, nothingGone bool) (int64, error) {
-	t := x.tables[name]
+func (m mirror) deleteUnseen(ctx context.Context, tx *sql.Tx, name string, run int64, nothingGone bool) (int64, error) {
+	t := m.rows.tables[name]
 	if t == nil || !t.leavesSame {
-		res, err := tx.ExecContext(ctx, x.q(`DELETE FROM `+name+` WHERE source = ? AND (edapp_run IS NULL OR edapp_run <> ?)`), x.source, run)
+		res, err := tx.ExecContext(ctx, rebind(m.rows.d, `DELETE FROM `+name+` WHERE source = ? AND (edapp_run IS NULL OR edapp_run <> ?)`), m.rows.source, run)
 		if err != nil {
 			return 0, err
 		}
@@ -64,15 +68,15 @@ func (x *Database) deleteUnseen(ctx context.Context, tx *sql.Tx, name string, ru
 	}
 	var n int64
 	if !nothingGone {
-		gone, err := x.unseen(ctx, tx, t, run)
+		gone, err := m.unseen(ctx, tx, t, run)
 		if err != nil {
 			return 0, err
 		}
-		if n, err = x.deleteKeys(ctx, tx, t, gone); err != nil {
+		if n, err = m.deleteKeys(ctx, tx, t, gone); err != nil {
 			return 0, err
 		}
 	}
-	_, err := tx.ExecContext(ctx, x.q(`DELETE FROM edapp_export_seen WHERE source = ? AND table_name = ?`), x.source, name)
+	_, err := tx.ExecContext(ctx, rebind(m.rows.d, `DELETE FROM edapp_export_seen WHERE source = ? AND table_name = ?`), m.rows.source, name)
 	return n, err
 }
 
@@ -91,12 +95,12 @@ func nothingGone(c *dbKind) func(table string) bool {
 
 // unseen is the keys of t's rows that the walk of run neither wrote nor
 // recorded as seen.
-func (x *Database) unseen(ctx context.Context, tx *sql.Tx, t *table, run int64) ([][]string, error) {
-	seen, err := x.seenKeys(ctx, tx, t.name, run)
+func (m mirror) unseen(ctx context.Context, tx *sql.Tx, t *table, run int64) ([][]string, error) {
+	seen, err := m.seenKeys(ctx, tx, t.name, run)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := tx.QueryContext(ctx, x.q(`SELECT `+strings.Join(keyNames(t), ", ")+` FROM `+t.name+` WHERE source = ? AND (edapp_run IS NULL OR edapp_run <> ?)`), x.source, run)
+	rows, err := tx.QueryContext(ctx, rebind(m.rows.d, `SELECT `+strings.Join(keyNames(t), ", ")+` FROM `+t.name+` WHERE source = ? AND (edapp_run IS NULL OR edapp_run <> ?)`), m.rows.source, run)
 	if err != nil {
 		return nil, err
 	}
@@ -120,8 +124,8 @@ func (x *Database) unseen(ctx context.Context, tx *sql.Tx, t *table, run int64) 
 
 // seenKeys is the set of keys of table recorded by the walk of run, by
 // seenKey.
-func (x *Database) seenKeys(ctx context.Context, tx *sql.Tx, table string, run int64) (map[[16]byte]struct{}, error) {
-	rows, err := tx.QueryContext(ctx, x.q(`SELECT keys FROM edapp_export_seen WHERE source = ? AND table_name = ? AND walk_run = ?`), x.source, table, run)
+func (m mirror) seenKeys(ctx context.Context, tx *sql.Tx, table string, run int64) (map[[16]byte]struct{}, error) {
+	rows, err := tx.QueryContext(ctx, rebind(m.rows.d, `SELECT keys FROM edapp_export_seen WHERE source = ? AND table_name = ? AND walk_run = ?`), m.rows.source, table, run)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +160,7 @@ func seenKey(values []string) [16]byte {
 
 // deleteKeys deletes the rows of t with the given keys, and returns how
 // many it deleted.
-func (x *Database) deleteKeys(ctx context.Context, tx *sql.Tx, t *table, keys [][]string) (int64, error) {
+func (m mirror) deleteKeys(ctx context.Context, tx *sql.Tx, t *table, keys [][]string) (int64, error) {
 	var deleted int64
 	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(t.key)), ", ") + ")"
 	per := max(1, sqliteParams/len(t.key))
@@ -169,7 +173,7 @@ func (x *Database) deleteKeys(ctx context.Context, tx *sql.Tx, t *table, keys []
 			}
 		}
 		q := `DELETE FROM ` + t.name + ` WHERE (` + strings.Join(keyNames(t), ", ") + `) IN (VALUES ` + strings.TrimSuffix(strings.Repeat(row+", ", n), ", ") + `)`
-		res, err := tx.ExecContext(ctx, x.q(q), args...)
+		res, err := tx.ExecContext(ctx, rebind(m.rows.d, q), args...)
 		if err != nil {
 			return deleted, err
 		}
@@ -185,9 +189,9 @@ func (x *Database) deleteKeys(ctx context.Context, tx *sql.Tx, t *table, keys []
 
 // forgetSeen deletes the keys that walks other than run recorded for
 // kind's tables: a walk begun anew leaves those of the one it replaces.
-func (x *Database) forgetSeen(ctx context.Context, tx *sql.Tx, kind string, run int64) error {
+func (m mirror) forgetSeen(ctx context.Context, tx *sql.Tx, kind string, run int64) error {
 	for _, name := range loadTables(kind) {
-		if _, err := tx.ExecContext(ctx, x.q(`DELETE FROM edapp_export_seen WHERE source = ? AND table_name = ? AND walk_run <> ?`), x.source, name, run); err != nil {
+		if _, err := tx.ExecContext(ctx, rebind(m.rows.d, `DELETE FROM edapp_export_seen WHERE source = ? AND table_name = ? AND walk_run <> ?`), m.rows.source, name, run); err != nil {
 			return err
 		}
 	}

@@ -49,9 +49,11 @@ func (x *Database) spans() bool { return x.d == SQLite && x.owner == nil && x.sp
 
 // writeTx runs f, a group's write of rows rows, in a transaction of its
 // own, or within the span on SQLite.
-func (x *Database) writeTx(ctx context.Context, rows int, f func(*sql.Tx) error) error {
+func (x *Database) writeTx(ctx context.Context, rows int, f func(tx *sql.Tx, again bool) error) error {
 	if !x.spans() {
-		return x.tx(ctx, f)
+		return x.retry(ctx, func(again bool) error {
+			return x.tx1(ctx, func(tx *sql.Tx) error { return f(tx, again) })
+		})
 	}
 	if err := x.givenUp(); err != nil {
 		return err
@@ -61,7 +63,7 @@ func (x *Database) writeTx(ctx context.Context, rows int, f func(*sql.Tx) error)
 			return err
 		}
 	}
-	if err := f(x.span.tx); err != nil {
+	if err := f(x.span.tx, false); err != nil {
 		return err // write tries again, or loses the span
 	}
 	x.span.rows += rows

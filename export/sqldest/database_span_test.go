@@ -32,7 +32,7 @@ func spanWrite(ctx context.Context, x *Database, rows int, stmt string, f func(*
 	}
 	x.shared.mu.Lock()
 	defer x.shared.mu.Unlock()
-	return x.writeTx(ctx, rows, f)
+	return x.writeTx(ctx, rows, func(tx *sql.Tx, _ bool) error { return f(tx) })
 }
 
 // ranSince is what the export's connection ran from its first BEGIN on,

@@ -79,7 +79,7 @@ func (x *Database) readStarts(ctx context.Context, kind string) (map[string]kind
 
 // readWalks reads each kind's row of edapp_export_kinds into starts.
 func (x *Database) readWalks(ctx context.Context, starts map[string]kindStart) error {
-	rows, err := x.conn.QueryContext(ctx, x.q(`SELECT kind, cursor, walk_run, walk_from, walk_started, walk_pages, completed_at FROM edapp_export_kinds WHERE source = ?`), x.source)
+	rows, err := x.conn.QueryContext(ctx, rebind(x.d, `SELECT kind, cursor, walk_run, walk_from, walk_started, walk_pages, completed_at FROM edapp_export_kinds WHERE source = ?`), x.source)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func (x *Database) readWalks(ctx context.Context, starts map[string]kindStart) e
 // seenTables is the set of the tables with keys in edapp_export_seen for
 // the source: those an interrupted walk recorded.
 func (x *Database) seenTables(ctx context.Context) (map[string]bool, error) {
-	rows, err := x.conn.QueryContext(ctx, x.q(`SELECT DISTINCT table_name FROM edapp_export_seen WHERE source = ?`), x.source)
+	rows, err := x.conn.QueryContext(ctx, rebind(x.d, `SELECT DISTINCT table_name FROM edapp_export_seen WHERE source = ?`), x.source)
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ func TestKindsColumnsAreTheirTables(t *testing.T) {
 func checkKindsColumns(t *testing.T, kinds []export.Kind, source string) {
 	t.Helper()
 	x := newDatabase(nil, nil, SQLite)
-	x.source = source
+	x.source, x.rows.source = source, source
 	for _, k := range kinds {
 		tb, ok := dbschema.Lookup(k.Name)
 		if !ok || len(k.Columns) == 0 {
@@ -36,7 +36,7 @@ func checkKindsColumns(t *testing.T, kinds []export.Kind, source string) {
 		}
 		var want []string
 		for _, c := range tb.Columns {
-			if c.Name != "raw" && c.Origin&x.origin() != 0 {
+			if c.Name != "raw" && c.Origin&x.rows.origin() != 0 {
 				want = append(want, c.Field)
 				if snake(c.Field) != c.Name {
 					t.Errorf("%s.%s holds field %q", k.Name, c.Name, c.Field)
@@ -55,7 +55,7 @@ func checkKindsColumns(t *testing.T, kinds []export.Kind, source string) {
 				t.Errorf("%s: field %s is not a column", k.Name, f)
 			}
 		}
-		if _, err := x.table(&k); err != nil {
+		if _, err := x.rows.table(&k); err != nil {
 			t.Error(err)
 		}
 	}
