@@ -135,7 +135,7 @@ func recreateMissing(ctx context.Context, conn *sql.Conn, d Dialect) (recreated 
 		if have[t.Name] {
 			continue
 		}
-		for _, s := range (CreateTable{t}).SQL(d) {
+		for _, s := range append((CreateTable{t}).SQL(d), historyTriggerSQL(t.Name, d)...) {
 			if _, err := conn.ExecContext(ctx, s); err != nil {
 				return nil, fmt.Errorf("dbschema: recreate %s: %w", t.Name, err)
 			}

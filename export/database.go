@@ -63,32 +63,33 @@ const (
 // an export of each source can write to one database at once and neither
 // touches the other's rows.
 type Database struct {
-	conn       *sql.Conn
-	db         *sql.DB // the pool a lost conn is replaced from
-	d          Dialect
-	source     string
-	run        int64 // this run's number
-	lockWait   time.Duration
-	reconnect  time.Duration // how long a lost connection is tried again
-	shared     *dbShared     // with the writers lent a pooled connection
-	owner      *Database     // a writer's: the Database that lent it its connection
-	optErr     error         // the first bad option value
-	nfc        Normalizer    // WithNormalizer's; asHeld by default
-	tables     map[string]*table
-	kinds      kindMap               // the kinds being written
-	rowByRow   bool                  // Write's second try: each row under a savepoint
-	bulk       BulkLoader            // nil: rows go by statements
-	upsertOnly bool                  // a write tried again on a new connection
-	fresh      bool                  // the write under way: its kind's first load, into tables empty at the walk's start
-	seenRun    int64                 // the write under way: the full walk whose seen keys it records; 0 for none
-	known      map[string]*knownRows // the write under way: its kind's known (see changed)
-	ckpt       *checkpointer         // SQLite's: nil when the connection checkpoints its own commits
-	rejects    []dbschema.Reject     // the write under way: its rows rejected so far
-	heldKeys   rejectKeys            // the write under way: its kind's dbKind.held
-	accepted   rejectList            // the write under way: the record keys of held it wrote, by table
-	span       *span                 // SQLite's: the groups' writes not yet committed
-	spanAge    time.Duration         // how long a span may stay open (spanAge; 0: a transaction per group)
-	starts     map[string]kindStart  // the kinds' starts read ahead (startOf), by kind
+	conn        *sql.Conn
+	db          *sql.DB // the pool a lost conn is replaced from
+	d           Dialect
+	source      string
+	run         int64 // this run's number
+	lockWait    time.Duration
+	reconnect   time.Duration // how long a lost connection is tried again
+	shared      *dbShared     // with the writers lent a pooled connection
+	owner       *Database     // a writer's: the Database that lent it its connection
+	optErr      error         // the first bad option value
+	nfc         Normalizer    // WithNormalizer's; asHeld by default
+	tables      map[string]*table
+	kinds       kindMap               // the kinds being written
+	rowByRow    bool                  // Write's second try: each row under a savepoint
+	bulk        BulkLoader            // nil: rows go by statements
+	upsertOnly  bool                  // a write tried again on a new connection
+	fresh       bool                  // the write under way: its kind's first load, into tables empty at the walk's start
+	seenRun     int64                 // the write under way: the full walk whose seen keys it records; 0 for none
+	known       map[string]*knownRows // the write under way: its kind's known (see changed)
+	ckpt        *checkpointer         // SQLite's: nil when the connection checkpoints its own commits
+	rejects     []dbschema.Reject     // the write under way: its rows rejected so far
+	heldKeys    rejectKeys            // the write under way: its kind's dbKind.held
+	accepted    rejectList            // the write under way: the record keys of held it wrote, by table
+	span        *span                 // SQLite's: the groups' writes not yet committed
+	spanAge     time.Duration         // how long a span may stay open (spanAge; 0: a transaction per group)
+	starts      map[string]kindStart  // the kinds' starts read ahead (startOf), by kind
+	historyKeep time.Duration         // WithHistoryKeep's; 0: every version stays
 }
 
 // dbKind is one kind being written: the engine writes several at once.
@@ -105,6 +106,7 @@ type dbKind struct {
 	held     rejectKeys            // the record keys of the rejects of the kind's tables when it began, by table
 	fields   *table                // the users': their custom fields' table
 	start    kindStart             // the database as the kind's start found it (startOf)
+	now      time.Time             // the run's start: the time of the walk it begins (walkState.time)
 }
 
 // walkState is a kind's row in edapp_export_kinds.
@@ -113,6 +115,7 @@ type walkState struct {
 	completed             time.Time // the last complete fetch
 	run                   int64     // 0: no walk in progress
 	pages                 int
+	time                  time.Time // the start of the run that began the walk: its versions' time (see history.go)
 }
 
 // OpenDatabase brings db's schema up to date (refusing one newer than it
@@ -149,6 +152,10 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 		return nil, err
 	}
 	if err := x.restartKinds(ctx, recreated); err != nil {
+		x.Close()
+		return nil, err
+	}
+	if err := x.seedHistory(ctx); err != nil {
 		x.Close()
 		return nil, err
 	}

@@ -41,6 +41,7 @@ func (x *Database) Resume(ctx context.Context, k *Kind, r RunInfo) (Plan, error)
 // resumePlan is Resume's reading of where the kind's fetch stands.
 func (x *Database) resumePlan(ctx context.Context, k *Kind, r RunInfo, c *dbKind) (Plan, error) {
 	var err error
+	c.now = r.Now.Truncate(time.Microsecond) // as the database keeps it
 	if c.start, err = x.startOf(ctx, k.Name); err != nil {
 		return Plan{}, err
 	}
@@ -99,7 +100,7 @@ func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
 		return nil // the walk goes on, with its run and start
 	}
 	firstLoad := c.walk.completed.IsZero()
-	c.walk = walkState{cursor: c.walk.cursor, from: p.From, run: x.run, pages: max(p.Page-1, 0)}
+	c.walk = walkState{cursor: c.walk.cursor, from: p.From, run: x.run, pages: max(p.Page-1, 0), time: c.now}
 	c.full = fullWalk(k, c.walk)
 	if firstLoad || c.start.forget {
 		err = x.beginWalk(ctx, k, p, firstLoad)
@@ -107,7 +108,7 @@ func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
 		// A re-run's, one statement (see startOf). The tables hold what
 		// the last complete fetch wrote, so the writes upsert (c.fresh
 		// false), into a table emptied by hand since as well.
-		err = x.exec(ctx, x.q(recordWalk), x.source, k.Name, c.walk.run, x.timeArg(p.From), c.walk.pages)
+		err = x.exec(ctx, x.q(recordWalk), x.source, k.Name, c.walk.run, x.timeArg(p.From), c.walk.pages, x.timeArg(c.walk.time))
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", k.Name, err)
@@ -117,8 +118,12 @@ func (x *Database) Begin(ctx context.Context, k *Kind, p Plan) error {
 }
 
 // recordWalk records a kind's new walk.
-const recordWalk = `INSERT INTO edapp_export_kinds (source, kind, walk_run, walk_from, walk_started, walk_pages) VALUES (?, ?, ?, ?, NULL, ?)
-ON CONFLICT (source, kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from = excluded.walk_from, walk_started = NULL, walk_pages = excluded.walk_pages`
+// Its walk_time is the time of the versions its writes open and close in
+// the history tables, whose counts start over.
+const recordWalk = `INSERT INTO edapp_export_kinds (source, kind, walk_run, walk_from, walk_started, walk_pages, walk_time, versions_opened, versions_closed)
+VALUES (?, ?, ?, ?, NULL, ?, ?, 0, 0)
+ON CONFLICT (source, kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from = excluded.walk_from, walk_started = NULL, walk_pages = excluded.walk_pages,
+walk_time = excluded.walk_time, versions_opened = 0, versions_closed = 0`
 
 // beginWalk records a kind's new walk in one transaction with what its
 // start changes: a first load's dropped indexes (dropIndexesIfEmpty, which
@@ -137,7 +142,7 @@ func (x *Database) beginWalk(ctx context.Context, k *Kind, p Plan, firstLoad boo
 		if err := x.forgetSeen(ctx, tx, k.Name, c.walk.run); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, x.q(recordWalk), x.source, k.Name, c.walk.run, x.timeArg(p.From), c.walk.pages)
+		_, err := tx.ExecContext(ctx, x.q(recordWalk), x.source, k.Name, c.walk.run, x.timeArg(p.From), c.walk.pages, x.timeArg(c.walk.time))
 		return err
 	})
 }
@@ -277,14 +282,19 @@ func (x *Database) endKind(ctx context.Context, k *Kind, r *KindResult) (note st
 		cursor = started
 	}
 	var deleted int64
+	var versions historyCounts
 	err = x.tx(ctx, func(tx *sql.Tx) (err error) {
-		deleted, err = x.endWalk(ctx, tx, k.Name, c.walk.run, full, cursor, completed, nothingGone(c))
+		if deleted, err = x.endWalk(ctx, tx, k.Name, c.walk.run, full, cursor, completed, nothingGone(c)); err != nil {
+			return err
+		}
+		versions, err = x.endHistory(ctx, tx, k.Name, c.walk)
 		return err
 	})
 	if err != nil {
 		return "", err
 	}
-	return c.note(deleted) + "  table " + k.Name, nil
+	r.VersionsOpened, r.VersionsClosed = versions.opened, versions.closed
+	return c.note(deleted) + versions.note() + "  table " + k.Name, nil
 }
 
 // endWalk records a kind's walk complete within tx: after a full walk it

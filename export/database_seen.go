@@ -56,6 +56,9 @@ func (u *upserter) recordSeen(ctx context.Context) error {
 func (x *Database) deleteUnseen(ctx context.Context, tx *sql.Tx, name string, run int64, nothingGone bool) (int64, error) {
 	t := x.tables[name]
 	if t == nil || !t.leavesSame {
+		if err := x.closeUnseen(ctx, tx, name, kindOfTable(name), run); err != nil {
+			return 0, err
+		}
 		res, err := tx.ExecContext(ctx, x.q(`DELETE FROM `+name+` WHERE source = ? AND (edapp_run IS NULL OR edapp_run <> ?)`), x.source, run)
 		if err != nil {
 			return 0, err
@@ -66,6 +69,9 @@ func (x *Database) deleteUnseen(ctx context.Context, tx *sql.Tx, name string, ru
 	if !nothingGone {
 		gone, err := x.unseen(ctx, tx, t, run)
 		if err != nil {
+			return 0, err
+		}
+		if err := x.closeGone(ctx, tx, t, kindOfTable(name), gone); err != nil {
 			return 0, err
 		}
 		if n, err = x.deleteKeys(ctx, tx, t, gone); err != nil {
