@@ -18,7 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The deployment files the README's "Run it in production" section shows.
+// The deployment files docs/operations.md shows.
 const (
 	kubernetesDir = "../../deploy/kubernetes"
 	systemdDir    = "../../deploy/systemd"
@@ -113,24 +113,20 @@ func readK8sObjects(t *testing.T, dir string) []k8sObject {
 	return objs
 }
 
-// productionSection is the README's "Run it in production" section.
+// productionSection is docs/operations.md, the page "Run it in production".
 func productionSection(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/operations.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(b), "\n## Run it in production\n")
-	if !ok {
-		t.Fatal(`README.md has no "## Run it in production" section`)
+	if !strings.HasPrefix(string(b), "# Run it in production\n") {
+		t.Fatal(`docs/operations.md does not start with "# Run it in production"`)
 	}
-	if i := strings.Index(rest, "\n## "); i >= 0 {
-		rest = rest[:i]
-	}
-	return rest
+	return string(b)
 }
 
-// readmeSecretNames are the variables of the README's environment file
+// readmeSecretNames are the variables of docs/operations.md's environment file
 // (the block after "<!-- deploy: environment -->"), the keys of the Secret.
 func readmeSecretNames(t *testing.T, section string) []string {
 	t.Helper()
@@ -146,7 +142,7 @@ func readmeSecretNames(t *testing.T, section string) []string {
 		out = append(out, m[1])
 	}
 	if len(out) == 0 {
-		t.Fatal("the README's environment file names no variable")
+		t.Fatal("docs/operations.md's environment file names no variable")
 	}
 	return out
 }
@@ -186,31 +182,31 @@ func TestKubernetesManifestsAgreeWithReadme(t *testing.T) {
 		t.Errorf("manifests hold %v, want a CronJob and a Deployment", kinds)
 	}
 	if got := slices.Sorted(maps.Keys(used)); !slices.Equal(got, slices.Sorted(slices.Values(names))) {
-		t.Errorf("the manifests take secret keys %v; the README's environment file names %v", got, names)
+		t.Errorf("the manifests take secret keys %v; docs/operations.md's environment file names %v", got, names)
 	}
 }
 
-// checkK8sContainer checks one container against the README: its image,
-// its command (shown in the README, and a command of this binary), and
+// checkK8sContainer checks one container against docs/operations.md: its image,
+// its command (shown in docs/operations.md, and a command of this binary), and
 // that no secret is written into the manifest.
 func checkK8sContainer(t *testing.T, o k8sObject, c k8sContainer, image, section string) {
 	t.Helper()
 	where := o.Kind + " " + o.Metadata.Name
 	if c.Image != image {
-		t.Errorf("%s: image %q, the README builds %q", where, c.Image, image)
+		t.Errorf("%s: image %q, docs/operations.md builds %q", where, c.Image, image)
 	}
 	if len(c.Command) > 0 || len(c.Args) == 0 {
 		t.Errorf("%s: command %q args %q; want the image's entrypoint and edapp's arguments", where, c.Command, c.Args)
 	}
 	line := "edapp " + strings.Join(c.Args, " ")
 	if !strings.Contains(section, "`"+line+"`") {
-		t.Errorf("%s runs `%s`, which the README's production section does not show", where, line)
+		t.Errorf("%s runs `%s`, which docs/operations.md does not show", where, line)
 	}
 	if !isEdappCommand(c.Args) {
 		t.Errorf("%s: `%s` is not a command of edapp", where, line)
 	}
 	if len(c.EnvFrom) > 0 {
-		t.Errorf("%s: envFrom; name each variable, so that the Secret's keys are the README's", where)
+		t.Errorf("%s: envFrom; name each variable, so that the Secret's keys are docs/operations.md's", where)
 	}
 	for _, e := range c.Env {
 		if e.Value != "" && (strings.Contains(e.Name, "TOKEN") || strings.Contains(e.Name, "SECRET") || strings.Contains(e.Name, "_DB")) {
@@ -326,7 +322,7 @@ func TestRejectsExitCodeInDeployments(t *testing.T) {
 // TestSystemdUnitsReadOnlyTheirSecrets: each unit reads the environment
 // files of the variables it uses and no other: the database URL's, and
 // the export its source's token (the instance's file), the receiver its
-// secret header and no API token. The README names the same files.
+// secret header and no API token. docs/operations.md names the same files.
 func TestSystemdUnitsReadOnlyTheirSecrets(t *testing.T) {
 	t.Parallel()
 	section := productionSection(t)
@@ -359,7 +355,7 @@ func TestSystemdUnitsReadOnlyTheirSecrets(t *testing.T) {
 	for file, variable := range map[string]string{"db.env": "EDAPP_EXPORT_DB", "edapp.env": "EDAPP_API_TOKEN",
 		"safetyculture.env": "SAFETYCULTURE_API_TOKEN", "webhooks.env": "EDAPP_WEBHOOK_SECRET"} {
 		if !strings.Contains(section, "grep '^"+variable+"=' edapp.env > /etc/edapp/"+file) {
-			t.Errorf("the README does not put %s in /etc/edapp/%s", variable, file)
+			t.Errorf("docs/operations.md does not put %s in /etc/edapp/%s", variable, file)
 		}
 	}
 }

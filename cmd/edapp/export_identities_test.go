@@ -109,17 +109,17 @@ func checkViews(t *testing.T, url string) {
 			t.Errorf("%s: %v, want %v", q[0], got, want)
 		}
 	}
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/export-database.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	examples := regexp.MustCompile("(?s)```sql\n(SELECT [^`]*?FROM (?:training_completions|people)[^`]*?)```").FindAllStringSubmatch(string(b), -1)
 	if len(examples) != 2 {
-		t.Errorf("the README has %d example queries of the views, want 2", len(examples))
+		t.Errorf("docs/export-database.md has %d example queries of the views, want 2", len(examples))
 	}
 	for _, m := range examples {
 		if len(rowsOf(t, url, m[1])) == 0 {
-			t.Errorf("the README's query answers nothing:\n%s", m[1])
+			t.Errorf("docs/export-database.md's query answers nothing:\n%s", m[1])
 		}
 	}
 }

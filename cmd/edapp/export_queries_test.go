@@ -17,11 +17,12 @@ import (
 	"github.com/edapp-go/edapp/edapptest"
 )
 
-// readmeQueries returns the README's SQL examples by their first line,
+// readmeQueries returns the SQL examples of docs/export-database.md by
+// their first line,
 // "-- <name> (<dialect>)".
 func readmeQueries(t *testing.T) map[string]string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/export-database.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func readmeQueries(t *testing.T) map[string]string {
 	return out
 }
 
-// queryFixture is an account whose answers to the README's queries are
+// queryFixture is an account whose answers to the queries of docs/export-database.md are
 // known: the demo account, a learner whose only attempt is 40 days old,
 // and three learners who complete the first course this month.
 func queryFixture(t *testing.T) (*edapptest.Server, edapptest.Demo) {
@@ -98,14 +99,14 @@ func rowsOfDB(t *testing.T, db *sql.DB, query string) [][]string {
 	return out
 }
 
-// TestReadmeQueries runs the README's three queries, in both dialects,
+// TestReadmeQueries runs the three queries of docs/export-database.md, in both dialects,
 // against an export of queryFixture, and checks them against what the
 // fake holds.
 func TestReadmeQueries(t *testing.T) {
 	t.Parallel()
 	queries := readmeQueries(t)
 	if len(queries) != 6 {
-		t.Fatalf("the README has %d SQL examples, want 3 in two dialects: %v", len(queries), slices.Collect(mapKeys(queries)))
+		t.Fatalf("docs/export-database.md has %d SQL examples, want 3 in two dialects: %v", len(queries), slices.Collect(mapKeys(queries)))
 	}
 	srv, _ := queryFixture(t)
 	want := expectedAnswers(t, srv)
@@ -116,7 +117,7 @@ func TestReadmeQueries(t *testing.T) {
 		for _, name := range []string{"completions per course this month", "learners with no activity in 30 days", "average score per lesson"} {
 			q, ok := queries[name+" ("+d+")"]
 			if !ok {
-				t.Errorf("the README has no %q for %s", name, d)
+				t.Errorf("docs/export-database.md has no %q for %s", name, d)
 				continue
 			}
 			got := rowsOf(t, url, q)

@@ -32,7 +32,7 @@ import (
 
 var updateScreenshot = flag.Bool("update-screenshot", false, "rewrite docs/launch-page.png from the launch page in headless Chromium")
 
-// screenshotPath is the launch page's picture in the README, from this
+// screenshotPath is the launch page's picture in docs/testing.md, from this
 // module's directory.
 const screenshotPath = "../../docs/launch-page.png"
 
@@ -301,7 +301,7 @@ func headerValues(h http.Header) []string {
 
 // TestLaunchPageScreenshot renders the launch page in headless Chromium
 // and checks the picture. With -update-screenshot it rewrites
-// docs/launch-page.png, the picture in the README:
+// docs/launch-page.png, the picture in docs/testing.md:
 //
 //	go test ./cmd/edapp -run TestLaunchPageScreenshot -update-screenshot
 func TestLaunchPageScreenshot(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// reportScreenshotPath is the HTML report's picture in the README.
+// reportScreenshotPath is the HTML report's picture in docs/moving-to-safetyculture.md.
 const reportScreenshotPath = "../../docs/move-report.png"
 
 // TestMigrateReportHTMLInChromium opens the HTML report of a planted move

@@ -242,7 +242,7 @@ func TestMigrateReportFindsThePlantedDifferences(t *testing.T) {
 	}
 }
 
-// wantOnePerson checks that the README's cross-service query counts a
+// wantOnePerson checks that the cross-service query of docs/export-database.md counts a
 // person whose email changed once, under EdApp's email, with courses
 // completed in both services.
 func wantOnePerson(t *testing.T, url string, u *sctest.PersonChange) {

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -81,6 +82,17 @@ type readmeFixture struct {
 // sync with --delete-missing deletes nobody and passes every limit.
 const readmeCSV = "externalId,username\nEMP-001,alice\nEMP-002,bob\nEMP-003,carol\nEMP-004,dave\nEMP-100,erin\n"
 
+// docPages are the pages whose commands run and whose links resolve:
+// the README and every page under docs/, relative to this directory.
+func docPages(t *testing.T) []string {
+	t.Helper()
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]string{"../../README.md"}, pages...)
+}
+
 func TestReadmeCommands(t *testing.T) {
 	if raceEnabled {
 		// It runs the commands one after another, alone (t.Chdir): the
@@ -88,7 +100,6 @@ func TestReadmeCommands(t *testing.T) {
 		// run concurrently, and it would hold the suite for 16 s.
 		t.Skip("the README's commands run without -race, in the README's test command")
 	}
-	cmds := readmeCommands(t, "../../README.md")
 	if len(readmeNotRun) > 3 {
 		t.Errorf("%d README commands are not run; keep the list at 3 or fewer", len(readmeNotRun))
 	}
@@ -100,10 +111,30 @@ func TestReadmeCommands(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(receiver.Close)
-	fx := &readmeFixture{srv: srv, env: fakeEnv(srv), vars: map[string]string{}, receiver: receiver.URL}
+	redisURL := ""
 	if _, err := exec.LookPath("redis-server"); err == nil || os.Getenv("CI") == "true" {
-		fx.redisURL = startRedis(t)
+		redisURL = startRedis(t)
 	}
+	ran := 0
+	for _, page := range docPages(t) {
+		abs, err := filepath.Abs(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Each page starts from the user's environment and an empty
+		// directory: what one page exports does not reach the next.
+		fx := &readmeFixture{srv: srv, env: fakeEnv(srv), vars: map[string]string{}, redisURL: redisURL, receiver: receiver.URL}
+		t.Run(filepath.Base(page), func(t *testing.T) { ran += fx.runPage(t, abs) })
+	}
+	if ran < 20 {
+		t.Errorf("ran %d edapp commands of the README and docs/; the extractor has lost some", ran)
+	}
+}
+
+// runPage runs the commands of the page at path, in a directory of its
+// own, and returns how many edapp commands it ran.
+func (fx *readmeFixture) runPage(t *testing.T, path string) int {
+	cmds := readmeCommands(t, path)
 	t.Chdir(t.TempDir())
 	for _, name := range []string{"hr.csv", "users.csv"} {
 		if err := os.WriteFile(name, []byte(readmeCSV), 0o644); err != nil {
@@ -114,7 +145,7 @@ func TestReadmeCommands(t *testing.T) {
 	ran := 0
 	for _, c := range cmds {
 		if why, ok := readmeNotRun[c.text]; ok {
-			t.Logf("README line %d not run (%s): %s", c.line, why, c.text)
+			t.Logf("line %d not run (%s): %s", c.line, why, c.text)
 			continue
 		}
 		if !edappLine(c.text) {
@@ -127,9 +158,7 @@ func TestReadmeCommands(t *testing.T) {
 	if b, err := os.ReadFile("fake.env"); err == nil && !strings.HasPrefix(string(b), "EDAPP_BASE_URL=http://127.0.0.1:") {
 		t.Errorf("fake.env holds %q, want EDAPP_BASE_URL=... first", b)
 	}
-	if ran < 20 {
-		t.Errorf("ran %d README edapp commands; the extractor has lost some", ran)
-	}
+	return ran
 }
 
 // edappLine says whether text runs edapp, after any NAME=VALUE prefixes.

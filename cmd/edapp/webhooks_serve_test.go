@@ -286,17 +286,17 @@ func TestServeUsage(t *testing.T) {
 	}
 }
 
-// TestServeREADMEQuery runs the README's query over an export and the
+// TestServeREADMEQuery runs the inbox page's query over an export and the
 // events serve received from the fake, on both databases.
 func TestServeREADMEQuery(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/webhooks-inbox.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile("(?s)```sql\n(SELECT [^`]*FROM events e[^`]*)```").FindSubmatch(readme)
 	if m == nil {
-		t.Fatal("the README has no query of events")
+		t.Fatal("docs/webhooks-inbox.md has no query of events")
 	}
 	query := string(m[1])
 	bothDBs(t, func(t *testing.T, url string) {
