@@ -43,6 +43,10 @@ func historySteps() []Step {
 		AddColumn{"edapp_export_kinds", Column{Name: "versions_opened", Type: Int, Origin: FromEngine, Nullable: true, Description: "The versions the walk in progress (or the last one) opened in the kind's history tables."}},
 		AddColumn{"edapp_export_kinds", Column{Name: "versions_closed", Type: Int, Origin: FromEngine, Nullable: true, Description: "The versions the walk in progress (or the last one) closed in the kind's history tables."}},
 	)
+	steps = append(steps,
+		AddColumn{"identities", Column{Name: "edapp_left", Type: Bool, Origin: FromEngine, Nullable: true, Description: "For a person with an EdApp id: whether they left, found in users_history only (no longer in users); NULL otherwise."}},
+		AddColumn{"identities", Column{Name: "safetyculture_left", Type: Bool, Origin: FromEngine, Nullable: true, Description: "For a person with a SafetyCulture id: whether they left, found in users_history only (no longer in users); NULL otherwise."}},
+	)
 	for _, t := range historyTables {
 		steps = append(steps, historyTrigger{t})
 	}

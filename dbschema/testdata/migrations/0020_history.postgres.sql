@@ -284,6 +284,10 @@ ALTER TABLE edapp_export_kinds ADD COLUMN versions_opened BIGINT;
 
 ALTER TABLE edapp_export_kinds ADD COLUMN versions_closed BIGINT;
 
+ALTER TABLE identities ADD COLUMN edapp_left BOOLEAN;
+
+ALTER TABLE identities ADD COLUMN safetyculture_left BOOLEAN;
+
 CREATE OR REPLACE FUNCTION users_history_record() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   hist_walk timestamptz;

@@ -284,6 +284,10 @@ ALTER TABLE edapp_export_kinds ADD COLUMN versions_opened INTEGER;
 
 ALTER TABLE edapp_export_kinds ADD COLUMN versions_closed INTEGER;
 
+ALTER TABLE identities ADD COLUMN edapp_left INTEGER;
+
+ALTER TABLE identities ADD COLUMN safetyculture_left INTEGER;
+
 CREATE TRIGGER users_history_insert AFTER INSERT ON users FOR EACH ROW WHEN NEW.edapp_digest IS NOT NULL BEGIN
   UPDATE users_history SET valid_to = COALESCE((SELECT walk_time FROM edapp_export_kinds WHERE source = NEW.source AND kind = 'users'), strftime('%Y-%m-%dT%H:%M:%f000Z', 'now')) WHERE source = NEW.source AND id = NEW.id AND valid_to IS NULL AND valid_from < COALESCE((SELECT walk_time FROM edapp_export_kinds WHERE source = NEW.source AND kind = 'users'), strftime('%Y-%m-%dT%H:%M:%f000Z', 'now')) AND (name, email, first_name, last_name, external_id, time_zone, roles, user_groups, managed_user_groups, custom_fields, active, seat_type, created_at) IS NOT (NEW.name, NEW.email, NEW.first_name, NEW.last_name, NEW.external_id, NEW.time_zone, NEW.roles, NEW.user_groups, NEW.managed_user_groups, NEW.custom_fields, NEW.active, NEW.seat_type, NEW.created_at);
   UPDATE edapp_export_kinds SET versions_closed = COALESCE(versions_closed, 0) + changes() WHERE source = NEW.source AND kind = 'users' AND walk_time IS NOT NULL AND changes() > 0;
