@@ -3,7 +3,7 @@ package edapp_test
 // An AllAttempts export against the fake with a latency per page, pages in
 // parallel against one at a time. The fake runs in a process of its own (this
 // test binary, started again), so that the heap measured is the client's
-// alone and not the fake's store. See BENCHMARKS.md, "Parallel pages".
+// alone and not the fake's store. See docs/bench/budget.md, "Parallel pages".
 
 import (
 	"bufio"

@@ -31,16 +31,22 @@ type budgetFlags struct {
 	spent []time.Time
 }
 
-// addBudgetFlags registers the budget flags on cmd; a.client reads them.
-func (a *app) addBudgetFlags(cmd *cobra.Command) {
-	if a.budgeted == nil {
-		a.budgeted = map[*cobra.Command]bool{}
+// defaultBudget is the budget of a command without the budget flags.
+func defaultBudget() *budgetFlags {
+	return &budgetFlags{bulkShare: redislimit.DefaultBulkShare}
+}
+
+// addBudgetFlags registers the budget flags on cmd, into b, and marks cmd
+// budgeted.
+func addBudgetFlags(cmd *cobra.Command, b *budgetFlags) {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
 	}
-	a.budgeted[cmd] = true
+	cmd.Annotations[budgetedAnnotation] = "true"
 	fl := cmd.Flags()
-	fl.StringVar(&a.budget.redisURL, "redis", "", "share the token's budget with other processes through this Redis (redis://host:port/db; default $EDAPP_REDIS_URL, the place for a password)")
-	fl.StringVar(&a.budget.budget, "budget", "", "the account's request budget, N/WINDOW (default 1400/5m, the service's)")
-	fl.Float64Var(&a.budget.bulkShare, "bulk-share", redislimit.DefaultBulkShare, "the share of each window that bulk reads may use, the rest staying for interactive callers (0 to 1; each window admits at least one bulk read)")
+	fl.StringVar(&b.redisURL, "redis", "", "share the token's budget with other processes through this Redis (redis://host:port/db; default $EDAPP_REDIS_URL, the place for a password)")
+	fl.StringVar(&b.budget, "budget", "", "the account's request budget, N/WINDOW (default 1400/5m, the service's)")
+	fl.Float64Var(&b.bulkShare, "bulk-share", redislimit.DefaultBulkShare, "the share of each window that bulk reads may use, the rest staying for interactive callers (0 to 1; each window admits at least one bulk read)")
 }
 
 // budgetMargin is what the limiter adds to the budget's window against
@@ -64,11 +70,10 @@ func parseBudget(s string) (int, time.Duration, error) {
 	return limit, window, nil
 }
 
-// limiter builds the client's limiter from the budget flags (the SDK's
-// default budget without them). token keys the shared budget.
-func (a *app) limiter(token string) (budgetLimiter, error) {
-	f := a.budget
-	url := a.redisURL()
+// newLimiter builds the client's limiter from the budget flags f (the
+// SDK's default budget without them). token keys the shared budget.
+func newLimiter(s *ioStreams, env func(string) string, f *budgetFlags, token string) (budgetLimiter, error) {
+	url := redisURL(s, env, f)
 	if err := checkBulkShare(f.bulkShare); err != nil {
 		return nil, err
 	}
@@ -87,17 +92,17 @@ func (a *app) limiter(token string) (budgetLimiter, error) {
 		}
 		return l, nil
 	}
-	return a.redisLimiter(url, redislimit.KeyForToken(token), limit, window, f.bulkShare)
+	return redisLimiter(s, url, redislimit.KeyForToken(token), limit, window, f.bulkShare)
 }
 
 // redisURL is --redis, or EDAPP_REDIS_URL; a password on the command line
 // is warned of.
-func (a *app) redisURL() string {
-	if a.budget.redisURL == "" {
-		return a.env("EDAPP_REDIS_URL")
+func redisURL(s *ioStreams, env func(string) string, f *budgetFlags) string {
+	if f.redisURL == "" {
+		return env("EDAPP_REDIS_URL")
 	}
-	a.warnPasswordFlag("--redis", a.budget.redisURL, redisPasswordHint)
-	return a.budget.redisURL
+	warnPasswordFlag(s.ErrOut, "--redis", f.redisURL, redisPasswordHint)
+	return f.redisURL
 }
 
 func checkBulkShare(f float64) error {
@@ -109,8 +114,8 @@ func checkBulkShare(f float64) error {
 
 // redisLimiter shares the budget through the Redis at url, checked once
 // before it is used.
-func (a *app) redisLimiter(url, key string, limit int, window time.Duration, bulkShare float64) (budgetLimiter, error) {
-	rdb, err := a.redisClient(url)
+func redisLimiter(s *ioStreams, url, key string, limit int, window time.Duration, bulkShare float64) (budgetLimiter, error) {
+	rdb, err := redisClient(s, url)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +128,7 @@ func (a *app) redisLimiter(url, key string, limit int, window time.Duration, bul
 
 // redisClient is a client of the Redis at url, closed when the run ends,
 // answering a PING.
-func (a *app) redisClient(url string) (*redis.Client, error) {
+func redisClient(s *ioStreams, url string) (*redis.Client, error) {
 	opts, err := redis.ParseURL(url)
 	if err != nil {
 		// Not err: it may quote the URL, and the URL may hold a password.
@@ -131,7 +136,7 @@ func (a *app) redisClient(url string) (*redis.Client, error) {
 	}
 	boundRedis(opts)
 	rdb := redis.NewClient(opts)
-	a.closers = append(a.closers, rdb.Close)
+	s.closers = append(s.closers, rdb.Close)
 	if err := checkRedis(rdb, opts.TLSConfig != nil); err != nil {
 		return nil, err
 	}
@@ -167,7 +172,7 @@ func boundRedis(o *redis.Options) {
 // checkRedis PINGs the shared budget's Redis once, within
 // redisPingTimeout, before the first request: a wrong scheme, port or
 // password fails the run at once, with its likely cause, instead of on
-// the first request's deadline. a.client has no context to pass; the check
+// the first request's deadline. The client constructor has no context to pass; the check
 // is capped, and a second signal ends the process meanwhile.
 func checkRedis(rdb *redis.Client, tls bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), redisPingTimeout)
@@ -194,14 +199,14 @@ func redisCause(err error, tls bool) string {
 	return "check the URL's scheme, host, port and password"
 }
 
-// seedBudget makes the limiter a.client builds count what the last export
-// into dests spent of the budget's current window, so that a run resumed
-// after Ctrl-C or a crash does not overspend it.
-func (a *app) seedBudget(ctx context.Context, dests []export.Destination) error {
+// seedBudget makes the limiter built on b count what the last export into
+// dests spent of the budget's current window, so that a run resumed after
+// Ctrl-C or a crash does not overspend it.
+func seedBudget(ctx context.Context, b *budgetFlags, dests []export.Destination) error {
 	spent, err := export.SavedBudget(ctx, dests...)
 	if err != nil {
 		return err
 	}
-	a.budget.spent = spent
+	b.spent = spent
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -27,6 +28,9 @@ const dbPingTimeout = 15 * time.Second
 // with SQLITE_BUSY when another writer committed in between, whatever the
 // busy timeout.
 const sqliteImmediate = "_txlock=immediate"
+
+// dbOpener opens the database a --db URL names, as openDB does.
+type dbOpener = func(ctx context.Context, raw string) (*sql.DB, dbschema.Target, error)
 
 // openDB opens the database a --db URL names and checks that it answers.
 // A URL it cannot read is a usage error; a database that does not answer
@@ -116,18 +120,18 @@ func cleanDBError(t dbschema.Target, err error) string {
 
 // dbURL is the database URL: --db's value when given (warning of a
 // password in it), EDAPP_EXPORT_DB's otherwise.
-func (a *app) dbURL(given bool, flag string) string {
+func dbURL(stderr io.Writer, env func(string) string, given bool, flag string) string {
 	if !given {
-		return a.env("EDAPP_EXPORT_DB")
+		return env("EDAPP_EXPORT_DB")
 	}
-	a.warnDBFlag(given, flag)
+	warnDBFlag(stderr, given, flag)
 	return flag
 }
 
 // warnDBFlag warns of a password in --db, when it was given.
-func (a *app) warnDBFlag(given bool, flag string) {
+func warnDBFlag(stderr io.Writer, given bool, flag string) {
 	if given {
-		a.warnPasswordFlag("--db", flag, dbPasswordHint)
+		warnPasswordFlag(stderr, "--db", flag, dbPasswordHint)
 	}
 }
 
@@ -136,14 +140,14 @@ func (a *app) warnDBFlag(given bool, flag string) {
 // parameter), where ps and the shell's history show it for the whole run.
 // The line names the flag and where the password belongs instead, never
 // the URL.
-func (a *app) warnPasswordFlag(flag, raw, instead string) {
+func warnPasswordFlag(stderr io.Writer, flag, raw, instead string) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return // the flag's own check reports it
 	}
 	_, inUser := u.User.Password()
 	if inUser || u.Query().Has("password") {
-		fmt.Fprintf(a.stderr, "edapp: warning: %s carries a password on the command line, where ps and the shell's history show it; use %s instead\n", flag, instead)
+		fmt.Fprintf(stderr, "edapp: warning: %s carries a password on the command line, where ps and the shell's history show it; use %s instead\n", flag, instead)
 	}
 }
 

@@ -84,19 +84,33 @@ func headingAnchors(text string) map[string]bool {
 	return anchors
 }
 
-// TestDocLinks checks that every relative link of the README and of the
-// docs/ pages names a file that exists and, with #anchor, a heading of
-// that page.
+// linkedPages are the pages whose links must resolve: the README, docs/
+// and docs/bench/, and the other Markdown files at the root.
+func linkedPages(t *testing.T) []string {
+	t.Helper()
+	var pages []string
+	for _, pattern := range []string{"../../*.md", "../../docs/*.md", "../../docs/bench/*.md"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, m...)
+	}
+	return pages
+}
+
+// TestDocLinks checks that every relative link of the Markdown pages names
+// a file that exists and, with #anchor, a heading of that page.
 func TestDocLinks(t *testing.T) {
 	t.Parallel()
-	for _, page := range docPages(t) {
+	for _, page := range linkedPages(t) {
 		b, err := os.ReadFile(page)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, l := range docLinks(string(b)) {
 			if msg := checkDocLink(page, string(b), l.target); msg != "" {
-				t.Errorf("%s:%d: link %s: %s", filepath.Base(page), l.line, l.target, msg)
+				t.Errorf("%s:%d: link %s: %s", strings.TrimPrefix(page, "../../"), l.line, l.target, msg)
 			}
 		}
 	}

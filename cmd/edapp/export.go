@@ -12,14 +12,33 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/spf13/cobra"
 	"golang.org/x/text/unicode/norm"
 )
 
-// exportOptions are what `edapp export`'s command line parsed to: the
-// flags, and the engine's options they make.
+// exportOptions are what `edapp export` builds on, from the factory, and
+// what its command line parsed to: the flags, and the engine's options
+// they make.
 type exportOptions struct {
+	IO  *ioStreams
+	Env func(string) string
+	// Client and SafetyCultureClient build the source's client on the
+	// budget flags.
+	Client              func() (*apiClient, error)
+	SafetyCultureClient func() (*safetyculture.Client, error)
+	// OpenDB opens the --db database, which OpenDatabase takes; OpenFiles
+	// takes the --out directory.
+	OpenDB       dbOpener
+	OpenDatabase func(ctx context.Context, db *sql.DB, d export.Dialect, opts ...export.DatabaseOption) (*export.Database, error)
+	OpenFiles    func(dir, format string, fresh bool, opts ...export.FilesOption) (*export.Files, error)
+	// RunExport and RunSafetyCulture are the engine.
+	RunExport        func(ctx context.Context, c *edapp.Client, opts export.Options, dests ...export.Destination) (*export.Summary, error)
+	RunSafetyCulture func(ctx context.Context, c *safetyculture.Client, opts export.Options, dests ...export.Destination) (*export.Summary, error)
+	Progress         func(ctx context.Context, bars bool) progress
+
 	flags  exportFlags
+	budget budgetFlags
 	engine export.Options
 	// scBudget is --budget for --source safetyculture: the limit classes
 	// it overrides.
@@ -27,20 +46,20 @@ type exportOptions struct {
 }
 
 // finish reads --db's default from the environment, then checks the
-// flags (budget is --budget) and makes the engine's options.
-func (o *exportOptions) finish(cmd *cobra.Command, env func(string) string, budget string) error {
+// flags and makes the engine's options.
+func (o *exportOptions) finish(cmd *cobra.Command) error {
 	if !cmd.Flags().Changed("db") {
-		o.flags.db = env("EDAPP_EXPORT_DB")
+		o.flags.db = o.Env("EDAPP_EXPORT_DB")
 	}
 	var err error
-	if o.flags.rejectsExitCode, err = rejectsExitCode(cmd, env, o.flags.rejectsExitCode); err != nil {
+	if o.flags.rejectsExitCode, err = rejectsExitCode(cmd, o.Env, o.flags.rejectsExitCode); err != nil {
 		return err
 	}
 	if o.engine, err = engineOptions(o.flags); err != nil {
 		return err
 	}
 	if o.flags.source == export.SourceSafetyCulture {
-		o.scBudget, err = parseSCBudget(budget)
+		o.scBudget, err = parseSCBudget(o.budget.budget)
 	}
 	return err
 }
@@ -106,7 +125,10 @@ func kindNames(filter func(export.Kind) bool) []string { return export.KindNames
 // newCmdExport makes `edapp export`; runF, when not nil, runs instead of
 // the export with the options the flags parsed to.
 func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command {
-	var o exportOptions
+	o := &exportOptions{IO: fac.IO, Env: fac.Env, OpenDB: openDB, OpenDatabase: fac.OpenDatabase, OpenFiles: fac.OpenFiles,
+		RunExport: fac.RunExport, RunSafetyCulture: fac.RunSafetyCulture, Progress: fac.Progress}
+	o.Client = func() (*apiClient, error) { return fac.Client(&o.budget) }
+	o.SafetyCultureClient = func() (*safetyculture.Client, error) { return fac.SafetyCultureClient(&o.budget, o.scBudget) }
 	f := &o.flags
 	all := func(export.Kind) bool { return true }
 	cmd := &cobra.Command{
@@ -120,16 +142,16 @@ func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command 
   edapp export --out ./export --per-user`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fac.warnDBFlag(cmd.Flags().Changed("db"), o.flags.db)
-			if err := o.finish(cmd, fac.env, fac.budget.budget); err != nil {
+			warnDBFlag(o.IO.ErrOut, cmd.Flags().Changed("db"), o.flags.db)
+			if err := o.finish(cmd); err != nil {
 				return err
 			}
 			if runF != nil {
-				return runF(&o)
+				return runF(o)
 			}
 			ctx, cancel := withRunDeadline(cmd.Context(), o.flags.deadline)
 			defer cancel()
-			return runDeadlineFailure(ctx, fac.runExport(ctx, &o))
+			return runDeadlineFailure(ctx, exportRun(ctx, o))
 		},
 	}
 	fl := cmd.Flags()
@@ -148,8 +170,8 @@ func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command 
 	fl.DurationVar(&f.openWindow, "open-window", export.DefaultOpenWindow, "fetch an attempt still open again on each run while it started less than this ago (0: never)")
 	fl.IntVar(&f.rejectsExitCode, "rejects-exit-code", exitRejected, "exit code of a run that finished with rejected records, which the summary, --stats and the log still report (default: $EDAPP_REJECTS_EXIT_CODE or 3; 0 counts it as success)")
 	fl.DurationVar(&f.deadline, "deadline", 0, "end the run after this long: the kinds still running stop, keep what they wrote, and the next run resumes (0: no deadline)")
-	fac.addBudgetFlags(cmd)
-	fac.addStatsFlag(cmd, export.KindFromContext)
+	addBudgetFlags(cmd, &o.budget)
+	addStatsFlag(fac.IO, cmd, export.KindFromContext)
 	_ = cmd.MarkFlagDirname("out")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "jsonl"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("kinds", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -328,60 +350,60 @@ func findKind(source, name string) (export.Kind, bool) {
 	return export.Kind{}, false
 }
 
-// runExport opens the destinations, then makes one call into the engine.
+// exportRun opens the destinations, then makes one call into the engine.
 // A bad --db URL is a usage error before any request is sent.
-func (fac *factory) runExport(ctx context.Context, o *exportOptions) error {
+func exportRun(ctx context.Context, o *exportOptions) error {
 	if o.flags.source == export.SourceSafetyCulture {
-		return fac.runSafetyCultureExport(ctx, o)
+		return safetyCultureExportRun(ctx, o)
 	}
 	opts := o.engine
-	dests, closeDests, err := fac.exportDestinations(ctx, o.flags)
+	dests, closeDests, err := exportDestinations(ctx, o)
 	if err != nil {
 		return err
 	}
 	defer closeDests()
-	if err := fac.seedBudget(ctx, dests); err != nil {
+	if err := seedBudget(ctx, &o.budget, dests); err != nil {
 		return err
 	}
-	c, err := fac.client()
+	c, err := o.Client()
 	if err != nil {
 		return err
 	}
-	opts.Budget = fac.spender()
-	prog := fac.progress(context.Background(), isTerminal(fac.stderr))
+	opts.Budget = spender(c)
+	prog := o.Progress(context.Background(), isTerminal(o.IO.ErrOut))
 	opts.Progress = progressAdapter{prog}
 	opts.StopOn = fatal
-	sum, err := fac.RunExport(ctx, c, opts, dests...)
-	return fac.exportDone(sum, prog, o.flags.rejectsExitCode, rebuildIdentities(ctx, dests, err))
+	sum, err := o.RunExport(ctx, c.Client, opts, dests...)
+	return exportDone(o, sum, prog, rebuildIdentities(ctx, dests, err))
 }
 
-// exportDone reports a run's outcome: its stats and summary, and exit 3
-// for records rejected.
-func (fac *factory) exportDone(sum *export.Summary, prog progress, rejectsCode int, err error) error {
-	fac.statsOut.stats.exportDone(sum)
+// exportDone reports a run's outcome: its stats and summary, and the
+// rejects exit code for records rejected.
+func exportDone(o *exportOptions, sum *export.Summary, prog progress, err error) error {
+	o.IO.stats.stats.exportDone(sum)
 	prog.wait()
-	rejected := fac.printSummary(sum)
+	rejected := printSummary(o.IO, sum)
 	if err == nil && rejected > 0 {
-		return rejectedError{n: rejected, code: rejectsCode}
+		return rejectedError{n: rejected, code: o.flags.rejectsExitCode}
 	}
 	return err
 }
 
 // printSummary writes a line per kind of the run, warns of records dated
 // in the future, and returns the records rejected in all.
-func (fac *factory) printSummary(sum *export.Summary) (rejected int) {
+func printSummary(s *ioStreams, sum *export.Summary) (rejected int) {
 	if sum == nil {
 		return 0
 	}
 	for _, r := range sum.Kinds {
 		rejected += r.Rejected
 		if r.Skipped {
-			fmt.Fprintf(fac.stdout, "%-28s not fetched: complete at %s, younger than --max-age\n", r.Kind, r.Fetched.Local().Format("2006-01-02 15:04:05 MST"))
+			fmt.Fprintf(s.Out, "%-28s not fetched: complete at %s, younger than --max-age\n", r.Kind, r.Fetched.Local().Format("2006-01-02 15:04:05 MST"))
 			continue
 		}
-		fmt.Fprintf(fac.stdout, "%-28s %9d records, %d requests%s%s  %s\n", r.Kind, r.Records, r.Requests, retries(r), dropped(r.Dropped), strings.Join(r.Notes, "; "))
+		fmt.Fprintf(s.Out, "%-28s %9d records, %d requests%s%s  %s\n", r.Kind, r.Records, r.Requests, retries(r), dropped(r.Dropped), strings.Join(r.Notes, "; "))
 		if r.Future > 0 {
-			fmt.Fprintf(fac.stderr, "edapp: warning: %s: %d record(s) dated after the service's clock (%s), the latest %s; exported, and the cursor stays at %s\n",
+			fmt.Fprintf(s.ErrOut, "edapp: warning: %s: %d record(s) dated after the service's clock (%s), the latest %s; exported, and the cursor stays at %s\n",
 				r.Kind, r.Future, r.Started.Format(time.RFC3339), r.LatestFuture.Format(time.RFC3339Nano), r.Started.Format(time.RFC3339))
 		}
 	}
@@ -405,10 +427,11 @@ func dropped(n int) string {
 
 // exportDestinations opens the database and the directory the flags
 // name; closeDests releases them.
-func (fac *factory) exportDestinations(ctx context.Context, f exportFlags) (dests []export.Destination, closeDests func(), err error) {
+func exportDestinations(ctx context.Context, o *exportOptions) (dests []export.Destination, closeDests func(), err error) {
+	f := o.flags
 	closeDests = func() {}
 	if f.db != "" {
-		db, dest, err := fac.openExportDB(ctx, f.db, export.WithSource(f.source), export.WithBulkLoader(pgxCopier{}), export.WithHistoryKeep(f.historyKeep))
+		db, dest, err := openExportDB(ctx, o, f.db, export.WithSource(f.source), export.WithBulkLoader(pgxCopier{}), export.WithHistoryKeep(f.historyKeep))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -416,7 +439,7 @@ func (fac *factory) exportDestinations(ctx context.Context, f exportFlags) (dest
 		dests = append(dests, dest)
 	}
 	if f.out != "" {
-		files, err := fac.OpenFiles(f.out, f.format, f.full)
+		files, err := o.OpenFiles(f.out, f.format, f.full)
 		if err != nil {
 			closeDests()
 			if errors.Is(err, export.ErrFormat) {
@@ -432,14 +455,14 @@ func (fac *factory) exportDestinations(ctx context.Context, f exportFlags) (dest
 }
 
 // openExportDB opens the --db database and takes it for this export.
-func (fac *factory) openExportDB(ctx context.Context, raw string, opts ...export.DatabaseOption) (*sql.DB, *export.Database, error) {
-	db, target, err := openDB(ctx, raw)
+func openExportDB(ctx context.Context, o *exportOptions, raw string, opts ...export.DatabaseOption) (*sql.DB, *export.Database, error) {
+	db, target, err := o.OpenDB(ctx, raw)
 	if err != nil {
 		return nil, nil, err
 	}
 	// Emails are matched in NFC (identities), with the module's tables.
 	opts = append([]export.DatabaseOption{export.WithNormalizer(norm.NFC.String)}, opts...)
-	dest, err := fac.OpenDatabase(ctx, db, target.Dialect, opts...)
+	dest, err := o.OpenDatabase(ctx, db, target.Dialect, opts...)
 	if err != nil {
 		db.Close()
 		if errors.Is(err, export.ErrSchemaTooNew) {

@@ -33,14 +33,14 @@ func TestExportChild(t *testing.T) {
 	}
 	pageSize, _ := strconv.Atoi(os.Getenv("EDAPP_EXPORT_CHILD_PAGE_SIZE"))
 	var out, errOut strings.Builder
-	f := newFactory(&app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, env: os.Getenv})
+	f := newFactory(newIOStreams(strings.NewReader(""), &out, &errOut), os.Getenv)
 	if pageSize > 0 {
 		withPageSize(f, pageSize)
 	}
 	if os.Getenv(killAtIndexBuild) != "" {
 		withHookedDB(killAtIndexBuildURL(args), killAtIndexBuildHook, nil)(f)
 	}
-	code := f.run(context.Background(), append([]string{"export"}, strings.Fields(args)...))
+	code := runCommand(context.Background(), f, append([]string{"export"}, strings.Fields(args)...))
 	os.Stdout.WriteString(out.String())
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errOut.String())

@@ -18,28 +18,28 @@ func sourceKindNames(source string) []string {
 	return kindNames(all)
 }
 
-// safetyCultureClient is the SafetyCulture client of --source
+// newSafetyCultureClient is the SafetyCulture client of --source
 // safetyculture: --token or SAFETYCULTURE_API_TOKEN, --base-url or
 // SAFETYCULTURE_BASE_URL. Each endpoint keeps its own limit: its class's,
-// or budget's for the classes it names, shared through --redis.
-func (fac *factory) safetyCultureClient(budget scBudget) (*safetyculture.Client, error) {
-	fac.service = safetyCultureService
-	token := fac.flagOrEnv(fac.token, "SAFETYCULTURE_API_TOKEN")
+// or classes' for the classes it names, shared through --redis.
+func newSafetyCultureClient(f *factory, b *budgetFlags, classes scBudget) (*safetyculture.Client, error) {
+	f.IO.service = safetyCultureService
+	token := flagOrEnv(f.Global.token, f.Env, "SAFETYCULTURE_API_TOKEN")
 	if token == "" {
 		return nil, usagef("no SafetyCulture API token: pass --token or set SAFETYCULTURE_API_TOKEN")
 	}
-	limiterFor, err := fac.scLimiters(token, budget)
+	limiterFor, err := scLimiters(f.IO, f.Env, b, token, classes)
 	if err != nil {
 		return nil, err
 	}
 	opts := []edapp.Option{edapp.WithUserAgent("edapp-cli/" + edapp.Version), edapp.WithRouteLimiter(limiterFor)}
-	if base := fac.flagOrEnv(fac.baseURL, "SAFETYCULTURE_BASE_URL"); base != "" {
+	if base := flagOrEnv(f.Global.baseURL, f.Env, "SAFETYCULTURE_BASE_URL"); base != "" {
 		opts = append(opts, edapp.WithBaseURL(base))
 	}
-	if fac.verbose {
-		opts = append(opts, edapp.WithLogger(fac.logger(slog.LevelDebug)))
+	if f.Global.verbose {
+		opts = append(opts, edapp.WithLogger(f.IO.logger(slog.LevelDebug)))
 	}
-	obs, err := fac.observer(nil) // each endpoint's budget is its own: no one gauge
+	obs, err := newObserver(f.IO, f.Env, nil) // each endpoint's budget is its own: no one gauge
 	if err != nil {
 		return nil, err
 	}
@@ -51,24 +51,24 @@ func (fac *factory) safetyCultureClient(budget scBudget) (*safetyculture.Client,
 	return c, nil
 }
 
-// runSafetyCultureExport is runExport for --source safetyculture: the
+// safetyCultureExportRun is exportRun for --source safetyculture: the
 // same destinations, summary and exit codes, SafetyCulture's kinds.
-func (fac *factory) runSafetyCultureExport(ctx context.Context, o *exportOptions) error {
-	c, err := fac.safetyCultureClient(o.scBudget)
+func safetyCultureExportRun(ctx context.Context, o *exportOptions) error {
+	c, err := o.SafetyCultureClient()
 	if err != nil {
 		return err
 	}
-	dests, closeDests, err := fac.exportDestinations(ctx, o.flags)
+	dests, closeDests, err := exportDestinations(ctx, o)
 	if err != nil {
 		return err
 	}
 	defer closeDests()
 	opts := o.engine
-	prog := fac.progress(context.Background(), isTerminal(fac.stderr))
+	prog := o.Progress(context.Background(), isTerminal(o.IO.ErrOut))
 	opts.Progress = progressAdapter{prog}
 	opts.StopOn = fatal
-	sum, err := fac.RunSafetyCulture(ctx, c, opts, dests...)
-	return fac.exportDone(sum, prog, o.flags.rejectsExitCode, rebuildIdentities(ctx, dests, err))
+	sum, err := o.RunSafetyCulture(ctx, c, opts, dests...)
+	return exportDone(o, sum, prog, rebuildIdentities(ctx, dests, err))
 }
 
 // rebuildIdentities rebuilds the database's identities after a run that

@@ -67,22 +67,22 @@ func (b scBudget) of(route string) classBudget {
 // endpoint its own budget, shared through Redis (--redis or
 // EDAPP_REDIS_URL) keyed by token and route when one is set. A bad value
 // or a Redis that does not answer fails here.
-func (a *app) scLimiters(token string, b scBudget) (func(route string) edapp.Limiter, error) {
-	if err := checkBulkShare(a.budget.bulkShare); err != nil {
+func scLimiters(s *ioStreams, env func(string) string, f *budgetFlags, token string, b scBudget) (func(route string) edapp.Limiter, error) {
+	if err := checkBulkShare(f.bulkShare); err != nil {
 		return nil, err
 	}
 	limiters := map[string]edapp.Limiter{}
-	url := a.redisURL()
+	url := redisURL(s, env, f)
 	newLimiter := func(route string, c classBudget) (edapp.Limiter, error) {
-		return edapp.NewWindowLimiter(c.limit, c.window, edapp.WithBulkShare(a.budget.bulkShare))
+		return edapp.NewWindowLimiter(c.limit, c.window, edapp.WithBulkShare(f.bulkShare))
 	}
 	if url != "" {
-		rdb, err := a.redisClient(url)
+		rdb, err := redisClient(s, url)
 		if err != nil {
 			return nil, err
 		}
 		newLimiter = func(route string, c classBudget) (edapp.Limiter, error) {
-			return redislimit.New(rdb, redislimit.KeyForRoute(token, route), c.limit, c.window, redislimit.WithBulkShare(a.budget.bulkShare))
+			return redislimit.New(rdb, redislimit.KeyForRoute(token, route), c.limit, c.window, redislimit.WithBulkShare(f.bulkShare))
 		}
 	}
 	for _, route := range safetyculture.Routes() {
@@ -90,7 +90,7 @@ func (a *app) scLimiters(token string, b scBudget) (func(route string) edapp.Lim
 		if err != nil {
 			return nil, usageError{fmt.Errorf("budget of %s: %w", route, err)}
 		}
-		limiters[route] = a.endpointMeter(route, l)
+		limiters[route] = endpointMeter(s, route, l)
 	}
 	return func(route string) edapp.Limiter { return limiters[route] }, nil
 }
@@ -98,16 +98,16 @@ func (a *app) scLimiters(token string, b scBudget) (func(route string) edapp.Lim
 // endpointMeter watches one endpoint's limiter as the EdApp client's is
 // watched: its long waits and 429 pauses are announced, naming the
 // endpoint, and its requests and waits go into the run's summary.
-func (a *app) endpointMeter(route string, l edapp.Limiter) edapp.Limiter {
+func endpointMeter(s *ioStreams, route string, l edapp.Limiter) edapp.Limiter {
 	bl, ok := l.(budgetLimiter)
 	if !ok {
 		return l
 	}
-	m := newWaitMeter(bl, a.notice)
+	m := newWaitMeter(bl, s.notice)
 	m.of = " of " + route
-	if !isTerminal(a.stderr) {
+	if !isTerminal(s.ErrOut) {
 		m.remind = remindEvery
 	}
-	a.endpointMeters = append(a.endpointMeters, m)
+	s.endpointMeters = append(s.endpointMeters, m)
 	return m
 }

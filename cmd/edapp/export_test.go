@@ -83,11 +83,11 @@ func runExport(t *testing.T, ctx context.Context, srv *edapptest.Server, setup f
 // set on the app.
 func runExportEnv(ctx context.Context, e env, setup func(*factory), args ...string) result {
 	var out, errOut strings.Builder
-	f := newFactory(&app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, env: e.get})
+	f := newFactory(newIOStreams(strings.NewReader(""), &out, &errOut), e.get)
 	if setup != nil {
 		setup(f)
 	}
-	code := f.run(ctx, append([]string{"export"}, args...))
+	code := runCommand(ctx, f, append([]string{"export"}, args...))
 	return result{code, out.String(), errOut.String()}
 }
 

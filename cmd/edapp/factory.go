@@ -3,26 +3,42 @@ package main
 import (
 	"context"
 	"database/sql"
-	"io"
 	"log/slog"
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/safetyculture"
+	"github.com/spf13/pflag"
 )
 
 // factory hands each command what it builds on, as gh's cmdutil.Factory
-// does: the run (its streams, its environment and the global, budget and
-// stats flags, through the embedded app) and constructors for the API
-// client, the export's destinations, the export engine and the progress
-// display. A command is made by newCmdX(f, runF): with runF nil it runs;
-// a test passes a runF to see what the flags parsed to, or replaces a
-// constructor to change what the command builds.
+// does: the run's streams, the environment, the global flags, and
+// constructors. It has no methods and keeps no state of its own: a
+// command is made by newCmdX(f, runF), which copies what it needs into its
+// options; with runF nil it runs, a test passes a runF to see what the
+// flags parsed to, or replaces a field before the command is made to
+// change what it builds.
 type factory struct {
-	*app
+	// IO is the run's streams and the state the run builds up.
+	IO *ioStreams
+	// Env reads the environment.
+	Env func(string) string
+	// Global are the root's flags, read once the command line is parsed.
+	Global *globalFlags
 
-	// NewClient is the SDK's client constructor; client calls it with the
-	// options the flags give.
+	// Client builds an EdApp client from the global flags, the budget
+	// flags b and the environment; its limiter's meter joins the run's
+	// summary.
+	Client func(b *budgetFlags) (*apiClient, error)
+	// SafetyCultureClient builds the client of --source safetyculture,
+	// each endpoint on its class's budget.
+	SafetyCultureClient func(b *budgetFlags, classes scBudget) (*safetyculture.Client, error)
+	// Progress reports a run's progress on stderr: bars, or log lines;
+	// wait notices go above the bars until they are done.
+	Progress func(ctx context.Context, bars bool) progress
+
+	// NewClient is the SDK's client constructor, which Client calls with
+	// the options the flags give.
 	NewClient func(token string, opts ...edapp.Option) (*edapp.Client, error)
 	// OpenDatabase takes a database for an export.
 	OpenDatabase func(ctx context.Context, db *sql.DB, d export.Dialect, opts ...export.DatabaseOption) (*export.Database, error)
@@ -32,24 +48,49 @@ type factory struct {
 	// safetyculture.
 	RunExport        func(ctx context.Context, c *edapp.Client, opts export.Options, dests ...export.Destination) (*export.Summary, error)
 	RunSafetyCulture func(ctx context.Context, c *safetyculture.Client, opts export.Options, dests ...export.Destination) (*export.Summary, error)
-	// NewProgress reports a run's progress on w: bars, or log lines.
-	NewProgress func(ctx context.Context, w io.Writer, bars bool) progress
-
-	// api is the run's client once client has built it.
-	api *apiClient
 }
 
-// newFactory is the factory of a run, with the production constructors.
-func newFactory(a *app) *factory {
-	return &factory{
-		app:              a,
+// newFactory is the factory of a run on s in the environment env, with
+// the production constructors.
+func newFactory(s *ioStreams, env func(string) string) *factory {
+	f := &factory{
+		IO:               s,
+		Env:              env,
+		Global:           &globalFlags{},
 		NewClient:        edapp.NewClient,
 		OpenDatabase:     export.OpenDatabase,
 		OpenFiles:        export.OpenFiles,
 		RunExport:        export.Run,
 		RunSafetyCulture: export.RunSafetyCulture,
-		NewProgress:      newProgress,
 	}
+	f.Client = func(b *budgetFlags) (*apiClient, error) { return newAPIClient(f, b) }
+	f.SafetyCultureClient = func(b *budgetFlags, classes scBudget) (*safetyculture.Client, error) {
+		return newSafetyCultureClient(f, b, classes)
+	}
+	f.Progress = func(ctx context.Context, bars bool) progress { return streamProgress(ctx, s, bars) }
+	return f
+}
+
+// globalFlags are the root's persistent flags.
+type globalFlags struct {
+	token   string
+	baseURL string
+	verbose bool
+}
+
+func (g *globalFlags) register(pf *pflag.FlagSet) {
+	pf.StringVar(&g.token, "token", "", "API token (default: $EDAPP_API_TOKEN)")
+	pf.StringVar(&g.baseURL, "base-url", "", "API base URL (default: $EDAPP_BASE_URL or "+edapp.DefaultBaseURL+")")
+	pf.BoolVarP(&g.verbose, "verbose", "v", false, "log every request (the SDK's debug log) to stderr")
+}
+
+// flagOrEnv is a flag's value, or the environment variable name's when the
+// flag was not given.
+func flagOrEnv(flagValue string, env func(string) string, name string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	return env(name)
 }
 
 // apiClient is an SDK client and the meter on its limiter, which counts
@@ -59,41 +100,30 @@ type apiClient struct {
 	meter *waitMeter
 }
 
-// client returns the run's one API client, built on the first call from
-// the global and budget flags and the environment.
-func (f *factory) client() (*edapp.Client, error) {
-	if f.api == nil {
-		api, err := f.newAPIClient()
-		if err != nil {
-			return nil, err
-		}
-		f.api = api
-	}
-	return f.api.Client, nil
-}
-
-func (f *factory) newAPIClient() (*apiClient, error) {
-	token := f.tokenValue()
+// newAPIClient builds the EdApp client of f's run from the global flags,
+// the budget flags b and the environment.
+func newAPIClient(f *factory, b *budgetFlags) (*apiClient, error) {
+	token := flagOrEnv(f.Global.token, f.Env, "EDAPP_API_TOKEN")
 	if token == "" {
 		return nil, usagef("no API token: pass --token or set EDAPP_API_TOKEN")
 	}
 	opts := []edapp.Option{edapp.WithUserAgent("edapp-cli/" + edapp.Version)}
-	if base := f.flagOrEnv(f.baseURL, "EDAPP_BASE_URL"); base != "" {
+	if base := flagOrEnv(f.Global.baseURL, f.Env, "EDAPP_BASE_URL"); base != "" {
 		opts = append(opts, edapp.WithBaseURL(base))
 	}
-	if f.verbose {
-		opts = append(opts, edapp.WithLogger(f.logger(slog.LevelDebug)))
+	if f.Global.verbose {
+		opts = append(opts, edapp.WithLogger(f.IO.logger(slog.LevelDebug)))
 	}
-	l, err := f.limiter(token)
+	l, err := newLimiter(f.IO, f.Env, b, token)
 	if err != nil {
 		return nil, err
 	}
-	meter := newWaitMeter(l, f.notice)
-	if !isTerminal(f.stderr) {
+	meter := newWaitMeter(l, f.IO.notice)
+	if !isTerminal(f.IO.ErrOut) {
 		meter.remind = remindEvery // a log has no bar that shows a wait going on
 	}
 	opts = append(opts, edapp.WithLimiter(meter))
-	obs, err := f.observer(meter.budgetReporter())
+	obs, err := newObserver(f.IO, f.Env, meter.budgetReporter())
 	if err != nil {
 		return nil, err
 	}
@@ -102,34 +132,25 @@ func (f *factory) newAPIClient() (*apiClient, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
+	f.IO.meter = meter
 	return &apiClient{Client: c, meter: meter}, nil
 }
 
-// spender is the run's limiter when it keeps its own count, for the
-// export to save; nil when Redis keeps the count or there is no client.
-func (f *factory) spender() export.Spender {
-	if f.api == nil {
-		return nil
-	}
-	if l, ok := f.api.meter.inner.(*edapp.WindowLimiter); ok {
+// spender is c's limiter when it keeps its own count, for the export to
+// save; nil when Redis keeps the count.
+func spender(c *apiClient) export.Spender {
+	if l, ok := c.meter.inner.(*edapp.WindowLimiter); ok {
 		return l
 	}
 	return nil
 }
 
-// progress is NewProgress on stderr; wait notices go above its bars until
-// it is done.
-func (f *factory) progress(ctx context.Context, bars bool) progress {
-	p := f.NewProgress(ctx, f.stderr, bars)
+// streamProgress is newProgress on s's stderr; wait notices go above its
+// bars until it is done.
+func streamProgress(ctx context.Context, s *ioStreams, bars bool) progress {
+	p := newProgress(ctx, s.ErrOut, bars)
 	if bp, ok := p.(*barProgress); ok {
-		f.noticeMu.Lock()
-		f.bars = bp.p
-		f.noticeMu.Unlock()
-		bp.done = func() {
-			f.noticeMu.Lock()
-			f.bars = nil
-			f.noticeMu.Unlock()
-		}
+		bp.done = s.showBars(bp.p)
 	}
 	return p
 }

@@ -4,7 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -92,7 +96,7 @@ func (t *hookedTracker) Add(n int, waited time.Duration) {
 
 // newTestFactory is a factory with empty streams and the environment e.
 func newTestFactory(e env) *factory {
-	return newFactory(&app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, env: e.get})
+	return newFactory(newIOStreams(strings.NewReader(""), io.Discard, io.Discard), e.get)
 }
 
 // execute runs cmd alone with args.
@@ -247,7 +251,7 @@ func TestNewCmdWebhooksListAndDeleteFlags(t *testing.T) {
 	t.Parallel()
 	f := newTestFactory(env{})
 	var view *webhookView
-	listF := func(v *webhookView) error { view = v; return nil }
+	listF := func(o *webhooksListOptions) error { view = &o.webhookView; return nil }
 	if err := execute(newCmdWebhooksList(f, listF), "--show-secrets", "-o", "table"); err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +265,7 @@ func TestNewCmdWebhooksListAndDeleteFlags(t *testing.T) {
 	}
 
 	var ids []string
-	deleteF := func(got []string) error { ids = got; return nil }
+	deleteF := func(o *webhooksDeleteOptions) error { ids = o.ids; return nil }
 	if err := execute(newCmdWebhooksDelete(f, deleteF), "7", "9"); err != nil || !reflect.DeepEqual(ids, []string{"7", "9"}) {
 		t.Errorf("delete 7 9: %v, %q", err, ids)
 	}
@@ -313,5 +317,79 @@ func TestNewCmdWebhooksServeFlags(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), secret) {
 			t.Errorf("%q: the error quotes the secret: %v", args, err)
 		}
+	}
+}
+
+// TestFactoryMethodSet: the factory is what it hands out and constructors,
+// with no method of its own, and the commands' runs are free functions of
+// their options.
+func TestFactoryMethodSet(t *testing.T) {
+	t.Parallel()
+	fset := token.NewFileSet()
+	names, _ := filepath.Glob("*.go")
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil {
+				continue
+			}
+			recv := fn.Recv.List[0].Type
+			if star, ok := recv.(*ast.StarExpr); ok {
+				recv = star.X
+			}
+			if id, ok := recv.(*ast.Ident); ok && id.Name == "factory" {
+				t.Errorf("%s: factory has a method %s", fset.Position(fn.Pos()), fn.Name.Name)
+			}
+		}
+	}
+	typ := reflect.TypeFor[factory]()
+	for i := range typ.NumField() {
+		if fd := typ.Field(i); fd.Type.Kind() != reflect.Func && fd.Name != "IO" && fd.Name != "Global" {
+			t.Errorf("factory.%s is a %s, not a constructor", fd.Name, fd.Type)
+		}
+	}
+	var (
+		_ func(context.Context, *exportOptions) error        = exportRun
+		_ func(context.Context, *syncOptions) error          = syncRun
+		_ func(context.Context, *serveConfig) error          = serveRun
+		_ func(context.Context, *migrateReportOptions) error = reportRun
+	)
+}
+
+func TestNewCmdMigrateReportFlags(t *testing.T) {
+	t.Parallel()
+	f := newTestFactory(env{"EDAPP_EXPORT_DB": "sqlite:env.db"})
+	var got *migrateReportOptions
+	runF := func(o *migrateReportOptions) error { got = o; return nil }
+	err := execute(newCmdMigrateReport(f, runF), "-o", "csv", "--moved-at", "2026-11-01", "--fail-on-differences", "--out", "r.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.db != "sqlite:env.db" || got.format != "csv" || got.out != "r.csv" || !got.failOnDifferences ||
+		!got.movedAt.Equal(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("parsed to %+v", got)
+	}
+	if err := execute(newCmdMigrateReport(f, runF), "--db", "sqlite:flag.db", "--moved-at", "2026-11-01T09:30:00+02:00"); err != nil ||
+		got.db != "sqlite:flag.db" || !got.movedAt.Equal(time.Date(2026, 11, 1, 7, 30, 0, 0, time.UTC)) {
+		t.Errorf("--db beats EDAPP_EXPORT_DB, --moved-at takes RFC 3339: %v, %+v", err, got)
+	}
+	for _, args := range [][]string{{"-o", "xml"}, {"--moved-at", "yesterday"}} {
+		got = nil
+		wantUsage(t, execute(newCmdMigrateReport(f, runF), args...), args)
+		if got != nil {
+			t.Errorf("%q reached the run", args)
+		}
+	}
+	got = nil
+	wantUsage(t, execute(newCmdMigrateReport(newTestFactory(env{}), runF)), nil)
+	if got != nil {
+		t.Error("a report without --db or EDAPP_EXPORT_DB reached the run")
 	}
 }

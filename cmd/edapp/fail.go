@@ -83,8 +83,7 @@ var (
 // hint says what to do about a fatal error: which token to check, or which
 // host could not be reached, and where each came from, in the settings of
 // the service the run talked to.
-func (a *app) hint(err error) string {
-	svc := a.service
+func hint(err error, svc service, g *globalFlags, env func(string) string) string {
 	if svc.name == "" {
 		svc = edappService
 	}
@@ -95,14 +94,14 @@ func (a *app) hint(err error) string {
 	switch {
 	case tokenRefused(err):
 		from := "the " + svc.tokenEnv + " environment variable"
-		if a.token != "" {
+		if g.token != "" {
 			from = "the --token flag"
 		}
 		return svc.name + " refused the API token: check the token, which came from " + from + with
 	case unreachable(err):
-		base, from := a.baseURL, "the --base-url flag"
+		base, from := g.baseURL, "the --base-url flag"
 		if base == "" {
-			base, from = a.env(svc.baseURLEnv), "the "+svc.baseURLEnv+" environment variable"
+			base, from = env(svc.baseURLEnv), "the "+svc.baseURLEnv+" environment variable"
 		}
 		if base == "" {
 			base, from = svc.defaultBase, "the default"

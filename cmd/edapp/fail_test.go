@@ -25,9 +25,9 @@ var quickRetry = edapp.WithRetry(edapp.RetryPolicy{MaxRetries: 2, MinWait: time.
 func runWith(t *testing.T, e env, opts []edapp.Option, args ...string) result {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	f := newFactory(&app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, env: e.get})
+	f := newFactory(newIOStreams(strings.NewReader(""), &out, &errOut), e.get)
 	withClientOptions(f, opts...)
-	code := f.run(context.Background(), args)
+	code := runCommand(context.Background(), f, args)
 	return result{code, out.String(), errOut.String()}
 }
 

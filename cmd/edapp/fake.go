@@ -62,7 +62,7 @@ func newCmdFake(fac *factory, runF func(*fakeserve.Flags) error) *cobra.Command 
 			if runF != nil {
 				return runF(&f)
 			}
-			return f.Serve(cmd.Context(), fac.stdout, fac.stderr, sc.also(&f)...)
+			return f.Serve(cmd.Context(), fac.IO.Out, fac.IO.ErrOut, sc.also(&f)...)
 		},
 	}
 	fs := flag.NewFlagSet("fake", flag.ContinueOnError)

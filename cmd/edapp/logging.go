@@ -23,7 +23,7 @@ import (
 
 // addLogFormatFlag registers --log-format on the commands of root at the
 // given paths. Before such a command runs, it sends stderr through slog.
-func (a *app) addLogFormatFlag(root *cobra.Command, paths ...string) {
+func addLogFormatFlag(s *ioStreams, root *cobra.Command, paths ...string) {
 	for _, p := range paths {
 		cmd, _, err := root.Find(strings.Fields(p))
 		if err != nil || cmd == root {
@@ -34,7 +34,7 @@ func (a *app) addLogFormatFlag(root *cobra.Command, paths ...string) {
 		_ = cmd.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 		pre := cmd.PreRunE
 		cmd.PreRunE = func(c *cobra.Command, args []string) error {
-			if err := a.logStderr(p, format); err != nil {
+			if err := logStderr(s, p, format); err != nil {
 				return err
 			}
 			if pre != nil {
@@ -47,22 +47,22 @@ func (a *app) addLogFormatFlag(root *cobra.Command, paths ...string) {
 
 // logStderr replaces stderr with slog lines for json, and with lines that
 // start with their time for text when stderr is not a terminal.
-func (a *app) logStderr(command, format string) error {
+func logStderr(s *ioStreams, command, format string) error {
 	var h slog.Handler
 	// Debug for the SDK's log, which only --verbose turns on.
 	opts := &slog.HandlerOptions{Level: slog.LevelDebug}
 	switch format {
 	case "text":
-		if !isTerminal(a.stderr) {
-			a.stderr = &timedLines{w: a.stderr, now: time.Now}
+		if !isTerminal(s.ErrOut) {
+			s.ErrOut = &timedLines{w: s.ErrOut, now: time.Now}
 		}
 		return nil
 	case "json":
-		h = slog.NewJSONHandler(a.stderr, opts)
+		h = slog.NewJSONHandler(s.ErrOut, opts)
 	default:
 		return usagef("--log-format %q: want text or json", format)
 	}
-	a.stderr = &logLines{log: slog.New(h).With("command", command, "run", newRunID())}
+	s.ErrOut = &logLines{log: slog.New(h).With("command", command, "run", newRunID())}
 	return nil
 }
 

@@ -129,7 +129,7 @@ func TestWrongTokenIsError(t *testing.T) {
 // TestHelpEverywhere checks that every command has --help with an example.
 func TestHelpEverywhere(t *testing.T) {
 	t.Parallel()
-	root := newCmdRoot(newFactory(&app{env: env{}.get}))
+	root := newCmdRoot(newFactory(newIOStreams(nil, nil, nil), env{}.get))
 	var all [][]string
 	var rec func(prefix []string, c *cobra.Command)
 	rec = func(prefix []string, c *cobra.Command) {

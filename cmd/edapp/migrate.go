@@ -23,8 +23,15 @@ func newCmdMigrate(f *factory) *cobra.Command {
 	return cmd
 }
 
-// migrateReportOptions are what `edapp migrate report` parsed to.
+// migrateReportOptions are what `edapp migrate report` builds on, from
+// the factory, and what its flags parsed to.
 type migrateReportOptions struct {
+	IO  *ioStreams
+	Env func(string) string
+	// OpenReadOnly opens the --db database for reading only; warn takes
+	// its warnings.
+	OpenReadOnly func(ctx context.Context, raw string, warn io.Writer) (*readOnlyDB, error)
+
 	db                string
 	format            string
 	out               string
@@ -39,7 +46,7 @@ var reportFormats = []string{"table", "json", "csv", "html"}
 // newCmdMigrateReport makes `edapp migrate report`; runF, when not nil,
 // runs instead with the options the flags parsed to.
 func newCmdMigrateReport(f *factory, runF func(*migrateReportOptions) error) *cobra.Command {
-	var o migrateReportOptions
+	o := &migrateReportOptions{IO: f.IO, Env: f.Env, OpenReadOnly: openReadOnly}
 	var movedAt string
 	cmd := &cobra.Command{
 		Use:   "report --db URL [-o table|json|csv|html] [--out FILE] [--moved-at TIME] [--fail-on-differences]",
@@ -64,16 +71,16 @@ this version has rebuilt its identities.`,
   edapp migrate report --db "$EDAPP_EXPORT_DB" -o csv --moved-at 2026-11-01T00:00:00Z --fail-on-differences`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.db = f.dbURL(cmd.Flags().Changed("db"), o.db); o.db == "" {
+			if o.db = dbURL(o.IO.ErrOut, o.Env, cmd.Flags().Changed("db"), o.db); o.db == "" {
 				return usagef("--db is required (or EDAPP_EXPORT_DB)")
 			}
 			if err := o.parse(cmd, movedAt); err != nil {
 				return err
 			}
 			if runF != nil {
-				return runF(&o)
+				return runF(o)
 			}
-			return f.runMigrateReport(cmd.Context(), &o)
+			return reportRun(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().StringVar(&o.db, "db", "", "the database both sources were exported into: sqlite:PATH or postgres://... (default: $EDAPP_EXPORT_DB)")
@@ -112,13 +119,13 @@ func (e errDifferences) Error() string {
 	return fmt.Sprintf("the report found %d difference(s) the move lost or changed (--fail-on-differences)", e.n)
 }
 
-// runMigrateReport opens the database read-only and writes the report.
-func (f *factory) runMigrateReport(ctx context.Context, o *migrateReportOptions) error {
-	report, err := f.readMoveReport(ctx, o)
+// reportRun opens the database read-only and writes the report.
+func reportRun(ctx context.Context, o *migrateReportOptions) error {
+	report, err := readMoveReport(ctx, o)
 	if err != nil {
 		return err
 	}
-	if err := f.writeMoveReport(o, report); err != nil {
+	if err := writeMoveReport(o, report); err != nil {
 		return err
 	}
 	if o.failOnDifferences {
@@ -136,8 +143,8 @@ func (f *factory) runMigrateReport(ctx context.Context, o *migrateReportOptions)
 }
 
 // readMoveReport reads the report from o.db, which it opens read-only.
-func (f *factory) readMoveReport(ctx context.Context, o *migrateReportOptions) (*export.Report, error) {
-	db, err := openReadOnly(ctx, o.db, f.stderr)
+func readMoveReport(ctx context.Context, o *migrateReportOptions) (*export.Report, error) {
+	db, err := o.OpenReadOnly(ctx, o.db, o.IO.ErrOut)
 	if err != nil {
 		return nil, err
 	}
@@ -159,8 +166,8 @@ func (f *factory) readMoveReport(ctx context.Context, o *migrateReportOptions) (
 }
 
 // writeMoveReport writes the report in o's format, to --out or stdout.
-func (f *factory) writeMoveReport(o *migrateReportOptions, r *export.Report) (err error) {
-	w := f.stdout
+func writeMoveReport(o *migrateReportOptions, r *export.Report) (err error) {
+	w := o.IO.Out
 	if o.out != "" {
 		file, err := os.OpenFile(o.out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, privateMode)
 		if err != nil {

@@ -5,13 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
-	"sync"
 
 	"github.com/edapp-go/edapp"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 // Exit codes that scripts can rely on.
@@ -52,87 +48,53 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
-// app holds what every command of a run shares: the streams, the
-// environment, the global flags and the state the run builds up.
-type app struct {
-	stdin          io.Reader
-	stdout, stderr io.Writer
-	env            func(string) string
-
-	token   string
-	baseURL string
-	verbose bool
-	// endpointMeters watch the limiters of SafetyCulture's endpoints, one
-	// each, when the run built them.
-	endpointMeters []*waitMeter
-	// service is the service the run's requests go to, whose settings
-	// its hints name; zero for EdApp.
-	service service
-	// budget holds the budget flags of the commands that take them.
-	budget budgetFlags
-	// noticeMu guards bars, the progress display notices go above.
-	noticeMu sync.Mutex
-	bars     interface{ Write([]byte) (int, error) }
-	// budgeted are the commands that take the budget flags; they end with
-	// a line on the requests sent and the time waited.
-	budgeted map[*cobra.Command]bool
-
-	// closers run when the command is done (a Redis client, for one).
-	closers []func() error
-	// statsOut is --stats: the run's counters and where they go.
-	statsOut statsFlag
-}
-
 // run executes the command line args and returns the process's exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env func(string) string) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, env: env}
-	return newFactory(a).run(ctx, args)
+	return runCommand(ctx, newFactory(newIOStreams(stdin, stdout, stderr), env), args)
 }
 
-func (f *factory) run(ctx context.Context, args []string) int {
-	a := f.app
-	a.stderr = &lockedWriter{w: a.stderr}
+// runCommand executes args with what f hands out and returns the exit
+// code: the command's closers run, a budgeted command's summary and
+// --stats are written, failed or not, then the error's line and hint.
+func runCommand(ctx context.Context, f *factory, args []string) int {
+	s := f.IO
 	root := newCmdRoot(f)
 	root.SetArgs(args)
-	root.SetIn(a.stdin)
-	root.SetOut(a.stdout)
-	root.SetErr(a.stderr)
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.ErrOut)
 	cmd, err := root.ExecuteContextC(ctx)
-	for _, c := range a.closers {
-		_ = c()
-	}
-	if f.api != nil && a.budgeted[cmd] {
-		fmt.Fprintf(a.stderr, "edapp: %s\n", f.api.meter.summary())
-	}
-	if len(a.endpointMeters) > 0 && a.budgeted[cmd] {
-		fmt.Fprintf(a.stderr, "edapp: %s\n", endpointsSummary(a.endpointMeters))
-	}
-	if serr := a.statsOut.write(a.stdout); serr != nil && err == nil {
+	if serr := s.end(isBudgeted(cmd)); serr != nil && err == nil {
 		err = serr
 	}
 	if err == nil {
 		return exitOK
 	}
+	fmt.Fprintf(s.ErrOut, "edapp: %s\n", reason(err))
 	if re := new(rejectedError); errors.As(err, re) {
-		fmt.Fprintf(a.stderr, "edapp: %s\n", reason(err))
 		return re.code
 	}
 	if errors.As(err, new(refusedError)) {
-		fmt.Fprintf(a.stderr, "edapp: %s\n", reason(err))
 		return exitUsage
 	}
 	if isUsage(err) {
-		fmt.Fprintf(a.stderr, "edapp: %s\n", reason(err))
 		if cmd != nil {
-			fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+			fmt.Fprintf(s.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		}
 		return exitUsage
 	}
-	fmt.Fprintf(a.stderr, "edapp: %s\n", reason(err))
-	if h := a.hint(err); h != "" {
-		fmt.Fprintf(a.stderr, "edapp: %s\n", h)
+	if h := hint(err, s.service, f.Global, f.Env); h != "" {
+		fmt.Fprintf(s.ErrOut, "edapp: %s\n", h)
 	}
 	return exitError
+}
+
+// budgetedAnnotation marks the commands that take the budget flags: they
+// end with a line on the requests sent and the time waited.
+const budgetedAnnotation = "edapp:budgeted"
+
+func isBudgeted(cmd *cobra.Command) bool {
+	return cmd != nil && cmd.Annotations[budgetedAnnotation] == "true"
 }
 
 // isUsage reports whether err is a command-line mistake. Every path that
@@ -145,7 +107,6 @@ func isUsage(err error) bool {
 }
 
 func newCmdRoot(f *factory) *cobra.Command {
-	a := f.app
 	root := &cobra.Command{
 		Use:   "edapp",
 		Short: "Work with an EdApp (SafetyCulture Training) account from the command line",
@@ -170,16 +131,13 @@ missing or malformed flag).`,
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	pf := root.PersistentFlags()
-	pf.StringVar(&a.token, "token", "", "API token (default: $EDAPP_API_TOKEN)")
-	pf.StringVar(&a.baseURL, "base-url", "", "API base URL (default: $EDAPP_BASE_URL or "+edapp.DefaultBaseURL+")")
-	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log every request (the SDK's debug log) to stderr")
+	f.Global.register(root.PersistentFlags())
 	root.CompletionOptions.HiddenDefaultCmd = false
 
 	root.AddCommand(newCmdExport(f, nil), newCmdUsers(f), newCmdWebhooks(f), newCmdFake(f, nil), newCmdMigrate(f))
-	a.addLogFormatFlag(root, "export", "users sync")
+	addLogFormatFlag(f.IO, root, "export", "users sync")
 	// The completion commands take their output stream when they are made.
-	root.SetOut(a.stdout)
+	root.SetOut(f.IO.Out)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	usageArgs(root)
@@ -234,84 +192,27 @@ func groupCommand(use, short, example string) *cobra.Command {
 	}
 }
 
-// tokenValue is the API token from --token or EDAPP_API_TOKEN.
-func (a *app) tokenValue() string { return a.flagOrEnv(a.token, "EDAPP_API_TOKEN") }
-
-// flagOrEnv is a flag's value, or the environment variable name's when the
-// flag was not given.
-func (a *app) flagOrEnv(flagValue, name string) string {
-	if flagValue != "" {
-		return flagValue
-	}
-	return a.env(name)
-}
-
-// observer is the client's hook: --stats's counters, and OpenTelemetry
+// newObserver is the client's hook: --stats's counters, and OpenTelemetry
 // when OTEL_EXPORTER_OTLP_ENDPOINT is set (its exporters are shut down,
 // and so flushed, with the command's closers).
-func (a *app) observer(budget edapp.BudgetReporter) (edapp.Observer, error) {
+func newObserver(s *ioStreams, env func(string) string, budget edapp.BudgetReporter) (edapp.Observer, error) {
 	var obs []edapp.Observer
-	if s := a.statsOut.stats; s != nil {
-		obs = append(obs, s.observer())
+	if st := s.stats.stats; st != nil {
+		obs = append(obs, st.observer())
 	}
-	if a.env(otlpEndpointEnv) != "" {
+	if env(otlpEndpointEnv) != "" {
 		o, shutdown, err := startTelemetry(context.Background(), budget)
 		if err != nil {
 			return edapp.Observer{}, fmt.Errorf("OpenTelemetry (%s is set): %w", otlpEndpointEnv, err)
 		}
 		// First, while the limiter the budget gauge reads is still open.
-		a.closers = append([]func() error{func() error {
+		s.closers = append([]func() error{func() error {
 			if err := shutdown(); err != nil {
-				fmt.Fprintf(a.stderr, "edapp: warning: OpenTelemetry: %v\n", err)
+				fmt.Fprintf(s.ErrOut, "edapp: warning: OpenTelemetry: %v\n", err)
 			}
 			return nil
-		}}, a.closers...)
+		}}, s.closers...)
 		obs = append(obs, o)
 	}
 	return combineObservers(obs...), nil
-}
-
-// logger writes slog text lines to stderr, or the records of
-// --log-format's handler once stderr goes through it.
-func (a *app) logger(level slog.Level) *slog.Logger {
-	if h, ok := handler(a.stderr); ok {
-		return slog.New(h)
-	}
-	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
-}
-
-// isTerminal reports whether w is a terminal; output to anything else is
-// plain (no bars, no colours, machine-readable by default).
-func isTerminal(w io.Writer) bool {
-	if lw, ok := w.(*lockedWriter); ok {
-		w = lw.w
-	}
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// lockedWriter serializes writes to stderr, which progress lines, wait
-// notices and the SDK's log share.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-// notice tells the user about a wait: above the bars while they are
-// drawn, else as a line on stderr.
-func (a *app) notice(msg string) {
-	a.noticeMu.Lock()
-	defer a.noticeMu.Unlock()
-	if a.bars != nil {
-		if _, err := a.bars.Write([]byte(msg + "\n")); err == nil {
-			return
-		} // the bars are done: a plain line then
-	}
-	fmt.Fprintf(a.stderr, "edapp: %s\n", msg)
 }

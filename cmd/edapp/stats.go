@@ -171,10 +171,10 @@ type statsFlag struct {
 // the factory hooks into the client it builds; run writes them when the
 // command is done, failed or not. kindOf is set for a command whose calls
 // carry a kind in their context.
-func (a *app) addStatsFlag(cmd *cobra.Command, kindOf func(context.Context) (string, bool)) {
-	cmd.Flags().StringVar(&a.statsOut.file, "stats", "", "write the run's figures (requests, retries, waits, records) as one JSON object to this file (- for stdout)")
+func addStatsFlag(s *ioStreams, cmd *cobra.Command, kindOf func(context.Context) (string, bool)) {
+	cmd.Flags().StringVar(&s.stats.file, "stats", "", "write the run's figures (requests, retries, waits, records) as one JSON object to this file (- for stdout)")
 	cmd.PreRunE = func(*cobra.Command, []string) error {
-		f := a.statsOut.file
+		f := s.stats.file
 		if f == "" {
 			return nil
 		}
@@ -183,8 +183,8 @@ func (a *app) addStatsFlag(cmd *cobra.Command, kindOf func(context.Context) (str
 				return usagef("invalid --stats %q: its directory does not exist", f)
 			}
 		}
-		a.statsOut.stats = newRunStats(time.Now())
-		a.statsOut.stats.kindOf = kindOf
+		s.stats.stats = newRunStats(time.Now())
+		s.stats.stats.kindOf = kindOf
 		return nil
 	}
 }

@@ -12,15 +12,21 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// syncOptions are the flags of `edapp users sync`.
+// syncOptions are what `edapp users sync` builds on, from the factory,
+// and its flags.
 type syncOptions struct {
+	IO       *ioStreams
+	Client   func() (*apiClient, error)
+	Progress func(ctx context.Context, bars bool) progress
+
+	budget        budgetFlags
 	file          string
 	apply         bool
 	deleteMissing bool
 	maxDeletes    int  // --max-deletes
 	maxDeletesSet bool // --max-deletes was given; else usersync.DefaultMaxDeletes of the account
 	// engine are the engine's options the flags make; without
-	// --max-deletes, runSync sets MaxDeletes once the account is loaded.
+	// --max-deletes, syncRun sets MaxDeletes once the account is loaded.
 	engine usersync.Options
 }
 
@@ -66,7 +72,8 @@ interactive callers.`
 // newCmdUsersSync makes `edapp users sync`; runF, when not nil, runs
 // instead of the sync with the options the flags parsed to.
 func newCmdUsersSync(f *factory, runF func(*syncOptions) error) *cobra.Command {
-	var o syncOptions
+	o := &syncOptions{IO: f.IO, Progress: f.Progress}
+	o.Client = func() (*apiClient, error) { return f.Client(&o.budget) }
 	cmd := &cobra.Command{
 		Use:   "sync --csv FILE [--apply] [--delete-missing [--max-deletes N]]",
 		Short: "Make the account's users match a CSV file",
@@ -83,9 +90,9 @@ func newCmdUsersSync(f *factory, runF func(*syncOptions) error) *cobra.Command {
 				return err
 			}
 			if runF != nil {
-				return runF(&o)
+				return runF(o)
 			}
-			return f.runSync(cmd.Context(), &o)
+			return syncRun(cmd.Context(), o)
 		},
 	}
 	fl := cmd.Flags()
@@ -93,8 +100,8 @@ func newCmdUsersSync(f *factory, runF func(*syncOptions) error) *cobra.Command {
 	fl.BoolVar(&o.apply, "apply", false, "carry out the plan (default: print it only)")
 	fl.BoolVar(&o.deleteMissing, "delete-missing", false, "delete users with an external id that the file does not list")
 	fl.IntVar(&o.maxDeletes, "max-deletes", 0, "the most users a run may delete (default 10% of the managed users, at least 1)")
-	f.addBudgetFlags(cmd)
-	f.addStatsFlag(cmd, nil)
+	addBudgetFlags(cmd, &o.budget)
+	addStatsFlag(f.IO, cmd, nil)
 	_ = cmd.MarkFlagFilename("csv", "csv")
 	return cmd
 }
@@ -118,19 +125,20 @@ func (o syncOptions) engineOptions() (usersync.Options, error) {
 	return opts, nil
 }
 
-// runSync reads the file, plans, prints the plan and, with --apply,
+// syncRun reads the file, plans, prints the plan and, with --apply,
 // carries it out.
-func (f *factory) runSync(ctx context.Context, o *syncOptions) error {
+func syncRun(ctx context.Context, o *syncOptions) error {
 	opts := o.engine
-	c, err := f.client()
+	api, err := o.Client()
 	if err != nil {
 		return err
 	}
-	rows, err := f.readSyncFile(o.file)
+	c := api.Client
+	rows, err := readSyncFile(o.IO.In, o.file)
 	if err != nil {
 		return err
 	}
-	acct, err := f.loadAccount(ctx, c)
+	acct, err := loadAccount(ctx, o, c)
 	if err != nil {
 		return err
 	}
@@ -139,7 +147,7 @@ func (f *factory) runSync(ctx context.Context, o *syncOptions) error {
 	}
 	plan, err := usersync.NewPlan(rows, acct, opts)
 	if plan != nil {
-		printPlan(f.stdout, plan)
+		printPlan(o.IO.Out, plan)
 	}
 	var tooMany *usersync.TooManyDeletesError
 	if errors.As(err, &tooMany) {
@@ -155,11 +163,10 @@ func (f *factory) runSync(ctx context.Context, o *syncOptions) error {
 	if !o.apply || plan.Empty() {
 		return nil
 	}
-	return f.applySync(ctx, c, plan)
+	return applySync(ctx, o.IO, c, plan)
 }
 
-func (a *app) readSyncFile(file string) ([]usersync.Row, error) {
-	in := a.stdin
+func readSyncFile(in io.Reader, file string) ([]usersync.Row, error) {
 	if file != "-" {
 		f, err := os.Open(file)
 		if err != nil {
@@ -176,10 +183,10 @@ func (a *app) readSyncFile(file string) ([]usersync.Row, error) {
 }
 
 // loadAccount lists the groups and users, with progress on a terminal.
-func (f *factory) loadAccount(ctx context.Context, c *edapp.Client) (usersync.Account, error) {
+func loadAccount(ctx context.Context, o *syncOptions, c *edapp.Client) (usersync.Account, error) {
 	var prog progress = nopProgress{}
-	if isTerminal(f.stderr) {
-		prog = f.progress(ctx, true)
+	if isTerminal(o.IO.ErrOut) {
+		prog = o.Progress(ctx, true)
 	}
 	defer prog.wait()
 	var gr, ur edapp.Response
@@ -197,16 +204,16 @@ func (f *factory) loadAccount(ctx context.Context, c *edapp.Client) (usersync.Ac
 // pastTense words what --apply did, by the kind of action.
 var pastTense = map[usersync.Kind]string{usersync.Create: "created", usersync.Update: "updated", usersync.Delete: "deleted"}
 
-func (a *app) applySync(ctx context.Context, c *edapp.Client, plan *usersync.Plan) error {
+func applySync(ctx context.Context, s *ioStreams, c *edapp.Client, plan *usersync.Plan) error {
 	res, err := plan.Apply(ctx, c, func(act usersync.Action, id string) {
-		fmt.Fprintf(a.stdout, "%s %s (id %s)\n", pastTense[act.Kind], act.ExternalID(), id)
+		fmt.Fprintf(s.Out, "%s %s (id %s)\n", pastTense[act.Kind], act.ExternalID(), id)
 	})
-	a.statsOut.stats.syncDone(res)
-	fmt.Fprintf(a.stdout, "applied: %d created, %d updated, %d deleted", res.Created, res.Updated, res.Deleted)
+	s.stats.stats.syncDone(res)
+	fmt.Fprintf(s.Out, "applied: %d created, %d updated, %d deleted", res.Created, res.Updated, res.Deleted)
 	if res.Unknown != nil {
-		fmt.Fprintf(a.stdout, ", 1 unknown (%s %s: the answer was lost)", res.Unknown.Kind, res.Unknown.ExternalID())
+		fmt.Fprintf(s.Out, ", 1 unknown (%s %s: the answer was lost)", res.Unknown.Kind, res.Unknown.ExternalID())
 	}
-	fmt.Fprintln(a.stdout)
+	fmt.Fprintln(s.Out)
 	return whatFailed("users sync", err)
 }
 

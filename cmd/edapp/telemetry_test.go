@@ -79,8 +79,7 @@ func TestTelemetryExportsOverOTLP(t *testing.T) {
 // TestTelemetryOffWithoutEndpoint checks that without the variable the
 // client gets no observer: nothing is started and nothing costs.
 func TestTelemetryOffWithoutEndpoint(t *testing.T) {
-	a := &app{env: env{}.get}
-	o, err := a.observer(nil)
+	o, err := newObserver(newIOStreams(nil, io.Discard, io.Discard), env{}.get, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

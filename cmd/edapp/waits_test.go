@@ -98,14 +98,14 @@ func TestWaitMeterCounts(t *testing.T) {
 func TestNoticesAboveTheBars(t *testing.T) {
 	t.Parallel()
 	var buf strings.Builder
-	a := newFactory(&app{stderr: &lockedWriter{w: &buf}})
-	p := a.progress(context.Background(), true)
+	a := newFactory(newIOStreams(nil, nil, &buf), env{}.get)
+	p := a.Progress(context.Background(), true)
 	tr := p.track("users")
-	a.notice("waiting for the request budget (its window is full)")
+	a.IO.notice("waiting for the request budget (its window is full)")
 	tr.add(1, 0)
 	tr.done(nil)
 	p.wait()
-	a.notice("waited 2s for the request budget")
+	a.IO.notice("waited 2s for the request budget")
 	out := buf.String()
 	if !strings.Contains(out, "waiting for the request budget (its window is full)\n") || !strings.Contains(out, "edapp: waited 2s for the request budget\n") {
 		t.Errorf("output:\n%q", out)

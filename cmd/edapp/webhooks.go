@@ -164,10 +164,24 @@ func (v *webhookView) print(w io.Writer, hooks []edapp.Webhook) error {
 	return writeTable(w, []string{"ID", "EVENT", "URL", "HEADERS"}, rows)
 }
 
+// webhooksListOptions are what `edapp webhooks list` builds on, and its
+// flags.
+type webhooksListOptions struct {
+	IO     *ioStreams
+	Client func() (*apiClient, error)
+	webhookView
+}
+
+// newClientOf is the client constructor of a command without the budget
+// flags: the default budget, shared through EDAPP_REDIS_URL when set.
+func newClientOf(f *factory) func() (*apiClient, error) {
+	return func() (*apiClient, error) { return f.Client(defaultBudget()) }
+}
+
 // newCmdWebhooksList makes `edapp webhooks list`; runF, when not nil,
 // runs instead with what the flags parsed to.
-func newCmdWebhooksList(f *factory, runF func(*webhookView) error) *cobra.Command {
-	var view webhookView
+func newCmdWebhooksList(f *factory, runF func(*webhooksListOptions) error) *cobra.Command {
+	o := &webhooksListOptions{IO: f.IO, Client: newClientOf(f)}
 	cmd := &cobra.Command{
 		Use:   "list [--show-secrets] [-o table|json]",
 		Short: "List the account's webhooks",
@@ -176,21 +190,22 @@ shared secret a receiver checks. --show-secrets prints them.`,
 		Example: "  edapp webhooks list\n  edapp webhooks list -o json | jq -r '.[].id'",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := view.out.resolve(f.stdout); err != nil {
+			if _, err := o.out.resolve(o.IO.Out); err != nil {
 				return err
 			}
 			if runF != nil {
-				return runF(&view)
+				return runF(o)
 			}
-			return f.runWebhooksList(cmd.Context(), view)
+			return webhooksListRun(cmd.Context(), o)
 		},
 	}
-	view.register(cmd)
+	o.register(cmd)
 	return cmd
 }
 
-func (f *factory) runWebhooksList(ctx context.Context, view webhookView) error {
-	c, err := f.client()
+// webhooksListRun prints the account's webhooks.
+func webhooksListRun(ctx context.Context, o *webhooksListOptions) error {
+	c, err := o.Client()
 	if err != nil {
 		return err
 	}
@@ -201,13 +216,16 @@ func (f *factory) runWebhooksList(ctx context.Context, view webhookView) error {
 	if hooks == nil {
 		hooks = []edapp.Webhook{}
 	}
-	return view.print(f.stdout, hooks)
+	return o.print(o.IO.Out, hooks)
 }
 
-// webhooksCreateOptions are the flags of "webhooks create".
+// webhooksCreateOptions are what "webhooks create" builds on, and its
+// flags.
 type webhooksCreateOptions struct {
-	view webhookView
-	hook hookFlags
+	IO     *ioStreams
+	Client func() (*apiClient, error)
+	view   webhookView
+	hook   hookFlags
 	// The flags, checked:
 	event   edapp.EventName
 	headers map[string]string
@@ -216,7 +234,7 @@ type webhooksCreateOptions struct {
 // newCmdWebhooksCreate makes `edapp webhooks create`; runF, when not nil,
 // runs instead with what the flags parsed to.
 func newCmdWebhooksCreate(f *factory, runF func(*webhooksCreateOptions) error) *cobra.Command {
-	var o webhooksCreateOptions
+	o := &webhooksCreateOptions{IO: f.IO, Client: newClientOf(f)}
 	cmd := &cobra.Command{
 		Use:   "create --event NAME --url URL [--header K=V]...",
 		Short: "Link an event to a URL",
@@ -227,7 +245,7 @@ The webhook is printed with its header values masked, unless --show-secrets.`,
 		Example: "  edapp webhooks create --event LessonCompletedEvent --url https://example.com/edapp/events --header X-Webhook-Secret=s3cret",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := o.view.out.resolve(f.stdout); err != nil {
+			if _, err := o.view.out.resolve(o.IO.Out); err != nil {
 				return err
 			}
 			var err error
@@ -235,9 +253,9 @@ The webhook is printed with its header values masked, unless --show-secrets.`,
 				return err
 			}
 			if runF != nil {
-				return runF(&o)
+				return runF(o)
 			}
-			return f.runWebhooksCreate(cmd.Context(), &o)
+			return webhooksCreateRun(cmd.Context(), o)
 		},
 	}
 	o.hook.register(cmd, "URL that receives the deliveries", "header NAME=VALUE sent with every delivery (repeatable)")
@@ -245,9 +263,10 @@ The webhook is printed with its header values masked, unless --show-secrets.`,
 	return cmd
 }
 
-func (f *factory) runWebhooksCreate(ctx context.Context, o *webhooksCreateOptions) error {
+// webhooksCreateRun creates the webhook and prints it.
+func webhooksCreateRun(ctx context.Context, o *webhooksCreateOptions) error {
 	name, h := o.event, o.headers
-	c, err := f.client()
+	c, err := o.Client()
 	if err != nil {
 		return err
 	}
@@ -255,7 +274,7 @@ func (f *factory) runWebhooksCreate(ctx context.Context, o *webhooksCreateOption
 	if err != nil {
 		return whatFailed("creating the webhook", hideValues(err, h))
 	}
-	return o.view.print(f.stdout, []edapp.Webhook{*created})
+	return o.view.print(o.IO.Out, []edapp.Webhook{*created})
 }
 
 // hookFlags are the --event, --url and --header flags of create and
@@ -297,9 +316,18 @@ func checkURL(raw string) error {
 	return nil
 }
 
+// webhooksDeleteOptions are what `edapp webhooks delete` builds on, and
+// its arguments.
+type webhooksDeleteOptions struct {
+	IO     *ioStreams
+	Client func() (*apiClient, error)
+	ids    []string
+}
+
 // newCmdWebhooksDelete makes `edapp webhooks delete`; runF, when not nil,
 // runs instead with the ids.
-func newCmdWebhooksDelete(f *factory, runF func(ids []string) error) *cobra.Command {
+func newCmdWebhooksDelete(f *factory, runF func(*webhooksDeleteOptions) error) *cobra.Command {
+	o := &webhooksDeleteOptions{IO: f.IO, Client: newClientOf(f)}
 	return &cobra.Command{
 		Use:     "delete ID...",
 		Short:   "Delete webhooks by id",
@@ -311,30 +339,37 @@ func newCmdWebhooksDelete(f *factory, runF func(ids []string) error) *cobra.Comm
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, ids []string) error {
+			o.ids = ids
 			if runF != nil {
-				return runF(ids)
+				return runF(o)
 			}
-			return f.runWebhooksDelete(cmd.Context(), ids)
+			return webhooksDeleteRun(cmd.Context(), o)
 		},
 	}
 }
 
-func (f *factory) runWebhooksDelete(ctx context.Context, ids []string) error {
-	c, err := f.client()
+// webhooksDeleteRun deletes the webhooks, in order, up to the first that
+// fails.
+func webhooksDeleteRun(ctx context.Context, o *webhooksDeleteOptions) error {
+	c, err := o.Client()
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
+	for _, id := range o.ids {
 		if err := c.Webhooks.Delete(ctx, id); err != nil {
 			return whatFailed("deleting webhook "+id, err)
 		}
-		fmt.Fprintf(f.stdout, "deleted %s\n", id)
+		fmt.Fprintf(o.IO.Out, "deleted %s\n", id)
 	}
 	return nil
 }
 
-// sendTestOptions are what `edapp webhooks send-test`'s flags parsed to.
+// sendTestOptions are what `edapp webhooks send-test` builds on, and
+// what its flags parsed to.
 type sendTestOptions struct {
+	IO *ioStreams
+	// Now is the time the sample event carries.
+	Now     func() time.Time
 	hook    hookFlags
 	timeout time.Duration
 	// The flags, checked:
@@ -345,7 +380,7 @@ type sendTestOptions struct {
 // newCmdWebhooksSendTest makes `edapp webhooks send-test`; runF, when not
 // nil, runs instead with what the flags parsed to.
 func newCmdWebhooksSendTest(f *factory, runF func(*sendTestOptions) error) *cobra.Command {
-	var o sendTestOptions
+	o := &sendTestOptions{IO: f.IO, Now: time.Now}
 	cmd := &cobra.Command{
 		Use:   "send-test --url URL --event NAME [--header K=V]...",
 		Short: "Post a realistic test delivery to a receiver under development",
@@ -362,9 +397,9 @@ EdApp API and needs no token.`,
 				return err
 			}
 			if runF != nil {
-				return runF(&o)
+				return runF(o)
 			}
-			return f.sendTest(cmd.Context(), o.hook.url, sampleEvent(o.event, time.Now()), o.headers, o.timeout)
+			return sendTestRun(cmd.Context(), o)
 		},
 	}
 	o.hook.register(cmd, "URL of the receiver", "header NAME=VALUE to send (repeatable)")
@@ -372,9 +407,12 @@ EdApp API and needs no token.`,
 	return cmd
 }
 
-func (a *app) sendTest(ctx context.Context, hookURL string, ev edapp.Event, headers map[string]string, timeout time.Duration) error {
+// sendTestRun posts one sample delivery of the event to the receiver and
+// prints the status it answered.
+func sendTestRun(ctx context.Context, o *sendTestOptions) error {
+	hookURL, ev := o.hook.url, sampleEvent(o.event, o.Now())
 	body := webhook.NewTestDelivery(ev)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hookURL, bytes.NewReader(body))
 	if err != nil {
@@ -382,7 +420,7 @@ func (a *app) sendTest(ctx context.Context, hookURL string, ev edapp.Event, head
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "edapp-cli/"+edapp.Version)
-	for k, v := range headers {
+	for k, v := range o.headers {
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -391,7 +429,7 @@ func (a *app) sendTest(ctx context.Context, hookURL string, ev edapp.Event, head
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-	fmt.Fprintf(a.stdout, "%s %s: %s\n", ev.Name(), hookURL, resp.Status)
+	fmt.Fprintf(o.IO.Out, "%s %s: %s\n", ev.Name(), hookURL, resp.Status)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return fmt.Errorf("receiver answered %s", resp.Status)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -50,8 +51,14 @@ EDAPP_EXPORT_DB, or let PostgreSQL's PGPASSWORD or ~/.pgpass supply it. GET /hea
 On SIGTERM or SIGINT it stops accepting, finishes the deliveries in flight
 (up to 10 s), closes the database and exits 0. It logs one line per delivery.`
 
-// serveOptions are the flags of "webhooks serve".
+// serveOptions are what "webhooks serve" builds on, from the factory, and
+// its flags.
 type serveOptions struct {
+	IO  *ioStreams
+	Env func(string) string
+	// OpenDB opens the --db database.
+	OpenDB dbOpener
+
 	db               string
 	addr             string
 	secretHeader     string
@@ -65,7 +72,7 @@ type serveOptions struct {
 // runs instead of the server with the configuration the flags and the
 // environment resolved to, once they are checked.
 func newCmdWebhooksServe(f *factory, runF func(*serveConfig) error) *cobra.Command {
-	var o serveOptions
+	o := serveOptions{IO: f.IO, Env: f.Env, OpenDB: openDB}
 	cmd := &cobra.Command{
 		Use:   "serve --db URL --addr HOST:PORT --secret-header NAME=VALUE [--path /]",
 		Short: "Receive webhook deliveries into the export's database",
@@ -76,14 +83,14 @@ func newCmdWebhooksServe(f *factory, runF func(*serveConfig) error) *cobra.Comma
   #   caddy reverse-proxy --from hooks.example.com --to 127.0.0.1:8080`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := f.resolveServe(o)
+			c, err := resolveServe(o)
 			if err != nil {
 				return err
 			}
 			if runF != nil {
 				return runF(&c)
 			}
-			return f.serveWebhooks(cmd.Context(), c)
+			return serveRun(cmd.Context(), &c)
 		},
 	}
 	fl := cmd.Flags()
@@ -106,13 +113,13 @@ type serveConfig struct {
 
 // resolveServe checks the flags, fills them from the environment, and returns
 // usage errors that never quote the secret.
-func (a *app) resolveServe(o serveOptions) (serveConfig, error) {
+func resolveServe(o serveOptions) (serveConfig, error) {
 	c := serveConfig{serveOptions: o}
-	if c.db = a.dbURL(c.db != "", c.db); c.db == "" {
+	if c.db = dbURL(o.IO.ErrOut, o.Env, c.db != "", c.db); c.db == "" {
 		return c, usagef("--db is required (or set EDAPP_EXPORT_DB)")
 	}
 	if c.secretHeader == "" {
-		c.secretHeader = a.env("EDAPP_WEBHOOK_SECRET")
+		c.secretHeader = o.Env("EDAPP_WEBHOOK_SECRET")
 	}
 	switch {
 	case c.secretHeader == "" && !c.insecureNoSecret:
@@ -131,7 +138,7 @@ func (a *app) resolveServe(o serveOptions) (serveConfig, error) {
 	if c.maxInFlight < 1 {
 		return c, usagef("--max-in-flight must be at least 1")
 	}
-	log, err := a.serveLogger(c.logFormat)
+	log, err := serveLogger(o.IO.ErrOut, c.logFormat)
 	if err != nil {
 		return c, err
 	}
@@ -168,20 +175,20 @@ func validServePath(path string) bool {
 }
 
 // serveLogger logs to stderr.
-func (a *app) serveLogger(format string) (*slog.Logger, error) {
+func serveLogger(stderr io.Writer, format string) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{}
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(a.stderr, opts)), nil
+		return slog.New(slog.NewTextHandler(stderr, opts)), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(a.stderr, opts)), nil
+		return slog.New(slog.NewJSONHandler(stderr, opts)), nil
 	}
 	return nil, usagef("--log-format %q: want text or json", format)
 }
 
-// serveWebhooks serves the checked configuration c until ctx ends.
-func (f *factory) serveWebhooks(ctx context.Context, c serveConfig) error {
-	db, target, err := openDB(ctx, c.db)
+// serveRun serves the checked configuration c until ctx ends.
+func serveRun(ctx context.Context, c *serveConfig) error {
+	db, target, err := c.OpenDB(ctx, c.db)
 	if err != nil {
 		return err
 	}
@@ -191,7 +198,7 @@ func (f *factory) serveWebhooks(ctx context.Context, c serveConfig) error {
 		return fmt.Errorf("database %s: %s", target.Redacted, cleanDBError(target, err))
 	}
 	defer store.Close()
-	srv, err := newInbox(c, store)
+	srv, err := newInbox(*c, store)
 	if err != nil {
 		return usageError{err}
 	}
