@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"maps"
 	"os"
 	"regexp"
@@ -47,6 +48,13 @@ func TestExportHistoryFromVersion19(t *testing.T) {
 			return out
 		}
 		before := answers(old)
+		// The inbox migrates as it opens the database: it copies nothing.
+		if err := dbschema.Migrate(context.Background(), to, d); err != nil {
+			t.Fatal(err)
+		}
+		if n := countRows(t, to, `SELECT COUNT(*) FROM users_history`); n != 0 || countRows(t, to, `SELECT COUNT(*) FROM users`) == 0 {
+			t.Errorf("migrated as the inbox migrates: %d versions of users", n)
+		}
 
 		wantCode(t, s.export(t, old), exitOK)
 		checkHistoryInvariant(t, to, d, export.SourceEdApp)
