@@ -15,6 +15,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/webhook"
 )
 
@@ -29,7 +30,7 @@ func TestIntegrationV2(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	srv, client := newFake(t)
-	demo, err := srv.SeedDemo()
+	demo, err := fakedata.SeedDemo(srv)
 	require.NoError(t, err)
 
 	// Users: create, get, update only the time zone, filter, list, delete.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 // WithResponseInto fills a Response with what the call learned beyond the
@@ -95,7 +96,7 @@ func ExampleWithInFlight() {
 		panic(err)
 	}
 	defer srv.Close()
-	if err := srv.SeedAccount(edapptest.AccountSpec{Users: 300, Attempts: 3000}); err != nil {
+	if err := fakedata.SeedAccount(srv, fakedata.AccountSpec{Users: 300, Attempts: 3000}); err != nil {
 		panic(err)
 	}
 	client := srv.Client()

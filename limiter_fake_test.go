@@ -24,6 +24,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 const (
@@ -318,7 +319,7 @@ func TestDefaultShapedClientFlatOutNeverGets429(t *testing.T) {
 	clock := newSimClock()
 	srv := newSimServer(t, clock)
 	const users, attempts = 20, 3000
-	require.NoError(t, srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts}))
+	require.NoError(t, fakedata.SeedAccount(srv, fakedata.AccountSpec{Users: users, Attempts: attempts}))
 	c, wire := defaultShapedClient(srv, clock)
 	start := clock.Now()
 
@@ -344,7 +345,7 @@ func TestClientRecoversWhenSomethingElseSpendsTheBudget(t *testing.T) {
 	clock := newSimClock()
 	srv := newSimServer(t, clock)
 	const users, attempts = 20, 2000
-	require.NoError(t, srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts}))
+	require.NoError(t, fakedata.SeedAccount(srv, fakedata.AccountSpec{Users: users, Attempts: attempts}))
 	ctx := simContext(t)
 
 	// Another tool on the same account spends the whole budget at once.
@@ -409,7 +410,7 @@ func TestDefaultClientSpendsTheRealBudgetAtOnce(t *testing.T) {
 	// The service's real budget, and a client with every default.
 	srv := edapptest.New(t, edapptest.WithBudget(edapp.DefaultBudget, 5*time.Minute))
 	t.Cleanup(srv.Close)
-	require.NoError(t, srv.SeedAccount(edapptest.AccountSpec{Users: 10}))
+	require.NoError(t, fakedata.SeedAccount(srv, fakedata.AccountSpec{Users: 10}))
 	c, err := edapp.NewClient(srv.Token, edapp.WithBaseURL(srv.URL))
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

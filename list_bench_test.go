@@ -21,6 +21,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 const (
@@ -52,7 +53,7 @@ func TestExportBenchFake(t *testing.T) {
 	}
 	srv := edapptest.New(t, edapptest.WithToken(exportToken), edapptest.WithLatency(latency))
 	defer srv.Close()
-	if err := srv.SeedAccount(edapptest.AccountSpec{Users: exportFakeUsers, Attempts: records}); err != nil {
+	if err := fakedata.SeedAccount(srv, fakedata.AccountSpec{Users: exportFakeUsers, Attempts: records}); err != nil {
 		t.Fatal(err)
 	}
 	runtime.GC()

@@ -23,6 +23,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 // shuffledFake serves the fake behind a random delay per request, so pages
@@ -84,7 +85,7 @@ func TestParallelExportIsWholeAndInOrder(t *testing.T) {
 	t.Parallel()
 	const attempts, pageSize = 3000, 100
 	f := newShuffledFake(t, 20*time.Millisecond)
-	require.NoError(t, f.srv.SeedAccount(edapptest.AccountSpec{Users: 30, Attempts: attempts}))
+	require.NoError(t, fakedata.SeedAccount(f.srv, fakedata.AccountSpec{Users: 30, Attempts: attempts}))
 	c := f.client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -160,7 +161,7 @@ func pagerGoroutines() []string {
 func TestParallelExportEarlyBreak(t *testing.T) {
 	const attempts, pageSize = 3000, 100
 	f := newShuffledFake(t, 100*time.Millisecond)
-	require.NoError(t, f.srv.SeedAccount(edapptest.AccountSpec{Users: 30, Attempts: attempts}))
+	require.NoError(t, fakedata.SeedAccount(f.srv, fakedata.AccountSpec{Users: 30, Attempts: attempts}))
 	c := f.client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -11,7 +11,7 @@ import (
 )
 
 // A PostgreSQL database is opened at every export, and a re-run finds
-// it current. Migrate then first asks, in one read and without its lock
+// it current. Up then first asks, in one read and without its lock
 // or a transaction, whether there is anything to do: the latest version,
 // every table and view of the schema, and the dictionary's comments. Only
 // an answer of "nothing" skips the migration; an error or a difference
@@ -20,7 +20,7 @@ import (
 // orders two programs that open one file at once.
 
 // upToDate reports whether conn's PostgreSQL database needs nothing from
-// MigrateRecreating.
+// Up.
 func upToDate(ctx context.Context, conn *sql.Conn) bool {
 	var version, relations int
 	var digest string

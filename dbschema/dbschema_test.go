@@ -70,7 +70,26 @@ func (c stmtConn) QueryContext(_ context.Context, q string, _ []driver.NamedValu
 	c.d.mu.Lock()
 	defer c.d.mu.Unlock()
 	c.d.stmts = append(c.d.stmts, q)
+	if q == liveCommentsSQL {
+		return &tableRows{}, nil
+	}
 	return &nullRows{max: strings.HasPrefix(q, "SELECT MAX(") || strings.HasPrefix(q, "SELECT CAST(MAX(")}, nil
+}
+
+// tableRows answers liveCommentsSQL as a database that has every table
+// of the dictionary, none of them commented.
+type tableRows struct{ n int }
+
+func (r *tableRows) Columns() []string { return []string{"t", "col", "txt"} }
+func (r *tableRows) Close() error      { return nil }
+func (r *tableRows) Next(dest []driver.Value) error {
+	tables := Dictionary()
+	if r.n == len(tables) {
+		return io.EOF
+	}
+	dest[0], dest[1], dest[2] = tables[r.n].Name, "", ""
+	r.n++
+	return nil
 }
 
 // nullRows is no row, or one NULL for a MAX.
@@ -87,17 +106,17 @@ func (r *nullRows) Next(dest []driver.Value) error {
 	return nil
 }
 
-// TestMigrateRecreatingIsOneTransaction: the migrations, the tables
+// TestMigratorRepairIsOneTransaction: the migrations, the tables
 // recreated and the data dictionary commit as one transaction, begun
 // once (so that concurrent callers each wait for the write lock once),
 // and a statement refused, even the last, rolls all of it back.
-func TestMigrateRecreatingIsOneTransaction(t *testing.T) {
+func TestMigratorRepairIsOneTransaction(t *testing.T) {
 	t.Parallel()
 	for _, d := range []Dialect{SQLite, Postgres} {
 		begin := map[Dialect]string{SQLite: "BEGIN IMMEDIATE", Postgres: "BEGIN"}[d]
 		drv := &stmtDriver{}
 		db := sql.OpenDB(drv)
-		if _, err := MigrateRecreating(context.Background(), db, d); err != nil {
+		if _, err := NewMigrator(db, d).Repair(context.Background()); err != nil {
 			t.Fatalf("%v: %v", d, err)
 		}
 		if b, c := drv.count(begin), drv.count("COMMIT"); b != 1 || c != 1 {
@@ -105,7 +124,7 @@ func TestMigrateRecreatingIsOneTransaction(t *testing.T) {
 		}
 		drv = &stmtDriver{failOn: map[Dialect]string{SQLite: "INSERT INTO edapp_columns", Postgres: "COMMENT ON"}[d]} // the data dictionary, last
 		db = sql.OpenDB(drv)
-		if _, err := MigrateRecreating(context.Background(), db, d); err == nil {
+		if _, err := NewMigrator(db, d).Repair(context.Background()); err == nil {
 			t.Errorf("%v: a refused statement: no error", d)
 		}
 		if c, r := drv.count("COMMIT"), drv.count("ROLLBACK"); c != 0 || r != 1 {
@@ -114,14 +133,14 @@ func TestMigrateRecreatingIsOneTransaction(t *testing.T) {
 	}
 }
 
-// TestMigrateRecreatingSendsAMigrationAtOnce: a new database reads its
+// TestMigratorUpSendsAMigrationAtOnce: a new database reads its
 // version once, and gets each migration as one script (on PostgreSQL one
 // round trip), then the data dictionary as one more.
-func TestMigrateRecreatingSendsAMigrationAtOnce(t *testing.T) {
+func TestMigratorUpSendsAMigrationAtOnce(t *testing.T) {
 	t.Parallel()
 	for _, d := range []Dialect{SQLite, Postgres} {
 		drv := &stmtDriver{}
-		if _, err := MigrateRecreating(context.Background(), sql.OpenDB(drv), d); err != nil {
+		if err := NewMigrator(sql.OpenDB(drv), d).Up(context.Background()); err != nil {
 			t.Fatalf("%v: %v", d, err)
 		}
 		read := `SELECT MAX(version) FROM edapp_schema`
@@ -150,8 +169,8 @@ func TestBeginWaiting(t *testing.T) {
 	d := &stmtDriver{busy: 3}
 	db := sql.OpenDB(d)
 	defer db.Close()
-	if err := Migrate(context.Background(), db, SQLite); err != nil {
-		t.Fatalf("Migrate after three busy answers: %v", err)
+	if err := NewMigrator(db, SQLite).Up(context.Background()); err != nil {
+		t.Fatalf("Up after three busy answers: %v", err)
 	}
 	if n := d.count("BEGIN IMMEDIATE"); n != 4 {
 		t.Errorf("%d BEGIN IMMEDIATE, want 4", n)
@@ -162,15 +181,15 @@ func TestBeginWaiting(t *testing.T) {
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	if err := Migrate(ctx, db, SQLite); !SQLiteBusy(err) {
-		t.Errorf("Migrate while the lock is held until ctx ends: %v, want SQLITE_BUSY", err)
+	if err := NewMigrator(db, SQLite).Up(ctx); !SQLiteBusy(err) {
+		t.Errorf("Up while the lock is held until ctx ends: %v, want SQLITE_BUSY", err)
 	}
 
 	refused := &stmtDriver{failOn: "BEGIN"}
 	db = sql.OpenDB(refused)
 	defer db.Close()
-	if err := Migrate(context.Background(), db, SQLite); err == nil || refused.count("BEGIN IMMEDIATE") != 1 {
-		t.Errorf("Migrate with BEGIN refused: %v after %d BEGIN, want an error after 1", err, refused.count("BEGIN IMMEDIATE"))
+	if err := NewMigrator(db, SQLite).Up(context.Background()); err == nil || refused.count("BEGIN IMMEDIATE") != 1 {
+		t.Errorf("Up with BEGIN refused: %v after %d BEGIN, want an error after 1", err, refused.count("BEGIN IMMEDIATE"))
 	}
 }
 

@@ -11,12 +11,12 @@ import (
 )
 
 // The data dictionary: the tables' and columns' meanings, brought up to
-// date in the database by each Migrate (COMMENT ON in PostgreSQL, the
+// date in the database by Migrator.Up where it differs (COMMENT ON in PostgreSQL, the
 // edapp_columns table in SQLite, which has no comments) and into the
 // schema's documentation (Markdown). It lives outside the migrations: a
 // better description changes no released migration.
 
-// edappSchemaTable is the migrations' own record, which Migrate creates
+// edappSchemaTable is the migrations' own record, which the Migrator creates
 // before the first migration (see version).
 var edappSchemaTable = Table{Name: "edapp_schema", Description: "The schema's own: one row per migration applied to the database.", Key: []string{"version"},
 	Columns: []Column{
@@ -26,7 +26,7 @@ var edappSchemaTable = Table{Name: "edapp_schema", Description: "The schema's ow
 	},
 }
 
-// edappColumnsTable holds the dictionary in SQLite. Migrate rewrites its
+// edappColumnsTable holds the dictionary in SQLite. Migrator.Up rewrites its
 // rows at an open that finds them different; PostgreSQL has comments
 // instead.
 var edappColumnsTable = Table{Name: "edapp_columns", Description: "The data dictionary (SQLite only; PostgreSQL has COMMENT ON): one row per column of every table, rewritten by an open that finds it out of date.", Key: []string{"table_name", "column_name"},
@@ -46,7 +46,7 @@ var edappColumnsTable = Table{Name: "edapp_columns", Description: "The data dict
 // Dictionary returns every table and view of a database this package
 // makes, with its meaning: the migrations' tables (Tables), their views
 // (with no key), then edapp_schema and edapp_columns (SQLite only), which
-// Migrate makes outside them.
+// the Migrator makes outside them.
 func Dictionary() []Table {
 	return append(append(Tables(), viewTables()...), edappSchemaTable.clone(), edappColumnsTable.clone())
 }
@@ -72,7 +72,7 @@ func (o Origin) String() string {
 // DictionarySQL is the statements that write the dictionary into a
 // database of dialect d: COMMENT ON every table and column in PostgreSQL;
 // in SQLite, edapp_columns made anew with its rows. They are idempotent;
-// Migrate runs those it needs in its transaction: none when the database
+// Migrator.Up runs those it needs in its transaction: none when the database
 // holds the dictionary already.
 func DictionarySQL(d Dialect) []string {
 	if d == Postgres {
@@ -216,8 +216,8 @@ func liveComments(ctx context.Context, conn *sql.Conn) (map[[2]string]string, er
 	return live, rows.Err()
 }
 
-// changedComments are the statements that bring the database's comments
-// to the dictionary's: none when they are already (so that a role that
+// changedComments are the statements that bring the comments of the
+// database's tables to the dictionary's: none when they are already (so that a role that
 // does not own the tables, which may not comment on them, opens a
 // database its owner brought up to date).
 func changedComments(ctx context.Context, conn *sql.Conn) ([]string, error) {
@@ -227,6 +227,9 @@ func changedComments(ctx context.Context, conn *sql.Conn) ([]string, error) {
 	}
 	var out []string
 	for _, c := range comments() {
+		if _, exists := live[[2]string{c.table, ""}]; !exists {
+			continue // dropped by hand: Repair makes it again, with its comments
+		}
 		if live[[2]string{c.table, c.column}] != c.text {
 			out = append(out, c.statement())
 		}

@@ -26,38 +26,10 @@ func (m Migration) SQL(d Dialect) []string {
 	return out
 }
 
-// migrations is the schema's history, oldest first.
-var migrations = slices.Concat(migrationsBeforeSeen, []Migration{
-	{Version: 13, Name: "unchanged rows", Steps: unchangedRowsSteps(migrationsBeforeSeen)},
-	{Version: 14, Name: "identities changed", Steps: identitiesChangedSteps},
-	{Version: 15, Name: "open attempts", Steps: []Step{CreateIndex{"attempts", openAttemptsIndex}}},
-	{Version: IdentityPairsVersion, Name: "identity pairs", Steps: identityPairsSteps()},
-	{Version: 17, Name: "safetyculture zero scores", Steps: zeroScoreSteps},
-	{Version: 18, Name: "schema version bigint", Steps: []Step{BigintColumn{edappSchemaTable.Name, "version"}}},
-	{Version: RejectsByRecordVersion, Name: "rejects by record", Steps: rejectsByRecordSteps()},
-	{Version: historyVersion, Name: "history", Steps: historySteps()},
-})
-
-// openAttemptsIndex finds the oldest open attempt of a source at once,
-// which each export's plan of attempts reads (export's Kind.OpenField):
-// without it, that read went through every attempt of the open window,
-// on a table just loaded each one read from the heap for the first time.
-var openAttemptsIndex = Index{Columns: []string{"source", "started_date_time"}, Where: "completed_date_time IS NULL"}
-
-// migrationsBeforeSeen are the released migrations before 13, which
-// adds a column to every table that has edapp_run.
-var migrationsBeforeSeen = slices.Concat(migrationsBeforeSource, []Migration{
-	{Version: 7, Name: "source", Steps: sourceSteps(migrationsBeforeSource)},
-	{Version: 8, Name: "safetyculture kinds", Steps: safetyCultureSteps},
-	{Version: 9, Name: "identities", Steps: []Step{CreateTable{identitiesTable}}},
-	{Version: 10, Name: "views", Steps: []Step{trainingCompletionsView, peopleView}},
-	{Version: 11, Name: "safetyculture analytics", Steps: safetyCultureAnalyticsSteps},
-	{Version: 12, Name: "btree indexes", Steps: btreeSteps},
-})
-
-// migrationsBeforeSource are the migrations of the schema that held one
-// service's records (released; see migrations_source.go).
-var migrationsBeforeSource = []Migration{
+// migrations is the schema's history, oldest first: one literal list of
+// steps per version. A released migration (one on main) never changes; a
+// change to the schema is a new migration at the end.
+var migrations = []Migration{
 	{Version: 1, Name: "export tables", Steps: createTables(
 		usersTable, userCustomFieldsTable, groupsTable, groupMembersTable, collectionsTable, collectionCoursesTable,
 		coursesTable, lessonsTable, courseStatisticsTable, lessonStatisticsTable, surveyQuestionsTable, attemptsTable,
@@ -76,7 +48,27 @@ var migrationsBeforeSource = []Migration{
 		"user_lesson_progress": {"course_id", "lesson_id"}, "user_lesson_progress_events": {"course_id", "lesson_id"},
 		"events": {"user_id", "course_id"},
 	})}}},
+	{Version: 7, Name: "source", Steps: sourceSteps},
+	{Version: 8, Name: "safetyculture kinds", Steps: safetyCultureSteps},
+	{Version: 9, Name: "identities", Steps: []Step{CreateTable{identitiesTable}}},
+	{Version: 10, Name: "views", Steps: []Step{trainingCompletionsView, peopleView}},
+	{Version: 11, Name: "safetyculture analytics", Steps: safetyCultureAnalyticsSteps},
+	{Version: 12, Name: "btree indexes", Steps: btreeSteps},
+	{Version: 13, Name: "unchanged rows", Steps: unchangedRowsSteps},
+	{Version: 14, Name: "identities changed", Steps: identitiesChangedSteps},
+	{Version: 15, Name: "open attempts", Steps: []Step{CreateIndex{"attempts", openAttemptsIndex}}},
+	{Version: IdentityPairsVersion, Name: "identity pairs", Steps: identityPairsSteps()},
+	{Version: 17, Name: "safetyculture zero scores", Steps: zeroScoreSteps},
+	{Version: 18, Name: "schema version bigint", Steps: []Step{BigintColumn{edappSchemaTable.Name, "version"}}},
+	{Version: RejectsByRecordVersion, Name: "rejects by record", Steps: rejectsByRecordSteps()},
+	{Version: historyVersion, Name: "history", Steps: historySteps()},
 }
+
+// openAttemptsIndex finds the oldest open attempt of a source at once,
+// which each export's plan of attempts reads (export's Kind.OpenField):
+// without it, that read went through every attempt of the open window,
+// on a table just loaded each one read from the heap for the first time.
+var openAttemptsIndex = Index{Columns: []string{"source", "started_date_time"}, Where: "completed_date_time IS NULL"}
 
 // hashIndexes rebuilds the indexes on each table's columns USING hash, in
 // the order of the tables' names.
@@ -101,8 +93,11 @@ func createTables(tables ...Table) []Step {
 // Migrations returns the schema's history, oldest first.
 func Migrations() []Migration { return slices.Clone(migrations) }
 
-// Latest is the schema version Migrate brings a database to.
-func Latest() int { return migrations[len(migrations)-1].Version }
+// Latest is the schema version Migrator.Up brings a database to.
+func Latest() int { return latest() }
+
+// latest is the version of the last migration.
+func latest() int { return migrations[len(migrations)-1].Version }
 
 // Fold applies the steps of ms in order to an empty schema and returns the
 // tables they leave, in the order they were created; an error names the
@@ -119,12 +114,12 @@ func Fold(ms []Migration) ([]Table, error) {
 	return s.tables, nil
 }
 
-var latest = sync.OnceValues(func() ([]Table, error) { return Fold(migrations) })
+var latestTables = sync.OnceValues(func() ([]Table, error) { return Fold(migrations) })
 
 // Tables returns every table as the latest migration leaves it, in the
 // order the migrations created them.
 func Tables() []Table {
-	tables, err := latest()
+	tables, err := latestTables()
 	if err != nil {
 		panic(err) // a mistake in migrations, which the package's tests find
 	}

@@ -3,8 +3,8 @@ package dbschema
 import "fmt"
 
 // Migration 18: edapp_schema.version is a bigint in PostgreSQL, as the
-// data dictionary says of an int column; Migrate made it an integer
-// before. (Migrate now makes it a bigint; the migration brings the
+// data dictionary says of an int column; the migrator made it an integer
+// before. (The migrator now makes it a bigint; the migration brings the
 // databases it made before to that.)
 
 // BigintColumn makes an int column a bigint in PostgreSQL. SQLite's
@@ -20,7 +20,7 @@ func (s BigintColumn) SQL(d Dialect) []string {
 }
 
 // apply checks the column is an int, in a table of the migrations;
-// edapp_schema, which Migrate makes outside them, is in the dictionary.
+// edapp_schema, which the migrator makes outside them, is in the dictionary.
 func (s BigintColumn) apply(sh *shape) error {
 	t, err := sh.find(s.Table)
 	if err != nil && s.Table == edappSchemaTable.Name {

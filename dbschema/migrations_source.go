@@ -9,37 +9,33 @@ import "slices"
 // sourceColumn names the service a row came from.
 var sourceColumn = Column{Name: "source", Type: Text, Origin: FromEngine, Description: "The service the row came from: edapp or safetyculture."}
 
-// sourcedTables are the tables the export fills with records.
-var sourcedTables = []string{
-	"users", "user_custom_fields", "groups", "group_members", "collections", "collection_courses", "courses",
-	"lessons", "course_statistics", "lesson_statistics", "survey_questions", "attempts", "course_progress",
-	"lesson_progress_events", "survey_answers", "user_lesson_progress", "user_lesson_progress_events",
-	"group_children",
-}
-
-// sourceSteps rebuilds each export table of the schema before (the
-// released migrations 1-6) with source first among its columns and last in
-// its key (joins on a record's id alone still use the key's index), and
-// the engine's tables keyed on source.
-func sourceSteps(before []Migration) []Step {
-	tables, err := Fold(before)
-	if err != nil {
-		panic(err) // a mistake in migrations, which the package's tests find
-	}
-	var steps []Step
-	for _, name := range sourcedTables {
-		i := slices.IndexFunc(tables, func(t Table) bool { return t.Name == name })
-		old := tables[i].clone()
-		t := old.clone()
-		t.Columns = slices.Concat([]Column{sourceColumn}, t.Columns)
-		t.Key = append(t.Key, "source")
-		steps = append(steps, RebuildTable{Table: t, Copy: columnNames(old), Fill: edappSource})
-	}
-	return append(steps,
-		RebuildTable{Table: edappExportKindsBySource, Copy: columnNames(edappExportKindsTable), Fill: edappSource},
-		RebuildTable{Table: edappExportLockBySource, Copy: []string{"holder", "pid", "host", "heartbeat_at", "runs"}, Fill: edappSource},
-		RebuildTable{Table: edappExportBudgetBySource, Copy: []string{"admissions", "saved_at"}, Fill: edappSource},
-	)
+// sourceSteps rebuilds each export table with source first among its
+// columns and last in its key (joins on a record's id alone still use the
+// key's index), and the engine's tables keyed on source. The tables'
+// shapes are written out in migrations_source_tables.go as this migration
+// left them: a released migration never reads the history before it.
+var sourceSteps = []Step{
+	RebuildTable{Table: usersBySource, Copy: []string{"id", "name", "email", "first_name", "last_name", "external_id", "time_zone", "roles", "user_groups", "managed_user_groups", "custom_fields", "last_active_date", "raw", "edapp_run"}, Fill: edappSource},
+	RebuildTable{Table: userCustomFieldsBySource, Copy: []string{"user_id", "name", "value", "edapp_run"}, Fill: edappSource},
+	RebuildTable{Table: groupsBySource, Copy: []string{"id", "name", "invite_code", "has_children", "raw", "edapp_run"}, Fill: edappSource},
+	RebuildTable{Table: groupMembersBySource, Copy: []string{"group_id", "user_id", "user_external_id", "edapp_run"}, Fill: edappSource},
+	RebuildTable{Table: collectionsBySource, Copy: []string{"id", "title", "description", "raw", "edapp_run"}, Fill: edappSource},
+	RebuildTable{Table: collectionCoursesBySource, Copy: []string{"collection_id", "course_id", "edapp_run"}, Fill: edappSource},
+	RebuildTable{Table: coursesBySource, Copy: []string{"id", "external_id", "title", "description", "status", "locale", "duration", "thumbnail_url", "created_date_time", "modified_date_time", "raw", "edapp_run"}, Fill: edappSource},
+	RebuildTable{Table: lessonsBySource, Copy: []string{"id", "course_id", "external_id", "title", "description", "status", "minimum_score", "raw", "edapp_run"}, Fill: edappSource},
+	RebuildTable{Table: courseStatisticsBySource, Copy: []string{"course_id", "total_users", "completed_count", "opened_count", "raw", "edapp_run"}, Fill: edappSource},
+	RebuildTable{Table: lessonStatisticsBySource, Copy: []string{"lesson_id", "course_id", "lesson_title", "total_users", "opened_count", "completed_count", "raw", "edapp_run"}, Fill: edappSource},
+	RebuildTable{Table: surveyQuestionsBySource, Copy: []string{"id", "course_id", "lesson_id", "slide_id", "question_type", "question_content", "answers", "raw", "edapp_run"}, Fill: edappSource},
+	RebuildTable{Table: attemptsBySource, Copy: []string{"id", "user_id", "user_external_id", "course_id", "course_external_id", "lesson_id", "lesson_external_id", "started_date_time", "completed_date_time", "score", "success", "earned_stars", "raw"}, Fill: edappSource},
+	RebuildTable{Table: courseProgressBySource, Copy: []string{"user_id", "user_external_id", "user_name", "user_first_name", "user_last_name", "course_id", "course_external_id", "course_title", "unlocked", "unlocked_date_time", "opened", "opened_date_time", "completed", "completed_date_time", "lessons_total", "lessons_unlocked", "lessons_completed", "archived", "percentage_completed", "score", "raw"}, Fill: edappSource},
+	RebuildTable{Table: lessonProgressEventsBySource, Copy: []string{"user_id", "user_email", "user_first_name", "user_last_name", "course_id", "course_title", "course_external_id", "lesson_id", "lesson_title", "lesson_external_id", "event_name", "event_date_time", "lesson_score", "raw"}, Fill: edappSource},
+	RebuildTable{Table: surveyAnswersBySource, Copy: []string{"id", "course_id", "course_external_id", "lesson_id", "lesson_external_id", "slide_id", "user_id", "user_external_id", "attempt_id", "question_id", "question_content", "answer_definition_id", "answer_content", "answered_date_time", "raw"}, Fill: edappSource},
+	RebuildTable{Table: userLessonProgressBySource, Copy: []string{"user_id", "course_id", "lesson_id", "lesson_title", "opened", "opened_date_time", "completed", "completed_date_time", "score", "attempts", "raw", "edapp_run"}, Fill: edappSource},
+	RebuildTable{Table: userLessonProgressEventsBySource, Copy: []string{"user_id", "user_email", "user_first_name", "user_last_name", "course_id", "course_title", "course_external_id", "lesson_id", "lesson_title", "lesson_external_id", "event_name", "event_date_time", "lesson_score", "raw"}, Fill: edappSource},
+	RebuildTable{Table: groupChildrenBySource, Copy: []string{"parent_id", "child_id", "edapp_run"}, Fill: edappSource},
+	RebuildTable{Table: edappExportKindsBySource, Copy: []string{"kind", "cursor", "walk_run", "walk_from", "walk_started", "walk_pages", "completed_at"}, Fill: edappSource},
+	RebuildTable{Table: edappExportLockBySource, Copy: []string{"holder", "pid", "host", "heartbeat_at", "runs"}, Fill: edappSource},
+	RebuildTable{Table: edappExportBudgetBySource, Copy: []string{"admissions", "saved_at"}, Fill: edappSource},
 }
 
 // edappSource fills source for the rows a database held before migration 7.

@@ -1,16 +1,19 @@
 package dbschema
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files of the migrations")
+var update = flag.Bool("update", false, "write the golden files of new migrations (never a released one's) and docs/schema.md")
 
 // goldenName is the file holding migration m's SQL in d.
 func goldenName(m Migration, d Dialect) string {
@@ -28,7 +31,8 @@ func goldenText(stmts []string) string {
 // TestMigrationSQLMatchesGoldenFiles freezes the released migrations: each
 // version renders, per dialect, exactly the SQL of its golden file.
 // go test -run TestMigrationSQLMatchesGoldenFiles ./dbschema/ -update
-// writes the files of a new migration.
+// writes the files of a new migration, and refuses to change one that
+// exists (writeGolden).
 func TestMigrationSQLMatchesGoldenFiles(t *testing.T) {
 	t.Parallel()
 	var want []string
@@ -37,8 +41,8 @@ func TestMigrationSQLMatchesGoldenFiles(t *testing.T) {
 			name, got := goldenName(m, d), goldenText(m.SQL(d))
 			want = append(want, filepath.Base(name))
 			if *update {
-				if err := os.WriteFile(name, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
+				if err := writeGolden(name, got); err != nil {
+					t.Error(err)
 				}
 				continue
 			}
@@ -57,6 +61,47 @@ func TestMigrationSQLMatchesGoldenFiles(t *testing.T) {
 		if !slices.Contains(want, filepath.Base(f)) {
 			t.Errorf("%s belongs to no migration", f)
 		}
+	}
+}
+
+// errReleased refuses to rewrite a golden file: it holds a released
+// migration, which never changes.
+var errReleased = errors.New("holds a released migration, which never changes: add a new migration instead")
+
+// writeGolden writes the golden file name with text when it does not
+// exist yet (a new migration); an existing file with other text is
+// errReleased, and is left as it is.
+func writeGolden(name, text string) error {
+	b, err := os.ReadFile(name)
+	switch {
+	case err == nil && string(b) == text:
+		return nil
+	case err == nil:
+		return fmt.Errorf("%s %w", name, errReleased)
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	return os.WriteFile(name, []byte(text), 0o644)
+}
+
+// TestWriteGoldenRefusesReleasedFiles: -update writes the golden file of
+// a new migration, and refuses to change the file of a released one.
+func TestWriteGoldenRefusesReleasedFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	name := filepath.Join(dir, "0020_new.sqlite.sql")
+	if err := writeGolden(name, "CREATE TABLE t (id TEXT);\n"); err != nil {
+		t.Fatalf("a new migration's file: %v", err)
+	}
+	if err := writeGolden(name, "CREATE TABLE t (id TEXT);\n"); err != nil {
+		t.Errorf("the same text again: %v", err)
+	}
+	err := writeGolden(name, "CREATE TABLE t (id TEXT, n INTEGER);\n")
+	if !errors.Is(err, errReleased) {
+		t.Errorf("a change to an existing file: %v, want errReleased", err)
+	}
+	if b, _ := os.ReadFile(name); string(b) != "CREATE TABLE t (id TEXT);\n" {
+		t.Errorf("the refused file now holds %q", b)
 	}
 }
 
@@ -134,5 +179,42 @@ func TestTextIndexesAreBTreeButTheInbox(t *testing.T) {
 				t.Errorf("%s: the index on %s: hash %v, want %v", tb.Name, c.Name, idx.Hash, want)
 			}
 		}
+	}
+}
+
+// TestMaterialisedMigrationsAsComputed: migrations 7 and 13, once
+// computed from the versions before them, are written out as literal
+// steps; these are the steps the computation gave.
+func TestMaterialisedMigrationsAsComputed(t *testing.T) {
+	t.Parallel()
+	before, err := Fold(migrations[:6])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var source []Step
+	for _, name := range []string{"users", "user_custom_fields", "groups", "group_members", "collections", "collection_courses", "courses",
+		"lessons", "course_statistics", "lesson_statistics", "survey_questions", "attempts", "course_progress",
+		"lesson_progress_events", "survey_answers", "user_lesson_progress", "user_lesson_progress_events", "group_children"} {
+		old := before[slices.IndexFunc(before, func(t Table) bool { return t.Name == name })]
+		t := old.clone()
+		t.Columns = slices.Concat([]Column{sourceColumn}, t.Columns)
+		t.Key = append(t.Key, "source")
+		source = append(source, RebuildTable{Table: t, Copy: columnNames(old), Fill: edappSource})
+	}
+	if got := migrations[6].Steps[:len(source)]; !reflect.DeepEqual(got, source) {
+		t.Error("migration 7's rebuilt tables are not versions 1-6's with source")
+	}
+	before, err = Fold(migrations[:12])
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := []Step{CreateTable{edappExportSeenTable}}
+	for _, tb := range before {
+		if _, ok := tb.Column("edapp_run"); ok {
+			seen = append(seen, AddColumn{tb.Name, digestColumn})
+		}
+	}
+	if !reflect.DeepEqual(migrations[12].Steps, seen) {
+		t.Error("migration 13 does not add edapp_digest to exactly the tables with edapp_run at version 12")
 	}
 }

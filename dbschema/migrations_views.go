@@ -4,7 +4,7 @@ package dbschema
 
 // CreateView makes a view from a query both dialects take as written.
 // Views hold no rows: the fold of the schema's tables ignores them, and
-// MigrateRecreating makes a view again that was dropped. On PostgreSQL a
+// Migrator.Repair makes a view again that was dropped. On PostgreSQL a
 // table a view reads cannot be dropped without it: a later RebuildTable of
 // such a table must drop the view first and make it again after.
 type CreateView struct {

@@ -22,7 +22,11 @@ const (
 
 // TimeLayout is how a time is written on SQLite: ISO 8601 in UTC with
 // microseconds, so that text order is time order.
-const TimeLayout = "2006-01-02T15:04:05.000000Z"
+const TimeLayout = timeLayout
+
+// timeLayout is TimeLayout, which the migrator writes edapp_schema's
+// times in.
+const timeLayout = "2006-01-02T15:04:05.000000Z"
 
 // SQL is the type's name in d.
 func (t Type) SQL(d Dialect) string {

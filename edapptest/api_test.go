@@ -650,7 +650,7 @@ func TestRequestLog(t *testing.T) {
 
 func TestConcurrentUse(t *testing.T) {
 	h := newHarness(t)
-	demo, err := h.SeedDemo()
+	demo, err := seedDemo(h.Server)
 	require.NoError(t, err)
 	done := make(chan struct{})
 	errs := make(chan error, 64)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/webhook"
 )
 
@@ -27,7 +28,7 @@ func ExampleNewServer() {
 		log.Fatal(err)
 	}
 	defer srv.Close()
-	demo, err := srv.SeedDemo()
+	demo, err := fakedata.SeedDemo(srv)
 	if err != nil {
 		log.Fatal(err)
 	}

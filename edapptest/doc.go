@@ -3,7 +3,7 @@
 // and examples that cannot reach the real service.
 //
 //	srv := edapptest.New(t) // closed when the test ends; a handler panic fails the test
-//	demo, err := srv.SeedDemo() // or AddCourse, AddGroup, AddUser, AddAttempt...
+//	demo, err := fakedata.SeedDemo(srv) // or AddCourse, AddGroup, AddUser, AddAttempt...
 //	if err != nil { ... }
 //	client := srv.Client() // an *edapp.Client pointed at srv.URL with srv.Token
 //	page, err := client.Users.List(ctx, nil)
@@ -36,12 +36,9 @@
 //
 // # Large data
 //
-// SeedAccount loads a large account of a real shape in one step, for load
-// tests and exports: learners in 0 to 3 groups of a hierarchy, courses of
-// several lessons in 0 to 2 collections, attempts, progress and survey
-// answers spread over them (5,000 users, 300 groups, 20 collections, 200
-// courses of 8 lessons and 200,000 attempts in a few seconds);
-// AccountSpec{Users: n, Attempts: m} is its simple shape.
+// The generators live in the fakedata package: fakedata.SeedDemo loads a
+// small demo account and fakedata.SeedAccount a large account of a real
+// shape, through the helpers above.
 // The helpers keep indexes by user and lesson, so CompleteLesson and
 // AddUser cost the same however much data the fake holds, and a list
 // request builds only the records of the page it answers: a page of 1,000

@@ -76,7 +76,7 @@ func FuzzServer(f *testing.F) {
 	f.Fuzz(func(t *testing.T, method, target string, body []byte, auth bool) {
 		s := unstarted(t)
 		s.URL = "http://fuzz.invalid"
-		if _, err := s.SeedDemo(); err != nil {
+		if _, err := seedDemo(s); err != nil {
 			t.Fatal(err)
 		}
 		u, err := url.ParseRequestURI(target)

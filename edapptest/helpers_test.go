@@ -3,6 +3,7 @@ package edapptest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -219,4 +220,117 @@ func dumpRequests(t *testing.T, reqs []Request) string {
 	j, err := json.Marshal(reqs)
 	require.NoError(t, err)
 	return fmt.Sprintf("%#v\n%v\n%s", reqs, reqs, j)
+}
+
+// demoIDs are the ids of the account seedDemo loads.
+type demoIDs struct {
+	CourseIDs, GroupIDs, UserIDs []string
+	LessonIDs                    [][]string
+}
+
+// seedDemo loads a small account with a record of every kind, through
+// the seeding methods, as fakedata.SeedDemo does (which this package's
+// tests cannot import): two courses, a group hierarchy, four users,
+// completions, interactions and a survey answer.
+func seedDemo(s *Server) (demoIDs, error) {
+	var d demoIDs
+	col, err := s.AddCollection(CollectionSpec{Title: "Workplace Safety", ExternalID: "SAFETY"})
+	if err != nil {
+		return d, err
+	}
+	start := s.now().Add(-7 * 24 * time.Hour)
+	for _, c := range []CourseSpec{
+		{Title: "Manual Handling", ExternalID: "MH-101", Lessons: lessonSpecs("Lifting", "Team lifts", "Quiz")},
+		{Title: "Fire Safety", ExternalID: "FS-101", Lessons: lessonSpecs("Extinguishers", "Evacuation")},
+	} {
+		c.CollectionIDs, c.Created = []string{col}, start
+		id, lessons, err := s.AddCourse(c)
+		if err != nil {
+			return d, err
+		}
+		d.CourseIDs, d.LessonIDs = append(d.CourseIDs, id), append(d.LessonIDs, lessons)
+	}
+	parents := []int{-1, 0, 0, 1}
+	for i, g := range []GroupSpec{{Name: "Company", InviteCode: "COMPANY", CourseIDs: d.CourseIDs[1:]},
+		{Name: "Warehouse", InviteCode: "WAREHOUSE", CourseIDs: d.CourseIDs[:1]},
+		{Name: "Office", InviteCode: "OFFICE"}, {Name: "Night Shift", InviteCode: "NIGHTSHIFT"}} {
+		if parents[i] >= 0 {
+			g.ParentID = d.GroupIDs[parents[i]]
+		}
+		g.Created = start
+		id, err := s.AddGroup(g)
+		if err != nil {
+			return d, err
+		}
+		d.GroupIDs = append(d.GroupIDs, id)
+	}
+	for i, name := range []string{"alice", "bob", "carol", "dave"} {
+		id, err := s.AddUser(UserSpec{Username: name, Email: name + "@example.com", FirstName: name,
+			ExternalID: fmt.Sprintf("EMP-00%d", i+1), Groups: []string{d.GroupIDs[[]int{2, 1, 3, 0}[i]]}, Joined: start})
+		if err != nil {
+			return d, err
+		}
+		d.UserIDs = append(d.UserIDs, id)
+	}
+	return d, seedDemoProgress(s, d)
+}
+
+// seedDemoProgress: bob completes Manual Handling, carol fails its first
+// lesson and opens the second, alice completes the first Fire Safety
+// lesson and answers its survey.
+func seedDemoProgress(s *Server, d demoIDs) error {
+	at := s.now().Add(-5 * 24 * time.Hour)
+	alice, bob, carol := d.UserIDs[0], d.UserIDs[1], d.UserIDs[2]
+	var errs []error
+	attempt := func(user, lesson string, done time.Duration, score float64) {
+		spec := AttemptSpec{UserID: user, LessonID: lesson, Started: at, Score: score, Deliver: true}
+		if done > 0 {
+			spec.Completed = at.Add(done)
+		}
+		_, err := s.AddAttempt(spec)
+		errs, at = append(errs, err), at.Add(time.Hour)
+	}
+	for i, l := range d.LessonIDs[0] {
+		errs = append(errs, s.AddInteraction(Interaction{UserID: bob, LessonID: l, Slide: "Introduction", Time: at, Duration: 45 * time.Second}),
+			s.AddInteraction(Interaction{UserID: bob, LessonID: l, Slide: "Check", Type: InteractionSlide, Time: at, Correct: true}))
+		attempt(bob, l, 4*time.Minute, float64(85+5*i))
+	}
+	attempt(carol, d.LessonIDs[0][0], 6*time.Minute, 55)
+	attempt(carol, d.LessonIDs[0][1], 0, 0)
+	attempt(alice, d.LessonIDs[1][0], 3*time.Minute, 100)
+	q, answers, err := s.AddSurveyQuestion(SurveyQuestionSpec{LessonID: d.LessonIDs[1][0], Type: "rating"})
+	if err == nil {
+		_, err = s.AddSurveyAnswer(SurveyAnswerSpec{UserID: alice, QuestionID: q, Answer: answers[4]})
+	}
+	return errors.Join(append(errs, err)...)
+}
+
+// seedLoad adds users learners (learnerNNNNNN, external id LOAD-NNNNNN)
+// in one group that reaches one course of three lessons, and spreads
+// attempts completed attempts over them, the lessons in turn.
+func seedLoad(s *Server, users, attempts int) error {
+	course, lessons, err := s.AddCourse(CourseSpec{Title: "Site Induction", Lessons: lessonSpecs("A", "B", "C")})
+	if err != nil {
+		return err
+	}
+	group, err := s.AddGroup(GroupSpec{Name: "Load", CourseIDs: []string{course}})
+	if err != nil {
+		return err
+	}
+	ids := make([]string, users)
+	for i := range ids {
+		n := fmt.Sprintf("%06d", i+1)
+		if ids[i], err = s.AddUser(UserSpec{Username: "learner" + n, ExternalID: "LOAD-" + n, Groups: []string{group}}); err != nil {
+			return err
+		}
+	}
+	start := s.now().Add(-90 * 24 * time.Hour)
+	for i := range attempts {
+		at := start.Add(time.Duration(i) * time.Minute)
+		if _, err := s.AddAttempt(AttemptSpec{UserID: ids[i%users], LessonID: lessons[(i/users)%3], Started: at,
+			Completed: at.Add(time.Minute), Score: float64(40 + i%61)}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

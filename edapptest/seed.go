@@ -21,6 +21,7 @@ type CourseSpec struct {
 	Duration      int    // as the catalog reports it
 	ThumbnailURL  string
 	Lessons       []LessonSpec // added in order
+	Created       time.Time    // the course's and its lessons' dates; default: the server's clock
 }
 
 // LessonSpec describes a lesson for AddLesson and [CourseSpec.Lessons].
@@ -47,7 +48,8 @@ type UserSpec struct {
 	Groups        []string // group ids the user belongs to
 	ManagedGroups []string // group ids the user manages
 	CustomFields  map[string]string
-	InviteCode    string // optional: the user lands in the group with this code
+	InviteCode    string    // optional: the user lands in the group with this code
+	Joined        time.Time // when the user joined its groups; default: the server's clock
 }
 
 // Interaction kinds of the v1 course report.
@@ -155,7 +157,7 @@ func (st *store) collectionByExternalID(ext string) *collection {
 // course sends no event; see PublishCourse.
 func (s *Server) AddCourse(c CourseSpec) (courseID string, lessonIDs []string, err error) {
 	err = s.locked(func(st *store, now time.Time) error {
-		courseID, lessonIDs, err = st.addCourse(c, now)
+		courseID, lessonIDs, err = st.addCourse(c, orTime(c.Created, now))
 		return err
 	})
 	return courseID, lessonIDs, err
@@ -199,6 +201,14 @@ func (st *store) addCourse(spec CourseSpec, now time.Time) (string, []string, er
 		ids = append(ids, st.addLesson(c, l, now).id)
 	}
 	return c.id, ids, nil
+}
+
+// orTime is t, or def when t is zero.
+func orTime(t, def time.Time) time.Time {
+	if t.IsZero() {
+		return def
+	}
+	return t
 }
 
 func orDefault(v, def string) string {
@@ -254,10 +264,11 @@ func (s *Server) AddLesson(spec LessonSpec) (string, error) {
 
 // GroupSpec describes a user group for AddGroup.
 type GroupSpec struct {
-	Name       string   // required
-	ParentID   string   // optional: the group becomes a child of this one
-	InviteCode string   // optional; unique without regard to case
-	CourseIDs  []string // courses assigned to the group (see AssignCourse)
+	Name       string    // required
+	ParentID   string    // optional: the group becomes a child of this one
+	InviteCode string    // optional; unique without regard to case
+	CourseIDs  []string  // courses assigned to the group (see AssignCourse)
+	Created    time.Time // when CourseIDs were assigned; default: the server's clock
 }
 
 // AddGroup adds a user group and returns its id.
@@ -272,7 +283,7 @@ func (s *Server) AddGroup(spec GroupSpec) (string, error) {
 		g, err := st.addGroup(spec.Name, spec.ParentID, strings.TrimSpace(spec.InviteCode))
 		if err == nil {
 			id = g.id
-			setCourses(g, spec.CourseIDs, now)
+			setCourses(g, spec.CourseIDs, orTime(spec.Created, now))
 		}
 		return err
 	})
@@ -357,7 +368,7 @@ func (s *Server) AddCollectionCourse(spec CollectionCourseSpec) error {
 // AddUser adds a user and returns its id.
 func (s *Server) AddUser(spec UserSpec) (string, error) {
 	u := &user{}
-	err := s.locked(func(st *store, now time.Time) error { return st.applyUser(u, spec.patch(), now) })
+	err := s.locked(func(st *store, now time.Time) error { return st.applyUser(u, spec.patch(), orTime(spec.Joined, now)) })
 	return u.id, err
 }
 
@@ -494,6 +505,9 @@ type AttemptSpec struct {
 	// leaves it open: the lesson opened, not completed.
 	Completed time.Time
 	Score     float64
+	// Deliver sends, for a completed attempt, the webhooks CompleteLesson
+	// sends, dated Completed; by default nothing is delivered.
+	Deliver bool
 }
 
 // AddAttempt records a lesson attempt as it happened, at its own times:
@@ -510,22 +524,26 @@ func (s *Server) AddAttempt(spec AttemptSpec) (string, error) {
 		return "", invalid("attempt completed at %v, before it started at %v", spec.Completed, spec.Started)
 	}
 	var id string
-	err := s.locked(func(st *store, now time.Time) error {
+	err := s.emit(func(st *store, now time.Time) ([]outEvent, error) {
 		u, err := st.user(spec.UserID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		l, err := st.lesson(spec.LessonID)
 		if err != nil {
-			return err
+			return nil, err
+		}
+		if spec.Deliver && !spec.Completed.IsZero() {
+			id = st.open(u, l, orTime(spec.Started, now)).id
+			return st.complete(u, l, spec.Score, spec.Completed), nil
 		}
 		id = st.addAttemptAt(u, l, spec, now)
-		return nil
+		return nil, nil
 	})
 	return id, err
 }
 
-// addAttemptAt records an AttemptSpec for AddAttempt.
+// addAttemptAt records an AttemptSpec for AddAttempt, delivering nothing.
 func (st *store) addAttemptAt(u *user, l *lesson, spec AttemptSpec, now time.Time) string {
 	started := spec.Started
 	if started.IsZero() {
@@ -858,4 +876,21 @@ func (s *Server) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
 		return nil
 	})
 	return id, err
+}
+
+// lastFirstCompletion reports when u first completed the last of the
+// course's published lessons, and false while one is not completed.
+func (st *store) lastFirstCompletion(u *user, c *course) (time.Time, bool) {
+	var last time.Time
+	pub := st.publishedLessons(c)
+	for _, l := range pub {
+		p := st.progress(u.id, l.id)
+		if p == nil || p.completed.IsZero() {
+			return time.Time{}, false
+		}
+		if p.completed.After(last) {
+			last = p.completed
+		}
+	}
+	return last, len(pub) > 0
 }

@@ -2,26 +2,22 @@ package edapptest
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/opt"
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 // LaunchTokenLifetime is how long a launch token minted by
@@ -47,10 +43,8 @@ type Server struct {
 	// Token is the bearer token the fake accepts.
 	Token string
 
-	ts              *httptest.Server
-	clock           func() time.Time
+	core            *fakeserver.Core
 	log             *slog.Logger
-	latency         atomic.Int64
 	deliveryTimeout time.Duration
 	transport       *http.Transport
 	httpClient      *http.Client
@@ -63,13 +57,9 @@ type Server struct {
 	mu sync.RWMutex // guards st
 	st *store
 
-	counters  *counters
-	overrides atomic.Pointer[http.ServeMux] // nil: none
+	counters *counters
 
 	meta        sync.Mutex // guards the fields below
-	faults      []fault    // pending injected failures, scoped ones first
-	handlers    map[string]http.Handler
-	panicMsgs   []string // recovered panics, for New's check
 	deliverySeq int
 	requests    []*Request
 	deliveries  []Delivery
@@ -78,13 +68,11 @@ type Server struct {
 // Option configures a [Server]. A bad value makes [NewServer] return, and
 // [New] fail the test with, an error wrapping [edapp.ErrInvalidInput]: the
 // first bad value given. A nil Option is skipped.
-type Option func(*config) error
+type Option = fakeserver.Option[config]
 
+// config is the fake's own settings; the shared ones (token, clock,
+// latency, logger) are the fakeserver.Config's.
 type config struct {
-	token           string
-	clock           func() time.Time
-	latency         time.Duration
-	logger          *slog.Logger
 	deliveryTimeout time.Duration
 	budgetLimit     int
 	budgetWindow    time.Duration
@@ -92,61 +80,30 @@ type config struct {
 	redeliveries    int
 }
 
-// badOption is a bad option value's error.
-func badOption(format string, args ...any) error {
-	return fmt.Errorf("edapptest: %w: %s", edapp.ErrInvalidInput, fmt.Sprintf(format, args...))
-}
-
 // WithToken sets the bearer token the fake accepts (default: a random
 // token, found in [Server.Token]). An empty or blank token is an error.
-func WithToken(token string) Option {
-	return func(c *config) error {
-		if strings.TrimSpace(token) == "" {
-			return badOption("WithToken: empty token")
-		}
-		c.token = token
-		return nil
-	}
-}
+func WithToken(token string) Option { return fakeserver.WithToken[config](token) }
 
 // WithClock sets the server's clock. It dates every record and decides when
 // launch tokens expire. The default is time.Now. A nil func is an error.
-func WithClock(now func() time.Time) Option {
-	return func(c *config) error {
-		if now == nil {
-			return badOption("WithClock: nil clock")
-		}
-		c.clock = now
-		return nil
-	}
-}
+func WithClock(now func() time.Time) Option { return fakeserver.WithClock[config](now) }
 
 // WithLatency delays every request by d before it is handled (see
 // [Server.SetLatency]). The default is 0; a negative d is an error.
-func WithLatency(d time.Duration) Option {
-	return func(c *config) error {
-		if d < 0 {
-			return badOption("WithLatency(%s): negative latency", d)
-		}
-		c.latency = d
-		return nil
-	}
-}
+func WithLatency(d time.Duration) Option { return fakeserver.WithLatency[config](d) }
 
 // WithLogger logs one line per request (at debug level) and every webhook
 // delivery. Nil, the default, is silent, as [edapp.WithLogger](nil) is.
-func WithLogger(l *slog.Logger) Option {
-	return func(c *config) error { c.logger = l; return nil }
-}
+func WithLogger(l *slog.Logger) Option { return fakeserver.WithLogger[config](l) }
 
 // WithDeliveryTimeout bounds each webhook delivery. The default is 5
 // seconds; d must be positive.
 func WithDeliveryTimeout(d time.Duration) Option {
-	return func(c *config) error {
+	return func(c *fakeserver.Config[config]) error {
 		if d <= 0 {
-			return badOption("WithDeliveryTimeout(%s): want a positive duration", d)
+			return c.Bad("WithDeliveryTimeout(%s): want a positive duration", d)
 		}
-		c.deliveryTimeout = d
+		c.Own.deliveryTimeout = d
 		return nil
 	}
 }
@@ -161,11 +118,11 @@ func WithDeliveryTimeout(d time.Duration) Option {
 // or a window that is not positive is an error (leave the option out for
 // no budget).
 func WithBudget(limit int, window time.Duration) Option {
-	return func(c *config) error {
+	return func(c *fakeserver.Config[config]) error {
 		if limit < 1 || window <= 0 {
-			return badOption("WithBudget(%d, %s): want a limit of at least 1 and a positive window", limit, window)
+			return c.Bad("WithBudget(%d, %s): want a limit of at least 1 and a positive window", limit, window)
 		}
-		c.budgetLimit, c.budgetWindow = limit, window
+		c.Own.budgetLimit, c.Own.budgetWindow = limit, window
 		return nil
 	}
 }
@@ -175,11 +132,11 @@ func WithBudget(limit int, window time.Duration) Option {
 // at least once may; [Delivery.RedeliveryOf] marks the repeats. The default
 // is 0; a negative n is an error.
 func WithRedeliveries(n int) Option {
-	return func(c *config) error {
+	return func(c *fakeserver.Config[config]) error {
 		if n < 0 {
-			return badOption("WithRedeliveries(%d): want 0 or more", n)
+			return c.Bad("WithRedeliveries(%d): want 0 or more", n)
 		}
-		c.redeliveries = n
+		c.Own.redeliveries = n
 		return nil
 	}
 }
@@ -206,18 +163,18 @@ const (
 // against a service that takes only one of them. A value other than the
 // three constants is an error.
 func WithManagedGroupsField(f ManagedGroupsField) Option {
-	return func(c *config) error {
+	return func(c *fakeserver.Config[config]) error {
 		switch f {
 		case ManagedGroupsEither, ManagedUserGroups, UserGroupsManaged:
-			c.managedField = f
+			c.Own.managedField = f
 			return nil
 		}
-		return badOption("WithManagedGroupsField(%q): want one of the ManagedGroupsField constants", string(f))
+		return c.Bad("WithManagedGroupsField(%q): want one of the ManagedGroupsField constants", string(f))
 	}
 }
 
 // NewServer starts a fake on a loopback address. Its store starts empty;
-// add data with the seeding helpers or SeedDemo. A bad option value is an
+// add data with the seeding helpers or the fakedata package. A bad option value is an
 // error wrapping [edapp.ErrInvalidInput], and nothing is started. In a
 // test, [New] is the one-line form: it fails the test instead, and closes
 // the server when the test ends.
@@ -226,54 +183,54 @@ func NewServer(opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.listen()
+	s.URL = s.core.Listen(s.Handler())
 	return s, nil
 }
 
-// listen serves s on a loopback port.
-func (s *Server) listen() {
-	s.ts = httptest.NewServer(s.Handler())
-	s.URL = s.ts.URL
+// New starts a fake for a test, as [NewServer] does, and closes it when the
+// test ends. A bad option value fails the test at once, with an error
+// wrapping [edapp.ErrInvalidInput]. The test also fails when a handler of
+// the fake panicked: the client saw a 500, which a retry could have hidden.
+func New(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	s, err := NewServer(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fakeserver.Watch(t, s.core, s.Close)
+	return s
 }
 
 // newServer builds a Server without a listener (for Handler-only use in
 // tests), or reports the first bad option value.
 func newServer(opts ...Option) (*Server, error) {
-	cfg := config{clock: time.Now, deliveryTimeout: 5 * time.Second}
-	if err := opt.Apply(&cfg, opts); err != nil {
+	cfg, err := fakeserver.Apply("edapptest", config{deliveryTimeout: 5 * time.Second}, opts)
+	if err != nil {
 		return nil, err
 	}
-	if cfg.token == "" {
-		cfg.token = randomHex(16)
-	}
-	if cfg.logger == nil {
-		cfg.logger = slog.New(slog.DiscardHandler)
-	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
+	own := cfg.Own
 	s := &Server{
-		Token:           cfg.token,
-		clock:           cfg.clock,
-		log:             cfg.logger,
-		deliveryTimeout: cfg.deliveryTimeout,
+		Token:           cfg.Token,
+		core:            fakeserver.NewCore(cfg, routeTemplate),
+		log:             cfg.Logger,
+		deliveryTimeout: own.deliveryTimeout,
 		transport:       tr,
-		httpClient:      &http.Client{Transport: tr, Timeout: cfg.deliveryTimeout},
+		httpClient:      &http.Client{Transport: tr, Timeout: own.deliveryTimeout},
 		st:              newStore(),
-		managedField:    cfg.managedField,
+		managedField:    own.managedField,
 		counters:        newCounters(),
-		redeliveries:    cfg.redeliveries,
+		redeliveries:    own.redeliveries,
 	}
-	if cfg.budgetLimit > 0 {
-		s.budget = &budget{limit: cfg.budgetLimit, window: cfg.budgetWindow}
+	if own.budgetLimit > 0 {
+		s.budget = &budget{limit: own.budgetLimit, window: own.budgetWindow}
 	}
-	s.latency.Store(int64(cfg.latency))
 	return s, nil
 }
 
 // Close shuts the server down and waits for requests in flight.
 func (s *Server) Close() {
-	if s.ts != nil {
-		s.ts.Close()
-	}
+	s.core.Close()
 	s.transport.CloseIdleConnections()
 }
 
@@ -283,7 +240,7 @@ func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serve) }
 
 // SetLatency delays every later request by d before it is handled. The
 // wait ends early when the request's context is done. Zero turns it off.
-func (s *Server) SetLatency(d time.Duration) { s.latency.Store(int64(d)) }
+func (s *Server) SetLatency(d time.Duration) { s.core.SetLatency(d) }
 
 // FailNext makes the next n authenticated API requests (every path except
 // /launch-lesson, with a valid token) answer status with a JSON error body
@@ -293,7 +250,7 @@ func (s *Server) SetLatency(d time.Duration) { s.latency.Store(int64(d)) }
 // (FailNextOn's stay). Failures scoped with FailNextOn come first for
 // their route.
 func (s *Server) FailNext(n int, status int, retryAfter time.Duration) {
-	s.setFault(fault{n: n, status: status, retryAfter: retryAfter})
+	s.core.FailNext(n, status, retryAfter)
 }
 
 // FailNextOn is FailNext for one route: only requests to it fail, and a
@@ -302,63 +259,23 @@ func (s *Server) FailNext(n int, status int, retryAfter time.Duration) {
 // "/v2/usergroups/{id}/users"); without a method it covers every method.
 // It replaces the pending failures of that route; n <= 0 cancels them.
 func (s *Server) FailNextOn(route string, n int, status int, retryAfter time.Duration) {
-	method, path, hasMethod := strings.Cut(strings.TrimSpace(route), " ")
-	if !hasMethod {
-		method, path = "", method
-	}
-	s.setFault(fault{method: strings.ToUpper(method), template: routeTemplate(path),
-		n: n, status: status, retryAfter: retryAfter})
+	s.core.FailNextOn(route, n, status, retryAfter)
 }
 
-// fault is a pending injected failure. An empty template covers every
-// request.
-type fault struct {
-	method, template string
-	n, status        int
-	retryAfter       time.Duration
-}
-
-func (f fault) covers(method string, m routeMatch) bool {
-	if f.template == "" {
-		return true
-	}
-	return m.index >= 0 && routes[m.index].template == f.template && (f.method == "" || f.method == method)
-}
-
-// setFault replaces the pending failure of f's scope.
-func (s *Server) setFault(f fault) {
-	if f.status < 100 || f.status > 599 {
-		f.status = 500
-	}
-	s.meta.Lock()
-	defer s.meta.Unlock()
-	s.faults = slices.DeleteFunc(s.faults, func(o fault) bool { return o.method == f.method && o.template == f.template })
-	if f.n <= 0 {
-		return
-	}
-	if f.template == "" {
-		s.faults = append(s.faults, f) // scoped ones first
-	} else {
-		s.faults = append([]fault{f}, s.faults...)
-	}
-}
-
-// takeFault spends one pending failure that covers the request.
-func (s *Server) takeFault(method string, m routeMatch) (fault, bool) {
-	s.meta.Lock()
-	defer s.meta.Unlock()
-	for i := range s.faults {
-		f := &s.faults[i]
-		if !f.covers(method, m) {
-			continue
-		}
-		out := *f
-		if f.n--; f.n <= 0 {
-			s.faults = slices.Delete(s.faults, i, i+1)
-		}
-		return out, true
-	}
-	return fault{}, false
+// Handle overrides the fake's answer for the requests pattern matches, as
+// slacktest's Customize.Handle does. pattern is an http.ServeMux pattern,
+// such as "GET /v2/users/{id}" or "/v2/webhooks", matched as ServeMux
+// matches it (with its letter case; r.PathValue works in handler). An
+// override sees only authenticated API requests, after the latency, the
+// budget and FailNext, and they are counted by RequestCount as the route
+// they would have reached (a path the fake does not serve is not
+// counted); everything else (the store, the other routes) is left alone.
+// Handling the same pattern again replaces its handler; a nil handler
+// removes the override. A pattern ServeMux refuses, or one that conflicts
+// with another override, is an error wrapping [ErrInvalid] and changes
+// nothing.
+func (s *Server) Handle(pattern string, handler http.Handler) error {
+	return s.core.Handle(pattern, handler, ErrInvalid)
 }
 
 // Request is one request as the fake received it.
@@ -405,7 +322,7 @@ func (s *Server) ResetRequests() {
 	s.requests = nil
 }
 
-func (s *Server) now() time.Time { return s.clock() }
+func (s *Server) now() time.Time { return s.core.Now() }
 
 // statusWriter remembers the status written.
 type statusWriter struct {
@@ -450,7 +367,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	defer func() { s.finish(sw, r, in.entry, start, recover()) }()
 	sw.Header().Set("X-Request-Id", "req_"+strconv.FormatInt(s.reqSeq.Add(1), 10))
 	in = s.read(r)
-	if !s.wait(r.Context()) {
+	if !s.core.Wait(r.Context()) {
 		return
 	}
 	s.dispatch(sw, r, &in)
@@ -463,7 +380,7 @@ func (s *Server) read(r *http.Request) incoming {
 	in.segs, in.pathOK = splitPath(r)
 	in.launch = in.pathOK && len(in.segs) == 1 && strings.EqualFold(in.segs[0], "launch-lesson")
 	in.learner = in.pathOK && len(in.segs) == 2 && strings.EqualFold(in.segs[0], "learner")
-	in.authed = !in.launch && !in.learner && s.authorized(r)
+	in.authed = !in.launch && !in.learner && s.core.Authorized(r)
 	if in.authed {
 		in.body, in.tooLarge = readBody(r)
 	}
@@ -515,7 +432,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, in *incoming) 
 	if s.injectFailure(w, r, m) {
 		return
 	}
-	if h := s.override(r); h != nil {
+	if h, _ := s.core.Override(r); h != nil {
 		r.Body = io.NopCloser(bytes.NewReader(in.body))
 		h.ServeHTTP(w, r)
 		return
@@ -529,11 +446,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, in *incoming) 
 func (s *Server) finish(sw *statusWriter, r *http.Request, entry *Request, start time.Time, v any) {
 	if v != nil {
 		s.panics.Add(1)
-		msg := fmt.Sprintf("%s %s: %v", r.Method, pathOf(r), v)
-		s.log.Error("edapptest: recovered panic", "panic", msg)
-		s.meta.Lock()
-		s.panicMsgs = append(s.panicMsgs, msg)
-		s.meta.Unlock()
+		s.core.Recovered(r, v)
 		if sw.status == 0 {
 			writeError(sw, http.StatusInternalServerError, "internal error")
 		}
@@ -665,53 +578,25 @@ func jsonEscaped(s string) string {
 	return strings.Trim(string(b), `"`)
 }
 
-// wait applies the latency knob, outside every lock. It reports false
-// when the request's context ended first.
-func (s *Server) wait(ctx context.Context) bool {
-	d := time.Duration(s.latency.Load())
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
-func (s *Server) authorized(r *http.Request) bool {
-	scheme, tok, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
-	}
-	tok = strings.TrimSpace(tok)
-	return subtle.ConstantTimeCompare([]byte(tok), []byte(s.Token)) == 1
-}
-
 // injectFailure answers a pending failure that covers the request.
 func (s *Server) injectFailure(w http.ResponseWriter, r *http.Request, m routeMatch) bool {
-	f, ok := s.takeFault(r.Method, m)
+	template := ""
+	if m.index >= 0 {
+		template = routes[m.index].template
+	}
+	f, ok := s.core.TakeFault(r.Method, template)
 	if !ok {
 		return false
 	}
-	if f.retryAfter > 0 {
-		w.Header().Set("Retry-After", retryAfterSeconds(f.retryAfter))
+	if f.RetryAfter > 0 {
+		w.Header().Set("Retry-After", fakeserver.RetryAfter(f.RetryAfter))
 	}
-	msg := http.StatusText(f.status)
+	msg := http.StatusText(f.Status)
 	if msg == "" {
 		msg = "injected failure"
 	}
-	writeError(w, f.status, msg)
+	writeError(w, f.Status, msg)
 	return true
-}
-
-// retryAfterSeconds writes d as whole seconds, rounded up, at least 1.
-func retryAfterSeconds(d time.Duration) string {
-	secs := max(int64((d+time.Second-1)/time.Second), 1)
-	return strconv.FormatInt(secs, 10)
 }
 
 // budget counts admitted requests in a trailing window.
@@ -750,16 +635,10 @@ func (s *Server) admit(w http.ResponseWriter) bool {
 	if ok {
 		return true
 	}
-	w.Header().Set("Retry-After", retryAfterSeconds(wait))
+	w.Header().Set("Retry-After", fakeserver.RetryAfter(wait))
 	writeError(w, http.StatusTooManyRequests, "Too Many Requests: over "+
 		strconv.Itoa(s.budget.limit)+" requests in "+s.budget.window.String())
 	return false
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // randomUUID returns a version 4 UUID, the shape of the real launch tokens.

@@ -14,7 +14,7 @@ import (
 
 func TestRequestLogKeepsNoLaunchToken(t *testing.T) {
 	h := newHarness(t)
-	demo, err := h.SeedDemo()
+	demo, err := seedDemo(h.Server)
 	require.NoError(t, err)
 	var courses []v1Course
 	h.get("/v1/users/"+demo.UserIDs[1]+"/courses", &courses)

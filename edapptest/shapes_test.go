@@ -66,7 +66,7 @@ var serviceShapes = []struct {
 
 func TestRecordShapes(t *testing.T) {
 	h := newHarness(t)
-	demo, err := h.SeedDemo()
+	demo, err := seedDemo(h.Server)
 	require.NoError(t, err)
 	_, err = h.AddWebhook(WebhookSpec{EventName: edapp.EventLessonCompleted, URL: "http://127.0.0.1:1/hook", Headers: map[string]string{"X": "y"}})
 	require.NoError(t, err)

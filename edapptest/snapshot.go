@@ -34,8 +34,8 @@ type SnapshotUser struct {
 
 // SnapshotGroup is a user group; ParentID is "" for a top-level group.
 type SnapshotGroup struct {
-	ID, Name, ParentID string
-	CourseIDs          []string // the courses assigned to the group itself
+	ID, Name, ParentID, InviteCode string
+	CourseIDs                      []string // the courses assigned to the group itself
 }
 
 // SnapshotCollection is a course collection and the courses it holds.
@@ -79,7 +79,7 @@ func (s *Server) Snapshot() Snapshot {
 			Roles: slices.Clone(u.roles), GroupIDs: u.groupIDs(), LastActive: u.lastActive})
 	}
 	for _, g := range st.groups.all() {
-		snap.Groups = append(snap.Groups, SnapshotGroup{ID: g.id, Name: g.name, ParentID: g.parentID, CourseIDs: g.courseIDs()})
+		snap.Groups = append(snap.Groups, SnapshotGroup{ID: g.id, Name: g.name, ParentID: g.parentID, InviteCode: g.inviteCode, CourseIDs: g.courseIDs()})
 	}
 	snap.Collections = st.snapshotCollections()
 	for _, c := range st.courses.all() {

@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 func TestSnapshotCopiesTheDemo(t *testing.T) {
 	t.Parallel()
 	s := edapptest.New(t)
-	demo, err := s.SeedDemo()
+	demo, err := fakedata.SeedDemo(s)
 	if err != nil {
 		t.Fatal(err)
 	}

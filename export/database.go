@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,6 +75,7 @@ type Database struct {
 	owner       *Database     // a writer's: the Database that lent it its connection
 	optErr      error         // the first bad option value
 	nfc         Normalizer    // WithNormalizer's; asHeld by default
+	repaired    []string      // the tables OpenDatabase re-created, dropped by hand
 	tables      map[string]*table
 	kinds       kindMap               // the kinds being written
 	rowByRow    bool                  // Write's second try: each row under a savepoint
@@ -119,7 +121,8 @@ type walkState struct {
 }
 
 // OpenDatabase brings db's schema up to date (refusing one newer than it
-// knows, ErrSchemaTooNew) and takes the database for this export: a
+// knows, ErrSchemaTooNew), re-creates the tables dropped by hand
+// (Repaired) and takes the database for this export: a
 // second export into the same database is refused with ErrLocked until
 // this one calls Close. The caller opened db with a driver for d.
 func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOption) (*Database, error) {
@@ -129,7 +132,9 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 	if err := checkDatabaseOptions(opts); err != nil {
 		return nil, err
 	}
-	recreated, err := dbschema.MigrateRecreating(ctx, db, d)
+	// A table dropped by hand is re-created, empty, and its kinds start
+	// over: the export refills what it can rather than refuse the run.
+	recreated, err := dbschema.NewMigrator(db, d).Repair(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -138,6 +143,7 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 		return nil, err
 	}
 	x := newDatabase(conn, db, d)
+	x.repaired = recreated
 	for _, o := range opts {
 		if o != nil {
 			o(x)
@@ -161,6 +167,12 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 	}
 	return x, nil
 }
+
+// Repaired is the tables OpenDatabase found missing (dropped by hand,
+// though the schema version says they exist) and re-created empty, as
+// `edapp db repair` does; their kinds start over and refill them. Empty
+// when none was missing.
+func (x *Database) Repaired() []string { return slices.Clone(x.repaired) }
 
 // newDatabase is a Database on conn, with the defaults.
 func newDatabase(conn *sql.Conn, db *sql.DB, d Dialect) *Database {

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
 )
 
@@ -18,7 +19,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer srv.Close()
-	if err := srv.SeedAccount(edapptest.AccountSpec{Users: 10, Attempts: 50}); err != nil {
+	if err := fakedata.SeedAccount(srv, fakedata.AccountSpec{Users: 10, Attempts: 50}); err != nil {
 		log.Fatal(err)
 	}
 	dir, err := os.MkdirTemp("", "export")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 // kindRoutes are the fake's routes each kind walks; group_members has none
@@ -38,11 +39,11 @@ var kindRoutes = map[string]string{
 // structure, scaled down so the tests stay fast, with a page of 50 so
 // every single list takes several pages. EDAPP_TEST_ACCOUNT_SCALE=full
 // runs the realistic shape itself.
-func scaleShape() (edapptest.AccountSpec, int) {
+func scaleShape() (fakedata.AccountSpec, int) {
 	if os.Getenv("EDAPP_TEST_ACCOUNT_SCALE") == "full" {
-		return edapptest.AccountSpec{Users: 5000, Groups: 300, Collections: 20, Courses: 200, Lessons: 8, Attempts: 200_000}, edapp.MaxPageSize
+		return fakedata.AccountSpec{Users: 5000, Groups: 300, Collections: 20, Courses: 200, Lessons: 8, Attempts: 200_000}, edapp.MaxPageSize
 	}
-	return edapptest.AccountSpec{Users: 240, Groups: 24, Collections: 4, Courses: 12, Lessons: 3, Attempts: 1500}, 50
+	return fakedata.AccountSpec{Users: 240, Groups: 24, Collections: 4, Courses: 12, Lessons: 3, Attempts: 1500}, 50
 }
 
 func scaleServer(t *testing.T) (*edapptest.Server, int) {
@@ -50,7 +51,7 @@ func scaleServer(t *testing.T) (*edapptest.Server, int) {
 	srv := edapptest.New(t, edapptest.WithLatency(time.Millisecond))
 	t.Cleanup(srv.Close)
 	spec, pageSize := scaleShape()
-	if err := srv.SeedAccount(spec); err != nil {
+	if err := fakedata.SeedAccount(srv, spec); err != nil {
 		t.Fatal(err)
 	}
 	return srv, pageSize

@@ -11,6 +11,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 // memDest is a destination that keeps what it is given.
@@ -66,7 +67,7 @@ func TestRunMemoryDestination(t *testing.T) {
 	t.Parallel()
 	srv := edapptest.New(t)
 	defer srv.Close()
-	if err := srv.SeedAccount(edapptest.AccountSpec{Users: 30, Attempts: 2500}); err != nil {
+	if err := fakedata.SeedAccount(srv, fakedata.AccountSpec{Users: 30, Attempts: 2500}); err != nil {
 		t.Fatal(err)
 	}
 	d := &memDest{records: map[string]int{}}
@@ -102,7 +103,7 @@ func TestKindFromContext(t *testing.T) {
 	t.Parallel()
 	srv := edapptest.New(t)
 	defer srv.Close()
-	if _, err := srv.SeedDemo(); err != nil {
+	if _, err := fakedata.SeedDemo(srv); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 // exportFiles runs the attempts into dir, parts of partSize records.
@@ -32,7 +33,7 @@ func filesFixture(t *testing.T) *edapptest.Server {
 	t.Helper()
 	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
-	demo, err := srv.SeedDemo()
+	demo, err := fakedata.SeedDemo(srv)
 	if err != nil {
 		t.Fatal(err)
 	}

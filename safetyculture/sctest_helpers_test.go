@@ -7,6 +7,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -16,7 +17,7 @@ func migratedFake(t testing.TB, opts ...sctest.Option) (*sctest.Server, *sctest.
 	t.Helper()
 	moved := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	ed := edapptest.New(t, edapptest.WithClock(func() time.Time { return moved }))
-	if err := ed.SeedAccount(edapptest.AccountSpec{Users: 40, Groups: 4, Collections: 2, Courses: 4, Attempts: 400}); err != nil {
+	if err := fakedata.SeedAccount(ed, fakedata.AccountSpec{Users: 40, Groups: 4, Collections: 2, Courses: 4, Attempts: 400}); err != nil {
 		t.Fatal(err)
 	}
 	fake := sctest.New(t, opts...)

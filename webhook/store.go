@@ -104,7 +104,7 @@ func NewStore(ctx context.Context, db *sql.DB, dialect Dialect, opts ...StoreOpt
 			return nil, fmt.Errorf("%w: webhook store: %v", edapp.ErrInvalidInput, err)
 		}
 	}
-	if err := dbschema.Migrate(ctx, db, dbschema.Dialect(dialect)); err != nil {
+	if err := dbschema.NewMigrator(db, dbschema.Dialect(dialect)).Up(ctx); err != nil {
 		return nil, fmt.Errorf("webhook store: %w", err)
 	}
 	if err := s.prepare(ctx); err != nil {

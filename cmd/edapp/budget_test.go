@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/redislimit"
 	"github.com/redis/go-redis/v9"
 )
@@ -65,7 +66,7 @@ func TestExportsShareTheBudgetThroughRedis(t *testing.T) {
 	redisURL := startRedis(t)
 	srv := edapptest.New(t, edapptest.WithBudget(24, 10*time.Second))
 	t.Cleanup(srv.Close)
-	if _, err := srv.SeedDemo(); err != nil {
+	if _, err := fakedata.SeedDemo(srv); err != nil {
 		t.Fatal(err)
 	}
 	// About 15 requests each: together, over the budget of 24.

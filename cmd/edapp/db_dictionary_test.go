@@ -23,7 +23,7 @@ func TestMigrateWritesDictionary(t *testing.T) {
 	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		db, dialect := migratedTestDB(t, url)
-		if err := dbschema.Migrate(context.Background(), db, dialect); err != nil {
+		if err := dbschema.NewMigrator(db, dialect).Up(context.Background()); err != nil {
 			t.Fatalf("second open: %v", err)
 		}
 		for _, tb := range dbschema.Dictionary() {
@@ -101,7 +101,7 @@ func TestMigrateByANonOwnerOfAnUpToDateDatabase(t *testing.T) {
 		}
 	}
 	writer, dialect := openTestDB(t, strings.Replace(url, "postgres@", role+"@", 1))
-	if err := dbschema.Migrate(context.Background(), writer, dialect); err != nil {
+	if err := dbschema.NewMigrator(writer, dialect).Up(context.Background()); err != nil {
 		t.Fatalf("open by %s: %v", role, err)
 	}
 }
@@ -130,7 +130,7 @@ func TestMigrateRewritesOnlyAStaleDictionary(t *testing.T) {
 				return v
 			}
 			before := dataVersion()
-			if err := dbschema.Migrate(ctx, db, dialect); err != nil {
+			if err := dbschema.NewMigrator(db, dialect).Up(ctx); err != nil {
 				t.Fatal(err)
 			}
 			if after := dataVersion(); after != before {
@@ -147,7 +147,7 @@ func TestMigrateRewritesOnlyAStaleDictionary(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := dbschema.Migrate(ctx, db, dialect); err != nil {
+		if err := dbschema.NewMigrator(db, dialect).Up(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if got := describedColumn(t, db, dialect, "users", users.Columns[1].Name, 2); !strings.Contains(got, want) {
@@ -181,7 +181,7 @@ func TestMigrateOfACurrentPostgresDatabaseTakesNoLock(t *testing.T) {
 	}
 	current, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if err := dbschema.Migrate(current, db, dialect); err != nil {
+	if err := dbschema.NewMigrator(db, dialect).Up(current); err != nil {
 		t.Fatalf("open of a current database while another migration holds the lock: %v", err)
 	}
 	if _, err := db.Exec(`COMMENT ON TABLE users IS 'changed by hand'`); err != nil {
@@ -189,13 +189,13 @@ func TestMigrateOfACurrentPostgresDatabaseTakesNoLock(t *testing.T) {
 	}
 	stale, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
-	if err := dbschema.Migrate(stale, db, dialect); !errors.Is(err, context.DeadlineExceeded) {
+	if err := dbschema.NewMigrator(db, dialect).Up(stale); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("open of a database with a comment changed: %v, want it to wait for the lock", err)
 	}
 	if _, err := holder.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, int64(migrationLock)); err != nil {
 		t.Fatal(err)
 	}
-	if err := dbschema.Migrate(ctx, db, dialect); err != nil {
+	if err := dbschema.NewMigrator(db, dialect).Up(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var comment string

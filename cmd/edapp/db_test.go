@@ -41,7 +41,7 @@ func TestMigrate(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = dbschema.Migrate(ctx, db, target.Dialect)
+				errs[i] = dbschema.NewMigrator(db, target.Dialect).Up(ctx)
 			}()
 		}
 		wg.Wait()
@@ -50,7 +50,7 @@ func TestMigrate(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := dbschema.Migrate(ctx, db, target.Dialect); err != nil {
+		if err := dbschema.NewMigrator(db, target.Dialect).Up(ctx); err != nil {
 			t.Fatalf("second Migrate: %v", err)
 		}
 		var n, v int
@@ -97,7 +97,7 @@ func TestMigrateWaitsForTheWriteLock(t *testing.T) {
 		_, err := other.ExecContext(ctx, "COMMIT")
 		released <- err
 	}()
-	if err := dbschema.Migrate(ctx, open(), dbschema.SQLite); err != nil {
+	if err := dbschema.NewMigrator(open(), dbschema.SQLite).Up(ctx); err != nil {
 		t.Fatalf("Migrate while another connection held the lock for 500 ms: %v", err)
 	}
 	if err := <-released; err != nil {
@@ -114,14 +114,14 @@ func TestMigrateRefusesNewerSchema(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		if err := dbschema.Migrate(ctx, db, target.Dialect); err != nil {
+		if err := dbschema.NewMigrator(db, target.Dialect).Up(ctx); err != nil {
 			t.Fatal(err)
 		}
 		q := dbschema.Rebind(target.Dialect, `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, 'from the future', ?)`)
 		if _, err := db.Exec(q, dbschema.Latest()+1, "2030-01-01T00:00:00.000000Z"); err != nil {
 			t.Fatal(err)
 		}
-		err = dbschema.Migrate(ctx, db, target.Dialect)
+		err = dbschema.NewMigrator(db, target.Dialect).Up(ctx)
 		if !errors.Is(err, dbschema.ErrTooNew) {
 			t.Fatalf("Migrate on a newer schema: %v, want ErrTooNew", err)
 		}

@@ -470,6 +470,9 @@ func openExportDB(ctx context.Context, o *exportOptions, raw string, opts ...exp
 		}
 		return nil, nil, fmt.Errorf("database %s: %s", target.Redacted, cleanDBError(target, err))
 	}
+	if notice := repairedNotice(dest.Repaired()); notice != "" {
+		fmt.Fprintf(o.IO.ErrOut, "edapp: %s\n", notice)
+	}
 	return db, dest, nil
 }
 

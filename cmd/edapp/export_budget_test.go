@@ -219,7 +219,7 @@ func TestMigrateAddsTheBudgetTable(t *testing.T) {
 		if _, err := db.Exec(`INSERT INTO users (id, name) VALUES ('u1', 'kept')`); err != nil {
 			t.Fatal(err)
 		}
-		if err := dbschema.Migrate(ctx, db, dialect); err != nil {
+		if err := dbschema.NewMigrator(db, dialect).Up(ctx); err != nil {
 			t.Fatal(err)
 		}
 		var n, v int

@@ -9,6 +9,7 @@ import (
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 // TestExportFutureDatedRecord: an attempt dated a year ahead is exported
@@ -22,7 +23,7 @@ func TestExportFutureDatedRecord(t *testing.T) {
 			var shift atomic.Int64
 			srv := edapptest.New(t, edapptest.WithClock(func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }))
 			t.Cleanup(srv.Close)
-			demo, err := srv.SeedDemo()
+			demo, err := fakedata.SeedDemo(srv)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 // TestExportDBBench measures edapp export into CSV files, SQLite and
@@ -103,7 +104,7 @@ func newBenchFake(t *testing.T, users, attempts int, latency time.Duration) *ben
 	// The fake's default is one course of three lessons, so that every
 	// attempt and event shares its course and one of three lessons.
 	courses, _ := strconv.Atoi(benchEnv("COURSES", "0"))
-	if err := srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts, Courses: courses}); err != nil {
+	if err := fakedata.SeedAccount(srv, fakedata.AccountSpec{Users: users, Attempts: attempts, Courses: courses}); err != nil {
 		t.Fatal(err)
 	}
 	srv.SetLatency(latency)

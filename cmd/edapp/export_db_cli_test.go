@@ -97,7 +97,7 @@ func TestExportDBRefusesNewerSchema(t *testing.T) {
 		srv := edapptest.New(t)
 		defer srv.Close()
 		db, d := openTestDB(t, url)
-		if err := dbschema.Migrate(context.Background(), db, d); err != nil {
+		if err := dbschema.NewMigrator(db, d).Up(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := db.Exec(dbschema.Rebind(d, `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, 'later', ?)`), dbschema.Latest()+1, "2030-01-01T00:00:00.000000Z"); err != nil {

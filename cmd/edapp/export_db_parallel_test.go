@@ -11,6 +11,7 @@ import (
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
 )
 
@@ -77,7 +78,7 @@ func TestExportDBWritersStopWhenTheLockIsTaken(t *testing.T) {
 	db, _ := migratedTestDB(t, url)
 	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
-	if err := srv.SeedAccount(edapptest.AccountSpec{Users: 40, Attempts: 2000}); err != nil {
+	if err := fakedata.SeedAccount(srv, fakedata.AccountSpec{Users: 40, Attempts: 2000}); err != nil {
 		t.Fatal(err)
 	}
 	srv.SetLatency(50 * time.Millisecond)

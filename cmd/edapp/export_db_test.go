@@ -23,6 +23,7 @@ import (
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -43,7 +44,7 @@ func openTestDB(t *testing.T, url string) (*sql.DB, dbschema.Dialect) {
 func migratedTestDB(t *testing.T, url string) (*sql.DB, dbschema.Dialect) {
 	t.Helper()
 	db, dialect := openTestDB(t, url)
-	if err := dbschema.Migrate(context.Background(), db, dialect); err != nil {
+	if err := dbschema.NewMigrator(db, dialect).Up(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return db, dialect
@@ -257,7 +258,7 @@ func testOpenAttempts(t *testing.T, url, window string) {
 	var shift atomic.Int64 // how far the fake's clock is behind
 	srv := edapptest.New(t, edapptest.WithClock(func() time.Time { return time.Now().Add(-time.Duration(shift.Load())) }))
 	t.Cleanup(srv.Close)
-	demo, err := srv.SeedDemo()
+	demo, err := fakedata.SeedDemo(srv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 // TestExportHistoryBench measures what the history tables cost, for
@@ -34,8 +35,8 @@ func TestExportHistoryBench(t *testing.T) {
 	}
 	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
-	spec := edapptest.AccountSpec{Users: 5000, Groups: 300, Collections: 20, Courses: 200, Lessons: 8, Attempts: 200_000}
-	if err := srv.SeedAccount(spec); err != nil {
+	spec := fakedata.AccountSpec{Users: 5000, Groups: 300, Collections: 20, Courses: 200, Lessons: 8, Attempts: 200_000}
+	if err := fakedata.SeedAccount(srv, spec); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()

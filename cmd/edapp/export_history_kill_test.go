@@ -15,6 +15,7 @@ import (
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 // TestExportHistoryKillLoop kills a re-run that finds changes (users
@@ -40,7 +41,7 @@ func TestExportHistoryKillLoop(t *testing.T) {
 			t.Parallel()
 			srv := edapptest.New(t)
 			t.Cleanup(srv.Close)
-			if err := srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts}); err != nil {
+			if err := fakedata.SeedAccount(srv, fakedata.AccountSpec{Users: users, Attempts: attempts}); err != nil {
 				t.Fatal(err)
 			}
 			p := newEditingProxy(t, srv.Handler())

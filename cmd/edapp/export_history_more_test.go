@@ -49,7 +49,7 @@ func TestExportHistoryFromVersion19(t *testing.T) {
 		}
 		before := answers(old)
 		// The inbox migrates as it opens the database: it copies nothing.
-		if err := dbschema.Migrate(context.Background(), to, d); err != nil {
+		if err := dbschema.NewMigrator(to, d).Up(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		if n := countRows(t, to, `SELECT COUNT(*) FROM users_history`); n != 0 || countRows(t, to, `SELECT COUNT(*) FROM users`) == 0 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 // TestExportChild is the child process of the tests that run an export
@@ -108,7 +109,7 @@ func TestExportDBKillLoop(t *testing.T) {
 			t.Parallel()
 			srv := edapptest.New(t)
 			t.Cleanup(srv.Close)
-			if err := srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts}); err != nil {
+			if err := fakedata.SeedAccount(srv, fakedata.AccountSpec{Users: users, Attempts: attempts}); err != nil {
 				t.Fatal(err)
 			}
 			srv.SetLatency(10 * time.Millisecond)

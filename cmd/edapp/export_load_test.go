@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 // TestExportLoad measures an export of 5,000 users and 200,000 attempts
@@ -30,7 +31,7 @@ func TestExportLoad(t *testing.T) {
 	srv := edapptest.New(t, edapptest.WithBudget(1400, 5*time.Minute))
 	defer srv.Close()
 	seedStart := time.Now()
-	if err := srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts}); err != nil {
+	if err := fakedata.SeedAccount(srv, fakedata.AccountSpec{Users: users, Attempts: attempts}); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("seeded %d users and %d attempts in %s", users, attempts, time.Since(seedStart).Round(time.Millisecond))

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 // readmeQueries returns the SQL examples of docs/export-database.md by
@@ -36,12 +37,12 @@ func readmeQueries(t *testing.T) map[string]string {
 // queryFixture is an account whose answers to the queries of docs/export-database.md are
 // known: the demo account, a learner whose only attempt is 40 days old,
 // and three learners who complete the first course this month.
-func queryFixture(t *testing.T) (*edapptest.Server, edapptest.Demo) {
+func queryFixture(t *testing.T) (*edapptest.Server, fakedata.Demo) {
 	t.Helper()
 	var shift atomic.Int64
 	srv := edapptest.New(t, edapptest.WithClock(func() time.Time { return time.Now().Add(-time.Duration(shift.Load())) }))
 	t.Cleanup(srv.Close)
-	demo, err := srv.SeedDemo()
+	demo, err := fakedata.SeedDemo(srv)
 	if err != nil {
 		t.Fatal(err)
 	}

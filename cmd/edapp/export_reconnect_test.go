@@ -16,6 +16,7 @@ import (
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
 )
 
@@ -33,7 +34,7 @@ func reconnectFixture(t *testing.T) (*dbtest.Server, *edapptest.Server) {
 	pg := dbtest.NewServer(t)
 	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
-	if err := srv.SeedAccount(edapptest.AccountSpec{Users: 40, Attempts: 800}); err != nil {
+	if err := fakedata.SeedAccount(srv, fakedata.AccountSpec{Users: 40, Attempts: 800}); err != nil {
 		t.Fatal(err)
 	}
 	srv.SetLatency(10 * time.Millisecond)

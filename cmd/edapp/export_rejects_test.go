@@ -228,8 +228,9 @@ func TestExportDBKeepsEachRejectOnce(t *testing.T) {
 
 // TestExportDBRecreatesADroppedTable: a table dropped by hand is recreated
 // when the export opens the database, though the schema version says it
-// exists; the mirrored kind refills it and the incremental kind's cursor
-// starts over, so both hold everything again.
+// exists, and the export says so, naming edapp db repair; the mirrored
+// kind refills it and the incremental kind's cursor starts over, so both
+// hold everything again.
 func TestExportDBRecreatesADroppedTable(t *testing.T) {
 	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
@@ -245,7 +246,11 @@ func TestExportDBRecreatesADroppedTable(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users,attempts"), exitOK)
+		r := runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users,attempts")
+		wantCode(t, r, exitOK)
+		if !strings.Contains(r.stderr, "table(s) users, attempts (dropped by hand?): re-created them") || !strings.Contains(r.stderr, "edapp db repair") {
+			t.Errorf("the export did not say what it re-created, naming edapp db repair:\n%s", r.stderr)
+		}
 		got, want := dbCounts(t, db, []string{"users", "attempts"}), fakeCounts(t, srv)
 		for _, tb := range []string{"users", "attempts"} {
 			if got[tb] != want[tb] || got[tb] == 0 {
@@ -391,7 +396,7 @@ func TestMigrateFoldsRejectsByRecord(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := dbschema.Migrate(context.Background(), db, d); err != nil {
+		if err := dbschema.NewMigrator(db, d).Up(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		got := rowIDs(t, db, `SELECT record_key || ' ' || COALESCE(identity, '-') || ' ' || reason || ' ' || CAST(count AS TEXT) || ' ' || CAST(run AS TEXT) FROM rejects ORDER BY id`)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -34,7 +35,7 @@ func TestSafetyCultureExportDBKillLoop(t *testing.T) {
 			t.Parallel()
 			srv := edapptest.New(t)
 			t.Cleanup(srv.Close)
-			if err := srv.SeedAccount(edapptest.AccountSpec{Users: users, Attempts: attempts}); err != nil {
+			if err := fakedata.SeedAccount(srv, fakedata.AccountSpec{Users: users, Attempts: attempts}); err != nil {
 				t.Fatal(err)
 			}
 			sc := sctest.New(t, sctest.WithLatency(10*time.Millisecond))

@@ -171,7 +171,7 @@ func TestMigrateSourceKeepsReadmeAnswers(t *testing.T) {
 			}
 		}
 		db, dialect := openTestDB(t, old)
-		if err := dbschema.Migrate(context.Background(), db, dialect); err != nil {
+		if err := dbschema.NewMigrator(db, dialect).Up(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		for name := range want {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
 )
 
@@ -49,11 +50,11 @@ func loadState(t *testing.T, dir string) exportState {
 
 // exportFixture is the demo account plus n users with a completion each
 // of every lesson of the first demo course, on a fake made with opts.
-func exportFixture(t *testing.T, n int, opts ...edapptest.Option) (*edapptest.Server, edapptest.Demo) {
+func exportFixture(t *testing.T, n int, opts ...edapptest.Option) (*edapptest.Server, fakedata.Demo) {
 	t.Helper()
 	srv := edapptest.New(t, opts...)
 	t.Cleanup(srv.Close)
-	demo, err := srv.SeedDemo()
+	demo, err := fakedata.SeedDemo(srv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
@@ -419,7 +420,7 @@ func migrationFixture(t *testing.T, n int) *edapptest.Server {
 	t.Helper()
 	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
-	demo, err := srv.SeedDemo()
+	demo, err := fakedata.SeedDemo(srv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func TestMigrateZeroScores(t *testing.T) {
 				t.Fatalf("%v\n%s", err, q)
 			}
 		}
-		if err := dbschema.Migrate(context.Background(), db, d); err != nil {
+		if err := dbschema.NewMigrator(db, d).Up(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		for _, table := range []string{"course_progress", "attempts"} {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 // readmeCommand is one `edapp ...` command line of a ```sh block of the
@@ -97,14 +98,14 @@ func TestReadmeCommands(t *testing.T) {
 	if raceEnabled {
 		// It runs the commands one after another, alone (t.Chdir): the
 		// detector would find nothing here that the other tests do not
-		// run concurrently, and it would hold the suite for 16 s.
+		// run concurrently, and it would hold the suite for the whole sequence.
 		t.Skip("the README's commands run without -race, in the README's test command")
 	}
 	if len(readmeNotRun) > 3 {
 		t.Errorf("%d README commands are not run; keep the list at 3 or fewer", len(readmeNotRun))
 	}
 	srv := edapptest.New(t)
-	if _, err := srv.SeedDemo(); err != nil {
+	if _, err := fakedata.SeedDemo(srv); err != nil {
 		t.Fatal(err)
 	}
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {

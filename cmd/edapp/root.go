@@ -134,7 +134,7 @@ missing or malformed flag).`,
 	f.Global.register(root.PersistentFlags())
 	root.CompletionOptions.HiddenDefaultCmd = false
 
-	root.AddCommand(newCmdExport(f, nil), newCmdUsers(f), newCmdWebhooks(f), newCmdFake(f, nil), newCmdMigrate(f))
+	root.AddCommand(newCmdExport(f, nil), newCmdUsers(f), newCmdWebhooks(f), newCmdFake(f, nil), newCmdMigrate(f), newCmdDB(f))
 	addLogFormatFlag(f.IO, root, "export", "users sync")
 	// The completion commands take their output stream when they are made.
 	root.SetOut(f.IO.Out)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/redislimit"
 	"github.com/redis/go-redis/v9"
 	collectormetrics "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
@@ -44,7 +45,7 @@ func TestTelemetryReportsTheBudgetSharedThroughRedis(t *testing.T) {
 	redisURL := startRedis(t)
 	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
-	if _, err := srv.SeedDemo(); err != nil {
+	if _, err := fakedata.SeedDemo(srv); err != nil {
 		t.Fatal(err)
 	}
 	col, endpoint := newCollector(t)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 // A 429's pause shows without -v, and the run's "waited" includes it.
@@ -16,7 +17,7 @@ func TestWaitsShowA429Pause(t *testing.T) {
 	t.Parallel()
 	srv := edapptest.New(t)
 	defer srv.Close()
-	if _, err := srv.SeedDemo(); err != nil {
+	if _, err := fakedata.SeedDemo(srv); err != nil {
 		t.Fatal(err)
 	}
 	srv.FailNext(1, 429, time.Second)

@@ -21,6 +21,7 @@ import (
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/webhook"
 )
 
@@ -302,7 +303,7 @@ func TestServeREADMEQuery(t *testing.T) {
 	bothDBs(t, func(t *testing.T, url string) {
 		srv := edapptest.New(t)
 		t.Cleanup(srv.Close)
-		demo, err := srv.SeedDemo()
+		demo, err := fakedata.SeedDemo(srv)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/examples/internal/demo"
 )
 
@@ -144,7 +145,7 @@ func scoreCell(f *float64) string {
 // seed loads the demo account and generated learners who open and complete
 // the Fire Safety lessons with varying scores.
 func seed(fake *edapptest.Server, learners int) error {
-	d, err := fake.SeedDemo()
+	d, err := fakedata.SeedDemo(fake)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
@@ -52,7 +53,7 @@ func newDemo() (*demo, error) {
 		return nil, err
 	}
 	d := &demo{edapp: ed}
-	if err := d.edapp.SeedAccount(edapptest.AccountSpec{Users: 60, Groups: 4, Courses: 5, Attempts: 600}); err != nil {
+	if err := fakedata.SeedAccount(d.edapp, fakedata.AccountSpec{Users: 60, Groups: 4, Courses: 5, Attempts: 600}); err != nil {
 		d.edapp.Close()
 		return nil, err
 	}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/examples/internal/demo"
 	"github.com/edapp-go/edapp/webhook"
 )
@@ -150,7 +151,7 @@ func driveFake(ctx context.Context, client *edapp.Client, fake *edapptest.Server
 	if err := register(ctx, client, url, secret); err != nil {
 		return err
 	}
-	demoData, err := fake.SeedDemo() // publishing and progress in the seed send events too
+	demoData, err := fakedata.SeedDemo(fake) // publishing and progress in the seed send events too
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,8 @@ var tokenParam = regexp.MustCompile(`(?i)(token(?:=|%3d|%253d|\\u003d|\\?"\s*:\s
 	`|\\/)+`)
 
 // LaunchTokens replaces the value of every token parameter or member in s
-// (see tokenParam) with REDACTED, keeping the name.
+// (token=..., "token": "...", and their percent- and JSON-escaped forms)
+// with REDACTED, keeping the name.
 func LaunchTokens(s string) string {
 	if !strings.Contains(strings.ToLower(s), "token") {
 		return s
@@ -57,7 +58,8 @@ const ShortSecret = 8
 // in either case, a space as +), \u-escaped or JSON-escaped. A secret of
 // fewer than ShortSecret bytes is replaced only where it stands whole:
 // bounded on each side by an end of s or by a character that cannot belong
-// to a token (see tokenChar). So the token "t" leaves "dial tcp" alone,
+// to a token (a letter, a digit, '-', '_' or one of the secret's own
+// characters). So the token "t" leaves "dial tcp" alone,
 // while "?token=t" loses it.
 func Secret(s, secret string) string {
 	if secret == "" {

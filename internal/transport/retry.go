@@ -55,7 +55,7 @@ func isConnectionError(err error) bool {
 
 // Backoff is exponential with jitter, capped at max. A Retry-After header
 // (seconds or an HTTP date) on a 503 is honoured, capped at max too. (A
-// 429's wait is the client's pause: see callState.notePause.)
+// 429's wait is not a backoff: the whole client pauses for it.)
 func Backoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
 	return backoffAt(min, max, attempt, resp, time.Now())
 }

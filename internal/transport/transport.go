@@ -3,11 +3,10 @@
 // reading. It knows nothing of the API's resources; the root package builds
 // on it.
 //
-// One call's state lives in one callState, owned by Client.Do. Each call
-// gets its own retryablehttp.Client and http.Client values, whose hooks are
-// that callState's methods: nothing travels in the context. callState.retry
-// is the whole retry policy, and callState.RoundTrip the whole of one
-// attempt.
+// One call's state lives in one value, owned by Client.Do. Each call gets
+// its own retryablehttp.Client and http.Client values, whose hooks are that
+// state's methods: nothing travels in the context. Its retry method is the
+// whole retry policy, and its RoundTrip the whole of one attempt.
 package transport
 
 import (

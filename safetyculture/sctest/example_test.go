@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -19,7 +20,7 @@ func ExampleServer_SeedMigration() {
 		panic(err)
 	}
 	defer edappFake.Close()
-	if err := edappFake.SeedAccount(edapptest.AccountSpec{Users: 200, Groups: 10, Courses: 8, Attempts: 4000}); err != nil {
+	if err := fakedata.SeedAccount(edappFake, fakedata.AccountSpec{Users: 200, Groups: 10, Courses: 8, Attempts: 4000}); err != nil {
 		panic(err)
 	}
 	fake, err := sctest.NewServer()

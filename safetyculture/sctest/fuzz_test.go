@@ -46,10 +46,12 @@ func FuzzQueryParameters(f *testing.F) {
 // panicRecorder stands in for a test, to see New report a handler panic.
 type panicRecorder struct {
 	testing.TB
-	errors []string
+	cleanups []func()
+	errors   []string
 }
 
-func (p *panicRecorder) Helper() {}
+func (p *panicRecorder) Helper()          {}
+func (p *panicRecorder) Cleanup(f func()) { p.cleanups = append(p.cleanups, f) }
 
 func (p *panicRecorder) Errorf(format string, args ...any) {
 	p.errors = append(p.errors, fmt.Sprintf(format, args...))
@@ -63,7 +65,13 @@ func TestNewFailsTheTestOnAHandlerPanic(t *testing.T) {
 	if a := get(t, s, "/feed/users"); a.status != http.StatusInternalServerError {
 		t.Errorf("status %d, want 500", a.status)
 	}
-	if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], "boom") {
+	if len(rec.errors) != 0 {
+		t.Errorf("reported before the test ends: %q", rec.errors)
+	}
+	for _, f := range rec.cleanups {
+		f()
+	}
+	if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], "GET /feed/users: boom") {
 		t.Errorf("reported %q", rec.errors)
 	}
 }

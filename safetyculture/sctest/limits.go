@@ -1,7 +1,6 @@
 package sctest
 
 import (
-	"fmt"
 	"math"
 	"net/http"
 	"sort"
@@ -9,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 // Class is a rate-limit class: the service limits each listed Training
@@ -60,11 +59,11 @@ var DefaultLimits = Limits{Catalogue: 200, Other: 800, Window: time.Minute}
 // time.Minute}, with WithClock to move past the window. Each limit must be
 // at least 1 and the window positive; [WithoutLimits] turns limiting off.
 func WithLimits(l Limits) Option {
-	return func(c *config) error {
+	return func(c *fakeserver.Config[config]) error {
 		if l.Catalogue < 1 || l.Other < 1 || l.Window <= 0 {
-			return fmt.Errorf("sctest: WithLimits(%+v): each limit must be at least 1 and the window positive (WithoutLimits turns limiting off): %w", l, edapp.ErrInvalidInput)
+			return c.Bad("WithLimits(%+v): each limit must be at least 1 and the window positive (WithoutLimits turns limiting off)", l)
 		}
-		c.limits = l
+		c.Own.limits = l
 		return nil
 	}
 }
@@ -72,7 +71,7 @@ func WithLimits(l Limits) Option {
 // WithoutLimits makes the fake answer every request, however many come:
 // no 429, for a benchmark or a test of something else.
 func WithoutLimits() Option {
-	return func(c *config) error { c.limits = Limits{}; return nil }
+	return func(c *fakeserver.Config[config]) error { c.Own.limits = Limits{}; return nil }
 }
 
 func (l Limits) of(route string) int {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -23,9 +24,9 @@ func edappAccount(t *testing.T) *edapptest.Server {
 	t.Helper()
 	moved := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	e := edapptest.New(t, edapptest.WithClock(func() time.Time { return moved }))
-	_, err := e.SeedDemo()
+	_, err := fakedata.SeedDemo(e)
 	noErr(t, err)
-	noErr(t, e.SeedAccount(edapptest.AccountSpec{Users: 150, Groups: 9, Collections: 2, Courses: 6, Lessons: 3, Attempts: 2000}))
+	noErr(t, fakedata.SeedAccount(e, fakedata.AccountSpec{Users: 150, Groups: 9, Collections: 2, Courses: 6, Lessons: 3, Attempts: 2000}))
 	return e
 }
 
@@ -251,9 +252,9 @@ func TestSeedMigrationNeedsAnEmptyFake(t *testing.T) {
 func TestSeedMigrationStaysInThePast(t *testing.T) {
 	t.Parallel()
 	e := edapptest.New(t)
-	_, err := e.SeedDemo()
+	_, err := fakedata.SeedDemo(e)
 	noErr(t, err)
-	noErr(t, e.SeedAccount(edapptest.AccountSpec{Users: 150, Groups: 9, Collections: 2, Courses: 6, Lessons: 3, Attempts: 2000}))
+	noErr(t, fakedata.SeedAccount(e, fakedata.AccountSpec{Users: 150, Groups: 9, Collections: 2, Courses: 6, Lessons: 3, Attempts: 2000}))
 	s, m := migrated(t, e)
 	now := time.Now()
 	if !m.MovedAt.Before(now) {

@@ -1,13 +1,10 @@
 package sctest
 
 import (
-	"crypto/subtle"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,7 +12,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/opt"
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 // MaxBodyBytes bounds a request body; a larger one gets 413.
@@ -28,7 +25,7 @@ type Server struct {
 	// Token is the bearer token the fake accepts.
 	Token string
 
-	srv     *httptest.Server
+	core    *fakeserver.Core
 	cfg     config
 	routes  *http.ServeMux
 	limiter *limiter
@@ -40,67 +37,44 @@ type Server struct {
 	// the activity after a move that only just happened (see Migration).
 	ahead atomic.Int64
 
-	overrideMu sync.RWMutex
-	overrides  *http.ServeMux
-	overridden bool
-
 	deliveries deliveryLog
-	panicked   func(v any)
 }
 
 // Option configures a Server. A bad value makes [NewServer] and
 // [NewUnstarted] fail, and [New] fail the test, with an error wrapping
 // edapp.ErrInvalidInput: the first bad value given. A nil Option is
 // skipped.
-type Option func(*config) error
+type Option = fakeserver.Option[config]
 
+// config is the fake's own settings; the shared ones (token, clock,
+// latency, logger) are the fakeserver.Config's.
 type config struct {
-	token     string
-	clock     func() time.Time
 	limits    Limits
 	lag       time.Duration
 	camelCase bool
 	// ignoreModifiedAfter: the course-progress feed answers as if no
 	// modifiedAfter were sent.
 	ignoreModifiedAfter bool
-	logger              *slog.Logger
-	latency             time.Duration
 }
 
 // WithToken sets the bearer token the fake accepts; it must not be empty.
-func WithToken(token string) Option {
-	return func(c *config) error {
-		if strings.TrimSpace(token) == "" {
-			return fmt.Errorf("sctest: WithToken: empty token: %w", edapp.ErrInvalidInput)
-		}
-		c.token = token
-		return nil
-	}
-}
+func WithToken(token string) Option { return fakeserver.WithToken[config](token) }
 
 // WithClock sets the fake's clock: it dates the records the fake makes,
 // times the rate-limit windows and decides when analytics rows are
 // published. now must not be nil.
-func WithClock(now func() time.Time) Option {
-	return func(c *config) error {
-		if now == nil {
-			return fmt.Errorf("sctest: WithClock: nil clock: %w", edapp.ErrInvalidInput)
-		}
-		c.clock = now
-		return nil
-	}
-}
+func WithClock(now func() time.Time) Option { return fakeserver.WithClock[config](now) }
 
 // WithAnalyticsLag makes every analytics row (attempts, lesson progress
 // and its events, survey answers, and the statistics worked out from
 // them) visible only lag after the fake recorded it, as the service's
 // warehouse publishes them 30 minutes to 2 hours late. The default is 0.
 func WithAnalyticsLag(lag time.Duration) Option {
-	return func(c *config) error {
+	return func(c *fakeserver.Config[config]) error {
 		if lag < 0 {
-			return fmt.Errorf("sctest: WithAnalyticsLag: negative lag %s: %w", lag, edapp.ErrInvalidInput)
+			return c.Bad("WithAnalyticsLag: negative lag %s", lag)
 		}
-		c.lag = lag
+		c.Own.lag = lag
 		return nil
 	}
 }
@@ -109,7 +83,7 @@ func WithAnalyticsLag(lag time.Duration) Option {
 // camelCase (userId, progressPercent...) as a third-party client reads
 // it, instead of the vendor exporter's snake_case.
 func WithCamelCaseFeed() Option {
-	return func(c *config) error { c.camelCase = true; return nil }
+	return func(c *fakeserver.Config[config]) error { c.Own.camelCase = true; return nil }
 }
 
 // WithModifiedAfterIgnored makes the course-progress feed ignore its
@@ -117,28 +91,18 @@ func WithCamelCaseFeed() Option {
 // row matching the other filters is answered. By default the fake honours
 // it (only the rows modified after it).
 func WithModifiedAfterIgnored() Option {
-	return func(c *config) error { c.ignoreModifiedAfter = true; return nil }
+	return func(c *fakeserver.Config[config]) error { c.Own.ignoreModifiedAfter = true; return nil }
 }
 
 // WithLogger logs one line per request (method, route, status). Nil, the
 // default, is silent, as edapp.WithLogger(nil) is. Tokens never reach the
 // log.
-func WithLogger(l *slog.Logger) Option {
-	return func(c *config) error { c.logger = l; return nil }
-}
+func WithLogger(l *slog.Logger) Option { return fakeserver.WithLogger[config](l) }
 
 // WithLatency delays every answer by d, as a distant service would
 // (`edapp fake --latency`); a request whose context ends first gets no
 // answer. The default is 0.
-func WithLatency(d time.Duration) Option {
-	return func(c *config) error {
-		if d < 0 {
-			return fmt.Errorf("sctest: WithLatency: negative latency %s: %w", d, edapp.ErrInvalidInput)
-		}
-		c.latency = d
-		return nil
-	}
-}
+func WithLatency(d time.Duration) Option { return fakeserver.WithLatency[config](d) }
 
 // NewServer starts a fake on a loopback port, with an empty organisation
 // and a random token. A bad option value is an error wrapping
@@ -148,8 +112,7 @@ func NewServer(opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.srv = httptest.NewServer(s.Handler())
-	s.URL = s.srv.URL
+	s.URL = s.core.Listen(s.Handler())
 	return s, nil
 }
 
@@ -158,35 +121,32 @@ func NewServer(opts ...Option) (*Server, error) {
 // of its own (`edapp fake --safetyculture` serves it beside the EdApp
 // fake) and sets URL if it needs it. Close does nothing.
 func NewUnstarted(opts ...Option) (*Server, error) {
-	cfg := config{token: randomHex(16), clock: time.Now, limits: DefaultLimits}
-	if err := opt.Apply(&cfg, opts); err != nil {
+	cfg, err := fakeserver.Apply("sctest", config{limits: DefaultLimits}, opts)
+	if err != nil {
 		return nil, err
 	}
-	s := &Server{Token: cfg.token, cfg: cfg, st: newStore(cfg.clock()), limiter: newLimiter(cfg.limits),
-		counts: newCounters(), overrides: http.NewServeMux()}
+	s := &Server{Token: cfg.Token, core: fakeserver.NewCore(cfg, routeTemplate), cfg: cfg.Own,
+		st: newStore(cfg.Clock()), limiter: newLimiter(cfg.Own.limits), counts: newCounters()}
 	s.routes = s.newRouter()
 	return s, nil
 }
 
-// New starts a fake for a test: a bad option or a handler panic fails the
-// test, and the fake is closed when the test ends.
+// New starts a fake for a test and closes it when the test ends. A bad
+// option value fails the test at once; a handler panic fails it when it
+// ends (the client saw a 500, which a retry could have hidden).
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s, err := NewServer(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.panicked = func(v any) { t.Errorf("sctest: handler panic: %v", v) }
-	t.Cleanup(s.Close)
+	fakeserver.Watch(t, s.core, s.Close)
 	return s
 }
 
-// Close stops the fake's own listener, if it has one.
-func (s *Server) Close() {
-	if s.srv != nil {
-		s.srv.Close()
-	}
-}
+// Close stops the fake's own listener, if it has one, and waits for the
+// requests in flight.
+func (s *Server) Close() { s.core.Close() }
 
 // Handler answers the fake's routes, for mounting on another server.
 // Every other path gets 404.
@@ -218,31 +178,51 @@ func ownsPath(p string) bool {
 // Handle replaces the fake's answer for the requests pattern matches (an
 // http.ServeMux pattern, such as "GET /feed/users"), as slacktest's
 // Customize.Handle does. The request must still carry the token, and it
-// is counted under pattern; the rate limits do not apply to it. A bad or
-// conflicting pattern panics, as http.ServeMux.Handle does.
-func (s *Server) Handle(pattern string, h http.Handler) {
-	s.overrideMu.Lock()
-	defer s.overrideMu.Unlock()
-	s.overrides.Handle(pattern, h)
-	s.overridden = true
+// is counted under pattern; the rate limits do not apply to it. Handling
+// the same pattern again replaces its handler; a nil handler removes the
+// override. A pattern ServeMux refuses, or one that conflicts with another
+// override, is an error wrapping edapp.ErrInvalidInput and changes
+// nothing.
+func (s *Server) Handle(pattern string, h http.Handler) error {
+	return s.core.Handle(pattern, h, edapp.ErrInvalidInput)
 }
 
-func (s *Server) now() time.Time { return s.cfg.clock().Add(time.Duration(s.ahead.Load())) }
+// FailNext makes the next n authenticated requests answer status with the
+// service's error body, before the rate limits and the routes. When
+// retryAfter > 0 the answers carry a Retry-After header in whole seconds
+// (rounded up). A status outside 100-599 becomes 500. n <= 0 cancels the
+// pending failures FailNext set (FailNextOn's stay).
+func (s *Server) FailNext(n int, status int, retryAfter time.Duration) {
+	s.core.FailNext(n, status, retryAfter)
+}
+
+// FailNextOn is FailNext for one route, as RequestCount names it ("GET
+// /feed/users", "/training/v1/courses/{id}"; without a method it covers
+// every method): only requests to it fail, first, whatever other failures
+// are pending. It replaces the pending failures of that route; n <= 0
+// cancels them.
+func (s *Server) FailNextOn(route string, n int, status int, retryAfter time.Duration) {
+	s.core.FailNextOn(route, n, status, retryAfter)
+}
+
+func (s *Server) now() time.Time { return s.core.Now().Add(time.Duration(s.ahead.Load())) }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	defer s.recoverPanic(w)
-	if !s.delay(r) {
+	defer s.recoverPanic(w, r)
+	if !s.core.Wait(r.Context()) {
 		return
 	}
-	w.Header().Set("X-Request-Id", randomHex(8))
+	w.Header().Set("X-Request-Id", fakeserver.RandomHex(8))
 	w.Header().Set("Date", s.now().UTC().Format(http.TimeFormat)) // the fake's clock, as the records are dated
-	if !s.authorized(r) {
+	if !s.core.Authorized(r) {
 		writeError(w, http.StatusUnauthorized, codeUnauthenticated, "Unauthenticated")
 		return
 	}
-	if mux, pattern := s.override(r); mux != nil {
+	if mux, pattern := s.core.Override(r); mux != nil {
 		s.counts.add(pattern)
-		mux.ServeHTTP(w, r) // the mux, not the handler it found, sets the path values
+		if !s.injectFailure(w, r, pattern) {
+			mux.ServeHTTP(w, r) // the mux, not the handler it found, sets the path values
+		}
 		return
 	}
 	_, pattern := s.routes.Handler(r)
@@ -251,6 +231,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.counts.add(pattern)
+	if s.injectFailure(w, r, pattern) {
+		return
+	}
 	if !s.limiter.admit(w, pattern, s.now()) {
 		s.log(r, pattern, http.StatusTooManyRequests)
 		return
@@ -261,43 +244,57 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.log(r, pattern, sw.status)
 }
 
-// override returns the overrides' mux and the pattern that matched, or
-// nil when no override matches r.
-func (s *Server) override(r *http.Request) (*http.ServeMux, string) {
-	s.overrideMu.RLock()
-	defer s.overrideMu.RUnlock()
-	if !s.overridden {
-		return nil, ""
+// injectFailure answers a pending failure that covers a request to the
+// route pattern.
+func (s *Server) injectFailure(w http.ResponseWriter, r *http.Request, pattern string) bool {
+	_, path, _ := strings.Cut(pattern, " ")
+	f, ok := s.core.TakeFault(r.Method, routeTemplate(path))
+	if !ok {
+		return false
 	}
-	if _, pattern := s.overrides.Handler(r); pattern != "" {
-		return s.overrides, pattern
+	if f.RetryAfter > 0 {
+		w.Header().Set("Retry-After", fakeserver.RetryAfter(f.RetryAfter))
 	}
-	return nil, ""
+	writeError(w, f.Status, grpcCode(f.Status), "injected failure: "+http.StatusText(f.Status))
+	return true
 }
 
-func (s *Server) recoverPanic(w http.ResponseWriter) {
-	v := recover()
-	if v == nil {
-		return
+// grpcCode is the gateway's code for an HTTP status.
+func grpcCode(status int) int {
+	switch status {
+	case http.StatusBadRequest:
+		return codeInvalidArgument
+	case http.StatusNotFound:
+		return codeNotFound
+	case http.StatusTooManyRequests:
+		return codeResourceExhausted
+	case http.StatusUnauthorized:
+		return codeUnauthenticated
 	}
-	if v == http.ErrAbortHandler {
-		panic(v)
-	}
-	if s.panicked != nil {
-		s.panicked(v)
-	}
-	writeError(w, http.StatusInternalServerError, codeInternal, "internal error")
+	return codeInternal
 }
 
-func (s *Server) authorized(r *http.Request) bool {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(s.Token)) == 1
+// routeTemplate is the form FailNextOn matches a route by: its path, with
+// each {parameter} as {id}.
+func routeTemplate(path string) string {
+	segs := strings.Split(strings.Trim(strings.TrimSpace(path), "/"), "/")
+	for i, seg := range segs {
+		if strings.HasPrefix(seg, "{") {
+			segs[i] = "{id}"
+		}
+	}
+	return "/" + strings.Join(segs, "/")
+}
+
+func (s *Server) recoverPanic(w http.ResponseWriter, r *http.Request) {
+	if v := recover(); v != nil {
+		s.core.Recovered(r, v)
+		writeError(w, http.StatusInternalServerError, codeInternal, "internal error")
+	}
 }
 
 func (s *Server) log(r *http.Request, route string, status int) {
-	if s.cfg.logger != nil {
-		s.cfg.logger.Info("sctest request", "method", r.Method, "route", route, "status", status)
-	}
+	s.core.Log.Info("sctest request", "method", r.Method, "route", route, "status", status)
 }
 
 type statusWriter struct {
@@ -343,20 +340,4 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 		return false
 	}
 	return true
-}
-
-// delay holds a request for the fake's latency, and reports false when
-// the request's context ended first.
-func (s *Server) delay(r *http.Request) bool {
-	if s.cfg.latency <= 0 {
-		return true
-	}
-	t := time.NewTimer(s.cfg.latency)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.Context().Done():
-		return false
-	}
 }

@@ -218,3 +218,31 @@ func TestNewUnstartedServesThroughItsHandler(t *testing.T) {
 		t.Errorf("negative latency: %v", err)
 	}
 }
+
+func TestServerFailNextOn(t *testing.T) {
+	t.Parallel()
+	s := sctest.New(t)
+	s.FailNextOn("GET /feed/users", 1, http.StatusServiceUnavailable, 1500*time.Millisecond)
+	s.FailNext(1, http.StatusTooManyRequests, 0)
+	a := get(t, s, "/feed/users")
+	if a.status != http.StatusServiceUnavailable || a.header.Get("Retry-After") != "2" || a.body["code"] != float64(13) {
+		t.Errorf("scoped failure first: %d %q %s", a.status, a.header.Get("Retry-After"), a.raw)
+	}
+	if a := get(t, s, "/feed/users"); a.status != http.StatusTooManyRequests || a.body["code"] != float64(8) {
+		t.Errorf("then the unscoped one: %d %s", a.status, a.raw)
+	}
+	if a := get(t, s, "/feed/users"); a.status != http.StatusOK {
+		t.Errorf("then none: %d %s", a.status, a.raw)
+	}
+	if n := s.RequestCount("GET /feed/users"); n != 3 {
+		t.Errorf("failed requests are counted: %d, want 3", n)
+	}
+}
+
+func TestServerHandleRefusesABadPattern(t *testing.T) {
+	t.Parallel()
+	s := sctest.New(t)
+	if err := s.Handle("GET /feed/{bad", http.NotFoundHandler()); !errors.Is(err, edapp.ErrInvalidInput) {
+		t.Errorf("bad pattern: %v", err)
+	}
+}

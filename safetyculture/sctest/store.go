@@ -1,11 +1,12 @@
 package sctest
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 // store is the organisation. Reads hold Server.mu for reading, writes for
@@ -38,7 +39,7 @@ type store struct {
 
 func newStore(now time.Time) *store {
 	st := &store{created: now, userByEmail: map[string]*user{}, progress: map[ucKey]*courseProgress{}, members: map[memberKey]bool{},
-		assignments: map[string]map[Assignment]bool{}, secret: randomHex(32)}
+		assignments: map[string]map[Assignment]bool{}, secret: fakeserver.RandomHex(32)}
 	st.analytics.lessonProgress = map[ulKey]*lessonProgress{}
 	st.orgID = "role_" + st.hexID("org", 32)
 	return st
@@ -107,12 +108,6 @@ func derivedHex(n int, parts ...string) string {
 // uuidOf formats 32 hex digits as a UUID.
 func uuidOf(h string) string {
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 func (s *Server) write(fn func(st *store, now time.Time) error) error {

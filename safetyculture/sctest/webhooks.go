@@ -14,6 +14,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 // The webhook management shapes are the fake's reading of the service's
@@ -155,7 +157,11 @@ func (s *Server) getWebhookToken(w http.ResponseWriter, _ *http.Request) {
 // regenerateWebhookToken answers POST /webhooks/v1/token: a new secret.
 func (s *Server) regenerateWebhookToken(w http.ResponseWriter, _ *http.Request) {
 	var secret string
-	_ = s.write(func(st *store, _ time.Time) error { st.secret = randomHex(32); secret = st.secret; return nil })
+	_ = s.write(func(st *store, _ time.Time) error {
+		st.secret = fakeserver.RandomHex(32)
+		secret = st.secret
+		return nil
+	})
 	writeJSON(w, http.StatusOK, map[string]string{"token": secret})
 }
 

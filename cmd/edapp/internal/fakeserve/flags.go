@@ -11,17 +11,18 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 // Flags are the settings of a fake served on its own, as `edapp fake`'s
 // command line gives them.
 type Flags struct {
-	Addr    string                // address to listen on
-	Token   string                // bearer token the fake accepts; random when empty
-	Seed    bool                  // load the demo account (SeedDemo)
-	Account edapptest.AccountSpec // then a synthetic account (SeedAccount), when it has users or attempts
-	Latency time.Duration         // delay added to every request
-	Budget  Budget                // request budget; zero: none
+	Addr    string               // address to listen on
+	Token   string               // bearer token the fake accepts; random when empty
+	Seed    bool                 // load the demo account (SeedDemo)
+	Account fakedata.AccountSpec // then a synthetic account (SeedAccount), when it has users or attempts
+	Latency time.Duration        // delay added to every request
+	Budget  Budget               // request budget; zero: none
 	// Redeliver sends every webhook delivery this many more times
 	// (WithRedeliveries).
 	Redeliver int

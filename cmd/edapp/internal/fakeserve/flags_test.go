@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -43,13 +44,13 @@ func TestFlagsRegister(t *testing.T) {
 	f.Register(fs)
 	require.NoError(t, fs.Parse(strings.Fields("-seed -users 50 -groups 6 -collections 2 -courses 3 -lessons 4 -attempts 90 -budget 30/10s -latency 5ms -redeliver 1 -token dev")))
 	assert.Equal(t, Flags{Addr: "127.0.0.1:8080", Token: "dev", Seed: true,
-		Account: edapptest.AccountSpec{Users: 50, Groups: 6, Collections: 2, Courses: 3, Lessons: 4, Attempts: 90},
+		Account: fakedata.AccountSpec{Users: 50, Groups: 6, Collections: 2, Courses: 3, Lessons: 4, Attempts: 90},
 		Latency: 5 * time.Millisecond, Budget: Budget{30, 10 * time.Second}, Redeliver: 1}, f)
 	require.NoError(t, f.Check())
 	assert.Len(t, f.Options(), 4, "token, latency, redeliveries and the budget")
 
 	require.Error(t, fs.Parse([]string{"-budget", "-3"}))
-	for _, bad := range []Flags{{Account: edapptest.AccountSpec{Groups: -1}}, {Latency: -time.Second}, {Redeliver: -1}, {Token: " "}} {
+	for _, bad := range []Flags{{Account: fakedata.AccountSpec{Groups: -1}}, {Latency: -time.Second}, {Redeliver: -1}, {Token: " "}} {
 		assert.Error(t, bad.Check(), "%+v", bad)
 	}
 	// The options of checked flags are good: the fake starts.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 )
 
 // Also adds a second service on the fake's port: given the loaded EdApp
@@ -60,7 +61,7 @@ func (f *Flags) Serve(ctx context.Context, stdout, stderr io.Writer, also ...Als
 // load seeds the fake as the flags say and returns the demo's user ids.
 func (f *Flags) load(fake *edapptest.Server, stderr io.Writer) (learners []string, err error) {
 	if f.Seed {
-		demo, err := fake.SeedDemo()
+		demo, err := fakedata.SeedDemo(fake)
 		if err != nil {
 			return nil, err
 		}
@@ -68,7 +69,7 @@ func (f *Flags) load(fake *edapptest.Server, stderr io.Writer) (learners []strin
 	}
 	if a := f.Account; a.Users > 0 || a.Attempts > 0 {
 		start := time.Now()
-		if err := fake.SeedAccount(a); err != nil {
+		if err := fakedata.SeedAccount(fake, a); err != nil {
 			return nil, err
 		}
 		fmt.Fprintf(stderr, "loaded %d users and %d attempts in %s\n", a.Users, a.Attempts, time.Since(start).Round(time.Millisecond))

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -28,7 +28,7 @@ func TestServe(t *testing.T) {
 	assert.Empty(t, out.String())
 	assert.NotContains(t, errOut.String(), "serving")
 
-	f = Flags{Addr: "127.0.0.1:0", Token: "dev", Seed: true, Account: edapptest.AccountSpec{Users: 12, Groups: 4, Courses: 2, Attempts: 30}}
+	f = Flags{Addr: "127.0.0.1:0", Token: "dev", Seed: true, Account: fakedata.AccountSpec{Users: 12, Groups: 4, Courses: 2, Attempts: 30}}
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	var stderr bytes.Buffer // read once Serve has returned

@@ -1,22 +1,25 @@
-package edapptest
+package fakedata_test
 
 import (
 	"testing"
 	"time"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestSeedDemo(t *testing.T) {
+	t.Parallel()
 	clock := newFakeClock()
-	h := newHarness(t, WithClock(clock.Now))
+	h := newHarness(t, edapptest.WithClock(clock.Now))
 	rc := newReceiver(t)
-	_, err := h.AddWebhook(WebhookSpec{EventName: edapp.EventCourseCompleted, URL: rc.URL})
+	_, err := h.AddWebhook(edapptest.WebhookSpec{EventName: edapp.EventCourseCompleted, URL: rc.URL})
 	require.NoError(t, err)
 
-	d, err := h.SeedDemo()
+	d, err := fakedata.SeedDemo(h.Server)
 	require.NoError(t, err)
 	require.Len(t, d.CourseIDs, 2)
 	require.Len(t, d.LessonIDs, 2)
@@ -76,8 +79,8 @@ func TestSeedDemo(t *testing.T) {
 	// A second seed collides and changes nothing.
 	var before page[v2User]
 	h.get("/v2/users", &before)
-	_, err = h.SeedDemo()
-	assert.ErrorIs(t, err, ErrConflict)
+	_, err = fakedata.SeedDemo(h.Server)
+	assert.ErrorIs(t, err, edapptest.ErrConflict)
 	var after page[v2User]
 	h.get("/v2/users", &after)
 	assert.Equal(t, before.TotalCount, after.TotalCount)

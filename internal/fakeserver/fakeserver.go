@@ -1,0 +1,209 @@
+// Package fakeserver is the lifecycle the service fakes share: their
+// options, the loopback listener, the latency knob, the bearer token,
+// injected failures, handler overrides and panic capture. Each fake keeps
+// its store and routes, and forwards its public methods here.
+package fakeserver
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/internal/opt"
+)
+
+// Config is what the options set: the settings every fake has, and Own,
+// the fake's own.
+type Config[C any] struct {
+	Name    string // the fake's package name, to prefix errors
+	Token   string
+	Clock   func() time.Time
+	Latency time.Duration
+	Logger  *slog.Logger
+	Own     C
+}
+
+// Option sets a field of a fake's Config; each fake names it Option by an
+// alias.
+type Option[C any] func(*Config[C]) error
+
+// Apply builds a fake's Config from its defaults and the options, or
+// reports the first bad value. A nil option is skipped.
+func Apply[C any](name string, own C, opts []Option[C]) (Config[C], error) {
+	cfg := Config[C]{Name: name, Clock: time.Now, Own: own}
+	if err := opt.Apply(&cfg, opts); err != nil {
+		return cfg, err
+	}
+	if cfg.Token == "" {
+		cfg.Token = RandomHex(16)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return cfg, nil
+}
+
+// Bad is a bad option value's error; it wraps edapp.ErrInvalidInput.
+func (c *Config[C]) Bad(format string, args ...any) error {
+	return fmt.Errorf("%s: %w: %s", c.Name, edapp.ErrInvalidInput, fmt.Sprintf(format, args...))
+}
+
+// WithToken sets the bearer token; an empty or blank one is an error.
+func WithToken[C any](token string) Option[C] {
+	return func(c *Config[C]) error {
+		if strings.TrimSpace(token) == "" {
+			return c.Bad("WithToken: empty token")
+		}
+		c.Token = token
+		return nil
+	}
+}
+
+// WithClock sets the clock; nil is an error.
+func WithClock[C any](now func() time.Time) Option[C] {
+	return func(c *Config[C]) error {
+		if now == nil {
+			return c.Bad("WithClock: nil clock")
+		}
+		c.Clock = now
+		return nil
+	}
+}
+
+// WithLatency delays every request; a negative d is an error.
+func WithLatency[C any](d time.Duration) Option[C] {
+	return func(c *Config[C]) error {
+		if d < 0 {
+			return c.Bad("WithLatency(%s): negative latency", d)
+		}
+		c.Latency = d
+		return nil
+	}
+}
+
+// WithLogger sets the logger; nil is silent.
+func WithLogger[C any](l *slog.Logger) Option[C] {
+	return func(c *Config[C]) error { c.Logger = l; return nil }
+}
+
+// Core is one fake's shared state. Its methods are safe for concurrent use.
+type Core struct {
+	Token string
+	Log   *slog.Logger
+
+	name     string
+	clock    func() time.Time
+	template func(path string) string
+	latency  atomic.Int64
+	ts       *httptest.Server
+
+	overrides atomic.Pointer[http.ServeMux] // nil: none
+	mu        sync.Mutex                    // guards the fields below
+	faults    []Fault                       // pending injected failures, scoped ones first
+	handlers  map[string]http.Handler
+	panics    []string
+}
+
+// NewCore makes a Core from a Config. template turns a route's path into
+// the form FailNextOn matches requests by.
+func NewCore[C any](cfg Config[C], template func(path string) string) *Core {
+	c := &Core{Token: cfg.Token, Log: cfg.Logger, name: cfg.Name, clock: cfg.Clock, template: template}
+	c.latency.Store(int64(cfg.Latency))
+	return c
+}
+
+// Now reads the fake's clock.
+func (c *Core) Now() time.Time { return c.clock() }
+
+// Listen serves h on a loopback port and returns its base URL.
+func (c *Core) Listen(h http.Handler) string {
+	c.ts = httptest.NewServer(h)
+	return c.ts.URL
+}
+
+// Close stops the listener, if any, and waits for requests in flight.
+func (c *Core) Close() {
+	if c.ts != nil {
+		c.ts.Close()
+	}
+}
+
+// Watch runs closeFake when the test ends, and then fails the test when a
+// handler panicked: the client saw a 500, which a retry could have hidden.
+func Watch(t testing.TB, c *Core, closeFake func()) {
+	t.Helper()
+	t.Cleanup(func() {
+		closeFake()
+		c.mu.Lock()
+		msgs := append([]string(nil), c.panics...)
+		c.mu.Unlock()
+		if len(msgs) > 0 {
+			t.Errorf("%s: %d request(s) panicked in the fake and were answered 500: %s",
+				c.name, len(msgs), strings.Join(msgs, "; "))
+		}
+	})
+}
+
+// Recovered keeps a handler's panic v for Watch. An http.ErrAbortHandler
+// panics on, as net/http expects.
+func (c *Core) Recovered(r *http.Request, v any) {
+	if v == http.ErrAbortHandler {
+		panic(v)
+	}
+	path := ""
+	if r.URL != nil {
+		path = r.URL.Path
+	}
+	msg := fmt.Sprintf("%s %s: %v", r.Method, path, v)
+	c.Log.Error(c.name+": recovered panic", "panic", msg)
+	c.mu.Lock()
+	c.panics = append(c.panics, msg)
+	c.mu.Unlock()
+}
+
+// SetLatency delays every later request by d; zero turns it off.
+func (c *Core) SetLatency(d time.Duration) { c.latency.Store(int64(d)) }
+
+// Wait applies the latency, outside every lock. It reports false when the
+// request's context ended first.
+func (c *Core) Wait(ctx context.Context) bool {
+	d := time.Duration(c.latency.Load())
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// Authorized reports whether r carries the bearer token.
+func (c *Core) Authorized(r *http.Request) bool {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(c.Token)) == 1
+}
+
+// RandomHex returns n random bytes in hex.
+func RandomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

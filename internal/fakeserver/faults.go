@@ -1,0 +1,142 @@
+package fakeserver
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Fault is a pending injected failure. An empty Template covers every
+// request.
+type Fault struct {
+	Method, Template string
+	N, Status        int
+	RetryAfter       time.Duration
+}
+
+func (f Fault) covers(method, template string) bool {
+	if f.Template == "" {
+		return true
+	}
+	return template == f.Template && (f.Method == "" || f.Method == method)
+}
+
+// FailNext makes the next n requests fail with status, as the fakes'
+// FailNext documents.
+func (c *Core) FailNext(n int, status int, retryAfter time.Duration) {
+	c.setFault(Fault{N: n, Status: status, RetryAfter: retryAfter})
+}
+
+// FailNextOn is FailNext for one route ("GET /path/{id}", or a path for
+// every method).
+func (c *Core) FailNextOn(route string, n int, status int, retryAfter time.Duration) {
+	method, path, hasMethod := strings.Cut(strings.TrimSpace(route), " ")
+	if !hasMethod {
+		method, path = "", method
+	}
+	c.setFault(Fault{Method: strings.ToUpper(method), Template: c.template(path),
+		N: n, Status: status, RetryAfter: retryAfter})
+}
+
+// setFault replaces the pending failure of f's scope.
+func (c *Core) setFault(f Fault) {
+	if f.Status < 100 || f.Status > 599 {
+		f.Status = http.StatusInternalServerError
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.faults = slices.DeleteFunc(c.faults, func(o Fault) bool { return o.Method == f.Method && o.Template == f.Template })
+	if f.N <= 0 {
+		return
+	}
+	if f.Template == "" {
+		c.faults = append(c.faults, f) // scoped ones first
+	} else {
+		c.faults = append([]Fault{f}, c.faults...)
+	}
+}
+
+// TakeFault spends one pending failure that covers a request to the route
+// template ("" for a request no route serves).
+func (c *Core) TakeFault(method, template string) (Fault, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.faults {
+		f := &c.faults[i]
+		if !f.covers(method, template) {
+			continue
+		}
+		out := *f
+		if f.N--; f.N <= 0 {
+			c.faults = slices.Delete(c.faults, i, i+1)
+		}
+		return out, true
+	}
+	return Fault{}, false
+}
+
+// RetryAfter writes d as whole seconds, rounded up, at least 1.
+func RetryAfter(d time.Duration) string {
+	secs := max(int64((d+time.Second-1)/time.Second), 1)
+	return strconv.FormatInt(secs, 10)
+}
+
+// Handle overrides the answer for the requests pattern (an http.ServeMux
+// pattern) matches; a nil handler removes the override. A pattern
+// ServeMux refuses, or one that conflicts with another override, is an
+// error wrapping invalid and changes nothing.
+func (c *Core) Handle(pattern string, handler http.Handler, invalid error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	next := maps.Clone(c.handlers)
+	if next == nil {
+		next = map[string]http.Handler{}
+	}
+	if handler == nil {
+		delete(next, pattern)
+	} else {
+		next[pattern] = handler
+	}
+	mux, err := overrideMux(next, invalid)
+	if err != nil {
+		return err
+	}
+	c.handlers = next
+	if len(next) == 0 {
+		mux = nil
+	}
+	c.overrides.Store(mux)
+	return nil
+}
+
+// overrideMux registers the overrides on a ServeMux, which panics on a
+// bad pattern; that becomes an error.
+func overrideMux(handlers map[string]http.Handler, invalid error) (mux *http.ServeMux, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			mux, err = nil, fmt.Errorf("%w: Handle: %v", invalid, v)
+		}
+	}()
+	mux = http.NewServeMux()
+	for p, h := range handlers {
+		mux.Handle(p, h)
+	}
+	return mux, nil
+}
+
+// Override returns the mux that overrides r and the pattern that matched,
+// or nil. Serve r with the mux, which sets the path values.
+func (c *Core) Override(r *http.Request) (http.Handler, string) {
+	mux := c.overrides.Load()
+	if mux == nil {
+		return nil, ""
+	}
+	if _, pattern := mux.Handler(r); pattern != "" {
+		return mux, pattern
+	}
+	return nil, ""
+}
