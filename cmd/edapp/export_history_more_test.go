@@ -12,6 +12,7 @@ import (
 
 	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
 )
 
@@ -162,7 +163,7 @@ func TestHistoryDocQueries(t *testing.T) {
 	bothDBs(t, func(t *testing.T, url string) {
 		srv := edapptest.New(t)
 		t.Cleanup(srv.Close)
-		demo, err := srv.SeedDemo()
+		demo, err := fakedata.SeedDemo(srv)
 		if err != nil {
 			t.Fatal(err)
 		}
