@@ -84,10 +84,19 @@ func (s historyTrigger) apply(sh *shape) error {
 	if err != nil {
 		return err
 	}
-	for _, c := range t.Columns {
-		if _, ok := h.Column(c.Name); !ok {
-			return fmt.Errorf("%s: no column %s of %s", h.Name, c.Name, t.Name)
+	names := func(cs []Column) []string {
+		var out []string
+		for _, c := range cs {
+			if c.Name != "valid_from" && c.Name != "valid_to" {
+				out = append(out, c.Name)
+			}
 		}
+		return out
+	}
+	// A trigger names every column: one made from a shape of the table
+	// other than the current one would leave one out.
+	if !slices.Equal(names(s.History.Columns), names(h.Columns)) || !slices.Equal(names(h.Columns), names(t.Columns)) {
+		return fmt.Errorf("%s: the trigger's columns are not those of %s and %s", h.Name, h.Name, t.Name)
 	}
 	return nil
 }
