@@ -16,6 +16,7 @@ import (
 
 	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
@@ -156,7 +157,7 @@ func edappHistorySource(t *testing.T) *historySource {
 func scHistorySource(t *testing.T) *historySource {
 	srv, _ := exportFixture(t, 3)
 	sc := sctest.New(t)
-	if _, err := sc.SeedMigration(srv); err != nil {
+	if _, err := fakedata.SeedMigration(sc, srv); err != nil {
 		t.Fatal(err)
 	}
 	p := newEditingProxy(t, sc.Handler())
