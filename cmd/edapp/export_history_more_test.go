@@ -13,7 +13,7 @@ import (
 	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 )
 
 // historyVersion is the schema version that added the history tables.
@@ -58,7 +58,7 @@ func TestExportHistoryFromVersion19(t *testing.T) {
 		}
 
 		wantCode(t, s.export(t, old), exitOK)
-		checkHistoryInvariant(t, to, d, export.SourceEdApp)
+		checkHistoryInvariant(t, to, d, sqldest.SourceEdApp)
 		since := firstValue(t, to, `SELECT applied_at FROM edapp_schema WHERE version = 20`)
 		for _, h := range historyTables(t) {
 			tb := strings.TrimSuffix(h.Name, "_history")

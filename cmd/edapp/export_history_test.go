@@ -17,7 +17,7 @@ import (
 	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -140,7 +140,7 @@ func (s *historySource) update() { s.proxy.set(s.edits.apply) }
 func edappHistorySource(t *testing.T) *historySource {
 	srv, _ := exportFixture(t, 3)
 	p := newEditingProxy(t, srv.Handler())
-	return &historySource{name: export.SourceEdApp, proxy: p,
+	return &historySource{name: sqldest.SourceEdApp, proxy: p,
 		export: func(t *testing.T, url string, args ...string) result {
 			return runEnv(t, env{"EDAPP_API_TOKEN": srv.Token, "EDAPP_BASE_URL": p.URL}, append([]string{"export", "--db", url}, args...)...)
 		},
@@ -161,7 +161,7 @@ func scHistorySource(t *testing.T) *historySource {
 		t.Fatal(err)
 	}
 	p := newEditingProxy(t, sc.Handler())
-	s := &historySource{name: export.SourceSafetyCulture, proxy: p,
+	s := &historySource{name: sqldest.SourceSafetyCulture, proxy: p,
 		export: func(t *testing.T, url string, args ...string) result {
 			return runEnv(t, env{"SAFETYCULTURE_API_TOKEN": sc.Token, "SAFETYCULTURE_BASE_URL": p.URL}, append([]string{"export", "--source", "safetyculture", "--db", url}, args...)...)
 		}}
