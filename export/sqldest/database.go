@@ -152,7 +152,7 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 		x.Close()
 		return nil, err
 	}
-	if err := x.seedHistory(ctx); err != nil {
+	if err := seedHistory(ctx, x); err != nil {
 		x.Close()
 		return nil, err
 	}

@@ -280,19 +280,19 @@ func (x *Database) endKind(ctx context.Context, k *export.Kind, r *export.KindRe
 		cursor = started
 	}
 	var deleted int64
-	var versions historyCounts
+	var hist historyCounts
 	err = x.tx(ctx, func(tx *sql.Tx) (err error) {
 		if deleted, err = x.endWalk(ctx, tx, k.Name, c.walk.run, full, cursor, completed, nothingGone(c)); err != nil {
 			return err
 		}
-		versions, err = x.endHistory(ctx, tx, k.Name, c.walk)
+		hist, err = versions{x.d, x.source, x.historyKeep}.end(ctx, tx, k.Name, c.walk)
 		return err
 	})
 	if err != nil {
 		return "", err
 	}
-	r.VersionsOpened, r.VersionsClosed = versions.opened, versions.closed
-	return c.note(deleted) + versions.note() + "  table " + k.Name, nil
+	r.VersionsOpened, r.VersionsClosed = hist.opened, hist.closed
+	return c.note(deleted) + hist.note() + "  table " + k.Name, nil
 }
 
 // endWalk records a kind's walk complete within tx: after a full walk it

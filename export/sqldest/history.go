@@ -46,11 +46,19 @@ func hasHistory(table string) bool {
 // seedHistory gives the rows of the source's tables an open version in
 // their history, where it holds none of the source's (see
 // dbschema.SeedHistory), in a transaction of its own.
-func (x *Database) seedHistory(ctx context.Context) error {
+func seedHistory(ctx context.Context, x *Database) error {
 	return x.tx(ctx, func(tx *sql.Tx) error {
 		_, err := dbschema.SeedHistory(ctx, tx, x.d, x.source)
 		return err
 	})
+}
+
+// versions is what the end of a walk does to its history: a source's,
+// keeping versions for keep (0: for ever).
+type versions struct {
+	d      Dialect
+	source string
+	keep   time.Duration
 }
 
 // closeGone closes, at the walk's time, the open versions of the rows of
@@ -116,27 +124,27 @@ func inKeys(t *table, keys [][]string, f func(in string, args []any) error) erro
 // historyCounts are the versions a walk opened and closed.
 type historyCounts struct{ opened, closed int }
 
-// endHistory ends the kind's walk for its history, in the transaction
+// end ends the kind's walk for its history, in the transaction
 // that records it complete: it forgets the versions older than
-// historyKeep, and reads the walk's counts as it clears its time (so that
+// keep, and reads the walk's counts as it clears its time (so that
 // a write by hand afterwards takes its own).
-func (x *Database) endHistory(ctx context.Context, tx *sql.Tx, kind string, w walkState) (historyCounts, error) {
-	if x.historyKeep > 0 && !w.time.IsZero() {
-		if err := x.forgetVersions(ctx, tx, kind, w.time.Add(-x.historyKeep)); err != nil {
+func (v versions) end(ctx context.Context, tx *sql.Tx, kind string, w walkState) (historyCounts, error) {
+	if v.keep > 0 && !w.time.IsZero() {
+		if err := v.forget(ctx, tx, kind, w.time.Add(-v.keep)); err != nil {
 			return historyCounts{}, err
 		}
 	}
 	var opened, closed sql.NullInt64
-	err := tx.QueryRowContext(ctx, rebind(x.d, `UPDATE edapp_export_kinds SET walk_time = NULL WHERE source = ? AND kind = ? RETURNING versions_opened, versions_closed`), x.source, kind).Scan(&opened, &closed)
+	err := tx.QueryRowContext(ctx, rebind(v.d, `UPDATE edapp_export_kinds SET walk_time = NULL WHERE source = ? AND kind = ? RETURNING versions_opened, versions_closed`), v.source, kind).Scan(&opened, &closed)
 	if err == sql.ErrNoRows {
 		err = nil
 	}
 	return historyCounts{int(opened.Int64), int(closed.Int64)}, err
 }
 
-// forgetVersions deletes the source's versions of kind's history tables
+// forget deletes the source's versions of kind's history tables
 // closed before cutoff, but a key's latest.
-func (x *Database) forgetVersions(ctx context.Context, tx *sql.Tx, kind string, cutoff time.Time) error {
+func (v versions) forget(ctx context.Context, tx *sql.Tx, kind string, cutoff time.Time) error {
 	for _, name := range loadTables(kind) {
 		h, ok := dbschema.Lookup(name + "_history")
 		if !ok {
@@ -147,7 +155,7 @@ func (x *Database) forgetVersions(ctx context.Context, tx *sql.Tx, kind string, 
 			same = append(same, "later."+k+" = "+h.Name+"."+k)
 		}
 		q := `DELETE FROM ` + h.Name + ` WHERE source = ? AND valid_to IS NOT NULL AND valid_to < ? AND EXISTS (SELECT 1 FROM ` + h.Name + ` AS later WHERE ` + strings.Join(same, " AND ") + ` AND later.valid_from > ` + h.Name + `.valid_from)`
-		if _, err := tx.ExecContext(ctx, rebind(x.d, q), x.source, timeArg(x.d, cutoff)); err != nil {
+		if _, err := tx.ExecContext(ctx, rebind(v.d, q), v.source, timeArg(v.d, cutoff)); err != nil {
 			return err
 		}
 	}
