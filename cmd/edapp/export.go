@@ -37,7 +37,7 @@ type exportOptions struct {
 	OpenDatabase func(ctx context.Context, db *sql.DB, d sqldest.Dialect, opts ...sqldest.DatabaseOption) (*sqldest.Database, error)
 	OpenFiles    func(dir string, opts ...filedest.Option) (*filedest.Files, error)
 	// RunExport is the engine, for either source.
-	RunExport func(ctx context.Context, src export.Source, opts export.Options, dests ...export.Destination) (*export.Summary, error)
+	RunExport func(ctx context.Context, src export.Source, opts export.Options, dests ...export.Destination) (*export.Report, error)
 	Progress  func(ctx context.Context, bars bool) progress
 
 	flags  exportFlags
@@ -379,7 +379,7 @@ func exportRun(ctx context.Context, o *exportOptions) error {
 
 // exportDone reports a run's outcome: its stats and summary, and the
 // rejects exit code for records rejected.
-func exportDone(o *exportOptions, sum *export.Summary, prog progress, err error) error {
+func exportDone(o *exportOptions, sum *export.Report, prog progress, err error) error {
 	o.IO.stats.stats.exportDone(sum)
 	prog.wait()
 	rejected := printSummary(o.IO, sum)
@@ -391,7 +391,7 @@ func exportDone(o *exportOptions, sum *export.Summary, prog progress, err error)
 
 // printSummary writes a line per kind of the run, warns of records dated
 // in the future, and returns the records rejected in all.
-func printSummary(s *ioStreams, sum *export.Summary) (rejected int) {
+func printSummary(s *ioStreams, sum *export.Report) (rejected int) {
 	if sum == nil {
 		return 0
 	}
