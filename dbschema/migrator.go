@@ -217,7 +217,7 @@ func recreateMissing(ctx context.Context, conn *sql.Conn, d Dialect) (recreated 
 		if have[t.Name] {
 			continue
 		}
-		if err := execScript(ctx, conn, (CreateTable{t}).SQL(d)); err != nil {
+		if err := execScript(ctx, conn, append((CreateTable{t}).SQL(d), historyTriggerSQL(t.Name, d)...)); err != nil {
 			return nil, fmt.Errorf("dbschema: recreate %s: %w", t.Name, err)
 		}
 		recreated = append(recreated, t.Name)
