@@ -54,7 +54,9 @@ func (f analyticsFilter) match(userID, courseID, lessonID string, at time.Time) 
 }
 
 // visible reports whether a row recorded at recorded is published by now.
-func (s analyticsAPI) visible(recorded, now time.Time) bool { return !now.Before(recorded.Add(s.cfg.lag)) }
+func (s analyticsAPI) visible(recorded, now time.Time) bool {
+	return !now.Before(recorded.Add(s.cfg.lag))
+}
 
 // analyticsRead answers one analytics read whose rows are built whole:
 // paging, the filter, then the rows, under the read lock.
