@@ -61,6 +61,9 @@ func diffCells(d sqldest.Difference) diffText {
 		if e, s := str(p.EdAppEmail), str(p.SafetyCultureEmail); e != "" && s != "" && e != s {
 			t.person = e + " -> " + s
 		}
+		if p.Left {
+			t.person += " (left)"
+		}
 	}
 	if c := d.Course; c != nil {
 		t.course = firstOf(c.Title, c.EdAppID, c.SafetyCultureID)
@@ -84,6 +87,7 @@ func progressText(p *sqldest.ReportProgress) string {
 // JSON names it.
 var reportCSVHeader = []string{"category", "cause",
 	"person.edapp_id", "person.safetyculture_id", "person.edapp_email", "person.safetyculture_email", "person.first_name", "person.last_name",
+	"person.left",
 	"course.edapp_id", "course.safetyculture_id", "course.title", "course.edapp_external_id", "course.safetyculture_external_id",
 	"edapp.completed_at", "edapp.score", "safetyculture.completed_at", "safetyculture.score"}
 
@@ -104,7 +108,7 @@ func writeReportCSV(w io.Writer, r *sqldest.Report) error {
 		if c == nil {
 			c = &sqldest.ReportCourse{}
 		}
-		row = append(row, str(p.EdAppID), str(p.SafetyCultureID), str(p.EdAppEmail), str(p.SafetyCultureEmail), str(p.FirstName), str(p.LastName),
+		row = append(row, str(p.EdAppID), str(p.SafetyCultureID), str(p.EdAppEmail), str(p.SafetyCultureEmail), str(p.FirstName), str(p.LastName), leftCell(d.Person),
 			str(c.EdAppID), str(c.SafetyCultureID), str(c.Title), str(c.EdAppExternalID), str(c.SafetyCultureExternalID))
 		for _, pr := range []*sqldest.ReportProgress{d.EdApp, d.SafetyCulture} {
 			at, score := "", ""
@@ -135,6 +139,15 @@ func formulaSafe(s string) string {
 		return "'" + s
 	}
 	return s
+}
+
+// leftCell is a person's left as a cell: empty where the difference
+// concerns no person.
+func leftCell(p *sqldest.ReportPerson) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.FormatBool(p.Left)
 }
 
 func timeCell(t *time.Time) string {

@@ -30,6 +30,11 @@ import (
 // the tables held then.
 const historyVersion = 20
 
+// HistoryVersion is the schema version from which a database holds the
+// history tables (users_history and the others) and identities marks the
+// people who left (edapp_left, safetyculture_left).
+const HistoryVersion = historyVersion
+
 // historySteps are migration 20's.
 func historySteps() []Step {
 	steps := make([]Step, 0, len(historyTables)+6)

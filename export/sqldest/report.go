@@ -148,6 +148,10 @@ type ReportPerson struct {
 	SafetyCultureEmail *string `json:"safetyculture_email"`
 	FirstName          *string `json:"first_name"`
 	LastName           *string `json:"last_name"`
+	// Left is whether the person is gone from the users of a service that
+	// held them, known from users_history only (a database at
+	// dbschema.HistoryVersion or later; below it, always false).
+	Left bool `json:"left"`
 }
 
 // ReportCourse is a course as each service holds it.
@@ -225,10 +229,11 @@ func MigrationReport(ctx context.Context, db Querier, opts ...ReportOption) (*Re
 	if cfg.err != nil {
 		return nil, cfg.err
 	}
-	if err := reportReady(ctx, db); err != nil {
+	version, err := reportReady(ctx, db)
+	if err != nil {
 		return nil, err
 	}
-	in, err := readReportInput(ctx, db, cfg)
+	in, err := readReportInput(ctx, db, cfg, version >= dbschema.HistoryVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -244,15 +249,22 @@ func MigrationReport(ctx context.Context, db Querier, opts ...ReportOption) (*Re
 	return r, nil
 }
 
-// reportReady refuses a database the report cannot read truthfully.
-func reportReady(ctx context.Context, db Querier) error {
+// reportReady refuses a database the report cannot read truthfully; it
+// returns the database's schema version.
+func reportReady(ctx context.Context, db Querier) (int, error) {
 	var version int
 	if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM edapp_schema`).Scan(&version); err != nil {
-		return fmt.Errorf("schema version: %w", err)
+		return 0, fmt.Errorf("schema version: %w", err)
 	}
 	if version < dbschema.IdentityPairsVersion {
-		return fmt.Errorf("schema version %d, the report needs %d: %w", version, dbschema.IdentityPairsVersion, ErrIdentitiesStale)
+		return 0, fmt.Errorf("schema version %d, the report needs %d: %w", version, dbschema.IdentityPairsVersion, ErrIdentitiesStale)
 	}
+	return version, sourcesReady(ctx, db)
+}
+
+// sourcesReady refuses a database a source was never exported into, or
+// whose identities are older than what they are built from.
+func sourcesReady(ctx context.Context, db Querier) error {
 	var missing []string
 	for _, s := range []string{SourceEdApp, SourceSafetyCulture} {
 		var n int

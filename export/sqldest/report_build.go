@@ -267,7 +267,8 @@ func (b *reportBuilder) courseOrID(c *pairRow, edappID, scID string) *ReportCour
 // reportPerson is the person of ed (EdApp's side) and sc (SafetyCulture's).
 func reportPerson(ed, sc *pairRow) *ReportPerson {
 	return &ReportPerson{EdAppID: ptr(ed.edappID), SafetyCultureID: ptr(sc.scID), EdAppEmail: ptr(ed.edappHeld),
-		SafetyCultureEmail: ptr(sc.scHeld), FirstName: ptr(cmp.Or(ed.first, sc.scFirst)), LastName: ptr(cmp.Or(ed.last, sc.scLast))}
+		SafetyCultureEmail: ptr(sc.scHeld), FirstName: ptr(cmp.Or(ed.first, sc.scFirst)), LastName: ptr(cmp.Or(ed.last, sc.scLast)),
+		Left: ed.edappLeft || sc.scLeft}
 }
 
 func reportCourse(c *pairRow) *ReportCourse {
