@@ -217,7 +217,7 @@ func recreateMissing(ctx context.Context, conn *sql.Conn, d Dialect) (recreated 
 		if have[t.Name] {
 			continue
 		}
-		if err := execScript(ctx, conn, (CreateTable{t}).SQL(d)); err != nil {
+		if err := execScript(ctx, conn, (createTable{t}).SQL(d)); err != nil {
 			return nil, fmt.Errorf("dbschema: recreate %s: %w", t.Name, err)
 		}
 		recreated = append(recreated, t.Name)
@@ -340,7 +340,7 @@ func beginWaiting(ctx context.Context, conn *sql.Conn, stmt string) error {
 	deadline := time.Now().Add(sqliteLockWait)
 	for {
 		_, err := conn.ExecContext(ctx, stmt)
-		if err == nil || !SQLiteBusy(err) || time.Now().After(deadline) {
+		if err == nil || !sqliteBusy(err) || time.Now().After(deadline) {
 			return err
 		}
 		select {
@@ -351,10 +351,10 @@ func beginWaiting(ctx context.Context, conn *sql.Conn, stmt string) error {
 	}
 }
 
-// SQLiteBusy reports whether err is SQLite's SQLITE_BUSY, extended codes
+// sqliteBusy reports whether err is SQLite's SQLITE_BUSY, extended codes
 // included: another connection holds the lock it needed. It knows the
 // drivers that give their errors a Code() int method (modernc.org/sqlite).
-func SQLiteBusy(err error) bool {
+func sqliteBusy(err error) bool {
 	var coded interface{ Code() int }
 	return errors.As(err, &coded) && coded.Code()&0xff == 5
 }

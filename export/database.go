@@ -13,6 +13,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/internal/dbwrite"
 )
 
 // Dialect is a database's SQL dialect.
@@ -85,7 +86,7 @@ type Database struct {
 	seenRun    int64                 // the write under way: the full walk whose seen keys it records; 0 for none
 	known      map[string]*knownRows // the write under way: its kind's known (see changed)
 	ckpt       *checkpointer         // SQLite's: nil when the connection checkpoints its own commits
-	rejects    []dbschema.Reject     // the write under way: its rows rejected so far
+	rejects    []dbwrite.Reject      // the write under way: its rows rejected so far
 	heldKeys   rejectKeys            // the write under way: its kind's dbKind.held
 	accepted   rejectList            // the write under way: the record keys of held it wrote, by table
 	span       *span                 // SQLite's: the groups' writes not yet committed
@@ -263,7 +264,7 @@ func (x *Database) Close() error {
 	return errors.Join(spanErr, x.conn.Close())
 }
 
-func (x *Database) q(query string) string { return dbschema.Rebind(x.d, query) }
+func (x *Database) q(query string) string { return dbwrite.Rebind(x.d, query) }
 
 // lock takes the database for the source, and numbers this run among
 // the source's.
@@ -402,7 +403,7 @@ func (x *Database) timeArg(t time.Time) any {
 		return nil
 	}
 	if x.d == SQLite {
-		return t.UTC().Format(dbschema.TimeLayout)
+		return t.UTC().Format(dbwrite.TimeLayout)
 	}
 	return t.UTC()
 }

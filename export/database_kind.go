@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/internal/dbwrite"
 )
 
 // Resume continues a walk an interrupted run left, or starts an
@@ -168,7 +169,7 @@ func (x *Database) write(ctx context.Context, c *dbKind, b *Batch) error {
 		c.fresh = false // a key the walk repeats: upsert from now on
 		n, err = x.writeBatch(ctx, c, b)
 	}
-	if dbschema.IsDataError(err) && ctx.Err() == nil {
+	if dbwrite.IsDataError(err) && ctx.Err() == nil {
 		x.rowByRow = true
 		n, err = x.writeBatch(ctx, c, b)
 		x.rowByRow = false
@@ -211,7 +212,7 @@ func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *Batch) (n batch
 		if err := x.clearAccepted(ctx, tx); err != nil {
 			return err
 		}
-		if err := dbschema.InsertRejects(ctx, tx, x.d, x.rejects); err != nil {
+		if err := dbwrite.InsertRejects(ctx, tx, x.d, x.rejects); err != nil {
 			return err
 		}
 		wrote := n.written > 0
@@ -469,11 +470,11 @@ func (x *Database) heldRejects(ctx context.Context, kind string) (rejectKeys, er
 func (x *Database) clearAccepted(ctx context.Context, tx *sql.Tx) error {
 	refused := map[[2]string]bool{}
 	for _, r := range x.rejects {
-		refused[[2]string{r.Kind, dbschema.RecordKey(r.Identity, r.Raw)}] = true
+		refused[[2]string{r.Kind, dbwrite.RecordKey(r.Identity, r.Raw)}] = true
 	}
 	for table, keys := range x.accepted {
 		keys = slices.DeleteFunc(keys, func(k string) bool { return refused[[2]string{table, k}] })
-		if err := dbschema.ClearRejects(ctx, tx, x.d, x.source, table, keys); err != nil {
+		if err := dbwrite.ClearRejects(ctx, tx, x.d, x.source, table, keys); err != nil {
 			return err
 		}
 	}

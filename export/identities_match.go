@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/internal/dbwrite"
 )
 
 // match pairs each EdApp entity with at most one SafetyCulture entity: by
@@ -136,7 +136,7 @@ edapp_email, safetyculture_email, edapp_title, safetyculture_title) VALUES ` +
 				args = append(args, nil, nil, null(r.edappHeld), null(r.scHeld))
 			}
 		}
-		if _, err := tx.ExecContext(ctx, dbschema.Rebind(d, q), args...); err != nil {
+		if _, err := tx.ExecContext(ctx, dbwrite.Rebind(d, q), args...); err != nil {
 			return err
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/internal/dbwrite"
 	"github.com/edapp-go/edapp/safetyculture"
 )
 
@@ -52,7 +52,7 @@ func rawOfRecord(v any) []byte {
 		}
 		raw = c.Bytes()
 	}
-	return []byte(dbschema.ValidUTF8(string(raw)))
+	return []byte(dbwrite.ValidUTF8(string(raw)))
 }
 
 // extraOfRecord is the Extra of a SafetyCulture record, every one of

@@ -226,7 +226,7 @@ func TestMigrateAddsTheBudgetTable(t *testing.T) {
 		if err := db.QueryRow(`SELECT COUNT(*) FROM edapp_export_budget`).Scan(&n); err != nil {
 			t.Fatalf("the budget table: %v", err)
 		}
-		if err := db.QueryRow(`SELECT MAX(version) FROM edapp_schema`).Scan(&v); err != nil || v != dbschema.Latest() {
+		if err := db.QueryRow(`SELECT MAX(version) FROM edapp_schema`).Scan(&v); err != nil || v != latestVersion() {
 			t.Errorf("schema version %d, %v", v, err)
 		}
 		if err := db.QueryRow(`SELECT COUNT(*) FROM users WHERE name = 'kept' AND source = 'edapp'`).Scan(&n); err != nil || n != 1 {

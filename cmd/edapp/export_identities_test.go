@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -215,7 +214,7 @@ func TestIdentitiesRebuiltOnlyWhenTheirInputsChanged(t *testing.T) {
 			t.Error("the run after the interrupted one left identities unbuilt")
 		}
 		var email string
-		if err := db.QueryRow(dbschema.Rebind(d, `SELECT email FROM identities WHERE edapp_id = ?`), renamed).Scan(&email); err != nil || email != "renamed@example.org" {
+		if err := db.QueryRow(rebind(d, `SELECT email FROM identities WHERE edapp_id = ?`), renamed).Scan(&email); err != nil || email != "renamed@example.org" {
 			t.Errorf("the renamed person's email in identities: %q, %v", email, err)
 		}
 

@@ -54,7 +54,7 @@ func TestExportDBStoresInvalidUTF8AndLongValues(t *testing.T) {
 		wantCode(t, r, exitOK)
 		db, dialect := openTestDB(t, url)
 		var first, raw, external string
-		if err := db.QueryRow(dbschema.Rebind(dialect, `SELECT first_name, raw FROM users WHERE id = ?`), "u-latin").Scan(&first, &raw); err != nil {
+		if err := db.QueryRow(rebind(dialect, `SELECT first_name, raw FROM users WHERE id = ?`), "u-latin").Scan(&first, &raw); err != nil {
 			t.Fatal(err)
 		}
 		var kept map[string]any
@@ -62,7 +62,7 @@ func TestExportDBStoresInvalidUTF8AndLongValues(t *testing.T) {
 		if err != nil || first != "Ren\uFFFD" || !utf8.ValidString(raw) || !strings.Contains(raw, "caf\uFFFD\uFFFD") {
 			t.Errorf("first_name %q, raw %s (%v): want each bad byte as U+FFFD", first, raw, err)
 		}
-		if err := db.QueryRow(dbschema.Rebind(dialect, `SELECT name FROM users WHERE id = ?`), "u-long").Scan(&external); err != nil || external != long {
+		if err := db.QueryRow(rebind(dialect, `SELECT name FROM users WHERE id = ?`), "u-long").Scan(&external); err != nil || external != long {
 			t.Errorf("name of %d bytes, %v; want %d", len(external), err, len(long))
 		}
 	})
@@ -91,13 +91,13 @@ func readRejects(t *testing.T, db *sql.DB) []rejectRow {
 
 // TestExportDBRejectsRecordsWithoutUsableIdentity: ids sent as numbers
 // keep their text; a record whose id is missing, empty or neither a
-// string nor a number, or whose key is over dbschema.MaxKeyBytes, goes to
+// string nor a number, or whose key is over maxKeyBytes, goes to
 // rejects, never under the key ”. The run exits 3 and --stats counts them.
 func TestExportDBRejectsRecordsWithoutUsableIdentity(t *testing.T) {
 	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 0)
-		longID, longField := strings.Repeat("i", dbschema.MaxKeyBytes+1), strings.Repeat("f", dbschema.MaxKeyBytes+1)
+		longID, longField := strings.Repeat("i", maxKeyBytes+1), strings.Repeat("f", maxKeyBytes+1)
 		serveUsers(t, srv, `{"id":42,"name":"n42"}`, `{"id":43,"name":"n43"}`, `{"name":"no id"}`, `{"id":"","name":"empty"}`,
 			`{"id":true,"name":"bool"}`, `{"id":"`+longID+`","name":"long"}`, `{"id":"ok","name":"ok","customFields":{"`+longField+`":"v","site":"Perth"}}`)
 		stats := t.TempDir() + "/stats.json"
@@ -261,7 +261,7 @@ func TestExportDBRecreatesADroppedTable(t *testing.T) {
 	})
 }
 
-// TestExportDBBoundsIndexedValues: a value over dbschema.MaxIndexedBytes
+// TestExportDBBoundsIndexedValues: a value over maxIndexedBytes
 // in an indexed column (users.external_id), which PostgreSQL's B-tree
 // would refuse with its row, is stored as NULL there, on a first run (the
 // index built after the load) and on a re-run (the index in place); the
@@ -270,7 +270,7 @@ func TestExportDBBoundsIndexedValues(t *testing.T) {
 	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 0)
-		long := incompressible(3 * dbschema.MaxIndexedBytes) // PostgreSQL compresses an index entry first
+		long := incompressible(3 * maxIndexedBytes) // PostgreSQL compresses an index entry first
 		serveUsers(t, srv, `{"id":"a","name":"a","externalId":"`+long+`"}`, `{"id":"b","name":"b","externalId":"short"}`)
 		for run := 1; run <= 2; run++ {
 			r := runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users")
@@ -334,7 +334,7 @@ func readKeptRejects(t *testing.T, db *sql.DB) map[string]keptReject {
 // TestExportDBKeepsOneRejectPerRecord: three runs that refuse the same
 // records (one the database refuses, one with no identity, one of 4 MB)
 // leave one row each, counting 3; the 4 MB body is kept cut, within
-// dbschema.MaxRejectRawBytes, its size in raw_bytes; a record accepted
+// maxRejectRawBytes, its size in raw_bytes; a record accepted
 // by a later run has its row removed, and the others count 4.
 func TestExportDBKeepsOneRejectPerRecord(t *testing.T) {
 	t.Parallel()
@@ -351,10 +351,10 @@ func TestExportDBKeepsOneRejectPerRecord(t *testing.T) {
 		if len(got) != 3 || got["u-bad"].count != 3 || got[""].count != 3 || got["u-huge"].count != 3 {
 			t.Fatalf("rejects %v, want u-bad, u-huge and the one without identity, 3 times each", summarise(got))
 		}
-		if r := got["u-huge"]; len(r.raw) > dbschema.MaxRejectRawBytes || len(r.raw) < dbschema.MaxRejectRawBytes/2 ||
+		if r := got["u-huge"]; len(r.raw) > maxRejectRawBytes || len(r.raw) < maxRejectRawBytes/2 ||
 			r.rawBytes < 4<<20 || !strings.HasPrefix(r.raw, `"{\"id\":\"u-huge\"`) {
 			t.Errorf("the 4 MB reject kept %d bytes (%.40s), raw_bytes %d: want at most %d, and its size", len(r.raw), r.raw, r.rawBytes,
-				dbschema.MaxRejectRawBytes)
+				maxRejectRawBytes)
 		}
 		serveUsers(t, srv, `{"id":"u-bad","name":"good now"}`, `{"name":"no id"}`, huge, `{"id":"ok","name":"ok"}`)
 		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users"), exitRejected)
@@ -382,15 +382,15 @@ func TestMigrateFoldsRejectsByRecord(t *testing.T) {
 	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		db, d := openTestDB(t, url)
-		schemaAt(t, db, d, dbschema.RejectsByRecordVersion-1)
+		schemaAt(t, db, d, rejectsByRecordVersion-1)
 		at := func(day int) any {
 			tm := time.Date(2026, 3, day, 9, 0, 0, 0, time.UTC)
 			if d == dbschema.SQLite {
-				return tm.Format(dbschema.TimeLayout)
+				return tm.Format(sqliteTimeLayout)
 			}
 			return tm
 		}
-		insert := dbschema.Rebind(d, `INSERT INTO rejects (source, kind, identity, reason, raw, run, rejected_at) VALUES ('edapp', 'users', ?, ?, '{}', ?, ?)`)
+		insert := rebind(d, `INSERT INTO rejects (source, kind, identity, reason, raw, run, rejected_at) VALUES ('edapp', 'users', ?, ?, '{}', ?, ?)`)
 		for i, identity := range []any{"u1", nil, "u1", nil, "u1", "u2"} {
 			if _, err := db.Exec(insert, identity, fmt.Sprint("reason ", i), i+1, at(i+1)); err != nil {
 				t.Fatal(err)

@@ -1,0 +1,67 @@
+package dbschema
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// maxExported bounds the package's public API: the schema and its
+// migrator, nothing else (value cleaners, error classifiers and the
+// rejects table belong to the code that writes rows).
+const maxExported = 30
+
+// TestExportedIdentifiers counts the package's exported top-level
+// identifiers (types, functions, constants and variables; methods and
+// fields belong to their type) with go/ast.
+func TestExportedIdentifiers(t *testing.T) {
+	t.Parallel()
+	pkgs, err := parser.ParseDir(token.NewFileSet(), ".", func(fi fs.FileInfo) bool {
+		// url.go, the database URL parsing, is moving to the command.
+		return !strings.HasSuffix(fi.Name(), "_test.go") && fi.Name() != "url.go"
+	}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range pkgs["dbschema"].Files {
+		names = append(names, exportedNames(f)...)
+	}
+	slices.Sort(names)
+	if len(names) > maxExported {
+		t.Errorf("dbschema exports %d identifiers, at most %d: %v", len(names), maxExported, names)
+	}
+}
+
+// exportedNames are the exported top-level identifiers f declares.
+func exportedNames(f *ast.File) []string {
+	var out []string
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil && d.Name.IsExported() {
+				out = append(out, d.Name.Name)
+			}
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					if s.Name.IsExported() {
+						out = append(out, s.Name.Name)
+					}
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						if n.IsExported() {
+							out = append(out, n.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
