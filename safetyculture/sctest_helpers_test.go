@@ -13,7 +13,7 @@ import (
 
 // migratedFake is an sctest fake seeded as the migrated copy of a small
 // edapptest account, and the Migration that names its ids.
-func migratedFake(t testing.TB, opts ...sctest.Option) (*sctest.Server, *sctest.Migration) {
+func migratedFake(t testing.TB, opts ...sctest.Option) (*sctest.Server, *fakedata.Migration) {
 	t.Helper()
 	moved := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	ed := edapptest.New(t, edapptest.WithClock(func() time.Time { return moved }))
@@ -21,7 +21,7 @@ func migratedFake(t testing.TB, opts ...sctest.Option) (*sctest.Server, *sctest.
 		t.Fatal(err)
 	}
 	fake := sctest.New(t, opts...)
-	m, err := fake.SeedMigration(ed)
+	m, err := fakedata.SeedMigration(fake, ed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edapp-go/edapp/edapptest/fakedata"
+
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -45,7 +47,7 @@ func TestExportDeadlineEndsAStalledSafetyCultureFeed(t *testing.T) {
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 3)
 		sc := sctest.New(t)
-		if _, err := sc.SeedMigration(srv); err != nil {
+		if _, err := fakedata.SeedMigration(sc, srv); err != nil {
 			t.Fatal(err)
 		}
 		var stalled atomic.Bool

@@ -743,7 +743,7 @@ func TestExportDBCountsRowsTheDatabaseWrote(t *testing.T) {
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 3)
 		sc := sctest.New(t)
-		if _, err := sc.SeedMigration(srv); err != nil {
+		if _, err := fakedata.SeedMigration(sc, srv); err != nil {
 			t.Fatal(err)
 		}
 		ctx := context.Background()

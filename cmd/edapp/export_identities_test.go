@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/edapp-go/edapp/edapptest/fakedata"
+
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
@@ -45,7 +47,7 @@ func TestIdentitiesMatchTheMigratedAccount(t *testing.T) {
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 12)
 		sc := sctest.New(t)
-		mig, err := sc.SeedMigration(srv)
+		mig, err := fakedata.SeedMigration(sc, srv)
 		if err != nil {
 			t.Fatal(err)
 		}

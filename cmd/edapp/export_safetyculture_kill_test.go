@@ -39,7 +39,7 @@ func TestSafetyCultureExportDBKillLoop(t *testing.T) {
 				t.Fatal(err)
 			}
 			sc := sctest.New(t, sctest.WithLatency(10*time.Millisecond))
-			if _, err := sc.SeedMigration(srv); err != nil {
+			if _, err := fakedata.SeedMigration(sc, srv); err != nil {
 				t.Fatal(err)
 			}
 			dbURL := d.url(t)

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/edapp-go/edapp/edapptest/fakedata"
+
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
@@ -62,7 +64,7 @@ func TestMigrateReportScoreLostIsNull(t *testing.T) {
 	url := dbtest.SQLite(t)
 	srv := migrationFixture(t, 10)
 	sc := sctest.New(t)
-	if _, err := sc.SeedMigration(srv); err != nil {
+	if _, err := fakedata.SeedMigration(sc, srv); err != nil {
 		t.Fatal(err)
 	}
 	exportBoth(t, srv, sc, url)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edapp-go/edapp/edapptest/fakedata"
+
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
@@ -82,7 +84,7 @@ func TestExportBothSourcesAtOnce(t *testing.T) {
 		srv, _ := exportFixture(t, 5)
 		srv.SetLatency(20 * time.Millisecond)
 		sc := sctest.New(t, sctest.WithLatency(20*time.Millisecond))
-		if _, err := sc.SeedMigration(srv); err != nil {
+		if _, err := fakedata.SeedMigration(sc, srv); err != nil {
 			t.Fatal(err)
 		}
 		cmds := []*exec.Cmd{exportChild(srv, 0, "--db", url), childWith(scEnv(sc), 0, "--source", "safetyculture", "--db", url)}
@@ -130,7 +132,7 @@ func TestSafetyCultureExportFiles(t *testing.T) {
 	t.Parallel()
 	srv, _ := exportFixture(t, 5)
 	sc := sctest.New(t)
-	if _, err := sc.SeedMigration(srv); err != nil {
+	if _, err := fakedata.SeedMigration(sc, srv); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/edapp-go/edapp/edapptest/fakedata"
+
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/safetyculture"
@@ -131,7 +133,7 @@ func TestExportBothSourcesIntoOneDatabase(t *testing.T) {
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 5)
 		sc := sctest.New(t)
-		if _, err := sc.SeedMigration(srv); err != nil {
+		if _, err := fakedata.SeedMigration(sc, srv); err != nil {
 			t.Fatal(err)
 		}
 		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url), exitOK)

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/edapp-go/edapp/edapptest/fakedata"
+
 	"github.com/edapp-go/edapp/cmd/edapp/internal/fakeserve"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
@@ -49,11 +51,11 @@ func (sc *safetyCultureFlags) serve(edappFake *edapptest.Server, h http.Handler,
 	if err != nil {
 		return nil, nil, err
 	}
-	var opts []sctest.MigrationOption
+	var opts []fakedata.MigrationOption
 	if sc.noAnomalies {
-		opts = append(opts, sctest.NoAnomalies())
+		opts = append(opts, fakedata.NoAnomalies())
 	}
-	m, err := scFake.SeedMigration(edappFake, opts...)
+	m, err := fakedata.SeedMigration(scFake, edappFake, opts...)
 	if err != nil {
 		scFake.Close()
 		return nil, nil, err

@@ -3,6 +3,8 @@ package main
 import (
 	"testing"
 
+	"github.com/edapp-go/edapp/edapptest/fakedata"
+
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
@@ -27,7 +29,7 @@ func TestIdentitiesEmailNormalisation(t *testing.T) {
 		}
 		sc, twin := sctest.New(t), sctest.New(t)
 		for _, s := range []*sctest.Server{sc, twin} {
-			if _, err := s.SeedMigration(srv, sctest.NoAnomalies()); err != nil {
+			if _, err := fakedata.SeedMigration(s, srv, fakedata.NoAnomalies()); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/edapp-go/edapp/edapptest/fakedata"
+
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -22,7 +24,7 @@ func movedDB(t *testing.T, url string) {
 	t.Helper()
 	srv := migrationFixture(t, 12)
 	sc := sctest.New(t)
-	if _, err := sc.SeedMigration(srv); err != nil {
+	if _, err := fakedata.SeedMigration(sc, srv); err != nil {
 		t.Fatal(err)
 	}
 	exportBoth(t, srv, sc, url)

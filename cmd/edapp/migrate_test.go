@@ -119,7 +119,7 @@ func exportBoth(t *testing.T, srv *edapptest.Server, sc *sctest.Server, url stri
 }
 
 // plantedDiffs is the differences mig planted, keyed as diffKeys keys them.
-func plantedDiffs(t *testing.T, url string, mig *sctest.Migration) map[string][]string {
+func plantedDiffs(t *testing.T, url string, mig *fakedata.Migration) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
 	add := func(cat, k string) { out[cat] = append(out[cat], k) }
@@ -177,7 +177,7 @@ func plantedDiffs(t *testing.T, url string, mig *sctest.Migration) map[string][]
 }
 
 // scoreLost adds the carried completions whose EdApp score did not arrive.
-func scoreLost(t *testing.T, url string, mig *sctest.Migration, left map[string]bool, add func(string, string)) {
+func scoreLost(t *testing.T, url string, mig *fakedata.Migration, left map[string]bool, add func(string, string)) {
 	scored := map[string]bool{}
 	for _, r := range rowsOf(t, url, `SELECT user_id, course_id FROM course_progress WHERE source = 'edapp' AND score > 0`) {
 		scored[r[0]+" "+r[1]] = true
@@ -209,13 +209,13 @@ func edappIDOf(ids map[string]string, scID string) string {
 // behind and the activity after the move), and its totals add up.
 func TestMigrateReportFindsThePlantedDifferences(t *testing.T) {
 	t.Parallel()
-	for name, opts := range map[string][]sctest.MigrationOption{"planted": nil, "no anomalies": {sctest.NoAnomalies()}} {
+	for name, opts := range map[string][]fakedata.MigrationOption{"planted": nil, "no anomalies": {fakedata.NoAnomalies()}} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			bothDBs(t, func(t *testing.T, url string) {
 				srv := migrationFixture(t, 60)
 				sc := sctest.New(t)
-				mig, err := sc.SeedMigration(srv, opts...)
+				mig, err := fakedata.SeedMigration(sc, srv, opts...)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -246,7 +246,7 @@ func TestMigrateReportFindsThePlantedDifferences(t *testing.T) {
 // wantOnePerson checks that the cross-service query of docs/export-database.md counts a
 // person whose email changed once, under EdApp's email, with courses
 // completed in both services.
-func wantOnePerson(t *testing.T, url string, u *sctest.PersonChange) {
+func wantOnePerson(t *testing.T, url string, u *fakedata.PersonChange) {
 	t.Helper()
 	rows := rowsOf(t, url, `SELECT person, COUNT(DISTINCT source) AS services FROM training_completions
 WHERE person_id = (SELECT person_id FROM people WHERE edapp_id = '`+u.EdAppUserID+`')
@@ -278,11 +278,11 @@ func TestMigrateReportFindsDifferencesPlantedByTheTest(t *testing.T) {
 	bothDBs(t, func(t *testing.T, url string) {
 		srv := migrationFixture(t, 30)
 		sc, twin := sctest.New(t), sctest.New(t)
-		mig, err := sc.SeedMigration(srv, sctest.NoAnomalies())
+		mig, err := fakedata.SeedMigration(sc, srv, fakedata.NoAnomalies())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := twin.SeedMigration(srv, sctest.NoAnomalies()); err != nil {
+		if _, err := fakedata.SeedMigration(twin, srv, fakedata.NoAnomalies()); err != nil {
 			t.Fatal(err)
 		}
 		dropped, moved := mig.Carried[0], mig.Carried[len(mig.Carried)-1]
@@ -344,7 +344,7 @@ func TestMigrateReportFindsDifferencesPlantedByTheTest(t *testing.T) {
 // plantEdAppOnlyCourse adds a course to EdApp only, which learner
 // completes; it returns the course's id and the completion as diffKeys
 // keys it.
-func plantEdAppOnlyCourse(t *testing.T, srv *edapptest.Server, mig *sctest.Migration, learner string) (string, string) {
+func plantEdAppOnlyCourse(t *testing.T, srv *edapptest.Server, mig *fakedata.Migration, learner string) (string, string) {
 	t.Helper()
 	courseID, lessonIDs, err := srv.AddCourse(edapptest.CourseSpec{Title: "Ladder Safety", Lessons: []edapptest.LessonSpec{{Title: "Footing"}}})
 	if err != nil {
@@ -364,8 +364,8 @@ func plantEdAppOnlyCourse(t *testing.T, srv *edapptest.Server, mig *sctest.Migra
 	return courseID, "completion " + learner + "/" + mig.Users[learner] + " " + courseID + "/ cause course_edapp_only"
 }
 
-func hasCompletion(mig *sctest.Migration, scUser string) bool {
-	return slices.ContainsFunc(mig.Carried, func(c sctest.Completion) bool { return c.UserID == scUser })
+func hasCompletion(mig *fakedata.Migration, scUser string) bool {
+	return slices.ContainsFunc(mig.Carried, func(c fakedata.Completion) bool { return c.UserID == scUser })
 }
 
 // rewriteFeed answers a feed's pages as twin does, each row passed

@@ -21,7 +21,7 @@ import (
 type demo struct {
 	edapp *edapptest.Server
 	sc    *sctest.Server
-	m     *sctest.Migration
+	m     *fakedata.Migration
 }
 
 func (d *demo) Close() { d.sc.Close(); d.edapp.Close() }
@@ -63,7 +63,7 @@ func newDemo() (*demo, error) {
 		return nil, err
 	}
 	d.sc = sc
-	if d.m, err = sc.SeedMigration(d.edapp); err != nil {
+	if d.m, err = fakedata.SeedMigration(sc, d.edapp); err != nil {
 		d.Close()
 		return nil, err
 	}

@@ -17,12 +17,11 @@
 //
 // # One company, two services
 //
-// SeedMigration fills the fake with the migrated copy of an edapptest
-// account: the same people under new ids, completions carried over as
-// SafetyCulture's migration carries them, planted differences (unless
-// NoAnomalies) and activity that happened only after the move. The
-// Migration it returns names every id involved, so that a test can assert
-// exactly the differences a comparison of the two services should find.
+// fakedata.SeedMigration fills the fake with the migrated copy of an
+// edapptest account, through the seeding methods: the same people under
+// new ids, completions carried over as SafetyCulture's migration carries
+// them, planted differences and activity that happened only after the
+// move, each named in the Migration it returns.
 //
 // # Routes and shapes
 //
@@ -31,7 +30,7 @@
 //
 //   - GET /accounts/user/v1/user:WhoAmI answers {user_id, organisation_id,
 //     firstname, lastname}: the token's owner, the first user added (the
-//     first account admin after SeedMigration).
+//     one added with [UserSpec.Owner]).
 //   - The catalogue and the analytics answer camelCase, page (1-based,
 //     default 1) and pageSize (or page_size; default 25, at most 1000; a
 //     bad value gets 400) with {totalCount, items}; the lessons of a

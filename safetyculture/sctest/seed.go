@@ -30,6 +30,7 @@ type UserSpec struct {
 	ExternalID                     string // the training side's user_external_id
 	SeatType                       string
 	Inactive                       bool
+	Owner                          bool // the user owns the token (by default the first user added does)
 	LastSeenAt, CreatedAt          time.Time
 }
 
@@ -63,7 +64,7 @@ func (st *store) addUser(spec UserSpec, now time.Time) (string, error) {
 	}
 	st.users.add(u.id, u)
 	st.userByEmail[email] = u
-	if st.ownerID == "" {
+	if st.ownerID == "" || spec.Owner {
 		st.ownerID = u.id
 	}
 	return u.id, nil
@@ -161,3 +162,22 @@ func (st *store) addMember(list *[]memberKey, k memberKey) {
 		*list = append(*list, k)
 	}
 }
+
+// UserCount is the number of users the fake holds.
+func (s *Server) UserCount() int {
+	n := 0
+	s.read(func(st *store, _ time.Time) { n = len(st.users.order) })
+	return n
+}
+
+// AdvanceClock moves the fake's clock on by d, on top of WithClock's, as
+// when a seeded history ends after the clock's time. A negative d does
+// nothing.
+func (s *Server) AdvanceClock(d time.Duration) {
+	if d > 0 {
+		s.ahead.Add(int64(d))
+	}
+}
+
+// Now reads the fake's clock: WithClock's, moved on by AdvanceClock.
+func (s *Server) Now() time.Time { return s.now() }

@@ -60,6 +60,30 @@ func (st *store) setProgress(spec ProgressSpec, now time.Time) error {
 	return nil
 }
 
+// LessonProgressSpec is one user's progress in one lesson, for
+// SetLessonProgress. Scored says whether Score was recorded.
+type LessonProgressSpec struct {
+	UserID, LessonID      string
+	OpenedAt, CompletedAt time.Time
+	Score                 float64
+	Scored                bool
+}
+
+// SetLessonProgress records (or replaces) a user's progress in a lesson,
+// as a migration imports it: no attempt, no event.
+func (s *Server) SetLessonProgress(spec LessonProgressSpec) error {
+	return s.write(func(st *store, now time.Time) error {
+		_, l, err := st.userLesson(spec.UserID, spec.LessonID)
+		if err != nil {
+			return err
+		}
+		lp := st.analytics.lessonProgressOf(ulKey{spec.UserID, l.id}, l.courseID, now)
+		lp.opened, lp.completed = orNow(spec.OpenedAt, spec.CompletedAt), spec.CompletedAt
+		lp.score, lp.hasScore = spec.Score, spec.Scored
+		return nil
+	})
+}
+
 func (st *store) putProgress(k ucKey, p *courseProgress) {
 	if st.progress[k] == nil {
 		st.progressKeys = append(st.progressKeys, k)

@@ -33,8 +33,7 @@ type Server struct {
 
 	mu sync.RWMutex // guards st
 	st *store
-	// ahead is how far SeedMigration moved the fake's clock on, to date
-	// the activity after a move that only just happened (see Migration).
+	// ahead is how far AdvanceClock moved the fake's clock on.
 	ahead atomic.Int64
 
 	deliveries deliveryLog

@@ -2,6 +2,7 @@ package sctest
 
 import (
 	"cmp"
+	"fmt"
 	"net/http"
 	"slices"
 	"time"
@@ -37,6 +38,21 @@ func (s *Server) Assignments(courseID string) []Assignment {
 		return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.ID, b.ID))
 	})
 	return out
+}
+
+// AddAssignment assigns a course to a user, group or site, as the
+// course's assignments write does.
+func (s *Server) AddAssignment(courseID string, a Assignment) error {
+	return s.write(func(st *store, _ time.Time) error {
+		if st.courses.get(courseID) == nil || !st.assigneeExists(a.Type, a.ID) {
+			return fmt.Errorf("%w: course %q or assignee %s %q", ErrNotFound, courseID, a.Type, a.ID)
+		}
+		if st.assignments[courseID] == nil {
+			st.assignments[courseID] = map[Assignment]bool{}
+		}
+		st.assignments[courseID][a] = true
+		return nil
+	})
 }
 
 // putAssignments answers PUT /training/courses/v1/{courseId}/assignments:

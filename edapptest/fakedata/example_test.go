@@ -1,4 +1,4 @@
-package sctest_test
+package fakedata_test
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 
 // One company in the middle of its move: the EdApp account, and its
 // migrated copy in SafetyCulture with the planted differences listed.
-func ExampleServer_SeedMigration() {
+func ExampleSeedMigration() {
 	moved := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	edappFake, err := edapptest.NewServer(edapptest.WithClock(func() time.Time { return moved }))
 	if err != nil {
@@ -28,7 +28,7 @@ func ExampleServer_SeedMigration() {
 		panic(err)
 	}
 	defer fake.Close()
-	m, err := fake.SeedMigration(edappFake)
+	m, err := fakedata.SeedMigration(fake, edappFake)
 	if err != nil {
 		panic(err)
 	}

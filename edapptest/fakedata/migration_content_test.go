@@ -1,4 +1,4 @@
-package sctest_test
+package fakedata_test
 
 import "testing"
 

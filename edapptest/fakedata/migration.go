@@ -1,15 +1,15 @@
-package sctest
+package fakedata
 
 import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/internal/opt"
+	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
 // Migration describes the account SeedMigration built: how the EdApp ids
@@ -120,15 +120,16 @@ func NoAnomalies() MigrationOption {
 func WithMigrationSeed(seed string) MigrationOption {
 	return func(c *migrationConfig) error {
 		if seed == "" {
-			return fmt.Errorf("sctest: WithMigrationSeed: empty seed: %w", edapp.ErrInvalidInput)
+			return fmt.Errorf("fakedata: WithMigrationSeed: empty seed: %w", edapp.ErrInvalidInput)
 		}
 		c.seed = seed
 		return nil
 	}
 }
 
-// SeedMigration fills an empty fake with the migrated copy of the EdApp
-// fake's account, as SafetyCulture's migration carries it:
+// SeedMigration fills an empty SafetyCulture fake with the migrated copy
+// of the EdApp fake's account, as SafetyCulture's migration carries it,
+// through the fake's seeding methods:
 //
 //   - the same people (same email and external id; blank names become
 //     "NA") under new ids, user_ and 32 hex digits, derived from the EdApp
@@ -144,24 +145,21 @@ func WithMigrationSeed(seed string) MigrationOption {
 //     returned Migration lists.
 //
 // The same EdApp account and options give the same result. It fails with
-// ErrConflict when the fake holds users already, and with an error
+// sctest.ErrConflict when the fake holds users already, and with an error
 // wrapping edapp.ErrInvalidInput for a bad option value.
-func (s *Server) SeedMigration(src *edapptest.Server, opts ...MigrationOption) (*Migration, error) {
+func SeedMigration(sc *sctest.Server, src *edapptest.Server, opts ...MigrationOption) (*Migration, error) {
 	cfg := migrationConfig{seed: "1"}
 	if err := opt.Apply(&cfg, opts); err != nil {
 		return nil, err
 	}
+	if sc.UserCount() > 0 {
+		return nil, fmt.Errorf("%w: SeedMigration needs an empty fake", sctest.ErrConflict)
+	}
 	snap := src.Snapshot()
-	m := &migrator{cfg: cfg, snap: snap, out: &Migration{MovedAt: snap.Now, Users: map[string]string{},
-		Groups: map[string]string{}, Courses: map[string]string{}, Lessons: map[string]string{}, Sites: map[string]string{}}}
-	err := s.write(func(st *store, now time.Time) error {
-		if len(st.users.order) > 0 {
-			return fmt.Errorf("%w: SeedMigration needs an empty fake", ErrConflict)
-		}
-		m.st, m.now, m.ahead = st, now, &s.ahead
-		return m.run()
-	})
-	if err != nil {
+	m := &migrator{cfg: cfg, snap: snap, sc: sc, now: sc.Now(), out: &Migration{MovedAt: snap.Now, Users: map[string]string{},
+		Groups: map[string]string{}, Courses: map[string]string{}, Lessons: map[string]string{}, Sites: map[string]string{}},
+		published: map[string][]string{}}
+	if err := m.run(); err != nil {
 		return nil, err
 	}
 	return m.out, nil
@@ -171,15 +169,18 @@ func (s *Server) SeedMigration(src *edapptest.Server, opts ...MigrationOption) (
 type migrator struct {
 	cfg  migrationConfig
 	snap edapptest.Snapshot
-	st   *store
-	now  time.Time
+	sc   *sctest.Server
+	now  time.Time // the SafetyCulture fake's clock
 	out  *Migration
-	// ahead is the fake's clock's advance, which afterMoveClock moves on
-	// when the move leaves too little room before now.
-	ahead *atomic.Int64
+	// ahead is how far the fake's clock must move on for the activity
+	// after the move (see afterMoveClock).
+	ahead time.Duration
 	// completions are the EdApp completions, in snapshot order.
 	completions []edapptest.SnapshotProgress
 	edappUsers  map[string]edapptest.SnapshotUser // by EdApp id
+	users       []sctest.UserSpec                 // the people to copy, in order
+	owner       string                            // who owns the token
+	published   map[string][]string               // the published lessons of the copied courses
 }
 
 func (m *migrator) run() error {
@@ -196,11 +197,13 @@ func (m *migrator) run() error {
 	if !m.cfg.noAnomalies {
 		m.plant()
 	}
-	for _, step := range []func() error{m.users, m.groupsAndSites, m.courses, m.carry, m.afterMove} {
+	m.planUsers()
+	for _, step := range []func() error{m.addUsers, m.groupsAndSites, m.courses, m.carry, m.afterMove} {
 		if err := step(); err != nil {
 			return err
 		}
 	}
+	m.sc.AdvanceClock(m.ahead)
 	return nil
 }
 

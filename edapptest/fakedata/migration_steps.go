@@ -1,6 +1,7 @@
-package sctest
+package fakedata
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
 // seatOf maps EdApp roles onto a seat type.
@@ -21,35 +23,51 @@ func seatOf(roles []string) string {
 	return "free"
 }
 
-func (m *migrator) users() error {
-	owner := ""
+// planUsers works out the people to copy and their new ids.
+func (m *migrator) planUsers() {
 	for _, u := range m.snap.Users {
 		if u.Email == "" {
 			m.out.NoEmail = append(m.out.NoEmail, u.ID)
 			continue
 		}
-		spec := UserSpec{ID: "user_" + m.key(32, "user", u.ID), Email: u.Email, FirstName: orDefault(u.FirstName, "NA"),
+		spec := sctest.UserSpec{ID: "user_" + m.key(32, "user", u.ID), Email: u.Email, FirstName: orDefault(u.FirstName, "NA"),
 			LastName: orDefault(u.LastName, "NA"), ExternalID: u.ExternalID, SeatType: seatOf(u.Roles),
 			LastSeenAt: u.LastActive, CreatedAt: m.out.MovedAt}
 		m.changePerson(u, &spec)
-		id, err := m.st.addUser(spec, m.now)
-		if err != nil {
-			return fmt.Errorf("migrating EdApp user %s: %w", u.ID, err)
-		}
-		m.out.Users[u.ID] = id
-		if owner == "" && slices.Contains(u.Roles, "account-admin") {
-			owner = id
+		m.users = append(m.users, spec)
+		m.out.Users[u.ID] = spec.ID
+		if m.owner == "" && slices.Contains(u.Roles, "account-admin") {
+			m.owner = spec.ID
 		}
 	}
-	if owner != "" {
-		m.st.ownerID = owner
+}
+
+// addUsers adds the people, those to be deactivated after the move
+// inactive already.
+func (m *migrator) addUsers() error {
+	off := map[string]bool{}
+	for _, id := range m.deactivated() {
+		off[id] = true
+	}
+	for _, spec := range m.users {
+		spec.Owner, spec.Inactive = spec.ID == m.owner, off[spec.ID]
+		if _, err := m.sc.AddUser(spec); err != nil {
+			return fmt.Errorf("migrating a user to %s: %w", spec.ID, err)
+		}
 	}
 	return nil
 }
 
+func orDefault(v, def string) string {
+	if strings.TrimSpace(v) == "" {
+		return def
+	}
+	return v
+}
+
 // changePerson applies a planted change of identity to spec and fills in
 // its record.
-func (m *migrator) changePerson(u edapptest.SnapshotUser, spec *UserSpec) {
+func (m *migrator) changePerson(u edapptest.SnapshotUser, spec *sctest.UserSpec) {
 	pl := &m.out.Planted
 	var pc *PersonChange
 	switch {
@@ -73,22 +91,27 @@ func (m *migrator) groupsAndSites() error {
 	pending := slices.Clone(m.snap.Groups)
 	for len(pending) > 0 {
 		before := len(pending)
+		var err error
 		pending = slices.DeleteFunc(pending, func(g edapptest.SnapshotGroup) bool {
-			if g.ParentID != "" && m.out.Sites[g.ParentID] == "" {
+			if err != nil || g.ParentID != "" && m.out.Sites[g.ParentID] == "" {
 				return false
 			}
-			m.addGroup(g)
+			err = m.addGroup(g)
 			return true
 		})
+		if err != nil {
+			return err
+		}
 		if len(pending) == before { // a cycle: nothing left has a placed parent
-			return fmt.Errorf("%w: the EdApp group hierarchy has a cycle", ErrInvalid)
+			return fmt.Errorf("%w: the EdApp group hierarchy has a cycle", sctest.ErrInvalid)
 		}
 	}
 	for _, u := range m.snap.Users {
 		for _, gid := range u.GroupIDs {
 			if uid := m.out.Users[u.ID]; uid != "" {
-				m.st.addMember(&m.st.groupUsers, memberKey{m.out.Groups[gid], uid})
-				m.st.addMember(&m.st.siteMembers, memberKey{m.out.Sites[gid], uid})
+				if err := errors.Join(m.sc.AddGroupUser(m.out.Groups[gid], uid), m.sc.AddSiteMember(m.out.Sites[gid], uid)); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -96,20 +119,24 @@ func (m *migrator) groupsAndSites() error {
 	if len(m.snap.Groups) > 0 {
 		parent = m.out.Sites[m.snap.Groups[0].ID]
 	}
-	_, err := m.st.addSite(SiteSpec{ID: "location_" + m.key(32, "deleted-site"), Name: "Closed site", ParentID: parent, Deleted: true})
+	_, err := m.sc.AddSite(sctest.SiteSpec{ID: "location_" + m.key(32, "deleted-site"), Name: "Closed site", ParentID: parent, Deleted: true})
 	return err
 }
 
-func (m *migrator) addGroup(g edapptest.SnapshotGroup) {
-	gid, _ := m.st.addGroup("role_"+m.key(32, "group", g.ID), g.Name)
+func (m *migrator) addGroup(g edapptest.SnapshotGroup) error {
+	gid, err := m.sc.AddGroup("role_"+m.key(32, "group", g.ID), g.Name)
+	if err != nil {
+		return err
+	}
 	m.out.Groups[g.ID] = gid
 	label := "location"
 	if slices.ContainsFunc(m.snap.Groups, func(o edapptest.SnapshotGroup) bool { return o.ParentID == g.ID }) {
 		label = "area"
 	}
-	sid, _ := m.st.addSite(SiteSpec{ID: "location_" + m.key(32, "site", g.ID), Name: g.Name,
+	sid, err := m.sc.AddSite(sctest.SiteSpec{ID: "location_" + m.key(32, "site", g.ID), Name: g.Name,
 		ParentID: m.out.Sites[g.ParentID], MetaLabel: label})
 	m.out.Sites[g.ID] = sid
+	return err
 }
 
 func (m *migrator) courses() error {
@@ -118,36 +145,36 @@ func (m *migrator) courses() error {
 		lessons[l.CourseID] = append(lessons[l.CourseID], l)
 	}
 	for _, c := range m.snap.Courses {
-		spec := CourseSpec{ID: m.key(24, "course", c.ID), ExternalID: m.courseExternalID(c), Title: c.Title,
+		spec := sctest.CourseSpec{ID: m.key(24, "course", c.ID), ExternalID: m.courseExternalID(c), Title: c.Title,
 			Description: c.Description, Status: c.Status, Locale: c.Locale, ThumbnailURL: c.ThumbnailURL,
 			Duration: c.Duration, Created: c.Created, Modified: c.Modified}
 		for _, l := range lessons[c.ID] {
-			spec.Lessons = append(spec.Lessons, LessonSpec{ID: m.key(24, "lesson", l.ID), ExternalID: l.ExternalID,
+			id := m.key(24, "lesson", l.ID)
+			spec.Lessons = append(spec.Lessons, sctest.LessonSpec{ID: id, ExternalID: l.ExternalID,
 				Title: l.Title, Description: l.Description, Status: l.Status, MinimumScore: l.MinimumScore})
-			m.out.Lessons[l.ID] = spec.Lessons[len(spec.Lessons)-1].ID
+			m.out.Lessons[l.ID] = id
+			if l.Status == "published" {
+				m.published[spec.ID] = append(m.published[spec.ID], id)
+			}
 		}
-		if _, _, err := m.st.addCourse(spec, m.now); err != nil {
+		if _, _, err := m.sc.AddCourse(spec); err != nil {
 			return fmt.Errorf("migrating EdApp course %s: %w", c.ID, err)
 		}
 		m.out.Courses[c.ID] = spec.ID
 	}
 	for _, col := range m.snap.Collections {
-		id := uuidOf(m.key(32, "collection", col.ID))
-		m.st.collections.add(id, &collection{id: id, title: col.Title, description: col.Description, courseIDs: m.mapped(m.out.Courses, col.CourseIDs)})
+		if _, err := m.sc.AddCollection(col.Title, col.Description, m.mapped(m.out.Courses, col.CourseIDs)); err != nil {
+			return err
+		}
 	}
 	for _, g := range m.snap.Groups {
 		for _, cid := range m.mapped(m.out.Courses, g.CourseIDs) {
-			m.assign(cid, Assignment{Type: "ASSIGNMENT_TYPE_GROUP", ID: m.out.Groups[g.ID]})
+			if err := m.sc.AddAssignment(cid, sctest.Assignment{Type: "ASSIGNMENT_TYPE_GROUP", ID: m.out.Groups[g.ID]}); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
-}
-
-func (m *migrator) assign(courseID string, a Assignment) {
-	if m.st.assignments[courseID] == nil {
-		m.st.assignments[courseID] = map[Assignment]bool{}
-	}
-	m.st.assignments[courseID][a] = true
 }
 
 func (m *migrator) mapped(ids map[string]string, edappIDs []string) []string {
@@ -175,14 +202,19 @@ func (m *migrator) courseExternalID(c edapptest.SnapshotCourse) string {
 	return ext
 }
 
-// carry brings the completions over, but the missing ones.
-func (m *migrator) carry() error {
+// carried works out the completions that arrive (all but the missing
+// ones), once: Carried, the missing ones' new ids and ScoresDropped.
+func (m *migrator) carried() []Completion {
+	if m.out.Carried != nil || len(m.completions) == 0 {
+		return m.out.Carried
+	}
 	missing := map[[2]string]int{}
 	for i, c := range m.out.Planted.MissingCompletions {
 		missing[[2]string{c.EdAppUserID, c.EdAppCourseID}] = i + 1
 	}
+	m.out.Carried = []Completion{}
 	for _, p := range m.completions {
-		uid, cid := m.out.Users[p.UserID], m.out.Courses[p.CourseID]
+		uid, cid := m.out.Users[p.UserID], m.key(24, "course", p.CourseID)
 		if uid == "" {
 			continue // no email: the person was left behind
 		}
@@ -191,73 +223,93 @@ func (m *migrator) carry() error {
 			m.out.Planted.MissingCompletions[i-1] = done
 			continue
 		}
-		if err := m.carryOne(p, done); err != nil {
-			return err
-		}
 		m.out.Carried = append(m.out.Carried, done)
 		if !m.cfg.noAnomalies {
 			m.out.Planted.ScoresDropped = append(m.out.Planted.ScoresDropped, done)
+		}
+	}
+	if len(m.out.Carried) == 0 {
+		m.out.Carried = nil
+	}
+	return m.out.Carried
+}
+
+// carry brings the carried completions over.
+func (m *migrator) carry() error {
+	progress := map[[2]string]edapptest.SnapshotProgress{}
+	for _, p := range m.completions {
+		progress[[2]string{p.UserID, p.CourseID}] = p
+	}
+	for _, done := range m.carried() {
+		if err := m.carryOne(progress[[2]string{done.EdAppUserID, done.EdAppCourseID}], done); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 func (m *migrator) carryOne(p edapptest.SnapshotProgress, done Completion) error {
-	spec := ProgressSpec{UserID: done.UserID, CourseID: done.CourseID, OpenedAt: p.Opened, CompletedAt: p.Completed,
+	spec := sctest.ProgressSpec{UserID: done.UserID, CourseID: done.CourseID, OpenedAt: p.Opened, CompletedAt: p.Completed,
 		TotalLessons: p.LessonsTotal, CompletedLessons: p.LessonsTotal, ProgressPercent: 100}
 	if m.cfg.noAnomalies {
 		spec.CompletedLessons, spec.ProgressPercent, spec.Score = p.LessonsCompleted, p.Percentage, int(math.Round(p.Score))
 	}
-	if err := m.st.setProgress(spec, m.now); err != nil {
+	if err := m.sc.SetCourseProgress(spec); err != nil {
 		return err
 	}
-	for _, l := range m.st.publishedLessons(m.st.courses.get(done.CourseID)) {
-		lp := m.st.analytics.lessonProgressOf(ulKey{done.UserID, l.id}, done.CourseID, m.now)
-		lp.opened, lp.completed = orNow(p.Opened, p.Completed), p.Completed
-		if m.cfg.noAnomalies {
-			lp.score, lp.hasScore = p.Score, true
+	for _, l := range m.published[done.CourseID] {
+		if err := m.sc.SetLessonProgress(sctest.LessonProgressSpec{UserID: done.UserID, LessonID: l,
+			OpenedAt: p.Opened, CompletedAt: p.Completed, Score: p.Score, Scored: m.cfg.noAnomalies}); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+// afterMovePeople are the people who completed the new course and those
+// who only opened it: a tenth of the people each.
+func (m *migrator) afterMovePeople() (completed, opened []string) {
+	var ids []string
+	for _, u := range m.users {
+		ids = append(ids, u.ID)
+	}
+	people := m.pick("after", ids)
+	tenth := max(1, len(people)/10)
+	return people[:min(tenth, len(people))], people[min(tenth, len(people)):min(2*tenth, len(people))]
+}
+
 // afterMove adds the activity that happened only in SafetyCulture: a new
 // course, completed by about one person in ten and opened by as many,
-// retakes by about one in twenty of the carried completions, a few
-// people deactivated, and the new course's path, survey, rapid refresh
-// and slides (content).
+// retakes by about one in twenty of the carried completions, and the new
+// course's path, survey, rapid refresh and slides (content). The people
+// deactivated after the move were added inactive.
 func (m *migrator) afterMove() error {
 	tick := m.afterMoveClock()
 	at := tick()
-	spec := CourseSpec{ID: m.key(24, "new-course"), ExternalID: "SC-NEW-001", Title: "Working Safely After the Move",
+	spec := sctest.CourseSpec{ID: m.key(24, "new-course"), ExternalID: "SC-NEW-001", Title: "Working Safely After the Move",
 		Created: at, Modified: at}
 	for i := range 3 {
-		spec.Lessons = append(spec.Lessons, LessonSpec{ID: m.key(24, "new-lesson", strconv.Itoa(i)), Title: "Part " + strconv.Itoa(i+1)})
+		spec.Lessons = append(spec.Lessons, sctest.LessonSpec{ID: m.key(24, "new-lesson", strconv.Itoa(i)), Title: "Part " + strconv.Itoa(i+1)})
 	}
-	cid, lids, err := m.st.addCourse(spec, m.now)
+	cid, lids, err := m.sc.AddCourse(spec)
 	if err != nil {
 		return err
 	}
 	m.out.After.NewCourseID = cid
-	people := m.pick("after", m.st.users.order)
-	tenth := max(1, len(people)/10)
-	for i, uid := range people {
-		u := m.st.users.get(uid)
-		switch {
-		case i < tenth:
-			for _, lid := range lids {
-				m.st.complete(u, m.st.lessons.get(lid), m.score("new", uid+lid), tick(), m.now)
-			}
-			m.out.After.Completed = append(m.out.After.Completed, uid)
-		case i < 2*tenth:
-			m.st.open(u, m.st.lessons.get(lids[0]), tick(), m.now)
-			m.out.After.InProgress = append(m.out.After.InProgress, uid)
+	completed, opened := m.afterMovePeople()
+	var errs []error
+	for _, uid := range completed {
+		for _, lid := range lids {
+			errs = append(errs, m.sc.CompleteLesson(uid, lid, m.score("new", uid+lid), tick()))
 		}
+		m.out.After.Completed = append(m.out.After.Completed, uid)
 	}
-	m.retakes(tick)
-	m.deactivate()
-	m.content(cid, lids, tick)
-	return nil
+	for _, uid := range opened {
+		errs = append(errs, m.sc.OpenLesson(uid, lids[0], tick()))
+		m.out.After.InProgress = append(m.out.After.InProgress, uid)
+	}
+	errs = append(errs, m.retakes(tick), m.content(cid, lids, tick))
+	return errors.Join(errs...)
 }
 
 // afterMoveLead is how long after the move its first activity comes, when
@@ -269,8 +321,8 @@ const afterMoveLead = 5 * time.Minute
 // of the people each, a survey answer per completer, a retake per
 // twentieth of the carried completions.
 func (m *migrator) afterMoveTicks() int {
-	tenth := len(m.st.users.order)/10 + 1
-	return 1 + 5*tenth + len(m.out.Carried)/20 + 1
+	tenth := len(m.users)/10 + 1
+	return 1 + 5*tenth + len(m.carried())/20 + 1
 }
 
 // end is the latest time the migration may date anything: the earlier
@@ -307,7 +359,7 @@ func (m *migrator) afterMoveClock() func() time.Time {
 	if room := end.Sub(m.out.MovedAt); room < afterMoveLead+ticks*time.Second {
 		lead, step = time.Second, time.Millisecond
 		if need := lead + ticks*step; room < need {
-			m.ahead.Add(int64(need - room))
+			m.ahead += need - room
 			end = end.Add(need - room)
 		}
 	}
@@ -327,43 +379,51 @@ func (m *migrator) score(parts ...string) float64 {
 	return float64(60 + n%41)
 }
 
-func (m *migrator) retakes(tick func() time.Time) {
+func (m *migrator) retakes(tick func() time.Time) error {
 	var pairs []string
 	for _, c := range m.out.Carried {
 		pairs = append(pairs, c.UserID+" "+c.CourseID)
 	}
 	if len(pairs) == 0 {
-		return
+		return nil
 	}
 	for _, pair := range m.pick("retake", pairs)[:max(1, len(pairs)/20)] {
 		uid, cid, _ := strings.Cut(pair, " ")
-		lessons := m.st.publishedLessons(m.st.courses.get(cid))
+		lessons := m.published[cid]
 		if len(lessons) == 0 {
 			continue
 		}
-		m.st.complete(m.st.users.get(uid), lessons[0], m.score("retake", pair), tick(), m.now)
+		if err := m.sc.CompleteLesson(uid, lessons[0], m.score("retake", pair), tick()); err != nil {
+			return err
+		}
 		m.out.After.Retakes = append(m.out.After.Retakes, pair)
 	}
+	return nil
 }
 
-// deactivate deactivates about one in forty of the people with no
-// completion and no activity after the move.
-func (m *migrator) deactivate() {
-	busy := map[string]bool{}
-	for _, k := range m.st.progressKeys {
-		busy[k.userID] = true
+// deactivated picks about one in forty of the people with no completion
+// and no activity after the move, to be deactivated after it.
+func (m *migrator) deactivated() []string {
+	busy := map[string]bool{m.owner: true}
+	if m.owner == "" && len(m.users) > 0 {
+		busy[m.users[0].ID] = true // the first user owns the token
+	}
+	for _, c := range m.carried() {
+		busy[c.UserID] = true
+	}
+	completed, opened := m.afterMovePeople()
+	for _, id := range append(completed, opened...) {
+		busy[id] = true
 	}
 	var idle []string
-	for _, id := range m.st.users.order {
-		if !busy[id] && id != m.st.ownerID {
-			idle = append(idle, id)
+	for _, u := range m.users {
+		if !busy[u.ID] {
+			idle = append(idle, u.ID)
 		}
 	}
 	if len(idle) == 0 {
-		return
+		return nil
 	}
-	for _, id := range m.pick("deactivate", idle)[:max(1, len(idle)/40)] {
-		m.st.users.get(id).active = false
-		m.out.After.Deactivated = append(m.out.After.Deactivated, id)
-	}
+	m.out.After.Deactivated = m.pick("deactivate", idle)[:max(1, len(idle)/40)]
+	return m.out.After.Deactivated
 }

@@ -1,4 +1,4 @@
-package sctest_test
+package fakedata_test
 
 import (
 	"errors"
@@ -30,10 +30,10 @@ func edappAccount(t *testing.T) *edapptest.Server {
 	return e
 }
 
-func migrated(t *testing.T, e *edapptest.Server, opts ...sctest.MigrationOption) (*sctest.Server, *sctest.Migration) {
+func migrated(t *testing.T, e *edapptest.Server, opts ...fakedata.MigrationOption) (*sctest.Server, *fakedata.Migration) {
 	t.Helper()
 	s := sctest.New(t)
-	m, err := s.SeedMigration(e, opts...)
+	m, err := fakedata.SeedMigration(s, e, opts...)
 	noErr(t, err)
 	return s, m
 }
@@ -51,9 +51,9 @@ func progressByPair(t *testing.T, s *sctest.Server) map[string]map[string]any {
 func TestSeedMigrationNoAnomaliesIsAFaithfulCopy(t *testing.T) {
 	t.Parallel()
 	e := edappAccount(t)
-	s, m := migrated(t, e, sctest.NoAnomalies())
+	s, m := migrated(t, e, fakedata.NoAnomalies())
 	snap := e.Snapshot()
-	if !reflect.DeepEqual(m.Planted, sctest.Planted{}) {
+	if !reflect.DeepEqual(m.Planted, fakedata.Planted{}) {
 		t.Errorf("planted with NoAnomalies: %+v", m.Planted)
 	}
 	users, _ := drain(t, s, "/feed/users?include_inactive=true&limit=1000")
@@ -133,7 +133,7 @@ func TestSeedMigrationPlantsExactlyTheListedDifferences(t *testing.T) {
 	checkCourseExternalIDs(t, s, m, snap)
 }
 
-func checkCompletions(t *testing.T, s *sctest.Server, m *sctest.Migration, snap edapptest.Snapshot) {
+func checkCompletions(t *testing.T, s *sctest.Server, m *fakedata.Migration, snap edapptest.Snapshot) {
 	t.Helper()
 	rows := progressByPair(t, s)
 	completed := 0
@@ -166,7 +166,7 @@ func checkCompletions(t *testing.T, s *sctest.Server, m *sctest.Migration, snap 
 	}
 }
 
-func checkCourseExternalIDs(t *testing.T, s *sctest.Server, m *sctest.Migration, snap edapptest.Snapshot) {
+func checkCourseExternalIDs(t *testing.T, s *sctest.Server, m *fakedata.Migration, snap edapptest.Snapshot) {
 	t.Helper()
 	ext := map[string]string{}
 	for _, c := range get(t, s, "/training/courses/v1?pageSize=1000").items() {
@@ -197,12 +197,12 @@ func TestSeedMigrationIsDeterministic(t *testing.T) {
 			t.Errorf("%s differs between two migrations of the same account", path)
 		}
 	}
-	_, m3 := migrated(t, edappAccount(t), sctest.WithMigrationSeed("2"))
+	_, m3 := migrated(t, edappAccount(t), fakedata.WithMigrationSeed("2"))
 	if reflect.DeepEqual(m1.Users, m3.Users) {
 		t.Error("another seed gave the same ids")
 	}
 	s4 := sctest.New(t)
-	if _, err := s4.SeedMigration(edapptest.New(t), nil, sctest.WithMigrationSeed("")); !errors.Is(err, edapp.ErrInvalidInput) {
+	if _, err := fakedata.SeedMigration(s4, edapptest.New(t), nil, fakedata.WithMigrationSeed("")); !errors.Is(err, edapp.ErrInvalidInput) {
 		t.Errorf("an empty seed: %v, want an ErrInvalidInput", err)
 	}
 }
@@ -241,7 +241,7 @@ func TestSeedMigrationNeedsAnEmptyFake(t *testing.T) {
 	t.Parallel()
 	s := sctest.New(t)
 	must[string](t)(s.AddUser(sctest.UserSpec{Email: "x@example.com"}))
-	if _, err := s.SeedMigration(edappAccount(t)); !errors.Is(err, sctest.ErrConflict) {
+	if _, err := fakedata.SeedMigration(s, edappAccount(t)); !errors.Is(err, sctest.ErrConflict) {
 		t.Errorf("err = %v, want ErrConflict", err)
 	}
 }
