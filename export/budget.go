@@ -2,10 +2,7 @@ package export
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 )
@@ -19,8 +16,8 @@ type Spender interface {
 
 // BudgetKeeper is a Destination that keeps what runs spent of the request
 // budget, so that a run resumed after Ctrl-C, an error or a crash does
-// not start as if its window were empty. Files and Database are
-// BudgetKeepers: the state file, and the table edapp_export_budget.
+// not start as if its window were empty. filedest.Files and
+// sqldest.Database are BudgetKeepers: the state file, and the table edapp_export_budget.
 type BudgetKeeper interface {
 	// SavedBudget returns the start times saved last, in any order; the
 	// caller drops those older than its window.
@@ -81,61 +78,3 @@ func (e *engine) saveBudget(ctx context.Context, force bool) error {
 	}
 	return errors.Join(errs...)
 }
-
-// SavedBudget returns the admissions the state file holds.
-func (f *Files) SavedBudget(context.Context) ([]time.Time, error) {
-	return slices.Clone(f.st.Budget), nil
-}
-
-// SaveBudget writes the admissions into the state file.
-func (f *Files) SaveBudget(_ context.Context, admissions []time.Time) error {
-	f.st.Budget = admissions
-	return f.st.save(f.dir)
-}
-
-// SavedBudget returns the admissions edapp_export_budget holds for the
-// source.
-func (x *Database) SavedBudget(ctx context.Context) ([]time.Time, error) {
-	release, err := x.hold()
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	var raw sql.NullString
-	err = x.conn.QueryRowContext(ctx, x.q(`SELECT admissions FROM edapp_export_budget WHERE source = ?`), x.source).Scan(&raw)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && !raw.Valid) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var ts []time.Time
-	if err := json.Unmarshal([]byte(raw.String), &ts); err != nil {
-		return nil, fmt.Errorf("export: edapp_export_budget: %w", err)
-	}
-	return ts, nil
-}
-
-// SaveBudget writes the admissions into the source's row of
-// edapp_export_budget.
-func (x *Database) SaveBudget(ctx context.Context, admissions []time.Time) error {
-	release, err := x.hold()
-	if err != nil {
-		return err
-	}
-	defer release()
-	b, err := json.Marshal(admissions)
-	if err != nil {
-		return err
-	}
-	return x.retry(ctx, func() error {
-		_, err := x.conn.ExecContext(ctx, x.q(`INSERT INTO edapp_export_budget (source, admissions, saved_at) VALUES (?, ?, ?)
-ON CONFLICT (source) DO UPDATE SET admissions = excluded.admissions, saved_at = excluded.saved_at`), x.source, string(b), x.timeArg(time.Now()))
-		return err
-	})
-}
-
-var (
-	_ BudgetKeeper = (*Files)(nil)
-	_ BudgetKeeper = (*Database)(nil)
-)

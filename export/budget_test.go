@@ -1,11 +1,17 @@
-package export
+package export_test
 
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/edapptest/fakedata"
+	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/filedest"
 )
 
 // countingSpender reports one admission more each time it is asked.
@@ -16,9 +22,32 @@ func (s *countingSpender) Admissions() []time.Time {
 	return []time.Time{time.Date(2026, 11, 24, 10, 0, 0, int(n), time.UTC)}
 }
 
+// filesFixture holds 60 attempts made just now (filedest's test fixture).
+func filesFixture(t *testing.T) *edapptest.Server {
+	t.Helper()
+	srv := edapptest.New(t)
+	t.Cleanup(srv.Close)
+	demo, err := fakedata.SeedDemo(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		id, err := srv.AddUser(edapptest.UserSpec{Username: "learner" + strconv.Itoa(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range demo.LessonIDs[0][:3] {
+			if err := srv.CompleteLesson(id, l, 80); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return srv
+}
+
 // savingFiles counts the saves of the budget.
 type savingFiles struct {
-	*Files
+	*filedest.Files
 	saves int
 }
 
@@ -35,7 +64,7 @@ func TestRunSavesTheBudget(t *testing.T) {
 	t.Parallel()
 	srv := filesFixture(t)
 	dir := t.TempDir()
-	f, err := OpenFiles(dir, "csv", false)
+	f, err := filedest.Open(dir, filedest.WithFormat("csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +72,7 @@ func TestRunSavesTheBudget(t *testing.T) {
 	var clock atomic.Int64 // each reading is 1 s after the last
 	now := func() time.Time { return time.Unix(clock.Add(1), 0) }
 	spender := &countingSpender{}
-	_, err = Run(context.Background(), srv.Client(), Options{Kinds: []string{"attempts"}, PageSize: 5, Concurrency: 1, Budget: spender, Now: now, groupRows: 5}, dest)
+	_, err = export.Run(context.Background(), srv.Client(), export.Options{Kinds: []string{"attempts"}, PageSize: 5, Concurrency: 1, Budget: spender, Now: now}.WithGroupRows(5), dest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,12 +80,12 @@ func TestRunSavesTheBudget(t *testing.T) {
 	if dest.saves < 3 {
 		t.Errorf("%d saves of the budget in a run of 12 batches: want some while it writes, and one at its end", dest.saves)
 	}
-	f, err = OpenFiles(dir, "", false)
+	f, err = filedest.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	got, err := SavedBudget(context.Background(), f, f) // one destination twice: counted once
+	got, err := export.SavedBudget(context.Background(), f, f) // one destination twice: counted once
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,15 +98,15 @@ func TestRunSavesTheBudget(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	before := spender.n.Load()
-	_, err = Run(ctx, srv.Client(), Options{Kinds: []string{"attempts"}, Budget: spender}, f)
-	if !errors.Is(err, ErrInterrupted) || spender.n.Load() != before+1 {
+	_, err = export.Run(ctx, srv.Client(), export.Options{Kinds: []string{"attempts"}, Budget: spender}, f)
+	if !errors.Is(err, export.ErrInterrupted) || spender.n.Load() != before+1 {
 		t.Errorf("interrupted run: %v, %d saves", err, spender.n.Load()-before)
 	}
 }
 
 // stubKeeper is a BudgetKeeper that holds what it is given.
 type stubKeeper struct {
-	Destination
+	export.Destination
 	saved []time.Time
 }
 
@@ -92,7 +121,7 @@ func TestSavedBudget(t *testing.T) {
 	at := func(s int) time.Time { return time.Unix(int64(s), 0) }
 	a := &stubKeeper{saved: []time.Time{at(3), {}, at(1)}}
 	b := &stubKeeper{saved: []time.Time{at(2), at(1).UTC()}}
-	got, err := SavedBudget(context.Background(), a, b)
+	got, err := export.SavedBudget(context.Background(), a, b)
 	if err != nil || len(got) != 3 || !got[0].Equal(at(1)) || !got[1].Equal(at(2)) || !got[2].Equal(at(3)) {
 		t.Errorf("SavedBudget = %v, %v", got, err)
 	}

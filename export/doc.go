@@ -5,12 +5,13 @@
 // Run fetches each kind of record (see Kinds) through an *edapp.Client and
 // hands its records, a page at a time, to one or more destinations:
 //
-//   - OpenFiles: CSV or JSONL part files in a directory, with the state in
-//     a file beside them;
-//   - OpenDatabase: SQLite or PostgreSQL through database/sql (the caller
-//     opens the *sql.DB with a driver), a table per kind keyed on the
-//     record's identity, with the cursors in the database itself;
-//   - any Destination of the caller's.
+//   - package filedest: CSV or JSONL part files in a directory, with the
+//     state in a file beside them;
+//   - package sqldest: SQLite or PostgreSQL through database/sql (the
+//     caller opens the *sql.DB with a driver), a table per kind keyed on
+//     the record's identity, with the cursors in the database itself;
+//   - any Destination of the caller's; a ParallelDestination takes the
+//     writes of several kinds at once.
 //
 // Kinds with a date filter (attempts, lesson progress events, survey
 // answers, course progress) are incremental: a run fetches them from the

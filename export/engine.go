@@ -63,7 +63,7 @@ func (e *engine) kind(ctx context.Context, k *Kind, t Tracker) *KindResult {
 	for _, d := range e.dests {
 		// End records the outcome even when ctx ended the run: it only
 		// finishes what the batches started.
-		if err := d.End(context.WithoutCancel(ctx), k, r); err != nil && r.Err == nil {
+		if err := d.End(context.WithoutCancel(ctx), k, r, func() {}); err != nil && r.Err == nil {
 			r.Err = err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/filedest"
 )
 
 // Export the attempts and users of an account into CSV files; a second
@@ -29,7 +30,7 @@ func Example() {
 	defer os.RemoveAll(dir)
 
 	for range 2 {
-		files, err := export.OpenFiles(dir, "csv", false)
+		files, err := filedest.Open(dir, filedest.WithFormat("csv"))
 		if err != nil {
 			log.Fatal(err)
 		}

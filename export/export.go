@@ -169,9 +169,8 @@ type KindResult struct {
 // A Destination receives an export. The engine calls its methods from one
 // goroutine at a time, and for each kind in turn Resume, Begin, Write for
 // each batch, then End; the kinds of a run are fetched at the same time,
-// so the calls of several kinds interleave, each naming its kind. (The
-// package's own Database, on PostgreSQL, takes the Writes of different
-// kinds at once: see ParallelWrites.)
+// so the calls of several kinds interleave, each naming its kind. A
+// ParallelDestination takes the Writes of different kinds at once.
 type Destination interface {
 	// Resume says where the kind's fetch would start for this destination.
 	// fresh (Options.Full) asks it to forget what it holds of the kind.
@@ -182,8 +181,21 @@ type Destination interface {
 	// Write stores a batch. Once it returns, the records are durable.
 	Write(ctx context.Context, b *Batch) error
 	// End ends the kind. r.Err nil: the fetch was complete, and a mirror
-	// may drop what it did not see.
-	End(ctx context.Context, k *Kind, r *KindResult) error
+	// may drop what it did not see. An End that takes several steps calls
+	// yield between them: the calls waiting for the destination (other
+	// kinds' writes) then go first, and yield returns once End has the
+	// destination again.
+	End(ctx context.Context, k *Kind, r *KindResult, yield func()) error
+}
+
+// A ParallelDestination takes the Writes of different kinds at once,
+// beside its other calls: up to MaxParallelWrites of them, the kinds
+// listed first first when more wait. The Writes of one kind still come
+// one at a time, in order. MaxParallelWrites of 1 or less: one call at a
+// time, as any Destination.
+type ParallelDestination interface {
+	Destination
+	MaxParallelWrites() int
 }
 
 // RunInfo is what a destination may need to plan a kind.
@@ -199,6 +211,10 @@ type Summary struct {
 	Kinds []KindResult
 }
 
+// ErrLocked is returned when opening a destination while another export
+// writes to it.
+var ErrLocked = errors.New("export: another export is writing to this database")
+
 // ErrInterrupted is wrapped by Run's error when ctx ended the run; the
 // next run resumes.
 var ErrInterrupted = errors.New("export interrupted")
@@ -213,8 +229,8 @@ func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destinatio
 }
 
 // RunSafetyCulture is Run for SafetyCulture Training's kinds
-// (SafetyCultureKinds), read with sc. A Database destination must be
-// opened WithSource(SourceSafetyCulture): EdApp's rows in the same tables
+// (SafetyCultureKinds), read with sc. A sqldest.Database destination
+// must be opened with sqldest.WithSource(sqldest.SourceSafetyCulture): EdApp's rows in the same tables
 // are then left as they are.
 //
 // Course progress is probed once per run: the feed is asked for the rows
@@ -366,17 +382,6 @@ func checkOptions(o Options) error {
 		return fmt.Errorf("export: %w: max age %s: want 0 or more", edapp.ErrInvalidInput, o.MaxAge)
 	}
 	return nil
-}
-
-// firstBadOption applies opts to probe, a destination not yet opened, and
-// returns the first bad value they kept (what bad reads from probe).
-func firstBadOption[T any, O ~func(*T)](probe *T, opts []O, bad func(*T) error) error {
-	for _, o := range opts {
-		if o != nil {
-			o(probe)
-		}
-	}
-	return bad(probe)
 }
 
 // selectKinds checks the options and returns the kinds to run, in order.

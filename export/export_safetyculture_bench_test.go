@@ -104,10 +104,10 @@ func scBenchClient(b *testing.B, fake *sctest.Server) *safetyculture.Client {
 // the fetch, not a database.
 type discard struct{}
 
-func (discard) Resume(context.Context, *Kind, RunInfo) (Plan, error) { return Plan{}, nil }
-func (discard) Begin(context.Context, *Kind, Plan) error             { return nil }
-func (discard) Write(context.Context, *Batch) error                  { return nil }
-func (discard) End(context.Context, *Kind, *KindResult) error        { return nil }
+func (discard) Resume(context.Context, *Kind, RunInfo) (Plan, error)  { return Plan{}, nil }
+func (discard) Begin(context.Context, *Kind, Plan) error              { return nil }
+func (discard) Write(context.Context, *Batch) error                   { return nil }
+func (discard) End(context.Context, *Kind, *KindResult, func()) error { return nil }
 
 // scBenchRun is one run's outcome: its wall time, the requests of each
 // route and the records of each kind.

@@ -1,4 +1,4 @@
-package export
+package export_test
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
+	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/filedest"
 )
 
 // kindRoutes are the fake's routes each kind walks; group_members has none
@@ -58,28 +60,28 @@ func scaleServer(t *testing.T) (*edapptest.Server, int) {
 }
 
 // scaleRun exports every kind into a files destination in dir.
-func scaleRun(t *testing.T, srv *edapptest.Server, dir string, opts Options) *Summary {
+func scaleRun(t *testing.T, srv *edapptest.Server, dir string, opts export.Options) *export.Summary {
 	t.Helper()
-	f, err := OpenFiles(dir, "csv", false)
+	f, err := filedest.Open(dir, filedest.WithFormat("csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	srv.ResetCounters()
-	sum, err := Run(context.Background(), srv.Client(), opts, f)
+	sum, err := export.Run(context.Background(), srv.Client(), opts, f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sum
 }
 
-func result(sum *Summary, kind string) KindResult {
+func result(sum *export.Summary, kind string) export.KindResult {
 	for _, r := range sum.Kinds {
 		if r.Kind == kind {
 			return r
 		}
 	}
-	return KindResult{}
+	return export.KindResult{}
 }
 
 // TestRunCountsEveryRequestToItsKind: each kind's Requests are the fake's
@@ -89,7 +91,7 @@ func result(sum *Summary, kind string) KindResult {
 func TestRunCountsEveryRequestToItsKind(t *testing.T) {
 	t.Parallel()
 	srv, pageSize := scaleServer(t)
-	sum := scaleRun(t, srv, t.TempDir(), Options{PageSize: pageSize, Concurrency: 3})
+	sum := scaleRun(t, srv, t.TempDir(), export.Options{PageSize: pageSize, Concurrency: 3})
 	if n := srv.RequestCount("/v2/usersgroups/{id}/users"); n != 0 {
 		t.Errorf("%d requests to a group's users", n)
 	}
@@ -137,18 +139,18 @@ func TestRunLetsALongWalkUseTheSlotsOthersLeave(t *testing.T) {
 	var mu sync.Mutex
 	spans := map[string][][2]time.Time{}
 	observe := edapp.Observer{Attempt: func(ctx context.Context, e edapp.AttemptEvent) {
-		kind, _ := KindFromContext(ctx)
+		kind, _ := export.KindFromContext(ctx)
 		end := time.Now()
 		mu.Lock()
 		defer mu.Unlock()
 		spans[kind] = append(spans[kind], [2]time.Time{end.Add(-e.Duration), end})
 	}}
-	f, err := OpenFiles(t.TempDir(), "csv", false)
+	f, err := filedest.Open(t.TempDir(), filedest.WithFormat("csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := Run(context.Background(), srv.Client(edapp.WithObserver(observe)), Options{PageSize: pageSize, Concurrency: 3}, f); err != nil {
+	if _, err := export.Run(context.Background(), srv.Client(edapp.WithObserver(observe)), export.Options{PageSize: pageSize, Concurrency: 3}, f); err != nil {
 		t.Fatal(err)
 	}
 	if most := mostAtOnce(spans["lesson_progress_events"]); most < 2 {
@@ -184,7 +186,7 @@ func mostAtOnce(spans [][2]time.Time) int {
 // for a single list of n records, one walk; one request per parent for
 // the per-parent kinds here (each list shorter than a page), one walk
 // each.
-func minimumRequests(t *testing.T, srv *edapptest.Server, r KindResult, pageSize int) (min, walks int) {
+func minimumRequests(t *testing.T, srv *edapptest.Server, r export.KindResult, pageSize int) (min, walks int) {
 	var parents int
 	switch r.Kind {
 	case "group_members":
@@ -234,7 +236,7 @@ func TestRunGroupMembersAndChildren(t *testing.T) {
 	t.Parallel()
 	srv, pageSize := scaleServer(t)
 	dir := t.TempDir()
-	sum := scaleRun(t, srv, dir, Options{PageSize: pageSize, Kinds: []string{"group_members", "group_children"}})
+	sum := scaleRun(t, srv, dir, export.Options{PageSize: pageSize, Kinds: []string{"group_members", "group_children"}})
 	// Without groups and users in the run, each kind walks them itself.
 	groupsWalk, childrenRoutes, usersWalk := srv.RequestCount("GET /v2/usergroups"), srv.RequestCount("/v2/usergroups/{id}/children"), srv.RequestCount("/v2/users")
 	parents := groupsWithChildren(t, srv)
@@ -279,10 +281,10 @@ func TestRunAgainWithNothingNew(t *testing.T) {
 	t.Parallel()
 	srv, pageSize := scaleServer(t)
 	dir := t.TempDir()
-	first := scaleRun(t, srv, dir, Options{PageSize: pageSize})
-	again := scaleRun(t, srv, dir, Options{PageSize: pageSize})
-	kinds := map[string]Kind{}
-	for _, k := range Kinds() {
+	first := scaleRun(t, srv, dir, export.Options{PageSize: pageSize})
+	again := scaleRun(t, srv, dir, export.Options{PageSize: pageSize})
+	kinds := map[string]export.Kind{}
+	for _, k := range export.Kinds() {
 		kinds[k.Name] = k
 	}
 	for i, r := range again.Kinds {
@@ -294,7 +296,7 @@ func TestRunAgainWithNothingNew(t *testing.T) {
 			t.Errorf("%s: %d requests again, want %d", r.Kind, r.Requests, want)
 		}
 	}
-	fresh := scaleRun(t, srv, dir, Options{PageSize: pageSize, MaxAge: time.Hour})
+	fresh := scaleRun(t, srv, dir, export.Options{PageSize: pageSize, MaxAge: time.Hour})
 	incremental := 0
 	for _, r := range fresh.Kinds {
 		k := kinds[r.Kind]
@@ -313,7 +315,7 @@ func TestRunAgainWithNothingNew(t *testing.T) {
 	if all != incremental || all == 0 {
 		t.Errorf("with MaxAge the fake saw %d requests, the incremental kinds sent %d", all, incremental)
 	}
-	full := scaleRun(t, srv, dir, Options{PageSize: pageSize, MaxAge: time.Hour, Full: true, Kinds: []string{"courses"}})
+	full := scaleRun(t, srv, dir, export.Options{PageSize: pageSize, MaxAge: time.Hour, Full: true, Kinds: []string{"courses"}})
 	if r := full.Kinds[0]; r.Skipped || r.Requests == 0 {
 		t.Errorf("courses with Full and MaxAge: skipped %v, %d requests", r.Skipped, r.Requests)
 	}

@@ -26,7 +26,7 @@ func (m *memDest) Write(_ context.Context, b *Batch) error {
 	m.records[b.Kind.Name] += len(b.Records)
 	return nil
 }
-func (m *memDest) End(_ context.Context, k *Kind, r *KindResult) error {
+func (m *memDest) End(_ context.Context, k *Kind, r *KindResult, _ func()) error {
 	m.ended = append(m.ended, k.Name)
 	return nil
 }

@@ -3,7 +3,6 @@ package export
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -36,40 +35,6 @@ func TestOptionsReportTheFirstBadValue(t *testing.T) {
 		}
 	}
 
-	dir := t.TempDir()
-	if _, err := OpenFiles(dir, "csv", false, WithPartSize(0)); !errors.Is(err, edapp.ErrInvalidInput) {
-		t.Errorf("WithPartSize(0): %v", err)
-	}
-	if f, err := OpenFiles(dir, "csv", false, nil, WithPartSize(1)); err != nil {
-		t.Errorf("a nil option is skipped: %v", err)
-	} else {
-		f.Close()
-	}
-	if _, err := OpenFiles(dir, "xml", false); !errors.Is(err, edapp.ErrInvalidInput) {
-		t.Errorf("format xml: %v", err)
-	}
-	// OpenDatabase checks the options, the first bad value first, before
-	// it touches the database.
-	for _, tc := range []struct {
-		name string
-		opts []DatabaseOption
-		want string
-	}{
-		{"negative lock wait", []DatabaseOption{WithLockWait(-time.Second)}, "WithLockWait"},
-		{"negative reconnect", []DatabaseOption{WithReconnect(-time.Second)}, "WithReconnect"},
-		{"unknown source", []DatabaseOption{WithSource("moodle")}, "WithSource"},
-		{"the first bad value", []DatabaseOption{WithSource(""), WithLockWait(-time.Second)}, "WithSource"},
-	} {
-		if err := checkDatabaseOptions(tc.opts); !errors.Is(err, edapp.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v", tc.name, err)
-		}
-	}
-	if err := checkDatabaseOptions([]DatabaseOption{nil, WithSource(SourceSafetyCulture), WithLockWait(0), WithReconnect(0)}); err != nil {
-		t.Errorf("good options (zero waits mean 'at once'): %v", err)
-	}
-	if _, err := OpenDatabase(context.Background(), nil, SQLite); !errors.Is(err, edapp.ErrInvalidInput) {
-		t.Errorf("a nil *sql.DB: %v", err)
-	}
 }
 
 // TestRunOverlapAtLeastTheSources: each source refuses an overlap below

@@ -66,6 +66,9 @@ func codecFor(t reflect.Type) *codec {
 	return c
 }
 
+// NewRecord is v, an SDK record struct or a pointer to one, as a Record.
+func NewRecord(v any) (Record, error) { return newRecord(v) }
+
 func newRecord(v any) (Record, error) {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
@@ -239,6 +242,20 @@ func rawCell(raw json.RawMessage) string {
 	}
 	return string(raw)
 }
+
+// Value is the record struct itself.
+func (r Record) Value() any { return r.v.Interface() }
+
+// Extra is the members of the record the SDK did not decode, as sent.
+func (r Record) Extra() edapp.RawFields { return r.extra() }
+
+// Field returns the struct field the SDK decodes the named JSON field
+// into, or false.
+func (r Record) Field(name string) (reflect.Value, bool) { return r.field(name) }
+
+// IsText reports whether the named field is text: a string or a list of
+// strings, or an unknown member sent as a JSON string or list.
+func (r Record) IsText(name string) bool { return r.isText(name) }
 
 // field returns the struct field the SDK decodes the named JSON field
 // into, or false.

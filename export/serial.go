@@ -8,7 +8,9 @@ import (
 )
 
 // serialize makes each destination take one call at a time: the kinds'
-// goroutines share it, the kinds earlier in ks first (see rankedLock).
+// goroutines share it, the kinds earlier in ks first (see rankedLock). A
+// ParallelDestination's Writes go beside its other calls instead, up to
+// its MaxParallelWrites at once, by the same ranks.
 func serialize(dests []Destination, ks []Kind) []Destination {
 	rank := make(map[string]int, len(ks))
 	for i, k := range ks {
@@ -16,17 +18,19 @@ func serialize(dests []Destination, ks []Kind) []Destination {
 	}
 	out := make([]Destination, len(dests))
 	for i, d := range dests {
-		out[i] = &serialDest{lock: rankedLock{rank: rank}, d: d}
-		if r, ok := d.(interface{ rankKinds(map[string]int) }); ok {
-			r.rankKinds(rank)
+		s := &serialDest{lock: rankedLock{rank: rank}, d: d}
+		if p, ok := d.(ParallelDestination); ok && p.MaxParallelWrites() > 1 {
+			s.writes = &rankedLock{rank: rank, size: p.MaxParallelWrites()}
 		}
+		out[i] = s
 	}
 	return out
 }
 
 type serialDest struct {
-	lock rankedLock
-	d    Destination
+	lock   rankedLock
+	writes *rankedLock // a ParallelDestination's places for Writes; nil: Writes take lock
+	d      Destination
 }
 
 func (s *serialDest) Resume(ctx context.Context, k *Kind, r RunInfo) (Plan, error) {
@@ -39,9 +43,10 @@ func (s *serialDest) Begin(ctx context.Context, k *Kind, p Plan) error {
 	return s.d.Begin(ctx, k, p)
 }
 
-// Write runs beside the other calls for a destination that says it may.
+// Write runs beside the other calls for a ParallelDestination.
 func (s *serialDest) Write(ctx context.Context, b *Batch) error {
-	if p, ok := s.d.(interface{ writesInParallel() bool }); ok && p.writesInParallel() {
+	if s.writes != nil {
+		defer s.writes.acquire(b.Kind)()
 		return s.d.Write(ctx, b)
 	}
 	defer s.lock.acquire(b.Kind)()
@@ -49,28 +54,16 @@ func (s *serialDest) Write(ctx context.Context, b *Batch) error {
 }
 
 // End lets the calls waiting for the destination go between the steps of
-// an end that takes several (yieldTurn): a database builds a kind's
-// indexes at its end, one after another.
-func (s *serialDest) End(ctx context.Context, k *Kind, r *KindResult) error {
+// an end that takes several, each time it calls yield: a database builds
+// a kind's indexes at its end, one after another.
+func (s *serialDest) End(ctx context.Context, k *Kind, r *KindResult, yield func()) error {
 	release := s.lock.acquire(k)
 	defer func() { release() }()
-	ctx = context.WithValue(ctx, turnKey{}, func() {
+	return s.d.End(ctx, k, r, func() {
+		yield()
 		release()
 		release = s.lock.acquire(k)
 	})
-	return s.d.End(ctx, k, r)
-}
-
-// turnKey is the context key of a serialDest's End's yield.
-type turnKey struct{}
-
-// yieldTurn lets the calls waiting for the destination go first, and
-// takes it back after them, within a serialDest's End; elsewhere it does
-// nothing.
-func yieldTurn(ctx context.Context) {
-	if yield, ok := ctx.Value(turnKey{}).(func()); ok {
-		yield()
-	}
 }
 
 // SavedBudget and SaveBudget pass a BudgetKeeper's calls on, under the
@@ -155,13 +148,6 @@ func (l *rankedLock) acquireCtx(ctx context.Context, k *Kind) (release func(), e
 		l.handOn() // handed to w as ctx ended: to the next, then
 	}
 	return nil, ctx.Err()
-}
-
-// setRank sets the kinds' ranks.
-func (l *rankedLock) setRank(rank map[string]int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.rank = rank
 }
 
 // release hands the place to the next waiter, or frees it.

@@ -152,10 +152,10 @@ type endSteps struct {
 	firstStep <-chan struct{} // End's first step waits for it
 }
 
-func (d *endSteps) End(ctx context.Context, k *Kind, _ *KindResult) error {
+func (d *endSteps) End(_ context.Context, k *Kind, _ *KindResult, yield func()) error {
 	<-d.firstStep
 	d.did <- "end " + k.Name + ": first step"
-	yieldTurn(ctx)
+	yield()
 	d.did <- "end " + k.Name + ": second step"
 	return nil
 }
@@ -173,7 +173,7 @@ func TestSerialDestEndYields(t *testing.T) {
 	did, firstStep := make(chan string, 3), make(chan struct{})
 	s := serialize([]Destination{&endSteps{did: did, firstStep: firstStep}}, ks)[0].(*serialDest)
 	ended := make(chan error, 1)
-	go func() { ended <- s.End(context.Background(), &ks[0], &KindResult{}) }()
+	go func() { ended <- s.End(context.Background(), &ks[0], &KindResult{}, func() {}) }()
 	for held := false; !held; runtime.Gosched() { // End holds the lock
 		s.lock.mu.Lock()
 		held = s.lock.held > 0

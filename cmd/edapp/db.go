@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/dbschema"
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
 )
@@ -48,7 +48,7 @@ func openDB(ctx context.Context, raw string) (*sql.DB, dbschema.Target, error) {
 		return nil, t, fmt.Errorf("database %s: %s", t.Redacted, cleanDBError(t, err))
 	}
 	if t.Dialect == dbschema.Postgres {
-		db.SetMaxIdleConns(export.ParallelWrites + 1) // the export's connection and its writers'
+		db.SetMaxIdleConns(sqldest.ParallelWrites + 1) // the export's connection and its writers'
 	}
 	pctx, cancel := context.WithTimeout(ctx, dbPingTimeout)
 	defer cancel()

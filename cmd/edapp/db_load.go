@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 )
@@ -13,7 +13,7 @@ import (
 // pgxCopier is the export's bulk path on PostgreSQL: COPY through pgx.
 type pgxCopier struct{}
 
-var _ export.BulkLoader = pgxCopier{}
+var _ sqldest.BulkLoader = pgxCopier{}
 
 // CopyRows copies the rows next returns into table with COPY, on the pgx
 // connection under database/sql's.

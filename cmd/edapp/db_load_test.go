@@ -12,12 +12,12 @@ import (
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/dbschema"
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 )
 
 // countingCopier is a BulkLoader that counts the rows it copies.
 type countingCopier struct {
-	export.BulkLoader
+	sqldest.BulkLoader
 	rows *atomic.Int64
 }
 
@@ -28,10 +28,10 @@ func (c countingCopier) CopyRows(ctx context.Context, dc any, table string, cols
 }
 
 // withBulkLoader makes the export's database load with l.
-func withBulkLoader(l export.BulkLoader) func(*factory) {
+func withBulkLoader(l sqldest.BulkLoader) func(*factory) {
 	return func(f *factory) {
-		f.OpenDatabase = func(ctx context.Context, db *sql.DB, d export.Dialect, opts ...export.DatabaseOption) (*export.Database, error) {
-			return export.OpenDatabase(ctx, db, d, append(opts, export.WithBulkLoader(l))...)
+		f.OpenDatabase = func(ctx context.Context, db *sql.DB, d sqldest.Dialect, opts ...sqldest.DatabaseOption) (*sqldest.Database, error) {
+			return sqldest.OpenDatabase(ctx, db, d, append(opts, sqldest.WithBulkLoader(l))...)
 		}
 	}
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/filedest"
+	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/spf13/cobra"
 	"golang.org/x/text/unicode/norm"
@@ -30,8 +32,8 @@ type exportOptions struct {
 	// OpenDB opens the --db database, which OpenDatabase takes; OpenFiles
 	// takes the --out directory.
 	OpenDB       dbOpener
-	OpenDatabase func(ctx context.Context, db *sql.DB, d export.Dialect, opts ...export.DatabaseOption) (*export.Database, error)
-	OpenFiles    func(dir, format string, fresh bool, opts ...export.FilesOption) (*export.Files, error)
+	OpenDatabase func(ctx context.Context, db *sql.DB, d sqldest.Dialect, opts ...sqldest.DatabaseOption) (*sqldest.Database, error)
+	OpenFiles    func(dir string, opts ...filedest.Option) (*filedest.Files, error)
 	// RunExport and RunSafetyCulture are the engine.
 	RunExport        func(ctx context.Context, c *edapp.Client, opts export.Options, dests ...export.Destination) (*export.Summary, error)
 	RunSafetyCulture func(ctx context.Context, c *safetyculture.Client, opts export.Options, dests ...export.Destination) (*export.Summary, error)
@@ -58,7 +60,7 @@ func (o *exportOptions) finish(cmd *cobra.Command) error {
 	if o.engine, err = engineOptions(o.flags); err != nil {
 		return err
 	}
-	if o.flags.source == export.SourceSafetyCulture {
+	if o.flags.source == sqldest.SourceSafetyCulture {
 		o.scBudget, err = parseSCBudget(o.budget.budget)
 	}
 	return err
@@ -154,7 +156,7 @@ func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command 
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.source, "source", export.SourceEdApp, "the service to export: edapp, or safetyculture (SAFETYCULTURE_API_TOKEN, SAFETYCULTURE_BASE_URL)")
+	fl.StringVar(&f.source, "source", sqldest.SourceEdApp, "the service to export: edapp, or safetyculture (SAFETYCULTURE_API_TOKEN, SAFETYCULTURE_BASE_URL)")
 	fl.StringVar(&f.db, "db", "", "database to export into: sqlite:PATH or postgres://... (default: $EDAPP_EXPORT_DB)")
 	fl.StringVar(&f.out, "out", "", "directory to export files into (created if missing)")
 	fl.StringVar(&f.since, "since", "", "where incremental kinds without a cursor start: a date, a datetime or a duration back from now")
@@ -278,7 +280,7 @@ stderr. A summary goes to stdout.`
 
 // engineOptions checks the flags and turns them into the engine's options.
 func engineOptions(f exportFlags) (export.Options, error) {
-	if f.source != "" && f.source != export.SourceEdApp && f.source != export.SourceSafetyCulture {
+	if f.source != "" && f.source != sqldest.SourceEdApp && f.source != sqldest.SourceSafetyCulture {
 		return export.Options{}, usagef("invalid --source %q: want edapp or safetyculture", f.source)
 	}
 	if f.out == "" && f.db == "" {
@@ -303,7 +305,7 @@ func engineOptions(f exportFlags) (export.Options, error) {
 		return export.Options{}, usagef("invalid --max-age %s: must not be negative", f.maxAge)
 	}
 	if least := leastOverlap(f.source); f.overlap != 0 && f.overlap < least {
-		return export.Options{}, usagef("invalid --overlap %s: want %s or more for --source %s (0: %[2]s)", f.overlap, least, cmp.Or(f.source, export.SourceEdApp))
+		return export.Options{}, usagef("invalid --overlap %s: want %s or more for --source %s (0: %[2]s)", f.overlap, least, cmp.Or(f.source, sqldest.SourceEdApp))
 	}
 	since, err := parseSince(f.since, time.Now())
 	if err != nil {
@@ -326,7 +328,7 @@ func engineOptions(f exportFlags) (export.Options, error) {
 // leastOverlap is the source's default overlap, the least --overlap it
 // takes: SafetyCulture's analytics arrive up to 2 hours late.
 func leastOverlap(source string) time.Duration {
-	if source == export.SourceSafetyCulture {
+	if source == sqldest.SourceSafetyCulture {
 		return export.SafetyCultureOverlap
 	}
 	return export.Overlap
@@ -334,7 +336,7 @@ func leastOverlap(source string) time.Duration {
 
 func findKind(source, name string) (export.Kind, bool) {
 	list := export.Kinds()
-	if source == export.SourceSafetyCulture {
+	if source == sqldest.SourceSafetyCulture {
 		list = export.SafetyCultureKinds()
 	}
 	for _, k := range list {
@@ -348,7 +350,7 @@ func findKind(source, name string) (export.Kind, bool) {
 // exportRun opens the destinations, then makes one call into the engine.
 // A bad --db URL is a usage error before any request is sent.
 func exportRun(ctx context.Context, o *exportOptions) error {
-	if o.flags.source == export.SourceSafetyCulture {
+	if o.flags.source == sqldest.SourceSafetyCulture {
 		return safetyCultureExportRun(ctx, o)
 	}
 	opts := o.engine
@@ -426,7 +428,7 @@ func exportDestinations(ctx context.Context, o *exportOptions) (dests []export.D
 	f := o.flags
 	closeDests = func() {}
 	if f.db != "" {
-		db, dest, err := openExportDB(ctx, o, f.db, export.WithSource(f.source), export.WithBulkLoader(pgxCopier{}))
+		db, dest, err := openExportDB(ctx, o, f.db, sqldest.WithSource(f.source), sqldest.WithBulkLoader(pgxCopier{}))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -434,10 +436,10 @@ func exportDestinations(ctx context.Context, o *exportOptions) (dests []export.D
 		dests = append(dests, dest)
 	}
 	if f.out != "" {
-		files, err := o.OpenFiles(f.out, f.format, f.full)
+		files, err := o.OpenFiles(f.out, filedest.WithFormat(f.format), filedest.WithFresh(f.full))
 		if err != nil {
 			closeDests()
-			if errors.Is(err, export.ErrFormat) {
+			if errors.Is(err, filedest.ErrFormat) {
 				err = usageError{err}
 			}
 			return nil, nil, err
@@ -450,17 +452,17 @@ func exportDestinations(ctx context.Context, o *exportOptions) (dests []export.D
 }
 
 // openExportDB opens the --db database and takes it for this export.
-func openExportDB(ctx context.Context, o *exportOptions, raw string, opts ...export.DatabaseOption) (*sql.DB, *export.Database, error) {
+func openExportDB(ctx context.Context, o *exportOptions, raw string, opts ...sqldest.DatabaseOption) (*sql.DB, *sqldest.Database, error) {
 	db, target, err := o.OpenDB(ctx, raw)
 	if err != nil {
 		return nil, nil, err
 	}
 	// Emails are matched in NFC (identities), with the module's tables.
-	opts = append([]export.DatabaseOption{export.WithNormalizer(norm.NFC.String)}, opts...)
+	opts = append([]sqldest.DatabaseOption{sqldest.WithNormalizer(norm.NFC.String)}, opts...)
 	dest, err := o.OpenDatabase(ctx, db, target.Dialect, opts...)
 	if err != nil {
 		db.Close()
-		if errors.Is(err, export.ErrSchemaTooNew) {
+		if errors.Is(err, sqldest.ErrSchemaTooNew) {
 			return nil, nil, fmt.Errorf("database %s: %w: upgrade edapp", target.Redacted, err)
 		}
 		return nil, nil, fmt.Errorf("database %s: %s", target.Redacted, cleanDBError(target, err))

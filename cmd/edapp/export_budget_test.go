@@ -15,7 +15,7 @@ import (
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 )
 
 // tooMany counts the 429s among the fake's requests from the from'th on.
@@ -185,7 +185,7 @@ func TestDatabaseSaveBudget(t *testing.T) {
 	bothDBs(t, func(t *testing.T, url string) {
 		ctx := context.Background()
 		db, dialect := openTestDB(t, url)
-		dest, err := export.OpenDatabase(ctx, db, dialect)
+		dest, err := sqldest.OpenDatabase(ctx, db, dialect)
 		if err != nil {
 			t.Fatal(err)
 		}

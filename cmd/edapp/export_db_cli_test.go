@@ -13,7 +13,7 @@ import (
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 )
 
 const dbPassword = "hunter2-db-secret"
@@ -121,7 +121,7 @@ func TestExportDBSecondExportRefused(t *testing.T) {
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 1)
 		db, d := openTestDB(t, url)
-		first, err := export.OpenDatabase(context.Background(), db, d)
+		first, err := sqldest.OpenDatabase(context.Background(), db, d)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/dbschema"
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 )
@@ -22,7 +22,7 @@ import (
 func benchIdentities(t *testing.T, url string) {
 	db, d := openTestDB(t, url)
 	start := time.Now()
-	if err := export.RebuildIdentities(context.Background(), db, d); err != nil {
+	if err := sqldest.RebuildIdentities(context.Background(), db, d); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("  identities refresh on %v: %.2f s", d, time.Since(start).Seconds())

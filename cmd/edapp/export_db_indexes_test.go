@@ -10,7 +10,7 @@ import (
 
 	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 )
 
 // stmtLog is the statements an export ran, through loggingConnector.
@@ -35,7 +35,7 @@ func withStmtLog(t *testing.T, url string, l *stmtLog) func(*factory) {
 // hookedDB with onStmt, and hands the *sql.DB to opened (when not nil).
 func withHookedDB(url string, onStmt func(q string), opened func(*sql.DB)) func(*factory) {
 	return func(f *factory) {
-		f.OpenDatabase = func(ctx context.Context, _ *sql.DB, d export.Dialect, opts ...export.DatabaseOption) (*export.Database, error) {
+		f.OpenDatabase = func(ctx context.Context, _ *sql.DB, d sqldest.Dialect, opts ...sqldest.DatabaseOption) (*sqldest.Database, error) {
 			db, err := hookedDB(url, onStmt)
 			if err != nil {
 				return nil, err
@@ -43,7 +43,7 @@ func withHookedDB(url string, onStmt func(q string), opened func(*sql.DB)) func(
 			if opened != nil {
 				opened(db)
 			}
-			return export.OpenDatabase(ctx, db, d, opts...)
+			return sqldest.OpenDatabase(ctx, db, d, opts...)
 		}
 	}
 }

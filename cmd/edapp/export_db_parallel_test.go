@@ -12,7 +12,7 @@ import (
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 )
 
 // meetTriggers makes the first write into each table wait, for up to 5 s,
@@ -201,8 +201,8 @@ func TestOpenDatabaseWaitsForALostExportsWriters(t *testing.T) {
 	proxied := startPGProxy(t, url)
 	srv, _ := exportFixture(t, 20)
 	noReconnect := func(f *factory) {
-		f.OpenDatabase = func(ctx context.Context, db *sql.DB, d export.Dialect, opts ...export.DatabaseOption) (*export.Database, error) {
-			return export.OpenDatabase(ctx, db, d, append(opts, export.WithReconnect(0))...)
+		f.OpenDatabase = func(ctx context.Context, db *sql.DB, d sqldest.Dialect, opts ...sqldest.DatabaseOption) (*sqldest.Database, error) {
+			return sqldest.OpenDatabase(ctx, db, d, append(opts, sqldest.WithReconnect(0))...)
 		}
 	}
 	first := make(chan result, 1)
@@ -214,7 +214,7 @@ func TestOpenDatabaseWaitsForALostExportsWriters(t *testing.T) {
 	if _, err := db.Exec(`SELECT pg_terminate_backend($1)`, owner); err != nil {
 		t.Fatal(err)
 	}
-	second, err := export.OpenDatabase(context.Background(), db, d, export.WithLockWait(time.Minute))
+	second, err := sqldest.OpenDatabase(context.Background(), db, d, sqldest.WithLockWait(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}

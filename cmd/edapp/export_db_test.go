@@ -25,6 +25,7 @@ import (
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 	"github.com/jackc/pgx/v5/stdlib"
 )
@@ -619,11 +620,11 @@ func TestOpenDatabaseRefusesALockThePoolerDrops(t *testing.T) {
 	db := sql.OpenDB(txPoolerConnector{url})
 	t.Cleanup(func() { db.Close() })
 	db.SetMaxOpenConns(1)
-	x, err := export.OpenDatabase(context.Background(), db, export.Postgres, export.WithLockWait(0))
+	x, err := sqldest.OpenDatabase(context.Background(), db, sqldest.Postgres, sqldest.WithLockWait(0))
 	if err == nil {
 		x.Close()
 	}
-	if !errors.Is(err, export.ErrSessionLock) {
+	if !errors.Is(err, sqldest.ErrSessionLock) {
 		t.Fatalf("OpenDatabase behind a pooler in transaction mode: %v, want ErrSessionLock", err)
 	}
 }
@@ -636,7 +637,7 @@ func TestOpenDatabaseCheckpointsSQLiteBesideTheWriter(t *testing.T) {
 	ctx := context.Background()
 	db, d := migratedTestDB(t, dbtest.SQLite(t))
 	db.SetMaxOpenConns(2)
-	x, err := export.OpenDatabase(ctx, db, d)
+	x, err := sqldest.OpenDatabase(ctx, db, d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 )
 
 // smallPages gives an export the small pages of the kill loop: many
@@ -216,8 +216,8 @@ func TestExportDBReconnectGivesUp(t *testing.T) {
 	proxied := startPGProxy(t, direct)
 	noReconnect := func(f *factory) {
 		smallPages(f)
-		f.OpenDatabase = func(ctx context.Context, db *sql.DB, d export.Dialect, opts ...export.DatabaseOption) (*export.Database, error) {
-			return export.OpenDatabase(ctx, db, d, append(opts, export.WithReconnect(0))...)
+		f.OpenDatabase = func(ctx context.Context, db *sql.DB, d sqldest.Dialect, opts ...sqldest.DatabaseOption) (*sqldest.Database, error) {
+			return sqldest.OpenDatabase(ctx, db, d, append(opts, sqldest.WithReconnect(0))...)
 		}
 	}
 	first := exportThroughOutage(t, pg, srv, proxied, noReconnect)

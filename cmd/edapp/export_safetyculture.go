@@ -6,13 +6,14 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/safetyculture"
 )
 
 // sourceKindNames lists the kinds of --source.
 func sourceKindNames(source string) []string {
 	all := func(export.Kind) bool { return true }
-	if source == export.SourceSafetyCulture {
+	if source == sqldest.SourceSafetyCulture {
 		return export.SafetyCultureKindNames(all)
 	}
 	return kindNames(all)
@@ -78,7 +79,7 @@ func rebuildIdentities(ctx context.Context, dests []export.Destination, err erro
 		return err
 	}
 	for _, d := range dests {
-		if x, ok := d.(*export.Database); ok {
+		if x, ok := d.(*sqldest.Database); ok {
 			if err := x.RebuildIdentities(ctx); err != nil {
 				return err
 			}

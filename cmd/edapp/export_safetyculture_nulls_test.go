@@ -7,7 +7,7 @@ import (
 	"github.com/edapp-go/edapp/edapptest/fakedata"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -70,7 +70,7 @@ func TestMigrateReportScoreLostIsNull(t *testing.T) {
 	exportBoth(t, srv, sc, url)
 	lost := 0
 	for _, d := range reportOf(t, url).Differences {
-		if d.Category != export.CategoryScoreLost {
+		if d.Category != sqldest.CategoryScoreLost {
 			continue
 		}
 		lost++

@@ -14,6 +14,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
@@ -138,22 +139,22 @@ func TestExportBothSourcesIntoOneDatabase(t *testing.T) {
 		}
 		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url), exitOK)
 		db, _ := openTestDB(t, url)
-		edappRows := sourceSnapshot(t, db, export.SourceEdApp)
+		edappRows := sourceSnapshot(t, db, sqldest.SourceEdApp)
 		want := scFakeCounts(t, sc)
 		wantCode(t, runEnv(t, scEnv(sc), "export", "--source", "safetyculture", "--db", url), exitOK)
 		wantSCCounts(t, db, want, func(k export.Kind) bool { return !k.PerUser })
 		wantCode(t, runEnv(t, scEnv(sc), "export", "--source", "safetyculture", "--db", url, "--per-user"), exitOK)
 		wantSCCounts(t, db, want, func(export.Kind) bool { return true })
-		first := sourceSnapshot(t, db, export.SourceSafetyCulture)
+		first := sourceSnapshot(t, db, sqldest.SourceSafetyCulture)
 		wantCode(t, runEnv(t, scEnv(sc), "export", "--source", "safetyculture", "--db", url, "--per-user"), exitOK)
-		again := sourceSnapshot(t, db, export.SourceSafetyCulture)
+		again := sourceSnapshot(t, db, sqldest.SourceSafetyCulture)
 		for q := range first {
 			if strings.HasPrefix(q, "SELECT") { // the run's own: its number, when kinds completed
 				delete(first, q)
 			}
 		}
 		diffSnapshots(t, "a second SafetyCulture run", first, again)
-		diffSnapshots(t, "EdApp's rows after SafetyCulture's runs", edappRows, sourceSnapshot(t, db, export.SourceEdApp))
+		diffSnapshots(t, "EdApp's rows after SafetyCulture's runs", edappRows, sourceSnapshot(t, db, sqldest.SourceEdApp))
 	})
 }
 

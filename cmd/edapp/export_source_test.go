@@ -11,7 +11,7 @@ import (
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/dbschema"
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 )
 
 // sourceVersion is the schema version that gave every table its source.
@@ -273,8 +273,8 @@ func TestOpenDatabaseLocksPerSource(t *testing.T) {
 	bothDBs(t, func(t *testing.T, url string) {
 		ctx := context.Background()
 		db, d := openTestDB(t, url)
-		open := func(db *sql.DB, opts ...export.DatabaseOption) (*export.Database, error) {
-			return export.OpenDatabase(ctx, db, d, append(opts, export.WithLockWait(0))...)
+		open := func(db *sql.DB, opts ...sqldest.DatabaseOption) (*sqldest.Database, error) {
+			return sqldest.OpenDatabase(ctx, db, d, append(opts, sqldest.WithLockWait(0))...)
 		}
 		edappDB, err := open(db)
 		if err != nil {
@@ -282,19 +282,19 @@ func TestOpenDatabaseLocksPerSource(t *testing.T) {
 		}
 		defer edappDB.Close()
 		other, _ := openTestDB(t, url)
-		scDB, err := open(other, export.WithSource(export.SourceSafetyCulture))
+		scDB, err := open(other, sqldest.WithSource(sqldest.SourceSafetyCulture))
 		if err != nil {
 			t.Fatalf("a SafetyCulture export beside an EdApp one: %v", err)
 		}
 		defer scDB.Close()
 		third, _ := openTestDB(t, url)
-		if x, err := open(third); !errors.Is(err, export.ErrLocked) {
+		if x, err := open(third); !errors.Is(err, sqldest.ErrLocked) {
 			t.Errorf("a second EdApp export: %v, want ErrLocked", err)
 			if x != nil {
 				x.Close()
 			}
 		}
-		if _, err := open(third, export.WithSource("moodle")); !errors.Is(err, edapp.ErrInvalidInput) {
+		if _, err := open(third, sqldest.WithSource("moodle")); !errors.Is(err, edapp.ErrInvalidInput) {
 			t.Errorf("source moodle: %v", err)
 		}
 		for source, want := range map[string]string{"edapp": "1", "safetyculture": "1"} {

@@ -22,6 +22,7 @@ import (
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 )
 
 // exportState is the part of the files destination's state file the
@@ -316,7 +317,7 @@ func TestExportJSONLKeepsEveryField(t *testing.T) {
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			t.Fatalf("line %d: %v", n+1, err)
 		}
-		attempts, _ := findKind(export.SourceEdApp, "attempts")
+		attempts, _ := findKind(sqldest.SourceEdApp, "attempts")
 		for _, c := range attempts.Columns {
 			if _, ok := m[c]; !ok {
 				t.Errorf("line %d has no %s", n+1, c)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/filedest"
+	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/spf13/pflag"
 )
@@ -41,9 +43,9 @@ type factory struct {
 	// the options the flags give.
 	NewClient func(token string, opts ...edapp.Option) (*edapp.Client, error)
 	// OpenDatabase takes a database for an export.
-	OpenDatabase func(ctx context.Context, db *sql.DB, d export.Dialect, opts ...export.DatabaseOption) (*export.Database, error)
+	OpenDatabase func(ctx context.Context, db *sql.DB, d sqldest.Dialect, opts ...sqldest.DatabaseOption) (*sqldest.Database, error)
 	// OpenFiles takes a directory for an export.
-	OpenFiles func(dir, format string, fresh bool, opts ...export.FilesOption) (*export.Files, error)
+	OpenFiles func(dir string, opts ...filedest.Option) (*filedest.Files, error)
 	// RunExport is the export engine; RunSafetyCulture, for --source
 	// safetyculture.
 	RunExport        func(ctx context.Context, c *edapp.Client, opts export.Options, dests ...export.Destination) (*export.Summary, error)
@@ -58,8 +60,8 @@ func newFactory(s *ioStreams, env func(string) string) *factory {
 		Env:              env,
 		Global:           &globalFlags{},
 		NewClient:        edapp.NewClient,
-		OpenDatabase:     export.OpenDatabase,
-		OpenFiles:        export.OpenFiles,
+		OpenDatabase:     sqldest.OpenDatabase,
+		OpenFiles:        filedest.Open,
 		RunExport:        export.Run,
 		RunSafetyCulture: export.RunSafetyCulture,
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/cmd/edapp/internal/fakeserve"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/filedest"
+	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/usersync"
 	"github.com/spf13/cobra"
@@ -39,16 +41,16 @@ func withPageSize(f *factory, n int) {
 // withPartSize makes the export's files hold n records a part.
 func withPartSize(f *factory, n int) {
 	open := f.OpenFiles
-	f.OpenFiles = func(dir, format string, fresh bool, opts ...export.FilesOption) (*export.Files, error) {
-		return open(dir, format, fresh, append(opts, export.WithPartSize(n))...)
+	f.OpenFiles = func(dir string, opts ...filedest.Option) (*filedest.Files, error) {
+		return open(dir, append(opts, filedest.WithPartSize(n))...)
 	}
 }
 
 // withLockWait makes the export wait d for a database another holds.
 func withLockWait(f *factory, d time.Duration) {
 	open := f.OpenDatabase
-	f.OpenDatabase = func(ctx context.Context, db *sql.DB, dl export.Dialect, opts ...export.DatabaseOption) (*export.Database, error) {
-		return open(ctx, db, dl, append(opts, export.WithLockWait(d))...)
+	f.OpenDatabase = func(ctx context.Context, db *sql.DB, dl sqldest.Dialect, opts ...sqldest.DatabaseOption) (*sqldest.Database, error) {
+		return open(ctx, db, dl, append(opts, sqldest.WithLockWait(d))...)
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/spf13/cobra"
 	"golang.org/x/text/unicode/norm"
 )
@@ -131,7 +131,7 @@ func reportRun(ctx context.Context, o *migrateReportOptions) error {
 	if o.failOnDifferences {
 		n := 0
 		for _, d := range report.Differences {
-			if export.IsLoss(d.Category) {
+			if sqldest.IsLoss(d.Category) {
 				n++
 			}
 		}
@@ -143,21 +143,21 @@ func reportRun(ctx context.Context, o *migrateReportOptions) error {
 }
 
 // readMoveReport reads the report from o.db, which it opens read-only.
-func readMoveReport(ctx context.Context, o *migrateReportOptions) (*export.Report, error) {
+func readMoveReport(ctx context.Context, o *migrateReportOptions) (*sqldest.Report, error) {
 	db, err := o.OpenReadOnly(ctx, o.db, o.IO.ErrOut)
 	if err != nil {
 		return nil, err
 	}
 	defer db.close()
-	opts := []export.ReportOption{export.WithReportNormalizer(norm.NFC.String)}
+	opts := []sqldest.ReportOption{sqldest.WithReportNormalizer(norm.NFC.String)}
 	if !o.movedAt.IsZero() {
-		opts = append(opts, export.WithMovedAt(o.movedAt))
+		opts = append(opts, sqldest.WithMovedAt(o.movedAt))
 	}
-	report, err := export.MigrationReport(ctx, db.q, opts...)
+	report, err := sqldest.MigrationReport(ctx, db.q, opts...)
 	switch {
-	case errors.Is(err, export.ErrNotExported):
+	case errors.Is(err, sqldest.ErrNotExported):
 		return nil, fmt.Errorf("database %s: %w: run edapp export for it first", db.target.Redacted, err)
-	case errors.Is(err, export.ErrIdentitiesStale):
+	case errors.Is(err, sqldest.ErrIdentitiesStale):
 		return nil, refusedError{fmt.Errorf("database %s: %w: run edapp export (either source) with this version first", db.target.Redacted, err)}
 	case err != nil:
 		return nil, fmt.Errorf("database %s: %s", db.target.Redacted, cleanDBError(db.target, err))
@@ -166,7 +166,7 @@ func readMoveReport(ctx context.Context, o *migrateReportOptions) (*export.Repor
 }
 
 // writeMoveReport writes the report in o's format, to --out or stdout.
-func writeMoveReport(o *migrateReportOptions, r *export.Report) (err error) {
+func writeMoveReport(o *migrateReportOptions, r *sqldest.Report) (err error) {
 	w := o.IO.Out
 	if o.out != "" {
 		file, err := os.OpenFile(o.out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, privateMode)
@@ -201,7 +201,7 @@ func (o *migrateReportOptions) resolveFormat(w io.Writer) string {
 	return "json"
 }
 
-func writeReportAs(w io.Writer, format string, r *export.Report) error {
+func writeReportAs(w io.Writer, format string, r *sqldest.Report) error {
 	switch format {
 	case "table":
 		return writeReportTable(w, r)

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/edapp-go/edapp/dbschema"
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 )
 
 // readOnlyDB is a database the move report reads: q is a read-only
@@ -22,7 +22,7 @@ import (
 type readOnlyDB struct {
 	db     *sql.DB
 	tx     *sql.Tx
-	q      export.Querier
+	q      sqldest.Querier
 	target dbschema.Target
 }
 

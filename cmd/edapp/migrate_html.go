@@ -6,7 +6,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 )
 
 // reportPage is the HTML report: one file, no script, no request out of
@@ -74,7 +74,7 @@ Of {{.R.Totals.Completions.EdApp}} EdApp completions, {{.R.Totals.Completions.Ca
 
 // reportPageData is what the page's template reads.
 type reportPageData struct {
-	R                               *export.Report
+	R                               *sqldest.Report
 	Categories                      []categoryBar
 	CourseBars                      []courseBar
 	CategoriesHeight, CoursesHeight int
@@ -99,7 +99,7 @@ type reportPageRow struct{ Category, Cause, Person, Course, EdApp, SC string }
 // barWidth is the longest bar, in pixels.
 const barWidth = 440
 
-func writeReportHTML(w io.Writer, r *export.Report) error {
+func writeReportHTML(w io.Writer, r *sqldest.Report) error {
 	data := reportPageData{R: r}
 	counts := map[string]int{}
 	for _, d := range r.Differences {
@@ -111,9 +111,9 @@ func writeReportHTML(w io.Writer, r *export.Report) error {
 	for _, n := range counts {
 		most = max(most, n)
 	}
-	for i, cat := range export.Categories() {
+	for i, cat := range sqldest.Categories() {
 		width := counts[cat] * barWidth / most
-		data.Categories = append(data.Categories, categoryBar{Label: cat, Count: counts[cat], Y: 4 + i*24, Width: width, End: 240 + width, Loss: export.IsLoss(cat)})
+		data.Categories = append(data.Categories, categoryBar{Label: cat, Count: counts[cat], Y: 4 + i*24, Width: width, End: 240 + width, Loss: sqldest.IsLoss(cat)})
 	}
 	data.CategoriesHeight = 8 + len(data.Categories)*24
 	data.CourseBars, data.CoursesHeight = courseBars(r.Courses)
@@ -122,7 +122,7 @@ func writeReportHTML(w io.Writer, r *export.Report) error {
 
 // courseBars are the courses' bars: EdApp's completions, SafetyCulture's
 // and the carried ones, to one scale.
-func courseBars(courses []export.CourseReconciliation) ([]courseBar, int) {
+func courseBars(courses []sqldest.CourseReconciliation) ([]courseBar, int) {
 	most := 1
 	for _, c := range courses {
 		most = max(most, c.EdAppCompletions, c.SafetyCultureCompletions)

@@ -7,12 +7,12 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 )
 
 // writeReportTable prints the totals, the per-course reconciliation, then
 // the differences, one a line.
-func writeReportTable(w io.Writer, r *export.Report) error {
+func writeReportTable(w io.Writer, r *sqldest.Report) error {
 	fmt.Fprintf(w, "moved at %s\n\n", orDash(timeCell(r.MovedAt)))
 	if err := writeTable(w, []string{"TOTAL", "COUNT"}, totalsRows(r.Totals)); err != nil {
 		return err
@@ -36,7 +36,7 @@ func writeReportTable(w io.Writer, r *export.Report) error {
 
 // totalsRows are the report's totals as "group.count" rows, in the JSON's
 // order.
-func totalsRows(t export.ReportTotals) [][]string {
+func totalsRows(t sqldest.ReportTotals) [][]string {
 	p, c, k := t.People, t.Courses, t.Completions
 	row := func(name string, n int) []string { return []string{name, strconv.Itoa(n)} }
 	return [][]string{
@@ -54,7 +54,7 @@ func totalsRows(t export.ReportTotals) [][]string {
 // diffText is a difference's person, course and completions as text.
 type diffText struct{ cause, person, course, edapp, sc string }
 
-func diffCells(d export.Difference) diffText {
+func diffCells(d sqldest.Difference) diffText {
 	t := diffText{cause: str(d.Cause)}
 	if p := d.Person; p != nil {
 		t.person = firstOf(p.EdAppEmail, p.SafetyCultureEmail, p.EdAppID, p.SafetyCultureID)
@@ -69,7 +69,7 @@ func diffCells(d export.Difference) diffText {
 	return t
 }
 
-func progressText(p *export.ReportProgress) string {
+func progressText(p *sqldest.ReportProgress) string {
 	if p == nil {
 		return ""
 	}
@@ -90,7 +90,7 @@ var reportCSVHeader = []string{"category", "cause",
 // writeReportCSV writes one row per difference; an unknown value is an
 // empty cell, and a text cell a spreadsheet would run as a formula is
 // prefixed with '.
-func writeReportCSV(w io.Writer, r *export.Report) error {
+func writeReportCSV(w io.Writer, r *sqldest.Report) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(reportCSVHeader); err != nil {
 		return err
@@ -99,14 +99,14 @@ func writeReportCSV(w io.Writer, r *export.Report) error {
 		row := []string{d.Category, str(d.Cause)}
 		p, c := d.Person, d.Course
 		if p == nil {
-			p = &export.ReportPerson{}
+			p = &sqldest.ReportPerson{}
 		}
 		if c == nil {
-			c = &export.ReportCourse{}
+			c = &sqldest.ReportCourse{}
 		}
 		row = append(row, str(p.EdAppID), str(p.SafetyCultureID), str(p.EdAppEmail), str(p.SafetyCultureEmail), str(p.FirstName), str(p.LastName),
 			str(c.EdAppID), str(c.SafetyCultureID), str(c.Title), str(c.EdAppExternalID), str(c.SafetyCultureExternalID))
-		for _, pr := range []*export.ReportProgress{d.EdApp, d.SafetyCulture} {
+		for _, pr := range []*sqldest.ReportProgress{d.EdApp, d.SafetyCulture} {
 			at, score := "", ""
 			if pr != nil {
 				at = timeCell(pr.CompletedAt)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/dbschema"
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 )
 
 // TestMigrateReportFormats: on one planted move, -o csv is one row per
@@ -30,7 +30,7 @@ func TestMigrateReportFormats(t *testing.T) {
 		for _, format := range []string{"table", "html"} {
 			r := runEnv(t, env{}, "migrate", "report", "--db", url, "-o", format)
 			wantCode(t, r, exitOK)
-			if !strings.Contains(r.stdout, export.CategoryScoreLost) {
+			if !strings.Contains(r.stdout, sqldest.CategoryScoreLost) {
 				t.Errorf("-o %s does not list score_lost: %.300s", format, r.stdout)
 			}
 		}
@@ -83,8 +83,8 @@ func TestWriteReportTableEscapes(t *testing.T) {
 	t.Parallel()
 	title := "Safety\n-  forged row\x1b[31m\u202e"
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	rep := &export.Report{MovedAt: &at, Differences: []export.Difference{{Category: export.CategoryCourseEdAppOnly, Course: &export.ReportCourse{Title: &title}}},
-		Courses: []export.CourseReconciliation{{Title: &title}}}
+	rep := &sqldest.Report{MovedAt: &at, Differences: []sqldest.Difference{{Category: sqldest.CategoryCourseEdAppOnly, Course: &sqldest.ReportCourse{Title: &title}}},
+		Courses: []sqldest.CourseReconciliation{{Title: &title}}}
 	var b strings.Builder
 	if err := writeReportTable(&b, rep); err != nil {
 		t.Fatal(err)

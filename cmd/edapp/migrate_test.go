@@ -12,16 +12,16 @@ import (
 
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
 // reportOf runs migrate report -o json on url.
-func reportOf(t *testing.T, url string, args ...string) export.Report {
+func reportOf(t *testing.T, url string, args ...string) sqldest.Report {
 	t.Helper()
 	r := runEnv(t, env{}, append([]string{"migrate", "report", "--db", url, "-o", "json"}, args...)...)
 	wantCode(t, r, exitOK)
-	var rep export.Report
+	var rep sqldest.Report
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, r.stdout)
 	}
@@ -31,7 +31,7 @@ func reportOf(t *testing.T, url string, args ...string) export.Report {
 // diffKeys is the report's differences by category, each keyed by what it
 // concerns: "person edappID/scID", "course edappID/scID", or
 // "edappUser scUser course" for a completion, with its cause.
-func diffKeys(rep export.Report) map[string][]string {
+func diffKeys(rep sqldest.Report) map[string][]string {
 	out := map[string][]string{}
 	for _, d := range rep.Differences {
 		var k string
@@ -63,7 +63,7 @@ func deref(s *string) string {
 
 // wantAddsUp checks that the report's totals add up: people and courses
 // partition identities, completions each course's and in all.
-func wantAddsUp(t *testing.T, url string, rep export.Report) {
+func wantAddsUp(t *testing.T, url string, rep sqldest.Report) {
 	t.Helper()
 	p, c, k := rep.Totals.People, rep.Totals.Courses, rep.Totals.Completions
 	var people, courses, edapp int
@@ -101,10 +101,10 @@ func wantAddsUp(t *testing.T, url string, rep export.Report) {
 	for _, d := range rep.Differences {
 		counts[d.Category]++
 	}
-	for cat, n := range map[string]int{export.CategoryPersonEdAppOnly: p.EdAppOnly, export.CategoryEmailChanged: p.EmailChanged,
-		export.CategoryProbableSamePerson: p.ProbableSamePerson, export.CategoryCompletionMissing: k.Missing,
-		export.CategoryScoreLost: k.ScoreLost, export.CategoryCompletedAfterMove: k.CompletedAfterMove,
-		export.CategoryCompletionSafetyCultureOnly: k.SafetyCultureOnly, export.CategoryCompletionDateChanged: k.DateChanged} {
+	for cat, n := range map[string]int{sqldest.CategoryPersonEdAppOnly: p.EdAppOnly, sqldest.CategoryEmailChanged: p.EmailChanged,
+		sqldest.CategoryProbableSamePerson: p.ProbableSamePerson, sqldest.CategoryCompletionMissing: k.Missing,
+		sqldest.CategoryScoreLost: k.ScoreLost, sqldest.CategoryCompletedAfterMove: k.CompletedAfterMove,
+		sqldest.CategoryCompletionSafetyCultureOnly: k.SafetyCultureOnly, sqldest.CategoryCompletionDateChanged: k.DateChanged} {
 		if counts[cat] != n {
 			t.Errorf("%s: %d differences, total %d", cat, counts[cat], n)
 		}
@@ -126,44 +126,44 @@ func plantedDiffs(t *testing.T, url string, mig *fakedata.Migration) map[string]
 	left := map[string]bool{}
 	for _, u := range mig.NoEmail {
 		left[u] = true
-		add(export.CategoryPersonEdAppOnly, "person "+u+"/")
+		add(sqldest.CategoryPersonEdAppOnly, "person "+u+"/")
 	}
 	if u := mig.Planted.Unmatched; u != nil {
 		left[u.EdAppUserID] = true
-		add(export.CategoryPersonEdAppOnly, "person "+u.EdAppUserID+"/")
-		add(export.CategoryPersonSafetyCultureOnly, "person /"+u.UserID)
+		add(sqldest.CategoryPersonEdAppOnly, "person "+u.EdAppUserID+"/")
+		add(sqldest.CategoryPersonSafetyCultureOnly, "person /"+u.UserID)
 		names := rowsOf(t, url, `SELECT COALESCE(first_name, ''), COALESCE(last_name, '') FROM users WHERE source = 'edapp' AND id = '`+u.EdAppUserID+`'`)
 		if len(names) == 1 && strings.TrimSpace(names[0][0]) != "" && strings.TrimSpace(names[0][1]) != "" {
-			add(export.CategoryProbableSamePerson, "person "+u.EdAppUserID+"/"+u.UserID)
+			add(sqldest.CategoryProbableSamePerson, "person "+u.EdAppUserID+"/"+u.UserID)
 		}
 		for _, c := range mig.Carried {
 			if c.EdAppUserID == u.EdAppUserID {
-				add(export.CategoryCompletionSafetyCultureOnly, "completion /"+c.UserID+" "+c.EdAppCourseID+"/"+c.CourseID)
+				add(sqldest.CategoryCompletionSafetyCultureOnly, "completion /"+c.UserID+" "+c.EdAppCourseID+"/"+c.CourseID)
 			}
 		}
 	}
 	if u := mig.Planted.EmailChanged; u != nil {
-		add(export.CategoryEmailChanged, "person "+u.EdAppUserID+"/"+u.UserID)
+		add(sqldest.CategoryEmailChanged, "person "+u.EdAppUserID+"/"+u.UserID)
 	}
 	if c := mig.Planted.CourseExternalID; c != nil {
-		add(export.CategoryCourseMatchedByTitle, "course "+c.EdAppCourseID+"/"+c.CourseID)
+		add(sqldest.CategoryCourseMatchedByTitle, "course "+c.EdAppCourseID+"/"+c.CourseID)
 	}
-	add(export.CategoryCourseSafetyCultureOnly, "course /"+mig.After.NewCourseID)
+	add(sqldest.CategoryCourseSafetyCultureOnly, "course /"+mig.After.NewCourseID)
 	for _, u := range mig.After.Completed {
 		edappID := edappIDOf(mig.Users, u)
 		if mig.Planted.Unmatched != nil && mig.Planted.Unmatched.UserID == u {
 			edappID = "" // SafetyCulture's only
 		}
-		add(export.CategoryCompletedAfterMove, "completion "+edappID+"/"+u+" /"+mig.After.NewCourseID)
+		add(sqldest.CategoryCompletedAfterMove, "completion "+edappID+"/"+u+" /"+mig.After.NewCourseID)
 	}
 	for _, r := range rowsOf(t, url, `SELECT user_id, course_id FROM course_progress WHERE source = 'edapp' AND completed_date_time IS NOT NULL`) {
 		if left[r[0]] {
-			add(export.CategoryCompletionMissing, "completion "+r[0]+"/ "+r[1]+"/"+mig.Courses[r[1]]+" cause person_edapp_only")
+			add(sqldest.CategoryCompletionMissing, "completion "+r[0]+"/ "+r[1]+"/"+mig.Courses[r[1]]+" cause person_edapp_only")
 		}
 	}
 	for _, c := range mig.Planted.MissingCompletions {
 		if !left[c.EdAppUserID] {
-			add(export.CategoryCompletionMissing, "completion "+c.EdAppUserID+"/"+c.UserID+" "+c.EdAppCourseID+"/"+c.CourseID)
+			add(sqldest.CategoryCompletionMissing, "completion "+c.EdAppUserID+"/"+c.UserID+" "+c.EdAppCourseID+"/"+c.CourseID)
 		}
 	}
 	scoreLost(t, url, mig, left, add)
@@ -188,7 +188,7 @@ func scoreLost(t *testing.T, url string, mig *fakedata.Migration, left map[strin
 	}
 	for _, c := range mig.Planted.ScoresDropped {
 		if scored[c.EdAppUserID+" "+c.EdAppCourseID] && !left[c.EdAppUserID] && !retaken[c.UserID+" "+c.CourseID] {
-			add(export.CategoryScoreLost, "completion "+c.EdAppUserID+"/"+c.UserID+" "+c.EdAppCourseID+"/"+c.CourseID)
+			add(sqldest.CategoryScoreLost, "completion "+c.EdAppUserID+"/"+c.UserID+" "+c.EdAppCourseID+"/"+c.CourseID)
 		}
 	}
 }
@@ -222,11 +222,11 @@ func TestMigrateReportFindsThePlantedDifferences(t *testing.T) {
 				exportBoth(t, srv, sc, url)
 				rep := reportOf(t, url)
 				got, want := diffKeys(rep), plantedDiffs(t, url, mig)
-				if name == "planted" && (len(want[export.CategoryCompletionMissing]) == 0 || len(want[export.CategoryScoreLost]) == 0 ||
-					len(want[export.CategoryEmailChanged]) == 0 || len(want[export.CategoryCourseMatchedByTitle]) == 0) {
+				if name == "planted" && (len(want[sqldest.CategoryCompletionMissing]) == 0 || len(want[sqldest.CategoryScoreLost]) == 0 ||
+					len(want[sqldest.CategoryEmailChanged]) == 0 || len(want[sqldest.CategoryCourseMatchedByTitle]) == 0) {
 					t.Fatalf("the fake planted nothing to find: %v", want)
 				}
-				for _, cat := range export.Categories() {
+				for _, cat := range sqldest.Categories() {
 					if !slices.Equal(got[cat], want[cat]) {
 						t.Errorf("%s: the report lists\n%v\nthe fake planted\n%v", cat, got[cat], want[cat])
 					}
@@ -313,24 +313,24 @@ func TestMigrateReportFindsDifferencesPlantedByTheTest(t *testing.T) {
 		exportBoth(t, srv, sc, url)
 		rep := reportOf(t, url)
 		got := diffKeys(rep)
-		if want := "course " + newCourse + "/"; !slices.Equal(got[export.CategoryCourseEdAppOnly], []string{want}) {
-			t.Errorf("course_edapp_only %v, want [%s]", got[export.CategoryCourseEdAppOnly], want)
+		if want := "course " + newCourse + "/"; !slices.Equal(got[sqldest.CategoryCourseEdAppOnly], []string{want}) {
+			t.Errorf("course_edapp_only %v, want [%s]", got[sqldest.CategoryCourseEdAppOnly], want)
 		}
-		if !slices.Contains(got[export.CategoryCompletionMissing], newCompletion) {
-			t.Errorf("completion_missing %v lacks %s", got[export.CategoryCompletionMissing], newCompletion)
+		if !slices.Contains(got[sqldest.CategoryCompletionMissing], newCompletion) {
+			t.Errorf("completion_missing %v lacks %s", got[sqldest.CategoryCompletionMissing], newCompletion)
 		}
-		if want := "completion " + dropped.EdAppUserID + "/" + dropped.UserID + " " + dropped.EdAppCourseID + "/" + dropped.CourseID; !slices.Contains(got[export.CategoryCompletionMissing], want) {
-			t.Errorf("completion_missing %v lacks %s", got[export.CategoryCompletionMissing], want)
+		if want := "completion " + dropped.EdAppUserID + "/" + dropped.UserID + " " + dropped.EdAppCourseID + "/" + dropped.CourseID; !slices.Contains(got[sqldest.CategoryCompletionMissing], want) {
+			t.Errorf("completion_missing %v lacks %s", got[sqldest.CategoryCompletionMissing], want)
 		}
-		if want := "completion " + moved.EdAppUserID + "/" + moved.UserID + " " + moved.EdAppCourseID + "/" + moved.CourseID; !slices.Equal(got[export.CategoryCompletionDateChanged], []string{want}) {
-			t.Errorf("completion_date_changed %v, want [%s]", got[export.CategoryCompletionDateChanged], want)
+		if want := "completion " + moved.EdAppUserID + "/" + moved.UserID + " " + moved.EdAppCourseID + "/" + moved.CourseID; !slices.Equal(got[sqldest.CategoryCompletionDateChanged], []string{want}) {
+			t.Errorf("completion_date_changed %v, want [%s]", got[sqldest.CategoryCompletionDateChanged], want)
 		}
-		if want := "person " + victim + "/"; !slices.Contains(got[export.CategoryIdentityConflict], want) {
-			t.Errorf("identity_conflict %v lacks %s", got[export.CategoryIdentityConflict], want)
+		if want := "person " + victim + "/"; !slices.Contains(got[sqldest.CategoryIdentityConflict], want) {
+			t.Errorf("identity_conflict %v lacks %s", got[sqldest.CategoryIdentityConflict], want)
 		}
 		causes := 0
 		for _, d := range rep.Differences {
-			if d.Category == export.CategoryCompletionMissing && d.Cause != nil && *d.Cause == export.CategoryIdentityConflict && deref(d.Person.EdAppID) == victim {
+			if d.Category == sqldest.CategoryCompletionMissing && d.Cause != nil && *d.Cause == sqldest.CategoryIdentityConflict && deref(d.Person.EdAppID) == victim {
 				causes++
 			}
 		}

@@ -1,0 +1,447 @@
+package filedest
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"time"
+
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/export"
+)
+
+// defaultPartSize is how many records a part of an incremental kind holds
+// at most. A run interrupted in the middle of a kind keeps its finished parts.
+const defaultPartSize = 50000
+
+// Files is the files destination: CSV or JSONL files in a directory, with
+// the export's state in a file beside them.
+//
+// A mirrored kind is written to DIR/<kind>.<ext>, replaced whole when its
+// fetch is complete. An incremental kind gets new part files,
+// DIR/<kind>/part-NNNNNN.<ext>, holding the records not written before
+// (by its KeyFields): a changed record (an attempt since completed) is
+// written again as a new row, so the last row for a key is the latest.
+// Every file is written under a temporary name and renamed when whole, and
+// the state moves only after the data it covers is on disk.
+type Files struct {
+	dir      string
+	format   string
+	partSize int
+	st       *exportState
+	release  func()                // the directory's lock
+	kinds    map[string]*filesKind // the kinds being written
+	fresh    bool                  // WithFresh's: Open starts the directory over
+	optErr   error                 // the first bad option value
+}
+
+// filesKind is one kind being written: the engine writes several at once.
+type filesKind struct {
+	k       *export.Kind
+	full    *atomicFile // a mirrored kind's file
+	fw      recordWriter
+	parts   *partWriter // an incremental kind's parts
+	seen    map[recordKey]struct{}
+	dups    int
+	written int
+	// fullWalk: a Remirror kind fetched in full. Its parts keep every
+	// version, as for any incremental kind; the state records when.
+	fullWalk bool
+}
+
+// Option configures Open. A bad value makes Open fail with an error
+// wrapping edapp.ErrInvalidInput; a nil Option is skipped.
+type Option func(*Files)
+
+// WithFormat sets the files' format: "csv" or "jsonl", or "" (the
+// default) for the format the directory already holds (csv for a new
+// one). A format that differs from the directory's is an error, unless
+// WithFresh starts it over.
+func WithFormat(format string) Option {
+	return func(f *Files) {
+		if format != "" && format != "csv" && format != "jsonl" {
+			f.optErr = cmp.Or(f.optErr, fmt.Errorf("export: %w: format %q: want csv or jsonl", edapp.ErrInvalidInput, format))
+			return
+		}
+		f.format = format
+	}
+}
+
+// WithFresh(true) starts the directory over (export.Options.Full): it may
+// then switch formats.
+func WithFresh(fresh bool) Option {
+	return func(f *Files) { f.fresh = fresh }
+}
+
+// WithPartSize sets the most records in a part file (default 50,000); n
+// must be at least 1.
+func WithPartSize(n int) Option {
+	return func(f *Files) {
+		if n < 1 {
+			f.optErr = cmp.Or(f.optErr, fmt.Errorf("export: %w: WithPartSize(%d): want at least 1", edapp.ErrInvalidInput, n))
+			return
+		}
+		f.partSize = n
+	}
+}
+
+// Open opens (creating it if needed) the export directory dir, in the
+// format WithFormat says. A second export into the same directory is
+// refused (export.ErrLocked) until this one calls Close.
+func Open(dir string, opts ...Option) (*Files, error) {
+	set := &Files{partSize: defaultPartSize}
+	for _, o := range opts {
+		if o != nil {
+			o(set)
+		}
+	}
+	if set.optErr != nil {
+		return nil, set.optErr
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	release, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	f, err := openFiles(dir, set)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	f.release = release
+	return f, nil
+}
+
+// Close lets another export write into the directory.
+func (f *Files) Close() error {
+	if f.release != nil {
+		f.release()
+		f.release = nil
+	}
+	return nil
+}
+
+// openFiles reads the directory's state, with set's settings.
+func openFiles(dir string, set *Files) (*Files, error) {
+	format, fresh := set.format, set.fresh
+	st, err := loadState(dir)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case format == "":
+		format = st.Format
+		if format == "" {
+			format = "csv"
+		}
+	case st.Format != "" && st.Format != format && !fresh:
+		return nil, fmt.Errorf("%w: %s holds a %s export: use --format %s, or --full to start over in %s", ErrFormat, dir, st.Format, st.Format, format)
+	}
+	if st.Format != format {
+		// A directory holds one format: a switch starts every kind over.
+		// The budget spent is the token's, whatever the format: it stays.
+		st = &exportState{Version: 1, Kinds: map[string]*kindState{}, Budget: st.Budget}
+	}
+	st.Format = format
+	f := &Files{dir: dir, format: format, partSize: set.partSize, st: st}
+	// The state goes first: a reset is on disk before any file it forgot
+	// is removed.
+	if err := st.save(dir); err != nil {
+		return nil, err
+	}
+	if err := cleanDir(dir, st); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// ErrFormat is wrapped by OpenFiles's error for a format that is not the
+// directory's.
+var ErrFormat = fmt.Errorf("export: format mismatch")
+
+// Format is the directory's format: csv or jsonl.
+func (f *Files) Format() string { return f.format }
+
+func (f *Files) ext() string { return f.format }
+
+// Resume starts an incremental kind from its cursor minus Overlap, a
+// mirrored one from the start.
+func (f *Files) Resume(_ context.Context, k *export.Kind, r export.RunInfo) (export.Plan, error) {
+	if r.Fresh {
+		delete(f.st.Kinds, k.Name)
+		if err := f.st.save(f.dir); err != nil {
+			return export.Plan{}, err
+		}
+	}
+	p := export.Plan{From: r.Since}
+	if ks := f.st.Kinds[k.Name]; ks != nil && ks.Cursor != nil {
+		p.From = ks.Cursor.Add(-overlapOf(k))
+	}
+	if ks := f.st.Kinds[k.Name]; ks != nil && !k.Incremental {
+		p.Fetched = ks.Updated // a mirrored kind's file changes when it is complete
+	}
+	if ks := f.st.Kinds[k.Name]; ks != nil && k.Remirror && ks.Mirrored != nil {
+		p.Fetched = *ks.Mirrored
+	}
+	return p, nil
+}
+
+// Begin opens the kind's file, or loads the keys of the parts the fetch
+// may meet again.
+func (f *Files) Begin(_ context.Context, k *export.Kind, p export.Plan) error {
+	if f.kinds == nil {
+		f.kinds = map[string]*filesKind{}
+	}
+	c := &filesKind{k: k, fullWalk: k.Remirror && p.From.IsZero()}
+	f.kinds[k.Name] = c
+	if !k.Incremental {
+		a, err := createAtomic(filepath.Join(f.dir, k.Name+"."+f.ext()))
+		if err != nil {
+			return err
+		}
+		w, err := newRecordWriter(a, f.format, k.Columns)
+		if err != nil {
+			a.abort()
+			return err
+		}
+		c.full, c.fw = a, w
+		return nil
+	}
+	ks := f.st.kind(k.Name)
+	c.seen = map[recordKey]struct{}{}
+	// The keys of the parts with records dated from the lower bound on,
+	// or all of them for a kind whose records show no date.
+	for _, part := range ks.Parts {
+		if k.DateField == "" || p.From.IsZero() || part.Undated || !part.MaxTime.Before(p.From) {
+			if err := readKeys(f.dir, part, c.seen); err != nil {
+				return err
+			}
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(f.dir, k.Name), 0o755); err != nil {
+		return err
+	}
+	c.parts = &partWriter{f: f, k: k, ks: ks}
+	return nil
+}
+
+// Write appends the batch's records: all of them for a mirrored kind, the
+// ones not written before for an incremental kind.
+func (f *Files) Write(_ context.Context, b *export.Batch) error {
+	c := f.kinds[b.Kind.Name]
+	for _, r := range b.Records {
+		if c.full != nil {
+			if err := c.fw.write(r); err != nil {
+				return err
+			}
+			c.written++
+			continue
+		}
+		key := keyOf(r, c.k.KeyFields)
+		if _, dup := c.seen[key]; dup {
+			c.dups++
+			continue
+		}
+		c.seen[key] = struct{}{}
+		var date time.Time
+		if c.k.DateField != "" {
+			date = r.Time(c.k.DateField)
+		} else {
+			date = b.Started
+		}
+		if err := c.parts.write(r, key, date); err != nil {
+			return err
+		}
+		c.written++
+	}
+	return nil
+}
+
+// End commits the kind's file or last part and, for a complete
+// incremental kind, moves its cursor to the walk's start. A failed kind
+// keeps the parts it finished and drops the rest.
+func (f *Files) End(_ context.Context, k *export.Kind, r *export.KindResult, _ func()) error {
+	c := f.kinds[k.Name]
+	if c == nil {
+		return nil // Begin failed
+	}
+	defer delete(f.kinds, k.Name)
+	if c.full != nil {
+		return f.endFull(c, r)
+	}
+	if c.parts == nil {
+		return nil
+	}
+	if r.Err != nil {
+		c.parts.abort()
+		return c.parts.commitErr
+	}
+	if err := c.parts.commit(); err != nil {
+		c.parts.abort()
+		return err
+	}
+	ks := f.st.kind(k.Name)
+	cursor := r.Started
+	if ks.Cursor == nil || cursor.After(*ks.Cursor) {
+		ks.Cursor = &cursor
+	}
+	if c.fullWalk {
+		now := time.Now().UTC()
+		ks.Mirrored = &now
+	}
+	if err := f.st.save(f.dir); err != nil {
+		return err
+	}
+	where := "nothing new"
+	if w := c.parts.written; len(w) > 0 {
+		where = w[0]
+		if len(w) > 1 {
+			where += " .. " + path.Base(w[len(w)-1])
+		}
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("%d new records (%d already exported)  %s", c.written, c.dups, where))
+	return nil
+}
+
+func (f *Files) endFull(c *filesKind, r *export.KindResult) error {
+	k := c.k
+	if r.Err != nil {
+		c.full.abort()
+		return nil
+	}
+	err := c.fw.flush()
+	if err != nil {
+		c.full.abort()
+		return err
+	}
+	if err := c.full.commit(); err != nil {
+		return err
+	}
+	ks := f.st.kind(k.Name)
+	ks.Records, ks.Updated = c.written, time.Now().UTC()
+	if err := f.st.save(f.dir); err != nil {
+		return err
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("%d records  %s", c.written, k.Name+"."+f.ext()))
+	return nil
+}
+
+// partWriter writes the new records of an incremental kind into parts of
+// at most partSize records. Each finished part is renamed into place with
+// its keys, and only then recorded in the state.
+type partWriter struct {
+	f  *Files
+	k  *export.Kind
+	ks *kindState
+
+	a         *atomicFile
+	w         recordWriter
+	keys      []recordKey
+	maxTime   time.Time
+	undated   bool
+	written   []string
+	commitErr error
+}
+
+func (p *partWriter) write(r export.Record, key recordKey, date time.Time) error {
+	if p.a == nil {
+		if err := p.open(); err != nil {
+			return err
+		}
+	}
+	if err := p.w.write(r); err != nil {
+		return err
+	}
+	p.keys = append(p.keys, key)
+	if date.IsZero() {
+		p.undated = true
+	} else if date.After(p.maxTime) {
+		p.maxTime = date
+	}
+	if len(p.keys) >= p.f.partSize {
+		if err := p.commit(); err != nil {
+			p.commitErr = err
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *partWriter) nextNumber() int {
+	n := 0
+	for _, part := range p.ks.Parts {
+		var i int
+		if _, err := fmt.Sscanf(path.Base(part.File), "part-%d", &i); err == nil && i > n {
+			n = i
+		}
+	}
+	return n + 1
+}
+
+func (p *partWriter) open() error {
+	name := partName(p.nextNumber(), p.f.ext())
+	a, err := createAtomic(filepath.Join(p.f.dir, p.k.Name, name))
+	if err != nil {
+		return err
+	}
+	w, err := newRecordWriter(a, p.f.format, p.k.Columns)
+	if err != nil {
+		a.abort()
+		return err
+	}
+	p.a, p.w, p.keys, p.maxTime, p.undated = a, w, nil, time.Time{}, false
+	return nil
+}
+
+// commit finishes the open part, if any: keys, then data, then state.
+func (p *partWriter) commit() error {
+	if p.a == nil {
+		return nil
+	}
+	a := p.a
+	p.a = nil
+	n := p.nextNumber()
+	info := partInfo{
+		File:    path.Join(p.k.Name, partName(n, p.f.ext())),
+		Keys:    path.Join(p.k.Name, keysName(n)),
+		Records: len(p.keys),
+		MaxTime: p.maxTime,
+		Undated: p.undated,
+	}
+	if err := p.w.flush(); err != nil {
+		a.abort()
+		return err
+	}
+	sum, err := writeKeys(filepath.Join(p.f.dir, filepath.FromSlash(info.Keys)), p.keys)
+	if err != nil {
+		a.abort()
+		return err
+	}
+	info.KeysSHA256 = sum
+	if err := a.commit(); err != nil {
+		return err
+	}
+	p.ks.Parts = append(p.ks.Parts, info)
+	p.ks.Records += info.Records
+	p.ks.Updated = time.Now().UTC()
+	if err := p.f.st.save(p.f.dir); err != nil {
+		return err
+	}
+	p.written = append(p.written, info.File)
+	return nil
+}
+
+func (p *partWriter) abort() {
+	if p.a != nil {
+		p.a.abort()
+		p.a = nil
+	}
+}
+
+// overlapOf is how far before its cursor k is fetched again.
+func overlapOf(k *export.Kind) time.Duration { return cmp.Or(max(k.Overlap, 0), export.Overlap) }

@@ -1,0 +1,408 @@
+package sqldest
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/internal/process"
+	"github.com/edapp-go/edapp/internal/dbwrite"
+)
+
+// Dialect is a database's SQL dialect.
+type Dialect = dbschema.Dialect
+
+// The dialects Database writes.
+const (
+	SQLite   = dbschema.SQLite
+	Postgres = dbschema.Postgres
+)
+
+// ErrSchemaTooNew is returned by OpenDatabase for a database whose schema
+// a newer version of this program wrote.
+var ErrSchemaTooNew = dbschema.ErrTooNew
+
+// ErrLocked is returned by OpenDatabase while another export writes to the
+// same database (export.ErrLocked, which filedest's Open returns too).
+var ErrLocked = export.ErrLocked
+
+// staleLock is how long a lock row whose holder wrote nothing is honoured,
+// when its holder cannot be checked (another host).
+const staleLock = 10 * time.Minute
+
+// The sources a database holds the records of: the value of each table's
+// source column.
+const (
+	SourceEdApp         = "edapp"
+	SourceSafetyCulture = "safetyculture"
+)
+
+// Database is the database destination: a table per kind (see the
+// README), a row per record, upserted on the record's identity.
+//
+// A group of pages' rows (see Write) and the progress they represent
+// commit in one transaction, so an interrupted export resumes after the
+// last committed page and duplicates nothing. A mirrored kind's rows carry the run that
+// saw them (edapp_run); the rows a complete fetch did not see are deleted
+// in the transaction that records the kind complete. On PostgreSQL the
+// groups of different kinds are written in parallel, on connections of
+// the pool (see ParallelWrites); SQLite's go through one connection, and
+// the groups of about a second share one transaction there (see span).
+//
+// A Database writes one source's rows (WithSource): every statement it
+// runs, the lock it takes and the runs it numbers are that source's, so
+// an export of each source can write to one database at once and neither
+// touches the other's rows.
+type Database struct {
+	conn      *sql.Conn
+	db        *sql.DB // the pool a lost conn is replaced from
+	d         Dialect
+	source    string
+	lockWait  time.Duration
+	reconnect time.Duration        // how long a lost connection is tried again
+	shared    *dbShared            // with the writers lent a pooled connection
+	owner     *Database            // a writer's: the Database that lent it its connection
+	optErr    error                // the first bad option value
+	nfc       Normalizer           // WithNormalizer's; asHeld by default
+	repaired  []string             // the tables OpenDatabase re-created, dropped by hand
+	rows      *rowMaker            // the source's tables and their rows
+	kinds     kindMap              // the kinds being written
+	bulk      BulkLoader           // nil: rows go by statements
+	ckpt      *checkpointer        // SQLite's: nil when the connection checkpoints its own commits
+	span      *span                // SQLite's: the groups' writes not yet committed
+	spanAge   time.Duration        // how long a span may stay open (spanAge; 0: a transaction per group)
+	starts    map[string]kindStart // the kinds' starts read ahead (startOf), by kind
+}
+
+// dbKind is one kind being written: the engine writes several at once.
+type dbKind struct {
+	t        *table
+	walk     walkState
+	written  int
+	rejected int                   // kept in the rejects table
+	fresh    bool                  // a first load into tables empty at the walk's start: rows go in by plain inserts
+	full     bool                  // the walk fetches every record (fullWalk): its writes record the keys they see
+	known    map[string]*knownRows // by table: its rows when the walk began (loadKnown); nil until read
+	reading  chan struct{}         // closed when prefetchKnown has read known, or failed to; nil: no read under way
+	same     int                   // the records left out as unchanged
+	held     rejectKeys            // the record keys of the rejects of the kind's tables when it began, by table
+	fields   *table                // the users': their custom fields' table
+	start    kindStart             // the database as the kind's start found it (startOf)
+}
+
+// walkState is a kind's row in edapp_export_kinds.
+type walkState struct {
+	cursor, from, started time.Time
+	completed             time.Time // the last complete fetch
+	run                   int64     // 0: no walk in progress
+	pages                 int
+}
+
+// OpenDatabase brings db's schema up to date (refusing one newer than it
+// knows, ErrSchemaTooNew), re-creates the tables dropped by hand
+// (Repaired) and takes the database for this export: a
+// second export into the same database is refused with ErrLocked until
+// this one calls Close. The caller opened db with a driver for d.
+func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOption) (*Database, error) {
+	if db == nil {
+		return nil, fmt.Errorf("export: %w: OpenDatabase needs a *sql.DB", edapp.ErrInvalidInput)
+	}
+	if err := checkDatabaseOptions(opts); err != nil {
+		return nil, err
+	}
+	// A table dropped by hand is re-created, empty, and its kinds start
+	// over: the export refills what it can rather than refuse the run.
+	recreated, err := dbschema.NewMigrator(db, d).Repair(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	x := newDatabase(conn, db, d)
+	x.repaired = recreated
+	for _, o := range opts {
+		if o != nil {
+			o(x)
+		}
+	}
+	x.shared.fence = newFence(x.source, x.lockWait)
+	x.rows = newRowMaker(d, x.source)
+	if err := x.waitLock(ctx); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	if err := x.startCheckpointer(ctx); err != nil {
+		x.Close()
+		return nil, err
+	}
+	if err := x.restartKinds(ctx, recreated); err != nil {
+		x.Close()
+		return nil, err
+	}
+	return x, nil
+}
+
+// Repaired is the tables OpenDatabase found missing (dropped by hand,
+// though the schema version says they exist) and re-created empty, as
+// `edapp db repair` does; their kinds start over and refill them. Empty
+// when none was missing.
+func (x *Database) Repaired() []string { return slices.Clone(x.repaired) }
+
+// newDatabase is a Database on conn, with the defaults.
+func newDatabase(conn *sql.Conn, db *sql.DB, d Dialect) *Database {
+	return &Database{conn: conn, db: db, d: d, source: SourceEdApp, rows: newRowMaker(d, SourceEdApp),
+		nfc: asHeld, lockWait: DefaultLockWait, reconnect: DefaultReconnect, spanAge: spanAge, shared: &dbShared{slots: make(chan struct{}, ParallelWrites), fence: newFence(SourceEdApp, DefaultLockWait)}}
+}
+
+// restartKinds forgets where the fetch of each kind stands whose table
+// was recreated empty: its next fetch starts over and refills it. The
+// table held every source's rows, so every source's kind starts over.
+func (x *Database) restartKinds(ctx context.Context, tables []string) error {
+	for _, name := range tables {
+		if name == "user_custom_fields" {
+			name = "users" // refilled with the users
+		}
+		if _, err := x.conn.ExecContext(ctx, rebind(x.d, `DELETE FROM edapp_export_kinds WHERE kind = ?`), name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DefaultLockWait is how long OpenDatabase waits for another export to
+// finish before it refuses with ErrLocked.
+const DefaultLockWait = 10 * time.Second
+
+// DatabaseOption configures OpenDatabase. A bad value makes OpenDatabase
+// fail with an error wrapping edapp.ErrInvalidInput, before it touches
+// the database; a nil DatabaseOption is skipped.
+type DatabaseOption func(*Database)
+
+// WithSource sets the service whose records the Database writes:
+// SourceEdApp (the default) or SourceSafetyCulture; another value is an
+// OpenDatabase error wrapping edapp.ErrInvalidInput.
+func WithSource(source string) DatabaseOption {
+	return func(x *Database) {
+		if _, ok := lockKey[source]; !ok {
+			x.optErr = cmp.Or(x.optErr, fmt.Errorf("export: %w: WithSource(%q): want %s or %s", edapp.ErrInvalidInput, source, SourceEdApp, SourceSafetyCulture))
+			return
+		}
+		x.source = source
+	}
+}
+
+// WithLockWait sets how long OpenDatabase waits for another export that
+// holds the database (default DefaultLockWait; 0: refuse at once); d must
+// not be negative.
+func WithLockWait(d time.Duration) DatabaseOption {
+	return func(x *Database) {
+		if d < 0 {
+			x.optErr = cmp.Or(x.optErr, fmt.Errorf("export: %w: WithLockWait(%s): want 0 or more", edapp.ErrInvalidInput, d))
+			return
+		}
+		x.lockWait = d
+	}
+}
+
+// checkDatabaseOptions reports the first bad value of opts.
+func checkDatabaseOptions(opts []DatabaseOption) error {
+	return firstBadOption(&Database{}, opts, func(x *Database) error { return x.optErr })
+}
+
+// waitLock takes the database, trying again while another export holds
+// it, for up to lockWait. The wait also covers an export just killed,
+// whose PostgreSQL session the server has not yet ended.
+func (x *Database) waitLock(ctx context.Context) error {
+	deadline := time.Now().Add(x.lockWait)
+	for {
+		err := x.lock(ctx)
+		if !errors.Is(err, ErrLocked) || !time.Now().Before(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// Close commits the groups written since the last commit (see span) and
+// lets another export take the database.
+func (x *Database) Close() error {
+	x.shared.mu.Lock()
+	defer x.shared.mu.Unlock()
+	ctx := context.Background()
+	spanErr := x.endSpan()
+	x.ckpt.close(x.conn)
+	x.ckpt = nil
+	if x.d == Postgres {
+		x.shared.fence.Release(ctx, x.conn)
+	} else {
+		x.conn.ExecContext(ctx, `UPDATE edapp_export_lock SET holder = NULL WHERE source = ? AND pid = ?`, x.source, os.Getpid())
+	}
+	return errors.Join(spanErr, x.conn.Close())
+}
+
+// rebind is query, written with ? placeholders, in d's.
+func rebind(d Dialect, query string) string { return dbwrite.Rebind(d, query) }
+
+// lock takes the database for the source, and numbers this run among
+// the source's.
+func (x *Database) lock(ctx context.Context) error {
+	if x.d == Postgres {
+		ok, err := x.shared.fence.Take(ctx, x.conn)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return ErrLocked
+		}
+		if err := x.shared.fence.Held(ctx, x.conn); err != nil {
+			return err
+		}
+		if err := x.shared.fence.Drain(ctx, x.conn); err != nil {
+			return err
+		}
+	}
+	return x.tx1(ctx, func(tx *sql.Tx) error {
+		var holder sql.NullString
+		var pid sql.NullInt64
+		var host sql.NullString
+		var beat any
+		err := tx.QueryRowContext(ctx, rebind(x.d, `SELECT holder, pid, host, heartbeat_at FROM edapp_export_lock WHERE source = ?`), x.source).Scan(&holder, &pid, &host, &beat)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if x.d == SQLite && holder.Valid && !stale(host.String, int(pid.Int64), scanTime(beat)) {
+			return fmt.Errorf("%w (%s since %s)", ErrLocked, holder.String, scanTime(beat).Format(time.RFC3339))
+		}
+		me, _ := os.Hostname()
+		return tx.QueryRowContext(ctx, rebind(x.d, `INSERT INTO edapp_export_lock (source, holder, pid, host, heartbeat_at, runs) VALUES (?, ?, ?, ?, ?, 1)
+ON CONFLICT (source) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, host = excluded.host, heartbeat_at = excluded.heartbeat_at,
+runs = edapp_export_lock.runs + 1 RETURNING runs`),
+			x.source, fmt.Sprintf("pid %d on %s", os.Getpid(), me), os.Getpid(), me, timeArg(x.d, time.Now())).Scan(&x.rows.run)
+	})
+}
+
+// ErrSessionLock is returned by OpenDatabase when the PostgreSQL advisory
+// lock it took is not held by the session its next statement reaches: a
+// pooler in transaction mode (PgBouncer's pool_mode = transaction) hands
+// each statement to any server connection, so no session-level lock can
+// keep a second export out.
+var ErrSessionLock = errors.New("export: the database's advisory lock is not held by this session's next statement (a pooler in transaction mode, such as PgBouncer with pool_mode = transaction?): connect to PostgreSQL directly, or through a pool in session mode")
+
+// stale reports whether a SQLite lock row's holder is gone: a process of
+// this host that no longer runs, or a holder silent for staleLock.
+func stale(host string, pid int, beat time.Time) bool {
+	if me, _ := os.Hostname(); host == me && pid > 0 && !process.Alive(pid) {
+		return true
+	}
+	return time.Since(beat) > staleLock
+}
+
+// tx runs f in a transaction on the export's connection, and again from
+// scratch on a new one if the connection is lost (see retry).
+func (x *Database) tx(ctx context.Context, f func(*sql.Tx) error) error {
+	return x.retry(ctx, func(bool) error { return x.tx1(ctx, f) })
+}
+
+// tx1 runs f in a transaction on the export's connection; a writer's
+// first shows that its export still holds the database (fence.Enter).
+func (x *Database) tx1(ctx context.Context, f func(*sql.Tx) error) error {
+	tx, err := x.begin(ctx)
+	if err != nil {
+		return err
+	}
+	if x.owner != nil {
+		err = x.shared.fence.Enter(ctx, tx)
+	}
+	if err == nil {
+		err = f(tx)
+	}
+	if err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	x.ckpt.committed()
+	return nil
+}
+
+// exec runs one statement as a transaction of its own on the export's
+// own connection (not a writer's, whose transactions first show that the
+// export holds the database: tx1), and again on a new one if the
+// connection is lost (see retry): one round trip on PostgreSQL, where tx
+// takes three.
+func (x *Database) exec(ctx context.Context, query string, args ...any) error {
+	return x.retry(ctx, func(bool) error {
+		x.ckpt.catchUp(ctx)
+		if _, err := x.conn.ExecContext(ctx, query, args...); err != nil {
+			return err
+		}
+		x.ckpt.committed()
+		return nil
+	})
+}
+
+// begin begins a transaction on the export's connection, once SQLite's
+// log may start over (catchUp).
+func (x *Database) begin(ctx context.Context) (*sql.Tx, error) {
+	x.ckpt.catchUp(ctx)
+	return x.conn.BeginTx(ctx, nil)
+}
+
+// timeArg is t as d stores it; nil for the zero time.
+func timeArg(d Dialect, t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	if d == SQLite {
+		return t.UTC().Format(dbwrite.TimeLayout)
+	}
+	return t.UTC()
+}
+
+// scanTime reads a time scanned into an any: a time.Time (PostgreSQL) or
+// text (SQLite); the zero time for NULL or anything else.
+func scanTime(v any) time.Time {
+	switch v := v.(type) {
+	case time.Time:
+		return v.UTC()
+	case []byte:
+		return scanTime(string(v))
+	case string:
+		t, err := time.Parse(time.RFC3339Nano, strings.Replace(v, " ", "T", 1))
+		if err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}
+
+// overlapOf is how far before its cursor k is fetched again.
+func overlapOf(k *export.Kind) time.Duration { return cmp.Or(max(k.Overlap, 0), export.Overlap) }
+
+// firstBadOption applies opts to probe, a destination not yet opened, and
+// returns the first bad value they kept (what bad reads from probe).
+func firstBadOption[T any, O ~func(*T)](probe *T, opts []O, bad func(*T) error) error {
+	for _, o := range opts {
+		if o != nil {
+			o(probe)
+		}
+	}
+	return bad(probe)
+}

@@ -1,0 +1,56 @@
+package sqldest
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/edapp-go/edapp/export"
+)
+
+// SavedBudget returns the admissions edapp_export_budget holds for the
+// source.
+func (x *Database) SavedBudget(ctx context.Context) ([]time.Time, error) {
+	release, err := x.hold()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	var raw sql.NullString
+	err = x.conn.QueryRowContext(ctx, rebind(x.d, `SELECT admissions FROM edapp_export_budget WHERE source = ?`), x.source).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !raw.Valid) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ts []time.Time
+	if err := json.Unmarshal([]byte(raw.String), &ts); err != nil {
+		return nil, fmt.Errorf("export: edapp_export_budget: %w", err)
+	}
+	return ts, nil
+}
+
+// SaveBudget writes the admissions into the source's row of
+// edapp_export_budget.
+func (x *Database) SaveBudget(ctx context.Context, admissions []time.Time) error {
+	release, err := x.hold()
+	if err != nil {
+		return err
+	}
+	defer release()
+	b, err := json.Marshal(admissions)
+	if err != nil {
+		return err
+	}
+	return x.retry(ctx, func(bool) error {
+		_, err := x.conn.ExecContext(ctx, rebind(x.d, `INSERT INTO edapp_export_budget (source, admissions, saved_at) VALUES (?, ?, ?)
+ON CONFLICT (source) DO UPDATE SET admissions = excluded.admissions, saved_at = excluded.saved_at`), x.source, string(b), timeArg(x.d, time.Now()))
+		return err
+	})
+}
+
+var _ export.BudgetKeeper = (*Database)(nil)
