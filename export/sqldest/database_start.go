@@ -5,6 +5,8 @@ import (
 	"database/sql"
 
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/edappsrc"
+	"github.com/edapp-go/edapp/export/scsrc"
 )
 
 // The kinds of a run start one after another on the export's connection,
@@ -51,9 +53,9 @@ func (x *Database) startOf(ctx context.Context, kind string) (kindStart, error) 
 // two queries.
 func (x *Database) readStarts(ctx context.Context, kind string) (map[string]kindStart, error) {
 	all := func(export.Kind) bool { return true }
-	of := export.KindNames(all)
+	of := export.KindNames(edappsrc.Kinds(), all)
 	if x.source == SourceSafetyCulture {
-		of = export.SafetyCultureKindNames(all)
+		of = export.KindNames(scsrc.Kinds(), all)
 	}
 	starts := map[string]kindStart{kind: {}}
 	for _, name := range of {
