@@ -73,6 +73,7 @@ var migrations = []Migration{
 	{Version: 17, Name: "safetyculture zero scores", steps: zeroScoreSteps},
 	{Version: 18, Name: "schema version bigint", steps: []step{bigintColumn{edappSchemaTable.Name, "version"}}},
 	{Version: rejectsByRecordVersion, Name: "rejects by record", steps: rejectsByRecordSteps()},
+	{Version: historyVersion, Name: "history", steps: historySteps()},
 }
 
 // openAttemptsIndex finds the oldest open attempt of a source at once,

@@ -217,7 +217,7 @@ func recreateMissing(ctx context.Context, conn *sql.Conn, d Dialect) (recreated 
 		if have[t.Name] {
 			continue
 		}
-		if err := execScript(ctx, conn, (createTable{t}).SQL(d)); err != nil {
+		if err := execScript(ctx, conn, append((createTable{t}).SQL(d), historyTriggerSQL(t.Name, d)...)); err != nil {
 			return nil, fmt.Errorf("dbschema: recreate %s: %w", t.Name, err)
 		}
 		recreated = append(recreated, t.Name)
@@ -287,10 +287,7 @@ func apply(ctx context.Context, conn *sql.Conn, d Dialect, m Migration) error {
 	if err := execScript(ctx, conn, m.SQL(d)); err != nil {
 		return fmt.Errorf("dbschema: migration %d (%s): %w", m.Version, m.Name, err)
 	}
-	record := `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, ?, ?)`
-	if d == Postgres {
-		record = `INSERT INTO edapp_schema (version, name, applied_at) VALUES ($1, $2, $3)`
-	}
+	record := rebind(d, `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, ?, ?)`)
 	if _, err := conn.ExecContext(ctx, record, m.Version, m.Name, time.Now().UTC().Format(timeLayout)); err != nil {
 		return fmt.Errorf("dbschema: record migration %d: %w", m.Version, err)
 	}

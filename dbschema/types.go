@@ -3,6 +3,7 @@ package dbschema
 import (
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Type is a column's type, written per dialect.
@@ -157,4 +158,24 @@ func (t Table) clone() Table {
 		t.Indexes[i].Columns = slices.Clone(t.Indexes[i].Columns)
 	}
 	return t
+}
+
+// rebind rewrites the ? placeholders of query as $1, $2, ... for
+// PostgreSQL; SQLite takes ? as it is. The query must hold no ? in a
+// literal.
+func rebind(d Dialect, query string) string {
+	if d != Postgres {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -146,6 +146,9 @@ type KindResult struct {
 	// (the database's rejects table): no usable identity, a key over 2,000
 	// bytes, or a row the database refused for good.
 	Rejected int
+	// VersionsOpened and VersionsClosed count the versions the kind's
+	// walk opened and closed in the database's history tables.
+	VersionsOpened, VersionsClosed int
 	// Started is when the walk started, by the service's clock when it
 	// sent one. A destination moves an incremental kind's cursor to it
 	// once the kind is complete.
@@ -205,8 +208,8 @@ type RunInfo struct {
 	OpenWindow time.Duration // Options.OpenWindow; 0: off
 }
 
-// Summary is the outcome of a run.
-type Summary struct {
+// Report is the outcome of a run: each kind's, in order.
+type Report struct {
 	Kinds []KindResult
 }
 
@@ -224,7 +227,7 @@ var ErrInterrupted = errors.New("export interrupted")
 // kind that fails does not stop the others. It returns an error when a
 // kind failed or ctx ended the run, and the summary of what was done,
 // kinds in order.
-func Run(ctx context.Context, src Source, opts Options, dests ...Destination) (sum *Summary, err error) {
+func Run(ctx context.Context, src Source, opts Options, dests ...Destination) (sum *Report, err error) {
 	all := src.Kinds()
 	if least := leastOverlap(all); opts.Overlap != 0 && opts.Overlap < least {
 		return nil, fmt.Errorf("export: %w: overlap %s: want %s or more for this source (0: %[3]s)", edapp.ErrInvalidInput, opts.Overlap, least)
@@ -280,7 +283,7 @@ func leastOverlap(ks []Kind) time.Duration {
 }
 
 // kinds runs the kinds at once, and sums up.
-func (e *engine) kinds(ctx context.Context, ks []Kind) (*Summary, error) {
+func (e *engine) kinds(ctx context.Context, ks []Kind) (*Report, error) {
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	trackers := make([]Tracker, len(ks))
@@ -319,8 +322,8 @@ func (s *stopped) Unwrap() error { return s.err }
 
 // summarize is Run's outcome: interrupted (ctx ended), stopped (StopOn),
 // some kinds failed, or all complete.
-func summarize(ctx, runCtx context.Context, results []KindResult) (*Summary, error) {
-	sum := &Summary{Kinds: results}
+func summarize(ctx, runCtx context.Context, results []KindResult) (*Report, error) {
+	sum := &Report{Kinds: results}
 	var failed, open []string
 	var errs []error
 	for _, r := range results {

@@ -61,7 +61,7 @@ func scaleServer(t *testing.T) (*edapptest.Server, int) {
 }
 
 // scaleRun exports every kind into a files destination in dir.
-func scaleRun(t *testing.T, srv *edapptest.Server, dir string, opts export.Options) *export.Summary {
+func scaleRun(t *testing.T, srv *edapptest.Server, dir string, opts export.Options) *export.Report {
 	t.Helper()
 	f, err := filedest.Open(dir, filedest.WithFormat("csv"))
 	if err != nil {
@@ -76,7 +76,7 @@ func scaleRun(t *testing.T, srv *edapptest.Server, dir string, opts export.Optio
 	return sum
 }
 
-func result(sum *export.Summary, kind string) export.KindResult {
+func result(sum *export.Report, kind string) export.KindResult {
 	for _, r := range sum.Kinds {
 		if r.Kind == kind {
 			return r

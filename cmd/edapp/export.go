@@ -37,7 +37,7 @@ type exportOptions struct {
 	OpenDatabase func(ctx context.Context, db *sql.DB, d sqldest.Dialect, opts ...sqldest.DatabaseOption) (*sqldest.Database, error)
 	OpenFiles    func(dir string, opts ...filedest.Option) (*filedest.Files, error)
 	// RunExport is the engine, for either source.
-	RunExport func(ctx context.Context, src export.Source, opts export.Options, dests ...export.Destination) (*export.Summary, error)
+	RunExport func(ctx context.Context, src export.Source, opts export.Options, dests ...export.Destination) (*export.Report, error)
 	Progress  func(ctx context.Context, bars bool) progress
 
 	flags  exportFlags
@@ -79,6 +79,7 @@ type exportFlags struct {
 	concurrency int
 	openWindow  time.Duration
 	maxAge      time.Duration
+	historyKeep time.Duration
 	overlap     time.Duration
 	deadline    time.Duration // --deadline; 0: none
 	// rejectsExitCode is the exit code of a run that finished with
@@ -169,6 +170,7 @@ func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command 
 	fl.StringSliceVar(&f.kinds, "kinds", nil, "export only these kinds (comma-separated; default all)")
 	fl.IntVar(&f.concurrency, "concurrency", 4, "requests in flight for the whole export, across kinds and parents (one pool)")
 	fl.DurationVar(&f.maxAge, "max-age", 0, "skip a mirrored kind whose last complete fetch is younger than this (0: fetch every run)")
+	fl.DurationVar(&f.historyKeep, "history-keep", 0, "with --db, delete the versions of the history tables closed longer ago than this, but each row's latest (0: keep every version)")
 	fl.DurationVar(&f.overlap, "overlap", 0, "fetch an incremental kind again from this long before its cursor (0: the source's, 10m for edapp, 2h15m for safetyculture, the least taken)")
 	fl.DurationVar(&f.openWindow, "open-window", export.DefaultOpenWindow, "fetch an attempt still open again on each run while it started less than this ago (0: never)")
 	fl.IntVar(&f.rejectsExitCode, "rejects-exit-code", exitRejected, "exit code of a run that finished with rejected records, which the summary, --stats and the log still report (default: $EDAPP_REJECTS_EXIT_CODE or 3; 0 counts it as success)")
@@ -304,6 +306,9 @@ func engineOptions(f exportFlags) (export.Options, error) {
 	if f.deadline < 0 {
 		return export.Options{}, usagef("invalid --deadline %s: must not be negative", f.deadline)
 	}
+	if f.historyKeep < 0 {
+		return export.Options{}, usagef("invalid --history-keep %s: must not be negative", f.historyKeep)
+	}
 	if f.maxAge < 0 {
 		return export.Options{}, usagef("invalid --max-age %s: must not be negative", f.maxAge)
 	}
@@ -379,7 +384,7 @@ func exportRun(ctx context.Context, o *exportOptions) error {
 
 // exportDone reports a run's outcome: its stats and summary, and the
 // rejects exit code for records rejected.
-func exportDone(o *exportOptions, sum *export.Summary, prog progress, err error) error {
+func exportDone(o *exportOptions, sum *export.Report, prog progress, err error) error {
 	o.IO.stats.stats.exportDone(sum)
 	prog.wait()
 	rejected := printSummary(o.IO, sum)
@@ -391,7 +396,7 @@ func exportDone(o *exportOptions, sum *export.Summary, prog progress, err error)
 
 // printSummary writes a line per kind of the run, warns of records dated
 // in the future, and returns the records rejected in all.
-func printSummary(s *ioStreams, sum *export.Summary) (rejected int) {
+func printSummary(s *ioStreams, sum *export.Report) (rejected int) {
 	if sum == nil {
 		return 0
 	}
@@ -431,7 +436,7 @@ func exportDestinations(ctx context.Context, o *exportOptions) (dests []export.D
 	f := o.flags
 	closeDests = func() {}
 	if f.db != "" {
-		db, dest, err := openExportDB(ctx, o, f.db, sqldest.WithSource(f.source), sqldest.WithBulkLoader(pgxCopier{}))
+		db, dest, err := openExportDB(ctx, o, f.db, sqldest.WithSource(f.source), sqldest.WithBulkLoader(pgxCopier{}), sqldest.WithHistoryKeep(f.historyKeep))
 		if err != nil {
 			return nil, nil, err
 		}

@@ -47,7 +47,7 @@ type factory struct {
 	// OpenFiles takes a directory for an export.
 	OpenFiles func(dir string, opts ...filedest.Option) (*filedest.Files, error)
 	// RunExport is the export engine, for either source.
-	RunExport func(ctx context.Context, src export.Source, opts export.Options, dests ...export.Destination) (*export.Summary, error)
+	RunExport func(ctx context.Context, src export.Source, opts export.Options, dests ...export.Destination) (*export.Report, error)
 }
 
 // newFactory is the factory of a run on s in the environment env, with

@@ -26,7 +26,7 @@ import (
 // withPageSize makes the export ask for n records a request.
 func withPageSize(f *factory, n int) {
 	run := f.RunExport
-	f.RunExport = func(ctx context.Context, src export.Source, o export.Options, dests ...export.Destination) (*export.Summary, error) {
+	f.RunExport = func(ctx context.Context, src export.Source, o export.Options, dests ...export.Destination) (*export.Report, error) {
 		o.PageSize = n
 		return run(ctx, src, o, dests...)
 	}
@@ -52,7 +52,7 @@ func withLockWait(f *factory, d time.Duration) {
 // kind's running count.
 func onRecords(f *factory, hook func(kind string, n int)) {
 	run := f.RunExport
-	f.RunExport = func(ctx context.Context, src export.Source, o export.Options, dests ...export.Destination) (*export.Summary, error) {
+	f.RunExport = func(ctx context.Context, src export.Source, o export.Options, dests ...export.Destination) (*export.Report, error) {
 		o.Progress = hookedProgress{o.Progress, hook}
 		return run(ctx, src, o, dests...)
 	}

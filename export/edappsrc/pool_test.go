@@ -20,7 +20,7 @@ import (
 // wireCount counts the requests in flight at the fake over time.
 type wireCount struct {
 	mu          sync.Mutex
-	n           int
+	n, most     int
 	area        float64 // requests × seconds
 	last        time.Time
 	first, done time.Time // the first request, the last answer
@@ -34,6 +34,7 @@ func (w *wireCount) add(d int) {
 		w.area += float64(w.n) * now.Sub(w.last).Seconds()
 	}
 	w.n, w.last = w.n+d, now
+	w.most = max(w.most, w.n)
 	if d > 0 && w.first.IsZero() {
 		w.first = now
 	}
@@ -47,6 +48,43 @@ func (w *wireCount) mean() float64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.area / w.done.Sub(w.first).Seconds()
+}
+
+// wiredClient is a client of srv through a handler that counts the
+// requests in flight at the fake into *w.
+func wiredClient(t testing.TB, srv *edapptest.Server, w **wireCount) *edapp.Client {
+	t.Helper()
+	h := srv.Handler()
+	wire := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		(*w).add(1)
+		defer (*w).add(-1)
+		h.ServeHTTP(rw, r)
+	}))
+	t.Cleanup(wire.Close)
+	c, err := edapp.NewClient(srv.Token, edapp.WithBaseURL(wire.URL), edapp.WithRateLimit(rate.Inf, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestRunKeepsAWalkAloneWithinThePool: a walk alone asks for a page more
+// than the pool has places, and the pool still bounds the requests in
+// flight at the fake to Options.Concurrency.
+func TestRunKeepsAWalkAloneWithinThePool(t *testing.T) {
+	t.Parallel()
+	srv := edapptest.New(t, edapptest.WithLatency(20*time.Millisecond))
+	if err := fakedata.SeedAccount(srv, fakedata.AccountSpec{Users: 10, Attempts: 300}); err != nil {
+		t.Fatal(err)
+	}
+	w := &wireCount{}
+	c := wiredClient(t, srv, &w)
+	if _, err := export.Run(context.Background(), edappsrc.New(c), export.Options{Kinds: []string{"attempts"}, PageSize: 10, Concurrency: 3}, discard{}); err != nil {
+		t.Fatal(err)
+	}
+	if w.most != 3 {
+		t.Errorf("at most %d requests in flight, want the pool's 3", w.most)
+	}
 }
 
 // discard is a destination that keeps nothing.
@@ -79,17 +117,7 @@ func BenchmarkRunKeepsThePoolBusy(b *testing.B) {
 		b.Fatal(err)
 	}
 	var w *wireCount
-	h := srv.Handler()
-	wire := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		w.add(1)
-		defer w.add(-1)
-		h.ServeHTTP(rw, r)
-	}))
-	defer wire.Close()
-	c, err := edapp.NewClient(srv.Token, edapp.WithBaseURL(wire.URL), edapp.WithRateLimit(rate.Inf, 0))
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := wiredClient(b, srv, &w)
 	var sum float64
 	for b.Loop() {
 		w = &wireCount{}

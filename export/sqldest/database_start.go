@@ -79,23 +79,23 @@ func (x *Database) readStarts(ctx context.Context, kind string) (map[string]kind
 
 // readWalks reads each kind's row of edapp_export_kinds into starts.
 func (x *Database) readWalks(ctx context.Context, starts map[string]kindStart) error {
-	rows, err := x.conn.QueryContext(ctx, rebind(x.d, `SELECT kind, cursor, walk_run, walk_from, walk_started, walk_pages, completed_at FROM edapp_export_kinds WHERE source = ?`), x.source)
+	rows, err := x.conn.QueryContext(ctx, rebind(x.d, `SELECT kind, cursor, walk_run, walk_from, walk_started, walk_pages, completed_at, walk_time FROM edapp_export_kinds WHERE source = ?`), x.source)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var kind string
-		var cursor, from, started, completed any
+		var cursor, from, started, completed, walkTime any
 		var run, pages sql.NullInt64
-		if err := rows.Scan(&kind, &cursor, &run, &from, &started, &pages, &completed); err != nil {
+		if err := rows.Scan(&kind, &cursor, &run, &from, &started, &pages, &completed, &walkTime); err != nil {
 			return err
 		}
 		s, ok := starts[kind]
 		if !ok {
 			continue // a kind this program no longer has
 		}
-		s.walk = walkState{cursor: scanTime(cursor), from: scanTime(from), started: scanTime(started), completed: scanTime(completed), run: run.Int64, pages: int(pages.Int64)}
+		s.walk = walkState{cursor: scanTime(cursor), from: scanTime(from), started: scanTime(started), completed: scanTime(completed), run: run.Int64, pages: int(pages.Int64), time: scanTime(walkTime)}
 		starts[kind] = s
 	}
 	return rows.Err()
