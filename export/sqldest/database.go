@@ -46,8 +46,9 @@ const (
 	SourceSafetyCulture = "safetyculture"
 )
 
-// Database is the database destination: a table per kind (see the
-// README), a row per record, upserted on the record's identity.
+// Database is the database destination: a table per kind (package
+// dbschema defines them), a row per record, upserted on the record's
+// identity.
 //
 // A group of pages' rows (see Write) and the progress they represent
 // commit in one transaction, so an interrupted export resumes after the
@@ -56,7 +57,7 @@ const (
 // in the transaction that records the kind complete. On PostgreSQL the
 // groups of different kinds are written in parallel, on connections of
 // the pool (see ParallelWrites); SQLite's go through one connection, and
-// the groups of about a second share one transaction there (see span).
+// the groups of about a second share one transaction there.
 //
 // A Database writes one source's rows (WithSource): every statement it
 // runs, the lock it takes and the runs it numbers are that source's, so
@@ -245,8 +246,8 @@ func (x *Database) waitLock(ctx context.Context) error {
 	}
 }
 
-// Close commits the groups written since the last commit (see span) and
-// lets another export take the database.
+// Close commits the groups written since the last commit (on SQLite,
+// those of the last second) and lets another export take the database.
 func (x *Database) Close() error {
 	x.shared.mu.Lock()
 	defer x.shared.mu.Unlock()
