@@ -7,8 +7,8 @@ import (
 	"sync"
 )
 
-// Migration is one version of the schema: typed steps (the types of
-// steps.go), applied in one transaction. A released migration never
+// Migration is one version of the schema: a list of typed steps,
+// applied in one transaction. A released migration never
 // changes (its golden files under testdata/migrations hold it): a change
 // to the schema is a new migration at the end.
 type Migration struct {
