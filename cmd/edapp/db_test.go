@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // rebind is query with PostgreSQL's placeholders $1, $2, ... for its ?s

@@ -10,9 +10,9 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/internal/dbwrite"
 	"github.com/edapp-go/edapp/export/internal/jsonobj"
 	"github.com/edapp-go/edapp/export/internal/sdkwalk"
-	"github.com/edapp-go/edapp/internal/dbwrite"
 	"github.com/edapp-go/edapp/safetyculture"
 )
 

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/internal/dbwrite"
 	"github.com/edapp-go/edapp/export/internal/process"
-	"github.com/edapp-go/edapp/internal/dbwrite"
 )
 
 // Dialect is a database's SQL dialect.

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/export"
-	"github.com/edapp-go/edapp/internal/dbwrite"
+	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/internal/dbwrite"
 )
 
 // Resume continues a walk an interrupted run left, or starts an

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/edapp-go/edapp/internal/dbwrite"
+	"github.com/edapp-go/edapp/export/internal/dbwrite"
 )
 
 // A BulkLoader copies rows into a table through a driver's own bulk path,

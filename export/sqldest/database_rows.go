@@ -14,9 +14,9 @@ import (
 	"unicode"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/export"
-	"github.com/edapp-go/edapp/internal/dbwrite"
+	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/internal/dbwrite"
 )
 
 // table is a kind's table, with the record field of each column.

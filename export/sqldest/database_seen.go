@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/edapp-go/edapp/internal/dbwrite"
+	"github.com/edapp-go/edapp/export/internal/dbwrite"
 )
 
 // A complete fetch of a mirrored kind deletes the rows it did not see.

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/edapp-go/edapp/internal/dbwrite"
+	"github.com/edapp-go/edapp/export/internal/dbwrite"
 )
 
 // match pairs each EdApp entity with at most one SafetyCulture entity: by

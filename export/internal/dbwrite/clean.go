@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // A value the service sends may hold bytes that are not UTF-8 (inside a

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // TimeLayout is how a time is written on SQLite: ISO 8601 in UTC with

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 func TestRebind(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 func TestPostgresText(t *testing.T) {

@@ -1,4 +1,4 @@
-package webhook
+package inbox
 
 import (
 	"encoding/json"
@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/dbschema"
-	"github.com/edapp-go/edapp/internal/dbwrite"
+	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/internal/dbwrite"
 )
 
 // fieldColumns maps the JSON name of each event field, in lower case, to

@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // Reject is a record a database refused for good, or one the writer
