@@ -17,10 +17,6 @@ import (
 // sourceVersion is the schema version that gave every table its source.
 const sourceVersion = 7
 
-// rejectsByRecordVersion is the schema version from which rejects holds
-// one row per record.
-const rejectsByRecordVersion = 19
-
 // schemaAt makes db's schema as version v of the migrations leaves it,
 // as the release that stopped at v would have.
 func schemaAt(t *testing.T, db *sql.DB, d dbschema.Dialect, v int) {
