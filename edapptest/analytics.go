@@ -123,22 +123,6 @@ func filtered[S any](items []S, active bool, keep func(S) bool) []S {
 	return out
 }
 
-// wireAttempt is one lesson attempt.
-type wireAttempt struct {
-	ID                string   `json:"id"`
-	UserID            string   `json:"userId"`
-	UserExternalID    string   `json:"userExternalId"`
-	CourseID          string   `json:"courseId"`
-	CourseExternalID  string   `json:"courseExternalId"`
-	LessonID          string   `json:"lessonId"`
-	LessonExternalID  string   `json:"lessonExternalId"`
-	StartedDateTime   wireTime `json:"startedDateTime"`
-	CompletedDateTime wireTime `json:"completedDateTime"`
-	Score             int      `json:"score"`
-	Success           bool     `json:"success"`
-	EarnedStars       int      `json:"earnedStars"`
-}
-
 // earnedStars gives 0 to 3 stars for a completed attempt's score.
 func earnedStars(score float64) int {
 	return int(math.Round(math.Max(0, math.Min(score, 100)) * 3 / 100))
@@ -177,30 +161,6 @@ func (st *store) toWireAttempt(a *attempt) wireAttempt {
 		w.EarnedStars = earnedStars(a.score)
 	}
 	return w
-}
-
-// wireCourseProgress is one user's progress in one course.
-type wireCourseProgress struct {
-	UserID              string   `json:"userId"`
-	UserExternalID      string   `json:"userExternalId"`
-	UserName            string   `json:"userName"`
-	UserFirstName       string   `json:"userFirstName"`
-	UserLastName        string   `json:"userLastName"`
-	CourseID            string   `json:"courseId"`
-	CourseExternalID    string   `json:"courseExternalId"`
-	CourseTitle         string   `json:"courseTitle"`
-	Unlocked            bool     `json:"unlocked"`
-	UnlockedDateTime    wireTime `json:"unlockedDateTime"`
-	Opened              bool     `json:"opened"`
-	OpenedDateTime      wireTime `json:"openedDateTime"`
-	Completed           bool     `json:"completed"`
-	CompletedDateTime   wireTime `json:"completedDateTime"`
-	LessonsTotal        int      `json:"lessonsTotal"`
-	LessonsUnlocked     int      `json:"lessonsUnlocked"`
-	LessonsCompleted    int      `json:"lessonsCompleted"`
-	Archived            bool     `json:"archived"`
-	PercentageCompleted float64  `json:"percentageCompleted"`
-	Score               float64  `json:"score"`
 }
 
 // v2CourseProgress has one record per course and user who can reach it or
@@ -242,13 +202,6 @@ func toWireCourseProgress(r courseRow, cs courseState) wireCourseProgress {
 	return w
 }
 
-type wireCourseStatistics struct {
-	CourseID       string `json:"courseId"`
-	TotalUsers     int    `json:"totalUsers"`
-	CompletedCount int    `json:"completedCount"`
-	OpenedCount    int    `json:"openedCount"`
-}
-
 // v2CourseStatistics counts, per course, the users who can reach it, who
 // opened any of its lessons and who completed it.
 func (c *exchange) v2CourseStatistics() {
@@ -276,15 +229,6 @@ func (c *exchange) v2CourseStatistics() {
 		out = append(out, w)
 	}
 	pageOf(c, out)
-}
-
-type wireLessonStatistics struct {
-	LessonID       string `json:"lessonId"`
-	CourseID       string `json:"courseId"`
-	LessonTitle    string `json:"lessonTitle"`
-	TotalUsers     int    `json:"totalUsers"`
-	OpenedCount    int    `json:"openedCount"`
-	CompletedCount int    `json:"completedCount"`
 }
 
 // v2LessonStatistics counts, per lesson, the users who can reach its
@@ -315,23 +259,6 @@ func (c *exchange) v2LessonStatistics() {
 		}
 	}
 	pageOf(c, out)
-}
-
-// wireProgressEvent is one lesson progress event.
-type wireProgressEvent struct {
-	UserID           string   `json:"userId"`
-	UserEmail        string   `json:"userEmail"`
-	UserFirstName    string   `json:"userFirstName"`
-	UserLastName     string   `json:"userLastName"`
-	CourseID         string   `json:"courseId"`
-	CourseTitle      string   `json:"courseTitle"`
-	CourseExternalID string   `json:"courseExternalId"`
-	LessonID         string   `json:"lessonId"`
-	LessonTitle      string   `json:"lessonTitle"`
-	LessonExternalID string   `json:"lessonExternalId"`
-	EventName        string   `json:"eventName"`
-	EventDateTime    wireTime `json:"eventDateTime"`
-	LessonScore      *float64 `json:"lessonScore"`
 }
 
 var eventFilters = filterKinds{
@@ -384,19 +311,6 @@ func (c *exchange) v2UserLessonProgressEvents() {
 	}
 }
 
-type wireLessonProgress struct {
-	UserID            string   `json:"userId"`
-	CourseID          string   `json:"courseId"`
-	LessonID          string   `json:"lessonId"`
-	LessonTitle       string   `json:"lessonTitle"`
-	Opened            bool     `json:"opened"`
-	OpenedDateTime    wireTime `json:"openedDateTime"`
-	Completed         bool     `json:"completed"`
-	CompletedDateTime wireTime `json:"completedDateTime"`
-	Score             float64  `json:"score"`
-	Attempts          int      `json:"attempts"`
-}
-
 // v2UserLessonProgress lists every published lesson of the courses the
 // user can reach, and every lesson with recorded progress. score is that
 // of the latest completion.
@@ -429,21 +343,6 @@ func (c *exchange) v2UserLessonProgress() {
 	pageOf(c, out)
 }
 
-type wireAnswerDef struct {
-	ID      string `json:"id"`
-	Content string `json:"content"`
-}
-
-type wireSurveyQuestion struct {
-	ID              string          `json:"id"`
-	CourseID        string          `json:"courseId"`
-	LessonID        string          `json:"lessonId"`
-	SlideID         string          `json:"slideId"`
-	QuestionType    string          `json:"questionType"`
-	QuestionContent string          `json:"questionContent"`
-	Answers         []wireAnswerDef `json:"answers"`
-}
-
 func (c *exchange) v2SurveyQuestions() {
 	f, _ := c.filter(filterKinds{course: true, lesson: true})
 	out := []wireSurveyQuestion{}
@@ -461,23 +360,6 @@ func (c *exchange) v2SurveyQuestions() {
 		out = append(out, w)
 	}
 	pageOf(c, out)
-}
-
-type wireSurveyAnswer struct {
-	ID                 string   `json:"id"`
-	CourseID           string   `json:"courseId"`
-	CourseExternalID   string   `json:"courseExternalId"`
-	LessonID           string   `json:"lessonId"`
-	LessonExternalID   string   `json:"lessonExternalId"`
-	SlideID            string   `json:"slideId"`
-	UserID             string   `json:"userId"`
-	UserExternalID     string   `json:"userExternalId"`
-	AttemptID          string   `json:"attemptId"`
-	QuestionID         string   `json:"questionId"`
-	QuestionContent    string   `json:"questionContent"`
-	AnswerDefinitionID string   `json:"answerDefinitionId"`
-	AnswerContent      string   `json:"answerContent"`
-	AnsweredDateTime   wireTime `json:"answeredDateTime"`
 }
 
 // v2SurveyAnswers lists answers; startDateTime and endDateTime bound

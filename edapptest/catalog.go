@@ -5,38 +5,6 @@ import (
 	"slices"
 )
 
-// v2Collection is a course collection of the catalog.
-type v2Collection struct {
-	ID          string `json:"id"`
-	ExternalID  string `json:"externalId"`
-	Title       string `json:"title"`
-	Description string `json:"description"`
-}
-
-// v2Course is a course of the catalog.
-type v2Course struct {
-	ID               string   `json:"id"`
-	ExternalID       string   `json:"externalId"`
-	Title            string   `json:"title"`
-	Description      string   `json:"description"`
-	Status           string   `json:"status"`
-	Locale           string   `json:"locale"`
-	Duration         int      `json:"duration"`
-	ThumbnailURL     string   `json:"thumbnailUrl"`
-	CreatedDateTime  wireTime `json:"createdDateTime"`
-	ModifiedDateTime wireTime `json:"modifiedDateTime"`
-}
-
-// v2Lesson is a lesson of the catalog.
-type v2Lesson struct {
-	ID           string `json:"id"`
-	ExternalID   string `json:"externalId"`
-	Title        string `json:"title"`
-	Description  string `json:"description"`
-	Status       string `json:"status"`
-	MinimumScore int    `json:"minimumScore"`
-}
-
 func toV2Course(c *course) v2Course {
 	return v2Course{
 		ID: c.id, ExternalID: c.externalID, Title: c.title, Description: c.description,

@@ -202,22 +202,6 @@ func dedupe(in []string) []string {
 	return out
 }
 
-// v2User is the v2 user record, with the real service's field names.
-type v2User struct {
-	ID                string            `json:"id"`
-	Name              string            `json:"name"`
-	Email             string            `json:"email"`
-	FirstName         string            `json:"firstName"`
-	LastName          string            `json:"lastName"`
-	ExternalID        string            `json:"externalId"`
-	TimeZone          string            `json:"timeZone"`
-	Roles             []string          `json:"roles"`
-	UserGroups        []string          `json:"userGroups"`
-	UserGroupsManaged []string          `json:"userGroupsManaged"`
-	CustomFields      map[string]string `json:"customFields"`
-	LastActiveDate    wireTime          `json:"lastActiveDate"`
-}
-
 func toV2User(u *user) v2User {
 	cf := maps.Clone(u.customFields)
 	if cf == nil {
@@ -335,14 +319,6 @@ func (c *exchange) v2DeleteUser() {
 	}
 }
 
-// v2UserCourse is a catalog course plus the user's progress in it.
-type v2UserCourse struct {
-	v2Course
-	Completed           bool    `json:"completed"`
-	Opened              bool    `json:"opened"`
-	PercentageCompleted float64 `json:"percentageCompleted"`
-}
-
 // v2UserCourses lists the published courses the user can reach.
 func (c *exchange) v2UserCourses() {
 	u := c.userParam(0)
@@ -366,14 +342,6 @@ func (c *exchange) v2UserCourses() {
 		})
 	}
 	pageOf(c, out)
-}
-
-// v2Group is the v2 user group record.
-type v2Group struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	InviteCode  string `json:"inviteCode"`
-	HasChildren bool   `json:"hasChildren"`
 }
 
 func (st *store) toV2Group(g *group) v2Group {

@@ -7,16 +7,6 @@ import (
 	"time"
 )
 
-// v1User is the v1 user shape.
-type v1User struct {
-	ID         string   `json:"id"`
-	Username   string   `json:"username"`
-	Email      string   `json:"email"`
-	UserGroups []string `json:"usergroups"`
-	FirstName  string   `json:"firstName"`
-	LastName   string   `json:"lastName"`
-}
-
 func toV1User(u *user) v1User {
 	return v1User{ID: u.id, Username: u.username, Email: u.email, UserGroups: u.groupIDs(),
 		FirstName: u.firstName, LastName: u.lastName}
@@ -83,11 +73,6 @@ func (c *exchange) v1ListUsers() {
 	c.json(http.StatusOK, out)
 }
 
-// v1UserToken is the answer of the user token operations.
-type v1UserToken struct {
-	Token string `json:"token"`
-}
-
 // userToken answers the user's token, minted on first request and then
 // kept for the user's life. It is opaque; the fake accepts it nowhere.
 func (c *exchange) userToken(u *user) {
@@ -120,14 +105,6 @@ func (c *exchange) v1DeleteUser() {
 	}
 	c.st.deleteUser(u.id)
 	c.json(http.StatusOK, successBody{Success: true})
-}
-
-// v1Group is the v1 user group shape.
-type v1Group struct {
-	ID      string   `json:"id"`
-	Name    string   `json:"name"`
-	Users   []string `json:"users"`
-	Courses []string `json:"courses"`
 }
 
 func (st *store) toV1Group(g *group) v1Group {
@@ -250,38 +227,6 @@ func (c *exchange) v1DeleteGroup() {
 	c.json(http.StatusOK, successBody{Success: true})
 }
 
-// v1Lesson is a lesson of GET /v1/users/{id}/courses. Unset dates are left
-// out.
-type v1Lesson struct {
-	ID            string   `json:"id"`
-	Title         string   `json:"title"`
-	LaunchURI     string   `json:"launchURI"`
-	Unlocked      bool     `json:"unlocked"`
-	UnlockedDate  wireTime `json:"unlockedDate,omitzero"`
-	Completed     bool     `json:"completed"`
-	CompletedDate wireTime `json:"completedDate,omitzero"`
-	Opened        bool     `json:"opened"`
-	OpenedDate    wireTime `json:"openedDate,omitzero"`
-}
-
-// v1CourseHead holds the course fields shared by the courses call and the
-// report.
-type v1CourseHead struct {
-	ID            string   `json:"id"`
-	Title         string   `json:"title"`
-	Unlocked      bool     `json:"unlocked"`
-	UnlockedDate  wireTime `json:"unlockedDate,omitzero"`
-	Completed     bool     `json:"completed"`
-	CompletedDate wireTime `json:"completedDate,omitzero"`
-	Opened        bool     `json:"opened"`
-	OpenedDate    wireTime `json:"openedDate,omitzero"`
-}
-
-type v1Course struct {
-	v1CourseHead
-	Lessons []v1Lesson `json:"lessons"`
-}
-
 func courseHead(cr *course, cs courseState) v1CourseHead {
 	return v1CourseHead{
 		ID: cr.id, Title: cr.title,
@@ -349,41 +294,6 @@ func (c *exchange) userCourses(u *user) []v1Course {
 		out = append(out, vc)
 	}
 	return out
-}
-
-type v1Result struct {
-	Correct bool `json:"correct"`
-	TooSlow bool `json:"too_slow"`
-}
-
-type v1Interaction struct {
-	Date     wireTime  `json:"date"`
-	Type     string    `json:"type"`
-	Duration *float64  `json:"duration,omitempty"`
-	Result   *v1Result `json:"result,omitempty"`
-}
-
-type v1Slide struct {
-	Name         string          `json:"name"`
-	Interactions []v1Interaction `json:"interactions"`
-}
-
-type v1ReportLesson struct {
-	ID            string    `json:"id"`
-	Title         string    `json:"title"`
-	Unlocked      bool      `json:"unlocked"`
-	UnlockedDate  wireTime  `json:"unlockedDate,omitzero"`
-	Completed     bool      `json:"completed"`
-	CompletedDate wireTime  `json:"completedDate,omitzero"`
-	Opened        bool      `json:"opened"`
-	OpenedDate    wireTime  `json:"openedDate,omitzero"`
-	Duration      float64   `json:"duration"`
-	Slides        []v1Slide `json:"slides"`
-}
-
-type v1Report struct {
-	v1CourseHead
-	Lessons []v1ReportLesson `json:"lessons"`
 }
 
 // v1CourseReport answers the course with every lesson the user interacted
@@ -466,20 +376,6 @@ func (st *store) timeInAttempts(userID, lessonID string) time.Duration {
 		}
 	}
 	return d
-}
-
-// v1Activity is one entry of GET /v1/reports/activities (the vendor does
-// not document its shape; this is the fake's choice).
-type v1Activity struct {
-	Type        string   `json:"type"` // LessonOpened or LessonCompleted
-	Date        wireTime `json:"date"`
-	UserID      string   `json:"userId"`
-	Username    string   `json:"username"`
-	CourseID    string   `json:"courseId"`
-	CourseTitle string   `json:"courseTitle"`
-	LessonID    string   `json:"lessonId"`
-	LessonTitle string   `json:"lessonTitle"`
-	Score       *float64 `json:"score,omitempty"`
 }
 
 // maxActivities bounds GET /v1/reports/activities.

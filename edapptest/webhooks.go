@@ -328,15 +328,6 @@ func (s *Server) emit(fn func(st *store, now time.Time) ([]outEvent, error)) err
 	return err
 }
 
-// wireWebhook is the webhook record.
-type wireWebhook struct {
-	ID            string            `json:"id"`
-	EventName     edapp.EventName   `json:"eventName"`
-	WebHookURL    string            `json:"webHookUrl"`
-	Headers       map[string]string `json:"headers"`
-	MessageFormat orderedJSON       `json:"messageFormat"`
-}
-
 func toWireWebhook(w *webhook) wireWebhook {
 	mf := orderedJSON{vals: map[string]any{}}
 	for _, f := range eventFields[w.eventName] {

@@ -11,6 +11,7 @@ import (
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/edappsrc"
 	"github.com/edapp-go/edapp/export/filedest"
 )
 
@@ -72,7 +73,7 @@ func TestRunSavesTheBudget(t *testing.T) {
 	var clock atomic.Int64 // each reading is 1 s after the last
 	now := func() time.Time { return time.Unix(clock.Add(1), 0) }
 	spender := &countingSpender{}
-	_, err = export.Run(context.Background(), srv.Client(), export.Options{Kinds: []string{"attempts"}, PageSize: 5, Concurrency: 1, Budget: spender, Now: now}.WithGroupRows(5), dest)
+	_, err = export.Run(context.Background(), edappsrc.New(srv.Client()), export.Options{Kinds: []string{"attempts"}, PageSize: 5, Concurrency: 1, Budget: spender, Now: now}.WithGroupRows(5), dest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestRunSavesTheBudget(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	before := spender.n.Load()
-	_, err = export.Run(ctx, srv.Client(), export.Options{Kinds: []string{"attempts"}, Budget: spender}, f)
+	_, err = export.Run(ctx, edappsrc.New(srv.Client()), export.Options{Kinds: []string{"attempts"}, Budget: spender}, f)
 	if !errors.Is(err, export.ErrInterrupted) || spender.n.Load() != before+1 {
 		t.Errorf("interrupted run: %v, %d saves", err, spender.n.Load()-before)
 	}

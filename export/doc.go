@@ -2,8 +2,10 @@
 // incrementally, and resumes where an interrupted run stopped. It is the
 // engine of the edapp command's export, for tools that wrap it.
 //
-// Run fetches each kind of record (see Kinds) through an *edapp.Client and
-// hands its records, a page at a time, to one or more destinations:
+// Run fetches each kind of record of a Source, a value that holds the
+// service's client (edappsrc.New(client) for EdApp, scsrc.New for
+// SafetyCulture), and hands its records, a page at a time, to one or more
+// destinations:
 //
 //   - package filedest: CSV or JSONL part files in a directory, with the
 //     state in a file beside them;
@@ -20,7 +22,8 @@
 // fetched recently). Writing overlaps fetching: a page is written while
 // the next ones are in flight. The kinds run at the same time, sharing
 // Options.Concurrency requests in flight; a kind that needs another's ids
-// (lessons need the courses) waits for them instead of listing them again.
+// (lessons need the courses: Kind.Needs) waits for them instead of listing
+// them again.
 // Each kind's requests carry its name in their context (KindFromContext),
 // for an edapp.Observer.
 //

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"net/http"
 	"sync"
 	"time"
 
@@ -22,7 +21,7 @@ const batchesAhead = 4
 type engine struct {
 	opts  Options
 	dests []Destination
-	f     *fetcher
+	f     *runFetch
 	run   RunInfo
 
 	budgetMu    sync.Mutex // the kinds' writers save the budget at once
@@ -31,7 +30,7 @@ type engine struct {
 
 // kind fetches one kind into every destination.
 func (e *engine) kind(ctx context.Context, k *Kind, t Tracker) *KindResult {
-	defer e.f.settle(k.Name)
+	defer e.f.board.settle(k.Name)
 	ctx = withKind(ctx, k.Name)
 	r := &KindResult{Kind: k.Name}
 	p, err := e.plan(ctx, k)
@@ -51,7 +50,7 @@ func (e *engine) kind(ctx context.Context, k *Kind, t Tracker) *KindResult {
 	s := newStream(fctx, k, p.Plan, t, e.opts.Now)
 	done := make(chan error, 1)
 	go func() { done <- e.write(fctx, s.out, cancel) }()
-	err = k.fetch(fctx, e.f, p.Plan, s)
+	err = k.Fetch(fctx, &Fetch{r: e.f, kind: k.Name, plan: p.Plan, s: s})
 	s.finish(err == nil)
 	werr := <-done
 	r.Records, r.Requests, r.Attempts, r.Dropped, r.Started = s.records, s.requests, s.attempts, s.dropped, s.startTime()
@@ -147,7 +146,7 @@ func (e *engine) fullWalk(ctx context.Context, k *Kind, p Plan) (full bool, why 
 	if p.Fetched.IsZero() || e.run.Now.Sub(p.Fetched) >= age {
 		return true, "fetched in full: no full fetch in the last " + age.String(), 0, nil
 	}
-	honoured, waited, err := k.probe(ctx, e.f, e.run.Now)
+	honoured, waited, err := k.Probe(ctx, &Fetch{r: e.f, kind: k.Name, plan: p})
 	switch {
 	case err != nil:
 		return false, "", waited, fmt.Errorf("probe whether the service honours the date filter: %w", err)
@@ -337,44 +336,33 @@ func (s *stream) parentDone(n, total int) {
 
 // onPage takes the metadata of a page, once: the first answer's Date is
 // the walk's start, the total count of a single list drives the bar, and
-// every page's wait for the budget is counted. An iterator fills resp
-// before the first item of each page, so a resp with Attempts set is a
-// page not seen yet: the page before it is complete.
-func (s *stream) onPage(resp *edapp.Response) {
-	if resp == nil || resp.Attempts == 0 {
-		return
-	}
+// every page's wait for the budget is counted. A source counts a page as
+// its answer arrives, before its first item: the page before it is then
+// complete.
+func (s *stream) onPage(a Answer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.started.IsZero() {
-		s.started = serviceTime(resp, s.localStart)
+		s.started = a.Date.UTC()
+		if a.Date.IsZero() { // the service sent no Date: the local clock
+			s.started = s.localStart
+		}
 	}
 	if !s.k.PerParent {
 		if s.seen > 0 {
 			s.flush(s.base + s.seen)
 		}
 		s.seen++
-		if n, ok := resp.Total(); ok && !s.totalSet {
-			s.t.SetTotal(n)
+		if a.Counted && !s.totalSet {
+			s.t.SetTotal(a.Total)
 			s.totalSet = true
 		}
 	}
 	s.requests++
-	s.attempts += resp.Attempts
-	s.dropped += len(resp.Dropped)
-	s.refused = append(s.refused, resp.DroppedRecords...)
-	s.t.Add(0, resp.Waited)
-	resp.Attempts, resp.DroppedRecords = 0, nil
-}
-
-// serviceTime is the time the service answered, from its Date header, so
-// that a skewed local clock moves no cursor; local when it sent none.
-func serviceTime(resp *edapp.Response, local time.Time) time.Time {
-	d, err := http.ParseTime(resp.Header.Get("Date"))
-	if err != nil {
-		return local
-	}
-	return d.UTC()
+	s.attempts += a.Attempts
+	s.dropped += a.Dropped
+	s.refused = append(s.refused, a.Refused...)
+	s.t.Add(0, a.Waited)
 }
 
 func (s *stream) emit(v any) error {

@@ -9,6 +9,7 @@ import (
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/edappsrc"
 	"github.com/edapp-go/edapp/export/filedest"
 )
 
@@ -34,7 +35,7 @@ func Example() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		sum, err := export.Run(context.Background(), srv.Client(), export.Options{Kinds: []string{"users", "attempts"}}, files)
+		sum, err := export.Run(context.Background(), edappsrc.New(srv.Client()), export.Options{Kinds: []string{"users", "attempts"}}, files)
 		files.Close()
 		if err != nil {
 			log.Fatal(err)

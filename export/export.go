@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/safetyculture"
 )
 
 // Overlap is how far before its cursor an incremental kind is fetched
@@ -48,7 +47,7 @@ type Options struct {
 	// that resets and deletions arrive.
 	MaxAge time.Duration
 	// Overlap is how far before its cursor an incremental kind is fetched
-	// again; 0: the source's, Overlap for EdApp and SafetyCultureOverlap
+	// again; 0: the source's, Overlap for EdApp and scsrc.Overlap
 	// for SafetyCulture, which are also the least accepted.
 	Overlap time.Duration
 	// Concurrency is how many requests are in flight for the whole run,
@@ -206,8 +205,8 @@ type RunInfo struct {
 	OpenWindow time.Duration // Options.OpenWindow; 0: off
 }
 
-// Summary is the outcome of a run.
-type Summary struct {
+// Report is the outcome of a run: each kind's, in order.
+type Report struct {
 	Kinds []KindResult
 }
 
@@ -219,49 +218,22 @@ var ErrLocked = errors.New("export: another export is writing to this database")
 // next run resumes.
 var ErrInterrupted = errors.New("export interrupted")
 
-// Run exports the kinds to the destinations. The kinds run at the same
+// Run exports src's kinds to the destinations. The kinds run at the same
 // time, sharing Options.Concurrency requests in flight; a kind that needs
-// another's ids (lessons need the courses) waits for them. A kind that
-// fails does not stop the others. It returns an error when a kind failed
-// or ctx ended the run, and the summary of what was done, kinds in order.
-func Run(ctx context.Context, c *edapp.Client, opts Options, dests ...Destination) (sum *Summary, err error) {
-	return run(ctx, source{kinds, Overlap}, func(opts Options, ks []Kind) *fetcher { return newFetcher(c, opts, ks) }, opts, dests)
-}
-
-// RunSafetyCulture is Run for SafetyCulture Training's kinds
-// (SafetyCultureKinds), read with sc. A sqldest.Database destination
-// must be opened with sqldest.WithSource(sqldest.SourceSafetyCulture): EdApp's rows in the same tables
-// are then left as they are.
-//
-// Course progress is probed once per run: the feed is asked for the rows
-// modified after a time a day ahead. No rows: the service honours
-// modifiedAfter, and the kind is fetched from its cursor minus the
-// overlap, in full every MaxAge (DefaultMirrorAge when 0). Rows: it
-// ignores it, and the kind is fetched in full and mirrored each run.
-// Every status is asked for, never completed only.
-func RunSafetyCulture(ctx context.Context, sc *safetyculture.Client, opts Options, dests ...Destination) (sum *Summary, err error) {
-	return run(ctx, source{scKinds, SafetyCultureOverlap}, func(opts Options, ks []Kind) *fetcher {
-		x := newFetcher(nil, opts, ks)
-		x.sc = sc
-		return x
-	}, opts, dests)
-}
-
-// source is what a run needs of a service: its kinds, and the least
-// overlap its incremental kinds take (its default).
-type source struct {
-	kinds      []Kind
-	minOverlap time.Duration
-}
-
-// run is one source's run: its kinds, fetched by the fetcher newFetcher
-// makes.
-func run(ctx context.Context, src source, newFetcher func(Options, []Kind) *fetcher, opts Options, dests []Destination) (sum *Summary, err error) {
-	if opts.Overlap != 0 && opts.Overlap < src.minOverlap {
-		return nil, fmt.Errorf("export: %w: overlap %s: want %s or more for this source (0: %[3]s)", edapp.ErrInvalidInput, opts.Overlap, src.minOverlap)
+// another's ids (lessons need the courses: Kind.Needs) waits for them. A
+// kind that fails does not stop the others. It returns an error when a
+// kind failed or ctx ended the run, and the summary of what was done,
+// kinds in order.
+func Run(ctx context.Context, src Source, opts Options, dests ...Destination) (sum *Report, err error) {
+	all := src.Kinds()
+	if least := leastOverlap(all); opts.Overlap != 0 && opts.Overlap < least {
+		return nil, fmt.Errorf("export: %w: overlap %s: want %s or more for this source (0: %[3]s)", edapp.ErrInvalidInput, opts.Overlap, least)
 	}
-	ks, err := selectKinds(src.kinds, opts)
+	ks, err := selectKinds(all, opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkKinds(ks); err != nil {
 		return nil, err
 	}
 	for i := range ks {
@@ -273,18 +245,47 @@ func run(ctx context.Context, src source, newFetcher func(Options, []Kind) *fetc
 		return nil, errors.New("export: no destination")
 	}
 	opts = withDefaults(opts)
-	e := &engine{opts: opts, dests: serialize(dests, ks), f: newFetcher(opts, ks)}
+	e := &engine{opts: opts, dests: serialize(dests, ks)}
 	e.run = RunInfo{Fresh: opts.Full, Since: opts.Since, Now: opts.Now().UTC(), OpenWindow: opts.OpenWindow}
+	e.f = &runFetch{pool: newPool(opts.Concurrency), board: newBoard(ks), concurrency: opts.Concurrency, pageSize: opts.PageSize, now: e.run.Now}
 	defer func() {
 		if serr := e.saveBudget(context.WithoutCancel(ctx), true); serr != nil {
 			err = errors.Join(err, fmt.Errorf("export: save the budget spent: %w", serr))
 		}
 	}()
+	return e.kinds(ctx, ks)
+}
+
+// checkKinds reports the first kind of a source that cannot be fetched:
+// one without Fetch, or a Remirror kind without Probe.
+func checkKinds(ks []Kind) error {
+	for _, k := range ks {
+		if k.Fetch == nil || (k.Remirror && k.Probe == nil) {
+			return fmt.Errorf("export: %w: kind %s: want a Fetch, and a Probe when Remirror", edapp.ErrInvalidInput, k.Name)
+		}
+	}
+	return nil
+}
+
+// leastOverlap is the least Options.Overlap a source's kinds take: the
+// largest of its incremental kinds' own (its default).
+func leastOverlap(ks []Kind) time.Duration {
+	least := Overlap
+	for i := range ks {
+		if ks[i].Incremental {
+			least = max(least, ks[i].overlap())
+		}
+	}
+	return least
+}
+
+// kinds runs the kinds at once, and sums up.
+func (e *engine) kinds(ctx context.Context, ks []Kind) (*Report, error) {
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	trackers := make([]Tracker, len(ks))
 	for i := range ks {
-		trackers[i] = opts.Progress.Track(ks[i].Name) // in order: the bars keep it
+		trackers[i] = e.opts.Progress.Track(ks[i].Name) // in order: the bars keep it
 	}
 	results := make([]KindResult, len(ks))
 	var wg sync.WaitGroup
@@ -294,7 +295,7 @@ func run(ctx context.Context, src source, newFetcher func(Options, []Kind) *fetc
 			defer wg.Done()
 			r := e.kind(runCtx, &ks[i], trackers[i])
 			results[i] = *r
-			if r.Err != nil && opts.StopOn != nil && opts.StopOn(r.Err) {
+			if r.Err != nil && e.opts.StopOn != nil && e.opts.StopOn(r.Err) {
 				e.f.pool.halt() // before the cancel: no kind it ends can open the gate
 				stop(&stopped{ks[i].Name, r.Err})
 			}
@@ -318,8 +319,8 @@ func (s *stopped) Unwrap() error { return s.err }
 
 // summarize is Run's outcome: interrupted (ctx ended), stopped (StopOn),
 // some kinds failed, or all complete.
-func summarize(ctx, runCtx context.Context, results []KindResult) (*Summary, error) {
-	sum := &Summary{Kinds: results}
+func summarize(ctx, runCtx context.Context, results []KindResult) (*Report, error) {
+	sum := &Report{Kinds: results}
 	var failed, open []string
 	var errs []error
 	for _, r := range results {
@@ -411,14 +412,7 @@ func selectKinds(kinds []Kind, o Options) ([]Kind, error) {
 }
 
 // KindNames lists the names of the kinds that filter accepts, in order.
-func KindNames(filter func(Kind) bool) []string { return namesOf(kinds, filter) }
-
-// SafetyCultureKindNames is KindNames for SafetyCulture's kinds.
-func SafetyCultureKindNames(filter func(Kind) bool) []string { return namesOf(scKinds, filter) }
-
-// SafetyCultureKinds lists SafetyCulture Training's kinds, in the order
-// RunSafetyCulture runs them.
-func SafetyCultureKinds() []Kind { return append([]Kind(nil), scKinds...) }
+func KindNames(kinds []Kind, filter func(Kind) bool) []string { return namesOf(kinds, filter) }
 
 func namesOf(kinds []Kind, filter func(Kind) bool) []string {
 	var out []string

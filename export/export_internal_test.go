@@ -6,3 +6,6 @@ func (o Options) WithGroupRows(n int) Options {
 	o.groupRows = n
 	return o
 }
+
+// SelectKinds is selectKinds, for the tests outside the package.
+var SelectKinds = selectKinds

@@ -15,6 +15,7 @@ import (
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/edappsrc"
 	"github.com/edapp-go/edapp/export/filedest"
 )
 
@@ -60,7 +61,7 @@ func scaleServer(t *testing.T) (*edapptest.Server, int) {
 }
 
 // scaleRun exports every kind into a files destination in dir.
-func scaleRun(t *testing.T, srv *edapptest.Server, dir string, opts export.Options) *export.Summary {
+func scaleRun(t *testing.T, srv *edapptest.Server, dir string, opts export.Options) *export.Report {
 	t.Helper()
 	f, err := filedest.Open(dir, filedest.WithFormat("csv"))
 	if err != nil {
@@ -68,14 +69,14 @@ func scaleRun(t *testing.T, srv *edapptest.Server, dir string, opts export.Optio
 	}
 	defer f.Close()
 	srv.ResetCounters()
-	sum, err := export.Run(context.Background(), srv.Client(), opts, f)
+	sum, err := export.Run(context.Background(), edappsrc.New(srv.Client()), opts, f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sum
 }
 
-func result(sum *export.Summary, kind string) export.KindResult {
+func result(sum *export.Report, kind string) export.KindResult {
 	for _, r := range sum.Kinds {
 		if r.Kind == kind {
 			return r
@@ -150,7 +151,7 @@ func TestRunLetsALongWalkUseTheSlotsOthersLeave(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := export.Run(context.Background(), srv.Client(edapp.WithObserver(observe)), export.Options{PageSize: pageSize, Concurrency: 3}, f); err != nil {
+	if _, err := export.Run(context.Background(), edappsrc.New(srv.Client(edapp.WithObserver(observe))), export.Options{PageSize: pageSize, Concurrency: 3}, f); err != nil {
 		t.Fatal(err)
 	}
 	if most := mostAtOnce(spans["lesson_progress_events"]); most < 2 {
@@ -284,7 +285,7 @@ func TestRunAgainWithNothingNew(t *testing.T) {
 	first := scaleRun(t, srv, dir, export.Options{PageSize: pageSize})
 	again := scaleRun(t, srv, dir, export.Options{PageSize: pageSize})
 	kinds := map[string]export.Kind{}
-	for _, k := range export.Kinds() {
+	for _, k := range edappsrc.Kinds() {
 		kinds[k.Name] = k
 	}
 	for i, r := range again.Kinds {

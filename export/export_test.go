@@ -1,4 +1,4 @@
-package export
+package export_test
 
 import (
 	"context"
@@ -12,6 +12,9 @@ import (
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
+	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/edappsrc"
+	"github.com/edapp-go/edapp/export/scsrc"
 )
 
 // memDest is a destination that keeps what it is given.
@@ -20,13 +23,15 @@ type memDest struct {
 	ended   []string
 }
 
-func (m *memDest) Resume(context.Context, *Kind, RunInfo) (Plan, error) { return Plan{}, nil }
-func (m *memDest) Begin(context.Context, *Kind, Plan) error             { return nil }
-func (m *memDest) Write(_ context.Context, b *Batch) error {
+func (m *memDest) Resume(context.Context, *export.Kind, export.RunInfo) (export.Plan, error) {
+	return export.Plan{}, nil
+}
+func (m *memDest) Begin(context.Context, *export.Kind, export.Plan) error { return nil }
+func (m *memDest) Write(_ context.Context, b *export.Batch) error {
 	m.records[b.Kind.Name] += len(b.Records)
 	return nil
 }
-func (m *memDest) End(_ context.Context, k *Kind, r *KindResult, _ func()) error {
+func (m *memDest) End(_ context.Context, k *export.Kind, r *export.KindResult, _ func()) error {
 	m.ended = append(m.ended, k.Name)
 	return nil
 }
@@ -47,7 +52,7 @@ func TestRunStopOn(t *testing.T) {
 		return errors.As(err, &api) && api.StatusCode == http.StatusUnauthorized
 	}
 	d := &memDest{records: map[string]int{}}
-	_, err = Run(context.Background(), c, Options{StopOn: unauthorized}, d)
+	_, err = export.Run(context.Background(), edappsrc.New(c), export.Options{StopOn: unauthorized}, d)
 	if err == nil || !strings.Contains(err.Error(), "export stopped in ") || !unauthorized(err) {
 		t.Errorf("with StopOn: %v, kinds ended %v", err, d.ended)
 	}
@@ -55,7 +60,7 @@ func TestRunStopOn(t *testing.T) {
 		t.Errorf("with StopOn: %d requests, want the first walk's one", n)
 	}
 	d = &memDest{records: map[string]int{}}
-	_, err = Run(context.Background(), c, Options{Kinds: []string{"users", "groups"}}, d)
+	_, err = export.Run(context.Background(), edappsrc.New(c), export.Options{Kinds: []string{"users", "groups"}}, d)
 	if err == nil || len(d.ended) != 2 {
 		t.Errorf("without StopOn: %v, kinds ended %v", err, d.ended)
 	}
@@ -71,11 +76,11 @@ func TestRunMemoryDestination(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := &memDest{records: map[string]int{}}
-	sum, err := Run(context.Background(), srv.Client(), Options{PageSize: 1000, Now: time.Now}, d)
+	sum, err := export.Run(context.Background(), edappsrc.New(srv.Client()), export.Options{PageSize: 1000, Now: time.Now}, d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.records["attempts"] != 2500 || d.records["users"] != 30 || len(sum.Kinds) != len(KindNames(func(k Kind) bool { return !k.PerUser })) {
+	if d.records["attempts"] != 2500 || d.records["users"] != 30 || len(sum.Kinds) != len(export.KindNames(edappsrc.Kinds(), func(k export.Kind) bool { return !k.PerUser })) {
 		t.Errorf("records %v, %d kinds", d.records, len(sum.Kinds))
 	}
 }
@@ -87,7 +92,7 @@ func TestRunCountsAnEmptyPage(t *testing.T) {
 	srv := edapptest.New(t)
 	defer srv.Close()
 	d := &memDest{records: map[string]int{}}
-	sum, err := Run(context.Background(), srv.Client(), Options{Kinds: []string{"collections", "course_progress"}}, d)
+	sum, err := export.Run(context.Background(), edappsrc.New(srv.Client()), export.Options{Kinds: []string{"collections", "course_progress"}}, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +114,7 @@ func TestKindFromContext(t *testing.T) {
 	var mu sync.Mutex
 	byKind := map[string]int{}
 	obs := edapp.Observer{Attempt: func(ctx context.Context, e edapp.AttemptEvent) {
-		k, ok := KindFromContext(ctx)
+		k, ok := export.KindFromContext(ctx)
 		if !ok {
 			k = "(none)"
 		}
@@ -121,7 +126,7 @@ func TestKindFromContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := Run(context.Background(), c, Options{Kinds: []string{"users", "groups", "group_children", "lessons"}}, &memDest{records: map[string]int{}})
+	sum, err := export.Run(context.Background(), edappsrc.New(c), export.Options{Kinds: []string{"users", "groups", "group_children", "lessons"}}, &memDest{records: map[string]int{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,5 +137,33 @@ func TestKindFromContext(t *testing.T) {
 	}
 	if byKind["(none)"] != 0 {
 		t.Errorf("%d attempts without a kind", byKind["(none)"])
+	}
+}
+
+// TestRunOverlapAtLeastTheSources: each source refuses an overlap below
+// its own (EdApp 10 minutes, SafetyCulture 2 h 15 min) before anything
+// is fetched or written, and takes a larger one for every incremental
+// kind.
+func TestRunOverlapAtLeastTheSources(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		src  export.Source
+		min  time.Duration
+	}{
+		{"edapp", edappsrc.New(nil), export.Overlap},
+		{"safetyculture", scsrc.New(nil), scsrc.Overlap},
+	} {
+		// No client and no destination: a run past the check fails on
+		// them, not on the overlap.
+		for _, bad := range []time.Duration{-time.Second, time.Second, tc.min - time.Second} {
+			if _, err := export.Run(ctx, tc.src, export.Options{Overlap: bad}); !errors.Is(err, edapp.ErrInvalidInput) {
+				t.Errorf("%s: overlap %s: %v, want ErrInvalidInput", tc.name, bad, err)
+			}
+		}
+		if _, err := export.Run(ctx, tc.src, export.Options{Overlap: tc.min}); errors.Is(err, edapp.ErrInvalidInput) {
+			t.Errorf("%s: overlap %s refused: %v", tc.name, tc.min, err)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/export/filedest"
+	"github.com/edapp-go/edapp/export/scsrc"
 	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
@@ -46,7 +47,7 @@ func TestRunSafetyCultureRefetchesAnalyticsFromTheCursorLessTheOverlap(t *testin
 	var starts [2]time.Time
 	for run := range starts {
 		starts[run] = time.Now()
-		if _, err := export.RunSafetyCulture(context.Background(), c, opts, files); err != nil {
+		if _, err := export.Run(context.Background(), scsrc.New(c), opts, files); err != nil {
 			t.Fatal(err)
 		}
 		for kind, path := range paths {
@@ -55,8 +56,8 @@ func TestRunSafetyCultureRefetchesAnalyticsFromTheCursorLessTheOverlap(t *testin
 				t.Errorf("%s: the first run sent a date filter %q", kind, got)
 			}
 			from, err := time.Parse(time.RFC3339, got)
-			if run == 1 && (err != nil || from.Before(starts[0].Add(-export.SafetyCultureOverlap-time.Second)) || from.After(starts[1].Add(-export.SafetyCultureOverlap))) {
-				t.Errorf("%s: the second run sent %q, want the first's start %v less %v", kind, got, starts[0].UTC(), export.SafetyCultureOverlap)
+			if run == 1 && (err != nil || from.Before(starts[0].Add(-scsrc.Overlap-time.Second)) || from.After(starts[1].Add(-scsrc.Overlap))) {
+				t.Errorf("%s: the second run sent %q, want the first's start %v less %v", kind, got, starts[0].UTC(), scsrc.Overlap)
 			}
 		}
 	}
@@ -109,7 +110,7 @@ func TestRunSafetyCultureFeedKindsReportTheirTotal(t *testing.T) {
 		t.Fatal(err)
 	}
 	prog := newKindTracking()
-	sum, err := export.RunSafetyCulture(context.Background(), c, export.Options{Kinds: []string{"users", "groups", "group_members"}, Progress: prog}, files)
+	sum, err := export.Run(context.Background(), scsrc.New(c), export.Options{Kinds: []string{"users", "groups", "group_members"}, Progress: prog}, files)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,13 +142,13 @@ func TestProbeModifiedAfterWaitCountsAsTheKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := export.Options{Kinds: []string{"course_progress"}}
-	if _, err := export.RunSafetyCulture(context.Background(), c, opts, files); err != nil {
+	if _, err := export.Run(context.Background(), scsrc.New(c), opts, files); err != nil {
 		t.Fatal(err)
 	}
 	slow.calls.Store(0)
 	prog := newKindTracking()
 	opts.Progress = prog
-	sum, err := export.RunSafetyCulture(context.Background(), c, opts, files)
+	sum, err := export.Run(context.Background(), scsrc.New(c), opts, files)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package export
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -35,32 +34,4 @@ func TestOptionsReportTheFirstBadValue(t *testing.T) {
 		}
 	}
 
-}
-
-// TestRunOverlapAtLeastTheSources: each source refuses an overlap below
-// its own (EdApp 10 minutes, SafetyCulture 2 h 15 min) before anything
-// is fetched or written, and takes a larger one for every incremental
-// kind.
-func TestRunOverlapAtLeastTheSources(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	for _, tc := range []struct {
-		name string
-		run  func(Options) error
-		min  time.Duration
-	}{
-		{"edapp", func(o Options) error { _, err := Run(ctx, nil, o); return err }, Overlap},
-		{"safetyculture", func(o Options) error { _, err := RunSafetyCulture(ctx, nil, o); return err }, SafetyCultureOverlap},
-	} {
-		// No client and no destination: a run past the check fails on
-		// them, not on the overlap.
-		for _, bad := range []time.Duration{-time.Second, time.Second, tc.min - time.Second} {
-			if err := tc.run(Options{Overlap: bad}); !errors.Is(err, edapp.ErrInvalidInput) {
-				t.Errorf("%s: overlap %s: %v, want ErrInvalidInput", tc.name, bad, err)
-			}
-		}
-		if err := tc.run(Options{Overlap: tc.min}); errors.Is(err, edapp.ErrInvalidInput) {
-			t.Errorf("%s: overlap %s refused: %v", tc.name, tc.min, err)
-		}
-	}
 }

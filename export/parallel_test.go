@@ -9,6 +9,7 @@ import (
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/edappsrc"
 )
 
 // parallelDest is a caller's own ParallelDestination: its first Write
@@ -74,7 +75,7 @@ func TestRunParallelDestination(t *testing.T) {
 	}
 	d := &parallelDest{second: make(chan struct{})}
 	kinds := []string{"users", "groups", "courses", "attempts"}
-	if _, err := export.Run(context.Background(), srv.Client(), export.Options{Kinds: kinds}, d); err != nil {
+	if _, err := export.Run(context.Background(), edappsrc.New(srv.Client()), export.Options{Kinds: kinds}, d); err != nil {
 		t.Fatal(err)
 	}
 	if d.most < 2 {

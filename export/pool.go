@@ -2,11 +2,8 @@ package export
 
 import (
 	"context"
-	"iter"
 	"sync"
 	"sync/atomic"
-
-	"github.com/edapp-go/edapp"
 )
 
 // pool is the export's requests in flight, across every kind and parent:
@@ -49,63 +46,6 @@ func (p *pool) enter(ctx context.Context) error {
 	return ctx.Err() // ended by StopOn while the gate was shut
 }
 
-// seqOf is what a walk ranges over: an SDK iterator.
-type seqOf[T any] = iter.Seq2[T, error]
-
-// walker is one walk: the request options that make its pages take their
-// slots from the pool, and the Response its pages are counted from.
-type walker struct {
-	s    *stream
-	p    *pool
-	resp *edapp.Response
-	opts []edapp.RequestOption
-}
-
-// walker starts a walk whose requests count to s, as many of its pages in
-// flight as the pool's slots allow.
-func (x *fetcher) walker(ctx context.Context, s *stream) (*walker, error) {
-	if err := x.pool.enter(ctx); err != nil {
-		return nil, err
-	}
-	r := new(edapp.Response)
-	return &walker{s: s, p: x.pool, resp: r, opts: []edapp.RequestOption{
-		edapp.WithBulk(), edapp.WithInFlight(x.pool.slots), edapp.WithPageConcurrency(x.concurrency), edapp.WithResponseInto(r),
-	}}, nil
-}
-
-// each walks seq, which must carry w.opts, calling fn on each item (nil:
-// send it to the stream), counting each page as it comes, an empty one
-// and one that failed included.
-func each[T any](w *walker, seq seqOf[T], fn func(T) error) error {
-	if fn == nil {
-		fn = func(v T) error { return w.s.emit(v) }
-	}
-	for v, err := range seq {
-		w.s.onPage(w.resp)
-		if err != nil {
-			return err
-		}
-		w.p.open()
-		if err := fn(v); err != nil {
-			return err
-		}
-	}
-	w.s.onPage(w.resp) // a list with no items still had a page
-	w.p.open()
-	return nil
-}
-
-// one sends one request that is not a walk, counted to w's stream, in
-// one of the pool's slots.
-func one[T any](w *walker, call func(o []edapp.RequestOption) (T, error)) (T, error) {
-	v, err := call(w.opts)
-	w.s.onPage(w.resp)
-	if err == nil {
-		w.p.open()
-	}
-	return v, err
-}
-
 type kindKey struct{}
 
 // KindFromContext returns the kind whose fetch made a call, from the
@@ -118,38 +58,4 @@ func KindFromContext(ctx context.Context) (string, bool) {
 
 func withKind(ctx context.Context, kind string) context.Context {
 	return context.WithValue(ctx, kindKey{}, kind)
-}
-
-// listAll walks a single list, sending each item to s after seen (when
-// not nil) has looked at it.
-func listAll[T any](ctx context.Context, x *fetcher, s *stream, list func(o []edapp.RequestOption) seqOf[T], seen func(T)) error {
-	w, err := x.walker(ctx, s)
-	if err != nil {
-		return err
-	}
-	return each(w, list(w.opts), func(v T) error {
-		if seen != nil {
-			seen(v)
-		}
-		return s.emit(v)
-	})
-}
-
-// oneEach sends, for each parent, the records of one request that lists
-// them (list), each as row makes it.
-func oneEach[T any](ctx context.Context, x *fetcher, s *stream, parents []string,
-	list func(context.Context, string, ...edapp.RequestOption) ([]T, error), row func(parent string, v T) any) error {
-	return x.fanOut(ctx, s, parents, func(ctx context.Context, id string) error {
-		w, err := x.walker(ctx, s)
-		if err != nil {
-			return err
-		}
-		items, err := one(w, func(o []edapp.RequestOption) ([]T, error) { return list(ctx, id, o...) })
-		for _, v := range items {
-			if err := s.emit(row(id, v)); err != nil {
-				return err
-			}
-		}
-		return err
-	})
 }

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/export/internal/jsonobj"
 )
 
 // Record is one exported record: an SDK record struct (or one of the
@@ -154,7 +154,7 @@ func (r Record) JSON() ([]byte, error) {
 	}
 	b = r.finerTimes(b)
 	b = r.unreadAsSent(b)
-	return spliceExtra(b, r.extra(), func(k string) bool { _, known := r.c.fields[k]; return known }), nil
+	return jsonobj.Splice(b, r.extra(), func(k string) bool { _, known := r.c.fields[k]; return known }), nil
 }
 
 // unreadAsSent writes again, in b, each known field whose value the SDK
@@ -175,51 +175,13 @@ func (r Record) unreadAsSent(b []byte) []byte {
 		return b
 	}
 	for _, k := range unread {
-		members[k] = compactJSON(r.extra()[k])
+		members[k] = jsonobj.Compact(r.extra()[k])
 	}
 	out, err := json.Marshal(members)
 	if err != nil {
 		return b
 	}
 	return out
-}
-
-// compactJSON is v, valid JSON, without the line breaks a line of JSONL
-// cannot hold.
-func compactJSON(v json.RawMessage) json.RawMessage {
-	if !bytes.ContainsAny(v, "\r\n") {
-		return v
-	}
-	var c bytes.Buffer
-	_ = json.Compact(&c, v)
-	return c.Bytes()
-}
-
-// spliceExtra is the JSON object b with extra's members that known does
-// not name added before its closing brace, in key order (cheaper than a
-// round trip through a map); each is as sent, compacted when it holds a
-// line break (a line of JSONL holds none).
-func spliceExtra(b []byte, extra edapp.RawFields, known func(string) bool) []byte {
-	if len(extra) == 0 || len(b) < 2 || b[len(b)-1] != '}' {
-		return b
-	}
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		if !known(k) && json.Valid(extra[k]) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	out := b[:len(b)-1]
-	for _, k := range keys {
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		name, _ := json.Marshal(k)
-		out = append(append(out, name...), ':')
-		out = append(out, compactJSON(extra[k])...) // valid, checked above
-	}
-	return append(out, '}')
 }
 
 // rawCell renders a JSON value as cell does.

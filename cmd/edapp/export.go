@@ -12,7 +12,9 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/edappsrc"
 	"github.com/edapp-go/edapp/export/filedest"
+	"github.com/edapp-go/edapp/export/scsrc"
 	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/spf13/cobra"
@@ -34,10 +36,9 @@ type exportOptions struct {
 	OpenDB       dbOpener
 	OpenDatabase func(ctx context.Context, db *sql.DB, d sqldest.Dialect, opts ...sqldest.DatabaseOption) (*sqldest.Database, error)
 	OpenFiles    func(dir string, opts ...filedest.Option) (*filedest.Files, error)
-	// RunExport and RunSafetyCulture are the engine.
-	RunExport        func(ctx context.Context, c *edapp.Client, opts export.Options, dests ...export.Destination) (*export.Summary, error)
-	RunSafetyCulture func(ctx context.Context, c *safetyculture.Client, opts export.Options, dests ...export.Destination) (*export.Summary, error)
-	Progress         func(ctx context.Context, bars bool) progress
+	// RunExport is the engine, for either source.
+	RunExport func(ctx context.Context, src export.Source, opts export.Options, dests ...export.Destination) (*export.Report, error)
+	Progress  func(ctx context.Context, bars bool) progress
 
 	flags  exportFlags
 	budget budgetFlags
@@ -121,13 +122,15 @@ func wrap(s, indent string, width int) string {
 	return b.String()
 }
 
-func kindNames(filter func(export.Kind) bool) []string { return export.KindNames(filter) }
+func kindNames(filter func(export.Kind) bool) []string {
+	return export.KindNames(edappsrc.Kinds(), filter)
+}
 
 // newCmdExport makes `edapp export`; runF, when not nil, runs instead of
 // the export with the options the flags parsed to.
 func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command {
 	o := &exportOptions{IO: fac.IO, Env: fac.Env, OpenDB: openDB, OpenDatabase: fac.OpenDatabase, OpenFiles: fac.OpenFiles,
-		RunExport: fac.RunExport, RunSafetyCulture: fac.RunSafetyCulture, Progress: fac.Progress}
+		RunExport: fac.RunExport, Progress: fac.Progress}
 	o.Client = func() (*apiClient, error) { return fac.Client(&o.budget) }
 	o.SafetyCultureClient = func() (*safetyculture.Client, error) { return fac.SafetyCultureClient(&o.budget, o.scBudget) }
 	f := &o.flags
@@ -198,9 +201,9 @@ and with --per-user also:
 func safetyCultureExportHelp() string {
 	return `--source safetyculture exports SafetyCulture Training's kinds instead
 (SAFETYCULTURE_API_TOKEN, SAFETYCULTURE_BASE_URL):
-` + wrap(strings.Join(export.SafetyCultureKindNames(func(k export.Kind) bool { return !k.PerUser }), ", "), "  ", 76) + `
+` + wrap(strings.Join(export.KindNames(scsrc.Kinds(), func(k export.Kind) bool { return !k.PerUser }), ", "), "  ", 76) + `
 and with --per-user also:
-` + wrap(strings.Join(export.SafetyCultureKindNames(func(k export.Kind) bool { return k.PerUser }), ", "), "  ", 76) + `
+` + wrap(strings.Join(export.KindNames(scsrc.Kinds(), func(k export.Kind) bool { return k.PerUser }), ", "), "  ", 76) + `
 into the same tables, each row marked with its source; the two exports
 never touch each other's rows and may run at once. Its incremental
 analytics kinds are fetched again from the cursor minus 2h15m (its
@@ -329,15 +332,15 @@ func engineOptions(f exportFlags) (export.Options, error) {
 // takes: SafetyCulture's analytics arrive up to 2 hours late.
 func leastOverlap(source string) time.Duration {
 	if source == sqldest.SourceSafetyCulture {
-		return export.SafetyCultureOverlap
+		return scsrc.Overlap
 	}
 	return export.Overlap
 }
 
 func findKind(source, name string) (export.Kind, bool) {
-	list := export.Kinds()
+	list := edappsrc.Kinds()
 	if source == sqldest.SourceSafetyCulture {
-		list = export.SafetyCultureKinds()
+		list = scsrc.Kinds()
 	}
 	for _, k := range list {
 		if k.Name == name {
@@ -370,13 +373,13 @@ func exportRun(ctx context.Context, o *exportOptions) error {
 	prog := o.Progress(context.Background(), isTerminal(o.IO.ErrOut))
 	opts.Progress = progressAdapter{prog}
 	opts.StopOn = fatal
-	sum, err := o.RunExport(ctx, c.Client, opts, dests...)
+	sum, err := o.RunExport(ctx, edappsrc.New(c.Client), opts, dests...)
 	return exportDone(o, sum, prog, rebuildIdentities(ctx, dests, err))
 }
 
 // exportDone reports a run's outcome: its stats and summary, and the
 // rejects exit code for records rejected.
-func exportDone(o *exportOptions, sum *export.Summary, prog progress, err error) error {
+func exportDone(o *exportOptions, sum *export.Report, prog progress, err error) error {
 	o.IO.stats.stats.exportDone(sum)
 	prog.wait()
 	rejected := printSummary(o.IO, sum)
@@ -388,7 +391,7 @@ func exportDone(o *exportOptions, sum *export.Summary, prog progress, err error)
 
 // printSummary writes a line per kind of the run, warns of records dated
 // in the future, and returns the records rejected in all.
-func printSummary(s *ioStreams, sum *export.Summary) (rejected int) {
+func printSummary(s *ioStreams, sum *export.Report) (rejected int) {
 	if sum == nil {
 		return 0
 	}

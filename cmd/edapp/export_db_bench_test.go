@@ -42,8 +42,11 @@ import (
 // EDAPP_EXPORT_DB_BENCH_ATTEMPTS, _USERS and _COURSES set the account
 // (200,000, 5,000 and the fake's one course), _ROUNDS the rounds, _RSS the attempts of the
 // third (200000,1000000) and _RSS_DESTS its destinations
-// (csv,sqlite,postgres); EDAPP_EXPORT_DB_BENCH_PROFILES=DIR writes each
-// export's CPU profile and execution trace there.
+// (csv,sqlite,postgres); _DESTS and _CONCURRENCY narrow the latency part
+// (csv,sqlite,postgres and 4,16), and _TIMELINE=1 logs, for each of its
+// first runs, the requests in flight over the fetch alone and per quarter
+// second; EDAPP_EXPORT_DB_BENCH_PROFILES=DIR writes each export's CPU
+// profile and execution trace there.
 func TestExportDBBench(t *testing.T) {
 	t.Parallel()
 	if os.Getenv("EDAPP_EXPORT_DB_BENCH") == "" {
@@ -52,7 +55,7 @@ func TestExportDBBench(t *testing.T) {
 	parts := benchEnv("PARTS", "latency,zero,rss")
 	users, attempts, rounds := benchInt(t, "USERS", 5000), benchInt(t, "ATTEMPTS", 200000), benchInt(t, "ROUNDS", 3)
 	if strings.Contains(parts, "latency") {
-		for _, conc := range []int{4, 16} {
+		for _, conc := range benchInts(t, "CONCURRENCY", "4,16") {
 			benchLatency(t, newBenchFake(t, users, attempts, 50*time.Millisecond), conc, rounds)
 		}
 	}
@@ -77,6 +80,31 @@ func benchEnv(name, def string) string {
 	return def
 }
 
+// benchInts is a comma-separated list of positive numbers.
+func benchInts(t *testing.T, name, def string) []int {
+	var out []int
+	for _, f := range strings.Split(benchEnv(name, def), ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 {
+			t.Fatalf("EDAPP_EXPORT_DB_BENCH_%s: want positive numbers", name)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// benchDestsOf is the destinations names lists (comma-separated), in
+// benchDests' order.
+func benchDestsOf(names string) []benchDest {
+	var out []benchDest
+	for _, d := range benchDests {
+		if slices.Contains(strings.Split(names, ","), d.name) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 func benchInt(t *testing.T, name string, def int) int {
 	n, err := strconv.Atoi(benchEnv(name, strconv.Itoa(def)))
 	if err != nil || n <= 0 {
@@ -95,7 +123,14 @@ type benchFake struct {
 	inFlight int
 	area     float64 // requests × seconds since reset
 	last     time.Time
+	reset0   time.Time // when reset was called
+	first    time.Time // the first request since reset
+	lastEnd  time.Time // the last answer since reset
+	buckets  []float64 // requests × seconds per timelineStep since reset
 }
+
+// timelineStep is the step of the in-flight timeline the bench logs.
+const timelineStep = 250 * time.Millisecond
 
 func newBenchFake(t *testing.T, users, attempts int, latency time.Duration) *benchFake {
 	t.Helper()
@@ -124,8 +159,51 @@ func (f *benchFake) add(d int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := time.Now()
+	f.spread(f.last, now)
 	f.area += float64(f.inFlight) * now.Sub(f.last).Seconds()
 	f.inFlight, f.last = f.inFlight+d, now
+	switch {
+	case d > 0 && f.first.IsZero():
+		f.first = now
+	case d < 0:
+		f.lastEnd = now
+	}
+}
+
+// spread adds the requests in flight from..to to the timeline's buckets.
+// Called with mu held.
+func (f *benchFake) spread(from, to time.Time) {
+	if f.reset0.IsZero() || f.inFlight == 0 {
+		return
+	}
+	for from.Before(to) {
+		i := int(from.Sub(f.reset0) / timelineStep)
+		end := f.reset0.Add(time.Duration(i+1) * timelineStep)
+		if to.Before(end) {
+			end = to
+		}
+		for len(f.buckets) <= i {
+			f.buckets = append(f.buckets, 0)
+		}
+		f.buckets[i] += float64(f.inFlight) * end.Sub(from).Seconds()
+		from = end
+	}
+}
+
+// fetchSpan is the mean in flight from the first request to the last
+// answer, the time before the first and the time after the last, and the
+// timeline of the run: the mean in flight per timelineStep.
+func (f *benchFake) fetchSpan(wall time.Duration) string {
+	f.add(0)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	span := f.lastEnd.Sub(f.first)
+	var tl strings.Builder
+	for _, b := range f.buckets {
+		fmt.Fprintf(&tl, " %.1f", b/timelineStep.Seconds())
+	}
+	return fmt.Sprintf("%.2f in flight over the fetch (%.2f s), %.2f s before the first request, %.2f s after the last answer; per %s:%s",
+		f.area/span.Seconds(), span.Seconds(), f.first.Sub(f.reset0).Seconds(), f.reset0.Add(wall).Sub(f.lastEnd).Seconds(), timelineStep, tl.String())
 }
 
 // reset starts counting anew.
@@ -133,6 +211,7 @@ func (f *benchFake) reset() {
 	f.add(0)
 	f.mu.Lock()
 	f.area = 0
+	f.reset0, f.first, f.lastEnd, f.buckets = time.Now(), time.Time{}, time.Time{}, nil
 	f.mu.Unlock()
 }
 
@@ -169,6 +248,7 @@ type benchRun struct {
 	rss      int64
 	records  int
 	inFlight float64 // mean requests in flight
+	span     string  // the fetch's in flight, and the timeline (fetchSpan)
 }
 
 // benchLatency runs rounds of first runs and re-runs into each
@@ -177,13 +257,16 @@ func benchLatency(t *testing.T, srv *benchFake, conc, rounds int) {
 	walls := map[string][]float64{}
 	var inFlight []float64
 	for round := 1; round <= rounds; round++ {
-		for _, d := range benchDests {
+		for _, d := range benchDestsOf(benchEnv("DESTS", "csv,sqlite,postgres")) {
 			args := append(d.make(t), "--concurrency", strconv.Itoa(conc))
 			first := benchExport(t, srv, fmt.Sprintf("c%d-%s-first-%d", conc, d.name, round), args)
 			again := benchExport(t, srv, fmt.Sprintf("c%d-%s-rerun-%d", conc, d.name, round), args)
 			walls[d.name+" first"] = append(walls[d.name+" first"], first.wall.Seconds())
 			walls[d.name+" re-run"] = append(walls[d.name+" re-run"], again.wall.Seconds())
 			inFlight = append(inFlight, first.inFlight)
+			if os.Getenv("EDAPP_EXPORT_DB_BENCH_TIMELINE") != "" {
+				t.Logf("concurrency %d round %d %-8s first: %s", conc, round, d.name, first.span)
+			}
 			t.Logf("concurrency %d round %d %-8s first %6.1f s (%.2f in flight, peak RSS %d MiB, %d records, CPU %.1f s, %.2f cores busy%s)  re-run %6.2f s",
 				conc, round, d.name, first.wall.Seconds(), first.inFlight, first.rss>>20, first.records, first.cpu.Seconds(), first.busy, serverCPU(d.name, first.server), again.wall.Seconds())
 			if d.name != "csv" {
@@ -193,7 +276,7 @@ func benchLatency(t *testing.T, srv *benchFake, conc, rounds int) {
 	}
 	for _, which := range []string{"first", "re-run"} {
 		base := median(walls["csv "+which])
-		for _, d := range benchDests {
+		for _, d := range benchDestsOf(benchEnv("DESTS", "csv,sqlite,postgres")) {
 			xs := walls[d.name+" "+which]
 			t.Logf("concurrency %d %-8s %-6s median %6.2f s (%.2f–%.2f)  %.2f× CSV", conc, d.name, which, median(xs), slices.Min(xs), slices.Max(xs), median(xs)/base)
 		}
@@ -249,6 +332,7 @@ func benchExport(t *testing.T, srv *benchFake, name string, args []string) bench
 		r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	r.inFlight = srv.meanInFlight(r.wall.Seconds())
+	r.span = srv.fetchSpan(r.wall)
 	close(exited)
 	<-done
 	r.rss = rss

@@ -25,6 +25,7 @@ import (
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/scsrc"
 	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -184,7 +185,7 @@ func exportTables() []dbschema.Table {
 // SafetyCulture has: every table a snapshot compares.
 func sourcedTables() []dbschema.Table {
 	out := exportTables()
-	for _, name := range export.SafetyCultureKindNames(func(export.Kind) bool { return true }) {
+	for _, name := range export.KindNames(scsrc.Kinds(), func(export.Kind) bool { return true }) {
 		if !slices.ContainsFunc(out, func(tb dbschema.Table) bool { return tb.Name == name }) {
 			tb, _ := dbschema.Lookup(name)
 			out = append(out, tb)

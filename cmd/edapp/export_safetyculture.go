@@ -6,6 +6,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/scsrc"
 	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/safetyculture"
 )
@@ -14,7 +15,7 @@ import (
 func sourceKindNames(source string) []string {
 	all := func(export.Kind) bool { return true }
 	if source == sqldest.SourceSafetyCulture {
-		return export.SafetyCultureKindNames(all)
+		return export.KindNames(scsrc.Kinds(), all)
 	}
 	return kindNames(all)
 }
@@ -68,7 +69,7 @@ func safetyCultureExportRun(ctx context.Context, o *exportOptions) error {
 	prog := o.Progress(context.Background(), isTerminal(o.IO.ErrOut))
 	opts.Progress = progressAdapter{prog}
 	opts.StopOn = fatal
-	sum, err := o.RunSafetyCulture(ctx, c, opts, dests...)
+	sum, err := o.RunExport(ctx, scsrc.New(c), opts, dests...)
 	return exportDone(o, sum, prog, rebuildIdentities(ctx, dests, err))
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/edapp-go/edapp/edapptest/fakedata"
 
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/scsrc"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -119,7 +120,7 @@ func TestExportBothSourcesAtOnce(t *testing.T) {
 func scCountsWithoutPerUser(t *testing.T, sc *sctest.Server) map[string]int {
 	t.Helper()
 	counts := scFakeCounts(t, sc)
-	for _, name := range export.SafetyCultureKindNames(func(k export.Kind) bool { return k.PerUser }) {
+	for _, name := range export.KindNames(scsrc.Kinds(), func(k export.Kind) bool { return k.PerUser }) {
 		delete(counts, name)
 	}
 	return counts
@@ -149,7 +150,7 @@ func TestSafetyCultureExportFiles(t *testing.T) {
 			}
 		}
 		if run == 1 {
-			for _, kind := range export.SafetyCultureKindNames(func(k export.Kind) bool { return k.Incremental && !k.PerUser }) {
+			for _, kind := range export.KindNames(scsrc.Kinds(), func(k export.Kind) bool { return k.Incremental && !k.PerUser }) {
 				if n, notes := kindLine(t, r.stdout, kind); !strings.Contains(notes, "0 new records") {
 					t.Errorf("second run: %s: %d records, %s: want none new", kind, n, notes)
 				}

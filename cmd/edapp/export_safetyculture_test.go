@@ -14,6 +14,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/scsrc"
 	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
@@ -109,7 +110,7 @@ func scFakeAnalyticsCounts(t *testing.T, a *safetyculture.AnalyticsService, user
 // others.
 func wantSCCounts(t *testing.T, db *sql.DB, want map[string]int, filter func(export.Kind) bool) {
 	t.Helper()
-	for _, k := range export.SafetyCultureKinds() {
+	for _, k := range scsrc.Kinds() {
 		got := rowsOfDB(t, db, `SELECT COUNT(*) FROM `+k.Name+` WHERE source = 'safetyculture'`)[0][0]
 		w := want[k.Name]
 		if !filter(k) {

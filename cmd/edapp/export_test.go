@@ -21,7 +21,7 @@ import (
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/edappsrc"
 	"github.com/edapp-go/edapp/export/sqldest"
 )
 
@@ -355,7 +355,7 @@ func TestExportCSVHeaders(t *testing.T) {
 	dir := t.TempDir()
 	wantCode(t, runExport(t, context.Background(), srv, nil, "--out", dir, "--per-user"), exitOK)
 	var b strings.Builder
-	for _, k := range export.Kinds() {
+	for _, k := range edappsrc.Kinds() {
 		file := filepath.Join(dir, k.Name+".csv")
 		if k.Incremental {
 			file = filepath.Join(dir, k.Name, "part-000001.csv")
@@ -473,7 +473,7 @@ func TestExportJSONLKeepsUnknownFields(t *testing.T) {
 	dir := t.TempDir()
 	r := runEnv(t, env{"EDAPP_API_TOKEN": srv.Token, "EDAPP_BASE_URL": proxy.URL}, "export", "--out", dir, "--format", "jsonl", "--per-user")
 	wantCode(t, r, exitOK)
-	for _, k := range export.Kinds() {
+	for _, k := range edappsrc.Kinds() {
 		if k.Name == "group_members" || k.Name == "group_children" || k.Name == "collection_courses" {
 			continue // the export's own rows, built from two records
 		}

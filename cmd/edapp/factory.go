@@ -46,24 +46,21 @@ type factory struct {
 	OpenDatabase func(ctx context.Context, db *sql.DB, d sqldest.Dialect, opts ...sqldest.DatabaseOption) (*sqldest.Database, error)
 	// OpenFiles takes a directory for an export.
 	OpenFiles func(dir string, opts ...filedest.Option) (*filedest.Files, error)
-	// RunExport is the export engine; RunSafetyCulture, for --source
-	// safetyculture.
-	RunExport        func(ctx context.Context, c *edapp.Client, opts export.Options, dests ...export.Destination) (*export.Summary, error)
-	RunSafetyCulture func(ctx context.Context, c *safetyculture.Client, opts export.Options, dests ...export.Destination) (*export.Summary, error)
+	// RunExport is the export engine, for either source.
+	RunExport func(ctx context.Context, src export.Source, opts export.Options, dests ...export.Destination) (*export.Report, error)
 }
 
 // newFactory is the factory of a run on s in the environment env, with
 // the production constructors.
 func newFactory(s *ioStreams, env func(string) string) *factory {
 	f := &factory{
-		IO:               s,
-		Env:              env,
-		Global:           &globalFlags{},
-		NewClient:        edapp.NewClient,
-		OpenDatabase:     sqldest.OpenDatabase,
-		OpenFiles:        filedest.Open,
-		RunExport:        export.Run,
-		RunSafetyCulture: export.RunSafetyCulture,
+		IO:           s,
+		Env:          env,
+		Global:       &globalFlags{},
+		NewClient:    edapp.NewClient,
+		OpenDatabase: sqldest.OpenDatabase,
+		OpenFiles:    filedest.Open,
+		RunExport:    export.Run,
 	}
 	f.Client = func(b *budgetFlags) (*apiClient, error) { return newAPIClient(f, b) }
 	f.SafetyCultureClient = func(b *budgetFlags, classes scBudget) (*safetyculture.Client, error) {

@@ -19,7 +19,6 @@ import (
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/export/filedest"
 	"github.com/edapp-go/edapp/export/sqldest"
-	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/usersync"
 	"github.com/spf13/cobra"
 )
@@ -27,14 +26,9 @@ import (
 // withPageSize makes the export ask for n records a request.
 func withPageSize(f *factory, n int) {
 	run := f.RunExport
-	f.RunExport = func(ctx context.Context, c *edapp.Client, o export.Options, dests ...export.Destination) (*export.Summary, error) {
+	f.RunExport = func(ctx context.Context, src export.Source, o export.Options, dests ...export.Destination) (*export.Report, error) {
 		o.PageSize = n
-		return run(ctx, c, o, dests...)
-	}
-	runSC := f.RunSafetyCulture
-	f.RunSafetyCulture = func(ctx context.Context, c *safetyculture.Client, o export.Options, dests ...export.Destination) (*export.Summary, error) {
-		o.PageSize = n
-		return runSC(ctx, c, o, dests...)
+		return run(ctx, src, o, dests...)
 	}
 }
 
@@ -58,9 +52,9 @@ func withLockWait(f *factory, d time.Duration) {
 // kind's running count.
 func onRecords(f *factory, hook func(kind string, n int)) {
 	run := f.RunExport
-	f.RunExport = func(ctx context.Context, c *edapp.Client, o export.Options, dests ...export.Destination) (*export.Summary, error) {
+	f.RunExport = func(ctx context.Context, src export.Source, o export.Options, dests ...export.Destination) (*export.Report, error) {
 		o.Progress = hookedProgress{o.Progress, hook}
-		return run(ctx, c, o, dests...)
+		return run(ctx, src, o, dests...)
 	}
 }
 

@@ -83,7 +83,7 @@ func (s *runStats) wait(_ context.Context, e edapp.WaitEvent) {
 }
 
 // exportDone takes the records of each kind from an export's summary.
-func (s *runStats) exportDone(sum *export.Summary) {
+func (s *runStats) exportDone(sum *export.Report) {
 	if s == nil || sum == nil {
 		return
 	}

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/edappsrc"
 )
 
 // stateFile is the export's state, in the output directory.
@@ -280,7 +280,7 @@ func cleanDir(dir string, st *exportState) error {
 			}
 		}
 	}
-	for _, k := range export.Kinds() {
+	for _, k := range edappsrc.Kinds() {
 		if !k.Incremental {
 			continue
 		}
@@ -317,7 +317,7 @@ func isTemp(name string) bool {
 	if base == stateFile || partFile.MatchString(base) {
 		return true
 	}
-	for _, k := range export.Kinds() {
+	for _, k := range edappsrc.Kinds() {
 		if base == k.Name+".csv" || base == k.Name+".jsonl" {
 			return true
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/edappsrc"
 )
 
 // stateSeeds are state files the fuzzer starts from: as an export writes
@@ -81,7 +82,7 @@ func checkParsedState(t *testing.T, st *exportState) {
 func checkPlans(t *testing.T, st *exportState) {
 	t.Helper()
 	f := &Files{st: st}
-	for _, k := range export.Kinds() {
+	for _, k := range edappsrc.Kinds() {
 		p, err := f.Resume(context.Background(), &k, export.RunInfo{})
 		if err != nil {
 			t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/edappsrc"
 )
 
 // exportFiles runs the attempts into dir, parts of partSize records.
@@ -24,7 +25,7 @@ func exportFiles(t *testing.T, srv *edapptest.Server, dir string, partSize int) 
 		return err
 	}
 	defer f.Close()
-	_, err = export.Run(context.Background(), srv.Client(), export.Options{Kinds: []string{"attempts"}}, f)
+	_, err = export.Run(context.Background(), edappsrc.New(srv.Client()), export.Options{Kinds: []string{"attempts"}}, f)
 	return err
 }
 

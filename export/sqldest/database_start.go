@@ -5,6 +5,8 @@ import (
 	"database/sql"
 
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/edappsrc"
+	"github.com/edapp-go/edapp/export/scsrc"
 )
 
 // The kinds of a run start one after another on the export's connection,
@@ -59,9 +61,9 @@ type startReader struct {
 // two queries.
 func (r startReader) readStarts(ctx context.Context, kind string) (map[string]kindStart, error) {
 	all := func(export.Kind) bool { return true }
-	of := export.KindNames(all)
+	of := export.KindNames(edappsrc.Kinds(), all)
 	if r.source == SourceSafetyCulture {
-		of = export.SafetyCultureKindNames(all)
+		of = export.KindNames(scsrc.Kinds(), all)
 	}
 	starts := map[string]kindStart{kind: {}}
 	for _, name := range of {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/edappsrc"
+	"github.com/edapp-go/edapp/export/scsrc"
 )
 
 // TestKindsColumnsAreTheirTables checks each kind against the schema,
@@ -14,7 +16,7 @@ import (
 // date and open fields are among them.
 func TestKindsColumnsAreTheirTables(t *testing.T) {
 	t.Parallel()
-	checkKindsColumns(t, export.Kinds(), SourceEdApp)
+	checkKindsColumns(t, edappsrc.Kinds(), SourceEdApp)
 }
 
 // checkKindsColumns checks each of a source's kinds against the schema:
@@ -76,7 +78,7 @@ func TestCustomFieldsTableShape(t *testing.T) {
 // kindNamed is the EdApp kind name, for a test.
 func kindNamed(t *testing.T, name string) *export.Kind {
 	t.Helper()
-	kinds := export.Kinds()
+	kinds := edappsrc.Kinds()
 	i := slices.IndexFunc(kinds, func(k export.Kind) bool { return k.Name == name })
 	if i < 0 {
 		t.Fatalf("no kind %s", name)
@@ -89,5 +91,5 @@ func kindNamed(t *testing.T, name string) *export.Kind {
 // that say SafetyCulture fills them are exactly those its kinds write.
 func TestSafetyCultureKindsColumnsAreTheirTables(t *testing.T) {
 	t.Parallel()
-	checkKindsColumns(t, export.SafetyCultureKinds(), SourceSafetyCulture)
+	checkKindsColumns(t, scsrc.Kinds(), SourceSafetyCulture)
 }

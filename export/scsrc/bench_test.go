@@ -1,4 +1,4 @@
-package export
+package scsrc
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
@@ -104,10 +105,12 @@ func scBenchClient(b *testing.B, fake *sctest.Server) *safetyculture.Client {
 // the fetch, not a database.
 type discard struct{}
 
-func (discard) Resume(context.Context, *Kind, RunInfo) (Plan, error)  { return Plan{}, nil }
-func (discard) Begin(context.Context, *Kind, Plan) error              { return nil }
-func (discard) Write(context.Context, *Batch) error                   { return nil }
-func (discard) End(context.Context, *Kind, *KindResult, func()) error { return nil }
+func (discard) Resume(context.Context, *export.Kind, export.RunInfo) (export.Plan, error) {
+	return export.Plan{}, nil
+}
+func (discard) Begin(context.Context, *export.Kind, export.Plan) error              { return nil }
+func (discard) Write(context.Context, *export.Batch) error                          { return nil }
+func (discard) End(context.Context, *export.Kind, *export.KindResult, func()) error { return nil }
 
 // scBenchRun is one run's outcome: its wall time, the requests of each
 // route and the records of each kind.
@@ -124,7 +127,7 @@ func runSCBench(b *testing.B, fake *sctest.Server, kinds []string) scBenchRun {
 	b.Helper()
 	before := fake.RequestCounts()
 	start, cpu := time.Now(), processCPU()
-	sum, err := RunSafetyCulture(context.Background(), scBenchClient(b, fake), Options{Kinds: kinds}, discard{})
+	sum, err := export.Run(context.Background(), New(scBenchClient(b, fake)), export.Options{Kinds: kinds}, discard{})
 	out := scBenchRun{wall: time.Since(start), cpu: processCPU() - cpu, routes: map[string]int{}, records: map[string]int{}}
 	if err != nil {
 		b.Fatal(err)
@@ -197,11 +200,10 @@ func scBenchMinimum(records map[string]int) int {
 // BenchmarkRunSafetyCultureAgainstSctest exports the account from sctest
 // answering in 50 ms, its limit windows and limits scaled down by
 // scBenchScale (the client's limiters likewise): every kind at once, as
-// RunSafetyCulture
-// runs them, then each kind alone, one after another. It reports the
+// export.Run runs them, then each kind alone, one after another. It reports the
 // requests against the minimum, and each wall time against its floor.
 //
-//	go test -run '^$' -bench RunSafetyCultureAgainstSctest -benchtime 1x -timeout 30m ./export/
+//	go test -run '^$' -bench RunSafetyCultureAgainstSctest -benchtime 1x -timeout 30m ./export/scsrc/
 func BenchmarkRunSafetyCultureAgainstSctest(b *testing.B) {
 	fake := sctest.New(b, sctest.WithLatency(scBenchLatency),
 		sctest.WithLimits(sctest.Limits{Catalogue: safetyculture.ClassCatalogue.Limit() / scBenchScale, Other: safetyculture.ClassOther.Limit() / scBenchScale, Window: scBenchWindow}))
@@ -219,7 +221,7 @@ func BenchmarkRunSafetyCultureAgainstSctest(b *testing.B) {
 			all := scBenchRun{routes: map[string]int{}, records: map[string]int{}}
 			var floor time.Duration
 			var lines []string
-			for _, kind := range SafetyCultureKindNames(func(k Kind) bool { return !k.PerUser }) {
+			for _, kind := range export.KindNames(Kinds(), func(k export.Kind) bool { return !k.PerUser }) {
 				r := runSCBench(b, fake, []string{kind})
 				all.wall += r.wall
 				all.cpu += r.cpu

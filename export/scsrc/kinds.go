@@ -1,4 +1,4 @@
-package export
+package scsrc
 
 import (
 	"bytes"
@@ -10,6 +10,9 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/internal/jsonobj"
+	"github.com/edapp-go/edapp/export/internal/sdkwalk"
 	"github.com/edapp-go/edapp/safetyculture"
 )
 
@@ -35,7 +38,7 @@ func (r scRow) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return spliceExtra(b, extraOfRecord(r.orig), func(string) bool { return false }), nil
+	return jsonobj.Splice(b, extraOfRecord(r.orig), func(string) bool { return false }), nil
 }
 
 // rawOfRecord is a feed row's bytes as received, made fit for a row.
@@ -66,7 +69,7 @@ func extraOfRecord(v any) edapp.RawFields {
 		return nil
 	}
 	f := rv.FieldByName("Extra")
-	if !f.IsValid() || f.Type() != extraType {
+	if !f.IsValid() || f.Type() != reflect.TypeFor[edapp.RawFields]() {
 		return nil
 	}
 	return f.Interface().(edapp.RawFields)
@@ -208,28 +211,28 @@ func jsonFields[T any]() []string {
 }
 
 // scFeed is a kind read from one of SafetyCulture's feeds, mirrored.
-func scFeed[T, U any](name string, feed func(x *fetcher, ctx context.Context, o []edapp.RequestOption) iter.Seq2[T, error], row func(T) U) Kind {
-	return Kind{Name: name, Columns: jsonFields[U](), fetch: func(ctx context.Context, x *fetcher, _ Plan, s *stream) error {
-		return listAll(ctx, x, s, func(o []edapp.RequestOption) seqOf[U] { return mapSeq(feed(x, ctx, o), row) }, nil)
+func scFeed[T, U any](name string, feed func(ctx context.Context, sc *safetyculture.Client, o []edapp.RequestOption) iter.Seq2[T, error], row func(T) U) kind {
+	return kind{Kind: export.Kind{Name: name, Columns: jsonFields[U]()}, fetch: func(ctx context.Context, src *Source, f *export.Fetch) error {
+		return sdkwalk.List(ctx, f, func(o []edapp.RequestOption) sdkwalk.Seq[U] { return mapSeq(feed(ctx, src.c, o), row) }, nil)
 	}}
 }
 
 func same[T any](v T) T { return v }
 
 // scKinds lists SafetyCulture's kinds, in the order the export runs them.
-var scKinds = []Kind{
+var scKinds = []kind{
 	scUsersKind,
-	scFeed("groups", func(x *fetcher, ctx context.Context, o []edapp.RequestOption) iter.Seq2[safetyculture.Group, error] {
-		return x.sc.Feeds.AllGroups(ctx, o...)
+	scFeed("groups", func(ctx context.Context, sc *safetyculture.Client, o []edapp.RequestOption) iter.Seq2[safetyculture.Group, error] {
+		return sc.Feeds.AllGroups(ctx, o...)
 	}, func(g safetyculture.Group) scGroupRow { return scGroupRow{g.ID, g.Name, scRow{g}} }),
-	scFeed("group_members", func(x *fetcher, ctx context.Context, o []edapp.RequestOption) iter.Seq2[safetyculture.GroupUser, error] {
-		return x.sc.Feeds.AllGroupUsers(ctx, o...)
+	scFeed("group_members", func(ctx context.Context, sc *safetyculture.Client, o []edapp.RequestOption) iter.Seq2[safetyculture.GroupUser, error] {
+		return sc.Feeds.AllGroupUsers(ctx, o...)
 	}, func(m safetyculture.GroupUser) scMemberRow { return scMemberRow{m.GroupID, m.UserID, scRow{m}} }),
-	scFeed("sites", func(x *fetcher, ctx context.Context, o []edapp.RequestOption) iter.Seq2[safetyculture.Site, error] {
-		return x.sc.Feeds.AllSites(ctx, o...)
+	scFeed("sites", func(ctx context.Context, sc *safetyculture.Client, o []edapp.RequestOption) iter.Seq2[safetyculture.Site, error] {
+		return sc.Feeds.AllSites(ctx, o...)
 	}, same[safetyculture.Site]),
-	scFeed("site_members", func(x *fetcher, ctx context.Context, o []edapp.RequestOption) iter.Seq2[safetyculture.SiteMember, error] {
-		return x.sc.Feeds.AllSiteMembers(ctx, o...)
+	scFeed("site_members", func(ctx context.Context, sc *safetyculture.Client, o []edapp.RequestOption) iter.Seq2[safetyculture.SiteMember, error] {
+		return sc.Feeds.AllSiteMembers(ctx, o...)
 	}, same[safetyculture.SiteMember]),
 	scCoursesKind,
 	scLessonsKind,

@@ -1,0 +1,3 @@
+package edapptest
+
+//go:generate go run github.com/edapp-go/edapp/internal/wiregen/cmd/wiregen -pkg edapptest wire.shapes wire_gen.go

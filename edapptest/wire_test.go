@@ -1,0 +1,16 @@
+package edapptest
+
+import (
+	"testing"
+
+	"github.com/edapp-go/edapp/internal/wiregen"
+)
+
+// TestWireGenIsCurrent fails when wire_gen.go is stale: edited by hand,
+// or wire.shapes changed without go generate.
+func TestWireGenIsCurrent(t *testing.T) {
+	t.Parallel()
+	if err := wiregen.Check("edapptest", "."); err != nil {
+		t.Error(err)
+	}
+}
