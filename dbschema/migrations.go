@@ -61,6 +61,7 @@ var migrations = []Migration{
 	{Version: 17, Name: "safetyculture zero scores", Steps: zeroScoreSteps},
 	{Version: 18, Name: "schema version bigint", Steps: []Step{BigintColumn{edappSchemaTable.Name, "version"}}},
 	{Version: RejectsByRecordVersion, Name: "rejects by record", Steps: rejectsByRecordSteps()},
+	{Version: historyVersion, Name: "history", Steps: historySteps()},
 }
 
 // openAttemptsIndex finds the oldest open attempt of a source at once,

@@ -10,7 +10,8 @@ import (
 
 // Step is one typed change of a migration. SQL renders it for a dialect;
 // the fold of all steps (Tables) is the schema's latest shape. The steps
-// are the types of this file.
+// are the package's types that implement it (CreateTable, AddColumn,
+// CreateIndex, ...).
 type Step interface {
 	// SQL is the step's statements in d, in order.
 	SQL(d Dialect) []string

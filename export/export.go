@@ -146,6 +146,9 @@ type KindResult struct {
 	// (the database's rejects table): no usable identity, a key over
 	// dbschema.MaxKeyBytes, or a row the database refused for good.
 	Rejected int
+	// VersionsOpened and VersionsClosed count the versions the kind's
+	// walk opened and closed in the database's history tables.
+	VersionsOpened, VersionsClosed int
 	// Started is when the walk started, by the service's clock when it
 	// sent one. A destination moves an incremental kind's cursor to it
 	// once the kind is complete.

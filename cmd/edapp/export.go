@@ -79,6 +79,7 @@ type exportFlags struct {
 	concurrency int
 	openWindow  time.Duration
 	maxAge      time.Duration
+	historyKeep time.Duration
 	overlap     time.Duration
 	deadline    time.Duration // --deadline; 0: none
 	// rejectsExitCode is the exit code of a run that finished with
@@ -169,6 +170,7 @@ func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command 
 	fl.StringSliceVar(&f.kinds, "kinds", nil, "export only these kinds (comma-separated; default all)")
 	fl.IntVar(&f.concurrency, "concurrency", 4, "requests in flight for the whole export, across kinds and parents (one pool)")
 	fl.DurationVar(&f.maxAge, "max-age", 0, "skip a mirrored kind whose last complete fetch is younger than this (0: fetch every run)")
+	fl.DurationVar(&f.historyKeep, "history-keep", 0, "with --db, delete the versions of the history tables closed longer ago than this, but each row's latest (0: keep every version)")
 	fl.DurationVar(&f.overlap, "overlap", 0, "fetch an incremental kind again from this long before its cursor (0: the source's, 10m for edapp, 2h15m for safetyculture, the least taken)")
 	fl.DurationVar(&f.openWindow, "open-window", export.DefaultOpenWindow, "fetch an attempt still open again on each run while it started less than this ago (0: never)")
 	fl.IntVar(&f.rejectsExitCode, "rejects-exit-code", exitRejected, "exit code of a run that finished with rejected records, which the summary, --stats and the log still report (default: $EDAPP_REJECTS_EXIT_CODE or 3; 0 counts it as success)")
@@ -304,6 +306,9 @@ func engineOptions(f exportFlags) (export.Options, error) {
 	if f.deadline < 0 {
 		return export.Options{}, usagef("invalid --deadline %s: must not be negative", f.deadline)
 	}
+	if f.historyKeep < 0 {
+		return export.Options{}, usagef("invalid --history-keep %s: must not be negative", f.historyKeep)
+	}
 	if f.maxAge < 0 {
 		return export.Options{}, usagef("invalid --max-age %s: must not be negative", f.maxAge)
 	}
@@ -431,7 +436,7 @@ func exportDestinations(ctx context.Context, o *exportOptions) (dests []export.D
 	f := o.flags
 	closeDests = func() {}
 	if f.db != "" {
-		db, dest, err := openExportDB(ctx, o, f.db, sqldest.WithSource(f.source), sqldest.WithBulkLoader(pgxCopier{}))
+		db, dest, err := openExportDB(ctx, o, f.db, sqldest.WithSource(f.source), sqldest.WithBulkLoader(pgxCopier{}), sqldest.WithHistoryKeep(f.historyKeep))
 		if err != nil {
 			return nil, nil, err
 		}

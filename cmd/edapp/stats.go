@@ -34,11 +34,13 @@ type runStats struct {
 	waited    map[edapp.WaitKind]time.Duration
 	byKind    map[string]int
 	records   map[string]int
-	rejected  map[string]int // by kind, for an export
+	rejected  map[string]int    // by kind, for an export
+	versions  [2]map[string]int // opened, closed in the history tables, by kind
 }
 
 func newRunStats(now time.Time) *runStats {
-	return &runStats{start: now, waited: map[edapp.WaitKind]time.Duration{}, byKind: map[string]int{}, records: map[string]int{}, rejected: map[string]int{}}
+	return &runStats{start: now, waited: map[edapp.WaitKind]time.Duration{}, byKind: map[string]int{}, records: map[string]int{}, rejected: map[string]int{},
+		versions: [2]map[string]int{{}, {}}}
 }
 
 // observer is the hook that feeds s.
@@ -94,6 +96,10 @@ func (s *runStats) exportDone(sum *export.Report) {
 		if k.Rejected > 0 {
 			s.rejected[k.Kind] += k.Rejected
 		}
+		if k.VersionsOpened+k.VersionsClosed > 0 {
+			s.versions[0][k.Kind] += k.VersionsOpened
+			s.versions[1][k.Kind] += k.VersionsClosed
+		}
 	}
 }
 
@@ -118,7 +124,9 @@ type statsJSON struct {
 	WaitedSeconds  map[string]float64 `json:"waited_seconds"`
 	Records        map[string]int     `json:"records"`
 	RequestsByKind map[string]int     `json:"requests_by_kind,omitempty"`
-	Rejected       map[string]int     `json:"rejected,omitempty"` // records kept in the rejects table, by kind
+	Rejected       map[string]int     `json:"rejected,omitempty"`        // records kept in the rejects table, by kind
+	VersionsOpened map[string]int     `json:"versions_opened,omitempty"` // versions opened in the history tables, by kind
+	VersionsClosed map[string]int     `json:"versions_closed,omitempty"` // and closed
 	Seconds        float64            `json:"seconds"`
 }
 
@@ -139,6 +147,9 @@ func (s *runStats) snapshot(now time.Time) statsJSON {
 	}
 	if len(s.rejected) > 0 {
 		out.Rejected = maps.Clone(s.rejected)
+	}
+	if len(s.versions[0]) > 0 {
+		out.VersionsOpened, out.VersionsClosed = maps.Clone(s.versions[0]), maps.Clone(s.versions[1])
 	}
 	if s.kindOf != nil {
 		out.RequestsByKind = map[string]int{}

@@ -45,8 +45,9 @@ const (
 	SourceSafetyCulture = "safetyculture"
 )
 
-// Database is the database destination: a table per kind (see the
-// README), a row per record, upserted on the record's identity.
+// Database is the database destination: a table per kind (package
+// dbschema defines them), a row per record, upserted on the record's
+// identity.
 //
 // A group of pages' rows (see Write) and the progress they represent
 // commit in one transaction, so an interrupted export resumes after the
@@ -55,31 +56,32 @@ const (
 // in the transaction that records the kind complete. On PostgreSQL the
 // groups of different kinds are written in parallel, on connections of
 // the pool (see ParallelWrites); SQLite's go through one connection, and
-// the groups of about a second share one transaction there (see span).
+// the groups of about a second share one transaction there.
 //
 // A Database writes one source's rows (WithSource): every statement it
 // runs, the lock it takes and the runs it numbers are that source's, so
 // an export of each source can write to one database at once and neither
 // touches the other's rows.
 type Database struct {
-	conn      *sql.Conn
-	db        *sql.DB // the pool a lost conn is replaced from
-	d         Dialect
-	source    string
-	lockWait  time.Duration
-	reconnect time.Duration        // how long a lost connection is tried again
-	shared    *dbShared            // with the writers lent a pooled connection
-	owner     *Database            // a writer's: the Database that lent it its connection
-	optErr    error                // the first bad option value
-	nfc       Normalizer           // WithNormalizer's; asHeld by default
-	repaired  []string             // the tables OpenDatabase re-created, dropped by hand
-	rows      *rowMaker            // the source's tables and their rows
-	kinds     kindMap              // the kinds being written
-	bulk      BulkLoader           // nil: rows go by statements
-	ckpt      *checkpointer        // SQLite's: nil when the connection checkpoints its own commits
-	span      *span                // SQLite's: the groups' writes not yet committed
-	spanAge   time.Duration        // how long a span may stay open (spanAge; 0: a transaction per group)
-	starts    map[string]kindStart // the kinds' starts read ahead (startOf), by kind
+	conn        *sql.Conn
+	db          *sql.DB // the pool a lost conn is replaced from
+	d           Dialect
+	source      string
+	lockWait    time.Duration
+	reconnect   time.Duration        // how long a lost connection is tried again
+	shared      *dbShared            // with the writers lent a pooled connection
+	owner       *Database            // a writer's: the Database that lent it its connection
+	optErr      error                // the first bad option value
+	nfc         Normalizer           // WithNormalizer's; asHeld by default
+	repaired    []string             // the tables OpenDatabase re-created, dropped by hand
+	rows        *rowMaker            // the source's tables and their rows
+	kinds       kindMap              // the kinds being written
+	bulk        BulkLoader           // nil: rows go by statements
+	ckpt        *checkpointer        // SQLite's: nil when the connection checkpoints its own commits
+	span        *span                // SQLite's: the groups' writes not yet committed
+	spanAge     time.Duration        // how long a span may stay open (spanAge; 0: a transaction per group)
+	starts      map[string]kindStart // the kinds' starts read ahead (startOf), by kind
+	historyKeep time.Duration        // WithHistoryKeep's; 0: every version stays
 }
 
 // dbKind is one kind being written: the engine writes several at once.
@@ -96,6 +98,7 @@ type dbKind struct {
 	held     rejectKeys            // the record keys of the rejects of the kind's tables when it began, by table
 	fields   *table                // the users': their custom fields' table
 	start    kindStart             // the database as the kind's start found it (startOf)
+	now      time.Time             // the run's start: the time of the walk it begins (walkState.time)
 }
 
 // walkState is a kind's row in edapp_export_kinds.
@@ -104,6 +107,7 @@ type walkState struct {
 	completed             time.Time // the last complete fetch
 	run                   int64     // 0: no walk in progress
 	pages                 int
+	time                  time.Time // the start of the run that began the walk: its versions' time (see history.go)
 }
 
 // OpenDatabase brings db's schema up to date (refusing one newer than it
@@ -146,6 +150,10 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 		return nil, err
 	}
 	if err := x.restartKinds(ctx, recreated); err != nil {
+		x.Close()
+		return nil, err
+	}
+	if err := seedHistory(ctx, x); err != nil {
 		x.Close()
 		return nil, err
 	}
@@ -237,8 +245,8 @@ func (x *Database) waitLock(ctx context.Context) error {
 	}
 }
 
-// Close commits the groups written since the last commit (see span) and
-// lets another export take the database.
+// Close commits the groups written since the last commit (on SQLite,
+// those of the last second) and lets another export take the database.
 func (x *Database) Close() error {
 	x.shared.mu.Lock()
 	defer x.shared.mu.Unlock()

@@ -28,9 +28,9 @@ import (
 // SQLite starts the log over from its beginning only when a transaction
 // begins with the whole log copied. The writer begins its next span as
 // soon as it commits one, before the checkpoint of that commit ends, so a
-// first load's log grew by everything it wrote (525-600 MiB for a
-// database of 378 MiB), on the disk until the export closed, and its
-// deletion took 0.3 s of that close. So once the log holds walLimit
+// first load's log grew by everything it wrote, more than the database
+// itself, and stayed on the disk until the export closed, which then had
+// to delete it. So once the log holds walLimit
 // bytes, the writer waits for that checkpoint to end before it begins
 // (catchUp, in begin): its next transaction starts the log over, and cuts
 // the file back to walLimit (journal_size_limit).

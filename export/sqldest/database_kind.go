@@ -42,6 +42,7 @@ func (x *Database) Resume(ctx context.Context, k *export.Kind, r export.RunInfo)
 // resumePlan is Resume's reading of where the kind's fetch stands.
 func (x *Database) resumePlan(ctx context.Context, k *export.Kind, r export.RunInfo, c *dbKind) (export.Plan, error) {
 	var err error
+	c.now = r.Now.Truncate(time.Microsecond) // as the database keeps it
 	if c.start, err = x.startOf(ctx, k.Name); err != nil {
 		return export.Plan{}, err
 	}
@@ -100,7 +101,7 @@ func (x *Database) Begin(ctx context.Context, k *export.Kind, p export.Plan) err
 		return nil // the walk goes on, with its run and start
 	}
 	firstLoad := c.walk.completed.IsZero()
-	c.walk = walkState{cursor: c.walk.cursor, from: p.From, run: x.rows.run, pages: max(p.Page-1, 0)}
+	c.walk = walkState{cursor: c.walk.cursor, from: p.From, run: x.rows.run, pages: max(p.Page-1, 0), time: c.now}
 	c.full = fullWalk(k, c.walk)
 	if firstLoad || c.start.forget {
 		err = x.beginWalk(ctx, k, p, firstLoad)
@@ -108,7 +109,7 @@ func (x *Database) Begin(ctx context.Context, k *export.Kind, p export.Plan) err
 		// A re-run's, one statement (see startOf). The tables hold what
 		// the last complete fetch wrote, so the writes upsert (c.fresh
 		// false), into a table emptied by hand since as well.
-		err = x.exec(ctx, rebind(x.d, recordWalk), x.source, k.Name, c.walk.run, timeArg(x.d, p.From), c.walk.pages)
+		err = x.exec(ctx, rebind(x.d, recordWalk), x.source, k.Name, c.walk.run, timeArg(x.d, p.From), c.walk.pages, timeArg(x.d, c.walk.time))
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", k.Name, err)
@@ -118,8 +119,12 @@ func (x *Database) Begin(ctx context.Context, k *export.Kind, p export.Plan) err
 }
 
 // recordWalk records a kind's new walk.
-const recordWalk = `INSERT INTO edapp_export_kinds (source, kind, walk_run, walk_from, walk_started, walk_pages) VALUES (?, ?, ?, ?, NULL, ?)
-ON CONFLICT (source, kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from = excluded.walk_from, walk_started = NULL, walk_pages = excluded.walk_pages`
+// Its walk_time is the time of the versions its writes open and close in
+// the history tables, whose counts start over.
+const recordWalk = `INSERT INTO edapp_export_kinds (source, kind, walk_run, walk_from, walk_started, walk_pages, walk_time, versions_opened, versions_closed)
+VALUES (?, ?, ?, ?, NULL, ?, ?, 0, 0)
+ON CONFLICT (source, kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from = excluded.walk_from, walk_started = NULL, walk_pages = excluded.walk_pages,
+walk_time = excluded.walk_time, versions_opened = 0, versions_closed = 0`
 
 // beginWalk records a kind's new walk in one transaction with what its
 // start changes: a first load's dropped indexes (indexes.dropIfEmpty, which
@@ -138,7 +143,7 @@ func (x *Database) beginWalk(ctx context.Context, k *export.Kind, p export.Plan,
 		if err := (mirror{x.rows}).forgetSeen(ctx, tx, k.Name, c.walk.run); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, rebind(x.d, recordWalk), x.source, k.Name, c.walk.run, timeArg(x.d, p.From), c.walk.pages)
+		_, err := tx.ExecContext(ctx, rebind(x.d, recordWalk), x.source, k.Name, c.walk.run, timeArg(x.d, p.From), c.walk.pages, timeArg(x.d, c.walk.time))
 		return err
 	})
 }
@@ -275,14 +280,19 @@ func (x *Database) endKind(ctx context.Context, k *export.Kind, r *export.KindRe
 		cursor = started
 	}
 	var deleted int64
+	var hist historyCounts
 	err = x.tx(ctx, func(tx *sql.Tx) (err error) {
-		deleted, err = x.endWalk(ctx, tx, k.Name, c.walk.run, full, cursor, completed, nothingGone(c))
+		if deleted, err = x.endWalk(ctx, tx, k.Name, c.walk.run, full, cursor, completed, nothingGone(c)); err != nil {
+			return err
+		}
+		hist, err = versions{x.d, x.source, x.historyKeep}.end(ctx, tx, k.Name, c.walk)
 		return err
 	})
 	if err != nil {
 		return "", err
 	}
-	return c.note(deleted) + "  table " + k.Name, nil
+	r.VersionsOpened, r.VersionsClosed = hist.opened, hist.closed
+	return c.note(deleted) + hist.note() + "  table " + k.Name, nil
 }
 
 // endWalk records a kind's walk complete within tx: after a full walk it

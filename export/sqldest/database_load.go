@@ -47,9 +47,9 @@ var errNoBulk = errors.New("export: no bulk path on this connection")
 // Once the loader has copied through a connection (so that it will not
 // refuse one, leaving the rows to statements), a group none of whose rows
 // changed, most of a re-run's, creates no temporary table and sends no
-// COPY: on a connection new to the export that took 10-40 ms a group,
-// and the users' last groups and the group members' are a re-run's last
-// writes.
+// COPY: on a connection new to the export those cost several round trips
+// a group, and the users' last groups and the group members' are a
+// re-run's last writes.
 func (u *upserter) load(ctx context.Context, chunks <-chan rowChunk) error {
 	var failed error
 	next := u.nextRow(chunks, &failed)

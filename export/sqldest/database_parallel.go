@@ -53,8 +53,9 @@ func (x *Database) MaxParallelWrites() int {
 
 var _ export.ParallelDestination = (*Database)(nil)
 
-// Write writes a group of one kind's pages and records them (see write).
-// On PostgreSQL it runs on a connection of its own, beside the writes of
+// Write upserts a group of one kind's pages and records the pages they
+// complete, in one transaction; the rows the database refuses go to the
+// rejects table. On PostgreSQL it runs on a connection of its own, beside the writes of
 // other kinds; on SQLite, or when the pool has no connection to lend, on
 // the Database's own.
 func (x *Database) Write(ctx context.Context, b *export.Batch) error {

@@ -60,6 +60,9 @@ type mirror struct{ rows *rowMaker }
 func (m mirror) deleteUnseen(ctx context.Context, tx *sql.Tx, name string, run int64, nothingGone bool) (int64, error) {
 	t := m.rows.tables[name]
 	if t == nil || !t.leavesSame {
+		if err := m.closeUnseen(ctx, tx, name, kindOfTable(name), run); err != nil {
+			return 0, err
+		}
 		res, err := tx.ExecContext(ctx, rebind(m.rows.d, `DELETE FROM `+name+` WHERE source = ? AND (edapp_run IS NULL OR edapp_run <> ?)`), m.rows.source, run)
 		if err != nil {
 			return 0, err
@@ -70,6 +73,9 @@ func (m mirror) deleteUnseen(ctx context.Context, tx *sql.Tx, name string, run i
 	if !nothingGone {
 		gone, err := m.unseen(ctx, tx, t, run)
 		if err != nil {
+			return 0, err
+		}
+		if err := m.closeGone(ctx, tx, t, kindOfTable(name), gone); err != nil {
 			return 0, err
 		}
 		if n, err = m.deleteKeys(ctx, tx, t, gone); err != nil {

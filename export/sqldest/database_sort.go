@@ -10,12 +10,11 @@ import (
 // An index build sorts the keys of the whole table. The SQLite
 // connection keeps its temporary storage in memory (temp_store MEMORY:
 // the savepoints of a replay row by row are journalled there), and a
-// build's sort there grew the export's memory with the table: peak RSS
-// 166-170 MiB for 615,000 records, 244 MiB for 3 million. So a build
+// build's sort there grew the export's memory with the table. So a build
 // sorts through temporary files (temp_store FILE), which the system
-// keeps out of the export's memory: 181-187 and 180 MiB, and the export
-// of 3 million records took 64 s against 69 s, the driver writing files
-// faster than its memory journal. Where no temporary directory takes the
+// keeps out of the export's memory, so that its peak stays flat however
+// big the account; the driver also writes files faster than its memory
+// journal (docs/bench/database-writer.md has the figures). Where no temporary directory takes the
 // files (a scratch image has no /tmp; a full disk), the build fails and
 // runs again in memory.
 

@@ -13,15 +13,14 @@ import (
 // uses the connection. A commit writes each page the span changed to the
 // log, whole; a table's primary-key index takes its rows in no order, so
 // that a commit of a few thousand rows rewrites most of that index's
-// pages: with a commit per group, a first run of 615,000 rows wrote 2 to
-// 3.5 GB for a database of 0.4 GB, and most of its writer's time went to
-// its commits. The cursors of a span's pages commit with their rows, so a
+// pages: with a commit per group, a first run wrote several times the
+// database's size, and most of its writer's time went to its commits. The cursors of a span's pages commit with their rows, so a
 // crash loses at most the span, which the next run fetches again; a span
 // commits at spanAge also when no group comes.
 //
 // A group is not a savepoint of the span: SQLite keeps a savepoint's
 // journal in memory here (temp_store), and a load of groups under
-// savepoints took eight times as long. A group whose write fails with an
+// savepoints took several times as long. A group whose write fails with an
 // error that write tries again (a key a fresh table already holds, a row
 // the database refuses) is written again over what it left: its upserts
 // write the same rows, and its rejects go in last (see writeBatch). Any

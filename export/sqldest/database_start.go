@@ -13,16 +13,13 @@ import (
 // each before its first request. Each start used to read its kind's walk,
 // ask each of its tables for a row (to insert into an empty one without a
 // conflict clause), and delete the keys an older walk had seen, in a
-// transaction of its own: 7 to 10 round trips a kind. Timed on
-// PostgreSQL, a re-run at concurrency 16 took 173 ms to start its 15
-// kinds (2-33 ms each, on two cores busy with the first pages). Now the
-// first Resume reads the walks and the seen keys of every kind of the
-// source at once (readStarts), and a re-run's Begin records the walk with
-// one statement: 42-52 ms for the 15. Its tables hold what the last
-// complete fetch wrote, so its writes upsert without asking. On loopback
-// the re-runs' times did not move; each round trip saved is one that a
-// network no longer adds: with 2 ms between the export and the server, a
-// re-run takes 0.87 s instead of 1.21.
+// transaction of its own: 7 to 10 round trips a kind, while the other
+// kinds' first pages arrive. Now the first Resume reads the walks and the
+// seen keys of every kind of the source at once (readStarts), and a
+// re-run's Begin records the walk with one statement. Its tables hold what
+// the last complete fetch wrote, so its writes upsert without asking. Each
+// round trip saved is one that a network between the export and the
+// server no longer adds to a re-run (docs/bench/database-writer.md).
 
 // kindStart is what a kind's start needs to know of the database.
 type kindStart struct {
@@ -87,23 +84,23 @@ func (r startReader) readStarts(ctx context.Context, kind string) (map[string]ki
 
 // readWalks reads each kind's row of edapp_export_kinds into starts.
 func (r startReader) readWalks(ctx context.Context, starts map[string]kindStart) error {
-	rows, err := r.conn.QueryContext(ctx, rebind(r.d, `SELECT kind, cursor, walk_run, walk_from, walk_started, walk_pages, completed_at FROM edapp_export_kinds WHERE source = ?`), r.source)
+	rows, err := r.conn.QueryContext(ctx, rebind(r.d, `SELECT kind, cursor, walk_run, walk_from, walk_started, walk_pages, completed_at, walk_time FROM edapp_export_kinds WHERE source = ?`), r.source)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var kind string
-		var cursor, from, started, completed any
+		var cursor, from, started, completed, walkTime any
 		var run, pages sql.NullInt64
-		if err := rows.Scan(&kind, &cursor, &run, &from, &started, &pages, &completed); err != nil {
+		if err := rows.Scan(&kind, &cursor, &run, &from, &started, &pages, &completed, &walkTime); err != nil {
 			return err
 		}
 		s, ok := starts[kind]
 		if !ok {
 			continue // a kind this program no longer has
 		}
-		s.walk = walkState{cursor: scanTime(cursor), from: scanTime(from), started: scanTime(started), completed: scanTime(completed), run: run.Int64, pages: int(pages.Int64)}
+		s.walk = walkState{cursor: scanTime(cursor), from: scanTime(from), started: scanTime(started), completed: scanTime(completed), run: run.Int64, pages: int(pages.Int64), time: scanTime(walkTime)}
 		starts[kind] = s
 	}
 	return rows.Err()

@@ -25,12 +25,14 @@ type entity struct {
 	// three keys are one.
 	secondKey, sameKey, rawKey string
 	risky                      bool
+	left                       bool // a person gone from users, found in users_history
 }
 
 // identity is one row of identities.
 type identity struct {
 	kind, edappID, scID, edappExt, scExt, email, matchedBy string
 	edappHeld, scHeld                                      string // each side's email (a person) or title
+	edappLeft, scLeft                                      bool   // a person gone from that side's users
 }
 
 // TxBeginner begins transactions: a *sql.DB or a *sql.Conn.
@@ -153,7 +155,7 @@ func identitiesHold(ctx context.Context, tx *sql.Tx, rows []identity) (bool, err
 		want[r]++
 	}
 	got, err := tx.QueryContext(ctx, `SELECT kind, edapp_id, safetyculture_id, edapp_external_id, safetyculture_external_id, email, matched_by,
-COALESCE(edapp_email, edapp_title), COALESCE(safetyculture_email, safetyculture_title) FROM identities`)
+COALESCE(edapp_email, edapp_title), COALESCE(safetyculture_email, safetyculture_title), edapp_left, safetyculture_left FROM identities`)
 	if err != nil {
 		return false, fmt.Errorf("export: identities: %w", err)
 	}
@@ -162,11 +164,12 @@ COALESCE(edapp_email, edapp_title), COALESCE(safetyculture_email, safetyculture_
 	for got.Next() {
 		var kind, matchedBy string
 		var edappID, scID, edappExt, scExt, email, edappHeld, scHeld sql.NullString
-		if err := got.Scan(&kind, &edappID, &scID, &edappExt, &scExt, &email, &matchedBy, &edappHeld, &scHeld); err != nil {
+		var edappLeft, scLeft sql.NullBool
+		if err := got.Scan(&kind, &edappID, &scID, &edappExt, &scExt, &email, &matchedBy, &edappHeld, &scHeld, &edappLeft, &scLeft); err != nil {
 			return false, err
 		}
 		r := identity{kind: kind, edappID: edappID.String, scID: scID.String, edappExt: edappExt.String, scExt: scExt.String,
-			email: email.String, matchedBy: matchedBy, edappHeld: edappHeld.String, scHeld: scHeld.String}
+			email: email.String, matchedBy: matchedBy, edappHeld: edappHeld.String, scHeld: scHeld.String, edappLeft: edappLeft.Bool, scLeft: scLeft.Bool}
 		if want[r] == 0 {
 			return false, nil
 		}
@@ -180,14 +183,19 @@ COALESCE(edapp_email, edapp_title), COALESCE(safetyculture_email, safetyculture_
 // need the courses matched).
 func matchAll(ctx context.Context, tx *sql.Tx, nfc Normalizer) ([]identity, error) {
 	people := func(e *entity) { emailEntity(e, nfc) }
-	edPeople, err := readEntities(ctx, tx, `SELECT id, external_id, '', email FROM users WHERE source = 'edapp'`, people)
+	edPeople, err := readEntities(ctx, tx, `SELECT id, external_id, '', email FROM users WHERE source = 'edapp'
+UNION ALL SELECT h.id, h.external_id, '`+leftMark+`', h.email FROM users_history h WHERE h.source = 'edapp'`+leaver, people)
 	if err != nil {
 		return nil, err
 	}
 	scPeople, err := readEntities(ctx, tx, `SELECT u.id, COALESCE(
 (SELECT MAX(p.user_external_id) FROM course_progress p WHERE p.source = u.source AND p.user_id = u.id AND p.user_external_id <> ''),
 (SELECT MAX(a.user_external_id) FROM attempts a WHERE a.source = u.source AND a.user_id = u.id AND a.user_external_id <> '')),
-'', u.email FROM users u WHERE u.source = 'safetyculture'`, people)
+'', u.email FROM users u WHERE u.source = 'safetyculture'
+UNION ALL SELECT h.id, COALESCE(
+(SELECT MAX(p.user_external_id) FROM course_progress_history p WHERE p.source = h.source AND p.user_id = h.id AND p.user_external_id <> ''),
+(SELECT MAX(a.user_external_id) FROM attempts a WHERE a.source = h.source AND a.user_id = h.id AND a.user_external_id <> '')),
+'`+leftMark+`', h.email FROM users_history h WHERE h.source = 'safetyculture'`+leaver, people)
 	if err != nil {
 		return nil, err
 	}
@@ -205,6 +213,16 @@ func matchAll(ctx context.Context, tx *sql.Tx, nfc Normalizer) ([]identity, erro
 	lessons, err := matchLessons(ctx, tx, courses)
 	return append(out, lessons...), err
 }
+
+// The people who left a source are the latest versions of users_history
+// whose key users no longer holds: a person stays matched, and findable,
+// after the service deleted them. Their rows carry leftMark where a
+// lesson's carry its course.
+const (
+	leftMark = "left"
+	leaver   = ` AND h.valid_to IS NOT NULL AND NOT EXISTS (SELECT 1 FROM users u WHERE u.source = h.source AND u.id = h.id)
+AND NOT EXISTS (SELECT 1 FROM users_history later WHERE later.source = h.source AND later.id = h.id AND later.valid_from > h.valid_from)`
+)
 
 // emailEntity sets e's keys from its email (keysOfEmail).
 func emailEntity(e *entity, nfc Normalizer) {
@@ -274,7 +292,7 @@ func readLessons(ctx context.Context, tx *sql.Tx, q string, keys func(e *entity,
 		if err := rows.Scan(&id, &ext, &course, &second); err != nil {
 			return nil, err
 		}
-		e := entity{id: id, ext: strings.TrimSpace(ext.String), held: second.String}
+		e := entity{id: id, ext: strings.TrimSpace(ext.String), held: second.String, left: course.String == leftMark}
 		e.extKey = e.ext
 		keys(&e, course.String)
 		out = append(out, e)

@@ -38,19 +38,19 @@ func match(kind, second string, ed, sc []entity) []identity {
 	var out []identity
 	taken := map[int]bool{}
 	for i, e := range ed {
-		row := identity{kind: kind, edappID: e.id, edappExt: e.ext, matchedBy: how[i]}
+		row := identity{kind: kind, edappID: e.id, edappExt: e.ext, matchedBy: how[i], edappLeft: e.left}
 		if j := partner[i]; j >= 0 && claims[j] > 1 {
 			row.matchedBy, conflicted[j] = "conflict", true
 		} else if j >= 0 {
 			row.scID, row.scExt, taken[j] = sc[j].id, sc[j].ext, true
-			row.scHeld = sc[j].held
+			row.scHeld, row.scLeft = sc[j].held, sc[j].left
 		}
 		row.edappHeld = e.held
 		out = append(out, withEmail(row))
 	}
 	for j, e := range sc {
 		if !taken[j] {
-			row := identity{kind: kind, scID: e.id, scExt: e.ext, scHeld: e.held, matchedBy: "none"}
+			row := identity{kind: kind, scID: e.id, scExt: e.ext, scHeld: e.held, matchedBy: "none", scLeft: e.left}
 			if conflicted[j] {
 				row.matchedBy = "conflict"
 			}
@@ -125,15 +125,15 @@ func insertIdentities(ctx context.Context, tx *sql.Tx, d Dialect, rows []identit
 	}
 	for chunk := range slices.Chunk(rows, identitiesPerInsert) {
 		q := `INSERT INTO identities (kind, edapp_id, safetyculture_id, edapp_external_id, safetyculture_external_id, email, matched_by,
-edapp_email, safetyculture_email, edapp_title, safetyculture_title) VALUES ` +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", len(chunk)), ", ")
-		args := make([]any, 0, 11*len(chunk))
+edapp_email, safetyculture_email, edapp_title, safetyculture_title, edapp_left, safetyculture_left) VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", len(chunk)), ", ")
+		args := make([]any, 0, 13*len(chunk))
 		for _, r := range chunk {
 			args = append(args, r.kind, null(r.edappID), null(r.scID), null(r.edappExt), null(r.scExt), null(r.email), r.matchedBy)
 			if r.kind == "person" {
-				args = append(args, null(r.edappHeld), null(r.scHeld), nil, nil)
+				args = append(args, null(r.edappHeld), null(r.scHeld), nil, nil, leftArg(r.edappID, r.edappLeft), leftArg(r.scID, r.scLeft))
 			} else {
-				args = append(args, nil, nil, null(r.edappHeld), null(r.scHeld))
+				args = append(args, nil, nil, null(r.edappHeld), null(r.scHeld), nil, nil)
 			}
 		}
 		if _, err := tx.ExecContext(ctx, dbschema.Rebind(d, q), args...); err != nil {
@@ -146,3 +146,12 @@ edapp_email, safetyculture_email, edapp_title, safetyculture_title) VALUES ` +
 // identitiesPerInsert is how many identities one INSERT writes: a round
 // trip each would cost more than the matching.
 const identitiesPerInsert = 500
+
+// leftArg is a person's edapp_left or safetyculture_left: NULL without
+// an id on that side.
+func leftArg(id string, left bool) any {
+	if id == "" {
+		return nil
+	}
+	return left
+}

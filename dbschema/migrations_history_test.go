@@ -1,0 +1,67 @@
+package dbschema
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestHistoryTablesHaveTheirTablesColumns folds the migrations up to each
+// version from the history tables' on: every T_history has T's columns
+// (name, type, nullability, in order) then valid_from and valid_to, and
+// T's key then valid_from; so a later change to T's columns fails here
+// until its twin on T_history is a step of the same migration.
+func TestHistoryTablesHaveTheirTablesColumns(t *testing.T) {
+	t.Parallel()
+	ms := Migrations()
+	for i, m := range ms {
+		if m.Version < historyVersion {
+			continue
+		}
+		tables, err := Fold(ms[:i+1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		byName := map[string]Table{}
+		for _, tb := range tables {
+			byName[tb.Name] = tb
+		}
+		n := 0
+		for _, h := range tables {
+			name, ok := strings.CutSuffix(h.Name, "_history")
+			if !ok {
+				continue
+			}
+			n++
+			tb := byName[name]
+			want := append(slices.Clone(tb.Columns), validFrom, validTo)
+			if !slices.EqualFunc(h.Columns, want, func(a, b Column) bool {
+				return a.Name == b.Name && a.Type == b.Type && a.Nullable == b.Nullable
+			}) {
+				t.Errorf("version %d: %s's columns are not %s's and the two", m.Version, h.Name, name)
+			}
+			if !slices.Equal(h.Key, append(slices.Clone(tb.Key), "valid_from")) {
+				t.Errorf("version %d: %s's key %v, %s's %v", m.Version, h.Name, h.Key, name, tb.Key)
+			}
+		}
+		if n != 17 {
+			t.Errorf("version %d: %d history tables", m.Version, n)
+		}
+	}
+}
+
+// TestHistoryTriggersNameEveryColumn: each trigger writes every column of
+// its history table but the two times, and a version's key is its table's.
+func TestHistoryTriggersNameEveryColumn(t *testing.T) {
+	t.Parallel()
+	for _, h := range historyTables {
+		for _, d := range []Dialect{SQLite, Postgres} {
+			sql := strings.Join(historyTrigger{h}.SQL(d), "\n")
+			for _, c := range h.Columns {
+				if c.Name != "valid_from" && c.Name != "valid_to" && !strings.Contains(sql, "NEW."+c.Name) {
+					t.Errorf("%s (%v): the trigger leaves out %s", h.Name, d, c.Name)
+				}
+			}
+		}
+	}
+}
