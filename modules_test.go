@@ -5,24 +5,30 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-// TestNestedModulesImportNoRootInternal: redislimit, otel and the command
-// are modules of their own, tagged apart from the root, so they may use
-// only the root's public API, in their tests too: an internal change in the
-// root must not break a released module, nor its tests run from the
-// module's own download.
-func TestNestedModulesImportNoRootInternal(t *testing.T) {
+// rootModulePath is the root module's path, the prefix of every module's.
+const rootModulePath = "github.com/edapp-go/edapp"
+
+// TestNestedModulesImportNoOtherModulesInternal: redislimit, otel, export
+// and the command are modules of their own, tagged apart from the root, so
+// they may use only another module's public API, in their tests too: an
+// internal change in the root (or in export) must not break a released
+// module, nor its tests run from the module's own download.
+func TestNestedModulesImportNoOtherModulesInternal(t *testing.T) {
 	t.Parallel()
 	nested := nestedModules(t)
-	if len(nested) < 3 {
-		t.Fatalf("nested modules %q: want redislimit, otel and cmd/edapp at least", nested)
+	if len(nested) < 4 {
+		t.Fatalf("nested modules %q: want redislimit, otel, export and cmd/edapp at least", nested)
 	}
 	for _, dir := range nested {
+		own := rootModulePath + "/" + filepath.ToSlash(dir) + "/"
 		for _, name := range goFiles(t, dir) {
 			f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
 			if err != nil {
@@ -30,10 +36,38 @@ func TestNestedModulesImportNoRootInternal(t *testing.T) {
 			}
 			for _, imp := range f.Imports {
 				path, _ := strconv.Unquote(imp.Path.Value)
-				if strings.HasPrefix(path, "github.com/edapp-go/edapp/internal/") {
+				if strings.HasPrefix(path, rootModulePath+"/") && strings.Contains(path+"/", "/internal/") && !strings.HasPrefix(path, own) {
 					t.Errorf("%s imports %s", name, path)
 				}
 			}
+		}
+	}
+}
+
+// TestRootModuleBuildsNoDatabaseSQL: the SDK is an HTTP client; the SQL
+// code (the export's destinations, the schema, the inbox's store) is the
+// export module's, so nothing the root module builds, tests aside, links
+// database/sql.
+func TestRootModuleBuildsNoDatabaseSQL(t *testing.T) {
+	t.Parallel()
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skipf("no go command to list the packages' dependencies: %v", err)
+	}
+	out, err := exec.Command(goCmd, "list", "-deps", "-f", `{{.ImportPath}}:{{join .Imports " "}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./...: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, ":")
+		if pkg == "database/sql" {
+			t.Error("a package the root module builds depends on database/sql")
+		}
+		if slices.Contains(strings.Fields(imports), "database/sql") {
+			t.Errorf("%s imports database/sql", pkg)
 		}
 	}
 }

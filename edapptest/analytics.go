@@ -132,7 +132,7 @@ var allFilters = filterKinds{course: true, lesson: true, user: true}
 
 // v2Attempts lists attempts; startDateTime and endDateTime bound
 // startedDateTime.
-func (c *exchange) v2Attempts() {
+func v2Attempts(c *exchange) {
 	k := allFilters
 	k.from, k.fromName, k.to, k.toName = "startdatetime", "startDateTime", "enddatetime", "endDateTime"
 	f, ok := c.filter(k)
@@ -143,10 +143,10 @@ func (c *exchange) v2Attempts() {
 	items := filtered(c.st.attempts, active, func(a *attempt) bool {
 		return f.matchRecord(c.st, a.userID, a.lessonID, a.courseID, a.started)
 	})
-	pageMap(c, items, c.st.toWireAttempt)
+	pageMap(c, items, with(c.st, toWireAttempt))
 }
 
-func (st *store) toWireAttempt(a *attempt) wireAttempt {
+func toWireAttempt(st *store, a *attempt) wireAttempt {
 	r := st.refs(a.userID, a.lessonID, a.courseID)
 	w := wireAttempt{
 		ID: a.id, UserID: a.userID, UserExternalID: r.userExt(),
@@ -166,7 +166,7 @@ func (st *store) toWireAttempt(a *attempt) wireAttempt {
 // v2CourseProgress has one record per course and user who can reach it or
 // has progress in it. modifiedSinceDateTime keeps records changed at or
 // after that time.
-func (c *exchange) v2CourseProgress() {
+func v2CourseProgress(c *exchange) {
 	f, ok := c.filter(filterKinds{course: true, user: true, from: "modifiedsincedatetime", fromName: "modifiedSinceDateTime"})
 	if !ok {
 		return
@@ -204,7 +204,7 @@ func toWireCourseProgress(r courseRow, cs courseState) wireCourseProgress {
 
 // v2CourseStatistics counts, per course, the users who can reach it, who
 // opened any of its lessons and who completed it.
-func (c *exchange) v2CourseStatistics() {
+func v2CourseStatistics(c *exchange) {
 	f, _ := c.filter(filterKinds{course: true})
 	out := []wireCourseStatistics{}
 	view := c.st.view()
@@ -233,7 +233,7 @@ func (c *exchange) v2CourseStatistics() {
 
 // v2LessonStatistics counts, per lesson, the users who can reach its
 // course, who opened it and who completed it.
-func (c *exchange) v2LessonStatistics() {
+func v2LessonStatistics(c *exchange) {
 	f, _ := c.filter(filterKinds{course: true, lesson: true})
 	out := []wireLessonStatistics{}
 	view := c.st.view()
@@ -272,10 +272,10 @@ func (c *exchange) progressEvents(f filter) {
 	items := filtered(c.st.events, active, func(e *progressEvent) bool {
 		return f.matchRecord(c.st, e.userID, e.lessonID, e.courseID, e.at)
 	})
-	pageMap(c, items, c.st.toWireProgressEvent)
+	pageMap(c, items, with(c.st, toWireProgressEvent))
 }
 
-func (st *store) toWireProgressEvent(e *progressEvent) wireProgressEvent {
+func toWireProgressEvent(st *store, e *progressEvent) wireProgressEvent {
 	r := st.refs(e.userID, e.lessonID, e.courseID)
 	w := wireProgressEvent{
 		UserID: e.userID, CourseID: e.courseID, CourseTitle: r.courseTitle(),
@@ -294,13 +294,13 @@ func (st *store) toWireProgressEvent(e *progressEvent) wireProgressEvent {
 
 // v2LessonProgressEvents lists LessonOpened and LessonCompleted events;
 // minEventDateTime and maxEventDateTime bound eventDateTime.
-func (c *exchange) v2LessonProgressEvents() {
+func v2LessonProgressEvents(c *exchange) {
 	if f, ok := c.filter(eventFilters); ok {
 		c.progressEvents(f)
 	}
 }
 
-func (c *exchange) v2UserLessonProgressEvents() {
+func v2UserLessonProgressEvents(c *exchange) {
 	u := c.userParam(0)
 	if u == nil {
 		return
@@ -314,7 +314,7 @@ func (c *exchange) v2UserLessonProgressEvents() {
 // v2UserLessonProgress lists every published lesson of the courses the
 // user can reach, and every lesson with recorded progress. score is that
 // of the latest completion.
-func (c *exchange) v2UserLessonProgress() {
+func v2UserLessonProgress(c *exchange) {
 	u := c.userParam(0)
 	if u == nil {
 		return
@@ -343,7 +343,7 @@ func (c *exchange) v2UserLessonProgress() {
 	pageOf(c, out)
 }
 
-func (c *exchange) v2SurveyQuestions() {
+func v2SurveyQuestions(c *exchange) {
 	f, _ := c.filter(filterKinds{course: true, lesson: true})
 	out := []wireSurveyQuestion{}
 	for _, q := range c.st.questions.all() {
@@ -364,7 +364,7 @@ func (c *exchange) v2SurveyQuestions() {
 
 // v2SurveyAnswers lists answers; startDateTime and endDateTime bound
 // answeredDateTime.
-func (c *exchange) v2SurveyAnswers() {
+func v2SurveyAnswers(c *exchange) {
 	k := allFilters
 	k.from, k.fromName, k.to, k.toName = "startdatetime", "startDateTime", "enddatetime", "endDateTime"
 	f, ok := c.filter(k)
@@ -376,10 +376,10 @@ func (c *exchange) v2SurveyAnswers() {
 		q := c.st.questions.get(a.questionID)
 		return q != nil && f.matchRecord(c.st, a.userID, q.lessonID, q.courseID, a.at)
 	})
-	pageMap(c, items, c.st.toWireSurveyAnswer)
+	pageMap(c, items, with(c.st, toWireSurveyAnswer))
 }
 
-func (st *store) toWireSurveyAnswer(a *surveyAnswer) wireSurveyAnswer {
+func toWireSurveyAnswer(st *store, a *surveyAnswer) wireSurveyAnswer {
 	q := st.questions.get(a.questionID)
 	if q == nil {
 		// Questions are never deleted; keep the answer's own fields.

@@ -20,7 +20,7 @@ func toV2Lesson(l *lesson) v2Lesson {
 	}
 }
 
-func (st *store) collectionCourses(col *collection) []*course {
+func collectionCourses(st *store, col *collection) []*course {
 	var out []*course
 	for _, c := range st.courses.all() {
 		if slices.Contains(c.collectionIDs, col.id) {
@@ -30,24 +30,24 @@ func (st *store) collectionCourses(col *collection) []*course {
 	return out
 }
 
-func (c *exchange) v2Collections() {
+func v2Collections(c *exchange) {
 	pageMap(c, c.st.collections.all(), func(col *collection) v2Collection {
 		return v2Collection{ID: col.id, ExternalID: col.externalID, Title: col.title, Description: col.description}
 	})
 }
 
-func (c *exchange) v2CollectionCourses() {
+func v2CollectionCourses(c *exchange) {
 	col := c.st.collections.get(c.params[0])
 	if col == nil {
 		c.fail(http.StatusNotFound, "course collection "+quote(c.params[0])+" not found")
 		return
 	}
-	pageMap(c, c.st.collectionCourses(col), toV2Course)
+	pageMap(c, collectionCourses(c.st, col), toV2Course)
 }
 
 // v2Courses lists every course, published or not. It also honours
 // externalId and collectionId filters (an extension of the fake).
-func (c *exchange) v2Courses() {
+func v2Courses(c *exchange) {
 	ext, colID := c.q("externalid"), c.q("collectionid")
 	items := filtered(c.st.courses.all(), ext != "" || colID != "", func(cr *course) bool {
 		return (ext == "" || cr.externalID == ext) && (colID == "" || slices.Contains(cr.collectionIDs, colID))
@@ -56,7 +56,7 @@ func (c *exchange) v2Courses() {
 }
 
 // v2CourseLessons answers a bare array, as the real service does.
-func (c *exchange) v2CourseLessons() {
+func v2CourseLessons(c *exchange) {
 	cr := c.courseParam(0)
 	if cr == nil {
 		return

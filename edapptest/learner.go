@@ -73,7 +73,7 @@ type launchResult struct {
 // Server.CompleteLesson does, and action=leave leaves it opened. A token
 // may be used until it expires. form is the decoded body of a POST (read
 // before the request was logged, see readForm).
-func (s *Server) serveLaunch(w http.ResponseWriter, r *http.Request, form map[string][]string, formStatus int) {
+func (s frontDoor) serveLaunch(w http.ResponseWriter, r *http.Request, form map[string][]string, formStatus int) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodPost {
 		w.Header().Set("Allow", "GET, HEAD, POST")
 		writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed")
@@ -103,7 +103,7 @@ func (s *Server) serveLaunch(w http.ResponseWriter, r *http.Request, form map[st
 }
 
 // openLaunch answers a GET of a launch link: it records the open.
-func (s *Server) openLaunch(w http.ResponseWriter, launchParam func(string) string) {
+func (s frontDoor) openLaunch(w http.ResponseWriter, launchParam func(string) string) {
 	page, err := s.launch(launchParam("token"), launchParam("lesson"))
 	if err != nil {
 		writeError(w, err.status, err.msg)
@@ -113,7 +113,7 @@ func (s *Server) openLaunch(w http.ResponseWriter, launchParam func(string) stri
 }
 
 // postLaunch answers the launch form: complete or leave.
-func (s *Server) postLaunch(w http.ResponseWriter, launchParam func(string) string) {
+func (s frontDoor) postLaunch(w http.ResponseWriter, launchParam func(string) string) {
 	tok, lessonID := launchParam("token"), launchParam("lesson")
 	var (
 		res launchResult
@@ -135,12 +135,12 @@ func (s *Server) postLaunch(w http.ResponseWriter, launchParam func(string) stri
 }
 
 // launch checks a launch token and records the open.
-func (s *Server) launch(tok, lessonID string) (launchPage, *apiErr) {
+func (s frontDoor) launch(tok, lessonID string) (launchPage, *apiErr) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.st.version++
 	now := s.now()
-	u, l, t, err := s.st.checkLaunch(tok, lessonID, now)
+	u, l, t, err := checkLaunch(s.st, tok, lessonID, now)
 	if err != nil {
 		return launchPage{}, err
 	}
@@ -151,13 +151,13 @@ func (s *Server) launch(tok, lessonID string) (launchPage, *apiErr) {
 // completeLaunch completes the lesson of a valid launch token with the
 // score given by the form, through the same code as CompleteLesson. A
 // request without a valid, unexpired token changes nothing.
-func (s *Server) completeLaunch(tok, lessonID, scoreText string) (res launchResult, _ *apiErr) {
+func (s frontDoor) completeLaunch(tok, lessonID, scoreText string) (res launchResult, _ *apiErr) {
 	score, serr := strconv.ParseFloat(strings.TrimSpace(scoreText), 64)
 	if serr == nil {
 		serr = checkScore(score)
 	}
 	err := s.emit(func(st *store, now time.Time) ([]outEvent, error) {
-		u, l, t, err := st.checkLaunch(tok, lessonID, now)
+		u, l, t, err := checkLaunch(st, tok, lessonID, now)
 		if err != nil {
 			return nil, err
 		}
@@ -193,11 +193,11 @@ func (res *launchResult) count(st *store, events []outEvent) {
 
 // leaveLaunch checks the token and changes nothing: the lesson stays
 // opened but not completed.
-func (s *Server) leaveLaunch(tok, lessonID string) (launchResult, *apiErr) {
+func (s frontDoor) leaveLaunch(tok, lessonID string) (launchResult, *apiErr) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	now := s.now()
-	u, l, t, err := s.st.checkLaunch(tok, lessonID, now)
+	u, l, t, err := checkLaunch(s.st, tok, lessonID, now)
 	if err != nil {
 		return launchResult{}, err
 	}
@@ -206,7 +206,7 @@ func (s *Server) leaveLaunch(tok, lessonID string) (launchResult, *apiErr) {
 
 // checkLaunch finds the user and lesson of a launch token that is valid
 // for lessonID at now.
-func (st *store) checkLaunch(tok, lessonID string, now time.Time) (*user, *lesson, *launchToken, *apiErr) {
+func checkLaunch(st *store, tok, lessonID string, now time.Time) (*user, *lesson, *launchToken, *apiErr) {
 	t := st.tokens[tok]
 	fail := func(status int, msg string) (*user, *lesson, *launchToken, *apiErr) {
 		return nil, nil, nil, &apiErr{status, msg}
@@ -316,7 +316,7 @@ type learnerHome struct {
 // and lessons, as GET /v1/users/{id}/courses answers them, each lesson with
 // a fresh launch link. It needs no bearer token and shows nothing the API
 // token guards beyond what a learner sees.
-func (s *Server) serveLearner(w http.ResponseWriter, r *http.Request, userID string) {
+func (s frontDoor) serveLearner(w http.ResponseWriter, r *http.Request, userID string) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed")
@@ -331,7 +331,7 @@ func (s *Server) serveLearner(w http.ResponseWriter, r *http.Request, userID str
 		if u == nil {
 			return false
 		}
-		c := &exchange{s: s, st: s.st, r: r, now: s.now()}
+		c := &exchange{s: s.server, st: s.st, r: r, now: s.now()}
 		home = learnerHome{UserID: u.id, Learner: learnerName(u), Courses: c.userCourses(u)}
 		return true
 	}()

@@ -72,55 +72,55 @@ func buildRoutes() []route {
 	r, g := newRoute, "v2/"+groupsPathSegment
 	return []route{
 		// v1
-		r("POST", "v1/users", (*exchange).v1SaveUser),
-		r("GET", "v1/users", (*exchange).v1ListUsers),
-		r("GET", "v1/users/external/{}/token", (*exchange).v1TokenByExternalID),
-		r("GET", "v1/users/id/{}/token", (*exchange).v1TokenByID),
-		r("DELETE", "v1/users/{}", (*exchange).v1DeleteUser),
-		r("GET", "v1/users/{}/courses", (*exchange).v1UserCourses),
-		r("POST", "v1/usergroups", (*exchange).v1SaveGroup),
-		r("GET", "v1/usergroups", (*exchange).v1ListGroups),
-		r("DELETE", "v1/usergroups/{}", (*exchange).v1DeleteGroup),
-		r("GET", "v1/reports/user/{}/course/{}", (*exchange).v1CourseReport),
-		r("GET", "v1/reports/activities", (*exchange).v1Activities),
+		r("POST", "v1/users", v1SaveUser),
+		r("GET", "v1/users", v1ListUsers),
+		r("GET", "v1/users/external/{}/token", v1TokenByExternalID),
+		r("GET", "v1/users/id/{}/token", v1TokenByID),
+		r("DELETE", "v1/users/{}", v1DeleteUser),
+		r("GET", "v1/users/{}/courses", v1UserCourses),
+		r("POST", "v1/usergroups", v1SaveGroup),
+		r("GET", "v1/usergroups", v1ListGroups),
+		r("DELETE", "v1/usergroups/{}", v1DeleteGroup),
+		r("GET", "v1/reports/user/{}/course/{}", v1CourseReport),
+		r("GET", "v1/reports/activities", v1Activities),
 
 		// v2 users
-		r("POST", "v2/users", (*exchange).v2CreateUser),
-		r("GET", "v2/users", (*exchange).v2ListUsers),
-		r("GET", "v2/users/{}", (*exchange).v2GetUser),
-		r("PUT", "v2/users/{}", (*exchange).v2UpdateUser),
-		r("DELETE", "v2/users/{}", (*exchange).v2DeleteUser),
-		r("GET", "v2/users/{}/courses", (*exchange).v2UserCourses),
+		r("POST", "v2/users", v2CreateUser),
+		r("GET", "v2/users", v2ListUsers),
+		r("GET", "v2/users/{}", v2GetUser),
+		r("PUT", "v2/users/{}", v2UpdateUser),
+		r("DELETE", "v2/users/{}", v2DeleteUser),
+		r("GET", "v2/users/{}/courses", v2UserCourses),
 
 		// v2 user groups, both spellings
-		r("POST", g, (*exchange).v2CreateGroup),
-		r("GET", g, (*exchange).v2ListGroups),
-		r("GET", g+"/{}/children", (*exchange).v2GroupChildren),
-		r("POST", g+"/{}/users", (*exchange).v2AddGroupUsers),
-		r("DELETE", g+"/{}/users", (*exchange).v2RemoveGroupUsers),
-		r("GET", g+"/{}/users", (*exchange).v2GroupUsers),
+		r("POST", g, v2CreateGroup),
+		r("GET", g, v2ListGroups),
+		r("GET", g+"/{}/children", v2GroupChildren),
+		r("POST", g+"/{}/users", v2AddGroupUsers),
+		r("DELETE", g+"/{}/users", v2RemoveGroupUsers),
+		r("GET", g+"/{}/users", v2GroupUsers),
 
 		// v2 catalog
-		r("GET", "v2/catalog/coursecollections", (*exchange).v2Collections),
-		r("GET", "v2/catalog/coursecollections/{}/courses", (*exchange).v2CollectionCourses),
-		r("GET", "v2/catalog/courses", (*exchange).v2Courses),
-		r("GET", "v2/catalog/courses/{}/lessons", (*exchange).v2CourseLessons),
+		r("GET", "v2/catalog/coursecollections", v2Collections),
+		r("GET", "v2/catalog/coursecollections/{}/courses", v2CollectionCourses),
+		r("GET", "v2/catalog/courses", v2Courses),
+		r("GET", "v2/catalog/courses/{}/lessons", v2CourseLessons),
 
 		// v2 analytics
-		r("GET", "v2/analytics/attempts", (*exchange).v2Attempts),
-		r("GET", "v2/analytics/courseprogress", (*exchange).v2CourseProgress),
-		r("GET", "v2/analytics/coursestatistics", (*exchange).v2CourseStatistics),
-		r("GET", "v2/analytics/lessonstatistics", (*exchange).v2LessonStatistics),
-		r("GET", "v2/analytics/lesson-progress/events", (*exchange).v2LessonProgressEvents),
-		r("GET", "v2/analytics/users/{}/lesson-progress", (*exchange).v2UserLessonProgress),
-		r("GET", "v2/analytics/users/{}/lesson-progress/events", (*exchange).v2UserLessonProgressEvents),
-		r("GET", "v2/analytics/surveyquestiondefinitions", (*exchange).v2SurveyQuestions),
-		r("GET", "v2/analytics/surveyanswers", (*exchange).v2SurveyAnswers),
+		r("GET", "v2/analytics/attempts", v2Attempts),
+		r("GET", "v2/analytics/courseprogress", v2CourseProgress),
+		r("GET", "v2/analytics/coursestatistics", v2CourseStatistics),
+		r("GET", "v2/analytics/lessonstatistics", v2LessonStatistics),
+		r("GET", "v2/analytics/lesson-progress/events", v2LessonProgressEvents),
+		r("GET", "v2/analytics/users/{}/lesson-progress", v2UserLessonProgress),
+		r("GET", "v2/analytics/users/{}/lesson-progress/events", v2UserLessonProgressEvents),
+		r("GET", "v2/analytics/surveyquestiondefinitions", v2SurveyQuestions),
+		r("GET", "v2/analytics/surveyanswers", v2SurveyAnswers),
 
 		// v2 webhooks
-		r("POST", "v2/webhooks", (*exchange).v2CreateWebhook),
-		r("GET", "v2/webhooks", (*exchange).v2ListWebhooks),
-		r("DELETE", "v2/webhooks/{}", (*exchange).v2DeleteWebhook),
+		r("POST", "v2/webhooks", v2CreateWebhook),
+		r("GET", "v2/webhooks", v2ListWebhooks),
+		r("DELETE", "v2/webhooks/{}", v2DeleteWebhook),
 	}
 }
 
@@ -198,7 +198,7 @@ func findRoute(method string, segs []string) routeMatch {
 
 // route runs the matched handler under the store lock, or answers 405 or
 // 404 when nothing matched.
-func (s *Server) route(w http.ResponseWriter, r *http.Request, m routeMatch, segs []string, body []byte) {
+func (s frontDoor) route(w http.ResponseWriter, r *http.Request, m routeMatch, segs []string, body []byte) {
 	if m.index < 0 {
 		if len(m.allowed) > 0 {
 			sort.Strings(m.allowed)
@@ -209,7 +209,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, m routeMatch, seg
 		writeError(w, http.StatusNotFound, "no route for "+r.Method+" /"+strings.Join(segs, "/"))
 		return
 	}
-	c := &exchange{s: s, w: w, r: r, params: m.params, body: body, query: lowerQuery(r)}
+	c := &exchange{s: s.server, w: w, r: r, params: m.params, body: body, query: lowerQuery(r)}
 	s.handle(routes[m.index], c)
 	// The answer is encoded under the lock and written after it, so
 	// that a slow reader holds up nobody.
@@ -218,7 +218,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, m routeMatch, seg
 
 // handle runs a handler under the store lock: shared for reads,
 // exclusive for writes.
-func (s *Server) handle(rt route, c *exchange) {
+func (s frontDoor) handle(rt route, c *exchange) {
 	if rt.write {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -574,4 +574,9 @@ func (c *exchange) timeParam(name, display string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return t, true
+}
+
+// with binds a conversion's store, for pageMap.
+func with[S, T any](st *store, conv func(*store, S) T) func(S) T {
+	return func(s S) T { return conv(st, s) }
 }

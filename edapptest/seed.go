@@ -127,13 +127,13 @@ type CollectionSpec struct {
 // AddCollection adds a course collection and returns its id. It fails
 // with [ErrInvalid] without a title and with [ErrConflict] when the external
 // id is taken.
-func (s *Server) AddCollection(spec CollectionSpec) (string, error) {
+func (s Seeding) AddCollection(spec CollectionSpec) (string, error) {
 	var id string
 	err := s.locked(func(st *store, _ time.Time) error {
 		if strings.TrimSpace(spec.Title) == "" {
 			return invalid("collection title is required")
 		}
-		if spec.ExternalID != "" && st.collectionByExternalID(spec.ExternalID) != nil {
+		if spec.ExternalID != "" && collectionByExternalID(st, spec.ExternalID) != nil {
 			return conflict("collection external id %q is taken", spec.ExternalID)
 		}
 		id = st.newID("col")
@@ -144,7 +144,7 @@ func (s *Server) AddCollection(spec CollectionSpec) (string, error) {
 	return id, err
 }
 
-func (st *store) collectionByExternalID(ext string) *collection {
+func collectionByExternalID(st *store, ext string) *collection {
 	for _, c := range st.collections.all() {
 		if c.externalID == ext {
 			return c
@@ -155,15 +155,15 @@ func (st *store) collectionByExternalID(ext string) *collection {
 
 // AddCourse adds a course with its lessons and returns the ids. Adding a
 // course sends no event; see PublishCourse.
-func (s *Server) AddCourse(c CourseSpec) (courseID string, lessonIDs []string, err error) {
+func (s Seeding) AddCourse(c CourseSpec) (courseID string, lessonIDs []string, err error) {
 	err = s.locked(func(st *store, now time.Time) error {
-		courseID, lessonIDs, err = st.addCourse(c, orTime(c.Created, now))
+		courseID, lessonIDs, err = addCourse(st, c, orTime(c.Created, now))
 		return err
 	})
 	return courseID, lessonIDs, err
 }
 
-func (st *store) addCourse(spec CourseSpec, now time.Time) (string, []string, error) {
+func addCourse(st *store, spec CourseSpec, now time.Time) (string, []string, error) {
 	if strings.TrimSpace(spec.Title) == "" {
 		return "", nil, invalid("course title is required")
 	}
@@ -181,7 +181,7 @@ func (st *store) addCourse(spec CourseSpec, now time.Time) (string, []string, er
 	}
 	seen := map[string]bool{}
 	for _, l := range spec.Lessons {
-		if err := st.checkLesson(l); err != nil {
+		if err := checkLesson(st, l); err != nil {
 			return "", nil, err
 		}
 		if l.ExternalID != "" && seen[l.ExternalID] {
@@ -198,7 +198,7 @@ func (st *store) addCourse(spec CourseSpec, now time.Time) (string, []string, er
 	st.courses.add(c.id, c)
 	ids := []string{}
 	for _, l := range spec.Lessons {
-		ids = append(ids, st.addLesson(c, l, now).id)
+		ids = append(ids, addLesson(st, c, l, now).id)
 	}
 	return c.id, ids, nil
 }
@@ -218,7 +218,7 @@ func orDefault(v, def string) string {
 	return v
 }
 
-func (st *store) checkLesson(l LessonSpec) error {
+func checkLesson(st *store, l LessonSpec) error {
 	if strings.TrimSpace(l.Title) == "" {
 		return invalid("lesson title is required")
 	}
@@ -232,7 +232,7 @@ func (st *store) checkLesson(l LessonSpec) error {
 	return nil
 }
 
-func (st *store) addLesson(c *course, spec LessonSpec, now time.Time) *lesson {
+func addLesson(st *store, c *course, spec LessonSpec, now time.Time) *lesson {
 	l := &lesson{
 		id: st.newID("les"), externalID: spec.ExternalID, title: spec.Title,
 		description: spec.Description, status: orDefault(spec.Status, statusPublished),
@@ -246,17 +246,17 @@ func (st *store) addLesson(c *course, spec LessonSpec, now time.Time) *lesson {
 
 // AddLesson appends a lesson to the course spec.CourseID and returns its
 // id. It sends no event; see PublishLesson.
-func (s *Server) AddLesson(spec LessonSpec) (string, error) {
+func (s Seeding) AddLesson(spec LessonSpec) (string, error) {
 	var id string
 	err := s.locked(func(st *store, now time.Time) error {
 		c, err := st.course(spec.CourseID)
 		if err != nil {
 			return err
 		}
-		if err := st.checkLesson(spec); err != nil {
+		if err := checkLesson(st, spec); err != nil {
 			return err
 		}
-		id = st.addLesson(c, spec, now).id
+		id = addLesson(st, c, spec, now).id
 		return nil
 	})
 	return id, err
@@ -272,7 +272,7 @@ type GroupSpec struct {
 }
 
 // AddGroup adds a user group and returns its id.
-func (s *Server) AddGroup(spec GroupSpec) (string, error) {
+func (s Seeding) AddGroup(spec GroupSpec) (string, error) {
 	var id string
 	err := s.locked(func(st *store, now time.Time) error {
 		for _, c := range spec.CourseIDs {
@@ -280,7 +280,7 @@ func (s *Server) AddGroup(spec GroupSpec) (string, error) {
 				return err
 			}
 		}
-		g, err := st.addGroup(spec.Name, spec.ParentID, strings.TrimSpace(spec.InviteCode))
+		g, err := addGroup(st, spec.Name, spec.ParentID, strings.TrimSpace(spec.InviteCode))
 		if err == nil {
 			id = g.id
 			setCourses(g, spec.CourseIDs, orTime(spec.Created, now))
@@ -299,7 +299,7 @@ type GroupChildSpec struct {
 // AddGroupChild moves the group spec.ChildID under spec.ParentID, with
 // its own children. It fails with [ErrInvalid] when that would make a group
 // its own ancestor.
-func (s *Server) AddGroupChild(spec GroupChildSpec) error {
+func (s Seeding) AddGroupChild(spec GroupChildSpec) error {
 	return s.locked(func(st *store, _ time.Time) error {
 		parent, err := st.group(spec.ParentID)
 		if err != nil {
@@ -324,7 +324,7 @@ type GroupMemberSpec struct {
 
 // AddGroupMember makes the user a member of the group (no change when it
 // already is).
-func (s *Server) AddGroupMember(spec GroupMemberSpec) error {
+func (s Seeding) AddGroupMember(spec GroupMemberSpec) error {
 	return s.locked(func(st *store, now time.Time) error {
 		g, err := st.group(spec.GroupID)
 		if err != nil {
@@ -349,7 +349,7 @@ type CollectionCourseSpec struct {
 
 // AddCollectionCourse puts the course in the collection (no change when it
 // is there already). A course may sit in several collections.
-func (s *Server) AddCollectionCourse(spec CollectionCourseSpec) error {
+func (s Seeding) AddCollectionCourse(spec CollectionCourseSpec) error {
 	return s.locked(func(st *store, _ time.Time) error {
 		if st.collections.get(spec.CollectionID) == nil {
 			return notFound("course collection %q not found", spec.CollectionID)
@@ -366,9 +366,9 @@ func (s *Server) AddCollectionCourse(spec CollectionCourseSpec) error {
 }
 
 // AddUser adds a user and returns its id.
-func (s *Server) AddUser(spec UserSpec) (string, error) {
+func (s Seeding) AddUser(spec UserSpec) (string, error) {
 	u := &user{}
-	err := s.locked(func(st *store, now time.Time) error { return st.applyUser(u, spec.patch(), orTime(spec.Joined, now)) })
+	err := s.locked(func(st *store, now time.Time) error { return applyUser(st, u, spec.patch(), orTime(spec.Joined, now)) })
 	return u.id, err
 }
 
@@ -397,7 +397,7 @@ func (spec UserSpec) patch() userPatch {
 }
 
 // RemoveUserFromGroup ends the user's membership of the group.
-func (s *Server) RemoveUserFromGroup(groupID, userID string) error {
+func (s Seeding) RemoveUserFromGroup(groupID, userID string) error {
 	return s.locked(func(st *store, _ time.Time) error {
 		g, err := st.group(groupID)
 		if err != nil {
@@ -414,7 +414,7 @@ func (s *Server) RemoveUserFromGroup(groupID, userID string) error {
 
 // AssignCourse assigns a course to a group. Its members and the members of
 // every descendant group can then reach the course.
-func (s *Server) AssignCourse(groupID, courseID string) error {
+func (s Seeding) AssignCourse(groupID, courseID string) error {
 	return s.locked(func(st *store, now time.Time) error {
 		g, err := st.group(groupID)
 		if err != nil {
@@ -431,7 +431,7 @@ func (s *Server) AssignCourse(groupID, courseID string) error {
 }
 
 // UnassignCourse takes a course away from a group.
-func (s *Server) UnassignCourse(groupID, courseID string) error {
+func (s Seeding) UnassignCourse(groupID, courseID string) error {
 	return s.locked(func(st *store, _ time.Time) error {
 		g, err := st.group(groupID)
 		if err != nil {
@@ -516,7 +516,7 @@ type AttemptSpec struct {
 // its last published lesson. Unlike CompleteLesson it delivers no
 // webhook, and its times may lie in the past, to seed a history. It does
 // not check that the user can reach the course.
-func (s *Server) AddAttempt(spec AttemptSpec) (string, error) {
+func (s Seeding) AddAttempt(spec AttemptSpec) (string, error) {
 	if err := checkScore(spec.Score); err != nil {
 		return "", err
 	}
@@ -537,14 +537,14 @@ func (s *Server) AddAttempt(spec AttemptSpec) (string, error) {
 			id = st.open(u, l, orTime(spec.Started, now)).id
 			return st.complete(u, l, spec.Score, spec.Completed), nil
 		}
-		id = st.addAttemptAt(u, l, spec, now)
+		id = addAttemptAt(st, u, l, spec, now)
 		return nil, nil
 	})
 	return id, err
 }
 
 // addAttemptAt records an AttemptSpec for AddAttempt, delivering nothing.
-func (st *store) addAttemptAt(u *user, l *lesson, spec AttemptSpec, now time.Time) string {
+func addAttemptAt(st *store, u *user, l *lesson, spec AttemptSpec, now time.Time) string {
 	started := spec.Started
 	if started.IsZero() {
 		started = now
@@ -561,7 +561,7 @@ func (st *store) addAttemptAt(u *user, l *lesson, spec AttemptSpec, now time.Tim
 	}
 	key := ucKey{u.id, l.courseID}
 	if _, done := st.completions[key]; !done {
-		if at, ok := st.lastFirstCompletion(u, st.courses.get(l.courseID)); ok {
+		if at, ok := lastFirstCompletion(st, u, st.courses.get(l.courseID)); ok {
 			st.completions[key] = at
 		}
 	}
@@ -572,7 +572,7 @@ func (st *store) addAttemptAt(u *user, l *lesson, spec AttemptSpec, now time.Tim
 // LessonOpened progress event. It returns the attempt id. It sends no
 // webhook (the service has no open event) and does not check that the user
 // can reach the course.
-func (s *Server) OpenLesson(userID, lessonID string) (string, error) {
+func (s Seeding) OpenLesson(userID, lessonID string) (string, error) {
 	var id string
 	err := s.locked(func(st *store, now time.Time) error {
 		u, err := st.user(userID)
@@ -595,7 +595,7 @@ func (s *Server) OpenLesson(userID, lessonID string) (string, error) {
 // this completes every published lesson of the course for the first time,
 // CourseCompletedEvent, synchronously, to every webhook registered for
 // them. It does not check that the user can reach the course.
-func (s *Server) CompleteLesson(userID, lessonID string, score float64) error {
+func (s Seeding) CompleteLesson(userID, lessonID string, score float64) error {
 	if err := checkScore(score); err != nil {
 		return err
 	}
@@ -613,7 +613,7 @@ func (s *Server) CompleteLesson(userID, lessonID string, score float64) error {
 }
 
 // AddInteraction records a slide interaction for the v1 course report.
-func (s *Server) AddInteraction(in Interaction) error {
+func (s Seeding) AddInteraction(in Interaction) error {
 	kind := orDefault(in.Type, InteractionView)
 	if kind != InteractionView && kind != InteractionSlide {
 		return invalid("interaction type %q (want view or slide)", in.Type)
@@ -640,12 +640,12 @@ func (s *Server) AddInteraction(in Interaction) error {
 
 // publishEvents builds one event per user who can reach the course, or a
 // single event with empty user fields when nobody can.
-func (st *store) publishEvents(name edapp.EventName, c *course, l *lesson) []outEvent {
+func publishEvents(st *store, name edapp.EventName, c *course, l *lesson) []outEvent {
 	base := map[string]any{"courseId": c.id, "courseTitle": c.title}
 	if l != nil {
 		base["lessonId"], base["lessonTitle"] = l.id, l.title
 	}
-	users := st.usersWithAccess(c.id)
+	users := usersWithAccess(st, c.id)
 	if len(users) == 0 {
 		return []outEvent{{name: name, vals: base}}
 	}
@@ -658,18 +658,18 @@ func (st *store) publishEvents(name edapp.EventName, c *course, l *lesson) []out
 	return out
 }
 
-func (s *Server) setCourseStatus(courseID, status string, event edapp.EventName) error {
+func (s Seeding) setCourseStatus(courseID, status string, event edapp.EventName) error {
 	return s.emit(func(st *store, now time.Time) ([]outEvent, error) {
 		c, err := st.course(courseID)
 		if err != nil {
 			return nil, err
 		}
 		c.status, c.modified = status, now
-		return st.publishEvents(event, c, nil), nil
+		return publishEvents(st, event, c, nil), nil
 	})
 }
 
-func (s *Server) setLessonStatus(lessonID, status string, event edapp.EventName) error {
+func (s Seeding) setLessonStatus(lessonID, status string, event edapp.EventName) error {
 	return s.emit(func(st *store, now time.Time) ([]outEvent, error) {
 		l, err := st.lesson(lessonID)
 		if err != nil {
@@ -680,40 +680,40 @@ func (s *Server) setLessonStatus(lessonID, status string, event edapp.EventName)
 			return nil, err
 		}
 		l.status, l.modified = status, now
-		return st.publishEvents(event, c, l), nil
+		return publishEvents(st, event, c, l), nil
 	})
 }
 
 // PublishCourse sets the course's status to "published" and delivers
 // CoursePublishedEvent once per user who can reach the course (or once with
 // empty user fields when nobody can).
-func (s *Server) PublishCourse(courseID string) error {
+func (s Seeding) PublishCourse(courseID string) error {
 	return s.setCourseStatus(courseID, statusPublished, edapp.EventCoursePublished)
 }
 
 // UnpublishCourse sets the course's status to "unpublished" and delivers
 // CourseUnPublishedEvent as PublishCourse does. An unpublished course
 // leaves the users' course lists.
-func (s *Server) UnpublishCourse(courseID string) error {
+func (s Seeding) UnpublishCourse(courseID string) error {
 	return s.setCourseStatus(courseID, statusUnpublished, edapp.EventCourseUnPublished)
 }
 
 // PublishLesson sets the lesson's status to "published" and delivers
 // LessonPublishedEvent once per user who can reach its course (or once with
 // empty user fields when nobody can).
-func (s *Server) PublishLesson(lessonID string) error {
+func (s Seeding) PublishLesson(lessonID string) error {
 	return s.setLessonStatus(lessonID, statusPublished, edapp.EventLessonPublished)
 }
 
 // UnpublishLesson sets the lesson's status to "unpublished" and delivers
 // LessonUnpublishedEvent as PublishLesson does.
-func (s *Server) UnpublishLesson(lessonID string) error {
+func (s Seeding) UnpublishLesson(lessonID string) error {
 	return s.setLessonStatus(lessonID, statusUnpublished, edapp.EventLessonUnpublished)
 }
 
 // SendCourseReminder delivers CourseReminderWebHookEvent for a user and a
 // course.
-func (s *Server) SendCourseReminder(userID, courseID string, dueDate time.Time) error {
+func (s Seeding) SendCourseReminder(userID, courseID string, dueDate time.Time) error {
 	return s.emit(func(st *store, _ time.Time) ([]outEvent, error) {
 		u, err := st.user(userID)
 		if err != nil {
@@ -742,7 +742,7 @@ func (s *Server) SendCourseReminder(userID, courseID string, dueDate time.Time) 
 // default to that user's. Other fields are sent after the event's own. A
 // time.Time value is written as a datetime. An unknown event name fails
 // with [ErrInvalid].
-func (s *Server) Emit(eventName edapp.EventName, fields map[string]any) error {
+func (s Seeding) Emit(eventName edapp.EventName, fields map[string]any) error {
 	specFields, ok := eventFields[eventName]
 	if !ok {
 		return invalid("unknown event %q", eventName)
@@ -775,10 +775,10 @@ type WebhookSpec struct {
 
 // AddWebhook registers a webhook, as POST /v2/webhooks does, and returns
 // its id.
-func (s *Server) AddWebhook(spec WebhookSpec) (string, error) {
+func (s Seeding) AddWebhook(spec WebhookSpec) (string, error) {
 	var id string
 	err := s.locked(func(st *store, _ time.Time) error {
-		w, err := st.addWebhook(spec.EventName, spec.URL, spec.Headers)
+		w, err := addWebhook(st, spec.EventName, spec.URL, spec.Headers)
 		if err == nil {
 			id = w.id
 		}
@@ -791,7 +791,7 @@ var questionTypes = []string{"open", "rating", "multiple-choice"}
 
 // AddSurveyQuestion adds a survey question to a lesson and returns its id
 // and the ids of its answer options.
-func (s *Server) AddSurveyQuestion(q SurveyQuestionSpec) (questionID string, answerIDs []string, err error) {
+func (s Seeding) AddSurveyQuestion(q SurveyQuestionSpec) (questionID string, answerIDs []string, err error) {
 	qtype := orDefault(q.Type, "open")
 	if !slices.Contains(questionTypes, qtype) {
 		return "", nil, invalid("question type %q (want open, rating or multiple-choice)", q.Type)
@@ -840,7 +840,7 @@ type SurveyAnswerSpec struct {
 // AddSurveyAnswer records a user's answer to a survey question and
 // returns the answer id. The answer belongs to the user's latest attempt
 // at the lesson, if any.
-func (s *Server) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
+func (s Seeding) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
 	var id string
 	answer := spec.Answer
 	err := s.locked(func(st *store, now time.Time) error {
@@ -880,7 +880,7 @@ func (s *Server) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
 
 // lastFirstCompletion reports when u first completed the last of the
 // course's published lessons, and false while one is not completed.
-func (st *store) lastFirstCompletion(u *user, c *course) (time.Time, bool) {
+func lastFirstCompletion(st *store, u *user, c *course) (time.Time, bool) {
 	var last time.Time
 	pub := st.publishedLessons(c)
 	for _, l := range pub {

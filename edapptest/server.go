@@ -35,8 +35,10 @@ const (
 
 // Server is an in-memory, stateful fake of the whole service (v1 and v2
 // sharing one account), served over loopback. Create it with [NewServer] and
-// Close it when done. All methods are safe for concurrent use.
+// Close it when done. All methods are safe for concurrent use. Its seeding
+// helpers are [Seeding]'s, which it embeds.
 type Server struct {
+	Seeding
 	// URL is the base URL of the fake, without a trailing slash. The /v1
 	// and /v2 paths, /launch-lesson and /learner/{userId} hang off it.
 	URL string
@@ -64,6 +66,19 @@ type Server struct {
 	requests    []*Request
 	deliveries  []Delivery
 }
+
+// Seeding holds the helpers that add records, or act as a learner or an
+// author, in a [Server]; a Server embeds it, so that srv.AddUser(spec)
+// calls them.
+type Seeding struct{ *server }
+
+// server names Server where Seeding and frontDoor embed it, so that the
+// field is unexported.
+type server = Server
+
+// frontDoor holds what serves a request before and around its route: the
+// log, the checks, the launch page.
+type frontDoor struct{ *server }
 
 // Option configures a [Server]. A bad value makes [NewServer] return, and
 // [New] fail the test with, an error wrapping [edapp.ErrInvalidInput]: the
@@ -222,6 +237,7 @@ func newServer(opts ...Option) (*Server, error) {
 		counters:        newCounters(),
 		redeliveries:    own.redeliveries,
 	}
+	s.Seeding = Seeding{s}
 	if own.budgetLimit > 0 {
 		s.budget = &budget{limit: own.budgetLimit, window: own.budgetWindow}
 	}
@@ -236,7 +252,7 @@ func (s *Server) Close() {
 
 // Handler returns the fake as an http.Handler, to mount on another server.
 // Launch links then point at the host the request came in on.
-func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serve) }
+func (s *Server) Handler() http.Handler { return http.HandlerFunc(frontDoor{s}.serve) }
 
 // SetLatency delays every later request by d before it is handled. The
 // wait ends early when the request's context is done. Zero turns it off.
@@ -358,7 +374,7 @@ type incoming struct {
 }
 
 // serve is the top handler: count, read, log, wait, then dispatch.
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+func (s frontDoor) serve(w http.ResponseWriter, r *http.Request) {
 	s.counters.begin()
 	defer s.counters.end()
 	sw := &statusWriter{ResponseWriter: w}
@@ -375,7 +391,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 // read classifies a request, reads its body and logs it. The body of a
 // request without a valid token is never read.
-func (s *Server) read(r *http.Request) incoming {
+func (s frontDoor) read(r *http.Request) incoming {
 	var in incoming
 	in.segs, in.pathOK = splitPath(r)
 	in.launch = in.pathOK && len(in.segs) == 1 && strings.EqualFold(in.segs[0], "launch-lesson")
@@ -405,7 +421,7 @@ func (s *Server) read(r *http.Request) incoming {
 // dispatch answers the pages, refuses what is not a valid API request,
 // then applies the budget, the injected failures and the overrides, and
 // routes.
-func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, in *incoming) {
+func (s frontDoor) dispatch(w http.ResponseWriter, r *http.Request, in *incoming) {
 	switch {
 	case in.launch:
 		s.serveLaunch(w, r, in.form, in.formStatus)
@@ -443,7 +459,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, in *incoming) 
 // finish records the answer's status and logs the request. A handler
 // that panicked (v != nil) gets a 500, and the panic is kept for New's
 // check.
-func (s *Server) finish(sw *statusWriter, r *http.Request, entry *Request, start time.Time, v any) {
+func (s frontDoor) finish(sw *statusWriter, r *http.Request, entry *Request, start time.Time, v any) {
 	if v != nil {
 		s.panics.Add(1)
 		s.core.Recovered(r, v)
@@ -487,7 +503,7 @@ func readBody(r *http.Request) (body []byte, tooLarge bool) {
 // so are launch tokens: the value of any token query parameter, and on the
 // launch page every occurrence of such a value, or of one posted in its
 // form (formToks), in the query and the headers.
-func (s *Server) logRequest(r *http.Request, body []byte, launch bool, formToks []string) *Request {
+func (s frontDoor) logRequest(r *http.Request, body []byte, launch bool, formToks []string) *Request {
 	h := r.Header.Clone()
 	if h == nil {
 		h = http.Header{}
@@ -579,7 +595,7 @@ func jsonEscaped(s string) string {
 }
 
 // injectFailure answers a pending failure that covers the request.
-func (s *Server) injectFailure(w http.ResponseWriter, r *http.Request, m routeMatch) bool {
+func (s frontDoor) injectFailure(w http.ResponseWriter, r *http.Request, m routeMatch) bool {
 	template := ""
 	if m.index >= 0 {
 		template = routes[m.index].template
@@ -627,7 +643,7 @@ func (b *budget) admit(now time.Time) (bool, time.Duration) {
 }
 
 // admit applies the budget; over it, it answers 429 and reports false.
-func (s *Server) admit(w http.ResponseWriter) bool {
+func (s frontDoor) admit(w http.ResponseWriter) bool {
 	if s.budget == nil {
 		return true
 	}

@@ -81,7 +81,7 @@ func (s *Server) Snapshot() Snapshot {
 	for _, g := range st.groups.all() {
 		snap.Groups = append(snap.Groups, SnapshotGroup{ID: g.id, Name: g.name, ParentID: g.parentID, InviteCode: g.inviteCode, CourseIDs: g.courseIDs()})
 	}
-	snap.Collections = st.snapshotCollections()
+	snap.Collections = snapshotCollections(st)
 	for _, c := range st.courses.all() {
 		snap.Courses = append(snap.Courses, SnapshotCourse{ID: c.id, ExternalID: c.externalID, Title: c.title,
 			Description: c.description, Status: c.status, Locale: c.locale, ThumbnailURL: c.thumbnailURL,
@@ -91,14 +91,14 @@ func (s *Server) Snapshot() Snapshot {
 				Title: l.title, Description: l.description, Status: l.status, MinimumScore: l.minimumScore})
 		}
 	}
-	snap.Progress = st.snapshotProgress()
-	snap.LatestActivity = st.latestActivity(snap.Progress)
+	snap.Progress = snapshotProgress(st)
+	snap.LatestActivity = latestActivity(st, snap.Progress)
 	return snap
 }
 
 // latestActivity is Snapshot.LatestActivity: of the attempts and of
 // progress, the course progress of the snapshot.
-func (st *store) latestActivity(progress []SnapshotProgress) time.Time {
+func latestActivity(st *store, progress []SnapshotProgress) time.Time {
 	var latest time.Time
 	for _, a := range st.attempts {
 		latest = laterOf(latest, laterOf(a.started, a.completed))
@@ -116,7 +116,7 @@ func laterOf(a, b time.Time) time.Time {
 	return a
 }
 
-func (st *store) snapshotCollections() []SnapshotCollection {
+func snapshotCollections(st *store) []SnapshotCollection {
 	var out []SnapshotCollection
 	for _, col := range st.collections.all() {
 		sc := SnapshotCollection{ID: col.id, ExternalID: col.externalID, Title: col.title, Description: col.description}
@@ -130,7 +130,7 @@ func (st *store) snapshotCollections() []SnapshotCollection {
 	return out
 }
 
-func (st *store) snapshotProgress() []SnapshotProgress {
+func snapshotProgress(st *store) []SnapshotProgress {
 	var out []SnapshotProgress
 	for _, r := range st.view().rows {
 		cs := st.courseState(r.u, r.cr)

@@ -317,7 +317,7 @@ func (st *store) access(u *user, courseID string) (time.Time, bool) {
 }
 
 // usersWithAccess lists the users who can reach a course.
-func (st *store) usersWithAccess(courseID string) []*user {
+func usersWithAccess(st *store, courseID string) []*user {
 	var out []*user
 	for _, u := range st.users.all() {
 		if _, ok := st.access(u, courseID); ok {
@@ -414,7 +414,7 @@ func (p *lessonProgress) fold(a *attempt) {
 	p.score, p.hasScore = a.score, true
 }
 
-func (st *store) groupByInviteCode(code string) *group {
+func groupByInviteCode(st *store, code string) *group {
 	for _, g := range st.groups.all() {
 		if g.inviteCode != "" && strings.EqualFold(g.inviteCode, code) {
 			return g
@@ -423,7 +423,7 @@ func (st *store) groupByInviteCode(code string) *group {
 	return nil
 }
 
-func (st *store) hasChildren(g *group) bool {
+func hasChildren(st *store, g *group) bool {
 	for _, o := range st.groups.all() {
 		if o.parentID == g.id {
 			return true

@@ -75,12 +75,12 @@ func customFieldsPatch(o obj) (*map[string]string, error) {
 
 // applyUser validates p and applies it to u. u is new when it has no id
 // yet; it is then stored under a fresh id. Nothing changes on error.
-func (st *store) applyUser(u *user, p userPatch, now time.Time) error {
+func applyUser(st *store, u *user, p userPatch, now time.Time) error {
 	isNew := u.id == ""
 	if p.username != nil {
 		*p.username = strings.TrimSpace(*p.username)
 	}
-	invited, err := st.checkUserPatch(u, p, isNew)
+	invited, err := checkUserPatch(st, u, p, isNew)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func (st *store) applyUser(u *user, p userPatch, now time.Time) error {
 
 // checkUserPatch validates a user write, and returns the group its invite
 // code names.
-func (st *store) checkUserPatch(u *user, p userPatch, isNew bool) (invited *group, err error) {
+func checkUserPatch(st *store, u *user, p userPatch, isNew bool) (invited *group, err error) {
 	switch {
 	case p.username != nil && *p.username == "":
 		return nil, invalid("username must not be empty")
@@ -138,18 +138,18 @@ func (st *store) checkUserPatch(u *user, p userPatch, isNew bool) (invited *grou
 			}
 		}
 	}
-	if err := st.checkGroupIDs(p.groups, p.managed); err != nil {
+	if err := checkGroupIDs(st, p.groups, p.managed); err != nil {
 		return nil, err
 	}
 	if p.inviteCode != nil && *p.inviteCode != "" {
-		if invited = st.groupByInviteCode(*p.inviteCode); invited == nil {
+		if invited = groupByInviteCode(st, *p.inviteCode); invited == nil {
 			return nil, invalid("unknown invite code %q", *p.inviteCode)
 		}
 	}
 	return invited, nil
 }
 
-func (st *store) checkGroupIDs(lists ...*[]string) error {
+func checkGroupIDs(st *store, lists ...*[]string) error {
 	for _, list := range lists {
 		if list == nil {
 			continue
@@ -218,7 +218,7 @@ func toV2User(u *user) v2User {
 	}
 }
 
-func (c *exchange) v2CreateUser() {
+func v2CreateUser(c *exchange) {
 	o, ok := c.object()
 	if !ok {
 		return
@@ -229,7 +229,7 @@ func (c *exchange) v2CreateUser() {
 		return
 	}
 	u := &user{}
-	if err := c.st.applyUser(u, p, c.now); err != nil {
+	if err := applyUser(c.st, u, p, c.now); err != nil {
 		c.failErr(err)
 		return
 	}
@@ -238,7 +238,7 @@ func (c *exchange) v2CreateUser() {
 
 // v2ListUsers honours userName (username or email, without regard to case)
 // and externalId.
-func (c *exchange) v2ListUsers() {
+func v2ListUsers(c *exchange) {
 	name, ext := c.q("username"), c.q("externalid")
 	var out []*user
 	for _, u := range c.st.users.all() {
@@ -279,14 +279,14 @@ func (c *exchange) courseParam(i int) *course {
 
 func quote(s string) string { return `"` + truncate(s, 64) + `"` }
 
-func (c *exchange) v2GetUser() {
+func v2GetUser(c *exchange) {
 	if u := c.userParam(0); u != nil {
 		c.json(http.StatusOK, toV2User(u))
 	}
 }
 
 // v2UpdateUser changes only the fields present in the body.
-func (c *exchange) v2UpdateUser() {
+func v2UpdateUser(c *exchange) {
 	u := c.userParam(0)
 	if u == nil {
 		return
@@ -300,7 +300,7 @@ func (c *exchange) v2UpdateUser() {
 		c.failErr(err)
 		return
 	}
-	if err := c.st.applyUser(u, p, c.now); err != nil {
+	if err := applyUser(c.st, u, p, c.now); err != nil {
 		c.failErr(err)
 		return
 	}
@@ -312,7 +312,7 @@ type successBody struct {
 	Message string `json:"message,omitempty"`
 }
 
-func (c *exchange) v2DeleteUser() {
+func v2DeleteUser(c *exchange) {
 	if u := c.userParam(0); u != nil {
 		c.st.deleteUser(u.id)
 		c.json(http.StatusOK, successBody{Success: true})
@@ -320,7 +320,7 @@ func (c *exchange) v2DeleteUser() {
 }
 
 // v2UserCourses lists the published courses the user can reach.
-func (c *exchange) v2UserCourses() {
+func v2UserCourses(c *exchange) {
 	u := c.userParam(0)
 	if u == nil {
 		return
@@ -344,12 +344,12 @@ func (c *exchange) v2UserCourses() {
 	pageOf(c, out)
 }
 
-func (st *store) toV2Group(g *group) v2Group {
-	return v2Group{ID: g.id, Name: g.name, InviteCode: g.inviteCode, HasChildren: st.hasChildren(g)}
+func toV2Group(st *store, g *group) v2Group {
+	return v2Group{ID: g.id, Name: g.name, InviteCode: g.inviteCode, HasChildren: hasChildren(st, g)}
 }
 
 // addGroup validates and stores a new group.
-func (st *store) addGroup(name, parentID, inviteCode string) (*group, error) {
+func addGroup(st *store, name, parentID, inviteCode string) (*group, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return nil, invalid("name is required")
@@ -357,7 +357,7 @@ func (st *store) addGroup(name, parentID, inviteCode string) (*group, error) {
 	if parentID != "" && st.groups.get(parentID) == nil {
 		return nil, invalid("unknown parent user group %q", parentID)
 	}
-	if inviteCode != "" && st.groupByInviteCode(inviteCode) != nil {
+	if inviteCode != "" && groupByInviteCode(st, inviteCode) != nil {
 		return nil, conflict("invite code %q is taken", inviteCode)
 	}
 	g := &group{id: st.newID("grp"), name: name, parentID: parentID, inviteCode: inviteCode}
@@ -367,7 +367,7 @@ func (st *store) addGroup(name, parentID, inviteCode string) (*group, error) {
 
 // v2CreateGroup takes {"name", "inviteCode", "parentId"}; parentId is an
 // extension of the fake.
-func (c *exchange) v2CreateGroup() {
+func v2CreateGroup(c *exchange) {
 	o, ok := c.object()
 	if !ok {
 		return
@@ -387,17 +387,17 @@ func (c *exchange) v2CreateGroup() {
 		c.failErr(err)
 		return
 	}
-	g, err := c.st.addGroup(name, parent, strings.TrimSpace(code))
+	g, err := addGroup(c.st, name, parent, strings.TrimSpace(code))
 	if err != nil {
 		c.failErr(err)
 		return
 	}
-	c.json(http.StatusOK, c.st.toV2Group(g))
+	c.json(http.StatusOK, toV2Group(c.st, g))
 }
 
-func (c *exchange) v2ListGroups() { pageMap(c, c.st.groups.all(), c.st.toV2Group) }
+func v2ListGroups(c *exchange) { pageMap(c, c.st.groups.all(), with(c.st, toV2Group)) }
 
-func (c *exchange) v2GroupChildren() {
+func v2GroupChildren(c *exchange) {
 	g := c.groupParam(0)
 	if g == nil {
 		return
@@ -408,10 +408,10 @@ func (c *exchange) v2GroupChildren() {
 			kids = append(kids, o)
 		}
 	}
-	pageMap(c, kids, c.st.toV2Group)
+	pageMap(c, kids, with(c.st, toV2Group))
 }
 
-func (c *exchange) v2GroupUsers() {
+func v2GroupUsers(c *exchange) {
 	if g := c.groupParam(0); g != nil {
 		pageMap(c, c.st.members(g), toV2User)
 	}
@@ -457,7 +457,7 @@ func (c *exchange) groupUserIDs() ([]string, bool) {
 	return dedupe(ids), true
 }
 
-func (c *exchange) v2AddGroupUsers() {
+func v2AddGroupUsers(c *exchange) {
 	g := c.groupParam(0)
 	if g == nil {
 		return
@@ -474,7 +474,7 @@ func (c *exchange) v2AddGroupUsers() {
 	c.json(http.StatusOK, successBody{Success: true})
 }
 
-func (c *exchange) v2RemoveGroupUsers() {
+func v2RemoveGroupUsers(c *exchange) {
 	g := c.groupParam(0)
 	if g == nil {
 		return

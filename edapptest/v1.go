@@ -15,7 +15,7 @@ func toV1User(u *user) v1User {
 // v1SaveUser creates a user, or updates the user named by "id". On update
 // only the fields present change; a present usergroups replaces the
 // memberships.
-func (c *exchange) v1SaveUser() {
+func v1SaveUser(c *exchange) {
 	o, ok := c.object()
 	if !ok {
 		return
@@ -37,7 +37,7 @@ func (c *exchange) v1SaveUser() {
 			return
 		}
 	}
-	if err := c.st.applyUser(u, p, c.now); err != nil {
+	if err := applyUser(c.st, u, p, c.now); err != nil {
 		c.failErr(err)
 		return
 	}
@@ -65,7 +65,7 @@ func v1UserPatch(o obj) (userPatch, error) {
 }
 
 // v1ListUsers answers every user as a bare array.
-func (c *exchange) v1ListUsers() {
+func v1ListUsers(c *exchange) {
 	out := make([]v1User, 0, c.st.users.len())
 	for _, u := range c.st.users.all() {
 		out = append(out, toV1User(u))
@@ -82,13 +82,13 @@ func (c *exchange) userToken(u *user) {
 	c.json(http.StatusOK, v1UserToken{Token: u.token})
 }
 
-func (c *exchange) v1TokenByID() {
+func v1TokenByID(c *exchange) {
 	if u := c.userParam(0); u != nil {
 		c.userToken(u)
 	}
 }
 
-func (c *exchange) v1TokenByExternalID() {
+func v1TokenByExternalID(c *exchange) {
 	u := c.st.userByExternalID(c.params[0])
 	if u == nil {
 		c.fail(http.StatusNotFound, "no user with external id "+quote(c.params[0]))
@@ -97,7 +97,7 @@ func (c *exchange) v1TokenByExternalID() {
 	c.userToken(u)
 }
 
-func (c *exchange) v1DeleteUser() {
+func v1DeleteUser(c *exchange) {
 	u := c.st.users.get(c.params[0])
 	if u == nil {
 		c.json(http.StatusNotFound, successBody{Message: "user " + quote(c.params[0]) + " not found"})
@@ -107,7 +107,7 @@ func (c *exchange) v1DeleteUser() {
 	c.json(http.StatusOK, successBody{Success: true})
 }
 
-func (st *store) toV1Group(g *group) v1Group {
+func toV1Group(st *store, g *group) v1Group {
 	users := []string{}
 	for _, u := range st.members(g) {
 		users = append(users, u.id)
@@ -120,20 +120,20 @@ func (st *store) toV1Group(g *group) v1Group {
 // all); a present courses array replaces the assigned courses. Absent keys
 // leave them alone. On create, parentId and inviteCode are accepted as
 // extensions of the fake.
-func (c *exchange) v1SaveGroup() {
+func v1SaveGroup(c *exchange) {
 	o, ok := c.object()
 	if !ok {
 		return
 	}
 	in, err := readV1Group(o)
 	if err == nil {
-		err = c.st.checkV1Group(in)
+		err = checkV1Group(c.st, in)
 	}
 	if err != nil {
 		c.failErr(err)
 		return
 	}
-	g, err := c.st.saveV1Group(in)
+	g, err := saveV1Group(c.st, in)
 	if err != nil {
 		c.failErr(err)
 		return
@@ -144,7 +144,7 @@ func (c *exchange) v1SaveGroup() {
 	if in.hasCourses {
 		setCourses(g, in.courses, c.now)
 	}
-	c.json(http.StatusOK, c.st.toV1Group(g))
+	c.json(http.StatusOK, toV1Group(c.st, g))
 }
 
 // v1GroupBody is a v1 group write. An absent users or courses key leaves
@@ -176,7 +176,7 @@ func readV1Group(o obj) (v1GroupBody, error) {
 }
 
 // checkV1Group refuses unknown users and courses.
-func (st *store) checkV1Group(in v1GroupBody) error {
+func checkV1Group(st *store, in v1GroupBody) error {
 	for _, uid := range in.users {
 		if st.users.get(uid) == nil {
 			return invalid("unknown user %s", quote(uid))
@@ -191,9 +191,9 @@ func (st *store) checkV1Group(in v1GroupBody) error {
 }
 
 // saveV1Group renames the group in.id, or adds a new one without an id.
-func (st *store) saveV1Group(in v1GroupBody) (*group, error) {
+func saveV1Group(st *store, in v1GroupBody) (*group, error) {
 	if in.id == "" {
-		return st.addGroup(in.name, in.parent, strings.TrimSpace(in.code))
+		return addGroup(st, in.name, in.parent, strings.TrimSpace(in.code))
 	}
 	g := st.groups.get(in.id)
 	if g == nil {
@@ -209,15 +209,15 @@ func (st *store) saveV1Group(in v1GroupBody) (*group, error) {
 }
 
 // v1ListGroups answers every group as a bare array.
-func (c *exchange) v1ListGroups() {
+func v1ListGroups(c *exchange) {
 	out := make([]v1Group, 0, c.st.groups.len())
 	for _, g := range c.st.groups.all() {
-		out = append(out, c.st.toV1Group(g))
+		out = append(out, toV1Group(c.st, g))
 	}
 	c.json(http.StatusOK, out)
 }
 
-func (c *exchange) v1DeleteGroup() {
+func v1DeleteGroup(c *exchange) {
 	g := c.st.groups.get(c.params[0])
 	if g == nil {
 		c.json(http.StatusNotFound, successBody{Message: "user group " + quote(c.params[0]) + " not found"})
@@ -260,7 +260,7 @@ func (c *exchange) mintLaunchURI(u *user, l *lesson) string {
 // v1UserCourses answers a bare array of the published courses the user can
 // reach, with their published lessons. Every call mints fresh launch
 // tokens, valid for LaunchTokenLifetime on the server's clock.
-func (c *exchange) v1UserCourses() {
+func v1UserCourses(c *exchange) {
 	u := c.userParam(0)
 	if u == nil {
 		return
@@ -300,7 +300,7 @@ func (c *exchange) userCourses(u *user) []v1Course {
 // with (opened, or with recorded slide interactions). A lesson's duration
 // is the sum of its view interactions, or, without any, the time between
 // the start and completion of its completed attempts.
-func (c *exchange) v1CourseReport() {
+func v1CourseReport(c *exchange) {
 	u := c.userParam(0)
 	if u == nil {
 		return
@@ -333,7 +333,7 @@ func (c *exchange) v1CourseReport() {
 		var viewed time.Duration
 		rl.Slides, viewed = reportSlides(ins)
 		if viewed == 0 {
-			viewed = c.st.timeInAttempts(u.id, l.id)
+			viewed = timeInAttempts(c.st, u.id, l.id)
 		}
 		rl.Duration = viewed.Seconds()
 		rep.Lessons = append(rep.Lessons, rl)
@@ -368,7 +368,7 @@ func reportSlides(ins []*interaction) ([]v1Slide, time.Duration) {
 }
 
 // timeInAttempts adds up the user's completed attempts at a lesson.
-func (st *store) timeInAttempts(userID, lessonID string) time.Duration {
+func timeInAttempts(st *store, userID, lessonID string) time.Duration {
 	var d time.Duration
 	for _, a := range st.byUL[ulKey{userID, lessonID}] {
 		if a.done && a.completed.After(a.started) {
@@ -383,7 +383,7 @@ const maxActivities = 100
 
 // v1Activities answers the latest lesson opens and completions, newest
 // first, at most 100.
-func (c *exchange) v1Activities() {
+func v1Activities(c *exchange) {
 	out := []v1Activity{}
 	for i := len(c.st.events) - 1; i >= 0 && len(out) < maxActivities; i-- {
 		e := c.st.events[i]

@@ -38,11 +38,11 @@ func (st *store) view() *accountView {
 	if v := st.views.view; v != nil && v.version == st.version {
 		return v
 	}
-	st.views.view = st.buildView()
+	st.views.view = buildView(st)
 	return st.views.view
 }
 
-func (st *store) buildView() *accountView {
+func buildView(st *store) *accountView {
 	v := &accountView{version: st.version, byCourse: map[string][]courseRow{}, reach: map[string]int{}}
 	has := map[ucKey]bool{}
 	for k := range st.prog {
@@ -55,7 +55,7 @@ func (st *store) buildView() *accountView {
 	}
 	users := st.users.all()
 	for _, u := range users {
-		for _, id := range st.reachableCourses(u) {
+		for _, id := range reachableCourses(st, u) {
 			has[ucKey{u.id, id}] = true
 			v.reach[id]++
 		}
@@ -74,7 +74,7 @@ func (st *store) buildView() *accountView {
 
 // reachableCourses lists the ids of the courses assigned to u's groups
 // and to their ancestors.
-func (st *store) reachableCourses(u *user) []string {
+func reachableCourses(st *store, u *user) []string {
 	var out []string
 	for _, m := range u.groups {
 		for _, g := range st.ancestors(st.groups.get(m.groupID)) {

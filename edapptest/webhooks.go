@@ -345,7 +345,7 @@ func toWireWebhook(w *webhook) wireWebhook {
 }
 
 // addWebhook validates and stores a webhook.
-func (st *store) addWebhook(event edapp.EventName, rawURL string, headers map[string]string) (*webhook, error) {
+func addWebhook(st *store, event edapp.EventName, rawURL string, headers map[string]string) (*webhook, error) {
 	if event == "" {
 		return nil, invalid("eventName is required")
 	}
@@ -388,7 +388,7 @@ func validHeaderName(k string) bool {
 }
 
 // v2CreateWebhook takes {"eventName", "webHookUrl", "headers"?}.
-func (c *exchange) v2CreateWebhook() {
+func v2CreateWebhook(c *exchange) {
 	o, ok := c.object()
 	if !ok {
 		return
@@ -408,7 +408,7 @@ func (c *exchange) v2CreateWebhook() {
 		c.failErr(err)
 		return
 	}
-	w, err := c.st.addWebhook(edapp.EventName(event), strings.TrimSpace(u), h)
+	w, err := addWebhook(c.st, edapp.EventName(event), strings.TrimSpace(u), h)
 	if err != nil {
 		c.failErr(err)
 		return
@@ -417,7 +417,7 @@ func (c *exchange) v2CreateWebhook() {
 }
 
 // v2ListWebhooks answers a bare array. The vendor does not document it.
-func (c *exchange) v2ListWebhooks() {
+func v2ListWebhooks(c *exchange) {
 	out := []wireWebhook{}
 	for _, w := range c.st.webhooks.all() {
 		out = append(out, toWireWebhook(w))
@@ -426,7 +426,7 @@ func (c *exchange) v2ListWebhooks() {
 }
 
 // v2DeleteWebhook removes a webhook. The vendor does not document it.
-func (c *exchange) v2DeleteWebhook() {
+func v2DeleteWebhook(c *exchange) {
 	id := c.params[0]
 	if c.st.webhooks.get(id) == nil {
 		c.fail(http.StatusNotFound, "webhook "+quote(id)+" not found")

@@ -6,10 +6,11 @@
 // (or an *[edapp.UnknownEvent]). The event types, [edapp.EventName],
 // [edapp.ParseEvent] and [edapp.EventKey] live in the edapp package.
 //
-// Store keeps deliveries in a database (database/sql, SQLite or
-// PostgreSQL): its Handler answers 2xx only once the delivery is committed,
-// stores a redelivery once, and answers 503 with Retry-After while the
-// database cannot take it. The edapp command's "webhooks serve" runs it.
+// The store that keeps deliveries in a database (database/sql, SQLite or
+// PostgreSQL) is in the package github.com/edapp-go/edapp/export/inbox, a
+// module of its own, so that this package links no database code: its
+// handler, built on [NewHandlerFunc], answers 2xx only once the delivery is
+// committed. The edapp command's "webhooks serve" runs it.
 //
 // [NewTestDelivery] builds a realistic delivery for tests of a receiver.
 package webhook

@@ -35,12 +35,13 @@ var ErrUnavailable = errors.New("webhook: receiver unavailable")
 
 // ErrRejected, returned by (or wrapped in an error of) the event function,
 // answers the delivery 422 Unprocessable Entity: the receiver refuses it
-// for good (a [Store] keeps it in its database's rejects table), and a
+// for good (the inbox's store keeps it in its database's rejects table), and a
 // sender must not deliver it again, as it would for a 5xx.
 var ErrRejected = errors.New("webhook: delivery rejected")
 
 // Handler receives webhook deliveries. It is an http.Handler; [NewHandler]
-// and [Store.Handler] make one. It holds no secret in clear.
+// and [NewHandlerFunc] make one (the inbox's store, on the latter). It
+// holds no secret in clear.
 type Handler struct {
 	receive       receiveFunc
 	secretName    string

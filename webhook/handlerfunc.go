@@ -14,7 +14,9 @@ import (
 // 401 or 400 say); fn gets each event parse returned, with the request's
 // context. Everything else is [NewHandler]'s: its options, bounds, answers
 // and panic safety. An event with a Key() string method is logged under
-// that key, and under [edapp.EventKey] otherwise. A nil parse or fn, or a
+// that key, and under [edapp.EventKey] otherwise; one with a Result() string
+// method has what it returns once fn is done logged as the delivery's
+// result (the inbox's store says stored or duplicate). A nil parse or fn, or a
 // bad option value, is an error wrapping [edapp.ErrInvalidInput].
 //
 // A parse that fails with a status outside 400-599 answers 400.
@@ -27,7 +29,11 @@ func NewHandlerFunc[E edapp.Event](parse func(h http.Header, body []byte) (E, in
 		if k, ok := any(ev).(interface{ Key() string }); ok {
 			d.key = k.Key()
 		}
-		return fn(ctx, ev)
+		err := fn(ctx, ev)
+		if r, ok := any(ev).(interface{ Result() string }); ok {
+			d.result = r.Result()
+		}
+		return err
 	}, opts)
 	if err != nil {
 		return nil, err

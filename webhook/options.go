@@ -12,7 +12,7 @@ import (
 )
 
 // Option configures a Handler. A bad value makes [NewHandler] (or
-// [Store.Handler]) fail with an error wrapping [edapp.ErrInvalidInput]; a
+// [NewHandlerFunc]) fail with an error wrapping [edapp.ErrInvalidInput]; a
 // nil Option is skipped.
 type Option func(*Handler) error
 

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/export/sqldest"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
@@ -30,13 +30,13 @@ const dbPingTimeout = 15 * time.Second
 const sqliteImmediate = "_txlock=immediate"
 
 // dbOpener opens the database a --db URL names, as openDB does.
-type dbOpener = func(ctx context.Context, raw string) (*sql.DB, dbschema.Target, error)
+type dbOpener = func(ctx context.Context, raw string) (*sql.DB, dbTarget, error)
 
 // openDB opens the database a --db URL names and checks that it answers.
 // A URL it cannot read is a usage error; a database that does not answer
 // is an error that names the redacted URL. No error holds the password.
-func openDB(ctx context.Context, raw string) (*sql.DB, dbschema.Target, error) {
-	t, err := dbschema.ParseURL(raw)
+func openDB(ctx context.Context, raw string) (*sql.DB, dbTarget, error) {
+	t, err := parseDBURL(raw)
 	if err != nil {
 		return nil, t, usageError{fmt.Errorf("--db: %w", err)}
 	}
@@ -79,7 +79,7 @@ func pingDB(ctx context.Context, db *sql.DB) error {
 }
 
 // driverDSN is what the driver of t opens.
-func driverDSN(t dbschema.Target) string {
+func driverDSN(t dbTarget) string {
 	if t.Dialect == dbschema.SQLite {
 		return t.DSN + "&" + sqliteImmediate
 	}
@@ -90,7 +90,7 @@ func driverDSN(t dbschema.Target) string {
 // empty (which SQLite reads as a new database) and readable by its owner
 // only, as the export's files are: SQLite gives the -wal and -shm files it
 // creates beside it the same mode. An existing file's mode is left alone.
-func createPrivate(t dbschema.Target) error {
+func createPrivate(t dbTarget) error {
 	if t.Dialect != dbschema.SQLite {
 		return nil
 	}
@@ -110,7 +110,7 @@ func createPrivate(t dbschema.Target) error {
 
 // cleanDBError is err's text with the password of t removed. Drivers may
 // quote the connection string.
-func cleanDBError(t dbschema.Target, err error) string {
+func cleanDBError(t dbTarget, err error) string {
 	msg := err.Error()
 	if errors.Is(err, context.DeadlineExceeded) {
 		msg = "no answer within " + dbPingTimeout.String()

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/export/sqldest"
 )
 

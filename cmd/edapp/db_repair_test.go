@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // TestDBRepair: Up leaves a table dropped by hand missing (and says the

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // liveTable is a table as a database reports it.

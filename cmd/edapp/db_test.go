@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // bothDBs runs f against a fresh SQLite file and a fresh PostgreSQL database.

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/export/sqldest"
 )
@@ -51,7 +50,7 @@ func withHookedDB(url string, onStmt func(q string), opened func(*sql.DB)) func(
 // hookedDB opens the database at url through a connector whose
 // connections call onStmt with each statement before the driver runs it.
 func hookedDB(url string, onStmt func(q string)) (*sql.DB, error) {
-	target, err := dbschema.ParseURL(url)
+	target, err := parseDBURL(url)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // TestExportDBOldestOpenUsesTheOpenAttemptsIndex checks that the read of

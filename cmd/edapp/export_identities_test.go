@@ -11,7 +11,7 @@ import (
 	"github.com/edapp-go/edapp/edapptest/fakedata"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 

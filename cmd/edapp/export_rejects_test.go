@@ -17,8 +17,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // serveUsers overrides the fake's GET /v2/users with one page holding the

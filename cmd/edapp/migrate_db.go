@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/export/sqldest"
 )
 
@@ -23,7 +23,7 @@ type readOnlyDB struct {
 	db     *sql.DB
 	tx     *sql.Tx
 	q      sqldest.Querier
-	target dbschema.Target
+	target dbTarget
 }
 
 func (r *readOnlyDB) close() {
@@ -41,7 +41,7 @@ func (r *readOnlyDB) close() {
 // the shared-memory file WAL reading needs) is opened immutable, which it
 // says on warn.
 func openReadOnly(ctx context.Context, raw string, warn io.Writer) (*readOnlyDB, error) {
-	t, err := dbschema.ParseURL(raw)
+	t, err := parseDBURL(raw)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--db: %w", err)}
 	}
@@ -112,7 +112,7 @@ func sqliteReadOnlyDSN(path string, immutable bool) string {
 
 // openPostgresReadOnly connects and begins a READ ONLY transaction that
 // the report's reads run in.
-func openPostgresReadOnly(ctx context.Context, t dbschema.Target) (*readOnlyDB, error) {
+func openPostgresReadOnly(ctx context.Context, t dbTarget) (*readOnlyDB, error) {
 	db, err := sql.Open(t.Driver, t.DSN)
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %s", t.Redacted, cleanDBError(t, err))

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/export/sqldest"
 )
 

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // TestMigrateZeroScores: the migration that makes SafetyCulture's score of

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/export/inbox"
 	"github.com/edapp-go/edapp/webhook"
 	"github.com/spf13/cobra"
 )
@@ -193,7 +194,7 @@ func serveRun(ctx context.Context, c *serveConfig) error {
 		return err
 	}
 	defer db.Close()
-	store, err := webhook.NewStore(ctx, db, webhook.Dialect(target.Dialect))
+	store, err := inbox.NewStore(ctx, db, inbox.Dialect(target.Dialect))
 	if err != nil {
 		return fmt.Errorf("database %s: %s", target.Redacted, cleanDBError(target, err))
 	}
@@ -212,7 +213,7 @@ func serveRun(ctx context.Context, c *serveConfig) error {
 }
 
 // newInbox is the server: the store's handler at the path, and /healthz.
-func newInbox(c serveConfig, store *webhook.Store) (*http.Server, error) {
+func newInbox(c serveConfig, store *inbox.Store) (*http.Server, error) {
 	h, err := store.Handler(c.handlerOptions()...)
 	if err != nil {
 		return nil, err

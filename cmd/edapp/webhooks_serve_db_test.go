@@ -15,7 +15,8 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/inbox"
 	"github.com/edapp-go/edapp/webhook"
 )
 
@@ -169,11 +170,11 @@ func TestStorePut(t *testing.T) {
 			"raw not JSON": func() error { _, err := store.Put(ctx, ev, []byte("{")); return err },
 			"no raw":       func() error { _, err := store.Put(ctx, ev, nil); return err },
 			"write timeout": func() error {
-				_, err := webhook.NewStore(ctx, db, webhook.Dialect(dialect), webhook.WithWriteTimeout(0))
+				_, err := inbox.NewStore(ctx, db, inbox.Dialect(dialect), inbox.WithWriteTimeout(0))
 				return err
 			},
-			"no database":     func() error { _, err := webhook.NewStore(ctx, nil, webhook.SQLite); return err },
-			"unknown dialect": func() error { _, err := webhook.NewStore(ctx, db, webhook.Dialect(9)); return err },
+			"no database":     func() error { _, err := inbox.NewStore(ctx, nil, inbox.SQLite); return err },
+			"unknown dialect": func() error { _, err := inbox.NewStore(ctx, db, inbox.Dialect(9)); return err },
 		} {
 			if err := call(); !errors.Is(err, edapp.ErrInvalidInput) {
 				t.Errorf("%s: %v", name, err)
@@ -256,7 +257,7 @@ type batchResult struct {
 // finds them waiting together: another connection holds the events table
 // while the writer is held up on a first event (of user "first", put once
 // per test) and the others queue behind it.
-func putTogether(t *testing.T, db *sql.DB, dialect dbschema.Dialect, store *webhook.Store, users []string) []batchResult {
+func putTogether(t *testing.T, db *sql.DB, dialect dbschema.Dialect, store *inbox.Store, users []string) []batchResult {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := db.Conn(ctx)
@@ -298,10 +299,10 @@ func putTogether(t *testing.T, db *sql.DB, dialect dbschema.Dialect, store *webh
 	return res
 }
 
-// newTestStore opens a webhook.Store on db.
-func newTestStore(t *testing.T, db *sql.DB, dialect dbschema.Dialect) *webhook.Store {
+// newTestStore opens an inbox.Store on db.
+func newTestStore(t *testing.T, db *sql.DB, dialect dbschema.Dialect) *inbox.Store {
 	t.Helper()
-	store, err := webhook.NewStore(context.Background(), db, webhook.Dialect(dialect))
+	store, err := inbox.NewStore(context.Background(), db, inbox.Dialect(dialect))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +404,7 @@ func TestStoreRejectsADeliveryTheDatabaseRefuses(t *testing.T) {
 }
 
 // putNew stores the delivery body, which must be a new event.
-func putNew(t *testing.T, store *webhook.Store, body string) {
+func putNew(t *testing.T, store *inbox.Store, body string) {
 	t.Helper()
 	ev, err := edapp.ParseEvent([]byte(body))
 	if err != nil {

@@ -19,9 +19,9 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
+	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/webhook"
 )
 
@@ -30,8 +30,8 @@ const (
 	hookSecret = "inbox-secret-never-printed"
 )
 
-// inbox is "edapp webhooks serve" running in the test process.
-type inbox struct {
+// servedInbox is "edapp webhooks serve" running in the test process.
+type servedInbox struct {
 	url  string // http://addr
 	log  *syncBuffer
 	stop func() int
@@ -42,10 +42,10 @@ var listeningRE = regexp.MustCompile(`edapp webhooks serve: listening"[ ,]"?addr
 
 // startInbox runs "edapp webhooks serve" on dbURL with the test secret and
 // args, until the test ends or stop is called.
-func startInbox(t testing.TB, dbURL string, args ...string) *inbox {
+func startInbox(t testing.TB, dbURL string, args ...string) *servedInbox {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	in := &inbox{log: &syncBuffer{}}
+	in := &servedInbox{log: &syncBuffer{}}
 	done := make(chan int, 1)
 	args = append([]string{"webhooks", "serve", "--db", dbURL, "--addr", "127.0.0.1:0"}, args...)
 	environ := env{"EDAPP_WEBHOOK_SECRET": hookHeader + "=" + hookSecret}
@@ -85,7 +85,7 @@ func startInbox(t testing.TB, dbURL string, args ...string) *inbox {
 
 // post sends body to the inbox with the secret header value given ("" for
 // none) and returns the answer's status and Retry-After.
-func (in *inbox) post(t *testing.T, method string, body []byte, secret string) (int, string) {
+func (in *servedInbox) post(t *testing.T, method string, body []byte, secret string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, in.url+"/", bytes.NewReader(body))
 	if err != nil {
@@ -103,7 +103,7 @@ func (in *inbox) post(t *testing.T, method string, body []byte, secret string) (
 	return resp.StatusCode, resp.Header.Get("Retry-After")
 }
 
-func (in *inbox) health(t *testing.T) int {
+func (in *servedInbox) health(t *testing.T) int {
 	t.Helper()
 	resp, err := http.Get(in.url + "/healthz")
 	if err != nil {
@@ -215,7 +215,7 @@ func TestServeSlowBodiesHoldNoPlace(t *testing.T) {
 }
 
 // waitStatus posts body until it gets want, for up to 30 s.
-func waitStatus(t *testing.T, in *inbox, body []byte, want int) (int, string) {
+func waitStatus(t *testing.T, in *servedInbox, body []byte, want int) (int, string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {

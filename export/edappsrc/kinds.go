@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/export/internal/sdkwalk"
 )
 

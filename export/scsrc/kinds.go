@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/export/internal/jsonobj"
 	"github.com/edapp-go/edapp/export/internal/sdkwalk"
 	"github.com/edapp-go/edapp/safetyculture"

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // seenTable is a table with a text key, a value, edapp_run and

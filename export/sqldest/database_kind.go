@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // Resume continues a walk an interrupted run left, or starts an

@@ -14,8 +14,8 @@ import (
 	"unicode"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // table is a kind's table, with the record field of each column.

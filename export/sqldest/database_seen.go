@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // A complete fetch of a mirrored kind deletes the rows it did not see.

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // match pairs each EdApp entity with at most one SafetyCulture entity: by

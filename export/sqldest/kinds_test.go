@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/edapp-go/edapp/dbschema"
 	"github.com/edapp-go/edapp/export"
+	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/export/edappsrc"
 	"github.com/edapp-go/edapp/export/scsrc"
 )

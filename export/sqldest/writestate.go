@@ -1,6 +1,6 @@
 package sqldest
 
-import "github.com/edapp-go/edapp/dbschema"
+import "github.com/edapp-go/edapp/export/dbschema"
 
 // writeState is one group's write: how it writes, and what it gathers on
 // the way. Write builds it, and each try of the group's transaction gets

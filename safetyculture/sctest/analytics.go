@@ -54,11 +54,13 @@ func (f analyticsFilter) match(userID, courseID, lessonID string, at time.Time) 
 }
 
 // visible reports whether a row recorded at recorded is published by now.
-func (s *Server) visible(recorded, now time.Time) bool { return !now.Before(recorded.Add(s.cfg.lag)) }
+func (s analyticsAPI) visible(recorded, now time.Time) bool {
+	return !now.Before(recorded.Add(s.cfg.lag))
+}
 
 // analyticsRead answers one analytics read whose rows are built whole:
 // paging, the filter, then the rows, under the read lock.
-func (s *Server) analyticsRead(w http.ResponseWriter, r *http.Request, fromName, toName string,
+func (s analyticsAPI) analyticsRead(w http.ResponseWriter, r *http.Request, fromName, toName string,
 	rows func(st *store, f analyticsFilter, now time.Time) []any) {
 	s.analyticsPaged(w, r, fromName, toName, func(st *store, f analyticsFilter, now time.Time, p *pageOf) {
 		for _, row := range rows(st, f, now) {
@@ -84,7 +86,7 @@ func (p *pageOf) add(build func() any) {
 
 // analyticsPaged is analyticsRead for the reads with many rows: rows
 // adds each match to p.
-func (s *Server) analyticsPaged(w http.ResponseWriter, r *http.Request, fromName, toName string,
+func (s analyticsAPI) analyticsPaged(w http.ResponseWriter, r *http.Request, fromName, toName string,
 	rows func(st *store, f analyticsFilter, now time.Time, p *pageOf)) {
 	page, size, ok := paging(w, r)
 	if !ok {
@@ -116,7 +118,7 @@ type wireAttempt struct {
 
 // lessonAttempts answers .../lessons/attempts; startDateTime and
 // endDateTime bound the start of an attempt.
-func (s *Server) lessonAttempts(w http.ResponseWriter, r *http.Request) {
+func (s analyticsAPI) lessonAttempts(w http.ResponseWriter, r *http.Request) {
 	s.analyticsPaged(w, r, "startDateTime", "endDateTime", func(st *store, f analyticsFilter, now time.Time, p *pageOf) {
 		for _, a := range st.analytics.attempts {
 			if s.visible(a.recorded, now) && f.match(a.userID, a.courseID, a.lessonID, a.started) {
@@ -152,7 +154,7 @@ type wireProgressEvent struct {
 
 // progressEvents answers .../lessons/progress/events and the per-user
 // read; minEventDateTime and maxEventDateTime bound the event's time.
-func (s *Server) progressEvents(w http.ResponseWriter, r *http.Request) {
+func (s analyticsAPI) progressEvents(w http.ResponseWriter, r *http.Request) {
 	s.analyticsPaged(w, r, "minEventDateTime", "maxEventDateTime", func(st *store, f analyticsFilter, now time.Time, p *pageOf) {
 		for _, e := range st.analytics.events {
 			if s.visible(e.recorded, now) && f.match(e.userID, e.courseID, e.lessonID, e.at) {
@@ -188,7 +190,7 @@ type wireUserLessonProgress struct {
 }
 
 // userLessonProgress answers .../users/{userId}/lessons/progress.
-func (s *Server) userLessonProgress(w http.ResponseWriter, r *http.Request) {
+func (s analyticsAPI) userLessonProgress(w http.ResponseWriter, r *http.Request) {
 	s.analyticsRead(w, r, "", "", func(st *store, f analyticsFilter, now time.Time) []any {
 		var out []any
 		for _, k := range st.analytics.lpKeys {

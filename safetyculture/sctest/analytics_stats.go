@@ -25,7 +25,7 @@ type wireLessonStatistics struct {
 // progress opened and completed it.
 type lessonCounts struct{ opened, completed map[string]int }
 
-func (s *Server) countLessons(st *store, now time.Time) lessonCounts {
+func (s analyticsAPI) countLessons(st *store, now time.Time) lessonCounts {
 	lc := lessonCounts{opened: map[string]int{}, completed: map[string]int{}}
 	for k, lp := range st.analytics.lessonProgress {
 		if !s.visible(lp.recorded, now) {
@@ -53,7 +53,7 @@ func (st *store) usersPerCourse() map[string]int {
 // courseStatistics answers .../courses/statistics: per course, the users
 // with progress in it, and of them those who opened any lesson and those
 // who completed it, from the published lesson progress.
-func (s *Server) courseStatistics(w http.ResponseWriter, r *http.Request) {
+func (s analyticsAPI) courseStatistics(w http.ResponseWriter, r *http.Request) {
 	s.analyticsRead(w, r, "", "", func(st *store, f analyticsFilter, now time.Time) []any {
 		totals := st.usersPerCourse()
 		opened, completed := map[string]int{}, map[string]int{}
@@ -81,7 +81,7 @@ type courseState struct{ opened, completed bool }
 // courseStateOf reads a user's course state from their published lesson
 // progress: opened when any lesson is, completed when every published
 // lesson is completed.
-func (s *Server) courseStateOf(st *store, k ucKey, now time.Time) courseState {
+func (s analyticsAPI) courseStateOf(st *store, k ucKey, now time.Time) courseState {
 	lessons := st.publishedLessons(st.courses.get(k.courseID))
 	var cs courseState
 	done := 0
@@ -100,7 +100,7 @@ func (s *Server) courseStateOf(st *store, k ucKey, now time.Time) courseState {
 }
 
 // lessonStatistics answers .../lessons/statistics.
-func (s *Server) lessonStatistics(w http.ResponseWriter, r *http.Request) {
+func (s analyticsAPI) lessonStatistics(w http.ResponseWriter, r *http.Request) {
 	s.analyticsRead(w, r, "", "", func(st *store, f analyticsFilter, now time.Time) []any {
 		totals, lc := st.usersPerCourse(), s.countLessons(st, now)
 		var out []any
@@ -134,7 +134,7 @@ type wireAnswerDef struct {
 
 // surveyQuestions answers .../surveys/questionDefinitions (no lag: they
 // are definitions, not activity).
-func (s *Server) surveyQuestions(w http.ResponseWriter, r *http.Request) {
+func (s analyticsAPI) surveyQuestions(w http.ResponseWriter, r *http.Request) {
 	s.analyticsRead(w, r, "", "", func(st *store, f analyticsFilter, _ time.Time) []any {
 		var out []any
 		for _, q := range st.analytics.questions {
@@ -168,7 +168,7 @@ type wireSurveyAnswer struct {
 
 // surveyAnswers answers .../surveys/answers; startDateTime and
 // endDateTime bound the answer's time.
-func (s *Server) surveyAnswers(w http.ResponseWriter, r *http.Request) {
+func (s analyticsAPI) surveyAnswers(w http.ResponseWriter, r *http.Request) {
 	s.analyticsRead(w, r, "startDateTime", "endDateTime", func(st *store, f analyticsFilter, now time.Time) []any {
 		var out []any
 		for _, a := range st.analytics.answers {
@@ -186,7 +186,7 @@ func (s *Server) surveyAnswers(w http.ResponseWriter, r *http.Request) {
 
 // genericReport answers a read whose rows AddAnalyticsRow gave, filtered
 // on their userId, courseId and lessonId fields.
-func (s *Server) genericReport(report string) http.HandlerFunc {
+func (s analyticsAPI) genericReport(report string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		s.analyticsRead(w, r, "", "", func(st *store, f analyticsFilter, now time.Time) []any {
 			var out []any

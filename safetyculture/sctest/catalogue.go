@@ -26,7 +26,7 @@ func notFound(w http.ResponseWriter, what, id string) {
 
 // listCourses answers GET /training/courses/v1, filtered by courseIds
 // and by searchTerm (in the title, without regard to case).
-func (s *Server) listCourses(w http.ResponseWriter, r *http.Request) {
+func (s api) listCourses(w http.ResponseWriter, r *http.Request) {
 	page, size, ok := paging(w, r)
 	if !ok {
 		return
@@ -45,7 +45,7 @@ func (s *Server) listCourses(w http.ResponseWriter, r *http.Request) {
 
 // courseLessons answers GET /training/courses/v1/{courseId}/lessons: every
 // lesson in one answer, {"lessons": [...]}.
-func (s *Server) courseLessons(w http.ResponseWriter, r *http.Request) {
+func (s api) courseLessons(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("courseId")
 	var items []wireLesson
 	found := false
@@ -99,8 +99,8 @@ func each[R, T any](t *table[R], f func(*R) T) []T {
 }
 
 // getLesson answers GET /training/lessons/v1/{id} with the lesson itself.
-func (s *Server) getLesson(w http.ResponseWriter, r *http.Request) {
-	getOne(s, w, r, "id", "lesson", func(st *store, id string) (wireLesson, bool) {
+func (s api) getLesson(w http.ResponseWriter, r *http.Request) {
+	getOne(s.server, w, r, "id", "lesson", func(st *store, id string) (wireLesson, bool) {
 		l := st.lessons.get(id)
 		if l == nil {
 			return wireLesson{}, false
@@ -109,15 +109,15 @@ func (s *Server) getLesson(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) listCollections(w http.ResponseWriter, r *http.Request) {
-	listAll(s, w, r, func(st *store) []wireCollection {
+func (s api) listCollections(w http.ResponseWriter, r *http.Request) {
+	listAll(s.server, w, r, func(st *store) []wireCollection {
 		return each(&st.collections, func(c *collection) wireCollection {
 			return wireCollection{ID: c.id, Title: c.title, Description: c.description, CourseCount: len(c.courseIDs)}
 		})
 	})
 }
 
-func (s *Server) collectionCourses(w http.ResponseWriter, r *http.Request) {
+func (s api) collectionCourses(w http.ResponseWriter, r *http.Request) {
 	page, size, ok := paging(w, r)
 	if !ok {
 		return
@@ -149,12 +149,12 @@ func (st *store) wirePath(p *path) wirePath {
 	return out
 }
 
-func (s *Server) listPaths(w http.ResponseWriter, r *http.Request) {
-	listAll(s, w, r, func(st *store) []wirePath { return each(&st.paths, st.wirePath) })
+func (s api) listPaths(w http.ResponseWriter, r *http.Request) {
+	listAll(s.server, w, r, func(st *store) []wirePath { return each(&st.paths, st.wirePath) })
 }
 
-func (s *Server) getPath(w http.ResponseWriter, r *http.Request) {
-	getOne(s, w, r, "pathId", "path", func(st *store, id string) (wirePath, bool) {
+func (s api) getPath(w http.ResponseWriter, r *http.Request) {
+	getOne(s.server, w, r, "pathId", "path", func(st *store, id string) (wirePath, bool) {
 		p := st.paths.get(id)
 		if p == nil {
 			return wirePath{}, false
@@ -167,12 +167,12 @@ func (rr *rapidRefresh) wire() wireRapidRefresh {
 	return wireRapidRefresh{ID: rr.id, Title: rr.title, CourseID: rr.courseID, IsPublished: rr.published}
 }
 
-func (s *Server) listRapidRefresh(w http.ResponseWriter, r *http.Request) {
-	listAll(s, w, r, func(st *store) []wireRapidRefresh { return each(&st.refreshes, (*rapidRefresh).wire) })
+func (s api) listRapidRefresh(w http.ResponseWriter, r *http.Request) {
+	listAll(s.server, w, r, func(st *store) []wireRapidRefresh { return each(&st.refreshes, (*rapidRefresh).wire) })
 }
 
-func (s *Server) getRapidRefresh(w http.ResponseWriter, r *http.Request) {
-	getOne(s, w, r, "id", "rapid refresh", func(st *store, id string) (wireRapidRefresh, bool) {
+func (s api) getRapidRefresh(w http.ResponseWriter, r *http.Request) {
+	getOne(s.server, w, r, "id", "rapid refresh", func(st *store, id string) (wireRapidRefresh, bool) {
 		rr := st.refreshes.get(id)
 		if rr == nil {
 			return wireRapidRefresh{}, false
@@ -181,8 +181,8 @@ func (s *Server) getRapidRefresh(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) listLeaderboards(w http.ResponseWriter, r *http.Request) {
-	listAll(s, w, r, func(st *store) []wireLeaderboard {
+func (s api) listLeaderboards(w http.ResponseWriter, r *http.Request) {
+	listAll(s.server, w, r, func(st *store) []wireLeaderboard {
 		return each(&st.boards, func(b *leaderboard) wireLeaderboard {
 			return wireLeaderboard{ID: b.id, Name: b.name, StartDate: wtp(b.start), EndDate: wtp(b.end), LearnerAccess: b.learnerAccess}
 		})
@@ -191,7 +191,7 @@ func (s *Server) listLeaderboards(w http.ResponseWriter, r *http.Request) {
 
 // rankings answers GET .../rankings?leaderboardId=: every participant in
 // one answer, highest score first.
-func (s *Server) rankings(w http.ResponseWriter, r *http.Request) {
+func (s api) rankings(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("leaderboardId")
 	var out *wireRankings
 	s.read(func(st *store, _ time.Time) {

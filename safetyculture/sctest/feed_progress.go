@@ -60,7 +60,7 @@ func (f progressFilter) match(k ucKey, p *courseProgress) bool {
 
 // feedCourseProgress answers GET /training/v1/feed/training-course-progress.
 // Its metadata has next_page and next_page_token, no remaining_records.
-func (s *Server) feedCourseProgress(w http.ResponseWriter, r *http.Request) {
+func (s api) feedCourseProgress(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	p, ok := readFeedPage(w, q)
 	if !ok {

@@ -107,7 +107,7 @@ func boolParam(w http.ResponseWriter, q url.Values, name string) (bool, bool) {
 // feedUsers answers GET /feed/users: active users only, unless
 // include_inactive=true (the exporter sends no filter, so it gets the
 // active ones).
-func (s *Server) feedUsers(w http.ResponseWriter, r *http.Request) {
+func (s api) feedUsers(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	p, ok := readFeedPage(w, q)
 	inactive, ok2 := boolParam(w, q, "include_inactive")
@@ -137,14 +137,14 @@ func serveFeed[T any](s *Server, w http.ResponseWriter, r *http.Request, rows fu
 	writeFeed(w, r, p, out, true)
 }
 
-func (s *Server) feedGroups(w http.ResponseWriter, r *http.Request) {
-	serveFeed(s, w, r, func(st *store) []wireGroup {
+func (s api) feedGroups(w http.ResponseWriter, r *http.Request) {
+	serveFeed(s.server, w, r, func(st *store) []wireGroup {
 		return each(&st.groups, func(g *group) wireGroup { return wireGroup{ID: g.id, Name: g.name, OrganisationID: st.orgID} })
 	})
 }
 
-func (s *Server) feedGroupUsers(w http.ResponseWriter, r *http.Request) {
-	serveFeed(s, w, r, func(st *store) []wireGroupUser {
+func (s api) feedGroupUsers(w http.ResponseWriter, r *http.Request) {
+	serveFeed(s.server, w, r, func(st *store) []wireGroupUser {
 		var rows []wireGroupUser
 		for _, k := range st.groupUsers {
 			rows = append(rows, wireGroupUser{UserID: k.userID, GroupID: k.parentID, OrganisationID: st.orgID})
@@ -156,7 +156,7 @@ func (s *Server) feedGroupUsers(w http.ResponseWriter, r *http.Request) {
 // feedSites answers GET /feed/sites: deleted sites only with
 // include_deleted=true; with show_only_leaf_nodes=true, only the sites no
 // listed site has for a parent.
-func (s *Server) feedSites(w http.ResponseWriter, r *http.Request) {
+func (s api) feedSites(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	p, ok := readFeedPage(w, q)
 	deleted, ok2 := boolParam(w, q, "include_deleted")
@@ -192,8 +192,8 @@ func (st *store) wireSites(includeDeleted, leafOnly bool) []wireSite {
 	return rows
 }
 
-func (s *Server) feedSiteMembers(w http.ResponseWriter, r *http.Request) {
-	serveFeed(s, w, r, func(st *store) []wireSiteMember {
+func (s api) feedSiteMembers(w http.ResponseWriter, r *http.Request) {
+	serveFeed(s.server, w, r, func(st *store) []wireSiteMember {
 		var rows []wireSiteMember
 		for _, k := range st.siteMembers {
 			rows = append(rows, wireSiteMember{SiteID: k.parentID, MemberID: k.userID})

@@ -161,7 +161,7 @@ func (s *Server) RequestCounts() map[string]int {
 // Routes lists the fake's route patterns, sorted.
 func Routes() []string {
 	var out []string
-	for _, r := range routeTable(nil) {
+	for _, r := range routeTable(api{}) {
 		out = append(out, r.pattern)
 	}
 	sort.Strings(out)

@@ -13,11 +13,11 @@ type route struct {
 }
 
 // routeTable lists every route the fake answers, by family.
-func routeTable(s *Server) []route {
+func routeTable(s api) []route {
 	return append(trainingRoutes(s), orgRoutes(s)...)
 }
 
-func trainingRoutes(s *Server) []route {
+func trainingRoutes(s api) []route {
 	return []route{
 		// Catalogue and writes.
 		{"GET /training/courses/v1", s.listCourses},
@@ -34,24 +34,24 @@ func trainingRoutes(s *Server) []route {
 		{"GET /training/individualleaderboards/v1", s.listLeaderboards},
 		{"GET /training/individualleaderboards/v1/rankings", s.rankings},
 		// Analytics.
-		{"GET /training/analytics/v1/courses/statistics", s.courseStatistics},
-		{"GET /training/analytics/v1/lessons/statistics", s.lessonStatistics},
-		{"GET /training/analytics/v1/lessons/attempts", s.lessonAttempts},
-		{"GET /training/analytics/v1/lessons/progress/events", s.progressEvents},
-		{"GET /training/analytics/v1/users/{userId}/lessons/progress", s.userLessonProgress},
-		{"GET /training/analytics/v1/users/{userId}/lessons/progress/events", s.progressEvents},
-		{"GET /training/analytics/v1/slides/statistics", s.genericReport(ReportSlideStatistics)},
-		{"GET /training/analytics/v1/users/{userId}/slides/statistics", s.genericReport(ReportUserSlideStatistics)},
-		{"GET /training/analytics/v1/surveys/questionDefinitions", s.surveyQuestions},
-		{"GET /training/analytics/v1/surveys/answers", s.surveyAnswers},
-		{"GET /training/analytics/v1/rapidRefresh/answers", s.genericReport(ReportRapidRefreshAnswers)},
+		{"GET /training/analytics/v1/courses/statistics", analyticsAPI(s).courseStatistics},
+		{"GET /training/analytics/v1/lessons/statistics", analyticsAPI(s).lessonStatistics},
+		{"GET /training/analytics/v1/lessons/attempts", analyticsAPI(s).lessonAttempts},
+		{"GET /training/analytics/v1/lessons/progress/events", analyticsAPI(s).progressEvents},
+		{"GET /training/analytics/v1/users/{userId}/lessons/progress", analyticsAPI(s).userLessonProgress},
+		{"GET /training/analytics/v1/users/{userId}/lessons/progress/events", analyticsAPI(s).progressEvents},
+		{"GET /training/analytics/v1/slides/statistics", analyticsAPI(s).genericReport(ReportSlideStatistics)},
+		{"GET /training/analytics/v1/users/{userId}/slides/statistics", analyticsAPI(s).genericReport(ReportUserSlideStatistics)},
+		{"GET /training/analytics/v1/surveys/questionDefinitions", analyticsAPI(s).surveyQuestions},
+		{"GET /training/analytics/v1/surveys/answers", analyticsAPI(s).surveyAnswers},
+		{"GET /training/analytics/v1/rapidRefresh/answers", analyticsAPI(s).genericReport(ReportRapidRefreshAnswers)},
 		{"GET /training/v1/feed/training-course-progress", s.feedCourseProgress},
 	}
 }
 
 // orgRoutes are the routes outside /training: who the token is, the
 // organisation's feeds and its webhooks.
-func orgRoutes(s *Server) []route {
+func orgRoutes(s api) []route {
 	return []route{
 		{"GET /accounts/user/v1/user:WhoAmI", s.whoAmI},
 		{"GET /feed/users", s.feedUsers},
@@ -72,7 +72,7 @@ func orgRoutes(s *Server) []route {
 
 func (s *Server) newRouter() *http.ServeMux {
 	mux := http.NewServeMux()
-	for _, rt := range routeTable(s) {
+	for _, rt := range routeTable(api{s}) {
 		mux.HandleFunc(rt.pattern, rt.handle)
 	}
 	return mux
@@ -124,7 +124,7 @@ func listParam(r *http.Request, name string) []string {
 	return out
 }
 
-func (s *Server) whoAmI(w http.ResponseWriter, _ *http.Request) {
+func (s api) whoAmI(w http.ResponseWriter, _ *http.Request) {
 	var out wireWhoAmI
 	s.read(func(st *store, _ time.Time) {
 		out.OrganisationID = st.orgID

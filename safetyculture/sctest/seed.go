@@ -36,7 +36,7 @@ type UserSpec struct {
 
 // AddUser adds a user; emails are unique without regard to case. The
 // first user added is the token's owner, whom WhoAmI names.
-func (s *Server) AddUser(spec UserSpec) (string, error) {
+func (s Seeding) AddUser(spec UserSpec) (string, error) {
 	var id string
 	err := s.write(func(st *store, now time.Time) (err error) { id, err = st.addUser(spec, now); return err })
 	return id, err
@@ -81,7 +81,7 @@ type group struct{ id, name string }
 
 // AddGroup adds a group (groups are flat) and returns its id (role_ and
 // 32 hex digits unless id is given).
-func (s *Server) AddGroup(id, name string) (string, error) {
+func (s Seeding) AddGroup(id, name string) (string, error) {
 	err := s.write(func(st *store, _ time.Time) (err error) { id, err = st.addGroup(id, name); return err })
 	return id, err
 }
@@ -98,7 +98,7 @@ func (st *store) addGroup(id, name string) (string, error) {
 }
 
 // AddGroupUser makes a user a member of a group.
-func (s *Server) AddGroupUser(groupID, userID string) error {
+func (s Seeding) AddGroupUser(groupID, userID string) error {
 	return s.write(func(st *store, _ time.Time) error {
 		if st.groups.get(groupID) == nil || st.users.get(userID) == nil {
 			return fmt.Errorf("%w: group %q or user %q", ErrNotFound, groupID, userID)
@@ -124,7 +124,7 @@ type SiteSpec struct {
 
 // AddSite adds a site and returns its id (location_ and 32 hex digits
 // unless given).
-func (s *Server) AddSite(spec SiteSpec) (string, error) {
+func (s Seeding) AddSite(spec SiteSpec) (string, error) {
 	var id string
 	err := s.write(func(st *store, _ time.Time) (err error) { id, err = st.addSite(spec); return err })
 	return id, err
@@ -145,7 +145,7 @@ func (st *store) addSite(spec SiteSpec) (string, error) {
 }
 
 // AddSiteMember makes a user a member of a site.
-func (s *Server) AddSiteMember(siteID, userID string) error {
+func (s Seeding) AddSiteMember(siteID, userID string) error {
 	return s.write(func(st *store, _ time.Time) error {
 		if st.sites.get(siteID) == nil || st.users.get(userID) == nil {
 			return fmt.Errorf("%w: site %q or user %q", ErrNotFound, siteID, userID)
@@ -173,7 +173,7 @@ func (s *Server) UserCount() int {
 // AdvanceClock moves the fake's clock on by d, on top of WithClock's, as
 // when a seeded history ends after the clock's time. A negative d does
 // nothing.
-func (s *Server) AdvanceClock(d time.Duration) {
+func (s Seeding) AdvanceClock(d time.Duration) {
 	if d > 0 {
 		s.ahead.Add(int64(d))
 	}

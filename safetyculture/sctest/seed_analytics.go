@@ -81,7 +81,7 @@ type SurveyQuestionSpec struct {
 
 // AddSurveyQuestion adds a survey question and returns its id and its
 // answer options' ids.
-func (s *Server) AddSurveyQuestion(spec SurveyQuestionSpec) (string, []string, error) {
+func (s Seeding) AddSurveyQuestion(spec SurveyQuestionSpec) (string, []string, error) {
 	var q *surveyQuestion
 	err := s.write(func(st *store, _ time.Time) error {
 		if st.courses.get(spec.CourseID) == nil || st.lessons.get(spec.LessonID) == nil {
@@ -112,7 +112,7 @@ type SurveyAnswerSpec struct {
 }
 
 // AddSurveyAnswer records a survey answer and returns its id.
-func (s *Server) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
+func (s Seeding) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
 	var id string
 	err := s.write(func(st *store, now time.Time) error {
 		if st.users.get(spec.UserID) == nil || st.question(spec.QuestionID) == nil {
@@ -145,7 +145,7 @@ const (
 // AddAnalyticsRow adds a row, as given, to one of the reports whose shape
 // nothing public shows (the Report constants). A row's userId, courseId
 // and lessonId fields, when present, are what the report's filters match.
-func (s *Server) AddAnalyticsRow(report string, row map[string]any) error {
+func (s Seeding) AddAnalyticsRow(report string, row map[string]any) error {
 	switch report {
 	case ReportSlideStatistics, ReportUserSlideStatistics, ReportRapidRefreshAnswers:
 	default:

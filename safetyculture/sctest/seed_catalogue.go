@@ -37,7 +37,7 @@ type LessonSpec struct {
 }
 
 // AddCourse adds a course and its lessons and returns their ids.
-func (s *Server) AddCourse(spec CourseSpec) (courseID string, lessonIDs []string, err error) {
+func (s Seeding) AddCourse(spec CourseSpec) (courseID string, lessonIDs []string, err error) {
 	err = s.write(func(st *store, now time.Time) error {
 		courseID, lessonIDs, err = st.addCourse(spec, now)
 		return err
@@ -89,7 +89,7 @@ type collection struct {
 }
 
 // AddCollection adds a course collection holding the given courses.
-func (s *Server) AddCollection(title, description string, courseIDs []string) (string, error) {
+func (s Seeding) AddCollection(title, description string, courseIDs []string) (string, error) {
 	return s.addWithCourses("collection", courseIDs, func(st *store, id string) {
 		st.collections.add(id, &collection{id: id, title: title, description: description, courseIDs: courseIDs})
 	})
@@ -97,7 +97,7 @@ func (s *Server) AddCollection(title, description string, courseIDs []string) (s
 
 // addWithCourses checks that courseIDs name courses, then adds a record
 // of a kind under a new UUID.
-func (s *Server) addWithCourses(kind string, courseIDs []string, add func(st *store, id string)) (string, error) {
+func (s Seeding) addWithCourses(kind string, courseIDs []string, add func(st *store, id string)) (string, error) {
 	var id string
 	err := s.write(func(st *store, _ time.Time) error {
 		if err := st.knownCourses(courseIDs); err != nil {
@@ -117,7 +117,7 @@ type path struct {
 }
 
 // AddPath adds a learning path through the given courses, in order.
-func (s *Server) AddPath(title string, published bool, courseIDs []string) (string, error) {
+func (s Seeding) AddPath(title string, published bool, courseIDs []string) (string, error) {
 	return s.addWithCourses("path", courseIDs, func(st *store, id string) {
 		st.paths.add(id, &path{id: id, title: title, published: published, courseIDs: courseIDs})
 	})
@@ -130,7 +130,7 @@ type rapidRefresh struct {
 
 // AddRapidRefresh adds a rapid refresh (a short quiz series), optionally
 // about a course.
-func (s *Server) AddRapidRefresh(title, courseID string, published bool) (string, error) {
+func (s Seeding) AddRapidRefresh(title, courseID string, published bool) (string, error) {
 	var courses []string
 	if courseID != "" {
 		courses = []string{courseID}
@@ -155,7 +155,7 @@ type Ranking struct {
 
 // AddLeaderboard adds an individual leaderboard; its rankings are ordered
 // by TotalScore, highest first, when GET .../rankings answers them.
-func (s *Server) AddLeaderboard(name string, start, end time.Time, rankings []Ranking) (string, error) {
+func (s Seeding) AddLeaderboard(name string, start, end time.Time, rankings []Ranking) (string, error) {
 	var id string
 	err := s.write(func(st *store, _ time.Time) error {
 		for _, r := range rankings {

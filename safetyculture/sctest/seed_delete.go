@@ -10,7 +10,7 @@ import (
 // users, group and site feeds leave them out, and so do the course-progress and lesson
 // feeds, which no longer report their progress. A feed asked for rows
 // modified after a date says nothing of the deletion.
-func (s *Server) DeleteUser(userID string) error {
+func (s Seeding) DeleteUser(userID string) error {
 	return s.write(func(st *store, _ time.Time) error {
 		u := st.users.get(userID)
 		if u == nil {
@@ -36,7 +36,7 @@ func (s *Server) DeleteUser(userID string) error {
 
 // DeleteCourse removes a course and its lessons, and everyone's progress
 // in them, which the feeds then leave out as DeleteUser's do.
-func (s *Server) DeleteCourse(courseID string) error {
+func (s Seeding) DeleteCourse(courseID string) error {
 	return s.write(func(st *store, _ time.Time) error {
 		c := st.courses.get(courseID)
 		if c == nil {

@@ -28,7 +28,7 @@ type ProgressSpec struct {
 
 // SetCourseProgress records (or replaces) a user's progress in a course,
 // as a migration imports it: no lesson scores, no attempts.
-func (s *Server) SetCourseProgress(spec ProgressSpec) error {
+func (s Seeding) SetCourseProgress(spec ProgressSpec) error {
 	return s.write(func(st *store, now time.Time) error { return st.setProgress(spec, now) })
 }
 
@@ -71,7 +71,7 @@ type LessonProgressSpec struct {
 
 // SetLessonProgress records (or replaces) a user's progress in a lesson,
 // as a migration imports it: no attempt, no event.
-func (s *Server) SetLessonProgress(spec LessonProgressSpec) error {
+func (s Seeding) SetLessonProgress(spec LessonProgressSpec) error {
 	return s.write(func(st *store, now time.Time) error {
 		_, l, err := st.userLesson(spec.UserID, spec.LessonID)
 		if err != nil {
@@ -103,7 +103,7 @@ func (st *store) publishedLessons(c *course) []*lesson {
 
 // OpenLesson records that a user opened a lesson at (now when zero): a
 // LessonOpened event, the lesson's progress and the course's.
-func (s *Server) OpenLesson(userID, lessonID string, at time.Time) error {
+func (s Seeding) OpenLesson(userID, lessonID string, at time.Time) error {
 	return s.write(func(st *store, now time.Time) error {
 		u, l, err := st.userLesson(userID, lessonID)
 		if err != nil {
@@ -120,7 +120,7 @@ func (s *Server) OpenLesson(userID, lessonID string, at time.Time) error {
 // is completed. It delivers TRIGGER_EVENT_TRAINING_LESSON_COMPLETED, and
 // TRIGGER_EVENT_TRAINING_COURSE_COMPLETED when the course completes, to
 // the webhooks registered for them, before it returns.
-func (s *Server) CompleteLesson(userID, lessonID string, score float64, at time.Time) error {
+func (s Seeding) CompleteLesson(userID, lessonID string, score float64, at time.Time) error {
 	var out []outgoing
 	err := s.write(func(st *store, now time.Time) error {
 		if score < 0 || score > 100 || math.IsNaN(score) {

@@ -18,8 +18,10 @@ import (
 // MaxBodyBytes bounds a request body; a larger one gets 413.
 const MaxBodyBytes = 1 << 20
 
-// Server is a fake SafetyCulture service holding one organisation.
+// Server is a fake SafetyCulture service holding one organisation. Its
+// seeding helpers are [Seeding]'s, which it embeds.
 type Server struct {
+	Seeding
 	// URL is the base of every path, such as http://127.0.0.1:38161.
 	URL string
 	// Token is the bearer token the fake accepts.
@@ -44,6 +46,20 @@ type Server struct {
 // edapp.ErrInvalidInput: the first bad value given. A nil Option is
 // skipped.
 type Option = fakeserver.Option[config]
+
+// Seeding holds the helpers that add records, or act as a learner, in a
+// [Server]; a Server embeds it, so that srv.AddUser(spec) calls them.
+type Seeding struct{ *server }
+
+// server names Server where Seeding and api embed it, so that the field
+// is unexported.
+type server = Server
+
+// api holds the route handlers, but the analytics reads'.
+type api struct{ *server }
+
+// analyticsAPI holds the analytics reads' handlers.
+type analyticsAPI struct{ *server }
 
 // config is the fake's own settings; the shared ones (token, clock,
 // latency, logger) are the fakeserver.Config's.
@@ -126,6 +142,7 @@ func NewUnstarted(opts ...Option) (*Server, error) {
 	}
 	s := &Server{Token: cfg.Token, core: fakeserver.NewCore(cfg, routeTemplate), cfg: cfg.Own,
 		st: newStore(cfg.Clock()), limiter: newLimiter(cfg.Own.limits), counts: newCounters()}
+	s.Seeding = Seeding{s}
 	s.routes = s.newRouter()
 	return s, nil
 }
@@ -160,7 +177,7 @@ func (s *Server) HandlerWith(other http.Handler) http.Handler {
 			other.ServeHTTP(w, r)
 			return
 		}
-		s.serve(w, r)
+		api{s}.serve(w, r)
 	})
 }
 
@@ -206,7 +223,7 @@ func (s *Server) FailNextOn(route string, n int, status int, retryAfter time.Dur
 
 func (s *Server) now() time.Time { return s.core.Now().Add(time.Duration(s.ahead.Load())) }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+func (s api) serve(w http.ResponseWriter, r *http.Request) {
 	defer s.recoverPanic(w, r)
 	if !s.core.Wait(r.Context()) {
 		return
@@ -285,7 +302,7 @@ func routeTemplate(path string) string {
 	return "/" + strings.Join(segs, "/")
 }
 
-func (s *Server) recoverPanic(w http.ResponseWriter, r *http.Request) {
+func (s api) recoverPanic(w http.ResponseWriter, r *http.Request) {
 	if v := recover(); v != nil {
 		s.core.Recovered(r, v)
 		writeError(w, http.StatusInternalServerError, codeInternal, "internal error")

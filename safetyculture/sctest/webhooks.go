@@ -65,7 +65,7 @@ func (b wireWebhookBody) check() string {
 }
 
 // AddWebhook registers a webhook, as POST /webhooks/v1/webhooks does.
-func (s *Server) AddWebhook(rawURL string, events ...string) (string, error) {
+func (s Seeding) AddWebhook(rawURL string, events ...string) (string, error) {
 	body := wireWebhookBody{URL: rawURL, TriggerEvents: events}
 	if msg := body.check(); msg != "" {
 		return "", fmt.Errorf("%w: %s", ErrInvalid, msg)
@@ -79,13 +79,13 @@ func (s *Server) AddWebhook(rawURL string, events ...string) (string, error) {
 	return id, err
 }
 
-func (s *Server) listWebhooks(w http.ResponseWriter, _ *http.Request) {
+func (s api) listWebhooks(w http.ResponseWriter, _ *http.Request) {
 	var out []wireWebhook
 	s.read(func(st *store, _ time.Time) { out = each(&st.webhooks, (*webhook).wire) })
 	writeJSON(w, http.StatusOK, map[string]any{"webhooks": out})
 }
 
-func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
+func (s api) createWebhook(w http.ResponseWriter, r *http.Request) {
 	var body wireWebhookBody
 	if !readJSON(w, r, &body) {
 		return
@@ -98,8 +98,8 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, wireWebhook{WebhookID: id, URL: body.URL, TriggerEvents: body.events()})
 }
 
-func (s *Server) getWebhook(w http.ResponseWriter, r *http.Request) {
-	getOne(s, w, r, "webhookId", "webhook", func(st *store, id string) (wireWebhook, bool) {
+func (s api) getWebhook(w http.ResponseWriter, r *http.Request) {
+	getOne(s.server, w, r, "webhookId", "webhook", func(st *store, id string) (wireWebhook, bool) {
 		h := st.webhooks.get(id)
 		if h == nil {
 			return wireWebhook{}, false
@@ -108,7 +108,7 @@ func (s *Server) getWebhook(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request) {
+func (s api) updateWebhook(w http.ResponseWriter, r *http.Request) {
 	var body wireWebhookBody
 	if !readJSON(w, r, &body) {
 		return
@@ -134,7 +134,7 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
+func (s api) deleteWebhook(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("webhookId")
 	found := false
 	_ = s.write(func(st *store, _ time.Time) error {
@@ -150,12 +150,12 @@ func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{})
 }
 
-func (s *Server) getWebhookToken(w http.ResponseWriter, _ *http.Request) {
+func (s api) getWebhookToken(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"token": s.WebhookSecret()})
 }
 
 // regenerateWebhookToken answers POST /webhooks/v1/token: a new secret.
-func (s *Server) regenerateWebhookToken(w http.ResponseWriter, _ *http.Request) {
+func (s api) regenerateWebhookToken(w http.ResponseWriter, _ *http.Request) {
 	var secret string
 	_ = s.write(func(st *store, _ time.Time) error {
 		st.secret = fakeserver.RandomHex(32)

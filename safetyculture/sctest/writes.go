@@ -42,7 +42,7 @@ func (s *Server) Assignments(courseID string) []Assignment {
 
 // AddAssignment assigns a course to a user, group or site, as the
 // course's assignments write does.
-func (s *Server) AddAssignment(courseID string, a Assignment) error {
+func (s Seeding) AddAssignment(courseID string, a Assignment) error {
 	return s.write(func(st *store, _ time.Time) error {
 		if st.courses.get(courseID) == nil || !st.assigneeExists(a.Type, a.ID) {
 			return fmt.Errorf("%w: course %q or assignee %s %q", ErrNotFound, courseID, a.Type, a.ID)
@@ -58,7 +58,7 @@ func (s *Server) AddAssignment(courseID string, a Assignment) error {
 // putAssignments answers PUT /training/courses/v1/{courseId}/assignments:
 // it assigns or unassigns users, groups and sites, after the clearAll
 // flags, and counts what changed of each kind.
-func (s *Server) putAssignments(w http.ResponseWriter, r *http.Request) {
+func (s api) putAssignments(w http.ResponseWriter, r *http.Request) {
 	var body wireAssignmentsBody
 	if !readJSON(w, r, &body) {
 		return
@@ -133,7 +133,7 @@ func (st *store) assign(courseID string, body wireAssignmentsBody) map[string]in
 // and user_ids are read too, as nothing public shows the spelling): it
 // forgets those users' progress in that course (the course's row and its
 // lessons').
-func (s *Server) resetProgress(w http.ResponseWriter, r *http.Request) {
+func (s api) resetProgress(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		CourseID   string   `json:"courseId"`
 		UserIDs    []string `json:"userIds"`

@@ -209,3 +209,13 @@ func TestSQLiteBusy(t *testing.T) {
 		}
 	}
 }
+
+func TestRebind(t *testing.T) {
+	t.Parallel()
+	if got := Rebind(Postgres, "a = ? AND b = ?"); got != "a = $1 AND b = $2" {
+		t.Errorf("Rebind = %q", got)
+	}
+	if got := Rebind(SQLite, "a = ?"); got != "a = ?" {
+		t.Errorf("Rebind = %q", got)
+	}
+}

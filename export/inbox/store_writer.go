@@ -1,4 +1,4 @@
-package webhook
+package inbox
 
 import (
 	"context"
@@ -7,7 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/webhook"
 )
 
 // putRequest is one delivery waiting for the writer.
@@ -93,8 +94,8 @@ func (s *Store) nextBatch() []*putRequest {
 // write commits batch and answers each delivery. When the transaction
 // fails and the database still answers, each row is tried on its own, so
 // that one row the database refuses fails alone: for good (a data error)
-// it goes to the rejects table and is told [ErrRejected]. When the
-// database does not answer, every delivery is told [ErrUnavailable].
+// it goes to the rejects table and is told [webhook.ErrRejected]. When the
+// database does not answer, every delivery is told [webhook.ErrUnavailable].
 func (s *Store) write(batch []*putRequest) {
 	if len(batch) == 0 {
 		return
@@ -112,7 +113,7 @@ func (s *Store) write(batch []*putRequest) {
 	s.checkpoint()
 	switch {
 	case ctx.Err() != nil || s.db.PingContext(ctx) != nil:
-		err = fmt.Errorf("%w: %v", ErrUnavailable, err)
+		err = fmt.Errorf("%w: %v", webhook.ErrUnavailable, err)
 	case dbschema.IsOutOfSpace(err):
 		err = outOfSpace(err)
 	case len(batch) > 1:
@@ -122,9 +123,9 @@ func (s *Store) write(batch []*putRequest) {
 		return
 	case dbschema.IsDataError(err):
 		if kerr := s.keepRejected(ctx, batch[0], err); kerr != nil {
-			err = fmt.Errorf("%w: %v (and keeping it in rejects: %v)", ErrUnavailable, err, kerr)
+			err = fmt.Errorf("%w: %v (and keeping it in rejects: %v)", webhook.ErrUnavailable, err, kerr)
 		} else {
-			err = fmt.Errorf("%w: %v", ErrRejected, err)
+			err = fmt.Errorf("%w: %v", webhook.ErrRejected, err)
 		}
 	}
 	for _, r := range batch {

@@ -3,20 +3,8 @@ package dbschema_test
 import (
 	"fmt"
 
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
-
-func ExampleParseURL() {
-	t, err := dbschema.ParseURL("postgres://edapp:s3cret@db.internal:5432/edapp?sslmode=require")
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(t.Dialect, t.Driver, t)
-	fmt.Println(t.Redact("connect to edapp:s3cret@db.internal failed"))
-	// Output:
-	// postgres pgx postgres://edapp:xxxxx@db.internal:5432/edapp?sslmode=require
-	// connect to edapp:[REDACTED]@db.internal failed
-}
 
 func ExampleLookup() {
 	users, _ := dbschema.Lookup("users")

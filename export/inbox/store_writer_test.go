@@ -1,4 +1,4 @@
-package webhook
+package inbox
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/webhook"
 )
 
 // newQueueOnlyStore is a Store whose writer is the test: it has a queue,
@@ -54,8 +55,8 @@ func TestPutAbandonedIsLeftOutByTheWriter(t *testing.T) {
 	t.Parallel()
 	s := newQueueOnlyStore(time.Millisecond)
 	_, err := putOne(t, s)
-	if !errors.Is(err, ErrUnavailable) {
-		t.Fatalf("Put past its deadline = %v, want ErrUnavailable", err)
+	if !errors.Is(err, webhook.ErrUnavailable) {
+		t.Fatalf("Put past its deadline = %v, want webhook.ErrUnavailable", err)
 	}
 	if batch := s.nextBatch(); len(batch) != 0 {
 		t.Fatalf("the writer took %d abandoned deliveries, want none", len(batch))

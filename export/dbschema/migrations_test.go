@@ -30,7 +30,7 @@ func goldenText(stmts []string) string {
 
 // TestMigrationSQLMatchesGoldenFiles freezes the released migrations: each
 // version renders, per dialect, exactly the SQL of its golden file.
-// go test -run TestMigrationSQLMatchesGoldenFiles ./dbschema/ -update
+// go test -run TestMigrationSQLMatchesGoldenFiles ./export/dbschema/ -update
 // writes the files of a new migration, and refuses to change one that
 // exists (writeGolden).
 func TestMigrationSQLMatchesGoldenFiles(t *testing.T) {

@@ -1,4 +1,4 @@
-package dbschema
+package main
 
 import (
 	"errors"
@@ -6,14 +6,15 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/edapp-go/edapp/internal/redact"
+	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
-// Target is a database named by a URL: its dialect, the database/sql
+// dbTarget is a database named by a URL: its dialect, the database/sql
 // driver and data source name to open it with, and the URL with its
 // password replaced by "xxxxx", for messages.
-type Target struct {
-	Dialect  Dialect
+type dbTarget struct {
+	Dialect  dbschema.Dialect
 	Driver   string // "sqlite" (modernc.org/sqlite) or "pgx" (github.com/jackc/pgx/v5/stdlib)
 	DSN      string // holds the password: never print it
 	Redacted string
@@ -21,18 +22,18 @@ type Target struct {
 }
 
 // String is the redacted URL.
-func (t Target) String() string { return t.Redacted }
+func (t dbTarget) String() string { return t.Redacted }
 
 // GoString is the redacted URL, so that %#v prints no password either.
-func (t Target) GoString() string { return fmt.Sprintf("dbschema.Target{%q}", t.Redacted) }
+func (t dbTarget) GoString() string { return fmt.Sprintf("dbTarget{%q}", t.Redacted) }
 
 // Redact returns msg with the URL's password removed, in any of its
 // encodings: a driver's message may quote the connection string.
-func (t Target) Redact(msg string) string {
+func (t dbTarget) Redact(msg string) string {
 	if t.password == "" {
 		return msg
 	}
-	return redact.Secret(msg, t.password)
+	return edapp.Redact(msg, t.password)
 }
 
 // sqlitePragmas are set on every SQLite connection: WAL, so that readers
@@ -55,15 +56,15 @@ func (t Target) Redact(msg string) string {
 // export's peak RSS went from 190 to 476 MiB; at 8 MiB it is about 200.
 const sqlitePragmas = "_pragma=busy_timeout(10000)&_pragma=page_size(16384)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_pragma=cache_size(-8192)&_pragma=temp_store(MEMORY)&_journal_mode=WAL"
 
-// ErrBadURL is wrapped by every error ParseURL returns.
-var ErrBadURL = errors.New("invalid database URL")
+// errBadDBURL is wrapped by every error parseDBURL returns.
+var errBadDBURL = errors.New("invalid database URL")
 
-// ParseURL reads a database URL: sqlite:PATH, or postgres://... and
+// parseDBURL reads a database URL: sqlite:PATH, or postgres://... and
 // postgresql://... as libpq reads them. Errors never hold the password.
-func ParseURL(raw string) (Target, error) {
+func parseDBURL(raw string) (dbTarget, error) {
 	scheme, rest, ok := strings.Cut(raw, ":")
 	if !ok {
-		return Target{}, fmt.Errorf("%w: want sqlite:PATH or postgres://USER@HOST/DB", ErrBadURL)
+		return dbTarget{}, fmt.Errorf("%w: want sqlite:PATH or postgres://USER@HOST/DB", errBadDBURL)
 	}
 	switch strings.ToLower(scheme) {
 	case "sqlite", "sqlite3":
@@ -71,28 +72,28 @@ func ParseURL(raw string) (Target, error) {
 	case "postgres", "postgresql":
 		return parsePostgres(raw)
 	}
-	return Target{}, fmt.Errorf("%w: unknown scheme %q: want sqlite:PATH or postgres://USER@HOST/DB", ErrBadURL, excerpt(scheme))
+	return dbTarget{}, fmt.Errorf("%w: unknown scheme %q: want sqlite:PATH or postgres://USER@HOST/DB", errBadDBURL, excerpt(scheme))
 }
 
-func parseSQLite(path string) (Target, error) {
+func parseSQLite(path string) (dbTarget, error) {
 	path = strings.TrimPrefix(path, "//") // sqlite:///abs/path and sqlite://rel
 	if path == "" {
-		return Target{}, fmt.Errorf("%w: sqlite: needs a file path (sqlite:edapp.db)", ErrBadURL)
+		return dbTarget{}, fmt.Errorf("%w: sqlite: needs a file path (sqlite:edapp.db)", errBadDBURL)
 	}
 	if strings.ContainsAny(path, "?#\x00") {
-		return Target{}, fmt.Errorf("%w: sqlite path %q: ? and # are not allowed in it", ErrBadURL, excerpt(path))
+		return dbTarget{}, fmt.Errorf("%w: sqlite path %q: ? and # are not allowed in it", errBadDBURL, excerpt(path))
 	}
-	return Target{Dialect: SQLite, Driver: "sqlite", DSN: path + "?" + sqlitePragmas, Redacted: "sqlite:" + path}, nil
+	return dbTarget{Dialect: dbschema.SQLite, Driver: "sqlite", DSN: path + "?" + sqlitePragmas, Redacted: "sqlite:" + path}, nil
 }
 
-func parsePostgres(raw string) (Target, error) {
+func parsePostgres(raw string) (dbTarget, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		// url's errors quote the whole URL, password and all.
-		return Target{}, fmt.Errorf("%w: cannot parse the postgres URL", ErrBadURL)
+		return dbTarget{}, fmt.Errorf("%w: cannot parse the postgres URL", errBadDBURL)
 	}
 	if u.Opaque != "" || u.Host == "" && u.Query().Get("host") == "" {
-		return Target{}, fmt.Errorf("%w: want postgres://user:password@host:port/database", ErrBadURL)
+		return dbTarget{}, fmt.Errorf("%w: want postgres://user:password@host:port/database", errBadDBURL)
 	}
 	pw, _ := u.User.Password()
 	red := *u
@@ -102,7 +103,7 @@ func parsePostgres(raw string) (Target, error) {
 		q.Set("password", "xxxxx")
 		red.RawQuery = q.Encode()
 	}
-	return Target{Dialect: Postgres, Driver: "pgx", DSN: raw, Redacted: red.Redacted(), password: pw}, nil
+	return dbTarget{Dialect: dbschema.Postgres, Driver: "pgx", DSN: raw, Redacted: red.Redacted(), password: pw}, nil
 }
 
 // excerpt bounds a piece of user input quoted in an error.

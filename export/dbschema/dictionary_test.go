@@ -9,11 +9,11 @@ import (
 )
 
 // schemaDoc is the generated data dictionary, at the repository's root.
-var schemaDoc = filepath.Join("..", "docs", "schema.md")
+var schemaDoc = filepath.Join("..", "..", "docs", "schema.md")
 
 // TestMarkdownMatchesDoc fails when docs/schema.md differs from the
 // schema's dictionary.
-// go test -run TestMarkdownMatchesDoc ./dbschema/ -update
+// go test -run TestMarkdownMatchesDoc ./export/dbschema/ -update
 // rewrites it.
 func TestMarkdownMatchesDoc(t *testing.T) {
 	t.Parallel()
@@ -29,7 +29,7 @@ func TestMarkdownMatchesDoc(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the schema: run go test -run TestMarkdownMatchesDoc ./dbschema/ -update", schemaDoc)
+		t.Errorf("%s differs from the schema: run go test -run TestMarkdownMatchesDoc ./export/dbschema/ -update", schemaDoc)
 	}
 }
 

@@ -308,7 +308,7 @@ func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 const markdownHead = `# Database schema
 
-<!-- Generated from the dbschema package: go test ./dbschema -run TestMarkdownMatchesDoc -update. Do not edit. -->
+<!-- Generated from the dbschema package: go test ./export/dbschema -run TestMarkdownMatchesDoc -update. Do not edit. -->
 
 The tables the ` + "`edapp`" + ` command writes (the export, the webhook inbox and the
 records either refused), and the views over them, each column with its type, whether it may be NULL,

@@ -7,8 +7,6 @@
 // dictionary); the history is a list of migrations made of typed steps
 // (CreateTable, AddColumn, RebuildTable, CreateIndex, DropIndex), each
 // rendered per dialect, and the latest shape is their fold (Tables).
-// ParseURL reads a database URL and keeps its password out of every
-// message.
 //
 // It depends on database/sql only; the caller opens the database with a
 // driver of its choice.

@@ -1,8 +1,10 @@
-package webhook
+package inbox
 
 import (
 	"errors"
 	"testing"
+
+	"github.com/edapp-go/edapp/webhook"
 )
 
 type fullError struct{}
@@ -12,7 +14,7 @@ func (fullError) Code() int     { return 13 }
 
 func TestOutOfSpaceIsUnavailable(t *testing.T) {
 	t.Parallel()
-	if !errors.Is(outOfSpace(fullError{}), ErrUnavailable) {
-		t.Error("a database out of room is not ErrUnavailable")
+	if !errors.Is(outOfSpace(fullError{}), webhook.ErrUnavailable) {
+		t.Error("a database out of room is not webhook.ErrUnavailable")
 	}
 }

@@ -1,15 +1,17 @@
-package webhook
+package inbox
 
 import (
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/webhook"
 )
 
 // Dialect is the SQL dialect of the database a Store writes to.
@@ -65,7 +67,7 @@ type Store struct {
 type StoreOption func(*Store) error
 
 // WithWriteTimeout bounds how long a delivery waits for the writer to take
-// it, queueing included; past it, Put fails with [ErrUnavailable] and the
+// it, queueing included; past it, Put fails with [webhook.ErrUnavailable] and the
 // Store's handler answers 503 with Retry-After, and the row is never
 // written. A delivery the writer took in time is answered with its
 // transaction's outcome, which the same bound limits: at most twice d in
@@ -86,7 +88,7 @@ func WithWriteTimeout(d time.Duration) StoreOption {
 // Close stops it. db stays the caller's: Close does not close it.
 func NewStore(ctx context.Context, db *sql.DB, dialect Dialect, opts ...StoreOption) (*Store, error) {
 	if db == nil || (dialect != SQLite && dialect != Postgres) {
-		return nil, fmt.Errorf("%w: webhook.NewStore needs a database and the dialect SQLite or Postgres", edapp.ErrInvalidInput)
+		return nil, fmt.Errorf("%w: inbox.NewStore needs a database and the dialect SQLite or Postgres", edapp.ErrInvalidInput)
 	}
 	s := &Store{
 		db:           db,
@@ -114,16 +116,16 @@ func NewStore(ctx context.Context, db *sql.DB, dialect Dialect, opts ...StoreOpt
 	return s, nil
 }
 
-// Handler returns a Handler that stores each delivery it accepts with Put:
-// it answers 200 only once the row is committed (or was already there),
-// 503 with Retry-After when the database cannot take it in time, and 422,
-// which senders do not retry, when the database refuses it for good
-// (kept in the rejects table).
+// Handler returns a [webhook.Handler] that stores each delivery it accepts
+// with Put: it answers 200 only once the row is committed (or was already
+// there), 503 with Retry-After when the database cannot take it in time,
+// and 422, which senders do not retry, when the database refuses it for
+// good (kept in the rejects table). It decodes each body with
+// [edapp.ParseEvent] and takes opts as [webhook.NewHandler] does.
 // Its log line for a delivery carries the result: stored or duplicate.
-func (s *Store) Handler(opts ...Option) (*Handler, error) {
-	return newHandler(func(ctx context.Context, d *delivery) error {
-		d.key = edapp.EventKey(d.event)
-		stored, err := s.put(ctx, d.key, d.event, d.raw)
+func (s *Store) Handler(opts ...webhook.Option) (*webhook.Handler, error) {
+	return webhook.NewHandlerFunc(parseDelivery, func(ctx context.Context, d *delivery) error {
+		stored, err := s.put(ctx, d.key, d.Event, d.raw)
 		switch {
 		case err != nil:
 			d.result = "not stored"
@@ -133,16 +135,40 @@ func (s *Store) Handler(opts ...Option) (*Handler, error) {
 			d.result = "duplicate"
 		}
 		return err
-	}, opts)
+	}, opts...)
+}
+
+// delivery is a decoded delivery with the body it came in: the store
+// keeps both.
+type delivery struct {
+	edapp.Event
+	raw    []byte
+	key    string // edapp.EventKey
+	result string // what the store did, for the handler's log line
+}
+
+// Key is the event's key, under which the handler logs the delivery.
+func (d *delivery) Key() string { return d.key }
+
+// Result is what the store did with the delivery, for the handler's log line.
+func (d *delivery) Result() string { return d.result }
+
+// parseDelivery decodes a body as the handler of [webhook.NewHandler] does.
+func parseDelivery(_ http.Header, body []byte) (*delivery, int, error) {
+	ev, err := edapp.ParseEvent(body)
+	if err != nil {
+		return nil, http.StatusBadRequest, err
+	}
+	return &delivery{Event: ev, raw: body, key: edapp.EventKey(ev)}, http.StatusOK, nil
 }
 
 // Put stores ev, whose delivery body (JSON) was raw, and returns once its
 // row is committed. A column is filled only where raw carries the field
 // with a value other than null (an explicit 0 or "" is kept); the others
 // are NULL. Pass the body ev was parsed from. Put returns once committed: stored is true for a new row and false for an event
-// already stored. An error that is [ErrUnavailable] means the database could
+// already stored. An error that is [webhook.ErrUnavailable] means the database could
 // not take it within the write timeout (or the Store is closed); a sender
-// should deliver it again later. One that is [ErrRejected] means the
+// should deliver it again later. One that is [webhook.ErrRejected] means the
 // database refused its row for good (a data error, such as a constraint a
 // database administrator added): the delivery is kept in the rejects table
 // instead, and delivering it again would not help. A nil event or a raw that is not JSON is
@@ -161,20 +187,20 @@ func (s *Store) put(ctx context.Context, key string, ev edapp.Event, raw []byte)
 	r := &putRequest{ctx: ctx, key: key, args: s.rowArgs(key, ev, raw, time.Now()), done: make(chan putResult, 1)}
 	select {
 	case <-s.quit:
-		return false, fmt.Errorf("%w: the store is closed", ErrUnavailable)
+		return false, fmt.Errorf("%w: the store is closed", webhook.ErrUnavailable)
 	default:
 	}
 	select {
 	case s.queue <- r:
 	default:
-		return false, fmt.Errorf("%w: %d deliveries wait for the database", ErrUnavailable, queueSize)
+		return false, fmt.Errorf("%w: %d deliveries wait for the database", webhook.ErrUnavailable, queueSize)
 	}
 	select {
 	case res := <-r.done:
 		return res.stored, res.err
 	case <-ctx.Done():
 		if r.abandon() {
-			return false, fmt.Errorf("%w: not committed within %v", ErrUnavailable, s.writeTimeout)
+			return false, fmt.Errorf("%w: not committed within %v", webhook.ErrUnavailable, s.writeTimeout)
 		}
 		// The writer has it: its transaction, bounded by its own write
 		// timeout, decides the answer.
@@ -187,7 +213,7 @@ func (s *Store) put(ctx context.Context, key string, ev edapp.Event, raw []byte)
 func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 
 // Close stops the writer once the deliveries already queued are written,
-// and waits for it. Put fails with [ErrUnavailable] afterwards. It does not
+// and waits for it. Put fails with [webhook.ErrUnavailable] afterwards. It does not
 // close the database.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() { close(s.quit) })

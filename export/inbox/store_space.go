@@ -1,8 +1,10 @@
-package webhook
+package inbox
 
 import (
 	"context"
 	"fmt"
+
+	"github.com/edapp-go/edapp/webhook"
 )
 
 // walSizeLimit is the SQLite journal_size_limit of the writer's
@@ -31,7 +33,7 @@ func (s *Store) checkpoint() {
 }
 
 // outOfSpace is the error a delivery the database had no room for is
-// answered with: ErrUnavailable, so the sender tries again later.
+// answered with: webhook.ErrUnavailable, so the sender tries again later.
 func outOfSpace(err error) error {
-	return fmt.Errorf("%w: the database has no room for it now: %v", ErrUnavailable, err)
+	return fmt.Errorf("%w: the database has no room for it now: %v", webhook.ErrUnavailable, err)
 }

@@ -1,4 +1,4 @@
-package webhook
+package inbox
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/dbschema"
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // fieldColumns maps the JSON name of each event field, in lower case, to
