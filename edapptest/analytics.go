@@ -73,7 +73,7 @@ type refs struct {
 }
 
 func (st *store) refs(userID, lessonID, courseID string) refs {
-	return refs{st.users.get(userID), st.lessons.get(lessonID), st.courses.get(courseID)}
+	return refs{st.users.Get(userID), st.lessons.Get(lessonID), st.courses.Get(courseID)}
 }
 
 func (r refs) userExt() string     { return field(r.u, func(u *user) string { return u.externalID }) }
@@ -208,7 +208,7 @@ func v2CourseStatistics(c *exchange) {
 	f, _ := c.filter(filterKinds{course: true})
 	out := []wireCourseStatistics{}
 	view := c.st.view()
-	for _, cr := range c.st.courses.all() {
+	for _, cr := range c.st.courses.All() {
 		if !f.matchCourse(cr) {
 			continue
 		}
@@ -237,7 +237,7 @@ func v2LessonStatistics(c *exchange) {
 	f, _ := c.filter(filterKinds{course: true, lesson: true})
 	out := []wireLessonStatistics{}
 	view := c.st.view()
-	for _, cr := range c.st.courses.all() {
+	for _, cr := range c.st.courses.All() {
 		if !f.matchCourse(cr) {
 			continue
 		}
@@ -321,7 +321,7 @@ func v2UserLessonProgress(c *exchange) {
 	}
 	f, _ := c.filter(filterKinds{course: true, lesson: true})
 	out := []wireLessonProgress{}
-	for _, cr := range c.st.courses.all() {
+	for _, cr := range c.st.courses.All() {
 		if !f.matchCourse(cr) {
 			continue
 		}
@@ -346,7 +346,7 @@ func v2UserLessonProgress(c *exchange) {
 func v2SurveyQuestions(c *exchange) {
 	f, _ := c.filter(filterKinds{course: true, lesson: true})
 	out := []wireSurveyQuestion{}
-	for _, q := range c.st.questions.all() {
+	for _, q := range c.st.questions.All() {
 		if !f.match(c.st.refs("", q.lessonID, q.courseID)) {
 			continue
 		}
@@ -373,14 +373,14 @@ func v2SurveyAnswers(c *exchange) {
 	}
 	active := f.byRef() || !f.from.IsZero() || !f.to.IsZero()
 	items := filtered(c.st.answers, active, func(a *surveyAnswer) bool {
-		q := c.st.questions.get(a.questionID)
+		q := c.st.questions.Get(a.questionID)
 		return q != nil && f.matchRecord(c.st, a.userID, q.lessonID, q.courseID, a.at)
 	})
 	pageMap(c, items, with(c.st, toWireSurveyAnswer))
 }
 
 func toWireSurveyAnswer(st *store, a *surveyAnswer) wireSurveyAnswer {
-	q := st.questions.get(a.questionID)
+	q := st.questions.Get(a.questionID)
 	if q == nil {
 		// Questions are never deleted; keep the answer's own fields.
 		return wireSurveyAnswer{ID: a.id, UserID: a.userID, AttemptID: a.attemptID,

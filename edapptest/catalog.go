@@ -22,7 +22,7 @@ func toV2Lesson(l *lesson) v2Lesson {
 
 func collectionCourses(st *store, col *collection) []*course {
 	var out []*course
-	for _, c := range st.courses.all() {
+	for _, c := range st.courses.All() {
 		if slices.Contains(c.collectionIDs, col.id) {
 			out = append(out, c)
 		}
@@ -31,13 +31,13 @@ func collectionCourses(st *store, col *collection) []*course {
 }
 
 func v2Collections(c *exchange) {
-	pageMap(c, c.st.collections.all(), func(col *collection) v2Collection {
+	pageMap(c, c.st.collections.All(), func(col *collection) v2Collection {
 		return v2Collection{ID: col.id, ExternalID: col.externalID, Title: col.title, Description: col.description}
 	})
 }
 
 func v2CollectionCourses(c *exchange) {
-	col := c.st.collections.get(c.params[0])
+	col := c.st.collections.Get(c.params[0])
 	if col == nil {
 		c.fail(http.StatusNotFound, "course collection "+quote(c.params[0])+" not found")
 		return
@@ -49,7 +49,7 @@ func v2CollectionCourses(c *exchange) {
 // externalId and collectionId filters (an extension of the fake).
 func v2Courses(c *exchange) {
 	ext, colID := c.q("externalid"), c.q("collectionid")
-	items := filtered(c.st.courses.all(), ext != "" || colID != "", func(cr *course) bool {
+	items := filtered(c.st.courses.All(), ext != "" || colID != "", func(cr *course) bool {
 		return (ext == "" || cr.externalID == ext) && (colID == "" || slices.Contains(cr.collectionIDs, colID))
 	})
 	pageMap(c, items, toV2Course)

@@ -180,7 +180,7 @@ func (s frontDoor) completeLaunch(tok, lessonID, scoreText string) (res launchRe
 func (res *launchResult) count(st *store, events []outEvent) {
 	for _, e := range events {
 		n := 0
-		for _, w := range st.webhooks.all() {
+		for _, w := range st.webhooks.All() {
 			if w.eventName == e.name {
 				n++
 			}
@@ -223,7 +223,7 @@ func checkLaunch(st *store, tok, lessonID string, now time.Time) (*user, *lesson
 	case lessonID != t.lessonID:
 		return fail(http.StatusBadRequest, "launch token is for another lesson")
 	}
-	u, l := st.users.get(t.userID), st.lessons.get(t.lessonID)
+	u, l := st.users.Get(t.userID), st.lessons.Get(t.lessonID)
 	if u == nil || l == nil {
 		return fail(http.StatusNotFound, "lesson or user no longer exists")
 	}
@@ -233,7 +233,7 @@ func checkLaunch(st *store, tok, lessonID string, now time.Time) (*user, *lesson
 func (st *store) launchInfo(u *user, l *lesson, t *launchToken, now time.Time) launchInfo {
 	return launchInfo{
 		LessonID: l.id, LessonTitle: l.title, CourseID: l.courseID,
-		CourseTitle:  field(st.courses.get(l.courseID), func(c *course) string { return c.title }),
+		CourseTitle:  field(st.courses.Get(l.courseID), func(c *course) string { return c.title }),
 		UserID:       u.id,
 		Learner:      learnerName(u),
 		MinimumScore: l.minimumScore,
@@ -327,7 +327,7 @@ func (s frontDoor) serveLearner(w http.ResponseWriter, r *http.Request, userID s
 		s.mu.Lock() // minting launch tokens writes
 		defer s.mu.Unlock()
 		s.st.version++
-		u := s.st.users.get(userID)
+		u := s.st.users.Get(userID)
 		if u == nil {
 			return false
 		}

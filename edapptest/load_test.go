@@ -201,7 +201,7 @@ func BenchmarkCompleteLesson(b *testing.B) {
 	}
 	u, _ := s.AddUser(UserSpec{Username: "bench"})
 	var lesson string
-	for _, l := range s.st.lessons.all() {
+	for _, l := range s.st.lessons.All() {
 		lesson = l.id
 	}
 	for b.Loop() {

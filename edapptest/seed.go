@@ -90,28 +90,28 @@ func (s *Server) locked(fn func(st *store, now time.Time) error) error {
 }
 
 func (st *store) user(id string) (*user, error) {
-	if u := st.users.get(id); u != nil {
+	if u := st.users.Get(id); u != nil {
 		return u, nil
 	}
 	return nil, notFound("user %q not found", id)
 }
 
 func (st *store) group(id string) (*group, error) {
-	if g := st.groups.get(id); g != nil {
+	if g := st.groups.Get(id); g != nil {
 		return g, nil
 	}
 	return nil, notFound("user group %q not found", id)
 }
 
 func (st *store) course(id string) (*course, error) {
-	if c := st.courses.get(id); c != nil {
+	if c := st.courses.Get(id); c != nil {
 		return c, nil
 	}
 	return nil, notFound("course %q not found", id)
 }
 
 func (st *store) lesson(id string) (*lesson, error) {
-	if l := st.lessons.get(id); l != nil {
+	if l := st.lessons.Get(id); l != nil {
 		return l, nil
 	}
 	return nil, notFound("lesson %q not found", id)
@@ -137,7 +137,7 @@ func (s Seeding) AddCollection(spec CollectionSpec) (string, error) {
 			return conflict("collection external id %q is taken", spec.ExternalID)
 		}
 		id = st.newID("col")
-		st.collections.add(id, &collection{id: id, externalID: spec.ExternalID,
+		st.collections.Add(id, &collection{id: id, externalID: spec.ExternalID,
 			title: spec.Title, description: spec.Description})
 		return nil
 	})
@@ -145,7 +145,7 @@ func (s Seeding) AddCollection(spec CollectionSpec) (string, error) {
 }
 
 func collectionByExternalID(st *store, ext string) *collection {
-	for _, c := range st.collections.all() {
+	for _, c := range st.collections.All() {
 		if c.externalID == ext {
 			return c
 		}
@@ -168,12 +168,12 @@ func addCourse(st *store, spec CourseSpec, now time.Time) (string, []string, err
 		return "", nil, invalid("course title is required")
 	}
 	for _, id := range spec.CollectionIDs {
-		if st.collections.get(id) == nil {
+		if st.collections.Get(id) == nil {
 			return "", nil, notFound("course collection %q not found", id)
 		}
 	}
 	if spec.ExternalID != "" {
-		for _, o := range st.courses.all() {
+		for _, o := range st.courses.All() {
 			if o.externalID == spec.ExternalID {
 				return "", nil, conflict("course external id %q is taken", spec.ExternalID)
 			}
@@ -195,7 +195,7 @@ func addCourse(st *store, spec CourseSpec, now time.Time) (string, []string, err
 		locale: orDefault(spec.Locale, "en"), thumbnailURL: spec.ThumbnailURL,
 		collectionIDs: dedupe(spec.CollectionIDs), duration: spec.Duration, created: now, modified: now,
 	}
-	st.courses.add(c.id, c)
+	st.courses.Add(c.id, c)
 	ids := []string{}
 	for _, l := range spec.Lessons {
 		ids = append(ids, addLesson(st, c, l, now).id)
@@ -223,7 +223,7 @@ func checkLesson(st *store, l LessonSpec) error {
 		return invalid("lesson title is required")
 	}
 	if l.ExternalID != "" {
-		for _, o := range st.lessons.all() {
+		for _, o := range st.lessons.All() {
 			if o.externalID == l.ExternalID {
 				return conflict("lesson external id %q is taken", l.ExternalID)
 			}
@@ -238,7 +238,7 @@ func addLesson(st *store, c *course, spec LessonSpec, now time.Time) *lesson {
 		description: spec.Description, status: orDefault(spec.Status, statusPublished),
 		courseID: c.id, minimumScore: spec.MinimumScore, modified: now,
 	}
-	st.lessons.add(l.id, l)
+	st.lessons.Add(l.id, l)
 	c.lessonIDs = append(c.lessonIDs, l.id)
 	c.modified = now
 	return l
@@ -351,7 +351,7 @@ type CollectionCourseSpec struct {
 // is there already). A course may sit in several collections.
 func (s Seeding) AddCollectionCourse(spec CollectionCourseSpec) error {
 	return s.locked(func(st *store, _ time.Time) error {
-		if st.collections.get(spec.CollectionID) == nil {
+		if st.collections.Get(spec.CollectionID) == nil {
 			return notFound("course collection %q not found", spec.CollectionID)
 		}
 		c, err := st.course(spec.CourseID)
@@ -472,7 +472,7 @@ func (st *store) complete(u *user, l *lesson, score float64, at time.Time) []out
 	if at.After(u.lastActive) {
 		u.lastActive = at
 	}
-	c := st.courses.get(l.courseID)
+	c := st.courses.Get(l.courseID)
 	vals := userFields(u)
 	vals["courseId"], vals["courseTitle"], vals["timestamp"] = c.id, c.title, at
 	lv := maps.Clone(vals)
@@ -561,7 +561,7 @@ func addAttemptAt(st *store, u *user, l *lesson, spec AttemptSpec, now time.Time
 	}
 	key := ucKey{u.id, l.courseID}
 	if _, done := st.completions[key]; !done {
-		if at, ok := lastFirstCompletion(st, u, st.courses.get(l.courseID)); ok {
+		if at, ok := lastFirstCompletion(st, u, st.courses.Get(l.courseID)); ok {
 			st.completions[key] = at
 		}
 	}
@@ -750,7 +750,7 @@ func (s Seeding) Emit(eventName edapp.EventName, fields map[string]any) error {
 	return s.emit(func(st *store, _ time.Time) ([]outEvent, error) {
 		vals := map[string]any{}
 		if id, ok := fields["userId"].(string); ok {
-			if u := st.users.get(id); u != nil {
+			if u := st.users.Get(id); u != nil {
 				vals = userFields(u)
 			}
 		}
@@ -819,7 +819,7 @@ func (s Seeding) AddSurveyQuestion(q SurveyQuestionSpec) (questionID string, ans
 			sq.answers = append(sq.answers, d)
 			answerIDs = append(answerIDs, d.id)
 		}
-		st.questions.add(sq.id, sq)
+		st.questions.Add(sq.id, sq)
 		questionID = sq.id
 		return nil
 	})
@@ -848,7 +848,7 @@ func (s Seeding) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
 		if err != nil {
 			return err
 		}
-		q := st.questions.get(spec.QuestionID)
+		q := st.questions.Get(spec.QuestionID)
 		if q == nil {
 			return notFound("survey question %q not found", spec.QuestionID)
 		}

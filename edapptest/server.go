@@ -340,26 +340,6 @@ func (s *Server) ResetRequests() {
 
 func (s *Server) now() time.Time { return s.core.Now() }
 
-// statusWriter remembers the status written.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
 // incoming is a request as serve reads it before routing.
 type incoming struct {
 	segs             []string
@@ -377,7 +357,7 @@ type incoming struct {
 func (s frontDoor) serve(w http.ResponseWriter, r *http.Request) {
 	s.counters.begin()
 	defer s.counters.end()
-	sw := &statusWriter{ResponseWriter: w}
+	sw := &fakeserver.StatusWriter{ResponseWriter: w}
 	start := time.Now()
 	var in incoming
 	defer func() { s.finish(sw, r, in.entry, start, recover()) }()
@@ -459,21 +439,21 @@ func (s frontDoor) dispatch(w http.ResponseWriter, r *http.Request, in *incoming
 // finish records the answer's status and logs the request. A handler
 // that panicked (v != nil) gets a 500, and the panic is kept for New's
 // check.
-func (s frontDoor) finish(sw *statusWriter, r *http.Request, entry *Request, start time.Time, v any) {
+func (s frontDoor) finish(sw *fakeserver.StatusWriter, r *http.Request, entry *Request, start time.Time, v any) {
 	if v != nil {
 		s.panics.Add(1)
 		s.core.Recovered(r, v)
-		if sw.status == 0 {
+		if sw.Status() == 0 {
 			writeError(sw, http.StatusInternalServerError, "internal error")
 		}
 	}
 	s.meta.Lock()
 	if entry != nil {
-		entry.Status = sw.status
+		entry.Status = sw.Status()
 	}
 	s.meta.Unlock()
 	s.log.Debug("edapptest request", "method", r.Method, "path", pathOf(r),
-		"status", sw.status, "elapsed", time.Since(start))
+		"status", sw.Status(), "elapsed", time.Since(start))
 }
 
 func pathOf(r *http.Request) string {

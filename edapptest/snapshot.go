@@ -73,16 +73,16 @@ func (s *Server) Snapshot() Snapshot {
 	defer s.mu.RUnlock()
 	st := s.st
 	snap := Snapshot{Now: s.now()}
-	for _, u := range st.users.all() {
+	for _, u := range st.users.All() {
 		snap.Users = append(snap.Users, SnapshotUser{ID: u.id, Username: u.username, Email: u.email,
 			FirstName: u.firstName, LastName: u.lastName, ExternalID: u.externalID,
 			Roles: slices.Clone(u.roles), GroupIDs: u.groupIDs(), LastActive: u.lastActive})
 	}
-	for _, g := range st.groups.all() {
+	for _, g := range st.groups.All() {
 		snap.Groups = append(snap.Groups, SnapshotGroup{ID: g.id, Name: g.name, ParentID: g.parentID, InviteCode: g.inviteCode, CourseIDs: g.courseIDs()})
 	}
 	snap.Collections = snapshotCollections(st)
-	for _, c := range st.courses.all() {
+	for _, c := range st.courses.All() {
 		snap.Courses = append(snap.Courses, SnapshotCourse{ID: c.id, ExternalID: c.externalID, Title: c.title,
 			Description: c.description, Status: c.status, Locale: c.locale, ThumbnailURL: c.thumbnailURL,
 			Duration: c.duration, Created: c.created, Modified: c.modified, LessonIDs: slices.Clone(c.lessonIDs)})
@@ -118,9 +118,9 @@ func laterOf(a, b time.Time) time.Time {
 
 func snapshotCollections(st *store) []SnapshotCollection {
 	var out []SnapshotCollection
-	for _, col := range st.collections.all() {
+	for _, col := range st.collections.All() {
 		sc := SnapshotCollection{ID: col.id, ExternalID: col.externalID, Title: col.title, Description: col.description}
-		for _, c := range st.courses.all() {
+		for _, c := range st.courses.All() {
 			if slices.Contains(c.collectionIDs, col.id) {
 				sc.CourseIDs = append(sc.CourseIDs, c.id)
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 // Errors returned by the seeding and driving helpers. Test them with
@@ -56,40 +57,6 @@ func conflict(format string, args ...any) *apiErr {
 func invalid(format string, args ...any) *apiErr {
 	return &apiErr{400, fmt.Sprintf(format, args...)}
 }
-
-// table keeps records by id in insertion order.
-type table[T any] struct {
-	order []string
-	byID  map[string]*T
-}
-
-func (t *table[T]) add(id string, v *T) {
-	if t.byID == nil {
-		t.byID = make(map[string]*T)
-	}
-	t.order = append(t.order, id)
-	t.byID[id] = v
-}
-
-func (t *table[T]) get(id string) *T { return t.byID[id] }
-
-func (t *table[T]) remove(id string) {
-	if _, ok := t.byID[id]; !ok {
-		return
-	}
-	delete(t.byID, id)
-	t.order = slices.DeleteFunc(t.order, func(s string) bool { return s == id })
-}
-
-func (t *table[T]) all() []*T {
-	out := make([]*T, 0, len(t.order))
-	for _, id := range t.order {
-		out = append(out, t.byID[id])
-	}
-	return out
-}
-
-func (t *table[T]) len() int { return len(t.order) }
 
 // roles are the service's seven role names.
 var roles = []string{
@@ -239,21 +206,21 @@ type ulKey struct{ userID, lessonID string }
 type store struct {
 	version      uint64 // counts writes: derived views are rebuilt when it moves
 	seq          map[string]int
-	users        table[user]
+	users        fakeserver.Table[user]
 	userByName   map[string]*user          // lower-cased username
 	userByExt    map[string]*user          // external id
 	byUL         map[ulKey][]*attempt      // a user's attempts at a lesson, oldest first
 	prog         map[ulKey]*lessonProgress // the same, folded
-	groups       table[group]
-	collections  table[collection]
-	courses      table[course]
-	lessons      table[lesson]
+	groups       fakeserver.Table[group]
+	collections  fakeserver.Table[collection]
+	courses      fakeserver.Table[course]
+	lessons      fakeserver.Table[lesson]
 	attempts     []*attempt
 	events       []*progressEvent
 	interactions []*interaction
-	questions    table[surveyQuestion]
+	questions    fakeserver.Table[surveyQuestion]
 	answers      []*surveyAnswer
-	webhooks     table[webhook]
+	webhooks     fakeserver.Table[webhook]
 	tokens       map[string]*launchToken
 	completions  map[ucKey]time.Time
 	views        viewCache
@@ -280,12 +247,12 @@ func (st *store) newID(prefix string) string {
 // ancestors returns g and its ancestors, nearest first.
 func (st *store) ancestors(g *group) []*group {
 	var out []*group
-	for g != nil && len(out) <= st.groups.len() {
+	for g != nil && len(out) <= st.groups.Len() {
 		out = append(out, g)
 		if g.parentID == "" {
 			break
 		}
-		g = st.groups.get(g.parentID)
+		g = st.groups.Get(g.parentID)
 	}
 	return out
 }
@@ -298,7 +265,7 @@ func (st *store) access(u *user, courseID string) (time.Time, bool) {
 	var best time.Time
 	found := false
 	for _, m := range u.groups {
-		for _, g := range st.ancestors(st.groups.get(m.groupID)) {
+		for _, g := range st.ancestors(st.groups.Get(m.groupID)) {
 			for _, a := range g.courses {
 				if a.courseID != courseID {
 					continue
@@ -319,7 +286,7 @@ func (st *store) access(u *user, courseID string) (time.Time, bool) {
 // usersWithAccess lists the users who can reach a course.
 func usersWithAccess(st *store, courseID string) []*user {
 	var out []*user
-	for _, u := range st.users.all() {
+	for _, u := range st.users.All() {
 		if _, ok := st.access(u, courseID); ok {
 			out = append(out, u)
 		}
@@ -331,7 +298,7 @@ func usersWithAccess(st *store, courseID string) []*user {
 func (st *store) publishedLessons(c *course) []*lesson {
 	var out []*lesson
 	for _, id := range c.lessonIDs {
-		if l := st.lessons.get(id); l != nil && l.published() {
+		if l := st.lessons.Get(id); l != nil && l.published() {
 			out = append(out, l)
 		}
 	}
@@ -341,7 +308,7 @@ func (st *store) publishedLessons(c *course) []*lesson {
 func (st *store) courseLessons(c *course) []*lesson {
 	var out []*lesson
 	for _, id := range c.lessonIDs {
-		if l := st.lessons.get(id); l != nil {
+		if l := st.lessons.Get(id); l != nil {
 			out = append(out, l)
 		}
 	}
@@ -415,7 +382,7 @@ func (p *lessonProgress) fold(a *attempt) {
 }
 
 func groupByInviteCode(st *store, code string) *group {
-	for _, g := range st.groups.all() {
+	for _, g := range st.groups.All() {
 		if g.inviteCode != "" && strings.EqualFold(g.inviteCode, code) {
 			return g
 		}
@@ -424,7 +391,7 @@ func groupByInviteCode(st *store, code string) *group {
 }
 
 func hasChildren(st *store, g *group) bool {
-	for _, o := range st.groups.all() {
+	for _, o := range st.groups.All() {
 		if o.parentID == g.id {
 			return true
 		}
@@ -528,13 +495,13 @@ func (st *store) latestAttempt(userID, lessonID string) *attempt {
 
 // deleteUser removes a user and everything recorded about them.
 func (st *store) deleteUser(id string) {
-	if u := st.users.get(id); u != nil {
+	if u := st.users.Get(id); u != nil {
 		delete(st.userByName, strings.ToLower(u.username))
 		if u.externalID != "" {
 			delete(st.userByExt, u.externalID)
 		}
 	}
-	st.users.remove(id)
+	st.users.Remove(id)
 	for k := range st.byUL {
 		if k.userID == id {
 			delete(st.byUL, k)
@@ -560,20 +527,20 @@ func (st *store) deleteUser(id string) {
 // deleteGroup removes a group. Its members leave it, managers stop
 // managing it, and its children move up to its parent.
 func (st *store) deleteGroup(id string) {
-	g := st.groups.get(id)
+	g := st.groups.Get(id)
 	if g == nil {
 		return
 	}
-	for _, o := range st.groups.all() {
+	for _, o := range st.groups.All() {
 		if o.parentID == id {
 			o.parentID = g.parentID
 		}
 	}
-	for _, u := range st.users.all() {
+	for _, u := range st.users.All() {
 		u.groups = slices.DeleteFunc(u.groups, func(m membership) bool { return m.groupID == id })
 		u.managed = slices.DeleteFunc(u.managed, func(s string) bool { return s == id })
 	}
-	st.groups.remove(id)
+	st.groups.Remove(id)
 }
 
 // setMembers makes the given users the exact members of g.
@@ -582,7 +549,7 @@ func (st *store) setMembers(g *group, userIDs []string, now time.Time) {
 	for _, id := range userIDs {
 		want[id] = true
 	}
-	for _, u := range st.users.all() {
+	for _, u := range st.users.All() {
 		switch {
 		case want[u.id] && !u.inGroup(g.id):
 			u.groups = append(u.groups, membership{g.id, now})
@@ -615,7 +582,7 @@ func setCourses(g *group, courseIDs []string, now time.Time) {
 
 func (st *store) members(g *group) []*user {
 	var out []*user
-	for _, u := range st.users.all() {
+	for _, u := range st.users.All() {
 		if u.inGroup(g.id) {
 			out = append(out, u)
 		}

@@ -106,7 +106,7 @@ func applyUser(st *store, u *user, p userPatch, now time.Time) error {
 	}
 	if isNew {
 		u.id = st.newID("usr")
-		st.users.add(u.id, u)
+		st.users.Add(u.id, u)
 	}
 	st.indexUser(u, oldName, oldExt)
 	return nil
@@ -155,7 +155,7 @@ func checkGroupIDs(st *store, lists ...*[]string) error {
 			continue
 		}
 		for _, id := range *list {
-			if st.groups.get(id) == nil {
+			if st.groups.Get(id) == nil {
 				return invalid("unknown user group %q", id)
 			}
 		}
@@ -241,7 +241,7 @@ func v2CreateUser(c *exchange) {
 func v2ListUsers(c *exchange) {
 	name, ext := c.q("username"), c.q("externalid")
 	var out []*user
-	for _, u := range c.st.users.all() {
+	for _, u := range c.st.users.All() {
 		if name != "" && !strings.EqualFold(u.username, name) && !strings.EqualFold(u.email, name) {
 			continue
 		}
@@ -254,7 +254,7 @@ func v2ListUsers(c *exchange) {
 }
 
 func (c *exchange) userParam(i int) *user {
-	u := c.st.users.get(c.params[i])
+	u := c.st.users.Get(c.params[i])
 	if u == nil {
 		c.fail(http.StatusNotFound, "user "+quote(c.params[i])+" not found")
 	}
@@ -262,7 +262,7 @@ func (c *exchange) userParam(i int) *user {
 }
 
 func (c *exchange) groupParam(i int) *group {
-	g := c.st.groups.get(c.params[i])
+	g := c.st.groups.Get(c.params[i])
 	if g == nil {
 		c.fail(http.StatusNotFound, "user group "+quote(c.params[i])+" not found")
 	}
@@ -270,7 +270,7 @@ func (c *exchange) groupParam(i int) *group {
 }
 
 func (c *exchange) courseParam(i int) *course {
-	cr := c.st.courses.get(c.params[i])
+	cr := c.st.courses.Get(c.params[i])
 	if cr == nil {
 		c.fail(http.StatusNotFound, "course "+quote(c.params[i])+" not found")
 	}
@@ -326,7 +326,7 @@ func v2UserCourses(c *exchange) {
 		return
 	}
 	out := []v2UserCourse{}
-	for _, cr := range c.st.courses.all() {
+	for _, cr := range c.st.courses.All() {
 		if !cr.published() {
 			continue
 		}
@@ -354,14 +354,14 @@ func addGroup(st *store, name, parentID, inviteCode string) (*group, error) {
 	if name == "" {
 		return nil, invalid("name is required")
 	}
-	if parentID != "" && st.groups.get(parentID) == nil {
+	if parentID != "" && st.groups.Get(parentID) == nil {
 		return nil, invalid("unknown parent user group %q", parentID)
 	}
 	if inviteCode != "" && groupByInviteCode(st, inviteCode) != nil {
 		return nil, conflict("invite code %q is taken", inviteCode)
 	}
 	g := &group{id: st.newID("grp"), name: name, parentID: parentID, inviteCode: inviteCode}
-	st.groups.add(g.id, g)
+	st.groups.Add(g.id, g)
 	return g, nil
 }
 
@@ -395,7 +395,7 @@ func v2CreateGroup(c *exchange) {
 	c.json(http.StatusOK, toV2Group(c.st, g))
 }
 
-func v2ListGroups(c *exchange) { pageMap(c, c.st.groups.all(), with(c.st, toV2Group)) }
+func v2ListGroups(c *exchange) { pageMap(c, c.st.groups.All(), with(c.st, toV2Group)) }
 
 func v2GroupChildren(c *exchange) {
 	g := c.groupParam(0)
@@ -403,7 +403,7 @@ func v2GroupChildren(c *exchange) {
 		return
 	}
 	var kids []*group
-	for _, o := range c.st.groups.all() {
+	for _, o := range c.st.groups.All() {
 		if o.parentID == g.id {
 			kids = append(kids, o)
 		}
@@ -449,7 +449,7 @@ func (c *exchange) groupUserIDs() ([]string, bool) {
 		return nil, false
 	}
 	for _, id := range ids {
-		if c.st.users.get(id) == nil {
+		if c.st.users.Get(id) == nil {
 			c.fail(http.StatusNotFound, "user "+quote(id)+" not found")
 			return nil, false
 		}
@@ -467,7 +467,7 @@ func v2AddGroupUsers(c *exchange) {
 		return
 	}
 	for _, id := range ids {
-		if u := c.st.users.get(id); !u.inGroup(g.id) {
+		if u := c.st.users.Get(id); !u.inGroup(g.id) {
 			u.groups = append(u.groups, membership{g.id, c.now})
 		}
 	}
@@ -484,7 +484,7 @@ func v2RemoveGroupUsers(c *exchange) {
 		return
 	}
 	for _, id := range ids {
-		u := c.st.users.get(id)
+		u := c.st.users.Get(id)
 		u.groups = slices.DeleteFunc(u.groups, func(m membership) bool { return m.groupID == g.id })
 	}
 	c.json(http.StatusOK, successBody{Success: true})

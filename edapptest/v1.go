@@ -32,7 +32,7 @@ func v1SaveUser(c *exchange) {
 	}
 	u := &user{}
 	if id != "" {
-		if u = c.st.users.get(id); u == nil {
+		if u = c.st.users.Get(id); u == nil {
 			c.fail(http.StatusNotFound, "user "+quote(id)+" not found")
 			return
 		}
@@ -66,8 +66,8 @@ func v1UserPatch(o obj) (userPatch, error) {
 
 // v1ListUsers answers every user as a bare array.
 func v1ListUsers(c *exchange) {
-	out := make([]v1User, 0, c.st.users.len())
-	for _, u := range c.st.users.all() {
+	out := make([]v1User, 0, c.st.users.Len())
+	for _, u := range c.st.users.All() {
 		out = append(out, toV1User(u))
 	}
 	c.json(http.StatusOK, out)
@@ -98,7 +98,7 @@ func v1TokenByExternalID(c *exchange) {
 }
 
 func v1DeleteUser(c *exchange) {
-	u := c.st.users.get(c.params[0])
+	u := c.st.users.Get(c.params[0])
 	if u == nil {
 		c.json(http.StatusNotFound, successBody{Message: "user " + quote(c.params[0]) + " not found"})
 		return
@@ -178,12 +178,12 @@ func readV1Group(o obj) (v1GroupBody, error) {
 // checkV1Group refuses unknown users and courses.
 func checkV1Group(st *store, in v1GroupBody) error {
 	for _, uid := range in.users {
-		if st.users.get(uid) == nil {
+		if st.users.Get(uid) == nil {
 			return invalid("unknown user %s", quote(uid))
 		}
 	}
 	for _, cid := range in.courses {
-		if st.courses.get(cid) == nil {
+		if st.courses.Get(cid) == nil {
 			return invalid("unknown course %s", quote(cid))
 		}
 	}
@@ -195,7 +195,7 @@ func saveV1Group(st *store, in v1GroupBody) (*group, error) {
 	if in.id == "" {
 		return addGroup(st, in.name, in.parent, strings.TrimSpace(in.code))
 	}
-	g := st.groups.get(in.id)
+	g := st.groups.Get(in.id)
 	if g == nil {
 		return nil, notFound("user group %s not found", quote(in.id))
 	}
@@ -210,15 +210,15 @@ func saveV1Group(st *store, in v1GroupBody) (*group, error) {
 
 // v1ListGroups answers every group as a bare array.
 func v1ListGroups(c *exchange) {
-	out := make([]v1Group, 0, c.st.groups.len())
-	for _, g := range c.st.groups.all() {
+	out := make([]v1Group, 0, c.st.groups.Len())
+	for _, g := range c.st.groups.All() {
 		out = append(out, toV1Group(c.st, g))
 	}
 	c.json(http.StatusOK, out)
 }
 
 func v1DeleteGroup(c *exchange) {
-	g := c.st.groups.get(c.params[0])
+	g := c.st.groups.Get(c.params[0])
 	if g == nil {
 		c.json(http.StatusNotFound, successBody{Message: "user group " + quote(c.params[0]) + " not found"})
 		return
@@ -273,7 +273,7 @@ func v1UserCourses(c *exchange) {
 func (c *exchange) userCourses(u *user) []v1Course {
 	c.st.pruneTokens(c.now)
 	out := []v1Course{}
-	for _, cr := range c.st.courses.all() {
+	for _, cr := range c.st.courses.All() {
 		if !cr.published() {
 			continue
 		}

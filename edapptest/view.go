@@ -46,21 +46,21 @@ func buildView(st *store) *accountView {
 	v := &accountView{version: st.version, byCourse: map[string][]courseRow{}, reach: map[string]int{}}
 	has := map[ucKey]bool{}
 	for k := range st.prog {
-		if l := st.lessons.get(k.lessonID); l != nil {
+		if l := st.lessons.Get(k.lessonID); l != nil {
 			has[ucKey{k.userID, l.courseID}] = true
 		}
 	}
 	for k := range st.completions {
 		has[k] = true
 	}
-	users := st.users.all()
+	users := st.users.All()
 	for _, u := range users {
 		for _, id := range reachableCourses(st, u) {
 			has[ucKey{u.id, id}] = true
 			v.reach[id]++
 		}
 	}
-	for _, cr := range st.courses.all() {
+	for _, cr := range st.courses.All() {
 		start := len(v.rows)
 		for _, u := range users {
 			if has[ucKey{u.id, cr.id}] {
@@ -77,7 +77,7 @@ func buildView(st *store) *accountView {
 func reachableCourses(st *store, u *user) []string {
 	var out []string
 	for _, m := range u.groups {
-		for _, g := range st.ancestors(st.groups.get(m.groupID)) {
+		for _, g := range st.ancestors(st.groups.Get(m.groupID)) {
 			for _, a := range g.courses {
 				if !slices.Contains(out, a.courseID) {
 					out = append(out, a.courseID)

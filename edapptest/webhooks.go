@@ -222,7 +222,7 @@ func (s *Server) plan(now time.Time, events []outEvent) []pending {
 			vals[k] = v
 		}
 		var body []byte
-		for _, w := range s.st.webhooks.all() {
+		for _, w := range s.st.webhooks.All() {
 			if w.eventName != e.name {
 				continue
 			}
@@ -371,7 +371,7 @@ func addWebhook(st *store, event edapp.EventName, rawURL string, headers map[str
 			w.headers[k] = v
 		}
 	}
-	st.webhooks.add(w.id, w)
+	st.webhooks.Add(w.id, w)
 	return w, nil
 }
 
@@ -419,7 +419,7 @@ func v2CreateWebhook(c *exchange) {
 // v2ListWebhooks answers a bare array. The vendor does not document it.
 func v2ListWebhooks(c *exchange) {
 	out := []wireWebhook{}
-	for _, w := range c.st.webhooks.all() {
+	for _, w := range c.st.webhooks.All() {
 		out = append(out, toWireWebhook(w))
 	}
 	c.json(http.StatusOK, out)
@@ -428,10 +428,10 @@ func v2ListWebhooks(c *exchange) {
 // v2DeleteWebhook removes a webhook. The vendor does not document it.
 func v2DeleteWebhook(c *exchange) {
 	id := c.params[0]
-	if c.st.webhooks.get(id) == nil {
+	if c.st.webhooks.Get(id) == nil {
 		c.fail(http.StatusNotFound, "webhook "+quote(id)+" not found")
 		return
 	}
-	c.st.webhooks.remove(id)
+	c.st.webhooks.Remove(id)
 	c.json(http.StatusOK, successBody{Success: true})
 }

@@ -25,7 +25,7 @@ import (
 // date-filtered analytics kinds are incremental as attempts are: a first
 // run sends no date filter, and the next sends each kind's from its
 // cursor, the start of the first run by the service's clock, less
-// SafetyCultureOverlap.
+// scsrc.Overlap.
 func TestRunSafetyCultureRefetchesAnalyticsFromTheCursorLessTheOverlap(t *testing.T) {
 	t.Parallel()
 	fake, err := sctest.NewUnstarted()

@@ -223,7 +223,7 @@ func exportStateHelp() string {
 	return `--db takes sqlite:PATH or a postgres:// (postgresql://) URL; EDAPP_EXPORT_DB
 is the default. Each kind has a table named after it, a row per record
 keyed on the record's identity, and a raw column with the record as sent
-(the README lists the tables). The database holds its own cursors: copy
+(docs/export-database.md lists the tables). The database holds its own cursors: copy
 it, and the next run continues from it. A password in the URL is never
 printed; keep it off the command line, where ps and the shell's history
 show it (a warning says so): set EDAPP_EXPORT_DB, or leave the password out

@@ -129,7 +129,7 @@ func (s analyticsAPI) lessonAttempts(w http.ResponseWriter, r *http.Request) {
 }
 
 func (st *store) wireAttempt(a *attempt) wireAttempt {
-	u, c, l := st.users.get(a.userID), st.courses.get(a.courseID), st.lessons.get(a.lessonID)
+	u, c, l := st.users.Get(a.userID), st.courses.Get(a.courseID), st.lessons.Get(a.lessonID)
 	return wireAttempt{ID: a.id, UserID: u.id, UserExternalID: u.externalID, CourseID: c.id,
 		CourseExternalID: c.externalID, LessonID: l.id, LessonExternalID: l.externalID,
 		StartedDateTime: wtp(a.started), CompletedDateTime: wtp(a.completed), Score: a.score,
@@ -165,7 +165,7 @@ func (s analyticsAPI) progressEvents(w http.ResponseWriter, r *http.Request) {
 }
 
 func (st *store) wireEvent(e *progressEvent) wireProgressEvent {
-	u, c, l := st.users.get(e.userID), st.courses.get(e.courseID), st.lessons.get(e.lessonID)
+	u, c, l := st.users.Get(e.userID), st.courses.Get(e.courseID), st.lessons.Get(e.lessonID)
 	we := wireProgressEvent{UserID: u.id, UserEmail: u.email, UserFirstName: u.firstName, UserLastName: u.lastName,
 		CourseID: c.id, CourseTitle: c.title, CourseExternalID: c.externalID, LessonID: l.id, LessonTitle: l.title,
 		LessonExternalID: l.externalID, EventName: e.name, EventDateTime: wtp(e.at)}
@@ -199,7 +199,7 @@ func (s analyticsAPI) userLessonProgress(w http.ResponseWriter, r *http.Request)
 				continue
 			}
 			wp := wireUserLessonProgress{UserID: k.userID, CourseID: lp.courseID, LessonID: k.lessonID,
-				LessonTitle: st.lessons.get(k.lessonID).title, Opened: !lp.opened.IsZero(), OpenedDateTime: wtp(lp.opened),
+				LessonTitle: st.lessons.Get(k.lessonID).title, Opened: !lp.opened.IsZero(), OpenedDateTime: wtp(lp.opened),
 				Completed: !lp.completed.IsZero(), CompletedDateTime: wtp(lp.completed), Attempts: lp.attempts}
 			if lp.hasScore {
 				score := lp.score

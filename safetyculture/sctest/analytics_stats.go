@@ -67,7 +67,7 @@ func (s analyticsAPI) courseStatistics(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		var out []any
-		for _, c := range st.courses.all() {
+		for _, c := range st.courses.All() {
 			if f.match("", c.id, "", time.Time{}) {
 				out = append(out, wireCourseStatistics{CourseID: c.id, TotalUsers: totals[c.id], OpenedCount: opened[c.id], CompletedCount: completed[c.id]})
 			}
@@ -82,7 +82,7 @@ type courseState struct{ opened, completed bool }
 // progress: opened when any lesson is, completed when every published
 // lesson is completed.
 func (s analyticsAPI) courseStateOf(st *store, k ucKey, now time.Time) courseState {
-	lessons := st.publishedLessons(st.courses.get(k.courseID))
+	lessons := st.publishedLessons(st.courses.Get(k.courseID))
 	var cs courseState
 	done := 0
 	for _, l := range lessons {
@@ -104,12 +104,12 @@ func (s analyticsAPI) lessonStatistics(w http.ResponseWriter, r *http.Request) {
 	s.analyticsRead(w, r, "", "", func(st *store, f analyticsFilter, now time.Time) []any {
 		totals, lc := st.usersPerCourse(), s.countLessons(st, now)
 		var out []any
-		for _, c := range st.courses.all() {
+		for _, c := range st.courses.All() {
 			for _, lid := range c.lessonIDs {
 				if !f.match("", c.id, lid, time.Time{}) {
 					continue
 				}
-				out = append(out, wireLessonStatistics{LessonID: lid, CourseID: c.id, LessonTitle: st.lessons.get(lid).title,
+				out = append(out, wireLessonStatistics{LessonID: lid, CourseID: c.id, LessonTitle: st.lessons.Get(lid).title,
 					TotalUsers: totals[c.id], OpenedCount: lc.opened[lid], CompletedCount: lc.completed[lid]})
 			}
 		}
@@ -177,7 +177,7 @@ func (s analyticsAPI) surveyAnswers(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			out = append(out, wireSurveyAnswer{ID: a.id, CourseID: q.courseID, LessonID: q.lessonID, SlideID: q.slideID,
-				UserID: a.userID, UserExternalID: st.users.get(a.userID).externalID, QuestionID: q.id,
+				UserID: a.userID, UserExternalID: st.users.Get(a.userID).externalID, QuestionID: q.id,
 				QuestionContent: q.content, AnswerDefinitionID: a.answerDefID, AnswerContent: a.content, AnsweredDateTime: wtp(a.at)})
 		}
 		return out

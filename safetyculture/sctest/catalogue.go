@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 func (st *store) wireCourse(c *course) wireCourse {
@@ -34,7 +36,7 @@ func (s api) listCourses(w http.ResponseWriter, r *http.Request) {
 	ids, term := listParam(r, "courseIds"), strings.ToLower(r.URL.Query().Get("searchTerm"))
 	var items []wireCourse
 	s.read(func(st *store, _ time.Time) {
-		for _, c := range st.courses.all() {
+		for _, c := range st.courses.All() {
 			if (len(ids) == 0 || slices.Contains(ids, c.id)) && strings.Contains(strings.ToLower(c.title), term) {
 				items = append(items, st.wireCourse(c))
 			}
@@ -50,11 +52,11 @@ func (s api) courseLessons(w http.ResponseWriter, r *http.Request) {
 	var items []wireLesson
 	found := false
 	s.read(func(st *store, _ time.Time) {
-		c := st.courses.get(id)
+		c := st.courses.Get(id)
 		if found = c != nil; found {
 			items = []wireLesson{}
 			for _, lid := range c.lessonIDs {
-				items = append(items, st.wireLesson(st.lessons.get(lid)))
+				items = append(items, st.wireLesson(st.lessons.Get(lid)))
 			}
 		}
 	})
@@ -90,9 +92,9 @@ func listAll[T any](s *Server, w http.ResponseWriter, r *http.Request, rows func
 }
 
 // each maps f over a table's records.
-func each[R, T any](t *table[R], f func(*R) T) []T {
-	out := make([]T, 0, len(t.order))
-	for _, v := range t.all() {
+func each[R, T any](t *fakeserver.Table[R], f func(*R) T) []T {
+	out := make([]T, 0, t.Len())
+	for _, v := range t.All() {
 		out = append(out, f(v))
 	}
 	return out
@@ -101,7 +103,7 @@ func each[R, T any](t *table[R], f func(*R) T) []T {
 // getLesson answers GET /training/lessons/v1/{id} with the lesson itself.
 func (s api) getLesson(w http.ResponseWriter, r *http.Request) {
 	getOne(s.server, w, r, "id", "lesson", func(st *store, id string) (wireLesson, bool) {
-		l := st.lessons.get(id)
+		l := st.lessons.Get(id)
 		if l == nil {
 			return wireLesson{}, false
 		}
@@ -126,10 +128,10 @@ func (s api) collectionCourses(w http.ResponseWriter, r *http.Request) {
 	var items []wireCourse
 	found := false
 	s.read(func(st *store, _ time.Time) {
-		col := st.collections.get(id)
+		col := st.collections.Get(id)
 		if found = col != nil; found {
 			for _, cid := range col.courseIDs {
-				items = append(items, st.wireCourse(st.courses.get(cid)))
+				items = append(items, st.wireCourse(st.courses.Get(cid)))
 			}
 		}
 	})
@@ -143,7 +145,7 @@ func (s api) collectionCourses(w http.ResponseWriter, r *http.Request) {
 func (st *store) wirePath(p *path) wirePath {
 	out := wirePath{ID: p.id, Title: p.title, Description: p.description, IsPublished: p.published, Courses: []wireCourseRef{}}
 	for _, id := range p.courseIDs {
-		c := st.courses.get(id)
+		c := st.courses.Get(id)
 		out.Courses = append(out.Courses, wireCourseRef{ID: c.id, ExternalID: c.externalID})
 	}
 	return out
@@ -155,7 +157,7 @@ func (s api) listPaths(w http.ResponseWriter, r *http.Request) {
 
 func (s api) getPath(w http.ResponseWriter, r *http.Request) {
 	getOne(s.server, w, r, "pathId", "path", func(st *store, id string) (wirePath, bool) {
-		p := st.paths.get(id)
+		p := st.paths.Get(id)
 		if p == nil {
 			return wirePath{}, false
 		}
@@ -173,7 +175,7 @@ func (s api) listRapidRefresh(w http.ResponseWriter, r *http.Request) {
 
 func (s api) getRapidRefresh(w http.ResponseWriter, r *http.Request) {
 	getOne(s.server, w, r, "id", "rapid refresh", func(st *store, id string) (wireRapidRefresh, bool) {
-		rr := st.refreshes.get(id)
+		rr := st.refreshes.Get(id)
 		if rr == nil {
 			return wireRapidRefresh{}, false
 		}
@@ -195,7 +197,7 @@ func (s api) rankings(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("leaderboardId")
 	var out *wireRankings
 	s.read(func(st *store, _ time.Time) {
-		b := st.boards.get(id)
+		b := st.boards.Get(id)
 		if b == nil {
 			return
 		}
@@ -203,7 +205,7 @@ func (s api) rankings(w http.ResponseWriter, r *http.Request) {
 		ranked := slices.Clone(b.rankings)
 		slices.SortStableFunc(ranked, func(a, b Ranking) int { return cmp.Compare(b.TotalScore, a.TotalScore) })
 		for i, rk := range ranked {
-			u := st.users.get(rk.UserID)
+			u := st.users.Get(rk.UserID)
 			out.Rankings = append(out.Rankings, wireRanking{Rank: i + 1, ParticipantID: u.id,
 				ParticipantName: strings.TrimSpace(u.firstName + " " + u.lastName), TotalScore: rk.TotalScore, IsNotAttempted: rk.NotAttempted})
 		}

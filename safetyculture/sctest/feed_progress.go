@@ -113,7 +113,7 @@ func (st *store) progressRows(keys []ucKey) []wireProgress {
 	rows := make([]wireProgress, 0, len(keys))
 	for _, k := range keys {
 		p := st.progress[k]
-		u, c := st.users.get(k.userID), st.courses.get(k.courseID)
+		u, c := st.users.Get(k.userID), st.courses.Get(k.courseID)
 		rows = append(rows, wireProgress{OpenedAt: wt(p.opened), CompletedAt: wt(p.completed),
 			TotalLessons: p.totalLessons, CompletedLessons: p.completedLessons,
 			CourseID: c.id, CourseExternalID: c.externalID, CourseTitle: c.title,

@@ -116,7 +116,7 @@ func (s api) feedUsers(w http.ResponseWriter, r *http.Request) {
 	}
 	var rows []wireUser
 	s.read(func(st *store, _ time.Time) {
-		for _, u := range st.users.all() {
+		for _, u := range st.users.All() {
 			if u.active || inactive {
 				rows = append(rows, wireUser{ID: u.id, OrganisationID: st.orgID, Email: u.email, Firstname: u.firstName,
 					Lastname: u.lastName, Active: u.active, LastSeenAt: wtp(u.lastSeen), SeatType: u.seatType, CreatedAt: wtp(u.created)})
@@ -172,18 +172,18 @@ func (s api) feedSites(w http.ResponseWriter, r *http.Request) {
 func (st *store) wireSites(includeDeleted, leafOnly bool) []wireSite {
 	listed := func(s *site) bool { return includeDeleted || !s.deleted }
 	parents := map[string]bool{}
-	for _, s := range st.sites.all() {
+	for _, s := range st.sites.All() {
 		if listed(s) && s.parentID != "" {
 			parents[s.parentID] = true
 		}
 	}
 	var rows []wireSite
-	for _, s := range st.sites.all() {
+	for _, s := range st.sites.All() {
 		if !listed(s) || (leafOnly && parents[s.id]) {
 			continue
 		}
 		var parent *string
-		if ps := st.sites.get(s.parentID); ps != nil {
+		if ps := st.sites.Get(s.parentID); ps != nil {
 			parent = &ps.uuid
 		}
 		rows = append(rows, wireSite{ID: s.id, Name: s.name, CreatorID: s.creatorID, OrganisationID: st.orgID,

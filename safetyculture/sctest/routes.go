@@ -128,7 +128,7 @@ func (s api) whoAmI(w http.ResponseWriter, _ *http.Request) {
 	var out wireWhoAmI
 	s.read(func(st *store, _ time.Time) {
 		out.OrganisationID = st.orgID
-		if u := st.users.get(st.ownerID); u != nil {
+		if u := st.users.Get(st.ownerID); u != nil {
 			out.UserID, out.Firstname, out.Lastname = u.id, u.firstName, u.lastName
 		}
 	})

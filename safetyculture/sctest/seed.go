@@ -56,13 +56,13 @@ func (st *store) addUser(spec UserSpec, now time.Time) (string, error) {
 	if u.id == "" {
 		u.id = "user_" + st.hexID("user", 32)
 	}
-	if st.users.get(u.id) != nil {
+	if st.users.Get(u.id) != nil {
 		return "", fmt.Errorf("%w: user %q exists", ErrConflict, u.id)
 	}
 	if u.created.IsZero() {
 		u.created = now
 	}
-	st.users.add(u.id, u)
+	st.users.Add(u.id, u)
 	st.userByEmail[email] = u
 	if st.ownerID == "" || spec.Owner {
 		st.ownerID = u.id
@@ -90,17 +90,17 @@ func (st *store) addGroup(id, name string) (string, error) {
 	if id == "" {
 		id = "role_" + st.hexID("group", 32)
 	}
-	if st.groups.get(id) != nil {
+	if st.groups.Get(id) != nil {
 		return "", fmt.Errorf("%w: group %q exists", ErrConflict, id)
 	}
-	st.groups.add(id, &group{id: id, name: name})
+	st.groups.Add(id, &group{id: id, name: name})
 	return id, nil
 }
 
 // AddGroupUser makes a user a member of a group.
 func (s Seeding) AddGroupUser(groupID, userID string) error {
 	return s.write(func(st *store, _ time.Time) error {
-		if st.groups.get(groupID) == nil || st.users.get(userID) == nil {
+		if st.groups.Get(groupID) == nil || st.users.Get(userID) == nil {
 			return fmt.Errorf("%w: group %q or user %q", ErrNotFound, groupID, userID)
 		}
 		st.addMember(&st.groupUsers, memberKey{groupID, userID})
@@ -131,15 +131,15 @@ func (s Seeding) AddSite(spec SiteSpec) (string, error) {
 }
 
 func (st *store) addSite(spec SiteSpec) (string, error) {
-	if spec.ParentID != "" && st.sites.get(spec.ParentID) == nil {
+	if spec.ParentID != "" && st.sites.Get(spec.ParentID) == nil {
 		return "", fmt.Errorf("%w: parent site %q", ErrNotFound, spec.ParentID)
 	}
 	h := st.hexID("site", 32)
 	id := orDefault(spec.ID, "location_"+h)
-	if st.sites.get(id) != nil {
+	if st.sites.Get(id) != nil {
 		return "", fmt.Errorf("%w: site %q exists", ErrConflict, id)
 	}
-	st.sites.add(id, &site{id: id, uuid: uuidOf(h), name: spec.Name, creatorID: orDefault(spec.CreatorID, st.ownerID),
+	st.sites.Add(id, &site{id: id, uuid: uuidOf(h), name: spec.Name, creatorID: orDefault(spec.CreatorID, st.ownerID),
 		metaLabel: orDefault(spec.MetaLabel, "location"), parentID: spec.ParentID, deleted: spec.Deleted})
 	return id, nil
 }
@@ -147,7 +147,7 @@ func (st *store) addSite(spec SiteSpec) (string, error) {
 // AddSiteMember makes a user a member of a site.
 func (s Seeding) AddSiteMember(siteID, userID string) error {
 	return s.write(func(st *store, _ time.Time) error {
-		if st.sites.get(siteID) == nil || st.users.get(userID) == nil {
+		if st.sites.Get(siteID) == nil || st.users.Get(userID) == nil {
 			return fmt.Errorf("%w: site %q or user %q", ErrNotFound, siteID, userID)
 		}
 		st.addMember(&st.siteMembers, memberKey{siteID, userID})
@@ -166,7 +166,7 @@ func (st *store) addMember(list *[]memberKey, k memberKey) {
 // UserCount is the number of users the fake holds.
 func (s *Server) UserCount() int {
 	n := 0
-	s.read(func(st *store, _ time.Time) { n = len(st.users.order) })
+	s.read(func(st *store, _ time.Time) { n = st.users.Len() })
 	return n
 }
 

@@ -84,7 +84,7 @@ type SurveyQuestionSpec struct {
 func (s Seeding) AddSurveyQuestion(spec SurveyQuestionSpec) (string, []string, error) {
 	var q *surveyQuestion
 	err := s.write(func(st *store, _ time.Time) error {
-		if st.courses.get(spec.CourseID) == nil || st.lessons.get(spec.LessonID) == nil {
+		if st.courses.Get(spec.CourseID) == nil || st.lessons.Get(spec.LessonID) == nil {
 			return fmt.Errorf("%w: course %q or lesson %q", ErrNotFound, spec.CourseID, spec.LessonID)
 		}
 		q = &surveyQuestion{id: uuidOf(st.hexID("question", 32)), courseID: spec.CourseID, lessonID: spec.LessonID,
@@ -115,7 +115,7 @@ type SurveyAnswerSpec struct {
 func (s Seeding) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
 	var id string
 	err := s.write(func(st *store, now time.Time) error {
-		if st.users.get(spec.UserID) == nil || st.question(spec.QuestionID) == nil {
+		if st.users.Get(spec.UserID) == nil || st.question(spec.QuestionID) == nil {
 			return fmt.Errorf("%w: user %q or question %q", ErrNotFound, spec.UserID, spec.QuestionID)
 		}
 		id = uuidOf(st.hexID("surveyanswer", 32))

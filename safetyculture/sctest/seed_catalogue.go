@@ -53,7 +53,7 @@ func (st *store) addCourse(spec CourseSpec, now time.Time) (string, []string, er
 		description: spec.Description, status: orDefault(spec.Status, "published"), locale: orDefault(spec.Locale, "en"),
 		thumbnailURL: spec.ThumbnailURL, mandatory: spec.Mandatory, duration: spec.Duration, version: 1,
 		dueBy: spec.DueBy, created: spec.Created, modified: spec.Modified}
-	if st.courses.get(c.id) != nil {
+	if st.courses.Get(c.id) != nil {
 		return "", nil, fmt.Errorf("%w: course %q exists", ErrConflict, c.id)
 	}
 	c.published = strings.EqualFold(c.status, "published")
@@ -66,17 +66,17 @@ func (st *store) addCourse(spec CourseSpec, now time.Time) (string, []string, er
 	for _, ls := range spec.Lessons {
 		l := &lesson{id: orDefault(ls.ID, st.hexID("lesson", 24)), courseID: c.id, externalID: ls.ExternalID,
 			title: ls.Title, description: ls.Description, status: orDefault(ls.Status, "published"), minimumScore: ls.MinimumScore}
-		st.lessons.add(l.id, l)
+		st.lessons.Add(l.id, l)
 		c.lessonIDs = append(c.lessonIDs, l.id)
 	}
-	st.courses.add(c.id, c)
+	st.courses.Add(c.id, c)
 	return c.id, c.lessonIDs, nil
 }
 
 // knownCourses checks that every id names a course.
 func (st *store) knownCourses(ids []string) error {
 	for _, id := range ids {
-		if st.courses.get(id) == nil {
+		if st.courses.Get(id) == nil {
 			return fmt.Errorf("%w: course %q", ErrNotFound, id)
 		}
 	}
@@ -91,7 +91,7 @@ type collection struct {
 // AddCollection adds a course collection holding the given courses.
 func (s Seeding) AddCollection(title, description string, courseIDs []string) (string, error) {
 	return s.addWithCourses("collection", courseIDs, func(st *store, id string) {
-		st.collections.add(id, &collection{id: id, title: title, description: description, courseIDs: courseIDs})
+		st.collections.Add(id, &collection{id: id, title: title, description: description, courseIDs: courseIDs})
 	})
 }
 
@@ -119,7 +119,7 @@ type path struct {
 // AddPath adds a learning path through the given courses, in order.
 func (s Seeding) AddPath(title string, published bool, courseIDs []string) (string, error) {
 	return s.addWithCourses("path", courseIDs, func(st *store, id string) {
-		st.paths.add(id, &path{id: id, title: title, published: published, courseIDs: courseIDs})
+		st.paths.Add(id, &path{id: id, title: title, published: published, courseIDs: courseIDs})
 	})
 }
 
@@ -136,7 +136,7 @@ func (s Seeding) AddRapidRefresh(title, courseID string, published bool) (string
 		courses = []string{courseID}
 	}
 	return s.addWithCourses("rapidrefresh", courses, func(st *store, id string) {
-		st.refreshes.add(id, &rapidRefresh{id: id, title: title, courseID: courseID, published: published})
+		st.refreshes.Add(id, &rapidRefresh{id: id, title: title, courseID: courseID, published: published})
 	})
 }
 
@@ -159,12 +159,12 @@ func (s Seeding) AddLeaderboard(name string, start, end time.Time, rankings []Ra
 	var id string
 	err := s.write(func(st *store, _ time.Time) error {
 		for _, r := range rankings {
-			if st.users.get(r.UserID) == nil {
+			if st.users.Get(r.UserID) == nil {
 				return fmt.Errorf("%w: user %q", ErrNotFound, r.UserID)
 			}
 		}
 		id = uuidOf(st.hexID("leaderboard", 32))
-		st.boards.add(id, &leaderboard{id: id, name: name, learnerAccess: "LEARNER_ACCESS_ALL", start: start, end: end, rankings: rankings})
+		st.boards.Add(id, &leaderboard{id: id, name: name, learnerAccess: "LEARNER_ACCESS_ALL", start: start, end: end, rankings: rankings})
 		return nil
 	})
 	return id, err

@@ -12,11 +12,11 @@ import (
 // modified after a date says nothing of the deletion.
 func (s Seeding) DeleteUser(userID string) error {
 	return s.write(func(st *store, _ time.Time) error {
-		u := st.users.get(userID)
+		u := st.users.Get(userID)
 		if u == nil {
 			return fmt.Errorf("%w: user %q", ErrNotFound, userID)
 		}
-		st.users.remove(userID)
+		st.users.Remove(userID)
 		delete(st.userByEmail, u.email)
 		gone := func(k memberKey) bool {
 			if k.userID == userID {
@@ -27,7 +27,7 @@ func (s Seeding) DeleteUser(userID string) error {
 		}
 		st.groupUsers = slices.DeleteFunc(st.groupUsers, gone)
 		st.siteMembers = slices.DeleteFunc(st.siteMembers, gone)
-		for _, c := range st.courses.all() {
+		for _, c := range st.courses.All() {
 			st.resetProgress(userID, c)
 		}
 		return nil
@@ -38,7 +38,7 @@ func (s Seeding) DeleteUser(userID string) error {
 // in them, which the feeds then leave out as DeleteUser's do.
 func (s Seeding) DeleteCourse(courseID string) error {
 	return s.write(func(st *store, _ time.Time) error {
-		c := st.courses.get(courseID)
+		c := st.courses.Get(courseID)
 		if c == nil {
 			return fmt.Errorf("%w: course %q", ErrNotFound, courseID)
 		}
@@ -48,9 +48,9 @@ func (s Seeding) DeleteCourse(courseID string) error {
 			}
 		}
 		for _, id := range c.lessonIDs {
-			st.lessons.remove(id)
+			st.lessons.Remove(id)
 		}
-		st.courses.remove(courseID)
+		st.courses.Remove(courseID)
 		return nil
 	})
 }

@@ -33,8 +33,8 @@ func (s Seeding) SetCourseProgress(spec ProgressSpec) error {
 }
 
 func (st *store) setProgress(spec ProgressSpec, now time.Time) error {
-	c := st.courses.get(spec.CourseID)
-	if c == nil || st.users.get(spec.UserID) == nil {
+	c := st.courses.Get(spec.CourseID)
+	if c == nil || st.users.Get(spec.UserID) == nil {
 		return fmt.Errorf("%w: user %q or course %q", ErrNotFound, spec.UserID, spec.CourseID)
 	}
 	p := &courseProgress{opened: spec.OpenedAt, completed: spec.CompletedAt, due: spec.DueAt, modified: spec.ModifiedAt,
@@ -94,7 +94,7 @@ func (st *store) putProgress(k ucKey, p *courseProgress) {
 func (st *store) publishedLessons(c *course) []*lesson {
 	var out []*lesson
 	for _, id := range c.lessonIDs {
-		if l := st.lessons.get(id); l != nil && l.status == "published" {
+		if l := st.lessons.Get(id); l != nil && l.status == "published" {
 			out = append(out, l)
 		}
 	}
@@ -147,7 +147,7 @@ func orNow(at, now time.Time) time.Time {
 }
 
 func (st *store) userLesson(userID, lessonID string) (*user, *lesson, error) {
-	u, l := st.users.get(userID), st.lessons.get(lessonID)
+	u, l := st.users.Get(userID), st.lessons.Get(lessonID)
 	if u == nil || l == nil {
 		return nil, nil, fmt.Errorf("%w: user %q or lesson %q", ErrNotFound, userID, lessonID)
 	}
@@ -160,7 +160,7 @@ func (st *store) open(u *user, l *lesson, at, now time.Time) {
 	if lp.opened.IsZero() || at.Before(lp.opened) {
 		lp.opened = at
 	}
-	st.refreshCourse(u, st.courses.get(l.courseID), at)
+	st.refreshCourse(u, st.courses.Get(l.courseID), at)
 }
 
 func (st *store) complete(u *user, l *lesson, score float64, at, now time.Time) []outgoing {
@@ -176,7 +176,7 @@ func (st *store) complete(u *user, l *lesson, score float64, at, now time.Time) 
 		lp.completed = at
 	}
 	lp.score, lp.hasScore, lp.attempts, lp.recorded = score, true, lp.attempts+1, now
-	c := st.courses.get(l.courseID)
+	c := st.courses.Get(l.courseID)
 	before := st.progress[ucKey{u.id, c.id}]
 	wasDone := before != nil && !before.completed.IsZero()
 	st.refreshCourse(u, c, at)

@@ -1,6 +1,7 @@
 package sctest
 
 import (
+	"cmp"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -255,9 +256,9 @@ func (s api) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
-	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	sw := &fakeserver.StatusWriter{ResponseWriter: w}
 	s.routes.ServeHTTP(sw, r)
-	s.log(r, pattern, sw.status)
+	s.log(r, pattern, cmp.Or(sw.Status(), http.StatusOK))
 }
 
 // injectFailure answers a pending failure that covers a request to the
@@ -311,16 +312,6 @@ func (s api) recoverPanic(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) log(r *http.Request, route string, status int) {
 	s.core.Log.Info("sctest request", "method", r.Method, "route", route, "status", status)
-}
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	w.status = code
-	w.ResponseWriter.WriteHeader(code)
 }
 
 // The error codes are gRPC's, as the service's gateway answers them:

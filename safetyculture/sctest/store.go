@@ -16,24 +16,24 @@ type store struct {
 	seq          int // numbers the ids the fake makes
 	orgID        string
 	ownerID      string // the token's user, as WhoAmI answers
-	users        table[user]
+	users        fakeserver.Table[user]
 	userByEmail  map[string]*user
-	groups       table[group]
+	groups       fakeserver.Table[group]
 	groupUsers   []memberKey        // (group, user), in the order added
 	members      map[memberKey]bool // groupUsers and siteMembers, for their uniqueness
-	sites        table[site]
+	sites        fakeserver.Table[site]
 	siteMembers  []memberKey // (site, user)
-	courses      table[course]
-	lessons      table[lesson]
-	collections  table[collection]
-	paths        table[path]
-	refreshes    table[rapidRefresh]
-	boards       table[leaderboard]
+	courses      fakeserver.Table[course]
+	lessons      fakeserver.Table[lesson]
+	collections  fakeserver.Table[collection]
+	paths        fakeserver.Table[path]
+	refreshes    fakeserver.Table[rapidRefresh]
+	boards       fakeserver.Table[leaderboard]
 	progress     map[ucKey]*courseProgress
 	progressKeys []ucKey // the feed's order
 	assignments  map[string]map[Assignment]bool
 	analytics    analyticsStore
-	webhooks     table[webhook]
+	webhooks     fakeserver.Table[webhook]
 	secret       string // the webhook signature secret
 }
 
@@ -50,42 +50,6 @@ type memberKey struct{ parentID, userID string }
 type ucKey struct{ userID, courseID string }
 
 type ulKey struct{ userID, lessonID string }
-
-// table keeps records by id in the order they were added.
-type table[T any] struct {
-	byID  map[string]*T
-	order []string
-}
-
-func (t *table[T]) add(id string, v *T) {
-	if t.byID == nil {
-		t.byID = map[string]*T{}
-	}
-	if _, ok := t.byID[id]; !ok {
-		t.order = append(t.order, id)
-	}
-	t.byID[id] = v
-}
-
-func (t *table[T]) get(id string) *T { return t.byID[id] }
-
-func (t *table[T]) remove(id string) {
-	delete(t.byID, id)
-	for i, o := range t.order {
-		if o == id {
-			t.order = append(t.order[:i:i], t.order[i+1:]...)
-			return
-		}
-	}
-}
-
-func (t *table[T]) all() []*T {
-	out := make([]*T, 0, len(t.order))
-	for _, id := range t.order {
-		out = append(out, t.byID[id])
-	}
-	return out
-}
 
 // hexID makes the next id of n hex digits. The fake's ids follow from the
 // order of the seeding calls, so the same calls make the same ids.

@@ -73,7 +73,7 @@ func (s Seeding) AddWebhook(rawURL string, events ...string) (string, error) {
 	var id string
 	err := s.write(func(st *store, _ time.Time) error {
 		id = uuidOf(st.hexID("webhook", 32))
-		st.webhooks.add(id, &webhook{id: id, url: body.URL, events: body.TriggerEvents})
+		st.webhooks.Add(id, &webhook{id: id, url: body.URL, events: body.TriggerEvents})
 		return nil
 	})
 	return id, err
@@ -100,7 +100,7 @@ func (s api) createWebhook(w http.ResponseWriter, r *http.Request) {
 
 func (s api) getWebhook(w http.ResponseWriter, r *http.Request) {
 	getOne(s.server, w, r, "webhookId", "webhook", func(st *store, id string) (wireWebhook, bool) {
-		h := st.webhooks.get(id)
+		h := st.webhooks.Get(id)
 		if h == nil {
 			return wireWebhook{}, false
 		}
@@ -120,7 +120,7 @@ func (s api) updateWebhook(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("webhookId")
 	var out *wireWebhook
 	_ = s.write(func(st *store, _ time.Time) error {
-		if h := st.webhooks.get(id); h != nil {
+		if h := st.webhooks.Get(id); h != nil {
 			h.url, h.events = body.URL, body.events()
 			wh := h.wire()
 			out = &wh
@@ -138,8 +138,8 @@ func (s api) deleteWebhook(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("webhookId")
 	found := false
 	_ = s.write(func(st *store, _ time.Time) error {
-		if found = st.webhooks.get(id) != nil; found {
-			st.webhooks.remove(id)
+		if found = st.webhooks.Get(id) != nil; found {
+			st.webhooks.Remove(id)
 		}
 		return nil
 	})
@@ -222,7 +222,7 @@ func (s *Server) deliver(events []outgoing) {
 	var targets []outgoing
 	s.read(func(st *store, _ time.Time) {
 		for _, ev := range events {
-			for _, h := range st.webhooks.all() {
+			for _, h := range st.webhooks.All() {
 				if slices.Contains(h.events, ev.event) {
 					t := ev
 					t.env.WebhookID, t.url = h.id, h.url

@@ -44,7 +44,7 @@ func (s *Server) Assignments(courseID string) []Assignment {
 // course's assignments write does.
 func (s Seeding) AddAssignment(courseID string, a Assignment) error {
 	return s.write(func(st *store, _ time.Time) error {
-		if st.courses.get(courseID) == nil || !st.assigneeExists(a.Type, a.ID) {
+		if st.courses.Get(courseID) == nil || !st.assigneeExists(a.Type, a.ID) {
 			return fmt.Errorf("%w: course %q or assignee %s %q", ErrNotFound, courseID, a.Type, a.ID)
 		}
 		if st.assignments[courseID] == nil {
@@ -67,7 +67,7 @@ func (s api) putAssignments(w http.ResponseWriter, r *http.Request) {
 	var counts map[string]int
 	status, code, msg := http.StatusOK, 0, ""
 	_ = s.write(func(st *store, _ time.Time) error {
-		if st.courses.get(id) == nil {
+		if st.courses.Get(id) == nil {
 			status, code, msg = http.StatusNotFound, codeNotFound, "course "+id+" not found"
 			return nil
 		}
@@ -91,11 +91,11 @@ func (s api) putAssignments(w http.ResponseWriter, r *http.Request) {
 func (st *store) assigneeExists(kind, id string) bool {
 	switch kind {
 	case "ASSIGNMENT_TYPE_USER":
-		return st.users.get(id) != nil
+		return st.users.Get(id) != nil
 	case "ASSIGNMENT_TYPE_GROUP":
-		return st.groups.get(id) != nil
+		return st.groups.Get(id) != nil
 	case "ASSIGNMENT_TYPE_SITE":
-		return st.sites.get(id) != nil
+		return st.sites.Get(id) != nil
 	}
 	return false
 }
@@ -149,7 +149,7 @@ func (s api) resetProgress(w http.ResponseWriter, r *http.Request) {
 	}
 	found := true
 	_ = s.write(func(st *store, _ time.Time) error {
-		c := st.courses.get(body.CourseID)
+		c := st.courses.Get(body.CourseID)
 		if found = c != nil; !found {
 			return nil
 		}

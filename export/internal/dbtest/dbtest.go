@@ -1,4 +1,4 @@
-// Package dbtest gives the export module's tests real databases: a fresh SQLite file, or a
+// Package dbtest gives tests real databases: a fresh SQLite file, or a
 // fresh database on a PostgreSQL server that the test binary starts from
 // the installed binaries (in a temporary directory, on a free loopback
 // port) and stops when it ends.

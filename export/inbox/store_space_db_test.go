@@ -1,4 +1,4 @@
-package main
+package inbox_test
 
 import (
 	"bytes"

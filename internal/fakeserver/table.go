@@ -1,0 +1,71 @@
+package fakeserver
+
+import (
+	"net/http"
+	"slices"
+)
+
+// Table keeps a fake's records by id in the order they were first added.
+type Table[T any] struct {
+	byID  map[string]*T
+	order []string
+}
+
+// Add stores v under id; adding an id again replaces its record in place.
+func (t *Table[T]) Add(id string, v *T) {
+	if t.byID == nil {
+		t.byID = map[string]*T{}
+	}
+	if _, ok := t.byID[id]; !ok {
+		t.order = append(t.order, id)
+	}
+	t.byID[id] = v
+}
+
+// Get returns the record of id, or nil.
+func (t *Table[T]) Get(id string) *T { return t.byID[id] }
+
+// Remove deletes the record of id, if any.
+func (t *Table[T]) Remove(id string) {
+	if _, ok := t.byID[id]; ok {
+		delete(t.byID, id)
+		t.order = slices.DeleteFunc(t.order, func(o string) bool { return o == id })
+	}
+}
+
+// All returns the records in order.
+func (t *Table[T]) All() []*T {
+	out := make([]*T, 0, len(t.order))
+	for _, id := range t.order {
+		out = append(out, t.byID[id])
+	}
+	return out
+}
+
+// Len counts the records.
+func (t *Table[T]) Len() int { return len(t.order) }
+
+// StatusWriter remembers the first status written.
+type StatusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+// WriteHeader records code, once, and passes it on.
+func (w *StatusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Write passes b on; a write without a header is a 200.
+func (w *StatusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Status is the status written, 0 while none was.
+func (w *StatusWriter) Status() int { return w.status }
