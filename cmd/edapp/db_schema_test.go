@@ -16,23 +16,6 @@ type liveTable struct {
 	indexes []string // the secondary indexes' names, sorted, " hash" after a hash index
 }
 
-// TestMigrateMatchesFold checks that applying every migration to a real
-// database leaves exactly the tables dbschema.Tables folds from the steps:
-// the same columns, types, nullability, keys and indexes.
-func TestMigrateMatchesFold(t *testing.T) {
-	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
-		db, dialect := migratedTestDB(t, url)
-		for _, tb := range dbschema.Tables() {
-			got := readLiveTable(t, db, dialect, tb.Name)
-			want := foldedTable(tb, dialect)
-			if !slices.Equal(got.columns, want.columns) || !slices.Equal(got.key, want.key) || !slices.Equal(got.indexes, want.indexes) {
-				t.Errorf("%s:\n database %+v\n fold     %+v", tb.Name, got, want)
-			}
-		}
-	})
-}
-
 // foldedTable is tb as readLiveTable would report it in d.
 func foldedTable(tb dbschema.Table, d dbschema.Dialect) liveTable {
 	pgTypes := map[dbschema.Type]string{dbschema.Text: "text", dbschema.Int: "bigint", dbschema.Real: "double precision",

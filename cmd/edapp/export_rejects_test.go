@@ -5,15 +5,12 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
@@ -372,43 +369,6 @@ func summarise(rs map[string]keptReject) map[string]int {
 		out[id] = r.count
 	}
 	return out
-}
-
-// TestMigrateFoldsRejectsByRecord: the migration to one reject per record
-// folds the rows kept before into one per record with an identity (the
-// latest, counting them, first_rejected_at the earliest) and keeps each
-// row without one.
-func TestMigrateFoldsRejectsByRecord(t *testing.T) {
-	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
-		db, d := openTestDB(t, url)
-		schemaAt(t, db, d, dbschema.RejectsByRecordVersion-1)
-		at := func(day int) any {
-			tm := time.Date(2026, 3, day, 9, 0, 0, 0, time.UTC)
-			if d == dbschema.SQLite {
-				return tm.Format(dbschema.TimeLayout)
-			}
-			return tm
-		}
-		insert := dbschema.Rebind(d, `INSERT INTO rejects (source, kind, identity, reason, raw, run, rejected_at) VALUES ('edapp', 'users', ?, ?, '{}', ?, ?)`)
-		for i, identity := range []any{"u1", nil, "u1", nil, "u1", "u2"} {
-			if _, err := db.Exec(insert, identity, fmt.Sprint("reason ", i), i+1, at(i+1)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := dbschema.NewMigrator(db, d).Up(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		got := rowIDs(t, db, `SELECT record_key || ' ' || COALESCE(identity, '-') || ' ' || reason || ' ' || CAST(count AS TEXT) || ' ' || CAST(run AS TEXT) FROM rejects ORDER BY id`)
-		want := []string{"id:2 - reason 1 1 2", "id:4 - reason 3 1 4", "u1 u1 reason 4 3 5", "u2 u2 reason 5 1 6"}
-		if !slices.Equal(got, want) {
-			t.Errorf("rejects after the migration\n%q, want\n%q", got, want)
-		}
-		var first string
-		if err := db.QueryRow(`SELECT CAST(first_rejected_at AS TEXT) FROM rejects WHERE record_key = 'u1'`).Scan(&first); err != nil || !strings.Contains(first, "2026-03-01") {
-			t.Errorf("u1 first rejected at %q (%v), want 1 March", first, err)
-		}
-	})
 }
 
 // TestExportRejectsExitCode: --rejects-exit-code (or

@@ -1,4 +1,4 @@
-package main
+package dbschema_test
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/internal/dbtest"
 )
 
 // TestMigrateWritesDictionary checks that every open leaves the data
@@ -21,7 +21,7 @@ import (
 // TestMigrateMatchesFold checks the others' types.
 func TestMigrateWritesDictionary(t *testing.T) {
 	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
+	eachDatabase(t, func(t *testing.T, url string) {
 		db, dialect := migratedTestDB(t, url)
 		if err := dbschema.NewMigrator(db, dialect).Up(context.Background()); err != nil {
 			t.Fatalf("second open: %v", err)
@@ -112,7 +112,7 @@ func TestMigrateByANonOwnerOfAnUpToDateDatabase(t *testing.T) {
 // one that finds a meaning changed by hand, or a row gone, writes it back.
 func TestMigrateRewritesOnlyAStaleDictionary(t *testing.T) {
 	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
+	eachDatabase(t, func(t *testing.T, url string) {
 		ctx := context.Background()
 		db, dialect := migratedTestDB(t, url)
 		users, _ := dbschema.Lookup("users")
@@ -213,7 +213,7 @@ func TestMigrateOfACurrentPostgresDatabaseTakesNoLock(t *testing.T) {
 // PostgreSQL, the types the dictionary gives (int is bigint).
 func TestDictionaryHoldsEveryRelation(t *testing.T) {
 	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
+	eachDatabase(t, func(t *testing.T, url string) {
 		db, dialect := migratedTestDB(t, url)
 		q := `SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name`
 		if dialect == dbschema.Postgres {
