@@ -128,14 +128,14 @@ ON CONFLICT (source, kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from
 walk_time = excluded.walk_time, versions_opened = 0, versions_closed = 0`
 
 // beginWalk records a kind's new walk in one transaction with what its
-// start changes: a first load's dropped indexes (dropIndexesIfEmpty, which
+// start changes: a first load's dropped indexes (indexes.dropIfEmpty, which
 // asks under the index lock whether the tables hold rows), or an older
 // walk's seen keys forgotten.
 func (x *Database) beginWalk(ctx context.Context, k *export.Kind, p export.Plan, firstLoad bool) error {
 	c := x.kinds.get(k.Name)
 	return x.tx(ctx, func(tx *sql.Tx) error {
 		if firstLoad && p.Page == 1 {
-			fresh, err := x.dropIndexesIfEmpty(ctx, tx, k.Name)
+			fresh, err := indexes{x.d}.dropIfEmpty(ctx, tx, k.Name)
 			if err != nil {
 				return err
 			}
@@ -350,7 +350,11 @@ func loadTables(kind string) []string {
 	return []string{kind}
 }
 
-// dropIndexesIfEmpty, for a kind's first load, reports whether all of its
+// indexes are the secondary indexes of a kind's tables, which a first
+// load drops and its end builds again.
+type indexes struct{ d Dialect }
+
+// dropIfEmpty, for a kind's first load, reports whether all of its
 // tables hold no row (of any source), and drops in tx the secondary
 // indexes of those that hold none: a first load writes faster without
 // them, and buildIndexes builds them once the kind's fetch is complete. A
@@ -358,8 +362,8 @@ func loadTables(kind string) []string {
 // the next complete fetch builds them. After a complete fetch the indexes
 // stay: a table that a kind left empty, as many accounts leave some, would
 // otherwise lose and rebuild them at every run.
-func (x *Database) dropIndexesIfEmpty(ctx context.Context, tx *sql.Tx, kind string) (empty bool, err error) {
-	if err := x.lockIndexes(ctx, tx); err != nil {
+func (ix indexes) dropIfEmpty(ctx context.Context, tx *sql.Tx, kind string) (empty bool, err error) {
+	if err := ix.lock(ctx, tx); err != nil {
 		return false, err
 	}
 	empty = true
@@ -377,7 +381,7 @@ func (x *Database) dropIndexesIfEmpty(ctx context.Context, tx *sql.Tx, kind stri
 			empty = false // rows to keep indexed
 			continue
 		}
-		for _, s := range t.DropForLoad(x.d) {
+		for _, s := range t.DropForLoad(ix.d) {
 			if _, err := tx.ExecContext(ctx, s); err != nil {
 				return false, err
 			}
@@ -427,10 +431,10 @@ func (x *Database) buildIndexes(ctx context.Context, kind string, yield func()) 
 // atomic there). "edapp-ix".
 const indexesLockKey = 0x65646170702d6978
 
-// lockIndexes takes indexesLockKey for tx, on PostgreSQL; SQLite's
+// lock takes indexesLockKey for tx, on PostgreSQL; SQLite's
 // transactions, begun IMMEDIATE, are one at a time already.
-func (x *Database) lockIndexes(ctx context.Context, tx *sql.Tx) error {
-	if x.d != dbschema.Postgres {
+func (ix indexes) lock(ctx context.Context, tx *sql.Tx) error {
+	if ix.d != dbschema.Postgres {
 		return nil
 	}
 	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(indexesLockKey))
