@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 // CourseSpec describes a course for AddCourse.
@@ -89,32 +90,17 @@ func (s *Server) locked(fn func(st *store, now time.Time) error) error {
 	return fn(s.st, s.now())
 }
 
-func (st *store) user(id string) (*user, error) {
-	if u := st.users.Get(id); u != nil {
-		return u, nil
-	}
-	return nil, notFound("user %q not found", id)
-}
+func (st *store) user(id string) (*user, error)     { return find(&st.users, "user", id) }
+func (st *store) group(id string) (*group, error)   { return find(&st.groups, "user group", id) }
+func (st *store) course(id string) (*course, error) { return find(&st.courses, "course", id) }
+func (st *store) lesson(id string) (*lesson, error) { return find(&st.lessons, "lesson", id) }
 
-func (st *store) group(id string) (*group, error) {
-	if g := st.groups.Get(id); g != nil {
-		return g, nil
+// find returns the record of id, or an ErrNotFound naming what it is.
+func find[T any](t *fakeserver.Table[T], what, id string) (*T, error) {
+	if v := t.Get(id); v != nil {
+		return v, nil
 	}
-	return nil, notFound("user group %q not found", id)
-}
-
-func (st *store) course(id string) (*course, error) {
-	if c := st.courses.Get(id); c != nil {
-		return c, nil
-	}
-	return nil, notFound("course %q not found", id)
-}
-
-func (st *store) lesson(id string) (*lesson, error) {
-	if l := st.lessons.Get(id); l != nil {
-		return l, nil
-	}
-	return nil, notFound("lesson %q not found", id)
+	return nil, notFound("%s %q not found", what, id)
 }
 
 // CollectionSpec describes a course collection for AddCollection.

@@ -143,8 +143,8 @@ type KindResult struct {
 	Attempts int
 	Dropped  int // odd values the SDK left out
 	// Rejected counts the records a destination refused and kept apart
-	// (the database's rejects table): no usable identity, a key over
-	// dbschema.MaxKeyBytes, or a row the database refused for good.
+	// (the database's rejects table): no usable identity, a key over 2,000
+	// bytes, or a row the database refused for good.
 	Rejected int
 	// VersionsOpened and VersionsClosed count the versions the kind's
 	// walk opened and closed in the database's history tables.

@@ -67,7 +67,7 @@ func openDB(ctx context.Context, raw string) (*sql.DB, dbTarget, error) {
 func pingDB(ctx context.Context, db *sql.DB) error {
 	for {
 		err := db.PingContext(ctx)
-		if err == nil || !dbschema.SQLiteBusy(err) {
+		if err == nil || !sqliteBusy(err) {
 			return err
 		}
 		select {
@@ -76,6 +76,13 @@ func pingDB(ctx context.Context, db *sql.DB) error {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// sqliteBusy reports whether err is SQLite's SQLITE_BUSY, extended codes
+// included: modernc.org/sqlite's errors have a Code() int method.
+func sqliteBusy(err error) bool {
+	var coded interface{ Code() int }
+	return errors.As(err, &coded) && coded.Code()&0xff == 5
 }
 
 // driverDSN is what the driver of t opens.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"os"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -144,53 +143,6 @@ func TestDatabaseBuildIndexesAfterKill(t *testing.T) {
 			if !got[name] {
 				t.Errorf("index %s missing after the resumed run", name)
 			}
-		}
-	})
-}
-
-// TestTableMissingIndexes: MissingIndexes gives BuildIndexes' statements
-// for exactly the indexes the database lacks: all those a first load
-// drops once dropped, none once built.
-func TestTableMissingIndexes(t *testing.T) {
-	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
-		ctx := context.Background()
-		db, d := migratedTestDB(t, url)
-		conn, err := db.Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		tb, _ := dbschema.Lookup("attempts")
-		missing := func() []string {
-			got, err := tb.MissingIndexes(ctx, conn, d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return got
-		}
-		for _, s := range tb.BuildIndexes(d) {
-			if _, err := conn.ExecContext(ctx, s); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if got := missing(); len(got) != 0 {
-			t.Errorf("after the builds, missing %q", got)
-		}
-		var want []string
-		for _, s := range tb.DropForLoad(d) {
-			if _, err := conn.ExecContext(ctx, s); err != nil {
-				t.Fatal(err)
-			}
-			dropped := strings.Fields(s)[len(strings.Fields(s))-1]
-			for _, b := range tb.BuildIndexes(d) {
-				if strings.Fields(b)[5] == dropped {
-					want = append(want, b)
-				}
-			}
-		}
-		if got := missing(); len(want) == 0 || !slices.Equal(got, want) {
-			t.Errorf("after DropForLoad, missing %q, want %q", got, want)
 		}
 	})
 }

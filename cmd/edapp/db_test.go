@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
-	"errors"
+	"fmt"
 	"maps"
 	"net"
 	"os"
@@ -19,113 +19,43 @@ import (
 	"github.com/edapp-go/edapp/export/dbschema"
 )
 
+// rebind is query with PostgreSQL's placeholders $1, $2, ... for its ?s
+// when d is PostgreSQL.
+func rebind(d dbschema.Dialect, query string) string {
+	if d != dbschema.Postgres {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r != '?' {
+			b.WriteRune(r)
+			continue
+		}
+		n++
+		fmt.Fprintf(&b, "$%d", n)
+	}
+	return b.String()
+}
+
+// latestVersion is the schema version of the last migration.
+func latestVersion() int {
+	ms := dbschema.Migrations()
+	return ms[len(ms)-1].Version
+}
+
+// The bounds of the export's SQL destination, and how SQLite holds a time.
+const (
+	maxKeyBytes       = 2000     // a record's key columns together
+	maxIndexedBytes   = 2000     // a text value in an indexed column
+	maxRejectRawBytes = 64 << 10 // a reject's raw column
+	sqliteTimeLayout  = "2006-01-02T15:04:05.000000Z"
+)
+
 // bothDBs runs f against a fresh SQLite file and a fresh PostgreSQL database.
 func bothDBs(t *testing.T, f func(t *testing.T, url string)) {
 	t.Run("sqlite", func(t *testing.T) { f(t, dbtest.SQLite(t)) })
 	t.Run("postgres", func(t *testing.T) { f(t, dbtest.Postgres(t)) })
-}
-
-func TestMigrate(t *testing.T) {
-	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
-		ctx := context.Background()
-		db, target, err := openDB(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		// Concurrent first runs: one creates, the others find it done.
-		var wg sync.WaitGroup
-		errs := make([]error, 4)
-		for i := range errs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				errs[i] = dbschema.NewMigrator(db, target.Dialect).Up(ctx)
-			}()
-		}
-		wg.Wait()
-		for _, err := range errs {
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := dbschema.NewMigrator(db, target.Dialect).Up(ctx); err != nil {
-			t.Fatalf("second Migrate: %v", err)
-		}
-		var n, v int
-		if err := db.QueryRow(`SELECT COUNT(*), MAX(version) FROM edapp_schema`).Scan(&n, &v); err != nil {
-			t.Fatal(err)
-		}
-		if n != dbschema.Latest() || v != dbschema.Latest() {
-			t.Errorf("edapp_schema: %d rows, version %d; want %d", n, v, dbschema.Latest())
-		}
-		for _, tb := range dbschema.Tables() {
-			if _, err := db.Exec(`SELECT COUNT(*) FROM ` + tb.Name); err != nil {
-				t.Errorf("table %s: %v", tb.Name, err)
-			}
-		}
-	})
-}
-
-// TestMigrateWaitsForTheWriteLock: on SQLite a migration waits for
-// another program's write lock past its connection's busy timeout (here
-// 50 ms), as it would for that program's migration of a big file.
-func TestMigrateWaitsForTheWriteLock(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "edapp.db")
-	open := func() *sql.DB {
-		db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(50)&_journal_mode=WAL")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db
-	}
-	ctx := context.Background()
-	other, err := open().Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	if _, err := other.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	released := make(chan error, 1)
-	go func() {
-		time.Sleep(500 * time.Millisecond)
-		_, err := other.ExecContext(ctx, "COMMIT")
-		released <- err
-	}()
-	if err := dbschema.NewMigrator(open(), dbschema.SQLite).Up(ctx); err != nil {
-		t.Fatalf("Migrate while another connection held the lock for 500 ms: %v", err)
-	}
-	if err := <-released; err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestMigrateRefusesNewerSchema(t *testing.T) {
-	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
-		ctx := context.Background()
-		db, target, err := openDB(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if err := dbschema.NewMigrator(db, target.Dialect).Up(ctx); err != nil {
-			t.Fatal(err)
-		}
-		q := dbschema.Rebind(target.Dialect, `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, 'from the future', ?)`)
-		if _, err := db.Exec(q, dbschema.Latest()+1, "2030-01-01T00:00:00.000000Z"); err != nil {
-			t.Fatal(err)
-		}
-		err = dbschema.NewMigrator(db, target.Dialect).Up(ctx)
-		if !errors.Is(err, dbschema.ErrTooNew) {
-			t.Fatalf("Migrate on a newer schema: %v, want ErrTooNew", err)
-		}
-	})
 }
 
 func TestOpenDBUnreachableHidesPassword(t *testing.T) {

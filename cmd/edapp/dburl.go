@@ -8,6 +8,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/sqldest"
 )
 
 // dbTarget is a database named by a URL: its dialect, the database/sql
@@ -36,26 +37,6 @@ func (t dbTarget) Redact(msg string) string {
 	return edapp.Redact(msg, t.password)
 }
 
-// sqlitePragmas are set on every SQLite connection: WAL, so that readers
-// (a BI tool) never block the writer; a busy timeout, so that a writer
-// waits for another rather than failing; synchronous FULL, so that a
-// committed transaction survives a power cut; temporary files in memory,
-// so that the journal of a savepoint or of a multi-row statement that may
-// abort (a few pages, dropped when it ends) and the sorts of an index
-// build cost no system call. (The export's row inserts, INSERT OR FAIL,
-// keep no such journal.)
-//
-// A new database gets pages of 16 KiB: an export's rows hold their JSON,
-// a few hundred bytes each, and larger pages write them in fewer frames
-// and system calls (a first run 7–9% faster than at SQLite's 4 KiB; 64 KiB
-// was slower). The page size is fixed once the file is in WAL mode, so WAL
-// is asked for by _journal_mode, which the driver applies after the
-// _pragma list; an existing database keeps its page size. The page cache
-// is 8 MiB (512 pages of 16 KiB): the driver's allocator gives each block
-// of over 16 KiB (a page and its header) 64 KiB of memory, so at 32 MiB an
-// export's peak RSS went from 190 to 476 MiB; at 8 MiB it is about 200.
-const sqlitePragmas = "_pragma=busy_timeout(10000)&_pragma=page_size(16384)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_pragma=cache_size(-8192)&_pragma=temp_store(MEMORY)&_journal_mode=WAL"
-
 // errBadDBURL is wrapped by every error parseDBURL returns.
 var errBadDBURL = errors.New("invalid database URL")
 
@@ -83,7 +64,7 @@ func parseSQLite(path string) (dbTarget, error) {
 	if strings.ContainsAny(path, "?#\x00") {
 		return dbTarget{}, fmt.Errorf("%w: sqlite path %q: ? and # are not allowed in it", errBadDBURL, excerpt(path))
 	}
-	return dbTarget{Dialect: dbschema.SQLite, Driver: "sqlite", DSN: path + "?" + sqlitePragmas, Redacted: "sqlite:" + path}, nil
+	return dbTarget{Dialect: dbschema.SQLite, Driver: "sqlite", DSN: sqldest.SQLiteDSN(path), Redacted: "sqlite:" + path}, nil
 }
 
 func parsePostgres(raw string) (dbTarget, error) {

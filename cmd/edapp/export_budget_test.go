@@ -14,7 +14,6 @@ import (
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
-	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/export/sqldest"
 )
 
@@ -202,35 +201,6 @@ func TestDatabaseSaveBudget(t *testing.T) {
 			if err != nil || !slices.EqualFunc(got, want, time.Time.Equal) {
 				t.Errorf("saved %v, read back %v, %v", want, got, err)
 			}
-		}
-	})
-}
-
-// TestMigrateAddsTheBudgetTable: a database an earlier edapp wrote (its
-// schema before edapp_export_budget) gets the table, and keeps its rows.
-func TestMigrateAddsTheBudgetTable(t *testing.T) {
-	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
-		ctx := context.Background()
-		db, dialect := openTestDB(t, url)
-		// The schema before the budget table (version 4), with a row to keep.
-		const budgetVersion = 4
-		schemaAt(t, db, dialect, budgetVersion-1)
-		if _, err := db.Exec(`INSERT INTO users (id, name) VALUES ('u1', 'kept')`); err != nil {
-			t.Fatal(err)
-		}
-		if err := dbschema.NewMigrator(db, dialect).Up(ctx); err != nil {
-			t.Fatal(err)
-		}
-		var n, v int
-		if err := db.QueryRow(`SELECT COUNT(*) FROM edapp_export_budget`).Scan(&n); err != nil {
-			t.Fatalf("the budget table: %v", err)
-		}
-		if err := db.QueryRow(`SELECT MAX(version) FROM edapp_schema`).Scan(&v); err != nil || v != dbschema.Latest() {
-			t.Errorf("schema version %d, %v", v, err)
-		}
-		if err := db.QueryRow(`SELECT COUNT(*) FROM users WHERE name = 'kept' AND source = 'edapp'`).Scan(&n); err != nil || n != 1 {
-			t.Errorf("the users row: %d, %v", n, err)
 		}
 	})
 }

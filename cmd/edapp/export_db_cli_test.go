@@ -100,7 +100,7 @@ func TestExportDBRefusesNewerSchema(t *testing.T) {
 		if err := dbschema.NewMigrator(db, d).Up(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Exec(dbschema.Rebind(d, `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, 'later', ?)`), dbschema.Latest()+1, "2030-01-01T00:00:00.000000Z"); err != nil {
+		if _, err := db.Exec(rebind(d, `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, 'later', ?)`), latestVersion()+1, "2030-01-01T00:00:00.000000Z"); err != nil {
 			t.Fatal(err)
 		}
 		r := runFake(t, srv, "export", "--db", url)

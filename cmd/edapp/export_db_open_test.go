@@ -33,7 +33,7 @@ func TestExportDBOldestOpenUsesTheOpenAttemptsIndex(t *testing.T) {
 		now := time.Now().UTC()
 		for i := range 2000 {
 			started := now.Add(-time.Duration(i) * time.Minute)
-			_, err := db.ExecContext(ctx, dbschema.Rebind(d, `INSERT INTO attempts (source, id, started_date_time, completed_date_time, raw) VALUES ('edapp', ?, ?, ?, '{}')`),
+			_, err := db.ExecContext(ctx, rebind(d, `INSERT INTO attempts (source, id, started_date_time, completed_date_time, raw) VALUES ('edapp', ?, ?, ?, '{}')`),
 				fmt.Sprint("a", i), timeArg(d, started), timeArg(d, started.Add(time.Minute)))
 			if err != nil {
 				t.Fatal(err)
@@ -72,7 +72,7 @@ func TestExportDBOldestOpenUsesTheOpenAttemptsIndex(t *testing.T) {
 // timeArg is a time as export's Database writes it in d.
 func timeArg(d dbschema.Dialect, t time.Time) any {
 	if d == dbschema.SQLite {
-		return t.Format(dbschema.TimeLayout)
+		return t.Format(sqliteTimeLayout)
 	}
 	return t
 }

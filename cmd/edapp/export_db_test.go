@@ -274,7 +274,7 @@ func testOpenAttempts(t *testing.T, url, window string) {
 	db, d := openTestDB(t, url)
 	before := dbCounts(t, db, []string{"attempts"})["attempts"]
 	var completed sql.NullString
-	q := dbschema.Rebind(d, `SELECT CAST(completed_date_time AS TEXT) FROM attempts WHERE id = ?`)
+	q := rebind(d, `SELECT CAST(completed_date_time AS TEXT) FROM attempts WHERE id = ?`)
 	if err := db.QueryRow(q, open).Scan(&completed); err != nil || completed.Valid {
 		t.Fatalf("the open attempt: %v %v", completed, err)
 	}
@@ -311,7 +311,7 @@ func TestExportDBMirrorsDeletions(t *testing.T) {
 		}
 		has := func() bool {
 			var n int
-			if err := db.QueryRow(dbschema.Rebind(d, `SELECT COUNT(*) FROM users WHERE id = ?`), gone).Scan(&n); err != nil {
+			if err := db.QueryRow(rebind(d, `SELECT COUNT(*) FROM users WHERE id = ?`), gone).Scan(&n); err != nil {
 				t.Fatal(err)
 			}
 			return n == 1
@@ -370,7 +370,7 @@ func TestExportDBLeavesUnchangedRowsAlone(t *testing.T) {
 			t.Error("the changed user kept its edapp_run")
 		}
 		var first string
-		if err := db.QueryRow(dbschema.Rebind(d, `SELECT first_name FROM users WHERE id = ?`), changed).Scan(&first); err != nil || first != "Renamed" {
+		if err := db.QueryRow(rebind(d, `SELECT first_name FROM users WHERE id = ?`), changed).Scan(&first); err != nil || first != "Renamed" {
 			t.Errorf("changed user's first_name %q, %v", first, err)
 		}
 		for id, run := range after {
@@ -428,7 +428,7 @@ func TestExportDBSendsNoUnchangedRow(t *testing.T) {
 		if want := fmt.Sprintf("0 rows written, %d unchanged", users); !strings.Contains(r.stdout, want) {
 			t.Errorf("a run with nothing changed: want %q in\n%s", want, r.stdout)
 		}
-		if _, err := db.Exec(dbschema.Rebind(d, `UPDATE users SET edapp_digest = NULL WHERE id = ?`), demo.UserIDs[0]); err != nil {
+		if _, err := db.Exec(rebind(d, `UPDATE users SET edapp_digest = NULL WHERE id = ?`), demo.UserIDs[0]); err != nil {
 			t.Fatal(err)
 		}
 		r = runExport(t, ctx, srv, nil, "--db", url, "--kinds", "users")
@@ -487,10 +487,10 @@ func TestExportDBStoresNUL(t *testing.T) {
 			nul = "\uFFFD"
 		}
 		var first, raw, site string
-		if err := db.QueryRow(dbschema.Rebind(dialect, `SELECT first_name, raw FROM users WHERE id = ?`), id).Scan(&first, &raw); err != nil {
+		if err := db.QueryRow(rebind(dialect, `SELECT first_name, raw FROM users WHERE id = ?`), id).Scan(&first, &raw); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.QueryRow(dbschema.Rebind(dialect, `SELECT value FROM user_custom_fields WHERE user_id = ?`), id).Scan(&site); err != nil {
+		if err := db.QueryRow(rebind(dialect, `SELECT value FROM user_custom_fields WHERE user_id = ?`), id).Scan(&site); err != nil {
 			t.Fatal(err)
 		}
 		var kept map[string]any
@@ -690,7 +690,7 @@ func TestExportDBLeavesTheOverlapAlone(t *testing.T) {
 		if err := db.QueryRow(`SELECT MIN(id) FROM attempts`).Scan(&changed); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Exec(dbschema.Rebind(d, `UPDATE attempts SET score = -1 WHERE id = ?`), changed); err != nil {
+		if _, err := db.Exec(rebind(d, `UPDATE attempts SET score = -1 WHERE id = ?`), changed); err != nil {
 			t.Fatal(err)
 		}
 		updated = attemptsUpdated(t, db, d)

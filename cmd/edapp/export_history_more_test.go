@@ -216,7 +216,7 @@ func TestHistoryDocQueries(t *testing.T) {
 		if len(left) != 1 || left[0][0] != ids[1] || left[0][4] != "Manual Handling" || left[0][5] == "<nil>" {
 			t.Errorf("people who have left: %q", left)
 		}
-		if got := rowsOfDB(t, db, dbschema.Rebind(d, `SELECT edapp_left FROM identities WHERE edapp_id = '`+ids[1]+`'`)); len(got) != 1 || (got[0][0] != "true" && got[0][0] != "1") {
+		if got := rowsOfDB(t, db, rebind(d, `SELECT edapp_left FROM identities WHERE edapp_id = '`+ids[1]+`'`)); len(got) != 1 || (got[0][0] != "true" && got[0][0] != "1") {
 			t.Errorf("the leaver in identities: edapp_left %q", got)
 		}
 	})

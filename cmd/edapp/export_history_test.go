@@ -210,7 +210,7 @@ func checkHistoryInvariant(t *testing.T, db *sql.DB, d dbschema.Dialect, source 
 			"keys with two open versions":       `SELECT COUNT(*) FROM (SELECT ` + key + ` FROM ` + h.Name + ` WHERE source = ? AND valid_to IS NULL GROUP BY ` + key + ` HAVING COUNT(*) > 1) AS twice`,
 			"versions ending before they begin": `SELECT COUNT(*) FROM ` + h.Name + ` WHERE source = ? AND valid_to <= valid_from`,
 		} {
-			if n := countRows(t, db, dbschema.Rebind(d, strings.Replace(q, "?", "'"+source+"'", 1))); n != 0 {
+			if n := countRows(t, db, rebind(d, strings.Replace(q, "?", "'"+source+"'", 1))); n != 0 {
 				t.Errorf("%s: %d %s", h.Name, n, what)
 			}
 		}
@@ -252,7 +252,7 @@ func rowsNow(t *testing.T, db *sql.DB, table, source string) []string {
 // rowsAsOf is the source's rows of table as they stood at the time at
 // (a value scanned from the database), by the documented query.
 func rowsAsOf(t *testing.T, db *sql.DB, d dbschema.Dialect, table, source string, at any) []string {
-	q := dbschema.Rebind(d, `SELECT `+strings.Join(asOfColumns(table), ", ")+` FROM `+table+`_history WHERE source = '`+source+`' AND valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)`)
+	q := rebind(d, `SELECT `+strings.Join(asOfColumns(table), ", ")+` FROM `+table+`_history WHERE source = '`+source+`' AND valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)`)
 	return historyRowsOf(t, db, q, at, at)
 }
 

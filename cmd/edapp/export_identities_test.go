@@ -11,7 +11,6 @@ import (
 	"github.com/edapp-go/edapp/edapptest/fakedata"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
@@ -218,7 +217,7 @@ func TestIdentitiesRebuiltOnlyWhenTheirInputsChanged(t *testing.T) {
 			t.Error("the run after the interrupted one left identities unbuilt")
 		}
 		var email string
-		if err := db.QueryRow(dbschema.Rebind(d, `SELECT email FROM identities WHERE edapp_id = ?`), renamed).Scan(&email); err != nil || email != "renamed@example.org" {
+		if err := db.QueryRow(rebind(d, `SELECT email FROM identities WHERE edapp_id = ?`), renamed).Scan(&email); err != nil || email != "renamed@example.org" {
 			t.Errorf("the renamed person's email in identities: %q, %v", email, err)
 		}
 

@@ -5,15 +5,12 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
@@ -54,7 +51,7 @@ func TestExportDBStoresInvalidUTF8AndLongValues(t *testing.T) {
 		wantCode(t, r, exitOK)
 		db, dialect := openTestDB(t, url)
 		var first, raw, external string
-		if err := db.QueryRow(dbschema.Rebind(dialect, `SELECT first_name, raw FROM users WHERE id = ?`), "u-latin").Scan(&first, &raw); err != nil {
+		if err := db.QueryRow(rebind(dialect, `SELECT first_name, raw FROM users WHERE id = ?`), "u-latin").Scan(&first, &raw); err != nil {
 			t.Fatal(err)
 		}
 		var kept map[string]any
@@ -62,7 +59,7 @@ func TestExportDBStoresInvalidUTF8AndLongValues(t *testing.T) {
 		if err != nil || first != "Ren\uFFFD" || !utf8.ValidString(raw) || !strings.Contains(raw, "caf\uFFFD\uFFFD") {
 			t.Errorf("first_name %q, raw %s (%v): want each bad byte as U+FFFD", first, raw, err)
 		}
-		if err := db.QueryRow(dbschema.Rebind(dialect, `SELECT name FROM users WHERE id = ?`), "u-long").Scan(&external); err != nil || external != long {
+		if err := db.QueryRow(rebind(dialect, `SELECT name FROM users WHERE id = ?`), "u-long").Scan(&external); err != nil || external != long {
 			t.Errorf("name of %d bytes, %v; want %d", len(external), err, len(long))
 		}
 	})
@@ -91,13 +88,13 @@ func readRejects(t *testing.T, db *sql.DB) []rejectRow {
 
 // TestExportDBRejectsRecordsWithoutUsableIdentity: ids sent as numbers
 // keep their text; a record whose id is missing, empty or neither a
-// string nor a number, or whose key is over dbschema.MaxKeyBytes, goes to
+// string nor a number, or whose key is over maxKeyBytes, goes to
 // rejects, never under the key ”. The run exits 3 and --stats counts them.
 func TestExportDBRejectsRecordsWithoutUsableIdentity(t *testing.T) {
 	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 0)
-		longID, longField := strings.Repeat("i", dbschema.MaxKeyBytes+1), strings.Repeat("f", dbschema.MaxKeyBytes+1)
+		longID, longField := strings.Repeat("i", maxKeyBytes+1), strings.Repeat("f", maxKeyBytes+1)
 		serveUsers(t, srv, `{"id":42,"name":"n42"}`, `{"id":43,"name":"n43"}`, `{"name":"no id"}`, `{"id":"","name":"empty"}`,
 			`{"id":true,"name":"bool"}`, `{"id":"`+longID+`","name":"long"}`, `{"id":"ok","name":"ok","customFields":{"`+longField+`":"v","site":"Perth"}}`)
 		stats := t.TempDir() + "/stats.json"
@@ -261,7 +258,7 @@ func TestExportDBRecreatesADroppedTable(t *testing.T) {
 	})
 }
 
-// TestExportDBBoundsIndexedValues: a value over dbschema.MaxIndexedBytes
+// TestExportDBBoundsIndexedValues: a value over maxIndexedBytes
 // in an indexed column (users.external_id), which PostgreSQL's B-tree
 // would refuse with its row, is stored as NULL there, on a first run (the
 // index built after the load) and on a re-run (the index in place); the
@@ -270,7 +267,7 @@ func TestExportDBBoundsIndexedValues(t *testing.T) {
 	t.Parallel()
 	bothDBs(t, func(t *testing.T, url string) {
 		srv, _ := exportFixture(t, 0)
-		long := incompressible(3 * dbschema.MaxIndexedBytes) // PostgreSQL compresses an index entry first
+		long := incompressible(3 * maxIndexedBytes) // PostgreSQL compresses an index entry first
 		serveUsers(t, srv, `{"id":"a","name":"a","externalId":"`+long+`"}`, `{"id":"b","name":"b","externalId":"short"}`)
 		for run := 1; run <= 2; run++ {
 			r := runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users")
@@ -334,7 +331,7 @@ func readKeptRejects(t *testing.T, db *sql.DB) map[string]keptReject {
 // TestExportDBKeepsOneRejectPerRecord: three runs that refuse the same
 // records (one the database refuses, one with no identity, one of 4 MB)
 // leave one row each, counting 3; the 4 MB body is kept cut, within
-// dbschema.MaxRejectRawBytes, its size in raw_bytes; a record accepted
+// maxRejectRawBytes, its size in raw_bytes; a record accepted
 // by a later run has its row removed, and the others count 4.
 func TestExportDBKeepsOneRejectPerRecord(t *testing.T) {
 	t.Parallel()
@@ -351,10 +348,10 @@ func TestExportDBKeepsOneRejectPerRecord(t *testing.T) {
 		if len(got) != 3 || got["u-bad"].count != 3 || got[""].count != 3 || got["u-huge"].count != 3 {
 			t.Fatalf("rejects %v, want u-bad, u-huge and the one without identity, 3 times each", summarise(got))
 		}
-		if r := got["u-huge"]; len(r.raw) > dbschema.MaxRejectRawBytes || len(r.raw) < dbschema.MaxRejectRawBytes/2 ||
+		if r := got["u-huge"]; len(r.raw) > maxRejectRawBytes || len(r.raw) < maxRejectRawBytes/2 ||
 			r.rawBytes < 4<<20 || !strings.HasPrefix(r.raw, `"{\"id\":\"u-huge\"`) {
 			t.Errorf("the 4 MB reject kept %d bytes (%.40s), raw_bytes %d: want at most %d, and its size", len(r.raw), r.raw, r.rawBytes,
-				dbschema.MaxRejectRawBytes)
+				maxRejectRawBytes)
 		}
 		serveUsers(t, srv, `{"id":"u-bad","name":"good now"}`, `{"name":"no id"}`, huge, `{"id":"ok","name":"ok"}`)
 		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users"), exitRejected)
@@ -372,43 +369,6 @@ func summarise(rs map[string]keptReject) map[string]int {
 		out[id] = r.count
 	}
 	return out
-}
-
-// TestMigrateFoldsRejectsByRecord: the migration to one reject per record
-// folds the rows kept before into one per record with an identity (the
-// latest, counting them, first_rejected_at the earliest) and keeps each
-// row without one.
-func TestMigrateFoldsRejectsByRecord(t *testing.T) {
-	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
-		db, d := openTestDB(t, url)
-		schemaAt(t, db, d, dbschema.RejectsByRecordVersion-1)
-		at := func(day int) any {
-			tm := time.Date(2026, 3, day, 9, 0, 0, 0, time.UTC)
-			if d == dbschema.SQLite {
-				return tm.Format(dbschema.TimeLayout)
-			}
-			return tm
-		}
-		insert := dbschema.Rebind(d, `INSERT INTO rejects (source, kind, identity, reason, raw, run, rejected_at) VALUES ('edapp', 'users', ?, ?, '{}', ?, ?)`)
-		for i, identity := range []any{"u1", nil, "u1", nil, "u1", "u2"} {
-			if _, err := db.Exec(insert, identity, fmt.Sprint("reason ", i), i+1, at(i+1)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := dbschema.NewMigrator(db, d).Up(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		got := rowIDs(t, db, `SELECT record_key || ' ' || COALESCE(identity, '-') || ' ' || reason || ' ' || CAST(count AS TEXT) || ' ' || CAST(run AS TEXT) FROM rejects ORDER BY id`)
-		want := []string{"id:2 - reason 1 1 2", "id:4 - reason 3 1 4", "u1 u1 reason 4 3 5", "u2 u2 reason 5 1 6"}
-		if !slices.Equal(got, want) {
-			t.Errorf("rejects after the migration\n%q, want\n%q", got, want)
-		}
-		var first string
-		if err := db.QueryRow(`SELECT CAST(first_rejected_at AS TEXT) FROM rejects WHERE record_key = 'u1'`).Scan(&first); err != nil || !strings.Contains(first, "2026-03-01") {
-			t.Errorf("u1 first rejected at %q (%v), want 1 March", first, err)
-		}
-	})
 }
 
 // TestExportRejectsExitCode: --rejects-exit-code (or

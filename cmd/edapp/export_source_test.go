@@ -24,7 +24,7 @@ func schemaAt(t *testing.T, db *sql.DB, d dbschema.Dialect, v int) {
 	stmts := []string{`CREATE TABLE edapp_schema (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at ` + dbschema.Time.SQL(d) + ` NOT NULL)`}
 	for _, m := range dbschema.Migrations()[:v] {
 		stmts = append(stmts, m.SQL(d)...)
-		stmts = append(stmts, dbschema.Rebind(d, `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, ?, CURRENT_TIMESTAMP)`))
+		stmts = append(stmts, rebind(d, `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, ?, CURRENT_TIMESTAMP)`))
 	}
 	tx, err := db.Begin()
 	if err != nil {
@@ -50,12 +50,8 @@ func schemaAt(t *testing.T, db *sql.DB, d dbschema.Dialect, v int) {
 // tablesAt is the tables of the schema at version v.
 func tablesAt(t *testing.T, v int) map[string]dbschema.Table {
 	t.Helper()
-	tables, err := dbschema.Fold(dbschema.Migrations()[:v])
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]dbschema.Table{}
-	for _, tb := range tables {
+	for _, tb := range dbschema.Migrations()[v-1].Tables() {
 		out[tb.Name] = tb
 	}
 	return out
@@ -74,7 +70,7 @@ func copyRows(t *testing.T, from, to *sql.DB, d dbschema.Dialect, shape dbschema
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	insert := dbschema.Rebind(d, `INSERT INTO `+shape.Name+` (`+strings.Join(cols, ", ")+`) VALUES (`+strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")+`)`)
+	insert := rebind(d, `INSERT INTO `+shape.Name+` (`+strings.Join(cols, ", ")+`) VALUES (`+strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")+`)`)
 	for rows.Next() {
 		vals := scanAny(t, rows, len(cols))
 		for i, c := range shape.Columns {

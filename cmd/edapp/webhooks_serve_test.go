@@ -21,7 +21,6 @@ import (
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
-	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/webhook"
 )
 
@@ -167,7 +166,7 @@ func testServeAnswers(t *testing.T, url string) {
 	}
 	var name, userID, raw string
 	var score float64
-	q := dbschema.Rebind(dialect, `SELECT event_name, user_id, score, raw FROM events WHERE event_key = ?`)
+	q := rebind(dialect, `SELECT event_name, user_id, score, raw FROM events WHERE event_key = ?`)
 	if err := db.QueryRow(q, key).Scan(&name, &userID, &score, &raw); err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func upToDate(ctx context.Context, conn *sql.Conn) bool {
 	var version, relations int
 	var digest string
 	err := conn.QueryRowContext(ctx, upToDateSQL()).Scan(&version, &relations, &digest)
-	return err == nil && version == Latest() && relations == len(relationNames()) && digest == commentsDigest()
+	return err == nil && version == latest() && relations == len(relationNames()) && digest == commentsDigest()
 }
 
 // upToDateSQL reads the schema version, how many of the schema's tables

@@ -4,9 +4,11 @@
 // of them can open a database another created or migrated.
 //
 // Each table's columns are typed literals with their meaning (the data
-// dictionary); the history is a list of migrations made of typed steps
-// (CreateTable, AddColumn, RebuildTable, CreateIndex, DropIndex), each
-// rendered per dialect, and the latest shape is their fold (Tables).
+// dictionary: Tables, Dictionary, Lookup). The history is Migrations, each
+// a literal list of typed steps rendered per dialect (Migration.SQL); the
+// latest shape is their fold. NewMigrator brings a database to it, as
+// goose does: Up, Status, Version, and Repair for the tables dropped by
+// hand, which nothing else re-creates.
 //
 // It depends on database/sql only; the caller opens the database with a
 // driver of its choice.

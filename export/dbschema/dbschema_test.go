@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -155,7 +154,7 @@ func TestMigratorUpSendsAMigrationAtOnce(t *testing.T) {
 				t.Errorf("%v: migration %d was not sent as one script", d, m.Version)
 			}
 		}
-		if drv.count(strings.Join(DictionarySQL(d), ";\n")) == 0 {
+		if drv.count(strings.Join(dictionarySQL(d), ";\n")) == 0 {
 			t.Errorf("%v: the data dictionary was not sent as one script", d)
 		}
 	}
@@ -181,7 +180,7 @@ func TestBeginWaiting(t *testing.T) {
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	if err := NewMigrator(db, SQLite).Up(ctx); !SQLiteBusy(err) {
+	if err := NewMigrator(db, SQLite).Up(ctx); !sqliteBusy(err) {
 		t.Errorf("Up while the lock is held until ctx ends: %v, want SQLITE_BUSY", err)
 	}
 
@@ -190,32 +189,5 @@ func TestBeginWaiting(t *testing.T) {
 	defer db.Close()
 	if err := NewMigrator(db, SQLite).Up(context.Background()); err == nil || refused.count("BEGIN IMMEDIATE") != 1 {
 		t.Errorf("Up with BEGIN refused: %v after %d BEGIN, want an error after 1", err, refused.count("BEGIN IMMEDIATE"))
-	}
-}
-
-func TestSQLiteBusy(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		err  error
-		want bool
-	}{
-		{busyError{}, true},
-		{fmt.Errorf("begin: %w", busyError{}), true},
-		{errors.New("database is locked"), false}, // no code: not guessed from the text
-		{nil, false},
-	} {
-		if got := SQLiteBusy(tc.err); got != tc.want {
-			t.Errorf("SQLiteBusy(%v) = %v, want %v", tc.err, got, tc.want)
-		}
-	}
-}
-
-func TestRebind(t *testing.T) {
-	t.Parallel()
-	if got := Rebind(Postgres, "a = ? AND b = ?"); got != "a = $1 AND b = $2" {
-		t.Errorf("Rebind = %q", got)
-	}
-	if got := Rebind(SQLite, "a = ?"); got != "a = ?" {
-		t.Errorf("Rebind = %q", got)
 	}
 }

@@ -69,16 +69,16 @@ func (o Origin) String() string {
 	return strings.Join(names, " and ")
 }
 
-// DictionarySQL is the statements that write the dictionary into a
+// dictionarySQL is the statements that write the dictionary into a
 // database of dialect d: COMMENT ON every table and column in PostgreSQL;
 // in SQLite, edapp_columns made anew with its rows. They are idempotent;
 // Migrator.Up runs those it needs in its transaction: none when the database
 // holds the dictionary already.
-func DictionarySQL(d Dialect) []string {
+func dictionarySQL(d Dialect) []string {
 	if d == Postgres {
 		return commentStatements()
 	}
-	out := []string{"DROP TABLE IF EXISTS " + edappColumnsTable.Name, createTable(edappColumnsTable.Name, edappColumnsTable, d)}
+	out := []string{"DROP TABLE IF EXISTS " + edappColumnsTable.Name, createTableSQL(edappColumnsTable.Name, edappColumnsTable, d)}
 	var rows []string
 	for _, r := range columnRows() {
 		vals := make([]string, len(r))
@@ -113,7 +113,7 @@ func columnRows() [][]string {
 }
 
 // columnsCurrent reports whether SQLite's edapp_columns holds the rows
-// DictionarySQL writes, in their order: an open then writes nothing, and
+// dictionarySQL writes, in their order: an open then writes nothing, and
 // its transaction commits without waiting for the disk. A table of
 // another shape, or none, is not current.
 func columnsCurrent(ctx context.Context, conn *sql.Conn) (bool, error) {
@@ -271,7 +271,7 @@ func describe(ctx context.Context, conn *sql.Conn, d Dialect) (err error) {
 			return fmt.Errorf("dbschema: data dictionary: %w", err)
 		}
 		if !current {
-			stmts = DictionarySQL(d)
+			stmts = dictionarySQL(d)
 		}
 	}
 	if err := execScript(ctx, conn, stmts); err != nil {
@@ -282,7 +282,7 @@ func describe(ctx context.Context, conn *sql.Conn, d Dialect) (err error) {
 
 // Markdown is the data dictionary as a Markdown document: the types, then
 // one section per table with a row per column. docs/schema.md is it.
-func Markdown() []byte {
+func markdown() []byte {
 	var b bytes.Buffer
 	b.WriteString(markdownHead)
 	for _, t := range Dictionary() {

@@ -17,7 +17,7 @@ var schemaDoc = filepath.Join("..", "..", "docs", "schema.md")
 // rewrites it.
 func TestMarkdownMatchesDoc(t *testing.T) {
 	t.Parallel()
-	got := Markdown()
+	got := markdown()
 	if *update {
 		if err := os.WriteFile(schemaDoc, got, 0o644); err != nil {
 			t.Fatal(err)
@@ -70,7 +70,7 @@ func TestOriginString(t *testing.T) {
 func TestDictionarySQLQuotes(t *testing.T) {
 	t.Parallel()
 	for _, d := range []Dialect{SQLite, Postgres} {
-		all := strings.Join(DictionarySQL(d), "\n")
+		all := strings.Join(dictionarySQL(d), "\n")
 		if !strings.Contains(all, "The user''s EdApp id.") {
 			t.Errorf("%v: the users.id description is not quoted as a literal", d)
 		}

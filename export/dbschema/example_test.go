@@ -1,7 +1,10 @@
 package dbschema_test
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
+	"log"
 
 	"github.com/edapp-go/edapp/export/dbschema"
 )
@@ -14,15 +17,33 @@ func ExampleLookup() {
 }
 
 func ExampleMigration_SQL() {
-	m := dbschema.Migration{Version: 7, Name: "user nickname", Steps: []dbschema.Step{
-		dbschema.AddColumn{Table: "users", Column: dbschema.Column{Name: "nickname", Type: dbschema.Text, Nullable: true,
-			Field: "nickname", Origin: dbschema.FromEdApp, Description: "The name the user goes by."}},
-		dbschema.CreateIndex{Table: "users", Index: dbschema.Index{Columns: []string{"nickname"}, Hash: true}},
-	}}
+	m := dbschema.Migrations()[14] // version 15
+	fmt.Println(m.Version, m.Name)
 	for _, s := range m.SQL(dbschema.Postgres) {
 		fmt.Println(s)
 	}
 	// Output:
-	// ALTER TABLE users ADD COLUMN nickname TEXT
-	// CREATE INDEX users_nickname_idx ON users USING hash (nickname)
+	// 15 open attempts
+	// CREATE INDEX attempts_source_started_date_time_idx ON attempts (source, started_date_time) WHERE completed_date_time IS NULL
+}
+
+// ExampleNewMigrator brings a database to the latest schema, then
+// re-creates the tables dropped by hand. db is opened with a driver of
+// the caller's choice (here modernc.org/sqlite's, registered as "sqlite").
+func ExampleNewMigrator() {
+	ctx := context.Background()
+	db, err := sql.Open("sqlite", "edapp.db")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	m := dbschema.NewMigrator(db, dbschema.SQLite)
+	if err := m.Up(ctx); err != nil {
+		log.Fatal(err)
+	}
+	recreated, err := m.Repair(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("re-created:", recreated)
 }

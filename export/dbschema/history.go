@@ -13,7 +13,7 @@ import (
 // a history table recreated empty. The versions are "known since" the
 // migration that added the history tables (its applied_at). It runs in
 // tx, the export's, and returns the tables it seeded; with nothing to
-// seed, one query. Migrate leaves this to the export, so that an inbox
+// seed, one query. Migrator.Up leaves this to the export, so that an inbox
 // that migrates a database first copies no table (on SQLite, under the
 // write lock).
 func SeedHistory(ctx context.Context, tx *sql.Tx, d Dialect, source string) ([]string, error) {
@@ -24,7 +24,7 @@ func SeedHistory(ctx context.Context, tx *sql.Tx, d Dialect, source string) ([]s
 		checks = append(checks, `SELECT '`+t+`' WHERE EXISTS (SELECT 1 FROM `+t+` WHERE source = ?) AND NOT EXISTS (SELECT 1 FROM `+h.Name+` WHERE source = ?)`)
 		args = append(args, source, source)
 	}
-	rows, err := tx.QueryContext(ctx, Rebind(d, strings.Join(checks, " UNION ALL ")), args...)
+	rows, err := tx.QueryContext(ctx, rebind(d, strings.Join(checks, " UNION ALL ")), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func SeedHistory(ctx context.Context, tx *sql.Tx, d Dialect, source string) ([]s
 		return nil, err
 	}
 	for _, t := range seed {
-		if _, err := tx.ExecContext(ctx, Rebind(d, seedHistorySQL(t)), source); err != nil {
+		if _, err := tx.ExecContext(ctx, rebind(d, seedHistorySQL(t)), source); err != nil {
 			return nil, err
 		}
 	}

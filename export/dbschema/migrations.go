@@ -7,20 +7,32 @@ import (
 	"sync"
 )
 
-// Migration is one version of the schema: typed steps, applied in one
-// transaction. A released migration never changes (its golden files under
-// testdata/migrations hold it): a change to the schema is a new migration
-// at the end.
+// Migration is one version of the schema: a list of typed steps,
+// applied in one transaction. A released migration never
+// changes (its golden files under testdata/migrations hold it): a change
+// to the schema is a new migration at the end.
 type Migration struct {
 	Version int
 	Name    string
-	Steps   []Step
+	steps   []step
+}
+
+// Tables is the schema's tables as the migrations up to this one leave
+// them (Tables for the last), in the order they were created: the
+// database a release that stopped at this version made.
+func (m Migration) Tables() []Table {
+	i := slices.IndexFunc(migrations, func(k Migration) bool { return k.Version == m.Version })
+	tables, err := fold(migrations[:i+1])
+	if err != nil {
+		panic(err) // a mistake in migrations, which the package's tests find
+	}
+	return tables
 }
 
 // SQL is the migration's statements in d, in order.
 func (m Migration) SQL(d Dialect) []string {
 	var out []string
-	for _, s := range m.Steps {
+	for _, s := range m.steps {
 		out = append(out, s.SQL(d)...)
 	}
 	return out
@@ -30,16 +42,16 @@ func (m Migration) SQL(d Dialect) []string {
 // steps per version. A released migration (one on main) never changes; a
 // change to the schema is a new migration at the end.
 var migrations = []Migration{
-	{Version: 1, Name: "export tables", Steps: createTables(
+	{Version: 1, Name: "export tables", steps: createTables(
 		usersTable, userCustomFieldsTable, groupsTable, groupMembersTable, collectionsTable, collectionCoursesTable,
 		coursesTable, lessonsTable, courseStatisticsTable, lessonStatisticsTable, surveyQuestionsTable, attemptsTable,
 		courseProgressTable, lessonProgressEventsTable, surveyAnswersTable, userLessonProgressTable,
 		userLessonProgressEventsTable, edappExportKindsTable, edappExportLockTable)},
-	{Version: 2, Name: "webhook events", Steps: createTables(eventsTable)},
-	{Version: 3, Name: "group children", Steps: createTables(groupChildrenTable)},
-	{Version: 4, Name: "export budget", Steps: createTables(edappExportBudgetTable)},
-	{Version: 5, Name: "rejects", Steps: createTables(rejectsTable)},
-	{Version: 6, Name: "hash indexes", Steps: []Step{PostgresOnly{hashIndexes(map[string][]string{
+	{Version: 2, Name: "webhook events", steps: createTables(eventsTable)},
+	{Version: 3, Name: "group children", steps: createTables(groupChildrenTable)},
+	{Version: 4, Name: "export budget", steps: createTables(edappExportBudgetTable)},
+	{Version: 5, Name: "rejects", steps: createTables(rejectsTable)},
+	{Version: 6, Name: "hash indexes", steps: []step{postgresOnly{hashIndexes(map[string][]string{
 		"users": {"external_id"}, "user_custom_fields": {"name"}, "group_members": {"user_id"},
 		"group_children": {"child_id"}, "collection_courses": {"course_id"}, "courses": {"external_id"},
 		"lessons": {"course_id"}, "lesson_statistics": {"course_id"}, "survey_questions": {"course_id", "lesson_id"},
@@ -48,20 +60,20 @@ var migrations = []Migration{
 		"user_lesson_progress": {"course_id", "lesson_id"}, "user_lesson_progress_events": {"course_id", "lesson_id"},
 		"events": {"user_id", "course_id"},
 	})}}},
-	{Version: 7, Name: "source", Steps: sourceSteps},
-	{Version: 8, Name: "safetyculture kinds", Steps: safetyCultureSteps},
-	{Version: 9, Name: "identities", Steps: []Step{CreateTable{identitiesTable}}},
-	{Version: 10, Name: "views", Steps: []Step{trainingCompletionsView, peopleView}},
-	{Version: 11, Name: "safetyculture analytics", Steps: safetyCultureAnalyticsSteps},
-	{Version: 12, Name: "btree indexes", Steps: btreeSteps},
-	{Version: 13, Name: "unchanged rows", Steps: unchangedRowsSteps},
-	{Version: 14, Name: "identities changed", Steps: identitiesChangedSteps},
-	{Version: 15, Name: "open attempts", Steps: []Step{CreateIndex{"attempts", openAttemptsIndex}}},
-	{Version: IdentityPairsVersion, Name: "identity pairs", Steps: identityPairsSteps()},
-	{Version: 17, Name: "safetyculture zero scores", Steps: zeroScoreSteps},
-	{Version: 18, Name: "schema version bigint", Steps: []Step{BigintColumn{edappSchemaTable.Name, "version"}}},
-	{Version: RejectsByRecordVersion, Name: "rejects by record", Steps: rejectsByRecordSteps()},
-	{Version: historyVersion, Name: "history", Steps: historySteps()},
+	{Version: 7, Name: "source", steps: sourceSteps},
+	{Version: 8, Name: "safetyculture kinds", steps: safetyCultureSteps},
+	{Version: 9, Name: "identities", steps: []step{createTable{identitiesTable}}},
+	{Version: 10, Name: "views", steps: []step{trainingCompletionsView, peopleView}},
+	{Version: 11, Name: "safetyculture analytics", steps: safetyCultureAnalyticsSteps},
+	{Version: 12, Name: "btree indexes", steps: btreeSteps},
+	{Version: 13, Name: "unchanged rows", steps: unchangedRowsSteps},
+	{Version: 14, Name: "identities changed", steps: identitiesChangedSteps},
+	{Version: 15, Name: "open attempts", steps: []step{createIndex{"attempts", openAttemptsIndex}}},
+	{Version: IdentityPairsVersion, Name: "identity pairs", steps: identityPairsSteps()},
+	{Version: 17, Name: "safetyculture zero scores", steps: zeroScoreSteps},
+	{Version: 18, Name: "schema version bigint", steps: []step{bigintColumn{edappSchemaTable.Name, "version"}}},
+	{Version: rejectsByRecordVersion, Name: "rejects by record", steps: rejectsByRecordSteps()},
+	{Version: historyVersion, Name: "history", steps: historySteps()},
 }
 
 // openAttemptsIndex finds the oldest open attempt of a source at once,
@@ -72,20 +84,20 @@ var openAttemptsIndex = Index{Columns: []string{"source", "started_date_time"}, 
 
 // hashIndexes rebuilds the indexes on each table's columns USING hash, in
 // the order of the tables' names.
-func hashIndexes(columns map[string][]string) []Step {
-	var steps []Step
+func hashIndexes(columns map[string][]string) []step {
+	var steps []step
 	for _, table := range slices.Sorted(maps.Keys(columns)) {
 		for _, c := range columns[table] {
-			steps = append(steps, DropIndex{table, []string{c}}, CreateIndex{table, Index{Columns: []string{c}, Hash: true}})
+			steps = append(steps, dropIndex{table, []string{c}}, createIndex{table, Index{Columns: []string{c}, Hash: true}})
 		}
 	}
 	return steps
 }
 
-func createTables(tables ...Table) []Step {
-	steps := make([]Step, len(tables))
+func createTables(tables ...Table) []step {
+	steps := make([]step, len(tables))
 	for i, t := range tables {
-		steps[i] = CreateTable{t}
+		steps[i] = createTable{t}
 	}
 	return steps
 }
@@ -93,19 +105,16 @@ func createTables(tables ...Table) []Step {
 // Migrations returns the schema's history, oldest first.
 func Migrations() []Migration { return slices.Clone(migrations) }
 
-// Latest is the schema version Migrator.Up brings a database to.
-func Latest() int { return latest() }
-
 // latest is the version of the last migration.
 func latest() int { return migrations[len(migrations)-1].Version }
 
 // Fold applies the steps of ms in order to an empty schema and returns the
 // tables they leave, in the order they were created; an error names the
 // first step that does not fit the tables before it.
-func Fold(ms []Migration) ([]Table, error) {
+func fold(ms []Migration) ([]Table, error) {
 	var s shape
 	for _, m := range ms {
-		for i, st := range m.Steps {
+		for i, st := range m.steps {
 			if err := st.apply(&s); err != nil {
 				return nil, fmt.Errorf("dbschema: migration %d, step %d: %w", m.Version, i+1, err)
 			}
@@ -114,7 +123,7 @@ func Fold(ms []Migration) ([]Table, error) {
 	return s.tables, nil
 }
 
-var latestTables = sync.OnceValues(func() ([]Table, error) { return Fold(migrations) })
+var latestTables = sync.OnceValues(func() ([]Table, error) { return fold(migrations) })
 
 // Tables returns every table as the latest migration leaves it, in the
 // order the migrations created them.

@@ -15,10 +15,10 @@ import (
 //
 // Version 6 chose hash for a B-tree's bound: an entry over 2,704 bytes is
 // refused, and the row with it. The export now stores NULL for a value
-// over MaxIndexedBytes in an indexed column (the value stays in the raw
+// over 2,000 bytes in an indexed column (the value stays in the raw
 // column), so no record is refused for it. The inbox's events table keeps
 // its hash indexes: a delivery is one row, written as it comes.
-var btreeSteps = []Step{PostgresOnly{btreeIndexes(map[string][]Index{
+var btreeSteps = []step{postgresOnly{btreeIndexes(map[string][]Index{
 	"users": {{Columns: []string{"external_id"}}}, "user_custom_fields": {{Columns: []string{"name"}}},
 	"group_members": {{Columns: []string{"user_id"}}}, "group_children": {{Columns: []string{"child_id"}}},
 	"collection_courses": {{Columns: []string{"course_id"}}}, "courses": {{Columns: []string{"external_id"}}},
@@ -38,17 +38,12 @@ var btreeSteps = []Step{PostgresOnly{btreeIndexes(map[string][]Index{
 
 // btreeIndexes replaces each table's indexes on the same columns with
 // these, in the order of the tables' names.
-func btreeIndexes(indexes map[string][]Index) []Step {
-	var steps []Step
+func btreeIndexes(indexes map[string][]Index) []step {
+	var steps []step
 	for _, table := range slices.Sorted(maps.Keys(indexes)) {
 		for _, idx := range indexes[table] {
-			steps = append(steps, DropIndex{table, idx.Columns}, CreateIndex{table, idx})
+			steps = append(steps, dropIndex{table, idx.Columns}, createIndex{table, idx})
 		}
 	}
 	return steps
 }
-
-// MaxIndexedBytes bounds a text value in a column with a secondary index:
-// the export stores NULL for a longer one, which the record's raw column
-// still holds. PostgreSQL's B-tree refuses an entry over 2,704 bytes.
-const MaxIndexedBytes = 2000

@@ -36,21 +36,21 @@ const historyVersion = 20
 const HistoryVersion = historyVersion
 
 // historySteps are migration 20's.
-func historySteps() []Step {
-	steps := make([]Step, 0, len(historyTables)+6)
+func historySteps() []step {
+	steps := make([]step, 0, len(historyTables)+6)
 	for _, t := range historyTables {
-		steps = append(steps, CreateTable{t})
+		steps = append(steps, createTable{t})
 	}
 	steps = append(steps,
-		CreateIndex{"users_history", Index{Columns: []string{"source", "email"}}},
-		CreateIndex{"users_history", Index{Columns: []string{"source", "external_id"}}},
-		AddColumn{"edapp_export_kinds", Column{Name: "walk_time", Type: Time, Origin: FromEngine, Nullable: true, Description: "The start, by the export's clock, of the run that began the walk in progress: the time of the versions it opens and closes in the history tables."}},
-		AddColumn{"edapp_export_kinds", Column{Name: "versions_opened", Type: Int, Origin: FromEngine, Nullable: true, Description: "The versions the walk in progress (or the last one) opened in the kind's history tables."}},
-		AddColumn{"edapp_export_kinds", Column{Name: "versions_closed", Type: Int, Origin: FromEngine, Nullable: true, Description: "The versions the walk in progress (or the last one) closed in the kind's history tables."}},
+		createIndex{"users_history", Index{Columns: []string{"source", "email"}}},
+		createIndex{"users_history", Index{Columns: []string{"source", "external_id"}}},
+		addColumn{"edapp_export_kinds", Column{Name: "walk_time", Type: Time, Origin: FromEngine, Nullable: true, Description: "The start, by the export's clock, of the run that began the walk in progress: the time of the versions it opens and closes in the history tables."}},
+		addColumn{"edapp_export_kinds", Column{Name: "versions_opened", Type: Int, Origin: FromEngine, Nullable: true, Description: "The versions the walk in progress (or the last one) opened in the kind's history tables."}},
+		addColumn{"edapp_export_kinds", Column{Name: "versions_closed", Type: Int, Origin: FromEngine, Nullable: true, Description: "The versions the walk in progress (or the last one) closed in the kind's history tables."}},
 	)
 	steps = append(steps,
-		AddColumn{"identities", Column{Name: "edapp_left", Type: Bool, Origin: FromEngine, Nullable: true, Description: "For a person with an EdApp id: whether they left, found in users_history only (no longer in users); NULL otherwise."}},
-		AddColumn{"identities", Column{Name: "safetyculture_left", Type: Bool, Origin: FromEngine, Nullable: true, Description: "For a person with a SafetyCulture id: whether they left, found in users_history only (no longer in users); NULL otherwise."}},
+		addColumn{"identities", Column{Name: "edapp_left", Type: Bool, Origin: FromEngine, Nullable: true, Description: "For a person with an EdApp id: whether they left, found in users_history only (no longer in users); NULL otherwise."}},
+		addColumn{"identities", Column{Name: "safetyculture_left", Type: Bool, Origin: FromEngine, Nullable: true, Description: "For a person with a SafetyCulture id: whether they left, found in users_history only (no longer in users); NULL otherwise."}},
 	)
 	for _, t := range historyTables {
 		steps = append(steps, historyTrigger{t})

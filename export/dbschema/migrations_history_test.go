@@ -18,7 +18,7 @@ func TestHistoryTablesHaveTheirTablesColumns(t *testing.T) {
 		if m.Version < historyVersion {
 			continue
 		}
-		tables, err := Fold(ms[:i+1])
+		tables, err := fold(ms[:i+1])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,4 +9,4 @@ package dbschema
 var identitiesChangedColumn = Column{Name: "identities_changed", Type: Bool, Origin: FromEngine, Nullable: true,
 	Description: "Whether this kind changed rows that identities are built from (people, courses, lessons, SafetyCulture's course progress and attempts) since identities were last rebuilt: set by the transaction that changed them, cleared by the rebuild. The export rebuilds identities at its end only when a kind's is true or NULL (not known, as after the upgrade); set it to NULL to have the next export rebuild them."}
 
-var identitiesChangedSteps = []Step{AddColumn{"edapp_export_kinds", identitiesChangedColumn}}
+var identitiesChangedSteps = []step{addColumn{"edapp_export_kinds", identitiesChangedColumn}}

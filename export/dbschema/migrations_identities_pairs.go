@@ -23,7 +23,7 @@ var identityPairColumns = []Column{
 // trainingCompletionsByIdentity is training_completions whose person and
 // course are the identity's (EdApp's email or title, else
 // SafetyCulture's), the same in both services' rows.
-var trainingCompletionsByIdentity = CreateView{Name: "training_completions", Query: `SELECT p.source, ip.id AS person_id, COALESCE(ip.email, u.email, p.user_id) AS person,
+var trainingCompletionsByIdentity = createView{Name: "training_completions", Query: `SELECT p.source, ip.id AS person_id, COALESCE(ip.email, u.email, p.user_id) AS person,
   ic.id AS course_identity_id, COALESCE(ic.edapp_title, ic.safetyculture_title, c.title, p.course_title) AS course, p.completed_date_time AS completed_at, p.score
 FROM course_progress p
 LEFT JOIN identities ip ON ip.kind = 'person' AND ((p.source = 'edapp' AND ip.edapp_id = p.user_id)
@@ -36,15 +36,15 @@ WHERE p.completed_date_time IS NOT NULL`}
 
 // peopleByIdentity is people with person (as training_completions names
 // them) and each service's email.
-var peopleByIdentity = CreateView{Name: "people", Query: `SELECT id AS person_id, edapp_id, safetyculture_id, email, edapp_external_id, safetyculture_external_id, matched_by,
+var peopleByIdentity = createView{Name: "people", Query: `SELECT id AS person_id, edapp_id, safetyculture_id, email, edapp_external_id, safetyculture_external_id, matched_by,
   COALESCE(email, edapp_id, safetyculture_id) AS person, edapp_email, safetyculture_email
 FROM identities WHERE kind = 'person'`}
 
-func identityPairsSteps() []Step {
-	steps := make([]Step, 0, len(identityPairColumns)+4)
+func identityPairsSteps() []step {
+	steps := make([]step, 0, len(identityPairColumns)+4)
 	for _, c := range identityPairColumns {
-		steps = append(steps, AddColumn{"identities", c})
+		steps = append(steps, addColumn{"identities", c})
 	}
-	return append(steps, ReplaceView{trainingCompletionsByIdentity}, ReplaceView{peopleByIdentity},
-		Exec{Statements: []string{`UPDATE edapp_export_kinds SET identities_changed = NULL`}})
+	return append(steps, replaceView{trainingCompletionsByIdentity}, replaceView{peopleByIdentity},
+		execSQL{Statements: []string{`UPDATE edapp_export_kinds SET identities_changed = NULL`}})
 }

@@ -5,16 +5,16 @@ package dbschema
 // have (NULL in EdApp's rows), and a run on course_progress, which
 // SafetyCulture's feed mirrors in full where EdApp's is incremental.
 
-var safetyCultureSteps = []Step{
-	CreateTable{sitesTable},
-	CreateTable{siteMembersTable},
-	AddColumn{"users", Column{Name: "active", Type: Bool, Field: "active", Origin: FromSafetyCulture, Nullable: true, Description: "Whether the user's seat is active (SafetyCulture)."}},
-	AddColumn{"users", Column{Name: "seat_type", Type: Text, Field: "seatType", Origin: FromSafetyCulture, Nullable: true, Description: "The user's seat type, as SafetyCulture names it."}},
-	AddColumn{"users", Column{Name: "created_at", Type: Time, Field: "createdAt", Origin: FromSafetyCulture, Nullable: true, Description: "When the user was created (SafetyCulture)."}},
-	AddColumn{"course_progress", Column{Name: "user_email", Type: Text, Field: "userEmail", Origin: FromSafetyCulture, Nullable: true, Description: "The learner's email address (SafetyCulture's feed)."}},
-	AddColumn{"course_progress", Column{Name: "due_at", Type: Time, Field: "dueAt", Origin: FromSafetyCulture, Nullable: true, Description: "When the course is due for the learner (SafetyCulture); NULL when it has no due date."}},
-	AddColumn{"course_progress", Column{Name: "edapp_run", Type: Int, Origin: FromEngine, Nullable: true, Description: "The export run that last wrote the row: a run that finds it unchanged leaves it as it is. A complete fetch deletes the rows it did not see."}},
-	CreateIndex{"course_progress", Index{Columns: []string{"edapp_run"}}},
+var safetyCultureSteps = []step{
+	createTable{sitesTable},
+	createTable{siteMembersTable},
+	addColumn{"users", Column{Name: "active", Type: Bool, Field: "active", Origin: FromSafetyCulture, Nullable: true, Description: "Whether the user's seat is active (SafetyCulture)."}},
+	addColumn{"users", Column{Name: "seat_type", Type: Text, Field: "seatType", Origin: FromSafetyCulture, Nullable: true, Description: "The user's seat type, as SafetyCulture names it."}},
+	addColumn{"users", Column{Name: "created_at", Type: Time, Field: "createdAt", Origin: FromSafetyCulture, Nullable: true, Description: "When the user was created (SafetyCulture)."}},
+	addColumn{"course_progress", Column{Name: "user_email", Type: Text, Field: "userEmail", Origin: FromSafetyCulture, Nullable: true, Description: "The learner's email address (SafetyCulture's feed)."}},
+	addColumn{"course_progress", Column{Name: "due_at", Type: Time, Field: "dueAt", Origin: FromSafetyCulture, Nullable: true, Description: "When the course is due for the learner (SafetyCulture); NULL when it has no due date."}},
+	addColumn{"course_progress", Column{Name: "edapp_run", Type: Int, Origin: FromEngine, Nullable: true, Description: "The export run that last wrote the row: a run that finds it unchanged leaves it as it is. A complete fetch deletes the rows it did not see."}},
+	createIndex{"course_progress", Index{Columns: []string{"edapp_run"}}},
 }
 
 var scRawColumn = Column{Name: "raw", Type: JSON, Origin: FromSafetyCulture, Nullable: true, Description: "The record as the service sent it, unknown fields included."}

@@ -7,12 +7,12 @@ import "fmt"
 // before. (The migrator now makes it a bigint; the migration brings the
 // databases it made before to that.)
 
-// BigintColumn makes an int column a bigint in PostgreSQL. SQLite's
+// bigintColumn makes an int column a bigint in PostgreSQL. SQLite's
 // INTEGER takes 64 bits already: it gets no SQL.
-type BigintColumn struct{ Table, Column string }
+type bigintColumn struct{ Table, Column string }
 
 // SQL is one ALTER TABLE on PostgreSQL; nothing on SQLite.
-func (s BigintColumn) SQL(d Dialect) []string {
+func (s bigintColumn) SQL(d Dialect) []string {
 	if d != Postgres {
 		return nil
 	}
@@ -21,7 +21,7 @@ func (s BigintColumn) SQL(d Dialect) []string {
 
 // apply checks the column is an int, in a table of the migrations;
 // edapp_schema, which the migrator makes outside them, is in the dictionary.
-func (s BigintColumn) apply(sh *shape) error {
+func (s bigintColumn) apply(sh *shape) error {
 	t, err := sh.find(s.Table)
 	if err != nil && s.Table == edappSchemaTable.Name {
 		t = &edappSchemaTable

@@ -108,12 +108,12 @@ func TestWriteGoldenRefusesReleasedFiles(t *testing.T) {
 func TestMigrationsVersionsAreConsecutive(t *testing.T) {
 	t.Parallel()
 	for i, m := range Migrations() {
-		if m.Version != i+1 || m.Name == "" || len(m.Steps) == 0 {
-			t.Errorf("migration %d: version %d, name %q, %d steps", i+1, m.Version, m.Name, len(m.Steps))
+		if m.Version != i+1 || m.Name == "" || len(m.steps) == 0 {
+			t.Errorf("migration %d: version %d, name %q, %d steps", i+1, m.Version, m.Name, len(m.steps))
 		}
 	}
-	if Latest() != len(migrations) {
-		t.Errorf("Latest() = %d", Latest())
+	if latest() != len(migrations) {
+		t.Errorf("latest() = %d", latest())
 	}
 }
 
@@ -166,7 +166,7 @@ func TestLookup(t *testing.T) {
 
 // TestTextIndexesAreBTreeButTheInbox: since version 12, every index on
 // one text column is a B-tree but those of the inbox's events table, which
-// stay hash indexes (see MaxIndexedBytes for what the B-trees bound).
+// stay hash indexes (the export bounds what the B-trees hold: dbwrite.MaxIndexedBytes).
 func TestTextIndexesAreBTreeButTheInbox(t *testing.T) {
 	t.Parallel()
 	for _, tb := range Tables() {
@@ -187,11 +187,11 @@ func TestTextIndexesAreBTreeButTheInbox(t *testing.T) {
 // steps; these are the steps the computation gave.
 func TestMaterialisedMigrationsAsComputed(t *testing.T) {
 	t.Parallel()
-	before, err := Fold(migrations[:6])
+	before, err := fold(migrations[:6])
 	if err != nil {
 		t.Fatal(err)
 	}
-	var source []Step
+	var source []step
 	for _, name := range []string{"users", "user_custom_fields", "groups", "group_members", "collections", "collection_courses", "courses",
 		"lessons", "course_statistics", "lesson_statistics", "survey_questions", "attempts", "course_progress",
 		"lesson_progress_events", "survey_answers", "user_lesson_progress", "user_lesson_progress_events", "group_children"} {
@@ -199,22 +199,22 @@ func TestMaterialisedMigrationsAsComputed(t *testing.T) {
 		t := old.clone()
 		t.Columns = slices.Concat([]Column{sourceColumn}, t.Columns)
 		t.Key = append(t.Key, "source")
-		source = append(source, RebuildTable{Table: t, Copy: columnNames(old), Fill: edappSource})
+		source = append(source, rebuildTable{Table: t, Copy: columnNames(old), Fill: edappSource})
 	}
-	if got := migrations[6].Steps[:len(source)]; !reflect.DeepEqual(got, source) {
+	if got := migrations[6].steps[:len(source)]; !reflect.DeepEqual(got, source) {
 		t.Error("migration 7's rebuilt tables are not versions 1-6's with source")
 	}
-	before, err = Fold(migrations[:12])
+	before, err = fold(migrations[:12])
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := []Step{CreateTable{edappExportSeenTable}}
+	seen := []step{createTable{edappExportSeenTable}}
 	for _, tb := range before {
 		if _, ok := tb.Column("edapp_run"); ok {
-			seen = append(seen, AddColumn{tb.Name, digestColumn})
+			seen = append(seen, addColumn{tb.Name, digestColumn})
 		}
 	}
-	if !reflect.DeepEqual(migrations[12].Steps, seen) {
+	if !reflect.DeepEqual(migrations[12].steps, seen) {
 		t.Error("migration 13 does not add edapp_digest to exactly the tables with edapp_run at version 12")
 	}
 }

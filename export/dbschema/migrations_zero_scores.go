@@ -8,18 +8,18 @@ import "fmt"
 // versions stored to NULL; the rows' digests still hold the 0, so the next
 // export writes those rows once more, with the same values.
 
-// SetNull stores NULL in a column of a table's rows that meet Where, a
+// setNull stores NULL in a column of a table's rows that meet Where, a
 // condition both dialects read alike.
-type SetNull struct {
+type setNull struct {
 	Table, Column, Where string
 }
 
 // SQL is one UPDATE statement.
-func (s SetNull) SQL(Dialect) []string {
+func (s setNull) SQL(Dialect) []string {
 	return []string{"UPDATE " + s.Table + " SET " + s.Column + " = NULL WHERE " + s.Where}
 }
 
-func (s SetNull) apply(sh *shape) error {
+func (s setNull) apply(sh *shape) error {
 	t, err := sh.find(s.Table)
 	if err != nil {
 		return err
@@ -30,7 +30,7 @@ func (s SetNull) apply(sh *shape) error {
 	return nil
 }
 
-var zeroScoreSteps = []Step{
-	SetNull{"attempts", "score", "source = 'safetyculture' AND score = 0"},
-	SetNull{"course_progress", "score", "source = 'safetyculture' AND score = 0"},
+var zeroScoreSteps = []step{
+	setNull{"attempts", "score", "source = 'safetyculture' AND score = 0"},
+	setNull{"course_progress", "score", "source = 'safetyculture' AND score = 0"},
 }

@@ -217,7 +217,7 @@ func recreateMissing(ctx context.Context, conn *sql.Conn, d Dialect) (recreated 
 		if have[t.Name] {
 			continue
 		}
-		if err := execScript(ctx, conn, append((CreateTable{t}).SQL(d), historyTriggerSQL(t.Name, d)...)); err != nil {
+		if err := execScript(ctx, conn, append((createTable{t}).SQL(d), historyTriggerSQL(t.Name, d)...)); err != nil {
 			return nil, fmt.Errorf("dbschema: recreate %s: %w", t.Name, err)
 		}
 		recreated = append(recreated, t.Name)
@@ -287,10 +287,7 @@ func apply(ctx context.Context, conn *sql.Conn, d Dialect, m Migration) error {
 	if err := execScript(ctx, conn, m.SQL(d)); err != nil {
 		return fmt.Errorf("dbschema: migration %d (%s): %w", m.Version, m.Name, err)
 	}
-	record := `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, ?, ?)`
-	if d == Postgres {
-		record = `INSERT INTO edapp_schema (version, name, applied_at) VALUES ($1, $2, $3)`
-	}
+	record := rebind(d, `INSERT INTO edapp_schema (version, name, applied_at) VALUES (?, ?, ?)`)
 	if _, err := conn.ExecContext(ctx, record, m.Version, m.Name, time.Now().UTC().Format(timeLayout)); err != nil {
 		return fmt.Errorf("dbschema: record migration %d: %w", m.Version, err)
 	}
@@ -339,7 +336,7 @@ func beginWaiting(ctx context.Context, conn *sql.Conn, stmt string) error {
 	deadline := time.Now().Add(sqliteLockWait)
 	for {
 		_, err := conn.ExecContext(ctx, stmt)
-		if err == nil || !SQLiteBusy(err) || time.Now().After(deadline) {
+		if err == nil || !sqliteBusy(err) || time.Now().After(deadline) {
 			return err
 		}
 		select {
@@ -350,10 +347,10 @@ func beginWaiting(ctx context.Context, conn *sql.Conn, stmt string) error {
 	}
 }
 
-// SQLiteBusy reports whether err is SQLite's SQLITE_BUSY, extended codes
+// sqliteBusy reports whether err is SQLite's SQLITE_BUSY, extended codes
 // included: another connection holds the lock it needed. It knows the
 // drivers that give their errors a Code() int method (modernc.org/sqlite).
-func SQLiteBusy(err error) bool {
+func sqliteBusy(err error) bool {
 	var coded interface{ Code() int }
 	return errors.As(err, &coded) && coded.Code()&0xff == 5
 }

@@ -8,66 +8,65 @@ import (
 	"strings"
 )
 
-// Step is one typed change of a migration. SQL renders it for a dialect;
+// step is one typed change of a migration. SQL renders it for a dialect;
 // the fold of all steps (Tables) is the schema's latest shape. The steps
-// are the package's types that implement it (CreateTable, AddColumn,
-// CreateIndex, ...).
-type Step interface {
+// are the types of this file.
+type step interface {
 	// SQL is the step's statements in d, in order.
 	SQL(d Dialect) []string
 	// apply makes the change to the tables of s.
 	apply(s *shape) error
 }
 
-// CreateTable makes a table and its indexes (but the deferred ones).
-type CreateTable struct{ Table Table }
+// createTable makes a table and its indexes (but the deferred ones).
+type createTable struct{ Table Table }
 
-// AddColumn adds a nullable column at the end of a table's columns.
-type AddColumn struct {
+// addColumn adds a nullable column at the end of a table's columns.
+type addColumn struct {
 	Table  string
 	Column Column
 }
 
-// RebuildTable replaces a table with a new shape, new key included: it
+// rebuildTable replaces a table with a new shape, new key included: it
 // copies the Copy columns of every row, fills the new ones with Fill's SQL
 // expressions (by column; NULL for the others) and makes the new indexes.
-type RebuildTable struct {
+type rebuildTable struct {
 	Table Table
 	Copy  []string
 	Fill  map[string]string
 }
 
-// CreateIndex adds a secondary index to a table.
-type CreateIndex struct {
+// createIndex adds a secondary index to a table.
+type createIndex struct {
 	Table string
 	Index Index
 }
 
-// DropIndex removes the secondary index on Columns of a table.
-type DropIndex struct {
+// dropIndex removes the secondary index on Columns of a table.
+type dropIndex struct {
 	Table   string
 	Columns []string
 }
 
-// PostgresOnly is steps that only PostgreSQL needs: SQLite gets no SQL for
+// postgresOnly is steps that only PostgreSQL needs: SQLite gets no SQL for
 // them, and the fold applies them all the same (a hash index, say, which
 // SQLite builds as a B-tree).
-type PostgresOnly struct{ Steps []Step }
+type postgresOnly struct{ steps []step }
 
 // SQL is the steps' SQL on PostgreSQL; nothing on SQLite.
-func (s PostgresOnly) SQL(d Dialect) []string {
+func (s postgresOnly) SQL(d Dialect) []string {
 	if d != Postgres {
 		return nil
 	}
 	var out []string
-	for _, st := range s.Steps {
+	for _, st := range s.steps {
 		out = append(out, st.SQL(d)...)
 	}
 	return out
 }
 
-func (s PostgresOnly) apply(sh *shape) error {
-	for _, st := range s.Steps {
+func (s postgresOnly) apply(sh *shape) error {
+	for _, st := range s.steps {
 		if err := st.apply(sh); err != nil {
 			return err
 		}
@@ -76,18 +75,18 @@ func (s PostgresOnly) apply(sh *shape) error {
 }
 
 // SQL is the CREATE TABLE statement, then one CREATE INDEX per index.
-func (s CreateTable) SQL(d Dialect) []string {
-	return append([]string{createTable(s.Table.Name, s.Table, d)}, indexes(s.Table, d)...)
+func (s createTable) SQL(d Dialect) []string {
+	return append([]string{createTableSQL(s.Table.Name, s.Table, d)}, indexes(s.Table, d)...)
 }
 
 // SQL is one ALTER TABLE statement.
-func (s AddColumn) SQL(d Dialect) []string {
+func (s addColumn) SQL(d Dialect) []string {
 	return []string{"ALTER TABLE " + s.Table + " ADD COLUMN " + columnDef(s.Column, d)}
 }
 
 // SQL makes the new table beside the old one, copies the rows, drops the
 // old table and renames the new one in its place.
-func (s RebuildTable) SQL(d Dialect) []string {
+func (s rebuildTable) SQL(d Dialect) []string {
 	t := s.Table
 	tmp := t.Name + "_rebuild"
 	var into, from []string
@@ -100,7 +99,7 @@ func (s RebuildTable) SQL(d Dialect) []string {
 		}
 	}
 	out := []string{
-		createTable(tmp, t, d),
+		createTableSQL(tmp, t, d),
 		"INSERT INTO " + tmp + " (" + strings.Join(into, ", ") + ") SELECT " + strings.Join(from, ", ") + " FROM " + t.Name,
 		"DROP TABLE " + t.Name,
 		"ALTER TABLE " + tmp + " RENAME TO " + t.Name,
@@ -114,21 +113,21 @@ func (s RebuildTable) SQL(d Dialect) []string {
 }
 
 // SQL is one CREATE INDEX statement; none for a deferred index.
-func (s CreateIndex) SQL(d Dialect) []string {
+func (s createIndex) SQL(d Dialect) []string {
 	if s.Index.Deferred {
 		return nil
 	}
-	return []string{createIndex(s.Table, s.Index, d, "")}
+	return []string{createIndexSQL(s.Table, s.Index, d, "")}
 }
 
 // SQL is one DROP INDEX statement, which a deferred index not yet built
 // does not fail.
-func (s DropIndex) SQL(Dialect) []string {
+func (s dropIndex) SQL(Dialect) []string {
 	return []string{"DROP INDEX IF EXISTS " + indexName(s.Table, s.Columns)}
 }
 
 // createTable is the CREATE TABLE statement of t under the given name.
-func createTable(name string, t Table, d Dialect) string {
+func createTableSQL(name string, t Table, d Dialect) string {
 	defs := make([]string, 0, len(t.Columns)+1)
 	for _, c := range t.Columns {
 		defs = append(defs, columnDef(c, d))
@@ -150,7 +149,7 @@ func indexes(t Table, d Dialect) []string {
 	var out []string
 	for _, idx := range t.Indexes {
 		if !idx.Deferred {
-			out = append(out, createIndex(t.Name, idx, d, ""))
+			out = append(out, createIndexSQL(t.Name, idx, d, ""))
 		}
 	}
 	return out
@@ -162,7 +161,7 @@ func (t Table) CreateDeferred(d Dialect) []string {
 	var out []string
 	for _, idx := range t.Indexes {
 		if idx.Deferred {
-			out = append(out, createIndex(t.Name, idx, d, "IF NOT EXISTS "))
+			out = append(out, createIndexSQL(t.Name, idx, d, "IF NOT EXISTS "))
 		}
 	}
 	return out
@@ -176,7 +175,7 @@ func (t Table) DropForLoad(d Dialect) []string {
 	var out []string
 	for _, idx := range t.Indexes {
 		if idx.afterLoad(d) && !idx.Deferred {
-			out = append(out, (DropIndex{t.Name, idx.Columns}).SQL(d)...)
+			out = append(out, (dropIndex{t.Name, idx.Columns}).SQL(d)...)
 		}
 	}
 	return out
@@ -189,7 +188,7 @@ func (t Table) BuildIndexes(d Dialect) []string {
 	var out []string
 	for _, idx := range t.Indexes {
 		if idx.afterLoad(d) {
-			out = append(out, createIndex(t.Name, idx, d, "IF NOT EXISTS "))
+			out = append(out, createIndexSQL(t.Name, idx, d, "IF NOT EXISTS "))
 		}
 	}
 	return out
@@ -212,7 +211,7 @@ func (t Table) MissingIndexes(ctx context.Context, conn *sql.Conn, d Dialect) ([
 	var out []string
 	for _, idx := range t.Indexes {
 		if idx.afterLoad(d) && !have[indexName(t.Name, idx.Columns)] {
-			out = append(out, createIndex(t.Name, idx, d, "IF NOT EXISTS "))
+			out = append(out, createIndexSQL(t.Name, idx, d, "IF NOT EXISTS "))
 		}
 	}
 	return out, nil
@@ -230,7 +229,7 @@ func (idx Index) afterLoad(d Dialect) bool {
 	return idx.Deferred || !idx.Unique && idx.Where == "" && !(idx.Hash && d == Postgres)
 }
 
-func createIndex(table string, idx Index, d Dialect, ifNotExists string) string {
+func createIndexSQL(table string, idx Index, d Dialect, ifNotExists string) string {
 	using := ""
 	if idx.Hash && d == Postgres {
 		using = "USING hash "
@@ -263,7 +262,7 @@ func (s *shape) find(name string) (*Table, error) {
 	return nil, fmt.Errorf("no table %s", name)
 }
 
-func (s CreateTable) apply(sh *shape) error {
+func (s createTable) apply(sh *shape) error {
 	if _, err := sh.find(s.Table.Name); err == nil {
 		return fmt.Errorf("table %s exists", s.Table.Name)
 	}
@@ -274,7 +273,7 @@ func (s CreateTable) apply(sh *shape) error {
 	return nil
 }
 
-func (s AddColumn) apply(sh *shape) error {
+func (s addColumn) apply(sh *shape) error {
 	t, err := sh.find(s.Table)
 	if err != nil {
 		return err
@@ -286,7 +285,7 @@ func (s AddColumn) apply(sh *shape) error {
 	return nil
 }
 
-func (s RebuildTable) apply(sh *shape) error {
+func (s rebuildTable) apply(sh *shape) error {
 	t, err := sh.find(s.Table.Name)
 	if err != nil {
 		return err
@@ -304,7 +303,7 @@ func (s RebuildTable) apply(sh *shape) error {
 	return nil
 }
 
-func (s CreateIndex) apply(sh *shape) error {
+func (s createIndex) apply(sh *shape) error {
 	t, err := sh.find(s.Table)
 	if err != nil {
 		return err
@@ -318,7 +317,7 @@ func (s CreateIndex) apply(sh *shape) error {
 	return t.check()
 }
 
-func (s DropIndex) apply(sh *shape) error {
+func (s dropIndex) apply(sh *shape) error {
 	t, err := sh.find(s.Table)
 	if err != nil {
 		return err

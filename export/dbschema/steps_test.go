@@ -15,26 +15,26 @@ func TestStepsSQL(t *testing.T) {
 	rebuilt := Table{Name: "t", Key: []string{"source", "id"}, Columns: []Column{
 		{Name: "source", Type: Text}, {Name: "id", Type: Text}, {Name: "n", Type: Int, Nullable: true}}}
 	for _, tc := range []struct {
-		step Step
+		st   step
 		d    Dialect
 		want string
 	}{
-		{CreateTable{testTable}, Postgres, "CREATE TABLE t (\n  id TEXT NOT NULL,\n  n BIGINT,\n  PRIMARY KEY (id)\n)|CREATE INDEX t_n_idx ON t (n)"},
-		{AddColumn{"t", Column{Name: "at", Type: Time, Nullable: true}}, SQLite, "ALTER TABLE t ADD COLUMN at TEXT"},
-		{AddColumn{"t", Column{Name: "at", Type: Time, Nullable: true}}, Postgres, "ALTER TABLE t ADD COLUMN at TIMESTAMPTZ"},
-		{CreateIndex{"t", Index{Columns: []string{"n"}}}, SQLite, "CREATE INDEX t_n_idx ON t (n)"},
-		{CreateIndex{"t", Index{Columns: []string{"n"}, Deferred: true}}, SQLite, ""},
-		{CreateIndex{"t", Index{Columns: []string{"id", "n"}, Where: "n IS NULL"}}, Postgres, "CREATE INDEX t_id_n_idx ON t (id, n) WHERE n IS NULL"},
-		{DropIndex{"t", []string{"n"}}, Postgres, "DROP INDEX IF EXISTS t_n_idx"},
-		{CreateIndex{"t", Index{Columns: []string{"n"}, Hash: true}}, SQLite, "CREATE INDEX t_n_idx ON t (n)"},
-		{PostgresOnly{[]Step{CreateIndex{"t", Index{Columns: []string{"n"}, Hash: true}}}}, Postgres, "CREATE INDEX t_n_idx ON t USING hash (n)"},
-		{PostgresOnly{[]Step{CreateIndex{"t", Index{Columns: []string{"n"}, Hash: true}}}}, SQLite, ""},
-		{RebuildTable{Table: rebuilt, Copy: []string{"id", "n"}, Fill: map[string]string{"source": "'edapp'"}}, SQLite,
+		{createTable{testTable}, Postgres, "CREATE TABLE t (\n  id TEXT NOT NULL,\n  n BIGINT,\n  PRIMARY KEY (id)\n)|CREATE INDEX t_n_idx ON t (n)"},
+		{addColumn{"t", Column{Name: "at", Type: Time, Nullable: true}}, SQLite, "ALTER TABLE t ADD COLUMN at TEXT"},
+		{addColumn{"t", Column{Name: "at", Type: Time, Nullable: true}}, Postgres, "ALTER TABLE t ADD COLUMN at TIMESTAMPTZ"},
+		{createIndex{"t", Index{Columns: []string{"n"}}}, SQLite, "CREATE INDEX t_n_idx ON t (n)"},
+		{createIndex{"t", Index{Columns: []string{"n"}, Deferred: true}}, SQLite, ""},
+		{createIndex{"t", Index{Columns: []string{"id", "n"}, Where: "n IS NULL"}}, Postgres, "CREATE INDEX t_id_n_idx ON t (id, n) WHERE n IS NULL"},
+		{dropIndex{"t", []string{"n"}}, Postgres, "DROP INDEX IF EXISTS t_n_idx"},
+		{createIndex{"t", Index{Columns: []string{"n"}, Hash: true}}, SQLite, "CREATE INDEX t_n_idx ON t (n)"},
+		{postgresOnly{[]step{createIndex{"t", Index{Columns: []string{"n"}, Hash: true}}}}, Postgres, "CREATE INDEX t_n_idx ON t USING hash (n)"},
+		{postgresOnly{[]step{createIndex{"t", Index{Columns: []string{"n"}, Hash: true}}}}, SQLite, ""},
+		{rebuildTable{Table: rebuilt, Copy: []string{"id", "n"}, Fill: map[string]string{"source": "'edapp'"}}, SQLite,
 			"CREATE TABLE t_rebuild (\n  source TEXT NOT NULL,\n  id TEXT NOT NULL,\n  n INTEGER,\n  PRIMARY KEY (source, id)\n)|" +
 				"INSERT INTO t_rebuild (source, id, n) SELECT 'edapp', id, n FROM t|DROP TABLE t|ALTER TABLE t_rebuild RENAME TO t"},
 	} {
-		if got := strings.Join(tc.step.SQL(tc.d), "|"); got != tc.want {
-			t.Errorf("%T on %v:\n%s\nwant\n%s", tc.step, tc.d, got, tc.want)
+		if got := strings.Join(tc.st.SQL(tc.d), "|"); got != tc.want {
+			t.Errorf("%T on %v:\n%s\nwant\n%s", tc.st, tc.d, got, tc.want)
 		}
 	}
 }
@@ -73,9 +73,9 @@ func TestTableDropForLoadAndBuildIndexes(t *testing.T) {
 func TestFoldAppliesSteps(t *testing.T) {
 	t.Parallel()
 	at := Column{Name: "at", Type: Time, Nullable: true}
-	tables, err := Fold([]Migration{
-		{Version: 1, Steps: []Step{CreateTable{testTable}}},
-		{Version: 2, Steps: []Step{AddColumn{"t", at}, DropIndex{"t", []string{"n"}}, CreateIndex{"t", Index{Columns: []string{"at"}}}}},
+	tables, err := fold([]Migration{
+		{Version: 1, steps: []step{createTable{testTable}}},
+		{Version: 2, steps: []step{addColumn{"t", at}, dropIndex{"t", []string{"n"}}, createIndex{"t", Index{Columns: []string{"at"}}}}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -96,18 +96,18 @@ func TestFoldRefusesStepsThatDoNotFit(t *testing.T) {
 	t.Parallel()
 	nullableKey := testTable.clone()
 	nullableKey.Columns[0].Nullable = true
-	for name, steps := range map[string][]Step{
-		"table twice":        {CreateTable{testTable}, CreateTable{testTable}},
-		"nullable key":       {CreateTable{nullableKey}},
-		"no such table":      {AddColumn{"x", Column{Name: "a", Nullable: true}}},
-		"not null column":    {CreateTable{testTable}, AddColumn{"t", Column{Name: "a"}}},
-		"column twice":       {CreateTable{testTable}, AddColumn{"t", Column{Name: "n", Nullable: true}}},
-		"index on nothing":   {CreateTable{testTable}, CreateIndex{"t", Index{Columns: []string{"zz"}}}},
-		"drop missing index": {CreateTable{testTable}, DropIndex{"t", []string{"zz"}}},
-		"rebuild copies what is not there": {CreateTable{testTable},
-			RebuildTable{Table: testTable, Copy: []string{"id", "zz"}}},
+	for name, steps := range map[string][]step{
+		"table twice":        {createTable{testTable}, createTable{testTable}},
+		"nullable key":       {createTable{nullableKey}},
+		"no such table":      {addColumn{"x", Column{Name: "a", Nullable: true}}},
+		"not null column":    {createTable{testTable}, addColumn{"t", Column{Name: "a"}}},
+		"column twice":       {createTable{testTable}, addColumn{"t", Column{Name: "n", Nullable: true}}},
+		"index on nothing":   {createTable{testTable}, createIndex{"t", Index{Columns: []string{"zz"}}}},
+		"drop missing index": {createTable{testTable}, dropIndex{"t", []string{"zz"}}},
+		"rebuild copies what is not there": {createTable{testTable},
+			rebuildTable{Table: testTable, Copy: []string{"id", "zz"}}},
 	} {
-		if _, err := Fold([]Migration{{Version: 1, Steps: steps}}); err == nil {
+		if _, err := fold([]Migration{{Version: 1, steps: steps}}); err == nil {
 			t.Errorf("%s: Fold accepted it", name)
 		}
 	}

@@ -15,17 +15,13 @@ const (
 	Int         // 64-bit integer
 	Real        // double precision
 	Bool        // boolean; 0 or 1 on SQLite
-	Time        // timestamptz; ISO 8601 UTC text with microseconds on SQLite (TimeLayout)
+	Time        // timestamptz; ISO 8601 UTC text with microseconds on SQLite
 	JSON        // jsonb; JSON text on SQLite
 	Serial      // a 64-bit integer the database numbers: a surrogate key
 )
 
-// TimeLayout is how a time is written on SQLite: ISO 8601 in UTC with
+// timeLayout is how a time is written on SQLite: ISO 8601 in UTC with
 // microseconds, so that text order is time order.
-const TimeLayout = timeLayout
-
-// timeLayout is TimeLayout, which the migrator writes edapp_schema's
-// times in.
 const timeLayout = "2006-01-02T15:04:05.000000Z"
 
 // SQL is the type's name in d.
@@ -110,7 +106,7 @@ type Index struct {
 	// no bound on a value's length, where a B-tree entry must fit in 2,704
 	// bytes and refuses the row otherwise. SQLite has B-trees only, which
 	// take any length. Since version 12 only the inbox's events table
-	// has them (see MaxIndexedBytes for the export's B-trees).
+	// has them.
 	Hash bool
 	// Unique indexes refuse a second row with the same values (NULLs
 	// aside, on both databases).
@@ -122,7 +118,7 @@ type Index struct {
 	Where string
 }
 
-// Table is a table of the schema: as a CreateTable step makes it, or as
+// Table is a table of the schema: as a createTable step makes it, or as
 // the steps so far leave it (Tables).
 type Table struct {
 	Name        string
@@ -164,10 +160,10 @@ func (t Table) clone() Table {
 	return t
 }
 
-// Rebind rewrites the ? placeholders of query as $1, $2, ... for
+// rebind rewrites the ? placeholders of query as $1, $2, ... for
 // PostgreSQL; SQLite takes ? as it is. The query must hold no ? in a
 // literal.
-func Rebind(d Dialect, query string) string {
+func rebind(d Dialect, query string) string {
 	if d != Postgres {
 		return query
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/internal/dbwrite"
 )
 
 // fieldColumns maps the JSON name of each event field, in lower case, to
@@ -64,7 +65,7 @@ func insertStatement(d Dialect, n int) string {
 	q := "INSERT INTO events (" + strings.Join(eventsColumns, ", ") + ") VALUES " +
 		strings.TrimSuffix(strings.Repeat(row+", ", n), ", ") +
 		" ON CONFLICT (event_key) DO NOTHING RETURNING event_key"
-	return dbschema.Rebind(dbschema.Dialect(d), q)
+	return dbwrite.Rebind(dbschema.Dialect(d), q)
 }
 
 // fieldSlots is, for each field of an event struct, the column it fills.
@@ -99,7 +100,7 @@ func (s *Store) rowArgs(key string, ev edapp.Event, raw []byte, received time.Ti
 	}
 	// A delivery holding bytes that are not UTF-8, or a NUL on PostgreSQL,
 	// is stored with U+FFFD in their place, rather than refused.
-	dbschema.CleanArgs(dbschema.Dialect(s.dialect), args, func(i int) bool { return i == colRaw })
+	dbwrite.CleanArgs(dbschema.Dialect(s.dialect), args, func(i int) bool { return i == colRaw })
 	return args
 }
 
@@ -127,7 +128,7 @@ func (s *Store) eventArgs(args []any, ev edapp.Event, sent []bool) {
 // schema's ISO 8601 text on SQLite.
 func (s *Store) timeArg(t time.Time) any {
 	if s.dialect == SQLite {
-		return t.UTC().Format(dbschema.TimeLayout)
+		return t.UTC().Format(dbwrite.TimeLayout)
 	}
 	return t.UTC()
 }

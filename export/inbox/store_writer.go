@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/internal/dbwrite"
 	"github.com/edapp-go/edapp/webhook"
 )
 
@@ -114,14 +115,14 @@ func (s *Store) write(batch []*putRequest) {
 	switch {
 	case ctx.Err() != nil || s.db.PingContext(ctx) != nil:
 		err = fmt.Errorf("%w: %v", webhook.ErrUnavailable, err)
-	case dbschema.IsOutOfSpace(err):
+	case dbwrite.IsOutOfSpace(err):
 		err = outOfSpace(err)
 	case len(batch) > 1:
 		for _, r := range batch {
 			s.write([]*putRequest{r})
 		}
 		return
-	case dbschema.IsDataError(err):
+	case dbwrite.IsDataError(err):
 		if kerr := s.keepRejected(ctx, batch[0], err); kerr != nil {
 			err = fmt.Errorf("%w: %v (and keeping it in rejects: %v)", webhook.ErrUnavailable, err, kerr)
 		} else {
@@ -145,8 +146,8 @@ func (s *Store) keepRejected(ctx context.Context, r *putRequest, cause error) er
 	}
 	defer tx.Rollback() // after Commit, a no-op
 	raw, _ := r.args[colRaw].(string)
-	rej := dbschema.Reject{Source: "edapp", Kind: "events", Identity: r.key, Reason: cause.Error(), Raw: raw, At: time.Now()}
-	if err := dbschema.InsertRejects(ctx, tx, dbschema.Dialect(s.dialect), []dbschema.Reject{rej}); err != nil {
+	rej := dbwrite.Reject{Source: "edapp", Kind: "events", Identity: r.key, Reason: cause.Error(), Raw: raw, At: time.Now()}
+	if err := dbwrite.InsertRejects(ctx, tx, dbschema.Dialect(s.dialect), []dbwrite.Reject{rej}); err != nil {
 		return err
 	}
 	return tx.Commit()

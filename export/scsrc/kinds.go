@@ -10,7 +10,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
-	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/internal/dbwrite"
 	"github.com/edapp-go/edapp/export/internal/jsonobj"
 	"github.com/edapp-go/edapp/export/internal/sdkwalk"
 	"github.com/edapp-go/edapp/safetyculture"
@@ -55,7 +55,7 @@ func rawOfRecord(v any) []byte {
 		}
 		raw = c.Bytes()
 	}
-	return []byte(dbschema.ValidUTF8(string(raw)))
+	return []byte(dbwrite.ValidUTF8(string(raw)))
 }
 
 // extraOfRecord is the Extra of a SafetyCulture record, every one of

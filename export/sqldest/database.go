@@ -14,6 +14,7 @@ import (
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/internal/dbwrite"
 	"github.com/edapp-go/edapp/export/internal/process"
 )
 
@@ -263,7 +264,7 @@ func (x *Database) Close() error {
 }
 
 // rebind is query, written with ? placeholders, in d's.
-func rebind(d Dialect, query string) string { return dbschema.Rebind(d, query) }
+func rebind(d Dialect, query string) string { return dbwrite.Rebind(d, query) }
 
 // lock takes the database for the source, and numbers this run among
 // the source's.
@@ -378,7 +379,7 @@ func timeArg(d Dialect, t time.Time) any {
 		return nil
 	}
 	if d == SQLite {
-		return t.UTC().Format(dbschema.TimeLayout)
+		return t.UTC().Format(dbwrite.TimeLayout)
 	}
 	return t.UTC()
 }

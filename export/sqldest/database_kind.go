@@ -11,6 +11,7 @@ import (
 
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/internal/dbwrite"
 )
 
 // Resume continues a walk an interrupted run left, or starts an
@@ -127,14 +128,14 @@ ON CONFLICT (source, kind) DO UPDATE SET walk_run = excluded.walk_run, walk_from
 walk_time = excluded.walk_time, versions_opened = 0, versions_closed = 0`
 
 // beginWalk records a kind's new walk in one transaction with what its
-// start changes: a first load's dropped indexes (dropIndexesIfEmpty, which
+// start changes: a first load's dropped indexes (indexes.dropIfEmpty, which
 // asks under the index lock whether the tables hold rows), or an older
 // walk's seen keys forgotten.
 func (x *Database) beginWalk(ctx context.Context, k *export.Kind, p export.Plan, firstLoad bool) error {
 	c := x.kinds.get(k.Name)
 	return x.tx(ctx, func(tx *sql.Tx) error {
 		if firstLoad && p.Page == 1 {
-			fresh, err := x.dropIndexesIfEmpty(ctx, tx, k.Name)
+			fresh, err := indexes{x.d}.dropIfEmpty(ctx, tx, k.Name)
 			if err != nil {
 				return err
 			}
@@ -172,7 +173,7 @@ func (x *Database) write(ctx context.Context, c *dbKind, b *export.Batch) error 
 		c.fresh = false // a key the walk repeats: upsert from now on
 		n, err = x.writeBatch(ctx, c, b, w)
 	}
-	if dbschema.IsDataError(err) && ctx.Err() == nil {
+	if dbwrite.IsDataError(err) && ctx.Err() == nil {
 		w.rowByRow = true
 		n, err = x.writeBatch(ctx, c, b, w)
 	}
@@ -214,7 +215,7 @@ func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *export.Batch, a
 		if err := x.clearAccepted(ctx, tx, &w); err != nil {
 			return err
 		}
-		if err := dbschema.InsertRejects(ctx, tx, x.d, w.rejects); err != nil {
+		if err := dbwrite.InsertRejects(ctx, tx, x.d, w.rejects); err != nil {
 			return err
 		}
 		wrote := n.written > 0
@@ -349,7 +350,11 @@ func loadTables(kind string) []string {
 	return []string{kind}
 }
 
-// dropIndexesIfEmpty, for a kind's first load, reports whether all of its
+// indexes are the secondary indexes of a kind's tables, which a first
+// load drops and its end builds again.
+type indexes struct{ d Dialect }
+
+// dropIfEmpty, for a kind's first load, reports whether all of its
 // tables hold no row (of any source), and drops in tx the secondary
 // indexes of those that hold none: a first load writes faster without
 // them, and buildIndexes builds them once the kind's fetch is complete. A
@@ -357,8 +362,8 @@ func loadTables(kind string) []string {
 // the next complete fetch builds them. After a complete fetch the indexes
 // stay: a table that a kind left empty, as many accounts leave some, would
 // otherwise lose and rebuild them at every run.
-func (x *Database) dropIndexesIfEmpty(ctx context.Context, tx *sql.Tx, kind string) (empty bool, err error) {
-	if err := x.lockIndexes(ctx, tx); err != nil {
+func (ix indexes) dropIfEmpty(ctx context.Context, tx *sql.Tx, kind string) (empty bool, err error) {
+	if err := ix.lock(ctx, tx); err != nil {
 		return false, err
 	}
 	empty = true
@@ -376,7 +381,7 @@ func (x *Database) dropIndexesIfEmpty(ctx context.Context, tx *sql.Tx, kind stri
 			empty = false // rows to keep indexed
 			continue
 		}
-		for _, s := range t.DropForLoad(x.d) {
+		for _, s := range t.DropForLoad(ix.d) {
 			if _, err := tx.ExecContext(ctx, s); err != nil {
 				return false, err
 			}
@@ -426,10 +431,10 @@ func (x *Database) buildIndexes(ctx context.Context, kind string, yield func()) 
 // atomic there). "edapp-ix".
 const indexesLockKey = 0x65646170702d6978
 
-// lockIndexes takes indexesLockKey for tx, on PostgreSQL; SQLite's
+// lock takes indexesLockKey for tx, on PostgreSQL; SQLite's
 // transactions, begun IMMEDIATE, are one at a time already.
-func (x *Database) lockIndexes(ctx context.Context, tx *sql.Tx) error {
-	if x.d != dbschema.Postgres {
+func (ix indexes) lock(ctx context.Context, tx *sql.Tx) error {
+	if ix.d != dbschema.Postgres {
 		return nil
 	}
 	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(indexesLockKey))
@@ -477,11 +482,11 @@ func (x *Database) heldRejects(ctx context.Context, kind string) (rejectKeys, er
 func (x *Database) clearAccepted(ctx context.Context, tx *sql.Tx, w *writeState) error {
 	refused := map[[2]string]bool{}
 	for _, r := range w.rejects {
-		refused[[2]string{r.Kind, dbschema.RecordKey(r.Identity, r.Raw)}] = true
+		refused[[2]string{r.Kind, dbwrite.RecordKey(r.Identity, r.Raw)}] = true
 	}
 	for table, keys := range w.accepted {
 		keys = slices.DeleteFunc(keys, func(k string) bool { return refused[[2]string{table, k}] })
-		if err := dbschema.ClearRejects(ctx, tx, x.d, x.source, table, keys); err != nil {
+		if err := dbwrite.ClearRejects(ctx, tx, x.d, x.source, table, keys); err != nil {
 			return err
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/internal/dbwrite"
 )
 
 // A BulkLoader copies rows into a table through a driver's own bulk path,
@@ -131,7 +131,7 @@ func (u *upserter) nextRow(chunks <-chan rowChunk, failed *error) func() ([]any,
 		}
 		row := rows[0]
 		rows = rows[1:]
-		dbschema.CleanArgs(u.x.d, row, u.isJSON)
+		dbwrite.CleanArgs(u.x.d, row, u.isJSON)
 		return row, nil
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/internal/dbwrite"
 )
 
 // table is a kind's table, with the record field of each column.
@@ -25,7 +26,7 @@ type table struct {
 	fields []string // the JSON field of each column; "" for raw, edapp_run and source
 	key    []int    // indexes into cols
 	// indexed are the text columns with a secondary index, out of the
-	// key: a value over dbschema.MaxIndexedBytes is stored as NULL.
+	// key: a value over dbwrite.MaxIndexedBytes is stored as NULL.
 	indexed []int
 	sql     map[int]string
 	// leavesSame: every key column is text, so the keys a fetch saw can be
@@ -312,7 +313,7 @@ func (u *upserter) write(ctx context.Context, chunks <-chan rowChunk) (int, erro
 // statement, or the error that stopped them.
 type rowChunk struct {
 	rows    [][]any
-	rejects []dbschema.Reject
+	rejects []dbwrite.Reject
 	err     error
 }
 
@@ -345,7 +346,7 @@ func (m *rowMaker) rowsOf(t *table, records []export.Record, run int64) rowChunk
 
 // keyProblem says why row's key is not usable: a key column empty or
 // NULL (an id that was not a string or number), or the key columns over
-// dbschema.MaxKeyBytes together; "" when it is.
+// dbwrite.MaxKeyBytes together; "" when it is.
 func keyProblem(t *table, row []any) string {
 	size := 0
 	for _, i := range t.key {
@@ -359,18 +360,18 @@ func keyProblem(t *table, row []any) string {
 			size += len(v)
 		}
 	}
-	if size > dbschema.MaxKeyBytes {
-		return fmt.Sprintf("the key columns hold %d bytes, over the bound of %d", size, dbschema.MaxKeyBytes)
+	if size > dbwrite.MaxKeyBytes {
+		return fmt.Sprintf("the key columns hold %d bytes, over the bound of %d", size, dbwrite.MaxKeyBytes)
 	}
 	return ""
 }
 
-// boundIndexed stores NULL for a value over dbschema.MaxIndexedBytes in
+// boundIndexed stores NULL for a value over dbwrite.MaxIndexedBytes in
 // an indexed column, which a B-tree index would refuse with the whole
 // row: the value costs only its column, and the raw column keeps it.
 func boundIndexed(t *table, row []any) {
 	for _, i := range t.indexed {
-		if s, ok := row[i].(string); ok && len(s) > dbschema.MaxIndexedBytes {
+		if s, ok := row[i].(string); ok && len(s) > dbwrite.MaxIndexedBytes {
 			row[i] = nil
 		}
 	}
@@ -378,8 +379,8 @@ func boundIndexed(t *table, row []any) {
 
 // reject is row of t kept in the rejects table for why: its key as the
 // identity, its raw column (or its columns as a JSON object) as raw.
-func (m *rowMaker) reject(t *table, row []any, why string) dbschema.Reject {
-	r := dbschema.Reject{Source: m.source, Kind: t.name, Reason: why, Run: m.run, At: time.Now()}
+func (m *rowMaker) reject(t *table, row []any, why string) dbwrite.Reject {
+	r := dbwrite.Reject{Source: m.source, Kind: t.name, Reason: why, Run: m.run, At: time.Now()}
 	if !strings.HasPrefix(why, "no usable identity") {
 		r.Identity = t.identity(row)
 	}
@@ -402,12 +403,12 @@ func (m *rowMaker) reject(t *table, row []any, why string) dbschema.Reject {
 // refused is r, a record of t the SDK could not decode at all, kept in
 // the rejects table: no identity, its bytes as sent (within
 // edapp.MaxDroppedRecordBytes, the reason saying when cut).
-func (m *rowMaker) refused(t *table, r edapp.DroppedRecord) dbschema.Reject {
+func (m *rowMaker) refused(t *table, r edapp.DroppedRecord) dbwrite.Reject {
 	why := "could not be decoded (" + r.Path + ")"
 	if len(r.Raw) < r.Size {
 		why += fmt.Sprintf("; its first %d of %d bytes kept", len(r.Raw), r.Size)
 	}
-	return dbschema.Reject{Source: m.source, Kind: t.name, Reason: why, Raw: dbschema.ValidUTF8(string(r.Raw)), Run: m.run, At: time.Now()}
+	return dbwrite.Reject{Source: m.source, Kind: t.name, Reason: why, Raw: dbwrite.ValidUTF8(string(r.Raw)), Run: m.run, At: time.Now()}
 }
 
 // identity is row's key as the rejects table names it: its key columns
@@ -430,7 +431,7 @@ func (u *upserter) accept(rows [][]any) {
 		return
 	}
 	for _, row := range rows {
-		if k := dbschema.RecordKey(u.t.identity(row), ""); u.held[k] {
+		if k := dbwrite.RecordKey(u.t.identity(row), ""); u.held[k] {
 			u.accepted = append(u.accepted, k)
 		}
 	}
@@ -438,7 +439,7 @@ func (u *upserter) accept(rows [][]any) {
 
 // insertRows upserts rows whose keys are distinct, and returns how many
 // it rejected, rejects (refused before) included.
-func (x *Database) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows [][]any, rejects []dbschema.Reject, w *writeState) (int, error) {
+func (x *Database) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows [][]any, rejects []dbwrite.Reject, w *writeState) (int, error) {
 	u := x.upserter(tx, t, w)
 	defer u.close()
 	chunks := make(chan rowChunk, 1)
@@ -461,12 +462,12 @@ type upserter struct {
 	t        *table
 	per      int
 	stmt     *sql.Stmt
-	rejects  []dbschema.Reject // for the rejects table, by flush
-	held     map[string]bool   // the record keys of the table's rejects when the kind began
-	accepted []string          // the keys of held whose records are being written, for flush
-	seen     [][]string        // the keys of the rows written or left out, for edapp_export_seen, by flush
-	known    *knownRows        // the table's rows when the walk began (see changed)
-	same     int               // the rows left out as unchanged
+	rejects  []dbwrite.Reject // for the rejects table, by flush
+	held     map[string]bool  // the record keys of the table's rejects when the kind began
+	accepted []string         // the keys of held whose records are being written, for flush
+	seen     [][]string       // the keys of the rows written or left out, for edapp_export_seen, by flush
+	known    *knownRows       // the table's rows when the walk began (see changed)
+	same     int              // the rows left out as unchanged
 	// affected is the rows the statements inserted or changed, as the
 	// database counts them.
 	affected int64
@@ -488,7 +489,7 @@ func (u *upserter) exec(ctx context.Context, rows [][]any) error {
 	for _, row := range rows {
 		args = append(args, row...)
 	}
-	dbschema.CleanArgs(u.x.d, args, u.isJSON)
+	dbwrite.CleanArgs(u.x.d, args, u.isJSON)
 	if len(rows) != u.per {
 		return u.execCounted(ctx, u.x.rows.upsertSQL(u.t, len(rows), u.w.plain()), args...)
 	}
@@ -534,9 +535,9 @@ func (u *upserter) execEach(ctx context.Context, rows [][]any) error {
 			return err
 		}
 		args := slices.Clone(row)
-		dbschema.CleanArgs(u.x.d, args, u.isJSON)
+		dbwrite.CleanArgs(u.x.d, args, u.isJSON)
 		err := u.execCounted(ctx, u.x.rows.upsertSQL(u.t, 1, u.w.plain()), args...)
-		if err != nil && !dbschema.IsDataError(err) {
+		if err != nil && !dbwrite.IsDataError(err) {
 			return err
 		}
 		end := "RELEASE SAVEPOINT edapp_row"
@@ -705,11 +706,11 @@ func (m *rowMaker) customFieldsTable() *table {
 // how many it rejected.
 func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, t *table, users []export.Record, run int64, w *writeState) (int, error) {
 	var rows [][]any
-	var rejects []dbschema.Reject
+	var rejects []dbwrite.Reject
 	at := map[[2]string]int{} // a user listed twice keeps its last fields
 	for _, r := range users {
 		u, ok := r.Value().(edapp.User)
-		if !ok || u.ID == "" || len(u.ID) > dbschema.MaxKeyBytes {
+		if !ok || u.ID == "" || len(u.ID) > dbwrite.MaxKeyBytes {
 			continue // a user without a usable id is rejected with its record
 		}
 		for name, value := range u.CustomFields {

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/internal/dbwrite"
 )
 
 // A complete fetch of a mirrored kind deletes the rows it did not see.
@@ -28,7 +28,7 @@ func (u *upserter) see(row []any) {
 	for j, i := range u.t.key {
 		key[j] = row[i]
 	}
-	dbschema.CleanArgs(u.x.d, key, func(int) bool { return false })
+	dbwrite.CleanArgs(u.x.d, key, func(int) bool { return false })
 	k := make([]string, len(key))
 	for j, v := range key {
 		k[j], _ = v.(string)

@@ -23,7 +23,7 @@ import (
 func (x *Database) buildIndex(ctx context.Context, stmt string) error {
 	build := func() error {
 		return x.tx(ctx, func(tx *sql.Tx) error {
-			if err := x.lockIndexes(ctx, tx); err != nil {
+			if err := (indexes{x.d}).lock(ctx, tx); err != nil {
 				return err
 			}
 			_, err := tx.ExecContext(ctx, stmt)
@@ -33,7 +33,7 @@ func (x *Database) buildIndex(ctx context.Context, stmt string) error {
 	if x.d != SQLite {
 		return build()
 	}
-	restore, err := x.sortOnDisk(ctx)
+	restore, err := sortOnDisk(ctx, x.conn)
 	if err != nil {
 		return err
 	}
@@ -49,16 +49,16 @@ func (x *Database) buildIndex(ctx context.Context, stmt string) error {
 
 // sortOnDisk points the connection's temporary storage at files, and
 // returns what gives it back the storage it had.
-func (x *Database) sortOnDisk(ctx context.Context) (restore func() error, err error) {
+func sortOnDisk(ctx context.Context, conn *sql.Conn) (restore func() error, err error) {
 	var was int
-	if err := x.conn.QueryRowContext(ctx, `PRAGMA temp_store`).Scan(&was); err != nil {
+	if err := conn.QueryRowContext(ctx, `PRAGMA temp_store`).Scan(&was); err != nil {
 		return nil, err
 	}
-	if _, err := x.conn.ExecContext(ctx, `PRAGMA temp_store = FILE`); err != nil {
+	if _, err := conn.ExecContext(ctx, `PRAGMA temp_store = FILE`); err != nil {
 		return nil, err
 	}
 	return func() error {
-		_, err := x.conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA temp_store = %d`, was))
+		_, err := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA temp_store = %d`, was))
 		return err
 	}, nil
 }

@@ -36,7 +36,7 @@ func (x *Database) startOf(ctx context.Context, kind string) (kindStart, error) 
 		delete(x.starts, kind)
 		return s, nil
 	}
-	starts, err := x.readStarts(ctx, kind)
+	starts, err := startReader{x.conn, x.d, x.source}.readStarts(ctx, kind)
 	if err != nil {
 		return kindStart{}, err
 	}
@@ -46,22 +46,30 @@ func (x *Database) startOf(ctx context.Context, kind string) (kindStart, error) 
 	return s, nil
 }
 
+// startReader reads the kinds' starts of a source on a connection: two
+// queries for all of them.
+type startReader struct {
+	conn   *sql.Conn
+	d      Dialect
+	source string
+}
+
 // readStarts reads the start of each kind of the source, and of kind:
 // two queries.
-func (x *Database) readStarts(ctx context.Context, kind string) (map[string]kindStart, error) {
+func (r startReader) readStarts(ctx context.Context, kind string) (map[string]kindStart, error) {
 	all := func(export.Kind) bool { return true }
 	of := export.KindNames(edappsrc.Kinds(), all)
-	if x.source == SourceSafetyCulture {
+	if r.source == SourceSafetyCulture {
 		of = export.KindNames(scsrc.Kinds(), all)
 	}
 	starts := map[string]kindStart{kind: {}}
 	for _, name := range of {
 		starts[name] = kindStart{}
 	}
-	if err := x.readWalks(ctx, starts); err != nil {
+	if err := r.readWalks(ctx, starts); err != nil {
 		return nil, err
 	}
-	seen, err := x.seenTables(ctx)
+	seen, err := r.seenTables(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -75,8 +83,8 @@ func (x *Database) readStarts(ctx context.Context, kind string) (map[string]kind
 }
 
 // readWalks reads each kind's row of edapp_export_kinds into starts.
-func (x *Database) readWalks(ctx context.Context, starts map[string]kindStart) error {
-	rows, err := x.conn.QueryContext(ctx, rebind(x.d, `SELECT kind, cursor, walk_run, walk_from, walk_started, walk_pages, completed_at, walk_time FROM edapp_export_kinds WHERE source = ?`), x.source)
+func (r startReader) readWalks(ctx context.Context, starts map[string]kindStart) error {
+	rows, err := r.conn.QueryContext(ctx, rebind(r.d, `SELECT kind, cursor, walk_run, walk_from, walk_started, walk_pages, completed_at, walk_time FROM edapp_export_kinds WHERE source = ?`), r.source)
 	if err != nil {
 		return err
 	}
@@ -100,8 +108,8 @@ func (x *Database) readWalks(ctx context.Context, starts map[string]kindStart) e
 
 // seenTables is the set of the tables with keys in edapp_export_seen for
 // the source: those an interrupted walk recorded.
-func (x *Database) seenTables(ctx context.Context) (map[string]bool, error) {
-	rows, err := x.conn.QueryContext(ctx, rebind(x.d, `SELECT DISTINCT table_name FROM edapp_export_seen WHERE source = ?`), x.source)
+func (r startReader) seenTables(ctx context.Context) (map[string]bool, error) {
+	rows, err := r.conn.QueryContext(ctx, rebind(r.d, `SELECT DISTINCT table_name FROM edapp_export_seen WHERE source = ?`), r.source)
 	if err != nil {
 		return nil, err
 	}

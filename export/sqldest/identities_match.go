@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/internal/dbwrite"
 )
 
 // match pairs each EdApp entity with at most one SafetyCulture entity: by
@@ -136,7 +136,7 @@ edapp_email, safetyculture_email, edapp_title, safetyculture_title, edapp_left, 
 				args = append(args, nil, nil, null(r.edappHeld), null(r.scHeld), nil, nil)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, dbschema.Rebind(d, q), args...); err != nil {
+		if _, err := tx.ExecContext(ctx, dbwrite.Rebind(d, q), args...); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,6 @@
 package sqldest
 
-import "github.com/edapp-go/edapp/export/dbschema"
+import "github.com/edapp-go/edapp/export/internal/dbwrite"
 
 // writeState is one group's write: how it writes, and what it gathers on
 // the way. Write builds it, and each try of the group's transaction gets
@@ -13,7 +13,7 @@ type writeState struct {
 	seenRun    int64                 // the full walk whose seen keys it records; 0 for none
 	known      map[string]*knownRows // its kind's rows when the walk began, by table (see changed)
 	held       rejectKeys            // the record keys of its kind's rejects when the kind began, by table
-	rejects    []dbschema.Reject     // its rows rejected so far, for the rejects table
+	rejects    []dbwrite.Reject      // its rows rejected so far, for the rejects table
 	accepted   rejectList            // the record keys of held it wrote, by table
 }
 

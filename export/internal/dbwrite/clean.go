@@ -1,8 +1,10 @@
-package dbschema
+package dbwrite
 
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // A value the service sends may hold bytes that are not UTF-8 (inside a
@@ -71,7 +73,7 @@ func PostgresJSON(s string) string {
 // ValidUTF8 on both dialects; then, on PostgreSQL, PostgresJSON for the
 // arguments isJSON reports (by index) and PostgresText for the others.
 // It is the one place the export's rows and the inbox's pass through.
-func CleanArgs(d Dialect, args []any, isJSON func(i int) bool) {
+func CleanArgs(d dbschema.Dialect, args []any, isJSON func(i int) bool) {
 	for i, a := range args {
 		s, ok := a.(string)
 		if !ok {
@@ -79,7 +81,7 @@ func CleanArgs(d Dialect, args []any, isJSON func(i int) bool) {
 		}
 		c := ValidUTF8(s)
 		switch {
-		case d != Postgres:
+		case d != dbschema.Postgres:
 		case isJSON(i):
 			c = PostgresJSON(c)
 		default:

@@ -1,8 +1,10 @@
-package dbschema
+package dbwrite
 
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 func TestPostgresText(t *testing.T) {
@@ -55,7 +57,7 @@ func TestCleanArgs(t *testing.T) {
 	t.Parallel()
 	isJSON := func(i int) bool { return i == 1 }
 	args := []any{"a\x00\xff", `{"a":"\u0000` + "\xff" + `"}`, 7, nil}
-	CleanArgs(Postgres, args, isJSON)
+	CleanArgs(dbschema.Postgres, args, isJSON)
 	want := []any{"a\uFFFD\uFFFD", `{"a":"\ufffd` + "\uFFFD" + `"}`, 7, nil}
 	for i := range want {
 		if args[i] != want[i] {
@@ -63,7 +65,7 @@ func TestCleanArgs(t *testing.T) {
 		}
 	}
 	args = []any{"a\x00\xff", `{"a":"\u0000"}`}
-	CleanArgs(SQLite, args, isJSON)
+	CleanArgs(dbschema.SQLite, args, isJSON)
 	if args[0] != "a\x00\uFFFD" || args[1] != `{"a":"\u0000"}` {
 		t.Errorf("sqlite: %#v", args)
 	}
@@ -75,6 +77,6 @@ func BenchmarkCleanArgs(b *testing.B) {
 	isJSON := func(i int) bool { return i == len(row)-1 }
 	b.ReportAllocs()
 	for b.Loop() {
-		CleanArgs(Postgres, row, isJSON)
+		CleanArgs(dbschema.Postgres, row, isJSON)
 	}
 }

@@ -1,4 +1,4 @@
-package dbschema
+package dbwrite
 
 import (
 	"bytes"
@@ -7,10 +7,10 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/edapp-go/edapp/export/dbschema"
 )
 
 // Reject is a record a database refused for good, or one the writer
@@ -26,11 +26,6 @@ type Reject struct {
 	At       time.Time
 }
 
-// MaxKeyBytes bounds the bytes of a record's key columns together: a
-// record whose key is longer is rejected, never truncated. PostgreSQL's
-// B-tree (a primary key is one) refuses an entry over 2,704 bytes.
-const MaxKeyBytes = 2000
-
 // maxReason bounds a reject's reason.
 const maxReason = 1000
 
@@ -38,7 +33,7 @@ const maxReason = 1000
 // record (RecordKey): a record refused before updates its row, counting
 // one more run unless this run already counted it, and keeps the last
 // reason, body, run and time. The body is bounded by MaxRejectRawBytes.
-func InsertRejects(ctx context.Context, tx *sql.Tx, d Dialect, rs []Reject) error {
+func InsertRejects(ctx context.Context, tx *sql.Tx, d dbschema.Dialect, rs []Reject) error {
 	q := Rebind(d, insertReject)
 	for _, r := range rs {
 		raw, size := boundRaw(r.Raw)
@@ -61,7 +56,7 @@ run = excluded.run, rejected_at = excluded.rejected_at`
 
 // ClearRejects removes, within tx, the rejects of source's kind whose
 // records were accepted since: keys are their RecordKey.
-func ClearRejects(ctx context.Context, tx *sql.Tx, d Dialect, source, kind string, keys []string) error {
+func ClearRejects(ctx context.Context, tx *sql.Tx, d dbschema.Dialect, source, kind string, keys []string) error {
 	q := Rebind(d, `DELETE FROM rejects WHERE source = ? AND kind = ? AND record_key = ?`)
 	for _, k := range keys {
 		if _, err := tx.ExecContext(ctx, q, source, kind, k); err != nil {
@@ -137,11 +132,11 @@ func rawJSON(raw string) any {
 	return string(b)
 }
 
-func timeValue(d Dialect, t time.Time) any {
+func timeValue(d dbschema.Dialect, t time.Time) any {
 	if t.IsZero() {
 		t = time.Now()
 	}
-	if d == SQLite {
+	if d == dbschema.SQLite {
 		return t.UTC().Format(TimeLayout)
 	}
 	return t.UTC()
@@ -156,48 +151,4 @@ func cut(s string, n int) string {
 		n--
 	}
 	return s[:n] + "..."
-}
-
-// IsDataError reports whether err is a database refusing a row for what it
-// holds, which the same row will meet again on every try: on PostgreSQL
-// SQLSTATE class 22 (data exception), class 23 (integrity constraint) but
-// 23505 (a unique key taken, which an upsert settles) and 54000 (a value
-// over a limit, such as an index entry's size); on SQLite a constraint
-// that is not a key's, a type mismatch, or a value too big. A lost
-// connection, a timeout or a lock is not one.
-func IsDataError(err error) bool {
-	var pg interface{ SQLState() string }
-	if errors.As(err, &pg) {
-		s := pg.SQLState()
-		return strings.HasPrefix(s, "22") || strings.HasPrefix(s, "23") && s != "23505" || s == "54000"
-	}
-	var lite interface{ Code() int }
-	if errors.As(err, &lite) {
-		const constraint, mismatch, tooBig, primaryKey, unique = 19, 20, 18, 1555, 2067
-		switch c := lite.Code(); c & 0xff {
-		case constraint:
-			return c != primaryKey && c != unique
-		case mismatch, tooBig:
-			return true
-		}
-	}
-	return false
-}
-
-// IsOutOfSpace reports whether err is the database being out of room for
-// now (a full disk, or another resource it runs short of), which the same
-// write may get past later: SQLite's SQLITE_FULL or SQLITE_IOERR,
-// PostgreSQL's class 53 (insufficient resources, disk_full among them).
-func IsOutOfSpace(err error) bool {
-	var pg interface{ SQLState() string }
-	if errors.As(err, &pg) {
-		return strings.HasPrefix(pg.SQLState(), "53")
-	}
-	var lite interface{ Code() int }
-	if errors.As(err, &lite) {
-		const ioErr, full = 10, 13
-		c := lite.Code() & 0xff
-		return c == full || c == ioErr
-	}
-	return false
 }
