@@ -210,7 +210,7 @@ func isKey(t *table, i int) bool {
 // chunksAhead is how many statements' rows the goroutine that builds them
 // may have ready before the writer takes them: enough that a writer never
 // waits for a builder the scheduler runs late, behind the fetch's
-// decoding (first runs 3-5% faster than with one), and never more than a
+// decoding (with one, first runs were slower), and never more than a
 // group's rows.
 const chunksAhead = 32
 
