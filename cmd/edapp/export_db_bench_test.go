@@ -297,7 +297,7 @@ func benchExport(t *testing.T, srv *benchFake, name string, args []string) bench
 	cmd.Env = append(cmd.Env, "EDAPP_BASE_URL="+srv.url)
 	srv.reset()
 	busy0, total0 := machineTicks()
-	server0 := postgresTicks()
+	server0 := serverTicks(args[1])
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -327,7 +327,7 @@ func benchExport(t *testing.T, srv *benchFake, name string, args []string) bench
 	// A backend that just exited counts in its server's children time only
 	// once the server has reaped it.
 	time.Sleep(200 * time.Millisecond)
-	r.server = ticksDuration(postgresTicks() - server0)
+	r.server = ticksDuration(serverTicks(args[1]) - server0)
 	if cmd.ProcessState != nil {
 		r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
@@ -358,9 +358,9 @@ func benchZero(t *testing.T, srv *benchFake, rounds int) {
 			walls[d.name] = append(walls[d.name], r.wall.Seconds())
 			line := fmt.Sprintf("no latency round %d %-8s first %6.1f s (%d records, CPU %.1f s, %.2f cores busy%s)", round, d.name, r.wall.Seconds(), r.records, r.cpu.Seconds(), r.busy, serverCPU(d.name, r.server))
 			if d.name != "csv" {
-				load, server, _ := benchFastestLoad(t, args[1])
-				walls[d.name+" fastest"] = append(walls[d.name+" fastest"], load.Seconds())
-				line += fmt.Sprintf("  fastest load %6.1f s%s", load.Seconds(), serverCPU(d.name, server))
+				load, _ := benchFastestLoad(t, args[1])
+				walls[d.name+" fastest"] = append(walls[d.name+" fastest"], load.elapsed.Seconds())
+				line += fmt.Sprintf("  fastest load %6.1f s%s", load.elapsed.Seconds(), serverCPU(d.name, load.server))
 			}
 			t.Log(line)
 		}
@@ -423,10 +423,18 @@ func machineTicks() (busy, total int64) {
 	return busy, total
 }
 
-// postgresTicks is the CPU time, in clock ticks, of every PostgreSQL
-// process on the machine, with that of the backends that have exited
-// (their server's children time).
-func postgresTicks() (ticks int64) {
+// serverTicks is the CPU time, in clock ticks, of the PostgreSQL server
+// of url (0 for another URL): its postmaster's, with that of the backends
+// that have exited (its children time), and its live processes'. Other
+// servers on the machine, which come and go, are left out.
+func serverTicks(url string) (ticks int64) {
+	_, port, ok := strings.Cut(strings.TrimPrefix(url, "postgres://"), ":")
+	if !ok || !strings.HasPrefix(url, "postgres://") {
+		return 0
+	}
+	port, _, _ = strings.Cut(port, "/")
+	procs := map[string][]string{} // pid -> the fields after its command
+	master := ""
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, p := range stats {
 		b, err := os.ReadFile(p)
@@ -440,7 +448,14 @@ func postgresTicks() (ticks int64) {
 		if open < 0 || end < open || s[open+1:end] != "postgres" {
 			continue
 		}
-		if fields := strings.Fields(s[end+1:]); len(fields) >= 15 {
+		pid := strings.TrimSpace(s[:open])
+		procs[pid] = strings.Fields(s[end+1:])
+		if cmd, _ := os.ReadFile(filepath.Dir(p) + "/cmdline"); strings.Contains(string(cmd), "\x00-p\x00"+port+"\x00") {
+			master = pid
+		}
+	}
+	for pid, fields := range procs {
+		if len(fields) >= 15 && master != "" && (pid == master || fields[1] == master) {
 			for _, f := range fields[11:15] {
 				n, _ := strconv.ParseInt(f, 10, 64)
 				ticks += n

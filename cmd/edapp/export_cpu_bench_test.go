@@ -1,0 +1,196 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestExportCPUBench measures the CPU (user + system) an export spends per
+// record fetched, for BENCHMARKS.md: EDAPP_CPU_BENCH=BIN,BIN,... names
+// edapp binaries (say the commit before a change and the one with it).
+// One `edapp fake` process (the first binary's) serves the realistic
+// shape with no latency; each round, for files, SQLite and PostgreSQL in
+// turn, each binary runs a first run into a new destination, then a
+// re-run that finds nothing new, the binaries' order alternating from
+// round to round. Each database a first run wrote is then loaded again
+// into a new one by the fastest path (benchFastestLoad), whose CPU (this
+// process's, the fake being in its own) is the floor. The PostgreSQL
+// server's CPU is counted beside each run and each load. It logs every
+// run and, per binary, the medians of the rounds against the files run.
+//
+//	EDAPP_CPU_BENCH=before,after go test -count=1 -timeout 0 -run TestExportCPUBench -v ./cmd/edapp
+//
+// EDAPP_CPU_BENCH_ATTEMPTS (100000), _USERS (5000) and _ROUNDS (3) set the
+// size; _DESTS narrows the destinations (csv,sqlite,postgres).
+func TestExportCPUBench(t *testing.T) {
+	if os.Getenv("EDAPP_CPU_BENCH") == "" {
+		t.Skip("set EDAPP_CPU_BENCH=BIN,BIN (edapp binaries) to run")
+	}
+	bins := strings.Split(os.Getenv("EDAPP_CPU_BENCH"), ",")
+	env := func(name, def string) string {
+		if v := os.Getenv("EDAPP_CPU_BENCH_" + name); v != "" {
+			return v
+		}
+		return def
+	}
+	rounds, _ := strconv.Atoi(env("ROUNDS", "3"))
+	url := startFakeProcess(t, bins[0], "--users", env("USERS", "5000"), "--groups", "300", "--collections", "20",
+		"--courses", "200", "--lessons", "8", "--attempts", env("ATTEMPTS", "100000"))
+	t.Logf("load before: %s", loadavg())
+	figures := map[string][]float64{} // "bin dest what" -> µs per record
+	for round := range rounds {
+		for _, d := range benchDestsOf(env("DESTS", "csv,sqlite,postgres")) {
+			for k := range bins {
+				i := (k + round) % len(bins)
+				cpuBenchRound(t, figures, bins[i], d, url, round+1)
+			}
+		}
+	}
+	t.Logf("load after: %s", loadavg())
+	for _, bin := range bins {
+		cpuBenchSummary(t, figures, bin)
+	}
+}
+
+// cpuBenchRound runs bin's first run and re-run into a new destination d,
+// and the fastest load of the first run's rows, adding their CPU per
+// record to figures.
+func cpuBenchRound(t *testing.T, figures map[string][]float64, bin string, d benchDest, url string, round int) {
+	args := d.make(t)
+	key := filepath.Base(bin) + " " + d.name
+	for _, what := range []string{"first", "re-run"} {
+		r := cpuExport(t, bin, url, args)
+		figures[key+" "+what] = append(figures[key+" "+what], perRecord(r.cpu, r.records))
+		line := fmt.Sprintf("round %d %-14s %-8s %-6s %8d records  CPU %6.2f s (%5.2f µs a record)", round, filepath.Base(bin), d.name, what, r.records, r.cpu.Seconds(), perRecord(r.cpu, r.records))
+		if d.name == "postgres" {
+			figures[key+" "+what+" server"] = append(figures[key+" "+what+" server"], perRecord(r.server, r.records))
+			line += fmt.Sprintf("  server CPU %6.2f s (%5.2f µs a record)", r.server.Seconds(), perRecord(r.server, r.records))
+		}
+		t.Logf("%s  wall %5.2f s", line, r.wall.Seconds())
+		if what == "first" {
+			figures[key+" records"] = append(figures[key+" records"], float64(r.records))
+		}
+	}
+	if d.name == "csv" {
+		return
+	}
+	records := int(figures[key+" records"][len(figures[key+" records"])-1])
+	load, _ := benchFastestLoad(t, args[1])
+	cpu, server := load.cpu, load.server
+	figures[key+" floor"] = append(figures[key+" floor"], perRecord(cpu, records))
+	figures[key+" floor server"] = append(figures[key+" floor server"], perRecord(server, records))
+	t.Logf("round %d %-14s %-8s fastest load of its rows: CPU %6.2f s (%5.2f µs a record)%s", round, filepath.Base(bin), d.name, cpu.Seconds(), perRecord(cpu, records), serverCPU(d.name, server))
+}
+
+// cpuBenchSummary logs bin's medians: each destination's CPU per record,
+// and its ratio to the files run's (first runs to first runs, re-runs to
+// re-runs), PostgreSQL's with its server's.
+func cpuBenchSummary(t *testing.T, figures map[string][]float64, bin string) {
+	name := filepath.Base(bin)
+	med := func(k string) float64 { return median(figures[name+" "+k]) }
+	for _, what := range []string{"first", "re-run"} {
+		files := med("csv " + what)
+		t.Logf("%s files %-6s median %5.2f µs a record (%.2f–%.2f)", name, what, files, slices.Min(figures[name+" csv "+what]), slices.Max(figures[name+" csv "+what]))
+		for _, d := range []string{"sqlite", "postgres"} {
+			if len(figures[name+" "+d+" "+what]) == 0 {
+				continue
+			}
+			own, server := med(d+" "+what), med(d+" "+what+" server")
+			floor := med(d+" floor") + med(d+" floor server")
+			line := fmt.Sprintf("%s %-8s %-6s median %5.2f µs a record", name, d, what, own)
+			if d == "postgres" {
+				line += fmt.Sprintf(" + server %5.2f", server)
+			}
+			line += fmt.Sprintf(" = %.2f× files", (own+server)/files)
+			if what == "first" {
+				line += fmt.Sprintf("; fastest load %5.2f µs a record = %.2f× files; above it %.2f× files", floor, floor/files, (own+server-floor)/files)
+			}
+			t.Log(line)
+		}
+	}
+}
+
+// cpuRun is one export's CPU figures.
+type cpuRun struct {
+	wall, cpu, server time.Duration
+	records           int
+}
+
+// cpuExport runs bin's export against the fake at url with args, and
+// returns its CPU (from its rusage), the PostgreSQL server's in it, and
+// the records it fetched.
+func cpuExport(t *testing.T, bin, url string, args []string) cpuRun {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"export"}, append(slices.Clone(args), "--budget", "1000000/5m")...)...)
+	cmd.Env = append(os.Environ(), "EDAPP_API_TOKEN=T", "EDAPP_BASE_URL="+url)
+	server0 := serverTicks(args[1])
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	r := cpuRun{wall: time.Since(start)}
+	if err != nil {
+		t.Fatalf("%s %v: %v\n%s", bin, args, err, out)
+	}
+	time.Sleep(200 * time.Millisecond) // see benchExport
+	r.server = ticksDuration(serverTicks(args[1]) - server0)
+	u := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	r.cpu = time.Duration(u.Utime.Nano() + u.Stime.Nano())
+	for _, m := range regexp.MustCompile(`(?m)^\s*\S+\s+(\d+) records`).FindAllStringSubmatch(string(out), -1) {
+		n, _ := strconv.Atoi(m[1])
+		r.records += n
+	}
+	return r
+}
+
+// startFakeProcess starts `bin fake` with args on a free port, and returns
+// its base URL; the test's end stops it.
+func startFakeProcess(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"fake", "--addr", "127.0.0.1:0", "--token", "T"}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "EDAPP_BASE_URL=")
+	if err != nil || !ok {
+		t.Fatalf("edapp fake: %q, %v", line, err)
+	}
+	return url
+}
+
+// selfCPU is this process's CPU time so far, user and system.
+func selfCPU() time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+}
+
+func perRecord(d time.Duration, records int) float64 {
+	if records == 0 {
+		return 0
+	}
+	return float64(d.Microseconds()) / float64(records)
+}
+
+func loadavg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	return strings.TrimSpace(string(b))
+}
