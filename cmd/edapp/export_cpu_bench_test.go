@@ -33,7 +33,10 @@ import (
 //	EDAPP_CPU_BENCH=before,after go test -count=1 -timeout 0 -run TestExportCPUBench -v ./cmd/edapp
 //
 // EDAPP_CPU_BENCH_ATTEMPTS (100000), _USERS (5000) and _ROUNDS (3) set the
-// size; _DESTS narrows the destinations (csv,sqlite,postgres).
+// size; _DESTS narrows the destinations (csv,sqlite,postgres), and
+// _PROFILES=DIR runs instead a first run and a re-run into each destination
+// with this test binary's own export (TestExportChild), writing their CPU
+// profiles there.
 func TestExportCPUBench(t *testing.T) {
 	if os.Getenv("EDAPP_CPU_BENCH") == "" {
 		t.Skip("set EDAPP_CPU_BENCH=BIN,BIN (edapp binaries) to run")
@@ -48,6 +51,10 @@ func TestExportCPUBench(t *testing.T) {
 	rounds, _ := strconv.Atoi(env("ROUNDS", "3"))
 	url := startFakeProcess(t, bins[0], "--users", env("USERS", "5000"), "--groups", "300", "--collections", "20",
 		"--courses", "200", "--lessons", "8", "--attempts", env("ATTEMPTS", "100000"))
+	if dir := env("PROFILES", ""); dir != "" {
+		cpuProfiles(t, dir, url, benchDestsOf(env("DESTS", "csv,sqlite,postgres")))
+		return
+	}
 	t.Logf("load before: %s", loadavg())
 	figures := map[string][]float64{} // "bin dest what" -> µs per record
 	for round := range rounds {
@@ -78,7 +85,7 @@ func cpuBenchRound(t *testing.T, figures map[string][]float64, bin string, d ben
 			figures[key+" "+what+" server"] = append(figures[key+" "+what+" server"], perRecord(r.server, r.records))
 			line += fmt.Sprintf("  server CPU %6.2f s (%5.2f µs a record)", r.server.Seconds(), perRecord(r.server, r.records))
 		}
-		t.Logf("%s  wall %5.2f s", line, r.wall.Seconds())
+		t.Logf("%s  wall %5.2f s  peak RSS %d MiB", line, r.wall.Seconds(), r.maxRSS>>20)
 		if what == "first" {
 			figures[key+" records"] = append(figures[key+" records"], float64(r.records))
 		}
@@ -92,6 +99,25 @@ func cpuBenchRound(t *testing.T, figures map[string][]float64, bin string, d ben
 	figures[key+" floor"] = append(figures[key+" floor"], perRecord(cpu, records))
 	figures[key+" floor server"] = append(figures[key+" floor server"], perRecord(server, records))
 	t.Logf("round %d %-14s %-8s fastest load of its rows: CPU %6.2f s (%5.2f µs a record)%s", round, filepath.Base(bin), d.name, cpu.Seconds(), perRecord(cpu, records), serverCPU(d.name, server))
+}
+
+// cpuProfiles runs a first run and a re-run into each of dests with this
+// binary's export, against the fake at url, and writes their CPU
+// profiles to dir.
+func cpuProfiles(t *testing.T, dir, url string, dests []benchDest) {
+	for _, d := range dests {
+		args := d.make(t)
+		for _, what := range []string{"first", "rerun"} {
+			prof := filepath.Join(dir, what+"-"+d.name+".prof")
+			cmd := childWith(env{"EDAPP_API_TOKEN": "T", "EDAPP_BASE_URL": url}, 0, append(slices.Clone(args), "--budget", "1000000/5m", "-test.cpuprofile="+prof)...)
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%s: %v\n%s", d.name, err, cmd.Stdout)
+			}
+			u := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+			t.Logf("%-8s %-5s: wall %5.2f s, CPU %5.2f s; profile %s", d.name, what, time.Since(start).Seconds(), time.Duration(u.Utime.Nano()+u.Stime.Nano()).Seconds(), prof)
+		}
+	}
 }
 
 // cpuBenchSummary logs bin's medians: each destination's CPU per record,
@@ -126,6 +152,7 @@ func cpuBenchSummary(t *testing.T, figures map[string][]float64, bin string) {
 type cpuRun struct {
 	wall, cpu, server time.Duration
 	records           int
+	maxRSS            int64 // the export process's peak, from its rusage, in bytes
 }
 
 // cpuExport runs bin's export against the fake at url with args, and
@@ -146,6 +173,7 @@ func cpuExport(t *testing.T, bin, url string, args []string) cpuRun {
 	r.server = ticksDuration(serverTicks(args[1]) - server0)
 	u := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	r.cpu = time.Duration(u.Utime.Nano() + u.Stime.Nano())
+	r.maxRSS = u.Maxrss << 10
 	for _, m := range regexp.MustCompile(`(?m)^\s*\S+\s+(\d+) records`).FindAllStringSubmatch(string(out), -1) {
 		n, _ := strconv.Atoi(m[1])
 		r.records += n
