@@ -303,128 +303,31 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, errorBody{msg})
 }
 
-// obj is a decoded JSON object body with lower-cased keys: the fake, like
-// the real service, matches body field names without regard to case.
-type obj map[string]json.RawMessage
-
-// object decodes the body as a JSON object. An empty body is an empty
+// decode reads the body, a JSON object, into v. Field names match without
+// regard to case, as the service matches them; an empty body is an empty
 // object. On error it answers 400 and reports false.
-func (c *exchange) object() (obj, bool) {
-	o, err := parseObject(c.body)
+func (c *exchange) decode(v any) bool {
+	b := bytes.TrimSpace(c.body)
+	if len(b) == 0 {
+		return true
+	}
+	err := json.Unmarshal(b, v)
+	if err == nil && b[0] != '{' {
+		err = errors.New("expected an object")
+	}
 	if err != nil {
-		c.fail(http.StatusBadRequest, err.Error())
-		return nil, false
+		c.fail(http.StatusBadRequest, "malformed JSON body: "+err.Error())
 	}
-	return o, true
+	return err == nil
 }
 
-func parseObject(body []byte) (obj, error) {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return obj{}, nil
+// reply answers v, or err as failErr does.
+func (c *exchange) reply(v any, err error) {
+	if err != nil {
+		c.failErr(err)
+		return
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, errors.New("malformed JSON body: " + err.Error())
-	}
-	if raw == nil {
-		return nil, errors.New("malformed JSON body: expected an object")
-	}
-	// Lower-case the keys; with keys that differ only in case, the first
-	// in key order wins, which keeps the result deterministic.
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	o := make(obj, len(raw))
-	for _, k := range keys {
-		lk := strings.ToLower(k)
-		if _, dup := o[lk]; !dup {
-			o[lk] = raw[k]
-		}
-	}
-	return o, nil
-}
-
-// lookup returns the raw value of the first present key.
-func (o obj) lookup(keys ...string) (json.RawMessage, string, bool) {
-	for _, k := range keys {
-		if v, ok := o[strings.ToLower(k)]; ok {
-			return v, k, true
-		}
-	}
-	return nil, "", false
-}
-
-func isNull(v json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(v), []byte("null")) }
-
-// str reads a string field. null reads as "". A missing field reports
-// present == false.
-func (o obj) str(keys ...string) (s string, present bool, err error) {
-	v, k, ok := o.lookup(keys...)
-	if !ok {
-		return "", false, nil
-	}
-	if isNull(v) {
-		return "", true, nil
-	}
-	if err := json.Unmarshal(v, &s); err != nil {
-		return "", true, invalid("field %s must be a string", k)
-	}
-	return s, true, nil
-}
-
-// strs reads an array of strings. null reads as nil.
-func (o obj) strs(keys ...string) (out []string, present bool, err error) {
-	v, k, ok := o.lookup(keys...)
-	if !ok {
-		return nil, false, nil
-	}
-	if isNull(v) {
-		return nil, true, nil
-	}
-	if err := json.Unmarshal(v, &out); err != nil {
-		return nil, true, invalid("field %s must be an array of strings", k)
-	}
-	if out == nil {
-		out = []string{}
-	}
-	return out, true, nil
-}
-
-// strMap reads an object of strings. null reads as nil.
-func (o obj) strMap(keys ...string) (out map[string]string, present bool, err error) {
-	v, k, ok := o.lookup(keys...)
-	if !ok {
-		return nil, false, nil
-	}
-	if isNull(v) {
-		return nil, true, nil
-	}
-	if err := json.Unmarshal(v, &out); err != nil {
-		return nil, true, invalid("field %s must be an object of strings", k)
-	}
-	return out, true, nil
-}
-
-// strPtr is str for optional fields: nil when absent.
-func (o obj) strPtr(keys ...string) (*string, error) {
-	s, ok, err := o.str(keys...)
-	if err != nil || !ok {
-		return nil, err
-	}
-	return &s, nil
-}
-
-func (o obj) strsPtr(keys ...string) (*[]string, error) {
-	s, ok, err := o.strs(keys...)
-	if err != nil || !ok {
-		return nil, err
-	}
-	if s == nil {
-		s = []string{}
-	}
-	return &s, nil
+	c.json(http.StatusOK, v)
 }
 
 // paging reads page and pageSize. page is 1-based (default 1); pageSize

@@ -361,25 +361,20 @@ func (s Seeding) AddUser(spec UserSpec) (string, error) {
 // patch is the user write a spec makes: every field set, lists only when
 // given.
 func (spec UserSpec) patch() userPatch {
-	p := userPatch{
-		username: &spec.Username, email: &spec.Email, firstName: &spec.FirstName,
-		lastName: &spec.LastName, externalID: &spec.ExternalID, timeZone: &spec.TimeZone,
-		password: &spec.Password, inviteCode: &spec.InviteCode,
+	return userPatch{
+		Username: &spec.Username, Email: &spec.Email, FirstName: &spec.FirstName,
+		LastName: &spec.LastName, ExternalID: &spec.ExternalID, TimeZone: &spec.TimeZone,
+		Password: &spec.Password, InviteCode: &spec.InviteCode, Roles: given(spec.Roles),
+		Groups: given(spec.Groups), ManagedUserGroups: given(spec.ManagedGroups), CustomFields: given(spec.CustomFields),
 	}
-	if spec.Roles != nil {
-		p.roles = &spec.Roles
+}
+
+// given points at v, or is nil when v is.
+func given[T ~[]string | ~map[string]string](v T) *T {
+	if v == nil {
+		return nil
 	}
-	if spec.Groups != nil {
-		p.groups = &spec.Groups
-	}
-	if spec.ManagedGroups != nil {
-		p.managed = &spec.ManagedGroups
-	}
-	if spec.CustomFields != nil {
-		cf := maps.Clone(spec.CustomFields)
-		p.customFields = &cf
-	}
-	return p
+	return &v
 }
 
 // RemoveUserFromGroup ends the user's membership of the group.

@@ -1,6 +1,7 @@
 package edapptest
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,56 +13,38 @@ func toV1User(u *user) v1User {
 		FirstName: u.firstName, LastName: u.lastName}
 }
 
+// v1UserBody is a v1 user write: the v2 fields v1 takes, and the id of
+// the user to update.
+type v1UserBody struct {
+	ID                 string
+	Username, Name     *string
+	Email              *string
+	FirstName          *string
+	LastName           *string
+	ExternalIdentifier *string
+	ExternalID         *string
+	UserGroups         *[]string
+}
+
 // v1SaveUser creates a user, or updates the user named by "id". On update
 // only the fields present change; a present usergroups replaces the
 // memberships.
 func v1SaveUser(c *exchange) {
-	o, ok := c.object()
-	if !ok {
-		return
-	}
-	id, _, err := o.str("id")
-	if err != nil {
-		c.failErr(err)
-		return
-	}
-	p, err := v1UserPatch(o)
-	if err != nil {
-		c.failErr(err)
+	var in v1UserBody
+	if !c.decode(&in) {
 		return
 	}
 	u := &user{}
-	if id != "" {
-		if u = c.st.users.Get(id); u == nil {
-			c.fail(http.StatusNotFound, "user "+quote(id)+" not found")
+	if in.ID != "" {
+		if u = c.st.users.Get(in.ID); u == nil {
+			c.fail(http.StatusNotFound, "user "+quote(in.ID)+" not found")
 			return
 		}
 	}
-	if err := applyUser(c.st, u, p, c.now); err != nil {
-		c.failErr(err)
-		return
-	}
-	c.json(http.StatusOK, toV1User(u))
-}
-
-// v1UserPatch reads the fields of a v1 user body that are present.
-func v1UserPatch(o obj) (userPatch, error) {
-	var p userPatch
-	var err error
-	set := func(dst **string, keys ...string) {
-		if err == nil {
-			*dst, err = o.strPtr(keys...)
-		}
-	}
-	set(&p.username, "username", "name")
-	set(&p.email, "email")
-	set(&p.firstName, "firstName")
-	set(&p.lastName, "lastName")
-	set(&p.externalID, "externalIdentifier", "externalId")
-	if err == nil {
-		p.groups, err = o.strsPtr("usergroups")
-	}
-	return p, err
+	p := userPatch{Username: in.Username, Name: in.Name, Email: in.Email, FirstName: in.FirstName,
+		LastName: in.LastName, ExternalID: cmp.Or(in.ExternalIdentifier, in.ExternalID), Groups: in.UserGroups}
+	err := applyUser(c.st, u, p.resolve(ManagedGroupsEither), c.now)
+	c.reply(toV1User(u), err)
 }
 
 // v1ListUsers answers every user as a bare array.
@@ -115,22 +98,21 @@ func toV1Group(st *store, g *group) v1Group {
 	return v1Group{ID: g.id, Name: g.name, Users: users, Courses: g.courseIDs()}
 }
 
+// v1GroupBody is a v1 group write. An absent users or courses key leaves
+// the group's own alone.
+type v1GroupBody struct {
+	ID, ParentID, InviteCode string
+	Name                     *string
+	Users, Courses           *[]string
+}
+
 // v1SaveGroup creates a group, or updates the group named by "id". A
 // present users array replaces the members (an empty one removes them
-// all); a present courses array replaces the assigned courses. Absent keys
-// leave them alone. On create, parentId and inviteCode are accepted as
-// extensions of the fake.
+// all); a present courses array replaces the assigned courses. On create,
+// parentId and inviteCode are accepted as extensions of the fake.
 func v1SaveGroup(c *exchange) {
-	o, ok := c.object()
-	if !ok {
-		return
-	}
-	in, err := readV1Group(o)
-	if err == nil {
-		err = checkV1Group(c.st, in)
-	}
-	if err != nil {
-		c.failErr(err)
+	var in v1GroupBody
+	if !c.decode(&in) {
 		return
 	}
 	g, err := saveV1Group(c.st, in)
@@ -138,74 +120,49 @@ func v1SaveGroup(c *exchange) {
 		c.failErr(err)
 		return
 	}
-	if in.hasUsers {
-		c.st.setMembers(g, in.users, c.now)
+	if in.Users != nil {
+		c.st.setMembers(g, *in.Users, c.now)
 	}
-	if in.hasCourses {
-		setCourses(g, in.courses, c.now)
+	if in.Courses != nil {
+		setCourses(g, *in.Courses, c.now)
 	}
 	c.json(http.StatusOK, toV1Group(c.st, g))
 }
 
-// v1GroupBody is a v1 group write. An absent users or courses key leaves
-// the group's own alone.
-type v1GroupBody struct {
-	id, name, parent, code string
-	hasName                bool
-	users, courses         []string
-	hasUsers, hasCourses   bool
-}
-
-func readV1Group(o obj) (v1GroupBody, error) {
-	var in v1GroupBody
-	var err error
-	steps := []func(){
-		func() { in.id, _, err = o.str("id") },
-		func() { in.name, in.hasName, err = o.str("name") },
-		func() { in.parent, _, err = o.str("parentId") },
-		func() { in.code, _, err = o.str("inviteCode") },
-		func() { in.users, in.hasUsers, err = o.strs("users") },
-		func() { in.courses, in.hasCourses, err = o.strs("courses") },
-	}
-	for _, step := range steps {
-		if step(); err != nil {
-			return in, err
-		}
-	}
-	return in, nil
-}
-
-// checkV1Group refuses unknown users and courses.
-func checkV1Group(st *store, in v1GroupBody) error {
-	for _, uid := range in.users {
-		if st.users.Get(uid) == nil {
-			return invalid("unknown user %s", quote(uid))
-		}
-	}
-	for _, cid := range in.courses {
-		if st.courses.Get(cid) == nil {
-			return invalid("unknown course %s", quote(cid))
-		}
-	}
-	return nil
-}
-
-// saveV1Group renames the group in.id, or adds a new one without an id.
+// saveV1Group checks the users and courses, then renames the group in.ID,
+// or adds a new one without an id.
 func saveV1Group(st *store, in v1GroupBody) (*group, error) {
-	if in.id == "" {
-		return addGroup(st, in.name, in.parent, strings.TrimSpace(in.code))
-	}
-	g := st.groups.Get(in.id)
-	if g == nil {
-		return nil, notFound("user group %s not found", quote(in.id))
-	}
-	if in.hasName {
-		if strings.TrimSpace(in.name) == "" {
-			return nil, invalid("name must not be empty")
+	for _, uid := range deref(in.Users) {
+		if st.users.Get(uid) == nil {
+			return nil, invalid("unknown user %s", quote(uid))
 		}
-		g.name = strings.TrimSpace(in.name)
+	}
+	for _, cid := range deref(in.Courses) {
+		if st.courses.Get(cid) == nil {
+			return nil, invalid("unknown course %s", quote(cid))
+		}
+	}
+	if in.ID == "" {
+		return addGroup(st, deref(in.Name), in.ParentID, strings.TrimSpace(in.InviteCode))
+	}
+	g := st.groups.Get(in.ID)
+	switch {
+	case g == nil:
+		return nil, notFound("user group %s not found", quote(in.ID))
+	case in.Name != nil && strings.TrimSpace(*in.Name) == "":
+		return nil, invalid("name must not be empty")
+	case in.Name != nil:
+		g.name = strings.TrimSpace(*in.Name)
 	}
 	return g, nil
+}
+
+// deref is *p, or the zero value when p is nil.
+func deref[T any](p *T) (v T) {
+	if p != nil {
+		v = *p
+	}
+	return v
 }
 
 // v1ListGroups answers every group as a bare array.

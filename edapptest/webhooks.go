@@ -389,31 +389,19 @@ func validHeaderName(k string) bool {
 
 // v2CreateWebhook takes {"eventName", "webHookUrl", "headers"?}.
 func v2CreateWebhook(c *exchange) {
-	o, ok := c.object()
-	if !ok {
+	var in struct {
+		EventName  edapp.EventName
+		WebHookURL string
+		Headers    map[string]string
+	}
+	if !c.decode(&in) {
 		return
 	}
-	event, _, err := o.str("eventName")
-	if err != nil {
+	if w, err := addWebhook(c.st, in.EventName, strings.TrimSpace(in.WebHookURL), in.Headers); err != nil {
 		c.failErr(err)
-		return
+	} else {
+		c.json(http.StatusOK, toWireWebhook(w))
 	}
-	u, _, err := o.str("webHookUrl")
-	if err != nil {
-		c.failErr(err)
-		return
-	}
-	h, _, err := o.strMap("headers")
-	if err != nil {
-		c.failErr(err)
-		return
-	}
-	w, err := addWebhook(c.st, edapp.EventName(event), strings.TrimSpace(u), h)
-	if err != nil {
-		c.failErr(err)
-		return
-	}
-	c.json(http.StatusOK, toWireWebhook(w))
 }
 
 // v2ListWebhooks answers a bare array. The vendor does not document it.
