@@ -189,7 +189,7 @@ func v2CreateUser(c *exchange) {
 	var p userPatch
 	if c.decode(&p) {
 		u := &user{}
-		err := applyUser(c.st, u, p.resolve(c.s.managedField), c.now)
+		err := applyUser(c.st, u, p.resolve(c.s.cfg.managedField), c.now)
 		c.reply(toV2User(u), err)
 	}
 }
@@ -251,7 +251,7 @@ func v2UpdateUser(c *exchange) {
 	}
 	var p userPatch
 	if c.decode(&p) {
-		err := applyUser(c.st, u, p.resolve(c.s.managedField), c.now)
+		err := applyUser(c.st, u, p.resolve(c.s.cfg.managedField), c.now)
 		c.reply(toV2User(u), err)
 	}
 }

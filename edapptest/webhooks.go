@@ -2,7 +2,6 @@ package edapptest
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -241,7 +240,7 @@ func (s *Server) plan(now time.Time, events []outEvent) []pending {
 func (s *Server) deliver(ps []pending) {
 	for _, p := range ps {
 		first := s.send(p, "")
-		for range s.redeliveries {
+		for range s.cfg.redeliveries {
 			s.send(p, first.ID)
 		}
 	}
@@ -256,7 +255,7 @@ func (s *Server) send(p pending, redeliveryOf string) Delivery {
 	d.ID = "dlv_" + strconv.Itoa(s.deliverySeq)
 	s.deliveries = append(s.deliveries, d)
 	s.meta.Unlock()
-	s.log.Info("edapptest webhook delivery", "id", d.ID, "event", p.eventName, "url", p.url,
+	s.core.Log.Info("edapptest webhook delivery", "id", d.ID, "event", p.eventName, "url", p.url,
 		"status", d.StatusCode, "error", d.Err)
 	return d
 }
@@ -289,9 +288,7 @@ func (s *Server) Redeliver(id string) (Delivery, error) {
 
 func (s *Server) post(p pending) Delivery {
 	d := Delivery{WebhookID: p.webhookID, EventName: p.eventName, URL: p.url, Body: p.body, Time: s.now()}
-	ctx, cancel := context.WithTimeout(context.Background(), s.deliveryTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(p.body))
+	req, err := http.NewRequest(http.MethodPost, p.url, bytes.NewReader(p.body))
 	if err != nil {
 		d.Err = err
 		return d
