@@ -21,13 +21,7 @@ func toV2Lesson(l *lesson) v2Lesson {
 }
 
 func collectionCourses(st *store, col *collection) []*course {
-	var out []*course
-	for _, c := range st.courses.All() {
-		if slices.Contains(c.collectionIDs, col.id) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return st.courses.Filter(func(c *course) bool { return slices.Contains(c.collectionIDs, col.id) })
 }
 
 func v2Collections(c *exchange) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,7 +25,6 @@ const (
 type exchange struct {
 	s      *Server
 	st     *store
-	w      http.ResponseWriter
 	r      *http.Request
 	params []string
 	query  map[string][]string // names lower-cased
@@ -133,16 +133,7 @@ func match(pattern, segs []string) ([]string, bool) {
 	for i, p := range pattern {
 		if p == "" {
 			params = append(params, segs[i])
-			continue
-		}
-		ok := false
-		for _, alt := range strings.Split(p, "|") {
-			if strings.EqualFold(alt, segs[i]) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
+		} else if !slices.ContainsFunc(strings.Split(p, "|"), func(alt string) bool { return strings.EqualFold(alt, segs[i]) }) {
 			return nil, false
 		}
 	}
@@ -152,11 +143,10 @@ func match(pattern, segs []string) ([]string, bool) {
 // splitPath splits the escaped path into unescaped segments. One trailing
 // slash is ignored. It reports false for an undecodable path.
 func splitPath(r *http.Request) ([]string, bool) {
-	if r.URL == nil {
-		return nil, true
+	p := ""
+	if r.URL != nil {
+		p = strings.TrimSuffix(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
 	}
-	p := strings.TrimPrefix(r.URL.EscapedPath(), "/")
-	p = strings.TrimSuffix(p, "/")
 	if p == "" {
 		return nil, true
 	}
@@ -209,7 +199,7 @@ func (s frontDoor) route(w http.ResponseWriter, r *http.Request, m routeMatch, s
 		writeError(w, http.StatusNotFound, "no route for "+r.Method+" /"+strings.Join(segs, "/"))
 		return
 	}
-	c := &exchange{s: s.server, w: w, r: r, params: m.params, body: body, query: lowerQuery(r)}
+	c := &exchange{s: s.server, r: r, params: m.params, body: body, query: lowerQuery(r)}
 	s.handle(routes[m.index], c)
 	// The answer is encoded under the lock and written after it, so
 	// that a slow reader holds up nobody.
@@ -334,28 +324,22 @@ func (c *exchange) reply(v any, err error) {
 // defaults to 25 and is clamped to 1000. Values below 1 take the default.
 // A non-numeric value answers 400.
 func (c *exchange) paging() (page, size int, ok bool) {
-	page, size = 1, defaultPageSize
-	if v := c.q("page"); v != "" {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
+	n := map[string]int{"page": 1, "pageSize": defaultPageSize}
+	for _, name := range []string{"page", "pageSize"} {
+		v := c.q(strings.ToLower(name))
+		if v == "" {
+			continue
+		}
+		got, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil {
-			c.fail(http.StatusBadRequest, "invalid page: "+strconv.Quote(truncate(v, 32)))
+			c.fail(http.StatusBadRequest, "invalid "+name+": "+strconv.Quote(truncate(v, 32)))
 			return 0, 0, false
 		}
-		if n > 1 {
-			page = n
+		if got > 0 {
+			n[name] = got
 		}
 	}
-	if v := c.q("pagesize"); v != "" {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
-			c.fail(http.StatusBadRequest, "invalid pageSize: "+strconv.Quote(truncate(v, 32)))
-			return 0, 0, false
-		}
-		if n > 0 {
-			size = min(n, maxPageSize)
-		}
-	}
-	return page, size, true
+	return n["page"], min(n["pageSize"], maxPageSize), true
 }
 
 // envelope is the paged list shape.

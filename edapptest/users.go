@@ -294,7 +294,7 @@ func v2UserCourses(c *exchange) {
 }
 
 func toV2Group(st *store, g *group) v2Group {
-	return v2Group{ID: g.id, Name: g.name, InviteCode: g.inviteCode, HasChildren: hasChildren(st, g)}
+	return v2Group{ID: g.id, Name: g.name, InviteCode: g.inviteCode, HasChildren: len(st.children(g)) > 0}
 }
 
 // addGroup validates and stores a new group.
@@ -334,13 +334,7 @@ func v2GroupChildren(c *exchange) {
 	if g == nil {
 		return
 	}
-	var kids []*group
-	for _, o := range c.st.groups.All() {
-		if o.parentID == g.id {
-			kids = append(kids, o)
-		}
-	}
-	pageMap(c, kids, with(c.st, toV2Group))
+	pageMap(c, c.st.children(g), with(c.st, toV2Group))
 }
 
 func v2GroupUsers(c *exchange) {
