@@ -185,12 +185,25 @@ func v1DeleteGroup(c *exchange) {
 }
 
 func courseHead(cr *course, cs courseState) v1CourseHead {
-	return v1CourseHead{
-		ID: cr.id, Title: cr.title,
+	return v1CourseHead{ID: cr.id, Title: cr.title, v1Progress: v1Progress{
 		Unlocked: cs.unlocked, UnlockedDate: wt(cs.unlockedAt),
 		Completed: cs.completed, CompletedDate: wt(cs.completedAt),
 		Opened: !cs.openedAt.IsZero(), OpenedDate: wt(cs.openedAt),
+	}}
+}
+
+// lessonProgressV1 is a lesson's progress: unlocked with its course, and
+// opened and completed as p says.
+func lessonProgressV1(cs courseState, p *lessonProgress) v1Progress {
+	var out v1Progress
+	if cs.unlocked {
+		out.Unlocked, out.UnlockedDate = true, wt(cs.unlockedAt)
 	}
+	if p != nil {
+		out.Opened, out.OpenedDate = true, wt(p.opened)
+		out.Completed, out.CompletedDate = !p.completed.IsZero(), wt(p.completed)
+	}
+	return out
 }
 
 // launchBase is where launch links point: the host the request came in
@@ -240,13 +253,8 @@ func (c *exchange) userCourses(u *user) []v1Course {
 		}
 		vc := v1Course{v1CourseHead: courseHead(cr, cs), Lessons: []v1Lesson{}}
 		for _, l := range c.st.publishedLessons(cr) {
-			vl := v1Lesson{ID: l.id, Title: l.title, LaunchURI: c.mintLaunchURI(u, l),
-				Unlocked: true, UnlockedDate: wt(cs.unlockedAt)}
-			if p := c.st.progress(u.id, l.id); p != nil {
-				vl.Opened, vl.OpenedDate = true, wt(p.opened)
-				vl.Completed, vl.CompletedDate = !p.completed.IsZero(), wt(p.completed)
-			}
-			vc.Lessons = append(vc.Lessons, vl)
+			vc.Lessons = append(vc.Lessons, v1Lesson{ID: l.id, Title: l.title, LaunchURI: c.mintLaunchURI(u, l),
+				v1Progress: lessonProgressV1(cs, c.st.progress(u.id, l.id))})
 		}
 		out = append(out, vc)
 	}
@@ -279,14 +287,7 @@ func v1CourseReport(c *exchange) {
 		if p == nil && len(ins) == 0 {
 			continue
 		}
-		rl := v1ReportLesson{ID: l.id, Title: l.title}
-		if cs.unlocked {
-			rl.Unlocked, rl.UnlockedDate = true, wt(cs.unlockedAt)
-		}
-		if p != nil {
-			rl.Opened, rl.OpenedDate = true, wt(p.opened)
-			rl.Completed, rl.CompletedDate = !p.completed.IsZero(), wt(p.completed)
-		}
+		rl := v1ReportLesson{ID: l.id, Title: l.title, v1Progress: lessonProgressV1(cs, p)}
 		var viewed time.Duration
 		rl.Slides, viewed = reportSlides(ins)
 		if viewed == 0 {
