@@ -2,6 +2,7 @@ package edapptest
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -242,21 +244,17 @@ func (s *Server) Handle(pattern string, handler http.Handler) error {
 	return s.core.Handle(pattern, handler, ErrInvalid)
 }
 
-// Request is one request as the fake received it.
+// Request is one request as the fake received it. Secrets are replaced
+// by "REDACTED": the Authorization header, the value of a token (launch
+// token) query parameter and, on the launch page, a launch token anywhere
+// in the query or the headers.
 type Request struct {
-	Method string
-	Path   string // as sent, not unescaped
-	// RawQuery is the query as sent, except that the value of a token
-	// parameter (a launch token) is replaced by "REDACTED".
+	Method   string
+	Path     string // as sent, not unescaped
 	RawQuery string
-	// Header holds the request headers. Authorization is replaced by
-	// "REDACTED" when present, and so is a launch token anywhere in the
-	// headers of a launch-page request.
-	Header http.Header
-	// Body is the body of an authenticated API request up to MaxBodyBytes;
-	// nil for a request without a valid token, for a longer body and for
-	// the launch page, whose form (it holds the launch token) is never
-	// kept.
+	Header   http.Header
+	// Body is the body of an API request with a valid token, up to
+	// MaxBodyBytes; nil for any other request.
 	Body []byte
 	// Status is the status the fake answered, 0 while the request is in
 	// flight or when the client went away during the latency wait.
@@ -317,10 +315,11 @@ func (s frontDoor) serve(w http.ResponseWriter, r *http.Request) {
 	s.dispatch(sw, r, &in)
 }
 
-// read classifies a request, reads its body and logs it. The body of a
-// request without a valid token is never read.
+// read classifies a request, reads its body, logs it and counts it, all
+// before the latency wait, so that a client that gives up during the wait
+// still counts. The body of a request without a valid token is never read.
 func (s frontDoor) read(r *http.Request) incoming {
-	var in incoming
+	in := incoming{route: routeMatch{index: -1}}
 	in.segs, in.pathOK = splitPath(r)
 	in.launch = in.pathOK && len(in.segs) == 1 && strings.EqualFold(in.segs[0], "launch-lesson")
 	in.learner = in.pathOK && len(in.segs) == 2 && strings.EqualFold(in.segs[0], "learner")
@@ -328,17 +327,14 @@ func (s frontDoor) read(r *http.Request) incoming {
 	if in.authed {
 		in.body, in.tooLarge = readBody(r)
 	}
-	// A launch-page form carries the launch token in its body: read it
-	// first, so that the log can scrub the token from the headers too.
+	// A launch-page form carries the launch token: read it first, so that
+	// the log can scrub the token from the headers too.
 	var formToks []string
 	if in.launch && r.Method == http.MethodPost {
 		in.form, formToks, in.formStatus = readForm(r)
 	}
 	in.entry = s.logRequest(r, in.body, in.launch, formToks)
-	in.route = routeMatch{index: -1}
 	if in.authed && in.pathOK {
-		// Counted on arrival, before the latency wait, so that a client
-		// that gives up during the wait still counts its request.
 		if in.route = findRoute(r.Method, in.segs); in.route.index >= 0 {
 			s.counters.byRoute[in.route.index].Add(1)
 		}
@@ -350,43 +346,33 @@ func (s frontDoor) read(r *http.Request) incoming {
 // then applies the budget, the injected failures and the overrides, and
 // routes.
 func (s frontDoor) dispatch(w http.ResponseWriter, r *http.Request, in *incoming) {
+	v2 := len(in.segs) > 0 && strings.EqualFold(in.segs[0], "v2")
 	switch {
 	case in.launch:
 		s.serveLaunch(w, r, in.form, in.formStatus)
-		return
 	case in.learner:
 		s.serveLearner(w, r, in.segs[1])
-		return
 	case !in.authed:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="edapptest"`)
 		writeError(w, http.StatusUnauthorized, "Unauthorized")
-		return
 	case in.tooLarge:
-		writeError(w, http.StatusRequestEntityTooLarge,
-			"request body too large (limit "+strconv.Itoa(MaxBodyBytes)+" bytes)")
-		return
+		writeError(w, http.StatusRequestEntityTooLarge, "request body too large (limit "+strconv.Itoa(MaxBodyBytes)+" bytes)")
 	case !in.pathOK:
 		writeError(w, http.StatusBadRequest, "malformed path")
-		return
+	case v2 && !s.admit(w), s.injectFailure(w, r, in.route):
+		// answered: over the budget, or an injected failure
+	default:
+		if h, _ := s.core.Override(r); h != nil {
+			r.Body = io.NopCloser(bytes.NewReader(in.body))
+			h.ServeHTTP(w, r)
+			return
+		}
+		s.route(w, r, in.route, in.segs, in.body)
 	}
-	m := in.route
-	if len(in.segs) > 0 && strings.EqualFold(in.segs[0], "v2") && !s.admit(w) {
-		return
-	}
-	if s.injectFailure(w, r, m) {
-		return
-	}
-	if h, _ := s.core.Override(r); h != nil {
-		r.Body = io.NopCloser(bytes.NewReader(in.body))
-		h.ServeHTTP(w, r)
-		return
-	}
-	s.route(w, r, m, in.segs, in.body)
 }
 
 // finish records the answer's status and logs the request. A handler
-// that panicked (v != nil) gets a 500, and the panic is kept for New's
-// check.
+// that panicked (v != nil) gets a 500, and the panic is kept for New.
 func (s frontDoor) finish(sw *fakeserver.StatusWriter, r *http.Request, entry *Request, start time.Time, v any) {
 	if v != nil {
 		s.panics.Add(1)
@@ -400,25 +386,15 @@ func (s frontDoor) finish(sw *fakeserver.StatusWriter, r *http.Request, entry *R
 		entry.Status = sw.Status()
 	}
 	s.meta.Unlock()
-	s.core.Log.Debug("edapptest request", "method", r.Method, "path", pathOf(r),
+	s.core.Log.Debug("edapptest request", "method", r.Method, "path", cmp.Or(r.URL, &url.URL{}).Path,
 		"status", sw.Status(), "elapsed", time.Since(start))
-}
-
-func pathOf(r *http.Request) string {
-	if r.URL == nil {
-		return ""
-	}
-	return r.URL.Path
 }
 
 // readBody reads at most MaxBodyBytes of the body. A longer body, declared
 // or found, is left unread and dropped.
 func readBody(r *http.Request) (body []byte, tooLarge bool) {
-	if r.Body == nil || r.Body == http.NoBody {
-		return nil, false
-	}
-	if r.ContentLength > MaxBodyBytes {
-		return nil, true
+	if r.Body == nil || r.Body == http.NoBody || r.ContentLength > MaxBodyBytes {
+		return nil, r.ContentLength > MaxBodyBytes
 	}
 	b, _ := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 	if len(b) > MaxBodyBytes {
@@ -535,11 +511,7 @@ func (s frontDoor) injectFailure(w http.ResponseWriter, r *http.Request, m route
 	if f.RetryAfter > 0 {
 		w.Header().Set("Retry-After", fakeserver.RetryAfter(f.RetryAfter))
 	}
-	msg := http.StatusText(f.Status)
-	if msg == "" {
-		msg = "injected failure"
-	}
-	writeError(w, f.Status, msg)
+	writeError(w, f.Status, cmp.Or(http.StatusText(f.Status), "injected failure"))
 	return true
 }
 
@@ -547,9 +519,8 @@ func (s frontDoor) injectFailure(w http.ResponseWriter, r *http.Request, m route
 type budget struct {
 	limit  int
 	window time.Duration
-
-	mu    sync.Mutex
-	times []time.Time // admission times, oldest first
+	mu     sync.Mutex
+	times  []time.Time // admission times, oldest first
 }
 
 // admit reports whether a request at now fits the budget, and otherwise
@@ -557,12 +528,7 @@ type budget struct {
 func (b *budget) admit(now time.Time) (bool, time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	cut := now.Add(-b.window)
-	i := 0
-	for i < len(b.times) && !b.times[i].After(cut) {
-		i++
-	}
-	b.times = b.times[i:]
+	b.times = slices.DeleteFunc(b.times, func(t time.Time) bool { return !t.After(now.Add(-b.window)) })
 	if len(b.times) < b.limit {
 		b.times = append(b.times, now)
 		return true, 0
@@ -576,13 +542,12 @@ func (s frontDoor) admit(w http.ResponseWriter) bool {
 		return true
 	}
 	ok, wait := s.budget.admit(s.now())
-	if ok {
-		return true
+	if !ok {
+		w.Header().Set("Retry-After", fakeserver.RetryAfter(wait))
+		writeError(w, http.StatusTooManyRequests, "Too Many Requests: over "+
+			strconv.Itoa(s.budget.limit)+" requests in "+s.budget.window.String())
 	}
-	w.Header().Set("Retry-After", fakeserver.RetryAfter(wait))
-	writeError(w, http.StatusTooManyRequests, "Too Many Requests: over "+
-		strconv.Itoa(s.budget.limit)+" requests in "+s.budget.window.String())
-	return false
+	return ok
 }
 
 // randomUUID returns a version 4 UUID, the shape of the real launch tokens.
