@@ -233,7 +233,7 @@ func checkLaunch(st *store, tok, lessonID string, now time.Time) (*user, *lesson
 func (st *store) launchInfo(u *user, l *lesson, t *launchToken, now time.Time) launchInfo {
 	return launchInfo{
 		LessonID: l.id, LessonTitle: l.title, CourseID: l.courseID,
-		CourseTitle:  field(st.courses.Get(l.courseID), func(c *course) string { return c.title }),
+		CourseTitle:  orZero(st.courses.Get(l.courseID)).title,
 		UserID:       u.id,
 		Learner:      learnerName(u),
 		MinimumScore: l.minimumScore,

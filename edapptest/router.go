@@ -450,17 +450,16 @@ func restorePlus(v string) string {
 
 // timeParam reads an optional datetime query parameter; on a bad value it
 // answers 400 and reports false.
-func (c *exchange) timeParam(name, display string) (time.Time, bool) {
-	v := c.q(name)
+func (c *exchange) timeParam(name string) (time.Time, bool) {
+	v := c.q(strings.ToLower(name))
 	if v == "" {
 		return time.Time{}, true
 	}
 	t, ok := parseQueryTime(v)
 	if !ok {
-		c.fail(http.StatusBadRequest, "invalid "+display+": "+strconv.Quote(truncate(v, 64))+" is not a datetime (want RFC 3339, such as 2026-11-22T01:35:07Z)")
-		return time.Time{}, false
+		c.fail(http.StatusBadRequest, "invalid "+name+": "+strconv.Quote(truncate(v, 64))+" is not a datetime (want RFC 3339, such as 2026-11-22T01:35:07Z)")
 	}
-	return t, true
+	return t, ok
 }
 
 // with binds a conversion's store, for pageMap.

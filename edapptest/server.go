@@ -47,7 +47,6 @@ type Server struct {
 
 	core        *fakeserver.Core
 	cfg         config
-	transport   *http.Transport
 	httpClient  *http.Client
 	panics      atomic.Int64 // recovered panics; the tests want zero
 	reqSeq      atomic.Int64

@@ -347,9 +347,9 @@ func v1Activities(c *exchange) {
 		e := c.st.events[i]
 		r := c.st.refs(e.userID, e.lessonID, e.courseID)
 		a := v1Activity{Type: e.name, Date: wt(e.at), UserID: e.userID,
-			Username: field(r.u, func(u *user) string { return u.username }),
-			CourseID: e.courseID, CourseTitle: r.courseTitle(),
-			LessonID: e.lessonID, LessonTitle: r.lessonTitle()}
+			Username: r.u.username,
+			CourseID: e.courseID, CourseTitle: r.c.title,
+			LessonID: e.lessonID, LessonTitle: r.l.title}
 		if e.hasScore {
 			s := e.score
 			a.Score = &s

@@ -1,11 +1,11 @@
 package edapptest
 
 import (
-	"cmp"
-	"maps"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -49,7 +49,6 @@ var eventFields = func() map[edapp.EventName][]eventField {
 		edapp.EventCourseReminderWebHook:                       s("eventName", "userId", "userExternalId", "username", "email", "courseId", "courseTitle", "courseLink", "dueDate", "timestamp"),
 	}
 }()
-
 
 // orderedJSON is a JSON object that keeps its field order.
 type orderedJSON struct {
