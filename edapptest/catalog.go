@@ -31,12 +31,9 @@ func v2Collections(c *exchange) {
 }
 
 func v2CollectionCourses(c *exchange) {
-	col := c.st.collections.Get(c.params[0])
-	if col == nil {
-		c.fail(http.StatusNotFound, "course collection "+quote(c.params[0])+" not found")
-		return
+	if col := param(c, 0, &c.st.collections, "course collection"); col != nil {
+		pageMap(c, collectionCourses(c.st, col), toV2Course)
 	}
-	pageMap(c, collectionCourses(c.st, col), toV2Course)
 }
 
 // v2Courses lists every course, published or not. It also honours

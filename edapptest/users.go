@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 // userPatch is a user write as the bodies of POST /v2/users and PUT
@@ -82,52 +84,32 @@ func applyUser(st *store, u *user, p userPatch, now time.Time) error {
 // checkUserPatch validates a user write, and returns the group its invite
 // code names.
 func checkUserPatch(st *store, u *user, p userPatch, isNew bool) (invited *group, err error) {
+	name, ext, code := deref(p.Username), deref(p.ExternalID), deref(p.InviteCode)
+	taken := func(o *user) bool { return o != nil && o != u }
 	switch {
-	case p.Username != nil && *p.Username == "":
+	case p.Username != nil && name == "":
 		return nil, invalid("username must not be empty")
 	case p.Username == nil && isNew:
 		return nil, invalid("username is required")
+	case p.Username != nil && taken(st.userByUsername(name)):
+		return nil, conflict("username %q is taken", name)
+	case ext != "" && taken(st.userByExternalID(ext)):
+		return nil, conflict("external id %q is taken", ext)
 	}
-	if p.Username != nil {
-		if o := st.userByUsername(*p.Username); o != nil && o != u {
-			return nil, conflict("username %q is taken", *p.Username)
+	for _, r := range deref(p.Roles) {
+		if !slices.Contains(roles, r) {
+			return nil, invalid("unknown role %q (want one of %s)", r, strings.Join(roles, ", "))
 		}
 	}
-	if p.ExternalID != nil && *p.ExternalID != "" {
-		if o := st.userByExternalID(*p.ExternalID); o != nil && o != u {
-			return nil, conflict("external id %q is taken", *p.ExternalID)
+	for _, id := range append(deref(p.Groups), deref(p.ManagedUserGroups)...) {
+		if st.groups.Get(id) == nil {
+			return nil, invalid("unknown user group %q", id)
 		}
 	}
-	if p.Roles != nil {
-		for _, r := range *p.Roles {
-			if !slices.Contains(roles, r) {
-				return nil, invalid("unknown role %q (want one of %s)", r, strings.Join(roles, ", "))
-			}
-		}
-	}
-	if err := checkGroupIDs(st, p.Groups, p.ManagedUserGroups); err != nil {
-		return nil, err
-	}
-	if p.InviteCode != nil && *p.InviteCode != "" {
-		if invited = groupByInviteCode(st, *p.InviteCode); invited == nil {
-			return nil, invalid("unknown invite code %q", *p.InviteCode)
-		}
+	if invited = groupByInviteCode(st, code); code != "" && invited == nil {
+		return nil, invalid("unknown invite code %q", code)
 	}
 	return invited, nil
-}
-
-func checkGroupIDs(st *store, lists ...*[]string) error {
-	for _, list := range lists {
-		if list == nil {
-			continue
-		}
-		for _, id := range *list {
-			if st.groups.Get(id) == nil {
-				return invalid("unknown user group %q", id)
-			}
-		}
-	}
-	return nil
 }
 
 // assignFields sets the string fields the patch holds.
@@ -148,13 +130,11 @@ func (p userPatch) assignFields(u *user) {
 func memberships(old []membership, ids []string, now time.Time) []membership {
 	var out []membership
 	for _, id := range ids {
-		joined := now
-		for _, m := range old {
-			if m.groupID == id {
-				joined = m.joined
-			}
+		i := slices.IndexFunc(old, func(m membership) bool { return m.groupID == id })
+		out = append(out, membership{id, now})
+		if i >= 0 {
+			out[len(out)-1].joined = old[i].joined
 		}
-		out = append(out, membership{id, joined})
 	}
 	return out
 }
@@ -198,41 +178,23 @@ func v2CreateUser(c *exchange) {
 // and externalId.
 func v2ListUsers(c *exchange) {
 	name, ext := c.q("username"), c.q("externalid")
-	var out []*user
-	for _, u := range c.st.users.All() {
-		if name != "" && !strings.EqualFold(u.username, name) && !strings.EqualFold(u.email, name) {
-			continue
-		}
-		if ext != "" && u.externalID != ext {
-			continue
-		}
-		out = append(out, u)
-	}
-	pageMap(c, out, toV2User)
+	pageMap(c, c.st.users.Filter(func(u *user) bool {
+		return (name == "" || strings.EqualFold(u.username, name) || strings.EqualFold(u.email, name)) &&
+			(ext == "" || u.externalID == ext)
+	}), toV2User)
 }
 
-func (c *exchange) userParam(i int) *user {
-	u := c.st.users.Get(c.params[i])
-	if u == nil {
-		c.fail(http.StatusNotFound, "user "+quote(c.params[i])+" not found")
-	}
-	return u
-}
+func (c *exchange) userParam(i int) *user     { return param(c, i, &c.st.users, "user") }
+func (c *exchange) groupParam(i int) *group   { return param(c, i, &c.st.groups, "user group") }
+func (c *exchange) courseParam(i int) *course { return param(c, i, &c.st.courses, "course") }
 
-func (c *exchange) groupParam(i int) *group {
-	g := c.st.groups.Get(c.params[i])
-	if g == nil {
-		c.fail(http.StatusNotFound, "user group "+quote(c.params[i])+" not found")
+// param finds the record the i-th path parameter names, or answers 404.
+func param[T any](c *exchange, i int, t *fakeserver.Table[T], what string) *T {
+	v := t.Get(c.params[i])
+	if v == nil {
+		c.fail(http.StatusNotFound, what+" "+quote(c.params[i])+" not found")
 	}
-	return g
-}
-
-func (c *exchange) courseParam(i int) *course {
-	cr := c.st.courses.Get(c.params[i])
-	if cr == nil {
-		c.fail(http.StatusNotFound, "course "+quote(c.params[i])+" not found")
-	}
-	return cr
+	return v
 }
 
 func quote(s string) string { return `"` + truncate(s, 64) + `"` }

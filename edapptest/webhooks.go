@@ -361,11 +361,8 @@ func v2ListWebhooks(c *exchange) {
 
 // v2DeleteWebhook removes a webhook. The vendor does not document it.
 func v2DeleteWebhook(c *exchange) {
-	id := c.params[0]
-	if c.st.webhooks.Get(id) == nil {
-		c.fail(http.StatusNotFound, "webhook "+quote(id)+" not found")
-		return
+	if w := param(c, 0, &c.st.webhooks, "webhook"); w != nil {
+		c.st.webhooks.Remove(w.id)
+		c.json(http.StatusOK, successBody{Success: true})
 	}
-	c.st.webhooks.Remove(id)
-	c.json(http.StatusOK, successBody{Success: true})
 }
