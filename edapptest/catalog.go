@@ -52,9 +52,5 @@ func v2CourseLessons(c *exchange) {
 	if cr == nil {
 		return
 	}
-	out := []v2Lesson{}
-	for _, l := range c.st.courseLessons(cr) {
-		out = append(out, toV2Lesson(l))
-	}
-	c.json(http.StatusOK, out)
+	c.json(http.StatusOK, convert(c.st.courseLessons(cr), toV2Lesson))
 }

@@ -358,16 +358,11 @@ func pageMap[S, T any](c *exchange, items []S, conv func(S) T) {
 	if !ok {
 		return
 	}
-	out := []T{}
-	if page-1 <= len(items)/size {
-		start := (page - 1) * size
-		if start < len(items) {
-			for _, it := range items[start:min(start+size, len(items))] {
-				out = append(out, conv(it))
-			}
-		}
+	var pageItems []S
+	if start := (page - 1) * size; page-1 <= len(items)/size && start < len(items) {
+		pageItems = items[start:min(start+size, len(items))]
 	}
-	c.json(http.StatusOK, envelope[T]{TotalCount: len(items), Items: out})
+	c.json(http.StatusOK, envelope[T]{TotalCount: len(items), Items: convert(pageItems, conv)})
 }
 
 func truncate(s string, n int) string {
@@ -460,6 +455,15 @@ func (c *exchange) timeParam(name string) (time.Time, bool) {
 		c.fail(http.StatusBadRequest, "invalid "+name+": "+strconv.Quote(truncate(v, 64))+" is not a datetime (want RFC 3339, such as 2026-11-22T01:35:07Z)")
 	}
 	return t, ok
+}
+
+// convert converts every item; an empty list is an empty array, not null.
+func convert[S, T any](items []S, conv func(S) T) []T {
+	out := make([]T, 0, len(items))
+	for _, it := range items {
+		out = append(out, conv(it))
+	}
+	return out
 }
 
 // with binds a conversion's store, for pageMap.

@@ -49,11 +49,7 @@ func v1SaveUser(c *exchange) {
 
 // v1ListUsers answers every user as a bare array.
 func v1ListUsers(c *exchange) {
-	out := make([]v1User, 0, c.st.users.Len())
-	for _, u := range c.st.users.All() {
-		out = append(out, toV1User(u))
-	}
-	c.json(http.StatusOK, out)
+	c.json(http.StatusOK, convert(c.st.users.All(), toV1User))
 }
 
 // userToken answers the user's token, minted on first request and then
@@ -81,20 +77,26 @@ func v1TokenByExternalID(c *exchange) {
 }
 
 func v1DeleteUser(c *exchange) {
-	u := c.st.users.Get(c.params[0])
-	if u == nil {
-		c.json(http.StatusNotFound, successBody{Message: "user " + quote(c.params[0]) + " not found"})
+	v1Delete(c, c.st.users.Get(c.params[0]) != nil, "user", c.st.deleteUser)
+}
+
+func v1DeleteGroup(c *exchange) {
+	v1Delete(c, c.st.groups.Get(c.params[0]) != nil, "user group", c.st.deleteGroup)
+}
+
+// v1Delete deletes the record the path names; v1 answers a missing one
+// with its success body.
+func v1Delete(c *exchange, found bool, what string, del func(id string)) {
+	if !found {
+		c.json(http.StatusNotFound, successBody{Message: what + " " + quote(c.params[0]) + " not found"})
 		return
 	}
-	c.st.deleteUser(u.id)
+	del(c.params[0])
 	c.json(http.StatusOK, successBody{Success: true})
 }
 
 func toV1Group(st *store, g *group) v1Group {
-	users := []string{}
-	for _, u := range st.members(g) {
-		users = append(users, u.id)
-	}
+	users := convert(st.members(g), func(u *user) string { return u.id })
 	return v1Group{ID: g.id, Name: g.name, Users: users, Courses: g.courseIDs()}
 }
 
@@ -167,21 +169,7 @@ func deref[T any](p *T) (v T) {
 
 // v1ListGroups answers every group as a bare array.
 func v1ListGroups(c *exchange) {
-	out := make([]v1Group, 0, c.st.groups.Len())
-	for _, g := range c.st.groups.All() {
-		out = append(out, toV1Group(c.st, g))
-	}
-	c.json(http.StatusOK, out)
-}
-
-func v1DeleteGroup(c *exchange) {
-	g := c.st.groups.Get(c.params[0])
-	if g == nil {
-		c.json(http.StatusNotFound, successBody{Message: "user group " + quote(c.params[0]) + " not found"})
-		return
-	}
-	c.st.deleteGroup(g.id)
-	c.json(http.StatusOK, successBody{Success: true})
+	c.json(http.StatusOK, convert(c.st.groups.All(), with(c.st, toV1Group)))
 }
 
 func courseHead(cr *course, cs courseState) v1CourseHead {

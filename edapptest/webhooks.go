@@ -352,11 +352,7 @@ func v2CreateWebhook(c *exchange) {
 
 // v2ListWebhooks answers a bare array. The vendor does not document it.
 func v2ListWebhooks(c *exchange) {
-	out := []wireWebhook{}
-	for _, w := range c.st.webhooks.All() {
-		out = append(out, toWireWebhook(w))
-	}
-	c.json(http.StatusOK, out)
+	c.json(http.StatusOK, convert(c.st.webhooks.All(), toWireWebhook))
 }
 
 // v2DeleteWebhook removes a webhook. The vendor does not document it.
