@@ -102,7 +102,7 @@ func find[T any](t *fakeserver.Table[T], what, id string) (*T, error) {
 }
 
 // userLesson finds a user and a lesson, or reports the first one missing.
-func (st *store) userLesson(userID, lessonID string) (*user, *lesson, error) {
+func userLesson(st *store, userID, lessonID string) (*user, *lesson, error) {
 	u, errU := st.user(userID)
 	l, errL := st.lesson(lessonID)
 	return u, l, cmp.Or(errU, errL)
@@ -467,7 +467,7 @@ func (s Seeding) AddAttempt(spec AttemptSpec) (string, error) {
 	}
 	var id string
 	err := s.emit(func(st *store, now time.Time) ([]outEvent, error) {
-		u, l, err := st.userLesson(spec.UserID, spec.LessonID)
+		u, l, err := userLesson(st, spec.UserID, spec.LessonID)
 		if err != nil {
 			return nil, err
 		}
@@ -491,7 +491,7 @@ func (s Seeding) AddAttempt(spec AttemptSpec) (string, error) {
 func (s Seeding) OpenLesson(userID, lessonID string) (string, error) {
 	var id string
 	err := s.locked(func(st *store, now time.Time) error {
-		u, l, err := st.userLesson(userID, lessonID)
+		u, l, err := userLesson(st, userID, lessonID)
 		if err == nil {
 			id = st.open(u, l, now).id
 		}
@@ -511,7 +511,7 @@ func (s Seeding) CompleteLesson(userID, lessonID string, score float64) error {
 		return err
 	}
 	return s.emit(func(st *store, now time.Time) ([]outEvent, error) {
-		u, l, err := st.userLesson(userID, lessonID)
+		u, l, err := userLesson(st, userID, lessonID)
 		if err != nil {
 			return nil, err
 		}
@@ -526,7 +526,7 @@ func (s Seeding) AddInteraction(in Interaction) error {
 		return invalid("interaction type %q (want view or slide)", in.Type)
 	}
 	return s.locked(func(st *store, now time.Time) error {
-		u, _, err := st.userLesson(in.UserID, in.LessonID)
+		u, _, err := userLesson(st, in.UserID, in.LessonID)
 		if err == nil {
 			st.interactions = append(st.interactions, &interaction{
 				userID: u.id, lessonID: in.LessonID, slide: orDefault(in.Slide, "Slide 1"), kind: kind,

@@ -358,7 +358,7 @@ func groupByInviteCode(st *store, code string) *group {
 	return st.groups.Find(func(g *group) bool { return g.inviteCode != "" && strings.EqualFold(g.inviteCode, code) })
 }
 
-func (st *store) children(g *group) []*group {
+func children(st *store, g *group) []*group {
 	return st.groups.Filter(func(o *group) bool { return o.parentID == g.id })
 }
 
@@ -494,7 +494,7 @@ func (st *store) deleteGroup(id string) {
 	if g == nil {
 		return
 	}
-	for _, o := range st.children(g) {
+	for _, o := range children(st, g) {
 		o.parentID = g.parentID
 	}
 	for _, u := range st.users.All() {

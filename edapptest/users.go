@@ -256,7 +256,7 @@ func v2UserCourses(c *exchange) {
 }
 
 func toV2Group(st *store, g *group) v2Group {
-	return v2Group{ID: g.id, Name: g.name, InviteCode: g.inviteCode, HasChildren: len(st.children(g)) > 0}
+	return v2Group{ID: g.id, Name: g.name, InviteCode: g.inviteCode, HasChildren: len(children(st, g)) > 0}
 }
 
 // addGroup validates and stores a new group.
@@ -296,7 +296,7 @@ func v2GroupChildren(c *exchange) {
 	if g == nil {
 		return
 	}
-	pageMap(c, c.st.children(g), with(c.st, toV2Group))
+	pageMap(c, children(c.st, g), with(c.st, toV2Group))
 }
 
 func v2GroupUsers(c *exchange) {
