@@ -1,8 +1,7 @@
 package sctest
 
 import (
-	"math"
-	"net/http"
+	"fmt"
 	"time"
 )
 
@@ -11,35 +10,149 @@ import (
 // pageSize, {totalCount, items}, filters courseId, lessonId and userId,
 // and a time range where the EdApp read has one.
 
+// analyticsStore holds the warehouse's rows. Each carries when the fake
+// recorded it; a read shows it only once the analytics lag has passed.
+type analyticsStore struct {
+	rows           map[string][]*analyticsRow // by report
+	lessonProgress map[ulKey]*lessonProgress
+	lpKeys         []ulKey
+	questions      map[string]*surveyQuestion
+}
+
+// analyticsRow is one row of a report, built when it is recorded, with
+// what the report's filters match: ids, and at for its time range.
+type analyticsRow struct {
+	userID, courseID, lessonID string
+	at, recorded               time.Time
+	wire                       any
+}
+
+// The reports the fake records itself; AddAnalyticsRow fills the others.
+const (
+	reportAttempts  = "lessons/attempts"
+	reportEvents    = "lessons/progress/events"
+	reportQuestions = "surveys/questionDefinitions"
+	reportAnswers   = "surveys/answers"
+)
+
+// Reports whose rows nothing public shows; AddAnalyticsRow fills them.
+const (
+	ReportSlideStatistics     = "slides/statistics"
+	ReportUserSlideStatistics = "users/slides/statistics" // filtered by the userId field
+	ReportRapidRefreshAnswers = "rapidRefresh/answers"
+)
+
+type lessonProgress struct {
+	courseID                    string
+	opened, completed, recorded time.Time
+	score                       float64
+	hasScore                    bool
+	attempts                    int
+}
+
+type surveyQuestion struct{ id, courseID, lessonID, slideID, content string }
+
+func (st *store) addRow(report, userID, courseID, lessonID string, at, now time.Time, wire any) {
+	st.analytics.rows[report] = append(st.analytics.rows[report],
+		&analyticsRow{userID: userID, courseID: courseID, lessonID: lessonID, at: at, recorded: now, wire: wire})
+}
+
+func (st *store) addEvent(u *user, l *lesson, name string, score *float64, at, now time.Time) {
+	c := st.courses.Get(l.courseID)
+	st.addRow(reportEvents, u.id, c.id, l.id, at, now, wireProgressEvent{UserID: u.id, UserEmail: u.email,
+		UserFirstName: u.firstName, UserLastName: u.lastName, CourseID: c.id, CourseTitle: c.title,
+		CourseExternalID: c.externalID, LessonID: l.id, LessonTitle: l.title, LessonExternalID: l.externalID,
+		EventName: name, EventDateTime: wtp(at), LessonScore: score})
+}
+
+func (st *store) lessonProgressOf(k ulKey, courseID string, now time.Time) *lessonProgress {
+	lp := st.analytics.lessonProgress[k]
+	if lp == nil {
+		lp = &lessonProgress{courseID: courseID, recorded: now}
+		st.analytics.lessonProgress[k] = lp
+		st.analytics.lpKeys = append(st.analytics.lpKeys, k)
+	}
+	return lp
+}
+
+// SurveyQuestionSpec describes a survey question on a lesson's slide.
+type SurveyQuestionSpec struct {
+	CourseID, LessonID, SlideID, Type, Content string
+	Answers                                    []string // the answer options' texts
+}
+
+// AddSurveyQuestion adds a survey question and returns its id and its
+// answer options' ids. Definitions are not activity: they show at once.
+func (s Seeding) AddSurveyQuestion(spec SurveyQuestionSpec) (string, []string, error) {
+	q, err := update(s.server, func(st *store, _ time.Time) (wireSurveyQuestion, error) {
+		if st.courses.Get(spec.CourseID) == nil || st.lessons.Get(spec.LessonID) == nil {
+			return wireSurveyQuestion{}, fmt.Errorf("%w: course %q or lesson %q", ErrNotFound, spec.CourseID, spec.LessonID)
+		}
+		q := wireSurveyQuestion{ID: st.uuid("question"), CourseID: spec.CourseID, LessonID: spec.LessonID,
+			SlideID: spec.SlideID, QuestionType: orDefault(spec.Type, "rating"), QuestionContent: spec.Content, Answers: []wireAnswerDef{}}
+		for _, text := range spec.Answers {
+			q.Answers = append(q.Answers, wireAnswerDef{ID: st.uuid("answer"), Content: text})
+		}
+		st.analytics.questions[q.ID] = &surveyQuestion{q.ID, q.CourseID, q.LessonID, q.SlideID, q.QuestionContent}
+		st.addRow(reportQuestions, "", q.CourseID, q.LessonID, time.Time{}, time.Time{}, q)
+		return q, nil
+	})
+	ids := []string{}
+	for _, a := range q.Answers {
+		ids = append(ids, a.ID)
+	}
+	return q.ID, ids, err
+}
+
+// SurveyAnswerSpec is a user's answer to a survey question.
+type SurveyAnswerSpec struct {
+	QuestionID, UserID, AnswerID, Content string
+	At                                    time.Time // now when zero
+}
+
+// AddSurveyAnswer records a survey answer and returns its id.
+func (s Seeding) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
+	return update(s.server, func(st *store, now time.Time) (string, error) {
+		u, q := st.users.Get(spec.UserID), st.analytics.questions[spec.QuestionID]
+		if u == nil || q == nil {
+			return "", fmt.Errorf("%w: user %q or question %q", ErrNotFound, spec.UserID, spec.QuestionID)
+		}
+		id, at := st.uuid("surveyanswer"), orNow(spec.At, now)
+		st.addRow(reportAnswers, u.id, q.courseID, q.lessonID, at, now, wireSurveyAnswer{ID: id, CourseID: q.courseID,
+			LessonID: q.lessonID, SlideID: q.slideID, UserID: u.id, UserExternalID: u.externalID, QuestionID: q.id,
+			QuestionContent: q.content, AnswerDefinitionID: spec.AnswerID, AnswerContent: spec.Content, AnsweredDateTime: wtp(at)})
+		return id, nil
+	})
+}
+
+// AddAnalyticsRow adds a row, as given, to one of the reports whose shape
+// nothing public shows (the Report constants). A row's userId, courseId
+// and lessonId fields, when present, are what the report's filters match.
+func (s Seeding) AddAnalyticsRow(report string, row map[string]any) error {
+	if report != ReportSlideStatistics && report != ReportUserSlideStatistics && report != ReportRapidRefreshAnswers {
+		return fmt.Errorf("%w: report %q", ErrInvalid, report)
+	}
+	str := func(k string) string { v, _ := row[k].(string); return v }
+	return s.write(func(st *store, now time.Time) error {
+		st.addRow(report, str("userId"), str("courseId"), str("lessonId"), time.Time{}, now, row)
+		return nil
+	})
+}
+
+// analyticsFilter is what an analytics read was asked for: ids (userId
+// also from the path) and a time range, inclusive.
 type analyticsFilter struct {
 	courseID, lessonID, userID string
 	from, to                   time.Time
 }
 
-// readAnalyticsFilter reads the id filters (userId also from the path)
-// and, when fromName is not "", the time range (RFC 3339, inclusive).
-func readAnalyticsFilter(w http.ResponseWriter, r *http.Request, fromName, toName string) (analyticsFilter, bool) {
-	q := r.URL.Query()
-	f := analyticsFilter{courseID: q.Get("courseId"), lessonID: q.Get("lessonId"), userID: q.Get("userId")}
-	if id := r.PathValue("userId"); id != "" {
-		f.userID = id
+func readAnalyticsFilter(c *call, fromName, toName string) (f analyticsFilter, err error) {
+	q := c.URL.Query()
+	f = analyticsFilter{courseID: q.Get("courseId"), lessonID: q.Get("lessonId"), userID: orDefault(c.PathValue("userId"), q.Get("userId"))}
+	if f.from, err = timeParam(c, fromName); err == nil {
+		f.to, err = timeParam(c, toName)
 	}
-	for _, b := range []struct {
-		name string
-		t    *time.Time
-	}{{fromName, &f.from}, {toName, &f.to}} {
-		raw := q.Get(b.name)
-		if b.name == "" || raw == "" {
-			continue
-		}
-		t, err := time.Parse(time.RFC3339Nano, raw)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, codeInvalidArgument, b.name+" must be an RFC 3339 time")
-			return f, false
-		}
-		*b.t = t
-	}
-	return f, true
+	return f, err
 }
 
 func (f analyticsFilter) match(userID, courseID, lessonID string, at time.Time) bool {
@@ -53,160 +166,108 @@ func (f analyticsFilter) match(userID, courseID, lessonID string, at time.Time) 
 	return true
 }
 
-// visible reports whether a row recorded at recorded is published by now.
-func (s analyticsAPI) visible(recorded, now time.Time) bool {
-	return !now.Before(recorded.Add(s.cfg.lag))
-}
+// visible reports whether a row recorded at recorded is published.
+func (c *call) visible(recorded time.Time) bool { return !c.now.Before(recorded.Add(c.cfg.lag)) }
 
-// analyticsRead answers one analytics read whose rows are built whole:
-// paging, the filter, then the rows, under the read lock.
-func (s analyticsAPI) analyticsRead(w http.ResponseWriter, r *http.Request, fromName, toName string,
-	rows func(st *store, f analyticsFilter, now time.Time) []any) {
-	s.analyticsPaged(w, r, fromName, toName, func(st *store, f analyticsFilter, now time.Time, p *pageOf) {
-		for _, row := range rows(st, f, now) {
-			p.add(func() any { return row })
+// analyticsRows answers a page of a report's published rows the filter
+// matches, the time range read from the parameters from and to.
+func analyticsRows(report, from, to string) handler {
+	return func(c *call) (any, error) {
+		f, err := readAnalyticsFilter(c, from, to)
+		if err != nil {
+			return nil, err
 		}
-	})
-}
-
-// pageOf gathers one page of a read's matching rows: every match is
-// counted, and only the page's are built, so that a walk of many rows
-// costs each page its own.
-type pageOf struct {
-	start, size, total int
-	items              []any
-}
-
-func (p *pageOf) add(build func() any) {
-	if p.total >= p.start && p.total < p.start+p.size {
-		p.items = append(p.items, build())
-	}
-	p.total++
-}
-
-// analyticsPaged is analyticsRead for the reads with many rows: rows
-// adds each match to p.
-func (s analyticsAPI) analyticsPaged(w http.ResponseWriter, r *http.Request, fromName, toName string,
-	rows func(st *store, f analyticsFilter, now time.Time, p *pageOf)) {
-	page, size, ok := paging(w, r)
-	if !ok {
-		return
-	}
-	f, ok := readAnalyticsFilter(w, r, fromName, toName)
-	if !ok {
-		return
-	}
-	p := &pageOf{start: (page - 1) * size, size: size, items: []any{}}
-	s.read(func(st *store, now time.Time) { rows(st, f, now, p) })
-	writeJSON(w, http.StatusOK, wireList[any]{TotalCount: p.total, Items: p.items})
-}
-
-type wireAttempt struct {
-	ID                string  `json:"id"`
-	UserID            string  `json:"userId"`
-	UserExternalID    string  `json:"userExternalId"`
-	CourseID          string  `json:"courseId"`
-	CourseExternalID  string  `json:"courseExternalId"`
-	LessonID          string  `json:"lessonId"`
-	LessonExternalID  string  `json:"lessonExternalId"`
-	StartedDateTime   *string `json:"startedDateTime"`
-	CompletedDateTime *string `json:"completedDateTime"`
-	Score             float64 `json:"score"`
-	Success           bool    `json:"success"`
-	EarnedStars       int     `json:"earnedStars"`
-}
-
-// lessonAttempts answers .../lessons/attempts; startDateTime and
-// endDateTime bound the start of an attempt.
-func (s analyticsAPI) lessonAttempts(w http.ResponseWriter, r *http.Request) {
-	s.analyticsPaged(w, r, "startDateTime", "endDateTime", func(st *store, f analyticsFilter, now time.Time, p *pageOf) {
-		for _, a := range st.analytics.attempts {
-			if s.visible(a.recorded, now) && f.match(a.userID, a.courseID, a.lessonID, a.started) {
-				p.add(func() any { return st.wireAttempt(a) })
+		var out []any
+		for _, row := range c.st.analytics.rows[report] {
+			if c.visible(row.recorded) && f.match(row.userID, row.courseID, row.lessonID, row.at) {
+				out = append(out, row.wire)
 			}
 		}
-	})
-}
-
-func (st *store) wireAttempt(a *attempt) wireAttempt {
-	u, c, l := st.users.Get(a.userID), st.courses.Get(a.courseID), st.lessons.Get(a.lessonID)
-	return wireAttempt{ID: a.id, UserID: u.id, UserExternalID: u.externalID, CourseID: c.id,
-		CourseExternalID: c.externalID, LessonID: l.id, LessonExternalID: l.externalID,
-		StartedDateTime: wtp(a.started), CompletedDateTime: wtp(a.completed), Score: a.score,
-		Success: a.success, EarnedStars: int(math.Round(a.score / 100 * 3))}
-}
-
-type wireProgressEvent struct {
-	UserID           string   `json:"userId"`
-	UserEmail        string   `json:"userEmail"`
-	UserFirstName    string   `json:"userFirstName"`
-	UserLastName     string   `json:"userLastName"`
-	CourseID         string   `json:"courseId"`
-	CourseTitle      string   `json:"courseTitle"`
-	CourseExternalID string   `json:"courseExternalId"`
-	LessonID         string   `json:"lessonId"`
-	LessonTitle      string   `json:"lessonTitle"`
-	LessonExternalID string   `json:"lessonExternalId"`
-	EventName        string   `json:"eventName"`
-	EventDateTime    *string  `json:"eventDateTime"`
-	LessonScore      *float64 `json:"lessonScore"`
-}
-
-// progressEvents answers .../lessons/progress/events and the per-user
-// read; minEventDateTime and maxEventDateTime bound the event's time.
-func (s analyticsAPI) progressEvents(w http.ResponseWriter, r *http.Request) {
-	s.analyticsPaged(w, r, "minEventDateTime", "maxEventDateTime", func(st *store, f analyticsFilter, now time.Time, p *pageOf) {
-		for _, e := range st.analytics.events {
-			if s.visible(e.recorded, now) && f.match(e.userID, e.courseID, e.lessonID, e.at) {
-				p.add(func() any { return st.wireEvent(e) })
-			}
-		}
-	})
-}
-
-func (st *store) wireEvent(e *progressEvent) wireProgressEvent {
-	u, c, l := st.users.Get(e.userID), st.courses.Get(e.courseID), st.lessons.Get(e.lessonID)
-	we := wireProgressEvent{UserID: u.id, UserEmail: u.email, UserFirstName: u.firstName, UserLastName: u.lastName,
-		CourseID: c.id, CourseTitle: c.title, CourseExternalID: c.externalID, LessonID: l.id, LessonTitle: l.title,
-		LessonExternalID: l.externalID, EventName: e.name, EventDateTime: wtp(e.at)}
-	if e.hasScore {
-		score := e.score
-		we.LessonScore = &score
+		return page(c, out)
 	}
-	return we
-}
-
-type wireUserLessonProgress struct {
-	UserID            string   `json:"userId"`
-	CourseID          string   `json:"courseId"`
-	LessonID          string   `json:"lessonId"`
-	LessonTitle       string   `json:"lessonTitle"`
-	Opened            bool     `json:"opened"`
-	OpenedDateTime    *string  `json:"openedDateTime"`
-	Completed         bool     `json:"completed"`
-	CompletedDateTime *string  `json:"completedDateTime"`
-	Score             *float64 `json:"score"`
-	Attempts          int      `json:"attempts"`
 }
 
 // userLessonProgress answers .../users/{userId}/lessons/progress.
-func (s analyticsAPI) userLessonProgress(w http.ResponseWriter, r *http.Request) {
-	s.analyticsRead(w, r, "", "", func(st *store, f analyticsFilter, now time.Time) []any {
-		var out []any
-		for _, k := range st.analytics.lpKeys {
-			lp := st.analytics.lessonProgress[k]
-			if !s.visible(lp.recorded, now) || !f.match(k.userID, lp.courseID, k.lessonID, time.Time{}) {
-				continue
-			}
-			wp := wireUserLessonProgress{UserID: k.userID, CourseID: lp.courseID, LessonID: k.lessonID,
-				LessonTitle: st.lessons.Get(k.lessonID).title, Opened: !lp.opened.IsZero(), OpenedDateTime: wtp(lp.opened),
-				Completed: !lp.completed.IsZero(), CompletedDateTime: wtp(lp.completed), Attempts: lp.attempts}
-			if lp.hasScore {
-				score := lp.score
-				wp.Score = &score
-			}
-			out = append(out, wp)
+func userLessonProgress(c *call) (any, error) {
+	f, _ := readAnalyticsFilter(c, "", "")
+	var out []wireUserLessonProgress
+	for _, k := range c.st.analytics.lpKeys {
+		lp := c.st.analytics.lessonProgress[k]
+		if !c.visible(lp.recorded) || !f.match(k.userID, lp.courseID, k.lessonID, time.Time{}) {
+			continue
 		}
-		return out
-	})
+		wp := wireUserLessonProgress{UserID: k.userID, CourseID: lp.courseID, LessonID: k.lessonID,
+			LessonTitle: c.st.lessons.Get(k.lessonID).title, Opened: !lp.opened.IsZero(), OpenedDateTime: wtp(lp.opened),
+			Completed: !lp.completed.IsZero(), CompletedDateTime: wtp(lp.completed), Attempts: lp.attempts}
+		if lp.hasScore {
+			wp.Score = &lp.score
+		}
+		out = append(out, wp)
+	}
+	return page(c, out)
+}
+
+// courseStatistics answers .../courses/statistics: per course, the users
+// with progress in it, of them those who opened any lesson, and those who
+// completed every published lesson, from the published lesson progress.
+func courseStatistics(c *call) (any, error) {
+	f, _ := readAnalyticsFilter(c, "", "")
+	stats := map[string]*wireCourseStatistics{}
+	var out []*wireCourseStatistics
+	for _, co := range c.st.courses.All() {
+		stats[co.id] = &wireCourseStatistics{CourseID: co.id}
+		if f.match("", co.id, "", time.Time{}) {
+			out = append(out, stats[co.id])
+		}
+	}
+	for _, k := range c.st.progressKeys {
+		cs := stats[k.courseID]
+		lessons := c.st.publishedLessons(c.st.courses.Get(k.courseID))
+		opened, done := false, 0
+		for _, l := range lessons {
+			if lp := c.st.analytics.lessonProgress[ulKey{k.userID, l.id}]; lp != nil && c.visible(lp.recorded) {
+				opened = opened || !lp.opened.IsZero() || !lp.completed.IsZero()
+				done += btoi(!lp.completed.IsZero())
+			}
+		}
+		cs.TotalUsers++
+		cs.OpenedCount += btoi(opened)
+		cs.CompletedCount += btoi(len(lessons) > 0 && done == len(lessons))
+	}
+	return page(c, out)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// lessonStatistics answers .../lessons/statistics: per lesson, its
+// course's users, and those whose published progress opened and
+// completed it.
+func lessonStatistics(c *call) (any, error) {
+	f, _ := readAnalyticsFilter(c, "", "")
+	users := map[string]int{}
+	for _, k := range c.st.progressKeys {
+		users[k.courseID]++
+	}
+	opened, completed := map[string]int{}, map[string]int{}
+	for k, lp := range c.st.analytics.lessonProgress {
+		if c.visible(lp.recorded) {
+			opened[k.lessonID] += btoi(!lp.opened.IsZero() || !lp.completed.IsZero())
+			completed[k.lessonID] += btoi(!lp.completed.IsZero())
+		}
+	}
+	var out []wireLessonStatistics
+	for _, co := range c.st.courses.All() {
+		for _, lid := range co.lessonIDs {
+			if f.match("", co.id, lid, time.Time{}) {
+				out = append(out, wireLessonStatistics{LessonID: lid, CourseID: co.id, LessonTitle: c.st.lessons.Get(lid).title,
+					TotalUsers: users[co.id], OpenedCount: opened[lid], CompletedCount: completed[lid]})
+			}
+		}
+	}
+	return page(c, out)
 }

@@ -102,11 +102,11 @@ func TestFeedCourseProgressFilters(t *testing.T) {
 	base := "/training/v1/feed/training-course-progress?"
 	for q, want := range map[string]int{
 		"": 3,
-		"completion_status=COMPLETION_STATUS_COMPLETED":    2,
-		"completionStatus=COMPLETION_STATUS_NON_COMPLETED": 1,
-		"completionStatus=COMPLETION_STATUS_ALL":           3,
-		"modifiedAfter=2026-10-02T12:00:00Z":               1,
-		"courseId=" + course + "&userId=" + users[1]:       1,
+		"completion_status=COMPLETION_STATUS_COMPLETED":     2,
+		"completion_status=COMPLETION_STATUS_NON_COMPLETED": 1,
+		"completion_status=COMPLETION_STATUS_ALL":           3,
+		"modifiedAfter=2026-10-02T12:00:00Z":                1,
+		"courseId=" + course + "&userId=" + users[1]:        1,
 		"userId=nobody": 0,
 		"offset=1":      2,
 		"limit=1&completion_status=COMPLETION_STATUS_COMPLETED": 2,

@@ -1,19 +1,10 @@
 package sctest
 
 import (
-	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
-)
-
-// ErrNotFound and ErrConflict are what the seeding helpers return for an
-// unknown id and for a duplicate; ErrInvalid for a value the service
-// would refuse.
-var (
-	ErrNotFound = errors.New("sctest: not found")
-	ErrConflict = errors.New("sctest: conflict")
-	ErrInvalid  = errors.New("sctest: invalid")
 )
 
 type user struct {
@@ -37,44 +28,32 @@ type UserSpec struct {
 // AddUser adds a user; emails are unique without regard to case. The
 // first user added is the token's owner, whom WhoAmI names.
 func (s Seeding) AddUser(spec UserSpec) (string, error) {
-	var id string
-	err := s.write(func(st *store, now time.Time) (err error) { id, err = st.addUser(spec, now); return err })
-	return id, err
-}
-
-func (st *store) addUser(spec UserSpec, now time.Time) (string, error) {
-	email := strings.ToLower(strings.TrimSpace(spec.Email))
-	if email == "" {
-		return "", fmt.Errorf("%w: a user needs an email", ErrInvalid)
-	}
-	if st.userByEmail[email] != nil {
-		return "", fmt.Errorf("%w: email %q is taken", ErrConflict, spec.Email)
-	}
-	u := &user{id: spec.ID, email: spec.Email, firstName: spec.FirstName, lastName: spec.LastName,
-		externalID: spec.ExternalID, seatType: orDefault(spec.SeatType, "full"), active: !spec.Inactive,
-		lastSeen: spec.LastSeenAt, created: spec.CreatedAt}
-	if u.id == "" {
-		u.id = "user_" + st.hexID("user", 32)
-	}
-	if st.users.Get(u.id) != nil {
-		return "", fmt.Errorf("%w: user %q exists", ErrConflict, u.id)
-	}
-	if u.created.IsZero() {
-		u.created = now
-	}
-	st.users.Add(u.id, u)
-	st.userByEmail[email] = u
-	if st.ownerID == "" || spec.Owner {
-		st.ownerID = u.id
-	}
-	return u.id, nil
-}
-
-func orDefault(v, def string) string {
-	if strings.TrimSpace(v) == "" {
-		return def
-	}
-	return v
+	return update(s.server, func(st *store, now time.Time) (string, error) {
+		email := strings.ToLower(strings.TrimSpace(spec.Email))
+		if email == "" {
+			return "", fmt.Errorf("%w: a user needs an email", ErrInvalid)
+		} else if st.userByEmail[email] != nil {
+			return "", fmt.Errorf("%w: email %q is taken", ErrConflict, spec.Email)
+		}
+		u := &user{id: spec.ID, email: spec.Email, firstName: spec.FirstName, lastName: spec.LastName,
+			externalID: spec.ExternalID, seatType: orDefault(spec.SeatType, "full"), active: !spec.Inactive,
+			lastSeen: spec.LastSeenAt, created: spec.CreatedAt}
+		if u.id == "" {
+			u.id = "user_" + st.hexID("user", 32)
+		}
+		if st.users.Get(u.id) != nil {
+			return "", fmt.Errorf("%w: user %q exists", ErrConflict, u.id)
+		}
+		if u.created.IsZero() {
+			u.created = now
+		}
+		st.users.Add(u.id, u)
+		st.userByEmail[email] = u
+		if st.ownerID == "" || spec.Owner {
+			st.ownerID = u.id
+		}
+		return u.id, nil
+	})
 }
 
 type group struct{ id, name string }
@@ -82,30 +61,21 @@ type group struct{ id, name string }
 // AddGroup adds a group (groups are flat) and returns its id (role_ and
 // 32 hex digits unless id is given).
 func (s Seeding) AddGroup(id, name string) (string, error) {
-	err := s.write(func(st *store, _ time.Time) (err error) { id, err = st.addGroup(id, name); return err })
-	return id, err
-}
-
-func (st *store) addGroup(id, name string) (string, error) {
-	if id == "" {
-		id = "role_" + st.hexID("group", 32)
-	}
-	if st.groups.Get(id) != nil {
-		return "", fmt.Errorf("%w: group %q exists", ErrConflict, id)
-	}
-	st.groups.Add(id, &group{id: id, name: name})
-	return id, nil
+	return update(s.server, func(st *store, _ time.Time) (string, error) {
+		if id == "" {
+			id = "role_" + st.hexID("group", 32)
+		}
+		if st.groups.Get(id) != nil {
+			return "", fmt.Errorf("%w: group %q exists", ErrConflict, id)
+		}
+		st.groups.Add(id, &group{id: id, name: name})
+		return id, nil
+	})
 }
 
 // AddGroupUser makes a user a member of a group.
 func (s Seeding) AddGroupUser(groupID, userID string) error {
-	return s.write(func(st *store, _ time.Time) error {
-		if st.groups.Get(groupID) == nil || st.users.Get(userID) == nil {
-			return fmt.Errorf("%w: group %q or user %q", ErrNotFound, groupID, userID)
-		}
-		st.addMember(&st.groupUsers, memberKey{groupID, userID})
-		return nil
-	})
+	return s.addMember(&s.st.groupUsers, groupID, userID, func(st *store) bool { return st.groups.Get(groupID) != nil })
 }
 
 type site struct {
@@ -125,59 +95,236 @@ type SiteSpec struct {
 // AddSite adds a site and returns its id (location_ and 32 hex digits
 // unless given).
 func (s Seeding) AddSite(spec SiteSpec) (string, error) {
-	var id string
-	err := s.write(func(st *store, _ time.Time) (err error) { id, err = st.addSite(spec); return err })
-	return id, err
-}
-
-func (st *store) addSite(spec SiteSpec) (string, error) {
-	if spec.ParentID != "" && st.sites.Get(spec.ParentID) == nil {
-		return "", fmt.Errorf("%w: parent site %q", ErrNotFound, spec.ParentID)
-	}
-	h := st.hexID("site", 32)
-	id := orDefault(spec.ID, "location_"+h)
-	if st.sites.Get(id) != nil {
-		return "", fmt.Errorf("%w: site %q exists", ErrConflict, id)
-	}
-	st.sites.Add(id, &site{id: id, uuid: uuidOf(h), name: spec.Name, creatorID: orDefault(spec.CreatorID, st.ownerID),
-		metaLabel: orDefault(spec.MetaLabel, "location"), parentID: spec.ParentID, deleted: spec.Deleted})
-	return id, nil
+	return update(s.server, func(st *store, _ time.Time) (string, error) {
+		if spec.ParentID != "" && st.sites.Get(spec.ParentID) == nil {
+			return "", fmt.Errorf("%w: parent site %q", ErrNotFound, spec.ParentID)
+		}
+		h := st.hexID("site", 32)
+		id := orDefault(spec.ID, "location_"+h)
+		if st.sites.Get(id) != nil {
+			return "", fmt.Errorf("%w: site %q exists", ErrConflict, id)
+		}
+		st.sites.Add(id, &site{id: id, uuid: uuidOf(h), name: spec.Name, creatorID: orDefault(spec.CreatorID, st.ownerID),
+			metaLabel: orDefault(spec.MetaLabel, "location"), parentID: spec.ParentID, deleted: spec.Deleted})
+		return id, nil
+	})
 }
 
 // AddSiteMember makes a user a member of a site.
 func (s Seeding) AddSiteMember(siteID, userID string) error {
+	return s.addMember(&s.st.siteMembers, siteID, userID, func(st *store) bool { return st.sites.Get(siteID) != nil })
+}
+
+// addMember adds a membership to a list once.
+func (s Seeding) addMember(list *[]memberKey, parentID, userID string, parentExists func(st *store) bool) error {
 	return s.write(func(st *store, _ time.Time) error {
-		if st.sites.Get(siteID) == nil || st.users.Get(userID) == nil {
-			return fmt.Errorf("%w: site %q or user %q", ErrNotFound, siteID, userID)
+		if !parentExists(st) || st.users.Get(userID) == nil {
+			return fmt.Errorf("%w: group or site %q, or user %q", ErrNotFound, parentID, userID)
 		}
-		st.addMember(&st.siteMembers, memberKey{siteID, userID})
+		if k := (memberKey{parentID, userID}); !st.members[k] {
+			st.members[k] = true
+			*list = append(*list, k)
+		}
 		return nil
 	})
 }
 
-// addMember adds a membership to a list once.
-func (st *store) addMember(list *[]memberKey, k memberKey) {
-	if !st.members[k] {
-		st.members[k] = true
-		*list = append(*list, k)
+type course struct {
+	id, externalID, title, description, status, locale, thumbnailURL string
+	mandatory, published                                             bool
+	duration                                                         int
+	dueBy, created, modified                                         time.Time
+	lessonIDs                                                        []string
+}
+
+type lesson struct {
+	id, courseID, externalID, title, description, status string
+	minimumScore                                         int
+}
+
+// CourseSpec describes a course for AddCourse. Zero fields take defaults:
+// a new id (24 hex digits), status "published" (and then isPublished),
+// locale "en", created and modified now.
+type CourseSpec struct {
+	ID, ExternalID, Title, Description, Status, Locale, ThumbnailURL string
+	Mandatory                                                        bool
+	Duration                                                         int // minutes
+	DueBy, Created, Modified                                         time.Time
+	Lessons                                                          []LessonSpec
+}
+
+// LessonSpec describes a lesson of a course.
+type LessonSpec struct {
+	ID, ExternalID, Title, Description, Status string
+	MinimumScore                               int
+}
+
+// AddCourse adds a course and its lessons and returns their ids.
+func (s Seeding) AddCourse(spec CourseSpec) (courseID string, lessonIDs []string, err error) {
+	c, err := update(s.server, func(st *store, now time.Time) (*course, error) {
+		if strings.TrimSpace(spec.Title) == "" {
+			return nil, fmt.Errorf("%w: a course needs a title", ErrInvalid)
+		}
+		c := &course{id: orDefault(spec.ID, st.hexID("course", 24)), externalID: spec.ExternalID, title: spec.Title,
+			description: spec.Description, status: orDefault(spec.Status, "published"), locale: orDefault(spec.Locale, "en"),
+			thumbnailURL: spec.ThumbnailURL, mandatory: spec.Mandatory, duration: spec.Duration,
+			dueBy: spec.DueBy, created: spec.Created, modified: spec.Modified}
+		if st.courses.Get(c.id) != nil {
+			return nil, fmt.Errorf("%w: course %q exists", ErrConflict, c.id)
+		}
+		c.published = strings.EqualFold(c.status, "published")
+		c.created = orNow(c.created, now)
+		c.modified = orNow(c.modified, c.created)
+		for _, ls := range spec.Lessons {
+			l := &lesson{id: orDefault(ls.ID, st.hexID("lesson", 24)), courseID: c.id, externalID: ls.ExternalID,
+				title: ls.Title, description: ls.Description, status: orDefault(ls.Status, "published"), minimumScore: ls.MinimumScore}
+			st.lessons.Add(l.id, l)
+			c.lessonIDs = append(c.lessonIDs, l.id)
+		}
+		st.courses.Add(c.id, c)
+		return c, nil
+	})
+	if err != nil {
+		return "", nil, err
 	}
+	return c.id, c.lessonIDs, nil
 }
 
-// UserCount is the number of users the fake holds.
-func (s *Server) UserCount() int {
-	n := 0
-	s.read(func(st *store, _ time.Time) { n = st.users.Len() })
-	return n
-}
-
-// AdvanceClock moves the fake's clock on by d, on top of WithClock's, as
-// when a seeded history ends after the clock's time. A negative d does
-// nothing.
-func (s Seeding) AdvanceClock(d time.Duration) {
-	if d > 0 {
-		s.ahead.Add(int64(d))
+func orNow(at, now time.Time) time.Time {
+	if at.IsZero() {
+		return now
 	}
+	return at
 }
 
-// Now reads the fake's clock: WithClock's, moved on by AdvanceClock.
-func (s *Server) Now() time.Time { return s.now() }
+type collection struct {
+	id, title, description string
+	courseIDs              []string
+}
+
+// AddCollection adds a course collection holding the given courses.
+func (s Seeding) AddCollection(title, description string, courseIDs []string) (string, error) {
+	return s.addWithCourses("collection", courseIDs, func(st *store, id string) {
+		st.collections.Add(id, &collection{id: id, title: title, description: description, courseIDs: courseIDs})
+	})
+}
+
+// addWithCourses checks that courseIDs name courses, then adds a record
+// of a kind under a new UUID.
+func (s Seeding) addWithCourses(kind string, courseIDs []string, add func(st *store, id string)) (string, error) {
+	return update(s.server, func(st *store, _ time.Time) (string, error) {
+		for _, id := range courseIDs {
+			if st.courses.Get(id) == nil {
+				return "", fmt.Errorf("%w: course %q", ErrNotFound, id)
+			}
+		}
+		id := st.uuid(kind)
+		add(st, id)
+		return id, nil
+	})
+}
+
+type path struct {
+	id, title string
+	published bool
+	courseIDs []string
+}
+
+// AddPath adds a learning path through the given courses, in order.
+func (s Seeding) AddPath(title string, published bool, courseIDs []string) (string, error) {
+	return s.addWithCourses("path", courseIDs, func(st *store, id string) {
+		st.paths.Add(id, &path{id: id, title: title, published: published, courseIDs: courseIDs})
+	})
+}
+
+type rapidRefresh struct {
+	id, title, courseID string
+	published           bool
+}
+
+// AddRapidRefresh adds a rapid refresh (a short quiz series), optionally
+// about a course.
+func (s Seeding) AddRapidRefresh(title, courseID string, published bool) (string, error) {
+	courses := []string{courseID}
+	if courseID == "" {
+		courses = nil
+	}
+	return s.addWithCourses("rapidrefresh", courses, func(st *store, id string) {
+		st.refreshes.Add(id, &rapidRefresh{id: id, title: title, courseID: courseID, published: published})
+	})
+}
+
+type leaderboard struct {
+	id, name   string
+	start, end time.Time
+	rankings   []Ranking
+}
+
+// Ranking is one participant's place on a leaderboard.
+type Ranking struct {
+	UserID       string
+	TotalScore   int
+	NotAttempted bool
+}
+
+// AddLeaderboard adds an individual leaderboard; its rankings are ordered
+// by TotalScore, highest first, when GET .../rankings answers them.
+func (s Seeding) AddLeaderboard(name string, start, end time.Time, rankings []Ranking) (string, error) {
+	return update(s.server, func(st *store, _ time.Time) (string, error) {
+		for _, r := range rankings {
+			if st.users.Get(r.UserID) == nil {
+				return "", fmt.Errorf("%w: user %q", ErrNotFound, r.UserID)
+			}
+		}
+		id := st.uuid("leaderboard")
+		st.boards.Add(id, &leaderboard{id: id, name: name, start: start, end: end, rankings: rankings})
+		return id, nil
+	})
+}
+
+// DeleteUser removes a user, as an administrator deleting them does: the
+// feeds leave them and their progress out. A feed asked for rows modified
+// after a date says nothing of the deletion.
+func (s Seeding) DeleteUser(userID string) error {
+	return s.write(func(st *store, _ time.Time) error {
+		u := st.users.Get(userID)
+		if u == nil {
+			return fmt.Errorf("%w: user %q", ErrNotFound, userID)
+		}
+		st.users.Remove(userID)
+		delete(st.userByEmail, strings.ToLower(strings.TrimSpace(u.email)))
+		gone := func(k memberKey) bool {
+			if k.userID == userID {
+				delete(st.members, k)
+			}
+			return k.userID == userID
+		}
+		st.groupUsers = slices.DeleteFunc(st.groupUsers, gone)
+		st.siteMembers = slices.DeleteFunc(st.siteMembers, gone)
+		for _, c := range st.courses.All() {
+			st.resetProgress(userID, c)
+		}
+		return nil
+	})
+}
+
+// DeleteCourse removes a course and its lessons, and everyone's progress
+// in them, which the feeds then leave out as DeleteUser's do.
+func (s Seeding) DeleteCourse(courseID string) error {
+	return s.write(func(st *store, _ time.Time) error {
+		c := st.courses.Get(courseID)
+		if c == nil {
+			return fmt.Errorf("%w: course %q", ErrNotFound, courseID)
+		}
+		for _, k := range slices.Clone(st.progressKeys) {
+			if k.courseID == courseID {
+				st.resetProgress(k.userID, c)
+			}
+		}
+		for _, id := range c.lessonIDs {
+			st.lessons.Remove(id)
+		}
+		st.courses.Remove(courseID)
+		return nil
+	})
+}

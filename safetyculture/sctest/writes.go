@@ -1,11 +1,22 @@
 package sctest
 
 import (
+	"bytes"
 	"cmp"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 // Assignment is one assignee of a course: Type is ASSIGNMENT_TYPE_USER,
@@ -14,29 +25,10 @@ type Assignment struct {
 	Type, ID string
 }
 
-type wireAssignmentsBody struct {
-	Assignments []struct {
-		ID         string `json:"id"`
-		Type       string `json:"type"`
-		IsAssigned bool   `json:"isAssigned"`
-	} `json:"assignments"`
-	UniversalAccess bool `json:"universalAccess"`
-	ClearAllUsers   bool `json:"clearAllUsers"`
-	ClearAllGroups  bool `json:"clearAllGroups"`
-	ClearAllSites   bool `json:"clearAllSites"`
-}
-
 // Assignments returns a course's assignees, sorted by type and id.
 func (s *Server) Assignments(courseID string) []Assignment {
-	var out []Assignment
-	s.read(func(st *store, _ time.Time) {
-		for a := range st.assignments[courseID] {
-			out = append(out, a)
-		}
-	})
-	slices.SortFunc(out, func(a, b Assignment) int {
-		return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.ID, b.ID))
-	})
+	out := view(s, func(st *store) []Assignment { return slices.Collect(maps.Keys(st.assignments[courseID])) })
+	slices.SortFunc(out, func(a, b Assignment) int { return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.ID, b.ID)) })
 	return out
 }
 
@@ -47,45 +39,39 @@ func (s Seeding) AddAssignment(courseID string, a Assignment) error {
 		if st.courses.Get(courseID) == nil || !st.assigneeExists(a.Type, a.ID) {
 			return fmt.Errorf("%w: course %q or assignee %s %q", ErrNotFound, courseID, a.Type, a.ID)
 		}
-		if st.assignments[courseID] == nil {
-			st.assignments[courseID] = map[Assignment]bool{}
-		}
-		st.assignments[courseID][a] = true
+		st.assign(courseID, []wireAssignment{{a.ID, a.Type, true}}, nil)
 		return nil
 	})
+}
+
+type wireAssignment struct {
+	ID         string `json:"id"`
+	Type       string `json:"type"`
+	IsAssigned bool   `json:"isAssigned"`
 }
 
 // putAssignments answers PUT /training/courses/v1/{courseId}/assignments:
 // it assigns or unassigns users, groups and sites, after the clearAll
 // flags, and counts what changed of each kind.
-func (s api) putAssignments(w http.ResponseWriter, r *http.Request) {
-	var body wireAssignmentsBody
-	if !readJSON(w, r, &body) {
-		return
+func putAssignments(c *call) (any, error) {
+	var body struct {
+		Assignments                                  []wireAssignment
+		ClearAllUsers, ClearAllGroups, ClearAllSites bool
 	}
-	id := r.PathValue("courseId")
-	var counts map[string]int
-	status, code, msg := http.StatusOK, 0, ""
-	_ = s.write(func(st *store, _ time.Time) error {
-		if st.courses.Get(id) == nil {
-			status, code, msg = http.StatusNotFound, codeNotFound, "course "+id+" not found"
-			return nil
-		}
-		for _, a := range body.Assignments {
-			if !st.assigneeExists(a.Type, a.ID) {
-				status, code, msg = http.StatusBadRequest, codeInvalidArgument, "unknown assignee "+a.Type+" "+a.ID
-				return nil
-			}
-		}
-		counts = st.assign(id, body)
-		return nil
-	})
-	if status != http.StatusOK {
-		writeError(w, status, code, msg)
-		return
+	if _, err := find(c, c.st.courses.Get, "courseId", "course"); err != nil {
+		return nil, err
+	} else if err := c.decode(&body); err != nil {
+		return nil, err
 	}
-	writeJSON(w, http.StatusOK, map[string]int{"usersUpdated": counts["ASSIGNMENT_TYPE_USER"],
-		"groupsUpdated": counts["ASSIGNMENT_TYPE_GROUP"], "sitesUpdated": counts["ASSIGNMENT_TYPE_SITE"]})
+	for _, a := range body.Assignments {
+		if !c.st.assigneeExists(a.Type, a.ID) {
+			return nil, badRequest("unknown assignee %s %s", a.Type, a.ID)
+		}
+	}
+	counts := c.st.assign(c.PathValue("courseId"), body.Assignments, map[string]bool{"ASSIGNMENT_TYPE_USER": body.ClearAllUsers,
+		"ASSIGNMENT_TYPE_GROUP": body.ClearAllGroups, "ASSIGNMENT_TYPE_SITE": body.ClearAllSites})
+	return map[string]int{"usersUpdated": counts["ASSIGNMENT_TYPE_USER"],
+		"groupsUpdated": counts["ASSIGNMENT_TYPE_GROUP"], "sitesUpdated": counts["ASSIGNMENT_TYPE_SITE"]}, nil
 }
 
 func (st *store) assigneeExists(kind, id string) bool {
@@ -100,21 +86,22 @@ func (st *store) assigneeExists(kind, id string) bool {
 	return false
 }
 
-func (st *store) assign(courseID string, body wireAssignmentsBody) map[string]int {
+// assign clears the kinds clear names, then applies in; it counts the
+// changes by kind.
+func (st *store) assign(courseID string, in []wireAssignment, clear map[string]bool) map[string]int {
 	set := st.assignments[courseID]
 	if set == nil {
 		set = map[Assignment]bool{}
 		st.assignments[courseID] = set
 	}
 	counts := map[string]int{}
-	clear := map[string]bool{"ASSIGNMENT_TYPE_USER": body.ClearAllUsers, "ASSIGNMENT_TYPE_GROUP": body.ClearAllGroups, "ASSIGNMENT_TYPE_SITE": body.ClearAllSites}
 	for a := range set {
 		if clear[a.Type] {
 			delete(set, a)
 			counts[a.Type]++
 		}
 	}
-	for _, in := range body.Assignments {
+	for _, in := range in {
 		a := Assignment{Type: in.Type, ID: in.ID}
 		if set[a] != in.IsAssigned {
 			counts[a.Type]++
@@ -129,53 +116,204 @@ func (st *store) assign(courseID string, body wireAssignmentsBody) map[string]in
 }
 
 // resetProgress answers POST /training/courseprogress/v1/reset. The body
-// is the fake's guess, {"courseId": "...", "userIds": ["..."]} (course_id
-// and user_ids are read too, as nothing public shows the spelling): it
-// forgets those users' progress in that course (the course's row and its
-// lessons').
-func (s api) resetProgress(w http.ResponseWriter, r *http.Request) {
+// is the fake's guess, {"courseId": "...", "userIds": ["..."]}: it
+// forgets those users' progress in that course and its lessons.
+func resetProgress(c *call) (any, error) {
 	var body struct {
-		CourseID   string   `json:"courseId"`
-		UserIDs    []string `json:"userIds"`
-		CourseIDSn string   `json:"course_id"`
-		UserIDsSn  []string `json:"user_ids"`
+		CourseID string   `json:"courseId"`
+		UserIDs  []string `json:"userIds"`
 	}
-	if !readJSON(w, r, &body) {
-		return
+	if err := c.decode(&body); err != nil {
+		return nil, err
 	}
-	body.CourseID = cmp.Or(body.CourseID, body.CourseIDSn)
-	if len(body.UserIDs) == 0 {
-		body.UserIDs = body.UserIDsSn
+	co := c.st.courses.Get(body.CourseID)
+	if co == nil {
+		return nil, notFound("course", body.CourseID)
 	}
-	found := true
-	_ = s.write(func(st *store, _ time.Time) error {
-		c := st.courses.Get(body.CourseID)
-		if found = c != nil; !found {
-			return nil
-		}
-		for _, uid := range body.UserIDs {
-			st.resetProgress(uid, c)
-		}
-		return nil
-	})
-	if !found {
-		notFound(w, "course", body.CourseID)
-		return
+	for _, uid := range body.UserIDs {
+		c.st.resetProgress(uid, co)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{})
+	return struct{}{}, nil
 }
 
-func (st *store) resetProgress(userID string, c *course) {
-	k := ucKey{userID, c.id}
-	if st.progress[k] != nil {
-		delete(st.progress, k)
-		st.progressKeys = slices.DeleteFunc(st.progressKeys, func(o ucKey) bool { return o == k })
+// The webhook shapes are the fake's reading of the service's reference:
+// a webhook is {webhook_id, url, trigger_events}; the list answers
+// {"webhooks": [...]}; the token reads {"token": "..."}.
+type webhook = wireWebhook
+
+// AddWebhook registers a webhook, as POST /webhooks/v1/webhooks does.
+func (s Seeding) AddWebhook(rawURL string, events ...string) (string, error) {
+	h, err := update(s.server, func(st *store, _ time.Time) (*webhook, error) {
+		return st.addWebhook(&webhook{URL: rawURL, TriggerEvents: events})
+	})
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	for _, lid := range c.lessonIDs {
-		lk := ulKey{userID, lid}
-		if st.analytics.lessonProgress[lk] != nil {
-			delete(st.analytics.lessonProgress, lk)
-			st.analytics.lpKeys = slices.DeleteFunc(st.analytics.lpKeys, func(o ulKey) bool { return o == lk })
+	return h.WebhookID, nil
+}
+
+func (st *store) addWebhook(h *webhook) (*webhook, error) {
+	if err := checkWebhook(h); err != nil {
+		return nil, err
+	}
+	h.WebhookID = st.uuid("webhook")
+	st.webhooks.Add(h.WebhookID, h)
+	return h, nil
+}
+
+func checkWebhook(h *webhook) error {
+	if u, err := url.Parse(h.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return badRequest("url must be an absolute http or https URL")
+	} else if len(h.TriggerEvents) == 0 {
+		return badRequest("trigger_events must name at least one event")
+	}
+	return nil
+}
+
+func listWebhooks(c *call) (any, error) {
+	return map[string]any{"webhooks": each(c.st.webhooks.All(), func(h *webhook) webhook { return *h })}, nil
+}
+
+func createWebhook(c *call) (any, error) {
+	var body webhook
+	if err := c.decode(&body); err != nil {
+		return nil, err
+	}
+	return c.st.addWebhook(&body)
+}
+
+func getWebhook(c *call) (any, error) { return find(c, c.st.webhooks.Get, "webhookId", "webhook") }
+
+func updateWebhook(c *call) (any, error) {
+	var body webhook
+	h, err := find(c, c.st.webhooks.Get, "webhookId", "webhook")
+	if err == nil {
+		err = c.decode(&body)
+	}
+	if err == nil {
+		err = checkWebhook(&body)
+	}
+	if err != nil {
+		return nil, err
+	}
+	h.URL, h.TriggerEvents = body.URL, body.TriggerEvents
+	return h, nil
+}
+
+func deleteWebhook(c *call) (any, error) {
+	h, err := find(c, c.st.webhooks.Get, "webhookId", "webhook")
+	if err != nil {
+		return nil, err
+	}
+	c.st.webhooks.Remove(h.WebhookID)
+	return struct{}{}, nil
+}
+
+// webhookToken answers GET /webhooks/v1/token with the signing secret,
+// and POST with a new one.
+func webhookToken(c *call) (any, error) {
+	if c.Method == http.MethodPost {
+		c.st.secret = fakeserver.RandomHex(32)
+	}
+	return map[string]string{"token": c.st.secret}, nil
+}
+
+// outgoing is one delivery to make, worked out under the lock and sent
+// after it is released.
+type outgoing struct {
+	url, event, secret string
+	env                wireEnvelope
+}
+
+// wireEnvelope is SafetyCulture's webhook payload; the data's details of
+// a training event are the fake's guess.
+type wireEnvelope struct {
+	WebhookID string `json:"webhook_id"`
+	Version   string `json:"version"`
+	Event     struct {
+		DateTriggered string            `json:"date_triggered"`
+		EventTypes    []string          `json:"event_types"`
+		TriggeredBy   map[string]string `json:"triggered_by"`
+	} `json:"event"`
+	Resource map[string]string `json:"resource"`
+	Data     struct {
+		Details map[string]string `json:"details"`
+	} `json:"data"`
+}
+
+// Delivery is a webhook delivery the fake made and how it ended.
+type Delivery struct {
+	WebhookID, URL, Event string
+	Body                  []byte // the raw body, as signed
+	Signature             string // x-safetyculture-signature
+	Status                int    // 0 when the request failed
+	Err                   string
+}
+
+// trainingEvent builds a training event about a user's course, or a
+// lesson of it when l is not nil, for each webhook registered for it.
+func (st *store) trainingEvent(event string, u *user, c *course, l *lesson, at time.Time) []outgoing {
+	var env wireEnvelope
+	env.Version = "3.0.0"
+	env.Event.DateTriggered = at.UTC().Format(time.RFC3339)
+	env.Event.EventTypes = []string{event}
+	env.Event.TriggeredBy = map[string]string{"user": u.id, "organization": st.orgID}
+	env.Resource = map[string]string{"id": c.id, "type": "TRAINING_COURSE"}
+	env.Data.Details = map[string]string{"course_id": c.id, "course_external_id": c.externalID, "course_title": c.title,
+		"user_id": u.id, "user_email": u.email, "user_external_id": u.externalID, "completed_at": wt(at)}
+	if l != nil {
+		env.Resource = map[string]string{"id": l.id, "type": "TRAINING_LESSON"}
+		env.Data.Details["lesson_id"], env.Data.Details["lesson_title"] = l.id, l.title
+	}
+	var out []outgoing
+	for _, h := range st.webhooks.All() {
+		if slices.Contains(h.TriggerEvents, event) {
+			env.WebhookID = h.WebhookID
+			out = append(out, outgoing{url: h.URL, event: event, secret: st.secret, env: env})
 		}
 	}
+	return out
+}
+
+// deliver sends each event, one at a time, each bounded by 5 seconds.
+func (s *Server) deliver(events []outgoing) {
+	for _, ev := range events {
+		d := send(ev)
+		s.statsMu.Lock()
+		s.deliveries = append(s.deliveries, d)
+		s.statsMu.Unlock()
+	}
+}
+
+func send(ev outgoing) Delivery {
+	d := Delivery{WebhookID: ev.env.WebhookID, URL: ev.url, Event: ev.event}
+	d.Body, _ = json.Marshal(ev.env)
+	mac := hmac.New(sha256.New, []byte(ev.secret))
+	mac.Write(d.Body)
+	d.Signature = hex.EncodeToString(mac.Sum(nil))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ev.url, bytes.NewReader(d.Body))
+	if err != nil {
+		d.Err = err.Error()
+		return d
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("x-safetyculture-signature", d.Signature)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		d.Err = err.Error()
+		return d
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	d.Status = resp.StatusCode
+	return d
+}
+
+// Deliveries returns the webhook deliveries made so far, oldest first.
+func (s *Server) Deliveries() []Delivery {
+	s.statsMu.Lock()
+	defer s.statsMu.Unlock()
+	return slices.Clone(s.deliveries)
 }

@@ -156,19 +156,3 @@ func TestCatalogueReads(t *testing.T) {
 		}
 	}
 }
-
-// TestWritesReadBothSpellings sends the bodies whose spelling nothing
-// public shows in the other case: both are honoured.
-func TestWritesReadBothSpellings(t *testing.T) {
-	t.Parallel()
-	s, course, users := progressFixture(t)
-	before := s.CourseProgressCount(sctest.CompletionAll)
-	a := call(t, s, http.MethodPost, "/training/courseprogress/v1/reset", map[string]any{"course_id": course, "user_ids": []string{users[0]}})
-	if a.status != http.StatusOK || s.CourseProgressCount(sctest.CompletionAll) != before-1 {
-		t.Errorf("snake_case reset: %d, rows %d of %d", a.status, s.CourseProgressCount(sctest.CompletionAll), before)
-	}
-	a = call(t, s, http.MethodPost, "/webhooks/v1/webhooks", map[string]any{"url": "https://example.com/h", "triggerEvents": []string{"TRIGGER_EVENT_TRAINING_COURSE_COMPLETED"}})
-	if a.status != http.StatusOK || a.body["trigger_events"] == nil {
-		t.Errorf("camelCase webhook: %d %s", a.status, a.raw)
-	}
-}
