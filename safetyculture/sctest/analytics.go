@@ -58,10 +58,10 @@ func (st *store) addRow(report, userID, courseID, lessonID string, at, now time.
 }
 
 func (st *store) addEvent(u *user, l *lesson, name string, score *float64, at, now time.Time) {
-	c := st.courses.Get(l.courseID)
-	st.addRow(reportEvents, u.id, c.id, l.id, at, now, wireProgressEvent{UserID: u.id, UserEmail: u.email,
-		UserFirstName: u.firstName, UserLastName: u.lastName, CourseID: c.id, CourseTitle: c.title,
-		CourseExternalID: c.externalID, LessonID: l.id, LessonTitle: l.title, LessonExternalID: l.externalID,
+	c := st.courses.Get(l.CourseID)
+	st.addRow(reportEvents, u.id, c.ID, l.ID, at, now, wireProgressEvent{UserID: u.id, UserEmail: u.email,
+		UserFirstName: u.firstName, UserLastName: u.lastName, CourseID: c.ID, CourseTitle: c.Title,
+		CourseExternalID: c.ExternalID, LessonID: l.ID, LessonTitle: l.Title, LessonExternalID: l.ExternalID,
 		EventName: name, EventDateTime: wtp(at), LessonScore: score})
 }
 
@@ -197,7 +197,7 @@ func userLessonProgress(c *call) (any, error) {
 			continue
 		}
 		wp := wireUserLessonProgress{UserID: k.userID, CourseID: lp.courseID, LessonID: k.lessonID,
-			LessonTitle: c.st.lessons.Get(k.lessonID).title, Opened: !lp.opened.IsZero(), OpenedDateTime: wtp(lp.opened),
+			LessonTitle: c.st.lessons.Get(k.lessonID).Title, Opened: !lp.opened.IsZero(), OpenedDateTime: wtp(lp.opened),
 			Completed: !lp.completed.IsZero(), CompletedDateTime: wtp(lp.completed), Attempts: lp.attempts}
 		if lp.hasScore {
 			wp.Score = &lp.score
@@ -215,9 +215,9 @@ func courseStatistics(c *call) (any, error) {
 	stats := map[string]*wireCourseStatistics{}
 	var out []*wireCourseStatistics
 	for _, co := range c.st.courses.All() {
-		stats[co.id] = &wireCourseStatistics{CourseID: co.id}
-		if f.match("", co.id, "", time.Time{}) {
-			out = append(out, stats[co.id])
+		stats[co.ID] = &wireCourseStatistics{CourseID: co.ID}
+		if f.match("", co.ID, "", time.Time{}) {
+			out = append(out, stats[co.ID])
 		}
 	}
 	for _, k := range c.st.progressKeys {
@@ -225,7 +225,7 @@ func courseStatistics(c *call) (any, error) {
 		lessons := c.st.publishedLessons(c.st.courses.Get(k.courseID))
 		opened, done := false, 0
 		for _, l := range lessons {
-			if lp := c.st.analytics.lessonProgress[ulKey{k.userID, l.id}]; lp != nil && c.visible(lp.recorded) {
+			if lp := c.st.analytics.lessonProgress[ulKey{k.userID, l.ID}]; lp != nil && c.visible(lp.recorded) {
 				opened = opened || !lp.opened.IsZero() || !lp.completed.IsZero()
 				done += btoi(!lp.completed.IsZero())
 			}
@@ -263,9 +263,9 @@ func lessonStatistics(c *call) (any, error) {
 	var out []wireLessonStatistics
 	for _, co := range c.st.courses.All() {
 		for _, lid := range co.lessonIDs {
-			if f.match("", co.id, lid, time.Time{}) {
-				out = append(out, wireLessonStatistics{LessonID: lid, CourseID: co.id, LessonTitle: c.st.lessons.Get(lid).title,
-					TotalUsers: users[co.id], OpenedCount: opened[lid], CompletedCount: completed[lid]})
+			if f.match("", co.ID, lid, time.Time{}) {
+				out = append(out, wireLessonStatistics{LessonID: lid, CourseID: co.ID, LessonTitle: c.st.lessons.Get(lid).Title,
+					TotalUsers: users[co.ID], OpenedCount: opened[lid], CompletedCount: completed[lid]})
 			}
 		}
 	}

@@ -6,31 +6,6 @@ import (
 	"strings"
 )
 
-func (st *store) wireCourse(c *course) wireCourse {
-	return wireCourse{ID: c.id, ExternalID: c.externalID, Title: c.title, Description: c.description,
-		Status: c.status, Locale: c.locale, IsMandatory: c.mandatory, DueBy: wtp(c.dueBy), Duration: c.duration,
-		ThumbnailURL: c.thumbnailURL, CreatedDatetime: wtp(c.created), ModifiedDatetime: wtp(c.modified),
-		IsPublished: c.published, LessonCount: len(c.lessonIDs), PublishedVersionNumber: 1}
-}
-
-func wireLessonOf(l *lesson) wireLesson {
-	return wireLesson{ID: l.id, CourseID: l.courseID, ExternalID: l.externalID, Title: l.title,
-		Description: l.description, Status: l.status, MinimumScore: l.minimumScore}
-}
-
-func (st *store) wirePath(p *path) wirePath {
-	out := wirePath{ID: p.id, Title: p.title, IsPublished: p.published, Courses: []wireCourseRef{}}
-	for _, id := range p.courseIDs {
-		c := st.courses.Get(id)
-		out.Courses = append(out.Courses, wireCourseRef{ID: c.id, ExternalID: c.externalID})
-	}
-	return out
-}
-
-func wireRapidRefreshOf(rr *rapidRefresh) wireRapidRefresh {
-	return wireRapidRefresh{ID: rr.id, Title: rr.title, CourseID: rr.courseID, IsPublished: rr.published}
-}
-
 // each maps f over records.
 func each[R, T any](records []*R, f func(*R) T) []T {
 	out := make([]T, 0, len(records))
@@ -46,8 +21,8 @@ func listCourses(c *call) (any, error) {
 	ids, term := listParam(c, "courseIds"), strings.ToLower(c.URL.Query().Get("searchTerm"))
 	var items []wireCourse
 	for _, co := range c.st.courses.All() {
-		if (len(ids) == 0 || slices.Contains(ids, co.id)) && strings.Contains(strings.ToLower(co.title), term) {
-			items = append(items, c.st.wireCourse(co))
+		if (len(ids) == 0 || slices.Contains(ids, co.ID)) && strings.Contains(strings.ToLower(co.Title), term) {
+			items = append(items, co.wireCourse)
 		}
 	}
 	return page(c, items)
@@ -60,7 +35,7 @@ func courseLessons(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"lessons": each(mapIDs(co.lessonIDs, c.st.lessons.Get), wireLessonOf)}, nil
+	return map[string]any{"lessons": each(mapIDs(co.lessonIDs, c.st.lessons.Get), deref)}, nil
 }
 
 // mapIDs looks ids up with get.
@@ -72,13 +47,9 @@ func mapIDs[T any](ids []string, get func(string) *T) []*T {
 	return out
 }
 
-func getLesson(c *call) (any, error) {
-	l, err := find(c, c.st.lessons.Get, "id", "lesson")
-	if err != nil {
-		return nil, err
-	}
-	return wireLessonOf(l), nil
-}
+func deref[T any](v *T) T { return *v }
+
+func getLesson(c *call) (any, error) { return find(c, c.st.lessons.Get, "id", "lesson") }
 
 func listCollections(c *call) (any, error) {
 	return page(c, each(c.st.collections.All(), func(col *collection) wireCollection {
@@ -91,30 +62,16 @@ func collectionCourses(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return page(c, each(mapIDs(col.courseIDs, c.st.courses.Get), c.st.wireCourse))
+	return page(c, each(mapIDs(col.courseIDs, c.st.courses.Get), func(co *course) wireCourse { return co.wireCourse }))
 }
 
-func listPaths(c *call) (any, error) { return page(c, each(c.st.paths.All(), c.st.wirePath)) }
+func listPaths(c *call) (any, error) { return page(c, each(c.st.paths.All(), deref)) }
 
-func getPath(c *call) (any, error) {
-	p, err := find(c, c.st.paths.Get, "pathId", "path")
-	if err != nil {
-		return nil, err
-	}
-	return c.st.wirePath(p), nil
-}
+func getPath(c *call) (any, error) { return find(c, c.st.paths.Get, "pathId", "path") }
 
-func listRapidRefresh(c *call) (any, error) {
-	return page(c, each(c.st.refreshes.All(), wireRapidRefreshOf))
-}
+func listRapidRefresh(c *call) (any, error) { return page(c, each(c.st.refreshes.All(), deref)) }
 
-func getRapidRefresh(c *call) (any, error) {
-	rr, err := find(c, c.st.refreshes.Get, "id", "rapid refresh")
-	if err != nil {
-		return nil, err
-	}
-	return wireRapidRefreshOf(rr), nil
-}
+func getRapidRefresh(c *call) (any, error) { return find(c, c.st.refreshes.Get, "id", "rapid refresh") }
 
 func listLeaderboards(c *call) (any, error) {
 	return page(c, each(c.st.boards.All(), func(b *leaderboard) wireLeaderboard {

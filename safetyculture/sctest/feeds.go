@@ -216,7 +216,7 @@ func feedCourseProgress(c *call) (any, error) {
 		pr, u, co := c.st.progress[k], c.st.users.Get(k.userID), c.st.courses.Get(k.courseID)
 		row := wireProgress{OpenedAt: wt(pr.opened), CompletedAt: wt(pr.completed),
 			TotalLessons: pr.totalLessons, CompletedLessons: pr.completedLessons,
-			CourseID: co.id, CourseExternalID: co.externalID, CourseTitle: co.title,
+			CourseID: co.ID, CourseExternalID: co.ExternalID, CourseTitle: co.Title,
 			UserEmail: u.email, UserFirstName: u.firstName, UserLastName: u.lastName,
 			UserID: u.id, UserExternalID: u.externalID, ProgressPercent: pr.percent, Score: pr.score, DueAt: wt(pr.due)}
 		rows, camel = append(rows, row), append(camel, wireProgressCamel(row))

@@ -21,21 +21,6 @@ type Limits struct {
 // DefaultLimits are the service's: 200 and 800 a minute.
 var DefaultLimits = Limits{Catalogue: 200, Other: 800, Window: time.Minute}
 
-// catalogueRoutes are the endpoints the service's rate-limit table lists.
-var catalogueRoutes = map[string]bool{
-	"GET /training/collections/v1":                              true,
-	"GET /training/collections/v1/{courseCollectionId}/courses": true,
-	"GET /training/courses/v1":                                  true,
-	"GET /training/courses/v1/{courseId}/lessons":               true,
-	"PUT /training/courses/v1/{courseId}/assignments":           true,
-	"GET /training/paths/v1":                                    true,
-	"GET /training/paths/v1/{pathId}":                           true,
-	"GET /training/individualleaderboards/v1":                   true,
-	"GET /training/individualleaderboards/v1/rankings":          true,
-	"GET /training/rapid-refresh/v1":                            true,
-	"GET /training/rapid-refresh/v1/{id}":                       true,
-}
-
 // WithLimits sets the limits, for example scaled down so that a test
 // reaches them in a few requests, with WithClock to move past the window.
 // Each limit must be at least 1 and the window positive.
@@ -61,9 +46,9 @@ type window struct {
 
 // admit takes one request of route's fixed window and writes the
 // x-ratelimit headers; over the limit it answers 429 and returns false.
-func (s *Server) admit(w http.ResponseWriter, route string) bool {
-	limit, now := s.cfg.limits.Other, s.now()
-	if catalogueRoutes[route] {
+func (s *Server) admit(w http.ResponseWriter, rt route) bool {
+	route, limit, now := rt.pattern, s.cfg.limits.Other, s.now()
+	if rt.catalogue {
 		limit = s.cfg.limits.Catalogue
 	}
 	if limit == 0 {

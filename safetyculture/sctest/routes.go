@@ -23,60 +23,65 @@ type call struct {
 	body []byte
 }
 
+// route is one route the fake answers; catalogue says the service's
+// rate-limit table lists it, for the lower limit.
 type route struct {
-	pattern string
-	handle  handler
+	pattern   string
+	handle    handler
+	catalogue bool
 }
 
-// routeTable lists every route the fake answers.
 var routeTable = []route{
-	{"GET /accounts/user/v1/user:WhoAmI", whoAmI},
-	{"GET /training/courses/v1", listCourses},
-	{"GET /training/courses/v1/{courseId}/lessons", courseLessons},
-	{"GET /training/lessons/v1/{id}", getLesson},
-	{"PUT /training/courses/v1/{courseId}/assignments", putAssignments},
-	{"POST /training/courseprogress/v1/reset", resetProgress},
-	{"GET /training/collections/v1", listCollections},
-	{"GET /training/collections/v1/{courseCollectionId}/courses", collectionCourses},
-	{"GET /training/paths/v1", listPaths},
-	{"GET /training/paths/v1/{pathId}", getPath},
-	{"GET /training/rapid-refresh/v1", listRapidRefresh},
-	{"GET /training/rapid-refresh/v1/{id}", getRapidRefresh},
-	{"GET /training/individualleaderboards/v1", listLeaderboards},
-	{"GET /training/individualleaderboards/v1/rankings", rankings},
-	{"GET /training/analytics/v1/courses/statistics", courseStatistics},
-	{"GET /training/analytics/v1/lessons/statistics", lessonStatistics},
-	{"GET /training/analytics/v1/lessons/attempts", analyticsRows(reportAttempts, "startDateTime", "endDateTime")},
-	{"GET /training/analytics/v1/lessons/progress/events", analyticsRows(reportEvents, "minEventDateTime", "maxEventDateTime")},
-	{"GET /training/analytics/v1/users/{userId}/lessons/progress", userLessonProgress},
-	{"GET /training/analytics/v1/users/{userId}/lessons/progress/events", analyticsRows(reportEvents, "minEventDateTime", "maxEventDateTime")},
-	{"GET /training/analytics/v1/slides/statistics", analyticsRows(ReportSlideStatistics, "", "")},
-	{"GET /training/analytics/v1/users/{userId}/slides/statistics", analyticsRows(ReportUserSlideStatistics, "", "")},
-	{"GET /training/analytics/v1/surveys/questionDefinitions", analyticsRows(reportQuestions, "", "")},
-	{"GET /training/analytics/v1/surveys/answers", analyticsRows(reportAnswers, "startDateTime", "endDateTime")},
-	{"GET /training/analytics/v1/rapidRefresh/answers", analyticsRows(ReportRapidRefreshAnswers, "", "")},
-	{"GET /training/v1/feed/training-course-progress", feedCourseProgress},
-	{"GET /feed/users", feedUsers},
-	{"GET /feed/groups", feedGroups},
-	{"GET /feed/group_users", feedGroupUsers},
-	{"GET /feed/sites", feedSites},
-	{"GET /feed/site_members", feedSiteMembers},
-	{"GET /webhooks/v1/webhooks", listWebhooks},
-	{"POST /webhooks/v1/webhooks", createWebhook},
-	{"GET /webhooks/v1/webhooks/{webhookId}", getWebhook},
-	{"PUT /webhooks/v1/webhooks/{webhookId}", updateWebhook},
-	{"DELETE /webhooks/v1/webhooks/{webhookId}", deleteWebhook},
-	{"GET /webhooks/v1/token", webhookToken},
-	{"POST /webhooks/v1/token", webhookToken},
+	{"GET /accounts/user/v1/user:WhoAmI", whoAmI, false},
+	{"GET /training/courses/v1", listCourses, true},
+	{"GET /training/courses/v1/{courseId}/lessons", courseLessons, true},
+	{"GET /training/lessons/v1/{id}", getLesson, false},
+	{"PUT /training/courses/v1/{courseId}/assignments", putAssignments, true},
+	{"POST /training/courseprogress/v1/reset", resetProgress, false},
+	{"GET /training/collections/v1", listCollections, true},
+	{"GET /training/collections/v1/{courseCollectionId}/courses", collectionCourses, true},
+	{"GET /training/paths/v1", listPaths, true},
+	{"GET /training/paths/v1/{pathId}", getPath, true},
+	{"GET /training/rapid-refresh/v1", listRapidRefresh, true},
+	{"GET /training/rapid-refresh/v1/{id}", getRapidRefresh, true},
+	{"GET /training/individualleaderboards/v1", listLeaderboards, true},
+	{"GET /training/individualleaderboards/v1/rankings", rankings, true},
+	{"GET /training/analytics/v1/courses/statistics", courseStatistics, false},
+	{"GET /training/analytics/v1/lessons/statistics", lessonStatistics, false},
+	{"GET /training/analytics/v1/lessons/attempts", analyticsRows(reportAttempts, "startDateTime", "endDateTime"), false},
+	{"GET /training/analytics/v1/lessons/progress/events", analyticsRows(reportEvents, "minEventDateTime", "maxEventDateTime"), false},
+	{"GET /training/analytics/v1/users/{userId}/lessons/progress", userLessonProgress, false},
+	{"GET /training/analytics/v1/users/{userId}/lessons/progress/events", analyticsRows(reportEvents, "minEventDateTime", "maxEventDateTime"), false},
+	{"GET /training/analytics/v1/slides/statistics", analyticsRows(ReportSlideStatistics, "", ""), false},
+	{"GET /training/analytics/v1/users/{userId}/slides/statistics", analyticsRows(ReportUserSlideStatistics, "", ""), false},
+	{"GET /training/analytics/v1/surveys/questionDefinitions", analyticsRows(reportQuestions, "", ""), false},
+	{"GET /training/analytics/v1/surveys/answers", analyticsRows(reportAnswers, "startDateTime", "endDateTime"), false},
+	{"GET /training/analytics/v1/rapidRefresh/answers", analyticsRows(ReportRapidRefreshAnswers, "", ""), false},
+	{"GET /training/v1/feed/training-course-progress", feedCourseProgress, false},
+	{"GET /feed/users", feedUsers, false},
+	{"GET /feed/groups", feedGroups, false},
+	{"GET /feed/group_users", feedGroupUsers, false},
+	{"GET /feed/sites", feedSites, false},
+	{"GET /feed/site_members", feedSiteMembers, false},
+	{"GET /webhooks/v1/webhooks", listWebhooks, false},
+	{"POST /webhooks/v1/webhooks", createWebhook, false},
+	{"GET /webhooks/v1/webhooks/{webhookId}", getWebhook, false},
+	{"PUT /webhooks/v1/webhooks/{webhookId}", updateWebhook, false},
+	{"DELETE /webhooks/v1/webhooks/{webhookId}", deleteWebhook, false},
+	{"GET /webhooks/v1/token", webhookToken, false},
+	{"POST /webhooks/v1/token", webhookToken, false},
 }
 
-// answer runs h under the read lock for a GET and the write lock for any
-// other method, whose body it reads first, and writes what h returns.
-func (s *Server) answer(h handler) http.HandlerFunc {
+// answer runs a route's handler after its rate limit, under the read lock
+// for a GET and the write lock for any other method, whose body it reads
+// first, and writes what the handler returns.
+func (s *Server) answer(rt route) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		c := &call{Request: r, cfg: s.cfg}
 		var err error
-		if r.Method != http.MethodGet {
+		if !s.admit(w, rt) {
+			return
+		} else if r.Method != http.MethodGet {
 			if c.body, err = io.ReadAll(r.Body); err != nil {
 				writeError(w, &apiError{http.StatusRequestEntityTooLarge, "request body too large"})
 				return
@@ -88,7 +93,7 @@ func (s *Server) answer(h handler) http.HandlerFunc {
 			defer s.mu.RUnlock()
 		}
 		c.st, c.now = s.st, s.now()
-		out, err := h(c)
+		out, err := rt.handle(c)
 		if err != nil {
 			writeError(w, err)
 			return

@@ -130,17 +130,11 @@ func (s Seeding) addMember(list *[]memberKey, parentID, userID string, parentExi
 }
 
 type course struct {
-	id, externalID, title, description, status, locale, thumbnailURL string
-	mandatory, published                                             bool
-	duration                                                         int
-	dueBy, created, modified                                         time.Time
-	lessonIDs                                                        []string
+	wireCourse
+	lessonIDs []string
 }
 
-type lesson struct {
-	id, courseID, externalID, title, description, status string
-	minimumScore                                         int
-}
+type lesson = wireLesson
 
 // CourseSpec describes a course for AddCourse. Zero fields take defaults:
 // a new id (24 hex digits), status "published" (and then isPublished),
@@ -165,29 +159,29 @@ func (s Seeding) AddCourse(spec CourseSpec) (courseID string, lessonIDs []string
 		if strings.TrimSpace(spec.Title) == "" {
 			return nil, fmt.Errorf("%w: a course needs a title", ErrInvalid)
 		}
-		c := &course{id: orDefault(spec.ID, st.hexID("course", 24)), externalID: spec.ExternalID, title: spec.Title,
-			description: spec.Description, status: orDefault(spec.Status, "published"), locale: orDefault(spec.Locale, "en"),
-			thumbnailURL: spec.ThumbnailURL, mandatory: spec.Mandatory, duration: spec.Duration,
-			dueBy: spec.DueBy, created: spec.Created, modified: spec.Modified}
-		if st.courses.Get(c.id) != nil {
-			return nil, fmt.Errorf("%w: course %q exists", ErrConflict, c.id)
+		created := orNow(spec.Created, now)
+		c := &course{wireCourse: wireCourse{ID: orDefault(spec.ID, st.hexID("course", 24)), ExternalID: spec.ExternalID,
+			Title: spec.Title, Description: spec.Description, Status: orDefault(spec.Status, "published"),
+			Locale: orDefault(spec.Locale, "en"), ThumbnailURL: spec.ThumbnailURL, IsMandatory: spec.Mandatory,
+			Duration: spec.Duration, DueBy: wtp(spec.DueBy), CreatedDatetime: wtp(created),
+			ModifiedDatetime: wtp(orNow(spec.Modified, created)), LessonCount: len(spec.Lessons), PublishedVersionNumber: 1}}
+		if st.courses.Get(c.ID) != nil {
+			return nil, fmt.Errorf("%w: course %q exists", ErrConflict, c.ID)
 		}
-		c.published = strings.EqualFold(c.status, "published")
-		c.created = orNow(c.created, now)
-		c.modified = orNow(c.modified, c.created)
+		c.IsPublished = strings.EqualFold(c.Status, "published")
 		for _, ls := range spec.Lessons {
-			l := &lesson{id: orDefault(ls.ID, st.hexID("lesson", 24)), courseID: c.id, externalID: ls.ExternalID,
-				title: ls.Title, description: ls.Description, status: orDefault(ls.Status, "published"), minimumScore: ls.MinimumScore}
-			st.lessons.Add(l.id, l)
-			c.lessonIDs = append(c.lessonIDs, l.id)
+			l := &lesson{ID: orDefault(ls.ID, st.hexID("lesson", 24)), CourseID: c.ID, ExternalID: ls.ExternalID,
+				Title: ls.Title, Description: ls.Description, Status: orDefault(ls.Status, "published"), MinimumScore: ls.MinimumScore}
+			st.lessons.Add(l.ID, l)
+			c.lessonIDs = append(c.lessonIDs, l.ID)
 		}
-		st.courses.Add(c.id, c)
+		st.courses.Add(c.ID, c)
 		return c, nil
 	})
 	if err != nil {
 		return "", nil, err
 	}
-	return c.id, c.lessonIDs, nil
+	return c.ID, c.lessonIDs, nil
 }
 
 func orNow(at, now time.Time) time.Time {
@@ -224,22 +218,15 @@ func (s Seeding) addWithCourses(kind string, courseIDs []string, add func(st *st
 	})
 }
 
-type path struct {
-	id, title string
-	published bool
-	courseIDs []string
-}
-
 // AddPath adds a learning path through the given courses, in order.
 func (s Seeding) AddPath(title string, published bool, courseIDs []string) (string, error) {
 	return s.addWithCourses("path", courseIDs, func(st *store, id string) {
-		st.paths.Add(id, &path{id: id, title: title, published: published, courseIDs: courseIDs})
+		p := &wirePath{ID: id, Title: title, IsPublished: published, Courses: []wireCourseRef{}}
+		for _, c := range mapIDs(courseIDs, st.courses.Get) {
+			p.Courses = append(p.Courses, wireCourseRef{ID: c.ID, ExternalID: c.ExternalID})
+		}
+		st.paths.Add(id, p)
 	})
-}
-
-type rapidRefresh struct {
-	id, title, courseID string
-	published           bool
 }
 
 // AddRapidRefresh adds a rapid refresh (a short quiz series), optionally
@@ -250,7 +237,7 @@ func (s Seeding) AddRapidRefresh(title, courseID string, published bool) (string
 		courses = nil
 	}
 	return s.addWithCourses("rapidrefresh", courses, func(st *store, id string) {
-		st.refreshes.Add(id, &rapidRefresh{id: id, title: title, courseID: courseID, published: published})
+		st.refreshes.Add(id, &wireRapidRefresh{ID: id, Title: title, CourseID: courseID, IsPublished: published})
 	})
 }
 

@@ -77,7 +77,7 @@ func (s Seeding) SetLessonProgress(spec LessonProgressSpec) error {
 		if err != nil {
 			return err
 		}
-		lp := st.lessonProgressOf(ulKey{spec.UserID, l.id}, l.courseID, now)
+		lp := st.lessonProgressOf(ulKey{spec.UserID, l.ID}, l.CourseID, now)
 		lp.opened, lp.completed = orNow(spec.OpenedAt, spec.CompletedAt), spec.CompletedAt
 		lp.score, lp.hasScore = spec.Score, spec.Scored
 		return nil
@@ -93,7 +93,7 @@ func (st *store) putProgress(k ucKey, p *courseProgress) {
 
 // resetProgress forgets a user's progress in a course and its lessons.
 func (st *store) resetProgress(userID string, c *course) {
-	k := ucKey{userID, c.id}
+	k := ucKey{userID, c.ID}
 	if st.progress[k] != nil {
 		delete(st.progress, k)
 		st.progressKeys = slices.DeleteFunc(st.progressKeys, func(o ucKey) bool { return o == k })
@@ -110,7 +110,7 @@ func (st *store) resetProgress(userID string, c *course) {
 func (st *store) publishedLessons(c *course) []*lesson {
 	var out []*lesson
 	for _, id := range c.lessonIDs {
-		if l := st.lessons.Get(id); l != nil && l.status == "published" {
+		if l := st.lessons.Get(id); l != nil && l.Status == "published" {
 			out = append(out, l)
 		}
 	}
@@ -161,30 +161,30 @@ func (st *store) userLesson(userID, lessonID string) (*user, *lesson, error) {
 
 func (st *store) open(u *user, l *lesson, at, now time.Time) {
 	st.addEvent(u, l, "LessonOpened", nil, at, now)
-	lp := st.lessonProgressOf(ulKey{u.id, l.id}, l.courseID, now)
+	lp := st.lessonProgressOf(ulKey{u.id, l.ID}, l.CourseID, now)
 	if lp.opened.IsZero() || at.Before(lp.opened) {
 		lp.opened = at
 	}
-	st.refreshCourse(u, st.courses.Get(l.courseID), at)
+	st.refreshCourse(u, st.courses.Get(l.CourseID), at)
 }
 
 func (st *store) complete(u *user, l *lesson, score float64, at, now time.Time) []outgoing {
 	started := at.Add(-10 * time.Minute)
 	st.open(u, l, started, now)
-	c := st.courses.Get(l.courseID)
-	st.addRow(reportAttempts, u.id, c.id, l.id, started, now, wireAttempt{ID: st.uuid("attempt"), UserID: u.id,
-		UserExternalID: u.externalID, CourseID: c.id, CourseExternalID: c.externalID, LessonID: l.id,
-		LessonExternalID: l.externalID, StartedDateTime: wtp(started), CompletedDateTime: wtp(at), Score: score,
-		Success: score >= float64(l.minimumScore), EarnedStars: int(math.Round(score / 100 * 3))})
+	c := st.courses.Get(l.CourseID)
+	st.addRow(reportAttempts, u.id, c.ID, l.ID, started, now, wireAttempt{ID: st.uuid("attempt"), UserID: u.id,
+		UserExternalID: u.externalID, CourseID: c.ID, CourseExternalID: c.ExternalID, LessonID: l.ID,
+		LessonExternalID: l.ExternalID, StartedDateTime: wtp(started), CompletedDateTime: wtp(at), Score: score,
+		Success: score >= float64(l.MinimumScore), EarnedStars: int(math.Round(score / 100 * 3))})
 	st.addEvent(u, l, "LessonCompleted", &score, at, now)
-	lp := st.lessonProgressOf(ulKey{u.id, l.id}, l.courseID, now)
+	lp := st.lessonProgressOf(ulKey{u.id, l.ID}, l.CourseID, now)
 	lp.completed = orNow(lp.completed, at)
 	lp.score, lp.hasScore, lp.attempts, lp.recorded = score, true, lp.attempts+1, now
-	before := st.progress[ucKey{u.id, c.id}]
+	before := st.progress[ucKey{u.id, c.ID}]
 	wasDone := before != nil && !before.completed.IsZero()
 	st.refreshCourse(u, c, at)
 	out := st.trainingEvent("TRIGGER_EVENT_TRAINING_LESSON_COMPLETED", u, c, l, at)
-	if p := st.progress[ucKey{u.id, c.id}]; !wasDone && !p.completed.IsZero() {
+	if p := st.progress[ucKey{u.id, c.ID}]; !wasDone && !p.completed.IsZero() {
 		out = append(out, st.trainingEvent("TRIGGER_EVENT_TRAINING_COURSE_COMPLETED", u, c, nil, at)...)
 	}
 	return out
@@ -193,7 +193,7 @@ func (st *store) complete(u *user, l *lesson, score float64, at, now time.Time) 
 // refreshCourse works a user's course progress out again from their
 // lesson progress, after activity at.
 func (st *store) refreshCourse(u *user, c *course, at time.Time) {
-	k := ucKey{u.id, c.id}
+	k := ucKey{u.id, c.ID}
 	p := st.progress[k]
 	if p == nil {
 		p = &courseProgress{}
@@ -203,7 +203,7 @@ func (st *store) refreshCourse(u *user, c *course, at time.Time) {
 	p.totalLessons, p.completedLessons = len(lessons), 0
 	sum, scored := 0.0, 0
 	for _, l := range lessons {
-		if lp := st.analytics.lessonProgress[ulKey{u.id, l.id}]; lp != nil && !lp.completed.IsZero() {
+		if lp := st.analytics.lessonProgress[ulKey{u.id, l.ID}]; lp != nil && !lp.completed.IsZero() {
 			p.completedLessons++
 			if lp.hasScore {
 				sum, scored = sum+lp.score, scored+1

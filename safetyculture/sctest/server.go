@@ -20,10 +20,8 @@ const MaxBodyBytes = 1 << 20
 // seeding helpers are [Seeding]'s, which it embeds.
 type Server struct {
 	Seeding
-	// URL is the base of every path, such as http://127.0.0.1:38161.
-	URL string
-	// Token is the bearer token the fake accepts.
-	Token string
+	URL   string // the base of every path, such as http://127.0.0.1:38161
+	Token string // the bearer token the fake accepts
 
 	core   *fakeserver.Core
 	cfg    config
@@ -39,10 +37,8 @@ type Server struct {
 	deliveries []Delivery
 }
 
-// Option configures a Server. A bad value makes [NewServer] and
-// [NewUnstarted] fail, and [New] fail the test, with an error wrapping
-// edapp.ErrInvalidInput: the first bad value given. A nil Option is
-// skipped.
+// Option configures a Server. The first bad value makes [NewServer] fail,
+// and [New] fail the test, with an error wrapping edapp.ErrInvalidInput.
 type Option = fakeserver.Option[config]
 
 // Seeding holds the helpers that add records, or act as a learner, in a
@@ -63,14 +59,12 @@ type config struct {
 // WithToken sets the bearer token the fake accepts; it must not be empty.
 func WithToken(token string) Option { return fakeserver.WithToken[config](token) }
 
-// WithClock sets the fake's clock: it dates the records the fake makes,
-// times the rate-limit windows and decides when analytics rows are
-// published. now must not be nil.
+// WithClock sets the fake's clock, which dates records, times the
+// rate-limit windows and publishes analytics rows. now must not be nil.
 func WithClock(now func() time.Time) Option { return fakeserver.WithClock[config](now) }
 
-// WithAnalyticsLag makes every analytics row (and the statistics worked
-// out from them) visible only lag after the fake recorded it, as the
-// service's warehouse publishes them late. The default is 0.
+// WithAnalyticsLag makes every analytics row visible only lag after the
+// fake recorded it, as the service's warehouse publishes them late.
 func WithAnalyticsLag(lag time.Duration) Option {
 	return func(c *fakeserver.Config[config]) error {
 		if lag < 0 {
@@ -81,9 +75,8 @@ func WithAnalyticsLag(lag time.Duration) Option {
 	}
 }
 
-// WithCamelCaseFeed makes the course-progress feed answer its rows in
-// camelCase (userId, progressPercent...) as a third-party client reads
-// it, instead of the vendor exporter's snake_case.
+// WithCamelCaseFeed makes the course-progress feed answer camelCase rows
+// (userId...), as a third-party client reads it, not snake_case.
 func WithCamelCaseFeed() Option {
 	return func(c *fakeserver.Config[config]) error { c.Own.camelCase = true; return nil }
 }
@@ -94,12 +87,11 @@ func WithModifiedAfterIgnored() Option {
 	return func(c *fakeserver.Config[config]) error { c.Own.ignoreModifiedAfter = true; return nil }
 }
 
-// WithLogger logs one line per request (method, route, status). Nil, the
-// default, is silent. Tokens never reach the log.
+// WithLogger logs one line per request (method, route, status); nil is
+// silent.
 func WithLogger(l *slog.Logger) Option { return fakeserver.WithLogger[config](l) }
 
-// WithLatency delays every answer by d, as a distant service would; a
-// request whose context ends first gets no answer. The default is 0.
+// WithLatency delays every answer by d, as a distant service would.
 func WithLatency(d time.Duration) Option { return fakeserver.WithLatency[config](d) }
 
 // NewServer starts a fake on a loopback port, with an empty organisation
@@ -113,9 +105,8 @@ func NewServer(opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// NewUnstarted makes a fake as NewServer does but listens nowhere: its
-// URL is empty until the caller serves Handler or HandlerWith and sets
-// it. Close does nothing.
+// NewUnstarted makes a fake as NewServer does but listens nowhere, for
+// the caller to serve Handler and set URL.
 func NewUnstarted(opts ...Option) (*Server, error) {
 	cfg, err := fakeserver.Apply("sctest", config{limits: DefaultLimits}, opts)
 	if err != nil {
@@ -126,14 +117,13 @@ func NewUnstarted(opts ...Option) (*Server, error) {
 	s.Seeding = Seeding{s}
 	s.routes = http.NewServeMux()
 	for _, rt := range routeTable {
-		s.routes.HandleFunc(rt.pattern, s.answer(rt.handle))
+		s.routes.HandleFunc(rt.pattern, s.answer(rt))
 	}
 	return s, nil
 }
 
-// New starts a fake for a test and closes it when the test ends. A bad
-// option value fails the test at once; a handler panic fails it when it
-// ends (the client saw a 500, which a retry could have hidden).
+// New starts a fake for a test and closes it when the test ends; a
+// handler panic fails the test then (a retry could have hidden the 500).
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s, err := NewServer(opts...)
@@ -144,16 +134,14 @@ func New(t testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// Close stops the fake's own listener, if it has one, and waits for the
-// requests in flight.
+// Close stops the fake's own listener, if it has one.
 func (s *Server) Close() { s.core.Close() }
 
 // Handler answers the fake's routes, for mounting on another server.
 func (s *Server) Handler() http.Handler { return s.HandlerWith(nil) }
 
-// HandlerWith answers the fake's routes and passes every other request to
-// other (404 when other is nil), so that one port can serve SafetyCulture
-// beside a service whose paths do not collide, such as edapptest's.
+// HandlerWith answers the fake's routes and passes every other path to
+// other, so that one port serves SafetyCulture beside edapptest.
 func (s *Server) HandlerWith(other http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		for _, prefix := range []string{"/training/", "/feed/", "/webhooks/v1/", "/accounts/"} {
@@ -166,26 +154,21 @@ func (s *Server) HandlerWith(other http.Handler) http.Handler {
 	})
 }
 
-// Handle replaces the fake's answer for the requests pattern (an
-// http.ServeMux pattern, such as "GET /feed/users") matches. The request
-// must still carry the token, and it is counted under pattern; the rate
-// limits do not apply to it. A nil handler removes the override. A
-// pattern ServeMux refuses is an error wrapping edapp.ErrInvalidInput.
+// Handle replaces the fake's answer for the requests an http.ServeMux
+// pattern ("GET /feed/users") matches, counted under pattern and not
+// rate-limited; a nil handler removes the override.
 func (s *Server) Handle(pattern string, h http.Handler) error {
 	return s.core.Handle(pattern, h, edapp.ErrInvalidInput)
 }
 
-// FailNext makes the next n authenticated requests answer status with the
-// service's error body, before the rate limits and the routes, with a
-// Retry-After header when retryAfter > 0. n <= 0 cancels the pending
-// failures FailNext set.
+// FailNext makes the next n authenticated requests answer status, with a
+// Retry-After header when retryAfter > 0. n <= 0 cancels.
 func (s *Server) FailNext(n int, status int, retryAfter time.Duration) {
 	s.core.FailNext(n, status, retryAfter)
 }
 
 // FailNextOn is FailNext for one route, as RequestCount names it ("GET
-// /feed/users"; without a method it covers every method): its failures
-// come first. n <= 0 cancels them.
+// /feed/users", or without the method for every method), first.
 func (s *Server) FailNextOn(route string, n int, status int, retryAfter time.Duration) {
 	s.core.FailNextOn(route, n, status, retryAfter)
 }
@@ -216,22 +199,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.count(pattern)
 	sw := &fakeserver.StatusWriter{ResponseWriter: w}
-	if !s.injectFailure(sw, r, pattern) && (h != s.routes || s.admit(sw, pattern)) {
+	if !s.injectFailure(sw, r, pattern) {
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 		h.ServeHTTP(sw, r) // the mux, not the handler it found, sets the path values
 	}
 	s.core.Log.Info("sctest request", "method", r.Method, "route", pattern, "status", sw.Status())
 }
 
-// injectFailure answers a pending failure that covers a request to the
-// route pattern.
+// injectFailure answers a pending failure that covers the route pattern.
 func (s *Server) injectFailure(w http.ResponseWriter, r *http.Request, pattern string) bool {
 	_, path, _ := strings.Cut(pattern, " ")
 	f, ok := s.core.TakeFault(r.Method, routeTemplate(path))
-	if ok && f.RetryAfter > 0 {
-		w.Header().Set("Retry-After", fakeserver.RetryAfter(f.RetryAfter))
-	}
 	if ok {
+		if f.RetryAfter > 0 {
+			w.Header().Set("Retry-After", fakeserver.RetryAfter(f.RetryAfter))
+		}
 		writeError(w, &apiError{f.Status, "injected failure: " + http.StatusText(f.Status)})
 	}
 	return ok
@@ -254,7 +236,6 @@ func (s *Server) now() time.Time { return s.core.Now().Add(time.Duration(s.ahead
 // Now reads the fake's clock: WithClock's, moved on by AdvanceClock.
 func (s *Server) Now() time.Time { return s.now() }
 
-// AdvanceClock moves the fake's clock on by d, on top of WithClock's, as
-// when a seeded history ends after the clock's time. A negative d does
-// nothing.
+// AdvanceClock moves the fake's clock on by d > 0, as when a seeded
+// history ends after the clock's time.
 func (s Seeding) AdvanceClock(d time.Duration) { s.ahead.Add(int64(max(d, 0))) }

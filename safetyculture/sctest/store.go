@@ -35,8 +35,8 @@ type store struct {
 	courses      fakeserver.Table[course]
 	lessons      fakeserver.Table[lesson]
 	collections  fakeserver.Table[collection]
-	paths        fakeserver.Table[path]
-	refreshes    fakeserver.Table[rapidRefresh]
+	paths        fakeserver.Table[wirePath]
+	refreshes    fakeserver.Table[wireRapidRefresh]
 	boards       fakeserver.Table[leaderboard]
 	progress     map[ucKey]*courseProgress
 	progressKeys []ucKey // the feed's order

@@ -258,12 +258,12 @@ func (st *store) trainingEvent(event string, u *user, c *course, l *lesson, at t
 	env.Event.DateTriggered = at.UTC().Format(time.RFC3339)
 	env.Event.EventTypes = []string{event}
 	env.Event.TriggeredBy = map[string]string{"user": u.id, "organization": st.orgID}
-	env.Resource = map[string]string{"id": c.id, "type": "TRAINING_COURSE"}
-	env.Data.Details = map[string]string{"course_id": c.id, "course_external_id": c.externalID, "course_title": c.title,
+	env.Resource = map[string]string{"id": c.ID, "type": "TRAINING_COURSE"}
+	env.Data.Details = map[string]string{"course_id": c.ID, "course_external_id": c.ExternalID, "course_title": c.Title,
 		"user_id": u.id, "user_email": u.email, "user_external_id": u.externalID, "completed_at": wt(at)}
 	if l != nil {
-		env.Resource = map[string]string{"id": l.id, "type": "TRAINING_LESSON"}
-		env.Data.Details["lesson_id"], env.Data.Details["lesson_title"] = l.id, l.title
+		env.Resource = map[string]string{"id": l.ID, "type": "TRAINING_LESSON"}
+		env.Data.Details["lesson_id"], env.Data.Details["lesson_title"] = l.ID, l.Title
 	}
 	var out []outgoing
 	for _, h := range st.webhooks.All() {
