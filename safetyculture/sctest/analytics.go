@@ -146,13 +146,10 @@ type analyticsFilter struct {
 	from, to                   time.Time
 }
 
-func readAnalyticsFilter(c *call, fromName, toName string) (f analyticsFilter, err error) {
+func readAnalyticsFilter(c *call, fromName, toName string) analyticsFilter {
 	q := c.URL.Query()
-	f = analyticsFilter{courseID: q.Get("courseId"), lessonID: q.Get("lessonId"), userID: orDefault(c.PathValue("userId"), q.Get("userId"))}
-	if f.from, err = timeParam(c, fromName); err == nil {
-		f.to, err = timeParam(c, toName)
-	}
-	return f, err
+	return analyticsFilter{courseID: q.Get("courseId"), lessonID: q.Get("lessonId"),
+		userID: orDefault(c.PathValue("userId"), q.Get("userId")), from: c.timeParam(fromName), to: c.timeParam(toName)}
 }
 
 func (f analyticsFilter) match(userID, courseID, lessonID string, at time.Time) bool {
@@ -172,11 +169,8 @@ func (c *call) visible(recorded time.Time) bool { return !c.now.Before(recorded.
 // analyticsRows answers a page of a report's published rows the filter
 // matches, the time range read from the parameters from and to.
 func analyticsRows(report, from, to string) handler {
-	return func(c *call) (any, error) {
-		f, err := readAnalyticsFilter(c, from, to)
-		if err != nil {
-			return nil, err
-		}
+	return func(c *call) any {
+		f := readAnalyticsFilter(c, from, to)
 		var out []any
 		for _, row := range c.st.analytics.rows[report] {
 			if c.visible(row.recorded) && f.match(row.userID, row.courseID, row.lessonID, row.at) {
@@ -188,8 +182,8 @@ func analyticsRows(report, from, to string) handler {
 }
 
 // userLessonProgress answers .../users/{userId}/lessons/progress.
-func userLessonProgress(c *call) (any, error) {
-	f, _ := readAnalyticsFilter(c, "", "")
+func userLessonProgress(c *call) any {
+	f := readAnalyticsFilter(c, "", "")
 	var out []wireUserLessonProgress
 	for _, k := range c.st.analytics.lpKeys {
 		lp := c.st.analytics.lessonProgress[k]
@@ -210,8 +204,8 @@ func userLessonProgress(c *call) (any, error) {
 // courseStatistics answers .../courses/statistics: per course, the users
 // with progress in it, of them those who opened any lesson, and those who
 // completed every published lesson, from the published lesson progress.
-func courseStatistics(c *call) (any, error) {
-	f, _ := readAnalyticsFilter(c, "", "")
+func courseStatistics(c *call) any {
+	f := readAnalyticsFilter(c, "", "")
 	stats := map[string]*wireCourseStatistics{}
 	var out []*wireCourseStatistics
 	for _, co := range c.st.courses.All() {
@@ -247,8 +241,8 @@ func btoi(b bool) int {
 // lessonStatistics answers .../lessons/statistics: per lesson, its
 // course's users, and those whose published progress opened and
 // completed it.
-func lessonStatistics(c *call) (any, error) {
-	f, _ := readAnalyticsFilter(c, "", "")
+func lessonStatistics(c *call) any {
+	f := readAnalyticsFilter(c, "", "")
 	users := map[string]int{}
 	for _, k := range c.st.progressKeys {
 		users[k.courseID]++

@@ -17,7 +17,7 @@ func each[R, T any](records []*R, f func(*R) T) []T {
 
 // listCourses answers GET /training/courses/v1, filtered by courseIds
 // and by searchTerm (in the title, without regard to case).
-func listCourses(c *call) (any, error) {
+func listCourses(c *call) any {
 	ids, term := listParam(c, "courseIds"), strings.ToLower(c.URL.Query().Get("searchTerm"))
 	var items []wireCourse
 	for _, co := range c.st.courses.All() {
@@ -30,12 +30,9 @@ func listCourses(c *call) (any, error) {
 
 // courseLessons answers GET /training/courses/v1/{courseId}/lessons: every
 // lesson in one answer, {"lessons": [...]}.
-func courseLessons(c *call) (any, error) {
-	co, err := find(c, c.st.courses.Get, "courseId", "course")
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"lessons": each(mapIDs(co.lessonIDs, c.st.lessons.Get), deref)}, nil
+func courseLessons(c *call) any {
+	co := find(c, c.st.courses.Get, c.PathValue("courseId"), "course")
+	return map[string]any{"lessons": each(mapIDs(co.lessonIDs, c.st.lessons.Get), deref)}
 }
 
 // mapIDs looks ids up with get.
@@ -49,31 +46,28 @@ func mapIDs[T any](ids []string, get func(string) *T) []*T {
 
 func deref[T any](v *T) T { return *v }
 
-func getLesson(c *call) (any, error) { return find(c, c.st.lessons.Get, "id", "lesson") }
+func getLesson(c *call) any { return find(c, c.st.lessons.Get, c.PathValue("id"), "lesson") }
 
-func listCollections(c *call) (any, error) {
+func listCollections(c *call) any {
 	return page(c, each(c.st.collections.All(), func(col *collection) wireCollection {
 		return wireCollection{ID: col.id, Title: col.title, Description: col.description, CourseCount: len(col.courseIDs)}
 	}))
 }
 
-func collectionCourses(c *call) (any, error) {
-	col, err := find(c, c.st.collections.Get, "courseCollectionId", "collection")
-	if err != nil {
-		return nil, err
-	}
+func collectionCourses(c *call) any {
+	col := find(c, c.st.collections.Get, c.PathValue("courseCollectionId"), "collection")
 	return page(c, each(mapIDs(col.courseIDs, c.st.courses.Get), func(co *course) wireCourse { return co.wireCourse }))
 }
 
-func listPaths(c *call) (any, error) { return page(c, each(c.st.paths.All(), deref)) }
+func listPaths(c *call) any { return page(c, each(c.st.paths.All(), deref)) }
 
-func getPath(c *call) (any, error) { return find(c, c.st.paths.Get, "pathId", "path") }
+func getPath(c *call) any { return find(c, c.st.paths.Get, c.PathValue("pathId"), "path") }
 
-func listRapidRefresh(c *call) (any, error) { return page(c, each(c.st.refreshes.All(), deref)) }
+func listRapidRefresh(c *call) any { return page(c, each(c.st.refreshes.All(), deref)) }
 
-func getRapidRefresh(c *call) (any, error) { return find(c, c.st.refreshes.Get, "id", "rapid refresh") }
+func getRapidRefresh(c *call) any { return find(c, c.st.refreshes.Get, c.PathValue("id"), "rapid refresh") }
 
-func listLeaderboards(c *call) (any, error) {
+func listLeaderboards(c *call) any {
 	return page(c, each(c.st.boards.All(), func(b *leaderboard) wireLeaderboard {
 		return wireLeaderboard{ID: b.id, Name: b.name, StartDate: wtp(b.start), EndDate: wtp(b.end), LearnerAccess: "LEARNER_ACCESS_ALL"}
 	}))
@@ -81,12 +75,8 @@ func listLeaderboards(c *call) (any, error) {
 
 // rankings answers GET .../rankings?leaderboardId=: every participant in
 // one answer, highest score first.
-func rankings(c *call) (any, error) {
-	id := c.URL.Query().Get("leaderboardId")
-	b := c.st.boards.Get(id)
-	if b == nil {
-		return nil, notFound("leaderboard", id)
-	}
+func rankings(c *call) any {
+	b := find(c, c.st.boards.Get, c.URL.Query().Get("leaderboardId"), "leaderboard")
 	out := wireRankings{LeaderboardID: b.id, LeaderboardName: b.name, Rankings: []wireRanking{}}
 	ranked := slices.Clone(b.rankings)
 	slices.SortStableFunc(ranked, func(a, b Ranking) int { return cmp.Compare(b.TotalScore, a.TotalScore) })
@@ -95,5 +85,5 @@ func rankings(c *call) (any, error) {
 		out.Rankings = append(out.Rankings, wireRanking{Rank: i + 1, ParticipantID: u.id,
 			ParticipantName: strings.TrimSpace(u.firstName + " " + u.lastName), TotalScore: rk.TotalScore, IsNotAttempted: rk.NotAttempted})
 	}
-	return out, nil
+	return out
 }

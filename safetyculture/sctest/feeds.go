@@ -2,6 +2,7 @@ package sctest
 
 import (
 	"encoding/base64"
+	"net/http"
 	"strconv"
 	"time"
 )
@@ -17,24 +18,19 @@ const (
 // cursor a next_page carries or, on a first page, offset.
 type feedPage struct{ offset, limit int }
 
-func readFeedPage(c *call) (feedPage, error) {
-	q := c.URL.Query()
-	limit, ok := intParam(q.Get("limit"), 100, 1000)
-	if !ok {
-		return feedPage{}, badRequest("limit must be from 1 to 1000")
-	}
-	raw := q.Get("offset")
-	if cur := q.Get("cursor"); cur != "" {
+func readFeedPage(c *call) feedPage {
+	raw := c.URL.Query().Get("offset")
+	if cur := c.URL.Query().Get("cursor"); cur != "" {
 		b, err := base64.RawURLEncoding.DecodeString(cur)
 		if raw = string(b); err != nil || raw == "" {
-			return feedPage{}, badRequest("bad cursor")
+			c.fail(http.StatusBadRequest, "bad cursor")
 		}
 	}
 	offset, err := strconv.Atoi(raw)
 	if raw != "" && (err != nil || offset < 0) {
-		return feedPage{}, badRequest("offset must be a whole number")
+		c.fail(http.StatusBadRequest, "offset must be a whole number")
 	}
-	return feedPage{offset, limit}, nil
+	return feedPage{max(offset, 0), c.intParam("limit", 100, 1000)}
 }
 
 // window is where the page falls in total rows: [start, end).
@@ -69,64 +65,53 @@ func feedAnswer[T any](c *call, p feedPage, rows []T, total int, withToken bool)
 }
 
 // orgFeed answers an organisation feed of every row rows builds.
-func orgFeed[T any](rows func(c *call) ([]T, error)) handler {
-	return func(c *call) (any, error) {
-		p, err := readFeedPage(c)
-		if err != nil {
-			return nil, err
-		}
-		all, err := rows(c)
-		if err != nil {
-			return nil, err
-		}
+func orgFeed[T any](rows func(c *call) []T) handler {
+	return func(c *call) any {
+		p, all := readFeedPage(c), rows(c)
 		start, end := p.window(len(all))
-		return feedAnswer(c, p, all[start:end], len(all), false), nil
+		return feedAnswer(c, p, all[start:end], len(all), false)
 	}
 }
 
 // feedUsers answers GET /feed/users: active users only, unless
 // include_inactive=true.
-var feedUsers = orgFeed(func(c *call) (rows []wireUser, err error) {
-	inactive, err := boolParam(c, "include_inactive")
+var feedUsers = orgFeed(func(c *call) (rows []wireUser) {
+	inactive := c.boolParam("include_inactive")
 	for _, u := range c.st.users.All() {
 		if u.active || inactive {
 			rows = append(rows, wireUser{ID: u.id, OrganisationID: c.st.orgID, Email: u.email, Firstname: u.firstName,
 				Lastname: u.lastName, Active: u.active, LastSeenAt: wtp(u.lastSeen), SeatType: u.seatType, CreatedAt: wtp(u.created)})
 		}
 	}
-	return rows, err
+	return rows
 })
 
-var feedGroups = orgFeed(func(c *call) (rows []wireGroup, _ error) {
+var feedGroups = orgFeed(func(c *call) (rows []wireGroup) {
 	for _, g := range c.st.groups.All() {
 		rows = append(rows, wireGroup{ID: g.id, Name: g.name, OrganisationID: c.st.orgID})
 	}
-	return rows, nil
+	return rows
 })
 
-var feedGroupUsers = orgFeed(func(c *call) (rows []wireGroupUser, _ error) {
+var feedGroupUsers = orgFeed(func(c *call) (rows []wireGroupUser) {
 	for _, k := range c.st.groupUsers {
 		rows = append(rows, wireGroupUser{UserID: k.userID, GroupID: k.parentID, OrganisationID: c.st.orgID})
 	}
-	return rows, nil
+	return rows
 })
 
-var feedSiteMembers = orgFeed(func(c *call) (rows []wireSiteMember, _ error) {
+var feedSiteMembers = orgFeed(func(c *call) (rows []wireSiteMember) {
 	for _, k := range c.st.siteMembers {
 		rows = append(rows, wireSiteMember{SiteID: k.parentID, MemberID: k.userID})
 	}
-	return rows, nil
+	return rows
 })
 
 // feedSites answers GET /feed/sites: deleted sites only with
 // include_deleted=true; with show_only_leaf_nodes=true, only the sites no
 // listed site has for a parent. parent_id is the parent's site_uuid.
-var feedSites = orgFeed(func(c *call) (rows []wireSite, _ error) {
-	deleted, err := boolParam(c, "include_deleted")
-	leafOnly, err2 := boolParam(c, "show_only_leaf_nodes")
-	if err != nil || err2 != nil {
-		return nil, cmpErr(err, err2)
-	}
+var feedSites = orgFeed(func(c *call) (rows []wireSite) {
+	deleted, leafOnly := c.boolParam("include_deleted"), c.boolParam("show_only_leaf_nodes")
 	parents := map[string]bool{}
 	for _, s := range c.st.sites.All() {
 		parents[s.parentID] = parents[s.parentID] || deleted || !s.deleted
@@ -142,17 +127,8 @@ var feedSites = orgFeed(func(c *call) (rows []wireSite, _ error) {
 		rows = append(rows, wireSite{ID: s.id, Name: s.name, CreatorID: s.creatorID, OrganisationID: c.st.orgID,
 			Deleted: s.deleted, SiteUUID: s.uuid, MetaLabel: s.metaLabel, ParentID: parent})
 	}
-	return rows, nil
+	return rows
 })
-
-func cmpErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // progressFilter is what the course-progress feed was asked for:
 // completion_status (COMPLETION_STATUS_ALL by default), modifiedAfter,
@@ -192,22 +168,17 @@ func (st *store) progressMatching(f progressFilter) []ucKey {
 // feedCourseProgress answers GET /training/v1/feed/training-course-progress,
 // building only the page's rows, so that a walk of a large feed costs
 // each page its own.
-func feedCourseProgress(c *call) (any, error) {
+func feedCourseProgress(c *call) any {
 	q := c.URL.Query()
-	f := progressFilter{status: orDefault(q.Get("completion_status"), CompletionAll), courseID: q.Get("courseId"), userID: q.Get("userId")}
+	f := progressFilter{status: orDefault(q.Get("completion_status"), CompletionAll), courseID: q.Get("courseId"),
+		userID: q.Get("userId"), modifiedAfter: c.timeParam("modifiedAfter")}
 	if f.status != CompletionAll && f.status != CompletionCompleted && f.status != CompletionNonCompleted {
-		return nil, badRequest("unknown completion status %s", f.status)
-	}
-	p, err := readFeedPage(c)
-	if err == nil {
-		f.modifiedAfter, err = timeParam(c, "modifiedAfter")
-	}
-	if err != nil {
-		return nil, err
+		c.fail(http.StatusBadRequest, "unknown completion status %s", f.status)
 	}
 	if c.cfg.ignoreModifiedAfter {
 		f.modifiedAfter = time.Time{}
 	}
+	p := readFeedPage(c)
 	keys := c.st.progressMatching(f)
 	start, end := p.window(len(keys))
 	var rows []wireProgress
@@ -222,9 +193,9 @@ func feedCourseProgress(c *call) (any, error) {
 		rows, camel = append(rows, row), append(camel, wireProgressCamel(row))
 	}
 	if c.cfg.camelCase {
-		return feedAnswer(c, p, camel, len(keys), true), nil
+		return feedAnswer(c, p, camel, len(keys), true)
 	}
-	return feedAnswer(c, p, rows, len(keys), true), nil
+	return feedAnswer(c, p, rows, len(keys), true)
 }
 
 // CourseProgressCount counts the course-progress rows the feed holds for

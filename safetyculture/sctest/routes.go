@@ -1,6 +1,7 @@
 package sctest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,8 +12,8 @@ import (
 )
 
 // handler answers one route under the store's lock: the value to encode
-// as JSON, or an *apiError.
-type handler func(c *call) (any, error)
+// as JSON, unless it called fail.
+type handler func(c *call) any
 
 // call is one request as a handler sees it.
 type call struct {
@@ -21,6 +22,7 @@ type call struct {
 	now  time.Time
 	cfg  config
 	body []byte
+	err  *apiError // the first failure, answered instead
 }
 
 // route is one route the fake answers; catalogue says the service's
@@ -93,49 +95,35 @@ func (s *Server) answer(rt route) http.HandlerFunc {
 			defer s.mu.RUnlock()
 		}
 		c.st, c.now = s.st, s.now()
-		out, err := rt.handle(c)
-		if err != nil {
-			writeError(w, err)
-			return
+		if out := rt.handle(c); c.err != nil {
+			writeError(w, c.err)
+		} else {
+			writeJSON(w, http.StatusOK, out)
 		}
-		writeJSON(w, http.StatusOK, out)
 	}
 }
 
-// apiError is an error answer: its status, and the gRPC code the
-// service's gateway pairs with it.
+// apiError is an error answer.
 type apiError struct {
 	status int
 	msg    string
 }
 
-func (e *apiError) Error() string { return e.msg }
-
-func badRequest(format string, args ...any) error {
-	return &apiError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
+// fail records the request's first failure, to answer instead; it
+// returns nil for the handler to return.
+func (c *call) fail(status int, format string, args ...any) any {
+	if c.err == nil {
+		c.err = &apiError{status, fmt.Sprintf(format, args...)}
+	}
+	return nil
 }
 
-func notFound(what, id string) error {
-	return &apiError{http.StatusNotFound, what + " " + id + " not found"}
-}
-
-func writeError(w http.ResponseWriter, err error) {
-	e, ok := err.(*apiError)
-	if !ok {
-		e = &apiError{http.StatusInternalServerError, err.Error()}
-	}
-	code := 13 // internal
-	switch e.status {
-	case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
-		code = 3 // invalid argument
-	case http.StatusNotFound:
-		code = 5
-	case http.StatusTooManyRequests:
-		code = 8 // resource exhausted
-	case http.StatusUnauthorized:
-		code = 16
-	}
-	writeJSON(w, e.status, map[string]any{"code": code, "message": e.msg, "details": []any{}})
+// writeError answers the service's error body, with the gRPC code its
+// gateway pairs with the status.
+func writeError(w http.ResponseWriter, e *apiError) {
+	code := map[int]int{http.StatusBadRequest: 3, http.StatusRequestEntityTooLarge: 3, http.StatusNotFound: 5,
+		http.StatusTooManyRequests: 8, http.StatusUnauthorized: 16}[e.status]
+	writeJSON(w, e.status, map[string]any{"code": cmp.Or(code, 13), "message": e.msg, "details": []any{}})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -145,65 +133,64 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // decode reads the request body into v.
-func (c *call) decode(v any) error {
+func (c *call) decode(v any) bool {
 	if err := json.Unmarshal(c.body, v); err != nil {
-		return badRequest("malformed JSON body")
+		c.fail(http.StatusBadRequest, "malformed JSON body")
+		return false
 	}
-	return nil
+	return true
 }
 
-// find looks a record up by the path parameter param.
-func find[T any](c *call, get func(id string) *T, param, what string) (*T, error) {
-	id := c.PathValue(param)
+// find looks a record up by id. A missing one fails the request, 404,
+// and is found as a zero record, so that the handler runs on harmlessly.
+func find[T any](c *call, get func(id string) *T, id, what string) *T {
 	if v := get(id); v != nil {
-		return v, nil
+		return v
 	}
-	return nil, notFound(what, id)
+	c.fail(http.StatusNotFound, "%s %s not found", what, id)
+	return new(T)
 }
 
 // page answers one page of items as {totalCount, items}: page is 1-based
 // (default 1), pageSize from 1 to 1000 (default 25).
-func page[T any](c *call, items []T) (any, error) {
-	q := c.URL.Query()
-	n, ok1 := intParam(q.Get("page"), 1, 1<<30)
-	size, ok2 := intParam(q.Get("pageSize"), 25, 1000)
-	if !ok1 || !ok2 {
-		return nil, badRequest("page must be at least 1 and pageSize from 1 to 1000")
-	}
+func page[T any](c *call, items []T) any {
+	n, size := c.intParam("page", 1, 1<<30), c.intParam("pageSize", 25, 1000)
 	start := min((n-1)*size, len(items))
 	end := min(start+size, len(items))
-	return wireList[T]{TotalCount: len(items), Items: append([]T{}, items[start:end]...)}, nil
+	return wireList[T]{TotalCount: len(items), Items: append([]T{}, items[start:end]...)}
 }
 
-// intParam reads a whole number from 1 to max; "" gives def.
-func intParam(raw string, def, max int) (int, bool) {
-	if raw == "" {
-		return def, true
-	}
+// intParam reads a whole number from 1 to max; absent gives def.
+func (c *call) intParam(name string, def, max int) int {
+	raw := c.URL.Query().Get(name)
 	n, err := strconv.Atoi(raw)
-	return n, err == nil && n >= 1 && n <= max
+	if raw == "" || err != nil || n < 1 || n > max {
+		if raw != "" {
+			c.fail(http.StatusBadRequest, "%s must be a whole number from 1 to %d", name, max)
+		}
+		return def
+	}
+	return n
 }
 
 // boolParam reads a true/false parameter; absent is false.
-func boolParam(c *call, name string) (bool, error) {
+func (c *call) boolParam(name string) bool {
 	raw := c.URL.Query().Get(name)
 	v, err := strconv.ParseBool(raw)
 	if raw != "" && err != nil {
-		return false, badRequest("%s must be true or false", name)
+		c.fail(http.StatusBadRequest, "%s must be true or false", name)
 	}
-	return v, nil
+	return v
 }
 
-// timeParam reads an RFC 3339 time; "" gives the zero time.
-func timeParam(c *call, name string) (time.Time, error) {
+// timeParam reads an RFC 3339 time; absent (or no name) gives zero.
+func (c *call) timeParam(name string) time.Time {
 	raw := c.URL.Query().Get(name)
 	t, err := time.Parse(time.RFC3339Nano, raw)
-	if name == "" || raw == "" {
-		return time.Time{}, nil
-	} else if err != nil {
-		return t, badRequest("%s must be an RFC 3339 time", name)
+	if name != "" && raw != "" && err != nil {
+		c.fail(http.StatusBadRequest, "%s must be an RFC 3339 time", name)
 	}
-	return t, nil
+	return t
 }
 
 // listParam reads a filter given repeated or comma-joined (courseIds=a,b).
@@ -219,10 +206,10 @@ func listParam(c *call, name string) []string {
 	return out
 }
 
-func whoAmI(c *call) (any, error) {
+func whoAmI(c *call) any {
 	out := wireWhoAmI{OrganisationID: c.st.orgID}
 	if u := c.st.users.Get(c.st.ownerID); u != nil {
 		out.UserID, out.Firstname, out.Lastname = u.id, u.firstName, u.lastName
 	}
-	return out, nil
+	return out
 }

@@ -53,25 +53,25 @@ type wireAssignment struct {
 // putAssignments answers PUT /training/courses/v1/{courseId}/assignments:
 // it assigns or unassigns users, groups and sites, after the clearAll
 // flags, and counts what changed of each kind.
-func putAssignments(c *call) (any, error) {
+func putAssignments(c *call) any {
 	var body struct {
 		Assignments                                  []wireAssignment
 		ClearAllUsers, ClearAllGroups, ClearAllSites bool
 	}
-	if _, err := find(c, c.st.courses.Get, "courseId", "course"); err != nil {
-		return nil, err
-	} else if err := c.decode(&body); err != nil {
-		return nil, err
-	}
+	co := find(c, c.st.courses.Get, c.PathValue("courseId"), "course")
+	c.decode(&body)
 	for _, a := range body.Assignments {
 		if !c.st.assigneeExists(a.Type, a.ID) {
-			return nil, badRequest("unknown assignee %s %s", a.Type, a.ID)
+			c.fail(http.StatusBadRequest, "unknown assignee %s %s", a.Type, a.ID)
 		}
 	}
-	counts := c.st.assign(c.PathValue("courseId"), body.Assignments, map[string]bool{"ASSIGNMENT_TYPE_USER": body.ClearAllUsers,
+	if c.err != nil {
+		return nil
+	}
+	counts := c.st.assign(co.ID, body.Assignments, map[string]bool{"ASSIGNMENT_TYPE_USER": body.ClearAllUsers,
 		"ASSIGNMENT_TYPE_GROUP": body.ClearAllGroups, "ASSIGNMENT_TYPE_SITE": body.ClearAllSites})
 	return map[string]int{"usersUpdated": counts["ASSIGNMENT_TYPE_USER"],
-		"groupsUpdated": counts["ASSIGNMENT_TYPE_GROUP"], "sitesUpdated": counts["ASSIGNMENT_TYPE_SITE"]}, nil
+		"groupsUpdated": counts["ASSIGNMENT_TYPE_GROUP"], "sitesUpdated": counts["ASSIGNMENT_TYPE_SITE"]}
 }
 
 func (st *store) assigneeExists(kind, id string) bool {
@@ -118,22 +118,17 @@ func (st *store) assign(courseID string, in []wireAssignment, clear map[string]b
 // resetProgress answers POST /training/courseprogress/v1/reset. The body
 // is the fake's guess, {"courseId": "...", "userIds": ["..."]}: it
 // forgets those users' progress in that course and its lessons.
-func resetProgress(c *call) (any, error) {
+func resetProgress(c *call) any {
 	var body struct {
 		CourseID string   `json:"courseId"`
 		UserIDs  []string `json:"userIds"`
 	}
-	if err := c.decode(&body); err != nil {
-		return nil, err
-	}
-	co := c.st.courses.Get(body.CourseID)
-	if co == nil {
-		return nil, notFound("course", body.CourseID)
-	}
+	c.decode(&body)
+	co := find(c, c.st.courses.Get, body.CourseID, "course")
 	for _, uid := range body.UserIDs {
 		c.st.resetProgress(uid, co)
 	}
-	return struct{}{}, nil
+	return struct{}{}
 }
 
 // The webhook shapes are the fake's reading of the service's reference:
@@ -143,102 +138,78 @@ type webhook = wireWebhook
 
 // AddWebhook registers a webhook, as POST /webhooks/v1/webhooks does.
 func (s Seeding) AddWebhook(rawURL string, events ...string) (string, error) {
-	h, err := update(s.server, func(st *store, _ time.Time) (*webhook, error) {
-		return st.addWebhook(&webhook{URL: rawURL, TriggerEvents: events})
-	})
-	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrInvalid, err)
+	h := &webhook{URL: rawURL, TriggerEvents: events}
+	if msg := h.problem(); msg != "" {
+		return "", fmt.Errorf("%w: %s", ErrInvalid, msg)
 	}
-	return h.WebhookID, nil
+	return update(s.server, func(st *store, _ time.Time) (string, error) { return st.addWebhook(h).WebhookID, nil })
 }
 
-func (st *store) addWebhook(h *webhook) (*webhook, error) {
-	if err := checkWebhook(h); err != nil {
-		return nil, err
-	}
+func (st *store) addWebhook(h *webhook) *webhook {
 	h.WebhookID = st.uuid("webhook")
 	st.webhooks.Add(h.WebhookID, h)
-	return h, nil
+	return h
 }
 
-func checkWebhook(h *webhook) error {
+// problem is why the service would refuse a webhook, "" if it would not.
+func (h *webhook) problem() string {
 	if u, err := url.Parse(h.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return badRequest("url must be an absolute http or https URL")
+		return "url must be an absolute http or https URL"
 	} else if len(h.TriggerEvents) == 0 {
-		return badRequest("trigger_events must name at least one event")
+		return "trigger_events must name at least one event"
+	}
+	return ""
+}
+
+// readWebhook reads a webhook from the request body.
+func readWebhook(c *call) *webhook {
+	var h webhook
+	if c.decode(&h) && h.problem() != "" {
+		c.fail(http.StatusBadRequest, "%s", h.problem())
+	}
+	return &h
+}
+
+func listWebhooks(c *call) any {
+	return map[string]any{"webhooks": each(c.st.webhooks.All(), deref)}
+}
+
+func createWebhook(c *call) any {
+	if h := readWebhook(c); c.err == nil {
+		return c.st.addWebhook(h)
 	}
 	return nil
 }
 
-func listWebhooks(c *call) (any, error) {
-	return map[string]any{"webhooks": each(c.st.webhooks.All(), func(h *webhook) webhook { return *h })}, nil
+func getWebhook(c *call) any { return find(c, c.st.webhooks.Get, c.PathValue("webhookId"), "webhook") }
+
+func updateWebhook(c *call) any {
+	h, body := find(c, c.st.webhooks.Get, c.PathValue("webhookId"), "webhook"), readWebhook(c)
+	if c.err == nil {
+		h.URL, h.TriggerEvents = body.URL, body.TriggerEvents
+	}
+	return h
 }
 
-func createWebhook(c *call) (any, error) {
-	var body webhook
-	if err := c.decode(&body); err != nil {
-		return nil, err
-	}
-	return c.st.addWebhook(&body)
-}
-
-func getWebhook(c *call) (any, error) { return find(c, c.st.webhooks.Get, "webhookId", "webhook") }
-
-func updateWebhook(c *call) (any, error) {
-	var body webhook
-	h, err := find(c, c.st.webhooks.Get, "webhookId", "webhook")
-	if err == nil {
-		err = c.decode(&body)
-	}
-	if err == nil {
-		err = checkWebhook(&body)
-	}
-	if err != nil {
-		return nil, err
-	}
-	h.URL, h.TriggerEvents = body.URL, body.TriggerEvents
-	return h, nil
-}
-
-func deleteWebhook(c *call) (any, error) {
-	h, err := find(c, c.st.webhooks.Get, "webhookId", "webhook")
-	if err != nil {
-		return nil, err
-	}
-	c.st.webhooks.Remove(h.WebhookID)
-	return struct{}{}, nil
+func deleteWebhook(c *call) any {
+	c.st.webhooks.Remove(find(c, c.st.webhooks.Get, c.PathValue("webhookId"), "webhook").WebhookID)
+	return struct{}{}
 }
 
 // webhookToken answers GET /webhooks/v1/token with the signing secret,
 // and POST with a new one.
-func webhookToken(c *call) (any, error) {
+func webhookToken(c *call) any {
 	if c.Method == http.MethodPost {
 		c.st.secret = fakeserver.RandomHex(32)
 	}
-	return map[string]string{"token": c.st.secret}, nil
+	return map[string]string{"token": c.st.secret}
 }
 
 // outgoing is one delivery to make, worked out under the lock and sent
 // after it is released.
 type outgoing struct {
 	url, event, secret string
-	env                wireEnvelope
-}
-
-// wireEnvelope is SafetyCulture's webhook payload; the data's details of
-// a training event are the fake's guess.
-type wireEnvelope struct {
-	WebhookID string `json:"webhook_id"`
-	Version   string `json:"version"`
-	Event     struct {
-		DateTriggered string            `json:"date_triggered"`
-		EventTypes    []string          `json:"event_types"`
-		TriggeredBy   map[string]string `json:"triggered_by"`
-	} `json:"event"`
-	Resource map[string]string `json:"resource"`
-	Data     struct {
-		Details map[string]string `json:"details"`
-	} `json:"data"`
+	env                map[string]any
 }
 
 // Delivery is a webhook delivery the fake made and how it ended.
@@ -251,25 +222,23 @@ type Delivery struct {
 }
 
 // trainingEvent builds a training event about a user's course, or a
-// lesson of it when l is not nil, for each webhook registered for it.
+// lesson of it when l is not nil, in the service's envelope, for each
+// webhook registered for it; the details are the fake's guess.
 func (st *store) trainingEvent(event string, u *user, c *course, l *lesson, at time.Time) []outgoing {
-	var env wireEnvelope
-	env.Version = "3.0.0"
-	env.Event.DateTriggered = at.UTC().Format(time.RFC3339)
-	env.Event.EventTypes = []string{event}
-	env.Event.TriggeredBy = map[string]string{"user": u.id, "organization": st.orgID}
-	env.Resource = map[string]string{"id": c.ID, "type": "TRAINING_COURSE"}
-	env.Data.Details = map[string]string{"course_id": c.ID, "course_external_id": c.ExternalID, "course_title": c.Title,
+	resource := map[string]string{"id": c.ID, "type": "TRAINING_COURSE"}
+	details := map[string]string{"course_id": c.ID, "course_external_id": c.ExternalID, "course_title": c.Title,
 		"user_id": u.id, "user_email": u.email, "user_external_id": u.externalID, "completed_at": wt(at)}
 	if l != nil {
-		env.Resource = map[string]string{"id": l.ID, "type": "TRAINING_LESSON"}
-		env.Data.Details["lesson_id"], env.Data.Details["lesson_title"] = l.ID, l.Title
+		resource = map[string]string{"id": l.ID, "type": "TRAINING_LESSON"}
+		details["lesson_id"], details["lesson_title"] = l.ID, l.Title
 	}
 	var out []outgoing
 	for _, h := range st.webhooks.All() {
 		if slices.Contains(h.TriggerEvents, event) {
-			env.WebhookID = h.WebhookID
-			out = append(out, outgoing{url: h.URL, event: event, secret: st.secret, env: env})
+			out = append(out, outgoing{url: h.URL, event: event, secret: st.secret, env: map[string]any{
+				"webhook_id": h.WebhookID, "version": "3.0.0", "resource": resource, "data": map[string]any{"details": details},
+				"event": map[string]any{"date_triggered": at.UTC().Format(time.RFC3339), "event_types": []string{event},
+					"triggered_by": map[string]string{"user": u.id, "organization": st.orgID}}}})
 		}
 	}
 	return out
@@ -286,7 +255,7 @@ func (s *Server) deliver(events []outgoing) {
 }
 
 func send(ev outgoing) Delivery {
-	d := Delivery{WebhookID: ev.env.WebhookID, URL: ev.url, Event: ev.event}
+	d := Delivery{WebhookID: ev.env["webhook_id"].(string), URL: ev.url, Event: ev.event}
 	d.Body, _ = json.Marshal(ev.env)
 	mac := hmac.New(sha256.New, []byte(ev.secret))
 	mac.Write(d.Body)
