@@ -16,15 +16,15 @@ type analyticsStore struct {
 	rows           map[string][]*analyticsRow // by report
 	lessonProgress map[ulKey]*lessonProgress
 	lpKeys         []ulKey
-	questions      map[string]*surveyQuestion
+	questions      map[string]map[string]any
 }
 
-// analyticsRow is one row of a report, built when it is recorded, with
-// what the report's filters match: ids, and at for its time range.
+// analyticsRow is one row of a report: its fields, written once where the
+// fake records it, whose userId, courseId and lessonId the filters match,
+// and at, which the time range does.
 type analyticsRow struct {
-	userID, courseID, lessonID string
-	at, recorded               time.Time
-	wire                       any
+	at, recorded time.Time
+	fields       map[string]any
 }
 
 // The reports the fake records itself; AddAnalyticsRow fills the others.
@@ -50,19 +50,16 @@ type lessonProgress struct {
 	attempts                    int
 }
 
-type surveyQuestion struct{ id, courseID, lessonID, slideID, content string }
-
-func (st *store) addRow(report, userID, courseID, lessonID string, at, now time.Time, wire any) {
-	st.analytics.rows[report] = append(st.analytics.rows[report],
-		&analyticsRow{userID: userID, courseID: courseID, lessonID: lessonID, at: at, recorded: now, wire: wire})
+func (st *store) addRow(report string, at, now time.Time, fields map[string]any) {
+	st.analytics.rows[report] = append(st.analytics.rows[report], &analyticsRow{at: at, recorded: now, fields: fields})
 }
 
 func (st *store) addEvent(u *user, l *lesson, name string, score *float64, at, now time.Time) {
 	c := st.courses.Get(l.CourseID)
-	st.addRow(reportEvents, u.id, c.ID, l.ID, at, now, wireProgressEvent{UserID: u.id, UserEmail: u.email,
-		UserFirstName: u.firstName, UserLastName: u.lastName, CourseID: c.ID, CourseTitle: c.Title,
-		CourseExternalID: c.ExternalID, LessonID: l.ID, LessonTitle: l.Title, LessonExternalID: l.ExternalID,
-		EventName: name, EventDateTime: wtp(at), LessonScore: score})
+	st.addRow(reportEvents, at, now, map[string]any{"userId": u.ID, "userEmail": u.Email, "userFirstName": u.Firstname,
+		"userLastName": u.Lastname, "courseId": c.ID, "courseTitle": c.Title, "courseExternalId": c.ExternalID,
+		"lessonId": l.ID, "lessonTitle": l.Title, "lessonExternalId": l.ExternalID, "eventName": name,
+		"eventDateTime": wtp(at), "lessonScore": score})
 }
 
 func (st *store) lessonProgressOf(k ulKey, courseID string, now time.Time) *lessonProgress {
@@ -83,25 +80,24 @@ type SurveyQuestionSpec struct {
 
 // AddSurveyQuestion adds a survey question and returns its id and its
 // answer options' ids. Definitions are not activity: they show at once.
-func (s Seeding) AddSurveyQuestion(spec SurveyQuestionSpec) (string, []string, error) {
-	q, err := update(s.server, func(st *store, _ time.Time) (wireSurveyQuestion, error) {
+func (s Seeding) AddSurveyQuestion(spec SurveyQuestionSpec) (id string, answerIDs []string, err error) {
+	err = s.write(func(st *store, _ time.Time) error {
 		if st.courses.Get(spec.CourseID) == nil || st.lessons.Get(spec.LessonID) == nil {
-			return wireSurveyQuestion{}, fmt.Errorf("%w: course %q or lesson %q", ErrNotFound, spec.CourseID, spec.LessonID)
+			return fmt.Errorf("%w: course %q or lesson %q", ErrNotFound, spec.CourseID, spec.LessonID)
 		}
-		q := wireSurveyQuestion{ID: st.uuid("question"), CourseID: spec.CourseID, LessonID: spec.LessonID,
-			SlideID: spec.SlideID, QuestionType: orDefault(spec.Type, "rating"), QuestionContent: spec.Content, Answers: []wireAnswerDef{}}
+		id = st.uuid("question")
+		answers := []map[string]any{}
 		for _, text := range spec.Answers {
-			q.Answers = append(q.Answers, wireAnswerDef{ID: st.uuid("answer"), Content: text})
+			answerIDs = append(answerIDs, st.uuid("answer"))
+			answers = append(answers, map[string]any{"id": answerIDs[len(answerIDs)-1], "content": text})
 		}
-		st.analytics.questions[q.ID] = &surveyQuestion{q.ID, q.CourseID, q.LessonID, q.SlideID, q.QuestionContent}
-		st.addRow(reportQuestions, "", q.CourseID, q.LessonID, time.Time{}, time.Time{}, q)
-		return q, nil
+		q := map[string]any{"id": id, "courseId": spec.CourseID, "lessonId": spec.LessonID, "slideId": spec.SlideID,
+			"questionType": orDefault(spec.Type, "rating"), "questionContent": spec.Content, "answers": answers}
+		st.analytics.questions[id] = q
+		st.addRow(reportQuestions, time.Time{}, time.Time{}, q)
+		return nil
 	})
-	ids := []string{}
-	for _, a := range q.Answers {
-		ids = append(ids, a.ID)
-	}
-	return q.ID, ids, err
+	return id, answerIDs, err
 }
 
 // SurveyAnswerSpec is a user's answer to a survey question.
@@ -118,9 +114,10 @@ func (s Seeding) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
 			return "", fmt.Errorf("%w: user %q or question %q", ErrNotFound, spec.UserID, spec.QuestionID)
 		}
 		id, at := st.uuid("surveyanswer"), orNow(spec.At, now)
-		st.addRow(reportAnswers, u.id, q.courseID, q.lessonID, at, now, wireSurveyAnswer{ID: id, CourseID: q.courseID,
-			LessonID: q.lessonID, SlideID: q.slideID, UserID: u.id, UserExternalID: u.externalID, QuestionID: q.id,
-			QuestionContent: q.content, AnswerDefinitionID: spec.AnswerID, AnswerContent: spec.Content, AnsweredDateTime: wtp(at)})
+		st.addRow(reportAnswers, at, now, map[string]any{"id": id, "courseId": q["courseId"], "lessonId": q["lessonId"],
+			"slideId": q["slideId"], "userId": u.ID, "userExternalId": u.externalID, "questionId": q["id"],
+			"questionContent": q["questionContent"], "answerDefinitionId": spec.AnswerID, "answerContent": spec.Content,
+			"answeredDateTime": wtp(at)})
 		return id, nil
 	})
 }
@@ -132,9 +129,8 @@ func (s Seeding) AddAnalyticsRow(report string, row map[string]any) error {
 	if report != ReportSlideStatistics && report != ReportUserSlideStatistics && report != ReportRapidRefreshAnswers {
 		return fmt.Errorf("%w: report %q", ErrInvalid, report)
 	}
-	str := func(k string) string { v, _ := row[k].(string); return v }
 	return s.write(func(st *store, now time.Time) error {
-		st.addRow(report, str("userId"), str("courseId"), str("lessonId"), time.Time{}, now, row)
+		st.addRow(report, time.Time{}, now, row)
 		return nil
 	})
 }
@@ -173,8 +169,9 @@ func analyticsRows(report, from, to string) handler {
 		f := readAnalyticsFilter(c, from, to)
 		var out []any
 		for _, row := range c.st.analytics.rows[report] {
-			if c.visible(row.recorded) && f.match(row.userID, row.courseID, row.lessonID, row.at) {
-				out = append(out, row.wire)
+			str := func(k string) string { v, _ := row.fields[k].(string); return v }
+			if c.visible(row.recorded) && f.match(str("userId"), str("courseId"), str("lessonId"), row.at) {
+				out = append(out, row.fields)
 			}
 		}
 		return page(c, out)
@@ -184,19 +181,18 @@ func analyticsRows(report, from, to string) handler {
 // userLessonProgress answers .../users/{userId}/lessons/progress.
 func userLessonProgress(c *call) any {
 	f := readAnalyticsFilter(c, "", "")
-	var out []wireUserLessonProgress
+	var out []map[string]any
 	for _, k := range c.st.analytics.lpKeys {
 		lp := c.st.analytics.lessonProgress[k]
-		if !c.visible(lp.recorded) || !f.match(k.userID, lp.courseID, k.lessonID, time.Time{}) {
-			continue
-		}
-		wp := wireUserLessonProgress{UserID: k.userID, CourseID: lp.courseID, LessonID: k.lessonID,
-			LessonTitle: c.st.lessons.Get(k.lessonID).Title, Opened: !lp.opened.IsZero(), OpenedDateTime: wtp(lp.opened),
-			Completed: !lp.completed.IsZero(), CompletedDateTime: wtp(lp.completed), Attempts: lp.attempts}
+		var score *float64
 		if lp.hasScore {
-			wp.Score = &lp.score
+			score = &lp.score
 		}
-		out = append(out, wp)
+		if c.visible(lp.recorded) && f.match(k.userID, lp.courseID, k.lessonID, time.Time{}) {
+			out = append(out, map[string]any{"userId": k.userID, "courseId": lp.courseID, "lessonId": k.lessonID,
+				"lessonTitle": c.st.lessons.Get(k.lessonID).Title, "opened": !lp.opened.IsZero(), "openedDateTime": wtp(lp.opened),
+				"completed": !lp.completed.IsZero(), "completedDateTime": wtp(lp.completed), "score": score, "attempts": lp.attempts})
+		}
 	}
 	return page(c, out)
 }

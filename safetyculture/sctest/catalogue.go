@@ -65,7 +65,9 @@ func getPath(c *call) any { return find(c, c.st.paths.Get, c.PathValue("pathId")
 
 func listRapidRefresh(c *call) any { return page(c, each(c.st.refreshes.All(), deref)) }
 
-func getRapidRefresh(c *call) any { return find(c, c.st.refreshes.Get, c.PathValue("id"), "rapid refresh") }
+func getRapidRefresh(c *call) any {
+	return find(c, c.st.refreshes.Get, c.PathValue("id"), "rapid refresh")
+}
 
 func listLeaderboards(c *call) any {
 	return page(c, each(c.st.boards.All(), func(b *leaderboard) wireLeaderboard {
@@ -82,8 +84,8 @@ func rankings(c *call) any {
 	slices.SortStableFunc(ranked, func(a, b Ranking) int { return cmp.Compare(b.TotalScore, a.TotalScore) })
 	for i, rk := range ranked {
 		u := c.st.users.Get(rk.UserID)
-		out.Rankings = append(out.Rankings, wireRanking{Rank: i + 1, ParticipantID: u.id,
-			ParticipantName: strings.TrimSpace(u.firstName + " " + u.lastName), TotalScore: rk.TotalScore, IsNotAttempted: rk.NotAttempted})
+		out.Rankings = append(out.Rankings, wireRanking{Rank: i + 1, ParticipantID: u.ID,
+			ParticipantName: strings.TrimSpace(u.Firstname + " " + u.Lastname), TotalScore: rk.TotalScore, IsNotAttempted: rk.NotAttempted})
 	}
 	return out
 }

@@ -78,20 +78,14 @@ func orgFeed[T any](rows func(c *call) []T) handler {
 var feedUsers = orgFeed(func(c *call) (rows []wireUser) {
 	inactive := c.boolParam("include_inactive")
 	for _, u := range c.st.users.All() {
-		if u.active || inactive {
-			rows = append(rows, wireUser{ID: u.id, OrganisationID: c.st.orgID, Email: u.email, Firstname: u.firstName,
-				Lastname: u.lastName, Active: u.active, LastSeenAt: wtp(u.lastSeen), SeatType: u.seatType, CreatedAt: wtp(u.created)})
+		if u.Active || inactive {
+			rows = append(rows, u.wireUser)
 		}
 	}
 	return rows
 })
 
-var feedGroups = orgFeed(func(c *call) (rows []wireGroup) {
-	for _, g := range c.st.groups.All() {
-		rows = append(rows, wireGroup{ID: g.id, Name: g.name, OrganisationID: c.st.orgID})
-	}
-	return rows
-})
+var feedGroups = orgFeed(func(c *call) []wireGroup { return each(c.st.groups.All(), deref) })
 
 var feedGroupUsers = orgFeed(func(c *call) (rows []wireGroupUser) {
 	for _, k := range c.st.groupUsers {
@@ -112,20 +106,16 @@ var feedSiteMembers = orgFeed(func(c *call) (rows []wireSiteMember) {
 // listed site has for a parent. parent_id is the parent's site_uuid.
 var feedSites = orgFeed(func(c *call) (rows []wireSite) {
 	deleted, leafOnly := c.boolParam("include_deleted"), c.boolParam("show_only_leaf_nodes")
-	parents := map[string]bool{}
+	parents := map[string]bool{} // by site_uuid
 	for _, s := range c.st.sites.All() {
-		parents[s.parentID] = parents[s.parentID] || deleted || !s.deleted
+		if s.ParentID != nil {
+			parents[*s.ParentID] = parents[*s.ParentID] || deleted || !s.Deleted
+		}
 	}
 	for _, s := range c.st.sites.All() {
-		if (s.deleted && !deleted) || (leafOnly && parents[s.id]) {
-			continue
+		if (!s.Deleted || deleted) && !(leafOnly && parents[s.SiteUUID]) {
+			rows = append(rows, *s)
 		}
-		var parent *string
-		if ps := c.st.sites.Get(s.parentID); ps != nil {
-			parent = &ps.uuid
-		}
-		rows = append(rows, wireSite{ID: s.id, Name: s.name, CreatorID: s.creatorID, OrganisationID: c.st.orgID,
-			Deleted: s.deleted, SiteUUID: s.uuid, MetaLabel: s.metaLabel, ParentID: parent})
 	}
 	return rows
 })
@@ -188,8 +178,8 @@ func feedCourseProgress(c *call) any {
 		row := wireProgress{OpenedAt: wt(pr.opened), CompletedAt: wt(pr.completed),
 			TotalLessons: pr.totalLessons, CompletedLessons: pr.completedLessons,
 			CourseID: co.ID, CourseExternalID: co.ExternalID, CourseTitle: co.Title,
-			UserEmail: u.email, UserFirstName: u.firstName, UserLastName: u.lastName,
-			UserID: u.id, UserExternalID: u.externalID, ProgressPercent: pr.percent, Score: pr.score, DueAt: wt(pr.due)}
+			UserEmail: u.Email, UserFirstName: u.Firstname, UserLastName: u.Lastname,
+			UserID: u.ID, UserExternalID: u.externalID, ProgressPercent: pr.percent, Score: pr.score, DueAt: wt(pr.due)}
 		rows, camel = append(rows, row), append(camel, wireProgressCamel(row))
 	}
 	if c.cfg.camelCase {

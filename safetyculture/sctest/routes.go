@@ -209,7 +209,7 @@ func listParam(c *call, name string) []string {
 func whoAmI(c *call) any {
 	out := wireWhoAmI{OrganisationID: c.st.orgID}
 	if u := c.st.users.Get(c.st.ownerID); u != nil {
-		out.UserID, out.Firstname, out.Lastname = u.id, u.firstName, u.lastName
+		out.UserID, out.Firstname, out.Lastname = u.ID, u.Firstname, u.Lastname
 	}
 	return out
 }

@@ -8,9 +8,8 @@ import (
 )
 
 type user struct {
-	id, email, firstName, lastName, externalID, seatType string
-	active                                               bool
-	lastSeen, created                                    time.Time
+	wireUser
+	externalID string
 }
 
 // UserSpec describes a user for AddUser. Zero fields take defaults: a new
@@ -35,28 +34,23 @@ func (s Seeding) AddUser(spec UserSpec) (string, error) {
 		} else if st.userByEmail[email] != nil {
 			return "", fmt.Errorf("%w: email %q is taken", ErrConflict, spec.Email)
 		}
-		u := &user{id: spec.ID, email: spec.Email, firstName: spec.FirstName, lastName: spec.LastName,
-			externalID: spec.ExternalID, seatType: orDefault(spec.SeatType, "full"), active: !spec.Inactive,
-			lastSeen: spec.LastSeenAt, created: spec.CreatedAt}
-		if u.id == "" {
-			u.id = "user_" + st.hexID("user", 32)
+		u := &user{wireUser{ID: spec.ID, OrganisationID: st.orgID, Email: spec.Email, Firstname: spec.FirstName,
+			Lastname: spec.LastName, Active: !spec.Inactive, LastSeenAt: wtp(spec.LastSeenAt),
+			SeatType: orDefault(spec.SeatType, "full"), CreatedAt: wtp(orNow(spec.CreatedAt, now))}, spec.ExternalID}
+		if u.ID == "" {
+			u.ID = "user_" + st.hexID("user", 32)
 		}
-		if st.users.Get(u.id) != nil {
-			return "", fmt.Errorf("%w: user %q exists", ErrConflict, u.id)
+		if st.users.Get(u.ID) != nil {
+			return "", fmt.Errorf("%w: user %q exists", ErrConflict, u.ID)
 		}
-		if u.created.IsZero() {
-			u.created = now
-		}
-		st.users.Add(u.id, u)
+		st.users.Add(u.ID, u)
 		st.userByEmail[email] = u
 		if st.ownerID == "" || spec.Owner {
-			st.ownerID = u.id
+			st.ownerID = u.ID
 		}
-		return u.id, nil
+		return u.ID, nil
 	})
 }
-
-type group struct{ id, name string }
 
 // AddGroup adds a group (groups are flat) and returns its id (role_ and
 // 32 hex digits unless id is given).
@@ -68,7 +62,7 @@ func (s Seeding) AddGroup(id, name string) (string, error) {
 		if st.groups.Get(id) != nil {
 			return "", fmt.Errorf("%w: group %q exists", ErrConflict, id)
 		}
-		st.groups.Add(id, &group{id: id, name: name})
+		st.groups.Add(id, &wireGroup{ID: id, Name: name, OrganisationID: st.orgID})
 		return id, nil
 	})
 }
@@ -76,11 +70,6 @@ func (s Seeding) AddGroup(id, name string) (string, error) {
 // AddGroupUser makes a user a member of a group.
 func (s Seeding) AddGroupUser(groupID, userID string) error {
 	return s.addMember(&s.st.groupUsers, groupID, userID, func(st *store) bool { return st.groups.Get(groupID) != nil })
-}
-
-type site struct {
-	id, uuid, name, creatorID, metaLabel, parentID string
-	deleted                                        bool
 }
 
 // SiteSpec describes a site. ParentID is the parent site's id ("" for a
@@ -96,7 +85,10 @@ type SiteSpec struct {
 // unless given).
 func (s Seeding) AddSite(spec SiteSpec) (string, error) {
 	return update(s.server, func(st *store, _ time.Time) (string, error) {
-		if spec.ParentID != "" && st.sites.Get(spec.ParentID) == nil {
+		var parentUUID *string
+		if parent := st.sites.Get(spec.ParentID); parent != nil {
+			parentUUID = &parent.SiteUUID
+		} else if spec.ParentID != "" {
 			return "", fmt.Errorf("%w: parent site %q", ErrNotFound, spec.ParentID)
 		}
 		h := st.hexID("site", 32)
@@ -104,8 +96,8 @@ func (s Seeding) AddSite(spec SiteSpec) (string, error) {
 		if st.sites.Get(id) != nil {
 			return "", fmt.Errorf("%w: site %q exists", ErrConflict, id)
 		}
-		st.sites.Add(id, &site{id: id, uuid: uuidOf(h), name: spec.Name, creatorID: orDefault(spec.CreatorID, st.ownerID),
-			metaLabel: orDefault(spec.MetaLabel, "location"), parentID: spec.ParentID, deleted: spec.Deleted})
+		st.sites.Add(id, &wireSite{ID: id, SiteUUID: uuidOf(h), Name: spec.Name, CreatorID: orDefault(spec.CreatorID, st.ownerID),
+			OrganisationID: st.orgID, MetaLabel: orDefault(spec.MetaLabel, "location"), ParentID: parentUUID, Deleted: spec.Deleted})
 		return id, nil
 	})
 }
@@ -279,7 +271,7 @@ func (s Seeding) DeleteUser(userID string) error {
 			return fmt.Errorf("%w: user %q", ErrNotFound, userID)
 		}
 		st.users.Remove(userID)
-		delete(st.userByEmail, strings.ToLower(strings.TrimSpace(u.email)))
+		delete(st.userByEmail, strings.ToLower(strings.TrimSpace(u.Email)))
 		gone := func(k memberKey) bool {
 			if k.userID == userID {
 				delete(st.members, k)

@@ -161,7 +161,7 @@ func (st *store) userLesson(userID, lessonID string) (*user, *lesson, error) {
 
 func (st *store) open(u *user, l *lesson, at, now time.Time) {
 	st.addEvent(u, l, "LessonOpened", nil, at, now)
-	lp := st.lessonProgressOf(ulKey{u.id, l.ID}, l.CourseID, now)
+	lp := st.lessonProgressOf(ulKey{u.ID, l.ID}, l.CourseID, now)
 	if lp.opened.IsZero() || at.Before(lp.opened) {
 		lp.opened = at
 	}
@@ -172,19 +172,19 @@ func (st *store) complete(u *user, l *lesson, score float64, at, now time.Time) 
 	started := at.Add(-10 * time.Minute)
 	st.open(u, l, started, now)
 	c := st.courses.Get(l.CourseID)
-	st.addRow(reportAttempts, u.id, c.ID, l.ID, started, now, wireAttempt{ID: st.uuid("attempt"), UserID: u.id,
-		UserExternalID: u.externalID, CourseID: c.ID, CourseExternalID: c.ExternalID, LessonID: l.ID,
-		LessonExternalID: l.ExternalID, StartedDateTime: wtp(started), CompletedDateTime: wtp(at), Score: score,
-		Success: score >= float64(l.MinimumScore), EarnedStars: int(math.Round(score / 100 * 3))})
+	st.addRow(reportAttempts, started, now, map[string]any{"id": st.uuid("attempt"), "userId": u.ID,
+		"userExternalId": u.externalID, "courseId": c.ID, "courseExternalId": c.ExternalID, "lessonId": l.ID,
+		"lessonExternalId": l.ExternalID, "startedDateTime": wtp(started), "completedDateTime": wtp(at), "score": score,
+		"success": score >= float64(l.MinimumScore), "earnedStars": int(math.Round(score / 100 * 3))})
 	st.addEvent(u, l, "LessonCompleted", &score, at, now)
-	lp := st.lessonProgressOf(ulKey{u.id, l.ID}, l.CourseID, now)
+	lp := st.lessonProgressOf(ulKey{u.ID, l.ID}, l.CourseID, now)
 	lp.completed = orNow(lp.completed, at)
 	lp.score, lp.hasScore, lp.attempts, lp.recorded = score, true, lp.attempts+1, now
-	before := st.progress[ucKey{u.id, c.ID}]
+	before := st.progress[ucKey{u.ID, c.ID}]
 	wasDone := before != nil && !before.completed.IsZero()
 	st.refreshCourse(u, c, at)
 	out := st.trainingEvent("TRIGGER_EVENT_TRAINING_LESSON_COMPLETED", u, c, l, at)
-	if p := st.progress[ucKey{u.id, c.ID}]; !wasDone && !p.completed.IsZero() {
+	if p := st.progress[ucKey{u.ID, c.ID}]; !wasDone && !p.completed.IsZero() {
 		out = append(out, st.trainingEvent("TRIGGER_EVENT_TRAINING_COURSE_COMPLETED", u, c, nil, at)...)
 	}
 	return out
@@ -193,7 +193,7 @@ func (st *store) complete(u *user, l *lesson, score float64, at, now time.Time) 
 // refreshCourse works a user's course progress out again from their
 // lesson progress, after activity at.
 func (st *store) refreshCourse(u *user, c *course, at time.Time) {
-	k := ucKey{u.id, c.ID}
+	k := ucKey{u.ID, c.ID}
 	p := st.progress[k]
 	if p == nil {
 		p = &courseProgress{}
@@ -203,7 +203,7 @@ func (st *store) refreshCourse(u *user, c *course, at time.Time) {
 	p.totalLessons, p.completedLessons = len(lessons), 0
 	sum, scored := 0.0, 0
 	for _, l := range lessons {
-		if lp := st.analytics.lessonProgress[ulKey{u.id, l.ID}]; lp != nil && !lp.completed.IsZero() {
+		if lp := st.analytics.lessonProgress[ulKey{u.ID, l.ID}]; lp != nil && !lp.completed.IsZero() {
 			p.completedLessons++
 			if lp.hasScore {
 				sum, scored = sum+lp.score, scored+1

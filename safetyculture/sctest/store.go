@@ -27,10 +27,10 @@ type store struct {
 	ownerID      string // the token's user, as WhoAmI answers
 	users        fakeserver.Table[user]
 	userByEmail  map[string]*user
-	groups       fakeserver.Table[group]
+	groups       fakeserver.Table[wireGroup]
 	groupUsers   []memberKey        // (group, user), in the order added
 	members      map[memberKey]bool // groupUsers and siteMembers, for their uniqueness
-	sites        fakeserver.Table[site]
+	sites        fakeserver.Table[wireSite]
 	siteMembers  []memberKey // (site, user)
 	courses      fakeserver.Table[course]
 	lessons      fakeserver.Table[lesson]
@@ -50,7 +50,7 @@ func newStore(now time.Time) *store {
 	st := &store{userByEmail: map[string]*user{}, progress: map[ucKey]*courseProgress{}, members: map[memberKey]bool{},
 		assignments: map[string]map[Assignment]bool{}, secret: fakeserver.RandomHex(32)}
 	st.analytics = analyticsStore{rows: map[string][]*analyticsRow{}, lessonProgress: map[ulKey]*lessonProgress{},
-		questions: map[string]*surveyQuestion{}}
+		questions: map[string]map[string]any{}}
 	st.orgID = "role_" + st.hexID("org", 32)
 	return st
 }

@@ -179,50 +179,6 @@ type wireWebhook struct {
 	TriggerEvents []string `json:"trigger_events"`
 }
 
-type wireAttempt struct {
-	ID                string  `json:"id"`
-	UserID            string  `json:"userId"`
-	UserExternalID    string  `json:"userExternalId"`
-	CourseID          string  `json:"courseId"`
-	CourseExternalID  string  `json:"courseExternalId"`
-	LessonID          string  `json:"lessonId"`
-	LessonExternalID  string  `json:"lessonExternalId"`
-	StartedDateTime   *string `json:"startedDateTime"`
-	CompletedDateTime *string `json:"completedDateTime"`
-	Score             float64 `json:"score"`
-	Success           bool    `json:"success"`
-	EarnedStars       int     `json:"earnedStars"`
-}
-
-type wireProgressEvent struct {
-	UserID           string   `json:"userId"`
-	UserEmail        string   `json:"userEmail"`
-	UserFirstName    string   `json:"userFirstName"`
-	UserLastName     string   `json:"userLastName"`
-	CourseID         string   `json:"courseId"`
-	CourseTitle      string   `json:"courseTitle"`
-	CourseExternalID string   `json:"courseExternalId"`
-	LessonID         string   `json:"lessonId"`
-	LessonTitle      string   `json:"lessonTitle"`
-	LessonExternalID string   `json:"lessonExternalId"`
-	EventName        string   `json:"eventName"`
-	EventDateTime    *string  `json:"eventDateTime"`
-	LessonScore      *float64 `json:"lessonScore"`
-}
-
-type wireUserLessonProgress struct {
-	UserID            string   `json:"userId"`
-	CourseID          string   `json:"courseId"`
-	LessonID          string   `json:"lessonId"`
-	LessonTitle       string   `json:"lessonTitle"`
-	Opened            bool     `json:"opened"`
-	OpenedDateTime    *string  `json:"openedDateTime"`
-	Completed         bool     `json:"completed"`
-	CompletedDateTime *string  `json:"completedDateTime"`
-	Score             *float64 `json:"score"`
-	Attempts          int      `json:"attempts"`
-}
-
 type wireCourseStatistics struct {
 	CourseID       string `json:"courseId"`
 	TotalUsers     int    `json:"totalUsers"`
@@ -237,33 +193,4 @@ type wireLessonStatistics struct {
 	TotalUsers     int    `json:"totalUsers"`
 	OpenedCount    int    `json:"openedCount"`
 	CompletedCount int    `json:"completedCount"`
-}
-
-type wireSurveyQuestion struct {
-	ID              string          `json:"id"`
-	CourseID        string          `json:"courseId"`
-	LessonID        string          `json:"lessonId"`
-	SlideID         string          `json:"slideId"`
-	QuestionType    string          `json:"questionType"`
-	QuestionContent string          `json:"questionContent"`
-	Answers         []wireAnswerDef `json:"answers"`
-}
-
-type wireAnswerDef struct {
-	ID      string `json:"id"`
-	Content string `json:"content"`
-}
-
-type wireSurveyAnswer struct {
-	ID                 string  `json:"id"`
-	CourseID           string  `json:"courseId"`
-	LessonID           string  `json:"lessonId"`
-	SlideID            string  `json:"slideId"`
-	UserID             string  `json:"userId"`
-	UserExternalID     string  `json:"userExternalId"`
-	QuestionID         string  `json:"questionId"`
-	QuestionContent    string  `json:"questionContent"`
-	AnswerDefinitionID string  `json:"answerDefinitionId"`
-	AnswerContent      string  `json:"answerContent"`
-	AnsweredDateTime   *string `json:"answeredDateTime"`
 }

@@ -227,7 +227,7 @@ type Delivery struct {
 func (st *store) trainingEvent(event string, u *user, c *course, l *lesson, at time.Time) []outgoing {
 	resource := map[string]string{"id": c.ID, "type": "TRAINING_COURSE"}
 	details := map[string]string{"course_id": c.ID, "course_external_id": c.ExternalID, "course_title": c.Title,
-		"user_id": u.id, "user_email": u.email, "user_external_id": u.externalID, "completed_at": wt(at)}
+		"user_id": u.ID, "user_email": u.Email, "user_external_id": u.externalID, "completed_at": wt(at)}
 	if l != nil {
 		resource = map[string]string{"id": l.ID, "type": "TRAINING_LESSON"}
 		details["lesson_id"], details["lesson_title"] = l.ID, l.Title
@@ -238,7 +238,7 @@ func (st *store) trainingEvent(event string, u *user, c *course, l *lesson, at t
 			out = append(out, outgoing{url: h.URL, event: event, secret: st.secret, env: map[string]any{
 				"webhook_id": h.WebhookID, "version": "3.0.0", "resource": resource, "data": map[string]any{"details": details},
 				"event": map[string]any{"date_triggered": at.UTC().Format(time.RFC3339), "event_types": []string{event},
-					"triggered_by": map[string]string{"user": u.id, "organization": st.orgID}}}})
+					"triggered_by": map[string]string{"user": u.ID, "organization": st.orgID}}}})
 		}
 	}
 	return out
