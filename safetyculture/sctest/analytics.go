@@ -3,6 +3,8 @@ package sctest
 import (
 	"fmt"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 // The analytics reads' parameters and fields are inferred from the EdApp
@@ -13,9 +15,8 @@ import (
 // analyticsStore holds the warehouse's rows. Each carries when the fake
 // recorded it; a read shows it only once the analytics lag has passed.
 type analyticsStore struct {
-	rows           map[string][]*analyticsRow // by report
-	lessonProgress map[ulKey]*lessonProgress
-	lpKeys         []ulKey
+	rows           map[string][]*analyticsRow       // by report
+	lessonProgress fakeserver.Table[lessonProgress] // by pair(user, lesson)
 	questions      map[string]map[string]any
 }
 
@@ -43,7 +44,7 @@ const (
 )
 
 type lessonProgress struct {
-	courseID                    string
+	userID, lessonID, courseID  string
 	opened, completed, recorded time.Time
 	score                       float64
 	hasScore                    bool
@@ -62,12 +63,11 @@ func (st *store) addEvent(u *user, l *lesson, name string, score *float64, at, n
 		"eventDateTime": wtp(at), "lessonScore": score})
 }
 
-func (st *store) lessonProgressOf(k ulKey, courseID string, now time.Time) *lessonProgress {
-	lp := st.analytics.lessonProgress[k]
+func (st *store) lessonProgressOf(userID string, l *lesson, now time.Time) *lessonProgress {
+	lp := st.analytics.lessonProgress.Get(pair(userID, l.ID))
 	if lp == nil {
-		lp = &lessonProgress{courseID: courseID, recorded: now}
-		st.analytics.lessonProgress[k] = lp
-		st.analytics.lpKeys = append(st.analytics.lpKeys, k)
+		lp = &lessonProgress{userID: userID, lessonID: l.ID, courseID: l.CourseID, recorded: now}
+		st.analytics.lessonProgress.Add(pair(userID, l.ID), lp)
 	}
 	return lp
 }
@@ -182,15 +182,14 @@ func analyticsRows(report, from, to string) handler {
 func userLessonProgress(c *call) any {
 	f := readAnalyticsFilter(c, "", "")
 	var out []map[string]any
-	for _, k := range c.st.analytics.lpKeys {
-		lp := c.st.analytics.lessonProgress[k]
+	for _, lp := range c.st.analytics.lessonProgress.All() {
 		var score *float64
 		if lp.hasScore {
 			score = &lp.score
 		}
-		if c.visible(lp.recorded) && f.match(k.userID, lp.courseID, k.lessonID, time.Time{}) {
-			out = append(out, map[string]any{"userId": k.userID, "courseId": lp.courseID, "lessonId": k.lessonID,
-				"lessonTitle": c.st.lessons.Get(k.lessonID).Title, "opened": !lp.opened.IsZero(), "openedDateTime": wtp(lp.opened),
+		if c.visible(lp.recorded) && f.match(lp.userID, lp.courseID, lp.lessonID, time.Time{}) {
+			out = append(out, map[string]any{"userId": lp.userID, "courseId": lp.courseID, "lessonId": lp.lessonID,
+				"lessonTitle": c.st.lessons.Get(lp.lessonID).Title, "opened": !lp.opened.IsZero(), "openedDateTime": wtp(lp.opened),
 				"completed": !lp.completed.IsZero(), "completedDateTime": wtp(lp.completed), "score": score, "attempts": lp.attempts})
 		}
 	}
@@ -210,12 +209,12 @@ func courseStatistics(c *call) any {
 			out = append(out, stats[co.ID])
 		}
 	}
-	for _, k := range c.st.progressKeys {
-		cs := stats[k.courseID]
-		lessons := c.st.publishedLessons(c.st.courses.Get(k.courseID))
+	for _, p := range c.st.progress.All() {
+		cs := stats[p.courseID]
+		lessons := c.st.publishedLessons(c.st.courses.Get(p.courseID))
 		opened, done := false, 0
 		for _, l := range lessons {
-			if lp := c.st.analytics.lessonProgress[ulKey{k.userID, l.ID}]; lp != nil && c.visible(lp.recorded) {
+			if lp := c.st.analytics.lessonProgress.Get(pair(p.userID, l.ID)); lp != nil && c.visible(lp.recorded) {
 				opened = opened || !lp.opened.IsZero() || !lp.completed.IsZero()
 				done += btoi(!lp.completed.IsZero())
 			}
@@ -240,14 +239,14 @@ func btoi(b bool) int {
 func lessonStatistics(c *call) any {
 	f := readAnalyticsFilter(c, "", "")
 	users := map[string]int{}
-	for _, k := range c.st.progressKeys {
-		users[k.courseID]++
+	for _, p := range c.st.progress.All() {
+		users[p.courseID]++
 	}
 	opened, completed := map[string]int{}, map[string]int{}
-	for k, lp := range c.st.analytics.lessonProgress {
+	for _, lp := range c.st.analytics.lessonProgress.All() {
 		if c.visible(lp.recorded) {
-			opened[k.lessonID] += btoi(!lp.opened.IsZero() || !lp.completed.IsZero())
-			completed[k.lessonID] += btoi(!lp.completed.IsZero())
+			opened[lp.lessonID] += btoi(!lp.opened.IsZero() || !lp.completed.IsZero())
+			completed[lp.lessonID] += btoi(!lp.completed.IsZero())
 		}
 	}
 	var out []wireLessonStatistics

@@ -23,3 +23,5 @@
 // x-ratelimit headers. CompleteLesson delivers training events to the
 // registered webhooks, signed in x-safetyculture-signature.
 package sctest
+
+//go:generate go run github.com/edapp-go/edapp/internal/wiregen/cmd/wiregen -pkg sctest wire.shapes wire_gen.go

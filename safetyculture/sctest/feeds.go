@@ -3,6 +3,7 @@ package sctest
 import (
 	"encoding/base64"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -87,19 +88,9 @@ var feedUsers = orgFeed(func(c *call) (rows []wireUser) {
 
 var feedGroups = orgFeed(func(c *call) []wireGroup { return each(c.st.groups.All(), deref) })
 
-var feedGroupUsers = orgFeed(func(c *call) (rows []wireGroupUser) {
-	for _, k := range c.st.groupUsers {
-		rows = append(rows, wireGroupUser{UserID: k.userID, GroupID: k.parentID, OrganisationID: c.st.orgID})
-	}
-	return rows
-})
+var feedGroupUsers = orgFeed(func(c *call) []wireGroupUser { return c.st.groupUsers })
 
-var feedSiteMembers = orgFeed(func(c *call) (rows []wireSiteMember) {
-	for _, k := range c.st.siteMembers {
-		rows = append(rows, wireSiteMember{SiteID: k.parentID, MemberID: k.userID})
-	}
-	return rows
-})
+var feedSiteMembers = orgFeed(func(c *call) []wireSiteMember { return c.st.siteMembers })
 
 // feedSites answers GET /feed/sites: deleted sites only with
 // include_deleted=true; with show_only_leaf_nodes=true, only the sites no
@@ -129,30 +120,20 @@ type progressFilter struct {
 	courseID, userID string
 }
 
-func (f progressFilter) match(k ucKey, p *courseProgress) bool {
+func (f progressFilter) match(p *courseProgress) bool {
 	done := !p.completed.IsZero()
 	switch {
 	case f.status == CompletionCompleted && !done, f.status == CompletionNonCompleted && done:
 		return false
-	case f.courseID != "" && f.courseID != k.courseID, f.userID != "" && f.userID != k.userID:
+	case f.courseID != "" && f.courseID != p.courseID, f.userID != "" && f.userID != p.userID:
 		return false
 	}
 	return f.modifiedAfter.IsZero() || p.modified.After(f.modifiedAfter)
 }
 
-// progressMatching are the keys of the progress rows f matches, in the
-// feed's order.
-func (st *store) progressMatching(f progressFilter) []ucKey {
-	if f == (progressFilter{status: CompletionAll}) {
-		return st.progressKeys
-	}
-	var keys []ucKey
-	for _, k := range st.progressKeys {
-		if f.match(k, st.progress[k]) {
-			keys = append(keys, k)
-		}
-	}
-	return keys
+// progressMatching are the progress rows f matches, in the feed's order.
+func (st *store) progressMatching(f progressFilter) []*courseProgress {
+	return slices.DeleteFunc(st.progress.All(), func(p *courseProgress) bool { return !f.match(p) })
 }
 
 // feedCourseProgress answers GET /training/v1/feed/training-course-progress,
@@ -169,12 +150,12 @@ func feedCourseProgress(c *call) any {
 		f.modifiedAfter = time.Time{}
 	}
 	p := readFeedPage(c)
-	keys := c.st.progressMatching(f)
-	start, end := p.window(len(keys))
+	matching := c.st.progressMatching(f)
+	start, end := p.window(len(matching))
 	var rows []wireProgress
 	var camel []wireProgressCamel
-	for _, k := range keys[start:end] {
-		pr, u, co := c.st.progress[k], c.st.users.Get(k.userID), c.st.courses.Get(k.courseID)
+	for _, pr := range matching[start:end] {
+		u, co := c.st.users.Get(pr.userID), c.st.courses.Get(pr.courseID)
 		row := wireProgress{OpenedAt: wt(pr.opened), CompletedAt: wt(pr.completed),
 			TotalLessons: pr.totalLessons, CompletedLessons: pr.completedLessons,
 			CourseID: co.ID, CourseExternalID: co.ExternalID, CourseTitle: co.Title,
@@ -183,9 +164,9 @@ func feedCourseProgress(c *call) any {
 		rows, camel = append(rows, row), append(camel, wireProgressCamel(row))
 	}
 	if c.cfg.camelCase {
-		return feedAnswer(c, p, camel, len(keys), true)
+		return feedAnswer(c, p, camel, len(matching), true)
 	}
-	return feedAnswer(c, p, rows, len(keys), true)
+	return feedAnswer(c, p, rows, len(matching), true)
 }
 
 // CourseProgressCount counts the course-progress rows the feed holds for

@@ -2,6 +2,7 @@ package sctest
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -69,7 +70,8 @@ func (s Seeding) AddGroup(id, name string) (string, error) {
 
 // AddGroupUser makes a user a member of a group.
 func (s Seeding) AddGroupUser(groupID, userID string) error {
-	return s.addMember(&s.st.groupUsers, groupID, userID, func(st *store) bool { return st.groups.Get(groupID) != nil })
+	return addMember(s, &s.st.groupUsers, wireGroupUser{UserID: userID, GroupID: groupID, OrganisationID: s.OrganisationID()},
+		groupID, userID, func(st *store) bool { return st.groups.Get(groupID) != nil })
 }
 
 // SiteSpec describes a site. ParentID is the parent site's id ("" for a
@@ -104,18 +106,19 @@ func (s Seeding) AddSite(spec SiteSpec) (string, error) {
 
 // AddSiteMember makes a user a member of a site.
 func (s Seeding) AddSiteMember(siteID, userID string) error {
-	return s.addMember(&s.st.siteMembers, siteID, userID, func(st *store) bool { return st.sites.Get(siteID) != nil })
+	return addMember(s, &s.st.siteMembers, wireSiteMember{SiteID: siteID, MemberID: userID},
+		siteID, userID, func(st *store) bool { return st.sites.Get(siteID) != nil })
 }
 
 // addMember adds a membership to a list once.
-func (s Seeding) addMember(list *[]memberKey, parentID, userID string, parentExists func(st *store) bool) error {
+func addMember[T any](s Seeding, list *[]T, m T, parentID, userID string, parentExists func(st *store) bool) error {
 	return s.write(func(st *store, _ time.Time) error {
 		if !parentExists(st) || st.users.Get(userID) == nil {
 			return fmt.Errorf("%w: group or site %q, or user %q", ErrNotFound, parentID, userID)
 		}
 		if k := (memberKey{parentID, userID}); !st.members[k] {
 			st.members[k] = true
-			*list = append(*list, k)
+			*list = append(*list, m)
 		}
 		return nil
 	})
@@ -272,14 +275,9 @@ func (s Seeding) DeleteUser(userID string) error {
 		}
 		st.users.Remove(userID)
 		delete(st.userByEmail, strings.ToLower(strings.TrimSpace(u.Email)))
-		gone := func(k memberKey) bool {
-			if k.userID == userID {
-				delete(st.members, k)
-			}
-			return k.userID == userID
-		}
-		st.groupUsers = slices.DeleteFunc(st.groupUsers, gone)
-		st.siteMembers = slices.DeleteFunc(st.siteMembers, gone)
+		maps.DeleteFunc(st.members, func(k memberKey, _ bool) bool { return k.userID == userID })
+		st.groupUsers = slices.DeleteFunc(st.groupUsers, func(m wireGroupUser) bool { return m.UserID == userID })
+		st.siteMembers = slices.DeleteFunc(st.siteMembers, func(m wireSiteMember) bool { return m.MemberID == userID })
 		for _, c := range st.courses.All() {
 			st.resetProgress(userID, c)
 		}
@@ -295,9 +293,9 @@ func (s Seeding) DeleteCourse(courseID string) error {
 		if c == nil {
 			return fmt.Errorf("%w: course %q", ErrNotFound, courseID)
 		}
-		for _, k := range slices.Clone(st.progressKeys) {
-			if k.courseID == courseID {
-				st.resetProgress(k.userID, c)
+		for _, p := range st.progress.All() {
+			if p.courseID == courseID {
+				st.resetProgress(p.userID, c)
 			}
 		}
 		for _, id := range c.lessonIDs {

@@ -3,11 +3,11 @@ package sctest
 import (
 	"fmt"
 	"math"
-	"slices"
 	"time"
 )
 
 type courseProgress struct {
+	userID, courseID                 string
 	opened, completed, due, modified time.Time
 	totalLessons, completedLessons   int
 	percent                          float64
@@ -35,7 +35,7 @@ func (s Seeding) SetCourseProgress(spec ProgressSpec) error {
 		if c == nil || st.users.Get(spec.UserID) == nil {
 			return fmt.Errorf("%w: user %q or course %q", ErrNotFound, spec.UserID, spec.CourseID)
 		}
-		p := &courseProgress{opened: orNow(spec.OpenedAt, spec.CompletedAt), completed: spec.CompletedAt, due: spec.DueAt,
+		p := &courseProgress{userID: spec.UserID, courseID: spec.CourseID, opened: orNow(spec.OpenedAt, spec.CompletedAt), completed: spec.CompletedAt, due: spec.DueAt,
 			totalLessons: spec.TotalLessons, completedLessons: spec.CompletedLessons, percent: spec.ProgressPercent, score: spec.Score}
 		if p.totalLessons == 0 {
 			p.totalLessons = len(st.publishedLessons(c))
@@ -45,7 +45,7 @@ func (s Seeding) SetCourseProgress(spec ProgressSpec) error {
 		}
 		p.modified = latest(spec.ModifiedAt, p.opened, p.completed)
 		p.modified = orNow(p.modified, now)
-		st.putProgress(ucKey{spec.UserID, spec.CourseID}, p)
+		st.progress.Add(pair(spec.UserID, spec.CourseID), p)
 		return nil
 	})
 }
@@ -77,33 +77,18 @@ func (s Seeding) SetLessonProgress(spec LessonProgressSpec) error {
 		if err != nil {
 			return err
 		}
-		lp := st.lessonProgressOf(ulKey{spec.UserID, l.ID}, l.CourseID, now)
+		lp := st.lessonProgressOf(spec.UserID, l, now)
 		lp.opened, lp.completed = orNow(spec.OpenedAt, spec.CompletedAt), spec.CompletedAt
 		lp.score, lp.hasScore = spec.Score, spec.Scored
 		return nil
 	})
 }
 
-func (st *store) putProgress(k ucKey, p *courseProgress) {
-	if st.progress[k] == nil {
-		st.progressKeys = append(st.progressKeys, k)
-	}
-	st.progress[k] = p
-}
-
 // resetProgress forgets a user's progress in a course and its lessons.
 func (st *store) resetProgress(userID string, c *course) {
-	k := ucKey{userID, c.ID}
-	if st.progress[k] != nil {
-		delete(st.progress, k)
-		st.progressKeys = slices.DeleteFunc(st.progressKeys, func(o ucKey) bool { return o == k })
-	}
+	st.progress.Remove(pair(userID, c.ID))
 	for _, lid := range c.lessonIDs {
-		lk := ulKey{userID, lid}
-		if st.analytics.lessonProgress[lk] != nil {
-			delete(st.analytics.lessonProgress, lk)
-			st.analytics.lpKeys = slices.DeleteFunc(st.analytics.lpKeys, func(o ulKey) bool { return o == lk })
-		}
+		st.analytics.lessonProgress.Remove(pair(userID, lid))
 	}
 }
 
@@ -161,7 +146,7 @@ func (st *store) userLesson(userID, lessonID string) (*user, *lesson, error) {
 
 func (st *store) open(u *user, l *lesson, at, now time.Time) {
 	st.addEvent(u, l, "LessonOpened", nil, at, now)
-	lp := st.lessonProgressOf(ulKey{u.ID, l.ID}, l.CourseID, now)
+	lp := st.lessonProgressOf(u.ID, l, now)
 	if lp.opened.IsZero() || at.Before(lp.opened) {
 		lp.opened = at
 	}
@@ -177,14 +162,14 @@ func (st *store) complete(u *user, l *lesson, score float64, at, now time.Time) 
 		"lessonExternalId": l.ExternalID, "startedDateTime": wtp(started), "completedDateTime": wtp(at), "score": score,
 		"success": score >= float64(l.MinimumScore), "earnedStars": int(math.Round(score / 100 * 3))})
 	st.addEvent(u, l, "LessonCompleted", &score, at, now)
-	lp := st.lessonProgressOf(ulKey{u.ID, l.ID}, l.CourseID, now)
+	lp := st.lessonProgressOf(u.ID, l, now)
 	lp.completed = orNow(lp.completed, at)
 	lp.score, lp.hasScore, lp.attempts, lp.recorded = score, true, lp.attempts+1, now
-	before := st.progress[ucKey{u.ID, c.ID}]
+	before := st.progress.Get(pair(u.ID, c.ID))
 	wasDone := before != nil && !before.completed.IsZero()
 	st.refreshCourse(u, c, at)
 	out := st.trainingEvent("TRIGGER_EVENT_TRAINING_LESSON_COMPLETED", u, c, l, at)
-	if p := st.progress[ucKey{u.ID, c.ID}]; !wasDone && !p.completed.IsZero() {
+	if p := st.progress.Get(pair(u.ID, c.ID)); !wasDone && !p.completed.IsZero() {
 		out = append(out, st.trainingEvent("TRIGGER_EVENT_TRAINING_COURSE_COMPLETED", u, c, nil, at)...)
 	}
 	return out
@@ -193,17 +178,16 @@ func (st *store) complete(u *user, l *lesson, score float64, at, now time.Time) 
 // refreshCourse works a user's course progress out again from their
 // lesson progress, after activity at.
 func (st *store) refreshCourse(u *user, c *course, at time.Time) {
-	k := ucKey{u.ID, c.ID}
-	p := st.progress[k]
+	p := st.progress.Get(pair(u.ID, c.ID))
 	if p == nil {
-		p = &courseProgress{}
-		st.putProgress(k, p)
+		p = &courseProgress{userID: u.ID, courseID: c.ID}
+		st.progress.Add(pair(u.ID, c.ID), p)
 	}
 	lessons := st.publishedLessons(c)
 	p.totalLessons, p.completedLessons = len(lessons), 0
 	sum, scored := 0.0, 0
 	for _, l := range lessons {
-		if lp := st.analytics.lessonProgress[ulKey{u.ID, l.ID}]; lp != nil && !lp.completed.IsZero() {
+		if lp := st.analytics.lessonProgress.Get(pair(u.ID, l.ID)); lp != nil && !lp.completed.IsZero() {
 			p.completedLessons++
 			if lp.hasScore {
 				sum, scored = sum+lp.score, scored+1

@@ -22,34 +22,33 @@ var (
 
 // store is the organisation, guarded by Server.mu.
 type store struct {
-	seq          int // numbers the ids the fake makes
-	orgID        string
-	ownerID      string // the token's user, as WhoAmI answers
-	users        fakeserver.Table[user]
-	userByEmail  map[string]*user
-	groups       fakeserver.Table[wireGroup]
-	groupUsers   []memberKey        // (group, user), in the order added
-	members      map[memberKey]bool // groupUsers and siteMembers, for their uniqueness
-	sites        fakeserver.Table[wireSite]
-	siteMembers  []memberKey // (site, user)
-	courses      fakeserver.Table[course]
-	lessons      fakeserver.Table[lesson]
-	collections  fakeserver.Table[collection]
-	paths        fakeserver.Table[wirePath]
-	refreshes    fakeserver.Table[wireRapidRefresh]
-	boards       fakeserver.Table[leaderboard]
-	progress     map[ucKey]*courseProgress
-	progressKeys []ucKey // the feed's order
-	assignments  map[string]map[Assignment]bool
-	analytics    analyticsStore
-	webhooks     fakeserver.Table[webhook]
-	secret       string // the webhook signature secret
+	seq         int // numbers the ids the fake makes
+	orgID       string
+	ownerID     string // the token's user, as WhoAmI answers
+	users       fakeserver.Table[user]
+	userByEmail map[string]*user
+	groups      fakeserver.Table[wireGroup]
+	groupUsers  []wireGroupUser
+	members     map[memberKey]bool // groupUsers and siteMembers, for their uniqueness
+	sites       fakeserver.Table[wireSite]
+	siteMembers []wireSiteMember
+	courses     fakeserver.Table[course]
+	lessons     fakeserver.Table[lesson]
+	collections fakeserver.Table[collection]
+	paths       fakeserver.Table[wirePath]
+	refreshes   fakeserver.Table[wireRapidRefresh]
+	boards      fakeserver.Table[leaderboard]
+	progress    fakeserver.Table[courseProgress] // by pair(user, course), in the feed's order
+	assignments map[string]map[Assignment]bool
+	analytics   analyticsStore
+	webhooks    fakeserver.Table[webhook]
+	secret      string // the webhook signature secret
 }
 
 func newStore(now time.Time) *store {
-	st := &store{userByEmail: map[string]*user{}, progress: map[ucKey]*courseProgress{}, members: map[memberKey]bool{},
+	st := &store{userByEmail: map[string]*user{}, members: map[memberKey]bool{},
 		assignments: map[string]map[Assignment]bool{}, secret: fakeserver.RandomHex(32)}
-	st.analytics = analyticsStore{rows: map[string][]*analyticsRow{}, lessonProgress: map[ulKey]*lessonProgress{},
+	st.analytics = analyticsStore{rows: map[string][]*analyticsRow{},
 		questions: map[string]map[string]any{}}
 	st.orgID = "role_" + st.hexID("org", 32)
 	return st
@@ -57,9 +56,8 @@ func newStore(now time.Time) *store {
 
 type memberKey struct{ parentID, userID string }
 
-type ucKey struct{ userID, courseID string }
-
-type ulKey struct{ userID, lessonID string }
+// pair keys a record of a user's in a course or lesson.
+func pair(userID, id string) string { return userID + "\x00" + id }
 
 // hexID makes the next id of n hex digits. The fake's ids follow from the
 // order of the seeding calls, so the same calls make the same ids.
