@@ -12,8 +12,8 @@ import (
 // pageSize, {totalCount, items}, filters courseId, lessonId and userId,
 // and a time range where the EdApp read has one.
 
-// analyticsStore holds the warehouse's rows. Each carries when the fake
-// recorded it; a read shows it only once the analytics lag has passed.
+// analyticsStore holds the warehouse's rows, each shown once the
+// analytics lag has passed since the fake recorded it.
 type analyticsStore struct {
 	rows           map[string][]*analyticsRow       // by report
 	lessonProgress fakeserver.Table[lessonProgress] // by pair(user, lesson)
@@ -28,7 +28,6 @@ type analyticsRow struct {
 	fields       map[string]any
 }
 
-// The reports the fake records itself; AddAnalyticsRow fills the others.
 const (
 	reportAttempts  = "lessons/attempts"
 	reportEvents    = "lessons/progress/events"
@@ -79,7 +78,7 @@ type SurveyQuestionSpec struct {
 }
 
 // AddSurveyQuestion adds a survey question and returns its id and its
-// answer options' ids. Definitions are not activity: they show at once.
+// answer options' ids. Definitions are not activity: no lag.
 func (s Seeding) AddSurveyQuestion(spec SurveyQuestionSpec) (id string, answerIDs []string, err error) {
 	err = s.write(func(st *store, _ time.Time) error {
 		if st.courses.Get(spec.CourseID) == nil || st.lessons.Get(spec.LessonID) == nil {
@@ -122,9 +121,8 @@ func (s Seeding) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
 	})
 }
 
-// AddAnalyticsRow adds a row, as given, to one of the reports whose shape
-// nothing public shows (the Report constants). A row's userId, courseId
-// and lessonId fields, when present, are what the report's filters match.
+// AddAnalyticsRow adds a row, as given, to a Report whose shape nothing
+// public shows; its userId, courseId and lessonId fields are filtered on.
 func (s Seeding) AddAnalyticsRow(report string, row map[string]any) error {
 	if report != ReportSlideStatistics && report != ReportUserSlideStatistics && report != ReportRapidRefreshAnswers {
 		return fmt.Errorf("%w: report %q", ErrInvalid, report)
@@ -136,7 +134,7 @@ func (s Seeding) AddAnalyticsRow(report string, row map[string]any) error {
 }
 
 // analyticsFilter is what an analytics read was asked for: ids (userId
-// also from the path) and a time range, inclusive.
+// also from the path) and a time range.
 type analyticsFilter struct {
 	courseID, lessonID, userID string
 	from, to                   time.Time
@@ -159,11 +157,9 @@ func (f analyticsFilter) match(userID, courseID, lessonID string, at time.Time) 
 	return true
 }
 
-// visible reports whether a row recorded at recorded is published.
 func (c *call) visible(recorded time.Time) bool { return !c.now.Before(recorded.Add(c.cfg.lag)) }
 
-// analyticsRows answers a page of a report's published rows the filter
-// matches, the time range read from the parameters from and to.
+// analyticsRows answers a report, its time range named by from and to.
 func analyticsRows(report, from, to string) handler {
 	return func(c *call) any {
 		f := readAnalyticsFilter(c, from, to)
@@ -178,7 +174,6 @@ func analyticsRows(report, from, to string) handler {
 	}
 }
 
-// userLessonProgress answers .../users/{userId}/lessons/progress.
 func userLessonProgress(c *call) any {
 	f := readAnalyticsFilter(c, "", "")
 	var out []map[string]any
@@ -196,9 +191,9 @@ func userLessonProgress(c *call) any {
 	return page(c, out)
 }
 
-// courseStatistics answers .../courses/statistics: per course, the users
-// with progress in it, of them those who opened any lesson, and those who
-// completed every published lesson, from the published lesson progress.
+// courseStatistics counts per course the users with progress in it, and
+// of them those whose published lesson progress opened any lesson, and
+// completed every published one.
 func courseStatistics(c *call) any {
 	f := readAnalyticsFilter(c, "", "")
 	stats := map[string]*wireCourseStatistics{}
@@ -233,9 +228,8 @@ func btoi(b bool) int {
 	return 0
 }
 
-// lessonStatistics answers .../lessons/statistics: per lesson, its
-// course's users, and those whose published progress opened and
-// completed it.
+// lessonStatistics counts per lesson its course's users, and those whose
+// published progress opened and completed it.
 func lessonStatistics(c *call) any {
 	f := readAnalyticsFilter(c, "", "")
 	users := map[string]int{}

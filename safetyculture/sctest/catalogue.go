@@ -15,27 +15,16 @@ func each[R, T any](records []*R, f func(*R) T) []T {
 	return out
 }
 
-// listCourses answers GET /training/courses/v1, filtered by courseIds
-// and by searchTerm (in the title, without regard to case).
 func listCourses(c *call) any {
-	ids, term := listParam(c, "courseIds"), strings.ToLower(c.URL.Query().Get("searchTerm"))
-	var items []wireCourse
-	for _, co := range c.st.courses.All() {
-		if (len(ids) == 0 || slices.Contains(ids, co.ID)) && strings.Contains(strings.ToLower(co.Title), term) {
-			items = append(items, co.wireCourse)
-		}
-	}
-	return page(c, items)
+	return page(c, each(c.st.courses.All(), func(co *course) wireCourse { return co.wireCourse }))
 }
 
-// courseLessons answers GET /training/courses/v1/{courseId}/lessons: every
-// lesson in one answer, {"lessons": [...]}.
+// courseLessons answers every lesson at once, {"lessons": [...]}.
 func courseLessons(c *call) any {
 	co := find(c, c.st.courses.Get, c.PathValue("courseId"), "course")
 	return map[string]any{"lessons": each(mapIDs(co.lessonIDs, c.st.lessons.Get), deref)}
 }
 
-// mapIDs looks ids up with get.
 func mapIDs[T any](ids []string, get func(string) *T) []*T {
 	out := make([]*T, 0, len(ids))
 	for _, id := range ids {
@@ -75,8 +64,7 @@ func listLeaderboards(c *call) any {
 	}))
 }
 
-// rankings answers GET .../rankings?leaderboardId=: every participant in
-// one answer, highest score first.
+// rankings answers every participant at once, highest score first.
 func rankings(c *call) any {
 	b := find(c, c.st.boards.Get, c.URL.Query().Get("leaderboardId"), "leaderboard")
 	out := wireRankings{LeaderboardID: b.id, LeaderboardName: b.name, Rankings: []wireRanking{}}

@@ -16,20 +16,14 @@ const (
 )
 
 // feedPage is one page of a feed: limit 1 to 1000 (default 100), from the
-// cursor a next_page carries or, on a first page, offset.
+// cursor a next_page carries.
 type feedPage struct{ offset, limit int }
 
 func readFeedPage(c *call) feedPage {
-	raw := c.URL.Query().Get("offset")
-	if cur := c.URL.Query().Get("cursor"); cur != "" {
-		b, err := base64.RawURLEncoding.DecodeString(cur)
-		if raw = string(b); err != nil || raw == "" {
-			c.fail(http.StatusBadRequest, "bad cursor")
-		}
-	}
-	offset, err := strconv.Atoi(raw)
-	if raw != "" && (err != nil || offset < 0) {
-		c.fail(http.StatusBadRequest, "offset must be a whole number")
+	b, err := base64.RawURLEncoding.DecodeString(c.URL.Query().Get("cursor"))
+	offset, err2 := strconv.Atoi(string(b))
+	if err != nil || len(b) > 0 && (err2 != nil || offset < 0) {
+		c.fail(http.StatusBadRequest, "bad cursor")
 	}
 	return feedPage{max(offset, 0), c.intParam("limit", 100, 1000)}
 }
@@ -40,17 +34,15 @@ func (p feedPage) window(total int) (start, end int) {
 	return start, min(start+p.limit, total)
 }
 
-// feedAnswer is one page of rows, of total, as {metadata, data}: next_page
-// is the relative path of the page after it, carrying its own cursor and
-// the first request's filters (null on the last page). The organisation
-// feeds add remaining_records; the course-progress feed, withToken,
-// next_page_token.
+// feedAnswer is one page of rows, of total: next_page is a relative path
+// carrying its cursor and the first request's filters, null on the last
+// page; the organisation feeds add remaining_records, the course-progress
+// feed (withToken) next_page_token.
 func feedAnswer[T any](c *call, p feedPage, rows []T, total int, withToken bool) any {
 	_, end := p.window(total)
 	out := wireFeed[T]{Data: append([]T{}, rows...)}
 	if end < total {
 		q := c.URL.Query()
-		q.Del("offset")
 		token := base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(end)))
 		q.Set("cursor", token)
 		next := c.URL.Path + "?" + q.Encode()
@@ -65,7 +57,6 @@ func feedAnswer[T any](c *call, p feedPage, rows []T, total int, withToken bool)
 	return out
 }
 
-// orgFeed answers an organisation feed of every row rows builds.
 func orgFeed[T any](rows func(c *call) []T) handler {
 	return func(c *call) any {
 		p, all := readFeedPage(c), rows(c)
@@ -74,8 +65,7 @@ func orgFeed[T any](rows func(c *call) []T) handler {
 	}
 }
 
-// feedUsers answers GET /feed/users: active users only, unless
-// include_inactive=true.
+// feedUsers lists active users only, unless include_inactive=true.
 var feedUsers = orgFeed(func(c *call) (rows []wireUser) {
 	inactive := c.boolParam("include_inactive")
 	for _, u := range c.st.users.All() {
@@ -92,9 +82,8 @@ var feedGroupUsers = orgFeed(func(c *call) []wireGroupUser { return c.st.groupUs
 
 var feedSiteMembers = orgFeed(func(c *call) []wireSiteMember { return c.st.siteMembers })
 
-// feedSites answers GET /feed/sites: deleted sites only with
-// include_deleted=true; with show_only_leaf_nodes=true, only the sites no
-// listed site has for a parent. parent_id is the parent's site_uuid.
+// feedSites lists deleted sites only with include_deleted=true; with
+// show_only_leaf_nodes=true, only the sites no listed site has for parent.
 var feedSites = orgFeed(func(c *call) (rows []wireSite) {
 	deleted, leafOnly := c.boolParam("include_deleted"), c.boolParam("show_only_leaf_nodes")
 	parents := map[string]bool{} // by site_uuid
@@ -131,14 +120,12 @@ func (f progressFilter) match(p *courseProgress) bool {
 	return f.modifiedAfter.IsZero() || p.modified.After(f.modifiedAfter)
 }
 
-// progressMatching are the progress rows f matches, in the feed's order.
 func (st *store) progressMatching(f progressFilter) []*courseProgress {
 	return slices.DeleteFunc(st.progress.All(), func(p *courseProgress) bool { return !f.match(p) })
 }
 
-// feedCourseProgress answers GET /training/v1/feed/training-course-progress,
-// building only the page's rows, so that a walk of a large feed costs
-// each page its own.
+// feedCourseProgress builds only the page's rows, so that a walk of a
+// large feed costs each page its own.
 func feedCourseProgress(c *call) any {
 	q := c.URL.Query()
 	f := progressFilter{status: orDefault(q.Get("completion_status"), CompletionAll), courseID: q.Get("courseId"),
@@ -170,8 +157,7 @@ func feedCourseProgress(c *call) any {
 }
 
 // CourseProgressCount counts the course-progress rows the feed holds for
-// a completion status (CompletionAll, CompletionCompleted or
-// CompletionNonCompleted), so that a test can compare an export with it.
+// a completion status, for a test to compare an export with.
 func (s *Server) CourseProgressCount(status string) int {
 	return view(s, func(st *store) int { return len(st.progressMatching(progressFilter{status: status})) })
 }

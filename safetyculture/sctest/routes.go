@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -25,8 +24,7 @@ type call struct {
 	err  *apiError // the first failure, answered instead
 }
 
-// route is one route the fake answers; catalogue says the service's
-// rate-limit table lists it, for the lower limit.
+// route is one route; catalogue: the service's rate-limit table lists it.
 type route struct {
 	pattern   string
 	handle    handler
@@ -71,7 +69,6 @@ var routeTable = []route{
 	{"PUT /webhooks/v1/webhooks/{webhookId}", updateWebhook, false},
 	{"DELETE /webhooks/v1/webhooks/{webhookId}", deleteWebhook, false},
 	{"GET /webhooks/v1/token", webhookToken, false},
-	{"POST /webhooks/v1/token", webhookToken, false},
 }
 
 // answer runs a route's handler after its rate limit, under the read lock
@@ -103,7 +100,6 @@ func (s *Server) answer(rt route) http.HandlerFunc {
 	}
 }
 
-// apiError is an error answer.
 type apiError struct {
 	status int
 	msg    string
@@ -132,7 +128,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// decode reads the request body into v.
 func (c *call) decode(v any) bool {
 	if err := json.Unmarshal(c.body, v); err != nil {
 		c.fail(http.StatusBadRequest, "malformed JSON body")
@@ -160,7 +155,7 @@ func page[T any](c *call, items []T) any {
 	return wireList[T]{TotalCount: len(items), Items: append([]T{}, items[start:end]...)}
 }
 
-// intParam reads a whole number from 1 to max; absent gives def.
+// intParam reads a number from 1 to max; absent gives def.
 func (c *call) intParam(name string, def, max int) int {
 	raw := c.URL.Query().Get(name)
 	n, err := strconv.Atoi(raw)
@@ -173,7 +168,6 @@ func (c *call) intParam(name string, def, max int) int {
 	return n
 }
 
-// boolParam reads a true/false parameter; absent is false.
 func (c *call) boolParam(name string) bool {
 	raw := c.URL.Query().Get(name)
 	v, err := strconv.ParseBool(raw)
@@ -183,7 +177,6 @@ func (c *call) boolParam(name string) bool {
 	return v
 }
 
-// timeParam reads an RFC 3339 time; absent (or no name) gives zero.
 func (c *call) timeParam(name string) time.Time {
 	raw := c.URL.Query().Get(name)
 	t, err := time.Parse(time.RFC3339Nano, raw)
@@ -191,19 +184,6 @@ func (c *call) timeParam(name string) time.Time {
 		c.fail(http.StatusBadRequest, "%s must be an RFC 3339 time", name)
 	}
 	return t
-}
-
-// listParam reads a filter given repeated or comma-joined (courseIds=a,b).
-func listParam(c *call, name string) []string {
-	var out []string
-	for _, v := range c.URL.Query()[name] {
-		for _, p := range strings.Split(v, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
 }
 
 func whoAmI(c *call) any {

@@ -198,8 +198,7 @@ func (s Seeding) AddCollection(title, description string, courseIDs []string) (s
 	})
 }
 
-// addWithCourses checks that courseIDs name courses, then adds a record
-// of a kind under a new UUID.
+// addWithCourses adds a record of courseIDs under a new UUID.
 func (s Seeding) addWithCourses(kind string, courseIDs []string, add func(st *store, id string)) (string, error) {
 	return update(s.server, func(st *store, _ time.Time) (string, error) {
 		for _, id := range courseIDs {
@@ -224,8 +223,7 @@ func (s Seeding) AddPath(title string, published bool, courseIDs []string) (stri
 	})
 }
 
-// AddRapidRefresh adds a rapid refresh (a short quiz series), optionally
-// about a course.
+// AddRapidRefresh adds a rapid refresh, about a course unless "".
 func (s Seeding) AddRapidRefresh(title, courseID string, published bool) (string, error) {
 	courses := []string{courseID}
 	if courseID == "" {

@@ -175,8 +175,7 @@ func (st *store) complete(u *user, l *lesson, score float64, at, now time.Time) 
 	return out
 }
 
-// refreshCourse works a user's course progress out again from their
-// lesson progress, after activity at.
+// refreshCourse works a user's course progress out of their lessons'.
 func (st *store) refreshCourse(u *user, c *course, at time.Time) {
 	p := st.progress.Get(pair(u.ID, c.ID))
 	if p == nil {

@@ -44,12 +44,11 @@ type Server struct {
 // and [New] fail the test, with an error wrapping edapp.ErrInvalidInput.
 type Option = fakeserver.Option[config]
 
-// Seeding holds the helpers that add records, or act as a learner, in a
-// [Server]; a Server embeds it, so that srv.AddUser(spec) calls them.
+// Seeding holds the helpers that add records, or act as a learner; a
+// [Server] embeds it.
 type Seeding struct{ *server }
 
-// server names Server where Seeding embeds it, so that the field is
-// unexported.
+// server keeps the field Seeding embeds unexported.
 type server = Server
 
 type config struct {
@@ -209,7 +208,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.core.Log.Info("sctest request", "method", r.Method, "route", pattern, "status", sw.Status())
 }
 
-// injectFailure answers a pending failure that covers the route pattern.
 func (s *Server) injectFailure(w http.ResponseWriter, r *http.Request, pattern string) bool {
 	_, path, _ := strings.Cut(pattern, " ")
 	f, ok := s.core.TakeFault(r.Method, path)
@@ -242,9 +240,8 @@ type Limits struct {
 // DefaultLimits are the service's: 200 and 800 a minute.
 var DefaultLimits = Limits{Catalogue: 200, Other: 800, Window: time.Minute}
 
-// WithLimits sets the limits, for example scaled down so that a test
-// reaches them in a few requests, with WithClock to move past the window.
-// Each limit must be at least 1 and the window positive.
+// WithLimits sets the limits, each at least 1, the window positive: scaled
+// down, a test reaches them in a few requests.
 func WithLimits(l Limits) Option {
 	return func(c *fakeserver.Config[config]) error {
 		if l.Catalogue < 1 || l.Other < 1 || l.Window <= 0 {
@@ -265,8 +262,8 @@ type window struct {
 	used  int
 }
 
-// admit takes one request of route's fixed window and writes the
-// x-ratelimit headers; over the limit it answers 429 and returns false.
+// admit takes one request of route's fixed window; over the limit it
+// answers 429.
 func (s *Server) admit(w http.ResponseWriter, rt route) bool {
 	route, limit, now := rt.pattern, s.cfg.limits.Other, s.now()
 	if rt.catalogue {

@@ -67,7 +67,6 @@ func (st *store) hexID(kind string, n int) string {
 	return hex.EncodeToString(h[:])[:n]
 }
 
-// uuid makes the next id as a UUID.
 func (st *store) uuid(kind string) string { return uuidOf(st.hexID(kind, 32)) }
 
 func uuidOf(h string) string {
@@ -81,7 +80,6 @@ func orDefault(v, def string) string {
 	return v
 }
 
-// update runs fn under the write lock.
 func update[T any](s *Server, fn func(st *store, now time.Time) (T, error)) (T, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -93,7 +91,6 @@ func (s *Server) write(fn func(st *store, now time.Time) error) error {
 	return err
 }
 
-// view runs fn under the read lock.
 func view[T any](s *Server, fn func(st *store) T) T {
 	s.mu.RLock()
 	defer s.mu.RUnlock()

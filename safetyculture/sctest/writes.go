@@ -15,8 +15,6 @@ import (
 	"net/url"
 	"slices"
 	"time"
-
-	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 // Assignment is one assignee of a course: Type is ASSIGNMENT_TYPE_USER,
@@ -75,19 +73,11 @@ func putAssignments(c *call) any {
 }
 
 func (st *store) assigneeExists(kind, id string) bool {
-	switch kind {
-	case "ASSIGNMENT_TYPE_USER":
-		return st.users.Get(id) != nil
-	case "ASSIGNMENT_TYPE_GROUP":
-		return st.groups.Get(id) != nil
-	case "ASSIGNMENT_TYPE_SITE":
-		return st.sites.Get(id) != nil
-	}
-	return false
+	return map[string]bool{"ASSIGNMENT_TYPE_USER": st.users.Get(id) != nil,
+		"ASSIGNMENT_TYPE_GROUP": st.groups.Get(id) != nil, "ASSIGNMENT_TYPE_SITE": st.sites.Get(id) != nil}[kind]
 }
 
-// assign clears the kinds clear names, then applies in; it counts the
-// changes by kind.
+// assign counts the changes by kind.
 func (st *store) assign(courseID string, in []wireAssignment, clear map[string]bool) map[string]int {
 	set := st.assignments[courseID]
 	if set == nil {
@@ -103,13 +93,9 @@ func (st *store) assign(courseID string, in []wireAssignment, clear map[string]b
 	}
 	for _, in := range in {
 		a := Assignment{Type: in.Type, ID: in.ID}
-		if set[a] != in.IsAssigned {
-			counts[a.Type]++
-		}
-		if in.IsAssigned {
+		counts[a.Type] += btoi(set[a] != in.IsAssigned)
+		if delete(set, a); in.IsAssigned {
 			set[a] = true
-		} else {
-			delete(set, a)
 		}
 	}
 	return counts
@@ -161,7 +147,6 @@ func (h *webhook) problem() string {
 	return ""
 }
 
-// readWebhook reads a webhook from the request body.
 func readWebhook(c *call) *webhook {
 	var h webhook
 	if c.decode(&h) && h.problem() != "" {
@@ -196,14 +181,7 @@ func deleteWebhook(c *call) any {
 	return struct{}{}
 }
 
-// webhookToken answers GET /webhooks/v1/token with the signing secret,
-// and POST with a new one.
-func webhookToken(c *call) any {
-	if c.Method == http.MethodPost {
-		c.st.secret = fakeserver.RandomHex(32)
-	}
-	return map[string]string{"token": c.st.secret}
-}
+func webhookToken(c *call) any { return map[string]string{"token": c.st.secret} }
 
 // outgoing is one delivery to make, worked out under the lock and sent
 // after it is released.
@@ -244,7 +222,6 @@ func (st *store) trainingEvent(event string, u *user, c *course, l *lesson, at t
 	return out
 }
 
-// deliver sends each event, one at a time, each bounded by 5 seconds.
 func (s *Server) deliver(events []outgoing) {
 	for _, ev := range events {
 		d := send(ev)
