@@ -136,25 +136,29 @@ func (s Seeding) AddAnalyticsRow(report string, row map[string]any) error {
 // analyticsFilter is what an analytics read was asked for: ids (userId
 // also from the path) and a time range.
 type analyticsFilter struct {
-	courseID, lessonID, userID string
-	from, to                   time.Time
+	ids      map[string]string
+	from, to time.Time
 }
 
 func readAnalyticsFilter(c *call, fromName, toName string) analyticsFilter {
-	q := c.URL.Query()
-	return analyticsFilter{courseID: q.Get("courseId"), lessonID: q.Get("lessonId"),
-		userID: orDefault(c.PathValue("userId"), q.Get("userId")), from: c.timeParam(fromName), to: c.timeParam(toName)}
+	f := analyticsFilter{ids: map[string]string{}, from: c.timeParam(fromName), to: c.timeParam(toName)}
+	for _, k := range []string{"userId", "courseId", "lessonId"} {
+		if v := orDefault(c.PathValue(k), c.URL.Query().Get(k)); v != "" {
+			f.ids[k] = v
+		}
+	}
+	return f
 }
 
-func (f analyticsFilter) match(userID, courseID, lessonID string, at time.Time) bool {
-	switch {
-	case f.userID != "" && f.userID != userID, f.courseID != "" && f.courseID != courseID,
-		f.lessonID != "" && f.lessonID != lessonID:
-		return false
-	case !f.from.IsZero() && at.Before(f.from), !f.to.IsZero() && at.After(f.to):
-		return false
+// match reports whether a row's fields carry the ids asked for, and at
+// falls in the range.
+func (f analyticsFilter) match(fields map[string]any, at time.Time) bool {
+	for k, v := range f.ids {
+		if fields[k] != v {
+			return false
+		}
 	}
-	return true
+	return (f.from.IsZero() || !at.Before(f.from)) && (f.to.IsZero() || !at.After(f.to))
 }
 
 func (c *call) visible(recorded time.Time) bool { return !c.now.Before(recorded.Add(c.cfg.lag)) }
@@ -165,8 +169,7 @@ func analyticsRows(report, from, to string) handler {
 		f := readAnalyticsFilter(c, from, to)
 		var out []any
 		for _, row := range c.st.analytics.rows[report] {
-			str := func(k string) string { v, _ := row.fields[k].(string); return v }
-			if c.visible(row.recorded) && f.match(str("userId"), str("courseId"), str("lessonId"), row.at) {
+			if c.visible(row.recorded) && f.match(row.fields, row.at) {
 				out = append(out, row.fields)
 			}
 		}
@@ -182,10 +185,11 @@ func userLessonProgress(c *call) any {
 		if lp.hasScore {
 			score = &lp.score
 		}
-		if c.visible(lp.recorded) && f.match(lp.userID, lp.courseID, lp.lessonID, time.Time{}) {
-			out = append(out, map[string]any{"userId": lp.userID, "courseId": lp.courseID, "lessonId": lp.lessonID,
-				"lessonTitle": c.st.lessons.Get(lp.lessonID).Title, "opened": !lp.opened.IsZero(), "openedDateTime": wtp(lp.opened),
-				"completed": !lp.completed.IsZero(), "completedDateTime": wtp(lp.completed), "score": score, "attempts": lp.attempts})
+		row := map[string]any{"userId": lp.userID, "courseId": lp.courseID, "lessonId": lp.lessonID,
+			"lessonTitle": c.st.lessons.Get(lp.lessonID).Title, "opened": !lp.opened.IsZero(), "openedDateTime": wtp(lp.opened),
+			"completed": !lp.completed.IsZero(), "completedDateTime": wtp(lp.completed), "score": score, "attempts": lp.attempts}
+		if c.visible(lp.recorded) && f.match(row, time.Time{}) {
+			out = append(out, row)
 		}
 	}
 	return page(c, out)
@@ -200,7 +204,7 @@ func courseStatistics(c *call) any {
 	var out []*wireCourseStatistics
 	for _, co := range c.st.courses.All() {
 		stats[co.ID] = &wireCourseStatistics{CourseID: co.ID}
-		if f.match("", co.ID, "", time.Time{}) {
+		if f.match(map[string]any{"courseId": co.ID}, time.Time{}) {
 			out = append(out, stats[co.ID])
 		}
 	}
@@ -246,7 +250,7 @@ func lessonStatistics(c *call) any {
 	var out []wireLessonStatistics
 	for _, co := range c.st.courses.All() {
 		for _, lid := range co.lessonIDs {
-			if f.match("", co.ID, lid, time.Time{}) {
+			if f.match(map[string]any{"courseId": co.ID, "lessonId": lid}, time.Time{}) {
 				out = append(out, wireLessonStatistics{LessonID: lid, CourseID: co.ID, LessonTitle: c.st.lessons.Get(lid).Title,
 					TotalUsers: users[co.ID], OpenedCount: opened[lid], CompletedCount: completed[lid]})
 			}

@@ -38,9 +38,7 @@ func deref[T any](v *T) T { return *v }
 func getLesson(c *call) any { return find(c, c.st.lessons.Get, c.PathValue("id"), "lesson") }
 
 func listCollections(c *call) any {
-	return page(c, each(c.st.collections.All(), func(col *collection) wireCollection {
-		return wireCollection{ID: col.id, Title: col.title, Description: col.description, CourseCount: len(col.courseIDs)}
-	}))
+	return page(c, each(c.st.collections.All(), func(col *collection) wireCollection { return col.wireCollection }))
 }
 
 func collectionCourses(c *call) any {
@@ -59,15 +57,13 @@ func getRapidRefresh(c *call) any {
 }
 
 func listLeaderboards(c *call) any {
-	return page(c, each(c.st.boards.All(), func(b *leaderboard) wireLeaderboard {
-		return wireLeaderboard{ID: b.id, Name: b.name, StartDate: wtp(b.start), EndDate: wtp(b.end), LearnerAccess: "LEARNER_ACCESS_ALL"}
-	}))
+	return page(c, each(c.st.boards.All(), func(b *leaderboard) wireLeaderboard { return b.wireLeaderboard }))
 }
 
 // rankings answers every participant at once, highest score first.
 func rankings(c *call) any {
 	b := find(c, c.st.boards.Get, c.URL.Query().Get("leaderboardId"), "leaderboard")
-	out := wireRankings{LeaderboardID: b.id, LeaderboardName: b.name, Rankings: []wireRanking{}}
+	out := wireRankings{LeaderboardID: b.ID, LeaderboardName: b.Name, Rankings: []wireRanking{}}
 	ranked := slices.Clone(b.rankings)
 	slices.SortStableFunc(ranked, func(a, b Ranking) int { return cmp.Compare(b.TotalScore, a.TotalScore) })
 	for i, rk := range ranked {

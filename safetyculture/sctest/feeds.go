@@ -140,7 +140,6 @@ func feedCourseProgress(c *call) any {
 	matching := c.st.progressMatching(f)
 	start, end := p.window(len(matching))
 	var rows []wireProgress
-	var camel []wireProgressCamel
 	for _, pr := range matching[start:end] {
 		u, co := c.st.users.Get(pr.userID), c.st.courses.Get(pr.courseID)
 		row := wireProgress{OpenedAt: wt(pr.opened), CompletedAt: wt(pr.completed),
@@ -148,10 +147,7 @@ func feedCourseProgress(c *call) any {
 			CourseID: co.ID, CourseExternalID: co.ExternalID, CourseTitle: co.Title,
 			UserEmail: u.Email, UserFirstName: u.Firstname, UserLastName: u.Lastname,
 			UserID: u.ID, UserExternalID: u.externalID, ProgressPercent: pr.percent, Score: pr.score, DueAt: wt(pr.due)}
-		rows, camel = append(rows, row), append(camel, wireProgressCamel(row))
-	}
-	if c.cfg.camelCase {
-		return feedAnswer(c, p, camel, len(matching), true)
+		rows = append(rows, row)
 	}
 	return feedAnswer(c, p, rows, len(matching), true)
 }

@@ -165,11 +165,6 @@ func TestFeedCourseProgressRow(t *testing.T) {
 			t.Errorf("%s = %v, want %v", k, row[k], v)
 		}
 	}
-	camel, _, _ := progressFixture(t, sctest.WithCamelCaseFeed())
-	crow := get(t, camel, "/training/v1/feed/training-course-progress").items()[0]
-	if crow["userId"] == nil || crow["progressPercent"] != float64(100) || crow["user_id"] != nil {
-		t.Errorf("camelCase row = %v", crow)
-	}
 }
 
 func TestFeedGroupsAndMembers(t *testing.T) {

@@ -72,26 +72,24 @@ var routeTable = []route{
 }
 
 // answer runs a route's handler after its rate limit, under the read lock
-// for a GET and the write lock for any other method, whose body it reads
-// first, and writes what the handler returns.
+// for a GET and the write lock for any other method, and writes what the
+// handler returns.
 func (s *Server) answer(rt route) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		c := &call{Request: r, cfg: s.cfg}
-		var err error
+		body, err := io.ReadAll(r.Body)
 		if !s.admit(w, rt) {
 			return
-		} else if r.Method != http.MethodGet {
-			if c.body, err = io.ReadAll(r.Body); err != nil {
-				writeError(w, &apiError{http.StatusRequestEntityTooLarge, "request body too large"})
-				return
-			}
-			s.mu.Lock()
-			defer s.mu.Unlock()
-		} else {
-			s.mu.RLock()
-			defer s.mu.RUnlock()
+		} else if err != nil {
+			writeError(w, &apiError{http.StatusRequestEntityTooLarge, "request body too large"})
+			return
 		}
-		c.st, c.now = s.st, s.now()
+		lock, unlock := s.mu.RLock, s.mu.RUnlock
+		if r.Method != http.MethodGet {
+			lock, unlock = s.mu.Lock, s.mu.Unlock
+		}
+		lock()
+		defer unlock()
+		c := &call{Request: r, st: s.st, now: s.now(), cfg: s.cfg, body: body}
 		if out := rt.handle(c); c.err != nil {
 			writeError(w, c.err)
 		} else {

@@ -187,14 +187,14 @@ func orNow(at, now time.Time) time.Time {
 }
 
 type collection struct {
-	id, title, description string
-	courseIDs              []string
+	wireCollection
+	courseIDs []string
 }
 
 // AddCollection adds a course collection holding the given courses.
 func (s Seeding) AddCollection(title, description string, courseIDs []string) (string, error) {
 	return s.addWithCourses("collection", courseIDs, func(st *store, id string) {
-		st.collections.Add(id, &collection{id: id, title: title, description: description, courseIDs: courseIDs})
+		st.collections.Add(id, &collection{wireCollection{ID: id, Title: title, Description: description, CourseCount: len(courseIDs)}, courseIDs})
 	})
 }
 
@@ -235,9 +235,8 @@ func (s Seeding) AddRapidRefresh(title, courseID string, published bool) (string
 }
 
 type leaderboard struct {
-	id, name   string
-	start, end time.Time
-	rankings   []Ranking
+	wireLeaderboard
+	rankings []Ranking
 }
 
 // Ranking is one participant's place on a leaderboard.
@@ -257,7 +256,8 @@ func (s Seeding) AddLeaderboard(name string, start, end time.Time, rankings []Ra
 			}
 		}
 		id := st.uuid("leaderboard")
-		st.boards.Add(id, &leaderboard{id: id, name: name, start: start, end: end, rankings: rankings})
+		st.boards.Add(id, &leaderboard{wireLeaderboard{ID: id, Name: name, StartDate: wtp(start), EndDate: wtp(end),
+			LearnerAccess: "LEARNER_ACCESS_ALL"}, rankings})
 		return id, nil
 	})
 }

@@ -122,7 +122,7 @@ func (s Seeding) OpenLesson(userID, lessonID string, at time.Time) error {
 // TRIGGER_EVENT_TRAINING_COURSE_COMPLETED when the course completes, to
 // the webhooks registered for them.
 func (s Seeding) CompleteLesson(userID, lessonID string, score float64, at time.Time) error {
-	out, err := update(s.server, func(st *store, now time.Time) ([]outgoing, error) {
+	out, err := update(s.server, func(st *store, now time.Time) ([]Delivery, error) {
 		if score < 0 || score > 100 || math.IsNaN(score) {
 			return nil, fmt.Errorf("%w: score %v is not in 0-100", ErrInvalid, score)
 		}
@@ -153,7 +153,7 @@ func (st *store) open(u *user, l *lesson, at, now time.Time) {
 	st.refreshCourse(u, st.courses.Get(l.CourseID), at)
 }
 
-func (st *store) complete(u *user, l *lesson, score float64, at, now time.Time) []outgoing {
+func (st *store) complete(u *user, l *lesson, score float64, at, now time.Time) []Delivery {
 	started := at.Add(-10 * time.Minute)
 	st.open(u, l, started, now)
 	c := st.courses.Get(l.CourseID)
@@ -165,18 +165,16 @@ func (st *store) complete(u *user, l *lesson, score float64, at, now time.Time) 
 	lp := st.lessonProgressOf(u.ID, l, now)
 	lp.completed = orNow(lp.completed, at)
 	lp.score, lp.hasScore, lp.attempts, lp.recorded = score, true, lp.attempts+1, now
-	before := st.progress.Get(pair(u.ID, c.ID))
-	wasDone := before != nil && !before.completed.IsZero()
-	st.refreshCourse(u, c, at)
 	out := st.trainingEvent("TRIGGER_EVENT_TRAINING_LESSON_COMPLETED", u, c, l, at)
-	if p := st.progress.Get(pair(u.ID, c.ID)); !wasDone && !p.completed.IsZero() {
+	if st.refreshCourse(u, c, at) {
 		out = append(out, st.trainingEvent("TRIGGER_EVENT_TRAINING_COURSE_COMPLETED", u, c, nil, at)...)
 	}
 	return out
 }
 
-// refreshCourse works a user's course progress out of their lessons'.
-func (st *store) refreshCourse(u *user, c *course, at time.Time) {
+// refreshCourse works a user's course progress out of their lessons', and
+// reports whether the course completed at.
+func (st *store) refreshCourse(u *user, c *course, at time.Time) (completed bool) {
 	p := st.progress.Get(pair(u.ID, c.ID))
 	if p == nil {
 		p = &courseProgress{userID: u.ID, courseID: c.ID}
@@ -202,8 +200,9 @@ func (st *store) refreshCourse(u *user, c *course, at time.Time) {
 	if scored > 0 {
 		p.score = int(math.Round(sum / float64(scored)))
 	}
-	if p.completed.IsZero() && p.totalLessons > 0 && p.completedLessons == p.totalLessons {
+	if completed = p.completed.IsZero() && p.totalLessons > 0 && p.completedLessons == p.totalLessons; completed {
 		p.completed = at
 	}
 	p.modified = latest(p.modified, at)
+	return completed
 }

@@ -54,7 +54,6 @@ type server = Server
 type config struct {
 	limits              Limits
 	lag                 time.Duration
-	camelCase           bool
 	ignoreModifiedAfter bool
 }
 
@@ -75,12 +74,6 @@ func WithAnalyticsLag(lag time.Duration) Option {
 		c.Own.lag = lag
 		return nil
 	}
-}
-
-// WithCamelCaseFeed makes the course-progress feed answer camelCase rows
-// (userId...), as a third-party client reads it, not snake_case.
-func WithCamelCaseFeed() Option {
-	return func(c *fakeserver.Config[config]) error { c.Own.camelCase = true; return nil }
 }
 
 // WithModifiedAfterIgnored makes the course-progress feed ignore its

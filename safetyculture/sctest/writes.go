@@ -3,7 +3,6 @@ package sctest
 import (
 	"bytes"
 	"cmp"
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -183,13 +182,6 @@ func deleteWebhook(c *call) any {
 
 func webhookToken(c *call) any { return map[string]string{"token": c.st.secret} }
 
-// outgoing is one delivery to make, worked out under the lock and sent
-// after it is released.
-type outgoing struct {
-	url, event, secret string
-	env                map[string]any
-}
-
 // Delivery is a webhook delivery the fake made and how it ended.
 type Delivery struct {
 	WebhookID, URL, Event string
@@ -199,10 +191,10 @@ type Delivery struct {
 	Err                   string
 }
 
-// trainingEvent builds a training event about a user's course, or a
-// lesson of it when l is not nil, in the service's envelope, for each
-// webhook registered for it; the details are the fake's guess.
-func (st *store) trainingEvent(event string, u *user, c *course, l *lesson, at time.Time) []outgoing {
+// trainingEvent plans a delivery of a training event about a user's
+// course, or a lesson of it when l is not nil, to each webhook registered
+// for it, signed under the lock and sent after it is released.
+func (st *store) trainingEvent(event string, u *user, c *course, l *lesson, at time.Time) []Delivery {
 	resource := map[string]string{"id": c.ID, "type": "TRAINING_COURSE"}
 	details := map[string]string{"course_id": c.ID, "course_external_id": c.ExternalID, "course_title": c.Title,
 		"user_id": u.ID, "user_email": u.Email, "user_external_id": u.externalID, "completed_at": wt(at)}
@@ -210,52 +202,44 @@ func (st *store) trainingEvent(event string, u *user, c *course, l *lesson, at t
 		resource = map[string]string{"id": l.ID, "type": "TRAINING_LESSON"}
 		details["lesson_id"], details["lesson_title"] = l.ID, l.Title
 	}
-	var out []outgoing
+	var out []Delivery
 	for _, h := range st.webhooks.All() {
 		if slices.Contains(h.TriggerEvents, event) {
-			out = append(out, outgoing{url: h.URL, event: event, secret: st.secret, env: map[string]any{
-				"webhook_id": h.WebhookID, "version": "3.0.0", "resource": resource, "data": map[string]any{"details": details},
-				"event": map[string]any{"date_triggered": at.UTC().Format(time.RFC3339), "event_types": []string{event},
-					"triggered_by": map[string]string{"user": u.ID, "organization": st.orgID}}}})
+			body, _ := json.Marshal(map[string]any{"webhook_id": h.WebhookID, "version": "3.0.0", "resource": resource,
+				"data": map[string]any{"details": details}, "event": map[string]any{"date_triggered": at.UTC().Format(time.RFC3339),
+					"event_types": []string{event}, "triggered_by": map[string]string{"user": u.ID, "organization": st.orgID}}})
+			mac := hmac.New(sha256.New, []byte(st.secret))
+			mac.Write(body)
+			out = append(out, Delivery{WebhookID: h.WebhookID, URL: h.URL, Event: event, Body: body, Signature: hex.EncodeToString(mac.Sum(nil))})
 		}
 	}
 	return out
 }
 
-func (s *Server) deliver(events []outgoing) {
-	for _, ev := range events {
-		d := send(ev)
+// deliver sends each delivery in turn, and records how it ended.
+func (s *Server) deliver(ds []Delivery) {
+	for _, d := range ds {
+		req, err := http.NewRequest(http.MethodPost, d.URL, bytes.NewReader(d.Body))
+		if err == nil {
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("x-safetyculture-signature", d.Signature)
+			var resp *http.Response
+			if resp, err = deliveryClient.Do(req); err == nil {
+				_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+				resp.Body.Close()
+				d.Status = resp.StatusCode
+			}
+		}
+		if err != nil {
+			d.Err = err.Error()
+		}
 		s.statsMu.Lock()
 		s.deliveries = append(s.deliveries, d)
 		s.statsMu.Unlock()
 	}
 }
 
-func send(ev outgoing) Delivery {
-	d := Delivery{WebhookID: ev.env["webhook_id"].(string), URL: ev.url, Event: ev.event}
-	d.Body, _ = json.Marshal(ev.env)
-	mac := hmac.New(sha256.New, []byte(ev.secret))
-	mac.Write(d.Body)
-	d.Signature = hex.EncodeToString(mac.Sum(nil))
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ev.url, bytes.NewReader(d.Body))
-	if err != nil {
-		d.Err = err.Error()
-		return d
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("x-safetyculture-signature", d.Signature)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		d.Err = err.Error()
-		return d
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	d.Status = resp.StatusCode
-	return d
-}
+var deliveryClient = &http.Client{Timeout: 5 * time.Second}
 
 // Deliveries returns the webhook deliveries made so far, oldest first.
 func (s *Server) Deliveries() []Delivery {
