@@ -144,7 +144,7 @@ func openFakeDatabase(t *testing.T, d *fakeDriver, maxOpen int) *Database {
 		t.Fatal(err)
 	}
 	x := newDatabase(conn, db, SQLite)
-	if err := x.startCheckpointer(ctx); err != nil {
+	if err := x.own.startCheckpointer(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return x
@@ -153,7 +153,7 @@ func openFakeDatabase(t *testing.T, d *fakeDriver, maxOpen int) *Database {
 // commit runs one transaction on x's connection.
 func commit(t *testing.T, x *Database) {
 	t.Helper()
-	err := x.tx1(context.Background(), func(tx *sql.Tx) error {
+	err := x.own.tx1(context.Background(), func(tx *sql.Tx) error {
 		_, err := tx.Exec("INSERT INTO attempts DEFAULT VALUES")
 		return err
 	})
@@ -197,7 +197,7 @@ func TestStartCheckpointerLeavesOthersAlone(t *testing.T) {
 	}{{"delete", 0}, {"wal", 1}} {
 		d := &fakeDriver{journal: tc.journal}
 		x := openFakeDatabase(t, d, tc.maxOpen)
-		started := x.ckpt != nil
+		started := x.own.ckpt != nil
 		commit(t, x)
 		x.Close()
 		if started || slices.ContainsFunc(d.ran(1), func(s string) bool { return strings.HasPrefix(s, "PRAGMA") && strings.Contains(s, " = ") }) || d.conns != 1 {
@@ -230,10 +230,10 @@ func TestCatchUp(t *testing.T) {
 	}{{limit, limit, 1}, {limit - 1, limit - 1, 0}, {2 * limit, limit, 0}} {
 		d := &fakeDriver{journal: "wal", walPages: tc.pages, walCopied: tc.copied}
 		x := openFakeDatabase(t, d, 0)
-		x.ckpt.checkpoint(context.Background()) // as after a commit
+		x.own.ckpt.checkpoint(context.Background()) // as after a commit
 		before := d.checkpoints(2)
-		x.ckpt.catchUp(context.Background())
-		x.ckpt.catchUp(context.Background()) // the log started over meanwhile
+		x.own.ckpt.catchUp(context.Background())
+		x.own.ckpt.catchUp(context.Background()) // the log started over meanwhile
 		if got := d.checkpoints(2) - before; got != tc.want {
 			t.Errorf("a log of %d pages, %d copied: catchUp checkpointed %d times, want %d", tc.pages, tc.copied, got, tc.want)
 		}
