@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"iter"
 	"maps"
@@ -20,15 +18,12 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/export/scsrc"
-	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
-	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // openTestDB opens a database the test exported into.
@@ -543,126 +538,6 @@ func TestExportDBKeyRepeatedInOnePage(t *testing.T) {
 			t.Errorf("%d users, the fake holds %d", got, want)
 		}
 	})
-}
-
-// txPooler is a connection that behaves as PgBouncer in transaction mode:
-// each statement outside a transaction goes to the next of two server
-// sessions; a transaction stays on the session it began on.
-type txPooler struct {
-	server [2]driver.Conn
-	next   int
-	pinned driver.Conn // the session of the transaction under way
-}
-
-func (p *txPooler) session() driver.Conn {
-	if p.pinned != nil {
-		return p.pinned
-	}
-	p.next++
-	return p.server[p.next%2]
-}
-
-func (p *txPooler) Prepare(q string) (driver.Stmt, error) { return p.session().Prepare(q) }
-func (p *txPooler) Close() error                          { return errors.Join(p.server[0].Close(), p.server[1].Close()) }
-func (p *txPooler) Begin() (driver.Tx, error) {
-	return p.BeginTx(context.Background(), driver.TxOptions{})
-}
-
-func (p *txPooler) BeginTx(ctx context.Context, o driver.TxOptions) (driver.Tx, error) {
-	s := p.session()
-	tx, err := s.(driver.ConnBeginTx).BeginTx(ctx, o)
-	if err == nil {
-		p.pinned = s
-	}
-	return pooledTx{tx, p}, err
-}
-
-func (p *txPooler) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
-	return p.session().(driver.QueryerContext).QueryContext(ctx, q, args)
-}
-
-func (p *txPooler) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
-	return p.session().(driver.ExecerContext).ExecContext(ctx, q, args)
-}
-
-type pooledTx struct {
-	driver.Tx
-	p *txPooler
-}
-
-func (t pooledTx) Commit() error   { t.p.pinned = nil; return t.Tx.Commit() }
-func (t pooledTx) Rollback() error { t.p.pinned = nil; return t.Tx.Rollback() }
-
-// txPoolerConnector opens a txPooler over two sessions of the database.
-type txPoolerConnector struct{ url string }
-
-func (c txPoolerConnector) Driver() driver.Driver { return stdlib.GetDefaultDriver() }
-
-func (c txPoolerConnector) Connect(context.Context) (driver.Conn, error) {
-	p := &txPooler{}
-	for i := range p.server {
-		conn, err := c.Driver().Open(c.url)
-		if err != nil {
-			return nil, err
-		}
-		p.server[i] = conn
-	}
-	return p, nil
-}
-
-// TestOpenDatabaseRefusesALockThePoolerDrops: behind a pooler in
-// transaction mode, the export's session-level advisory lock is taken on
-// one server session and checked from another; OpenDatabase refuses with
-// ErrSessionLock instead of running unprotected.
-func TestOpenDatabaseRefusesALockThePoolerDrops(t *testing.T) {
-	t.Parallel()
-	url := dbtest.Postgres(t)
-	migratedTestDB(t, url)
-	db := sql.OpenDB(txPoolerConnector{url})
-	t.Cleanup(func() { db.Close() })
-	db.SetMaxOpenConns(1)
-	x, err := sqldest.OpenDatabase(context.Background(), db, sqldest.Postgres, sqldest.WithLockWait(0))
-	if err == nil {
-		x.Close()
-	}
-	if !errors.Is(err, sqldest.ErrSessionLock) {
-		t.Fatalf("OpenDatabase behind a pooler in transaction mode: %v, want ErrSessionLock", err)
-	}
-}
-
-// TestOpenDatabaseCheckpointsSQLiteBesideTheWriter: an export into SQLite
-// takes a second connection for its checkpoints, and leaves both
-// connections with the settings of the database URL.
-func TestOpenDatabaseCheckpointsSQLiteBesideTheWriter(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	db, d := migratedTestDB(t, dbtest.SQLite(t))
-	db.SetMaxOpenConns(2)
-	x, err := sqldest.OpenDatabase(ctx, db, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := db.Stats().InUse; n != 2 {
-		t.Errorf("%d connections in use while the export holds the database, want 2: its own and the checkpointer's", n)
-	}
-	x.Close()
-	for range 2 {
-		conn, err := db.Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		var pages, sync int
-		if err := conn.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&pages); err != nil {
-			t.Fatal(err)
-		}
-		if err := conn.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&sync); err != nil {
-			t.Fatal(err)
-		}
-		if pages != 1000 || sync != 2 {
-			t.Errorf("a connection of the pool has wal_autocheckpoint %d and synchronous %d after the export, want 1000 and 2 (FULL)", pages, sync)
-		}
-	}
 }
 
 // TestExportDBLeavesTheOverlapAlone: an incremental kind's re-run fetches

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/edapp-go/edapp/export/internal/dbtest"
 )
 
 // fakeDriver is a database stand-in that records each connection's
@@ -238,5 +240,40 @@ func TestCatchUp(t *testing.T) {
 			t.Errorf("a log of %d pages, %d copied: catchUp checkpointed %d times, want %d", tc.pages, tc.copied, got, tc.want)
 		}
 		x.Close()
+	}
+}
+
+// TestOpenDatabaseCheckpointsSQLiteBesideTheWriter: an export into SQLite
+// takes a second connection for its checkpoints, and leaves both
+// connections with the settings of the database URL.
+func TestOpenDatabaseCheckpointsSQLiteBesideTheWriter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, d := migratedTestDB(t, dbtest.SQLite(t))
+	db.SetMaxOpenConns(2)
+	x, err := OpenDatabase(ctx, db, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := db.Stats().InUse; n != 2 {
+		t.Errorf("%d connections in use while the export holds the database, want 2: its own and the checkpointer's", n)
+	}
+	x.Close()
+	for range 2 {
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		var pages, sync int
+		if err := conn.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&pages); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&sync); err != nil {
+			t.Fatal(err)
+		}
+		if pages != 1000 || sync != 2 {
+			t.Errorf("a connection of the pool has wal_autocheckpoint %d and synchronous %d after the export, want 1000 and 2 (FULL)", pages, sync)
+		}
 	}
 }
