@@ -63,7 +63,7 @@ type checkpointer struct {
 // startCheckpointer hands the checkpoints of the owner's connection to a
 // checkpointer (see above), on SQLite in WAL mode.
 func (o *owner) startCheckpointer(ctx context.Context) error {
-	if o.d != SQLite || o.db == nil {
+	if o.d != SQLite {
 		return nil
 	}
 	restore, pageSize, ok, err := o.walSettings(ctx)

@@ -97,7 +97,7 @@ func (o *owner) retryOn(ctx context.Context, op func(again bool) error, drop fun
 		return err
 	}
 	err := op(false)
-	if o.d != Postgres || o.db == nil || !connLost(err) || ctx.Err() != nil {
+	if o.d != Postgres || !connLost(err) || ctx.Err() != nil {
 		return err
 	}
 	deadline := time.Now().Add(o.reconnect)

@@ -32,7 +32,7 @@ type dbShared struct {
 // writesInParallel says whether Write may run beside the other calls,
 // for different kinds: on PostgreSQL.
 func (x *Database) writesInParallel() bool {
-	return x.d == Postgres && x.own.db != nil
+	return x.d == Postgres
 }
 
 // MaxParallelWrites is how many groups, of different kinds, the Database
