@@ -3,12 +3,8 @@ package main
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"iter"
-	"maps"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"slices"
 	"sort"
@@ -17,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
@@ -294,94 +289,6 @@ func testOpenAttempts(t *testing.T, url, window string) {
 	}
 }
 
-func TestExportDBMirrorsDeletions(t *testing.T) {
-	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
-		srv, demo := exportFixture(t, 3)
-		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url), exitOK)
-		db, d := openTestDB(t, url)
-		gone := demo.UserIDs[2]
-		if err := srv.Client().Users.Delete(context.Background(), gone); err != nil {
-			t.Fatal(err)
-		}
-		has := func() bool {
-			var n int
-			if err := db.QueryRow(rebind(d, `SELECT COUNT(*) FROM users WHERE id = ?`), gone).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			return n == 1
-		}
-		// An interrupted run deletes nothing.
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		r := runExport(t, ctx, srv, func(f *factory) {
-			onRecords(f, func(kind string, n int) {
-				if kind == "users" && n == 2 {
-					cancel()
-				}
-			})
-		}, "--db", url, "--kinds", "users")
-		wantCode(t, r, exitError)
-		if !has() {
-			t.Error("an interrupted run deleted the user")
-		}
-		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users"), exitOK)
-		if has() {
-			t.Error("the deleted user is still in users")
-		}
-		if got, want := dbCounts(t, db, []string{"users"})["users"], fakeCounts(t, srv)["users"]; got != want {
-			t.Errorf("users: %d rows, the fake holds %d", got, want)
-		}
-	})
-}
-
-// TestExportDBLeavesUnchangedRowsAlone: a re-run writes only the users
-// that changed (their edapp_run moves on; the others keep the first
-// run's), and deletes the one the service deleted, also when its walk
-// was interrupted after writing some of its pages and resumed by the
-// next run: the keys the first part saw are in edapp_export_seen.
-func TestExportDBLeavesUnchangedRowsAlone(t *testing.T) {
-	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
-		srv, demo := exportFixture(t, 12)
-		ctx := context.Background()
-		wantCode(t, runExport(t, ctx, srv, func(f *factory) { withPageSize(f, 5) }, "--db", url, "--kinds", "users"), exitOK)
-		db, d := openTestDB(t, url)
-		before := usersRuns(t, db)
-		gone, changed := demo.UserIDs[2], demo.UserIDs[0]
-		if err := srv.Client().Users.Delete(ctx, gone); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := srv.Client().Users.Update(ctx, changed, edapp.UserUpdateParams{FirstName: edapp.Ptr("Renamed")}); err != nil {
-			t.Fatal(err)
-		}
-		exportUsersInterrupted(t, srv, url, db)
-		wantCode(t, runExport(t, ctx, srv, func(f *factory) { withPageSize(f, 5) }, "--db", url, "--kinds", "users"), exitOK)
-		after := usersRuns(t, db)
-		if _, ok := after[gone]; ok {
-			t.Error("the deleted user is still in users")
-		}
-		if after[changed] == before[changed] {
-			t.Error("the changed user kept its edapp_run")
-		}
-		var first string
-		if err := db.QueryRow(rebind(d, `SELECT first_name FROM users WHERE id = ?`), changed).Scan(&first); err != nil || first != "Renamed" {
-			t.Errorf("changed user's first_name %q, %v", first, err)
-		}
-		for id, run := range after {
-			if id != changed && run != before[id] {
-				t.Errorf("user %s: edapp_run %d, want the first run's %d (unchanged)", id, run, before[id])
-			}
-		}
-		if got, want := len(after), fakeCounts(t, srv)["users"]; got != want {
-			t.Errorf("users: %d rows, the fake holds %d", got, want)
-		}
-		if n := countRows(t, db, `SELECT COUNT(*) FROM edapp_export_seen`); n != 0 {
-			t.Errorf("edapp_export_seen keeps %d rows after the complete walk", n)
-		}
-	})
-}
-
 // exportUsersInterrupted runs an export of the users in pages of 5 and
 // cancels it once a group of its walk is committed, with its keys.
 func exportUsersInterrupted(t *testing.T, srv *edapptest.Server, url string, db *sql.DB) {
@@ -434,26 +341,6 @@ func TestExportDBSendsNoUnchangedRow(t *testing.T) {
 	})
 }
 
-// usersRuns is the edapp_run of each row of users, by id.
-func usersRuns(t *testing.T, db *sql.DB) map[string]int64 {
-	t.Helper()
-	out := map[string]int64{}
-	rows, err := db.Query(`SELECT id, edapp_run FROM users`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var run int64
-		if err := rows.Scan(&id, &run); err != nil {
-			t.Fatal(err)
-		}
-		out[id] = run
-	}
-	return out
-}
-
 // countRows is the count query q answers.
 func countRows(t *testing.T, db *sql.DB, q string) (n int) {
 	t.Helper()
@@ -461,83 +348,6 @@ func countRows(t *testing.T, db *sql.DB, q string) (n int) {
 		t.Fatal(err)
 	}
 	return n
-}
-
-// TestExportDBStoresNUL: a record with a NUL character in its strings is
-// exported on both databases, as sent on SQLite and with U+FFFD in its
-// place on PostgreSQL, whose text and jsonb cannot hold it; the rest of
-// its batch is written too.
-func TestExportDBStoresNUL(t *testing.T) {
-	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
-		srv, _ := exportFixture(t, 5)
-		id, err := srv.AddUser(edapptest.UserSpec{Username: "nul", FirstName: "Ann\x00Lee", CustomFields: map[string]string{"site": "a\x00b"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users"), exitOK)
-		db, dialect := openTestDB(t, url)
-		nul := "\x00"
-		if dialect == dbschema.Postgres {
-			nul = "\uFFFD"
-		}
-		var first, raw, site string
-		if err := db.QueryRow(rebind(dialect, `SELECT first_name, raw FROM users WHERE id = ?`), id).Scan(&first, &raw); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.QueryRow(rebind(dialect, `SELECT value FROM user_custom_fields WHERE user_id = ?`), id).Scan(&site); err != nil {
-			t.Fatal(err)
-		}
-		var kept map[string]any
-		if err := json.Unmarshal([]byte(raw), &kept); err != nil || first != "Ann"+nul+"Lee" || kept["firstName"] != first || site != "a"+nul+"b" {
-			t.Errorf("first_name %q, raw %s (%v), site %q; want the NULs as %q", first, raw, err, site, nul)
-		}
-		if got, want := dbCounts(t, db, []string{"users"})["users"], fakeCounts(t, srv)["users"]; got != want {
-			t.Errorf("%d users, the fake holds %d", got, want)
-		}
-	})
-}
-
-// TestExportDBKeyRepeatedInOnePage: a user the service lists twice in one
-// page is written once, as first listed (the SDK's walk yields it once, as
-// the upsert's comment says), on both databases.
-func TestExportDBKeyRepeatedInOnePage(t *testing.T) {
-	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
-		srv, _ := exportFixture(t, 3)
-		h := srv.Handler()
-		// The proxy repeats the first user of each page at its end, renamed.
-		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path != "/v2/users" {
-				h.ServeHTTP(w, r)
-				return
-			}
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, r)
-			var page map[string]any
-			if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil {
-				t.Error(err)
-			}
-			if items, _ := page["items"].([]any); len(items) > 0 {
-				again := maps.Clone(items[0].(map[string]any))
-				again["name"] = "the-last-record"
-				page["items"] = append(items, again)
-			}
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(page)
-		}))
-		t.Cleanup(proxy.Close)
-		r := runEnv(t, env{"EDAPP_API_TOKEN": srv.Token, "EDAPP_BASE_URL": proxy.URL}, "export", "--db", url, "--kinds", "users")
-		wantCode(t, r, exitOK)
-		db, _ := openTestDB(t, url)
-		var n int
-		if err := db.QueryRow(`SELECT COUNT(*) FROM users WHERE name = 'the-last-record'`).Scan(&n); err != nil || n != 0 {
-			t.Errorf("%d rows hold the repeat (%v), want the first record only", n, err)
-		}
-		if got, want := dbCounts(t, db, []string{"users"})["users"], fakeCounts(t, srv)["users"]; got != want {
-			t.Errorf("%d users, the fake holds %d", got, want)
-		}
-	})
 }
 
 // TestExportDBLeavesTheOverlapAlone: an incremental kind's re-run fetches

@@ -48,7 +48,7 @@ CREATE TRIGGER meet AFTER INSERT ON groups FOR EACH STATEMENT EXECUTE FUNCTION m
 func TestDatabaseWritesKindsInParallelOnPostgres(t *testing.T) {
 	t.Parallel()
 	url := dbtest.Postgres(t)
-	srv := exportFixture(t, 20)
+	srv, _ := exportFixture(t, 20)
 	db, _ := migratedTestDB(t, url)
 	if _, err := db.Exec(meetTriggers); err != nil {
 		t.Fatal(err)
@@ -198,7 +198,7 @@ func TestOpenDatabaseWaitsForALostExportsWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	proxied := startPGProxy(t, url)
-	srv := exportFixture(t, 20)
+	srv, _ := exportFixture(t, 20)
 	first := make(chan error, 1)
 	go func() { first <- runDBExport(t, context.Background(), srv, proxied.url, noReconnect) }()
 	waitRows(t, db, 1, `SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()`)

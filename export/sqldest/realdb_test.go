@@ -3,13 +3,18 @@ package sqldest
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
@@ -56,7 +61,7 @@ func bothDBs(t *testing.T, f func(t *testing.T, url string)) {
 
 // exportFixture is the demo account plus n users with a completion each
 // of every lesson of the first demo course.
-func exportFixture(t *testing.T, n int) *edapptest.Server {
+func exportFixture(t *testing.T, n int) (*edapptest.Server, fakedata.Demo) {
 	t.Helper()
 	srv := edapptest.New(t)
 	t.Cleanup(srv.Close)
@@ -75,7 +80,7 @@ func exportFixture(t *testing.T, n int) *edapptest.Server {
 			}
 		}
 	}
-	return srv
+	return srv, demo
 }
 
 // dbRun is one export into a database, as `edapp export --db URL` runs
@@ -89,6 +94,9 @@ type dbRun struct {
 // many transactions for a restart to land in.
 func smallPages(r *dbRun) { r.opts.PageSize = 40 }
 
+// pageSize makes an export ask for n records a request.
+func pageSize(n int) func(*dbRun) { return func(r *dbRun) { r.opts.PageSize = n } }
+
 // concurrency makes an export keep n requests in flight.
 func concurrency(n int) func(*dbRun) { return func(r *dbRun) { r.opts.Concurrency = n } }
 
@@ -99,10 +107,46 @@ func kinds(names ...string) func(*dbRun) { return func(r *dbRun) { r.opts.Kinds 
 // lost.
 func noReconnect(r *dbRun) { r.dbOpts = append(r.dbOpts, WithReconnect(0)) }
 
-// runDBExport exports EdApp's records from srv into url, with pgx's COPY
-// as the bulk path on PostgreSQL, as the command does. Its error holds
-// the run's and each kind's, as the command prints them.
+// onRecords calls hook after each group of records the export fetches,
+// with the kind's running count.
+func onRecords(hook func(kind string, n int)) func(*dbRun) {
+	return func(r *dbRun) { r.opts.Progress = recordHook(hook) }
+}
+
+// recordHook is a Progress that calls itself with each kind's running
+// count of records.
+type recordHook func(kind string, n int)
+
+func (h recordHook) Track(kind string) export.Tracker { return &hookTracker{kind: kind, hook: h} }
+
+type hookTracker struct {
+	kind string
+	n    int
+	hook recordHook
+}
+
+func (t *hookTracker) SetTotal(int)     {}
+func (t *hookTracker) Parents(int, int) {}
+func (t *hookTracker) Done(error)       {}
+func (t *hookTracker) Add(n int, _ time.Duration) {
+	if n > 0 {
+		t.n += n
+		t.hook(t.kind, t.n)
+	}
+}
+
+// runDBExport exports EdApp's records from srv into url (see exportInto).
 func runDBExport(t *testing.T, ctx context.Context, srv *edapptest.Server, url string, setup ...func(*dbRun)) error {
+	t.Helper()
+	_, err := exportInto(t, ctx, srv.Client(), url, setup...)
+	return err
+}
+
+// exportInto exports EdApp's records through client into url, with
+// pgx's COPY as the bulk path on PostgreSQL, as the command does, and
+// returns the records rejected. Its error holds the run's and each
+// kind's, as the command prints them.
+func exportInto(t *testing.T, ctx context.Context, client *edapp.Client, url string, setup ...func(*dbRun)) (rejected int, err error) {
 	t.Helper()
 	r := &dbRun{dbOpts: []DatabaseOption{WithBulkLoader(pgxCopier{})}}
 	for _, f := range setup {
@@ -111,18 +155,19 @@ func runDBExport(t *testing.T, ctx context.Context, srv *edapptest.Server, url s
 	db, d := openTestDB(t, url)
 	dest, err := OpenDatabase(ctx, db, d, r.dbOpts...)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer dest.Close()
-	rep, err := export.Run(ctx, edappsrc.New(srv.Client()), r.opts, dest)
-	if err == nil || rep == nil {
-		return err
+	rep, err := export.Run(ctx, edappsrc.New(client), r.opts, dest)
+	if rep == nil {
+		return 0, err
 	}
 	errs := []error{err}
 	for _, k := range rep.Kinds {
+		rejected += k.Rejected
 		errs = append(errs, k.Err)
 	}
-	return errors.Join(errs...)
+	return rejected, errors.Join(errs...)
 }
 
 // pgxCopier is the command's bulk path on PostgreSQL: COPY through pgx.
@@ -240,4 +285,161 @@ func afterRequests(srv *edapptest.Server, n int, stop <-chan struct{}) <-chan st
 		close(ch)
 	}()
 	return ch
+}
+
+// serveUsers overrides the fake's GET /v2/users with one page holding the
+// given users, as raw JSON: bytes the fake itself would never send.
+func serveUsers(t *testing.T, srv *edapptest.Server, users ...string) {
+	t.Helper()
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		items := users
+		if page, _ := strconv.Atoi(r.URL.Query().Get("page")); page > 1 {
+			items = nil
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"totalCount":` + strconv.Itoa(len(users)) + `,"items":[` + strings.Join(items, ",") + `]}`))
+	})
+	if err := srv.Handle("GET /v2/users", h); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// refuseNames makes the database refuse, with a data error, a row of
+// table whose column starts with "bad": a CHECK constraint on PostgreSQL
+// (SQLSTATE 23514), a trigger on SQLite (SQLITE_CONSTRAINT_TRIGGER).
+func refuseNames(t *testing.T, db *sql.DB, dialect Dialect, table, column string) {
+	t.Helper()
+	q := `ALTER TABLE ` + table + ` ADD CONSTRAINT no_bad CHECK (` + column + ` NOT LIKE 'bad%')`
+	if dialect == SQLite {
+		q = `CREATE TRIGGER no_bad BEFORE INSERT ON ` + table + ` WHEN NEW.` + column + ` LIKE 'bad%' BEGIN SELECT RAISE(ABORT, 'bad row'); END`
+	}
+	if _, err := db.Exec(q); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readRejects(t *testing.T, db *sql.DB) []rejectRow {
+	t.Helper()
+	rows, err := db.Query(`SELECT source, kind, COALESCE(identity, ''), reason FROM rejects ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []rejectRow
+	for rows.Next() {
+		var r rejectRow
+		if err := rows.Scan(&r.source, &r.kind, &r.identity, &r.reason); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// readKeptRejects is the rejects table's rows, by identity ("" for none).
+func readKeptRejects(t *testing.T, db *sql.DB) map[string]keptReject {
+	t.Helper()
+	rows, err := db.Query(`SELECT kind, COALESCE(identity, ''), count, COALESCE(raw_bytes, 0), COALESCE(CAST(raw AS TEXT), '') FROM rejects`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]keptReject{}
+	for rows.Next() {
+		var r keptReject
+		if err := rows.Scan(&r.kind, &r.identity, &r.count, &r.rawBytes, &r.raw); err != nil {
+			t.Fatal(err)
+		}
+		if _, dup := out[r.identity]; dup {
+			t.Errorf("two rejects of %q", r.identity)
+		}
+		out[r.identity] = r
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// summarise is rejects' identities and counts.
+func summarise(rs map[string]keptReject) map[string]int {
+	out := map[string]int{}
+	for id, r := range rs {
+		out[id] = r.count
+	}
+	return out
+}
+
+// incompressible is n characters of hexadecimal from a fixed seed.
+func incompressible(n int) string {
+	b := make([]byte, (n+1)/2)
+	rand.NewChaCha8([32]byte{1}).Read(b)
+	return hex.EncodeToString(b)[:n]
+}
+
+// usersRuns is the edapp_run of each row of users, by id.
+func usersRuns(t *testing.T, db *sql.DB) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	rows, err := db.Query(`SELECT id, edapp_run FROM users`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var run int64
+		if err := rows.Scan(&id, &run); err != nil {
+			t.Fatal(err)
+		}
+		out[id] = run
+	}
+	return out
+}
+
+// countRows is the count query q answers.
+func countRows(t *testing.T, db *sql.DB, q string) (n int) {
+	t.Helper()
+	if err := db.QueryRow(q).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// exportUsersInterrupted runs an export of the users in pages of 5 and
+// cancels it once a group of its walk is committed, with its keys.
+func exportUsersInterrupted(t *testing.T, srv *edapptest.Server, url string, db *sql.DB) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	err := runDBExport(t, ctx, srv, url, pageSize(5), kinds("users"), onRecords(func(kind string, n int) {
+		// Not t.Fatal: the hook runs on the export's goroutine.
+		for deadline := time.Now().Add(10 * time.Second); kind == "users" && n >= 10 && time.Now().Before(deadline); {
+			var keys int
+			if db.QueryRow(`SELECT COUNT(*) FROM edapp_export_seen`).Scan(&keys) == nil && keys > 0 {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}))
+	if err == nil {
+		t.Fatal("the interrupted run succeeded")
+	}
+	if countRows(t, db, `SELECT COUNT(*) FROM edapp_export_seen`) == 0 {
+		t.Fatal("the interrupted run recorded no keys")
+	}
+}
+
+// fakeUsers is how many users the fake holds.
+func fakeUsers(t *testing.T, srv *edapptest.Server) int {
+	t.Helper()
+	n := 0
+	for _, err := range srv.Client().Users.All(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	return n
 }
