@@ -1,7 +1,10 @@
 package safetyculture
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/edapp-go/edapp"
@@ -47,7 +50,8 @@ func TestCourseProgressFeedAgainstSctest(t *testing.T) {
 // camelCase spelling a third-party client expects.
 func TestCourseProgressFeedCamelCaseAgainstSctest(t *testing.T) {
 	t.Parallel()
-	fake, m := migratedFake(t, sctest.WithCamelCaseFeed())
+	fake, m := migratedFake(t)
+	serveCamelCase(t, fake)
 	rows := mustCollect(t, clientOf(t, fake).Feeds.AllCourseProgress(testCtx(t), &FeedOptions{CompletionStatus: CompletionCompleted}))
 	if len(rows) < len(m.Carried) {
 		t.Fatalf("%d completed rows, %d carried", len(rows), len(m.Carried))
@@ -55,6 +59,38 @@ func TestCourseProgressFeedCamelCaseAgainstSctest(t *testing.T) {
 	r := rows[0]
 	if r.UserID == "" || r.CourseID == "" || r.CompletedAt.IsZero() || r.ProgressPercent != 100 {
 		t.Errorf("camelCase row not read: %+v", r)
+	}
+}
+
+// serveCamelCase makes the fake answer the course-progress feed's
+// completed rows, on one page, in camelCase (courseId, openedAt...).
+func serveCamelCase(t *testing.T, fake *sctest.Server) {
+	t.Helper()
+	const route = "/training/v1/feed/training-course-progress"
+	req, _ := http.NewRequest(http.MethodGet, fake.URL+route+"?limit=1000&completion_status="+string(CompletionCompleted), nil)
+	req.Header.Set("Authorization", "Bearer "+fake.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var page struct{ Data []map[string]any }
+	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range page.Data {
+		page.Data[i] = map[string]any{}
+		for k, v := range row {
+			words := strings.Split(k, "_")
+			for j := 1; j < len(words); j++ {
+				words[j] = strings.ToUpper(words[j][:1]) + words[j][1:]
+			}
+			page.Data[i][strings.Join(words, "")] = v
+		}
+	}
+	body, _ := json.Marshal(map[string]any{"metadata": map[string]any{"next_page": nil}, "data": page.Data})
+	if err := fake.Handle("GET "+route, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(body) })); err != nil {
+		t.Fatal(err)
 	}
 }
 

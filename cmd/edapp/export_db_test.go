@@ -3,14 +3,8 @@ package main
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"iter"
-	"maps"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"slices"
 	"sort"
@@ -19,16 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/export/scsrc"
-	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
-	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // openTestDB opens a database the test exported into.
@@ -299,94 +289,6 @@ func testOpenAttempts(t *testing.T, url, window string) {
 	}
 }
 
-func TestExportDBMirrorsDeletions(t *testing.T) {
-	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
-		srv, demo := exportFixture(t, 3)
-		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url), exitOK)
-		db, d := openTestDB(t, url)
-		gone := demo.UserIDs[2]
-		if err := srv.Client().Users.Delete(context.Background(), gone); err != nil {
-			t.Fatal(err)
-		}
-		has := func() bool {
-			var n int
-			if err := db.QueryRow(rebind(d, `SELECT COUNT(*) FROM users WHERE id = ?`), gone).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			return n == 1
-		}
-		// An interrupted run deletes nothing.
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		r := runExport(t, ctx, srv, func(f *factory) {
-			onRecords(f, func(kind string, n int) {
-				if kind == "users" && n == 2 {
-					cancel()
-				}
-			})
-		}, "--db", url, "--kinds", "users")
-		wantCode(t, r, exitError)
-		if !has() {
-			t.Error("an interrupted run deleted the user")
-		}
-		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users"), exitOK)
-		if has() {
-			t.Error("the deleted user is still in users")
-		}
-		if got, want := dbCounts(t, db, []string{"users"})["users"], fakeCounts(t, srv)["users"]; got != want {
-			t.Errorf("users: %d rows, the fake holds %d", got, want)
-		}
-	})
-}
-
-// TestExportDBLeavesUnchangedRowsAlone: a re-run writes only the users
-// that changed (their edapp_run moves on; the others keep the first
-// run's), and deletes the one the service deleted, also when its walk
-// was interrupted after writing some of its pages and resumed by the
-// next run: the keys the first part saw are in edapp_export_seen.
-func TestExportDBLeavesUnchangedRowsAlone(t *testing.T) {
-	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
-		srv, demo := exportFixture(t, 12)
-		ctx := context.Background()
-		wantCode(t, runExport(t, ctx, srv, func(f *factory) { withPageSize(f, 5) }, "--db", url, "--kinds", "users"), exitOK)
-		db, d := openTestDB(t, url)
-		before := usersRuns(t, db)
-		gone, changed := demo.UserIDs[2], demo.UserIDs[0]
-		if err := srv.Client().Users.Delete(ctx, gone); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := srv.Client().Users.Update(ctx, changed, edapp.UserUpdateParams{FirstName: edapp.Ptr("Renamed")}); err != nil {
-			t.Fatal(err)
-		}
-		exportUsersInterrupted(t, srv, url, db)
-		wantCode(t, runExport(t, ctx, srv, func(f *factory) { withPageSize(f, 5) }, "--db", url, "--kinds", "users"), exitOK)
-		after := usersRuns(t, db)
-		if _, ok := after[gone]; ok {
-			t.Error("the deleted user is still in users")
-		}
-		if after[changed] == before[changed] {
-			t.Error("the changed user kept its edapp_run")
-		}
-		var first string
-		if err := db.QueryRow(rebind(d, `SELECT first_name FROM users WHERE id = ?`), changed).Scan(&first); err != nil || first != "Renamed" {
-			t.Errorf("changed user's first_name %q, %v", first, err)
-		}
-		for id, run := range after {
-			if id != changed && run != before[id] {
-				t.Errorf("user %s: edapp_run %d, want the first run's %d (unchanged)", id, run, before[id])
-			}
-		}
-		if got, want := len(after), fakeCounts(t, srv)["users"]; got != want {
-			t.Errorf("users: %d rows, the fake holds %d", got, want)
-		}
-		if n := countRows(t, db, `SELECT COUNT(*) FROM edapp_export_seen`); n != 0 {
-			t.Errorf("edapp_export_seen keeps %d rows after the complete walk", n)
-		}
-	})
-}
-
 // exportUsersInterrupted runs an export of the users in pages of 5 and
 // cancels it once a group of its walk is committed, with its keys.
 func exportUsersInterrupted(t *testing.T, srv *edapptest.Server, url string, db *sql.DB) {
@@ -439,26 +341,6 @@ func TestExportDBSendsNoUnchangedRow(t *testing.T) {
 	})
 }
 
-// usersRuns is the edapp_run of each row of users, by id.
-func usersRuns(t *testing.T, db *sql.DB) map[string]int64 {
-	t.Helper()
-	out := map[string]int64{}
-	rows, err := db.Query(`SELECT id, edapp_run FROM users`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var run int64
-		if err := rows.Scan(&id, &run); err != nil {
-			t.Fatal(err)
-		}
-		out[id] = run
-	}
-	return out
-}
-
 // countRows is the count query q answers.
 func countRows(t *testing.T, db *sql.DB, q string) (n int) {
 	t.Helper()
@@ -466,203 +348,6 @@ func countRows(t *testing.T, db *sql.DB, q string) (n int) {
 		t.Fatal(err)
 	}
 	return n
-}
-
-// TestExportDBStoresNUL: a record with a NUL character in its strings is
-// exported on both databases, as sent on SQLite and with U+FFFD in its
-// place on PostgreSQL, whose text and jsonb cannot hold it; the rest of
-// its batch is written too.
-func TestExportDBStoresNUL(t *testing.T) {
-	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
-		srv, _ := exportFixture(t, 5)
-		id, err := srv.AddUser(edapptest.UserSpec{Username: "nul", FirstName: "Ann\x00Lee", CustomFields: map[string]string{"site": "a\x00b"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users"), exitOK)
-		db, dialect := openTestDB(t, url)
-		nul := "\x00"
-		if dialect == dbschema.Postgres {
-			nul = "\uFFFD"
-		}
-		var first, raw, site string
-		if err := db.QueryRow(rebind(dialect, `SELECT first_name, raw FROM users WHERE id = ?`), id).Scan(&first, &raw); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.QueryRow(rebind(dialect, `SELECT value FROM user_custom_fields WHERE user_id = ?`), id).Scan(&site); err != nil {
-			t.Fatal(err)
-		}
-		var kept map[string]any
-		if err := json.Unmarshal([]byte(raw), &kept); err != nil || first != "Ann"+nul+"Lee" || kept["firstName"] != first || site != "a"+nul+"b" {
-			t.Errorf("first_name %q, raw %s (%v), site %q; want the NULs as %q", first, raw, err, site, nul)
-		}
-		if got, want := dbCounts(t, db, []string{"users"})["users"], fakeCounts(t, srv)["users"]; got != want {
-			t.Errorf("%d users, the fake holds %d", got, want)
-		}
-	})
-}
-
-// TestExportDBKeyRepeatedInOnePage: a user the service lists twice in one
-// page is written once, as first listed (the SDK's walk yields it once, as
-// the upsert's comment says), on both databases.
-func TestExportDBKeyRepeatedInOnePage(t *testing.T) {
-	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
-		srv, _ := exportFixture(t, 3)
-		h := srv.Handler()
-		// The proxy repeats the first user of each page at its end, renamed.
-		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path != "/v2/users" {
-				h.ServeHTTP(w, r)
-				return
-			}
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, r)
-			var page map[string]any
-			if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil {
-				t.Error(err)
-			}
-			if items, _ := page["items"].([]any); len(items) > 0 {
-				again := maps.Clone(items[0].(map[string]any))
-				again["name"] = "the-last-record"
-				page["items"] = append(items, again)
-			}
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(page)
-		}))
-		t.Cleanup(proxy.Close)
-		r := runEnv(t, env{"EDAPP_API_TOKEN": srv.Token, "EDAPP_BASE_URL": proxy.URL}, "export", "--db", url, "--kinds", "users")
-		wantCode(t, r, exitOK)
-		db, _ := openTestDB(t, url)
-		var n int
-		if err := db.QueryRow(`SELECT COUNT(*) FROM users WHERE name = 'the-last-record'`).Scan(&n); err != nil || n != 0 {
-			t.Errorf("%d rows hold the repeat (%v), want the first record only", n, err)
-		}
-		if got, want := dbCounts(t, db, []string{"users"})["users"], fakeCounts(t, srv)["users"]; got != want {
-			t.Errorf("%d users, the fake holds %d", got, want)
-		}
-	})
-}
-
-// txPooler is a connection that behaves as PgBouncer in transaction mode:
-// each statement outside a transaction goes to the next of two server
-// sessions; a transaction stays on the session it began on.
-type txPooler struct {
-	server [2]driver.Conn
-	next   int
-	pinned driver.Conn // the session of the transaction under way
-}
-
-func (p *txPooler) session() driver.Conn {
-	if p.pinned != nil {
-		return p.pinned
-	}
-	p.next++
-	return p.server[p.next%2]
-}
-
-func (p *txPooler) Prepare(q string) (driver.Stmt, error) { return p.session().Prepare(q) }
-func (p *txPooler) Close() error                          { return errors.Join(p.server[0].Close(), p.server[1].Close()) }
-func (p *txPooler) Begin() (driver.Tx, error) {
-	return p.BeginTx(context.Background(), driver.TxOptions{})
-}
-
-func (p *txPooler) BeginTx(ctx context.Context, o driver.TxOptions) (driver.Tx, error) {
-	s := p.session()
-	tx, err := s.(driver.ConnBeginTx).BeginTx(ctx, o)
-	if err == nil {
-		p.pinned = s
-	}
-	return pooledTx{tx, p}, err
-}
-
-func (p *txPooler) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
-	return p.session().(driver.QueryerContext).QueryContext(ctx, q, args)
-}
-
-func (p *txPooler) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
-	return p.session().(driver.ExecerContext).ExecContext(ctx, q, args)
-}
-
-type pooledTx struct {
-	driver.Tx
-	p *txPooler
-}
-
-func (t pooledTx) Commit() error   { t.p.pinned = nil; return t.Tx.Commit() }
-func (t pooledTx) Rollback() error { t.p.pinned = nil; return t.Tx.Rollback() }
-
-// txPoolerConnector opens a txPooler over two sessions of the database.
-type txPoolerConnector struct{ url string }
-
-func (c txPoolerConnector) Driver() driver.Driver { return stdlib.GetDefaultDriver() }
-
-func (c txPoolerConnector) Connect(context.Context) (driver.Conn, error) {
-	p := &txPooler{}
-	for i := range p.server {
-		conn, err := c.Driver().Open(c.url)
-		if err != nil {
-			return nil, err
-		}
-		p.server[i] = conn
-	}
-	return p, nil
-}
-
-// TestOpenDatabaseRefusesALockThePoolerDrops: behind a pooler in
-// transaction mode, the export's session-level advisory lock is taken on
-// one server session and checked from another; OpenDatabase refuses with
-// ErrSessionLock instead of running unprotected.
-func TestOpenDatabaseRefusesALockThePoolerDrops(t *testing.T) {
-	t.Parallel()
-	url := dbtest.Postgres(t)
-	migratedTestDB(t, url)
-	db := sql.OpenDB(txPoolerConnector{url})
-	t.Cleanup(func() { db.Close() })
-	db.SetMaxOpenConns(1)
-	x, err := sqldest.OpenDatabase(context.Background(), db, sqldest.Postgres, sqldest.WithLockWait(0))
-	if err == nil {
-		x.Close()
-	}
-	if !errors.Is(err, sqldest.ErrSessionLock) {
-		t.Fatalf("OpenDatabase behind a pooler in transaction mode: %v, want ErrSessionLock", err)
-	}
-}
-
-// TestOpenDatabaseCheckpointsSQLiteBesideTheWriter: an export into SQLite
-// takes a second connection for its checkpoints, and leaves both
-// connections with the settings of the database URL.
-func TestOpenDatabaseCheckpointsSQLiteBesideTheWriter(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	db, d := migratedTestDB(t, dbtest.SQLite(t))
-	db.SetMaxOpenConns(2)
-	x, err := sqldest.OpenDatabase(ctx, db, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := db.Stats().InUse; n != 2 {
-		t.Errorf("%d connections in use while the export holds the database, want 2: its own and the checkpointer's", n)
-	}
-	x.Close()
-	for range 2 {
-		conn, err := db.Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		var pages, sync int
-		if err := conn.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&pages); err != nil {
-			t.Fatal(err)
-		}
-		if err := conn.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&sync); err != nil {
-			t.Fatal(err)
-		}
-		if pages != 1000 || sync != 2 {
-			t.Errorf("a connection of the pool has wal_autocheckpoint %d and synchronous %d after the export, want 1000 and 2 (FULL)", pages, sync)
-		}
-	}
 }
 
 // TestExportDBLeavesTheOverlapAlone: an incremental kind's re-run fetches

@@ -3,15 +3,12 @@ package main
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/export/dbschema"
-	"github.com/edapp-go/edapp/export/sqldest"
 )
 
 // sourceVersion is the schema version that gave every table its source.
@@ -257,46 +254,6 @@ func TestExportDBLeavesOtherSourcesRows(t *testing.T) {
 		diffSnapshots(t, "the other source's rows", before, sourceSnapshot(t, db, "safetyculture"))
 		if got, want := len(sourceSnapshot(t, db, "edapp")["users"]), len(before["users"])-1; got != want {
 			t.Errorf("edapp users: %d, want %d (the deleted one gone)", got, want)
-		}
-	})
-}
-
-// TestOpenDatabaseLocksPerSource: while an EdApp export holds a database,
-// a SafetyCulture export opens it, a second EdApp one is refused, and each
-// numbers its runs on its own; an unknown source is invalid input.
-func TestOpenDatabaseLocksPerSource(t *testing.T) {
-	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
-		ctx := context.Background()
-		db, d := openTestDB(t, url)
-		open := func(db *sql.DB, opts ...sqldest.DatabaseOption) (*sqldest.Database, error) {
-			return sqldest.OpenDatabase(ctx, db, d, append(opts, sqldest.WithLockWait(0))...)
-		}
-		edappDB, err := open(db)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer edappDB.Close()
-		other, _ := openTestDB(t, url)
-		scDB, err := open(other, sqldest.WithSource(sqldest.SourceSafetyCulture))
-		if err != nil {
-			t.Fatalf("a SafetyCulture export beside an EdApp one: %v", err)
-		}
-		defer scDB.Close()
-		third, _ := openTestDB(t, url)
-		if x, err := open(third); !errors.Is(err, sqldest.ErrLocked) {
-			t.Errorf("a second EdApp export: %v, want ErrLocked", err)
-			if x != nil {
-				x.Close()
-			}
-		}
-		if _, err := open(third, sqldest.WithSource("moodle")); !errors.Is(err, edapp.ErrInvalidInput) {
-			t.Errorf("source moodle: %v", err)
-		}
-		for source, want := range map[string]string{"edapp": "1", "safetyculture": "1"} {
-			if got := rowsOfDB(t, db, `SELECT runs FROM edapp_export_lock WHERE source = '`+source+`'`); len(got) != 1 || got[0][0] != want {
-				t.Errorf("%s runs: %v, want %s", source, got, want)
-			}
 		}
 	})
 }

@@ -3,7 +3,8 @@ package dbschema
 import (
 	"slices"
 	"strconv"
-	"strings"
+
+	"github.com/edapp-go/edapp/export/internal/placeholder"
 )
 
 // Type is a column's type, written per dialect.
@@ -167,15 +168,5 @@ func rebind(d Dialect, query string) string {
 	if d != Postgres {
 		return query
 	}
-	var b strings.Builder
-	n := 0
-	for _, r := range query {
-		if r == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return placeholder.Numbered(query)
 }

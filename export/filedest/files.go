@@ -154,7 +154,7 @@ func openFiles(dir string, set *Files) (*Files, error) {
 	if err := st.save(dir); err != nil {
 		return nil, err
 	}
-	if err := cleanDir(dir, st); err != nil {
+	if err := cleanDir(dir); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -196,6 +196,13 @@ func (f *Files) Resume(_ context.Context, k *export.Kind, r export.RunInfo) (exp
 func (f *Files) Begin(_ context.Context, k *export.Kind, p export.Plan) error {
 	if f.kinds == nil {
 		f.kinds = map[string]*filesKind{}
+	}
+	var recorded []partInfo
+	if ks := f.st.Kinds[k.Name]; ks != nil {
+		recorded = ks.Parts
+	}
+	if err := cleanKind(f.dir, k, recorded); err != nil {
+		return err
 	}
 	c := &filesKind{k: k, fullWalk: k.Remirror && p.From.IsZero()}
 	f.kinds[k.Name] = c

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/edapp-go/edapp/export/edappsrc"
+	"github.com/edapp-go/edapp/export"
 )
 
 // stateFile is the export's state, in the output directory.
@@ -258,71 +258,76 @@ func (st *exportState) checkPaths() error {
 	return nil
 }
 
-// cleanDir removes what an interrupted run left in dir: temporary files,
-// and parts of incremental kinds that the state does not list (written,
-// but never recorded). Files that are not the export's are left alone.
-func cleanDir(dir string, st *exportState) error {
-	known := map[string]bool{}
-	for _, ks := range st.Kinds {
-		for _, p := range ks.Parts {
-			known[filepath.FromSlash(p.File)] = true
-			known[filepath.FromSlash(p.Keys)] = true
-		}
-	}
+// cleanDir removes the temporary files of the state that an interrupted
+// run left in dir; each kind's leftovers go when it begins (cleanKind).
+// Files that are not the export's are left alone.
+func cleanDir(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
-		if !e.IsDir() && isTemp(e.Name()) {
+		if m := tempFile.FindStringSubmatch(e.Name()); !e.IsDir() && m != nil && m[1] == stateFile {
 			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
 				return err
-			}
-		}
-	}
-	for _, k := range edappsrc.Kinds() {
-		if !k.Incremental {
-			continue
-		}
-		sub, err := os.ReadDir(filepath.Join(dir, k.Name))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		for _, e := range sub {
-			rel := filepath.Join(k.Name, e.Name())
-			if e.IsDir() || known[rel] {
-				continue
-			}
-			if isTemp(e.Name()) || partFile.MatchString(e.Name()) {
-				if err := os.Remove(filepath.Join(dir, rel)); err != nil {
-					return err
-				}
 			}
 		}
 	}
 	return nil
 }
 
-// isTemp matches the temporary files createAtomic makes for the export's
-// own files: ".<name>.<digits>.tmp".
-func isTemp(name string) bool {
-	m := tempFile.FindStringSubmatch(name)
-	if m == nil {
-		return false
+// cleanKind removes what an interrupted run left in dir of kind k: the
+// temporary files of its file, and for an incremental kind those of its
+// parts, and the parts not among recorded (written, but never recorded). The kind's own files are known by its name, whatever its
+// source: filedest lists no source's kinds. Files that are not the
+// export's are left alone.
+func cleanKind(dir string, k *export.Kind, recorded []partInfo) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
 	}
-	base := m[1]
-	if base == stateFile || partFile.MatchString(base) {
-		return true
-	}
-	for _, k := range edappsrc.Kinds() {
-		if base == k.Name+".csv" || base == k.Name+".jsonl" {
-			return true
+	for _, e := range entries {
+		m := tempFile.FindStringSubmatch(e.Name())
+		if !e.IsDir() && m != nil && (m[1] == k.Name+".csv" || m[1] == k.Name+".jsonl") {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
 		}
 	}
-	return false
+	if !k.Incremental {
+		return nil
+	}
+	known := map[string]bool{}
+	for _, p := range recorded {
+		known[filepath.FromSlash(p.File)] = true
+		known[filepath.FromSlash(p.Keys)] = true
+	}
+	sub, err := os.ReadDir(filepath.Join(dir, k.Name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range sub {
+		rel := filepath.Join(k.Name, e.Name())
+		if e.IsDir() || known[rel] {
+			continue
+		}
+		if isTemp(e.Name()) || partFile.MatchString(e.Name()) {
+			if err := os.Remove(filepath.Join(dir, rel)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// isTemp matches the temporary files createAtomic makes for a part or
+// its keys: ".<name>.<digits>.tmp".
+func isTemp(name string) bool {
+	m := tempFile.FindStringSubmatch(name)
+	return m != nil && partFile.MatchString(m[1])
 }
 
 // partName is the file name of part n of an incremental kind; keysName is

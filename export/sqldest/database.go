@@ -64,23 +64,22 @@ const (
 // an export of each source can write to one database at once and neither
 // touches the other's rows.
 type Database struct {
-	conn        *sql.Conn
-	db          *sql.DB // the pool a lost conn is replaced from
+	// Its roles are types of their own: the owner (owner.go) holds the
+	// export's connection and lock and runs the calls; writers
+	// (writer.go) write groups on connections the owner lends, behind the
+	// fence (fence.go); a groupWriter writes a group on either.
+	own         *owner
 	d           Dialect
 	source      string
 	lockWait    time.Duration
 	reconnect   time.Duration        // how long a lost connection is tried again
-	shared      *dbShared            // with the writers lent a pooled connection
-	owner       *Database            // a writer's: the Database that lent it its connection
+	shared      *dbShared            // with the groups' writes
 	optErr      error                // the first bad option value
 	nfc         Normalizer           // WithNormalizer's; asHeld by default
 	repaired    []string             // the tables OpenDatabase re-created, dropped by hand
 	rows        *rowMaker            // the source's tables and their rows
 	kinds       kindMap              // the kinds being written
 	bulk        BulkLoader           // nil: rows go by statements
-	ckpt        *checkpointer        // SQLite's: nil when the connection checkpoints its own commits
-	span        *span                // SQLite's: the groups' writes not yet committed
-	spanAge     time.Duration        // how long a span may stay open (spanAge; 0: a transaction per group)
 	starts      map[string]kindStart // the kinds' starts read ahead (startOf), by kind
 	historyKeep time.Duration        // WithHistoryKeep's; 0: every version stays
 }
@@ -133,20 +132,14 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 	if err != nil {
 		return nil, err
 	}
-	x := newDatabase(conn, db, d)
+	x := databaseSettings(d, opts)
 	x.repaired = recreated
-	for _, o := range opts {
-		if o != nil {
-			o(x)
-		}
-	}
-	x.shared.fence = newFence(x.source, x.lockWait)
-	x.rows = newRowMaker(d, x.source)
-	if err := x.waitLock(ctx); err != nil {
+	x.attach(conn, db)
+	if x.rows.run, err = x.own.waitLock(ctx); err != nil {
 		conn.Close()
 		return nil, err
 	}
-	if err := x.startCheckpointer(ctx); err != nil {
+	if err := x.own.startCheckpointer(ctx); err != nil {
 		x.Close()
 		return nil, err
 	}
@@ -167,10 +160,30 @@ func OpenDatabase(ctx context.Context, db *sql.DB, d Dialect, opts ...DatabaseOp
 // when none was missing.
 func (x *Database) Repaired() []string { return slices.Clone(x.repaired) }
 
+// databaseSettings is a Database of dialect d with opts applied, not yet
+// on a connection (attach).
+func databaseSettings(d Dialect, opts []DatabaseOption) *Database {
+	x := &Database{d: d, source: SourceEdApp, nfc: asHeld, lockWait: DefaultLockWait, reconnect: DefaultReconnect, shared: &dbShared{}}
+	for _, o := range opts {
+		if o != nil {
+			o(x)
+		}
+	}
+	return x
+}
+
+// attach puts x on conn, from db, with its settings: its owner, and the
+// rows of its source.
+func (x *Database) attach(conn *sql.Conn, db *sql.DB) {
+	x.own = newOwner(conn, db, x.d, x.source, x.lockWait, x.reconnect)
+	x.rows = newRowMaker(x.d, x.source)
+}
+
 // newDatabase is a Database on conn, with the defaults.
 func newDatabase(conn *sql.Conn, db *sql.DB, d Dialect) *Database {
-	return &Database{conn: conn, db: db, d: d, source: SourceEdApp, rows: newRowMaker(d, SourceEdApp),
-		nfc: asHeld, lockWait: DefaultLockWait, reconnect: DefaultReconnect, spanAge: spanAge, shared: &dbShared{slots: make(chan struct{}, ParallelWrites), fence: newFence(SourceEdApp, DefaultLockWait)}}
+	x := databaseSettings(d, nil)
+	x.attach(conn, db)
+	return x
 }
 
 // restartKinds forgets where the fetch of each kind stands whose table
@@ -181,7 +194,7 @@ func (x *Database) restartKinds(ctx context.Context, tables []string) error {
 		if name == "user_custom_fields" {
 			name = "users" // refilled with the users
 		}
-		if _, err := x.conn.ExecContext(ctx, rebind(x.d, `DELETE FROM edapp_export_kinds WHERE kind = ?`), name); err != nil {
+		if _, err := x.own.conn.ExecContext(ctx, rebind(x.d, `DELETE FROM edapp_export_kinds WHERE kind = ?`), name); err != nil {
 			return err
 		}
 	}
@@ -228,81 +241,12 @@ func checkDatabaseOptions(opts []DatabaseOption) error {
 	return firstBadOption(&Database{}, opts, func(x *Database) error { return x.optErr })
 }
 
-// waitLock takes the database, trying again while another export holds
-// it, for up to lockWait. The wait also covers an export just killed,
-// whose PostgreSQL session the server has not yet ended.
-func (x *Database) waitLock(ctx context.Context) error {
-	deadline := time.Now().Add(x.lockWait)
-	for {
-		err := x.lock(ctx)
-		if !errors.Is(err, ErrLocked) || !time.Now().Before(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-}
-
 // Close commits the groups written since the last commit (on SQLite,
 // those of the last second) and lets another export take the database.
-func (x *Database) Close() error {
-	x.shared.mu.Lock()
-	defer x.shared.mu.Unlock()
-	ctx := context.Background()
-	spanErr := x.endSpan()
-	x.ckpt.close(x.conn)
-	x.ckpt = nil
-	if x.d == Postgres {
-		x.shared.fence.Release(ctx, x.conn)
-	} else {
-		x.conn.ExecContext(ctx, `UPDATE edapp_export_lock SET holder = NULL WHERE source = ? AND pid = ?`, x.source, os.Getpid())
-	}
-	return errors.Join(spanErr, x.conn.Close())
-}
+func (x *Database) Close() error { return x.own.close() }
 
 // rebind is query, written with ? placeholders, in d's.
 func rebind(d Dialect, query string) string { return dbwrite.Rebind(d, query) }
-
-// lock takes the database for the source, and numbers this run among
-// the source's.
-func (x *Database) lock(ctx context.Context) error {
-	if x.d == Postgres {
-		ok, err := x.shared.fence.Take(ctx, x.conn)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return ErrLocked
-		}
-		if err := x.shared.fence.Held(ctx, x.conn); err != nil {
-			return err
-		}
-		if err := x.shared.fence.Drain(ctx, x.conn); err != nil {
-			return err
-		}
-	}
-	return x.tx1(ctx, func(tx *sql.Tx) error {
-		var holder sql.NullString
-		var pid sql.NullInt64
-		var host sql.NullString
-		var beat any
-		err := tx.QueryRowContext(ctx, rebind(x.d, `SELECT holder, pid, host, heartbeat_at FROM edapp_export_lock WHERE source = ?`), x.source).Scan(&holder, &pid, &host, &beat)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		if x.d == SQLite && holder.Valid && !stale(host.String, int(pid.Int64), scanTime(beat)) {
-			return fmt.Errorf("%w (%s since %s)", ErrLocked, holder.String, scanTime(beat).Format(time.RFC3339))
-		}
-		me, _ := os.Hostname()
-		return tx.QueryRowContext(ctx, rebind(x.d, `INSERT INTO edapp_export_lock (source, holder, pid, host, heartbeat_at, runs) VALUES (?, ?, ?, ?, ?, 1)
-ON CONFLICT (source) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, host = excluded.host, heartbeat_at = excluded.heartbeat_at,
-runs = edapp_export_lock.runs + 1 RETURNING runs`),
-			x.source, fmt.Sprintf("pid %d on %s", os.Getpid(), me), os.Getpid(), me, timeArg(x.d, time.Now())).Scan(&x.rows.run)
-	})
-}
 
 // ErrSessionLock is returned by OpenDatabase when the PostgreSQL advisory
 // lock it took is not held by the session its next statement reaches: a
@@ -318,59 +262,6 @@ func stale(host string, pid int, beat time.Time) bool {
 		return true
 	}
 	return time.Since(beat) > staleLock
-}
-
-// tx runs f in a transaction on the export's connection, and again from
-// scratch on a new one if the connection is lost (see retry).
-func (x *Database) tx(ctx context.Context, f func(*sql.Tx) error) error {
-	return x.retry(ctx, func(bool) error { return x.tx1(ctx, f) })
-}
-
-// tx1 runs f in a transaction on the export's connection; a writer's
-// first shows that its export still holds the database (fence.Enter).
-func (x *Database) tx1(ctx context.Context, f func(*sql.Tx) error) error {
-	tx, err := x.begin(ctx)
-	if err != nil {
-		return err
-	}
-	if x.owner != nil {
-		err = x.shared.fence.Enter(ctx, tx)
-	}
-	if err == nil {
-		err = f(tx)
-	}
-	if err != nil {
-		tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	x.ckpt.committed()
-	return nil
-}
-
-// exec runs one statement as a transaction of its own on the export's
-// own connection (not a writer's, whose transactions first show that the
-// export holds the database: tx1), and again on a new one if the
-// connection is lost (see retry): one round trip on PostgreSQL, where tx
-// takes three.
-func (x *Database) exec(ctx context.Context, query string, args ...any) error {
-	return x.retry(ctx, func(bool) error {
-		x.ckpt.catchUp(ctx)
-		if _, err := x.conn.ExecContext(ctx, query, args...); err != nil {
-			return err
-		}
-		x.ckpt.committed()
-		return nil
-	})
-}
-
-// begin begins a transaction on the export's connection, once SQLite's
-// log may start over (catchUp).
-func (x *Database) begin(ctx context.Context) (*sql.Tx, error) {
-	x.ckpt.catchUp(ctx)
-	return x.conn.BeginTx(ctx, nil)
 }
 
 // timeArg is t as d stores it; nil for the zero time.

@@ -14,13 +14,13 @@ import (
 // SavedBudget returns the admissions edapp_export_budget holds for the
 // source.
 func (x *Database) SavedBudget(ctx context.Context) ([]time.Time, error) {
-	release, err := x.hold()
+	release, err := x.own.hold()
 	if err != nil {
 		return nil, err
 	}
 	defer release()
 	var raw sql.NullString
-	err = x.conn.QueryRowContext(ctx, rebind(x.d, `SELECT admissions FROM edapp_export_budget WHERE source = ?`), x.source).Scan(&raw)
+	err = x.own.conn.QueryRowContext(ctx, rebind(x.d, `SELECT admissions FROM edapp_export_budget WHERE source = ?`), x.source).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !raw.Valid) {
 		return nil, nil
 	}
@@ -37,7 +37,7 @@ func (x *Database) SavedBudget(ctx context.Context) ([]time.Time, error) {
 // SaveBudget writes the admissions into the source's row of
 // edapp_export_budget.
 func (x *Database) SaveBudget(ctx context.Context, admissions []time.Time) error {
-	release, err := x.hold()
+	release, err := x.own.hold()
 	if err != nil {
 		return err
 	}
@@ -46,8 +46,8 @@ func (x *Database) SaveBudget(ctx context.Context, admissions []time.Time) error
 	if err != nil {
 		return err
 	}
-	return x.retry(ctx, func(bool) error {
-		_, err := x.conn.ExecContext(ctx, rebind(x.d, `INSERT INTO edapp_export_budget (source, admissions, saved_at) VALUES (?, ?, ?)
+	return x.own.retry(ctx, func(bool) error {
+		_, err := x.own.conn.ExecContext(ctx, rebind(x.d, `INSERT INTO edapp_export_budget (source, admissions, saved_at) VALUES (?, ?, ?)
 ON CONFLICT (source) DO UPDATE SET admissions = excluded.admissions, saved_at = excluded.saved_at`), x.source, string(b), timeArg(x.d, time.Now()))
 		return err
 	})

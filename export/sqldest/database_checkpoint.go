@@ -60,34 +60,34 @@ type checkpointer struct {
 	logged atomic.Int64 // the pages in the log at the last checkpoint that copied them all; 0 since one started it over
 }
 
-// startCheckpointer hands the checkpoints of x's connection to a
+// startCheckpointer hands the checkpoints of the owner's connection to a
 // checkpointer (see above), on SQLite in WAL mode.
-func (x *Database) startCheckpointer(ctx context.Context) error {
-	if x.d != SQLite || x.db == nil {
+func (o *owner) startCheckpointer(ctx context.Context) error {
+	if o.d != SQLite {
 		return nil
 	}
-	restore, pageSize, ok, err := x.walSettings(ctx)
+	restore, pageSize, ok, err := o.walSettings(ctx)
 	if err != nil || !ok {
 		return err
 	}
-	if st := x.db.Stats(); st.MaxOpenConnections > 0 && st.InUse >= st.MaxOpenConnections {
+	if st := o.db.Stats(); st.MaxOpenConnections > 0 && st.InUse >= st.MaxOpenConnections {
 		return nil // no connection to spare
 	}
 	cctx, cancel := context.WithTimeout(ctx, checkpointerConnWait)
-	conn, err := x.db.Conn(cctx)
+	conn, err := o.db.Conn(cctx)
 	cancel()
 	if err != nil {
 		return nil // the writer checkpoints, as by default
 	}
 	c := &checkpointer{conn: conn, restore: restore, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), limit: walLimit / pageSize}
 	for _, s := range []string{`PRAGMA wal_autocheckpoint = 0`, `PRAGMA synchronous = NORMAL`, fmt.Sprintf(`PRAGMA journal_size_limit = %d`, walLimit)} {
-		if _, err := x.conn.ExecContext(ctx, s); err != nil {
-			c.restoreOn(ctx, x.conn)
+		if _, err := o.conn.ExecContext(ctx, s); err != nil {
+			c.restoreOn(ctx, o.conn)
 			conn.Close()
 			return err
 		}
 	}
-	x.ckpt = c
+	o.ckpt = c
 	go c.run()
 	return nil
 }
@@ -95,14 +95,14 @@ func (x *Database) startCheckpointer(ctx context.Context) error {
 // walSettings reads the export's connection's settings, as statements
 // that set them again, and the database's page size; ok is false unless
 // the journal is WAL and the connection checkpoints by itself.
-func (x *Database) walSettings(ctx context.Context) (restore []string, pageSize int64, ok bool, err error) {
+func (o *owner) walSettings(ctx context.Context) (restore []string, pageSize int64, ok bool, err error) {
 	var mode string
 	var pages, sync, sizeLimit int64
 	for _, q := range []struct {
 		pragma string
 		into   any
 	}{{"journal_mode", &mode}, {"wal_autocheckpoint", &pages}, {"synchronous", &sync}, {"journal_size_limit", &sizeLimit}, {"page_size", &pageSize}} {
-		if err := x.conn.QueryRowContext(ctx, "PRAGMA "+q.pragma).Scan(q.into); err != nil {
+		if err := o.conn.QueryRowContext(ctx, "PRAGMA "+q.pragma).Scan(q.into); err != nil {
 			return nil, 0, false, err
 		}
 	}

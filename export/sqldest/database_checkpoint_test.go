@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/edapp-go/edapp/export/internal/dbtest"
 )
 
 // fakeDriver is a database stand-in that records each connection's
@@ -144,7 +146,7 @@ func openFakeDatabase(t *testing.T, d *fakeDriver, maxOpen int) *Database {
 		t.Fatal(err)
 	}
 	x := newDatabase(conn, db, SQLite)
-	if err := x.startCheckpointer(ctx); err != nil {
+	if err := x.own.startCheckpointer(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return x
@@ -153,7 +155,7 @@ func openFakeDatabase(t *testing.T, d *fakeDriver, maxOpen int) *Database {
 // commit runs one transaction on x's connection.
 func commit(t *testing.T, x *Database) {
 	t.Helper()
-	err := x.tx1(context.Background(), func(tx *sql.Tx) error {
+	err := x.own.tx1(context.Background(), func(tx *sql.Tx) error {
 		_, err := tx.Exec("INSERT INTO attempts DEFAULT VALUES")
 		return err
 	})
@@ -197,7 +199,7 @@ func TestStartCheckpointerLeavesOthersAlone(t *testing.T) {
 	}{{"delete", 0}, {"wal", 1}} {
 		d := &fakeDriver{journal: tc.journal}
 		x := openFakeDatabase(t, d, tc.maxOpen)
-		started := x.ckpt != nil
+		started := x.own.ckpt != nil
 		commit(t, x)
 		x.Close()
 		if started || slices.ContainsFunc(d.ran(1), func(s string) bool { return strings.HasPrefix(s, "PRAGMA") && strings.Contains(s, " = ") }) || d.conns != 1 {
@@ -230,13 +232,48 @@ func TestCatchUp(t *testing.T) {
 	}{{limit, limit, 1}, {limit - 1, limit - 1, 0}, {2 * limit, limit, 0}} {
 		d := &fakeDriver{journal: "wal", walPages: tc.pages, walCopied: tc.copied}
 		x := openFakeDatabase(t, d, 0)
-		x.ckpt.checkpoint(context.Background()) // as after a commit
+		x.own.ckpt.checkpoint(context.Background()) // as after a commit
 		before := d.checkpoints(2)
-		x.ckpt.catchUp(context.Background())
-		x.ckpt.catchUp(context.Background()) // the log started over meanwhile
+		x.own.ckpt.catchUp(context.Background())
+		x.own.ckpt.catchUp(context.Background()) // the log started over meanwhile
 		if got := d.checkpoints(2) - before; got != tc.want {
 			t.Errorf("a log of %d pages, %d copied: catchUp checkpointed %d times, want %d", tc.pages, tc.copied, got, tc.want)
 		}
 		x.Close()
+	}
+}
+
+// TestOpenDatabaseCheckpointsSQLiteBesideTheWriter: an export into SQLite
+// takes a second connection for its checkpoints, and leaves both
+// connections with the settings of the database URL.
+func TestOpenDatabaseCheckpointsSQLiteBesideTheWriter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, d := migratedTestDB(t, dbtest.SQLite(t))
+	db.SetMaxOpenConns(2)
+	x, err := OpenDatabase(ctx, db, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := db.Stats().InUse; n != 2 {
+		t.Errorf("%d connections in use while the export holds the database, want 2: its own and the checkpointer's", n)
+	}
+	x.Close()
+	for range 2 {
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		var pages, sync int
+		if err := conn.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&pages); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&sync); err != nil {
+			t.Fatal(err)
+		}
+		if pages != 1000 || sync != 2 {
+			t.Errorf("a connection of the pool has wal_autocheckpoint %d and synchronous %d after the export, want 1000 and 2 (FULL)", pages, sync)
+		}
 	}
 }

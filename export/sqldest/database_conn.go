@@ -77,24 +77,34 @@ func connLost(err error) bool {
 }
 
 // retry runs op; on PostgreSQL, when it fails for a lost connection, it
-// replaces the connection (re-taking the export's lock) and runs op again
-// from scratch, until the WithReconnect bound. Running a write again is
-// safe even when the lost commit reached the server: every row is an
-// upsert, and a walk's page count only grows.
+// replaces the owner's connection (re-taking the export's lock) and runs
+// op again from scratch, until the WithReconnect bound. Running a write
+// again is safe even when the lost commit reached the server: every row
+// is an upsert, and a walk's page count only grows.
 // Once it gave up, every later write fails with the same error: the
 // export no longer holds the database.
-func (x *Database) retry(ctx context.Context, op func(again bool) error) error {
-	if err := x.givenUp(); err != nil {
+func (o *owner) retry(ctx context.Context, op func(again bool) error) error {
+	return o.retryOn(ctx, op, func() { lost(o.conn) }, o.relock)
+}
+
+// retryOn runs op; on PostgreSQL, when it fails for a lost connection,
+// it drops that connection and takes another (reattach: the owner's, with
+// the lock taken again, or a writer's), with capped exponential backoff,
+// and runs op again, until the WithReconnect bound; past it, or when
+// reattach finds the lock taken, every later call fails (giveUp).
+func (o *owner) retryOn(ctx context.Context, op func(again bool) error, drop func(), reattach func(context.Context) error) error {
+	if err := o.givenUp(); err != nil {
 		return err
 	}
 	err := op(false)
-	if x.d != Postgres || x.db == nil || !connLost(err) || ctx.Err() != nil {
+	if o.d != Postgres || !connLost(err) || ctx.Err() != nil {
 		return err
 	}
-	deadline := time.Now().Add(x.reconnect)
+	deadline := time.Now().Add(o.reconnect)
 	for connLost(err) && ctx.Err() == nil {
-		if rerr := x.reconnectConn(ctx, deadline, err); rerr != nil {
-			x.giveUp(rerr)
+		drop()
+		if rerr := regain(ctx, deadline, o.reconnect, err, reattach); rerr != nil {
+			o.giveUp(rerr)
 			return rerr
 		}
 		err = op(true)
@@ -102,24 +112,21 @@ func (x *Database) retry(ctx context.Context, op func(again bool) error) error {
 	return err
 }
 
-// reconnectConn drops the lost connection and takes a new one from the
-// pool, with capped exponential backoff until deadline, and takes the
-// export's advisory lock again: the lost session held it. Another export
-// that took it meanwhile stops this one. A writer's connection holds no
-// lock: it is replaced once the owner's connection shows the lock held.
-func (x *Database) reconnectConn(ctx context.Context, deadline time.Time, lostErr error) error {
-	lost(x.conn)
+// regain runs reattach, with capped exponential backoff, until it takes a
+// new connection or deadline passes (bound is the WithReconnect bound it
+// names). Another export that took the lock meanwhile stops at once.
+func regain(ctx context.Context, deadline time.Time, bound time.Duration, lostErr error, reattach func(context.Context) error) error {
 	wait := reconnectFirst
 	for {
 		attempt, cancel := context.WithDeadline(ctx, deadline) // a dial to a host that drops packets ends too
-		err := x.reattach(attempt)
+		err := reattach(attempt)
 		cancel()
 		if err == nil || errors.Is(err, ErrLocked) || errors.Is(err, ErrSessionLock) || errors.Is(err, ErrConnectionLost) {
 			return err
 		}
 		left := time.Until(deadline)
 		if left <= 0 || ctx.Err() != nil {
-			return fmt.Errorf("%w (%v) and not regained within %s; run it again to resume: %w", ErrConnectionLost, lostErr, x.reconnect, err)
+			return fmt.Errorf("%w (%v) and not regained within %s; run it again to resume: %w", ErrConnectionLost, lostErr, bound, err)
 		}
 		t := time.NewTimer(min(wait, left))
 		select {
@@ -131,32 +138,24 @@ func (x *Database) reconnectConn(ctx context.Context, deadline time.Time, lostEr
 	}
 }
 
-// reattach gives x a new connection: the owner's with the lock taken
-// again, a writer's once the owner holds the lock.
-func (x *Database) reattach(ctx context.Context) error {
-	if x.owner != nil {
-		return x.reconnectWriter(ctx)
-	}
-	return x.relock(ctx)
-}
-
-// relock takes a new connection and the export's advisory lock on it.
-func (x *Database) relock(ctx context.Context) error {
-	conn, err := x.db.Conn(ctx)
+// relock takes a new connection for the owner and the export's advisory
+// lock on it.
+func (o *owner) relock(ctx context.Context) error {
+	conn, err := o.db.Conn(ctx)
 	if err != nil {
 		return err
 	}
-	ok, err := x.shared.fence.Take(ctx, conn)
+	ok, err := o.fence.Take(ctx, conn)
 	if err != nil {
 		lost(conn)
 		return err
 	}
-	x.conn = conn
+	o.conn = conn
 	if !ok {
 		return fmt.Errorf("%w: it took the database while this export's connection was lost; run it again to resume", ErrLocked)
 	}
-	if err := x.shared.fence.Held(ctx, conn); err != nil {
+	if err := o.fence.Held(ctx, conn); err != nil {
 		return err
 	}
-	return x.shared.fence.Drain(ctx, conn)
+	return o.fence.Drain(ctx, conn)
 }

@@ -73,15 +73,15 @@ func (u *upserter) changed(rows [][]any) [][]any {
 // loadKnown reads, at a complete walk's first write, the digests of the
 // rows of its tables, unless a first load found them empty or
 // prefetchKnown read them.
-func (x *Database) loadKnown(ctx context.Context, c *dbKind) error {
+func (x *groupWriter) loadKnown(ctx context.Context, c *dbKind) error {
 	c.awaitKnown()
 	if c.known != nil || !needsKnown(c) {
 		return nil
 	}
-	if err := x.endSpan(); err != nil { // the read is no group's write
+	if err := x.on.endSpan(); err != nil { // the read is no group's write
 		return err
 	}
-	known, err := x.readKnown(ctx, c, x.retry)
+	known, err := x.readKnown(ctx, c, x.on.retry)
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func needsKnown(c *dbKind) bool { return c.full && !c.fresh }
 
 // readKnown is the digests of the rows of c's tables, each read within
 // try.
-func (x *Database) readKnown(ctx context.Context, c *dbKind, try func(context.Context, func(bool) error) error) (map[string]*knownRows, error) {
+func (x *groupWriter) readKnown(ctx context.Context, c *dbKind, try func(context.Context, func(bool) error) error) (map[string]*knownRows, error) {
 	known := map[string]*knownRows{}
 	for _, t := range []*table{c.t, c.fields} {
 		if t == nil || !t.leavesSame {
@@ -132,13 +132,13 @@ func (x *Database) prefetchKnown(ctx context.Context, k *export.Kind, c *dbKind)
 	c.reading = done
 	go func() {
 		defer close(done)
-		w, release := x.writer(ctx)
-		if w == nil {
+		w, release, ok := x.own.lend(ctx)
+		if !ok {
 			return
 		}
 		defer release()
 		once := func(_ context.Context, f func(bool) error) error { return f(false) }
-		if known, err := w.readKnown(ctx, c, once); err == nil {
+		if known, err := x.groupsOn(w).readKnown(ctx, c, once); err == nil {
 			c.known = known
 		}
 	}()
@@ -154,9 +154,9 @@ func (c *dbKind) awaitKnown() {
 
 // knownDigests is t's rows of the source with their digests, keyed as
 // rowKey keys a row; nil when it holds more than maxKnown.
-func (x *Database) knownDigests(ctx context.Context, t *table) (map[string]knownRow, error) {
+func (x *groupWriter) knownDigests(ctx context.Context, t *table) (map[string]knownRow, error) {
 	keys := keyNames(t)
-	rows, err := x.conn.QueryContext(ctx, rebind(x.d, `SELECT `+strings.Join(keys, ", ")+`, COALESCE(edapp_digest, '') FROM `+t.name+
+	rows, err := x.on.txConn().QueryContext(ctx, rebind(x.d, `SELECT `+strings.Join(keys, ", ")+`, COALESCE(edapp_digest, '') FROM `+t.name+
 		` WHERE source = ? LIMIT `+strconv.Itoa(maxKnown+1)), x.source)
 	if err != nil {
 		return nil, err

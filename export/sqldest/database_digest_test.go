@@ -65,7 +65,7 @@ func TestUpserterChanged(t *testing.T) {
 		known.rows[rowKey(tb, r)] = knownRow{digest: r[3].(string)}
 	}
 	known.rows[rowKey(tb, row("e", "1"))] = knownRow{} // no digest: sent as it comes
-	u := &upserter{x: &Database{d: SQLite}, w: &writeState{seenRun: 7}, t: tb, known: known}
+	u := &upserter{x: &groupWriter{d: SQLite}, w: &writeState{seenRun: 7}, t: tb, known: known}
 	ids := func(rows [][]any) (out []string) {
 		for _, r := range rows {
 			out = append(out, r[0].(string))
@@ -101,7 +101,7 @@ func TestUpserterChanged(t *testing.T) {
 		t.Errorf("seen %v, want %v", keys, want)
 	}
 	// A plain insert records no key.
-	u = &upserter{x: &Database{d: SQLite}, w: &writeState{seenRun: 7, fresh: true}, t: tb}
+	u = &upserter{x: &groupWriter{d: SQLite}, w: &writeState{seenRun: 7, fresh: true}, t: tb}
 	if u.changed([][]any{row("a", "1")}); len(u.seen) != 0 {
 		t.Errorf("a plain insert recorded %v", u.seen)
 	}
@@ -184,7 +184,7 @@ func TestPrefetchKnown(t *testing.T) {
 		x.prefetchKnown(ctx, k, c)
 		c.awaitKnown()
 		wantKnown(t, c)
-		if err := x.loadKnown(ctx, c); err != nil {
+		if err := x.groupsOn(x.own).loadKnown(ctx, c); err != nil {
 			t.Fatal(err)
 		}
 		if digestReads(dd, 1) != 0 || digestReads(dd, 2) != 1 {
@@ -204,7 +204,7 @@ func TestPrefetchKnown(t *testing.T) {
 		dd.mu.Lock()
 		dd.failDigests = false
 		dd.mu.Unlock()
-		if err := x.loadKnown(ctx, c); err != nil {
+		if err := x.groupsOn(x.own).loadKnown(ctx, c); err != nil {
 			t.Fatal(err)
 		}
 		wantKnown(t, c)

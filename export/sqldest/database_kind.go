@@ -5,20 +5,18 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/export/dbschema"
-	"github.com/edapp-go/edapp/export/internal/dbwrite"
 )
 
 // Resume continues a walk an interrupted run left, or starts an
 // incremental kind from its cursor minus Overlap, and earlier when an
 // open record younger than the open window is older than that.
 func (x *Database) Resume(ctx context.Context, k *export.Kind, r export.RunInfo) (export.Plan, error) {
-	release, err := x.hold()
+	release, err := x.own.hold()
 	if err != nil {
 		return export.Plan{}, err
 	}
@@ -33,7 +31,7 @@ func (x *Database) Resume(ctx context.Context, k *export.Kind, r export.RunInfo)
 	}
 	x.kinds.set(k.Name, c)
 	var p export.Plan
-	err = x.retry(ctx, func(bool) (err error) {
+	err = x.own.retry(ctx, func(bool) (err error) {
 		p, err = x.resumePlan(ctx, k, r, c)
 		return err
 	})
@@ -52,7 +50,7 @@ func (x *Database) resumePlan(ctx context.Context, k *export.Kind, r export.RunI
 		return export.Plan{}, err
 	}
 	if r.Fresh {
-		if _, err := x.conn.ExecContext(ctx, rebind(x.d, `DELETE FROM edapp_export_kinds WHERE source = ? AND kind = ?`), x.source, k.Name); err != nil {
+		if _, err := x.own.conn.ExecContext(ctx, rebind(x.d, `DELETE FROM edapp_export_kinds WHERE source = ? AND kind = ?`), x.source, k.Name); err != nil {
 			return export.Plan{}, err
 		}
 		c.walk = walkState{}
@@ -81,7 +79,7 @@ func (x *Database) oldestOpen(ctx context.Context, k *export.Kind, since time.Ti
 	date, open := snake(k.DateField), snake(k.OpenField)
 	var v any
 	q := rebind(x.d, `SELECT MIN(`+date+`) FROM `+k.Name+` WHERE source = ? AND `+open+` IS NULL AND `+date+` >= ?`)
-	if err := x.conn.QueryRowContext(ctx, q, x.source, timeArg(x.d, since)).Scan(&v); err != nil {
+	if err := x.own.conn.QueryRowContext(ctx, q, x.source, timeArg(x.d, since)).Scan(&v); err != nil {
 		return time.Time{}, err
 	}
 	return scanTime(v), nil
@@ -90,7 +88,7 @@ func (x *Database) oldestOpen(ctx context.Context, k *export.Kind, since time.Ti
 // Begin continues the walk Resume found when the fetch starts where it
 // said, and records a new walk otherwise.
 func (x *Database) Begin(ctx context.Context, k *export.Kind, p export.Plan) error {
-	release, err := x.hold()
+	release, err := x.own.hold()
 	if err != nil {
 		return err
 	}
@@ -110,7 +108,7 @@ func (x *Database) Begin(ctx context.Context, k *export.Kind, p export.Plan) err
 		// A re-run's, one statement (see startOf). The tables hold what
 		// the last complete fetch wrote, so the writes upsert (c.fresh
 		// false), into a table emptied by hand since as well.
-		err = x.exec(ctx, rebind(x.d, recordWalk), x.source, k.Name, c.walk.run, timeArg(x.d, p.From), c.walk.pages, timeArg(x.d, c.walk.time))
+		err = x.own.exec(ctx, rebind(x.d, recordWalk), x.source, k.Name, c.walk.run, timeArg(x.d, p.From), c.walk.pages, timeArg(x.d, c.walk.time))
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", k.Name, err)
@@ -133,7 +131,7 @@ walk_time = excluded.walk_time, versions_opened = 0, versions_closed = 0`
 // walk's seen keys forgotten.
 func (x *Database) beginWalk(ctx context.Context, k *export.Kind, p export.Plan, firstLoad bool) error {
 	c := x.kinds.get(k.Name)
-	return x.tx(ctx, func(tx *sql.Tx) error {
+	return x.own.tx(ctx, func(tx *sql.Tx) error {
 		if firstLoad && p.Page == 1 {
 			fresh, err := indexes{x.d}.dropIfEmpty(ctx, tx, k.Name)
 			if err != nil {
@@ -147,86 +145,6 @@ func (x *Database) beginWalk(ctx context.Context, k *export.Kind, p export.Plan,
 		_, err := tx.ExecContext(ctx, rebind(x.d, recordWalk), x.source, k.Name, c.walk.run, timeArg(x.d, p.From), c.walk.pages, timeArg(x.d, c.walk.time))
 		return err
 	})
-}
-
-// write upserts the batch's rows and records the pages they complete, in
-// one transaction. In a kind's first load, into tables that were empty
-// when the walk started, the rows go in by plain inserts, until a key
-// turns up twice: that batch, and the rest, are upserted. When the
-// database refuses a row for good (a data error), it writes the batch
-// again row by row, each under a savepoint, so that only the rows it
-// refuses go to the rejects table.
-func (x *Database) write(ctx context.Context, c *dbKind, b *export.Batch) error {
-	if c.walk.started.IsZero() {
-		c.walk.started = b.Started
-	}
-	if err := x.loadKnown(ctx, c); err != nil {
-		return fmt.Errorf("%s: %w", c.t.name, err)
-	}
-	w := writeState{fresh: c.fresh, held: c.held}
-	if c.full {
-		w.seenRun, w.known = c.walk.run, c.known
-	}
-	n, err := x.writeBatch(ctx, c, b, w)
-	w.fresh = false
-	if c.fresh && keyTaken(err) {
-		c.fresh = false // a key the walk repeats: upsert from now on
-		n, err = x.writeBatch(ctx, c, b, w)
-	}
-	if dbwrite.IsDataError(err) && ctx.Err() == nil {
-		w.rowByRow = true
-		n, err = x.writeBatch(ctx, c, b, w)
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", c.t.name, x.loseSpan(err))
-	}
-	c.written += n.written
-	c.same += max(len(b.Records)-n.records-n.written, 0)
-	c.rejected += n.records + n.fields + len(b.Refused)
-	return nil
-}
-
-// batchCounts are what a batch's write did: the records rejected, the
-// users' custom fields rejected, the records left out as unchanged before
-// any statement, and the rows the statements inserted or changed (as the
-// database counts them: an upsert that finds a row unchanged leaves it).
-type batchCounts struct{ records, fields, same, written int }
-
-// writeBatch is Write's transaction (on SQLite, its part of a span). The
-// rejects of the records it wrote are cleared, and the group's rejects
-// go in after all its rows: a group that fails within a
-// span is written again over what it left, and so leaves no reject behind
-// to be kept twice.
-func (x *Database) writeBatch(ctx context.Context, c *dbKind, b *export.Batch, as writeState) (n batchCounts, err error) {
-	err = x.writeTx(ctx, len(b.Records), func(tx *sql.Tx, again bool) error {
-		w := as // each try starts over
-		w.upsertOnly, w.rejects, w.accepted = again, nil, rejectList{}
-		if n, err = x.upsert(ctx, tx, c.t, b.Records, c.walk.run, &w); err != nil {
-			return err
-		}
-		if c.t.name == "users" {
-			if n.fields, err = x.upsertCustomFields(ctx, tx, c.fields, b.Records, c.walk.run, &w); err != nil {
-				return err
-			}
-		}
-		for _, r := range b.Refused {
-			w.rejects = append(w.rejects, x.rows.refused(c.t, r))
-		}
-		if err := x.clearAccepted(ctx, tx, &w); err != nil {
-			return err
-		}
-		if err := dbwrite.InsertRejects(ctx, tx, x.d, w.rejects); err != nil {
-			return err
-		}
-		wrote := n.written > 0
-		_, err = tx.ExecContext(ctx, rebind(x.d, `UPDATE edapp_export_kinds SET walk_pages = CASE WHEN walk_pages > ? THEN walk_pages ELSE ? END,
-walk_started = COALESCE(walk_started, ?)`+x.identitiesChanged(c.t.name, wrote)+` WHERE source = ? AND kind = ?`), b.Pages, b.Pages, timeArg(x.d, b.Started), x.source, c.t.name)
-		if err == nil && x.d == SQLite {
-			_, err = tx.ExecContext(ctx, `UPDATE edapp_export_lock SET heartbeat_at = ? WHERE source = ?`, timeArg(x.d, time.Now()), x.source)
-		}
-		return err
-	})
-	return n, err
 }
 
 // End records a complete kind: a mirror, or a Remirror kind's full walk,
@@ -248,11 +166,11 @@ func (x *Database) End(ctx context.Context, k *export.Kind, r *export.KindResult
 	return nil
 }
 
-// endKind is End but for the indexes, on the Database's own connection;
+// endKind is End but for the indexes, on the owner's connection;
 // note is the kind's line in the summary, empty when the kind did not
 // complete.
 func (x *Database) endKind(ctx context.Context, k *export.Kind, r *export.KindResult) (note string, err error) {
-	release, err := x.hold()
+	release, err := x.own.hold()
 	if err != nil {
 		return "", err
 	}
@@ -282,7 +200,7 @@ func (x *Database) endKind(ctx context.Context, k *export.Kind, r *export.KindRe
 	}
 	var deleted int64
 	var hist historyCounts
-	err = x.tx(ctx, func(tx *sql.Tx) (err error) {
+	err = x.own.tx(ctx, func(tx *sql.Tx) (err error) {
 		if deleted, err = x.endWalk(ctx, tx, k.Name, c.walk.run, full, cursor, completed, nothingGone(c)); err != nil {
 			return err
 		}
@@ -315,7 +233,7 @@ func (x *Database) endWalk(ctx context.Context, tx *sql.Tx, kind string, run int
 		}
 	}
 	_, err := tx.ExecContext(ctx, rebind(x.d, `UPDATE edapp_export_kinds SET cursor = ?, walk_run = NULL, walk_from = NULL, walk_started = NULL,
-walk_pages = NULL, completed_at = COALESCE(?, completed_at)`+x.identitiesChanged(kind, deleted > 0)+` WHERE source = ? AND kind = ?`), timeArg(x.d, cursor), timeArg(x.d, completed), x.source, kind)
+walk_pages = NULL, completed_at = COALESCE(?, completed_at)`+identitiesChanged(x.source, kind, deleted > 0)+` WHERE source = ? AND kind = ?`), timeArg(x.d, cursor), timeArg(x.d, completed), x.source, kind)
 	return deleted, err
 }
 
@@ -405,9 +323,9 @@ func (x *Database) buildIndexes(ctx context.Context, kind string, yield func()) 
 			continue
 		}
 		var missing []string
-		err := x.held(yield, func() error {
-			return x.retry(ctx, func(bool) (err error) {
-				missing, err = t.MissingIndexes(ctx, x.conn, x.d)
+		err := x.own.held(yield, func() error {
+			return x.own.retry(ctx, func(bool) (err error) {
+				missing, err = t.MissingIndexes(ctx, x.own.conn, x.d)
 				return err
 			})
 		})
@@ -415,7 +333,7 @@ func (x *Database) buildIndexes(ctx context.Context, kind string, yield func()) 
 			return err
 		}
 		for _, s := range missing {
-			if err := x.held(yield, func() error { return x.buildIndex(ctx, s) }); err != nil {
+			if err := x.own.held(yield, func() error { return x.buildIndex(ctx, s) }); err != nil {
 				return err
 			}
 		}
@@ -458,7 +376,7 @@ func (x *Database) heldRejects(ctx context.Context, kind string) (rejectKeys, er
 	for _, t := range tables {
 		args = append(args, t)
 	}
-	rows, err := x.conn.QueryContext(ctx, rebind(x.d, q), args...)
+	rows, err := x.own.conn.QueryContext(ctx, rebind(x.d, q), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -475,20 +393,4 @@ func (x *Database) heldRejects(ctx context.Context, kind string) (rejectKeys, er
 		held[table][key] = true
 	}
 	return held, rows.Err()
-}
-
-// clearAccepted removes from rejects, within the group's tx, the rows of
-// the records it wrote, but those it refused again.
-func (x *Database) clearAccepted(ctx context.Context, tx *sql.Tx, w *writeState) error {
-	refused := map[[2]string]bool{}
-	for _, r := range w.rejects {
-		refused[[2]string{r.Kind, dbwrite.RecordKey(r.Identity, r.Raw)}] = true
-	}
-	for table, keys := range w.accepted {
-		keys = slices.DeleteFunc(keys, func(k string) bool { return refused[[2]string{table, k}] })
-		if err := dbwrite.ClearRejects(ctx, tx, x.d, x.source, table, keys); err != nil {
-			return err
-		}
-	}
-	return nil
 }

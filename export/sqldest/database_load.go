@@ -33,7 +33,7 @@ func WithBulkLoader(l BulkLoader) DatabaseOption {
 // loads reports whether the rows of w go through the bulk loader: on
 // PostgreSQL, but not in a replay row by row nor in a write tried again
 // on a new connection, which take the plain upsert path.
-func (x *Database) loads(w *writeState) bool {
+func (x *groupWriter) loads(w *writeState) bool {
 	return x.bulk != nil && x.d == Postgres && !w.rowByRow && !w.upsertOnly
 }
 
@@ -68,7 +68,7 @@ func (u *upserter) load(ctx context.Context, chunks <-chan rowChunk) error {
 		return err
 	}
 	var copied int64
-	err := u.x.conn.Raw(func(dc any) (err error) {
+	err := u.x.on.txConn().Raw(func(dc any) (err error) {
 		copied, err = u.x.bulk.CopyRows(ctx, dc, tmp, columnNames(u.t), next)
 		return err
 	})

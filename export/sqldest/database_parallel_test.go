@@ -27,8 +27,8 @@ func TestDatabaseWriteBesideTheOwnersCalls(t *testing.T) {
 	x := newDatabase(conn, db, Postgres)
 	k := &export.Kind{Name: "t"}
 	x.kinds.set(k.Name, &dbKind{t: seenTable(), walk: walkState{run: 1}})
-	x.shared.mu.Lock()
-	defer x.shared.mu.Unlock()
+	x.own.mu.Lock()
+	defer x.own.mu.Unlock()
 	done := make(chan error, 1)
 	go func() { done <- x.Write(ctx, &export.Batch{Kind: k, Pages: 1}) }()
 	select {

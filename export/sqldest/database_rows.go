@@ -231,7 +231,7 @@ var rowBuilders = min(runtime.GOMAXPROCS(0), 4)
 // record: within a statement at its first place (one statement may not
 // touch a row twice), across statements by writing it last, and in a bulk
 // load by the merge.
-func (x *Database) upsert(ctx context.Context, tx *sql.Tx, t *table, records []export.Record, run int64, w *writeState) (n batchCounts, err error) {
+func (x *groupWriter) upsert(ctx context.Context, tx *sql.Tx, t *table, records []export.Record, run int64, w *writeState) (n batchCounts, err error) {
 	u := x.upserter(tx, t, w)
 	defer u.close()
 	stop := make(chan struct{})
@@ -440,7 +440,7 @@ func (u *upserter) accept(rows [][]any) {
 
 // insertRows upserts rows whose keys are distinct, and returns how many
 // it rejected, rejects (refused before) included.
-func (x *Database) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows [][]any, rejects []dbwrite.Reject, w *writeState) (int, error) {
+func (x *groupWriter) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows [][]any, rejects []dbwrite.Reject, w *writeState) (int, error) {
 	u := x.upserter(tx, t, w)
 	defer u.close()
 	chunks := make(chan rowChunk, 1)
@@ -457,7 +457,7 @@ func (x *Database) insertRows(ctx context.Context, tx *sql.Tx, t *table, rows []
 // last, unprepared statement. PostgreSQL takes hundreds of rows, saving
 // round trips.
 type upserter struct {
-	x        *Database
+	x        *groupWriter
 	w        *writeState // the write under way
 	tx       *sql.Tx
 	t        *table
@@ -474,7 +474,7 @@ type upserter struct {
 	affected int64
 }
 
-func (x *Database) upserter(tx *sql.Tx, t *table, w *writeState) *upserter {
+func (x *groupWriter) upserter(tx *sql.Tx, t *table, w *writeState) *upserter {
 	per := max(1, min(500, maxParams/len(t.cols)))
 	if x.d == SQLite {
 		per = max(1, sqliteParams/len(t.cols))
@@ -711,7 +711,7 @@ func (m *rowMaker) customFieldsTable() *table {
 
 // upsertCustomFields writes a row per user and custom field, and returns
 // how many it rejected.
-func (x *Database) upsertCustomFields(ctx context.Context, tx *sql.Tx, t *table, users []export.Record, run int64, w *writeState) (int, error) {
+func (x *groupWriter) upsertCustomFields(ctx context.Context, tx *sql.Tx, t *table, users []export.Record, run int64, w *writeState) (int, error) {
 	var rows [][]any
 	var rejects []dbwrite.Reject
 	at := map[[2]string]int{} // a user listed twice keeps its last fields

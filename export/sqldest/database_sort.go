@@ -22,7 +22,7 @@ import (
 // the index lock: all or nothing.
 func (x *Database) buildIndex(ctx context.Context, stmt string) error {
 	build := func() error {
-		return x.tx(ctx, func(tx *sql.Tx) error {
+		return x.own.tx(ctx, func(tx *sql.Tx) error {
 			if err := (indexes{x.d}).lock(ctx, tx); err != nil {
 				return err
 			}
@@ -33,7 +33,7 @@ func (x *Database) buildIndex(ctx context.Context, stmt string) error {
 	if x.d != SQLite {
 		return build()
 	}
-	restore, err := sortOnDisk(ctx, x.conn)
+	restore, err := sortOnDisk(ctx, x.own.conn)
 	if err != nil {
 		return err
 	}

@@ -42,32 +42,32 @@ type span struct {
 	timer *time.Timer
 }
 
-// spans reports whether x's groups share spans: SQLite's, on its own
-// connection.
-func (x *Database) spans() bool { return x.d == SQLite && x.owner == nil && x.spanAge > 0 }
+// spans reports whether the groups written on the owner's connection
+// share spans: SQLite's.
+func (o *owner) spans() bool { return o.d == SQLite && o.spanAge > 0 }
 
-// writeTx runs f, a group's write of rows rows, in a transaction of its
-// own, or within the span on SQLite.
-func (x *Database) writeTx(ctx context.Context, rows int, f func(tx *sql.Tx, again bool) error) error {
-	if !x.spans() {
-		return x.retry(ctx, func(again bool) error {
-			return x.tx1(ctx, func(tx *sql.Tx) error { return f(tx, again) })
+// writeTx runs f, a group's write of rows rows, on the owner's
+// connection: in a transaction of its own, or within the span on SQLite.
+func (o *owner) writeTx(ctx context.Context, rows int, f func(tx *sql.Tx, again bool) error) error {
+	if !o.spans() {
+		return o.retry(ctx, func(again bool) error {
+			return o.tx1(ctx, func(tx *sql.Tx) error { return f(tx, again) })
 		})
 	}
-	if err := x.givenUp(); err != nil {
+	if err := o.givenUp(); err != nil {
 		return err
 	}
-	if x.span == nil {
-		if err := x.beginSpan(ctx); err != nil {
+	if o.span == nil {
+		if err := o.beginSpan(ctx); err != nil {
 			return err
 		}
 	}
-	if err := f(x.span.tx, false); err != nil {
+	if err := f(o.span.tx, false); err != nil {
 		return err // write tries again, or loses the span
 	}
-	x.span.rows += rows
-	if x.span.rows >= spanRows || time.Since(x.span.began) >= x.spanAge {
-		return x.endSpan()
+	o.span.rows += rows
+	if o.span.rows >= spanRows || time.Since(o.span.began) >= o.spanAge {
+		return o.endSpan()
 	}
 	return nil
 }
@@ -75,52 +75,52 @@ func (x *Database) writeTx(ctx context.Context, rows int, f func(tx *sql.Tx, aga
 // beginSpan opens a span, and the timer that commits it at spanAge. The
 // span outlives the write that opens it: the end of that write's ctx
 // must not roll it back (database/sql does, for a transaction's ctx).
-func (x *Database) beginSpan(ctx context.Context) error {
-	tx, err := x.begin(context.WithoutCancel(ctx))
+func (o *owner) beginSpan(ctx context.Context) error {
+	tx, err := o.begin(context.WithoutCancel(ctx))
 	if err != nil {
 		return err
 	}
 	s := &span{tx: tx, began: time.Now()}
-	s.timer = time.AfterFunc(x.spanAge, func() {
-		x.shared.mu.Lock()
-		defer x.shared.mu.Unlock()
-		if x.span == s {
-			x.endSpan() // a failure stops the export's next call
+	s.timer = time.AfterFunc(o.spanAge, func() {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if o.span == s {
+			o.endSpan() // a failure stops the export's next call
 		}
 	})
-	x.span = s
+	o.span = s
 	return nil
 }
 
 // endSpan commits the span, if one is open; a commit that fails loses it.
-func (x *Database) endSpan() error {
-	s := x.detachSpan()
+func (o *owner) endSpan() error {
+	s := o.detachSpan()
 	if s == nil {
 		return nil
 	}
 	if err := s.tx.Commit(); err != nil {
-		return x.spanLost(err)
+		return o.spanLost(err)
 	}
-	x.ckpt.committed()
+	o.ckpt.committed()
 	return nil
 }
 
 // loseSpan rolls back the span, if one is open, after err (see spanLost).
 // Without a span it returns err.
-func (x *Database) loseSpan(err error) error {
-	s := x.detachSpan()
+func (o *owner) loseSpan(err error) error {
+	s := o.detachSpan()
 	if s == nil {
 		return err
 	}
 	s.tx.Rollback()
-	return x.spanLost(err)
+	return o.spanLost(err)
 }
 
-// detachSpan takes the open span, if any, off x and stops its timer.
-func (x *Database) detachSpan() *span {
-	s := x.span
+// detachSpan takes the open span, if any, off the owner and stops its timer.
+func (o *owner) detachSpan() *span {
+	s := o.span
 	if s != nil {
-		x.span = nil
+		o.span = nil
 		s.timer.Stop()
 	}
 	return s
@@ -129,28 +129,28 @@ func (x *Database) detachSpan() *span {
 // spanLost makes every later call of the export fail with the error it
 // returns, which wraps err: the groups of the span that err ended were
 // reported written.
-func (x *Database) spanLost(err error) error {
-	x.giveUp(fmt.Errorf("%w: %w", errSpanLost, err))
-	return x.givenUp()
+func (o *owner) spanLost(err error) error {
+	o.giveUp(fmt.Errorf("%w: %w", errSpanLost, err))
+	return o.givenUp()
 }
 
-// hold takes the Database's own connection for a call other than a
+// hold takes the owner's connection for a call other than a
 // group's write, once the span, if any, has committed; release gives it
 // back.
-func (x *Database) hold() (release func(), err error) {
-	x.shared.mu.Lock()
-	if err := x.endSpan(); err != nil {
-		x.shared.mu.Unlock()
+func (o *owner) hold() (release func(), err error) {
+	o.mu.Lock()
+	if err := o.endSpan(); err != nil {
+		o.mu.Unlock()
 		return nil, err
 	}
-	return x.shared.mu.Unlock, nil
+	return o.mu.Unlock, nil
 }
 
-// held runs f on the Database's own connection (hold), once the calls
+// held runs f on the owner's connection (hold), once the calls
 // waiting for the destination have had their turn (End's yield).
-func (x *Database) held(yield func(), f func() error) error {
+func (o *owner) held(yield func(), f func() error) error {
 	yield()
-	release, err := x.hold()
+	release, err := o.hold()
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ func spanDatabase(t *testing.T, age time.Duration) (*Database, *fakeDriver) {
 	d := &fakeDriver{journal: "wal"}
 	x := openFakeDatabase(t, d, 0)
 	t.Cleanup(func() { x.Close() })
-	x.spanAge = age
+	x.own.spanAge = age
 	return x, d
 }
 
@@ -30,9 +30,9 @@ func spanWrite(ctx context.Context, x *Database, rows int, stmt string, f func(*
 			return err
 		}
 	}
-	x.shared.mu.Lock()
-	defer x.shared.mu.Unlock()
-	return x.writeTx(ctx, rows, func(tx *sql.Tx, _ bool) error { return f(tx) })
+	x.own.mu.Lock()
+	defer x.own.mu.Unlock()
+	return x.own.writeTx(ctx, rows, func(tx *sql.Tx, _ bool) error { return f(tx) })
 }
 
 // ranSince is what the export's connection ran from its first BEGIN on,
@@ -70,7 +70,7 @@ func TestWriteTx(t *testing.T) {
 		if got := ranSince(d); got != tc.held {
 			t.Errorf("%s: the connection ran %q, want %q", tc.name, got, tc.held)
 		}
-		release, err := x.hold()
+		release, err := x.own.hold()
 		if err != nil {
 			t.Fatalf("%s: hold: %v", tc.name, err)
 		}
@@ -107,12 +107,12 @@ func TestLoseSpan(t *testing.T) {
 	}
 	refused := errors.New("refused")
 	err := spanWrite(context.Background(), x, 1, "", func(*sql.Tx) error { return refused })
-	if err != refused || x.span == nil {
-		t.Fatalf("a failed group: %v, span open %v; want its error and the span kept", err, x.span != nil)
+	if err != refused || x.own.span == nil {
+		t.Fatalf("a failed group: %v, span open %v; want its error and the span kept", err, x.own.span != nil)
 	}
-	x.shared.mu.Lock()
-	err = x.loseSpan(err)
-	x.shared.mu.Unlock()
+	x.own.mu.Lock()
+	err = x.own.loseSpan(err)
+	x.own.mu.Unlock()
 	if !errors.Is(err, errSpanLost) || !errors.Is(err, refused) {
 		t.Fatalf("loseSpan: %v, want errSpanLost wrapping the group's error", err)
 	}
@@ -138,7 +138,7 @@ func TestBeginSpanOutlivesItsCtx(t *testing.T) {
 	}
 	cancel()
 	time.Sleep(20 * time.Millisecond) // database/sql rolls back a transaction whose ctx ended, in a goroutine of its own
-	release, err := x.hold()
+	release, err := x.own.hold()
 	if err != nil {
 		t.Fatalf("hold after the write's ctx ended: %v", err)
 	}

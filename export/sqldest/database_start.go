@@ -36,7 +36,7 @@ func (x *Database) startOf(ctx context.Context, kind string) (kindStart, error) 
 		delete(x.starts, kind)
 		return s, nil
 	}
-	starts, err := startReader{x.conn, x.d, x.source}.readStarts(ctx, kind)
+	starts, err := startReader{x.own.conn, x.d, x.source}.readStarts(ctx, kind)
 	if err != nil {
 		return kindStart{}, err
 	}

@@ -47,7 +47,7 @@ func hasHistory(table string) bool {
 // their history, where it holds none of the source's (see
 // dbschema.SeedHistory), in a transaction of its own.
 func seedHistory(ctx context.Context, x *Database) error {
-	return x.tx(ctx, func(tx *sql.Tx) error {
+	return x.own.tx(ctx, func(tx *sql.Tx) error {
 		_, err := dbschema.SeedHistory(ctx, tx, x.d, x.source)
 		return err
 	})

@@ -47,29 +47,29 @@ type TxBeginner interface {
 // A change made to those tables by hand goes unseen: call the function
 // RebuildIdentities then.
 func (x *Database) RebuildIdentities(ctx context.Context) error {
-	release, err := x.hold()
+	release, err := x.own.hold()
 	if err != nil {
 		return err
 	}
 	defer release()
 	var changed int
-	err = x.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM edapp_export_kinds WHERE identities_changed IS NOT FALSE`).Scan(&changed)
+	err = x.own.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM edapp_export_kinds WHERE identities_changed IS NOT FALSE`).Scan(&changed)
 	if err != nil || changed == 0 {
 		return err
 	}
-	return rebuildIdentities(ctx, x.conn, x.d, x.nfc)
+	return rebuildIdentities(ctx, x.own.conn, x.d, x.nfc)
 }
 
 // identitiesChanged is the assignment that marks kind's row in
 // edapp_export_kinds as having changed identities' inputs, for an UPDATE's
 // SET list: empty unless changed is true and the kind's table is one that
-// identities are built from, for the export's source (matchAll's queries).
-func (x *Database) identitiesChanged(kind string, changed bool) string {
+// identities are built from, for source (matchAll's queries).
+func identitiesChanged(source, kind string, changed bool) string {
 	switch {
 	case !changed:
 		return ""
 	case kind == "users" || kind == "courses" || kind == "lessons",
-		x.source == SourceSafetyCulture && (kind == "course_progress" || kind == "attempts"):
+		source == SourceSafetyCulture && (kind == "course_progress" || kind == "attempts"):
 		return ", identities_changed = TRUE"
 	}
 	return ""

@@ -70,7 +70,7 @@ func TestDatabaseIdentitiesChanged(t *testing.T) {
 	} {
 		x := newDatabase(nil, nil, SQLite)
 		x.source = c.source
-		if got := x.identitiesChanged(c.kind, c.changed) != ""; got != c.want {
+		if got := identitiesChanged(x.source, c.kind, c.changed) != ""; got != c.want {
 			t.Errorf("%s %s, changed %v: marks identities changed %v, want %v", c.source, c.kind, c.changed, got, c.want)
 		}
 	}

@@ -1,9 +1,10 @@
 package sctest
 
 import (
-	"math"
-	"net/http"
+	"fmt"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 // The analytics reads' parameters and fields are inferred from the EdApp
@@ -11,202 +12,249 @@ import (
 // pageSize, {totalCount, items}, filters courseId, lessonId and userId,
 // and a time range where the EdApp read has one.
 
+// analyticsStore holds the warehouse's rows, each shown once the
+// analytics lag has passed since the fake recorded it.
+type analyticsStore struct {
+	rows           map[string][]*analyticsRow       // by report
+	lessonProgress fakeserver.Table[lessonProgress] // by pair(user, lesson)
+	questions      map[string]map[string]any
+}
+
+// analyticsRow is one row of a report: its fields, written once where the
+// fake records it, whose userId, courseId and lessonId the filters match,
+// and at, which the time range does.
+type analyticsRow struct {
+	at, recorded time.Time
+	fields       map[string]any
+}
+
+const (
+	reportAttempts  = "lessons/attempts"
+	reportEvents    = "lessons/progress/events"
+	reportQuestions = "surveys/questionDefinitions"
+	reportAnswers   = "surveys/answers"
+)
+
+// Reports whose rows nothing public shows; AddAnalyticsRow fills them.
+const (
+	ReportSlideStatistics     = "slides/statistics"
+	ReportUserSlideStatistics = "users/slides/statistics" // filtered by the userId field
+	ReportRapidRefreshAnswers = "rapidRefresh/answers"
+)
+
+type lessonProgress struct {
+	userID, lessonID, courseID  string
+	opened, completed, recorded time.Time
+	score                       float64
+	hasScore                    bool
+	attempts                    int
+}
+
+func (st *store) addRow(report string, at, now time.Time, fields map[string]any) {
+	st.analytics.rows[report] = append(st.analytics.rows[report], &analyticsRow{at: at, recorded: now, fields: fields})
+}
+
+func (st *store) addEvent(u *user, l *lesson, name string, score *float64, at, now time.Time) {
+	c := st.courses.Get(l.CourseID)
+	st.addRow(reportEvents, at, now, map[string]any{"userId": u.ID, "userEmail": u.Email, "userFirstName": u.Firstname,
+		"userLastName": u.Lastname, "courseId": c.ID, "courseTitle": c.Title, "courseExternalId": c.ExternalID,
+		"lessonId": l.ID, "lessonTitle": l.Title, "lessonExternalId": l.ExternalID, "eventName": name,
+		"eventDateTime": wtp(at), "lessonScore": score})
+}
+
+func (st *store) lessonProgressOf(userID string, l *lesson, now time.Time) *lessonProgress {
+	lp := st.analytics.lessonProgress.Get(pair(userID, l.ID))
+	if lp == nil {
+		lp = &lessonProgress{userID: userID, lessonID: l.ID, courseID: l.CourseID, recorded: now}
+		st.analytics.lessonProgress.Add(pair(userID, l.ID), lp)
+	}
+	return lp
+}
+
+// SurveyQuestionSpec describes a survey question on a lesson's slide.
+type SurveyQuestionSpec struct {
+	CourseID, LessonID, SlideID, Type, Content string
+	Answers                                    []string // the answer options' texts
+}
+
+// AddSurveyQuestion adds a survey question and returns its id and its
+// answer options' ids. Definitions are not activity: no lag.
+func (s Seeding) AddSurveyQuestion(spec SurveyQuestionSpec) (id string, answerIDs []string, err error) {
+	err = s.write(func(st *store, _ time.Time) error {
+		if st.courses.Get(spec.CourseID) == nil || st.lessons.Get(spec.LessonID) == nil {
+			return fmt.Errorf("%w: course %q or lesson %q", ErrNotFound, spec.CourseID, spec.LessonID)
+		}
+		id = st.uuid("question")
+		answers := []map[string]any{}
+		for _, text := range spec.Answers {
+			answerIDs = append(answerIDs, st.uuid("answer"))
+			answers = append(answers, map[string]any{"id": answerIDs[len(answerIDs)-1], "content": text})
+		}
+		q := map[string]any{"id": id, "courseId": spec.CourseID, "lessonId": spec.LessonID, "slideId": spec.SlideID,
+			"questionType": orDefault(spec.Type, "rating"), "questionContent": spec.Content, "answers": answers}
+		st.analytics.questions[id] = q
+		st.addRow(reportQuestions, time.Time{}, time.Time{}, q)
+		return nil
+	})
+	return id, answerIDs, err
+}
+
+// SurveyAnswerSpec is a user's answer to a survey question.
+type SurveyAnswerSpec struct {
+	QuestionID, UserID, AnswerID, Content string
+	At                                    time.Time // now when zero
+}
+
+// AddSurveyAnswer records a survey answer and returns its id.
+func (s Seeding) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
+	return update(s.server, func(st *store, now time.Time) (string, error) {
+		u, q := st.users.Get(spec.UserID), st.analytics.questions[spec.QuestionID]
+		if u == nil || q == nil {
+			return "", fmt.Errorf("%w: user %q or question %q", ErrNotFound, spec.UserID, spec.QuestionID)
+		}
+		id, at := st.uuid("surveyanswer"), orNow(spec.At, now)
+		st.addRow(reportAnswers, at, now, map[string]any{"id": id, "courseId": q["courseId"], "lessonId": q["lessonId"],
+			"slideId": q["slideId"], "userId": u.ID, "userExternalId": u.externalID, "questionId": q["id"],
+			"questionContent": q["questionContent"], "answerDefinitionId": spec.AnswerID, "answerContent": spec.Content,
+			"answeredDateTime": wtp(at)})
+		return id, nil
+	})
+}
+
+// AddAnalyticsRow adds a row, as given, to a Report whose shape nothing
+// public shows; its userId, courseId and lessonId fields are filtered on.
+func (s Seeding) AddAnalyticsRow(report string, row map[string]any) error {
+	if report != ReportSlideStatistics && report != ReportUserSlideStatistics && report != ReportRapidRefreshAnswers {
+		return fmt.Errorf("%w: report %q", ErrInvalid, report)
+	}
+	return s.write(func(st *store, now time.Time) error {
+		st.addRow(report, time.Time{}, now, row)
+		return nil
+	})
+}
+
+// analyticsFilter is what an analytics read was asked for: ids (userId
+// also from the path) and a time range.
 type analyticsFilter struct {
-	courseID, lessonID, userID string
-	from, to                   time.Time
+	ids      map[string]string
+	from, to time.Time
 }
 
-// readAnalyticsFilter reads the id filters (userId also from the path)
-// and, when fromName is not "", the time range (RFC 3339, inclusive).
-func readAnalyticsFilter(w http.ResponseWriter, r *http.Request, fromName, toName string) (analyticsFilter, bool) {
-	q := r.URL.Query()
-	f := analyticsFilter{courseID: q.Get("courseId"), lessonID: q.Get("lessonId"), userID: q.Get("userId")}
-	if id := r.PathValue("userId"); id != "" {
-		f.userID = id
-	}
-	for _, b := range []struct {
-		name string
-		t    *time.Time
-	}{{fromName, &f.from}, {toName, &f.to}} {
-		raw := q.Get(b.name)
-		if b.name == "" || raw == "" {
-			continue
+func readAnalyticsFilter(c *call, fromName, toName string) analyticsFilter {
+	f := analyticsFilter{ids: map[string]string{}, from: c.timeParam(fromName), to: c.timeParam(toName)}
+	for _, k := range []string{"userId", "courseId", "lessonId"} {
+		if v := orDefault(c.PathValue(k), c.URL.Query().Get(k)); v != "" {
+			f.ids[k] = v
 		}
-		t, err := time.Parse(time.RFC3339Nano, raw)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, codeInvalidArgument, b.name+" must be an RFC 3339 time")
-			return f, false
+	}
+	return f
+}
+
+// match reports whether a row's fields carry the ids asked for, and at
+// falls in the range.
+func (f analyticsFilter) match(fields map[string]any, at time.Time) bool {
+	for k, v := range f.ids {
+		if fields[k] != v {
+			return false
 		}
-		*b.t = t
 	}
-	return f, true
+	return (f.from.IsZero() || !at.Before(f.from)) && (f.to.IsZero() || !at.After(f.to))
 }
 
-func (f analyticsFilter) match(userID, courseID, lessonID string, at time.Time) bool {
-	switch {
-	case f.userID != "" && f.userID != userID, f.courseID != "" && f.courseID != courseID,
-		f.lessonID != "" && f.lessonID != lessonID:
-		return false
-	case !f.from.IsZero() && at.Before(f.from), !f.to.IsZero() && at.After(f.to):
-		return false
-	}
-	return true
-}
+func (c *call) visible(recorded time.Time) bool { return !c.now.Before(recorded.Add(c.cfg.lag)) }
 
-// visible reports whether a row recorded at recorded is published by now.
-func (s analyticsAPI) visible(recorded, now time.Time) bool {
-	return !now.Before(recorded.Add(s.cfg.lag))
-}
-
-// analyticsRead answers one analytics read whose rows are built whole:
-// paging, the filter, then the rows, under the read lock.
-func (s analyticsAPI) analyticsRead(w http.ResponseWriter, r *http.Request, fromName, toName string,
-	rows func(st *store, f analyticsFilter, now time.Time) []any) {
-	s.analyticsPaged(w, r, fromName, toName, func(st *store, f analyticsFilter, now time.Time, p *pageOf) {
-		for _, row := range rows(st, f, now) {
-			p.add(func() any { return row })
-		}
-	})
-}
-
-// pageOf gathers one page of a read's matching rows: every match is
-// counted, and only the page's are built, so that a walk of many rows
-// costs each page its own.
-type pageOf struct {
-	start, size, total int
-	items              []any
-}
-
-func (p *pageOf) add(build func() any) {
-	if p.total >= p.start && p.total < p.start+p.size {
-		p.items = append(p.items, build())
-	}
-	p.total++
-}
-
-// analyticsPaged is analyticsRead for the reads with many rows: rows
-// adds each match to p.
-func (s analyticsAPI) analyticsPaged(w http.ResponseWriter, r *http.Request, fromName, toName string,
-	rows func(st *store, f analyticsFilter, now time.Time, p *pageOf)) {
-	page, size, ok := paging(w, r)
-	if !ok {
-		return
-	}
-	f, ok := readAnalyticsFilter(w, r, fromName, toName)
-	if !ok {
-		return
-	}
-	p := &pageOf{start: (page - 1) * size, size: size, items: []any{}}
-	s.read(func(st *store, now time.Time) { rows(st, f, now, p) })
-	writeJSON(w, http.StatusOK, wireList[any]{TotalCount: p.total, Items: p.items})
-}
-
-type wireAttempt struct {
-	ID                string  `json:"id"`
-	UserID            string  `json:"userId"`
-	UserExternalID    string  `json:"userExternalId"`
-	CourseID          string  `json:"courseId"`
-	CourseExternalID  string  `json:"courseExternalId"`
-	LessonID          string  `json:"lessonId"`
-	LessonExternalID  string  `json:"lessonExternalId"`
-	StartedDateTime   *string `json:"startedDateTime"`
-	CompletedDateTime *string `json:"completedDateTime"`
-	Score             float64 `json:"score"`
-	Success           bool    `json:"success"`
-	EarnedStars       int     `json:"earnedStars"`
-}
-
-// lessonAttempts answers .../lessons/attempts; startDateTime and
-// endDateTime bound the start of an attempt.
-func (s analyticsAPI) lessonAttempts(w http.ResponseWriter, r *http.Request) {
-	s.analyticsPaged(w, r, "startDateTime", "endDateTime", func(st *store, f analyticsFilter, now time.Time, p *pageOf) {
-		for _, a := range st.analytics.attempts {
-			if s.visible(a.recorded, now) && f.match(a.userID, a.courseID, a.lessonID, a.started) {
-				p.add(func() any { return st.wireAttempt(a) })
-			}
-		}
-	})
-}
-
-func (st *store) wireAttempt(a *attempt) wireAttempt {
-	u, c, l := st.users.Get(a.userID), st.courses.Get(a.courseID), st.lessons.Get(a.lessonID)
-	return wireAttempt{ID: a.id, UserID: u.id, UserExternalID: u.externalID, CourseID: c.id,
-		CourseExternalID: c.externalID, LessonID: l.id, LessonExternalID: l.externalID,
-		StartedDateTime: wtp(a.started), CompletedDateTime: wtp(a.completed), Score: a.score,
-		Success: a.success, EarnedStars: int(math.Round(a.score / 100 * 3))}
-}
-
-type wireProgressEvent struct {
-	UserID           string   `json:"userId"`
-	UserEmail        string   `json:"userEmail"`
-	UserFirstName    string   `json:"userFirstName"`
-	UserLastName     string   `json:"userLastName"`
-	CourseID         string   `json:"courseId"`
-	CourseTitle      string   `json:"courseTitle"`
-	CourseExternalID string   `json:"courseExternalId"`
-	LessonID         string   `json:"lessonId"`
-	LessonTitle      string   `json:"lessonTitle"`
-	LessonExternalID string   `json:"lessonExternalId"`
-	EventName        string   `json:"eventName"`
-	EventDateTime    *string  `json:"eventDateTime"`
-	LessonScore      *float64 `json:"lessonScore"`
-}
-
-// progressEvents answers .../lessons/progress/events and the per-user
-// read; minEventDateTime and maxEventDateTime bound the event's time.
-func (s analyticsAPI) progressEvents(w http.ResponseWriter, r *http.Request) {
-	s.analyticsPaged(w, r, "minEventDateTime", "maxEventDateTime", func(st *store, f analyticsFilter, now time.Time, p *pageOf) {
-		for _, e := range st.analytics.events {
-			if s.visible(e.recorded, now) && f.match(e.userID, e.courseID, e.lessonID, e.at) {
-				p.add(func() any { return st.wireEvent(e) })
-			}
-		}
-	})
-}
-
-func (st *store) wireEvent(e *progressEvent) wireProgressEvent {
-	u, c, l := st.users.Get(e.userID), st.courses.Get(e.courseID), st.lessons.Get(e.lessonID)
-	we := wireProgressEvent{UserID: u.id, UserEmail: u.email, UserFirstName: u.firstName, UserLastName: u.lastName,
-		CourseID: c.id, CourseTitle: c.title, CourseExternalID: c.externalID, LessonID: l.id, LessonTitle: l.title,
-		LessonExternalID: l.externalID, EventName: e.name, EventDateTime: wtp(e.at)}
-	if e.hasScore {
-		score := e.score
-		we.LessonScore = &score
-	}
-	return we
-}
-
-type wireUserLessonProgress struct {
-	UserID            string   `json:"userId"`
-	CourseID          string   `json:"courseId"`
-	LessonID          string   `json:"lessonId"`
-	LessonTitle       string   `json:"lessonTitle"`
-	Opened            bool     `json:"opened"`
-	OpenedDateTime    *string  `json:"openedDateTime"`
-	Completed         bool     `json:"completed"`
-	CompletedDateTime *string  `json:"completedDateTime"`
-	Score             *float64 `json:"score"`
-	Attempts          int      `json:"attempts"`
-}
-
-// userLessonProgress answers .../users/{userId}/lessons/progress.
-func (s analyticsAPI) userLessonProgress(w http.ResponseWriter, r *http.Request) {
-	s.analyticsRead(w, r, "", "", func(st *store, f analyticsFilter, now time.Time) []any {
+// analyticsRows answers a report, its time range named by from and to.
+func analyticsRows(report, from, to string) handler {
+	return func(c *call) any {
+		f := readAnalyticsFilter(c, from, to)
 		var out []any
-		for _, k := range st.analytics.lpKeys {
-			lp := st.analytics.lessonProgress[k]
-			if !s.visible(lp.recorded, now) || !f.match(k.userID, lp.courseID, k.lessonID, time.Time{}) {
-				continue
+		for _, row := range c.st.analytics.rows[report] {
+			if c.visible(row.recorded) && f.match(row.fields, row.at) {
+				out = append(out, row.fields)
 			}
-			wp := wireUserLessonProgress{UserID: k.userID, CourseID: lp.courseID, LessonID: k.lessonID,
-				LessonTitle: st.lessons.Get(k.lessonID).title, Opened: !lp.opened.IsZero(), OpenedDateTime: wtp(lp.opened),
-				Completed: !lp.completed.IsZero(), CompletedDateTime: wtp(lp.completed), Attempts: lp.attempts}
-			if lp.hasScore {
-				score := lp.score
-				wp.Score = &score
-			}
-			out = append(out, wp)
 		}
-		return out
-	})
+		return page(c, out)
+	}
+}
+
+func userLessonProgress(c *call) any {
+	f := readAnalyticsFilter(c, "", "")
+	var out []map[string]any
+	for _, lp := range c.st.analytics.lessonProgress.All() {
+		var score *float64
+		if lp.hasScore {
+			score = &lp.score
+		}
+		row := map[string]any{"userId": lp.userID, "courseId": lp.courseID, "lessonId": lp.lessonID,
+			"lessonTitle": c.st.lessons.Get(lp.lessonID).Title, "opened": !lp.opened.IsZero(), "openedDateTime": wtp(lp.opened),
+			"completed": !lp.completed.IsZero(), "completedDateTime": wtp(lp.completed), "score": score, "attempts": lp.attempts}
+		if c.visible(lp.recorded) && f.match(row, time.Time{}) {
+			out = append(out, row)
+		}
+	}
+	return page(c, out)
+}
+
+// courseStatistics counts per course the users with progress in it, and
+// of them those whose published lesson progress opened any lesson, and
+// completed every published one.
+func courseStatistics(c *call) any {
+	f := readAnalyticsFilter(c, "", "")
+	stats := map[string]*wireCourseStatistics{}
+	var out []*wireCourseStatistics
+	for _, co := range c.st.courses.All() {
+		stats[co.ID] = &wireCourseStatistics{CourseID: co.ID}
+		if f.match(map[string]any{"courseId": co.ID}, time.Time{}) {
+			out = append(out, stats[co.ID])
+		}
+	}
+	for _, p := range c.st.progress.All() {
+		cs := stats[p.courseID]
+		lessons := c.st.publishedLessons(c.st.courses.Get(p.courseID))
+		opened, done := false, 0
+		for _, l := range lessons {
+			if lp := c.st.analytics.lessonProgress.Get(pair(p.userID, l.ID)); lp != nil && c.visible(lp.recorded) {
+				opened = opened || !lp.opened.IsZero() || !lp.completed.IsZero()
+				done += btoi(!lp.completed.IsZero())
+			}
+		}
+		cs.TotalUsers++
+		cs.OpenedCount += btoi(opened)
+		cs.CompletedCount += btoi(len(lessons) > 0 && done == len(lessons))
+	}
+	return page(c, out)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// lessonStatistics counts per lesson its course's users, and those whose
+// published progress opened and completed it.
+func lessonStatistics(c *call) any {
+	f := readAnalyticsFilter(c, "", "")
+	users := map[string]int{}
+	for _, p := range c.st.progress.All() {
+		users[p.courseID]++
+	}
+	opened, completed := map[string]int{}, map[string]int{}
+	for _, lp := range c.st.analytics.lessonProgress.All() {
+		if c.visible(lp.recorded) {
+			opened[lp.lessonID] += btoi(!lp.opened.IsZero() || !lp.completed.IsZero())
+			completed[lp.lessonID] += btoi(!lp.completed.IsZero())
+		}
+	}
+	var out []wireLessonStatistics
+	for _, co := range c.st.courses.All() {
+		for _, lid := range co.lessonIDs {
+			if f.match(map[string]any{"courseId": co.ID, "lessonId": lid}, time.Time{}) {
+				out = append(out, wireLessonStatistics{LessonID: lid, CourseID: co.ID, LessonTitle: c.st.lessons.Get(lid).Title,
+					TotalUsers: users[co.ID], OpenedCount: opened[lid], CompletedCount: completed[lid]})
+			}
+		}
+	}
+	return page(c, out)
 }

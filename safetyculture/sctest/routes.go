@@ -1,136 +1,220 @@
 package sctest
 
 import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 )
 
+// handler answers one route under the store's lock: the value to encode
+// as JSON, unless it called fail.
+type handler func(c *call) any
+
+// call is one request as a handler sees it.
+type call struct {
+	*http.Request
+	st   *store
+	now  time.Time
+	cfg  config
+	body []byte
+	err  *apiError // the first failure, answered instead
+}
+
+// route is one route; catalogue: the service's rate-limit table lists it.
 type route struct {
-	pattern string
-	handle  http.HandlerFunc
+	pattern   string
+	handle    handler
+	catalogue bool
 }
 
-// routeTable lists every route the fake answers, by family.
-func routeTable(s api) []route {
-	return append(trainingRoutes(s), orgRoutes(s)...)
+var routeTable = []route{
+	{"GET /accounts/user/v1/user:WhoAmI", whoAmI, false},
+	{"GET /training/courses/v1", listCourses, true},
+	{"GET /training/courses/v1/{courseId}/lessons", courseLessons, true},
+	{"GET /training/lessons/v1/{id}", getLesson, false},
+	{"PUT /training/courses/v1/{courseId}/assignments", putAssignments, true},
+	{"POST /training/courseprogress/v1/reset", resetProgress, false},
+	{"GET /training/collections/v1", listCollections, true},
+	{"GET /training/collections/v1/{courseCollectionId}/courses", collectionCourses, true},
+	{"GET /training/paths/v1", listPaths, true},
+	{"GET /training/paths/v1/{pathId}", getPath, true},
+	{"GET /training/rapid-refresh/v1", listRapidRefresh, true},
+	{"GET /training/rapid-refresh/v1/{id}", getRapidRefresh, true},
+	{"GET /training/individualleaderboards/v1", listLeaderboards, true},
+	{"GET /training/individualleaderboards/v1/rankings", rankings, true},
+	{"GET /training/analytics/v1/courses/statistics", courseStatistics, false},
+	{"GET /training/analytics/v1/lessons/statistics", lessonStatistics, false},
+	{"GET /training/analytics/v1/lessons/attempts", analyticsRows(reportAttempts, "startDateTime", "endDateTime"), false},
+	{"GET /training/analytics/v1/lessons/progress/events", analyticsRows(reportEvents, "minEventDateTime", "maxEventDateTime"), false},
+	{"GET /training/analytics/v1/users/{userId}/lessons/progress", userLessonProgress, false},
+	{"GET /training/analytics/v1/users/{userId}/lessons/progress/events", analyticsRows(reportEvents, "minEventDateTime", "maxEventDateTime"), false},
+	{"GET /training/analytics/v1/slides/statistics", analyticsRows(ReportSlideStatistics, "", ""), false},
+	{"GET /training/analytics/v1/users/{userId}/slides/statistics", analyticsRows(ReportUserSlideStatistics, "", ""), false},
+	{"GET /training/analytics/v1/surveys/questionDefinitions", analyticsRows(reportQuestions, "", ""), false},
+	{"GET /training/analytics/v1/surveys/answers", analyticsRows(reportAnswers, "startDateTime", "endDateTime"), false},
+	{"GET /training/analytics/v1/rapidRefresh/answers", analyticsRows(ReportRapidRefreshAnswers, "", ""), false},
+	{"GET /training/v1/feed/training-course-progress", feedCourseProgress, false},
+	{"GET /feed/users", feedUsers, false},
+	{"GET /feed/groups", feedGroups, false},
+	{"GET /feed/group_users", feedGroupUsers, false},
+	{"GET /feed/sites", feedSites, false},
+	{"GET /feed/site_members", feedSiteMembers, false},
+	{"GET /webhooks/v1/webhooks", listWebhooks, false},
+	{"POST /webhooks/v1/webhooks", createWebhook, false},
+	{"GET /webhooks/v1/webhooks/{webhookId}", getWebhook, false},
+	{"PUT /webhooks/v1/webhooks/{webhookId}", updateWebhook, false},
+	{"DELETE /webhooks/v1/webhooks/{webhookId}", deleteWebhook, false},
+	{"GET /webhooks/v1/token", webhookToken, false},
 }
 
-func trainingRoutes(s api) []route {
-	return []route{
-		// Catalogue and writes.
-		{"GET /training/courses/v1", s.listCourses},
-		{"GET /training/courses/v1/{courseId}/lessons", s.courseLessons},
-		{"GET /training/lessons/v1/{id}", s.getLesson},
-		{"PUT /training/courses/v1/{courseId}/assignments", s.putAssignments},
-		{"POST /training/courseprogress/v1/reset", s.resetProgress},
-		{"GET /training/collections/v1", s.listCollections},
-		{"GET /training/collections/v1/{courseCollectionId}/courses", s.collectionCourses},
-		{"GET /training/paths/v1", s.listPaths},
-		{"GET /training/paths/v1/{pathId}", s.getPath},
-		{"GET /training/rapid-refresh/v1", s.listRapidRefresh},
-		{"GET /training/rapid-refresh/v1/{id}", s.getRapidRefresh},
-		{"GET /training/individualleaderboards/v1", s.listLeaderboards},
-		{"GET /training/individualleaderboards/v1/rankings", s.rankings},
-		// Analytics.
-		{"GET /training/analytics/v1/courses/statistics", analyticsAPI(s).courseStatistics},
-		{"GET /training/analytics/v1/lessons/statistics", analyticsAPI(s).lessonStatistics},
-		{"GET /training/analytics/v1/lessons/attempts", analyticsAPI(s).lessonAttempts},
-		{"GET /training/analytics/v1/lessons/progress/events", analyticsAPI(s).progressEvents},
-		{"GET /training/analytics/v1/users/{userId}/lessons/progress", analyticsAPI(s).userLessonProgress},
-		{"GET /training/analytics/v1/users/{userId}/lessons/progress/events", analyticsAPI(s).progressEvents},
-		{"GET /training/analytics/v1/slides/statistics", analyticsAPI(s).genericReport(ReportSlideStatistics)},
-		{"GET /training/analytics/v1/users/{userId}/slides/statistics", analyticsAPI(s).genericReport(ReportUserSlideStatistics)},
-		{"GET /training/analytics/v1/surveys/questionDefinitions", analyticsAPI(s).surveyQuestions},
-		{"GET /training/analytics/v1/surveys/answers", analyticsAPI(s).surveyAnswers},
-		{"GET /training/analytics/v1/rapidRefresh/answers", analyticsAPI(s).genericReport(ReportRapidRefreshAnswers)},
-		{"GET /training/v1/feed/training-course-progress", s.feedCourseProgress},
-	}
-}
-
-// orgRoutes are the routes outside /training: who the token is, the
-// organisation's feeds and its webhooks.
-func orgRoutes(s api) []route {
-	return []route{
-		{"GET /accounts/user/v1/user:WhoAmI", s.whoAmI},
-		{"GET /feed/users", s.feedUsers},
-		{"GET /feed/groups", s.feedGroups},
-		{"GET /feed/group_users", s.feedGroupUsers},
-		{"GET /feed/sites", s.feedSites},
-		{"GET /feed/site_members", s.feedSiteMembers},
-		// Webhooks.
-		{"GET /webhooks/v1/webhooks", s.listWebhooks},
-		{"POST /webhooks/v1/webhooks", s.createWebhook},
-		{"GET /webhooks/v1/webhooks/{webhookId}", s.getWebhook},
-		{"PUT /webhooks/v1/webhooks/{webhookId}", s.updateWebhook},
-		{"DELETE /webhooks/v1/webhooks/{webhookId}", s.deleteWebhook},
-		{"GET /webhooks/v1/token", s.getWebhookToken},
-		{"POST /webhooks/v1/token", s.regenerateWebhookToken},
-	}
-}
-
-func (s *Server) newRouter() *http.ServeMux {
-	mux := http.NewServeMux()
-	for _, rt := range routeTable(api{s}) {
-		mux.HandleFunc(rt.pattern, rt.handle)
-	}
-	return mux
-}
-
-// paging reads page (1-based, default 1) and pageSize (or page_size;
-// default 25, at most 1000); a bad value gets 400 and false.
-func paging(w http.ResponseWriter, r *http.Request) (page, size int, ok bool) {
-	q := r.URL.Query()
-	page, ok1 := positiveParam(q.Get("page"), 1, 1<<30)
-	raw := q.Get("pageSize")
-	if raw == "" {
-		raw = q.Get("page_size")
-	}
-	size, ok2 := positiveParam(raw, 25, 1000)
-	if !ok1 || !ok2 {
-		writeError(w, http.StatusBadRequest, codeInvalidArgument, "page must be at least 1 and pageSize from 1 to 1000")
-		return 0, 0, false
-	}
-	return page, size, true
-}
-
-// positiveParam reads a whole number from 1 to max; "" gives def.
-func positiveParam(raw string, def, max int) (int, bool) {
-	if raw == "" {
-		return def, true
-	}
-	n, err := strconv.Atoi(raw)
-	return n, err == nil && n >= 1 && n <= max
-}
-
-// writePage answers one page of items as {totalCount, items}.
-func writePage[T any](w http.ResponseWriter, items []T, page, size int) {
-	start := min((page-1)*size, len(items))
-	end := min(start+size, len(items))
-	writeJSON(w, http.StatusOK, wireList[T]{TotalCount: len(items), Items: append([]T{}, items[start:end]...)})
-}
-
-// listParam reads a filter given repeated or comma-joined (courseIds=a,b).
-func listParam(r *http.Request, name string) []string {
-	var out []string
-	for _, v := range r.URL.Query()[name] {
-		for _, p := range strings.Split(v, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
+// answer runs a route's handler after its rate limit, under the read lock
+// for a GET and the write lock for any other method, and writes what the
+// handler returns.
+func (s *Server) answer(rt route) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if !s.admit(w, rt) {
+			return
+		} else if err != nil {
+			writeError(w, &apiError{http.StatusRequestEntityTooLarge, "request body too large"})
+			return
 		}
+		lock, unlock := s.mu.RLock, s.mu.RUnlock
+		if r.Method != http.MethodGet {
+			lock, unlock = s.mu.Lock, s.mu.Unlock
+		}
+		lock()
+		defer unlock()
+		c := &call{Request: r, st: s.st, now: s.now(), cfg: s.cfg, body: body}
+		if out := rt.handle(c); c.err != nil {
+			writeError(w, c.err)
+		} else {
+			writeJSON(w, http.StatusOK, out)
+		}
+	}
+}
+
+type apiError struct {
+	status int
+	msg    string
+}
+
+// fail records the request's first failure, to answer instead; it
+// returns nil for the handler to return.
+func (c *call) fail(status int, format string, args ...any) any {
+	if c.err == nil {
+		c.err = &apiError{status, fmt.Sprintf(format, args...)}
+	}
+	return nil
+}
+
+// writeError answers the service's error body, with the gRPC code its
+// gateway pairs with the status.
+func writeError(w http.ResponseWriter, e *apiError) {
+	code := map[int]int{http.StatusBadRequest: 3, http.StatusRequestEntityTooLarge: 3, http.StatusNotFound: 5,
+		http.StatusTooManyRequests: 8, http.StatusUnauthorized: 16}[e.status]
+	writeJSON(w, e.status, map[string]any{"code": cmp.Or(code, 13), "message": e.msg, "details": []any{}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (c *call) decode(v any) bool {
+	if err := json.Unmarshal(c.body, v); err != nil {
+		c.fail(http.StatusBadRequest, "malformed JSON body")
+		return false
+	}
+	return true
+}
+
+// find looks a record up by id. A missing one fails the request, 404,
+// and is found as a zero record, so that the handler runs on harmlessly.
+func find[T any](c *call, get func(id string) *T, id, what string) *T {
+	if v := get(id); v != nil {
+		return v
+	}
+	c.fail(http.StatusNotFound, "%s %s not found", what, id)
+	return new(T)
+}
+
+// page answers one page of items as {totalCount, items}: page is 1-based
+// (default 1), pageSize from 1 to 1000 (default 25).
+func page[T any](c *call, items []T) any {
+	n, size := c.intParam("page", 1, 1<<30), c.intParam("pageSize", 25, 1000)
+	start := min((n-1)*size, len(items))
+	end := min(start+size, len(items))
+	return wireList[T]{TotalCount: len(items), Items: append([]T{}, items[start:end]...)}
+}
+
+// intParam reads a number from 1 to max; absent gives def.
+func (c *call) intParam(name string, def, max int) int {
+	raw := c.URL.Query().Get(name)
+	n, err := strconv.Atoi(raw)
+	if raw == "" || err != nil || n < 1 || n > max {
+		if raw != "" {
+			c.fail(http.StatusBadRequest, "%s must be a whole number from 1 to %d", name, max)
+		}
+		return def
+	}
+	return n
+}
+
+func (c *call) boolParam(name string) bool {
+	raw := c.URL.Query().Get(name)
+	v, err := strconv.ParseBool(raw)
+	if raw != "" && err != nil {
+		c.fail(http.StatusBadRequest, "%s must be true or false", name)
+	}
+	return v
+}
+
+func (c *call) timeParam(name string) time.Time {
+	raw := c.URL.Query().Get(name)
+	t, err := time.Parse(time.RFC3339Nano, raw)
+	if name != "" && raw != "" && err != nil {
+		c.fail(http.StatusBadRequest, "%s must be an RFC 3339 time", name)
+	}
+	return t
+}
+
+func whoAmI(c *call) any {
+	out := wireWhoAmI{OrganisationID: c.st.orgID}
+	if u := c.st.users.Get(c.st.ownerID); u != nil {
+		out.UserID, out.Firstname, out.Lastname = u.ID, u.Firstname, u.Lastname
 	}
 	return out
 }
 
-func (s api) whoAmI(w http.ResponseWriter, _ *http.Request) {
-	var out wireWhoAmI
-	s.read(func(st *store, _ time.Time) {
-		out.OrganisationID = st.orgID
-		if u := st.users.Get(st.ownerID); u != nil {
-			out.UserID, out.Firstname, out.Lastname = u.id, u.firstName, u.lastName
-		}
-	})
-	writeJSON(w, http.StatusOK, out)
+// wt writes a time as the service does, "" when unset (the feeds' way).
+func wt(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// wtp writes a time, null when unset (the camelCase endpoints' way).
+func wtp(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := wt(t)
+	return &s
+}
+
+type wireList[T any] struct {
+	TotalCount int `json:"totalCount"`
+	Items      []T `json:"items"`
+}
+
+type wireFeed[T any] struct {
+	Metadata wireFeedMetadata `json:"metadata"`
+	Data     []T              `json:"data"`
 }

@@ -1,25 +1,16 @@
 package sctest
 
 import (
-	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
 
-// ErrNotFound and ErrConflict are what the seeding helpers return for an
-// unknown id and for a duplicate; ErrInvalid for a value the service
-// would refuse.
-var (
-	ErrNotFound = errors.New("sctest: not found")
-	ErrConflict = errors.New("sctest: conflict")
-	ErrInvalid  = errors.New("sctest: invalid")
-)
-
 type user struct {
-	id, email, firstName, lastName, externalID, seatType string
-	active                                               bool
-	lastSeen, created                                    time.Time
+	wireUser
+	externalID string
 }
 
 // UserSpec describes a user for AddUser. Zero fields take defaults: a new
@@ -37,80 +28,50 @@ type UserSpec struct {
 // AddUser adds a user; emails are unique without regard to case. The
 // first user added is the token's owner, whom WhoAmI names.
 func (s Seeding) AddUser(spec UserSpec) (string, error) {
-	var id string
-	err := s.write(func(st *store, now time.Time) (err error) { id, err = st.addUser(spec, now); return err })
-	return id, err
+	return update(s.server, func(st *store, now time.Time) (string, error) {
+		email := strings.ToLower(strings.TrimSpace(spec.Email))
+		if email == "" {
+			return "", fmt.Errorf("%w: a user needs an email", ErrInvalid)
+		} else if st.userByEmail[email] != nil {
+			return "", fmt.Errorf("%w: email %q is taken", ErrConflict, spec.Email)
+		}
+		u := &user{wireUser{ID: spec.ID, OrganisationID: st.orgID, Email: spec.Email, Firstname: spec.FirstName,
+			Lastname: spec.LastName, Active: !spec.Inactive, LastSeenAt: wtp(spec.LastSeenAt),
+			SeatType: orDefault(spec.SeatType, "full"), CreatedAt: wtp(orNow(spec.CreatedAt, now))}, spec.ExternalID}
+		if u.ID == "" {
+			u.ID = "user_" + st.hexID("user", 32)
+		}
+		if st.users.Get(u.ID) != nil {
+			return "", fmt.Errorf("%w: user %q exists", ErrConflict, u.ID)
+		}
+		st.users.Add(u.ID, u)
+		st.userByEmail[email] = u
+		if st.ownerID == "" || spec.Owner {
+			st.ownerID = u.ID
+		}
+		return u.ID, nil
+	})
 }
-
-func (st *store) addUser(spec UserSpec, now time.Time) (string, error) {
-	email := strings.ToLower(strings.TrimSpace(spec.Email))
-	if email == "" {
-		return "", fmt.Errorf("%w: a user needs an email", ErrInvalid)
-	}
-	if st.userByEmail[email] != nil {
-		return "", fmt.Errorf("%w: email %q is taken", ErrConflict, spec.Email)
-	}
-	u := &user{id: spec.ID, email: spec.Email, firstName: spec.FirstName, lastName: spec.LastName,
-		externalID: spec.ExternalID, seatType: orDefault(spec.SeatType, "full"), active: !spec.Inactive,
-		lastSeen: spec.LastSeenAt, created: spec.CreatedAt}
-	if u.id == "" {
-		u.id = "user_" + st.hexID("user", 32)
-	}
-	if st.users.Get(u.id) != nil {
-		return "", fmt.Errorf("%w: user %q exists", ErrConflict, u.id)
-	}
-	if u.created.IsZero() {
-		u.created = now
-	}
-	st.users.Add(u.id, u)
-	st.userByEmail[email] = u
-	if st.ownerID == "" || spec.Owner {
-		st.ownerID = u.id
-	}
-	return u.id, nil
-}
-
-func orDefault(v, def string) string {
-	if strings.TrimSpace(v) == "" {
-		return def
-	}
-	return v
-}
-
-type group struct{ id, name string }
 
 // AddGroup adds a group (groups are flat) and returns its id (role_ and
 // 32 hex digits unless id is given).
 func (s Seeding) AddGroup(id, name string) (string, error) {
-	err := s.write(func(st *store, _ time.Time) (err error) { id, err = st.addGroup(id, name); return err })
-	return id, err
-}
-
-func (st *store) addGroup(id, name string) (string, error) {
-	if id == "" {
-		id = "role_" + st.hexID("group", 32)
-	}
-	if st.groups.Get(id) != nil {
-		return "", fmt.Errorf("%w: group %q exists", ErrConflict, id)
-	}
-	st.groups.Add(id, &group{id: id, name: name})
-	return id, nil
+	return update(s.server, func(st *store, _ time.Time) (string, error) {
+		if id == "" {
+			id = "role_" + st.hexID("group", 32)
+		}
+		if st.groups.Get(id) != nil {
+			return "", fmt.Errorf("%w: group %q exists", ErrConflict, id)
+		}
+		st.groups.Add(id, &wireGroup{ID: id, Name: name, OrganisationID: st.orgID})
+		return id, nil
+	})
 }
 
 // AddGroupUser makes a user a member of a group.
 func (s Seeding) AddGroupUser(groupID, userID string) error {
-	return s.write(func(st *store, _ time.Time) error {
-		if st.groups.Get(groupID) == nil || st.users.Get(userID) == nil {
-			return fmt.Errorf("%w: group %q or user %q", ErrNotFound, groupID, userID)
-		}
-		st.addMember(&st.groupUsers, memberKey{groupID, userID})
-		return nil
-	})
-}
-
-type site struct {
-	id, uuid, name, creatorID, metaLabel, parentID string
-	deleted                                        bool
+	return addMember(s, &s.st.groupUsers, wireGroupUser{UserID: userID, GroupID: groupID, OrganisationID: s.OrganisationID()},
+		groupID, userID, func(st *store) bool { return st.groups.Get(groupID) != nil })
 }
 
 // SiteSpec describes a site. ParentID is the parent site's id ("" for a
@@ -125,59 +86,220 @@ type SiteSpec struct {
 // AddSite adds a site and returns its id (location_ and 32 hex digits
 // unless given).
 func (s Seeding) AddSite(spec SiteSpec) (string, error) {
-	var id string
-	err := s.write(func(st *store, _ time.Time) (err error) { id, err = st.addSite(spec); return err })
-	return id, err
-}
-
-func (st *store) addSite(spec SiteSpec) (string, error) {
-	if spec.ParentID != "" && st.sites.Get(spec.ParentID) == nil {
-		return "", fmt.Errorf("%w: parent site %q", ErrNotFound, spec.ParentID)
-	}
-	h := st.hexID("site", 32)
-	id := orDefault(spec.ID, "location_"+h)
-	if st.sites.Get(id) != nil {
-		return "", fmt.Errorf("%w: site %q exists", ErrConflict, id)
-	}
-	st.sites.Add(id, &site{id: id, uuid: uuidOf(h), name: spec.Name, creatorID: orDefault(spec.CreatorID, st.ownerID),
-		metaLabel: orDefault(spec.MetaLabel, "location"), parentID: spec.ParentID, deleted: spec.Deleted})
-	return id, nil
+	return update(s.server, func(st *store, _ time.Time) (string, error) {
+		var parentUUID *string
+		if parent := st.sites.Get(spec.ParentID); parent != nil {
+			parentUUID = &parent.SiteUUID
+		} else if spec.ParentID != "" {
+			return "", fmt.Errorf("%w: parent site %q", ErrNotFound, spec.ParentID)
+		}
+		h := st.hexID("site", 32)
+		id := orDefault(spec.ID, "location_"+h)
+		if st.sites.Get(id) != nil {
+			return "", fmt.Errorf("%w: site %q exists", ErrConflict, id)
+		}
+		st.sites.Add(id, &wireSite{ID: id, SiteUUID: uuidOf(h), Name: spec.Name, CreatorID: orDefault(spec.CreatorID, st.ownerID),
+			OrganisationID: st.orgID, MetaLabel: orDefault(spec.MetaLabel, "location"), ParentID: parentUUID, Deleted: spec.Deleted})
+		return id, nil
+	})
 }
 
 // AddSiteMember makes a user a member of a site.
 func (s Seeding) AddSiteMember(siteID, userID string) error {
+	return addMember(s, &s.st.siteMembers, wireSiteMember{SiteID: siteID, MemberID: userID},
+		siteID, userID, func(st *store) bool { return st.sites.Get(siteID) != nil })
+}
+
+// addMember adds a membership to a list once.
+func addMember[T any](s Seeding, list *[]T, m T, parentID, userID string, parentExists func(st *store) bool) error {
 	return s.write(func(st *store, _ time.Time) error {
-		if st.sites.Get(siteID) == nil || st.users.Get(userID) == nil {
-			return fmt.Errorf("%w: site %q or user %q", ErrNotFound, siteID, userID)
+		if !parentExists(st) || st.users.Get(userID) == nil {
+			return fmt.Errorf("%w: group or site %q, or user %q", ErrNotFound, parentID, userID)
 		}
-		st.addMember(&st.siteMembers, memberKey{siteID, userID})
+		if k := (memberKey{parentID, userID}); !st.members[k] {
+			st.members[k] = true
+			*list = append(*list, m)
+		}
 		return nil
 	})
 }
 
-// addMember adds a membership to a list once.
-func (st *store) addMember(list *[]memberKey, k memberKey) {
-	if !st.members[k] {
-		st.members[k] = true
-		*list = append(*list, k)
+type course struct {
+	wireCourse
+	lessonIDs []string
+}
+
+type lesson = wireLesson
+
+// CourseSpec describes a course for AddCourse. Zero fields take defaults:
+// a new id (24 hex digits), status "published" (and then isPublished),
+// locale "en", created and modified now.
+type CourseSpec struct {
+	ID, ExternalID, Title, Description, Status, Locale, ThumbnailURL string
+	Mandatory                                                        bool
+	Duration                                                         int // minutes
+	DueBy, Created, Modified                                         time.Time
+	Lessons                                                          []LessonSpec
+}
+
+// LessonSpec describes a lesson of a course.
+type LessonSpec struct {
+	ID, ExternalID, Title, Description, Status string
+	MinimumScore                               int
+}
+
+// AddCourse adds a course and its lessons and returns their ids.
+func (s Seeding) AddCourse(spec CourseSpec) (courseID string, lessonIDs []string, err error) {
+	c, err := update(s.server, func(st *store, now time.Time) (*course, error) {
+		if strings.TrimSpace(spec.Title) == "" {
+			return nil, fmt.Errorf("%w: a course needs a title", ErrInvalid)
+		}
+		created := orNow(spec.Created, now)
+		c := &course{wireCourse: wireCourse{ID: orDefault(spec.ID, st.hexID("course", 24)), ExternalID: spec.ExternalID,
+			Title: spec.Title, Description: spec.Description, Status: orDefault(spec.Status, "published"),
+			Locale: orDefault(spec.Locale, "en"), ThumbnailURL: spec.ThumbnailURL, IsMandatory: spec.Mandatory,
+			Duration: spec.Duration, DueBy: wtp(spec.DueBy), CreatedDatetime: wtp(created),
+			ModifiedDatetime: wtp(orNow(spec.Modified, created)), LessonCount: len(spec.Lessons), PublishedVersionNumber: 1}}
+		if st.courses.Get(c.ID) != nil {
+			return nil, fmt.Errorf("%w: course %q exists", ErrConflict, c.ID)
+		}
+		c.IsPublished = strings.EqualFold(c.Status, "published")
+		for _, ls := range spec.Lessons {
+			l := &lesson{ID: orDefault(ls.ID, st.hexID("lesson", 24)), CourseID: c.ID, ExternalID: ls.ExternalID,
+				Title: ls.Title, Description: ls.Description, Status: orDefault(ls.Status, "published"), MinimumScore: ls.MinimumScore}
+			st.lessons.Add(l.ID, l)
+			c.lessonIDs = append(c.lessonIDs, l.ID)
+		}
+		st.courses.Add(c.ID, c)
+		return c, nil
+	})
+	if err != nil {
+		return "", nil, err
 	}
+	return c.ID, c.lessonIDs, nil
 }
 
-// UserCount is the number of users the fake holds.
-func (s *Server) UserCount() int {
-	n := 0
-	s.read(func(st *store, _ time.Time) { n = st.users.Len() })
-	return n
-}
-
-// AdvanceClock moves the fake's clock on by d, on top of WithClock's, as
-// when a seeded history ends after the clock's time. A negative d does
-// nothing.
-func (s Seeding) AdvanceClock(d time.Duration) {
-	if d > 0 {
-		s.ahead.Add(int64(d))
+func orNow(at, now time.Time) time.Time {
+	if at.IsZero() {
+		return now
 	}
+	return at
 }
 
-// Now reads the fake's clock: WithClock's, moved on by AdvanceClock.
-func (s *Server) Now() time.Time { return s.now() }
+type collection struct {
+	wireCollection
+	courseIDs []string
+}
+
+// AddCollection adds a course collection holding the given courses.
+func (s Seeding) AddCollection(title, description string, courseIDs []string) (string, error) {
+	return s.addWithCourses("collection", courseIDs, func(st *store, id string) {
+		st.collections.Add(id, &collection{wireCollection{ID: id, Title: title, Description: description, CourseCount: len(courseIDs)}, courseIDs})
+	})
+}
+
+// addWithCourses adds a record of courseIDs under a new UUID.
+func (s Seeding) addWithCourses(kind string, courseIDs []string, add func(st *store, id string)) (string, error) {
+	return update(s.server, func(st *store, _ time.Time) (string, error) {
+		for _, id := range courseIDs {
+			if st.courses.Get(id) == nil {
+				return "", fmt.Errorf("%w: course %q", ErrNotFound, id)
+			}
+		}
+		id := st.uuid(kind)
+		add(st, id)
+		return id, nil
+	})
+}
+
+// AddPath adds a learning path through the given courses, in order.
+func (s Seeding) AddPath(title string, published bool, courseIDs []string) (string, error) {
+	return s.addWithCourses("path", courseIDs, func(st *store, id string) {
+		p := &wirePath{ID: id, Title: title, IsPublished: published, Courses: []wireCourseRef{}}
+		for _, c := range mapIDs(courseIDs, st.courses.Get) {
+			p.Courses = append(p.Courses, wireCourseRef{ID: c.ID, ExternalID: c.ExternalID})
+		}
+		st.paths.Add(id, p)
+	})
+}
+
+// AddRapidRefresh adds a rapid refresh, about a course unless "".
+func (s Seeding) AddRapidRefresh(title, courseID string, published bool) (string, error) {
+	courses := []string{courseID}
+	if courseID == "" {
+		courses = nil
+	}
+	return s.addWithCourses("rapidrefresh", courses, func(st *store, id string) {
+		st.refreshes.Add(id, &wireRapidRefresh{ID: id, Title: title, CourseID: courseID, IsPublished: published})
+	})
+}
+
+type leaderboard struct {
+	wireLeaderboard
+	rankings []Ranking
+}
+
+// Ranking is one participant's place on a leaderboard.
+type Ranking struct {
+	UserID       string
+	TotalScore   int
+	NotAttempted bool
+}
+
+// AddLeaderboard adds an individual leaderboard; its rankings are ordered
+// by TotalScore, highest first, when GET .../rankings answers them.
+func (s Seeding) AddLeaderboard(name string, start, end time.Time, rankings []Ranking) (string, error) {
+	return update(s.server, func(st *store, _ time.Time) (string, error) {
+		for _, r := range rankings {
+			if st.users.Get(r.UserID) == nil {
+				return "", fmt.Errorf("%w: user %q", ErrNotFound, r.UserID)
+			}
+		}
+		id := st.uuid("leaderboard")
+		st.boards.Add(id, &leaderboard{wireLeaderboard{ID: id, Name: name, StartDate: wtp(start), EndDate: wtp(end),
+			LearnerAccess: "LEARNER_ACCESS_ALL"}, rankings})
+		return id, nil
+	})
+}
+
+// DeleteUser removes a user, as an administrator deleting them does: the
+// feeds leave them and their progress out. A feed asked for rows modified
+// after a date says nothing of the deletion.
+func (s Seeding) DeleteUser(userID string) error {
+	return s.write(func(st *store, _ time.Time) error {
+		u := st.users.Get(userID)
+		if u == nil {
+			return fmt.Errorf("%w: user %q", ErrNotFound, userID)
+		}
+		st.users.Remove(userID)
+		delete(st.userByEmail, strings.ToLower(strings.TrimSpace(u.Email)))
+		maps.DeleteFunc(st.members, func(k memberKey, _ bool) bool { return k.userID == userID })
+		st.groupUsers = slices.DeleteFunc(st.groupUsers, func(m wireGroupUser) bool { return m.UserID == userID })
+		st.siteMembers = slices.DeleteFunc(st.siteMembers, func(m wireSiteMember) bool { return m.MemberID == userID })
+		for _, c := range st.courses.All() {
+			st.resetProgress(userID, c)
+		}
+		return nil
+	})
+}
+
+// DeleteCourse removes a course and its lessons, and everyone's progress
+// in them, which the feeds then leave out as DeleteUser's do.
+func (s Seeding) DeleteCourse(courseID string) error {
+	return s.write(func(st *store, _ time.Time) error {
+		c := st.courses.Get(courseID)
+		if c == nil {
+			return fmt.Errorf("%w: course %q", ErrNotFound, courseID)
+		}
+		for _, p := range st.progress.All() {
+			if p.courseID == courseID {
+				st.resetProgress(p.userID, c)
+			}
+		}
+		for _, id := range c.lessonIDs {
+			st.lessons.Remove(id)
+		}
+		st.courses.Remove(courseID)
+		return nil
+	})
+}

@@ -7,6 +7,7 @@ import (
 )
 
 type courseProgress struct {
+	userID, courseID                 string
 	opened, completed, due, modified time.Time
 	totalLessons, completedLessons   int
 	percent                          float64
@@ -29,35 +30,34 @@ type ProgressSpec struct {
 // SetCourseProgress records (or replaces) a user's progress in a course,
 // as a migration imports it: no lesson scores, no attempts.
 func (s Seeding) SetCourseProgress(spec ProgressSpec) error {
-	return s.write(func(st *store, now time.Time) error { return st.setProgress(spec, now) })
+	return s.write(func(st *store, now time.Time) error {
+		c := st.courses.Get(spec.CourseID)
+		if c == nil || st.users.Get(spec.UserID) == nil {
+			return fmt.Errorf("%w: user %q or course %q", ErrNotFound, spec.UserID, spec.CourseID)
+		}
+		p := &courseProgress{userID: spec.UserID, courseID: spec.CourseID, opened: orNow(spec.OpenedAt, spec.CompletedAt), completed: spec.CompletedAt, due: spec.DueAt,
+			totalLessons: spec.TotalLessons, completedLessons: spec.CompletedLessons, percent: spec.ProgressPercent, score: spec.Score}
+		if p.totalLessons == 0 {
+			p.totalLessons = len(st.publishedLessons(c))
+		}
+		if !p.completed.IsZero() && p.completedLessons == 0 && p.percent == 0 {
+			p.completedLessons, p.percent = p.totalLessons, 100
+		}
+		p.modified = latest(spec.ModifiedAt, p.opened, p.completed)
+		p.modified = orNow(p.modified, now)
+		st.progress.Add(pair(spec.UserID, spec.CourseID), p)
+		return nil
+	})
 }
 
-func (st *store) setProgress(spec ProgressSpec, now time.Time) error {
-	c := st.courses.Get(spec.CourseID)
-	if c == nil || st.users.Get(spec.UserID) == nil {
-		return fmt.Errorf("%w: user %q or course %q", ErrNotFound, spec.UserID, spec.CourseID)
-	}
-	p := &courseProgress{opened: spec.OpenedAt, completed: spec.CompletedAt, due: spec.DueAt, modified: spec.ModifiedAt,
-		totalLessons: spec.TotalLessons, completedLessons: spec.CompletedLessons, percent: spec.ProgressPercent, score: spec.Score}
-	if p.totalLessons == 0 {
-		p.totalLessons = len(st.publishedLessons(c))
-	}
-	if !p.completed.IsZero() && p.completedLessons == 0 && p.percent == 0 {
-		p.completedLessons, p.percent = p.totalLessons, 100
-	}
-	if p.opened.IsZero() {
-		p.opened = p.completed
-	}
-	for _, t := range []time.Time{p.opened, p.completed} {
-		if t.After(p.modified) {
-			p.modified = t
+func latest(ts ...time.Time) time.Time {
+	out := ts[0]
+	for _, t := range ts[1:] {
+		if t.After(out) {
+			out = t
 		}
 	}
-	if p.modified.IsZero() {
-		p.modified = now
-	}
-	st.putProgress(ucKey{spec.UserID, spec.CourseID}, p)
-	return nil
+	return out
 }
 
 // LessonProgressSpec is one user's progress in one lesson, for
@@ -77,24 +77,25 @@ func (s Seeding) SetLessonProgress(spec LessonProgressSpec) error {
 		if err != nil {
 			return err
 		}
-		lp := st.analytics.lessonProgressOf(ulKey{spec.UserID, l.id}, l.courseID, now)
+		lp := st.lessonProgressOf(spec.UserID, l, now)
 		lp.opened, lp.completed = orNow(spec.OpenedAt, spec.CompletedAt), spec.CompletedAt
 		lp.score, lp.hasScore = spec.Score, spec.Scored
 		return nil
 	})
 }
 
-func (st *store) putProgress(k ucKey, p *courseProgress) {
-	if st.progress[k] == nil {
-		st.progressKeys = append(st.progressKeys, k)
+// resetProgress forgets a user's progress in a course and its lessons.
+func (st *store) resetProgress(userID string, c *course) {
+	st.progress.Remove(pair(userID, c.ID))
+	for _, lid := range c.lessonIDs {
+		st.analytics.lessonProgress.Remove(pair(userID, lid))
 	}
-	st.progress[k] = p
 }
 
 func (st *store) publishedLessons(c *course) []*lesson {
 	var out []*lesson
 	for _, id := range c.lessonIDs {
-		if l := st.lessons.Get(id); l != nil && l.status == "published" {
+		if l := st.lessons.Get(id); l != nil && l.Status == "published" {
 			out = append(out, l)
 		}
 	}
@@ -106,44 +107,33 @@ func (st *store) publishedLessons(c *course) []*lesson {
 func (s Seeding) OpenLesson(userID, lessonID string, at time.Time) error {
 	return s.write(func(st *store, now time.Time) error {
 		u, l, err := st.userLesson(userID, lessonID)
-		if err != nil {
-			return err
+		if err == nil {
+			st.open(u, l, orNow(at, now), now)
 		}
-		st.open(u, l, orNow(at, now), now)
-		return nil
+		return err
 	})
 }
 
 // CompleteLesson records that a user completed a lesson at (now when
 // zero) with a score from 0 to 100: an attempt, its events, the lesson's
 // progress and the course's, which completes when every published lesson
-// is completed. It delivers TRIGGER_EVENT_TRAINING_LESSON_COMPLETED, and
+// is completed. Before it returns, it delivers
+// TRIGGER_EVENT_TRAINING_LESSON_COMPLETED, and
 // TRIGGER_EVENT_TRAINING_COURSE_COMPLETED when the course completes, to
-// the webhooks registered for them, before it returns.
+// the webhooks registered for them.
 func (s Seeding) CompleteLesson(userID, lessonID string, score float64, at time.Time) error {
-	var out []outgoing
-	err := s.write(func(st *store, now time.Time) error {
+	out, err := update(s.server, func(st *store, now time.Time) ([]Delivery, error) {
 		if score < 0 || score > 100 || math.IsNaN(score) {
-			return fmt.Errorf("%w: score %v is not in 0-100", ErrInvalid, score)
+			return nil, fmt.Errorf("%w: score %v is not in 0-100", ErrInvalid, score)
 		}
 		u, l, err := st.userLesson(userID, lessonID)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		out = st.complete(u, l, score, orNow(at, now), now)
-		return nil
+		return st.complete(u, l, score, orNow(at, now), now), nil
 	})
-	if err == nil {
-		s.deliver(out)
-	}
+	s.deliver(out)
 	return err
-}
-
-func orNow(at, now time.Time) time.Time {
-	if at.IsZero() {
-		return now
-	}
-	return at
 }
 
 func (st *store) userLesson(userID, lessonID string) (*user, *lesson, error) {
@@ -155,58 +145,50 @@ func (st *store) userLesson(userID, lessonID string) (*user, *lesson, error) {
 }
 
 func (st *store) open(u *user, l *lesson, at, now time.Time) {
-	st.analytics.addEvent(progressEvent{userID: u.id, lessonID: l.id, courseID: l.courseID, name: "LessonOpened", at: at}, now)
-	lp := st.analytics.lessonProgressOf(ulKey{u.id, l.id}, l.courseID, now)
+	st.addEvent(u, l, "LessonOpened", nil, at, now)
+	lp := st.lessonProgressOf(u.ID, l, now)
 	if lp.opened.IsZero() || at.Before(lp.opened) {
 		lp.opened = at
 	}
-	st.refreshCourse(u, st.courses.Get(l.courseID), at)
+	st.refreshCourse(u, st.courses.Get(l.CourseID), at)
 }
 
-func (st *store) complete(u *user, l *lesson, score float64, at, now time.Time) []outgoing {
+func (st *store) complete(u *user, l *lesson, score float64, at, now time.Time) []Delivery {
 	started := at.Add(-10 * time.Minute)
 	st.open(u, l, started, now)
-	st.analytics.addAttempt(&attempt{id: uuidOf(st.hexID("attempt", 32)), userID: u.id, lessonID: l.id,
-		courseID: l.courseID, started: started, completed: at, score: score,
-		success: score >= float64(l.minimumScore), recorded: now})
-	st.analytics.addEvent(progressEvent{userID: u.id, lessonID: l.id, courseID: l.courseID, name: "LessonCompleted",
-		at: at, score: score, hasScore: true}, now)
-	lp := st.analytics.lessonProgressOf(ulKey{u.id, l.id}, l.courseID, now)
-	if lp.completed.IsZero() {
-		lp.completed = at
-	}
+	c := st.courses.Get(l.CourseID)
+	st.addRow(reportAttempts, started, now, map[string]any{"id": st.uuid("attempt"), "userId": u.ID,
+		"userExternalId": u.externalID, "courseId": c.ID, "courseExternalId": c.ExternalID, "lessonId": l.ID,
+		"lessonExternalId": l.ExternalID, "startedDateTime": wtp(started), "completedDateTime": wtp(at), "score": score,
+		"success": score >= float64(l.MinimumScore), "earnedStars": int(math.Round(score / 100 * 3))})
+	st.addEvent(u, l, "LessonCompleted", &score, at, now)
+	lp := st.lessonProgressOf(u.ID, l, now)
+	lp.completed = orNow(lp.completed, at)
 	lp.score, lp.hasScore, lp.attempts, lp.recorded = score, true, lp.attempts+1, now
-	c := st.courses.Get(l.courseID)
-	before := st.progress[ucKey{u.id, c.id}]
-	wasDone := before != nil && !before.completed.IsZero()
-	st.refreshCourse(u, c, at)
-	out := []outgoing{st.trainingEvent("TRIGGER_EVENT_TRAINING_LESSON_COMPLETED", u, c, l, at)}
-	if p := st.progress[ucKey{u.id, c.id}]; !wasDone && !p.completed.IsZero() {
-		out = append(out, st.trainingEvent("TRIGGER_EVENT_TRAINING_COURSE_COMPLETED", u, c, nil, at))
+	out := st.trainingEvent("TRIGGER_EVENT_TRAINING_LESSON_COMPLETED", u, c, l, at)
+	if st.refreshCourse(u, c, at) {
+		out = append(out, st.trainingEvent("TRIGGER_EVENT_TRAINING_COURSE_COMPLETED", u, c, nil, at)...)
 	}
 	return out
 }
 
-// refreshCourse works a user's course progress out again from their
-// lesson progress, after activity at.
-func (st *store) refreshCourse(u *user, c *course, at time.Time) {
-	k := ucKey{u.id, c.id}
-	p := st.progress[k]
+// refreshCourse works a user's course progress out of their lessons', and
+// reports whether the course completed at.
+func (st *store) refreshCourse(u *user, c *course, at time.Time) (completed bool) {
+	p := st.progress.Get(pair(u.ID, c.ID))
 	if p == nil {
-		p = &courseProgress{}
-		st.putProgress(k, p)
+		p = &courseProgress{userID: u.ID, courseID: c.ID}
+		st.progress.Add(pair(u.ID, c.ID), p)
 	}
 	lessons := st.publishedLessons(c)
 	p.totalLessons, p.completedLessons = len(lessons), 0
 	sum, scored := 0.0, 0
 	for _, l := range lessons {
-		lp := st.analytics.lessonProgress[ulKey{u.id, l.id}]
-		if lp == nil || lp.completed.IsZero() {
-			continue
-		}
-		p.completedLessons++
-		if lp.hasScore {
-			sum, scored = sum+lp.score, scored+1
+		if lp := st.analytics.lessonProgress.Get(pair(u.ID, l.ID)); lp != nil && !lp.completed.IsZero() {
+			p.completedLessons++
+			if lp.hasScore {
+				sum, scored = sum+lp.score, scored+1
+			}
 		}
 	}
 	if p.opened.IsZero() || at.Before(p.opened) {
@@ -218,10 +200,9 @@ func (st *store) refreshCourse(u *user, c *course, at time.Time) {
 	if scored > 0 {
 		p.score = int(math.Round(sum / float64(scored)))
 	}
-	if p.completed.IsZero() && p.totalLessons > 0 && p.completedLessons == p.totalLessons {
+	if completed = p.completed.IsZero() && p.totalLessons > 0 && p.completedLessons == p.totalLessons; completed {
 		p.completed = at
 	}
-	if at.After(p.modified) {
-		p.modified = at
-	}
+	p.modified = latest(p.modified, at)
+	return completed
 }

@@ -1,11 +1,11 @@
 package sctest
 
 import (
-	"cmp"
-	"encoding/json"
-	"io"
 	"log/slog"
+	"maps"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,68 +23,49 @@ const MaxBodyBytes = 1 << 20
 // seeding helpers are [Seeding]'s, which it embeds.
 type Server struct {
 	Seeding
-	// URL is the base of every path, such as http://127.0.0.1:38161.
-	URL string
-	// Token is the bearer token the fake accepts.
-	Token string
+	URL   string // the base of every path, such as http://127.0.0.1:38161
+	Token string // the bearer token the fake accepts
 
-	core    *fakeserver.Core
-	cfg     config
-	routes  *http.ServeMux
-	limiter *limiter
-	counts  *counters
+	core   *fakeserver.Core
+	cfg    config
+	routes *http.ServeMux
 
-	mu sync.RWMutex // guards st
-	st *store
-	// ahead is how far AdvanceClock moved the fake's clock on.
-	ahead atomic.Int64
+	mu    sync.RWMutex // guards st
+	st    *store
+	ahead atomic.Int64 // how far AdvanceClock moved the clock on
 
-	deliveries deliveryLog
+	statsMu    sync.Mutex // guards the fields below
+	windows    map[string]*window
+	counts     map[string]int
+	deliveries []Delivery
 }
 
-// Option configures a Server. A bad value makes [NewServer] and
-// [NewUnstarted] fail, and [New] fail the test, with an error wrapping
-// edapp.ErrInvalidInput: the first bad value given. A nil Option is
-// skipped.
+// Option configures a Server. The first bad value makes [NewServer] fail,
+// and [New] fail the test, with an error wrapping edapp.ErrInvalidInput.
 type Option = fakeserver.Option[config]
 
-// Seeding holds the helpers that add records, or act as a learner, in a
-// [Server]; a Server embeds it, so that srv.AddUser(spec) calls them.
+// Seeding holds the helpers that add records, or act as a learner; a
+// [Server] embeds it.
 type Seeding struct{ *server }
 
-// server names Server where Seeding and api embed it, so that the field
-// is unexported.
+// server keeps the field Seeding embeds unexported.
 type server = Server
 
-// api holds the route handlers, but the analytics reads'.
-type api struct{ *server }
-
-// analyticsAPI holds the analytics reads' handlers.
-type analyticsAPI struct{ *server }
-
-// config is the fake's own settings; the shared ones (token, clock,
-// latency, logger) are the fakeserver.Config's.
 type config struct {
-	limits    Limits
-	lag       time.Duration
-	camelCase bool
-	// ignoreModifiedAfter: the course-progress feed answers as if no
-	// modifiedAfter were sent.
+	limits              Limits
+	lag                 time.Duration
 	ignoreModifiedAfter bool
 }
 
 // WithToken sets the bearer token the fake accepts; it must not be empty.
 func WithToken(token string) Option { return fakeserver.WithToken[config](token) }
 
-// WithClock sets the fake's clock: it dates the records the fake makes,
-// times the rate-limit windows and decides when analytics rows are
-// published. now must not be nil.
+// WithClock sets the fake's clock, which dates records, times the
+// rate-limit windows and publishes analytics rows. now must not be nil.
 func WithClock(now func() time.Time) Option { return fakeserver.WithClock[config](now) }
 
-// WithAnalyticsLag makes every analytics row (attempts, lesson progress
-// and its events, survey answers, and the statistics worked out from
-// them) visible only lag after the fake recorded it, as the service's
-// warehouse publishes them 30 minutes to 2 hours late. The default is 0.
+// WithAnalyticsLag makes every analytics row visible only lag after the
+// fake recorded it, as the service's warehouse publishes them late.
 func WithAnalyticsLag(lag time.Duration) Option {
 	return func(c *fakeserver.Config[config]) error {
 		if lag < 0 {
@@ -95,34 +76,21 @@ func WithAnalyticsLag(lag time.Duration) Option {
 	}
 }
 
-// WithCamelCaseFeed makes the course-progress feed answer its rows in
-// camelCase (userId, progressPercent...) as a third-party client reads
-// it, instead of the vendor exporter's snake_case.
-func WithCamelCaseFeed() Option {
-	return func(c *fakeserver.Config[config]) error { c.Own.camelCase = true; return nil }
-}
-
 // WithModifiedAfterIgnored makes the course-progress feed ignore its
-// modifiedAfter parameter, as a service that does not know it would: every
-// row matching the other filters is answered. By default the fake honours
-// it (only the rows modified after it).
+// modifiedAfter parameter, as a service that does not know it would.
 func WithModifiedAfterIgnored() Option {
 	return func(c *fakeserver.Config[config]) error { c.Own.ignoreModifiedAfter = true; return nil }
 }
 
-// WithLogger logs one line per request (method, route, status). Nil, the
-// default, is silent, as edapp.WithLogger(nil) is. Tokens never reach the
-// log.
+// WithLogger logs one line per request (method, route, status); nil is
+// silent.
 func WithLogger(l *slog.Logger) Option { return fakeserver.WithLogger[config](l) }
 
-// WithLatency delays every answer by d, as a distant service would
-// (`edapp fake --latency`); a request whose context ends first gets no
-// answer. The default is 0.
+// WithLatency delays every answer by d, as a distant service would.
 func WithLatency(d time.Duration) Option { return fakeserver.WithLatency[config](d) }
 
 // NewServer starts a fake on a loopback port, with an empty organisation
-// and a random token. A bad option value is an error wrapping
-// edapp.ErrInvalidInput.
+// and a random token.
 func NewServer(opts ...Option) (*Server, error) {
 	s, err := NewUnstarted(opts...)
 	if err != nil {
@@ -132,25 +100,25 @@ func NewServer(opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// NewUnstarted makes a fake as NewServer does but listens nowhere: its
-// URL is empty until the caller serves Handler or HandlerWith on a server
-// of its own (`edapp fake --safetyculture` serves it beside the EdApp
-// fake) and sets URL if it needs it. Close does nothing.
+// NewUnstarted makes a fake as NewServer does but listens nowhere, for
+// the caller to serve Handler and set URL.
 func NewUnstarted(opts ...Option) (*Server, error) {
 	cfg, err := fakeserver.Apply("sctest", config{limits: DefaultLimits}, opts)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Token: cfg.Token, core: fakeserver.NewCore(cfg, routeTemplate), cfg: cfg.Own,
-		st: newStore(cfg.Clock()), limiter: newLimiter(cfg.Own.limits), counts: newCounters()}
+	s := &Server{Token: cfg.Token, core: fakeserver.NewCore(cfg, strings.TrimSpace), cfg: cfg.Own,
+		st: newStore(cfg.Clock()), windows: map[string]*window{}, counts: map[string]int{}}
 	s.Seeding = Seeding{s}
-	s.routes = s.newRouter()
+	s.routes = http.NewServeMux()
+	for _, rt := range routeTable {
+		s.routes.HandleFunc(rt.pattern, s.answer(rt))
+	}
 	return s, nil
 }
 
-// New starts a fake for a test and closes it when the test ends. A bad
-// option value fails the test at once; a handler panic fails it when it
-// ends (the client saw a 500, which a retry could have hidden).
+// New starts a fake for a test and closes it when the test ends; a
+// handler panic fails the test then (a retry could have hidden the 500).
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s, err := NewServer(opts...)
@@ -161,190 +129,182 @@ func New(t testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// Close stops the fake's own listener, if it has one, and waits for the
-// requests in flight.
+// Close stops the fake's own listener, if it has one.
 func (s *Server) Close() { s.core.Close() }
 
 // Handler answers the fake's routes, for mounting on another server.
-// Every other path gets 404.
 func (s *Server) Handler() http.Handler { return s.HandlerWith(nil) }
 
-// HandlerWith answers the fake's routes and passes every other request to
-// other (404 when other is nil), so that one port can serve SafetyCulture
-// beside another service whose paths do not collide, such as edapptest's.
+// HandlerWith answers the fake's routes and passes every other path to
+// other, so that one port serves SafetyCulture beside edapptest.
 func (s *Server) HandlerWith(other http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if other != nil && !ownsPath(r.URL.Path) {
-			other.ServeHTTP(w, r)
-			return
+		for _, prefix := range []string{"/training/", "/feed/", "/webhooks/v1/", "/accounts/"} {
+			if other == nil || strings.HasPrefix(r.URL.Path, prefix) {
+				s.serve(w, r)
+				return
+			}
 		}
-		api{s}.serve(w, r)
+		other.ServeHTTP(w, r)
 	})
 }
 
-// ownsPath reports whether a path belongs to SafetyCulture's API.
-func ownsPath(p string) bool {
-	for _, prefix := range []string{"/training/", "/feed/", "/webhooks/v1/", "/accounts/"} {
-		if strings.HasPrefix(p, prefix) {
-			return true
-		}
-	}
-	return false
-}
-
-// Handle replaces the fake's answer for the requests pattern matches (an
-// http.ServeMux pattern, such as "GET /feed/users"), as slacktest's
-// Customize.Handle does. The request must still carry the token, and it
-// is counted under pattern; the rate limits do not apply to it. Handling
-// the same pattern again replaces its handler; a nil handler removes the
-// override. A pattern ServeMux refuses, or one that conflicts with another
-// override, is an error wrapping edapp.ErrInvalidInput and changes
-// nothing.
+// Handle replaces the fake's answer for the requests an http.ServeMux
+// pattern ("GET /feed/users") matches, counted under pattern and not
+// rate-limited; a nil handler removes the override.
 func (s *Server) Handle(pattern string, h http.Handler) error {
 	return s.core.Handle(pattern, h, edapp.ErrInvalidInput)
 }
 
-// FailNext makes the next n authenticated requests answer status with the
-// service's error body, before the rate limits and the routes. When
-// retryAfter > 0 the answers carry a Retry-After header in whole seconds
-// (rounded up). A status outside 100-599 becomes 500. n <= 0 cancels the
-// pending failures FailNext set (FailNextOn's stay).
+// FailNext makes the next n authenticated requests answer status, with a
+// Retry-After header when retryAfter > 0. n <= 0 cancels.
 func (s *Server) FailNext(n int, status int, retryAfter time.Duration) {
 	s.core.FailNext(n, status, retryAfter)
 }
 
-// FailNextOn is FailNext for one route, as RequestCount names it ("GET
-// /feed/users", "/training/v1/courses/{id}"; without a method it covers
-// every method): only requests to it fail, first, whatever other failures
-// are pending. It replaces the pending failures of that route; n <= 0
-// cancels them.
+// FailNextOn is FailNext for one route, first, as RequestCount names it
+// ("GET /feed/users", or without the method for every method).
 func (s *Server) FailNextOn(route string, n int, status int, retryAfter time.Duration) {
 	s.core.FailNextOn(route, n, status, retryAfter)
 }
 
-func (s *Server) now() time.Time { return s.core.Now().Add(time.Duration(s.ahead.Load())) }
-
-func (s api) serve(w http.ResponseWriter, r *http.Request) {
-	defer s.recoverPanic(w, r)
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.core.Recovered(r, v)
+			writeError(w, &apiError{http.StatusInternalServerError, "internal error"})
+		}
+	}()
 	if !s.core.Wait(r.Context()) {
 		return
 	}
 	w.Header().Set("X-Request-Id", fakeserver.RandomHex(8))
 	w.Header().Set("Date", s.now().UTC().Format(http.TimeFormat)) // the fake's clock, as the records are dated
 	if !s.core.Authorized(r) {
-		writeError(w, http.StatusUnauthorized, codeUnauthenticated, "Unauthenticated")
+		writeError(w, &apiError{http.StatusUnauthorized, "Unauthenticated"})
 		return
 	}
-	if mux, pattern := s.core.Override(r); mux != nil {
-		s.counts.add(pattern)
-		if !s.injectFailure(w, r, pattern) {
-			mux.ServeHTTP(w, r) // the mux, not the handler it found, sets the path values
+	h, pattern := s.core.Override(r)
+	if h == nil {
+		if _, pattern = s.routes.Handler(r); pattern == "" {
+			writeError(w, &apiError{http.StatusNotFound, "Not Found"})
+			return
 		}
-		return
+		h = s.routes
 	}
-	_, pattern := s.routes.Handler(r)
-	if pattern == "" {
-		writeError(w, http.StatusNotFound, codeNotFound, "Not Found")
-		return
-	}
-	s.counts.add(pattern)
-	if s.injectFailure(w, r, pattern) {
-		return
-	}
-	if !s.limiter.admit(w, pattern, s.now()) {
-		s.log(r, pattern, http.StatusTooManyRequests)
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+	s.count(pattern)
 	sw := &fakeserver.StatusWriter{ResponseWriter: w}
-	s.routes.ServeHTTP(sw, r)
-	s.log(r, pattern, cmp.Or(sw.Status(), http.StatusOK))
+	if !s.injectFailure(sw, r, pattern) {
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		h.ServeHTTP(sw, r) // the mux, not the handler it found, sets the path values
+	}
+	s.core.Log.Info("sctest request", "method", r.Method, "route", pattern, "status", sw.Status())
 }
 
-// injectFailure answers a pending failure that covers a request to the
-// route pattern.
 func (s *Server) injectFailure(w http.ResponseWriter, r *http.Request, pattern string) bool {
 	_, path, _ := strings.Cut(pattern, " ")
-	f, ok := s.core.TakeFault(r.Method, routeTemplate(path))
-	if !ok {
-		return false
-	}
-	if f.RetryAfter > 0 {
-		w.Header().Set("Retry-After", fakeserver.RetryAfter(f.RetryAfter))
-	}
-	writeError(w, f.Status, grpcCode(f.Status), "injected failure: "+http.StatusText(f.Status))
-	return true
-}
-
-// grpcCode is the gateway's code for an HTTP status.
-func grpcCode(status int) int {
-	switch status {
-	case http.StatusBadRequest:
-		return codeInvalidArgument
-	case http.StatusNotFound:
-		return codeNotFound
-	case http.StatusTooManyRequests:
-		return codeResourceExhausted
-	case http.StatusUnauthorized:
-		return codeUnauthenticated
-	}
-	return codeInternal
-}
-
-// routeTemplate is the form FailNextOn matches a route by: its path, with
-// each {parameter} as {id}.
-func routeTemplate(path string) string {
-	segs := strings.Split(strings.Trim(strings.TrimSpace(path), "/"), "/")
-	for i, seg := range segs {
-		if strings.HasPrefix(seg, "{") {
-			segs[i] = "{id}"
+	f, ok := s.core.TakeFault(r.Method, path)
+	if ok {
+		if f.RetryAfter > 0 {
+			w.Header().Set("Retry-After", fakeserver.RetryAfter(f.RetryAfter))
 		}
+		writeError(w, &apiError{f.Status, "injected failure: " + http.StatusText(f.Status)})
 	}
-	return "/" + strings.Join(segs, "/")
+	return ok
 }
 
-func (s api) recoverPanic(w http.ResponseWriter, r *http.Request) {
-	if v := recover(); v != nil {
-		s.core.Recovered(r, v)
-		writeError(w, http.StatusInternalServerError, codeInternal, "internal error")
+func (s *Server) now() time.Time { return s.core.Now().Add(time.Duration(s.ahead.Load())) }
+
+// Now reads the fake's clock: WithClock's, moved on by AdvanceClock.
+func (s *Server) Now() time.Time { return s.now() }
+
+// AdvanceClock moves the fake's clock on by d > 0, as when a seeded
+// history ends after the clock's time.
+func (s Seeding) AdvanceClock(d time.Duration) { s.ahead.Add(int64(max(d, 0))) }
+
+// Limits are the requests each endpoint (method and path template) may
+// receive in one Window: Catalogue for the Training catalogue endpoints
+// the service's rate-limit table lists, Other for every other.
+type Limits struct {
+	Catalogue, Other int
+	Window           time.Duration
+}
+
+// DefaultLimits are the service's: 200 and 800 a minute.
+var DefaultLimits = Limits{Catalogue: 200, Other: 800, Window: time.Minute}
+
+// WithLimits sets the limits, each at least 1, the window positive: scaled
+// down, a test reaches them in a few requests.
+func WithLimits(l Limits) Option {
+	return func(c *fakeserver.Config[config]) error {
+		if l.Catalogue < 1 || l.Other < 1 || l.Window <= 0 {
+			return c.Bad("WithLimits(%+v): each limit must be at least 1 and the window positive (WithoutLimits turns limiting off)", l)
+		}
+		c.Own.limits = l
+		return nil
 	}
 }
 
-func (s *Server) log(r *http.Request, route string, status int) {
-	s.core.Log.Info("sctest request", "method", r.Method, "route", route, "status", status)
+// WithoutLimits makes the fake answer every request, however many come.
+func WithoutLimits() Option {
+	return func(c *fakeserver.Config[config]) error { c.Own.limits = Limits{}; return nil }
 }
 
-// The error codes are gRPC's, as the service's gateway answers them:
-// {"code": 3, "message": "...", "details": []}.
-const (
-	codeInvalidArgument   = 3
-	codeNotFound          = 5
-	codeResourceExhausted = 8
-	codeInternal          = 13
-	codeUnauthenticated   = 16
-)
-
-func writeError(w http.ResponseWriter, status, code int, msg string) {
-	writeJSON(w, status, map[string]any{"code": code, "message": msg, "details": []any{}})
+type window struct {
+	start time.Time
+	used  int
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-// readJSON decodes a request body into v; false means it answered the
-// error (400, or 413 over MaxBodyBytes).
-func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		writeError(w, http.StatusRequestEntityTooLarge, codeInvalidArgument, "request body too large")
-		return false
+// admit takes one request of route's fixed window; over the limit it
+// answers 429.
+func (s *Server) admit(w http.ResponseWriter, rt route) bool {
+	route, limit, now := rt.pattern, s.cfg.limits.Other, s.now()
+	if rt.catalogue {
+		limit = s.cfg.limits.Catalogue
 	}
-	if err := json.Unmarshal(body, v); err != nil {
-		writeError(w, http.StatusBadRequest, codeInvalidArgument, "malformed JSON body")
-		return false
+	if limit == 0 {
+		return true
 	}
-	return true
+	s.statsMu.Lock()
+	win := s.windows[route]
+	if win == nil || !now.Before(win.start.Add(s.cfg.limits.Window)) {
+		win = &window{start: now}
+		s.windows[route] = win
+	}
+	ok := win.used < limit
+	if ok {
+		win.used++
+	}
+	remaining, reset := limit-win.used, win.start.Add(s.cfg.limits.Window).Sub(now)
+	s.statsMu.Unlock()
+	h := w.Header()
+	h.Set("x-ratelimit-limit", strconv.Itoa(limit))
+	h.Set("x-ratelimit-remaining", strconv.Itoa(remaining))
+	h.Set("x-ratelimit-reset", strconv.Itoa(int(math.Ceil(reset.Seconds()))))
+	if !ok {
+		writeError(w, &apiError{http.StatusTooManyRequests, "Too Many Requests"})
+	}
+	return ok
+}
+
+func (s *Server) count(route string) {
+	s.statsMu.Lock()
+	s.counts[route]++
+	s.statsMu.Unlock()
+}
+
+// RequestCount reports how many requests with a valid token a route
+// received ("GET /feed/users", as the route table or a Handle pattern
+// names it), whatever they were answered (429 included).
+func (s *Server) RequestCount(route string) int {
+	s.statsMu.Lock()
+	defer s.statsMu.Unlock()
+	return s.counts[route]
+}
+
+// RequestCounts returns the non-zero counts by route.
+func (s *Server) RequestCounts() map[string]int {
+	s.statsMu.Lock()
+	defer s.statsMu.Unlock()
+	return maps.Clone(s.counts)
 }

@@ -147,28 +147,31 @@ type wireProgress struct {
 	DueAt            string  `json:"due_at"`
 }
 
-// wireProgressCamel is the same row as a third-party client reads it.
-type wireProgressCamel struct {
-	OpenedAt         string  `json:"openedAt"`
-	CompletedAt      string  `json:"completedAt"`
-	TotalLessons     int     `json:"totalLessons"`
-	CompletedLessons int     `json:"completedLessons"`
-	CourseID         string  `json:"courseId"`
-	CourseExternalID string  `json:"courseExternalId"`
-	CourseTitle      string  `json:"courseTitle"`
-	UserEmail        string  `json:"userEmail"`
-	UserFirstName    string  `json:"userFirstName"`
-	UserLastName     string  `json:"userLastName"`
-	UserID           string  `json:"userId"`
-	UserExternalID   string  `json:"userExternalId"`
-	ProgressPercent  float64 `json:"progressPercent"`
-	Score            int     `json:"score"`
-	DueAt            string  `json:"dueAt"`
-}
-
 type wireWhoAmI struct {
 	UserID         string `json:"user_id"`
 	OrganisationID string `json:"organisation_id"`
 	Firstname      string `json:"firstname"`
 	Lastname       string `json:"lastname"`
+}
+
+type wireWebhook struct {
+	WebhookID     string   `json:"webhook_id"`
+	URL           string   `json:"url"`
+	TriggerEvents []string `json:"trigger_events"`
+}
+
+type wireCourseStatistics struct {
+	CourseID       string `json:"courseId"`
+	TotalUsers     int    `json:"totalUsers"`
+	CompletedCount int    `json:"completedCount"`
+	OpenedCount    int    `json:"openedCount"`
+}
+
+type wireLessonStatistics struct {
+	LessonID       string `json:"lessonId"`
+	CourseID       string `json:"courseId"`
+	LessonTitle    string `json:"lessonTitle"`
+	TotalUsers     int    `json:"totalUsers"`
+	OpenedCount    int    `json:"openedCount"`
+	CompletedCount int    `json:"completedCount"`
 }

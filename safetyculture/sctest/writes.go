@@ -1,9 +1,17 @@
 package sctest
 
 import (
+	"bytes"
 	"cmp"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"time"
 )
@@ -14,29 +22,10 @@ type Assignment struct {
 	Type, ID string
 }
 
-type wireAssignmentsBody struct {
-	Assignments []struct {
-		ID         string `json:"id"`
-		Type       string `json:"type"`
-		IsAssigned bool   `json:"isAssigned"`
-	} `json:"assignments"`
-	UniversalAccess bool `json:"universalAccess"`
-	ClearAllUsers   bool `json:"clearAllUsers"`
-	ClearAllGroups  bool `json:"clearAllGroups"`
-	ClearAllSites   bool `json:"clearAllSites"`
-}
-
 // Assignments returns a course's assignees, sorted by type and id.
 func (s *Server) Assignments(courseID string) []Assignment {
-	var out []Assignment
-	s.read(func(st *store, _ time.Time) {
-		for a := range st.assignments[courseID] {
-			out = append(out, a)
-		}
-	})
-	slices.SortFunc(out, func(a, b Assignment) int {
-		return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.ID, b.ID))
-	})
+	out := view(s, func(st *store) []Assignment { return slices.Collect(maps.Keys(st.assignments[courseID])) })
+	slices.SortFunc(out, func(a, b Assignment) int { return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.ID, b.ID)) })
 	return out
 }
 
@@ -47,135 +36,215 @@ func (s Seeding) AddAssignment(courseID string, a Assignment) error {
 		if st.courses.Get(courseID) == nil || !st.assigneeExists(a.Type, a.ID) {
 			return fmt.Errorf("%w: course %q or assignee %s %q", ErrNotFound, courseID, a.Type, a.ID)
 		}
-		if st.assignments[courseID] == nil {
-			st.assignments[courseID] = map[Assignment]bool{}
-		}
-		st.assignments[courseID][a] = true
+		st.assign(courseID, []wireAssignment{{a.ID, a.Type, true}}, nil)
 		return nil
 	})
+}
+
+type wireAssignment struct {
+	ID         string `json:"id"`
+	Type       string `json:"type"`
+	IsAssigned bool   `json:"isAssigned"`
 }
 
 // putAssignments answers PUT /training/courses/v1/{courseId}/assignments:
 // it assigns or unassigns users, groups and sites, after the clearAll
 // flags, and counts what changed of each kind.
-func (s api) putAssignments(w http.ResponseWriter, r *http.Request) {
-	var body wireAssignmentsBody
-	if !readJSON(w, r, &body) {
-		return
+func putAssignments(c *call) any {
+	var body struct {
+		Assignments                                  []wireAssignment
+		ClearAllUsers, ClearAllGroups, ClearAllSites bool
 	}
-	id := r.PathValue("courseId")
-	var counts map[string]int
-	status, code, msg := http.StatusOK, 0, ""
-	_ = s.write(func(st *store, _ time.Time) error {
-		if st.courses.Get(id) == nil {
-			status, code, msg = http.StatusNotFound, codeNotFound, "course "+id+" not found"
-			return nil
+	co := find(c, c.st.courses.Get, c.PathValue("courseId"), "course")
+	c.decode(&body)
+	for _, a := range body.Assignments {
+		if !c.st.assigneeExists(a.Type, a.ID) {
+			c.fail(http.StatusBadRequest, "unknown assignee %s %s", a.Type, a.ID)
 		}
-		for _, a := range body.Assignments {
-			if !st.assigneeExists(a.Type, a.ID) {
-				status, code, msg = http.StatusBadRequest, codeInvalidArgument, "unknown assignee "+a.Type+" "+a.ID
-				return nil
-			}
-		}
-		counts = st.assign(id, body)
+	}
+	if c.err != nil {
 		return nil
-	})
-	if status != http.StatusOK {
-		writeError(w, status, code, msg)
-		return
 	}
-	writeJSON(w, http.StatusOK, map[string]int{"usersUpdated": counts["ASSIGNMENT_TYPE_USER"],
-		"groupsUpdated": counts["ASSIGNMENT_TYPE_GROUP"], "sitesUpdated": counts["ASSIGNMENT_TYPE_SITE"]})
+	counts := c.st.assign(co.ID, body.Assignments, map[string]bool{"ASSIGNMENT_TYPE_USER": body.ClearAllUsers,
+		"ASSIGNMENT_TYPE_GROUP": body.ClearAllGroups, "ASSIGNMENT_TYPE_SITE": body.ClearAllSites})
+	return map[string]int{"usersUpdated": counts["ASSIGNMENT_TYPE_USER"],
+		"groupsUpdated": counts["ASSIGNMENT_TYPE_GROUP"], "sitesUpdated": counts["ASSIGNMENT_TYPE_SITE"]}
 }
 
 func (st *store) assigneeExists(kind, id string) bool {
-	switch kind {
-	case "ASSIGNMENT_TYPE_USER":
-		return st.users.Get(id) != nil
-	case "ASSIGNMENT_TYPE_GROUP":
-		return st.groups.Get(id) != nil
-	case "ASSIGNMENT_TYPE_SITE":
-		return st.sites.Get(id) != nil
-	}
-	return false
+	return map[string]bool{"ASSIGNMENT_TYPE_USER": st.users.Get(id) != nil,
+		"ASSIGNMENT_TYPE_GROUP": st.groups.Get(id) != nil, "ASSIGNMENT_TYPE_SITE": st.sites.Get(id) != nil}[kind]
 }
 
-func (st *store) assign(courseID string, body wireAssignmentsBody) map[string]int {
+// assign counts the changes by kind.
+func (st *store) assign(courseID string, in []wireAssignment, clear map[string]bool) map[string]int {
 	set := st.assignments[courseID]
 	if set == nil {
 		set = map[Assignment]bool{}
 		st.assignments[courseID] = set
 	}
 	counts := map[string]int{}
-	clear := map[string]bool{"ASSIGNMENT_TYPE_USER": body.ClearAllUsers, "ASSIGNMENT_TYPE_GROUP": body.ClearAllGroups, "ASSIGNMENT_TYPE_SITE": body.ClearAllSites}
 	for a := range set {
 		if clear[a.Type] {
 			delete(set, a)
 			counts[a.Type]++
 		}
 	}
-	for _, in := range body.Assignments {
+	for _, in := range in {
 		a := Assignment{Type: in.Type, ID: in.ID}
-		if set[a] != in.IsAssigned {
-			counts[a.Type]++
-		}
+		counts[a.Type] += btoi(set[a] != in.IsAssigned)
+		delete(set, a)
 		if in.IsAssigned {
 			set[a] = true
-		} else {
-			delete(set, a)
 		}
 	}
 	return counts
 }
 
 // resetProgress answers POST /training/courseprogress/v1/reset. The body
-// is the fake's guess, {"courseId": "...", "userIds": ["..."]} (course_id
-// and user_ids are read too, as nothing public shows the spelling): it
-// forgets those users' progress in that course (the course's row and its
-// lessons').
-func (s api) resetProgress(w http.ResponseWriter, r *http.Request) {
+// is the fake's guess, {"courseId": "...", "userIds": ["..."]}: it
+// forgets those users' progress in that course and its lessons.
+func resetProgress(c *call) any {
 	var body struct {
-		CourseID   string   `json:"courseId"`
-		UserIDs    []string `json:"userIds"`
-		CourseIDSn string   `json:"course_id"`
-		UserIDsSn  []string `json:"user_ids"`
+		CourseID string   `json:"courseId"`
+		UserIDs  []string `json:"userIds"`
 	}
-	if !readJSON(w, r, &body) {
-		return
+	c.decode(&body)
+	co := find(c, c.st.courses.Get, body.CourseID, "course")
+	for _, uid := range body.UserIDs {
+		c.st.resetProgress(uid, co)
 	}
-	body.CourseID = cmp.Or(body.CourseID, body.CourseIDSn)
-	if len(body.UserIDs) == 0 {
-		body.UserIDs = body.UserIDsSn
-	}
-	found := true
-	_ = s.write(func(st *store, _ time.Time) error {
-		c := st.courses.Get(body.CourseID)
-		if found = c != nil; !found {
-			return nil
-		}
-		for _, uid := range body.UserIDs {
-			st.resetProgress(uid, c)
-		}
-		return nil
-	})
-	if !found {
-		notFound(w, "course", body.CourseID)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{})
+	return struct{}{}
 }
 
-func (st *store) resetProgress(userID string, c *course) {
-	k := ucKey{userID, c.id}
-	if st.progress[k] != nil {
-		delete(st.progress, k)
-		st.progressKeys = slices.DeleteFunc(st.progressKeys, func(o ucKey) bool { return o == k })
+// The webhook shapes are the fake's reading of the service's reference:
+// a webhook is {webhook_id, url, trigger_events}; the list answers
+// {"webhooks": [...]}; the token reads {"token": "..."}.
+type webhook = wireWebhook
+
+// AddWebhook registers a webhook, as POST /webhooks/v1/webhooks does.
+func (s Seeding) AddWebhook(rawURL string, events ...string) (string, error) {
+	h := &webhook{URL: rawURL, TriggerEvents: events}
+	if msg := h.problem(); msg != "" {
+		return "", fmt.Errorf("%w: %s", ErrInvalid, msg)
 	}
-	for _, lid := range c.lessonIDs {
-		lk := ulKey{userID, lid}
-		if st.analytics.lessonProgress[lk] != nil {
-			delete(st.analytics.lessonProgress, lk)
-			st.analytics.lpKeys = slices.DeleteFunc(st.analytics.lpKeys, func(o ulKey) bool { return o == lk })
+	return update(s.server, func(st *store, _ time.Time) (string, error) { return st.addWebhook(h).WebhookID, nil })
+}
+
+func (st *store) addWebhook(h *webhook) *webhook {
+	h.WebhookID = st.uuid("webhook")
+	st.webhooks.Add(h.WebhookID, h)
+	return h
+}
+
+// problem is why the service would refuse a webhook, "" if it would not.
+func (h *webhook) problem() string {
+	if u, err := url.Parse(h.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "url must be an absolute http or https URL"
+	} else if len(h.TriggerEvents) == 0 {
+		return "trigger_events must name at least one event"
+	}
+	return ""
+}
+
+func readWebhook(c *call) *webhook {
+	var h webhook
+	if c.decode(&h) && h.problem() != "" {
+		c.fail(http.StatusBadRequest, "%s", h.problem())
+	}
+	return &h
+}
+
+func listWebhooks(c *call) any {
+	return map[string]any{"webhooks": each(c.st.webhooks.All(), deref)}
+}
+
+func createWebhook(c *call) any {
+	if h := readWebhook(c); c.err == nil {
+		return c.st.addWebhook(h)
+	}
+	return nil
+}
+
+func getWebhook(c *call) any { return find(c, c.st.webhooks.Get, c.PathValue("webhookId"), "webhook") }
+
+func updateWebhook(c *call) any {
+	h, body := find(c, c.st.webhooks.Get, c.PathValue("webhookId"), "webhook"), readWebhook(c)
+	if c.err == nil {
+		h.URL, h.TriggerEvents = body.URL, body.TriggerEvents
+	}
+	return h
+}
+
+func deleteWebhook(c *call) any {
+	c.st.webhooks.Remove(find(c, c.st.webhooks.Get, c.PathValue("webhookId"), "webhook").WebhookID)
+	return struct{}{}
+}
+
+func webhookToken(c *call) any { return map[string]string{"token": c.st.secret} }
+
+// Delivery is a webhook delivery the fake made and how it ended.
+type Delivery struct {
+	WebhookID, URL, Event string
+	Body                  []byte // the raw body, as signed
+	Signature             string // x-safetyculture-signature
+	Status                int    // 0 when the request failed
+	Err                   string
+}
+
+// trainingEvent plans a delivery of a training event about a user's
+// course, or a lesson of it when l is not nil, to each webhook registered
+// for it, signed under the lock and sent after it is released.
+func (st *store) trainingEvent(event string, u *user, c *course, l *lesson, at time.Time) []Delivery {
+	resource := map[string]string{"id": c.ID, "type": "TRAINING_COURSE"}
+	details := map[string]string{"course_id": c.ID, "course_external_id": c.ExternalID, "course_title": c.Title,
+		"user_id": u.ID, "user_email": u.Email, "user_external_id": u.externalID, "completed_at": wt(at)}
+	if l != nil {
+		resource = map[string]string{"id": l.ID, "type": "TRAINING_LESSON"}
+		details["lesson_id"], details["lesson_title"] = l.ID, l.Title
+	}
+	var out []Delivery
+	for _, h := range st.webhooks.All() {
+		if slices.Contains(h.TriggerEvents, event) {
+			body, _ := json.Marshal(map[string]any{"webhook_id": h.WebhookID, "version": "3.0.0", "resource": resource,
+				"data": map[string]any{"details": details}, "event": map[string]any{"date_triggered": at.UTC().Format(time.RFC3339),
+					"event_types": []string{event}, "triggered_by": map[string]string{"user": u.ID, "organization": st.orgID}}})
+			mac := hmac.New(sha256.New, []byte(st.secret))
+			mac.Write(body)
+			out = append(out, Delivery{WebhookID: h.WebhookID, URL: h.URL, Event: event, Body: body, Signature: hex.EncodeToString(mac.Sum(nil))})
 		}
 	}
+	return out
+}
+
+// deliver sends each delivery in turn, and records how it ended.
+func (s *Server) deliver(ds []Delivery) {
+	for _, d := range ds {
+		req, err := http.NewRequest(http.MethodPost, d.URL, bytes.NewReader(d.Body))
+		if err == nil {
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("x-safetyculture-signature", d.Signature)
+			var resp *http.Response
+			if resp, err = deliveryClient.Do(req); err == nil {
+				_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+				resp.Body.Close()
+				d.Status = resp.StatusCode
+			}
+		}
+		if err != nil {
+			d.Err = err.Error()
+		}
+		s.statsMu.Lock()
+		s.deliveries = append(s.deliveries, d)
+		s.statsMu.Unlock()
+	}
+}
+
+var deliveryClient = &http.Client{Timeout: 5 * time.Second}
+
+// Deliveries returns the webhook deliveries made so far, oldest first.
+func (s *Server) Deliveries() []Delivery {
+	s.statsMu.Lock()
+	defer s.statsMu.Unlock()
+	return slices.Clone(s.deliveries)
 }

@@ -4,7 +4,8 @@
 // port) and stops when it ends.
 //
 // A test package that uses Postgres calls Main from its TestMain, so that
-// the server stops when the tests end:
+// the server stops when the tests end, and the tests that skipped for
+// want of the PostgreSQL binaries are listed (package testskip):
 //
 //	func TestMain(m *testing.M) { dbtest.Main(m) }
 package dbtest
@@ -18,6 +19,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,6 +28,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edapp-go/edapp/edapptest/testskip"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 )
 
@@ -52,7 +55,7 @@ func Postgres(t testing.TB) string {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("PostgreSQL: %v", srvErr)
 		}
-		t.Skipf("PostgreSQL tests skipped: %v", srvErr)
+		missing.Skip(t, fmt.Sprintf("PostgreSQL tests skipped: %v", srvErr))
 	}
 	return srv.database(t, fmt.Sprintf("edapp_test_%d", counter.Add(1)))
 }
@@ -71,10 +74,26 @@ func (s *server) database(t testing.TB, name string) string {
 	return s.url(name)
 }
 
-// Main runs the tests, then stops the PostgreSQL server if one started.
+// missing lists the test binary's tests that skipped for want of the
+// PostgreSQL binaries; Main prints it after the run, as the root's and
+// cmd/edapp's tests print theirs.
+var missing = testskip.New(testedPackage())
+
+// testedPackage is the import path of the package the test binary tests
+// (a test binary's main package is that path plus ".test").
+func testedPackage() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Path != "" {
+		return strings.TrimSuffix(bi.Path, ".test")
+	}
+	return filepath.Base(os.Args[0])
+}
+
+// Main runs the tests, then stops the PostgreSQL server if one started,
+// and lists the tests that skipped.
 func Main(m *testing.M) {
 	code := m.Run()
 	Stop()
+	missing.Report()
 	os.Exit(code)
 }
 

@@ -8,10 +8,8 @@
 package dbwrite
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/internal/placeholder"
 )
 
 // TimeLayout is how a time is written on SQLite: ISO 8601 in UTC with
@@ -46,15 +44,5 @@ func Rebind(d dbschema.Dialect, query string) string {
 	if d != dbschema.Postgres {
 		return query
 	}
-	var b strings.Builder
-	n := 0
-	for _, r := range query {
-		if r == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return placeholder.Numbered(query)
 }

@@ -1,4 +1,4 @@
-package main
+package sqldest
 
 import (
 	"context"
@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
-	"github.com/edapp-go/edapp/export/sqldest"
+	"github.com/edapp-go/edapp/export/internal/dbtest"
 )
 
 // meetTriggers makes the first write into each table wait, for up to 5 s,
@@ -42,11 +41,11 @@ END $$;
 CREATE TRIGGER meet AFTER INSERT ON users FOR EACH STATEMENT EXECUTE FUNCTION meet();
 CREATE TRIGGER meet AFTER INSERT ON groups FOR EACH STATEMENT EXECUTE FUNCTION meet();`
 
-// TestExportDBWritesKindsInParallelOnPostgres: on PostgreSQL the groups
+// TestDatabaseWritesKindsInParallelOnPostgres: on PostgreSQL the groups
 // of two kinds are written at once, each in a transaction of its own
 // connection (both see the other's open), and the export completes with
 // every row.
-func TestExportDBWritesKindsInParallelOnPostgres(t *testing.T) {
+func TestDatabaseWritesKindsInParallelOnPostgres(t *testing.T) {
 	t.Parallel()
 	url := dbtest.Postgres(t)
 	srv, _ := exportFixture(t, 20)
@@ -54,9 +53,10 @@ func TestExportDBWritesKindsInParallelOnPostgres(t *testing.T) {
 	if _, err := db.Exec(meetTriggers); err != nil {
 		t.Fatal(err)
 	}
-	r := runExport(t, context.Background(), srv, nil, "--db", url, "--kinds", "users,groups")
-	wantCode(t, r, exitOK)
-	met := rowIDs(t, db, `SELECT DISTINCT tbl FROM meet ORDER BY tbl`)
+	if err := runDBExport(t, context.Background(), srv, url, kinds("users", "groups")); err != nil {
+		t.Fatal(err)
+	}
+	met := column(t, db, `SELECT DISTINCT tbl FROM meet ORDER BY tbl`)
 	if !slices.Equal(met, []string{"groups", "users"}) {
 		t.Errorf("writers that saw the other's transaction open: %q, want groups and users", met)
 	}
@@ -66,13 +66,13 @@ func TestExportDBWritesKindsInParallelOnPostgres(t *testing.T) {
 	}
 }
 
-// TestExportDBWritersStopWhenTheLockIsTaken ends the session holding a
+// TestDatabaseWritersStopWhenTheLockIsTaken ends the session holding a
 // PostgreSQL export's lock while its writers' connections live on, and
 // takes the lock as it is freed, as another export would: the first
 // export writes nothing more (each writer's transaction shows the lock
 // still held by its export first), and stops saying another export took
 // the database.
-func TestExportDBWritersStopWhenTheLockIsTaken(t *testing.T) {
+func TestDatabaseWritersStopWhenTheLockIsTaken(t *testing.T) {
 	t.Parallel()
 	url := dbtest.Postgres(t)
 	db, _ := migratedTestDB(t, url)
@@ -82,13 +82,13 @@ func TestExportDBWritersStopWhenTheLockIsTaken(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.SetLatency(50 * time.Millisecond)
-	first := make(chan result, 1)
+	first := make(chan error, 1)
 	go func() {
-		first <- runExport(t, context.Background(), srv, smallPages, "--db", url, "--concurrency", "2")
+		first <- runDBExport(t, context.Background(), srv, url, smallPages, concurrency(2))
 	}()
 	stop := make(chan struct{})
 	defer close(stop)
-	<-afterRequests(requestsOf(srv), 10, stop)
+	<-afterRequests(srv, 10, stop)
 
 	conn, err := db.Conn(context.Background())
 	if err != nil {
@@ -105,10 +105,9 @@ func TestExportDBWritersStopWhenTheLockIsTaken(t *testing.T) {
 	waitRows(t, db, 0, `SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND mode = 'ShareLock'`)
 	rows := snapshot(t, db)
 
-	r := <-first
-	wantCode(t, r, exitError)
-	if !strings.Contains(r.stderr, "another export") {
-		t.Errorf("stderr does not say another export took the database:\n%s", r.stderr)
+	err = <-first
+	if err == nil || !strings.Contains(err.Error(), "another export") {
+		t.Errorf("the first export's error does not say another export took the database:\n%v", err)
 	}
 	if !maps.EqualFunc(rows, snapshot(t, db), slices.Equal) {
 		t.Error("the first export wrote after the database was taken")
@@ -200,13 +199,8 @@ func TestOpenDatabaseWaitsForALostExportsWriters(t *testing.T) {
 	}
 	proxied := startPGProxy(t, url)
 	srv, _ := exportFixture(t, 20)
-	noReconnect := func(f *factory) {
-		f.OpenDatabase = func(ctx context.Context, db *sql.DB, d sqldest.Dialect, opts ...sqldest.DatabaseOption) (*sqldest.Database, error) {
-			return sqldest.OpenDatabase(ctx, db, d, append(opts, sqldest.WithReconnect(0))...)
-		}
-	}
-	first := make(chan result, 1)
-	go func() { first <- runExport(t, context.Background(), srv, noReconnect, "--db", proxied.url) }()
+	first := make(chan error, 1)
+	go func() { first <- runDBExport(t, context.Background(), srv, proxied.url, noReconnect) }()
 	waitRows(t, db, 1, `SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()`)
 
 	proxied.shut.Store(true) // the connections it has stay; it gets no new one
@@ -214,14 +208,35 @@ func TestOpenDatabaseWaitsForALostExportsWriters(t *testing.T) {
 	if _, err := db.Exec(`SELECT pg_terminate_backend($1)`, owner); err != nil {
 		t.Fatal(err)
 	}
-	second, err := sqldest.OpenDatabase(context.Background(), db, d, sqldest.WithLockWait(time.Minute))
+	second, err := OpenDatabase(context.Background(), db, d, WithLockWait(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer second.Close()
 	rows := snapshot(t, db)
-	wantCode(t, <-first, exitError)
+	if err := <-first; err == nil {
+		t.Error("the first export succeeded after its lock was lost")
+	}
 	if !maps.EqualFunc(rows, snapshot(t, db), slices.Equal) {
 		t.Error("the first export's writer committed after the second export opened the database")
 	}
+}
+
+// column is the first column of query's rows, as text.
+func column(t *testing.T, db *sql.DB, query string) []string {
+	t.Helper()
+	rows, err := db.Query(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
 }

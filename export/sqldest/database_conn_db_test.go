@@ -1,8 +1,7 @@
-package main
+package sqldest
 
 import (
 	"context"
-	"database/sql"
 	"io"
 	"maps"
 	"net"
@@ -14,15 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
-	"github.com/edapp-go/edapp/export/sqldest"
+	"github.com/edapp-go/edapp/export/internal/dbtest"
 )
-
-// smallPages gives an export the small pages of the kill loop: many
-// transactions for a restart to land in.
-func smallPages(f *factory) { withPageSize(f, killPageSize) }
 
 // reconnectFixture is a PostgreSQL server of the test's own, to restart,
 // and a fake with data for a few seconds of export.
@@ -41,44 +35,48 @@ func reconnectFixture(t *testing.T) (*dbtest.Server, *edapptest.Server) {
 	return pg, srv
 }
 
-// TestExportDBReconnect restarts PostgreSQL in the middle of an export:
+// TestDatabaseReconnect restarts PostgreSQL in the middle of an export:
 // the export regains its connection and its lock, and finishes on its own
 // with the tables of a clean export.
-func TestExportDBReconnect(t *testing.T) {
+func TestDatabaseReconnect(t *testing.T) {
 	pg, srv := reconnectFixture(t)
 	clean := pg.Database(t, "clean")
 	srv.ResetRequests()
-	wantCode(t, runExport(t, context.Background(), srv, smallPages, "--db", clean, "--concurrency", "2"), exitOK)
+	if err := runDBExport(t, context.Background(), srv, clean, smallPages, concurrency(2)); err != nil {
+		t.Fatal(err)
+	}
 	requests := len(srv.Requests())
 
 	restarted := pg.Database(t, "restarted")
 	srv.ResetRequests()
-	done := make(chan result, 1)
+	done := make(chan error, 1)
 	go func() {
-		done <- runExport(t, context.Background(), srv, smallPages, "--db", restarted, "--concurrency", "2")
+		done <- runDBExport(t, context.Background(), srv, restarted, smallPages, concurrency(2))
 	}()
 	stop := make(chan struct{})
 	defer close(stop)
 	select {
-	case r := <-done:
-		t.Fatalf("the export finished before the restart: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	case <-afterRequests(requestsOf(srv), requests/2, stop):
+	case err := <-done:
+		t.Fatalf("the export finished before the restart: %v", err)
+	case <-afterRequests(srv, requests/2, stop):
 	}
 	if err := pg.Restart(); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, <-done, exitOK)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 	a, _ := openTestDB(t, clean)
 	b, _ := openTestDB(t, restarted)
 	diffSnapshots(t, "an export through a restart against a clean one", snapshot(t, a), snapshot(t, b))
 }
 
-// TestExportDBReconnectLockTaken restarts PostgreSQL in the middle of an
+// TestDatabaseReconnectLockTaken restarts PostgreSQL in the middle of an
 // export whose connection goes through a proxy that stays shut until a
 // second export has taken the database: the first one, back, finds the
 // lock taken and stops with the resume hint; run again once the second
 // ended, it finishes.
-func TestExportDBReconnectLockTaken(t *testing.T) {
+func TestDatabaseReconnectLockTaken(t *testing.T) {
 	pg, srv := reconnectFixture(t)
 	direct := pg.Database(t, "taken")
 	proxied := startPGProxy(t, direct)
@@ -89,41 +87,45 @@ func TestExportDBReconnectLockTaken(t *testing.T) {
 	t.Cleanup(slow.Close)
 	slow.SetLatency(time.Hour)
 	ctx, cancel := context.WithCancel(context.Background())
-	second := make(chan result, 1)
-	go func() { second <- runExport(t, ctx, slow, nil, "--db", direct, "--kinds", "users") }()
+	second := make(chan error, 1)
+	go func() { second <- runDBExport(t, ctx, slow, direct, kinds("users")) }()
 	waitSecondRun(t, direct)
 	db, _ := openTestDB(t, direct)
 	const walksQuery = `SELECT kind, COALESCE(walk_pages, 0) FROM edapp_export_kinds ORDER BY kind`
 	rows, walks := snapshot(t, db), pairs(t, db, walksQuery)
 	proxied.shut.Store(false)
 
-	r := <-first
-	wantCode(t, r, exitError)
+	err := <-first
+	if err == nil {
+		t.Error("the first export succeeded after another took the database")
+	}
 	if !maps.EqualFunc(rows, snapshot(t, db), slices.Equal) || !slices.Equal(walks, pairs(t, db, walksQuery)) {
 		t.Error("the first export wrote after the second took the database")
 	}
-	if !strings.Contains(r.stderr, "run it again to resume") || !strings.Contains(r.stderr, "another export") {
-		t.Errorf("stderr does not say another export took the database and to run it again:\n%s", r.stderr)
+	if err == nil || !strings.Contains(err.Error(), "run it again to resume") || !strings.Contains(err.Error(), "another export") {
+		t.Errorf("the error does not say another export took the database and to run it again:\n%v", err)
 	}
 	cancel()
 	<-second
-	wantCode(t, runExport(t, context.Background(), srv, smallPages, "--db", direct, "--concurrency", "2"), exitOK)
+	if err := runDBExport(t, context.Background(), srv, direct, smallPages, concurrency(2)); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // exportThroughOutage starts an export through proxied and, a few
 // requests in, shuts the proxy and restarts PostgreSQL; the export's
 // result comes on the channel.
-func exportThroughOutage(t *testing.T, pg *dbtest.Server, srv *edapptest.Server, proxied *pgProxy, setup func(*factory)) <-chan result {
+func exportThroughOutage(t *testing.T, pg *dbtest.Server, srv *edapptest.Server, proxied *pgProxy, setup ...func(*dbRun)) <-chan error {
 	// Slow enough that the export still has groups to write once
 	// PostgreSQL is back: a fast one can finish during the restart.
 	srv.SetLatency(100 * time.Millisecond)
-	first := make(chan result, 1)
+	first := make(chan error, 1)
 	go func() {
-		first <- runExport(t, context.Background(), srv, setup, "--db", proxied.url, "--concurrency", "2")
+		first <- runDBExport(t, context.Background(), srv, proxied.url, append([]func(*dbRun){concurrency(2)}, setup...)...)
 	}()
 	stop := make(chan struct{})
 	defer close(stop)
-	<-afterRequests(requestsOf(srv), 5, stop)
+	<-afterRequests(srv, 5, stop)
 	proxied.cut()
 	if err := pg.Restart(); err != nil {
 		t.Fatal(err)
@@ -207,24 +209,19 @@ func waitSecondRun(t *testing.T, dbURL string) {
 	waitRows(t, db, 1, `SELECT COUNT(*) FROM edapp_export_lock WHERE source = 'edapp' AND runs >= 2`)
 }
 
-// TestExportDBReconnectGivesUp keeps PostgreSQL out of the export's reach
+// TestDatabaseReconnectGivesUp keeps PostgreSQL out of the export's reach
 // after a restart, with no time to reconnect: the export stops with the
 // resume hint, and the next run finishes.
-func TestExportDBReconnectGivesUp(t *testing.T) {
+func TestDatabaseReconnectGivesUp(t *testing.T) {
 	pg, srv := reconnectFixture(t)
 	direct := pg.Database(t, "gives_up")
 	proxied := startPGProxy(t, direct)
-	noReconnect := func(f *factory) {
-		smallPages(f)
-		f.OpenDatabase = func(ctx context.Context, db *sql.DB, d sqldest.Dialect, opts ...sqldest.DatabaseOption) (*sqldest.Database, error) {
-			return sqldest.OpenDatabase(ctx, db, d, append(opts, sqldest.WithReconnect(0))...)
-		}
+	first := exportThroughOutage(t, pg, srv, proxied, smallPages, noReconnect)
+	err := <-first
+	if err == nil || !strings.Contains(err.Error(), "connection was lost") || !strings.Contains(err.Error(), "run it again to resume") {
+		t.Errorf("the error does not say the connection was lost and to run it again:\n%v", err)
 	}
-	first := exportThroughOutage(t, pg, srv, proxied, noReconnect)
-	r := <-first
-	wantCode(t, r, exitError)
-	if !strings.Contains(r.stderr, "connection was lost") || !strings.Contains(r.stderr, "run it again to resume") {
-		t.Errorf("stderr does not say the connection was lost and to run it again:\n%s", r.stderr)
+	if err := runDBExport(t, context.Background(), srv, direct, smallPages, concurrency(2)); err != nil {
+		t.Fatal(err)
 	}
-	wantCode(t, runExport(t, context.Background(), srv, smallPages, "--db", direct, "--concurrency", "2"), exitOK)
 }
