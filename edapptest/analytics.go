@@ -15,8 +15,7 @@ type filter struct {
 // filterKinds says which query parameters an operation honours.
 type filterKinds struct {
 	course, lesson, user bool
-	from, to             string // names of the datetime bounds, lower-case
-	fromName, toName     string // their display names
+	from, to             string // the names of the datetime bounds
 }
 
 func (c *exchange) filter(k filterKinds) (filter, bool) {
@@ -31,41 +30,31 @@ func (c *exchange) filter(k filterKinds) (filter, bool) {
 		f.userID, f.userExt = c.q("userid"), c.q("userexternalid")
 	}
 	var ok bool
-	if k.from != "" {
-		if f.from, ok = c.timeParam(k.from, k.fromName); !ok {
-			return f, false
-		}
+	if f.from, ok = c.timeParam(k.from); ok {
+		f.to, ok = c.timeParam(k.to)
 	}
-	if k.to != "" {
-		if f.to, ok = c.timeParam(k.to, k.toName); !ok {
-			return f, false
-		}
-	}
-	return f, true
+	return f, ok
 }
 
 func (f filter) matchCourse(c *course) bool {
-	return (f.courseID == "" || c != nil && c.id == f.courseID) &&
-		(f.courseExt == "" || c != nil && c.externalID == f.courseExt)
+	return (f.courseID == "" || c.id == f.courseID) && (f.courseExt == "" || c.externalID == f.courseExt)
 }
 
 func (f filter) matchLesson(l *lesson) bool {
-	return (f.lessonID == "" || l != nil && l.id == f.lessonID) &&
-		(f.lessonExt == "" || l != nil && l.externalID == f.lessonExt)
+	return (f.lessonID == "" || l.id == f.lessonID) && (f.lessonExt == "" || l.externalID == f.lessonExt)
 }
 
 func (f filter) matchUser(u *user) bool {
-	return (f.userID == "" || u != nil && u.id == f.userID) &&
-		(f.userExt == "" || u != nil && u.externalID == f.userExt)
+	return (f.userID == "" || u.id == f.userID) && (f.userExt == "" || u.externalID == f.userExt)
 }
 
 func (f filter) matchTime(t time.Time) bool {
 	return (f.from.IsZero() || !t.Before(f.from)) && (f.to.IsZero() || !t.After(f.to))
 }
 
-// refs resolves the user, lesson and course of a record. The fake deletes
-// a user's records with the user, so all three exist; nil pointers are
-// still handled.
+// refs are the user, lesson and course of a record. The fake deletes a
+// user's records with the user, so all three exist; a missing one would
+// be a zero record, whose fields read "".
 type refs struct {
 	u *user
 	l *lesson
@@ -73,20 +62,15 @@ type refs struct {
 }
 
 func (st *store) refs(userID, lessonID, courseID string) refs {
-	return refs{st.users.Get(userID), st.lessons.Get(lessonID), st.courses.Get(courseID)}
+	return refs{orZero(st.users.Get(userID)), orZero(st.lessons.Get(lessonID)), orZero(st.courses.Get(courseID))}
 }
 
-func (r refs) userExt() string     { return field(r.u, func(u *user) string { return u.externalID }) }
-func (r refs) lessonExt() string   { return field(r.l, func(l *lesson) string { return l.externalID }) }
-func (r refs) lessonTitle() string { return field(r.l, func(l *lesson) string { return l.title }) }
-func (r refs) courseExt() string   { return field(r.c, func(c *course) string { return c.externalID }) }
-func (r refs) courseTitle() string { return field(r.c, func(c *course) string { return c.title }) }
-
-func field[T any](p *T, f func(*T) string) string {
+// orZero is p, or a new zero T when p is nil.
+func orZero[T any](p *T) *T {
 	if p == nil {
-		return ""
+		return new(T)
 	}
-	return f(p)
+	return p
 }
 
 func (f filter) match(r refs) bool {
@@ -128,14 +112,10 @@ func earnedStars(score float64) int {
 	return int(math.Round(math.Max(0, math.Min(score, 100)) * 3 / 100))
 }
 
-var allFilters = filterKinds{course: true, lesson: true, user: true}
-
 // v2Attempts lists attempts; startDateTime and endDateTime bound
 // startedDateTime.
 func v2Attempts(c *exchange) {
-	k := allFilters
-	k.from, k.fromName, k.to, k.toName = "startdatetime", "startDateTime", "enddatetime", "endDateTime"
-	f, ok := c.filter(k)
+	f, ok := c.filter(filterKinds{course: true, lesson: true, user: true, from: "startDateTime", to: "endDateTime"})
 	if !ok {
 		return
 	}
@@ -149,15 +129,15 @@ func v2Attempts(c *exchange) {
 func toWireAttempt(st *store, a *attempt) wireAttempt {
 	r := st.refs(a.userID, a.lessonID, a.courseID)
 	w := wireAttempt{
-		ID: a.id, UserID: a.userID, UserExternalID: r.userExt(),
-		CourseID: a.courseID, CourseExternalID: r.courseExt(),
-		LessonID: a.lessonID, LessonExternalID: r.lessonExt(),
+		ID: a.id, UserID: a.userID, UserExternalID: r.u.externalID,
+		CourseID: a.courseID, CourseExternalID: r.c.externalID,
+		LessonID: a.lessonID, LessonExternalID: r.l.externalID,
 		StartedDateTime: wt(a.started),
 	}
 	if a.done {
 		w.CompletedDateTime = wt(a.completed)
 		w.Score = int(math.Round(a.score))
-		w.Success = r.l == nil || a.score >= float64(r.l.minimumScore)
+		w.Success = a.score >= float64(r.l.minimumScore)
 		w.EarnedStars = earnedStars(a.score)
 	}
 	return w
@@ -167,7 +147,7 @@ func toWireAttempt(st *store, a *attempt) wireAttempt {
 // has progress in it. modifiedSinceDateTime keeps records changed at or
 // after that time.
 func v2CourseProgress(c *exchange) {
-	f, ok := c.filter(filterKinds{course: true, user: true, from: "modifiedsincedatetime", fromName: "modifiedSinceDateTime"})
+	f, ok := c.filter(filterKinds{course: true, user: true, from: "modifiedSinceDateTime"})
 	if !ok {
 		return
 	}
@@ -261,11 +241,7 @@ func v2LessonStatistics(c *exchange) {
 	pageOf(c, out)
 }
 
-var eventFilters = filterKinds{
-	course: true, lesson: true, user: true,
-	from: "mineventdatetime", fromName: "minEventDateTime",
-	to: "maxeventdatetime", toName: "maxEventDateTime",
-}
+var eventFilters = filterKinds{course: true, lesson: true, user: true, from: "minEventDateTime", to: "maxEventDateTime"}
 
 func (c *exchange) progressEvents(f filter) {
 	active := f.byRef() || !f.from.IsZero() || !f.to.IsZero()
@@ -278,13 +254,11 @@ func (c *exchange) progressEvents(f filter) {
 func toWireProgressEvent(st *store, e *progressEvent) wireProgressEvent {
 	r := st.refs(e.userID, e.lessonID, e.courseID)
 	w := wireProgressEvent{
-		UserID: e.userID, CourseID: e.courseID, CourseTitle: r.courseTitle(),
-		CourseExternalID: r.courseExt(), LessonID: e.lessonID, LessonTitle: r.lessonTitle(),
-		LessonExternalID: r.lessonExt(), EventName: e.name, EventDateTime: wt(e.at),
+		UserID: e.userID, CourseID: e.courseID, CourseTitle: r.c.title,
+		CourseExternalID: r.c.externalID, LessonID: e.lessonID, LessonTitle: r.l.title,
+		LessonExternalID: r.l.externalID, EventName: e.name, EventDateTime: wt(e.at),
 	}
-	if r.u != nil {
-		w.UserEmail, w.UserFirstName, w.UserLastName = r.u.email, r.u.firstName, r.u.lastName
-	}
+	w.UserEmail, w.UserFirstName, w.UserLastName = r.u.email, r.u.firstName, r.u.lastName
 	if e.hasScore {
 		s := e.score
 		w.LessonScore = &s
@@ -365,9 +339,7 @@ func v2SurveyQuestions(c *exchange) {
 // v2SurveyAnswers lists answers; startDateTime and endDateTime bound
 // answeredDateTime.
 func v2SurveyAnswers(c *exchange) {
-	k := allFilters
-	k.from, k.fromName, k.to, k.toName = "startdatetime", "startDateTime", "enddatetime", "endDateTime"
-	f, ok := c.filter(k)
+	f, ok := c.filter(filterKinds{course: true, lesson: true, user: true, from: "startDateTime", to: "endDateTime"})
 	if !ok {
 		return
 	}
@@ -388,9 +360,9 @@ func toWireSurveyAnswer(st *store, a *surveyAnswer) wireSurveyAnswer {
 	}
 	r := st.refs(a.userID, q.lessonID, q.courseID)
 	return wireSurveyAnswer{
-		ID: a.id, CourseID: q.courseID, CourseExternalID: r.courseExt(),
-		LessonID: q.lessonID, LessonExternalID: r.lessonExt(), SlideID: q.slideID,
-		UserID: a.userID, UserExternalID: r.userExt(), AttemptID: a.attemptID,
+		ID: a.id, CourseID: q.courseID, CourseExternalID: r.c.externalID,
+		LessonID: q.lessonID, LessonExternalID: r.l.externalID, SlideID: q.slideID,
+		UserID: a.userID, UserExternalID: r.u.externalID, AttemptID: a.attemptID,
 		QuestionID: q.id, QuestionContent: q.content,
 		AnswerDefinitionID: a.answerDefID, AnswerContent: a.content,
 		AnsweredDateTime: wt(a.at),

@@ -21,13 +21,7 @@ func toV2Lesson(l *lesson) v2Lesson {
 }
 
 func collectionCourses(st *store, col *collection) []*course {
-	var out []*course
-	for _, c := range st.courses.All() {
-		if slices.Contains(c.collectionIDs, col.id) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return st.courses.Filter(func(c *course) bool { return slices.Contains(c.collectionIDs, col.id) })
 }
 
 func v2Collections(c *exchange) {
@@ -37,12 +31,9 @@ func v2Collections(c *exchange) {
 }
 
 func v2CollectionCourses(c *exchange) {
-	col := c.st.collections.Get(c.params[0])
-	if col == nil {
-		c.fail(http.StatusNotFound, "course collection "+quote(c.params[0])+" not found")
-		return
+	if col := param(c, 0, &c.st.collections, "course collection"); col != nil {
+		pageMap(c, collectionCourses(c.st, col), toV2Course)
 	}
-	pageMap(c, collectionCourses(c.st, col), toV2Course)
 }
 
 // v2Courses lists every course, published or not. It also honours
@@ -61,9 +52,5 @@ func v2CourseLessons(c *exchange) {
 	if cr == nil {
 		return
 	}
-	out := []v2Lesson{}
-	for _, l := range c.st.courseLessons(cr) {
-		out = append(out, toV2Lesson(l))
-	}
-	c.json(http.StatusOK, out)
+	c.json(http.StatusOK, convert(c.st.courseLessons(cr), toV2Lesson))
 }

@@ -71,59 +71,36 @@ type launchResult struct {
 // lesson open (a new attempt). A form post of the token, lesson and score
 // (in the body, or the query) with action=complete completes the lesson as
 // Server.CompleteLesson does, and action=leave leaves it opened. A token
-// may be used until it expires. form is the decoded body of a POST (read
-// before the request was logged, see readForm).
+// may be used until it expires. form is the decoded body of a POST, read
+// before the request was logged.
 func (s frontDoor) serveLaunch(w http.ResponseWriter, r *http.Request, form map[string][]string, formStatus int) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodPost {
-		w.Header().Set("Allow", "GET, HEAD, POST")
-		writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed")
-		return
-	}
 	q := lowerQuery(r)
-	// launchParam reads the form first, then the query.
-	launchParam := func(k string) string {
-		if v := form[k]; len(v) > 0 {
-			return v[0]
-		}
-		if v := q[k]; len(v) > 0 {
-			return v[0]
+	param := func(k string) string { // the form first, then the query
+		for _, vs := range [][]string{form[k], q[k]} {
+			if len(vs) > 0 {
+				return vs[0]
+			}
 		}
 		return ""
 	}
-	switch {
-	case r.Method != http.MethodPost:
-		s.openLaunch(w, launchParam)
-	case formStatus != 0:
-		writeError(w, formStatus, http.StatusText(formStatus))
-	case !sameOrigin(r):
-		writeError(w, http.StatusForbidden, "a launch page form must be posted from the launch page")
-	default:
-		s.postLaunch(w, launchParam)
-	}
-}
-
-// openLaunch answers a GET of a launch link: it records the open.
-func (s frontDoor) openLaunch(w http.ResponseWriter, launchParam func(string) string) {
-	page, err := s.launch(launchParam("token"), launchParam("lesson"))
-	if err != nil {
-		writeError(w, err.status, err.msg)
-		return
-	}
-	writeJSON(w, http.StatusOK, page)
-}
-
-// postLaunch answers the launch form: complete or leave.
-func (s frontDoor) postLaunch(w http.ResponseWriter, launchParam func(string) string) {
-	tok, lessonID := launchParam("token"), launchParam("lesson")
 	var (
-		res launchResult
+		res any
 		err *apiErr
 	)
-	switch action := strings.ToLower(launchParam("action")); action {
-	case actionComplete, "":
-		res, err = s.completeLaunch(tok, lessonID, launchParam("score"))
-	case actionLeave:
-		res, err = s.leaveLaunch(tok, lessonID)
+	switch action := strings.ToLower(param("action")); {
+	case r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodPost:
+		w.Header().Set("Allow", "GET, HEAD, POST")
+		err = &apiErr{http.StatusMethodNotAllowed, "method " + r.Method + " not allowed"}
+	case r.Method != http.MethodPost:
+		res, err = s.launch(param("token"), param("lesson"))
+	case formStatus != 0:
+		err = &apiErr{formStatus, http.StatusText(formStatus)}
+	case !sameOrigin(r):
+		err = &apiErr{http.StatusForbidden, "a launch page form must be posted from the launch page"}
+	case action == actionComplete || action == "":
+		res, err = s.completeLaunch(param("token"), param("lesson"), param("score"))
+	case action == actionLeave:
+		res, err = s.leaveLaunch(param("token"), param("lesson"))
 	default:
 		err = invalid("unknown action %s (want complete or leave)", strconv.Quote(action))
 	}
@@ -233,7 +210,7 @@ func checkLaunch(st *store, tok, lessonID string, now time.Time) (*user, *lesson
 func (st *store) launchInfo(u *user, l *lesson, t *launchToken, now time.Time) launchInfo {
 	return launchInfo{
 		LessonID: l.id, LessonTitle: l.title, CourseID: l.courseID,
-		CourseTitle:  field(st.courses.Get(l.courseID), func(c *course) string { return c.title }),
+		CourseTitle:  orZero(st.courses.Get(l.courseID)).title,
 		UserID:       u.id,
 		Learner:      learnerName(u),
 		MinimumScore: l.minimumScore,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,7 +25,6 @@ const (
 type exchange struct {
 	s      *Server
 	st     *store
-	w      http.ResponseWriter
 	r      *http.Request
 	params []string
 	query  map[string][]string // names lower-cased
@@ -133,16 +133,7 @@ func match(pattern, segs []string) ([]string, bool) {
 	for i, p := range pattern {
 		if p == "" {
 			params = append(params, segs[i])
-			continue
-		}
-		ok := false
-		for _, alt := range strings.Split(p, "|") {
-			if strings.EqualFold(alt, segs[i]) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
+		} else if !slices.ContainsFunc(strings.Split(p, "|"), func(alt string) bool { return strings.EqualFold(alt, segs[i]) }) {
 			return nil, false
 		}
 	}
@@ -152,11 +143,10 @@ func match(pattern, segs []string) ([]string, bool) {
 // splitPath splits the escaped path into unescaped segments. One trailing
 // slash is ignored. It reports false for an undecodable path.
 func splitPath(r *http.Request) ([]string, bool) {
-	if r.URL == nil {
-		return nil, true
+	p := ""
+	if r.URL != nil {
+		p = strings.TrimSuffix(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
 	}
-	p := strings.TrimPrefix(r.URL.EscapedPath(), "/")
-	p = strings.TrimSuffix(p, "/")
 	if p == "" {
 		return nil, true
 	}
@@ -209,7 +199,7 @@ func (s frontDoor) route(w http.ResponseWriter, r *http.Request, m routeMatch, s
 		writeError(w, http.StatusNotFound, "no route for "+r.Method+" /"+strings.Join(segs, "/"))
 		return
 	}
-	c := &exchange{s: s.server, w: w, r: r, params: m.params, body: body, query: lowerQuery(r)}
+	c := &exchange{s: s.server, r: r, params: m.params, body: body, query: lowerQuery(r)}
 	s.handle(routes[m.index], c)
 	// The answer is encoded under the lock and written after it, so
 	// that a slow reader holds up nobody.
@@ -303,156 +293,53 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, errorBody{msg})
 }
 
-// obj is a decoded JSON object body with lower-cased keys: the fake, like
-// the real service, matches body field names without regard to case.
-type obj map[string]json.RawMessage
-
-// object decodes the body as a JSON object. An empty body is an empty
+// decode reads the body, a JSON object, into v. Field names match without
+// regard to case, as the service matches them; an empty body is an empty
 // object. On error it answers 400 and reports false.
-func (c *exchange) object() (obj, bool) {
-	o, err := parseObject(c.body)
+func (c *exchange) decode(v any) bool {
+	b := bytes.TrimSpace(c.body)
+	if len(b) == 0 {
+		return true
+	}
+	err := json.Unmarshal(b, v)
+	if err == nil && b[0] != '{' {
+		err = errors.New("expected an object")
+	}
 	if err != nil {
-		c.fail(http.StatusBadRequest, err.Error())
-		return nil, false
+		c.fail(http.StatusBadRequest, "malformed JSON body: "+err.Error())
 	}
-	return o, true
+	return err == nil
 }
 
-func parseObject(body []byte) (obj, error) {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return obj{}, nil
+// reply answers v, or err as failErr does.
+func (c *exchange) reply(v any, err error) {
+	if err != nil {
+		c.failErr(err)
+		return
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, errors.New("malformed JSON body: " + err.Error())
-	}
-	if raw == nil {
-		return nil, errors.New("malformed JSON body: expected an object")
-	}
-	// Lower-case the keys; with keys that differ only in case, the first
-	// in key order wins, which keeps the result deterministic.
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	o := make(obj, len(raw))
-	for _, k := range keys {
-		lk := strings.ToLower(k)
-		if _, dup := o[lk]; !dup {
-			o[lk] = raw[k]
-		}
-	}
-	return o, nil
-}
-
-// lookup returns the raw value of the first present key.
-func (o obj) lookup(keys ...string) (json.RawMessage, string, bool) {
-	for _, k := range keys {
-		if v, ok := o[strings.ToLower(k)]; ok {
-			return v, k, true
-		}
-	}
-	return nil, "", false
-}
-
-func isNull(v json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(v), []byte("null")) }
-
-// str reads a string field. null reads as "". A missing field reports
-// present == false.
-func (o obj) str(keys ...string) (s string, present bool, err error) {
-	v, k, ok := o.lookup(keys...)
-	if !ok {
-		return "", false, nil
-	}
-	if isNull(v) {
-		return "", true, nil
-	}
-	if err := json.Unmarshal(v, &s); err != nil {
-		return "", true, invalid("field %s must be a string", k)
-	}
-	return s, true, nil
-}
-
-// strs reads an array of strings. null reads as nil.
-func (o obj) strs(keys ...string) (out []string, present bool, err error) {
-	v, k, ok := o.lookup(keys...)
-	if !ok {
-		return nil, false, nil
-	}
-	if isNull(v) {
-		return nil, true, nil
-	}
-	if err := json.Unmarshal(v, &out); err != nil {
-		return nil, true, invalid("field %s must be an array of strings", k)
-	}
-	if out == nil {
-		out = []string{}
-	}
-	return out, true, nil
-}
-
-// strMap reads an object of strings. null reads as nil.
-func (o obj) strMap(keys ...string) (out map[string]string, present bool, err error) {
-	v, k, ok := o.lookup(keys...)
-	if !ok {
-		return nil, false, nil
-	}
-	if isNull(v) {
-		return nil, true, nil
-	}
-	if err := json.Unmarshal(v, &out); err != nil {
-		return nil, true, invalid("field %s must be an object of strings", k)
-	}
-	return out, true, nil
-}
-
-// strPtr is str for optional fields: nil when absent.
-func (o obj) strPtr(keys ...string) (*string, error) {
-	s, ok, err := o.str(keys...)
-	if err != nil || !ok {
-		return nil, err
-	}
-	return &s, nil
-}
-
-func (o obj) strsPtr(keys ...string) (*[]string, error) {
-	s, ok, err := o.strs(keys...)
-	if err != nil || !ok {
-		return nil, err
-	}
-	if s == nil {
-		s = []string{}
-	}
-	return &s, nil
+	c.json(http.StatusOK, v)
 }
 
 // paging reads page and pageSize. page is 1-based (default 1); pageSize
 // defaults to 25 and is clamped to 1000. Values below 1 take the default.
 // A non-numeric value answers 400.
 func (c *exchange) paging() (page, size int, ok bool) {
-	page, size = 1, defaultPageSize
-	if v := c.q("page"); v != "" {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
+	n := map[string]int{"page": 1, "pageSize": defaultPageSize}
+	for _, name := range []string{"page", "pageSize"} {
+		v := c.q(strings.ToLower(name))
+		if v == "" {
+			continue
+		}
+		got, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil {
-			c.fail(http.StatusBadRequest, "invalid page: "+strconv.Quote(truncate(v, 32)))
+			c.fail(http.StatusBadRequest, "invalid "+name+": "+strconv.Quote(truncate(v, 32)))
 			return 0, 0, false
 		}
-		if n > 1 {
-			page = n
+		if got > 0 {
+			n[name] = got
 		}
 	}
-	if v := c.q("pagesize"); v != "" {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
-			c.fail(http.StatusBadRequest, "invalid pageSize: "+strconv.Quote(truncate(v, 32)))
-			return 0, 0, false
-		}
-		if n > 0 {
-			size = min(n, maxPageSize)
-		}
-	}
-	return page, size, true
+	return n["page"], min(n["pageSize"], maxPageSize), true
 }
 
 // envelope is the paged list shape.
@@ -471,16 +358,11 @@ func pageMap[S, T any](c *exchange, items []S, conv func(S) T) {
 	if !ok {
 		return
 	}
-	out := []T{}
-	if page-1 <= len(items)/size {
-		start := (page - 1) * size
-		if start < len(items) {
-			for _, it := range items[start:min(start+size, len(items))] {
-				out = append(out, conv(it))
-			}
-		}
+	var pageItems []S
+	if start := (page - 1) * size; page-1 <= len(items)/size && start < len(items) {
+		pageItems = items[start:min(start+size, len(items))]
 	}
-	c.json(http.StatusOK, envelope[T]{TotalCount: len(items), Items: out})
+	c.json(http.StatusOK, envelope[T]{TotalCount: len(items), Items: convert(pageItems, conv)})
 }
 
 func truncate(s string, n int) string {
@@ -563,17 +445,25 @@ func restorePlus(v string) string {
 
 // timeParam reads an optional datetime query parameter; on a bad value it
 // answers 400 and reports false.
-func (c *exchange) timeParam(name, display string) (time.Time, bool) {
-	v := c.q(name)
+func (c *exchange) timeParam(name string) (time.Time, bool) {
+	v := c.q(strings.ToLower(name))
 	if v == "" {
 		return time.Time{}, true
 	}
 	t, ok := parseQueryTime(v)
 	if !ok {
-		c.fail(http.StatusBadRequest, "invalid "+display+": "+strconv.Quote(truncate(v, 64))+" is not a datetime (want RFC 3339, such as 2026-11-22T01:35:07Z)")
-		return time.Time{}, false
+		c.fail(http.StatusBadRequest, "invalid "+name+": "+strconv.Quote(truncate(v, 64))+" is not a datetime (want RFC 3339, such as 2026-11-22T01:35:07Z)")
 	}
-	return t, true
+	return t, ok
+}
+
+// convert converts every item; an empty list is an empty array, not null.
+func convert[S, T any](items []S, conv func(S) T) []T {
+	out := make([]T, 0, len(items))
+	for _, it := range items {
+		out = append(out, conv(it))
+	}
+	return out
 }
 
 // with binds a conversion's store, for pageMap.

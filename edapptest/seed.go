@@ -1,6 +1,7 @@
 package edapptest
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strings"
@@ -84,10 +85,7 @@ type SurveyQuestionSpec struct {
 
 // locked runs fn on the store under the lock.
 func (s *Server) locked(fn func(st *store, now time.Time) error) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.st.version++
-	return fn(s.st, s.now())
+	return s.emit(func(st *store, now time.Time) ([]outEvent, error) { return nil, fn(st, now) })
 }
 
 func (st *store) user(id string) (*user, error)     { return find(&st.users, "user", id) }
@@ -103,6 +101,13 @@ func find[T any](t *fakeserver.Table[T], what, id string) (*T, error) {
 	return nil, notFound("%s %q not found", what, id)
 }
 
+// userLesson finds a user and a lesson, or reports the first one missing.
+func userLesson(st *store, userID, lessonID string) (*user, *lesson, error) {
+	u, errU := st.user(userID)
+	l, errL := st.lesson(lessonID)
+	return u, l, cmp.Or(errU, errL)
+}
+
 // CollectionSpec describes a course collection for AddCollection.
 type CollectionSpec struct {
 	Title       string // required
@@ -116,27 +121,17 @@ type CollectionSpec struct {
 func (s Seeding) AddCollection(spec CollectionSpec) (string, error) {
 	var id string
 	err := s.locked(func(st *store, _ time.Time) error {
-		if strings.TrimSpace(spec.Title) == "" {
+		switch {
+		case strings.TrimSpace(spec.Title) == "":
 			return invalid("collection title is required")
-		}
-		if spec.ExternalID != "" && collectionByExternalID(st, spec.ExternalID) != nil {
+		case spec.ExternalID != "" && st.collections.Find(func(c *collection) bool { return c.externalID == spec.ExternalID }) != nil:
 			return conflict("collection external id %q is taken", spec.ExternalID)
 		}
 		id = st.newID("col")
-		st.collections.Add(id, &collection{id: id, externalID: spec.ExternalID,
-			title: spec.Title, description: spec.Description})
+		st.collections.Add(id, &collection{id: id, externalID: spec.ExternalID, title: spec.Title, description: spec.Description})
 		return nil
 	})
 	return id, err
-}
-
-func collectionByExternalID(st *store, ext string) *collection {
-	for _, c := range st.collections.All() {
-		if c.externalID == ext {
-			return c
-		}
-	}
-	return nil
 }
 
 // AddCourse adds a course with its lessons and returns the ids. Adding a
@@ -158,12 +153,8 @@ func addCourse(st *store, spec CourseSpec, now time.Time) (string, []string, err
 			return "", nil, notFound("course collection %q not found", id)
 		}
 	}
-	if spec.ExternalID != "" {
-		for _, o := range st.courses.All() {
-			if o.externalID == spec.ExternalID {
-				return "", nil, conflict("course external id %q is taken", spec.ExternalID)
-			}
-		}
+	if spec.ExternalID != "" && st.courses.Find(func(o *course) bool { return o.externalID == spec.ExternalID }) != nil {
+		return "", nil, conflict("course external id %q is taken", spec.ExternalID)
 	}
 	seen := map[string]bool{}
 	for _, l := range spec.Lessons {
@@ -205,15 +196,11 @@ func orDefault(v, def string) string {
 }
 
 func checkLesson(st *store, l LessonSpec) error {
-	if strings.TrimSpace(l.Title) == "" {
+	switch {
+	case strings.TrimSpace(l.Title) == "":
 		return invalid("lesson title is required")
-	}
-	if l.ExternalID != "" {
-		for _, o := range st.lessons.All() {
-			if o.externalID == l.ExternalID {
-				return conflict("lesson external id %q is taken", l.ExternalID)
-			}
-		}
+	case l.ExternalID != "" && st.lessons.Find(func(o *lesson) bool { return o.externalID == l.ExternalID }) != nil:
+		return conflict("lesson external id %q is taken", l.ExternalID)
 	}
 	return nil
 }
@@ -236,14 +223,10 @@ func (s Seeding) AddLesson(spec LessonSpec) (string, error) {
 	var id string
 	err := s.locked(func(st *store, now time.Time) error {
 		c, err := st.course(spec.CourseID)
-		if err != nil {
-			return err
+		if err = cmp.Or(err, checkLesson(st, spec)); err == nil {
+			id = addLesson(st, c, spec, now).id
 		}
-		if err := checkLesson(st, spec); err != nil {
-			return err
-		}
-		id = addLesson(st, c, spec, now).id
-		return nil
+		return err
 	})
 	return id, err
 }
@@ -287,12 +270,9 @@ type GroupChildSpec struct {
 // its own ancestor.
 func (s Seeding) AddGroupChild(spec GroupChildSpec) error {
 	return s.locked(func(st *store, _ time.Time) error {
-		parent, err := st.group(spec.ParentID)
-		if err != nil {
-			return err
-		}
-		child, err := st.group(spec.ChildID)
-		if err != nil {
+		parent, errP := st.group(spec.ParentID)
+		child, errC := st.group(spec.ChildID)
+		if err := cmp.Or(errP, errC); err != nil {
 			return err
 		}
 		if slices.Contains(st.ancestors(parent), child) {
@@ -311,18 +291,29 @@ type GroupMemberSpec struct {
 // AddGroupMember makes the user a member of the group (no change when it
 // already is).
 func (s Seeding) AddGroupMember(spec GroupMemberSpec) error {
-	return s.locked(func(st *store, now time.Time) error {
-		g, err := st.group(spec.GroupID)
-		if err != nil {
-			return err
-		}
-		u, err := st.user(spec.UserID)
-		if err != nil {
-			return err
-		}
+	return s.groupUser(spec.GroupID, spec.UserID, func(g *group, u *user, now time.Time) {
 		if !u.inGroup(g.id) {
 			u.groups = append(u.groups, membership{g.id, now})
 		}
+	})
+}
+
+// RemoveUserFromGroup ends the user's membership of the group.
+func (s Seeding) RemoveUserFromGroup(groupID, userID string) error {
+	return s.groupUser(groupID, userID, func(g *group, u *user, _ time.Time) {
+		u.groups = slices.DeleteFunc(u.groups, func(m membership) bool { return m.groupID == g.id })
+	})
+}
+
+// groupUser runs fn on a group and a user, or reports the first one missing.
+func (s Seeding) groupUser(groupID, userID string, fn func(*group, *user, time.Time)) error {
+	return s.locked(func(st *store, now time.Time) error {
+		g, errG := st.group(groupID)
+		u, errU := st.user(userID)
+		if err := cmp.Or(errG, errU); err != nil {
+			return err
+		}
+		fn(g, u, now)
 		return nil
 	})
 }
@@ -341,13 +332,10 @@ func (s Seeding) AddCollectionCourse(spec CollectionCourseSpec) error {
 			return notFound("course collection %q not found", spec.CollectionID)
 		}
 		c, err := st.course(spec.CourseID)
-		if err != nil {
-			return err
-		}
-		if !slices.Contains(c.collectionIDs, spec.CollectionID) {
+		if err == nil && !slices.Contains(c.collectionIDs, spec.CollectionID) {
 			c.collectionIDs = append(c.collectionIDs, spec.CollectionID)
 		}
-		return nil
+		return err
 	})
 }
 
@@ -361,72 +349,48 @@ func (s Seeding) AddUser(spec UserSpec) (string, error) {
 // patch is the user write a spec makes: every field set, lists only when
 // given.
 func (spec UserSpec) patch() userPatch {
-	p := userPatch{
-		username: &spec.Username, email: &spec.Email, firstName: &spec.FirstName,
-		lastName: &spec.LastName, externalID: &spec.ExternalID, timeZone: &spec.TimeZone,
-		password: &spec.Password, inviteCode: &spec.InviteCode,
+	return userPatch{
+		Username: &spec.Username, Email: &spec.Email, FirstName: &spec.FirstName,
+		LastName: &spec.LastName, ExternalID: &spec.ExternalID, TimeZone: &spec.TimeZone,
+		Password: &spec.Password, InviteCode: &spec.InviteCode, Roles: given(spec.Roles),
+		Groups: given(spec.Groups), ManagedUserGroups: given(spec.ManagedGroups), CustomFields: given(spec.CustomFields),
 	}
-	if spec.Roles != nil {
-		p.roles = &spec.Roles
-	}
-	if spec.Groups != nil {
-		p.groups = &spec.Groups
-	}
-	if spec.ManagedGroups != nil {
-		p.managed = &spec.ManagedGroups
-	}
-	if spec.CustomFields != nil {
-		cf := maps.Clone(spec.CustomFields)
-		p.customFields = &cf
-	}
-	return p
 }
 
-// RemoveUserFromGroup ends the user's membership of the group.
-func (s Seeding) RemoveUserFromGroup(groupID, userID string) error {
-	return s.locked(func(st *store, _ time.Time) error {
-		g, err := st.group(groupID)
-		if err != nil {
-			return err
-		}
-		u, err := st.user(userID)
-		if err != nil {
-			return err
-		}
-		u.groups = slices.DeleteFunc(u.groups, func(m membership) bool { return m.groupID == g.id })
+// given points at v, or is nil when v is.
+func given[T ~[]string | ~map[string]string](v T) *T {
+	if v == nil {
 		return nil
-	})
+	}
+	return &v
 }
 
 // AssignCourse assigns a course to a group. Its members and the members of
 // every descendant group can then reach the course.
 func (s Seeding) AssignCourse(groupID, courseID string) error {
-	return s.locked(func(st *store, now time.Time) error {
-		g, err := st.group(groupID)
-		if err != nil {
-			return err
-		}
-		if _, err := st.course(courseID); err != nil {
-			return err
-		}
+	return s.groupCourse(groupID, courseID, func(g *group, now time.Time) {
 		if !slices.Contains(g.courseIDs(), courseID) {
 			g.courses = append(g.courses, assignment{courseID, now})
 		}
-		return nil
 	})
 }
 
 // UnassignCourse takes a course away from a group.
 func (s Seeding) UnassignCourse(groupID, courseID string) error {
-	return s.locked(func(st *store, _ time.Time) error {
-		g, err := st.group(groupID)
-		if err != nil {
-			return err
-		}
-		if _, err := st.course(courseID); err != nil {
-			return err
-		}
+	return s.groupCourse(groupID, courseID, func(g *group, _ time.Time) {
 		g.courses = slices.DeleteFunc(g.courses, func(a assignment) bool { return a.courseID == courseID })
+	})
+}
+
+// groupCourse runs fn on a group once it and the course are found.
+func (s Seeding) groupCourse(groupID, courseID string, fn func(*group, time.Time)) error {
+	return s.locked(func(st *store, now time.Time) error {
+		g, errG := st.group(groupID)
+		_, errC := st.course(courseID)
+		if err := cmp.Or(errG, errC); err != nil {
+			return err
+		}
+		fn(g, now)
 		return nil
 	})
 }
@@ -437,16 +401,16 @@ func (st *store) open(u *user, l *lesson, at time.Time) *attempt {
 	st.addAttempt(a)
 	st.events = append(st.events, &progressEvent{userID: u.id, lessonID: l.id, courseID: l.courseID,
 		name: eventLessonOpened, at: at})
-	if at.After(u.lastActive) {
-		u.lastActive = at
-	}
+	u.lastActive = laterOf(u.lastActive, at)
 	return a
 }
 
 // complete closes the user's open attempt (opening one first when none is
 // open) and returns the events to send: LessonCompletedEvent, then
-// CourseCompletedEvent when this completes the last published lesson of
-// the course for the first time.
+// CourseCompletedEvent when the course's published lessons are all
+// completed for the first time; the course counts as completed when the
+// last of them first was, so that a history seeded out of order dates it
+// right.
 func (st *store) complete(u *user, l *lesson, score float64, at time.Time) []outEvent {
 	a := st.openAttempt(u.id, l.id)
 	if a == nil {
@@ -455,30 +419,22 @@ func (st *store) complete(u *user, l *lesson, score float64, at time.Time) []out
 	st.finish(a, at, score)
 	st.events = append(st.events, &progressEvent{userID: u.id, lessonID: l.id, courseID: l.courseID,
 		name: eventLessonCompleted, at: at, score: score, hasScore: true})
-	if at.After(u.lastActive) {
-		u.lastActive = at
-	}
+	u.lastActive = laterOf(u.lastActive, at)
 	c := st.courses.Get(l.courseID)
 	vals := userFields(u)
 	vals["courseId"], vals["courseTitle"], vals["timestamp"] = c.id, c.title, at
 	lv := maps.Clone(vals)
 	lv["lessonId"], lv["lessonTitle"], lv["score"] = l.id, l.title, score
 	out := []outEvent{{name: edapp.EventLessonCompleted, vals: lv}}
-
 	key := ucKey{u.id, c.id}
 	if _, done := st.completions[key]; done {
 		return out
 	}
-	pub := st.publishedLessons(c)
-	for _, pl := range pub {
-		if p := st.progress(u.id, pl.id); p == nil || p.completed.IsZero() {
-			return out
-		}
-	}
-	if len(pub) == 0 {
+	last, ok := lastFirstCompletion(st, u, c)
+	if !ok {
 		return out
 	}
-	st.completions[key] = at
+	st.completions[key] = last
 	return append(out, outEvent{name: edapp.EventCourseCompleted, vals: vals})
 }
 
@@ -511,47 +467,21 @@ func (s Seeding) AddAttempt(spec AttemptSpec) (string, error) {
 	}
 	var id string
 	err := s.emit(func(st *store, now time.Time) ([]outEvent, error) {
-		u, err := st.user(spec.UserID)
+		u, l, err := userLesson(st, spec.UserID, spec.LessonID)
 		if err != nil {
 			return nil, err
 		}
-		l, err := st.lesson(spec.LessonID)
-		if err != nil {
-			return nil, err
+		id = st.open(u, l, orTime(spec.Started, now)).id
+		if spec.Completed.IsZero() {
+			return nil, nil
 		}
-		if spec.Deliver && !spec.Completed.IsZero() {
-			id = st.open(u, l, orTime(spec.Started, now)).id
-			return st.complete(u, l, spec.Score, spec.Completed), nil
+		events := st.complete(u, l, spec.Score, spec.Completed)
+		if !spec.Deliver {
+			events = nil
 		}
-		id = addAttemptAt(st, u, l, spec, now)
-		return nil, nil
+		return events, nil
 	})
 	return id, err
-}
-
-// addAttemptAt records an AttemptSpec for AddAttempt, delivering nothing.
-func addAttemptAt(st *store, u *user, l *lesson, spec AttemptSpec, now time.Time) string {
-	started := spec.Started
-	if started.IsZero() {
-		started = now
-	}
-	a := st.open(u, l, started)
-	if spec.Completed.IsZero() {
-		return a.id
-	}
-	st.finish(a, spec.Completed, spec.Score)
-	st.events = append(st.events, &progressEvent{userID: u.id, lessonID: l.id, courseID: l.courseID,
-		name: eventLessonCompleted, at: spec.Completed, score: spec.Score, hasScore: true})
-	if spec.Completed.After(u.lastActive) {
-		u.lastActive = spec.Completed
-	}
-	key := ucKey{u.id, l.courseID}
-	if _, done := st.completions[key]; !done {
-		if at, ok := lastFirstCompletion(st, u, st.courses.Get(l.courseID)); ok {
-			st.completions[key] = at
-		}
-	}
-	return a.id
 }
 
 // OpenLesson records that the user opened a lesson: a new attempt and a
@@ -561,16 +491,11 @@ func addAttemptAt(st *store, u *user, l *lesson, spec AttemptSpec, now time.Time
 func (s Seeding) OpenLesson(userID, lessonID string) (string, error) {
 	var id string
 	err := s.locked(func(st *store, now time.Time) error {
-		u, err := st.user(userID)
-		if err != nil {
-			return err
+		u, l, err := userLesson(st, userID, lessonID)
+		if err == nil {
+			id = st.open(u, l, now).id
 		}
-		l, err := st.lesson(lessonID)
-		if err != nil {
-			return err
-		}
-		id = st.open(u, l, now).id
-		return nil
+		return err
 	})
 	return id, err
 }
@@ -586,11 +511,7 @@ func (s Seeding) CompleteLesson(userID, lessonID string, score float64) error {
 		return err
 	}
 	return s.emit(func(st *store, now time.Time) ([]outEvent, error) {
-		u, err := st.user(userID)
-		if err != nil {
-			return nil, err
-		}
-		l, err := st.lesson(lessonID)
+		u, l, err := userLesson(st, userID, lessonID)
 		if err != nil {
 			return nil, err
 		}
@@ -605,68 +526,50 @@ func (s Seeding) AddInteraction(in Interaction) error {
 		return invalid("interaction type %q (want view or slide)", in.Type)
 	}
 	return s.locked(func(st *store, now time.Time) error {
-		u, err := st.user(in.UserID)
-		if err != nil {
-			return err
+		u, _, err := userLesson(st, in.UserID, in.LessonID)
+		if err == nil {
+			st.interactions = append(st.interactions, &interaction{
+				userID: u.id, lessonID: in.LessonID, slide: orDefault(in.Slide, "Slide 1"), kind: kind,
+				at: orTime(in.Time, now), duration: in.Duration, correct: in.Correct, tooSlow: in.TooSlow,
+			})
 		}
-		if _, err := st.lesson(in.LessonID); err != nil {
-			return err
-		}
-		at := in.Time
-		if at.IsZero() {
-			at = now
-		}
-		st.interactions = append(st.interactions, &interaction{
-			userID: u.id, lessonID: in.LessonID, slide: orDefault(in.Slide, "Slide 1"), kind: kind,
-			at: at, duration: in.Duration, correct: in.Correct, tooSlow: in.TooSlow,
-		})
-		return nil
+		return err
 	})
 }
 
-// publishEvents builds one event per user who can reach the course, or a
-// single event with empty user fields when nobody can.
-func publishEvents(st *store, name edapp.EventName, c *course, l *lesson) []outEvent {
-	base := map[string]any{"courseId": c.id, "courseTitle": c.title}
-	if l != nil {
-		base["lessonId"], base["lessonTitle"] = l.id, l.title
-	}
-	users := usersWithAccess(st, c.id)
-	if len(users) == 0 {
-		return []outEvent{{name: name, vals: base}}
-	}
-	var out []outEvent
-	for _, u := range users {
-		vals := userFields(u)
-		maps.Copy(vals, base)
-		out = append(out, outEvent{name: name, vals: vals})
-	}
-	return out
-}
-
-func (s Seeding) setCourseStatus(courseID, status string, event edapp.EventName) error {
+// setStatus sets the status of a course, or of a lesson when lessonID is
+// not "", and delivers the event once per user who can reach the course,
+// or once with empty user fields when nobody can.
+func (s Seeding) setStatus(courseID, lessonID, status string, event edapp.EventName) error {
 	return s.emit(func(st *store, now time.Time) ([]outEvent, error) {
+		var l *lesson
+		if lessonID != "" {
+			var err error
+			if l, err = st.lesson(lessonID); err != nil {
+				return nil, err
+			}
+			courseID, l.status, l.modified = l.courseID, status, now
+		}
 		c, err := st.course(courseID)
 		if err != nil {
 			return nil, err
 		}
-		c.status, c.modified = status, now
-		return publishEvents(st, event, c, nil), nil
-	})
-}
-
-func (s Seeding) setLessonStatus(lessonID, status string, event edapp.EventName) error {
-	return s.emit(func(st *store, now time.Time) ([]outEvent, error) {
-		l, err := st.lesson(lessonID)
-		if err != nil {
-			return nil, err
+		base := map[string]any{"courseId": c.id, "courseTitle": c.title}
+		if l != nil {
+			base["lessonId"], base["lessonTitle"] = l.id, l.title
+		} else {
+			c.status, c.modified = status, now
 		}
-		c, err := st.course(l.courseID)
-		if err != nil {
-			return nil, err
+		out := []outEvent{}
+		for _, u := range usersWithAccess(st, c.id) {
+			vals := userFields(u)
+			maps.Copy(vals, base)
+			out = append(out, outEvent{name: event, vals: vals})
 		}
-		l.status, l.modified = status, now
-		return publishEvents(st, event, c, l), nil
+		if len(out) == 0 {
+			out = append(out, outEvent{name: event, vals: base})
+		}
+		return out, nil
 	})
 }
 
@@ -674,39 +577,36 @@ func (s Seeding) setLessonStatus(lessonID, status string, event edapp.EventName)
 // CoursePublishedEvent once per user who can reach the course (or once with
 // empty user fields when nobody can).
 func (s Seeding) PublishCourse(courseID string) error {
-	return s.setCourseStatus(courseID, statusPublished, edapp.EventCoursePublished)
+	return s.setStatus(courseID, "", statusPublished, edapp.EventCoursePublished)
 }
 
 // UnpublishCourse sets the course's status to "unpublished" and delivers
 // CourseUnPublishedEvent as PublishCourse does. An unpublished course
 // leaves the users' course lists.
 func (s Seeding) UnpublishCourse(courseID string) error {
-	return s.setCourseStatus(courseID, statusUnpublished, edapp.EventCourseUnPublished)
+	return s.setStatus(courseID, "", statusUnpublished, edapp.EventCourseUnPublished)
 }
 
 // PublishLesson sets the lesson's status to "published" and delivers
 // LessonPublishedEvent once per user who can reach its course (or once with
 // empty user fields when nobody can).
 func (s Seeding) PublishLesson(lessonID string) error {
-	return s.setLessonStatus(lessonID, statusPublished, edapp.EventLessonPublished)
+	return s.setStatus("", lessonID, statusPublished, edapp.EventLessonPublished)
 }
 
 // UnpublishLesson sets the lesson's status to "unpublished" and delivers
 // LessonUnpublishedEvent as PublishLesson does.
 func (s Seeding) UnpublishLesson(lessonID string) error {
-	return s.setLessonStatus(lessonID, statusUnpublished, edapp.EventLessonUnpublished)
+	return s.setStatus("", lessonID, statusUnpublished, edapp.EventLessonUnpublished)
 }
 
 // SendCourseReminder delivers CourseReminderWebHookEvent for a user and a
 // course.
 func (s Seeding) SendCourseReminder(userID, courseID string, dueDate time.Time) error {
 	return s.emit(func(st *store, _ time.Time) ([]outEvent, error) {
-		u, err := st.user(userID)
-		if err != nil {
-			return nil, err
-		}
-		c, err := st.course(courseID)
-		if err != nil {
+		u, errU := st.user(userID)
+		c, errC := st.course(courseID)
+		if err := cmp.Or(errU, errC); err != nil {
 			return nil, err
 		}
 		vals := userFields(u)

@@ -2,6 +2,7 @@ package edapptest
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,33 +36,24 @@ const (
 )
 
 // Server is an in-memory, stateful fake of the whole service (v1 and v2
-// sharing one account), served over loopback. Create it with [NewServer] and
-// Close it when done. All methods are safe for concurrent use. Its seeding
-// helpers are [Seeding]'s, which it embeds.
+// sharing one account), served over loopback. All methods are safe for
+// concurrent use. Its seeding helpers are [Seeding]'s, which it embeds.
 type Server struct {
 	Seeding
-	// URL is the base URL of the fake, without a trailing slash. The /v1
-	// and /v2 paths, /launch-lesson and /learner/{userId} hang off it.
+	// URL is the base URL of the fake, without a trailing slash.
 	URL string
 	// Token is the bearer token the fake accepts.
 	Token string
 
-	core            *fakeserver.Core
-	log             *slog.Logger
-	deliveryTimeout time.Duration
-	transport       *http.Transport
-	httpClient      *http.Client
-	panics          atomic.Int64 // recovered panics; the tests want zero
-	reqSeq          atomic.Int64
-	managedField    ManagedGroupsField
-	budget          *budget // nil: no budget
-	redeliveries    int     // extra sends of every delivery
-
-	mu sync.RWMutex // guards st
-	st *store
-
-	counters *counters
-
+	core        *fakeserver.Core
+	cfg         config
+	httpClient  *http.Client
+	panics      atomic.Int64 // recovered panics; the tests want zero
+	reqSeq      atomic.Int64
+	budget      *budget      // nil: no budget
+	mu          sync.RWMutex // guards st
+	st          *store
+	counters    *counters
 	meta        sync.Mutex // guards the fields below
 	deliverySeq int
 	requests    []*Request
@@ -76,17 +69,14 @@ type Seeding struct{ *server }
 // field is unexported.
 type server = Server
 
-// frontDoor holds what serves a request before and around its route: the
-// log, the checks, the launch page.
+// frontDoor holds what serves a request before and around its route.
 type frontDoor struct{ *server }
 
 // Option configures a [Server]. A bad value makes [NewServer] return, and
-// [New] fail the test with, an error wrapping [edapp.ErrInvalidInput]: the
-// first bad value given. A nil Option is skipped.
+// [New] fail the test with, an error wrapping [edapp.ErrInvalidInput].
 type Option = fakeserver.Option[config]
 
-// config is the fake's own settings; the shared ones (token, clock,
-// latency, logger) are the fakeserver.Config's.
+// config is the fake's own settings; the shared ones are fakeserver's.
 type config struct {
 	deliveryTimeout time.Duration
 	budgetLimit     int
@@ -96,23 +86,20 @@ type config struct {
 }
 
 // WithToken sets the bearer token the fake accepts (default: a random
-// token, found in [Server.Token]). An empty or blank token is an error.
+// one, in [Server.Token]). A blank token is an error.
 func WithToken(token string) Option { return fakeserver.WithToken[config](token) }
 
-// WithClock sets the server's clock. It dates every record and decides when
-// launch tokens expire. The default is time.Now. A nil func is an error.
+// WithClock sets the clock that dates every record and expires launch
+// tokens (default time.Now).
 func WithClock(now func() time.Time) Option { return fakeserver.WithClock[config](now) }
 
-// WithLatency delays every request by d before it is handled (see
-// [Server.SetLatency]). The default is 0; a negative d is an error.
+// WithLatency delays every request by d, as [Server.SetLatency] does.
 func WithLatency(d time.Duration) Option { return fakeserver.WithLatency[config](d) }
 
-// WithLogger logs one line per request (at debug level) and every webhook
-// delivery. Nil, the default, is silent, as [edapp.WithLogger](nil) is.
+// WithLogger logs every request (at debug level) and webhook delivery.
 func WithLogger(l *slog.Logger) Option { return fakeserver.WithLogger[config](l) }
 
-// WithDeliveryTimeout bounds each webhook delivery. The default is 5
-// seconds; d must be positive.
+// WithDeliveryTimeout bounds each webhook delivery (default 5 seconds).
 func WithDeliveryTimeout(d time.Duration) Option {
 	return func(c *fakeserver.Config[config]) error {
 		if d <= 0 {
@@ -125,13 +112,9 @@ func WithDeliveryTimeout(d time.Duration) Option {
 
 // WithBudget makes the fake enforce a request budget as the real service
 // does (1400 requests per 5 minutes): it admits at most limit /v2 requests
-// with a valid token in any trailing window of the server's clock
-// ([WithClock]). A request over the budget gets 429 with a Retry-After
-// header: the whole seconds, rounded up, until the oldest admitted request
-// leaves the window. Refused requests do not count; /v1 requests and the
-// launch page are not counted. The default is no budget; a limit below 1
-// or a window that is not positive is an error (leave the option out for
-// no budget).
+// with a valid token in any trailing window of the server's clock. Over
+// it, a request gets 429 with a Retry-After of the whole seconds until the
+// oldest admitted request leaves the window, and does not count.
 func WithBudget(limit int, window time.Duration) Option {
 	return func(c *fakeserver.Config[config]) error {
 		if limit < 1 || window <= 0 {
@@ -142,10 +125,9 @@ func WithBudget(limit int, window time.Duration) Option {
 	}
 }
 
-// WithRedeliveries sends every webhook delivery n more times, right after
-// the first, with the same body and headers, as a service that delivers
-// at least once may; [Delivery.RedeliveryOf] marks the repeats. The default
-// is 0; a negative n is an error.
+// WithRedeliveries sends every webhook delivery n more times, as a
+// service that delivers at least once may; [Delivery.RedeliveryOf] marks
+// the repeats.
 func WithRedeliveries(n int) Option {
 	return func(c *fakeserver.Config[config]) error {
 		if n < 0 {
@@ -156,27 +138,20 @@ func WithRedeliveries(n int) Option {
 	}
 }
 
-// ManagedGroupsField names the body field from which a user write (POST
-// /v2/users and PUT /v2/users/{id}) takes the groups the user manages.
+// ManagedGroupsField names the body field from which a user write takes
+// the groups the user manages. Responses always write userGroupsManaged.
 type ManagedGroupsField string
 
-// The spellings of the managed-groups field. Responses always write
-// userGroupsManaged.
+// The spellings of the managed-groups field.
 const (
-	// ManagedGroupsEither honours both spellings, managedUserGroups first
-	// (the default).
-	ManagedGroupsEither ManagedGroupsField = ""
-	// ManagedUserGroups honours only "managedUserGroups".
-	ManagedUserGroups ManagedGroupsField = "managedUserGroups"
-	// UserGroupsManaged honours only "userGroupsManaged".
-	UserGroupsManaged ManagedGroupsField = "userGroupsManaged"
+	ManagedGroupsEither ManagedGroupsField = ""                  // both, managedUserGroups first (the default)
+	ManagedUserGroups   ManagedGroupsField = "managedUserGroups" // only this one
+	UserGroupsManaged   ManagedGroupsField = "userGroupsManaged" // only this one
 )
 
 // WithManagedGroupsField chooses which spelling of the managed-groups field
-// user writes honour; the other spelling is then ignored without an error,
-// as a service would ignore an unknown field. Use it to test a client
-// against a service that takes only one of them. A value other than the
-// three constants is an error.
+// user writes honour; the other is ignored, as a service ignores an
+// unknown field.
 func WithManagedGroupsField(f ManagedGroupsField) Option {
 	return func(c *fakeserver.Config[config]) error {
 		switch f {
@@ -188,11 +163,9 @@ func WithManagedGroupsField(f ManagedGroupsField) Option {
 	}
 }
 
-// NewServer starts a fake on a loopback address. Its store starts empty;
-// add data with the seeding helpers or the fakedata package. A bad option value is an
-// error wrapping [edapp.ErrInvalidInput], and nothing is started. In a
-// test, [New] is the one-line form: it fails the test instead, and closes
-// the server when the test ends.
+// NewServer starts a fake on a loopback address, with an empty store. A
+// bad option value is an error wrapping [edapp.ErrInvalidInput]. In a
+// test, [New] is the one-line form.
 func NewServer(opts ...Option) (*Server, error) {
 	s, err := newServer(opts...)
 	if err != nil {
@@ -203,9 +176,8 @@ func NewServer(opts ...Option) (*Server, error) {
 }
 
 // New starts a fake for a test, as [NewServer] does, and closes it when the
-// test ends. A bad option value fails the test at once, with an error
-// wrapping [edapp.ErrInvalidInput]. The test also fails when a handler of
-// the fake panicked: the client saw a 500, which a retry could have hidden.
+// test ends. A bad option value fails the test at once; so does, at the
+// end, a handler's panic: the client saw a 500, which a retry could hide.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s, err := NewServer(opts...)
@@ -216,30 +188,18 @@ func New(t testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// newServer builds a Server without a listener (for Handler-only use in
-// tests), or reports the first bad option value.
+// newServer builds a Server without a listener, for Handler-only use.
 func newServer(opts ...Option) (*Server, error) {
 	cfg, err := fakeserver.Apply("edapptest", config{deliveryTimeout: 5 * time.Second}, opts)
 	if err != nil {
 		return nil, err
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	own := cfg.Own
-	s := &Server{
-		Token:           cfg.Token,
-		core:            fakeserver.NewCore(cfg, routeTemplate),
-		log:             cfg.Logger,
-		deliveryTimeout: own.deliveryTimeout,
-		transport:       tr,
-		httpClient:      &http.Client{Transport: tr, Timeout: own.deliveryTimeout},
-		st:              newStore(),
-		managedField:    own.managedField,
-		counters:        newCounters(),
-		redeliveries:    own.redeliveries,
-	}
+	s := &Server{Token: cfg.Token, core: fakeserver.NewCore(cfg, routeTemplate), cfg: cfg.Own,
+		httpClient: &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: cfg.Own.deliveryTimeout},
+		st:         newStore(), counters: newCounters()}
 	s.Seeding = Seeding{s}
-	if own.budgetLimit > 0 {
-		s.budget = &budget{limit: own.budgetLimit, window: own.budgetWindow}
+	if cfg.Own.budgetLimit > 0 {
+		s.budget = &budget{limit: cfg.Own.budgetLimit, window: cfg.Own.budgetWindow}
 	}
 	return s, nil
 }
@@ -247,68 +207,53 @@ func newServer(opts ...Option) (*Server, error) {
 // Close shuts the server down and waits for requests in flight.
 func (s *Server) Close() {
 	s.core.Close()
-	s.transport.CloseIdleConnections()
+	s.httpClient.CloseIdleConnections()
 }
 
 // Handler returns the fake as an http.Handler, to mount on another server.
 // Launch links then point at the host the request came in on.
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(frontDoor{s}.serve) }
 
-// SetLatency delays every later request by d before it is handled. The
-// wait ends early when the request's context is done. Zero turns it off.
+// SetLatency delays every later request by d, or until the request's
+// context is done. Zero turns it off.
 func (s *Server) SetLatency(d time.Duration) { s.core.SetLatency(d) }
 
-// FailNext makes the next n authenticated API requests (every path except
-// /launch-lesson, with a valid token) answer status with a JSON error body
-// {"message": ...}, before any routing. When retryAfter > 0 the answers
-// carry a Retry-After header in whole seconds (rounded up). A status outside
-// 100-599 becomes 500. n <= 0 cancels the pending failures FailNext set
-// (FailNextOn's stay). Failures scoped with FailNextOn come first for
-// their route.
+// FailNext makes the next n API requests with a valid token answer status
+// (500 when outside 100-599) with a JSON error body, before any routing,
+// and a Retry-After header when retryAfter > 0. n <= 0 cancels the
+// pending failures FailNext set; FailNextOn's come first for their route.
 func (s *Server) FailNext(n int, status int, retryAfter time.Duration) {
 	s.core.FailNext(n, status, retryAfter)
 }
 
-// FailNextOn is FailNext for one route: only requests to it fail, and a
-// request fails only once, whatever other failures are pending. route is
-// a route template as RequestCount takes it ("GET /v2/analytics/attempts",
-// "/v2/usergroups/{id}/users"); without a method it covers every method.
-// It replaces the pending failures of that route; n <= 0 cancels them.
+// FailNextOn is FailNext for one route, a template as RequestCount takes
+// it ("GET /v2/analytics/attempts", or without a method for every method).
+// It replaces the pending failures of that route.
 func (s *Server) FailNextOn(route string, n int, status int, retryAfter time.Duration) {
 	s.core.FailNextOn(route, n, status, retryAfter)
 }
 
-// Handle overrides the fake's answer for the requests pattern matches, as
-// slacktest's Customize.Handle does. pattern is an http.ServeMux pattern,
-// such as "GET /v2/users/{id}" or "/v2/webhooks", matched as ServeMux
-// matches it (with its letter case; r.PathValue works in handler). An
-// override sees only authenticated API requests, after the latency, the
-// budget and FailNext, and they are counted by RequestCount as the route
-// they would have reached (a path the fake does not serve is not
-// counted); everything else (the store, the other routes) is left alone.
-// Handling the same pattern again replaces its handler; a nil handler
-// removes the override. A pattern ServeMux refuses, or one that conflicts
-// with another override, is an error wrapping [ErrInvalid] and changes
-// nothing.
+// Handle overrides the fake's answer for the requests pattern, an
+// http.ServeMux pattern such as "GET /v2/users/{id}", matches. An override
+// sees authenticated API requests after the latency, the budget and
+// FailNext, and they count as the route they would have reached. A nil
+// handler removes the override. A pattern ServeMux refuses, or one that
+// conflicts with another override, is an error wrapping [ErrInvalid].
 func (s *Server) Handle(pattern string, handler http.Handler) error {
 	return s.core.Handle(pattern, handler, ErrInvalid)
 }
 
-// Request is one request as the fake received it.
+// Request is one request as the fake received it. Secrets are replaced
+// by "REDACTED": the Authorization header, the value of a token (launch
+// token) query parameter and, on the launch page, a launch token anywhere
+// in the query or the headers.
 type Request struct {
-	Method string
-	Path   string // as sent, not unescaped
-	// RawQuery is the query as sent, except that the value of a token
-	// parameter (a launch token) is replaced by "REDACTED".
+	Method   string
+	Path     string // as sent, not unescaped
 	RawQuery string
-	// Header holds the request headers. Authorization is replaced by
-	// "REDACTED" when present, and so is a launch token anywhere in the
-	// headers of a launch-page request.
-	Header http.Header
-	// Body is the body of an authenticated API request up to MaxBodyBytes;
-	// nil for a request without a valid token, for a longer body and for
-	// the launch page, whose form (it holds the launch token) is never
-	// kept.
+	Header   http.Header
+	// Body is the body of an API request with a valid token, up to
+	// MaxBodyBytes; nil for any other request.
 	Body []byte
 	// Status is the status the fake answered, 0 while the request is in
 	// flight or when the client went away during the latency wait.
@@ -369,10 +314,11 @@ func (s frontDoor) serve(w http.ResponseWriter, r *http.Request) {
 	s.dispatch(sw, r, &in)
 }
 
-// read classifies a request, reads its body and logs it. The body of a
-// request without a valid token is never read.
+// read classifies a request, reads its body, logs it and counts it, all
+// before the latency wait, so that a client that gives up during the wait
+// still counts. The body of a request without a valid token is never read.
 func (s frontDoor) read(r *http.Request) incoming {
-	var in incoming
+	in := incoming{route: routeMatch{index: -1}}
 	in.segs, in.pathOK = splitPath(r)
 	in.launch = in.pathOK && len(in.segs) == 1 && strings.EqualFold(in.segs[0], "launch-lesson")
 	in.learner = in.pathOK && len(in.segs) == 2 && strings.EqualFold(in.segs[0], "learner")
@@ -380,17 +326,14 @@ func (s frontDoor) read(r *http.Request) incoming {
 	if in.authed {
 		in.body, in.tooLarge = readBody(r)
 	}
-	// A launch-page form carries the launch token in its body: read it
-	// first, so that the log can scrub the token from the headers too.
+	// A launch-page form carries the launch token: read it first, so that
+	// the log can scrub the token from the headers too.
 	var formToks []string
 	if in.launch && r.Method == http.MethodPost {
 		in.form, formToks, in.formStatus = readForm(r)
 	}
 	in.entry = s.logRequest(r, in.body, in.launch, formToks)
-	in.route = routeMatch{index: -1}
 	if in.authed && in.pathOK {
-		// Counted on arrival, before the latency wait, so that a client
-		// that gives up during the wait still counts its request.
 		if in.route = findRoute(r.Method, in.segs); in.route.index >= 0 {
 			s.counters.byRoute[in.route.index].Add(1)
 		}
@@ -402,43 +345,33 @@ func (s frontDoor) read(r *http.Request) incoming {
 // then applies the budget, the injected failures and the overrides, and
 // routes.
 func (s frontDoor) dispatch(w http.ResponseWriter, r *http.Request, in *incoming) {
+	v2 := len(in.segs) > 0 && strings.EqualFold(in.segs[0], "v2")
 	switch {
 	case in.launch:
 		s.serveLaunch(w, r, in.form, in.formStatus)
-		return
 	case in.learner:
 		s.serveLearner(w, r, in.segs[1])
-		return
 	case !in.authed:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="edapptest"`)
 		writeError(w, http.StatusUnauthorized, "Unauthorized")
-		return
 	case in.tooLarge:
-		writeError(w, http.StatusRequestEntityTooLarge,
-			"request body too large (limit "+strconv.Itoa(MaxBodyBytes)+" bytes)")
-		return
+		writeError(w, http.StatusRequestEntityTooLarge, "request body too large (limit "+strconv.Itoa(MaxBodyBytes)+" bytes)")
 	case !in.pathOK:
 		writeError(w, http.StatusBadRequest, "malformed path")
-		return
+	case v2 && !s.admit(w), s.injectFailure(w, r, in.route):
+		// answered: over the budget, or an injected failure
+	default:
+		if h, _ := s.core.Override(r); h != nil {
+			r.Body = io.NopCloser(bytes.NewReader(in.body))
+			h.ServeHTTP(w, r)
+			return
+		}
+		s.route(w, r, in.route, in.segs, in.body)
 	}
-	m := in.route
-	if len(in.segs) > 0 && strings.EqualFold(in.segs[0], "v2") && !s.admit(w) {
-		return
-	}
-	if s.injectFailure(w, r, m) {
-		return
-	}
-	if h, _ := s.core.Override(r); h != nil {
-		r.Body = io.NopCloser(bytes.NewReader(in.body))
-		h.ServeHTTP(w, r)
-		return
-	}
-	s.route(w, r, m, in.segs, in.body)
 }
 
 // finish records the answer's status and logs the request. A handler
-// that panicked (v != nil) gets a 500, and the panic is kept for New's
-// check.
+// that panicked (v != nil) gets a 500, and the panic is kept for New.
 func (s frontDoor) finish(sw *fakeserver.StatusWriter, r *http.Request, entry *Request, start time.Time, v any) {
 	if v != nil {
 		s.panics.Add(1)
@@ -452,25 +385,15 @@ func (s frontDoor) finish(sw *fakeserver.StatusWriter, r *http.Request, entry *R
 		entry.Status = sw.Status()
 	}
 	s.meta.Unlock()
-	s.log.Debug("edapptest request", "method", r.Method, "path", pathOf(r),
+	s.core.Log.Debug("edapptest request", "method", r.Method, "path", cmp.Or(r.URL, &url.URL{}).Path,
 		"status", sw.Status(), "elapsed", time.Since(start))
-}
-
-func pathOf(r *http.Request) string {
-	if r.URL == nil {
-		return ""
-	}
-	return r.URL.Path
 }
 
 // readBody reads at most MaxBodyBytes of the body. A longer body, declared
 // or found, is left unread and dropped.
 func readBody(r *http.Request) (body []byte, tooLarge bool) {
-	if r.Body == nil || r.Body == http.NoBody {
-		return nil, false
-	}
-	if r.ContentLength > MaxBodyBytes {
-		return nil, true
+	if r.Body == nil || r.Body == http.NoBody || r.ContentLength > MaxBodyBytes {
+		return nil, r.ContentLength > MaxBodyBytes
 	}
 	b, _ := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 	if len(b) > MaxBodyBytes {
@@ -587,11 +510,7 @@ func (s frontDoor) injectFailure(w http.ResponseWriter, r *http.Request, m route
 	if f.RetryAfter > 0 {
 		w.Header().Set("Retry-After", fakeserver.RetryAfter(f.RetryAfter))
 	}
-	msg := http.StatusText(f.Status)
-	if msg == "" {
-		msg = "injected failure"
-	}
-	writeError(w, f.Status, msg)
+	writeError(w, f.Status, cmp.Or(http.StatusText(f.Status), "injected failure"))
 	return true
 }
 
@@ -599,9 +518,8 @@ func (s frontDoor) injectFailure(w http.ResponseWriter, r *http.Request, m route
 type budget struct {
 	limit  int
 	window time.Duration
-
-	mu    sync.Mutex
-	times []time.Time // admission times, oldest first
+	mu     sync.Mutex
+	times  []time.Time // admission times, oldest first
 }
 
 // admit reports whether a request at now fits the budget, and otherwise
@@ -609,12 +527,7 @@ type budget struct {
 func (b *budget) admit(now time.Time) (bool, time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	cut := now.Add(-b.window)
-	i := 0
-	for i < len(b.times) && !b.times[i].After(cut) {
-		i++
-	}
-	b.times = b.times[i:]
+	b.times = slices.DeleteFunc(b.times, func(t time.Time) bool { return !t.After(now.Add(-b.window)) })
 	if len(b.times) < b.limit {
 		b.times = append(b.times, now)
 		return true, 0
@@ -628,13 +541,12 @@ func (s frontDoor) admit(w http.ResponseWriter) bool {
 		return true
 	}
 	ok, wait := s.budget.admit(s.now())
-	if ok {
-		return true
+	if !ok {
+		w.Header().Set("Retry-After", fakeserver.RetryAfter(wait))
+		writeError(w, http.StatusTooManyRequests, "Too Many Requests: over "+
+			strconv.Itoa(s.budget.limit)+" requests in "+s.budget.window.String())
 	}
-	w.Header().Set("Retry-After", fakeserver.RetryAfter(wait))
-	writeError(w, http.StatusTooManyRequests, "Too Many Requests: over "+
-		strconv.Itoa(s.budget.limit)+" requests in "+s.budget.window.String())
-	return false
+	return ok
 }
 
 // randomUUID returns a version 4 UUID, the shape of the real launch tokens.

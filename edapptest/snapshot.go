@@ -120,10 +120,8 @@ func snapshotCollections(st *store) []SnapshotCollection {
 	var out []SnapshotCollection
 	for _, col := range st.collections.All() {
 		sc := SnapshotCollection{ID: col.id, ExternalID: col.externalID, Title: col.title, Description: col.description}
-		for _, c := range st.courses.All() {
-			if slices.Contains(c.collectionIDs, col.id) {
-				sc.CourseIDs = append(sc.CourseIDs, c.id)
-			}
+		for _, c := range collectionCourses(st, col) {
+			sc.CourseIDs = append(sc.CourseIDs, c.id)
 		}
 		out = append(out, sc)
 	}

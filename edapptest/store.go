@@ -35,15 +35,7 @@ func (e *apiErr) Error() string { return "edapptest: " + e.msg }
 
 // Is makes errors.Is(err, [ErrNotFound]) and friends work.
 func (e *apiErr) Is(target error) bool {
-	switch target {
-	case ErrNotFound:
-		return e.status == 404
-	case ErrConflict:
-		return e.status == 409
-	case ErrInvalid:
-		return e.status == 400
-	}
-	return false
+	return map[error]int{ErrNotFound: 404, ErrConflict: 409, ErrInvalid: 400}[target] == e.status
 }
 
 func notFound(format string, args ...any) *apiErr {
@@ -96,14 +88,7 @@ func (u *user) groupIDs() []string {
 	return out
 }
 
-func (u *user) inGroup(groupID string) bool {
-	for _, m := range u.groups {
-		if m.groupID == groupID {
-			return true
-		}
-	}
-	return false
-}
+func (u *user) inGroup(groupID string) bool { return slices.Contains(u.groupIDs(), groupID) }
 
 type assignment struct {
 	courseID string
@@ -285,24 +270,12 @@ func (st *store) access(u *user, courseID string) (time.Time, bool) {
 
 // usersWithAccess lists the users who can reach a course.
 func usersWithAccess(st *store, courseID string) []*user {
-	var out []*user
-	for _, u := range st.users.All() {
-		if _, ok := st.access(u, courseID); ok {
-			out = append(out, u)
-		}
-	}
-	return out
+	return st.users.Filter(func(u *user) bool { _, ok := st.access(u, courseID); return ok })
 }
 
 // publishedLessons lists the published lessons of a course in order.
 func (st *store) publishedLessons(c *course) []*lesson {
-	var out []*lesson
-	for _, id := range c.lessonIDs {
-		if l := st.lessons.Get(id); l != nil && l.published() {
-			out = append(out, l)
-		}
-	}
-	return out
+	return slices.DeleteFunc(st.courseLessons(c), func(l *lesson) bool { return !l.published() })
 }
 
 func (st *store) courseLessons(c *course) []*lesson {
@@ -382,21 +355,11 @@ func (p *lessonProgress) fold(a *attempt) {
 }
 
 func groupByInviteCode(st *store, code string) *group {
-	for _, g := range st.groups.All() {
-		if g.inviteCode != "" && strings.EqualFold(g.inviteCode, code) {
-			return g
-		}
-	}
-	return nil
+	return st.groups.Find(func(g *group) bool { return g.inviteCode != "" && strings.EqualFold(g.inviteCode, code) })
 }
 
-func hasChildren(st *store, g *group) bool {
-	for _, o := range st.groups.All() {
-		if o.parentID == g.id {
-			return true
-		}
-	}
-	return false
+func children(st *store, g *group) []*group {
+	return st.groups.Filter(func(o *group) bool { return o.parentID == g.id })
 }
 
 // lessonProgress is what one user did in one lesson.
@@ -531,10 +494,8 @@ func (st *store) deleteGroup(id string) {
 	if g == nil {
 		return
 	}
-	for _, o := range st.groups.All() {
-		if o.parentID == id {
-			o.parentID = g.parentID
-		}
+	for _, o := range children(st, g) {
+		o.parentID = g.parentID
 	}
 	for _, u := range st.users.All() {
 		u.groups = slices.DeleteFunc(u.groups, func(m membership) bool { return m.groupID == id })
@@ -581,13 +542,7 @@ func setCourses(g *group, courseIDs []string, now time.Time) {
 }
 
 func (st *store) members(g *group) []*user {
-	var out []*user
-	for _, u := range st.users.All() {
-		if u.inGroup(g.id) {
-			out = append(out, u)
-		}
-	}
-	return out
+	return st.users.Filter(func(u *user) bool { return u.inGroup(g.id) })
 }
 
 // pruneTokens forgets launch tokens that expired more than a day ago.

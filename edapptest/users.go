@@ -6,79 +6,48 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
-// userPatch is a create or update of a user: nil fields are left alone.
+// userPatch is a user write as the bodies of POST /v2/users and PUT
+// /v2/users/{id} carry it: nil fields are left alone.
 type userPatch struct {
-	username, email, firstName, lastName *string
-	externalID, timeZone, password       *string
-	inviteCode                           *string
-	roles, groups, managed               *[]string
-	customFields                         *map[string]string
+	Username          *string            `json:"username"`
+	Name              *string            `json:"name"`
+	Email             *string            `json:"email"`
+	FirstName         *string            `json:"firstName"`
+	LastName          *string            `json:"lastName"`
+	ExternalID        *string            `json:"externalId"`
+	TimeZone          *string            `json:"timeZone"`
+	Password          *string            `json:"password"`
+	InviteCode        *string            `json:"inviteCode"`
+	Roles             *[]string          `json:"roles"`
+	Groups            *[]string          `json:"userGroups"`
+	ManagedUserGroups *[]string          `json:"managedUserGroups"`
+	UserGroupsManaged *[]string          `json:"userGroupsManaged"`
+	CustomFields      *map[string]string `json:"customFields"`
 }
 
-// userPatchFromBody reads the v2 user body. The username may come as name,
-// username or userName; managed groups as managedUserGroups or
-// userGroupsManaged, or only the spelling managed names.
-func userPatchFromBody(o obj, managed ManagedGroupsField) (userPatch, error) {
-	var p userPatch
-	var err error
-	set := func(dst **string, keys ...string) {
-		if err == nil {
-			*dst, err = o.strPtr(keys...)
-		}
+// resolve settles the aliases: the username from name when absent, and
+// the managed groups from the spellings f reads, into ManagedUserGroups.
+func (p userPatch) resolve(f ManagedGroupsField) userPatch {
+	if p.Username == nil {
+		p.Username = p.Name
 	}
-	setList := func(dst **[]string, keys ...string) {
-		if err == nil {
-			*dst, err = o.strsPtr(keys...)
-		}
+	if f == UserGroupsManaged || f == ManagedGroupsEither && p.ManagedUserGroups == nil {
+		p.ManagedUserGroups = p.UserGroupsManaged
 	}
-	set(&p.username, "username", "name")
-	set(&p.email, "email")
-	set(&p.firstName, "firstName")
-	set(&p.lastName, "lastName")
-	set(&p.externalID, "externalId")
-	set(&p.timeZone, "timeZone")
-	set(&p.password, "password")
-	set(&p.inviteCode, "inviteCode")
-	setList(&p.roles, "roles")
-	setList(&p.groups, "userGroups")
-	setList(&p.managed, managedKeys(managed)...)
-	if err != nil {
-		return p, err
-	}
-	p.customFields, err = customFieldsPatch(o)
-	return p, err
-}
-
-// managedKeys are the members that carry the managed groups, as the fake
-// is set to read them.
-func managedKeys(managed ManagedGroupsField) []string {
-	if managed == ManagedGroupsEither {
-		return []string{string(ManagedUserGroups), string(UserGroupsManaged)}
-	}
-	return []string{string(managed)}
-}
-
-// customFieldsPatch reads customFields: nil when absent, a pointer to an
-// empty map when null or {}.
-func customFieldsPatch(o obj) (*map[string]string, error) {
-	m, ok, err := o.strMap("customFields")
-	if err != nil || !ok {
-		return nil, err
-	}
-	if m == nil {
-		m = map[string]string{}
-	}
-	return &m, nil
+	p.Name, p.UserGroupsManaged = nil, nil
+	return p
 }
 
 // applyUser validates p and applies it to u. u is new when it has no id
 // yet; it is then stored under a fresh id. Nothing changes on error.
 func applyUser(st *store, u *user, p userPatch, now time.Time) error {
 	isNew := u.id == ""
-	if p.username != nil {
-		*p.username = strings.TrimSpace(*p.username)
+	if p.Username != nil {
+		*p.Username = strings.TrimSpace(*p.Username)
 	}
 	invited, err := checkUserPatch(st, u, p, isNew)
 	if err != nil {
@@ -87,22 +56,22 @@ func applyUser(st *store, u *user, p userPatch, now time.Time) error {
 	oldName, oldExt := u.username, u.externalID
 	p.assignFields(u)
 	switch {
-	case p.roles != nil:
-		u.roles = dedupe(*p.roles)
+	case p.Roles != nil:
+		u.roles = dedupe(*p.Roles)
 	case isNew:
 		u.roles = slices.Clone(defaultRoles)
 	}
-	if p.groups != nil {
-		u.groups = memberships(u.groups, dedupe(*p.groups), now)
+	if p.Groups != nil {
+		u.groups = memberships(u.groups, dedupe(*p.Groups), now)
 	}
 	if invited != nil && !u.inGroup(invited.id) {
 		u.groups = append(u.groups, membership{invited.id, now})
 	}
-	if p.managed != nil {
-		u.managed = dedupe(*p.managed)
+	if p.ManagedUserGroups != nil {
+		u.managed = dedupe(*p.ManagedUserGroups)
 	}
-	if p.customFields != nil {
-		u.customFields = maps.Clone(*p.customFields)
+	if p.CustomFields != nil {
+		u.customFields = maps.Clone(*p.CustomFields)
 	}
 	if isNew {
 		u.id = st.newID("usr")
@@ -115,60 +84,40 @@ func applyUser(st *store, u *user, p userPatch, now time.Time) error {
 // checkUserPatch validates a user write, and returns the group its invite
 // code names.
 func checkUserPatch(st *store, u *user, p userPatch, isNew bool) (invited *group, err error) {
+	name, ext, code := deref(p.Username), deref(p.ExternalID), deref(p.InviteCode)
+	taken := func(o *user) bool { return o != nil && o != u }
 	switch {
-	case p.username != nil && *p.username == "":
+	case p.Username != nil && name == "":
 		return nil, invalid("username must not be empty")
-	case p.username == nil && isNew:
+	case p.Username == nil && isNew:
 		return nil, invalid("username is required")
+	case p.Username != nil && taken(st.userByUsername(name)):
+		return nil, conflict("username %q is taken", name)
+	case ext != "" && taken(st.userByExternalID(ext)):
+		return nil, conflict("external id %q is taken", ext)
 	}
-	if p.username != nil {
-		if o := st.userByUsername(*p.username); o != nil && o != u {
-			return nil, conflict("username %q is taken", *p.username)
+	for _, r := range deref(p.Roles) {
+		if !slices.Contains(roles, r) {
+			return nil, invalid("unknown role %q (want one of %s)", r, strings.Join(roles, ", "))
 		}
 	}
-	if p.externalID != nil && *p.externalID != "" {
-		if o := st.userByExternalID(*p.externalID); o != nil && o != u {
-			return nil, conflict("external id %q is taken", *p.externalID)
+	for _, id := range append(deref(p.Groups), deref(p.ManagedUserGroups)...) {
+		if st.groups.Get(id) == nil {
+			return nil, invalid("unknown user group %q", id)
 		}
 	}
-	if p.roles != nil {
-		for _, r := range *p.roles {
-			if !slices.Contains(roles, r) {
-				return nil, invalid("unknown role %q (want one of %s)", r, strings.Join(roles, ", "))
-			}
-		}
-	}
-	if err := checkGroupIDs(st, p.groups, p.managed); err != nil {
-		return nil, err
-	}
-	if p.inviteCode != nil && *p.inviteCode != "" {
-		if invited = groupByInviteCode(st, *p.inviteCode); invited == nil {
-			return nil, invalid("unknown invite code %q", *p.inviteCode)
-		}
+	if invited = groupByInviteCode(st, code); code != "" && invited == nil {
+		return nil, invalid("unknown invite code %q", code)
 	}
 	return invited, nil
-}
-
-func checkGroupIDs(st *store, lists ...*[]string) error {
-	for _, list := range lists {
-		if list == nil {
-			continue
-		}
-		for _, id := range *list {
-			if st.groups.Get(id) == nil {
-				return invalid("unknown user group %q", id)
-			}
-		}
-	}
-	return nil
 }
 
 // assignFields sets the string fields the patch holds.
 func (p userPatch) assignFields(u *user) {
 	for _, f := range []struct{ dst, v *string }{
-		{&u.username, p.username}, {&u.email, p.email}, {&u.firstName, p.firstName},
-		{&u.lastName, p.lastName}, {&u.externalID, p.externalID}, {&u.timeZone, p.timeZone},
-		{&u.password, p.password},
+		{&u.username, p.Username}, {&u.email, p.Email}, {&u.firstName, p.FirstName},
+		{&u.lastName, p.LastName}, {&u.externalID, p.ExternalID}, {&u.timeZone, p.TimeZone},
+		{&u.password, p.Password},
 	} {
 		if f.v != nil {
 			*f.dst = *f.v
@@ -181,13 +130,11 @@ func (p userPatch) assignFields(u *user) {
 func memberships(old []membership, ids []string, now time.Time) []membership {
 	var out []membership
 	for _, id := range ids {
-		joined := now
-		for _, m := range old {
-			if m.groupID == id {
-				joined = m.joined
-			}
+		i := slices.IndexFunc(old, func(m membership) bool { return m.groupID == id })
+		out = append(out, membership{id, now})
+		if i >= 0 {
+			out[len(out)-1].joined = old[i].joined
 		}
-		out = append(out, membership{id, joined})
 	}
 	return out
 }
@@ -219,62 +166,35 @@ func toV2User(u *user) v2User {
 }
 
 func v2CreateUser(c *exchange) {
-	o, ok := c.object()
-	if !ok {
-		return
+	var p userPatch
+	if c.decode(&p) {
+		u := &user{}
+		err := applyUser(c.st, u, p.resolve(c.s.cfg.managedField), c.now)
+		c.reply(toV2User(u), err)
 	}
-	p, err := userPatchFromBody(o, c.s.managedField)
-	if err != nil {
-		c.failErr(err)
-		return
-	}
-	u := &user{}
-	if err := applyUser(c.st, u, p, c.now); err != nil {
-		c.failErr(err)
-		return
-	}
-	c.json(http.StatusOK, toV2User(u))
 }
 
 // v2ListUsers honours userName (username or email, without regard to case)
 // and externalId.
 func v2ListUsers(c *exchange) {
 	name, ext := c.q("username"), c.q("externalid")
-	var out []*user
-	for _, u := range c.st.users.All() {
-		if name != "" && !strings.EqualFold(u.username, name) && !strings.EqualFold(u.email, name) {
-			continue
-		}
-		if ext != "" && u.externalID != ext {
-			continue
-		}
-		out = append(out, u)
-	}
-	pageMap(c, out, toV2User)
+	pageMap(c, c.st.users.Filter(func(u *user) bool {
+		return (name == "" || strings.EqualFold(u.username, name) || strings.EqualFold(u.email, name)) &&
+			(ext == "" || u.externalID == ext)
+	}), toV2User)
 }
 
-func (c *exchange) userParam(i int) *user {
-	u := c.st.users.Get(c.params[i])
-	if u == nil {
-		c.fail(http.StatusNotFound, "user "+quote(c.params[i])+" not found")
-	}
-	return u
-}
+func (c *exchange) userParam(i int) *user     { return param(c, i, &c.st.users, "user") }
+func (c *exchange) groupParam(i int) *group   { return param(c, i, &c.st.groups, "user group") }
+func (c *exchange) courseParam(i int) *course { return param(c, i, &c.st.courses, "course") }
 
-func (c *exchange) groupParam(i int) *group {
-	g := c.st.groups.Get(c.params[i])
-	if g == nil {
-		c.fail(http.StatusNotFound, "user group "+quote(c.params[i])+" not found")
+// param finds the record the i-th path parameter names, or answers 404.
+func param[T any](c *exchange, i int, t *fakeserver.Table[T], what string) *T {
+	v := t.Get(c.params[i])
+	if v == nil {
+		c.fail(http.StatusNotFound, what+" "+quote(c.params[i])+" not found")
 	}
-	return g
-}
-
-func (c *exchange) courseParam(i int) *course {
-	cr := c.st.courses.Get(c.params[i])
-	if cr == nil {
-		c.fail(http.StatusNotFound, "course "+quote(c.params[i])+" not found")
-	}
-	return cr
+	return v
 }
 
 func quote(s string) string { return `"` + truncate(s, 64) + `"` }
@@ -291,20 +211,11 @@ func v2UpdateUser(c *exchange) {
 	if u == nil {
 		return
 	}
-	o, ok := c.object()
-	if !ok {
-		return
+	var p userPatch
+	if c.decode(&p) {
+		err := applyUser(c.st, u, p.resolve(c.s.cfg.managedField), c.now)
+		c.reply(toV2User(u), err)
 	}
-	p, err := userPatchFromBody(o, c.s.managedField)
-	if err != nil {
-		c.failErr(err)
-		return
-	}
-	if err := applyUser(c.st, u, p, c.now); err != nil {
-		c.failErr(err)
-		return
-	}
-	c.json(http.StatusOK, toV2User(u))
 }
 
 type successBody struct {
@@ -345,7 +256,7 @@ func v2UserCourses(c *exchange) {
 }
 
 func toV2Group(st *store, g *group) v2Group {
-	return v2Group{ID: g.id, Name: g.name, InviteCode: g.inviteCode, HasChildren: hasChildren(st, g)}
+	return v2Group{ID: g.id, Name: g.name, InviteCode: g.inviteCode, HasChildren: len(children(st, g)) > 0}
 }
 
 // addGroup validates and stores a new group.
@@ -368,31 +279,14 @@ func addGroup(st *store, name, parentID, inviteCode string) (*group, error) {
 // v2CreateGroup takes {"name", "inviteCode", "parentId"}; parentId is an
 // extension of the fake.
 func v2CreateGroup(c *exchange) {
-	o, ok := c.object()
-	if !ok {
-		return
+	var in struct{ Name, InviteCode, ParentID string }
+	if c.decode(&in) {
+		if g, err := addGroup(c.st, in.Name, in.ParentID, strings.TrimSpace(in.InviteCode)); err != nil {
+			c.failErr(err)
+		} else {
+			c.json(http.StatusOK, toV2Group(c.st, g))
+		}
 	}
-	name, _, err := o.str("name")
-	if err != nil {
-		c.failErr(err)
-		return
-	}
-	code, _, err := o.str("inviteCode")
-	if err != nil {
-		c.failErr(err)
-		return
-	}
-	parent, _, err := o.str("parentId")
-	if err != nil {
-		c.failErr(err)
-		return
-	}
-	g, err := addGroup(c.st, name, parent, strings.TrimSpace(code))
-	if err != nil {
-		c.failErr(err)
-		return
-	}
-	c.json(http.StatusOK, toV2Group(c.st, g))
 }
 
 func v2ListGroups(c *exchange) { pageMap(c, c.st.groups.All(), with(c.st, toV2Group)) }
@@ -402,13 +296,7 @@ func v2GroupChildren(c *exchange) {
 	if g == nil {
 		return
 	}
-	var kids []*group
-	for _, o := range c.st.groups.All() {
-		if o.parentID == g.id {
-			kids = append(kids, o)
-		}
-	}
-	pageMap(c, kids, with(c.st, toV2Group))
+	pageMap(c, children(c.st, g), with(c.st, toV2Group))
 }
 
 func v2GroupUsers(c *exchange) {
@@ -420,30 +308,15 @@ func v2GroupUsers(c *exchange) {
 // groupUserIDs reads the users of a membership change: {"userId"},
 // {"userIds": [...]} or the userId query parameter.
 func (c *exchange) groupUserIDs() ([]string, bool) {
-	o, ok := c.object()
-	if !ok {
+	var in struct {
+		UserID  string
+		UserIDs []string
+	}
+	if !c.decode(&in) {
 		return nil, false
 	}
-	var ids []string
-	one, _, err := o.str("userId")
-	if err != nil {
-		c.failErr(err)
-		return nil, false
-	}
-	many, _, err := o.strs("userIds")
-	if err != nil {
-		c.failErr(err)
-		return nil, false
-	}
-	if one != "" {
-		ids = append(ids, one)
-	}
-	ids = append(ids, many...)
-	for _, v := range c.query["userid"] {
-		if v != "" {
-			ids = append(ids, v)
-		}
-	}
+	ids := append([]string{in.UserID}, in.UserIDs...)
+	ids = slices.DeleteFunc(append(ids, c.query["userid"]...), func(id string) bool { return id == "" })
 	if len(ids) == 0 {
 		c.fail(http.StatusBadRequest, "userId is required")
 		return nil, false

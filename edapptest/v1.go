@@ -1,6 +1,7 @@
 package edapptest
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,65 +13,43 @@ func toV1User(u *user) v1User {
 		FirstName: u.firstName, LastName: u.lastName}
 }
 
+// v1UserBody is a v1 user write: the v2 fields v1 takes, and the id of
+// the user to update.
+type v1UserBody struct {
+	ID                 string
+	Username, Name     *string
+	Email              *string
+	FirstName          *string
+	LastName           *string
+	ExternalIdentifier *string
+	ExternalID         *string
+	UserGroups         *[]string
+}
+
 // v1SaveUser creates a user, or updates the user named by "id". On update
 // only the fields present change; a present usergroups replaces the
 // memberships.
 func v1SaveUser(c *exchange) {
-	o, ok := c.object()
-	if !ok {
-		return
-	}
-	id, _, err := o.str("id")
-	if err != nil {
-		c.failErr(err)
-		return
-	}
-	p, err := v1UserPatch(o)
-	if err != nil {
-		c.failErr(err)
+	var in v1UserBody
+	if !c.decode(&in) {
 		return
 	}
 	u := &user{}
-	if id != "" {
-		if u = c.st.users.Get(id); u == nil {
-			c.fail(http.StatusNotFound, "user "+quote(id)+" not found")
+	if in.ID != "" {
+		if u = c.st.users.Get(in.ID); u == nil {
+			c.fail(http.StatusNotFound, "user "+quote(in.ID)+" not found")
 			return
 		}
 	}
-	if err := applyUser(c.st, u, p, c.now); err != nil {
-		c.failErr(err)
-		return
-	}
-	c.json(http.StatusOK, toV1User(u))
-}
-
-// v1UserPatch reads the fields of a v1 user body that are present.
-func v1UserPatch(o obj) (userPatch, error) {
-	var p userPatch
-	var err error
-	set := func(dst **string, keys ...string) {
-		if err == nil {
-			*dst, err = o.strPtr(keys...)
-		}
-	}
-	set(&p.username, "username", "name")
-	set(&p.email, "email")
-	set(&p.firstName, "firstName")
-	set(&p.lastName, "lastName")
-	set(&p.externalID, "externalIdentifier", "externalId")
-	if err == nil {
-		p.groups, err = o.strsPtr("usergroups")
-	}
-	return p, err
+	p := userPatch{Username: in.Username, Name: in.Name, Email: in.Email, FirstName: in.FirstName,
+		LastName: in.LastName, ExternalID: cmp.Or(in.ExternalIdentifier, in.ExternalID), Groups: in.UserGroups}
+	err := applyUser(c.st, u, p.resolve(ManagedGroupsEither), c.now)
+	c.reply(toV1User(u), err)
 }
 
 // v1ListUsers answers every user as a bare array.
 func v1ListUsers(c *exchange) {
-	out := make([]v1User, 0, c.st.users.Len())
-	for _, u := range c.st.users.All() {
-		out = append(out, toV1User(u))
-	}
-	c.json(http.StatusOK, out)
+	c.json(http.StatusOK, convert(c.st.users.All(), toV1User))
 }
 
 // userToken answers the user's token, minted on first request and then
@@ -98,39 +77,44 @@ func v1TokenByExternalID(c *exchange) {
 }
 
 func v1DeleteUser(c *exchange) {
-	u := c.st.users.Get(c.params[0])
-	if u == nil {
-		c.json(http.StatusNotFound, successBody{Message: "user " + quote(c.params[0]) + " not found"})
+	v1Delete(c, c.st.users.Get(c.params[0]) != nil, "user", c.st.deleteUser)
+}
+
+func v1DeleteGroup(c *exchange) {
+	v1Delete(c, c.st.groups.Get(c.params[0]) != nil, "user group", c.st.deleteGroup)
+}
+
+// v1Delete deletes the record the path names; v1 answers a missing one
+// with its success body.
+func v1Delete(c *exchange, found bool, what string, del func(id string)) {
+	if !found {
+		c.json(http.StatusNotFound, successBody{Message: what + " " + quote(c.params[0]) + " not found"})
 		return
 	}
-	c.st.deleteUser(u.id)
+	del(c.params[0])
 	c.json(http.StatusOK, successBody{Success: true})
 }
 
 func toV1Group(st *store, g *group) v1Group {
-	users := []string{}
-	for _, u := range st.members(g) {
-		users = append(users, u.id)
-	}
+	users := convert(st.members(g), func(u *user) string { return u.id })
 	return v1Group{ID: g.id, Name: g.name, Users: users, Courses: g.courseIDs()}
+}
+
+// v1GroupBody is a v1 group write. An absent users or courses key leaves
+// the group's own alone.
+type v1GroupBody struct {
+	ID, ParentID, InviteCode string
+	Name                     *string
+	Users, Courses           *[]string
 }
 
 // v1SaveGroup creates a group, or updates the group named by "id". A
 // present users array replaces the members (an empty one removes them
-// all); a present courses array replaces the assigned courses. Absent keys
-// leave them alone. On create, parentId and inviteCode are accepted as
-// extensions of the fake.
+// all); a present courses array replaces the assigned courses. On create,
+// parentId and inviteCode are accepted as extensions of the fake.
 func v1SaveGroup(c *exchange) {
-	o, ok := c.object()
-	if !ok {
-		return
-	}
-	in, err := readV1Group(o)
-	if err == nil {
-		err = checkV1Group(c.st, in)
-	}
-	if err != nil {
-		c.failErr(err)
+	var in v1GroupBody
+	if !c.decode(&in) {
 		return
 	}
 	g, err := saveV1Group(c.st, in)
@@ -138,102 +122,76 @@ func v1SaveGroup(c *exchange) {
 		c.failErr(err)
 		return
 	}
-	if in.hasUsers {
-		c.st.setMembers(g, in.users, c.now)
+	if in.Users != nil {
+		c.st.setMembers(g, *in.Users, c.now)
 	}
-	if in.hasCourses {
-		setCourses(g, in.courses, c.now)
+	if in.Courses != nil {
+		setCourses(g, *in.Courses, c.now)
 	}
 	c.json(http.StatusOK, toV1Group(c.st, g))
 }
 
-// v1GroupBody is a v1 group write. An absent users or courses key leaves
-// the group's own alone.
-type v1GroupBody struct {
-	id, name, parent, code string
-	hasName                bool
-	users, courses         []string
-	hasUsers, hasCourses   bool
-}
-
-func readV1Group(o obj) (v1GroupBody, error) {
-	var in v1GroupBody
-	var err error
-	steps := []func(){
-		func() { in.id, _, err = o.str("id") },
-		func() { in.name, in.hasName, err = o.str("name") },
-		func() { in.parent, _, err = o.str("parentId") },
-		func() { in.code, _, err = o.str("inviteCode") },
-		func() { in.users, in.hasUsers, err = o.strs("users") },
-		func() { in.courses, in.hasCourses, err = o.strs("courses") },
-	}
-	for _, step := range steps {
-		if step(); err != nil {
-			return in, err
-		}
-	}
-	return in, nil
-}
-
-// checkV1Group refuses unknown users and courses.
-func checkV1Group(st *store, in v1GroupBody) error {
-	for _, uid := range in.users {
-		if st.users.Get(uid) == nil {
-			return invalid("unknown user %s", quote(uid))
-		}
-	}
-	for _, cid := range in.courses {
-		if st.courses.Get(cid) == nil {
-			return invalid("unknown course %s", quote(cid))
-		}
-	}
-	return nil
-}
-
-// saveV1Group renames the group in.id, or adds a new one without an id.
+// saveV1Group checks the users and courses, then renames the group in.ID,
+// or adds a new one without an id.
 func saveV1Group(st *store, in v1GroupBody) (*group, error) {
-	if in.id == "" {
-		return addGroup(st, in.name, in.parent, strings.TrimSpace(in.code))
-	}
-	g := st.groups.Get(in.id)
-	if g == nil {
-		return nil, notFound("user group %s not found", quote(in.id))
-	}
-	if in.hasName {
-		if strings.TrimSpace(in.name) == "" {
-			return nil, invalid("name must not be empty")
+	for _, uid := range deref(in.Users) {
+		if st.users.Get(uid) == nil {
+			return nil, invalid("unknown user %s", quote(uid))
 		}
-		g.name = strings.TrimSpace(in.name)
+	}
+	for _, cid := range deref(in.Courses) {
+		if st.courses.Get(cid) == nil {
+			return nil, invalid("unknown course %s", quote(cid))
+		}
+	}
+	if in.ID == "" {
+		return addGroup(st, deref(in.Name), in.ParentID, strings.TrimSpace(in.InviteCode))
+	}
+	g := st.groups.Get(in.ID)
+	switch {
+	case g == nil:
+		return nil, notFound("user group %s not found", quote(in.ID))
+	case in.Name != nil && strings.TrimSpace(*in.Name) == "":
+		return nil, invalid("name must not be empty")
+	case in.Name != nil:
+		g.name = strings.TrimSpace(*in.Name)
 	}
 	return g, nil
 }
 
-// v1ListGroups answers every group as a bare array.
-func v1ListGroups(c *exchange) {
-	out := make([]v1Group, 0, c.st.groups.Len())
-	for _, g := range c.st.groups.All() {
-		out = append(out, toV1Group(c.st, g))
+// deref is *p, or the zero value when p is nil.
+func deref[T any](p *T) (v T) {
+	if p != nil {
+		v = *p
 	}
-	c.json(http.StatusOK, out)
+	return v
 }
 
-func v1DeleteGroup(c *exchange) {
-	g := c.st.groups.Get(c.params[0])
-	if g == nil {
-		c.json(http.StatusNotFound, successBody{Message: "user group " + quote(c.params[0]) + " not found"})
-		return
-	}
-	c.st.deleteGroup(g.id)
-	c.json(http.StatusOK, successBody{Success: true})
+// v1ListGroups answers every group as a bare array.
+func v1ListGroups(c *exchange) {
+	c.json(http.StatusOK, convert(c.st.groups.All(), with(c.st, toV1Group)))
 }
 
 func courseHead(cr *course, cs courseState) v1CourseHead {
-	return v1CourseHead{
-		ID: cr.id, Title: cr.title,
+	return v1CourseHead{ID: cr.id, Title: cr.title, v1Progress: v1Progress{
 		Unlocked: cs.unlocked, UnlockedDate: wt(cs.unlockedAt),
 		Completed: cs.completed, CompletedDate: wt(cs.completedAt),
 		Opened: !cs.openedAt.IsZero(), OpenedDate: wt(cs.openedAt),
+	}}
+}
+
+// lessonProgressV1 is a lesson's progress: unlocked with its course, and
+// opened and completed as p says.
+func lessonProgressV1(cs courseState, p *lessonProgress) v1Progress {
+	var out v1Progress
+	if cs.unlocked {
+		out.Unlocked, out.UnlockedDate = true, wt(cs.unlockedAt)
 	}
+	if p != nil {
+		out.Opened, out.OpenedDate = true, wt(p.opened)
+		out.Completed, out.CompletedDate = !p.completed.IsZero(), wt(p.completed)
+	}
+	return out
 }
 
 // launchBase is where launch links point: the host the request came in
@@ -283,13 +241,8 @@ func (c *exchange) userCourses(u *user) []v1Course {
 		}
 		vc := v1Course{v1CourseHead: courseHead(cr, cs), Lessons: []v1Lesson{}}
 		for _, l := range c.st.publishedLessons(cr) {
-			vl := v1Lesson{ID: l.id, Title: l.title, LaunchURI: c.mintLaunchURI(u, l),
-				Unlocked: true, UnlockedDate: wt(cs.unlockedAt)}
-			if p := c.st.progress(u.id, l.id); p != nil {
-				vl.Opened, vl.OpenedDate = true, wt(p.opened)
-				vl.Completed, vl.CompletedDate = !p.completed.IsZero(), wt(p.completed)
-			}
-			vc.Lessons = append(vc.Lessons, vl)
+			vc.Lessons = append(vc.Lessons, v1Lesson{ID: l.id, Title: l.title, LaunchURI: c.mintLaunchURI(u, l),
+				v1Progress: lessonProgressV1(cs, c.st.progress(u.id, l.id))})
 		}
 		out = append(out, vc)
 	}
@@ -322,14 +275,7 @@ func v1CourseReport(c *exchange) {
 		if p == nil && len(ins) == 0 {
 			continue
 		}
-		rl := v1ReportLesson{ID: l.id, Title: l.title}
-		if cs.unlocked {
-			rl.Unlocked, rl.UnlockedDate = true, wt(cs.unlockedAt)
-		}
-		if p != nil {
-			rl.Opened, rl.OpenedDate = true, wt(p.opened)
-			rl.Completed, rl.CompletedDate = !p.completed.IsZero(), wt(p.completed)
-		}
+		rl := v1ReportLesson{ID: l.id, Title: l.title, v1Progress: lessonProgressV1(cs, p)}
 		var viewed time.Duration
 		rl.Slides, viewed = reportSlides(ins)
 		if viewed == 0 {
@@ -389,9 +335,9 @@ func v1Activities(c *exchange) {
 		e := c.st.events[i]
 		r := c.st.refs(e.userID, e.lessonID, e.courseID)
 		a := v1Activity{Type: e.name, Date: wt(e.at), UserID: e.userID,
-			Username: field(r.u, func(u *user) string { return u.username }),
-			CourseID: e.courseID, CourseTitle: r.courseTitle(),
-			LessonID: e.lessonID, LessonTitle: r.lessonTitle()}
+			Username: r.u.username,
+			CourseID: e.courseID, CourseTitle: r.c.title,
+			LessonID: e.lessonID, LessonTitle: r.l.title}
 		if e.hasScore {
 			s := e.score
 			a.Score = &s

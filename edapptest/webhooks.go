@@ -2,13 +2,13 @@ package edapptest
 
 import (
 	"bytes"
-	"context"
+	"cmp"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -50,15 +50,6 @@ var eventFields = func() map[edapp.EventName][]eventField {
 	}
 }()
 
-// eventNameList lists the event names for error messages.
-func eventNameList() string {
-	names := make([]string, 0, len(eventFields))
-	for _, n := range edapp.EventNames() {
-		names = append(names, string(n))
-	}
-	return strings.Join(names, ", ")
-}
-
 // orderedJSON is a JSON object that keeps its field order.
 type orderedJSON struct {
 	keys []string
@@ -99,15 +90,10 @@ func payload(event edapp.EventName, vals, extra map[string]any) []byte {
 		}
 		o.add(f.name, v)
 	}
-	var names []string
-	for k := range extra {
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
 		if !known[k] {
-			names = append(names, k)
+			o.add(k, extra[k])
 		}
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		o.add(k, extra[k])
 	}
 	b, err := json.Marshal(o)
 	if err != nil {
@@ -157,14 +143,6 @@ type outEvent struct {
 	extra map[string]any // undocumented fields, sent as given
 }
 
-// pending is one delivery to make.
-type pending struct {
-	webhookID, url string
-	eventName      edapp.EventName
-	headers        map[string]string
-	body           []byte
-}
-
 // Delivery is one webhook delivery the fake made.
 type Delivery struct {
 	// ID names the delivery for Redeliver: "dlv_1", "dlv_2"...
@@ -184,8 +162,6 @@ type Delivery struct {
 	// Err is the transport error, nil when the receiver answered.
 	Err  error
 	Time time.Time // server clock
-
-	sent pending // what was sent, for Redeliver
 }
 
 // OK reports whether the receiver answered with a 2xx status.
@@ -214,13 +190,11 @@ func (s *Server) ResetDeliveries() {
 
 // plan turns events into deliveries, one per event and matching webhook.
 // It runs under s.mu and stamps each payload.
-func (s *Server) plan(now time.Time, events []outEvent) []pending {
-	var out []pending
+func (s *Server) plan(now time.Time, events []outEvent) []Delivery {
+	var out []Delivery
 	for _, e := range events {
 		vals := map[string]any{"eventName": e.name, "timestamp": now}
-		for k, v := range e.vals {
-			vals[k] = v
-		}
+		maps.Copy(vals, e.vals)
 		var body []byte
 		for _, w := range s.st.webhooks.All() {
 			if w.eventName != e.name {
@@ -229,7 +203,13 @@ func (s *Server) plan(now time.Time, events []outEvent) []pending {
 			if body == nil {
 				body = payload(e.name, vals, e.extra)
 			}
-			out = append(out, pending{webhookID: w.id, url: w.url, eventName: e.name, headers: w.headers, body: body})
+			h := http.Header{}
+			for k, v := range w.headers {
+				h.Set(k, v)
+			}
+			h.Set("Content-Type", "application/json")
+			h.Set("User-Agent", "edapptest")
+			out = append(out, Delivery{WebhookID: w.id, EventName: e.name, URL: w.url, Header: h, Body: body})
 		}
 	}
 	return out
@@ -238,35 +218,33 @@ func (s *Server) plan(now time.Time, events []outEvent) []pending {
 // deliver posts each payload in turn, and again as many times as
 // WithRedeliveries asks. It must run without s.mu: a receiver may call
 // back into the fake.
-func (s *Server) deliver(ps []pending) {
-	for _, p := range ps {
-		first := s.send(p, "")
-		for range s.redeliveries {
-			s.send(p, first.ID)
+func (s *Server) deliver(ds []Delivery) {
+	for _, d := range ds {
+		first := s.send(d, "")
+		for range s.cfg.redeliveries {
+			s.send(d, first.ID)
 		}
 	}
 }
 
-// send posts one payload and records the delivery.
-func (s *Server) send(p pending, redeliveryOf string) Delivery {
-	d := s.post(p)
-	d.RedeliveryOf, d.sent = redeliveryOf, p
+// send posts d and records the delivery.
+func (s *Server) send(d Delivery, redeliveryOf string) Delivery {
+	d.RedeliveryOf, d.Time = redeliveryOf, s.now()
+	d.StatusCode, d.Err = s.post(d)
 	s.meta.Lock()
 	s.deliverySeq++
 	d.ID = "dlv_" + strconv.Itoa(s.deliverySeq)
 	s.deliveries = append(s.deliveries, d)
 	s.meta.Unlock()
-	s.log.Info("edapptest webhook delivery", "id", d.ID, "event", p.eventName, "url", p.url,
+	s.core.Log.Info("edapptest webhook delivery", "id", d.ID, "event", d.EventName, "url", d.URL,
 		"status", d.StatusCode, "error", d.Err)
 	return d
 }
 
 // Redeliver sends the delivery with this ID again, with the same body and
 // headers to the same URL (even when the webhook is gone), as a service
-// that delivers at least once may, so that a receiver can be tested
-// against repeated deliveries. It returns the new delivery, whose
-// RedeliveryOf is the first delivery's ID, and fails with [ErrNotFound] for
-// an ID Deliveries does not hold.
+// that delivers at least once may. The new delivery's RedeliveryOf is the
+// first delivery's ID. An ID Deliveries does not hold is [ErrNotFound].
 func (s *Server) Redeliver(id string) (Delivery, error) {
 	s.meta.Lock()
 	i := slices.IndexFunc(s.deliveries, func(d Delivery) bool { return d.ID == id })
@@ -278,45 +256,31 @@ func (s *Server) Redeliver(id string) (Delivery, error) {
 	if i < 0 {
 		return Delivery{}, notFound("delivery %q not found", id)
 	}
-	first := d.RedeliveryOf
-	if first == "" {
-		first = d.ID
-	}
-	out := s.send(d.sent, first)
+	out := s.send(d, cmp.Or(d.RedeliveryOf, d.ID))
 	out.Header, out.Body = out.Header.Clone(), bytes.Clone(out.Body)
 	return out, nil
 }
 
-func (s *Server) post(p pending) Delivery {
-	d := Delivery{WebhookID: p.webhookID, EventName: p.eventName, URL: p.url, Body: p.body, Time: s.now()}
-	ctx, cancel := context.WithTimeout(context.Background(), s.deliveryTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(p.body))
+// post sends a delivery and returns the receiver's status.
+func (s *Server) post(d Delivery) (int, error) {
+	req, err := http.NewRequest(http.MethodPost, d.URL, bytes.NewReader(d.Body))
 	if err != nil {
-		d.Err = err
-		return d
+		return 0, err
 	}
-	for k, v := range p.headers {
-		req.Header.Set(k, v)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "edapptest")
-	d.Header = req.Header.Clone()
+	req.Header = d.Header.Clone()
 	resp, err := s.httpClient.Do(req)
 	if err != nil {
-		d.Err = err
-		return d
+		return 0, err
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	_ = resp.Body.Close()
-	d.StatusCode = resp.StatusCode
-	return d
+	return resp.StatusCode, nil
 }
 
 // emit plans under the lock, then delivers without it. fn runs under the
 // lock and returns the events to send.
 func (s *Server) emit(fn func(st *store, now time.Time) ([]outEvent, error)) error {
-	ps, err := func() ([]pending, error) {
+	ps, err := func() ([]Delivery, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.st.version++
@@ -334,14 +298,7 @@ func toWireWebhook(w *webhook) wireWebhook {
 		mf.keys = append(mf.keys, f.name)
 		mf.vals[f.name] = f.typ
 	}
-	var h map[string]string
-	if len(w.headers) > 0 {
-		h = make(map[string]string, len(w.headers))
-		for k, v := range w.headers {
-			h[k] = v
-		}
-	}
-	return wireWebhook{ID: w.id, EventName: w.eventName, WebHookURL: w.url, Headers: h, MessageFormat: mf}
+	return wireWebhook{ID: w.id, EventName: w.eventName, WebHookURL: w.url, Headers: maps.Clone(w.headers), MessageFormat: mf}
 }
 
 // addWebhook validates and stores a webhook.
@@ -350,7 +307,7 @@ func addWebhook(st *store, event edapp.EventName, rawURL string, headers map[str
 		return nil, invalid("eventName is required")
 	}
 	if _, ok := eventFields[event]; !ok {
-		return nil, invalid("unknown eventName %q (want one of %s)", event, eventNameList())
+		return nil, invalid("unknown eventName %q (want one of %v)", event, edapp.EventNames())
 	}
 	if rawURL == "" {
 		return nil, invalid("webHookUrl is required")
@@ -366,72 +323,42 @@ func addWebhook(st *store, event edapp.EventName, rawURL string, headers map[str
 	}
 	w := &webhook{id: st.newID("whk"), eventName: event, url: rawURL}
 	if len(headers) > 0 {
-		w.headers = make(map[string]string, len(headers))
-		for k, v := range headers {
-			w.headers[k] = v
-		}
+		w.headers = maps.Clone(headers)
 	}
 	st.webhooks.Add(w.id, w)
 	return w, nil
 }
 
 func validHeaderName(k string) bool {
-	if k == "" {
-		return false
-	}
-	for _, r := range k {
-		if r > 126 || r <= 32 || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
-			return false
-		}
-	}
-	return true
+	return k != "" && !strings.ContainsFunc(k, func(r rune) bool { return r > 126 || r <= 32 || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) })
 }
 
 // v2CreateWebhook takes {"eventName", "webHookUrl", "headers"?}.
 func v2CreateWebhook(c *exchange) {
-	o, ok := c.object()
-	if !ok {
+	var in struct {
+		EventName  edapp.EventName
+		WebHookURL string
+		Headers    map[string]string
+	}
+	if !c.decode(&in) {
 		return
 	}
-	event, _, err := o.str("eventName")
-	if err != nil {
+	if w, err := addWebhook(c.st, in.EventName, strings.TrimSpace(in.WebHookURL), in.Headers); err != nil {
 		c.failErr(err)
-		return
+	} else {
+		c.json(http.StatusOK, toWireWebhook(w))
 	}
-	u, _, err := o.str("webHookUrl")
-	if err != nil {
-		c.failErr(err)
-		return
-	}
-	h, _, err := o.strMap("headers")
-	if err != nil {
-		c.failErr(err)
-		return
-	}
-	w, err := addWebhook(c.st, edapp.EventName(event), strings.TrimSpace(u), h)
-	if err != nil {
-		c.failErr(err)
-		return
-	}
-	c.json(http.StatusOK, toWireWebhook(w))
 }
 
 // v2ListWebhooks answers a bare array. The vendor does not document it.
 func v2ListWebhooks(c *exchange) {
-	out := []wireWebhook{}
-	for _, w := range c.st.webhooks.All() {
-		out = append(out, toWireWebhook(w))
-	}
-	c.json(http.StatusOK, out)
+	c.json(http.StatusOK, convert(c.st.webhooks.All(), toWireWebhook))
 }
 
 // v2DeleteWebhook removes a webhook. The vendor does not document it.
 func v2DeleteWebhook(c *exchange) {
-	id := c.params[0]
-	if c.st.webhooks.Get(id) == nil {
-		c.fail(http.StatusNotFound, "webhook "+quote(id)+" not found")
-		return
+	if w := param(c, 0, &c.st.webhooks, "webhook"); w != nil {
+		c.st.webhooks.Remove(w.id)
+		c.json(http.StatusOK, successBody{Success: true})
 	}
-	c.st.webhooks.Remove(id)
-	c.json(http.StatusOK, successBody{Success: true})
 }

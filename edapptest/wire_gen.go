@@ -209,11 +209,8 @@ type v1Group struct {
 	Courses []string `json:"courses"`
 }
 
-// v1Lesson is a lesson of GET /v1/users/{id}/courses. Unset dates are left out.
-type v1Lesson struct {
-	ID            string   `json:"id"`
-	Title         string   `json:"title"`
-	LaunchURI     string   `json:"launchURI"`
+// v1Progress is a course's or a lesson's progress in v1. Unset dates are left out.
+type v1Progress struct {
 	Unlocked      bool     `json:"unlocked"`
 	UnlockedDate  wireTime `json:"unlockedDate,omitzero"`
 	Completed     bool     `json:"completed"`
@@ -222,16 +219,19 @@ type v1Lesson struct {
 	OpenedDate    wireTime `json:"openedDate,omitzero"`
 }
 
+// v1Lesson is a lesson of GET /v1/users/{id}/courses.
+type v1Lesson struct {
+	ID        string `json:"id"`
+	Title     string `json:"title"`
+	LaunchURI string `json:"launchURI"`
+	v1Progress
+}
+
 // v1CourseHead holds the course fields shared by the courses call and the report.
 type v1CourseHead struct {
-	ID            string   `json:"id"`
-	Title         string   `json:"title"`
-	Unlocked      bool     `json:"unlocked"`
-	UnlockedDate  wireTime `json:"unlockedDate,omitzero"`
-	Completed     bool     `json:"completed"`
-	CompletedDate wireTime `json:"completedDate,omitzero"`
-	Opened        bool     `json:"opened"`
-	OpenedDate    wireTime `json:"openedDate,omitzero"`
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	v1Progress
 }
 
 type v1Course struct {
@@ -257,16 +257,11 @@ type v1Slide struct {
 }
 
 type v1ReportLesson struct {
-	ID            string    `json:"id"`
-	Title         string    `json:"title"`
-	Unlocked      bool      `json:"unlocked"`
-	UnlockedDate  wireTime  `json:"unlockedDate,omitzero"`
-	Completed     bool      `json:"completed"`
-	CompletedDate wireTime  `json:"completedDate,omitzero"`
-	Opened        bool      `json:"opened"`
-	OpenedDate    wireTime  `json:"openedDate,omitzero"`
-	Duration      float64   `json:"duration"`
-	Slides        []v1Slide `json:"slides"`
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	v1Progress
+	Duration float64   `json:"duration"`
+	Slides   []v1Slide `json:"slides"`
 }
 
 type v1Report struct {

@@ -42,6 +42,27 @@ func (t *Table[T]) All() []*T {
 	return out
 }
 
+// Find returns the first record match reports true for, or nil.
+func (t *Table[T]) Find(match func(*T) bool) *T {
+	for _, id := range t.order {
+		if v := t.byID[id]; match(v) {
+			return v
+		}
+	}
+	return nil
+}
+
+// Filter returns, in order, the records match reports true for.
+func (t *Table[T]) Filter(match func(*T) bool) []*T {
+	var out []*T
+	for _, id := range t.order {
+		if v := t.byID[id]; match(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // Len counts the records.
 func (t *Table[T]) Len() int { return len(t.order) }
 

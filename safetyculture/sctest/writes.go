@@ -93,7 +93,8 @@ func (st *store) assign(courseID string, in []wireAssignment, clear map[string]b
 	for _, in := range in {
 		a := Assignment{Type: in.Type, ID: in.ID}
 		counts[a.Type] += btoi(set[a] != in.IsAssigned)
-		if delete(set, a); in.IsAssigned {
+		delete(set, a)
+		if in.IsAssigned {
 			set[a] = true
 		}
 	}
