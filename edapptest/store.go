@@ -59,10 +59,7 @@ var roles = []string{
 // defaultRoles make a fully functional learner.
 var defaultRoles = []string{"app-user", "prizing-user"}
 
-const (
-	statusPublished   = "published"
-	statusUnpublished = "unpublished"
-)
+const statusPublished = "published"
 
 type membership struct {
 	groupID string
