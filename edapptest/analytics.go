@@ -309,7 +309,7 @@ func v2UserLessonProgress(c *exchange) {
 			if p != nil {
 				w.Opened, w.OpenedDateTime = true, wt(p.opened)
 				w.Completed, w.CompletedDateTime = !p.completed.IsZero(), wt(p.completed)
-				w.Score, w.Attempts = p.score, p.attempts
+				w.Score, w.Attempts = p.score, len(p.attempts)
 			}
 			out = append(out, w)
 		}

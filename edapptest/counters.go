@@ -28,17 +28,12 @@ func (c *counters) begin() {
 
 func (c *counters) end() { c.inFlight.Add(-1) }
 
-// RequestCount reports how many authenticated API requests the fake has
-// received for a route since it started or since ResetCounters. route is
-// a route template, "GET /v2/usergroups/{id}/users", or a template
-// without its method, "/v2/analytics/attempts", which adds up every
-// method. Parameters may be named anything ("{id}", "{}"); both group
-// spellings and any letter case name the same route. Every request with a
-// valid token for a route counts on arrival, whatever it was answered
-// (429 over the budget, FailNext's failures and 413 included, and when the
-// client gave up during the latency wait); requests without a valid
-// token, to unknown paths, the launch page and the learner home do not.
-// An unknown route counts 0.
+// RequestCount reports how many API requests with a valid token the fake
+// received for a route since it started or since ResetCounters, counted
+// on arrival whatever the answer (429, injected failures and 413 too).
+// route is a template, "GET /v2/usergroups/{id}/users", or one without a
+// method, which adds up every method; parameters may be named anything,
+// and both group spellings and any letter case name the same route.
 func (s *Server) RequestCount(route string) int {
 	method, path, hasMethod := strings.Cut(strings.TrimSpace(route), " ")
 	if !hasMethod {

@@ -302,7 +302,11 @@ func (c *exchange) decode(v any) bool {
 		return true
 	}
 	err := json.Unmarshal(b, v)
-	if err == nil && b[0] != '{' {
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typeErr):
+		err = errors.New("field " + typeErr.Field + " must be " + typeErr.Type.String())
+	case err == nil && b[0] != '{':
 		err = errors.New("expected an object")
 	}
 	if err != nil {

@@ -259,30 +259,6 @@ func (s Seeding) AddGroup(spec GroupSpec) (string, error) {
 	return id, err
 }
 
-// GroupChildSpec makes an existing group a child of another, for
-// AddGroupChild.
-type GroupChildSpec struct {
-	ParentID, ChildID string // both required
-}
-
-// AddGroupChild moves the group spec.ChildID under spec.ParentID, with
-// its own children. It fails with [ErrInvalid] when that would make a group
-// its own ancestor.
-func (s Seeding) AddGroupChild(spec GroupChildSpec) error {
-	return s.locked(func(st *store, _ time.Time) error {
-		parent, errP := st.group(spec.ParentID)
-		child, errC := st.group(spec.ChildID)
-		if err := cmp.Or(errP, errC); err != nil {
-			return err
-		}
-		if slices.Contains(st.ancestors(parent), child) {
-			return invalid("user group %q cannot be a child of its descendant %q", child.id, parent.id)
-		}
-		child.parentID = parent.id
-		return nil
-	})
-}
-
 // GroupMemberSpec makes a user a member of a group, for AddGroupMember.
 type GroupMemberSpec struct {
 	GroupID, UserID string // both required
@@ -318,27 +294,6 @@ func (s Seeding) groupUser(groupID, userID string, fn func(*group, *user, time.T
 	})
 }
 
-// CollectionCourseSpec puts a course in a collection, for
-// AddCollectionCourse.
-type CollectionCourseSpec struct {
-	CollectionID, CourseID string // both required
-}
-
-// AddCollectionCourse puts the course in the collection (no change when it
-// is there already). A course may sit in several collections.
-func (s Seeding) AddCollectionCourse(spec CollectionCourseSpec) error {
-	return s.locked(func(st *store, _ time.Time) error {
-		if st.collections.Get(spec.CollectionID) == nil {
-			return notFound("course collection %q not found", spec.CollectionID)
-		}
-		c, err := st.course(spec.CourseID)
-		if err == nil && !slices.Contains(c.collectionIDs, spec.CollectionID) {
-			c.collectionIDs = append(c.collectionIDs, spec.CollectionID)
-		}
-		return err
-	})
-}
-
 // AddUser adds a user and returns its id.
 func (s Seeding) AddUser(spec UserSpec) (string, error) {
 	u := &user{}
@@ -368,29 +323,15 @@ func given[T ~[]string | ~map[string]string](v T) *T {
 // AssignCourse assigns a course to a group. Its members and the members of
 // every descendant group can then reach the course.
 func (s Seeding) AssignCourse(groupID, courseID string) error {
-	return s.groupCourse(groupID, courseID, func(g *group, now time.Time) {
-		if !slices.Contains(g.courseIDs(), courseID) {
-			g.courses = append(g.courses, assignment{courseID, now})
-		}
-	})
-}
-
-// UnassignCourse takes a course away from a group.
-func (s Seeding) UnassignCourse(groupID, courseID string) error {
-	return s.groupCourse(groupID, courseID, func(g *group, _ time.Time) {
-		g.courses = slices.DeleteFunc(g.courses, func(a assignment) bool { return a.courseID == courseID })
-	})
-}
-
-// groupCourse runs fn on a group once it and the course are found.
-func (s Seeding) groupCourse(groupID, courseID string, fn func(*group, time.Time)) error {
 	return s.locked(func(st *store, now time.Time) error {
 		g, errG := st.group(groupID)
 		_, errC := st.course(courseID)
 		if err := cmp.Or(errG, errC); err != nil {
 			return err
 		}
-		fn(g, now)
+		if !slices.Contains(g.courseIDs(), courseID) {
+			g.courses = append(g.courses, assignment{courseID, now})
+		}
 		return nil
 	})
 }
@@ -537,67 +478,28 @@ func (s Seeding) AddInteraction(in Interaction) error {
 	})
 }
 
-// setStatus sets the status of a course, or of a lesson when lessonID is
-// not "", and delivers the event once per user who can reach the course,
-// or once with empty user fields when nobody can.
-func (s Seeding) setStatus(courseID, lessonID, status string, event edapp.EventName) error {
-	return s.emit(func(st *store, now time.Time) ([]outEvent, error) {
-		var l *lesson
-		if lessonID != "" {
-			var err error
-			if l, err = st.lesson(lessonID); err != nil {
-				return nil, err
-			}
-			courseID, l.status, l.modified = l.courseID, status, now
-		}
-		c, err := st.course(courseID)
-		if err != nil {
-			return nil, err
-		}
-		base := map[string]any{"courseId": c.id, "courseTitle": c.title}
-		if l != nil {
-			base["lessonId"], base["lessonTitle"] = l.id, l.title
-		} else {
-			c.status, c.modified = status, now
-		}
-		out := []outEvent{}
-		for _, u := range usersWithAccess(st, c.id) {
-			vals := userFields(u)
-			maps.Copy(vals, base)
-			out = append(out, outEvent{name: event, vals: vals})
-		}
-		if len(out) == 0 {
-			out = append(out, outEvent{name: event, vals: base})
-		}
-		return out, nil
-	})
-}
-
 // PublishCourse sets the course's status to "published" and delivers
 // CoursePublishedEvent once per user who can reach the course (or once with
 // empty user fields when nobody can).
 func (s Seeding) PublishCourse(courseID string) error {
-	return s.setStatus(courseID, "", statusPublished, edapp.EventCoursePublished)
-}
-
-// UnpublishCourse sets the course's status to "unpublished" and delivers
-// CourseUnPublishedEvent as PublishCourse does. An unpublished course
-// leaves the users' course lists.
-func (s Seeding) UnpublishCourse(courseID string) error {
-	return s.setStatus(courseID, "", statusUnpublished, edapp.EventCourseUnPublished)
-}
-
-// PublishLesson sets the lesson's status to "published" and delivers
-// LessonPublishedEvent once per user who can reach its course (or once with
-// empty user fields when nobody can).
-func (s Seeding) PublishLesson(lessonID string) error {
-	return s.setStatus("", lessonID, statusPublished, edapp.EventLessonPublished)
-}
-
-// UnpublishLesson sets the lesson's status to "unpublished" and delivers
-// LessonUnpublishedEvent as PublishLesson does.
-func (s Seeding) UnpublishLesson(lessonID string) error {
-	return s.setStatus("", lessonID, statusUnpublished, edapp.EventLessonUnpublished)
+	return s.emit(func(st *store, now time.Time) ([]outEvent, error) {
+		c, err := st.course(courseID)
+		if err != nil {
+			return nil, err
+		}
+		c.status, c.modified = statusPublished, now
+		base := map[string]any{"courseId": c.id, "courseTitle": c.title}
+		out := []outEvent{}
+		for _, u := range usersWithAccess(st, c.id) {
+			vals := userFields(u)
+			maps.Copy(vals, base)
+			out = append(out, outEvent{name: edapp.EventCoursePublished, vals: vals})
+		}
+		if len(out) == 0 {
+			out = append(out, outEvent{name: edapp.EventCoursePublished, vals: base})
+		}
+		return out, nil
+	})
 }
 
 // SendCourseReminder delivers CourseReminderWebHookEvent for a user and a

@@ -109,13 +109,6 @@ func latestActivity(st *store, progress []SnapshotProgress) time.Time {
 	return latest
 }
 
-func laterOf(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
 func snapshotCollections(st *store) []SnapshotCollection {
 	var out []SnapshotCollection
 	for _, col := range st.collections.All() {

@@ -59,10 +59,7 @@ var roles = []string{
 // defaultRoles make a fully functional learner.
 var defaultRoles = []string{"app-user", "prizing-user"}
 
-const (
-	statusPublished   = "published"
-	statusUnpublished = "unpublished"
-)
+const statusPublished = "published"
 
 type membership struct {
 	groupID string
@@ -194,8 +191,7 @@ type store struct {
 	users        fakeserver.Table[user]
 	userByName   map[string]*user          // lower-cased username
 	userByExt    map[string]*user          // external id
-	byUL         map[ulKey][]*attempt      // a user's attempts at a lesson, oldest first
-	prog         map[ulKey]*lessonProgress // the same, folded
+	prog         map[ulKey]*lessonProgress // a user's attempts at a lesson
 	groups       fakeserver.Table[group]
 	collections  fakeserver.Table[collection]
 	courses      fakeserver.Table[course]
@@ -218,7 +214,6 @@ func newStore() *store {
 		completions: make(map[ucKey]time.Time),
 		userByName:  make(map[string]*user),
 		userByExt:   make(map[string]*user),
-		byUL:        make(map[ulKey][]*attempt),
 		prog:        make(map[ulKey]*lessonProgress),
 	}
 }
@@ -316,19 +311,13 @@ func (st *store) indexUser(u *user, oldName, oldExt string) {
 func (st *store) addAttempt(a *attempt) {
 	st.attempts = append(st.attempts, a)
 	k := ulKey{a.userID, a.lessonID}
-	st.byUL[k] = append(st.byUL[k], a)
 	p := st.prog[k]
 	if p == nil {
 		p = &lessonProgress{}
 		st.prog[k] = p
 	}
-	p.attempts++
-	if p.opened.IsZero() || a.started.Before(p.opened) {
-		p.opened = a.started
-	}
-	if a.started.After(p.lastActivity) {
-		p.lastActivity = a.started
-	}
+	p.attempts = append(p.attempts, a)
+	p.opened, p.lastActivity = earliest(p.opened, a.started), laterOf(p.lastActivity, a.started)
 	if a.done {
 		p.fold(a)
 	}
@@ -345,13 +334,23 @@ func (st *store) finish(a *attempt, at time.Time, score float64) {
 // fold adds a completed attempt. Completions come in order, so the
 // latest one sets the score.
 func (p *lessonProgress) fold(a *attempt) {
-	if p.completed.IsZero() || a.completed.Before(p.completed) {
-		p.completed = a.completed
-	}
-	if a.completed.After(p.lastActivity) {
-		p.lastActivity = a.completed
-	}
+	p.completed, p.lastActivity = earliest(p.completed, a.completed), laterOf(p.lastActivity, a.completed)
 	p.score, p.hasScore = a.score, true
+}
+
+// earliest is the earlier of t and u, where a zero time is unset.
+func earliest(t, u time.Time) time.Time {
+	if t.IsZero() || !u.IsZero() && u.Before(t) {
+		return u
+	}
+	return t
+}
+
+func laterOf(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 func groupByInviteCode(st *store, code string) *group {
@@ -368,7 +367,7 @@ type lessonProgress struct {
 	lastActivity      time.Time
 	score             float64 // score of the latest completion
 	hasScore          bool
-	attempts          int
+	attempts          []*attempt // oldest first
 }
 
 // progress is what the user did in a lesson; nil when nothing. Callers
@@ -449,11 +448,10 @@ func (st *store) openAttempt(userID, lessonID string) *attempt {
 
 // latestAttempt returns the user's latest attempt at a lesson, or nil.
 func (st *store) latestAttempt(userID, lessonID string) *attempt {
-	as := st.byUL[ulKey{userID, lessonID}]
-	if len(as) == 0 {
-		return nil
+	if p := st.progress(userID, lessonID); p != nil {
+		return p.attempts[len(p.attempts)-1]
 	}
-	return as[len(as)-1]
+	return nil
 }
 
 // deleteUser removes a user and everything recorded about them.
@@ -465,9 +463,8 @@ func (st *store) deleteUser(id string) {
 		}
 	}
 	st.users.Remove(id)
-	for k := range st.byUL {
+	for k := range st.prog {
 		if k.userID == id {
-			delete(st.byUL, k)
 			delete(st.prog, k)
 		}
 	}

@@ -316,7 +316,7 @@ func reportSlides(ins []*interaction) ([]v1Slide, time.Duration) {
 // timeInAttempts adds up the user's completed attempts at a lesson.
 func timeInAttempts(st *store, userID, lessonID string) time.Duration {
 	var d time.Duration
-	for _, a := range st.byUL[ulKey{userID, lessonID}] {
+	for _, a := range orZero(st.progress(userID, lessonID)).attempts {
 		if a.done && a.completed.After(a.started) {
 			d += a.completed.Sub(a.started)
 		}

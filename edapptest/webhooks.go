@@ -181,13 +181,6 @@ func (s *Server) Deliveries() []Delivery {
 	return out
 }
 
-// ResetDeliveries forgets the deliveries made so far.
-func (s *Server) ResetDeliveries() {
-	s.meta.Lock()
-	defer s.meta.Unlock()
-	s.deliveries = nil
-}
-
 // plan turns events into deliveries, one per event and matching webhook.
 // It runs under s.mu and stamps each payload.
 func (s *Server) plan(now time.Time, events []outEvent) []Delivery {

@@ -88,6 +88,7 @@ func exportFixture(t *testing.T, n int) (*edapptest.Server, fakedata.Demo) {
 type dbRun struct {
 	opts   export.Options
 	dbOpts []DatabaseOption
+	log    *stmtLog // when not nil, the statements the destination runs
 }
 
 // smallPages gives an export the small pages of the command's kill loop:
@@ -153,6 +154,9 @@ func exportInto(t *testing.T, ctx context.Context, client *edapp.Client, url str
 		f(r)
 	}
 	db, d := openTestDB(t, url)
+	if r.log != nil {
+		db = loggedDB(t, url, r.log)
+	}
 	dest, err := OpenDatabase(ctx, db, d, r.dbOpts...)
 	if err != nil {
 		return 0, err

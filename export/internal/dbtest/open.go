@@ -13,6 +13,15 @@ import (
 // PostgreSQL database.
 func IsPostgres(url string) bool { return strings.HasPrefix(url, "postgres") }
 
+// DSN is the database/sql driver and data source name that Open opens
+// url with.
+func DSN(url string, sqliteDSN func(path string) string) (driver, dsn string) {
+	if path, ok := strings.CutPrefix(url, "sqlite:"); ok {
+		return "sqlite", sqliteDSN(path) + "&_txlock=immediate"
+	}
+	return "pgx", url
+}
+
 // Open opens url, one SQLite or Postgres returned, as the edapp command
 // opens a --db URL, and closes it when t ends. sqliteDSN makes the SQLite
 // data source name from the file's path (sqldest.SQLiteDSN: the pragmas
@@ -20,11 +29,7 @@ func IsPostgres(url string) bool { return strings.HasPrefix(url, "postgres") }
 // IMMEDIATE, as the command's do.
 func Open(t testing.TB, url string, sqliteDSN func(path string) string) *sql.DB {
 	t.Helper()
-	driver, dsn := "pgx", url
-	if path, ok := strings.CutPrefix(url, "sqlite:"); ok {
-		driver, dsn = "sqlite", sqliteDSN(path)+"&_txlock=immediate"
-	}
-	db, err := sql.Open(driver, dsn)
+	db, err := sql.Open(DSN(url, sqliteDSN))
 	if err != nil {
 		t.Fatal(err)
 	}
