@@ -77,6 +77,9 @@ func (f filter) match(r refs) bool {
 	return f.matchUser(r.u) && f.matchLesson(r.l) && f.matchCourse(r.c)
 }
 
+// active reports whether the filter filters anything.
+func (f filter) active() bool { return f.byRef() || !f.from.IsZero() || !f.to.IsZero() }
+
 // byRef reports whether the filter looks at the user, lesson or course.
 func (f filter) byRef() bool {
 	return f.courseID != "" || f.courseExt != "" || f.lessonID != "" || f.lessonExt != "" ||
@@ -107,6 +110,14 @@ func filtered[S any](items []S, active bool, keep func(S) bool) []S {
 	return out
 }
 
+// one counts a true as 1.
+func one(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // earnedStars gives 0 to 3 stars for a completed attempt's score.
 func earnedStars(score float64) int {
 	return int(math.Round(math.Max(0, math.Min(score, 100)) * 3 / 100))
@@ -119,8 +130,7 @@ func v2Attempts(c *exchange) {
 	if !ok {
 		return
 	}
-	active := f.byRef() || !f.from.IsZero() || !f.to.IsZero()
-	items := filtered(c.st.attempts, active, func(a *attempt) bool {
+	items := filtered(c.st.attempts, f.active(), func(a *attempt) bool {
 		return f.matchRecord(c.st, a.userID, a.lessonID, a.courseID, a.started)
 	})
 	pageMap(c, items, with(c.st, toWireAttempt))
@@ -196,15 +206,9 @@ func v2CourseStatistics(c *exchange) {
 		// Only users with a course progress record count anywhere.
 		for _, r := range view.byCourse[cr.id] {
 			cs := c.st.courseState(r.u, cr)
-			if cs.unlocked {
-				w.TotalUsers++
-			}
-			if !cs.openedAt.IsZero() {
-				w.OpenedCount++
-			}
-			if cs.completed {
-				w.CompletedCount++
-			}
+			w.TotalUsers += one(cs.unlocked)
+			w.OpenedCount += one(!cs.openedAt.IsZero())
+			w.CompletedCount += one(cs.completed)
 		}
 		out = append(out, w)
 	}
@@ -228,12 +232,9 @@ func v2LessonStatistics(c *exchange) {
 			w := wireLessonStatistics{LessonID: l.id, CourseID: cr.id, LessonTitle: l.title, TotalUsers: view.reach[cr.id]}
 			// A user with progress in the lesson has a course record.
 			for _, r := range view.byCourse[cr.id] {
-				if p := c.st.progress(r.u.id, l.id); p != nil {
-					w.OpenedCount++
-					if !p.completed.IsZero() {
-						w.CompletedCount++
-					}
-				}
+				p := c.st.progress(r.u.id, l.id)
+				w.OpenedCount += one(p != nil)
+				w.CompletedCount += one(p != nil && !p.completed.IsZero())
 			}
 			out = append(out, w)
 		}
@@ -244,8 +245,7 @@ func v2LessonStatistics(c *exchange) {
 var eventFilters = filterKinds{course: true, lesson: true, user: true, from: "minEventDateTime", to: "maxEventDateTime"}
 
 func (c *exchange) progressEvents(f filter) {
-	active := f.byRef() || !f.from.IsZero() || !f.to.IsZero()
-	items := filtered(c.st.events, active, func(e *progressEvent) bool {
+	items := filtered(c.st.events, f.active(), func(e *progressEvent) bool {
 		return f.matchRecord(c.st, e.userID, e.lessonID, e.courseID, e.at)
 	})
 	pageMap(c, items, with(c.st, toWireProgressEvent))
@@ -343,8 +343,7 @@ func v2SurveyAnswers(c *exchange) {
 	if !ok {
 		return
 	}
-	active := f.byRef() || !f.from.IsZero() || !f.to.IsZero()
-	items := filtered(c.st.answers, active, func(a *surveyAnswer) bool {
+	items := filtered(c.st.answers, f.active(), func(a *surveyAnswer) bool {
 		q := c.st.questions.Get(a.questionID)
 		return q != nil && f.matchRecord(c.st, a.userID, q.lessonID, q.courseID, a.at)
 	})

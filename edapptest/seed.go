@@ -601,12 +601,8 @@ func (s Seeding) AddSurveyQuestion(q SurveyQuestionSpec) (questionID string, ans
 		if sq.slideID == "" {
 			sq.slideID = st.newID("sld")
 		}
-		answerIDs = []string{}
-		for _, a := range answers {
-			d := answerDef{st.newID("sad"), a}
-			sq.answers = append(sq.answers, d)
-			answerIDs = append(answerIDs, d.id)
-		}
+		sq.answers = convert(answers, func(a string) answerDef { return answerDef{st.newID("sad"), a} })
+		answerIDs = convert(sq.answers, func(d answerDef) string { return d.id })
 		st.questions.Add(sq.id, sq)
 		questionID = sq.id
 		return nil
@@ -632,29 +628,16 @@ func (s Seeding) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
 	var id string
 	answer := spec.Answer
 	err := s.locked(func(st *store, now time.Time) error {
-		u, err := st.user(spec.UserID)
-		if err != nil {
+		u, errU := st.user(spec.UserID)
+		q, errQ := find(&st.questions, "survey question", spec.QuestionID)
+		if err := cmp.Or(errU, errQ); err != nil {
 			return err
 		}
-		q := st.questions.Get(spec.QuestionID)
-		if q == nil {
-			return notFound("survey question %q not found", spec.QuestionID)
-		}
-		if !spec.Time.IsZero() {
-			now = spec.Time
-		}
-		a := &surveyAnswer{id: st.newID("sra"), questionID: q.id, userID: u.id, at: now}
-		for _, d := range q.answers {
-			if d.id == answer || d.content == answer {
-				a.answerDefID, a.content = d.id, d.content
-				break
-			}
-		}
-		if a.answerDefID == "" {
-			if q.qtype != "open" {
-				return invalid("%q is not an answer option of question %q", answer, q.id)
-			}
-			a.content = answer
+		a := &surveyAnswer{id: st.newID("sra"), questionID: q.id, userID: u.id, at: orTime(spec.Time, now), content: answer}
+		if i := slices.IndexFunc(q.answers, func(d answerDef) bool { return d.id == answer || d.content == answer }); i >= 0 {
+			a.answerDefID, a.content = q.answers[i].id, q.answers[i].content
+		} else if q.qtype != "open" {
+			return invalid("%q is not an answer option of question %q", answer, q.id)
 		}
 		if at := st.latestAttempt(u.id, q.lessonID); at != nil {
 			a.attemptID = at.id

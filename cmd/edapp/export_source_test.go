@@ -184,32 +184,6 @@ func TestMigrateSourceKeepsReadmeAnswers(t *testing.T) {
 	})
 }
 
-// copyAsSource copies every row of the export's tables and of its own
-// tables from source edapp to source other, with no run on the copies: a
-// mirror of edapp that did not scope its delete would delete them.
-func copyAsSource(t *testing.T, db *sql.DB, other string) {
-	t.Helper()
-	tables := append(exportTables(), tablesAt(t, sourceVersion)["edapp_export_kinds"], tablesAt(t, sourceVersion)["edapp_export_lock"])
-	for _, tb := range tables {
-		var cols, vals []string
-		for _, c := range tb.Columns {
-			cols = append(cols, c.Name)
-			switch c.Name {
-			case "source":
-				vals = append(vals, "'"+other+"'")
-			case "edapp_run":
-				vals = append(vals, "NULL")
-			default:
-				vals = append(vals, c.Name)
-			}
-		}
-		q := `INSERT INTO ` + tb.Name + ` (` + strings.Join(cols, ", ") + `) SELECT ` + strings.Join(vals, ", ") + ` FROM ` + tb.Name + ` WHERE source = 'edapp'`
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%v\n%s", err, q)
-		}
-	}
-}
-
 // sourceSnapshot is snapshot of one source's rows, and its rows of the
 // export's own tables.
 func sourceSnapshot(t *testing.T, db *sql.DB, source string) map[string][]string {
@@ -231,29 +205,4 @@ func sourceSnapshot(t *testing.T, db *sql.DB, source string) map[string][]string
 		slices.Sort(out[q])
 	}
 	return out
-}
-
-// TestExportDBLeavesOtherSourcesRows: an EdApp export, a mirror that
-// deletes a user included, changes no row of another source: not its
-// records, cursors or lock row.
-func TestExportDBLeavesOtherSourcesRows(t *testing.T) {
-	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
-		srv, demo := exportFixture(t, 3)
-		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url), exitOK)
-		db, _ := openTestDB(t, url)
-		copyAsSource(t, db, "safetyculture")
-		before := sourceSnapshot(t, db, "safetyculture")
-		if len(before["users"]) == 0 || len(before["attempts"]) == 0 {
-			t.Fatalf("nothing copied: %v", before)
-		}
-		if err := srv.Client().Users.Delete(context.Background(), demo.UserIDs[2]); err != nil {
-			t.Fatal(err)
-		}
-		wantCode(t, runExport(t, context.Background(), srv, nil, "--db", url), exitOK)
-		diffSnapshots(t, "the other source's rows", before, sourceSnapshot(t, db, "safetyculture"))
-		if got, want := len(sourceSnapshot(t, db, "edapp")["users"]), len(before["users"])-1; got != want {
-			t.Errorf("edapp users: %d, want %d (the deleted one gone)", got, want)
-		}
-	})
 }

@@ -51,7 +51,7 @@ var _ export.ParallelDestination = (*Database)(nil)
 // complete, in one transaction; the rows the database refuses go to the
 // rejects table. On PostgreSQL it runs on a writer, a connection the owner
 // lends, beside the writes of other kinds; on SQLite, or when the pool
-// has no connection to lend, on the owner's own.
+// has no connection to lend, on the export's own connection.
 func (x *Database) Write(ctx context.Context, b *export.Batch) error {
 	c := x.kinds.get(b.Kind.Name)
 	if !x.writesInParallel() {

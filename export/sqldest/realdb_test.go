@@ -192,7 +192,7 @@ func snapshot(t *testing.T, db *sql.DB) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
 	all := func(export.Kind) bool { return true }
-	names := append([]string{"user_custom_fields"}, export.KindNames(edappsrc.Kinds(), all)...)
+	names := exportTableNames()
 	for _, name := range export.KindNames(scsrc.Kinds(), all) {
 		if !slices.Contains(names, name) {
 			names = append(names, name)
@@ -209,6 +209,13 @@ func snapshot(t *testing.T, db *sql.DB) map[string][]string {
 		out[name] = textRows(t, db, `SELECT `+strings.Join(cols, ", ")+` FROM `+name, cols)
 	}
 	return out
+}
+
+// exportTableNames are the tables an EdApp export fills with records: one
+// per kind, and user_custom_fields.
+func exportTableNames() []string {
+	all := func(export.Kind) bool { return true }
+	return append([]string{"user_custom_fields"}, export.KindNames(edappsrc.Kinds(), all)...)
 }
 
 // textRows is the rows of query, each its columns as col=value|, sorted.
