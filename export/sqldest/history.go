@@ -138,12 +138,18 @@ func (v versions) end(ctx context.Context, tx *sql.Tx, kind string, w walkState)
 // versionsAt is the SQL, within an UPDATE of a kind's row of
 // edapp_export_kinds, that counts the versions of the kind's history
 // tables whose column at (valid_from: opened; valid_to: closed) is the
-// row's walk_time: none for a row without one.
+// row's walk_time: none for a row without one. Each count reads an index
+// (the history table's key, or dbschema's index of the closed versions),
+// not the table.
 func versionsAt(kind, at string) string {
+	closed := ""
+	if at == "valid_to" {
+		closed = " AND valid_to IS NOT NULL" // as its partial index states
+	}
 	counts := []string{"0"}
 	for _, name := range loadTables(kind) {
 		if hasHistory(name) {
-			counts = append(counts, `(SELECT count(*) FROM `+name+`_history WHERE source = edapp_export_kinds.source AND `+at+` = edapp_export_kinds.walk_time)`)
+			counts = append(counts, `(SELECT count(*) FROM `+name+`_history WHERE source = edapp_export_kinds.source AND `+at+` = edapp_export_kinds.walk_time`+closed+`)`)
 		}
 	}
 	return strings.Join(counts, " + ")

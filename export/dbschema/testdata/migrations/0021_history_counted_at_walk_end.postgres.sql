@@ -201,3 +201,37 @@ BEGIN
   RETURN NULL;
 END
 $$;
+
+CREATE INDEX users_history_source_valid_to_idx ON users_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX user_custom_fields_history_source_valid_to_idx ON user_custom_fields_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX groups_history_source_valid_to_idx ON groups_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX group_members_history_source_valid_to_idx ON group_members_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX group_children_history_source_valid_to_idx ON group_children_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX collections_history_source_valid_to_idx ON collections_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX collection_courses_history_source_valid_to_idx ON collection_courses_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX courses_history_source_valid_to_idx ON courses_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX lessons_history_source_valid_to_idx ON lessons_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX survey_questions_history_source_valid_to_idx ON survey_questions_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX learning_paths_history_source_valid_to_idx ON learning_paths_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX sites_history_source_valid_to_idx ON sites_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX site_members_history_source_valid_to_idx ON site_members_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX rapid_refresh_answers_history_source_valid_to_idx ON rapid_refresh_answers_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX user_lesson_progress_history_source_valid_to_idx ON user_lesson_progress_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX user_slide_statistics_history_source_valid_to_idx ON user_slide_statistics_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX course_progress_history_source_valid_to_idx ON course_progress_history (source, valid_to) WHERE valid_to IS NOT NULL;

@@ -269,3 +269,37 @@ CREATE TRIGGER course_progress_history_update AFTER UPDATE ON course_progress FO
   UPDATE course_progress_history SET user_external_id = NEW.user_external_id, user_name = NEW.user_name, user_first_name = NEW.user_first_name, user_last_name = NEW.user_last_name, course_external_id = NEW.course_external_id, course_title = NEW.course_title, unlocked = NEW.unlocked, unlocked_date_time = NEW.unlocked_date_time, opened = NEW.opened, opened_date_time = NEW.opened_date_time, completed = NEW.completed, completed_date_time = NEW.completed_date_time, lessons_total = NEW.lessons_total, lessons_unlocked = NEW.lessons_unlocked, lessons_completed = NEW.lessons_completed, archived = NEW.archived, percentage_completed = NEW.percentage_completed, score = NEW.score, raw = NEW.raw, user_email = NEW.user_email, due_at = NEW.due_at, edapp_run = NEW.edapp_run, edapp_digest = NEW.edapp_digest WHERE source = NEW.source AND user_id = NEW.user_id AND course_id = NEW.course_id AND valid_to IS NULL AND edapp_digest IS NOT NEW.edapp_digest;
   INSERT INTO course_progress_history (source, user_id, user_external_id, user_name, user_first_name, user_last_name, course_id, course_external_id, course_title, unlocked, unlocked_date_time, opened, opened_date_time, completed, completed_date_time, lessons_total, lessons_unlocked, lessons_completed, archived, percentage_completed, score, raw, user_email, due_at, edapp_run, edapp_digest, valid_from, valid_to) SELECT NEW.source, NEW.user_id, NEW.user_external_id, NEW.user_name, NEW.user_first_name, NEW.user_last_name, NEW.course_id, NEW.course_external_id, NEW.course_title, NEW.unlocked, NEW.unlocked_date_time, NEW.opened, NEW.opened_date_time, NEW.completed, NEW.completed_date_time, NEW.lessons_total, NEW.lessons_unlocked, NEW.lessons_completed, NEW.archived, NEW.percentage_completed, NEW.score, NEW.raw, NEW.user_email, NEW.due_at, NEW.edapp_run, NEW.edapp_digest, COALESCE((SELECT walk_time FROM edapp_export_kinds WHERE source = NEW.source AND kind = 'course_progress'), strftime('%Y-%m-%dT%H:%M:%f000Z', 'now')), NULL WHERE NOT EXISTS (SELECT 1 FROM course_progress_history WHERE source = NEW.source AND user_id = NEW.user_id AND course_id = NEW.course_id AND valid_to IS NULL);
 END;
+
+CREATE INDEX users_history_source_valid_to_idx ON users_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX user_custom_fields_history_source_valid_to_idx ON user_custom_fields_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX groups_history_source_valid_to_idx ON groups_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX group_members_history_source_valid_to_idx ON group_members_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX group_children_history_source_valid_to_idx ON group_children_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX collections_history_source_valid_to_idx ON collections_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX collection_courses_history_source_valid_to_idx ON collection_courses_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX courses_history_source_valid_to_idx ON courses_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX lessons_history_source_valid_to_idx ON lessons_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX survey_questions_history_source_valid_to_idx ON survey_questions_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX learning_paths_history_source_valid_to_idx ON learning_paths_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX sites_history_source_valid_to_idx ON sites_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX site_members_history_source_valid_to_idx ON site_members_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX rapid_refresh_answers_history_source_valid_to_idx ON rapid_refresh_answers_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX user_lesson_progress_history_source_valid_to_idx ON user_lesson_progress_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX user_slide_statistics_history_source_valid_to_idx ON user_slide_statistics_history (source, valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE INDEX course_progress_history_source_valid_to_idx ON course_progress_history (source, valid_to) WHERE valid_to IS NOT NULL;
