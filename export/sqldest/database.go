@@ -79,7 +79,7 @@ type Database struct {
 	repaired    []string             // the tables OpenDatabase re-created, dropped by hand
 	rows        *rowMaker            // the source's tables and their rows
 	kinds       kindMap              // the kinds being written
-	bulk        BulkLoader           // nil: rows go by statements
+	loader      rowLoader            // how the groups' rows reach their tables: by statements, or WithBulkLoader's
 	starts      map[string]kindStart // the kinds' starts read ahead (startOf), by kind
 	historyKeep time.Duration        // WithHistoryKeep's; 0: every version stays
 }
@@ -163,11 +163,14 @@ func (x *Database) Repaired() []string { return slices.Clone(x.repaired) }
 // databaseSettings is a Database of dialect d with opts applied, not yet
 // on a connection (attach).
 func databaseSettings(d Dialect, opts []DatabaseOption) *Database {
-	x := &Database{d: d, source: SourceEdApp, nfc: asHeld, lockWait: DefaultLockWait, reconnect: DefaultReconnect, shared: &dbShared{}}
+	x := &Database{d: d, source: SourceEdApp, nfc: asHeld, lockWait: DefaultLockWait, reconnect: DefaultReconnect, shared: &dbShared{}, loader: byStatements{}}
 	for _, o := range opts {
 		if o != nil {
 			o(x)
 		}
+	}
+	if d != Postgres {
+		x.loader = byStatements{} // SQLite has no bulk path
 	}
 	return x
 }

@@ -86,7 +86,7 @@ func (x *Database) writeOnOwner(ctx context.Context, c *dbKind, b *export.Batch)
 
 // groupsOn is the writer of x's groups on conn: the owner's or a writer's.
 func (x *Database) groupsOn(conn groupConn) *groupWriter {
-	return &groupWriter{on: conn, d: x.d, source: x.source, rows: x.rows, bulk: x.bulk, shared: x.shared}
+	return &groupWriter{on: conn, d: x.d, source: x.source, rows: x.rows, loader: x.loader, shared: x.shared}
 }
 
 // kindMap is the kinds being written, by name, under a lock of its own:
