@@ -30,7 +30,7 @@ type owner struct {
 	slots     chan struct{} // a place per pooled connection lent (a group being written, or a kind's rows read ahead)
 	gaveUp    atomic.Pointer[error]
 	ckpt      checkpoints   // SQLite's checkpointer, or ownCheckpoints: the connection checkpoints its own commits
-	span      *span         // SQLite's: the groups' writes not yet committed
+	span      span          // SQLite's: the groups' writes not yet committed, when open
 	spanAge   time.Duration // how long a span may stay open (spanAge; 0: a transaction per group)
 }
 
