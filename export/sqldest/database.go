@@ -92,8 +92,9 @@ type dbKind struct {
 	rejected int                   // kept in the rejects table
 	fresh    bool                  // a first load into tables empty at the walk's start: rows go in by plain inserts
 	full     bool                  // the walk fetches every record (fullWalk): its writes record the keys they see
-	known    map[string]*knownRows // by table: its rows when the walk began (loadKnown); nil until read
-	reading  chan struct{}         // closed when prefetchKnown has read known, or failed to; nil: no read under way
+	known    map[string]*knownRows // by table: its rows when the walk began (loadKnown), once digests is digestsRead
+	digests  digestRead            // where the read of known stands
+	reading  <-chan knownAnswer    // prefetchKnown's answer, while digests is digestsReading
 	same     int                   // the records left out as unchanged
 	held     rejectKeys            // the record keys of the rejects of the kind's tables when it began, by table
 	fields   *table                // the users': their custom fields' table

@@ -464,7 +464,8 @@ type upserter struct {
 	held     map[string]bool  // the record keys of the table's rejects when the kind began
 	accepted []string         // the keys of held whose records are being written, for flush
 	seen     [][]string       // the keys of the rows written or left out, for edapp_export_seen, by flush
-	known    *knownRows       // the table's rows when the walk began (see changed)
+	known    *knownRows       // the table's rows when the walk began, when compares (see changed)
+	compares bool             // the write leaves out the rows known holds unchanged
 	same     int              // the rows left out as unchanged
 	// affected is the rows the statements inserted or changed, as the
 	// database counts them.
@@ -476,7 +477,8 @@ func (x *groupWriter) upserter(tx *sql.Tx, t *table, w *writeState) *upserter {
 	if x.d == SQLite {
 		per = max(1, sqliteParams/len(t.cols))
 	}
-	return &upserter{x: x, w: w, tx: tx, t: t, per: per, known: w.known[t.name], held: w.held[t.name]}
+	known, compares := w.known[t.name]
+	return &upserter{x: x, w: w, tx: tx, t: t, per: per, known: known, compares: compares, held: w.held[t.name]}
 }
 
 func (u *upserter) exec(ctx context.Context, rows [][]any) error {
