@@ -165,11 +165,7 @@ func (x *Database) Repaired() []string { return slices.Clone(x.repaired) }
 // on a connection (attach).
 func databaseSettings(d Dialect, opts []DatabaseOption) *Database {
 	x := &Database{d: d, source: SourceEdApp, nfc: asHeld, lockWait: DefaultLockWait, reconnect: DefaultReconnect, shared: &dbShared{}, loader: byStatements{}}
-	for _, o := range opts {
-		if o != nil {
-			o(x)
-		}
-	}
+	applyOptions(x, opts)
 	if d != Postgres {
 		x.loader = byStatements{} // SQLite has no bulk path
 	}
@@ -302,10 +298,17 @@ func overlapOf(k *export.Kind) time.Duration { return cmp.Or(max(k.Overlap, 0), 
 // firstBadOption applies opts to probe, a destination not yet opened, and
 // returns the first bad value they kept (what bad reads from probe).
 func firstBadOption[T any, O ~func(*T)](probe *T, opts []O, bad func(*T) error) error {
+	applyOptions(probe, opts)
+	return bad(probe)
+}
+
+// applyOptions applies opts to x in order, skipping a nil one (as
+// DatabaseOption's doc promises): a caller may build its list with the
+// options it leaves out as nil.
+func applyOptions[T any, O ~func(*T)](x *T, opts []O) {
 	for _, o := range opts {
 		if o != nil {
-			o(probe)
+			o(x)
 		}
 	}
-	return bad(probe)
 }

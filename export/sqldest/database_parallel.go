@@ -103,6 +103,15 @@ func (k *kindMap) get(name string) *dbKind {
 	return k.m[name]
 }
 
+// lookup is the kind of that name; ok is false when none is being
+// written (its Resume failed).
+func (k *kindMap) lookup(name string) (c *dbKind, ok bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	c, ok = k.m[name]
+	return c, ok
+}
+
 func (k *kindMap) set(name string, c *dbKind) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
