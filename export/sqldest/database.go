@@ -79,7 +79,7 @@ type Database struct {
 	repaired    []string             // the tables OpenDatabase re-created, dropped by hand
 	rows        *rowMaker            // the source's tables and their rows
 	kinds       kindMap              // the kinds being written
-	bulk        BulkLoader           // nil: rows go by statements
+	loader      rowLoader            // how the groups' rows reach their tables: by statements, or WithBulkLoader's
 	starts      map[string]kindStart // the kinds' starts read ahead (startOf), by kind
 	historyKeep time.Duration        // WithHistoryKeep's; 0: every version stays
 }
@@ -92,8 +92,9 @@ type dbKind struct {
 	rejected int                   // kept in the rejects table
 	fresh    bool                  // a first load into tables empty at the walk's start: rows go in by plain inserts
 	full     bool                  // the walk fetches every record (fullWalk): its writes record the keys they see
-	known    map[string]*knownRows // by table: its rows when the walk began (loadKnown); nil until read
-	reading  chan struct{}         // closed when prefetchKnown has read known, or failed to; nil: no read under way
+	known    map[string]*knownRows // by table: its rows when the walk began (loadKnown), once digests is digestsRead
+	digests  digestRead            // where the read of known stands
+	reading  <-chan knownAnswer    // prefetchKnown's answer, while digests is digestsReading
 	same     int                   // the records left out as unchanged
 	held     rejectKeys            // the record keys of the rejects of the kind's tables when it began, by table
 	fields   *table                // the users': their custom fields' table
@@ -163,11 +164,10 @@ func (x *Database) Repaired() []string { return slices.Clone(x.repaired) }
 // databaseSettings is a Database of dialect d with opts applied, not yet
 // on a connection (attach).
 func databaseSettings(d Dialect, opts []DatabaseOption) *Database {
-	x := &Database{d: d, source: SourceEdApp, nfc: asHeld, lockWait: DefaultLockWait, reconnect: DefaultReconnect, shared: &dbShared{}}
-	for _, o := range opts {
-		if o != nil {
-			o(x)
-		}
+	x := &Database{d: d, source: SourceEdApp, nfc: asHeld, lockWait: DefaultLockWait, reconnect: DefaultReconnect, shared: &dbShared{}, loader: byStatements{}}
+	applyOptions(x, opts)
+	if d != Postgres {
+		x.loader = byStatements{} // SQLite has no bulk path
 	}
 	return x
 }
@@ -298,10 +298,17 @@ func overlapOf(k *export.Kind) time.Duration { return cmp.Or(max(k.Overlap, 0), 
 // firstBadOption applies opts to probe, a destination not yet opened, and
 // returns the first bad value they kept (what bad reads from probe).
 func firstBadOption[T any, O ~func(*T)](probe *T, opts []O, bad func(*T) error) error {
+	applyOptions(probe, opts)
+	return bad(probe)
+}
+
+// applyOptions applies opts to x in order, skipping a nil one (as
+// DatabaseOption's doc promises): a caller may build its list with the
+// options it leaves out as nil.
+func applyOptions[T any, O ~func(*T)](x *T, opts []O) {
 	for _, o := range opts {
 		if o != nil {
-			o(probe)
+			o(x)
 		}
 	}
-	return bad(probe)
 }

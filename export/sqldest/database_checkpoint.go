@@ -46,6 +46,34 @@ const checkpointWait = 10 * time.Second
 // over (see catchUp), and to which the file is cut back when it does.
 const walLimit = 256 << 20
 
+// checkpoints is who copies the owner's commits from SQLite's log into
+// the database file: the owner's connection itself, as SQLite does by
+// default (ownCheckpoints: PostgreSQL, a journal other than WAL, or no
+// connection to spare), or a checkpointer beside it. The owner starts with
+// the first and may switch to the second once, at open.
+type checkpoints interface {
+	// catchUp lets the log start over before the owner's connection
+	// begins a transaction (see walLimit).
+	catchUp(ctx context.Context)
+	// committed tells that the owner's connection committed.
+	committed()
+	// close stops the checkpoints beside conn, the owner's connection,
+	// and gives it its settings back.
+	close(conn *sql.Conn)
+}
+
+// ownCheckpoints leaves the checkpoints to the connection that commits.
+type ownCheckpoints struct{}
+
+func (ownCheckpoints) catchUp(context.Context) {}
+func (ownCheckpoints) committed()              {}
+func (ownCheckpoints) close(*sql.Conn)         {}
+
+var (
+	_ checkpoints = ownCheckpoints{}
+	_ checkpoints = (*checkpointer)(nil)
+)
+
 // checkpointer copies the WAL of a SQLite database into its file, on a
 // connection of its own, each time the export's connection commits.
 type checkpointer struct {
@@ -144,7 +172,7 @@ func (c *checkpointer) checkpoint(ctx context.Context) {
 // copied. A reader that holds the log back (a long read) leaves the
 // checkpoints short of it, and the writer does not wait.
 func (c *checkpointer) catchUp(ctx context.Context) {
-	if c == nil || c.logged.Load() < c.limit {
+	if c.logged.Load() < c.limit {
 		return
 	}
 	c.checkpoint(ctx)
@@ -153,9 +181,6 @@ func (c *checkpointer) catchUp(ctx context.Context) {
 
 // committed tells the checkpointer that the export's connection committed.
 func (c *checkpointer) committed() {
-	if c == nil {
-		return
-	}
 	select {
 	case c.kick <- struct{}{}:
 	default: // one is due already
@@ -165,9 +190,6 @@ func (c *checkpointer) committed() {
 // close stops the checkpointer, gives the export's connection its
 // settings back, and checkpoints once more.
 func (c *checkpointer) close(conn *sql.Conn) {
-	if c == nil {
-		return
-	}
 	close(c.stop)
 	<-c.done
 	ctx, cancel := context.WithTimeout(context.Background(), checkpointWait)

@@ -199,7 +199,7 @@ func TestStartCheckpointerLeavesOthersAlone(t *testing.T) {
 	}{{"delete", 0}, {"wal", 1}} {
 		d := &fakeDriver{journal: tc.journal}
 		x := openFakeDatabase(t, d, tc.maxOpen)
-		started := x.own.ckpt != nil
+		_, started := x.own.ckpt.(*checkpointer)
 		commit(t, x)
 		x.Close()
 		if started || slices.ContainsFunc(d.ran(1), func(s string) bool { return strings.HasPrefix(s, "PRAGMA") && strings.Contains(s, " = ") }) || d.conns != 1 {
@@ -232,10 +232,11 @@ func TestCatchUp(t *testing.T) {
 	}{{limit, limit, 1}, {limit - 1, limit - 1, 0}, {2 * limit, limit, 0}} {
 		d := &fakeDriver{journal: "wal", walPages: tc.pages, walCopied: tc.copied}
 		x := openFakeDatabase(t, d, 0)
-		x.own.ckpt.checkpoint(context.Background()) // as after a commit
+		ckpt := x.own.ckpt.(*checkpointer)
+		ckpt.checkpoint(context.Background()) // as after a commit
 		before := d.checkpoints(2)
-		x.own.ckpt.catchUp(context.Background())
-		x.own.ckpt.catchUp(context.Background()) // the log started over meanwhile
+		ckpt.catchUp(context.Background())
+		ckpt.catchUp(context.Background()) // the log started over meanwhile
 		if got := d.checkpoints(2) - before; got != tc.want {
 			t.Errorf("a log of %d pages, %d copied: catchUp checkpointed %d times, want %d", tc.pages, tc.copied, got, tc.want)
 		}

@@ -40,6 +40,21 @@ type knownRow struct {
 	met    bool
 }
 
+// digestRead is where the read of a kind's known rows stands.
+type digestRead int
+
+const (
+	digestsUnread  digestRead = iota // not read yet, or a prefetch failed: the first write reads them
+	digestsReading                   // prefetchKnown's read is under way
+	digestsRead                      // dbKind.known holds them
+)
+
+// knownAnswer is prefetchKnown's read: ok is false when it failed.
+type knownAnswer struct {
+	known map[string]*knownRows
+	ok    bool
+}
+
 // changed is rows but those whose digest is the one their table held when
 // the walk began. It keeps every row's key for edapp_export_seen. A key
 // sent once in the walk is never left out again, so that the last record
@@ -48,7 +63,7 @@ func (u *upserter) changed(rows [][]any) [][]any {
 	for _, row := range rows {
 		u.see(row)
 	}
-	if u.known == nil {
+	if !u.compares {
 		return rows
 	}
 	out := rows[:0]
@@ -75,7 +90,7 @@ func (u *upserter) changed(rows [][]any) [][]any {
 // prefetchKnown read them.
 func (x *groupWriter) loadKnown(ctx context.Context, c *dbKind) error {
 	c.awaitKnown()
-	if c.known != nil || !needsKnown(c) {
+	if c.digests == digestsRead || !needsKnown(c) {
 		return nil
 	}
 	if err := x.on.endSpan(); err != nil { // the read is no group's write
@@ -85,7 +100,7 @@ func (x *groupWriter) loadKnown(ctx context.Context, c *dbKind) error {
 	if err != nil {
 		return err
 	}
-	c.known = known
+	c.known, c.digests = known, digestsRead
 	return nil
 }
 
@@ -97,19 +112,20 @@ func needsKnown(c *dbKind) bool { return c.full && !c.fresh }
 // try.
 func (x *groupWriter) readKnown(ctx context.Context, c *dbKind, try func(context.Context, func(bool) error) error) (map[string]*knownRows, error) {
 	known := map[string]*knownRows{}
-	for _, t := range []*table{c.t, c.fields} {
-		if t == nil || !t.leavesSame {
+	for _, t := range c.tables() {
+		if !t.leavesSame {
 			continue
 		}
 		var m map[string]knownRow
+		var fits bool
 		err := try(ctx, func(bool) (err error) {
-			m, err = x.knownDigests(ctx, t)
+			m, fits, err = x.knownDigests(ctx, t)
 			return err
 		})
 		if err != nil {
 			return nil, err
 		}
-		if m != nil {
+		if fits {
 			known[t.name] = &knownRows{rows: m, unmet: len(m)}
 		}
 	}
@@ -125,44 +141,56 @@ func (x *groupWriter) readKnown(ctx context.Context, c *dbKind, try func(context
 // first write waits for it), so it reads the tables as the walk began.
 // A read that fails leaves the write to read them itself.
 func (x *Database) prefetchKnown(ctx context.Context, k *export.Kind, c *dbKind) {
-	if !x.writesInParallel() || !needsKnown(c) || c.known != nil {
+	if !x.writesInParallel() || !needsKnown(c) || c.digests != digestsUnread {
 		return
 	}
-	done := make(chan struct{})
-	c.reading = done
+	answer := make(chan knownAnswer, 1)
+	c.reading, c.digests = answer, digestsReading
 	go func() {
-		defer close(done)
 		w, release, ok := x.own.lend(ctx)
 		if !ok {
+			answer <- knownAnswer{}
 			return
 		}
 		defer release()
 		once := func(_ context.Context, f func(bool) error) error { return f(false) }
-		if known, err := x.groupsOn(w).readKnown(ctx, c, once); err == nil {
-			c.known = known
-		}
+		known, err := x.groupsOn(w).readKnown(ctx, c, once)
+		answer <- knownAnswer{known: known, ok: err == nil}
 	}()
 }
 
-// awaitKnown waits for prefetchKnown's read, if one is under way.
+// awaitKnown waits for prefetchKnown's read, if one is under way, and
+// keeps what it read; after a failed one the first write reads again.
 func (c *dbKind) awaitKnown() {
-	if c.reading != nil {
-		<-c.reading
-		c.reading = nil
+	if c.digests != digestsReading {
+		return
+	}
+	a := <-c.reading
+	c.digests = digestsUnread
+	if a.ok {
+		c.known, c.digests = a.known, digestsRead
 	}
 }
 
+// tables is c's tables: its kind's, and the users' custom fields'.
+func (c *dbKind) tables() []*table {
+	if c.t.name == "users" {
+		return []*table{c.t, c.fields}
+	}
+	return []*table{c.t}
+}
+
 // knownDigests is t's rows of the source with their digests, keyed as
-// rowKey keys a row; nil when it holds more than maxKnown.
-func (x *groupWriter) knownDigests(ctx context.Context, t *table) (map[string]knownRow, error) {
+// rowKey keys a row; fits is false when it holds more than maxKnown.
+func (x *groupWriter) knownDigests(ctx context.Context, t *table) (m map[string]knownRow, fits bool, err error) {
 	keys := keyNames(t)
 	rows, err := x.on.txConn().QueryContext(ctx, rebind(x.d, `SELECT `+strings.Join(keys, ", ")+`, COALESCE(edapp_digest, '') FROM `+t.name+
 		` WHERE source = ? LIMIT `+strconv.Itoa(maxKnown+1)), x.source)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer rows.Close()
-	m := map[string]knownRow{}
+	m = map[string]knownRow{}
 	vals := make([]string, len(keys)+1)
 	dest := make([]any, len(vals))
 	for i := range vals {
@@ -170,10 +198,10 @@ func (x *groupWriter) knownDigests(ctx context.Context, t *table) (map[string]kn
 	}
 	for rows.Next() {
 		if len(m) == maxKnown {
-			return nil, nil
+			return nil, false, nil
 		}
 		if err := rows.Scan(dest...); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		var b strings.Builder
 		for _, v := range vals[:len(keys)] {
@@ -182,7 +210,7 @@ func (x *groupWriter) knownDigests(ctx context.Context, t *table) (map[string]kn
 		}
 		m[b.String()] = knownRow{digest: vals[len(keys)]}
 	}
-	return m, rows.Err()
+	return m, true, rows.Err()
 }
 
 // putDigest sets row's edapp_digest: a SHA-256 of its other values but

@@ -65,7 +65,7 @@ func TestUpserterChanged(t *testing.T) {
 		known.rows[rowKey(tb, r)] = knownRow{digest: r[3].(string)}
 	}
 	known.rows[rowKey(tb, row("e", "1"))] = knownRow{} // no digest: sent as it comes
-	u := &upserter{x: &groupWriter{d: SQLite}, w: &writeState{seenRun: 7}, t: tb, known: known}
+	u := &upserter{x: &groupWriter{d: SQLite}, w: &writeState{seenRun: 7}, t: tb, known: known, compares: true}
 	ids := func(rows [][]any) (out []string) {
 		for _, r := range rows {
 			out = append(out, r[0].(string))
@@ -198,7 +198,7 @@ func TestPrefetchKnown(t *testing.T) {
 		c := &dbKind{t: seenTable(), full: true}
 		x.prefetchKnown(ctx, k, c)
 		c.awaitKnown()
-		if c.known != nil {
+		if c.digests == digestsRead {
 			t.Fatalf("known %v after a failed read", c.known)
 		}
 		dd.mu.Lock()
@@ -224,7 +224,7 @@ func TestPrefetchKnown(t *testing.T) {
 		} {
 			x := digestDatabase(t, &fakeDriver{}, tc.d)
 			x.prefetchKnown(ctx, k, tc.c)
-			if tc.c.reading != nil {
+			if tc.c.digests == digestsReading {
 				t.Errorf("%v, fresh %v, full %v: a read started", tc.d, tc.c.fresh, tc.c.full)
 			}
 		}

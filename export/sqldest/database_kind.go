@@ -175,9 +175,9 @@ func (x *Database) endKind(ctx context.Context, k *export.Kind, r *export.KindRe
 		return "", err
 	}
 	defer release()
-	c := x.kinds.get(k.Name)
+	c, resumed := x.kinds.lookup(k.Name)
 	defer x.kinds.drop(k.Name)
-	if c == nil {
+	if !resumed {
 		return "", nil // Resume failed
 	}
 	c.awaitKnown()

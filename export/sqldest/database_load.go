@@ -25,16 +25,53 @@ type BulkLoader interface {
 
 // WithBulkLoader makes a PostgreSQL export load each group of rows with l
 // into a temporary table and merge it into the kind's table with one
-// statement, instead of multi-row upserts. SQLite ignores it.
+// statement, instead of multi-row upserts. SQLite ignores it, and a nil l
+// leaves the rows to statements.
 func WithBulkLoader(l BulkLoader) DatabaseOption {
-	return func(x *Database) { x.bulk = l }
+	return func(x *Database) {
+		x.loader = rowLoader(byStatements{})
+		if l != nil {
+			x.loader = byCopy{l}
+		}
+	}
 }
 
-// loads reports whether the rows of w go through the bulk loader: on
-// PostgreSQL, but not in a replay row by row nor in a write tried again
-// on a new connection, which take the plain upsert path.
-func (x *groupWriter) loads(w *writeState) bool {
-	return x.bulk != nil && x.d == Postgres && !w.rowByRow && !w.upsertOnly
+// rowLoader is how a group's rows reach their table: by multi-row
+// statements (byStatements), or through the BulkLoader WithBulkLoader gave
+// a PostgreSQL export (byCopy). OpenDatabase chooses it once.
+type rowLoader interface {
+	// writeRows writes the rows of chunks into u's table.
+	writeRows(ctx context.Context, u *upserter, chunks <-chan rowChunk) error
+}
+
+var (
+	_ rowLoader = byStatements{}
+	_ rowLoader = byCopy{}
+)
+
+// byStatements writes a group's rows by multi-row upserts.
+type byStatements struct{}
+
+func (byStatements) writeRows(ctx context.Context, u *upserter, chunks <-chan rowChunk) error {
+	return u.execChunks(ctx, chunks)
+}
+
+// byCopy copies a group's rows through l (see load), but in a replay row
+// by row and in a write tried again on a new connection, which take the
+// plain upsert path. A group whose connection l refuses is written by
+// statements for the rest of its write.
+type byCopy struct{ l BulkLoader }
+
+func (b byCopy) writeRows(ctx context.Context, u *upserter, chunks <-chan rowChunk) error {
+	if u.w.rowByRow || u.w.upsertOnly {
+		return u.execChunks(ctx, chunks)
+	}
+	err := u.load(ctx, b.l, chunks)
+	if errors.Is(err, errNoBulk) {
+		u.x.loader = byStatements{} // the chunks are untouched
+		return u.execChunks(ctx, chunks)
+	}
+	return err
 }
 
 // errNoBulk says the bulk loader cannot copy through the connection.
@@ -50,7 +87,7 @@ var errNoBulk = errors.New("export: no bulk path on this connection")
 // COPY: on a connection new to the export those cost several round trips
 // a group, and the users' last groups and the group members' are a
 // re-run's last writes.
-func (u *upserter) load(ctx context.Context, chunks <-chan rowChunk) error {
+func (u *upserter) load(ctx context.Context, l BulkLoader, chunks <-chan rowChunk) error {
 	var failed error
 	next := u.nextRow(chunks, &failed)
 	peeked := u.x.shared.copies.Load()
@@ -69,7 +106,7 @@ func (u *upserter) load(ctx context.Context, chunks <-chan rowChunk) error {
 	}
 	var copied int64
 	err := u.x.on.txConn().Raw(func(dc any) (err error) {
-		copied, err = u.x.bulk.CopyRows(ctx, dc, tmp, columnNames(u.t), next)
+		copied, err = l.CopyRows(ctx, dc, tmp, columnNames(u.t), next)
 		return err
 	})
 	if err == nil {

@@ -35,7 +35,6 @@ func loadRows(t *testing.T, n int, copiedBefore bool) (copied [][]any, stmts []s
 	}
 	x := newDatabase(conn, nil, Postgres)
 	x.shared.copies.Store(copiedBefore)
-	x.bulk = sliceLoader{&copied}
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +42,7 @@ func loadRows(t *testing.T, n int, copiedBefore bool) (copied [][]any, stmts []s
 	chunks := make(chan rowChunk, 1)
 	chunks <- rowChunk{rows: [][]any{{"a", "x", int64(1), "d"}, {"b", "y", int64(1), "d"}}[:n]}
 	close(chunks)
-	if err := x.groupsOn(x.own).upserter(tx, seenTable(), &writeState{}).load(ctx, chunks); err != nil {
+	if err := x.groupsOn(x.own).upserter(tx, seenTable(), &writeState{}).load(ctx, sliceLoader{&copied}, chunks); err != nil {
 		t.Fatal(err)
 	}
 	return copied, d.stmts

@@ -86,7 +86,7 @@ func (x *Database) writeOnOwner(ctx context.Context, c *dbKind, b *export.Batch)
 
 // groupsOn is the writer of x's groups on conn: the owner's or a writer's.
 func (x *Database) groupsOn(conn groupConn) *groupWriter {
-	return &groupWriter{on: conn, d: x.d, source: x.source, rows: x.rows, bulk: x.bulk, shared: x.shared}
+	return &groupWriter{on: conn, d: x.d, source: x.source, rows: x.rows, loader: x.loader, shared: x.shared}
 }
 
 // kindMap is the kinds being written, by name, under a lock of its own:
@@ -101,6 +101,15 @@ func (k *kindMap) get(name string) *dbKind {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return k.m[name]
+}
+
+// lookup is the kind of that name; ok is false when none is being
+// written (its Resume failed).
+func (k *kindMap) lookup(name string) (c *dbKind, ok bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	c, ok = k.m[name]
+	return c, ok
 }
 
 func (k *kindMap) set(name string, c *dbKind) {

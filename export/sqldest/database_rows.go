@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"runtime"
@@ -280,34 +279,32 @@ func (m *rowMaker) buildRows(t *table, records []export.Record, run int64, per, 
 	return chunks
 }
 
-// write writes the rows of chunks, through the bulk loader when the
-// database has one, and returns how many records it rejected.
+// write writes the rows of chunks, by statements or through the bulk
+// loader (rowLoader), and returns how many records it rejected.
 func (u *upserter) write(ctx context.Context, chunks <-chan rowChunk) (int, error) {
-	if u.x.loads(u.w) {
-		err := u.load(ctx, chunks)
-		if !errors.Is(err, errNoBulk) {
-			if err != nil {
-				return 0, err
-			}
-			return u.flush(ctx)
-		}
-		u.x.bulk = nil // the chunks are untouched: write them by statements
+	if err := u.x.loader.writeRows(ctx, u, chunks); err != nil {
+		return 0, err
 	}
+	return u.flush(ctx)
+}
+
+// execChunks writes the rows of chunks by multi-row upserts.
+func (u *upserter) execChunks(ctx context.Context, chunks <-chan rowChunk) error {
 	for c := range chunks {
 		if c.err != nil {
-			return 0, c.err
+			return c.err
 		}
 		u.rejects = append(u.rejects, c.rejects...)
 		u.accept(c.rows)
 		for rows := u.changed(c.rows); len(rows) > 0; {
 			n := min(u.per, len(rows))
 			if err := u.exec(ctx, rows[:n]); err != nil {
-				return 0, err
+				return err
 			}
 			rows = rows[n:]
 		}
 	}
-	return u.flush(ctx)
+	return nil
 }
 
 // rowChunk is one statement's rows and the records refused before any
@@ -467,7 +464,8 @@ type upserter struct {
 	held     map[string]bool  // the record keys of the table's rejects when the kind began
 	accepted []string         // the keys of held whose records are being written, for flush
 	seen     [][]string       // the keys of the rows written or left out, for edapp_export_seen, by flush
-	known    *knownRows       // the table's rows when the walk began (see changed)
+	known    *knownRows       // the table's rows when the walk began, when compares (see changed)
+	compares bool             // the write leaves out the rows known holds unchanged
 	same     int              // the rows left out as unchanged
 	// affected is the rows the statements inserted or changed, as the
 	// database counts them.
@@ -479,7 +477,8 @@ func (x *groupWriter) upserter(tx *sql.Tx, t *table, w *writeState) *upserter {
 	if x.d == SQLite {
 		per = max(1, sqliteParams/len(t.cols))
 	}
-	return &upserter{x: x, w: w, tx: tx, t: t, per: per, known: w.known[t.name], held: w.held[t.name]}
+	known, compares := w.known[t.name]
+	return &upserter{x: x, w: w, tx: tx, t: t, per: per, known: known, compares: compares, held: w.held[t.name]}
 }
 
 func (u *upserter) exec(ctx context.Context, rows [][]any) error {

@@ -94,8 +94,8 @@ func (m mirror) deleteUnseen(ctx context.Context, tx *sql.Tx, name string, run i
 // unmet unless it meets them again, so its end looks for the gone rows.
 func nothingGone(c *dbKind) func(table string) bool {
 	return func(table string) bool {
-		k := c.known[table]
-		return k != nil && k.unmet == 0
+		k, ok := c.known[table]
+		return ok && k.unmet == 0
 	}
 }
 

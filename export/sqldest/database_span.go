@@ -34,12 +34,14 @@ const (
 // are not in the database, and the export stops.
 var errSpanLost = errors.New("the rows written since the last commit were rolled back")
 
-// span is the transaction the groups' writes share on SQLite.
+// span is the transaction the groups' writes share on SQLite, while open.
 type span struct {
+	open  bool
 	tx    *sql.Tx
 	rows  int
 	began time.Time
 	timer *time.Timer
+	n     uint64 // the spans the owner has opened, this one included: its timer commits it, never a later one
 }
 
 // spans reports whether the groups written on the owner's connection
@@ -57,7 +59,7 @@ func (o *owner) writeTx(ctx context.Context, rows int, f func(tx *sql.Tx, again 
 	if err := o.givenUp(); err != nil {
 		return err
 	}
-	if o.span == nil {
+	if !o.span.open {
 		if err := o.beginSpan(ctx); err != nil {
 			return err
 		}
@@ -80,22 +82,22 @@ func (o *owner) beginSpan(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s := &span{tx: tx, began: time.Now()}
-	s.timer = time.AfterFunc(o.spanAge, func() {
+	n := o.span.n + 1
+	timer := time.AfterFunc(o.spanAge, func() {
 		o.mu.Lock()
 		defer o.mu.Unlock()
-		if o.span == s {
+		if o.span.open && o.span.n == n {
 			o.endSpan() // a failure stops the export's next call
 		}
 	})
-	o.span = s
+	o.span = span{open: true, tx: tx, began: time.Now(), timer: timer, n: n}
 	return nil
 }
 
 // endSpan commits the span, if one is open; a commit that fails loses it.
 func (o *owner) endSpan() error {
-	s := o.detachSpan()
-	if s == nil {
+	s, ok := o.detachSpan()
+	if !ok {
 		return nil
 	}
 	if err := s.tx.Commit(); err != nil {
@@ -108,22 +110,24 @@ func (o *owner) endSpan() error {
 // loseSpan rolls back the span, if one is open, after err (see spanLost).
 // Without a span it returns err.
 func (o *owner) loseSpan(err error) error {
-	s := o.detachSpan()
-	if s == nil {
+	s, ok := o.detachSpan()
+	if !ok {
 		return err
 	}
 	s.tx.Rollback()
 	return o.spanLost(err)
 }
 
-// detachSpan takes the open span, if any, off the owner and stops its timer.
-func (o *owner) detachSpan() *span {
-	s := o.span
-	if s != nil {
-		o.span = nil
-		s.timer.Stop()
+// detachSpan takes the open span off the owner and stops its timer; ok
+// is false when none is open.
+func (o *owner) detachSpan() (s span, ok bool) {
+	s = o.span
+	if !s.open {
+		return s, false
 	}
-	return s
+	o.span = span{n: s.n} // closed, and still counting
+	s.timer.Stop()
+	return s, true
 }
 
 // spanLost makes every later call of the export fail with the error it

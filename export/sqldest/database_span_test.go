@@ -107,8 +107,8 @@ func TestLoseSpan(t *testing.T) {
 	}
 	refused := errors.New("refused")
 	err := spanWrite(context.Background(), x, 1, "", func(*sql.Tx) error { return refused })
-	if err != refused || x.own.span == nil {
-		t.Fatalf("a failed group: %v, span open %v; want its error and the span kept", err, x.own.span != nil)
+	if err != refused || !x.own.span.open {
+		t.Fatalf("a failed group: %v, span open %v; want its error and the span kept", err, x.own.span.open)
 	}
 	x.own.mu.Lock()
 	err = x.own.loseSpan(err)

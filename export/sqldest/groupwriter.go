@@ -47,7 +47,7 @@ type groupWriter struct {
 	d      Dialect
 	source string
 	rows   *rowMaker
-	bulk   BulkLoader // nil: rows go by statements
+	loader rowLoader // by statements, or through the bulk loader
 	shared *dbShared
 }
 

@@ -89,11 +89,7 @@ func identitiesChanged(source, kind string, changed bool) string {
 // Of opts, only WithNormalizer applies (without it, no NFC).
 func RebuildIdentities(ctx context.Context, db TxBeginner, d Dialect, opts ...DatabaseOption) error {
 	x := &Database{nfc: asHeld}
-	for _, o := range opts {
-		if o != nil {
-			o(x)
-		}
-	}
+	applyOptions(x, opts)
 	if x.optErr != nil {
 		return x.optErr
 	}

@@ -29,15 +29,15 @@ type owner struct {
 	fence     *fence        // the PostgreSQL lock's protocol (see fence.go)
 	slots     chan struct{} // a place per pooled connection lent (a group being written, or a kind's rows read ahead)
 	gaveUp    atomic.Pointer[error]
-	ckpt      *checkpointer // SQLite's: nil when the connection checkpoints its own commits
-	span      *span         // SQLite's: the groups' writes not yet committed
+	ckpt      checkpoints   // SQLite's checkpointer, or ownCheckpoints: the connection checkpoints its own commits
+	span      span          // SQLite's: the groups' writes not yet committed, when open
 	spanAge   time.Duration // how long a span may stay open (spanAge; 0: a transaction per group)
 }
 
 // newOwner is the owner of conn, from db, for the source's exports.
 func newOwner(conn *sql.Conn, db *sql.DB, d Dialect, source string, lockWait, reconnect time.Duration) *owner {
 	return &owner{conn: conn, db: db, d: d, source: source, lockWait: lockWait, reconnect: reconnect,
-		fence: newFence(source, lockWait), slots: make(chan struct{}, ParallelWrites), spanAge: spanAge}
+		fence: newFence(source, lockWait), slots: make(chan struct{}, ParallelWrites), ckpt: ownCheckpoints{}, spanAge: spanAge}
 }
 
 // waitLock takes the database, trying again while another export holds
@@ -112,7 +112,7 @@ func (o *owner) close() error {
 	ctx := context.Background()
 	spanErr := o.endSpan()
 	o.ckpt.close(o.conn)
-	o.ckpt = nil
+	o.ckpt = ownCheckpoints{}
 	if o.d == Postgres {
 		o.fence.Release(ctx, o.conn)
 	} else {

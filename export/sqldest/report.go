@@ -221,11 +221,7 @@ type Querier interface {
 // wrapping ErrIdentitiesStale.
 func MigrationReport(ctx context.Context, db Querier, opts ...ReportOption) (*Report, error) {
 	cfg := reportConfig{nfc: asHeld, now: time.Now}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
+	applyOptions(&cfg, opts)
 	if cfg.err != nil {
 		return nil, cfg.err
 	}
