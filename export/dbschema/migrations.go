@@ -74,6 +74,7 @@ var migrations = []Migration{
 	{Version: 18, Name: "schema version bigint", steps: []step{bigintColumn{edappSchemaTable.Name, "version"}}},
 	{Version: rejectsByRecordVersion, Name: "rejects by record", steps: rejectsByRecordSteps()},
 	{Version: historyVersion, Name: "history", steps: historySteps()},
+	{Version: uncountedHistoryVersion, Name: "history counted at walk end", steps: uncountedHistorySteps()},
 }
 
 // openAttemptsIndex finds the oldest open attempt of a source at once,

@@ -21,9 +21,10 @@ import (
 // migration: an inbox that migrates the database first copies nothing.
 //
 // The time of a version is the walk's, kept in edapp_export_kinds
-// (walk_time); the triggers count the versions a walk opened and closed
-// there, for its summary. A write outside a walk (by hand) takes the
-// current time and counts nothing.
+// (walk_time); migration 20's triggers count the versions a walk opened
+// and closed there, for its summary (migration 21 moves that count to the
+// walk's end). A write outside a walk (by hand) takes the current time and
+// counts nothing.
 
 // historyVersion is the migration that adds the history tables; its
 // applied_at is the "known since" of the versions seeded from the rows
@@ -109,6 +110,7 @@ func (s historyTrigger) apply(sh *shape) error {
 // parts are the pieces of a history trigger's statements.
 type historyParts struct {
 	t, h, kind string
+	counts     bool     // the trigger counts its versions in edapp_export_kinds (migration 20's)
 	cols       []string // T's columns, as the history table declares them
 	key        string   // H's key columns but valid_from = NEW's, ANDed
 	changed    string   // the open version's values differ from NEW's, in the versioned columns
@@ -118,7 +120,7 @@ type historyParts struct {
 
 func (s historyTrigger) parts(d Dialect) historyParts {
 	h := s.History
-	p := historyParts{t: historyTableOf(h.Name), h: h.Name}
+	p := historyParts{t: historyTableOf(h.Name), h: h.Name, counts: true}
 	p.kind = historyKindOf(p.t)
 	var keys, set, versioned, newVersioned, news []string
 	for _, c := range h.Columns {
@@ -149,18 +151,13 @@ func (s historyTrigger) parts(d Dialect) historyParts {
 }
 
 // SQL is the trigger's statements in d.
-func (s historyTrigger) SQL(d Dialect) []string {
-	p := s.parts(d)
-	if d == Postgres {
-		return p.postgres()
-	}
-	return p.sqlite()
-}
+func (s historyTrigger) SQL(d Dialect) []string { return s.parts(d).create(d) }
 
 // sqlite is two triggers, after an insert and after an update, with one
 // body: close the open version that differs, refresh in place the one that
 // differs only in columns that open no version (or that this walk opened),
-// open one where none is, and count what it closed and opened.
+// open one where none is, and (migration 20's) count what it closed and
+// opened.
 func (p historyParts) sqlite() []string {
 	walk := `(SELECT walk_time FROM edapp_export_kinds WHERE source = NEW.source AND kind = '` + p.kind + `')`
 	w := `COALESCE(` + walk + `, strftime('%Y-%m-%dT%H:%M:%f000Z', 'now'))`
@@ -168,13 +165,14 @@ func (p historyParts) sqlite() []string {
 	count := func(col string) string {
 		return `UPDATE edapp_export_kinds SET ` + col + ` = COALESCE(` + col + `, 0) + changes() WHERE source = NEW.source AND kind = '` + p.kind + `' AND walk_time IS NOT NULL AND changes() > 0;`
 	}
-	body := strings.Join([]string{
-		`UPDATE ` + p.h + ` SET valid_to = ` + w + ` WHERE ` + open + ` AND valid_from < ` + w + ` AND ` + p.changed + `;`,
-		count("versions_closed"),
-		`UPDATE ` + p.h + ` SET ` + p.set + ` WHERE ` + open + ` AND edapp_digest IS NOT NEW.edapp_digest;`,
-		`INSERT INTO ` + p.h + ` (` + strings.Join(p.cols, ", ") + `, valid_from, valid_to) SELECT ` + p.newCols + `, ` + w + `, NULL WHERE NOT EXISTS (SELECT 1 FROM ` + p.h + ` WHERE ` + open + `);`,
-		count("versions_opened"),
-	}, "\n  ")
+	closeChanged := `UPDATE ` + p.h + ` SET valid_to = ` + w + ` WHERE ` + open + ` AND valid_from < ` + w + ` AND ` + p.changed + `;`
+	refresh := `UPDATE ` + p.h + ` SET ` + p.set + ` WHERE ` + open + ` AND edapp_digest IS NOT NEW.edapp_digest;`
+	openNew := `INSERT INTO ` + p.h + ` (` + strings.Join(p.cols, ", ") + `, valid_from, valid_to) SELECT ` + p.newCols + `, ` + w + `, NULL WHERE NOT EXISTS (SELECT 1 FROM ` + p.h + ` WHERE ` + open + `);`
+	stmts := []string{closeChanged, refresh, openNew}
+	if p.counts {
+		stmts = []string{closeChanged, count("versions_closed"), refresh, openNew, count("versions_opened")}
+	}
+	body := strings.Join(stmts, "\n  ")
 	var out []string
 	for _, event := range []string{"INSERT", "UPDATE"} {
 		out = append(out, `CREATE TRIGGER `+p.h+`_`+strings.ToLower(event)+` AFTER `+event+` ON `+p.t+` FOR EACH ROW WHEN NEW.edapp_digest IS NOT NULL BEGIN
@@ -187,18 +185,41 @@ END`)
 // postgres is a trigger function doing what sqlite's triggers do, and
 // its trigger.
 func (p historyParts) postgres() []string {
+	trigger := `CREATE TRIGGER ` + p.h + ` AFTER INSERT OR UPDATE ON ` + p.t + ` FOR EACH ROW WHEN (NEW.edapp_digest IS NOT NULL) EXECUTE FUNCTION ` + p.h + `_record()`
+	return []string{p.postgresFunction(), trigger}
+}
+
+// postgresFunction is the trigger function of postgres.
+func (p historyParts) postgresFunction() string {
 	open := p.key + ` AND valid_to IS NULL`
-	fn := `CREATE OR REPLACE FUNCTION ` + p.h + `_record() RETURNS trigger LANGUAGE plpgsql AS $$
+	closeChanged := `UPDATE ` + p.h + ` SET valid_to = COALESCE(hist_walk, now()) WHERE ` + open + ` AND valid_from < COALESCE(hist_walk, now()) AND ` + p.changed + `;`
+	refresh := `UPDATE ` + p.h + ` SET ` + p.set + ` WHERE ` + open + ` AND edapp_digest IS DISTINCT FROM NEW.edapp_digest;`
+	openNew := `INSERT INTO ` + p.h + ` (` + strings.Join(p.cols, ", ") + `, valid_from, valid_to) SELECT ` + p.newCols + `, COALESCE(hist_walk, now()), NULL WHERE NOT EXISTS (SELECT 1 FROM ` + p.h + ` WHERE ` + open + `);`
+	walk := `SELECT walk_time INTO hist_walk FROM edapp_export_kinds WHERE source = NEW.source AND kind = '` + p.kind + `';`
+	if !p.counts {
+		return `CREATE OR REPLACE FUNCTION ` + p.h + `_record() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  hist_walk timestamptz;
+BEGIN
+  ` + walk + `
+  ` + closeChanged + `
+  ` + refresh + `
+  ` + openNew + `
+  RETURN NULL;
+END
+$$`
+	}
+	return `CREATE OR REPLACE FUNCTION ` + p.h + `_record() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   hist_walk timestamptz;
   hist_closed bigint := 0;
   hist_opened bigint := 0;
 BEGIN
-  SELECT walk_time INTO hist_walk FROM edapp_export_kinds WHERE source = NEW.source AND kind = '` + p.kind + `';
-  UPDATE ` + p.h + ` SET valid_to = COALESCE(hist_walk, now()) WHERE ` + open + ` AND valid_from < COALESCE(hist_walk, now()) AND ` + p.changed + `;
+  ` + walk + `
+  ` + closeChanged + `
   GET DIAGNOSTICS hist_closed = ROW_COUNT;
-  UPDATE ` + p.h + ` SET ` + p.set + ` WHERE ` + open + ` AND edapp_digest IS DISTINCT FROM NEW.edapp_digest;
-  INSERT INTO ` + p.h + ` (` + strings.Join(p.cols, ", ") + `, valid_from, valid_to) SELECT ` + p.newCols + `, COALESCE(hist_walk, now()), NULL WHERE NOT EXISTS (SELECT 1 FROM ` + p.h + ` WHERE ` + open + `);
+  ` + refresh + `
+  ` + openNew + `
   GET DIAGNOSTICS hist_opened = ROW_COUNT;
   IF hist_walk IS NOT NULL AND hist_closed + hist_opened > 0 THEN
     UPDATE edapp_export_kinds SET versions_closed = COALESCE(versions_closed, 0) + hist_closed, versions_opened = COALESCE(versions_opened, 0) + hist_opened
@@ -207,17 +228,26 @@ BEGIN
   RETURN NULL;
 END
 $$`
-	trigger := `CREATE TRIGGER ` + p.h + ` AFTER INSERT OR UPDATE ON ` + p.t + ` FOR EACH ROW WHEN (NEW.edapp_digest IS NOT NULL) EXECUTE FUNCTION ` + p.h + `_record()`
-	return []string{fn, trigger}
 }
 
 // historyTriggerSQL is the SQL that makes again the history trigger of
-// table t, which dropping t dropped; nothing for a table without history.
+// table t, which dropping t dropped, as the latest migration defines it
+// (migration 21's, which counts nothing); nothing for a table without
+// history.
 func historyTriggerSQL(t string, d Dialect) []string {
 	for _, h := range historyTables {
 		if historyTableOf(h.Name) == t {
-			return historyTrigger{h}.SQL(d)
+			return uncountedHistoryTrigger{h}.parts(d).create(d)
 		}
 	}
 	return nil
+}
+
+// create is the statements that make the trigger (and on PostgreSQL its
+// function) of p.
+func (p historyParts) create(d Dialect) []string {
+	if d == Postgres {
+		return p.postgres()
+	}
+	return p.sqlite()
 }

@@ -65,3 +65,30 @@ func TestHistoryTriggersNameEveryColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestUncountedHistoryTriggerCountsNothing: from migration 21 the
+// triggers write no count into edapp_export_kinds, and Repair's
+// historyTriggerSQL makes them as migration 21 does.
+func TestUncountedHistoryTriggerCountsNothing(t *testing.T) {
+	t.Parallel()
+	for _, h := range historyTables {
+		for _, d := range []Dialect{SQLite, Postgres} {
+			counted := strings.Join(historyTrigger{h}.SQL(d), "\n")
+			replaced := uncountedHistoryTrigger{h}.SQL(d)
+			repaired := historyTriggerSQL(historyTableOf(h.Name), d)
+			if !strings.Contains(counted, "versions_opened") {
+				t.Errorf("%s (%v): migration 20's trigger counts nothing", h.Name, d)
+			}
+			if sql := strings.Join(replaced, "\n"); strings.Contains(sql, "versions_") || strings.Contains(sql, "UPDATE edapp_export_kinds") {
+				t.Errorf("%s (%v): migration 21's trigger still counts", h.Name, d)
+			}
+			want := replaced // the function; the trigger that calls it follows
+			if d == SQLite {
+				want = replaced[2:] // but the DROP TRIGGERs
+			}
+			if !slices.Equal(repaired[:len(want)], want) || len(repaired) != len(historyTrigger{h}.SQL(d)) {
+				t.Errorf("%s (%v): Repair makes another trigger than migration 21's", h.Name, d)
+			}
+		}
+	}
+}

@@ -63,28 +63,17 @@ type versions struct {
 
 // closeGone closes, at the walk's time, the open versions of the rows of
 // t with the given keys, which the complete walk of kind no longer
-// returned and which it is about to delete, and counts them for the walk.
+// returned and which it is about to delete (the walk's end counts them).
 func (m mirror) closeGone(ctx context.Context, tx *sql.Tx, t *table, kind string, keys [][]string) error {
 	if len(keys) == 0 || !hasHistory(t.name) {
 		return nil
 	}
 	walk := `(SELECT walk_time FROM edapp_export_kinds WHERE source = ? AND kind = ?)`
-	var closed int64
-	err := inKeys(t, keys, func(in string, args []any) error {
+	return inKeys(t, keys, func(in string, args []any) error {
 		q := `UPDATE ` + t.name + `_history SET valid_to = ` + walk + ` WHERE valid_to IS NULL AND (` + strings.Join(keyNames(t), ", ") + `) IN ` + in
-		res, err := tx.ExecContext(ctx, rebind(m.rows.d, q), append([]any{m.rows.source, kind}, args...)...)
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
-		closed += n
+		_, err := tx.ExecContext(ctx, rebind(m.rows.d, q), append([]any{m.rows.source, kind}, args...)...)
 		return err
 	})
-	if err != nil || closed == 0 {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, rebind(m.rows.d, `UPDATE edapp_export_kinds SET versions_closed = COALESCE(versions_closed, 0) + ? WHERE source = ? AND kind = ?`), closed, m.rows.source, kind)
-	return err
 }
 
 // closeUnseen is closeGone for a table whose unseen rows are deleted by
@@ -126,20 +115,44 @@ type historyCounts struct{ opened, closed int }
 
 // end ends the kind's walk for its history, in the transaction
 // that records it complete: it forgets the versions older than
-// keep, and reads the walk's counts as it clears its time (so that
-// a write by hand afterwards takes its own).
+// keep, and counts the versions the walk opened and closed (those
+// of its time, so a resumed walk's count takes in its earlier runs')
+// into versions_opened and versions_closed as it clears its time (so
+// that a write by hand afterwards takes its own).
 func (v versions) end(ctx context.Context, tx *sql.Tx, kind string, w walkState) (historyCounts, error) {
 	if v.keep > 0 && !w.time.IsZero() {
 		if err := v.forget(ctx, tx, kind, w.time.Add(-v.keep)); err != nil {
 			return historyCounts{}, err
 		}
 	}
-	var opened, closed sql.NullInt64
-	err := tx.QueryRowContext(ctx, rebind(v.d, `UPDATE edapp_export_kinds SET walk_time = NULL WHERE source = ? AND kind = ? RETURNING versions_opened, versions_closed`), v.source, kind).Scan(&opened, &closed)
+	q := `UPDATE edapp_export_kinds SET walk_time = NULL, versions_opened = ` + versionsAt(kind, "valid_from") +
+		`, versions_closed = ` + versionsAt(kind, "valid_to") + ` WHERE source = ? AND kind = ? RETURNING versions_opened, versions_closed`
+	var n historyCounts
+	err := tx.QueryRowContext(ctx, rebind(v.d, q), v.source, kind).Scan(&n.opened, &n.closed)
 	if err == sql.ErrNoRows {
 		err = nil
 	}
-	return historyCounts{int(opened.Int64), int(closed.Int64)}, err
+	return n, err
+}
+
+// versionsAt is the SQL, within an UPDATE of a kind's row of
+// edapp_export_kinds, that counts the versions of the kind's history
+// tables whose column at (valid_from: opened; valid_to: closed) is the
+// row's walk_time: none for a row without one. Each count reads an index
+// (the history table's key, or dbschema's index of the closed versions),
+// not the table.
+func versionsAt(kind, at string) string {
+	closed := ""
+	if at == "valid_to" {
+		closed = " AND valid_to IS NOT NULL" // as its partial index states
+	}
+	counts := []string{"0"}
+	for _, name := range loadTables(kind) {
+		if hasHistory(name) {
+			counts = append(counts, `(SELECT count(*) FROM `+name+`_history WHERE source = edapp_export_kinds.source AND `+at+` = edapp_export_kinds.walk_time`+closed+`)`)
+		}
+	}
+	return strings.Join(counts, " + ")
 }
 
 // forget deletes the source's versions of kind's history tables
