@@ -18,8 +18,8 @@
 // survive a crash. When the test binary runs as root, the server runs as
 // the postgres user, since PostgreSQL refuses to run as root. Each call to
 // Postgres then creates a new, empty database on that server and returns
-// its URL, so tests that run in parallel never see each other's tables.
-// Starting the server takes a few seconds, once per test binary.
+// its URL, so tests that run in parallel never see each other's tables;
+// the server starts once per test binary.
 //
 // # How it stops
 //

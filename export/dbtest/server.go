@@ -16,8 +16,8 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 )
 
-// Server is a PostgreSQL server that the test binary started: the shared
-// one behind [Postgres], or a test's own from [NewServer].
+// Server is a PostgreSQL server that the test binary started for one test
+// ([NewServer]); [Postgres] uses one the tests share.
 type Server struct {
 	dir    string // removed on stop
 	data   string
