@@ -44,6 +44,32 @@ func TestNestedModulesImportNoOtherModulesInternal(t *testing.T) {
 	}
 }
 
+// testOnlyPackages are test helpers: a test may import them, a program's
+// code never, so that no binary links their servers and drivers.
+var testOnlyPackages = []string{rootModulePath + "/export/dbtest"}
+
+// TestTestOnlyPackagesImportedByTestsOnly: no non-test file of any
+// module imports a package of testOnlyPackages (but the package's own).
+func TestTestOnlyPackagesImportedByTestsOnly(t *testing.T) {
+	t.Parallel()
+	for _, name := range goFiles(t, ".") {
+		if strings.HasSuffix(name, "_test.go") || strings.Contains(filepath.ToSlash(name), "/testdata/") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		own := rootModulePath + "/" + filepath.ToSlash(filepath.Dir(name))
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if slices.Contains(testOnlyPackages, path) && path != own {
+				t.Errorf("%s imports %s, a package for tests only", name, path)
+			}
+		}
+	}
+}
+
 // TestRootModuleBuildsNoDatabaseSQL: the SDK is an HTTP client; the SQL
 // code (the export's destinations, the schema, the inbox's store) is the
 // export module's, so nothing the root module builds, tests aside, links

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/export/dbtest"
 )
 
 // tooMany counts the 429s among the fake's requests from the from'th on.

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
+	"github.com/edapp-go/edapp/export/dbtest"
 )
 
 // TestExportFutureDatedRecord: an attempt dated a year ahead is exported

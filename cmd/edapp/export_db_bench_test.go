@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
+	"github.com/edapp-go/edapp/export/dbtest"
 )
 
 // TestExportDBBench measures edapp export into CSV files, SQLite and

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/dbtest"
 	"github.com/edapp-go/edapp/export/sqldest"
 )
 

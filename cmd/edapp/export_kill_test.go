@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
+	"github.com/edapp-go/edapp/export/dbtest"
 )
 
 // TestExportChild is the child process of the tests that run an export

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/dbtest"
 )
 
 // serveUsers overrides the fake's GET /v2/users with one page holding the

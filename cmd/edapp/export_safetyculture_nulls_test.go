@@ -6,7 +6,7 @@ import (
 
 	"github.com/edapp-go/edapp/edapptest/fakedata"
 
-	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
+	"github.com/edapp-go/edapp/export/dbtest"
 	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/safetyculture/sctest"
 )

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/dbtest"
 )
 
 // sourceVersion is the schema version that gave every table its source.

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
+	"github.com/edapp-go/edapp/export/dbtest"
 )
 
 // newestFirst overrides the fake's GET /v2/users: it answers the fake's

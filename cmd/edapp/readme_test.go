@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
+	"github.com/edapp-go/edapp/export/dbtest"
 )
 
 // readmeCommand is one `edapp ...` command line of a ```sh block of the

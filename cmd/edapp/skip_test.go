@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
 	"github.com/edapp-go/edapp/edapptest/testskip"
+	"github.com/edapp-go/edapp/export/dbtest"
 )
 
 // missing lists the tests that skipped because a tool they need is not
@@ -35,8 +35,7 @@ func TestMain(m *testing.M) {
 	if !given {
 		flag.Set("test.parallel", strconv.Itoa(max(parallelTests, runtime.GOMAXPROCS(0))))
 	}
-	code := m.Run()
-	dbtest.Stop() // the PostgreSQL server the tests started, if any
+	code := dbtest.Run(m) // stops the PostgreSQL server the tests started, if any
 	missing.Report()
 	os.Exit(code)
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
+	"github.com/edapp-go/edapp/export/dbtest"
 	"github.com/edapp-go/edapp/webhook"
 )
 

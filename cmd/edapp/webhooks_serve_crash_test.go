@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
+	"github.com/edapp-go/edapp/export/dbtest"
 )
 
 // TestServeCrash kills "edapp webhooks serve" with SIGKILL twice while 16

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/edapp-go/edapp/cmd/edapp/internal/dbtest"
+	"github.com/edapp-go/edapp/export/dbtest"
 )
 
 // TestServePostgresGoesAway: while the database refuses connections,

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp/export/dbschema"
-	"github.com/edapp-go/edapp/export/internal/dbtest"
+	"github.com/edapp-go/edapp/export/dbtest"
 )
 
 // TestMigrateWritesDictionary checks that every open leaves the data

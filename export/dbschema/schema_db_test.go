@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/edapp-go/edapp/export/dbschema"
-	"github.com/edapp-go/edapp/export/internal/dbtest"
+	"github.com/edapp-go/edapp/export/dbtest"
 	"github.com/edapp-go/edapp/export/sqldest"
 )
 

@@ -14,8 +14,8 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/dbtest"
 	"github.com/edapp-go/edapp/export/inbox"
-	"github.com/edapp-go/edapp/export/internal/dbtest"
 	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/webhook"
 )

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/export/internal/dbtest"
+	"github.com/edapp-go/edapp/export/dbtest"
 )
 
 // fakeDriver is a database stand-in that records each connection's

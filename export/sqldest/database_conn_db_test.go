@@ -15,7 +15,7 @@ import (
 
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
-	"github.com/edapp-go/edapp/export/internal/dbtest"
+	"github.com/edapp-go/edapp/export/dbtest"
 )
 
 // reconnectFixture is a PostgreSQL server of the test's own, to restart,
@@ -40,14 +40,14 @@ func reconnectFixture(t *testing.T) (*dbtest.Server, *edapptest.Server) {
 // with the tables of a clean export.
 func TestDatabaseReconnect(t *testing.T) {
 	pg, srv := reconnectFixture(t)
-	clean := pg.Database(t, "clean")
+	clean := pg.Database(t)
 	srv.ResetRequests()
 	if err := runDBExport(t, context.Background(), srv, clean, smallPages, concurrency(2)); err != nil {
 		t.Fatal(err)
 	}
 	requests := len(srv.Requests())
 
-	restarted := pg.Database(t, "restarted")
+	restarted := pg.Database(t)
 	srv.ResetRequests()
 	done := make(chan error, 1)
 	go func() {
@@ -78,7 +78,7 @@ func TestDatabaseReconnect(t *testing.T) {
 // ended, it finishes.
 func TestDatabaseReconnectLockTaken(t *testing.T) {
 	pg, srv := reconnectFixture(t)
-	direct := pg.Database(t, "taken")
+	direct := pg.Database(t)
 	proxied := startPGProxy(t, direct)
 	first := exportThroughOutage(t, pg, srv, proxied, smallPages)
 
@@ -214,7 +214,7 @@ func waitSecondRun(t *testing.T, dbURL string) {
 // resume hint, and the next run finishes.
 func TestDatabaseReconnectGivesUp(t *testing.T) {
 	pg, srv := reconnectFixture(t)
-	direct := pg.Database(t, "gives_up")
+	direct := pg.Database(t)
 	proxied := startPGProxy(t, direct)
 	first := exportThroughOutage(t, pg, srv, proxied, smallPages, noReconnect)
 	err := <-first

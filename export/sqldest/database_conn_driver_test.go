@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/export/internal/dbtest"
+	"github.com/edapp-go/edapp/export/dbtest"
 	"github.com/edapp-go/edapp/export/internal/dbwrite"
 	"github.com/jackc/pgx/v5/pgconn"
 )

@@ -11,7 +11,7 @@ import (
 
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/edapptest/fakedata"
-	"github.com/edapp-go/edapp/export/internal/dbtest"
+	"github.com/edapp-go/edapp/export/dbtest"
 )
 
 // meetTriggers makes the first write into each table wait, for up to 5 s,

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/export/internal/dbtest"
+	"github.com/edapp-go/edapp/export/dbtest"
 )
 
 // openFence opens a new PostgreSQL database and a fence of the EdApp

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/edapp-go/edapp/export/internal/dbtest"
+	"github.com/edapp-go/edapp/export/dbtest"
 )
 
 // parallelTests is how many tests run at once unless -test.parallel says:

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/export/internal/dbtest"
+	"github.com/edapp-go/edapp/export/dbtest"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 

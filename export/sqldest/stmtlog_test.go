@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/edapp-go/edapp/export/internal/dbtest"
+	"github.com/edapp-go/edapp/export/dbtest"
 )
 
 // stmtLog is the statements an export ran, through loggedDB.

@@ -1,110 +1,24 @@
-// Package dbtest gives tests real databases: a fresh SQLite file, or a
-// fresh database on a PostgreSQL server that the test binary starts from
-// the installed binaries (in a temporary directory, on a free loopback
-// port) and stops when it ends.
-//
-// A test package that uses Postgres calls Main from its TestMain, so that
-// the server stops when the tests end, and the tests that skipped for
-// want of the PostgreSQL binaries are listed (package testskip):
-//
-//	func TestMain(m *testing.M) { dbtest.Main(m) }
 package dbtest
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp/edapptest/testskip"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 )
 
-// SQLite returns the URL of a new SQLite database in a temporary file.
-func SQLite(t testing.TB) string {
-	t.Helper()
-	return "sqlite:" + filepath.Join(t.TempDir(), "edapp.db")
-}
-
-var (
-	once    sync.Once
-	srv     *server
-	srvErr  error
-	counter atomic.Int64
-)
-
-// Postgres returns the URL of a new, empty database on the test binary's
-// PostgreSQL server, starting the server on first use. Without the
-// PostgreSQL binaries the test is skipped, or fails when CI=true.
-func Postgres(t testing.TB) string {
-	t.Helper()
-	once.Do(func() { srv, srvErr = start() })
-	if srvErr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PostgreSQL: %v", srvErr)
-		}
-		missing.Skip(t, fmt.Sprintf("PostgreSQL tests skipped: %v", srvErr))
-	}
-	return srv.database(t, fmt.Sprintf("edapp_test_%d", counter.Add(1)))
-}
-
-// database creates the database name on s and returns its URL.
-func (s *server) database(t testing.TB, name string) string {
-	t.Helper()
-	admin, err := sql.Open("pgx", s.url("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
-		t.Fatalf("PostgreSQL: create database: %v", err)
-	}
-	return s.url(name)
-}
-
-// missing lists the test binary's tests that skipped for want of the
-// PostgreSQL binaries; Main prints it after the run, as the root's and
-// cmd/edapp's tests print theirs.
-var missing = testskip.New(testedPackage())
-
-// testedPackage is the import path of the package the test binary tests
-// (a test binary's main package is that path plus ".test").
-func testedPackage() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Path != "" {
-		return strings.TrimSuffix(bi.Path, ".test")
-	}
-	return filepath.Base(os.Args[0])
-}
-
-// Main runs the tests, then stops the PostgreSQL server if one started,
-// and lists the tests that skipped.
-func Main(m *testing.M) {
-	code := m.Run()
-	Stop()
-	missing.Report()
-	os.Exit(code)
-}
-
-// Stop stops the PostgreSQL server, if one started. Main calls it.
-func Stop() {
-	if srv != nil {
-		srv.stop()
-	}
-}
-
-type server struct {
+// Server is a PostgreSQL server that the test binary started for one test
+// ([NewServer]); [Postgres] uses one the tests share.
+type Server struct {
 	dir    string // removed on stop
 	data   string
 	port   int
@@ -112,7 +26,7 @@ type server struct {
 	asUser bool // run the binaries as the postgres user (we are root)
 }
 
-func (s *server) url(db string) string {
+func (s *Server) url(db string) string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.port, db)
 }
 
@@ -143,12 +57,12 @@ func versionOf(dir string) int {
 	return n
 }
 
-func start() (*server, error) {
+func start() (*Server, error) {
 	bin, err := binDir()
 	if err != nil {
 		return nil, err
 	}
-	s := &server{pgCtl: filepath.Join(bin, "pg_ctl"), asUser: os.Geteuid() == 0}
+	s := &Server{pgCtl: filepath.Join(bin, "pg_ctl"), asUser: os.Geteuid() == 0}
 	if s.dir, err = os.MkdirTemp("", "edapp-pg-"); err != nil {
 		return nil, err
 	}
@@ -171,7 +85,7 @@ func start() (*server, error) {
 
 // prepare makes the data directory the postgres user's when we are root:
 // PostgreSQL refuses to run as root.
-func (s *server) prepare() error {
+func (s *Server) prepare() error {
 	if err := os.Mkdir(s.data, 0o700); err != nil {
 		return err
 	}
@@ -192,7 +106,7 @@ func (s *server) prepare() error {
 
 // listen starts the server on a free loopback port, trying a few in case
 // another process takes the port first.
-func (s *server) listen() error {
+func (s *Server) listen() error {
 	var err error
 	for range 5 {
 		if s.port, err = freePort(); err != nil {
@@ -206,7 +120,9 @@ func (s *server) listen() error {
 	return err
 }
 
-func (s *server) run(name string, args ...string) error {
+// run runs the PostgreSQL program name (as the postgres user when we are
+// root), and returns its output with its error.
+func (s *Server) run(name string, args ...string) error {
 	if s.asUser {
 		args = append([]string{"-u", "postgres", "--", name}, args...)
 		name = "runuser"
@@ -214,15 +130,18 @@ func (s *server) run(name string, args ...string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, out)
+	if err == nil {
+		return nil
 	}
-	return nil
+	if out := strings.TrimSpace(string(out)); out != "" {
+		err = fmt.Errorf("%w\n%s", err, out)
+	}
+	return fmt.Errorf("%s %s: %w", filepath.Base(name), strings.Join(args, " "), err)
 }
 
 // watch starts a process that stops the server and removes its directory
-// if this test binary dies without calling Stop (a crash, a kill).
-func (s *server) watch() {
+// if this test binary dies before it stops the server (a crash, a kill).
+func (s *Server) watch() {
 	stop := s.pgCtl + " -D " + s.data + " -m immediate stop"
 	if s.asUser {
 		stop = "runuser -u postgres -- " + stop
@@ -234,7 +153,7 @@ func (s *server) watch() {
 	}
 }
 
-func (s *server) stop() {
+func (s *Server) stop() {
 	_ = s.run(s.pgCtl, "-D", s.data, "-m", "fast", "-w", "stop")
 	os.RemoveAll(s.dir)
 }

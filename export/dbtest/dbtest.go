@@ -1,0 +1,81 @@
+package dbtest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/edapp-go/edapp/edapptest/testskip"
+)
+
+// SQLite returns the URL of a new SQLite database, a file in t's
+// temporary directory, removed when t ends.
+func SQLite(t testing.TB) string {
+	t.Helper()
+	return "sqlite:" + filepath.Join(t.TempDir(), "edapp.db")
+}
+
+// shared is the test binary's PostgreSQL server, which Postgres starts on
+// first use and Run stops.
+var shared struct {
+	once   sync.Once
+	server *Server
+	err    error
+}
+
+// Postgres returns the URL of a new, empty database on the test binary's
+// PostgreSQL server, starting the server on first use. When the server
+// cannot start, t skips, or fails when the CI environment variable is
+// set.
+func Postgres(t testing.TB) string {
+	t.Helper()
+	shared.once.Do(func() { shared.server, shared.err = start() })
+	if shared.err != nil {
+		skipNoServer(t, shared.err)
+	}
+	return shared.server.Database(t)
+}
+
+// skipNoServer skips t, or fails it under CI, because err kept PostgreSQL
+// from starting, and adds t to the list Run prints.
+func skipNoServer(t testing.TB, err error) {
+	t.Helper()
+	missing.Skip(t, fmt.Sprintf("cannot start PostgreSQL (install it to run this test): %v", err))
+}
+
+// missing lists the test binary's tests that skipped for want of
+// PostgreSQL; Run prints it after the tests, as the root's and cmd/edapp's
+// tests print theirs.
+var missing = testskip.New(testedPackage())
+
+// testedPackage is the import path of the package the test binary tests
+// (a test binary's main package is that path plus ".test").
+func testedPackage() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Path != "" {
+		return strings.TrimSuffix(bi.Path, ".test")
+	}
+	return filepath.Base(os.Args[0])
+}
+
+// Main runs the tests as [Run] does and exits with their status; a test
+// package that uses [Postgres] calls it from its TestMain:
+//
+//	func TestMain(m *testing.M) { dbtest.Main(m) }
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run runs the tests (m.Run), then stops the PostgreSQL server if one
+// started, removing its directory, and lists the tests that skipped for
+// want of PostgreSQL. It returns m.Run's status, for a TestMain that does
+// more before it exits.
+func Run(m *testing.M) int {
+	code := m.Run()
+	if shared.server != nil {
+		shared.server.stop()
+	}
+	missing.Report()
+	return code
+}

@@ -1,0 +1,80 @@
+package dbtest_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/edapp-go/edapp/export/dbtest"
+	"github.com/edapp-go/edapp/export/sqldest"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+func TestSQLite(t *testing.T) {
+	t.Parallel()
+	url := dbtest.SQLite(t)
+	if !strings.HasPrefix(url, "sqlite:") || dbtest.IsPostgres(url) {
+		t.Fatalf("SQLite(t) = %q: want a sqlite: URL", url)
+	}
+	db := dbtest.Open(t, url, sqldest.SQLiteDSN)
+	if _, err := db.ExecContext(t.Context(), `CREATE TABLE t (id INTEGER PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	if url2 := dbtest.SQLite(t); url2 == url {
+		t.Errorf("two calls returned the same database %q", url)
+	}
+}
+
+// TestPostgres: each call gives a new, empty database; a table created in
+// one is not in the other.
+func TestPostgres(t *testing.T) {
+	t.Parallel()
+	a, b := dbtest.Postgres(t), dbtest.Postgres(t)
+	if a == b || !dbtest.IsPostgres(a) || !dbtest.IsPostgres(b) {
+		t.Fatalf("Postgres(t) twice = %q, %q: want two PostgreSQL URLs", a, b)
+	}
+	dbA, dbB := dbtest.Open(t, a, sqldest.SQLiteDSN), dbtest.Open(t, b, sqldest.SQLiteDSN)
+	if _, err := dbA.ExecContext(t.Context(), `CREATE TABLE t (id INTEGER PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	var tables int
+	if err := dbB.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'public'`).Scan(&tables); err != nil {
+		t.Fatal(err)
+	}
+	if tables != 0 {
+		t.Errorf("the second database has %d tables, want 0", tables)
+	}
+}
+
+// TestServerRestart: a test's own server restarts, and keeps its databases.
+func TestServerRestart(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL server of its own; skipped in -short")
+	}
+	pg := dbtest.NewServer(t)
+	url := pg.Database(t)
+	db := dbtest.Open(t, url, sqldest.SQLiteDSN)
+	if _, err := db.ExecContext(t.Context(), `CREATE TABLE t (id INTEGER PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	again := dbtest.Open(t, url, sqldest.SQLiteDSN)
+	if _, err := again.ExecContext(t.Context(), `INSERT INTO t (id) VALUES (1)`); err != nil {
+		t.Errorf("after the restart: %v", err)
+	}
+}
+
+func TestDSN(t *testing.T) {
+	t.Parallel()
+	pragmas := func(path string) string { return path + "?_pragma=foreign_keys(1)" }
+	if driver, dsn := dbtest.DSN("sqlite:/tmp/x.db", pragmas); driver != "sqlite" || dsn != "/tmp/x.db?_pragma=foreign_keys(1)&_txlock=immediate" {
+		t.Errorf("DSN(sqlite) = %q, %q", driver, dsn)
+	}
+	const pg = "postgres://postgres@127.0.0.1:5432/x?sslmode=disable"
+	if driver, dsn := dbtest.DSN(pg, pragmas); driver != "pgx" || dsn != pg {
+		t.Errorf("DSN(postgres) = %q, %q", driver, dsn)
+	}
+}
