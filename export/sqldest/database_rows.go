@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unsafe"
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export"
@@ -604,7 +603,7 @@ func (m *rowMaker) row(t *table, r export.Record, run int64) ([]any, error) {
 			if err != nil {
 				return nil, err
 			}
-			row[i] = ownedString(b)
+			row[i] = string(b)
 		case "edapp_run":
 			row[i] = run
 		case "source":
@@ -620,12 +619,6 @@ func (m *rowMaker) row(t *table, r export.Record, run int64) ([]any, error) {
 	t.putDigest(row)
 	return row, nil
 }
-
-// ownedString is b as a string without copying it: b must be the
-// caller's alone and never change again, as Record.JSON's answer is. A
-// record's raw JSON is the largest value of its row, and copying it
-// showed in the profile of building rows.
-func ownedString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // isZero reports whether v, a column's value, is the number 0.
 func isZero(v any) bool {
