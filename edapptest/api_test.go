@@ -78,7 +78,6 @@ func TestRoutingErrors(t *testing.T) {
 	assert.Equal(t, "GET, POST", r.header.Get("Allow"))
 	r.message(t)
 	assert.Equal(t, 405, h.do("PUT", "/v1/users", nil).status)
-	assert.Equal(t, 405, h.do("PUT", "/launch-lesson", nil).status)
 
 	for _, body := range []string{`{`, `[1,2]`, `"x"`, `{"name": "a"} trailing`, `null`, `{"name": 5}`, `{"roles": "app-user"}`} {
 		r = h.raw("POST", "/v2/users", h.Token, []byte(body))
@@ -556,7 +555,7 @@ func TestFailNext(t *testing.T) {
 	h := newHarness(t)
 	h.FailNext(2, http.StatusServiceUnavailable, 1500*time.Millisecond)
 
-	// Unauthenticated requests and launch links do not use up failures.
+	// Unauthenticated requests do not use up failures.
 	assert.Equal(t, 401, h.raw("GET", "/v2/users", "", nil).status)
 	assert.Equal(t, 401, h.raw("GET", "/launch-lesson?token=x&lesson=y", "", nil).status)
 

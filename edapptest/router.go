@@ -218,7 +218,7 @@ func (s frontDoor) handle(rt route, c *exchange) {
 		defer s.mu.RUnlock()
 	}
 	c.st = s.st
-	c.now = s.now()
+	c.now = s.Now()
 	rt.h(c)
 	if c.status == 0 {
 		c.status, c.answer = encodeJSON(http.StatusInternalServerError, errorBody{"handler answered nothing"})

@@ -3,6 +3,7 @@ package edapptest
 import (
 	"cmp"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -664,4 +665,12 @@ func lastFirstCompletion(st *store, u *user, c *course) (time.Time, bool) {
 		}
 	}
 	return last, len(pub) > 0
+}
+
+// checkScore is the rule for a completion's score.
+func checkScore(score float64) error {
+	if math.IsNaN(score) || score < 0 || score > 100 {
+		return invalid("score %v is outside 0-100", score)
+	}
+	return nil
 }

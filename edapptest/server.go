@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -244,9 +243,8 @@ func (s *Server) Handle(pattern string, handler http.Handler) error {
 }
 
 // Request is one request as the fake received it. Secrets are replaced
-// by "REDACTED": the Authorization header, the value of a token (launch
-// token) query parameter and, on the launch page, a launch token anywhere
-// in the query or the headers.
+// by "REDACTED": the Authorization header and the value of a token (launch
+// token) query parameter.
 type Request struct {
 	Method   string
 	Path     string // as sent, not unescaped
@@ -283,17 +281,15 @@ func (s *Server) ResetRequests() {
 	s.requests = nil
 }
 
-func (s *Server) now() time.Time { return s.core.Now() }
+// Now reads the server's clock ([WithClock]).
+func (s *Server) Now() time.Time { return s.core.Now() }
 
 // incoming is a request as serve reads it before routing.
 type incoming struct {
 	segs             []string
 	pathOK           bool
-	launch, learner  bool // the launch page or the learner home: no bearer token
 	authed, tooLarge bool
 	body             []byte
-	form             map[string][]string // a launch-page form post
-	formStatus       int                 // its error status, 0 when readable
 	entry            *Request
 	route            routeMatch // for an authenticated API request
 }
@@ -314,25 +310,16 @@ func (s frontDoor) serve(w http.ResponseWriter, r *http.Request) {
 	s.dispatch(sw, r, &in)
 }
 
-// read classifies a request, reads its body, logs it and counts it, all
-// before the latency wait, so that a client that gives up during the wait
-// still counts. The body of a request without a valid token is never read.
+// read reads, logs and counts a request before the latency wait, so that
+// a client that gives up during the wait still counts. The body of a
+// request without a valid token is never read.
 func (s frontDoor) read(r *http.Request) incoming {
 	in := incoming{route: routeMatch{index: -1}}
 	in.segs, in.pathOK = splitPath(r)
-	in.launch = in.pathOK && len(in.segs) == 1 && strings.EqualFold(in.segs[0], "launch-lesson")
-	in.learner = in.pathOK && len(in.segs) == 2 && strings.EqualFold(in.segs[0], "learner")
-	in.authed = !in.launch && !in.learner && s.core.Authorized(r)
-	if in.authed {
+	if in.authed = s.core.Authorized(r); in.authed {
 		in.body, in.tooLarge = readBody(r)
 	}
-	// A launch-page form carries the launch token: read it first, so that
-	// the log can scrub the token from the headers too.
-	var formToks []string
-	if in.launch && r.Method == http.MethodPost {
-		in.form, formToks, in.formStatus = readForm(r)
-	}
-	in.entry = s.logRequest(r, in.body, in.launch, formToks)
+	in.entry = s.logRequest(r, in.body)
 	if in.authed && in.pathOK {
 		if in.route = findRoute(r.Method, in.segs); in.route.index >= 0 {
 			s.counters.byRoute[in.route.index].Add(1)
@@ -341,16 +328,11 @@ func (s frontDoor) read(r *http.Request) incoming {
 	return in
 }
 
-// dispatch answers the pages, refuses what is not a valid API request,
-// then applies the budget, the injected failures and the overrides, and
-// routes.
+// dispatch refuses what is not a valid API request, then applies the
+// budget, the injected failures and the overrides, and routes.
 func (s frontDoor) dispatch(w http.ResponseWriter, r *http.Request, in *incoming) {
 	v2 := len(in.segs) > 0 && strings.EqualFold(in.segs[0], "v2")
 	switch {
-	case in.launch:
-		s.serveLaunch(w, r, in.form, in.formStatus)
-	case in.learner:
-		s.serveLearner(w, r, in.segs[1])
 	case !in.authed:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="edapptest"`)
 		writeError(w, http.StatusUnauthorized, "Unauthorized")
@@ -402,11 +384,9 @@ func readBody(r *http.Request) (body []byte, tooLarge bool) {
 	return b, false
 }
 
-// logRequest records a request. The Authorization header is redacted, and
-// so are launch tokens: the value of any token query parameter, and on the
-// launch page every occurrence of such a value, or of one posted in its
-// form (formToks), in the query and the headers.
-func (s frontDoor) logRequest(r *http.Request, body []byte, launch bool, formToks []string) *Request {
+// logRequest records a request, its Authorization header and token
+// parameters redacted.
+func (s frontDoor) logRequest(r *http.Request, body []byte) *Request {
 	h := r.Header.Clone()
 	if h == nil {
 		h = http.Header{}
@@ -416,21 +396,9 @@ func (s frontDoor) logRequest(r *http.Request, body []byte, launch bool, formTok
 			h[k] = []string{redacted}
 		}
 	}
-	entry := &Request{Method: r.Method, Header: h, Body: bytes.Clone(body), Time: s.now()}
+	entry := &Request{Method: r.Method, Header: h, Body: bytes.Clone(body), Time: s.Now()}
 	if r.URL != nil {
-		entry.Path = r.URL.EscapedPath()
-		var toks []string
-		entry.RawQuery, toks = redactQuery(r.URL.RawQuery, launch)
-		if launch {
-			toks = append(toks, formToks...)
-			entry.RawQuery = scrub(entry.RawQuery, toks)
-			for k, vs := range h {
-				for i := range vs {
-					vs[i] = scrub(vs[i], toks)
-				}
-				h[k] = vs
-			}
-		}
+		entry.Path, entry.RawQuery = r.URL.EscapedPath(), redactQuery(r.URL.RawQuery)
 	}
 	s.meta.Lock()
 	defer s.meta.Unlock()
@@ -441,32 +409,20 @@ func (s frontDoor) logRequest(r *http.Request, body []byte, launch bool, formTok
 	return entry
 }
 
-// redactQuery replaces the values of token parameters (by name without
-// regard to case, after decoding, as the launch page reads them) and
-// returns the values it found, read leniently so that a malformed pair
-// still counts. A launch-page query, or one with a token parameter, is
-// re-encoded from what decodes, so no raw form survives; any other query
-// is kept as sent.
-func redactQuery(raw string, launch bool) (string, []string) {
-	if raw == "" {
-		return raw, nil
-	}
-	var toks []string
+// redactQuery replaces the values of token parameters (launch tokens), by
+// name without regard to case, after decoding. A query that has one is
+// re-encoded from what decodes, so that no raw form of it survives.
+func redactQuery(raw string) string {
+	found := false
 	for _, pair := range strings.FieldsFunc(raw, func(r rune) bool { return r == '&' || r == ';' }) {
 		k, v, _ := strings.Cut(pair, "=")
 		if uk, err := url.QueryUnescape(k); err == nil {
 			k = uk
 		}
-		if !strings.EqualFold(k, "token") || v == "" {
-			continue
-		}
-		toks = append(toks, v)
-		if uv, err := url.QueryUnescape(v); err == nil && uv != v {
-			toks = append(toks, uv)
-		}
+		found = found || strings.EqualFold(k, "token") && v != ""
 	}
-	if !launch && toks == nil {
-		return raw, nil
+	if !found {
+		return raw
 	}
 	vals, _ := url.ParseQuery(raw)
 	for k, vs := range vals {
@@ -476,25 +432,7 @@ func redactQuery(raw string, launch bool) (string, []string) {
 			}
 		}
 	}
-	return vals.Encode(), toks
-}
-
-// scrub replaces every occurrence of each token in v, raw, query-escaped,
-// path-escaped or JSON-escaped.
-func scrub(v string, toks []string) string {
-	for _, t := range toks {
-		for _, form := range []string{t, url.QueryEscape(t), url.PathEscape(t), jsonEscaped(t)} {
-			if form != "" {
-				v = strings.ReplaceAll(v, form, redacted)
-			}
-		}
-	}
-	return v
-}
-
-func jsonEscaped(s string) string {
-	b, _ := json.Marshal(s)
-	return strings.Trim(string(b), `"`)
+	return vals.Encode()
 }
 
 // injectFailure answers a pending failure that covers the request.
@@ -540,7 +478,7 @@ func (s frontDoor) admit(w http.ResponseWriter) bool {
 	if s.budget == nil {
 		return true
 	}
-	ok, wait := s.budget.admit(s.now())
+	ok, wait := s.budget.admit(s.Now())
 	if !ok {
 		w.Header().Set("Retry-After", fakeserver.RetryAfter(wait))
 		writeError(w, http.StatusTooManyRequests, "Too Many Requests: over "+

@@ -72,7 +72,7 @@ func (s *Server) Snapshot() Snapshot {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	st := s.st
-	snap := Snapshot{Now: s.now()}
+	snap := Snapshot{Now: s.Now()}
 	for _, u := range st.users.All() {
 		snap.Users = append(snap.Users, SnapshotUser{ID: u.id, Username: u.username, Email: u.email,
 			FirstName: u.firstName, LastName: u.lastName, ExternalID: u.externalID,

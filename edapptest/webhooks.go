@@ -222,7 +222,7 @@ func (s *Server) deliver(ds []Delivery) {
 
 // send posts d and records the delivery.
 func (s *Server) send(d Delivery, redeliveryOf string) Delivery {
-	d.RedeliveryOf, d.Time = redeliveryOf, s.now()
+	d.RedeliveryOf, d.Time = redeliveryOf, s.Now()
 	d.StatusCode, d.Err = s.post(d)
 	s.meta.Lock()
 	s.deliverySeq++
@@ -277,7 +277,7 @@ func (s *Server) emit(fn func(st *store, now time.Time) ([]outEvent, error)) err
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.st.version++
-		now := s.now()
+		now := s.Now()
 		events, err := fn(s.st, now)
 		return s.plan(now, events), err
 	}()
