@@ -58,7 +58,9 @@ func (f fixture) api(path string) string {
 
 func (f fixture) attempts() []struct{ ID, CompletedDateTime string } {
 	f.t.Helper()
-	var p struct{ Items []struct{ ID, CompletedDateTime string } }
+	var p struct {
+		Items []struct{ ID, CompletedDateTime string }
+	}
 	require.NoError(f.t, json.Unmarshal([]byte(f.api("/v2/analytics/attempts")), &p))
 	return p.Items
 }
