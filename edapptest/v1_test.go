@@ -224,7 +224,6 @@ func TestLaunchLinks(t *testing.T) {
 	assert.False(t, ok)
 }
 
-type page2Attempts = page[wireAttempt]
 
 func TestLaunchLinksFollowMountedHost(t *testing.T) {
 	s := unstarted(t)
