@@ -224,7 +224,6 @@ func TestLaunchLinks(t *testing.T) {
 	assert.False(t, ok)
 }
 
-
 func TestLaunchLinksFollowMountedHost(t *testing.T) {
 	s := unstarted(t)
 	s.URL = "http://unused.invalid"
