@@ -36,8 +36,7 @@ func v2CollectionCourses(c *exchange) {
 	}
 }
 
-// v2Courses lists every course, published or not. It also honours
-// externalId and collectionId filters (an extension of the fake).
+// v2Courses lists every course, published or not.
 func v2Courses(c *exchange) {
 	ext, colID := c.q("externalid"), c.q("collectionid")
 	items := filtered(c.st.courses.All(), ext != "" || colID != "", func(cr *course) bool {

@@ -25,8 +25,7 @@ import (
 // GET /v1/users/{id}/courses stays valid on the server's clock.
 const LaunchTokenLifetime = edapp.LaunchTokenLifetime
 
-// MaxBodyBytes bounds a request body. A longer body gets 413 and is
-// neither read further nor kept in the request log.
+// MaxBodyBytes bounds a request body.
 const MaxBodyBytes = 1 << 20
 
 const (
@@ -35,8 +34,7 @@ const (
 )
 
 // Server is an in-memory, stateful fake of the whole service (v1 and v2
-// sharing one account), served over loopback. All methods are safe for
-// concurrent use. Its seeding helpers are [Seeding]'s, which it embeds.
+// sharing one account), served over loopback.
 type Server struct {
 	Seeding
 	// URL is the base URL of the fake, without a trailing slash.
@@ -71,8 +69,7 @@ type server = Server
 // frontDoor holds what serves a request before and around its route.
 type frontDoor struct{ *server }
 
-// Option configures a [Server]. A bad value makes [NewServer] return, and
-// [New] fail the test with, an error wrapping [edapp.ErrInvalidInput].
+// Option configures a [Server].
 type Option = fakeserver.Option[config]
 
 // config is the fake's own settings; the shared ones are fakeserver's.
@@ -109,11 +106,9 @@ func WithDeliveryTimeout(d time.Duration) Option {
 	}
 }
 
-// WithBudget makes the fake enforce a request budget as the real service
-// does (1400 requests per 5 minutes): it admits at most limit /v2 requests
-// with a valid token in any trailing window of the server's clock. Over
-// it, a request gets 429 with a Retry-After of the whole seconds until the
-// oldest admitted request leaves the window, and does not count.
+// WithBudget makes the fake enforce a request budget as the real service does
+// (1400 requests per 5 minutes): it admits at most limit /v2 requests with a
+// valid token in any trailing window of the server's clock.
 func WithBudget(limit int, window time.Duration) Option {
 	return func(c *fakeserver.Config[config]) error {
 		if limit < 1 || window <= 0 {
@@ -162,9 +157,7 @@ func WithManagedGroupsField(f ManagedGroupsField) Option {
 	}
 }
 
-// NewServer starts a fake on a loopback address, with an empty store. A
-// bad option value is an error wrapping [edapp.ErrInvalidInput]. In a
-// test, [New] is the one-line form.
+// NewServer starts a fake on a loopback address, with an empty store.
 func NewServer(opts ...Option) (*Server, error) {
 	s, err := newServer(opts...)
 	if err != nil {
@@ -187,7 +180,6 @@ func New(t testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// newServer builds a Server without a listener, for Handler-only use.
 func newServer(opts ...Option) (*Server, error) {
 	cfg, err := fakeserver.Apply("edapptest", config{deliveryTimeout: 5 * time.Second}, opts)
 	if err != nil {
@@ -210,7 +202,6 @@ func (s *Server) Close() {
 }
 
 // Handler returns the fake as an http.Handler, to mount on another server.
-// Launch links then point at the host the request came in on.
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(frontDoor{s}.serve) }
 
 // SetLatency delays every later request by d, or until the request's
@@ -218,16 +209,14 @@ func (s *Server) Handler() http.Handler { return http.HandlerFunc(frontDoor{s}.s
 func (s *Server) SetLatency(d time.Duration) { s.core.SetLatency(d) }
 
 // FailNext makes the next n API requests with a valid token answer status
-// (500 when outside 100-599) with a JSON error body, before any routing,
-// and a Retry-After header when retryAfter > 0. n <= 0 cancels the
-// pending failures FailNext set; FailNextOn's come first for their route.
+// (500 when outside 100-599) with a JSON error body, before any routing, and
+// a Retry-After header when retryAfter > 0.
 func (s *Server) FailNext(n int, status int, retryAfter time.Duration) {
 	s.core.FailNext(n, status, retryAfter)
 }
 
-// FailNextOn is FailNext for one route, a template as RequestCount takes
-// it ("GET /v2/analytics/attempts", or without a method for every method).
-// It replaces the pending failures of that route.
+// FailNextOn is FailNext for one route, a template as RequestCount takes it
+// ("GET /v2/analytics/attempts", or without a method for every method).
 func (s *Server) FailNextOn(route string, n int, status int, retryAfter time.Duration) {
 	s.core.FailNextOn(route, n, status, retryAfter)
 }
@@ -236,15 +225,13 @@ func (s *Server) FailNextOn(route string, n int, status int, retryAfter time.Dur
 // http.ServeMux pattern such as "GET /v2/users/{id}", matches. An override
 // sees authenticated API requests after the latency, the budget and
 // FailNext, and they count as the route they would have reached. A nil
-// handler removes the override. A pattern ServeMux refuses, or one that
-// conflicts with another override, is an error wrapping [ErrInvalid].
+// handler removes it; a bad or conflicting pattern is [ErrInvalid].
 func (s *Server) Handle(pattern string, handler http.Handler) error {
 	return s.core.Handle(pattern, handler, ErrInvalid)
 }
 
-// Request is one request as the fake received it. Secrets are replaced
-// by "REDACTED": the Authorization header and the value of a token (launch
-// token) query parameter.
+// Request is one request as the fake received it, its Authorization
+// header and token query parameters (launch tokens) "REDACTED".
 type Request struct {
 	Method   string
 	Path     string // as sent, not unescaped
@@ -259,8 +246,7 @@ type Request struct {
 	Time   time.Time // server clock
 }
 
-// Requests returns a copy of the request log, oldest first. The log keeps
-// the latest 10,000 requests.
+// Requests returns a copy of the request log, oldest first.
 func (s *Server) Requests() []Request {
 	s.meta.Lock()
 	defer s.meta.Unlock()
@@ -294,7 +280,6 @@ type incoming struct {
 	route            routeMatch // for an authenticated API request
 }
 
-// serve is the top handler: count, read, log, wait, then dispatch.
 func (s frontDoor) serve(w http.ResponseWriter, r *http.Request) {
 	s.counters.begin()
 	defer s.counters.end()
@@ -352,8 +337,6 @@ func (s frontDoor) dispatch(w http.ResponseWriter, r *http.Request, in *incoming
 	}
 }
 
-// finish records the answer's status and logs the request. A handler
-// that panicked (v != nil) gets a 500, and the panic is kept for New.
 func (s frontDoor) finish(sw *fakeserver.StatusWriter, r *http.Request, entry *Request, start time.Time, v any) {
 	if v != nil {
 		s.panics.Add(1)
@@ -371,8 +354,6 @@ func (s frontDoor) finish(sw *fakeserver.StatusWriter, r *http.Request, entry *R
 		"status", sw.Status(), "elapsed", time.Since(start))
 }
 
-// readBody reads at most MaxBodyBytes of the body. A longer body, declared
-// or found, is left unread and dropped.
 func readBody(r *http.Request) (body []byte, tooLarge bool) {
 	if r.Body == nil || r.Body == http.NoBody || r.ContentLength > MaxBodyBytes {
 		return nil, r.ContentLength > MaxBodyBytes
@@ -435,7 +416,6 @@ func redactQuery(raw string) string {
 	return vals.Encode()
 }
 
-// injectFailure answers a pending failure that covers the request.
 func (s frontDoor) injectFailure(w http.ResponseWriter, r *http.Request, m routeMatch) bool {
 	template := ""
 	if m.index >= 0 {
@@ -473,7 +453,6 @@ func (b *budget) admit(now time.Time) (bool, time.Duration) {
 	return false, b.times[0].Add(b.window).Sub(now)
 }
 
-// admit applies the budget; over it, it answers 429 and reports false.
 func (s frontDoor) admit(w http.ResponseWriter) bool {
 	if s.budget == nil {
 		return true

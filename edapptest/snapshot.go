@@ -5,10 +5,9 @@ import (
 	"time"
 )
 
-// Snapshot is a copy of the account's records at one moment, for code
-// that builds something from the account (such as another service's copy
-// of it) without going through the API. Its slices are in the order the
-// records were added; changing them changes nothing in the fake.
+// Snapshot is a copy of the account's records at one moment, for code that
+// builds something from the account (such as another service's copy of it)
+// without going through the API.
 type Snapshot struct {
 	Now         time.Time // the server's clock when the copy was taken
 	Users       []SnapshotUser

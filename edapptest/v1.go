@@ -27,9 +27,6 @@ type v1UserBody struct {
 	UserGroups         *[]string
 }
 
-// v1SaveUser creates a user, or updates the user named by "id". On update
-// only the fields present change; a present usergroups replaces the
-// memberships.
 func v1SaveUser(c *exchange) {
 	var in v1UserBody
 	if !c.decode(&in) {
@@ -48,7 +45,6 @@ func v1SaveUser(c *exchange) {
 	c.reply(toV1User(u), err)
 }
 
-// v1ListUsers answers every user as a bare array.
 func v1ListUsers(c *exchange) {
 	c.json(http.StatusOK, convert(c.st.users.All(), toV1User))
 }
@@ -101,18 +97,13 @@ func toV1Group(st *store, g *group) v1Group {
 	return v1Group{ID: g.id, Name: g.name, Users: users, Courses: g.courseIDs()}
 }
 
-// v1GroupBody is a v1 group write. An absent users or courses key leaves
-// the group's own alone.
+// v1GroupBody is a v1 group write.
 type v1GroupBody struct {
 	ID, ParentID, InviteCode string
 	Name                     *string
 	Users, Courses           *[]string
 }
 
-// v1SaveGroup creates a group, or updates the group named by "id". A
-// present users array replaces the members (an empty one removes them
-// all); a present courses array replaces the assigned courses. On create,
-// parentId and inviteCode are accepted as extensions of the fake.
 func v1SaveGroup(c *exchange) {
 	var in v1GroupBody
 	if !c.decode(&in) {
@@ -168,7 +159,6 @@ func deref[T any](p *T) (v T) {
 	return v
 }
 
-// v1ListGroups answers every group as a bare array.
 func v1ListGroups(c *exchange) {
 	c.json(http.StatusOK, convert(c.st.groups.All(), with(c.st, toV1Group)))
 }
@@ -209,8 +199,7 @@ func (c *exchange) launchBase() string {
 }
 
 // v1UserCourses answers a bare array of the published courses the user can
-// reach, with their published lessons. Every call mints fresh launch
-// tokens, valid for LaunchTokenLifetime on the server's clock.
+// reach, with their published lessons.
 func v1UserCourses(c *exchange) {
 	if u := c.userParam(0); u != nil {
 		c.json(http.StatusOK, userCourses(c.st, u, c.launchBase(), c.now))
@@ -271,9 +260,7 @@ func (s *Server) LaunchToken(token string) (userID, lessonID string, expires tim
 }
 
 // v1CourseReport answers the course with every lesson the user interacted
-// with (opened, or with recorded slide interactions). A lesson's duration
-// is the sum of its view interactions, or, without any, the time between
-// the start and completion of its completed attempts.
+// with (opened, or with recorded slide interactions).
 func v1CourseReport(c *exchange) {
 	u := c.userParam(0)
 	if u == nil {

@@ -19,8 +19,7 @@ import (
 // MaxBodyBytes bounds a request body; a larger one gets 413.
 const MaxBodyBytes = 1 << 20
 
-// Server is a fake SafetyCulture service holding one organisation. Its
-// seeding helpers are [Seeding]'s, which it embeds.
+// Server is a fake SafetyCulture service holding one organisation.
 type Server struct {
 	Seeding
 	URL   string // the base of every path, such as http://127.0.0.1:38161
@@ -40,8 +39,7 @@ type Server struct {
 	deliveries []Delivery
 }
 
-// Option configures a Server. The first bad value makes [NewServer] fail,
-// and [New] fail the test, with an error wrapping edapp.ErrInvalidInput.
+// Option configures a Server.
 type Option = fakeserver.Option[config]
 
 // Seeding holds the helpers that add records, or act as a learner; a
