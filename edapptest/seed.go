@@ -505,17 +505,8 @@ func (s Seeding) SendCourseReminder(userID, courseID string, dueDate time.Time) 
 }
 
 // Emit delivers any of the ten events ([edapp.EventNames]) with the given
-// fields, for instance the Rapid Refresh notifications:
-//
-//	srv.Emit(edapp.EventRapidRefreshSessionReminderNotification, map[string]any{"userId": id})
-//
-// The payload holds the event's fields in the service's order; fields
-// missing from the map are "" (0 for score, null for dueDate), and
-// eventName and timestamp default to the event name and the server's
-// clock. When fields["userId"] names a user, the user fields
-// default to that user's. Other fields are sent after the event's own. A
-// time.Time value is written as a datetime. An unknown event name fails
-// with [ErrInvalid].
+// fields, in the service's order; a missing field is its zero, and the user
+// fields default to those of the user fields["userId"] names.
 func (s Seeding) Emit(eventName edapp.EventName, fields map[string]any) error {
 	specFields, ok := eventFields[eventName]
 	if !ok {
