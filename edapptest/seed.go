@@ -27,9 +27,8 @@ type CourseSpec struct {
 	Created       time.Time    // the course's and its lessons' dates; default: the server's clock
 }
 
-// LessonSpec describes a lesson for AddLesson and [CourseSpec.Lessons].
+// LessonSpec describes a lesson of a [CourseSpec].
 type LessonSpec struct {
-	CourseID     string // required by AddLesson; ignored in CourseSpec.Lessons
 	Title        string // required
 	ExternalID   string // optional; unique among lessons
 	Description  string
@@ -211,19 +210,6 @@ func addLesson(st *store, c *course, spec LessonSpec, now time.Time) *lesson {
 	c.lessonIDs = append(c.lessonIDs, l.id)
 	c.modified = now
 	return l
-}
-
-// AddLesson appends a lesson to the course spec.CourseID and returns its id.
-func (s Seeding) AddLesson(spec LessonSpec) (string, error) {
-	var id string
-	err := s.locked(func(st *store, now time.Time) error {
-		c, err := st.course(spec.CourseID)
-		if err = cmp.Or(err, checkLesson(st, spec)); err == nil {
-			id = addLesson(st, c, spec, now).id
-		}
-		return err
-	})
-	return id, err
 }
 
 // GroupSpec describes a user group for AddGroup.
