@@ -131,21 +131,7 @@ func New(t testing.TB, opts ...Option) *Server {
 func (s *Server) Close() { s.core.Close() }
 
 // Handler answers the fake's routes, for mounting on another server.
-func (s *Server) Handler() http.Handler { return s.HandlerWith(nil) }
-
-// HandlerWith answers the fake's routes and passes every other path to
-// other, so that one port serves SafetyCulture beside edapptest.
-func (s *Server) HandlerWith(other http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for _, prefix := range []string{"/training/", "/feed/", "/webhooks/v1/", "/accounts/"} {
-			if other == nil || strings.HasPrefix(r.URL.Path, prefix) {
-				s.serve(w, r)
-				return
-			}
-		}
-		other.ServeHTTP(w, r)
-	})
-}
+func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serve) }
 
 // Handle replaces the fake's answer for the requests an http.ServeMux
 // pattern ("GET /feed/users") matches, counted under pattern and not
