@@ -77,7 +77,6 @@ type config struct {
 	deliveryTimeout time.Duration
 	budgetLimit     int
 	budgetWindow    time.Duration
-	managedField    ManagedGroupsField
 	redeliveries    int
 }
 
@@ -129,31 +128,6 @@ func WithRedeliveries(n int) Option {
 		}
 		c.Own.redeliveries = n
 		return nil
-	}
-}
-
-// ManagedGroupsField names the body field from which a user write takes
-// the groups the user manages. Responses always write userGroupsManaged.
-type ManagedGroupsField string
-
-// The spellings of the managed-groups field.
-const (
-	ManagedGroupsEither ManagedGroupsField = ""                  // both, managedUserGroups first (the default)
-	ManagedUserGroups   ManagedGroupsField = "managedUserGroups" // only this one
-	UserGroupsManaged   ManagedGroupsField = "userGroupsManaged" // only this one
-)
-
-// WithManagedGroupsField chooses which spelling of the managed-groups field
-// user writes honour; the other is ignored, as a service ignores an
-// unknown field.
-func WithManagedGroupsField(f ManagedGroupsField) Option {
-	return func(c *fakeserver.Config[config]) error {
-		switch f {
-		case ManagedGroupsEither, ManagedUserGroups, UserGroupsManaged:
-			c.Own.managedField = f
-			return nil
-		}
-		return c.Bad("WithManagedGroupsField(%q): want one of the ManagedGroupsField constants", string(f))
 	}
 }
 

@@ -30,12 +30,12 @@ type userPatch struct {
 }
 
 // resolve settles the aliases: the username from name when absent, and
-// the managed groups from the spellings f reads, into ManagedUserGroups.
-func (p userPatch) resolve(f ManagedGroupsField) userPatch {
+// the managed groups from either spelling, managedUserGroups first.
+func (p userPatch) resolve() userPatch {
 	if p.Username == nil {
 		p.Username = p.Name
 	}
-	if f == UserGroupsManaged || f == ManagedGroupsEither && p.ManagedUserGroups == nil {
+	if p.ManagedUserGroups == nil {
 		p.ManagedUserGroups = p.UserGroupsManaged
 	}
 	p.Name, p.UserGroupsManaged = nil, nil
@@ -166,7 +166,7 @@ func v2CreateUser(c *exchange) {
 	var p userPatch
 	if c.decode(&p) {
 		u := &user{}
-		err := applyUser(c.st, u, p.resolve(c.s.cfg.managedField), c.now)
+		err := applyUser(c.st, u, p.resolve(), c.now)
 		c.reply(toV2User(u), err)
 	}
 }
@@ -209,7 +209,7 @@ func v2UpdateUser(c *exchange) {
 	}
 	var p userPatch
 	if c.decode(&p) {
-		err := applyUser(c.st, u, p.resolve(c.s.cfg.managedField), c.now)
+		err := applyUser(c.st, u, p.resolve(), c.now)
 		c.reply(toV2User(u), err)
 	}
 }

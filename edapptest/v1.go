@@ -41,7 +41,7 @@ func v1SaveUser(c *exchange) {
 	}
 	p := userPatch{Username: in.Username, Name: in.Name, Email: in.Email, FirstName: in.FirstName,
 		LastName: in.LastName, ExternalID: cmp.Or(in.ExternalIdentifier, in.ExternalID), Groups: in.UserGroups}
-	err := applyUser(c.st, u, p.resolve(ManagedGroupsEither), c.now)
+	err := applyUser(c.st, u, p.resolve(), c.now)
 	c.reply(toV1User(u), err)
 }
 
