@@ -119,15 +119,6 @@ func resetProgress(c *call) any {
 // {"webhooks": [...]}; the token reads {"token": "..."}.
 type webhook = wireWebhook
 
-// AddWebhook registers a webhook, as POST /webhooks/v1/webhooks does.
-func (s Seeding) AddWebhook(rawURL string, events ...string) (string, error) {
-	h := &webhook{URL: rawURL, TriggerEvents: events}
-	if msg := h.problem(); msg != "" {
-		return "", fmt.Errorf("%w: %s", ErrInvalid, msg)
-	}
-	return update(s.server, func(st *store, _ time.Time) (string, error) { return st.addWebhook(h).WebhookID, nil })
-}
-
 func (st *store) addWebhook(h *webhook) *webhook {
 	h.WebhookID = st.uuid("webhook")
 	st.webhooks.Add(h.WebhookID, h)
