@@ -472,8 +472,6 @@ func TestCatalog(t *testing.T) {
 	var inCol page[v2Course]
 	h.get("/v2/catalog/coursecollections/"+col+"/courses", &inCol)
 	assert.Equal(t, []string{c1}, ids(inCol.Items, func(c v2Course) string { return c.ID }))
-	h.get("/v2/catalog/courses?externalId=C1", &inCol)
-	assert.Equal(t, []string{c1}, ids(inCol.Items, func(c v2Course) string { return c.ID }))
 	_ = c2
 
 	// Helper errors.
