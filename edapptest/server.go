@@ -184,7 +184,7 @@ func (s *Server) SetLatency(d time.Duration) { s.core.SetLatency(d) }
 
 // FailNext makes the next n API requests with a valid token answer status
 // (500 when outside 100-599) with a JSON error body, before any routing, and
-// a Retry-After header when retryAfter > 0.
+// a Retry-After header when retryAfter > 0. n <= 0 cancels.
 func (s *Server) FailNext(n int, status int, retryAfter time.Duration) {
 	s.core.FailNext(n, status, retryAfter)
 }
