@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -181,7 +182,7 @@ func findRoute(method string, segs []string) routeMatch {
 
 // route runs the matched handler under the store lock, or answers 405 or
 // 404 when nothing matched.
-func (s frontDoor) route(w http.ResponseWriter, r *http.Request, m routeMatch, segs []string, body []byte) {
+func (s frontDoor) route(w http.ResponseWriter, r *http.Request, m routeMatch, segs []string) {
 	if m.index < 0 {
 		if len(m.allowed) > 0 {
 			sort.Strings(m.allowed)
@@ -192,6 +193,7 @@ func (s frontDoor) route(w http.ResponseWriter, r *http.Request, m routeMatch, s
 		writeError(w, http.StatusNotFound, "no route for "+r.Method+" /"+strings.Join(segs, "/"))
 		return
 	}
+	body, _ := io.ReadAll(r.Body)
 	c := &exchange{s: s.server, r: r, params: m.params, body: body, query: lowerQuery(r)}
 	s.handle(routes[m.index], c)
 	// The answer is encoded under the lock and written after it, so
@@ -454,4 +456,19 @@ func convert[S, T any](items []S, conv func(S) T) []T {
 
 func with[S, T any](st *store, conv func(*store, S) T) func(S) T {
 	return func(s S) T { return conv(st, s) }
+}
+
+// routeTemplate writes a path as the counters name routes: lower case,
+// a leading slash, "{id}" for every parameter and the usergroups spelling.
+func routeTemplate(path string) string {
+	segs := strings.Split(strings.Trim(strings.ToLower(strings.TrimSpace(path)), "/"), "/")
+	for i, seg := range segs {
+		switch {
+		case seg == "" || strings.HasPrefix(seg, "{"):
+			segs[i] = "{id}"
+		case seg == "usersgroups" || seg == groupsPathSegment:
+			segs[i] = "usergroups"
+		}
+	}
+	return "/" + strings.Join(segs, "/")
 }
