@@ -235,22 +235,6 @@ func (s *Server) MaxInFlight() int { return s.core.MaxInFlight() }
 // requests in flight now.
 func (s *Server) ResetCounters() { s.core.ResetCounters() }
 
-// Route finds the route of an API request; see fakeserver.Routes.
-func (s frontDoor) Route(r *http.Request) (string, http.Handler) {
-	segs, ok := splitPath(r)
-	if !ok {
-		return "", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			writeError(w, http.StatusBadRequest, "malformed path")
-		})
-	}
-	m := findRoute(r.Method, segs)
-	name := ""
-	if m.index >= 0 {
-		name = routes[m.index].method + " " + routes[m.index].template
-	}
-	return name, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.route(w, r, m, segs) })
-}
-
 // Header sets the request id every answer carries.
 func (s frontDoor) Header(h http.Header) {
 	h.Set("X-Request-Id", "req_"+strconv.FormatInt(s.reqSeq.Add(1), 10))
