@@ -5,8 +5,7 @@ import (
 	"time"
 )
 
-// filter holds the analytics filters of one request. Empty fields match
-// everything. Time bounds are inclusive.
+// filter holds the analytics filters of one request.
 type filter struct {
 	courseID, courseExt, lessonID, lessonExt, userID, userExt string
 	from, to                                                  time.Time
@@ -77,17 +76,13 @@ func (f filter) match(r refs) bool {
 	return f.matchUser(r.u) && f.matchLesson(r.l) && f.matchCourse(r.c)
 }
 
-// active reports whether the filter filters anything.
 func (f filter) active() bool { return f.byRef() || !f.from.IsZero() || !f.to.IsZero() }
 
-// byRef reports whether the filter looks at the user, lesson or course.
 func (f filter) byRef() bool {
 	return f.courseID != "" || f.courseExt != "" || f.lessonID != "" || f.lessonExt != "" ||
 		f.userID != "" || f.userExt != ""
 }
 
-// matchRecord filters a record by its references and its time. It resolves
-// the references only when a filter needs them.
 func (f filter) matchRecord(st *store, userID, lessonID, courseID string, at time.Time) bool {
 	if !f.matchTime(at) {
 		return false
@@ -110,7 +105,6 @@ func filtered[S any](items []S, active bool, keep func(S) bool) []S {
 	return out
 }
 
-// one counts a true as 1.
 func one(b bool) int {
 	if b {
 		return 1
@@ -153,9 +147,8 @@ func toWireAttempt(st *store, a *attempt) wireAttempt {
 	return w
 }
 
-// v2CourseProgress has one record per course and user who can reach it or
-// has progress in it. modifiedSinceDateTime keeps records changed at or
-// after that time.
+// v2CourseProgress has one record per course and user who can reach it or has
+// progress in it.
 func v2CourseProgress(c *exchange) {
 	f, ok := c.filter(filterKinds{course: true, user: true, from: "modifiedSinceDateTime"})
 	if !ok {
@@ -285,9 +278,8 @@ func v2UserLessonProgressEvents(c *exchange) {
 	}
 }
 
-// v2UserLessonProgress lists every published lesson of the courses the
-// user can reach, and every lesson with recorded progress. score is that
-// of the latest completion.
+// v2UserLessonProgress lists every published lesson of the courses the user
+// can reach, and every lesson with recorded progress.
 func v2UserLessonProgress(c *exchange) {
 	u := c.userParam(0)
 	if u == nil {
@@ -345,18 +337,13 @@ func v2SurveyAnswers(c *exchange) {
 	}
 	items := filtered(c.st.answers, f.active(), func(a *surveyAnswer) bool {
 		q := c.st.questions.Get(a.questionID)
-		return q != nil && f.matchRecord(c.st, a.userID, q.lessonID, q.courseID, a.at)
+		return f.matchRecord(c.st, a.userID, q.lessonID, q.courseID, a.at)
 	})
 	pageMap(c, items, with(c.st, toWireSurveyAnswer))
 }
 
 func toWireSurveyAnswer(st *store, a *surveyAnswer) wireSurveyAnswer {
-	q := st.questions.Get(a.questionID)
-	if q == nil {
-		// Questions are never deleted; keep the answer's own fields.
-		return wireSurveyAnswer{ID: a.id, UserID: a.userID, AttemptID: a.attemptID,
-			AnswerDefinitionID: a.answerDefID, AnswerContent: a.content, AnsweredDateTime: wt(a.at)}
-	}
+	q := st.questions.Get(a.questionID) // never deleted
 	r := st.refs(a.userID, q.lessonID, q.courseID)
 	return wireSurveyAnswer{
 		ID: a.id, CourseID: q.courseID, CourseExternalID: r.c.externalID,

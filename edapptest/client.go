@@ -8,8 +8,7 @@ import (
 
 // Client returns an *[edapp.Client] pointed at the fake with its token and
 // without a client-side rate limit; opts come after those defaults, so
-// [edapp.WithLimiter] turns a limiter back on. It panics only when
-// [edapp.NewClient] fails: on a [WithToken] token with a line break.
+// [edapp.WithLimiter] turns a limiter back on.
 func (s *Server) Client(opts ...edapp.Option) *edapp.Client {
 	base := []edapp.Option{edapp.WithBaseURL(s.URL), edapp.WithRateLimit(rate.Inf, 0)}
 	c, err := edapp.NewClient(s.Token, append(base, opts...)...)

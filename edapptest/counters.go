@@ -5,8 +5,7 @@ import (
 	"sync/atomic"
 )
 
-// counters counts requests by route and the requests in flight. Every
-// field is atomic, so counting costs a request no lock.
+// counters counts requests by route and the requests in flight.
 type counters struct {
 	byRoute     []atomic.Int64 // indexed like routes
 	inFlight    atomic.Int64
@@ -15,7 +14,6 @@ type counters struct {
 
 func newCounters() *counters { return &counters{byRoute: make([]atomic.Int64, len(routes))} }
 
-// begin counts a request in and raises the high-water mark.
 func (c *counters) begin() {
 	n := c.inFlight.Add(1)
 	for {
@@ -29,11 +27,8 @@ func (c *counters) begin() {
 func (c *counters) end() { c.inFlight.Add(-1) }
 
 // RequestCount reports how many API requests with a valid token the fake
-// received for a route since it started or since ResetCounters, counted
-// on arrival whatever the answer (429, injected failures and 413 too).
-// route is a template, "GET /v2/usergroups/{id}/users", or one without a
-// method, which adds up every method; parameters may be named anything,
-// and both group spellings and any letter case name the same route.
+// received for a route since it started or since ResetCounters, counted on
+// arrival whatever the answer (429, injected failures and 413 too).
 func (s *Server) RequestCount(route string) int {
 	method, path, hasMethod := strings.Cut(strings.TrimSpace(route), " ")
 	if !hasMethod {

@@ -238,7 +238,7 @@ func seedDemo(s *Server) (demoIDs, error) {
 	if err != nil {
 		return d, err
 	}
-	start := s.now().Add(-7 * 24 * time.Hour)
+	start := s.Now().Add(-7 * 24 * time.Hour)
 	for _, c := range []CourseSpec{
 		{Title: "Manual Handling", ExternalID: "MH-101", Lessons: lessonSpecs("Lifting", "Team lifts", "Quiz")},
 		{Title: "Fire Safety", ExternalID: "FS-101", Lessons: lessonSpecs("Extinguishers", "Evacuation")},
@@ -279,7 +279,7 @@ func seedDemo(s *Server) (demoIDs, error) {
 // lesson and opens the second, alice completes the first Fire Safety
 // lesson and answers its survey.
 func seedDemoProgress(s *Server, d demoIDs) error {
-	at := s.now().Add(-5 * 24 * time.Hour)
+	at := s.Now().Add(-5 * 24 * time.Hour)
 	alice, bob, carol := d.UserIDs[0], d.UserIDs[1], d.UserIDs[2]
 	var errs []error
 	attempt := func(user, lesson string, done time.Duration, score float64) {
@@ -324,7 +324,7 @@ func seedLoad(s *Server, users, attempts int) error {
 			return err
 		}
 	}
-	start := s.now().Add(-90 * 24 * time.Hour)
+	start := s.Now().Add(-90 * 24 * time.Hour)
 	for i := range attempts {
 		at := start.Add(time.Duration(i) * time.Minute)
 		if _, err := s.AddAttempt(AttemptSpec{UserID: ids[i%users], LessonID: lessons[(i/users)%3], Started: at,

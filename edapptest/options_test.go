@@ -40,8 +40,6 @@ func TestNewServerOptions(t *testing.T) {
 		{"zero budget window", []Option{WithBudget(5, 0)}, false},
 		{"no redeliveries", []Option{WithRedeliveries(0)}, true},
 		{"negative redeliveries", []Option{WithRedeliveries(-1)}, false},
-		{"both managed-groups spellings", []Option{WithManagedGroupsField(ManagedGroupsEither)}, true},
-		{"unknown managed-groups spelling", []Option{WithManagedGroupsField("groupsManaged")}, false},
 		{"the first bad value", []Option{WithClock(nil), WithLatency(-1)}, false},
 	} {
 		s, err := newServer(tc.opts...)

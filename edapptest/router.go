@@ -20,8 +20,6 @@ const (
 )
 
 // exchange is one routed API request and the answer its handler builds.
-// Handlers run with Server.mu held: for reading on read routes, for
-// writing on the others.
 type exchange struct {
 	s      *Server
 	st     *store
@@ -56,7 +54,6 @@ var tokenIssuingRoutes = map[string]bool{
 	"v1/users/id/{}/token":       true,
 }
 
-// newRoute builds a route from a pattern such as "v2/users/{}".
 func newRoute(method, pattern string, h func(*exchange)) route {
 	segs := strings.Split(pattern, "/")
 	for i, s := range segs {
@@ -124,7 +121,6 @@ func buildRoutes() []route {
 	}
 }
 
-// match reports whether segs fit pattern, and the parameters.
 func match(pattern, segs []string) ([]string, bool) {
 	if len(pattern) != len(segs) {
 		return nil, false
@@ -140,8 +136,6 @@ func match(pattern, segs []string) ([]string, bool) {
 	return params, true
 }
 
-// splitPath splits the escaped path into unescaped segments. One trailing
-// slash is ignored. It reports false for an undecodable path.
 func splitPath(r *http.Request) ([]string, bool) {
 	p := ""
 	if r.URL != nil {
@@ -168,7 +162,6 @@ type routeMatch struct {
 	allowed []string // the methods the path takes, when the method is wrong
 }
 
-// findRoute looks up the route for a method and path.
 func findRoute(method string, segs []string) routeMatch {
 	m := routeMatch{index: -1}
 	for i, rt := range routes {
@@ -218,7 +211,7 @@ func (s frontDoor) handle(rt route, c *exchange) {
 		defer s.mu.RUnlock()
 	}
 	c.st = s.st
-	c.now = s.now()
+	c.now = s.Now()
 	rt.h(c)
 	if c.status == 0 {
 		c.status, c.answer = encodeJSON(http.StatusInternalServerError, errorBody{"handler answered nothing"})
@@ -254,7 +247,6 @@ func (c *exchange) json(status int, v any) {
 
 func (c *exchange) fail(status int, msg string) { c.json(status, errorBody{msg}) }
 
-// failErr answers an error from the store; an *apiErr keeps its status.
 func (c *exchange) failErr(err error) {
 	var ae *apiErr
 	if errors.As(err, &ae) {
@@ -269,7 +261,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	writeRaw(w, status, b)
 }
 
-// encodeJSON encodes an answer; an unencodable value becomes a 500.
 func encodeJSON(status int, v any) (int, []byte) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -278,7 +269,6 @@ func encodeJSON(status int, v any) (int, []byte) {
 	return status, append(b, '\n')
 }
 
-// writeRaw writes an encoded JSON answer.
 func writeRaw(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -315,7 +305,6 @@ func (c *exchange) decode(v any) bool {
 	return err == nil
 }
 
-// reply answers v, or err as failErr does.
 func (c *exchange) reply(v any, err error) {
 	if err != nil {
 		c.failErr(err)
@@ -324,9 +313,6 @@ func (c *exchange) reply(v any, err error) {
 	c.json(http.StatusOK, v)
 }
 
-// paging reads page and pageSize. page is 1-based (default 1); pageSize
-// defaults to 25 and is clamped to 1000. Values below 1 take the default.
-// A non-numeric value answers 400.
 func (c *exchange) paging() (page, size int, ok bool) {
 	n := map[string]int{"page": 1, "pageSize": defaultPageSize}
 	for _, name := range []string{"page", "pageSize"} {
@@ -352,7 +338,6 @@ type envelope[T any] struct {
 	Items      []T `json:"items"`
 }
 
-// pageOf answers one page of items in the envelope.
 func pageOf[T any](c *exchange, items []T) { pageMap(c, items, func(t T) T { return t }) }
 
 // pageMap answers one page of items in the envelope, converting only the
@@ -410,10 +395,9 @@ func (w *wireTime) UnmarshalJSON(b []byte) error {
 
 func formatTime(t time.Time) string { return t.UTC().Format(wireLayout) }
 
-// queryTimeLayouts are the datetime forms a filter takes: RFC 3339, the
-// same with a space for the T (Python's str(datetime)), with a +hhmm or
-// +hh offset, or without a zone (UTC); and a plain date. Fractions of any
-// length are accepted.
+// queryTimeLayouts are the datetime forms a filter takes: RFC 3339, the same
+// with a space for the T (Python's str(datetime)), with a +hhmm or +hh
+// offset, or without a zone (UTC); and a plain date.
 var queryTimeLayouts = func() []string {
 	var out []string
 	for _, sep := range []string{"T", " "} {
@@ -423,8 +407,6 @@ var queryTimeLayouts = func() []string {
 	return append(out, "2006-01-02")
 }()
 
-// parseQueryTime parses a datetime filter in one of queryTimeLayouts. A
-// "+" that arrived unencoded reads as a space; it is put back.
 func parseQueryTime(v string) (time.Time, bool) {
 	v = strings.TrimSpace(v)
 	for _, cand := range []string{v, restorePlus(v)} {
@@ -470,7 +452,6 @@ func convert[S, T any](items []S, conv func(S) T) []T {
 	return out
 }
 
-// with binds a conversion's store, for pageMap.
 func with[S, T any](st *store, conv func(*store, S) T) func(S) T {
 	return func(s S) T { return conv(st, s) }
 }

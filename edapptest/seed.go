@@ -3,6 +3,7 @@ package edapptest
 import (
 	"cmp"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -26,9 +27,8 @@ type CourseSpec struct {
 	Created       time.Time    // the course's and its lessons' dates; default: the server's clock
 }
 
-// LessonSpec describes a lesson for AddLesson and [CourseSpec.Lessons].
+// LessonSpec describes a lesson of a [CourseSpec].
 type LessonSpec struct {
-	CourseID     string // required by AddLesson; ignored in CourseSpec.Lessons
 	Title        string // required
 	ExternalID   string // optional; unique among lessons
 	Description  string
@@ -36,8 +36,7 @@ type LessonSpec struct {
 	MinimumScore int    // an attempt succeeds when its score reaches it
 }
 
-// UserSpec describes a user for AddUser. Roles default to app-user and
-// prizing-user, a fully functional learner.
+// UserSpec describes a user for AddUser.
 type UserSpec struct {
 	Username      string // required; unique without regard to case
 	Password      string
@@ -93,7 +92,6 @@ func (st *store) group(id string) (*group, error)   { return find(&st.groups, "u
 func (st *store) course(id string) (*course, error) { return find(&st.courses, "course", id) }
 func (st *store) lesson(id string) (*lesson, error) { return find(&st.lessons, "lesson", id) }
 
-// find returns the record of id, or an ErrNotFound naming what it is.
 func find[T any](t *fakeserver.Table[T], what, id string) (*T, error) {
 	if v := t.Get(id); v != nil {
 		return v, nil
@@ -115,9 +113,7 @@ type CollectionSpec struct {
 	Description string
 }
 
-// AddCollection adds a course collection and returns its id. It fails
-// with [ErrInvalid] without a title and with [ErrConflict] when the external
-// id is taken.
+// AddCollection adds a course collection and returns its id.
 func (s Seeding) AddCollection(spec CollectionSpec) (string, error) {
 	var id string
 	err := s.locked(func(st *store, _ time.Time) error {
@@ -134,8 +130,7 @@ func (s Seeding) AddCollection(spec CollectionSpec) (string, error) {
 	return id, err
 }
 
-// AddCourse adds a course with its lessons and returns the ids. Adding a
-// course sends no event; see PublishCourse.
+// AddCourse adds a course with its lessons and returns the ids.
 func (s Seeding) AddCourse(c CourseSpec) (courseID string, lessonIDs []string, err error) {
 	err = s.locked(func(st *store, now time.Time) error {
 		courseID, lessonIDs, err = addCourse(st, c, orTime(c.Created, now))
@@ -215,20 +210,6 @@ func addLesson(st *store, c *course, spec LessonSpec, now time.Time) *lesson {
 	c.lessonIDs = append(c.lessonIDs, l.id)
 	c.modified = now
 	return l
-}
-
-// AddLesson appends a lesson to the course spec.CourseID and returns its
-// id. It sends no event; see PublishLesson.
-func (s Seeding) AddLesson(spec LessonSpec) (string, error) {
-	var id string
-	err := s.locked(func(st *store, now time.Time) error {
-		c, err := st.course(spec.CourseID)
-		if err = cmp.Or(err, checkLesson(st, spec)); err == nil {
-			id = addLesson(st, c, spec, now).id
-		}
-		return err
-	})
-	return id, err
 }
 
 // GroupSpec describes a user group for AddGroup.
@@ -320,8 +301,7 @@ func given[T ~[]string | ~map[string]string](v T) *T {
 	return &v
 }
 
-// AssignCourse assigns a course to a group. Its members and the members of
-// every descendant group can then reach the course.
+// AssignCourse assigns a course to a group.
 func (s Seeding) AssignCourse(groupID, courseID string) error {
 	return s.locked(func(st *store, now time.Time) error {
 		g, errG := st.group(groupID)
@@ -336,7 +316,6 @@ func (s Seeding) AssignCourse(groupID, courseID string) error {
 	})
 }
 
-// open records a lesson open: a new attempt and a LessonOpened event.
 func (st *store) open(u *user, l *lesson, at time.Time) *attempt {
 	a := &attempt{id: st.newID("att"), userID: u.id, lessonID: l.id, courseID: l.courseID, started: at}
 	st.addAttempt(a)
@@ -393,12 +372,10 @@ type AttemptSpec struct {
 	Deliver bool
 }
 
-// AddAttempt records a lesson attempt as it happened, at its own times:
-// the attempt, its LessonOpened progress event and, when completed, its
-// LessonCompleted event, and the course's completion when this completes
-// its last published lesson. Unlike CompleteLesson it delivers no
-// webhook, and its times may lie in the past, to seed a history. It does
-// not check that the user can reach the course.
+// AddAttempt records a lesson attempt as it happened, at its own times: the
+// attempt, its LessonOpened progress event and, when completed, its
+// LessonCompleted event, and the course's completion when this completes its
+// last published lesson.
 func (s Seeding) AddAttempt(spec AttemptSpec) (string, error) {
 	if err := checkScore(spec.Score); err != nil {
 		return "", err
@@ -426,9 +403,7 @@ func (s Seeding) AddAttempt(spec AttemptSpec) (string, error) {
 }
 
 // OpenLesson records that the user opened a lesson: a new attempt and a
-// LessonOpened progress event. It returns the attempt id. It sends no
-// webhook (the service has no open event) and does not check that the user
-// can reach the course.
+// LessonOpened progress event, and returns the attempt id.
 func (s Seeding) OpenLesson(userID, lessonID string) (string, error) {
 	var id string
 	err := s.locked(func(st *store, now time.Time) error {
@@ -441,12 +416,9 @@ func (s Seeding) OpenLesson(userID, lessonID string) (string, error) {
 	return id, err
 }
 
-// CompleteLesson records that the user completed a lesson with a score
-// from 0 to 100. It closes the user's open attempt at the lesson, or opens
-// and closes a new one. It then delivers LessonCompletedEvent and, when
-// this completes every published lesson of the course for the first time,
-// CourseCompletedEvent, synchronously, to every webhook registered for
-// them. It does not check that the user can reach the course.
+// CompleteLesson records that the user completed a lesson with a score from 0
+// to 100, and delivers LessonCompletedEvent (and CourseCompletedEvent when
+// it completes the course) before it returns.
 func (s Seeding) CompleteLesson(userID, lessonID string, score float64) error {
 	if err := checkScore(score); err != nil {
 		return err
@@ -519,17 +491,8 @@ func (s Seeding) SendCourseReminder(userID, courseID string, dueDate time.Time) 
 }
 
 // Emit delivers any of the ten events ([edapp.EventNames]) with the given
-// fields, for instance the Rapid Refresh notifications:
-//
-//	srv.Emit(edapp.EventRapidRefreshSessionReminderNotification, map[string]any{"userId": id})
-//
-// The payload holds the event's fields in the service's order; fields
-// missing from the map are "" (0 for score, null for dueDate), and
-// eventName and timestamp default to the event name and the server's
-// clock. When fields["userId"] names a user, the user fields
-// default to that user's. Other fields are sent after the event's own. A
-// time.Time value is written as a datetime. An unknown event name fails
-// with [ErrInvalid].
+// fields, in the service's order; a missing field is its zero, and the user
+// fields default to those of the user fields["userId"] names.
 func (s Seeding) Emit(eventName edapp.EventName, fields map[string]any) error {
 	specFields, ok := eventFields[eventName]
 	if !ok {
@@ -621,9 +584,8 @@ type SurveyAnswerSpec struct {
 	Time   time.Time // default: the server's clock
 }
 
-// AddSurveyAnswer records a user's answer to a survey question and
-// returns the answer id. The answer belongs to the user's latest attempt
-// at the lesson, if any.
+// AddSurveyAnswer records a user's answer to a survey question and returns
+// the answer id.
 func (s Seeding) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
 	var id string
 	answer := spec.Answer
@@ -664,4 +626,12 @@ func lastFirstCompletion(st *store, u *user, c *course) (time.Time, bool) {
 		}
 	}
 	return last, len(pub) > 0
+}
+
+// checkScore is the rule for a completion's score.
+func checkScore(score float64) error {
+	if math.IsNaN(score) || score < 0 || score > 100 {
+		return invalid("score %v is outside 0-100", score)
+	}
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -26,8 +25,7 @@ import (
 // GET /v1/users/{id}/courses stays valid on the server's clock.
 const LaunchTokenLifetime = edapp.LaunchTokenLifetime
 
-// MaxBodyBytes bounds a request body. A longer body gets 413 and is
-// neither read further nor kept in the request log.
+// MaxBodyBytes bounds a request body.
 const MaxBodyBytes = 1 << 20
 
 const (
@@ -36,14 +34,11 @@ const (
 )
 
 // Server is an in-memory, stateful fake of the whole service (v1 and v2
-// sharing one account), served over loopback. All methods are safe for
-// concurrent use. Its seeding helpers are [Seeding]'s, which it embeds.
+// sharing one account), served over loopback.
 type Server struct {
 	Seeding
-	// URL is the base URL of the fake, without a trailing slash.
-	URL string
-	// Token is the bearer token the fake accepts.
-	Token string
+	URL   string // the base URL of the fake, without a trailing slash
+	Token string // the bearer token the fake accepts
 
 	core        *fakeserver.Core
 	cfg         config
@@ -61,8 +56,7 @@ type Server struct {
 }
 
 // Seeding holds the helpers that add records, or act as a learner or an
-// author, in a [Server]; a Server embeds it, so that srv.AddUser(spec)
-// calls them.
+// author, in a [Server], which embeds it.
 type Seeding struct{ *server }
 
 // server names Server where Seeding and frontDoor embed it, so that the
@@ -72,8 +66,7 @@ type server = Server
 // frontDoor holds what serves a request before and around its route.
 type frontDoor struct{ *server }
 
-// Option configures a [Server]. A bad value makes [NewServer] return, and
-// [New] fail the test with, an error wrapping [edapp.ErrInvalidInput].
+// Option configures a [Server].
 type Option = fakeserver.Option[config]
 
 // config is the fake's own settings; the shared ones are fakeserver's.
@@ -81,7 +74,6 @@ type config struct {
 	deliveryTimeout time.Duration
 	budgetLimit     int
 	budgetWindow    time.Duration
-	managedField    ManagedGroupsField
 	redeliveries    int
 }
 
@@ -110,11 +102,9 @@ func WithDeliveryTimeout(d time.Duration) Option {
 	}
 }
 
-// WithBudget makes the fake enforce a request budget as the real service
-// does (1400 requests per 5 minutes): it admits at most limit /v2 requests
-// with a valid token in any trailing window of the server's clock. Over
-// it, a request gets 429 with a Retry-After of the whole seconds until the
-// oldest admitted request leaves the window, and does not count.
+// WithBudget makes the fake enforce a request budget as the real service does
+// (1400 requests per 5 minutes): it admits at most limit /v2 requests with a
+// valid token in any trailing window of the server's clock.
 func WithBudget(limit int, window time.Duration) Option {
 	return func(c *fakeserver.Config[config]) error {
 		if limit < 1 || window <= 0 {
@@ -138,34 +128,7 @@ func WithRedeliveries(n int) Option {
 	}
 }
 
-// ManagedGroupsField names the body field from which a user write takes
-// the groups the user manages. Responses always write userGroupsManaged.
-type ManagedGroupsField string
-
-// The spellings of the managed-groups field.
-const (
-	ManagedGroupsEither ManagedGroupsField = ""                  // both, managedUserGroups first (the default)
-	ManagedUserGroups   ManagedGroupsField = "managedUserGroups" // only this one
-	UserGroupsManaged   ManagedGroupsField = "userGroupsManaged" // only this one
-)
-
-// WithManagedGroupsField chooses which spelling of the managed-groups field
-// user writes honour; the other is ignored, as a service ignores an
-// unknown field.
-func WithManagedGroupsField(f ManagedGroupsField) Option {
-	return func(c *fakeserver.Config[config]) error {
-		switch f {
-		case ManagedGroupsEither, ManagedUserGroups, UserGroupsManaged:
-			c.Own.managedField = f
-			return nil
-		}
-		return c.Bad("WithManagedGroupsField(%q): want one of the ManagedGroupsField constants", string(f))
-	}
-}
-
-// NewServer starts a fake on a loopback address, with an empty store. A
-// bad option value is an error wrapping [edapp.ErrInvalidInput]. In a
-// test, [New] is the one-line form.
+// NewServer starts a fake on a loopback address, with an empty store.
 func NewServer(opts ...Option) (*Server, error) {
 	s, err := newServer(opts...)
 	if err != nil {
@@ -188,7 +151,6 @@ func New(t testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// newServer builds a Server without a listener, for Handler-only use.
 func newServer(opts ...Option) (*Server, error) {
 	cfg, err := fakeserver.Apply("edapptest", config{deliveryTimeout: 5 * time.Second}, opts)
 	if err != nil {
@@ -211,7 +173,6 @@ func (s *Server) Close() {
 }
 
 // Handler returns the fake as an http.Handler, to mount on another server.
-// Launch links then point at the host the request came in on.
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(frontDoor{s}.serve) }
 
 // SetLatency delays every later request by d, or until the request's
@@ -219,16 +180,14 @@ func (s *Server) Handler() http.Handler { return http.HandlerFunc(frontDoor{s}.s
 func (s *Server) SetLatency(d time.Duration) { s.core.SetLatency(d) }
 
 // FailNext makes the next n API requests with a valid token answer status
-// (500 when outside 100-599) with a JSON error body, before any routing,
-// and a Retry-After header when retryAfter > 0. n <= 0 cancels the
-// pending failures FailNext set; FailNextOn's come first for their route.
+// (500 when outside 100-599) with a JSON error body, before any routing, and
+// a Retry-After header when retryAfter > 0. n <= 0 cancels.
 func (s *Server) FailNext(n int, status int, retryAfter time.Duration) {
 	s.core.FailNext(n, status, retryAfter)
 }
 
-// FailNextOn is FailNext for one route, a template as RequestCount takes
-// it ("GET /v2/analytics/attempts", or without a method for every method).
-// It replaces the pending failures of that route.
+// FailNextOn is FailNext for one route, a template as RequestCount takes it
+// ("GET /v2/analytics/attempts", or without a method for every method).
 func (s *Server) FailNextOn(route string, n int, status int, retryAfter time.Duration) {
 	s.core.FailNextOn(route, n, status, retryAfter)
 }
@@ -237,16 +196,13 @@ func (s *Server) FailNextOn(route string, n int, status int, retryAfter time.Dur
 // http.ServeMux pattern such as "GET /v2/users/{id}", matches. An override
 // sees authenticated API requests after the latency, the budget and
 // FailNext, and they count as the route they would have reached. A nil
-// handler removes the override. A pattern ServeMux refuses, or one that
-// conflicts with another override, is an error wrapping [ErrInvalid].
+// handler removes it; a bad or conflicting pattern is [ErrInvalid].
 func (s *Server) Handle(pattern string, handler http.Handler) error {
 	return s.core.Handle(pattern, handler, ErrInvalid)
 }
 
-// Request is one request as the fake received it. Secrets are replaced
-// by "REDACTED": the Authorization header, the value of a token (launch
-// token) query parameter and, on the launch page, a launch token anywhere
-// in the query or the headers.
+// Request is one request as the fake received it, its Authorization
+// header and token query parameters (launch tokens) "REDACTED".
 type Request struct {
 	Method   string
 	Path     string // as sent, not unescaped
@@ -261,8 +217,7 @@ type Request struct {
 	Time   time.Time // server clock
 }
 
-// Requests returns a copy of the request log, oldest first. The log keeps
-// the latest 10,000 requests.
+// Requests returns a copy of the request log, oldest first.
 func (s *Server) Requests() []Request {
 	s.meta.Lock()
 	defer s.meta.Unlock()
@@ -283,22 +238,19 @@ func (s *Server) ResetRequests() {
 	s.requests = nil
 }
 
-func (s *Server) now() time.Time { return s.core.Now() }
+// Now reads the server's clock ([WithClock]).
+func (s *Server) Now() time.Time { return s.core.Now() }
 
 // incoming is a request as serve reads it before routing.
 type incoming struct {
 	segs             []string
 	pathOK           bool
-	launch, learner  bool // the launch page or the learner home: no bearer token
 	authed, tooLarge bool
 	body             []byte
-	form             map[string][]string // a launch-page form post
-	formStatus       int                 // its error status, 0 when readable
 	entry            *Request
 	route            routeMatch // for an authenticated API request
 }
 
-// serve is the top handler: count, read, log, wait, then dispatch.
 func (s frontDoor) serve(w http.ResponseWriter, r *http.Request) {
 	s.counters.begin()
 	defer s.counters.end()
@@ -314,25 +266,16 @@ func (s frontDoor) serve(w http.ResponseWriter, r *http.Request) {
 	s.dispatch(sw, r, &in)
 }
 
-// read classifies a request, reads its body, logs it and counts it, all
-// before the latency wait, so that a client that gives up during the wait
-// still counts. The body of a request without a valid token is never read.
+// read reads, logs and counts a request before the latency wait, so that
+// a client that gives up during the wait still counts. The body of a
+// request without a valid token is never read.
 func (s frontDoor) read(r *http.Request) incoming {
 	in := incoming{route: routeMatch{index: -1}}
 	in.segs, in.pathOK = splitPath(r)
-	in.launch = in.pathOK && len(in.segs) == 1 && strings.EqualFold(in.segs[0], "launch-lesson")
-	in.learner = in.pathOK && len(in.segs) == 2 && strings.EqualFold(in.segs[0], "learner")
-	in.authed = !in.launch && !in.learner && s.core.Authorized(r)
-	if in.authed {
+	if in.authed = s.core.Authorized(r); in.authed {
 		in.body, in.tooLarge = readBody(r)
 	}
-	// A launch-page form carries the launch token: read it first, so that
-	// the log can scrub the token from the headers too.
-	var formToks []string
-	if in.launch && r.Method == http.MethodPost {
-		in.form, formToks, in.formStatus = readForm(r)
-	}
-	in.entry = s.logRequest(r, in.body, in.launch, formToks)
+	in.entry = s.logRequest(r, in.body)
 	if in.authed && in.pathOK {
 		if in.route = findRoute(r.Method, in.segs); in.route.index >= 0 {
 			s.counters.byRoute[in.route.index].Add(1)
@@ -341,16 +284,11 @@ func (s frontDoor) read(r *http.Request) incoming {
 	return in
 }
 
-// dispatch answers the pages, refuses what is not a valid API request,
-// then applies the budget, the injected failures and the overrides, and
-// routes.
+// dispatch refuses what is not a valid API request, then applies the
+// budget, the injected failures and the overrides, and routes.
 func (s frontDoor) dispatch(w http.ResponseWriter, r *http.Request, in *incoming) {
 	v2 := len(in.segs) > 0 && strings.EqualFold(in.segs[0], "v2")
 	switch {
-	case in.launch:
-		s.serveLaunch(w, r, in.form, in.formStatus)
-	case in.learner:
-		s.serveLearner(w, r, in.segs[1])
 	case !in.authed:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="edapptest"`)
 		writeError(w, http.StatusUnauthorized, "Unauthorized")
@@ -370,8 +308,6 @@ func (s frontDoor) dispatch(w http.ResponseWriter, r *http.Request, in *incoming
 	}
 }
 
-// finish records the answer's status and logs the request. A handler
-// that panicked (v != nil) gets a 500, and the panic is kept for New.
 func (s frontDoor) finish(sw *fakeserver.StatusWriter, r *http.Request, entry *Request, start time.Time, v any) {
 	if v != nil {
 		s.panics.Add(1)
@@ -389,8 +325,6 @@ func (s frontDoor) finish(sw *fakeserver.StatusWriter, r *http.Request, entry *R
 		"status", sw.Status(), "elapsed", time.Since(start))
 }
 
-// readBody reads at most MaxBodyBytes of the body. A longer body, declared
-// or found, is left unread and dropped.
 func readBody(r *http.Request) (body []byte, tooLarge bool) {
 	if r.Body == nil || r.Body == http.NoBody || r.ContentLength > MaxBodyBytes {
 		return nil, r.ContentLength > MaxBodyBytes
@@ -402,11 +336,9 @@ func readBody(r *http.Request) (body []byte, tooLarge bool) {
 	return b, false
 }
 
-// logRequest records a request. The Authorization header is redacted, and
-// so are launch tokens: the value of any token query parameter, and on the
-// launch page every occurrence of such a value, or of one posted in its
-// form (formToks), in the query and the headers.
-func (s frontDoor) logRequest(r *http.Request, body []byte, launch bool, formToks []string) *Request {
+// logRequest records a request, its Authorization header and token
+// parameters redacted.
+func (s frontDoor) logRequest(r *http.Request, body []byte) *Request {
 	h := r.Header.Clone()
 	if h == nil {
 		h = http.Header{}
@@ -416,21 +348,9 @@ func (s frontDoor) logRequest(r *http.Request, body []byte, launch bool, formTok
 			h[k] = []string{redacted}
 		}
 	}
-	entry := &Request{Method: r.Method, Header: h, Body: bytes.Clone(body), Time: s.now()}
+	entry := &Request{Method: r.Method, Header: h, Body: bytes.Clone(body), Time: s.Now()}
 	if r.URL != nil {
-		entry.Path = r.URL.EscapedPath()
-		var toks []string
-		entry.RawQuery, toks = redactQuery(r.URL.RawQuery, launch)
-		if launch {
-			toks = append(toks, formToks...)
-			entry.RawQuery = scrub(entry.RawQuery, toks)
-			for k, vs := range h {
-				for i := range vs {
-					vs[i] = scrub(vs[i], toks)
-				}
-				h[k] = vs
-			}
-		}
+		entry.Path, entry.RawQuery = r.URL.EscapedPath(), redactQuery(r.URL.RawQuery)
 	}
 	s.meta.Lock()
 	defer s.meta.Unlock()
@@ -441,32 +361,20 @@ func (s frontDoor) logRequest(r *http.Request, body []byte, launch bool, formTok
 	return entry
 }
 
-// redactQuery replaces the values of token parameters (by name without
-// regard to case, after decoding, as the launch page reads them) and
-// returns the values it found, read leniently so that a malformed pair
-// still counts. A launch-page query, or one with a token parameter, is
-// re-encoded from what decodes, so no raw form survives; any other query
-// is kept as sent.
-func redactQuery(raw string, launch bool) (string, []string) {
-	if raw == "" {
-		return raw, nil
-	}
-	var toks []string
+// redactQuery replaces the values of token parameters (launch tokens), by
+// name without regard to case, after decoding. A query that has one is
+// re-encoded from what decodes, so that no raw form of it survives.
+func redactQuery(raw string) string {
+	found := false
 	for _, pair := range strings.FieldsFunc(raw, func(r rune) bool { return r == '&' || r == ';' }) {
 		k, v, _ := strings.Cut(pair, "=")
 		if uk, err := url.QueryUnescape(k); err == nil {
 			k = uk
 		}
-		if !strings.EqualFold(k, "token") || v == "" {
-			continue
-		}
-		toks = append(toks, v)
-		if uv, err := url.QueryUnescape(v); err == nil && uv != v {
-			toks = append(toks, uv)
-		}
+		found = found || strings.EqualFold(k, "token") && v != ""
 	}
-	if !launch && toks == nil {
-		return raw, nil
+	if !found {
+		return raw
 	}
 	vals, _ := url.ParseQuery(raw)
 	for k, vs := range vals {
@@ -476,28 +384,9 @@ func redactQuery(raw string, launch bool) (string, []string) {
 			}
 		}
 	}
-	return vals.Encode(), toks
+	return vals.Encode()
 }
 
-// scrub replaces every occurrence of each token in v, raw, query-escaped,
-// path-escaped or JSON-escaped.
-func scrub(v string, toks []string) string {
-	for _, t := range toks {
-		for _, form := range []string{t, url.QueryEscape(t), url.PathEscape(t), jsonEscaped(t)} {
-			if form != "" {
-				v = strings.ReplaceAll(v, form, redacted)
-			}
-		}
-	}
-	return v
-}
-
-func jsonEscaped(s string) string {
-	b, _ := json.Marshal(s)
-	return strings.Trim(string(b), `"`)
-}
-
-// injectFailure answers a pending failure that covers the request.
 func (s frontDoor) injectFailure(w http.ResponseWriter, r *http.Request, m routeMatch) bool {
 	template := ""
 	if m.index >= 0 {
@@ -535,12 +424,11 @@ func (b *budget) admit(now time.Time) (bool, time.Duration) {
 	return false, b.times[0].Add(b.window).Sub(now)
 }
 
-// admit applies the budget; over it, it answers 429 and reports false.
 func (s frontDoor) admit(w http.ResponseWriter) bool {
 	if s.budget == nil {
 		return true
 	}
-	ok, wait := s.budget.admit(s.now())
+	ok, wait := s.budget.admit(s.Now())
 	if !ok {
 		w.Header().Set("Retry-After", fakeserver.RetryAfter(wait))
 		writeError(w, http.StatusTooManyRequests, "Too Many Requests: over "+

@@ -5,10 +5,9 @@ import (
 	"time"
 )
 
-// Snapshot is a copy of the account's records at one moment, for code
-// that builds something from the account (such as another service's copy
-// of it) without going through the API. Its slices are in the order the
-// records were added; changing them changes nothing in the fake.
+// Snapshot is a copy of the account's records at one moment, for code that
+// builds something from the account (such as another service's copy of it)
+// without going through the API.
 type Snapshot struct {
 	Now         time.Time // the server's clock when the copy was taken
 	Users       []SnapshotUser
@@ -72,7 +71,7 @@ func (s *Server) Snapshot() Snapshot {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	st := s.st
-	snap := Snapshot{Now: s.now()}
+	snap := Snapshot{Now: s.Now()}
 	for _, u := range st.users.All() {
 		snap.Users = append(snap.Users, SnapshotUser{ID: u.id, Username: u.username, Email: u.email,
 			FirstName: u.firstName, LastName: u.lastName, ExternalID: u.externalID,

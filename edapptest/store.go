@@ -11,8 +11,7 @@ import (
 	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
-// Errors returned by the seeding and driving helpers. Test them with
-// errors.Is.
+// Errors returned by the seeding and driving helpers.
 var (
 	// ErrNotFound reports an unknown id (user, group, course, lesson,
 	// collection, question or webhook).
@@ -183,8 +182,7 @@ type ucKey struct{ userID, courseID string }
 
 type ulKey struct{ userID, lessonID string }
 
-// store is the one account behind v1 and v2. Reads hold Server.mu for
-// reading, writes hold it for writing.
+// store is the one account behind v1 and v2.
 type store struct {
 	version      uint64 // counts writes: derived views are rebuilt when it moves
 	seq          map[string]int
@@ -237,10 +235,8 @@ func (st *store) ancestors(g *group) []*group {
 	return out
 }
 
-// access reports whether u can reach the course and since when. A course
-// assigned to a group reaches the members of that group and of every
-// descendant group. The unlock time is the earliest moment at which both the
-// membership and the assignment existed.
+// access reports whether u can reach the course (assigned to one of its
+// groups or their ancestors) and since when.
 func (st *store) access(u *user, courseID string) (time.Time, bool) {
 	var best time.Time
 	found := false
@@ -263,7 +259,6 @@ func (st *store) access(u *user, courseID string) (time.Time, bool) {
 	return best, found
 }
 
-// usersWithAccess lists the users who can reach a course.
 func usersWithAccess(st *store, courseID string) []*user {
 	return st.users.Filter(func(u *user) bool { _, ok := st.access(u, courseID); return ok })
 }
@@ -307,7 +302,6 @@ func (st *store) indexUser(u *user, oldName, oldExt string) {
 	}
 }
 
-// addAttempt stores an attempt and indexes it by user and lesson.
 func (st *store) addAttempt(a *attempt) {
 	st.attempts = append(st.attempts, a)
 	k := ulKey{a.userID, a.lessonID}
@@ -323,7 +317,6 @@ func (st *store) addAttempt(a *attempt) {
 	}
 }
 
-// finish completes an attempt, keeping the folded progress current.
 func (st *store) finish(a *attempt, at time.Time, score float64) {
 	a.done, a.completed, a.score = true, at, score
 	if p := st.prog[ulKey{a.userID, a.lessonID}]; p != nil {
@@ -331,8 +324,6 @@ func (st *store) finish(a *attempt, at time.Time, score float64) {
 	}
 }
 
-// fold adds a completed attempt. Completions come in order, so the
-// latest one sets the score.
 func (p *lessonProgress) fold(a *attempt) {
 	p.completed, p.lastActivity = earliest(p.completed, a.completed), laterOf(p.lastActivity, a.completed)
 	p.score, p.hasScore = a.score, true
@@ -454,7 +445,6 @@ func (st *store) latestAttempt(userID, lessonID string) *attempt {
 	return nil
 }
 
-// deleteUser removes a user and everything recorded about them.
 func (st *store) deleteUser(id string) {
 	if u := st.users.Get(id); u != nil {
 		delete(st.userByName, strings.ToLower(u.username))
@@ -484,8 +474,6 @@ func (st *store) deleteUser(id string) {
 	}
 }
 
-// deleteGroup removes a group. Its members leave it, managers stop
-// managing it, and its children move up to its parent.
 func (st *store) deleteGroup(id string) {
 	g := st.groups.Get(id)
 	if g == nil {
@@ -501,7 +489,6 @@ func (st *store) deleteGroup(id string) {
 	st.groups.Remove(id)
 }
 
-// setMembers makes the given users the exact members of g.
 func (st *store) setMembers(g *group, userIDs []string, now time.Time) {
 	want := make(map[string]bool, len(userIDs))
 	for _, id := range userIDs {

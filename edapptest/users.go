@@ -30,20 +30,18 @@ type userPatch struct {
 }
 
 // resolve settles the aliases: the username from name when absent, and
-// the managed groups from the spellings f reads, into ManagedUserGroups.
-func (p userPatch) resolve(f ManagedGroupsField) userPatch {
+// the managed groups from either spelling, managedUserGroups first.
+func (p userPatch) resolve() userPatch {
 	if p.Username == nil {
 		p.Username = p.Name
 	}
-	if f == UserGroupsManaged || f == ManagedGroupsEither && p.ManagedUserGroups == nil {
+	if p.ManagedUserGroups == nil {
 		p.ManagedUserGroups = p.UserGroupsManaged
 	}
 	p.Name, p.UserGroupsManaged = nil, nil
 	return p
 }
 
-// applyUser validates p and applies it to u. u is new when it has no id
-// yet; it is then stored under a fresh id. Nothing changes on error.
 func applyUser(st *store, u *user, p userPatch, now time.Time) error {
 	isNew := u.id == ""
 	if p.Username != nil {
@@ -112,7 +110,6 @@ func checkUserPatch(st *store, u *user, p userPatch, isNew bool) (invited *group
 	return invited, nil
 }
 
-// assignFields sets the string fields the patch holds.
 func (p userPatch) assignFields(u *user) {
 	for _, f := range []struct{ dst, v *string }{
 		{&u.username, p.Username}, {&u.email, p.Email}, {&u.firstName, p.FirstName},
@@ -169,7 +166,7 @@ func v2CreateUser(c *exchange) {
 	var p userPatch
 	if c.decode(&p) {
 		u := &user{}
-		err := applyUser(c.st, u, p.resolve(c.s.cfg.managedField), c.now)
+		err := applyUser(c.st, u, p.resolve(), c.now)
 		c.reply(toV2User(u), err)
 	}
 }
@@ -188,7 +185,6 @@ func (c *exchange) userParam(i int) *user     { return param(c, i, &c.st.users, 
 func (c *exchange) groupParam(i int) *group   { return param(c, i, &c.st.groups, "user group") }
 func (c *exchange) courseParam(i int) *course { return param(c, i, &c.st.courses, "course") }
 
-// param finds the record the i-th path parameter names, or answers 404.
 func param[T any](c *exchange, i int, t *fakeserver.Table[T], what string) *T {
 	v := t.Get(c.params[i])
 	if v == nil {
@@ -213,7 +209,7 @@ func v2UpdateUser(c *exchange) {
 	}
 	var p userPatch
 	if c.decode(&p) {
-		err := applyUser(c.st, u, p.resolve(c.s.cfg.managedField), c.now)
+		err := applyUser(c.st, u, p.resolve(), c.now)
 		c.reply(toV2User(u), err)
 	}
 }
@@ -230,7 +226,6 @@ func v2DeleteUser(c *exchange) {
 	}
 }
 
-// v2UserCourses lists the published courses the user can reach.
 func v2UserCourses(c *exchange) {
 	u := c.userParam(0)
 	if u == nil {
@@ -259,7 +254,6 @@ func toV2Group(st *store, g *group) v2Group {
 	return v2Group{ID: g.id, Name: g.name, InviteCode: g.inviteCode, HasChildren: len(children(st, g)) > 0}
 }
 
-// addGroup validates and stores a new group.
 func addGroup(st *store, name, parentID, inviteCode string) (*group, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {

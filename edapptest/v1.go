@@ -2,6 +2,7 @@ package edapptest
 
 import (
 	"cmp"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -26,9 +27,6 @@ type v1UserBody struct {
 	UserGroups         *[]string
 }
 
-// v1SaveUser creates a user, or updates the user named by "id". On update
-// only the fields present change; a present usergroups replaces the
-// memberships.
 func v1SaveUser(c *exchange) {
 	var in v1UserBody
 	if !c.decode(&in) {
@@ -43,11 +41,10 @@ func v1SaveUser(c *exchange) {
 	}
 	p := userPatch{Username: in.Username, Name: in.Name, Email: in.Email, FirstName: in.FirstName,
 		LastName: in.LastName, ExternalID: cmp.Or(in.ExternalIdentifier, in.ExternalID), Groups: in.UserGroups}
-	err := applyUser(c.st, u, p.resolve(ManagedGroupsEither), c.now)
+	err := applyUser(c.st, u, p.resolve(), c.now)
 	c.reply(toV1User(u), err)
 }
 
-// v1ListUsers answers every user as a bare array.
 func v1ListUsers(c *exchange) {
 	c.json(http.StatusOK, convert(c.st.users.All(), toV1User))
 }
@@ -100,18 +97,13 @@ func toV1Group(st *store, g *group) v1Group {
 	return v1Group{ID: g.id, Name: g.name, Users: users, Courses: g.courseIDs()}
 }
 
-// v1GroupBody is a v1 group write. An absent users or courses key leaves
-// the group's own alone.
+// v1GroupBody is a v1 group write.
 type v1GroupBody struct {
 	ID, ParentID, InviteCode string
 	Name                     *string
 	Users, Courses           *[]string
 }
 
-// v1SaveGroup creates a group, or updates the group named by "id". A
-// present users array replaces the members (an empty one removes them
-// all); a present courses array replaces the assigned courses. On create,
-// parentId and inviteCode are accepted as extensions of the fake.
 func v1SaveGroup(c *exchange) {
 	var in v1GroupBody
 	if !c.decode(&in) {
@@ -167,7 +159,6 @@ func deref[T any](p *T) (v T) {
 	return v
 }
 
-// v1ListGroups answers every group as a bare array.
 func v1ListGroups(c *exchange) {
 	c.json(http.StatusOK, convert(c.st.groups.All(), with(c.st, toV1Group)))
 }
@@ -207,52 +198,69 @@ func (c *exchange) launchBase() string {
 	return scheme + "://" + c.r.Host
 }
 
-// mintLaunchURI stores a fresh launch token and returns the link.
-func (c *exchange) mintLaunchURI(u *user, l *lesson) string {
-	tok := randomUUID()
-	c.st.tokens[tok] = &launchToken{userID: u.id, lessonID: l.id, expires: c.now.Add(LaunchTokenLifetime)}
-	// The documented order: token first, then lesson.
-	return c.launchBase() + "/launch-lesson?token=" + url.QueryEscape(tok) + "&lesson=" + url.QueryEscape(l.id)
-}
-
 // v1UserCourses answers a bare array of the published courses the user can
-// reach, with their published lessons. Every call mints fresh launch
-// tokens, valid for LaunchTokenLifetime on the server's clock.
+// reach, with their published lessons.
 func v1UserCourses(c *exchange) {
-	u := c.userParam(0)
-	if u == nil {
-		return
+	if u := c.userParam(0); u != nil {
+		c.json(http.StatusOK, userCourses(c.st, u, c.launchBase(), c.now))
 	}
-	c.json(http.StatusOK, c.userCourses(u))
 }
 
-// userCourses lists the published courses u can reach, with their
-// published lessons and a fresh launch link for each.
-func (c *exchange) userCourses(u *user) []v1Course {
-	c.st.pruneTokens(c.now)
+func userCourses(st *store, u *user, base string, now time.Time) []v1Course {
+	st.pruneTokens(now)
 	out := []v1Course{}
-	for _, cr := range c.st.courses.All() {
+	for _, cr := range st.courses.All() {
 		if !cr.published() {
 			continue
 		}
-		cs := c.st.courseState(u, cr)
+		cs := st.courseState(u, cr)
 		if !cs.unlocked {
 			continue
 		}
 		vc := v1Course{v1CourseHead: courseHead(cr, cs), Lessons: []v1Lesson{}}
-		for _, l := range c.st.publishedLessons(cr) {
-			vc.Lessons = append(vc.Lessons, v1Lesson{ID: l.id, Title: l.title, LaunchURI: c.mintLaunchURI(u, l),
-				v1Progress: lessonProgressV1(cs, c.st.progress(u.id, l.id))})
+		for _, l := range st.publishedLessons(cr) {
+			tok := randomUUID()
+			st.tokens[tok] = &launchToken{userID: u.id, lessonID: l.id, expires: now.Add(LaunchTokenLifetime)}
+			// The documented order: token first, then lesson.
+			link := base + "/launch-lesson?token=" + url.QueryEscape(tok) + "&lesson=" + url.QueryEscape(l.id)
+			vc.Lessons = append(vc.Lessons, v1Lesson{ID: l.id, Title: l.title, LaunchURI: link,
+				v1Progress: lessonProgressV1(cs, st.progress(u.id, l.id))})
 		}
 		out = append(out, vc)
 	}
 	return out
 }
 
+// UserCourses is what GET /v1/users/{userId}/courses answers, with launch
+// links on base, without counting as a request: for a learner's page.
+func (s *Server) UserCourses(userID, base string) (json.RawMessage, error) {
+	var out []v1Course
+	err := s.locked(func(st *store, now time.Time) error {
+		u, err := st.user(userID)
+		if err == nil {
+			out = userCourses(st, u, base, now)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// LaunchToken reports the user and lesson a launch token opens and when it
+// expires on the server's clock; ok is false for a token never minted.
+func (s *Server) LaunchToken(token string) (userID, lessonID string, expires time.Time, ok bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if t := s.st.tokens[token]; t != nil {
+		return t.userID, t.lessonID, t.expires, true
+	}
+	return "", "", time.Time{}, false
+}
+
 // v1CourseReport answers the course with every lesson the user interacted
-// with (opened, or with recorded slide interactions). A lesson's duration
-// is the sum of its view interactions, or, without any, the time between
-// the start and completion of its completed attempts.
+// with (opened, or with recorded slide interactions).
 func v1CourseReport(c *exchange) {
 	u := c.userParam(0)
 	if u == nil {

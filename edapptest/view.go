@@ -23,15 +23,12 @@ type courseRow struct {
 	cr *course
 }
 
-// viewCache holds the latest accountView. Readers share Server.mu, so the
-// cache has its own lock.
+// viewCache holds the latest accountView.
 type viewCache struct {
 	mu   sync.Mutex
 	view *accountView
 }
 
-// view returns the account view, rebuilding it after a write. The caller
-// holds Server.mu (for reading or writing).
 func (st *store) view() *accountView {
 	st.views.mu.Lock()
 	defer st.views.mu.Unlock()

@@ -104,7 +104,6 @@ func payload(event edapp.EventName, vals, extra map[string]any) []byte {
 	return b
 }
 
-// add appends a field; a time.Time is written as a datetime.
 func (o *orderedJSON) add(k string, v any) {
 	if t, isTime := v.(time.Time); isTime {
 		v = wt(t)
@@ -181,8 +180,6 @@ func (s *Server) Deliveries() []Delivery {
 	return out
 }
 
-// plan turns events into deliveries, one per event and matching webhook.
-// It runs under s.mu and stamps each payload.
 func (s *Server) plan(now time.Time, events []outEvent) []Delivery {
 	var out []Delivery
 	for _, e := range events {
@@ -220,9 +217,8 @@ func (s *Server) deliver(ds []Delivery) {
 	}
 }
 
-// send posts d and records the delivery.
 func (s *Server) send(d Delivery, redeliveryOf string) Delivery {
-	d.RedeliveryOf, d.Time = redeliveryOf, s.now()
+	d.RedeliveryOf, d.Time = redeliveryOf, s.Now()
 	d.StatusCode, d.Err = s.post(d)
 	s.meta.Lock()
 	s.deliverySeq++
@@ -235,9 +231,8 @@ func (s *Server) send(d Delivery, redeliveryOf string) Delivery {
 }
 
 // Redeliver sends the delivery with this ID again, with the same body and
-// headers to the same URL (even when the webhook is gone), as a service
-// that delivers at least once may. The new delivery's RedeliveryOf is the
-// first delivery's ID. An ID Deliveries does not hold is [ErrNotFound].
+// headers to the same URL (even when the webhook is gone), as a service that
+// delivers at least once may.
 func (s *Server) Redeliver(id string) (Delivery, error) {
 	s.meta.Lock()
 	i := slices.IndexFunc(s.deliveries, func(d Delivery) bool { return d.ID == id })
@@ -254,7 +249,6 @@ func (s *Server) Redeliver(id string) (Delivery, error) {
 	return out, nil
 }
 
-// post sends a delivery and returns the receiver's status.
 func (s *Server) post(d Delivery) (int, error) {
 	req, err := http.NewRequest(http.MethodPost, d.URL, bytes.NewReader(d.Body))
 	if err != nil {
@@ -270,14 +264,13 @@ func (s *Server) post(d Delivery) (int, error) {
 	return resp.StatusCode, nil
 }
 
-// emit plans under the lock, then delivers without it. fn runs under the
-// lock and returns the events to send.
+// emit plans under the lock, then delivers without it.
 func (s *Server) emit(fn func(st *store, now time.Time) ([]outEvent, error)) error {
 	ps, err := func() ([]Delivery, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.st.version++
-		now := s.now()
+		now := s.Now()
 		events, err := fn(s.st, now)
 		return s.plan(now, events), err
 	}()
@@ -294,7 +287,6 @@ func toWireWebhook(w *webhook) wireWebhook {
 	return wireWebhook{ID: w.id, EventName: w.eventName, WebHookURL: w.url, Headers: maps.Clone(w.headers), MessageFormat: mf}
 }
 
-// addWebhook validates and stores a webhook.
 func addWebhook(st *store, event edapp.EventName, rawURL string, headers map[string]string) (*webhook, error) {
 	if event == "" {
 		return nil, invalid("eventName is required")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/edapp-go/edapp/edapptest/fakedata"
@@ -62,5 +63,20 @@ func (sc *safetyCultureFlags) serve(edappFake *edapptest.Server, h http.Handler,
 	}
 	fmt.Fprintf(stderr, "SafetyCulture: %d users, %d completions carried, %d missing, %d after the move\n",
 		len(m.Users), len(m.Carried), len(m.Planted.MissingCompletions), len(m.After.Completed))
-	return scFake.HandlerWith(h), []string{"SAFETYCULTURE_BASE_URL=", "SAFETYCULTURE_API_TOKEN=" + edappFake.Token}, nil
+	return withSafetyCulture(scFake, h), []string{"SAFETYCULTURE_BASE_URL=", "SAFETYCULTURE_API_TOKEN=" + edappFake.Token}, nil
+}
+
+// withSafetyCulture serves sc's paths and passes every other one to other,
+// so that one port serves SafetyCulture beside EdApp.
+func withSafetyCulture(sc *sctest.Server, other http.Handler) http.Handler {
+	scH := sc.Handler()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, prefix := range []string{"/training/", "/feed/", "/webhooks/v1/", "/accounts/"} {
+			if strings.HasPrefix(r.URL.Path, prefix) {
+				scH.ServeHTTP(w, r)
+				return
+			}
+		}
+		other.ServeHTTP(w, r)
+	})
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/safetyculture/sctest"
 )
 
 // getSafetyCulture GETs a SafetyCulture path of the fake and decodes it.
@@ -64,4 +66,18 @@ func TestFakeNoAnomaliesNeedsSafetyCulture(t *testing.T) {
 	t.Parallel()
 	r := runEnv(t, env{}, "fake", "--no-anomalies")
 	wantCode(t, r, exitUsage)
+}
+
+func TestWithSafetyCulturePassesOtherPaths(t *testing.T) {
+	t.Parallel()
+	sc := sctest.New(t)
+	other := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) })
+	h := withSafetyCulture(sc, other)
+	for path, want := range map[string]int{"/v2/users": http.StatusTeapot, "/feed/users": http.StatusUnauthorized, "/training/courses/v1": http.StatusUnauthorized} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		if rec.Code != want {
+			t.Errorf("%s: %d, want %d", path, rec.Code, want)
+		}
+	}
 }

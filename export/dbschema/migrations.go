@@ -75,6 +75,7 @@ var migrations = []Migration{
 	{Version: rejectsByRecordVersion, Name: "rejects by record", steps: rejectsByRecordSteps()},
 	{Version: historyVersion, Name: "history", steps: historySteps()},
 	{Version: uncountedHistoryVersion, Name: "history counted at walk end", steps: uncountedHistorySteps()},
+	{Version: insertOpensHistoryVersion, Name: "history inserts open versions", steps: insertOpensHistorySteps()},
 }
 
 // openAttemptsIndex finds the oldest open attempt of a source at once,

@@ -191,11 +191,7 @@ func (p historyParts) postgres() []string {
 
 // postgresFunction is the trigger function of postgres.
 func (p historyParts) postgresFunction() string {
-	open := p.key + ` AND valid_to IS NULL`
-	closeChanged := `UPDATE ` + p.h + ` SET valid_to = COALESCE(hist_walk, now()) WHERE ` + open + ` AND valid_from < COALESCE(hist_walk, now()) AND ` + p.changed + `;`
-	refresh := `UPDATE ` + p.h + ` SET ` + p.set + ` WHERE ` + open + ` AND edapp_digest IS DISTINCT FROM NEW.edapp_digest;`
-	openNew := `INSERT INTO ` + p.h + ` (` + strings.Join(p.cols, ", ") + `, valid_from, valid_to) SELECT ` + p.newCols + `, COALESCE(hist_walk, now()), NULL WHERE NOT EXISTS (SELECT 1 FROM ` + p.h + ` WHERE ` + open + `);`
-	walk := `SELECT walk_time INTO hist_walk FROM edapp_export_kinds WHERE source = NEW.source AND kind = '` + p.kind + `';`
+	walk, closeChanged, refresh, openNew := p.postgresStatements()
 	if !p.counts {
 		return `CREATE OR REPLACE FUNCTION ` + p.h + `_record() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
@@ -230,14 +226,30 @@ END
 $$`
 }
 
+// postgresStatements are the statements of postgresFunction's body: read
+// the walk's time, close the open version that differs, refresh the one
+// that differs only in columns that open no version, open one where none is.
+func (p historyParts) postgresStatements() (walk, closeChanged, refresh, openNew string) {
+	open := p.key + ` AND valid_to IS NULL`
+	walk = `SELECT walk_time INTO hist_walk FROM edapp_export_kinds WHERE source = NEW.source AND kind = '` + p.kind + `';`
+	closeChanged = `UPDATE ` + p.h + ` SET valid_to = COALESCE(hist_walk, now()) WHERE ` + open + ` AND valid_from < COALESCE(hist_walk, now()) AND ` + p.changed + `;`
+	refresh = `UPDATE ` + p.h + ` SET ` + p.set + ` WHERE ` + open + ` AND edapp_digest IS DISTINCT FROM NEW.edapp_digest;`
+	openNew = `INSERT INTO ` + p.h + ` (` + strings.Join(p.cols, ", ") + `, valid_from, valid_to) SELECT ` + p.newCols + `, COALESCE(hist_walk, now()), NULL WHERE NOT EXISTS (SELECT 1 FROM ` + p.h + ` WHERE ` + open + `);`
+	return walk, closeChanged, refresh, openNew
+}
+
 // historyTriggerSQL is the SQL that makes again the history trigger of
 // table t, which dropping t dropped, as the latest migration defines it
-// (migration 21's, which counts nothing); nothing for a table without
-// history.
+// (migration 21's, which counts nothing, with migration 22's function on
+// PostgreSQL); nothing for a table without history.
 func historyTriggerSQL(t string, d Dialect) []string {
 	for _, h := range historyTables {
 		if historyTableOf(h.Name) == t {
-			return uncountedHistoryTrigger{h}.parts(d).create(d)
+			out := uncountedHistoryTrigger{h}.parts(d).create(d)
+			if d == Postgres {
+				out[0] = insertOpensHistoryTrigger{h}.SQL(d)[0]
+			}
+			return out
 		}
 	}
 	return nil

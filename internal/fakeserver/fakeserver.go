@@ -115,8 +115,7 @@ type Core struct {
 	panics    []string
 }
 
-// NewCore makes a Core from a Config. template turns a route's path into
-// the form FailNextOn matches requests by.
+// NewCore makes a Core from a Config.
 func NewCore[C any](cfg Config[C], template func(path string) string) *Core {
 	c := &Core{Token: cfg.Token, Log: cfg.Logger, name: cfg.Name, clock: cfg.Clock, template: template}
 	c.latency.Store(int64(cfg.Latency))
@@ -155,7 +154,7 @@ func Watch(t testing.TB, c *Core, closeFake func()) {
 	})
 }
 
-// Recovered keeps a handler's panic v for Watch. An http.ErrAbortHandler
+// Recovered keeps a handler's panic v for Watch; http.ErrAbortHandler
 // panics on, as net/http expects.
 func (c *Core) Recovered(r *http.Request, v any) {
 	if v == http.ErrAbortHandler {
@@ -175,8 +174,7 @@ func (c *Core) Recovered(r *http.Request, v any) {
 // SetLatency delays every later request by d; zero turns it off.
 func (c *Core) SetLatency(d time.Duration) { c.latency.Store(int64(d)) }
 
-// Wait applies the latency, outside every lock. It reports false when the
-// request's context ended first.
+// Wait applies the latency, outside every lock.
 func (c *Core) Wait(ctx context.Context) bool {
 	d := time.Duration(c.latency.Load())
 	if d <= 0 {

@@ -10,8 +10,7 @@ import (
 	"time"
 )
 
-// Fault is a pending injected failure. An empty Template covers every
-// request.
+// Fault is a pending injected failure.
 type Fault struct {
 	Method, Template string
 	N, Status        int
@@ -42,7 +41,6 @@ func (c *Core) FailNextOn(route string, n int, status int, retryAfter time.Durat
 		N: n, Status: status, RetryAfter: retryAfter})
 }
 
-// setFault replaces the pending failure of f's scope.
 func (c *Core) setFault(f Fault) {
 	if f.Status < 100 || f.Status > 599 {
 		f.Status = http.StatusInternalServerError
@@ -86,9 +84,7 @@ func RetryAfter(d time.Duration) string {
 }
 
 // Handle overrides the answer for the requests pattern (an http.ServeMux
-// pattern) matches; a nil handler removes the override. A pattern
-// ServeMux refuses, or one that conflicts with another override, is an
-// error wrapping invalid and changes nothing.
+// pattern) matches; a nil handler removes the override.
 func (c *Core) Handle(pattern string, handler http.Handler, invalid error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()

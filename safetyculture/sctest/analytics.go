@@ -163,7 +163,6 @@ func (f analyticsFilter) match(fields map[string]any, at time.Time) bool {
 
 func (c *call) visible(recorded time.Time) bool { return !c.now.Before(recorded.Add(c.cfg.lag)) }
 
-// analyticsRows answers a report, its time range named by from and to.
 func analyticsRows(report, from, to string) handler {
 	return func(c *call) any {
 		f := readAnalyticsFilter(c, from, to)

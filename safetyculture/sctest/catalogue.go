@@ -6,7 +6,6 @@ import (
 	"strings"
 )
 
-// each maps f over records.
 func each[R, T any](records []*R, f func(*R) T) []T {
 	out := make([]T, 0, len(records))
 	for _, v := range records {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -131,11 +130,4 @@ func noErr(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
-
-func mustRequest(t *testing.T, path string) *http.Request {
-	t.Helper()
-	return httptest.NewRequest(http.MethodGet, path, nil)
 }

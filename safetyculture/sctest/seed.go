@@ -13,9 +13,7 @@ type user struct {
 	externalID string
 }
 
-// UserSpec describes a user for AddUser. Zero fields take defaults: a new
-// id (user_ and 32 hex digits), seat type "full", created now, active
-// unless Inactive.
+// UserSpec describes a user for AddUser.
 type UserSpec struct {
 	ID, Email, FirstName, LastName string
 	ExternalID                     string // the training side's user_external_id
@@ -25,8 +23,7 @@ type UserSpec struct {
 	LastSeenAt, CreatedAt          time.Time
 }
 
-// AddUser adds a user; emails are unique without regard to case. The
-// first user added is the token's owner, whom WhoAmI names.
+// AddUser adds a user; emails are unique without regard to case.
 func (s Seeding) AddUser(spec UserSpec) (string, error) {
 	return update(s.server, func(st *store, now time.Time) (string, error) {
 		email := strings.ToLower(strings.TrimSpace(spec.Email))
@@ -74,9 +71,7 @@ func (s Seeding) AddGroupUser(groupID, userID string) error {
 		groupID, userID, func(st *store) bool { return st.groups.Get(groupID) != nil })
 }
 
-// SiteSpec describes a site. ParentID is the parent site's id ("" for a
-// top-level site); the feed writes it as the parent's site_uuid, as the
-// service does.
+// SiteSpec describes a site.
 type SiteSpec struct {
 	ID, Name, ParentID, CreatorID string
 	MetaLabel                     string // "area", "region", "location"...; default "location"
@@ -131,9 +126,7 @@ type course struct {
 
 type lesson = wireLesson
 
-// CourseSpec describes a course for AddCourse. Zero fields take defaults:
-// a new id (24 hex digits), status "published" (and then isPublished),
-// locale "en", created and modified now.
+// CourseSpec describes a course for AddCourse.
 type CourseSpec struct {
 	ID, ExternalID, Title, Description, Status, Locale, ThumbnailURL string
 	Mandatory                                                        bool
@@ -198,7 +191,6 @@ func (s Seeding) AddCollection(title, description string, courseIDs []string) (s
 	})
 }
 
-// addWithCourses adds a record of courseIDs under a new UUID.
 func (s Seeding) addWithCourses(kind string, courseIDs []string, add func(st *store, id string)) (string, error) {
 	return update(s.server, func(st *store, _ time.Time) (string, error) {
 		for _, id := range courseIDs {
@@ -263,8 +255,7 @@ func (s Seeding) AddLeaderboard(name string, start, end time.Time, rankings []Ra
 }
 
 // DeleteUser removes a user, as an administrator deleting them does: the
-// feeds leave them and their progress out. A feed asked for rows modified
-// after a date says nothing of the deletion.
+// feeds leave them and their progress out.
 func (s Seeding) DeleteUser(userID string) error {
 	return s.write(func(st *store, _ time.Time) error {
 		u := st.users.Get(userID)

@@ -14,11 +14,8 @@ type courseProgress struct {
 	score                            int
 }
 
-// ProgressSpec is one user's progress in one course, as the
-// course-progress feed reports it, for SetCourseProgress. With
-// CompletedAt set and the counts zero, every lesson is completed (100%).
-// TotalLessons defaults to the course's published lessons, ModifiedAt to
-// the latest of the dates, OpenedAt to CompletedAt.
+// ProgressSpec is one user's progress in one course, as the course-progress
+// feed reports it, for SetCourseProgress.
 type ProgressSpec struct {
 	UserID, CourseID                         string
 	OpenedAt, CompletedAt, DueAt, ModifiedAt time.Time
@@ -114,13 +111,10 @@ func (s Seeding) OpenLesson(userID, lessonID string, at time.Time) error {
 	})
 }
 
-// CompleteLesson records that a user completed a lesson at (now when
-// zero) with a score from 0 to 100: an attempt, its events, the lesson's
-// progress and the course's, which completes when every published lesson
-// is completed. Before it returns, it delivers
-// TRIGGER_EVENT_TRAINING_LESSON_COMPLETED, and
-// TRIGGER_EVENT_TRAINING_COURSE_COMPLETED when the course completes, to
-// the webhooks registered for them.
+// CompleteLesson records that a user completed a lesson at (now when zero)
+// with a score from 0 to 100: an attempt, its events, the lesson's progress
+// and the course's, which completes when every published lesson is completed.
+// It delivers the completion webhooks before it returns.
 func (s Seeding) CompleteLesson(userID, lessonID string, score float64, at time.Time) error {
 	out, err := update(s.server, func(st *store, now time.Time) ([]Delivery, error) {
 		if score < 0 || score > 100 || math.IsNaN(score) {

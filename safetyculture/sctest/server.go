@@ -19,8 +19,7 @@ import (
 // MaxBodyBytes bounds a request body; a larger one gets 413.
 const MaxBodyBytes = 1 << 20
 
-// Server is a fake SafetyCulture service holding one organisation. Its
-// seeding helpers are [Seeding]'s, which it embeds.
+// Server is a fake SafetyCulture service holding one organisation.
 type Server struct {
 	Seeding
 	URL   string // the base of every path, such as http://127.0.0.1:38161
@@ -40,8 +39,7 @@ type Server struct {
 	deliveries []Delivery
 }
 
-// Option configures a Server. The first bad value makes [NewServer] fail,
-// and [New] fail the test, with an error wrapping edapp.ErrInvalidInput.
+// Option configures a Server.
 type Option = fakeserver.Option[config]
 
 // Seeding holds the helpers that add records, or act as a learner; a
@@ -133,21 +131,7 @@ func New(t testing.TB, opts ...Option) *Server {
 func (s *Server) Close() { s.core.Close() }
 
 // Handler answers the fake's routes, for mounting on another server.
-func (s *Server) Handler() http.Handler { return s.HandlerWith(nil) }
-
-// HandlerWith answers the fake's routes and passes every other path to
-// other, so that one port serves SafetyCulture beside edapptest.
-func (s *Server) HandlerWith(other http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for _, prefix := range []string{"/training/", "/feed/", "/webhooks/v1/", "/accounts/"} {
-			if other == nil || strings.HasPrefix(r.URL.Path, prefix) {
-				s.serve(w, r)
-				return
-			}
-		}
-		other.ServeHTTP(w, r)
-	})
-}
+func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serve) }
 
 // Handle replaces the fake's answer for the requests an http.ServeMux
 // pattern ("GET /feed/users") matches, counted under pattern and not

@@ -161,20 +161,6 @@ func TestHandleOverridesARoute(t *testing.T) {
 	}
 }
 
-func TestHandlerWithPassesOtherPaths(t *testing.T) {
-	t.Parallel()
-	s := sctest.New(t)
-	other := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) })
-	h := s.HandlerWith(other)
-	for path, want := range map[string]int{"/v2/users": http.StatusTeapot, "/feed/users": http.StatusUnauthorized, "/training/courses/v1": http.StatusUnauthorized} {
-		rec := newRecorder()
-		h.ServeHTTP(rec, mustRequest(t, path))
-		if rec.Code != want {
-			t.Errorf("%s: %d, want %d", path, rec.Code, want)
-		}
-	}
-}
-
 // TestNewUnstartedServesThroughItsHandler mounts a fake that listens
 // nowhere on a server of the test's own, with a latency.
 func TestNewUnstartedServesThroughItsHandler(t *testing.T) {

@@ -56,11 +56,10 @@ func newStore(now time.Time) *store {
 
 type memberKey struct{ parentID, userID string }
 
-// pair keys a record of a user's in a course or lesson.
 func pair(userID, id string) string { return userID + "\x00" + id }
 
-// hexID makes the next id of n hex digits. The fake's ids follow from the
-// order of the seeding calls, so the same calls make the same ids.
+// hexID makes the next id of n hex digits, from the order of the seeding
+// calls, so that the same calls make the same ids.
 func (st *store) hexID(kind string, n int) string {
 	st.seq++
 	h := sha256.Sum256([]byte(fmt.Sprintf("sctest\x00%s\x00%d\x00", kind, st.seq)))

@@ -76,7 +76,6 @@ func (st *store) assigneeExists(kind, id string) bool {
 		"ASSIGNMENT_TYPE_GROUP": st.groups.Get(id) != nil, "ASSIGNMENT_TYPE_SITE": st.sites.Get(id) != nil}[kind]
 }
 
-// assign counts the changes by kind.
 func (st *store) assign(courseID string, in []wireAssignment, clear map[string]bool) map[string]int {
 	set := st.assignments[courseID]
 	if set == nil {
@@ -101,9 +100,7 @@ func (st *store) assign(courseID string, in []wireAssignment, clear map[string]b
 	return counts
 }
 
-// resetProgress answers POST /training/courseprogress/v1/reset. The body
-// is the fake's guess, {"courseId": "...", "userIds": ["..."]}: it
-// forgets those users' progress in that course and its lessons.
+// resetProgress answers POST /training/courseprogress/v1/reset.
 func resetProgress(c *call) any {
 	var body struct {
 		CourseID string   `json:"courseId"`
@@ -121,15 +118,6 @@ func resetProgress(c *call) any {
 // a webhook is {webhook_id, url, trigger_events}; the list answers
 // {"webhooks": [...]}; the token reads {"token": "..."}.
 type webhook = wireWebhook
-
-// AddWebhook registers a webhook, as POST /webhooks/v1/webhooks does.
-func (s Seeding) AddWebhook(rawURL string, events ...string) (string, error) {
-	h := &webhook{URL: rawURL, TriggerEvents: events}
-	if msg := h.problem(); msg != "" {
-		return "", fmt.Errorf("%w: %s", ErrInvalid, msg)
-	}
-	return update(s.server, func(st *store, _ time.Time) (string, error) { return st.addWebhook(h).WebhookID, nil })
-}
 
 func (st *store) addWebhook(h *webhook) *webhook {
 	h.WebhookID = st.uuid("webhook")
@@ -217,7 +205,6 @@ func (st *store) trainingEvent(event string, u *user, c *course, l *lesson, at t
 	return out
 }
 
-// deliver sends each delivery in turn, and records how it ended.
 func (s *Server) deliver(ds []Delivery) {
 	for _, d := range ds {
 		req, err := http.NewRequest(http.MethodPost, d.URL, bytes.NewReader(d.Body))

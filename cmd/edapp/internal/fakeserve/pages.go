@@ -14,20 +14,18 @@ import (
 	"github.com/edapp-go/edapp/edapptest"
 )
 
-// The learner's side as a browser sees it: the fake answers a launch link
-// and the learner home as JSON (see edapptest's "The learner's side");
-// Handler renders them as plain HTML pages, which load nothing from
-// elsewhere and run no script.
+// The learner's side as a browser sees it: Handler renders launch.go's
+// JSON answers as plain HTML pages, which load nothing from elsewhere and
+// run no script.
 
-// maxFormBytes bounds the launch form post this reads; the fake refuses a
-// larger one.
+// maxFormBytes bounds the body of a launch form post.
 const maxFormBytes = 64 << 10
 
 // Handler serves fake's API, and its launch links and learner homes as
-// HTML pages. A request that accepts application/json gets the fake's own
-// JSON answer, as does any other path.
+// HTML pages. A request that accepts application/json gets them as JSON;
+// any other path is the fake's.
 func Handler(fake *edapptest.Server) http.Handler {
-	api := fake.Handler()
+	api := jsonHandler(fake)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 		html := !strings.Contains(r.Header.Get("Accept"), "application/json")
