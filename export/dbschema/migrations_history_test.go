@@ -93,3 +93,29 @@ func TestUncountedHistoryTriggerCountsNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestInsertOpensHistoryTriggerKeepsMigration21s: migration 22's function
+// runs migration 21's statements, unchanged, for every write but the insert
+// of a key with no open version, whose one INSERT names every column; on
+// SQLite it changes nothing.
+func TestInsertOpensHistoryTriggerKeepsMigration21s(t *testing.T) {
+	t.Parallel()
+	for _, h := range historyTables {
+		if sql := (insertOpensHistoryTrigger{h}).SQL(SQLite); len(sql) != 0 {
+			t.Errorf("%s: migration 22 on SQLite: %q", h.Name, sql)
+		}
+		got := strings.Join(insertOpensHistoryTrigger{h}.SQL(Postgres), "\n")
+		walk, closeChanged, refresh, openNew := uncountedHistoryTrigger{h}.parts(Postgres).postgresStatements()
+		for _, stmt := range []string{walk, closeChanged, refresh, openNew} {
+			if !strings.Contains(got, stmt) {
+				t.Errorf("%s: migration 22 leaves out migration 21's %q", h.Name, stmt)
+			}
+		}
+		short, _, _ := strings.Cut(got[strings.Index(got, "VALUES ("):], ");")
+		for _, c := range h.Columns {
+			if c.Name != "valid_from" && c.Name != "valid_to" && !strings.Contains(short, "NEW."+c.Name+",") {
+				t.Errorf("%s: migration 22's INSERT leaves out %s", h.Name, c.Name)
+			}
+		}
+	}
+}
