@@ -337,18 +337,13 @@ func v2SurveyAnswers(c *exchange) {
 	}
 	items := filtered(c.st.answers, f.active(), func(a *surveyAnswer) bool {
 		q := c.st.questions.Get(a.questionID)
-		return q != nil && f.matchRecord(c.st, a.userID, q.lessonID, q.courseID, a.at)
+		return f.matchRecord(c.st, a.userID, q.lessonID, q.courseID, a.at)
 	})
 	pageMap(c, items, with(c.st, toWireSurveyAnswer))
 }
 
 func toWireSurveyAnswer(st *store, a *surveyAnswer) wireSurveyAnswer {
-	q := st.questions.Get(a.questionID)
-	if q == nil {
-		// Questions are never deleted; keep the answer's own fields.
-		return wireSurveyAnswer{ID: a.id, UserID: a.userID, AttemptID: a.attemptID,
-			AnswerDefinitionID: a.answerDefID, AnswerContent: a.content, AnsweredDateTime: wt(a.at)}
-	}
+	q := st.questions.Get(a.questionID) // never deleted
 	r := st.refs(a.userID, q.lessonID, q.courseID)
 	return wireSurveyAnswer{
 		ID: a.id, CourseID: q.courseID, CourseExternalID: r.c.externalID,

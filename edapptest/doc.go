@@ -13,3 +13,5 @@
 // author and deliver the webhooks that causes. The fake's rules are set out
 // in the repository's docs/testing.md.
 package edapptest
+
+//go:generate go test -run TestWireGenIsCurrent -update

@@ -37,10 +37,8 @@ const (
 // sharing one account), served over loopback.
 type Server struct {
 	Seeding
-	// URL is the base URL of the fake, without a trailing slash.
-	URL string
-	// Token is the bearer token the fake accepts.
-	Token string
+	URL   string // the base URL of the fake, without a trailing slash
+	Token string // the bearer token the fake accepts
 
 	core        *fakeserver.Core
 	cfg         config
@@ -58,8 +56,7 @@ type Server struct {
 }
 
 // Seeding holds the helpers that add records, or act as a learner or an
-// author, in a [Server]; a Server embeds it, so that srv.AddUser(spec)
-// calls them.
+// author, in a [Server], which embeds it.
 type Seeding struct{ *server }
 
 // server names Server where Seeding and frontDoor embed it, so that the
@@ -184,7 +181,7 @@ func (s *Server) SetLatency(d time.Duration) { s.core.SetLatency(d) }
 
 // FailNext makes the next n API requests with a valid token answer status
 // (500 when outside 100-599) with a JSON error body, before any routing, and
-// a Retry-After header when retryAfter > 0.
+// a Retry-After header when retryAfter > 0. n <= 0 cancels.
 func (s *Server) FailNext(n int, status int, retryAfter time.Duration) {
 	s.core.FailNext(n, status, retryAfter)
 }

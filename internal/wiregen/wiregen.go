@@ -87,8 +87,9 @@ func writeField(b *bytes.Buffer, fields []string, comment string) {
 }
 
 // Check reports an error when dir's wire_gen.go is not what its
-// wire.shapes generates: a stale file, or a hand edit.
-func Check(pkg, dir string) error {
+// wire.shapes generates: a stale file, or a hand edit. With update it
+// writes the file instead (go generate runs the test with -update).
+func Check(pkg, dir string, update bool) error {
 	shapes, err := os.ReadFile(filepath.Join(dir, "wire.shapes"))
 	if err != nil {
 		return err
@@ -96,6 +97,9 @@ func Check(pkg, dir string) error {
 	want, err := Generate(pkg, "wire.shapes", shapes)
 	if err != nil {
 		return err
+	}
+	if update {
+		return os.WriteFile(filepath.Join(dir, "wire_gen.go"), want, 0o644)
 	}
 	got, err := os.ReadFile(filepath.Join(dir, "wire_gen.go"))
 	if err != nil {

@@ -53,11 +53,17 @@ func TestCheckFindsAStaleFile(t *testing.T) {
 	}
 	write("wire.shapes", shapes)
 	write("wire_gen.go", src)
-	if err := Check("p", dir); err != nil {
+	if err := Check("p", dir, false); err != nil {
 		t.Errorf("current: %v", err)
 	}
 	write("wire.shapes", append(shapes, "\tname string\n"...))
-	if err := Check("p", dir); err == nil {
+	if err := Check("p", dir, false); err == nil {
 		t.Error("a shape changed without generating: no error")
+	}
+	if err := Check("p", dir, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check("p", dir, false); err != nil {
+		t.Errorf("after an update: %v", err)
 	}
 }

@@ -14,4 +14,4 @@
 // copy of an edapptest account.
 package sctest
 
-//go:generate go run github.com/edapp-go/edapp/internal/wiregen/cmd/wiregen -pkg sctest wire.shapes wire_gen.go
+//go:generate go test -run TestWireGenIsCurrent -update
