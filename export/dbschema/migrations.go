@@ -76,6 +76,7 @@ var migrations = []Migration{
 	{Version: historyVersion, Name: "history", steps: historySteps()},
 	{Version: uncountedHistoryVersion, Name: "history counted at walk end", steps: uncountedHistorySteps()},
 	{Version: insertOpensHistoryVersion, Name: "history inserts open versions", steps: insertOpensHistorySteps()},
+	{Version: insertOpensHistoryOnceVersion, Name: "history inserts open versions at once", steps: insertOpensHistoryOnceSteps()},
 }
 
 // openAttemptsIndex finds the oldest open attempt of a source at once,

@@ -240,14 +240,14 @@ func (p historyParts) postgresStatements() (walk, closeChanged, refresh, openNew
 
 // historyTriggerSQL is the SQL that makes again the history trigger of
 // table t, which dropping t dropped, as the latest migration defines it
-// (migration 21's, which counts nothing, with migration 22's function on
+// (migration 21's, which counts nothing, with migration 23's function on
 // PostgreSQL); nothing for a table without history.
 func historyTriggerSQL(t string, d Dialect) []string {
 	for _, h := range historyTables {
 		if historyTableOf(h.Name) == t {
 			out := uncountedHistoryTrigger{h}.parts(d).create(d)
 			if d == Postgres {
-				out[0] = insertOpensHistoryTrigger{h}.SQL(d)[0]
+				out[0] = insertOpensHistoryOnceTrigger{h}.SQL(d)[0]
 			}
 			return out
 		}

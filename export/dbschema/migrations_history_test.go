@@ -68,7 +68,7 @@ func TestHistoryTriggersNameEveryColumn(t *testing.T) {
 
 // TestUncountedHistoryTriggerCountsNothing: from migration 21 the
 // triggers write no count into edapp_export_kinds, and Repair's
-// historyTriggerSQL makes them as migration 21 does, with migration 22's
+// historyTriggerSQL makes them as migration 21 does, with migration 23's
 // function on PostgreSQL.
 func TestUncountedHistoryTriggerCountsNothing(t *testing.T) {
 	t.Parallel()
@@ -83,12 +83,45 @@ func TestUncountedHistoryTriggerCountsNothing(t *testing.T) {
 			if sql := strings.Join(replaced, "\n"); strings.Contains(sql, "versions_") || strings.Contains(sql, "UPDATE edapp_export_kinds") {
 				t.Errorf("%s (%v): migration 21's trigger still counts", h.Name, d)
 			}
-			want := insertOpensHistoryTrigger{h}.SQL(d) // the function; the trigger that calls it follows
+			want := insertOpensHistoryOnceTrigger{h}.SQL(d) // the function; the trigger that calls it follows
 			if d == SQLite {
 				want = replaced[2:] // but the DROP TRIGGERs
 			}
 			if !slices.Equal(repaired[:len(want)], want) || len(repaired) != len(historyTrigger{h}.SQL(d)) {
-				t.Errorf("%s (%v): Repair makes another trigger than migrations 21 and 22's", h.Name, d)
+				t.Errorf("%s (%v): Repair makes another trigger than migrations 21 and 23's", h.Name, d)
+			}
+		}
+	}
+}
+
+// TestInsertOpensHistoryTriggerKeepsMigration21s: migration 22's function
+// runs migration 21's statements, unchanged, for every write but the insert
+// of a key with no open version, whose one INSERT names every column; on
+// SQLite it changes nothing. Migration 23's does too, its INSERT being
+// migration 21's own with the walk's time read in it.
+func TestInsertOpensHistoryTriggerKeepsMigration21s(t *testing.T) {
+	t.Parallel()
+	for _, h := range historyTables {
+		if sql := append((insertOpensHistoryTrigger{h}).SQL(SQLite), insertOpensHistoryOnceTrigger{h}.SQL(SQLite)...); len(sql) != 0 {
+			t.Errorf("%s: migrations 22 and 23 on SQLite: %q", h.Name, sql)
+		}
+		p := uncountedHistoryTrigger{h}.parts(Postgres)
+		walk, closeChanged, refresh, openNew := p.postgresStatements()
+		once := strings.Join(insertOpensHistoryOnceTrigger{h}.SQL(Postgres), "\n")
+		first := strings.Replace(openNew, "hist_walk", "(SELECT walk_time FROM edapp_export_kinds WHERE source = NEW.source AND kind = '"+p.kind+"')", 1)
+		if !strings.Contains(once, "IF TG_OP = 'INSERT' THEN\n    "+first+"\n    IF FOUND THEN") {
+			t.Errorf("%s: migration 23's first INSERT is not migration 21's", h.Name)
+		}
+		got := strings.Join(insertOpensHistoryTrigger{h}.SQL(Postgres), "\n")
+		for _, stmt := range []string{walk, closeChanged, refresh, openNew} {
+			if !strings.Contains(got, stmt) || !strings.Contains(once, stmt) {
+				t.Errorf("%s: migration 22 or 23 leaves out migration 21's %q", h.Name, stmt)
+			}
+		}
+		short, _, _ := strings.Cut(got[strings.Index(got, "VALUES ("):], ");")
+		for _, c := range h.Columns {
+			if c.Name != "valid_from" && c.Name != "valid_to" && !strings.Contains(short, "NEW."+c.Name+",") {
+				t.Errorf("%s: migration 22's INSERT leaves out %s", h.Name, c.Name)
 			}
 		}
 	}

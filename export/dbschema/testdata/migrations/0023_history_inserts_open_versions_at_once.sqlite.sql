@@ -1,0 +1,1 @@
+-- nothing to do in this dialect
