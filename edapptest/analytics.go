@@ -36,15 +36,15 @@ func (c *exchange) filter(k filterKinds) (filter, bool) {
 }
 
 func (f filter) matchCourse(c *course) bool {
-	return (f.courseID == "" || c.id == f.courseID) && (f.courseExt == "" || c.externalID == f.courseExt)
+	return (f.courseID == "" || c.ID == f.courseID) && (f.courseExt == "" || c.ExternalID == f.courseExt)
 }
 
 func (f filter) matchLesson(l *lesson) bool {
-	return (f.lessonID == "" || l.id == f.lessonID) && (f.lessonExt == "" || l.externalID == f.lessonExt)
+	return (f.lessonID == "" || l.ID == f.lessonID) && (f.lessonExt == "" || l.ExternalID == f.lessonExt)
 }
 
 func (f filter) matchUser(u *user) bool {
-	return (f.userID == "" || u.id == f.userID) && (f.userExt == "" || u.externalID == f.userExt)
+	return (f.userID == "" || u.ID == f.userID) && (f.userExt == "" || u.ExternalID == f.userExt)
 }
 
 func (f filter) matchTime(t time.Time) bool {
@@ -133,15 +133,15 @@ func v2Attempts(c *exchange) {
 func toWireAttempt(st *store, a *attempt) wireAttempt {
 	r := st.refs(a.userID, a.lessonID, a.courseID)
 	w := wireAttempt{
-		ID: a.id, UserID: a.userID, UserExternalID: r.u.externalID,
-		CourseID: a.courseID, CourseExternalID: r.c.externalID,
-		LessonID: a.lessonID, LessonExternalID: r.l.externalID,
+		ID: a.ID, UserID: a.userID, UserExternalID: r.u.ExternalID,
+		CourseID: a.courseID, CourseExternalID: r.c.ExternalID,
+		LessonID: a.lessonID, LessonExternalID: r.l.ExternalID,
 		StartedDateTime: wt(a.started),
 	}
 	if a.done {
 		w.CompletedDateTime = wt(a.completed)
 		w.Score = int(math.Round(a.score))
-		w.Success = a.score >= float64(r.l.minimumScore)
+		w.Success = a.score >= float64(r.l.MinimumScore)
 		w.EarnedStars = earnedStars(a.score)
 	}
 	return w
@@ -170,9 +170,9 @@ func v2CourseProgress(c *exchange) {
 func toWireCourseProgress(r courseRow, cs courseState) wireCourseProgress {
 	u, cr := r.u, r.cr
 	w := wireCourseProgress{
-		UserID: u.id, UserExternalID: u.externalID, UserName: u.username,
+		UserID: u.ID, UserExternalID: u.ExternalID, UserName: u.username,
 		UserFirstName: u.firstName, UserLastName: u.lastName,
-		CourseID: cr.id, CourseExternalID: cr.externalID, CourseTitle: cr.title,
+		CourseID: cr.ID, CourseExternalID: cr.ExternalID, CourseTitle: cr.Title,
 		Unlocked: cs.unlocked, UnlockedDateTime: wt(cs.unlockedAt),
 		Opened: !cs.openedAt.IsZero(), OpenedDateTime: wt(cs.openedAt),
 		Completed: cs.completed, CompletedDateTime: wt(cs.completedAt),
@@ -195,9 +195,9 @@ func v2CourseStatistics(c *exchange) {
 		if !f.matchCourse(cr) {
 			continue
 		}
-		w := wireCourseStatistics{CourseID: cr.id}
+		w := wireCourseStatistics{CourseID: cr.ID}
 		// Only users with a course progress record count anywhere.
-		for _, r := range view.byCourse[cr.id] {
+		for _, r := range view.byCourse[cr.ID] {
 			cs := c.st.courseState(r.u, cr)
 			w.TotalUsers += one(cs.unlocked)
 			w.OpenedCount += one(!cs.openedAt.IsZero())
@@ -222,10 +222,10 @@ func v2LessonStatistics(c *exchange) {
 			if !f.matchLesson(l) {
 				continue
 			}
-			w := wireLessonStatistics{LessonID: l.id, CourseID: cr.id, LessonTitle: l.title, TotalUsers: view.reach[cr.id]}
+			w := wireLessonStatistics{LessonID: l.ID, CourseID: cr.ID, LessonTitle: l.Title, TotalUsers: view.reach[cr.ID]}
 			// A user with progress in the lesson has a course record.
-			for _, r := range view.byCourse[cr.id] {
-				p := c.st.progress(r.u.id, l.id)
+			for _, r := range view.byCourse[cr.ID] {
+				p := c.st.progress(r.u.ID, l.ID)
 				w.OpenedCount += one(p != nil)
 				w.CompletedCount += one(p != nil && !p.completed.IsZero())
 			}
@@ -247,9 +247,9 @@ func (c *exchange) progressEvents(f filter) {
 func toWireProgressEvent(st *store, e *progressEvent) wireProgressEvent {
 	r := st.refs(e.userID, e.lessonID, e.courseID)
 	w := wireProgressEvent{
-		UserID: e.userID, CourseID: e.courseID, CourseTitle: r.c.title,
-		CourseExternalID: r.c.externalID, LessonID: e.lessonID, LessonTitle: r.l.title,
-		LessonExternalID: r.l.externalID, EventName: e.name, EventDateTime: wt(e.at),
+		UserID: e.userID, CourseID: e.courseID, CourseTitle: r.c.Title,
+		CourseExternalID: r.c.ExternalID, LessonID: e.lessonID, LessonTitle: r.l.Title,
+		LessonExternalID: r.l.ExternalID, EventName: e.name, EventDateTime: wt(e.at),
 	}
 	w.UserEmail, w.UserFirstName, w.UserLastName = r.u.email, r.u.firstName, r.u.lastName
 	if e.hasScore {
@@ -273,7 +273,7 @@ func v2UserLessonProgressEvents(c *exchange) {
 		return
 	}
 	if f, ok := c.filter(eventFilters); ok {
-		f.userID, f.userExt = u.id, ""
+		f.userID, f.userExt = u.ID, ""
 		c.progressEvents(f)
 	}
 }
@@ -291,13 +291,13 @@ func v2UserLessonProgress(c *exchange) {
 		if !f.matchCourse(cr) {
 			continue
 		}
-		_, reach := c.st.access(u, cr.id)
+		_, reach := c.st.access(u, cr.ID)
 		for _, l := range c.st.courseLessons(cr) {
-			p := c.st.progress(u.id, l.id)
+			p := c.st.progress(u.ID, l.ID)
 			if !f.matchLesson(l) || p == nil && !(reach && l.published()) {
 				continue
 			}
-			w := wireLessonProgress{UserID: u.id, CourseID: cr.id, LessonID: l.id, LessonTitle: l.title}
+			w := wireLessonProgress{UserID: u.ID, CourseID: cr.ID, LessonID: l.ID, LessonTitle: l.Title}
 			if p != nil {
 				w.Opened, w.OpenedDateTime = true, wt(p.opened)
 				w.Completed, w.CompletedDateTime = !p.completed.IsZero(), wt(p.completed)
@@ -317,11 +317,11 @@ func v2SurveyQuestions(c *exchange) {
 			continue
 		}
 		w := wireSurveyQuestion{
-			ID: q.id, CourseID: q.courseID, LessonID: q.lessonID, SlideID: q.slideID,
+			ID: q.ID, CourseID: q.courseID, LessonID: q.lessonID, SlideID: q.slideID,
 			QuestionType: q.qtype, QuestionContent: q.content, Answers: []wireAnswerDef{},
 		}
 		for _, a := range q.answers {
-			w.Answers = append(w.Answers, wireAnswerDef{a.id, a.content})
+			w.Answers = append(w.Answers, wireAnswerDef{a.ID, a.content})
 		}
 		out = append(out, w)
 	}
@@ -346,10 +346,10 @@ func toWireSurveyAnswer(st *store, a *surveyAnswer) wireSurveyAnswer {
 	q := st.questions.Get(a.questionID) // never deleted
 	r := st.refs(a.userID, q.lessonID, q.courseID)
 	return wireSurveyAnswer{
-		ID: a.id, CourseID: q.courseID, CourseExternalID: r.c.externalID,
-		LessonID: q.lessonID, LessonExternalID: r.l.externalID, SlideID: q.slideID,
-		UserID: a.userID, UserExternalID: r.u.externalID, AttemptID: a.attemptID,
-		QuestionID: q.id, QuestionContent: q.content,
+		ID: a.ID, CourseID: q.courseID, CourseExternalID: r.c.ExternalID,
+		LessonID: q.lessonID, LessonExternalID: r.l.ExternalID, SlideID: q.slideID,
+		UserID: a.userID, UserExternalID: r.u.ExternalID, AttemptID: a.attemptID,
+		QuestionID: q.ID, QuestionContent: q.content,
 		AnswerDefinitionID: a.answerDefID, AnswerContent: a.content,
 		AnsweredDateTime: wt(a.at),
 	}

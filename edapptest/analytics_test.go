@@ -250,7 +250,7 @@ func TestAnalyticsLessonProgressEvents(t *testing.T) {
 	names := func(q string) []string {
 		var p page[wireProgressEvent]
 		f.get("/v2/analytics/lesson-progress/events?"+q, &p)
-		return ids(p.Items, func(e wireProgressEvent) string { return e.EventName + "@" + e.EventDateTime.t.Sub(f.t0).String() })
+		return ids(p.Items, func(e wireProgressEvent) string { return e.EventName + "@" + e.EventDateTime.Time.Sub(f.t0).String() })
 	}
 	assert.Equal(t, []string{"LessonOpened@2m0s", "LessonCompleted@3m0s", "LessonOpened@10m0s", "LessonCompleted@10m0s"},
 		names("minEventDateTime="+f.at(2*time.Minute)+"&maxEventDateTime="+f.at(10*time.Minute)))
@@ -383,9 +383,9 @@ func TestLastActiveDate(t *testing.T) {
 	f := newAnalyticsFixture(t)
 	var u v2User
 	f.get("/v2/users/"+f.u1, &u)
-	assert.Equal(t, f.t0.Add(10*time.Minute), u.LastActiveDate.t)
+	assert.Equal(t, f.t0.Add(10*time.Minute), u.LastActiveDate.Time)
 	f.get("/v2/users/"+f.u3, &u)
-	assert.Equal(t, f.t0.Add(2*time.Hour), u.LastActiveDate.t)
+	assert.Equal(t, f.t0.Add(2*time.Hour), u.LastActiveDate.Time)
 }
 
 func TestQueryDatetimeForms(t *testing.T) {

@@ -371,7 +371,7 @@ func TestHierarchyAccess(t *testing.T) {
 	assert.ElementsMatch(t, []string{grandchild, sibling}, ids(kids.Items, func(g v2Group) string { return g.ID }))
 
 	// Unpublished courses leave the learners' lists.
-	h.locked(func(st *store, _ time.Time) error { st.courses.Get(parentCourse).status = "unpublished"; return nil })
+	h.locked(func(st *store, _ time.Time) error { st.courses.Get(parentCourse).Status = "unpublished"; return nil })
 	assert.Equal(t, []string{}, v2Courses(inParent))
 	assert.Equal(t, []string{}, v1Courses(inParent))
 	var all page[v2Course]
@@ -737,6 +737,6 @@ func TestAddKinds(t *testing.T) {
 	require.NoError(t, err)
 	h.get("/v2/analytics/courseprogress", &progress)
 	assert.True(t, progress.Items[0].Completed, "the last lesson completes the course")
-	assert.Equal(t, end.UTC(), progress.Items[0].CompletedDateTime.t)
+	assert.Equal(t, end.UTC(), progress.Items[0].CompletedDateTime.Time)
 	assert.Empty(t, h.Deliveries())
 }

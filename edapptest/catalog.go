@@ -5,29 +5,16 @@ import (
 	"slices"
 )
 
-func toV2Course(c *course) v2Course {
-	return v2Course{
-		ID: c.id, ExternalID: c.externalID, Title: c.title, Description: c.description,
-		Status: c.status, Locale: c.locale, Duration: c.duration, ThumbnailURL: c.thumbnailURL,
-		CreatedDateTime: wt(c.created), ModifiedDateTime: wt(c.modified),
-	}
-}
+func toV2Course(c *course) v2Course { return c.v2Course }
 
-func toV2Lesson(l *lesson) v2Lesson {
-	return v2Lesson{
-		ID: l.id, ExternalID: l.externalID, Title: l.title, Description: l.description,
-		Status: l.status, MinimumScore: l.minimumScore,
-	}
-}
+func toV2Lesson(l *lesson) v2Lesson { return l.v2Lesson }
 
 func collectionCourses(st *store, col *collection) []*course {
-	return st.courses.Filter(func(c *course) bool { return slices.Contains(c.collectionIDs, col.id) })
+	return st.courses.Filter(func(c *course) bool { return slices.Contains(c.collectionIDs, col.ID) })
 }
 
 func v2Collections(c *exchange) {
-	pageMap(c, c.st.collections.All(), func(col *collection) v2Collection {
-		return v2Collection{ID: col.id, ExternalID: col.externalID, Title: col.title, Description: col.description}
-	})
+	pageMap(c, c.st.collections.All(), func(col *collection) v2Collection { return *col })
 }
 
 func v2CollectionCourses(c *exchange) {

@@ -202,7 +202,7 @@ func BenchmarkCompleteLesson(b *testing.B) {
 	u, _ := s.AddUser(UserSpec{Username: "bench"})
 	var lesson string
 	for _, l := range s.st.lessons.All() {
-		lesson = l.id
+		lesson = l.ID
 	}
 	for b.Loop() {
 		if err := s.CompleteLesson(u, lesson, 80); err != nil {

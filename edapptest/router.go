@@ -334,19 +334,17 @@ func truncate(s string, n int) string {
 
 // wireTime writes a datetime as the samples do: UTC with milliseconds, or
 // null for the zero time. With omitzero it is left out when zero.
-type wireTime struct{ t time.Time }
+type wireTime struct{ time.Time }
 
 const wireLayout = "2006-01-02T15:04:05.000Z07:00"
 
 func wt(t time.Time) wireTime { return wireTime{t} }
 
-func (w wireTime) IsZero() bool { return w.t.IsZero() }
-
 func (w wireTime) MarshalJSON() ([]byte, error) {
-	if w.t.IsZero() {
+	if w.IsZero() {
 		return []byte("null"), nil
 	}
-	return []byte(`"` + formatTime(w.t) + `"`), nil
+	return []byte(`"` + formatTime(w.Time) + `"`), nil
 }
 
 // UnmarshalJSON reads what MarshalJSON writes (and any RFC 3339 string).

@@ -120,11 +120,11 @@ func (s Seeding) AddCollection(spec CollectionSpec) (string, error) {
 		switch {
 		case strings.TrimSpace(spec.Title) == "":
 			return invalid("collection title is required")
-		case spec.ExternalID != "" && st.collections.Find(func(c *collection) bool { return c.externalID == spec.ExternalID }) != nil:
+		case spec.ExternalID != "" && st.collections.Find(func(c *collection) bool { return c.ExternalID == spec.ExternalID }) != nil:
 			return conflict("collection external id %q is taken", spec.ExternalID)
 		}
 		id = st.newID("col")
-		st.collections.Add(id, &collection{id: id, externalID: spec.ExternalID, title: spec.Title, description: spec.Description})
+		st.collections.Add(id, &collection{ID: id, ExternalID: spec.ExternalID, Title: spec.Title, Description: spec.Description})
 		return nil
 	})
 	return id, err
@@ -148,7 +148,7 @@ func addCourse(st *store, spec CourseSpec, now time.Time) (string, []string, err
 			return "", nil, notFound("course collection %q not found", id)
 		}
 	}
-	if spec.ExternalID != "" && st.courses.Find(func(o *course) bool { return o.externalID == spec.ExternalID }) != nil {
+	if spec.ExternalID != "" && st.courses.Find(func(o *course) bool { return o.ExternalID == spec.ExternalID }) != nil {
 		return "", nil, conflict("course external id %q is taken", spec.ExternalID)
 	}
 	seen := map[string]bool{}
@@ -161,18 +161,18 @@ func addCourse(st *store, spec CourseSpec, now time.Time) (string, []string, err
 		}
 		seen[l.ExternalID] = true
 	}
-	c := &course{
-		id: st.newID("crs"), externalID: spec.ExternalID, title: spec.Title,
-		description: spec.Description, status: orDefault(spec.Status, statusPublished),
-		locale: orDefault(spec.Locale, "en"), thumbnailURL: spec.ThumbnailURL,
-		collectionIDs: dedupe(spec.CollectionIDs), duration: spec.Duration, created: now, modified: now,
-	}
-	st.courses.Add(c.id, c)
+	c := &course{v2Course: v2Course{
+		ID: st.newID("crs"), ExternalID: spec.ExternalID, Title: spec.Title,
+		Description: spec.Description, Status: orDefault(spec.Status, statusPublished),
+		Locale: orDefault(spec.Locale, "en"), ThumbnailURL: spec.ThumbnailURL,
+		Duration: spec.Duration, CreatedDateTime: wt(now), ModifiedDateTime: wt(now),
+	}, collectionIDs: dedupe(spec.CollectionIDs)}
+	st.courses.Add(c.ID, c)
 	ids := []string{}
 	for _, l := range spec.Lessons {
-		ids = append(ids, addLesson(st, c, l, now).id)
+		ids = append(ids, addLesson(st, c, l, now).ID)
 	}
-	return c.id, ids, nil
+	return c.ID, ids, nil
 }
 
 // orTime is t, or def when t is zero.
@@ -194,21 +194,21 @@ func checkLesson(st *store, l LessonSpec) error {
 	switch {
 	case strings.TrimSpace(l.Title) == "":
 		return invalid("lesson title is required")
-	case l.ExternalID != "" && st.lessons.Find(func(o *lesson) bool { return o.externalID == l.ExternalID }) != nil:
+	case l.ExternalID != "" && st.lessons.Find(func(o *lesson) bool { return o.ExternalID == l.ExternalID }) != nil:
 		return conflict("lesson external id %q is taken", l.ExternalID)
 	}
 	return nil
 }
 
 func addLesson(st *store, c *course, spec LessonSpec, now time.Time) *lesson {
-	l := &lesson{
-		id: st.newID("les"), externalID: spec.ExternalID, title: spec.Title,
-		description: spec.Description, status: orDefault(spec.Status, statusPublished),
-		courseID: c.id, minimumScore: spec.MinimumScore, modified: now,
-	}
-	st.lessons.Add(l.id, l)
-	c.lessonIDs = append(c.lessonIDs, l.id)
-	c.modified = now
+	l := &lesson{v2Lesson{
+		ID: st.newID("les"), ExternalID: spec.ExternalID, Title: spec.Title,
+		Description: spec.Description, Status: orDefault(spec.Status, statusPublished),
+		MinimumScore: spec.MinimumScore,
+	}, c.ID}
+	st.lessons.Add(l.ID, l)
+	c.lessonIDs = append(c.lessonIDs, l.ID)
+	c.ModifiedDateTime = wt(now)
 	return l
 }
 
@@ -232,7 +232,7 @@ func (s Seeding) AddGroup(spec GroupSpec) (string, error) {
 		}
 		g, err := addGroup(st, spec.Name, spec.ParentID, strings.TrimSpace(spec.InviteCode))
 		if err == nil {
-			id = g.id
+			id = g.ID
 			setCourses(g, spec.CourseIDs, orTime(spec.Created, now))
 		}
 		return err
@@ -249,8 +249,8 @@ type GroupMemberSpec struct {
 // already is).
 func (s Seeding) AddGroupMember(spec GroupMemberSpec) error {
 	return s.groupUser(spec.GroupID, spec.UserID, func(g *group, u *user, now time.Time) {
-		if !u.inGroup(g.id) {
-			u.groups = append(u.groups, membership{g.id, now})
+		if !u.inGroup(g.ID) {
+			u.groups = append(u.groups, membership{g.ID, now})
 		}
 	})
 }
@@ -258,7 +258,7 @@ func (s Seeding) AddGroupMember(spec GroupMemberSpec) error {
 // RemoveUserFromGroup ends the user's membership of the group.
 func (s Seeding) RemoveUserFromGroup(groupID, userID string) error {
 	return s.groupUser(groupID, userID, func(g *group, u *user, _ time.Time) {
-		u.groups = slices.DeleteFunc(u.groups, func(m membership) bool { return m.groupID == g.id })
+		u.groups = slices.DeleteFunc(u.groups, func(m membership) bool { return m.groupID == g.ID })
 	})
 }
 
@@ -279,7 +279,7 @@ func (s Seeding) groupUser(groupID, userID string, fn func(*group, *user, time.T
 func (s Seeding) AddUser(spec UserSpec) (string, error) {
 	u := &user{}
 	err := s.locked(func(st *store, now time.Time) error { return applyUser(st, u, spec.patch(), orTime(spec.Joined, now)) })
-	return u.id, err
+	return u.ID, err
 }
 
 // patch is the user write a spec makes: every field set, lists only when
@@ -317,9 +317,9 @@ func (s Seeding) AssignCourse(groupID, courseID string) error {
 }
 
 func (st *store) open(u *user, l *lesson, at time.Time) *attempt {
-	a := &attempt{id: st.newID("att"), userID: u.id, lessonID: l.id, courseID: l.courseID, started: at}
+	a := &attempt{ID: st.newID("att"), userID: u.ID, lessonID: l.ID, courseID: l.courseID, started: at}
 	st.addAttempt(a)
-	st.events = append(st.events, &progressEvent{userID: u.id, lessonID: l.id, courseID: l.courseID,
+	st.events = append(st.events, &progressEvent{userID: u.ID, lessonID: l.ID, courseID: l.courseID,
 		name: eventLessonOpened, at: at})
 	u.lastActive = laterOf(u.lastActive, at)
 	return a
@@ -332,21 +332,21 @@ func (st *store) open(u *user, l *lesson, at time.Time) *attempt {
 // last of them first was, so that a history seeded out of order dates it
 // right.
 func (st *store) complete(u *user, l *lesson, score float64, at time.Time) []outEvent {
-	a := st.openAttempt(u.id, l.id)
+	a := st.openAttempt(u.ID, l.ID)
 	if a == nil {
 		a = st.open(u, l, at)
 	}
 	st.finish(a, at, score)
-	st.events = append(st.events, &progressEvent{userID: u.id, lessonID: l.id, courseID: l.courseID,
+	st.events = append(st.events, &progressEvent{userID: u.ID, lessonID: l.ID, courseID: l.courseID,
 		name: eventLessonCompleted, at: at, score: score, hasScore: true})
 	u.lastActive = laterOf(u.lastActive, at)
 	c := st.courses.Get(l.courseID)
 	vals := userFields(u)
-	vals["courseId"], vals["courseTitle"], vals["timestamp"] = c.id, c.title, at
+	vals["courseId"], vals["courseTitle"], vals["timestamp"] = c.ID, c.Title, at
 	lv := maps.Clone(vals)
-	lv["lessonId"], lv["lessonTitle"], lv["score"] = l.id, l.title, score
+	lv["lessonId"], lv["lessonTitle"], lv["score"] = l.ID, l.Title, score
 	out := []outEvent{{name: edapp.EventLessonCompleted, vals: lv}}
-	key := ucKey{u.id, c.id}
+	key := ucKey{u.ID, c.ID}
 	if _, done := st.completions[key]; done {
 		return out
 	}
@@ -389,7 +389,7 @@ func (s Seeding) AddAttempt(spec AttemptSpec) (string, error) {
 		if err != nil {
 			return nil, err
 		}
-		id = st.open(u, l, orTime(spec.Started, now)).id
+		id = st.open(u, l, orTime(spec.Started, now)).ID
 		if spec.Completed.IsZero() {
 			return nil, nil
 		}
@@ -409,7 +409,7 @@ func (s Seeding) OpenLesson(userID, lessonID string) (string, error) {
 	err := s.locked(func(st *store, now time.Time) error {
 		u, l, err := userLesson(st, userID, lessonID)
 		if err == nil {
-			id = st.open(u, l, now).id
+			id = st.open(u, l, now).ID
 		}
 		return err
 	})
@@ -442,8 +442,8 @@ func (s Seeding) AddInteraction(in Interaction) error {
 		u, _, err := userLesson(st, in.UserID, in.LessonID)
 		if err == nil {
 			st.interactions = append(st.interactions, &interaction{
-				userID: u.id, lessonID: in.LessonID, slide: orDefault(in.Slide, "Slide 1"), kind: kind,
-				at: orTime(in.Time, now), duration: in.Duration, correct: in.Correct, tooSlow: in.TooSlow,
+				userID: u.ID, lessonID: in.LessonID, slide: orDefault(in.Slide, "Slide 1"), kind: kind,
+				at: orTime(in.Time, now), Duration: in.Duration, correct: in.Correct, tooSlow: in.TooSlow,
 			})
 		}
 		return err
@@ -459,10 +459,10 @@ func (s Seeding) PublishCourse(courseID string) error {
 		if err != nil {
 			return nil, err
 		}
-		c.status, c.modified = statusPublished, now
-		base := map[string]any{"courseId": c.id, "courseTitle": c.title}
+		c.Status, c.ModifiedDateTime = statusPublished, wt(now)
+		base := map[string]any{"courseId": c.ID, "courseTitle": c.Title}
 		out := []outEvent{}
-		for _, u := range usersWithAccess(st, c.id) {
+		for _, u := range usersWithAccess(st, c.ID) {
 			vals := userFields(u)
 			maps.Copy(vals, base)
 			out = append(out, outEvent{name: edapp.EventCoursePublished, vals: vals})
@@ -484,8 +484,8 @@ func (s Seeding) SendCourseReminder(userID, courseID string, dueDate time.Time) 
 			return nil, err
 		}
 		vals := userFields(u)
-		vals["courseId"], vals["courseTitle"], vals["dueDate"] = c.id, c.title, dueDate
-		vals["courseLink"] = s.URL + "/courses/" + c.id
+		vals["courseId"], vals["courseTitle"], vals["dueDate"] = c.ID, c.Title, dueDate
+		vals["courseLink"] = s.URL + "/courses/" + c.ID
 		return []outEvent{{name: edapp.EventCourseReminderWebHook, vals: vals}}, nil
 	})
 }
@@ -531,7 +531,7 @@ func (s Seeding) AddWebhook(spec WebhookSpec) (string, error) {
 	err := s.locked(func(st *store, _ time.Time) error {
 		w, err := addWebhook(st, spec.EventName, spec.URL, spec.Headers)
 		if err == nil {
-			id = w.id
+			id = w.ID
 		}
 		return err
 	})
@@ -559,15 +559,15 @@ func (s Seeding) AddSurveyQuestion(q SurveyQuestionSpec) (questionID string, ans
 		if err != nil {
 			return err
 		}
-		sq := &surveyQuestion{id: st.newID("srq"), courseID: l.courseID, lessonID: l.id,
+		sq := &surveyQuestion{ID: st.newID("srq"), courseID: l.courseID, lessonID: l.ID,
 			slideID: q.SlideID, qtype: qtype, content: q.Content}
 		if sq.slideID == "" {
 			sq.slideID = st.newID("sld")
 		}
 		sq.answers = convert(answers, func(a string) answerDef { return answerDef{st.newID("sad"), a} })
-		answerIDs = convert(sq.answers, func(d answerDef) string { return d.id })
-		st.questions.Add(sq.id, sq)
-		questionID = sq.id
+		answerIDs = convert(sq.answers, func(d answerDef) string { return d.ID })
+		st.questions.Add(sq.ID, sq)
+		questionID = sq.ID
 		return nil
 	})
 	return questionID, answerIDs, err
@@ -595,17 +595,17 @@ func (s Seeding) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
 		if err := cmp.Or(errU, errQ); err != nil {
 			return err
 		}
-		a := &surveyAnswer{id: st.newID("sra"), questionID: q.id, userID: u.id, at: orTime(spec.Time, now), content: answer}
-		if i := slices.IndexFunc(q.answers, func(d answerDef) bool { return d.id == answer || d.content == answer }); i >= 0 {
-			a.answerDefID, a.content = q.answers[i].id, q.answers[i].content
+		a := &surveyAnswer{ID: st.newID("sra"), questionID: q.ID, userID: u.ID, at: orTime(spec.Time, now), content: answer}
+		if i := slices.IndexFunc(q.answers, func(d answerDef) bool { return d.ID == answer || d.content == answer }); i >= 0 {
+			a.answerDefID, a.content = q.answers[i].ID, q.answers[i].content
 		} else if q.qtype != "open" {
-			return invalid("%q is not an answer option of question %q", answer, q.id)
+			return invalid("%q is not an answer option of question %q", answer, q.ID)
 		}
-		if at := st.latestAttempt(u.id, q.lessonID); at != nil {
-			a.attemptID = at.id
+		if at := st.latestAttempt(u.ID, q.lessonID); at != nil {
+			a.attemptID = at.ID
 		}
 		st.answers = append(st.answers, a)
-		id = a.id
+		id = a.ID
 		return nil
 	})
 	return id, err
@@ -617,7 +617,7 @@ func lastFirstCompletion(st *store, u *user, c *course) (time.Time, bool) {
 	var last time.Time
 	pub := st.publishedLessons(c)
 	for _, l := range pub {
-		p := st.progress(u.id, l.id)
+		p := st.progress(u.ID, l.ID)
 		if p == nil || p.completed.IsZero() {
 			return time.Time{}, false
 		}

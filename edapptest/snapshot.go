@@ -37,24 +37,25 @@ type SnapshotGroup struct {
 	CourseIDs                      []string // the courses assigned to the group itself
 }
 
-// SnapshotCollection is a course collection and the courses it holds.
+// SnapshotCollection is a course collection, with the catalog's fields,
+// and the courses it holds.
 type SnapshotCollection struct {
-	ID, ExternalID, Title, Description string
-	CourseIDs                          []string
+	v2Collection
+	CourseIDs []string
 }
 
-// SnapshotCourse is a course and its lessons' ids, in order.
+// SnapshotCourse is a course, with the catalog's fields (its dates are
+// CreatedDateTime.Time and ModifiedDateTime.Time), and its lessons' ids,
+// in order.
 type SnapshotCourse struct {
-	ID, ExternalID, Title, Description, Status, Locale, ThumbnailURL string
-	Duration                                                         int
-	Created, Modified                                                time.Time
-	LessonIDs                                                        []string
+	v2Course
+	LessonIDs []string
 }
 
-// SnapshotLesson is a lesson.
+// SnapshotLesson is a lesson, with the catalog's fields, and its course.
 type SnapshotLesson struct {
-	ID, CourseID, ExternalID, Title, Description, Status string
-	MinimumScore                                         int
+	v2Lesson
+	CourseID string
 }
 
 // SnapshotProgress is one user's progress in one course, as GET
@@ -73,21 +74,18 @@ func (s *Server) Snapshot() Snapshot {
 	st := s.st
 	snap := Snapshot{Now: s.Now()}
 	for _, u := range st.users.All() {
-		snap.Users = append(snap.Users, SnapshotUser{ID: u.id, Username: u.username, Email: u.email,
-			FirstName: u.firstName, LastName: u.lastName, ExternalID: u.externalID,
+		snap.Users = append(snap.Users, SnapshotUser{ID: u.ID, Username: u.username, Email: u.email,
+			FirstName: u.firstName, LastName: u.lastName, ExternalID: u.ExternalID,
 			Roles: slices.Clone(u.roles), GroupIDs: u.groupIDs(), LastActive: u.lastActive})
 	}
 	for _, g := range st.groups.All() {
-		snap.Groups = append(snap.Groups, SnapshotGroup{ID: g.id, Name: g.name, ParentID: g.parentID, InviteCode: g.inviteCode, CourseIDs: g.courseIDs()})
+		snap.Groups = append(snap.Groups, SnapshotGroup{ID: g.ID, Name: g.name, ParentID: g.parentID, InviteCode: g.inviteCode, CourseIDs: g.courseIDs()})
 	}
 	snap.Collections = snapshotCollections(st)
 	for _, c := range st.courses.All() {
-		snap.Courses = append(snap.Courses, SnapshotCourse{ID: c.id, ExternalID: c.externalID, Title: c.title,
-			Description: c.description, Status: c.status, Locale: c.locale, ThumbnailURL: c.thumbnailURL,
-			Duration: c.duration, Created: c.created, Modified: c.modified, LessonIDs: slices.Clone(c.lessonIDs)})
+		snap.Courses = append(snap.Courses, SnapshotCourse{c.v2Course, slices.Clone(c.lessonIDs)})
 		for _, l := range st.courseLessons(c) {
-			snap.Lessons = append(snap.Lessons, SnapshotLesson{ID: l.id, CourseID: c.id, ExternalID: l.externalID,
-				Title: l.title, Description: l.description, Status: l.status, MinimumScore: l.minimumScore})
+			snap.Lessons = append(snap.Lessons, SnapshotLesson{l.v2Lesson, c.ID})
 		}
 	}
 	snap.Progress = snapshotProgress(st)
@@ -111,9 +109,9 @@ func latestActivity(st *store, progress []SnapshotProgress) time.Time {
 func snapshotCollections(st *store) []SnapshotCollection {
 	var out []SnapshotCollection
 	for _, col := range st.collections.All() {
-		sc := SnapshotCollection{ID: col.id, ExternalID: col.externalID, Title: col.title, Description: col.description}
+		sc := SnapshotCollection{v2Collection: *col}
 		for _, c := range collectionCourses(st, col) {
-			sc.CourseIDs = append(sc.CourseIDs, c.id)
+			sc.CourseIDs = append(sc.CourseIDs, c.ID)
 		}
 		out = append(out, sc)
 	}
@@ -127,7 +125,7 @@ func snapshotProgress(st *store) []SnapshotProgress {
 		if !cs.touched && !cs.completed {
 			continue
 		}
-		out = append(out, SnapshotProgress{UserID: r.u.id, CourseID: r.cr.id, Opened: cs.openedAt,
+		out = append(out, SnapshotProgress{UserID: r.u.ID, CourseID: r.cr.ID, Opened: cs.openedAt,
 			Completed: cs.completedAt, LessonsTotal: cs.lessonsTotal, LessonsCompleted: cs.lessonsCompleted,
 			Percentage: cs.percentage, Score: cs.score})
 	}

@@ -66,8 +66,8 @@ type membership struct {
 }
 
 type user struct {
-	id, username, email, firstName, lastName string
-	externalID, timeZone, password           string
+	ID, username, email, firstName, lastName string
+	ExternalID, timeZone, password           string
 	token                                    string // the v1 user token, minted on first request
 	roles                                    []string
 	groups                                   []membership
@@ -92,7 +92,7 @@ type assignment struct {
 }
 
 type group struct {
-	id, name, inviteCode, parentID string
+	ID, name, inviteCode, parentID string
 	courses                        []assignment
 }
 
@@ -104,31 +104,25 @@ func (g *group) courseIDs() []string {
 	return out
 }
 
-type collection struct {
-	id, externalID, title, description string
-}
+type collection = v2Collection
 
 type course struct {
-	id, externalID, title, description, status string
-	locale, thumbnailURL                       string
-	duration                                   int
-	created, modified                          time.Time
-	lessonIDs                                  []string
-	collectionIDs                              []string // the collections holding it
+	v2Course
+	lessonIDs     []string
+	collectionIDs []string // the collections holding it
 }
 
-func (c *course) published() bool { return strings.EqualFold(c.status, statusPublished) }
+func (c *course) published() bool { return strings.EqualFold(c.Status, statusPublished) }
 
 type lesson struct {
-	id, externalID, title, description, status, courseID string
-	minimumScore                                         int
-	modified                                             time.Time
+	v2Lesson
+	courseID string
 }
 
-func (l *lesson) published() bool { return strings.EqualFold(l.status, statusPublished) }
+func (l *lesson) published() bool { return strings.EqualFold(l.Status, statusPublished) }
 
 type attempt struct {
-	id, userID, lessonID, courseID string
+	ID, userID, lessonID, courseID string
 	started, completed             time.Time
 	score                          float64
 	done                           bool
@@ -149,26 +143,26 @@ type progressEvent struct {
 type interaction struct {
 	userID, lessonID, slide, kind string
 	at                            time.Time
-	duration                      time.Duration
+	Duration                      time.Duration
 	correct, tooSlow              bool
 }
 
 type answerDef struct {
-	id, content string
+	ID, content string
 }
 
 type surveyQuestion struct {
-	id, courseID, lessonID, slideID, qtype, content string
+	ID, courseID, lessonID, slideID, qtype, content string
 	answers                                         []answerDef
 }
 
 type surveyAnswer struct {
-	id, questionID, userID, attemptID, answerDefID, content string
+	ID, questionID, userID, attemptID, answerDefID, content string
 	at                                                      time.Time
 }
 
 type webhook struct {
-	id, url   string
+	ID, url   string
 	eventName edapp.EventName
 	headers   map[string]string
 }
@@ -297,8 +291,8 @@ func (st *store) indexUser(u *user, oldName, oldExt string) {
 		delete(st.userByExt, oldExt)
 	}
 	st.userByName[strings.ToLower(u.username)] = u
-	if u.externalID != "" {
-		st.userByExt[u.externalID] = u
+	if u.ExternalID != "" {
+		st.userByExt[u.ExternalID] = u
 	}
 }
 
@@ -349,7 +343,7 @@ func groupByInviteCode(st *store, code string) *group {
 }
 
 func children(st *store, g *group) []*group {
-	return st.groups.Filter(func(o *group) bool { return o.parentID == g.id })
+	return st.groups.Filter(func(o *group) bool { return o.parentID == g.ID })
 }
 
 // lessonProgress is what one user did in one lesson.
@@ -380,10 +374,10 @@ type courseState struct {
 
 func (st *store) courseState(u *user, c *course) courseState {
 	var cs courseState
-	cs.unlockedAt, cs.unlocked = st.access(u, c.id)
+	cs.unlockedAt, cs.unlocked = st.access(u, c.ID)
 	cs.modified = cs.unlockedAt
 	scoreSum, scored := st.addLessons(&cs, u, c)
-	if at, ok := st.completions[ucKey{u.id, c.id}]; ok {
+	if at, ok := st.completions[ucKey{u.ID, c.ID}]; ok {
 		cs.completed, cs.completedAt = true, at
 		if at.After(cs.modified) {
 			cs.modified = at
@@ -403,7 +397,7 @@ func (st *store) courseState(u *user, c *course) courseState {
 // the user completed.
 func (st *store) addLessons(cs *courseState, u *user, c *course) (scoreSum float64, scored int) {
 	for _, l := range st.courseLessons(c) {
-		p := st.progress(u.id, l.id)
+		p := st.progress(u.ID, l.ID)
 		if l.published() {
 			cs.lessonsTotal++
 		}
@@ -448,8 +442,8 @@ func (st *store) latestAttempt(userID, lessonID string) *attempt {
 func (st *store) deleteUser(id string) {
 	if u := st.users.Get(id); u != nil {
 		delete(st.userByName, strings.ToLower(u.username))
-		if u.externalID != "" {
-			delete(st.userByExt, u.externalID)
+		if u.ExternalID != "" {
+			delete(st.userByExt, u.ExternalID)
 		}
 	}
 	st.users.Remove(id)
@@ -496,10 +490,10 @@ func (st *store) setMembers(g *group, userIDs []string, now time.Time) {
 	}
 	for _, u := range st.users.All() {
 		switch {
-		case want[u.id] && !u.inGroup(g.id):
-			u.groups = append(u.groups, membership{g.id, now})
-		case !want[u.id] && u.inGroup(g.id):
-			u.groups = slices.DeleteFunc(u.groups, func(m membership) bool { return m.groupID == g.id })
+		case want[u.ID] && !u.inGroup(g.ID):
+			u.groups = append(u.groups, membership{g.ID, now})
+		case !want[u.ID] && u.inGroup(g.ID):
+			u.groups = slices.DeleteFunc(u.groups, func(m membership) bool { return m.groupID == g.ID })
 		}
 	}
 }
@@ -526,7 +520,7 @@ func setCourses(g *group, courseIDs []string, now time.Time) {
 }
 
 func (st *store) members(g *group) []*user {
-	return st.users.Filter(func(u *user) bool { return u.inGroup(g.id) })
+	return st.users.Filter(func(u *user) bool { return u.inGroup(g.ID) })
 }
 
 // pruneTokens forgets launch tokens that expired more than a day ago.

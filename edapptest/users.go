@@ -43,7 +43,7 @@ func (p userPatch) resolve() userPatch {
 }
 
 func applyUser(st *store, u *user, p userPatch, now time.Time) error {
-	isNew := u.id == ""
+	isNew := u.ID == ""
 	if p.Username != nil {
 		*p.Username = strings.TrimSpace(*p.Username)
 	}
@@ -51,7 +51,7 @@ func applyUser(st *store, u *user, p userPatch, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	oldName, oldExt := u.username, u.externalID
+	oldName, oldExt := u.username, u.ExternalID
 	p.assignFields(u)
 	switch {
 	case p.Roles != nil:
@@ -62,8 +62,8 @@ func applyUser(st *store, u *user, p userPatch, now time.Time) error {
 	if p.Groups != nil {
 		u.groups = memberships(u.groups, dedupe(*p.Groups), now)
 	}
-	if invited != nil && !u.inGroup(invited.id) {
-		u.groups = append(u.groups, membership{invited.id, now})
+	if invited != nil && !u.inGroup(invited.ID) {
+		u.groups = append(u.groups, membership{invited.ID, now})
 	}
 	if p.ManagedUserGroups != nil {
 		u.managed = dedupe(*p.ManagedUserGroups)
@@ -72,8 +72,8 @@ func applyUser(st *store, u *user, p userPatch, now time.Time) error {
 		u.customFields = maps.Clone(*p.CustomFields)
 	}
 	if isNew {
-		u.id = st.newID("usr")
-		st.users.Add(u.id, u)
+		u.ID = st.newID("usr")
+		st.users.Add(u.ID, u)
 	}
 	st.indexUser(u, oldName, oldExt)
 	return nil
@@ -113,7 +113,7 @@ func checkUserPatch(st *store, u *user, p userPatch, isNew bool) (invited *group
 func (p userPatch) assignFields(u *user) {
 	for _, f := range []struct{ dst, v *string }{
 		{&u.username, p.Username}, {&u.email, p.Email}, {&u.firstName, p.FirstName},
-		{&u.lastName, p.LastName}, {&u.externalID, p.ExternalID}, {&u.timeZone, p.TimeZone},
+		{&u.lastName, p.LastName}, {&u.ExternalID, p.ExternalID}, {&u.timeZone, p.TimeZone},
 		{&u.password, p.Password},
 	} {
 		if f.v != nil {
@@ -152,8 +152,8 @@ func toV2User(u *user) v2User {
 		cf = map[string]string{}
 	}
 	return v2User{
-		ID: u.id, Name: u.username, Email: u.email, FirstName: u.firstName,
-		LastName: u.lastName, ExternalID: u.externalID, TimeZone: u.timeZone,
+		ID: u.ID, Name: u.username, Email: u.email, FirstName: u.firstName,
+		LastName: u.lastName, ExternalID: u.ExternalID, TimeZone: u.timeZone,
 		Roles:             append([]string{}, u.roles...),
 		UserGroups:        u.groupIDs(),
 		UserGroupsManaged: append([]string{}, u.managed...),
@@ -177,7 +177,7 @@ func v2ListUsers(c *exchange) {
 	name, ext := c.q("username"), c.q("externalid")
 	pageMap(c, c.st.users.Filter(func(u *user) bool {
 		return (name == "" || strings.EqualFold(u.username, name) || strings.EqualFold(u.email, name)) &&
-			(ext == "" || u.externalID == ext)
+			(ext == "" || u.ExternalID == ext)
 	}), toV2User)
 }
 
@@ -221,7 +221,7 @@ type successBody struct {
 
 func v2DeleteUser(c *exchange) {
 	if u := c.userParam(0); u != nil {
-		c.st.deleteUser(u.id)
+		c.st.deleteUser(u.ID)
 		c.json(http.StatusOK, successBody{Success: true})
 	}
 }
@@ -251,7 +251,7 @@ func v2UserCourses(c *exchange) {
 }
 
 func toV2Group(st *store, g *group) v2Group {
-	return v2Group{ID: g.id, Name: g.name, InviteCode: g.inviteCode, HasChildren: len(children(st, g)) > 0}
+	return v2Group{ID: g.ID, Name: g.name, InviteCode: g.inviteCode, HasChildren: len(children(st, g)) > 0}
 }
 
 func addGroup(st *store, name, parentID, inviteCode string) (*group, error) {
@@ -265,8 +265,8 @@ func addGroup(st *store, name, parentID, inviteCode string) (*group, error) {
 	if inviteCode != "" && groupByInviteCode(st, inviteCode) != nil {
 		return nil, conflict("invite code %q is taken", inviteCode)
 	}
-	g := &group{id: st.newID("grp"), name: name, parentID: parentID, inviteCode: inviteCode}
-	st.groups.Add(g.id, g)
+	g := &group{ID: st.newID("grp"), name: name, parentID: parentID, inviteCode: inviteCode}
+	st.groups.Add(g.ID, g)
 	return g, nil
 }
 
@@ -334,8 +334,8 @@ func v2AddGroupUsers(c *exchange) {
 		return
 	}
 	for _, id := range ids {
-		if u := c.st.users.Get(id); !u.inGroup(g.id) {
-			u.groups = append(u.groups, membership{g.id, c.now})
+		if u := c.st.users.Get(id); !u.inGroup(g.ID) {
+			u.groups = append(u.groups, membership{g.ID, c.now})
 		}
 	}
 	c.json(http.StatusOK, successBody{Success: true})
@@ -352,7 +352,7 @@ func v2RemoveGroupUsers(c *exchange) {
 	}
 	for _, id := range ids {
 		u := c.st.users.Get(id)
-		u.groups = slices.DeleteFunc(u.groups, func(m membership) bool { return m.groupID == g.id })
+		u.groups = slices.DeleteFunc(u.groups, func(m membership) bool { return m.groupID == g.ID })
 	}
 	c.json(http.StatusOK, successBody{Success: true})
 }

@@ -10,7 +10,7 @@ import (
 )
 
 func toV1User(u *user) v1User {
-	return v1User{ID: u.id, Username: u.username, Email: u.email, UserGroups: u.groupIDs(),
+	return v1User{ID: u.ID, Username: u.username, Email: u.email, UserGroups: u.groupIDs(),
 		FirstName: u.firstName, LastName: u.lastName}
 }
 
@@ -93,8 +93,8 @@ func v1Delete(c *exchange, found bool, what string, del func(id string)) {
 }
 
 func toV1Group(st *store, g *group) v1Group {
-	users := convert(st.members(g), func(u *user) string { return u.id })
-	return v1Group{ID: g.id, Name: g.name, Users: users, Courses: g.courseIDs()}
+	users := convert(st.members(g), func(u *user) string { return u.ID })
+	return v1Group{ID: g.ID, Name: g.name, Users: users, Courses: g.courseIDs()}
 }
 
 // v1GroupBody is a v1 group write.
@@ -164,7 +164,7 @@ func v1ListGroups(c *exchange) {
 }
 
 func courseHead(cr *course, cs courseState) v1CourseHead {
-	return v1CourseHead{ID: cr.id, Title: cr.title, v1Progress: v1Progress{
+	return v1CourseHead{ID: cr.ID, Title: cr.Title, v1Progress: v1Progress{
 		Unlocked: cs.unlocked, UnlockedDate: wt(cs.unlockedAt),
 		Completed: cs.completed, CompletedDate: wt(cs.completedAt),
 		Opened: !cs.openedAt.IsZero(), OpenedDate: wt(cs.openedAt),
@@ -220,11 +220,11 @@ func userCourses(st *store, u *user, base string, now time.Time) []v1Course {
 		vc := v1Course{v1CourseHead: courseHead(cr, cs), Lessons: []v1Lesson{}}
 		for _, l := range st.publishedLessons(cr) {
 			tok := randomUUID()
-			st.tokens[tok] = &launchToken{userID: u.id, lessonID: l.id, expires: now.Add(LaunchTokenLifetime)}
+			st.tokens[tok] = &launchToken{userID: u.ID, lessonID: l.ID, expires: now.Add(LaunchTokenLifetime)}
 			// The documented order: token first, then lesson.
-			link := base + "/launch-lesson?token=" + url.QueryEscape(tok) + "&lesson=" + url.QueryEscape(l.id)
-			vc.Lessons = append(vc.Lessons, v1Lesson{ID: l.id, Title: l.title, LaunchURI: link,
-				v1Progress: lessonProgressV1(cs, st.progress(u.id, l.id))})
+			link := base + "/launch-lesson?token=" + url.QueryEscape(tok) + "&lesson=" + url.QueryEscape(l.ID)
+			vc.Lessons = append(vc.Lessons, v1Lesson{ID: l.ID, Title: l.Title, LaunchURI: link,
+				v1Progress: lessonProgressV1(cs, st.progress(u.ID, l.ID))})
 		}
 		out = append(out, vc)
 	}
@@ -273,21 +273,21 @@ func v1CourseReport(c *exchange) {
 	cs := c.st.courseState(u, cr)
 	rep := v1Report{v1CourseHead: courseHead(cr, cs), Lessons: []v1ReportLesson{}}
 	for _, l := range c.st.courseLessons(cr) {
-		p := c.st.progress(u.id, l.id)
+		p := c.st.progress(u.ID, l.ID)
 		var ins []*interaction
 		for _, in := range c.st.interactions {
-			if in.userID == u.id && in.lessonID == l.id {
+			if in.userID == u.ID && in.lessonID == l.ID {
 				ins = append(ins, in)
 			}
 		}
 		if p == nil && len(ins) == 0 {
 			continue
 		}
-		rl := v1ReportLesson{ID: l.id, Title: l.title, v1Progress: lessonProgressV1(cs, p)}
+		rl := v1ReportLesson{ID: l.ID, Title: l.Title, v1Progress: lessonProgressV1(cs, p)}
 		var viewed time.Duration
 		rl.Slides, viewed = reportSlides(ins)
 		if viewed == 0 {
-			viewed = timeInAttempts(c.st, u.id, l.id)
+			viewed = timeInAttempts(c.st, u.ID, l.ID)
 		}
 		rl.Duration = viewed.Seconds()
 		rep.Lessons = append(rep.Lessons, rl)
@@ -310,9 +310,9 @@ func reportSlides(ins []*interaction) ([]v1Slide, time.Duration) {
 		}
 		vi := v1Interaction{Date: wt(in.at), Type: in.kind}
 		if in.kind == InteractionView {
-			secs := in.duration.Seconds()
+			secs := in.Duration.Seconds()
 			vi.Duration = &secs
-			viewed += in.duration
+			viewed += in.Duration
 		} else {
 			vi.Result = &v1Result{Correct: in.correct, TooSlow: in.tooSlow}
 		}
@@ -344,8 +344,8 @@ func v1Activities(c *exchange) {
 		r := c.st.refs(e.userID, e.lessonID, e.courseID)
 		a := v1Activity{Type: e.name, Date: wt(e.at), UserID: e.userID,
 			Username: r.u.username,
-			CourseID: e.courseID, CourseTitle: r.c.title,
-			LessonID: e.lessonID, LessonTitle: r.l.title}
+			CourseID: e.courseID, CourseTitle: r.c.Title,
+			LessonID: e.lessonID, LessonTitle: r.l.Title}
 		if e.hasScore {
 			s := e.score
 			a.Score = &s

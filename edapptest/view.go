@@ -53,18 +53,18 @@ func buildView(st *store) *accountView {
 	users := st.users.All()
 	for _, u := range users {
 		for _, id := range reachableCourses(st, u) {
-			has[ucKey{u.id, id}] = true
+			has[ucKey{u.ID, id}] = true
 			v.reach[id]++
 		}
 	}
 	for _, cr := range st.courses.All() {
 		start := len(v.rows)
 		for _, u := range users {
-			if has[ucKey{u.id, cr.id}] {
+			if has[ucKey{u.ID, cr.ID}] {
 				v.rows = append(v.rows, courseRow{u, cr})
 			}
 		}
-		v.byCourse[cr.id] = v.rows[start:len(v.rows):len(v.rows)]
+		v.byCourse[cr.ID] = v.rows[start:len(v.rows):len(v.rows)]
 	}
 	return v
 }

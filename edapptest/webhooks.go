@@ -130,8 +130,8 @@ func userFields(u *user) map[string]any {
 		return map[string]any{}
 	}
 	return map[string]any{
-		"userId": u.id, "userName": u.username, "username": u.username, "email": u.email,
-		"firstname": u.firstName, "lastname": u.lastName, "userExternalId": u.externalID,
+		"userId": u.ID, "userName": u.username, "username": u.username, "email": u.email,
+		"firstname": u.firstName, "lastname": u.lastName, "userExternalId": u.ExternalID,
 	}
 }
 
@@ -199,7 +199,7 @@ func (s *Server) plan(now time.Time, events []outEvent) []Delivery {
 			}
 			h.Set("Content-Type", "application/json")
 			h.Set("User-Agent", "edapptest")
-			out = append(out, Delivery{WebhookID: w.id, EventName: e.name, URL: w.url, Header: h, Body: body})
+			out = append(out, Delivery{WebhookID: w.ID, EventName: e.name, URL: w.url, Header: h, Body: body})
 		}
 	}
 	return out
@@ -284,7 +284,7 @@ func toWireWebhook(w *webhook) wireWebhook {
 		mf.keys = append(mf.keys, f.name)
 		mf.vals[f.name] = f.typ
 	}
-	return wireWebhook{ID: w.id, EventName: w.eventName, WebHookURL: w.url, Headers: maps.Clone(w.headers), MessageFormat: mf}
+	return wireWebhook{ID: w.ID, EventName: w.eventName, WebHookURL: w.url, Headers: maps.Clone(w.headers), MessageFormat: mf}
 }
 
 func addWebhook(st *store, event edapp.EventName, rawURL string, headers map[string]string) (*webhook, error) {
@@ -306,11 +306,11 @@ func addWebhook(st *store, event edapp.EventName, rawURL string, headers map[str
 			return nil, invalid("invalid header %q", k)
 		}
 	}
-	w := &webhook{id: st.newID("whk"), eventName: event, url: rawURL}
+	w := &webhook{ID: st.newID("whk"), eventName: event, url: rawURL}
 	if len(headers) > 0 {
 		w.headers = maps.Clone(headers)
 	}
-	st.webhooks.Add(w.id, w)
+	st.webhooks.Add(w.ID, w)
 	return w, nil
 }
 
@@ -343,7 +343,7 @@ func v2ListWebhooks(c *exchange) {
 // v2DeleteWebhook removes a webhook. The vendor does not document it.
 func v2DeleteWebhook(c *exchange) {
 	if w := param(c, 0, &c.st.webhooks, "webhook"); w != nil {
-		c.st.webhooks.Remove(w.id)
+		c.st.webhooks.Remove(w.ID)
 		c.json(http.StatusOK, successBody{Success: true})
 	}
 }

@@ -147,7 +147,7 @@ func (m *migrator) courses() error {
 	for _, c := range m.snap.Courses {
 		spec := sctest.CourseSpec{ID: m.key(24, "course", c.ID), ExternalID: m.courseExternalID(c), Title: c.Title,
 			Description: c.Description, Status: c.Status, Locale: c.Locale, ThumbnailURL: c.ThumbnailURL,
-			Duration: c.Duration, Created: c.Created, Modified: c.Modified}
+			Duration: c.Duration, Created: c.CreatedDateTime.Time, Modified: c.ModifiedDateTime.Time}
 		for _, l := range lessons[c.ID] {
 			id := m.key(24, "lesson", l.ID)
 			spec.Lessons = append(spec.Lessons, sctest.LessonSpec{ID: id, ExternalID: l.ExternalID,
