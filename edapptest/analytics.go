@@ -170,8 +170,8 @@ func v2CourseProgress(c *exchange) {
 func toWireCourseProgress(r courseRow, cs courseState) wireCourseProgress {
 	u, cr := r.u, r.cr
 	w := wireCourseProgress{
-		UserID: u.ID, UserExternalID: u.ExternalID, UserName: u.username,
-		UserFirstName: u.firstName, UserLastName: u.lastName,
+		UserID: u.ID, UserExternalID: u.ExternalID, UserName: u.Name,
+		UserFirstName: u.FirstName, UserLastName: u.LastName,
 		CourseID: cr.ID, CourseExternalID: cr.ExternalID, CourseTitle: cr.Title,
 		Unlocked: cs.unlocked, UnlockedDateTime: wt(cs.unlockedAt),
 		Opened: !cs.openedAt.IsZero(), OpenedDateTime: wt(cs.openedAt),
@@ -251,7 +251,7 @@ func toWireProgressEvent(st *store, e *progressEvent) wireProgressEvent {
 		CourseExternalID: r.c.ExternalID, LessonID: e.lessonID, LessonTitle: r.l.Title,
 		LessonExternalID: r.l.ExternalID, EventName: e.name, EventDateTime: wt(e.at),
 	}
-	w.UserEmail, w.UserFirstName, w.UserLastName = r.u.email, r.u.firstName, r.u.lastName
+	w.UserEmail, w.UserFirstName, w.UserLastName = r.u.Email, r.u.FirstName, r.u.LastName
 	if e.hasScore {
 		s := e.score
 		w.LessonScore = &s

@@ -321,7 +321,7 @@ func (st *store) open(u *user, l *lesson, at time.Time) *attempt {
 	st.addAttempt(a)
 	st.events = append(st.events, &progressEvent{userID: u.ID, lessonID: l.ID, courseID: l.courseID,
 		name: eventLessonOpened, at: at})
-	u.lastActive = laterOf(u.lastActive, at)
+	u.LastActiveDate.Time = laterOf(u.LastActiveDate.Time, at)
 	return a
 }
 
@@ -339,7 +339,7 @@ func (st *store) complete(u *user, l *lesson, score float64, at time.Time) []out
 	st.finish(a, at, score)
 	st.events = append(st.events, &progressEvent{userID: u.ID, lessonID: l.ID, courseID: l.courseID,
 		name: eventLessonCompleted, at: at, score: score, hasScore: true})
-	u.lastActive = laterOf(u.lastActive, at)
+	u.LastActiveDate.Time = laterOf(u.LastActiveDate.Time, at)
 	c := st.courses.Get(l.courseID)
 	vals := userFields(u)
 	vals["courseId"], vals["courseTitle"], vals["timestamp"] = c.ID, c.Title, at

@@ -74,9 +74,9 @@ func (s *Server) Snapshot() Snapshot {
 	st := s.st
 	snap := Snapshot{Now: s.Now()}
 	for _, u := range st.users.All() {
-		snap.Users = append(snap.Users, SnapshotUser{ID: u.ID, Username: u.username, Email: u.email,
-			FirstName: u.firstName, LastName: u.lastName, ExternalID: u.ExternalID,
-			Roles: slices.Clone(u.roles), GroupIDs: u.groupIDs(), LastActive: u.lastActive})
+		snap.Users = append(snap.Users, SnapshotUser{ID: u.ID, Username: u.Name, Email: u.Email,
+			FirstName: u.FirstName, LastName: u.LastName, ExternalID: u.ExternalID,
+			Roles: slices.Clone(u.Roles), GroupIDs: u.groupIDs(), LastActive: u.LastActiveDate.Time})
 	}
 	for _, g := range st.groups.All() {
 		snap.Groups = append(snap.Groups, SnapshotGroup{ID: g.ID, Name: g.name, ParentID: g.parentID, InviteCode: g.inviteCode, CourseIDs: g.courseIDs()})

@@ -65,15 +65,12 @@ type membership struct {
 	joined  time.Time
 }
 
+// user is the v2 record, its UserGroups left empty: groups holds them.
 type user struct {
-	ID, username, email, firstName, lastName string
-	ExternalID, timeZone, password           string
-	token                                    string // the v1 user token, minted on first request
-	roles                                    []string
-	groups                                   []membership
-	managed                                  []string
-	customFields                             map[string]string
-	lastActive                               time.Time
+	v2User
+	password string
+	token    string // the v1 user token, minted on first request
+	groups   []membership
 }
 
 func (u *user) groupIDs() []string {
@@ -290,7 +287,7 @@ func (st *store) indexUser(u *user, oldName, oldExt string) {
 	if oldExt != "" && st.userByExt[oldExt] == u {
 		delete(st.userByExt, oldExt)
 	}
-	st.userByName[strings.ToLower(u.username)] = u
+	st.userByName[strings.ToLower(u.Name)] = u
 	if u.ExternalID != "" {
 		st.userByExt[u.ExternalID] = u
 	}
@@ -441,7 +438,7 @@ func (st *store) latestAttempt(userID, lessonID string) *attempt {
 
 func (st *store) deleteUser(id string) {
 	if u := st.users.Get(id); u != nil {
-		delete(st.userByName, strings.ToLower(u.username))
+		delete(st.userByName, strings.ToLower(u.Name))
 		if u.ExternalID != "" {
 			delete(st.userByExt, u.ExternalID)
 		}
@@ -478,7 +475,7 @@ func (st *store) deleteGroup(id string) {
 	}
 	for _, u := range st.users.All() {
 		u.groups = slices.DeleteFunc(u.groups, func(m membership) bool { return m.groupID == id })
-		u.managed = slices.DeleteFunc(u.managed, func(s string) bool { return s == id })
+		u.UserGroupsManaged = slices.DeleteFunc(u.UserGroupsManaged, func(s string) bool { return s == id })
 	}
 	st.groups.Remove(id)
 }

@@ -51,13 +51,13 @@ func applyUser(st *store, u *user, p userPatch, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	oldName, oldExt := u.username, u.ExternalID
+	oldName, oldExt := u.Name, u.ExternalID
 	p.assignFields(u)
 	switch {
 	case p.Roles != nil:
-		u.roles = dedupe(*p.Roles)
+		u.Roles = dedupe(*p.Roles)
 	case isNew:
-		u.roles = slices.Clone(defaultRoles)
+		u.Roles = slices.Clone(defaultRoles)
 	}
 	if p.Groups != nil {
 		u.groups = memberships(u.groups, dedupe(*p.Groups), now)
@@ -66,10 +66,10 @@ func applyUser(st *store, u *user, p userPatch, now time.Time) error {
 		u.groups = append(u.groups, membership{invited.ID, now})
 	}
 	if p.ManagedUserGroups != nil {
-		u.managed = dedupe(*p.ManagedUserGroups)
+		u.UserGroupsManaged = dedupe(*p.ManagedUserGroups)
 	}
 	if p.CustomFields != nil {
-		u.customFields = maps.Clone(*p.CustomFields)
+		u.CustomFields = maps.Clone(*p.CustomFields)
 	}
 	if isNew {
 		u.ID = st.newID("usr")
@@ -112,8 +112,8 @@ func checkUserPatch(st *store, u *user, p userPatch, isNew bool) (invited *group
 
 func (p userPatch) assignFields(u *user) {
 	for _, f := range []struct{ dst, v *string }{
-		{&u.username, p.Username}, {&u.email, p.Email}, {&u.firstName, p.FirstName},
-		{&u.lastName, p.LastName}, {&u.ExternalID, p.ExternalID}, {&u.timeZone, p.TimeZone},
+		{&u.Name, p.Username}, {&u.Email, p.Email}, {&u.FirstName, p.FirstName},
+		{&u.LastName, p.LastName}, {&u.ExternalID, p.ExternalID}, {&u.TimeZone, p.TimeZone},
 		{&u.password, p.Password},
 	} {
 		if f.v != nil {
@@ -147,19 +147,13 @@ func dedupe(in []string) []string {
 }
 
 func toV2User(u *user) v2User {
-	cf := maps.Clone(u.customFields)
-	if cf == nil {
-		cf = map[string]string{}
+	v := u.v2User
+	v.Roles, v.UserGroups = append([]string{}, u.Roles...), u.groupIDs()
+	v.UserGroupsManaged = append([]string{}, u.UserGroupsManaged...)
+	if v.CustomFields = maps.Clone(u.CustomFields); v.CustomFields == nil {
+		v.CustomFields = map[string]string{}
 	}
-	return v2User{
-		ID: u.ID, Name: u.username, Email: u.email, FirstName: u.firstName,
-		LastName: u.lastName, ExternalID: u.ExternalID, TimeZone: u.timeZone,
-		Roles:             append([]string{}, u.roles...),
-		UserGroups:        u.groupIDs(),
-		UserGroupsManaged: append([]string{}, u.managed...),
-		CustomFields:      cf,
-		LastActiveDate:    wt(u.lastActive),
-	}
+	return v
 }
 
 func v2CreateUser(c *exchange) {
@@ -176,7 +170,7 @@ func v2CreateUser(c *exchange) {
 func v2ListUsers(c *exchange) {
 	name, ext := c.q("username"), c.q("externalid")
 	pageMap(c, c.st.users.Filter(func(u *user) bool {
-		return (name == "" || strings.EqualFold(u.username, name) || strings.EqualFold(u.email, name)) &&
+		return (name == "" || strings.EqualFold(u.Name, name) || strings.EqualFold(u.Email, name)) &&
 			(ext == "" || u.ExternalID == ext)
 	}), toV2User)
 }

@@ -10,8 +10,8 @@ import (
 )
 
 func toV1User(u *user) v1User {
-	return v1User{ID: u.ID, Username: u.username, Email: u.email, UserGroups: u.groupIDs(),
-		FirstName: u.firstName, LastName: u.lastName}
+	return v1User{ID: u.ID, Username: u.Name, Email: u.Email, UserGroups: u.groupIDs(),
+		FirstName: u.FirstName, LastName: u.LastName}
 }
 
 // v1UserBody is a v1 user write: the v2 fields v1 takes, and the id of
@@ -343,7 +343,7 @@ func v1Activities(c *exchange) {
 		e := c.st.events[i]
 		r := c.st.refs(e.userID, e.lessonID, e.courseID)
 		a := v1Activity{Type: e.name, Date: wt(e.at), UserID: e.userID,
-			Username: r.u.username,
+			Username: r.u.Name,
 			CourseID: e.courseID, CourseTitle: r.c.Title,
 			LessonID: e.lessonID, LessonTitle: r.l.Title}
 		if e.hasScore {

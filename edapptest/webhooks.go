@@ -130,8 +130,8 @@ func userFields(u *user) map[string]any {
 		return map[string]any{}
 	}
 	return map[string]any{
-		"userId": u.ID, "userName": u.username, "username": u.username, "email": u.email,
-		"firstname": u.firstName, "lastname": u.lastName, "userExternalId": u.ExternalID,
+		"userId": u.ID, "userName": u.Name, "username": u.Name, "email": u.Email,
+		"firstname": u.FirstName, "lastname": u.LastName, "userExternalId": u.ExternalID,
 	}
 }
 
