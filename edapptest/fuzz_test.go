@@ -91,7 +91,7 @@ func FuzzServer(f *testing.F) {
 		rec := httptest.NewRecorder()
 		s.Handler().ServeHTTP(rec, req)
 
-		if n := s.panics.Load(); n != 0 {
+		if n := s.core.Panics(); n != 0 {
 			t.Fatalf("%s %q: %d recovered panic(s)", method, target, n)
 		}
 		if rec.Code < 100 || rec.Code >= 600 {

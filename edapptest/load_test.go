@@ -167,7 +167,7 @@ func TestConcurrentReadsAndWrites(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	assert.Zero(t, h.panics.Load())
+	assert.Zero(t, h.core.Panics())
 }
 
 // TestCompleteLessonAtScale is the case that used to slow down as data

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
-	"slices"
-	"sort"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -34,175 +34,146 @@ type exchange struct {
 }
 
 type route struct {
-	method   string
-	pattern  []string // lower-case fixed segments; "" is a parameter; "a|b" are alternatives
-	template string   // the route's name in the counters: "/v2/usergroups/{id}/users"
-	h        func(*exchange)
-	write    bool // changes the store: runs under the write lock
+	pattern string // an http.ServeMux pattern, its fixed segments lower case
+	h       func(*exchange)
 }
-
-// groupsPathSegment matches both spellings of the v2 group paths.
-const groupsPathSegment = "usergroups|usersgroups"
-
-var routes = buildRoutes()
 
 // tokenIssuingRoutes are the GET routes that change the store: they hand
 // out tokens, so they run under the write lock.
 var tokenIssuingRoutes = map[string]bool{
-	"v1/users/{}/courses":        true,
-	"v1/users/external/{}/token": true,
-	"v1/users/id/{}/token":       true,
+	"GET /v1/users/{id}/courses":        true,
+	"GET /v1/users/external/{id}/token": true,
+	"GET /v1/users/id/{id}/token":       true,
 }
 
-func newRoute(method, pattern string, h func(*exchange)) route {
-	segs := strings.Split(pattern, "/")
-	for i, s := range segs {
-		if s == "{}" {
-			segs[i] = ""
+var routeTable = []route{
+	{"POST /v1/users", v1SaveUser},
+	{"GET /v1/users", v1ListUsers},
+	{"GET /v1/users/external/{id}/token", v1TokenByExternalID},
+	{"GET /v1/users/id/{id}/token", v1TokenByID},
+	{"DELETE /v1/users/{id}", v1DeleteUser},
+	{"GET /v1/users/{id}/courses", v1UserCourses},
+	{"POST /v1/usergroups", v1SaveGroup},
+	{"GET /v1/usergroups", v1ListGroups},
+	{"DELETE /v1/usergroups/{id}", v1DeleteGroup},
+	{"GET /v1/reports/user/{id}/course/{course}", v1CourseReport},
+	{"GET /v1/reports/activities", v1Activities},
+
+	{"POST /v2/users", v2CreateUser},
+	{"GET /v2/users", v2ListUsers},
+	{"GET /v2/users/{id}", v2GetUser},
+	{"PUT /v2/users/{id}", v2UpdateUser},
+	{"DELETE /v2/users/{id}", v2DeleteUser},
+	{"GET /v2/users/{id}/courses", v2UserCourses},
+
+	// also served as usersgroups, the other spelling
+	{"POST /v2/usergroups", v2CreateGroup},
+	{"GET /v2/usergroups", v2ListGroups},
+	{"GET /v2/usergroups/{id}/children", v2GroupChildren},
+	{"POST /v2/usergroups/{id}/users", v2AddGroupUsers},
+	{"DELETE /v2/usergroups/{id}/users", v2RemoveGroupUsers},
+	{"GET /v2/usergroups/{id}/users", v2GroupUsers},
+
+	{"GET /v2/catalog/coursecollections", v2Collections},
+	{"GET /v2/catalog/coursecollections/{id}/courses", v2CollectionCourses},
+	{"GET /v2/catalog/courses", v2Courses},
+	{"GET /v2/catalog/courses/{id}/lessons", v2CourseLessons},
+
+	{"GET /v2/analytics/attempts", v2Attempts},
+	{"GET /v2/analytics/courseprogress", v2CourseProgress},
+	{"GET /v2/analytics/coursestatistics", v2CourseStatistics},
+	{"GET /v2/analytics/lessonstatistics", v2LessonStatistics},
+	{"GET /v2/analytics/lesson-progress/events", v2LessonProgressEvents},
+	{"GET /v2/analytics/users/{id}/lesson-progress", v2UserLessonProgress},
+	{"GET /v2/analytics/users/{id}/lesson-progress/events", v2UserLessonProgressEvents},
+	{"GET /v2/analytics/surveyquestiondefinitions", v2SurveyQuestions},
+	{"GET /v2/analytics/surveyanswers", v2SurveyAnswers},
+
+	{"POST /v2/webhooks", v2CreateWebhook},
+	{"GET /v2/webhooks", v2ListWebhooks},
+	{"DELETE /v2/webhooks/{id}", v2DeleteWebhook},
+}
+
+// routeMux matches a lower-cased path to its route in routeTable.
+var routeMux = func() *http.ServeMux {
+	mux := http.NewServeMux()
+	for i, rt := range routeTable {
+		mux.Handle(rt.pattern, routeIndex(i))
+		if other := strings.Replace(rt.pattern, "/usergroups", "/usersgroups", 1); other != rt.pattern {
+			mux.Handle(other, routeIndex(i))
 		}
 	}
-	write := method != http.MethodGet || tokenIssuingRoutes[pattern]
-	return route{method, segs, routeTemplate(pattern), h, write}
+	return mux
+}()
+
+// routeIndex is a route's index in routeTable, as routeMux holds it.
+type routeIndex int
+
+func (routeIndex) ServeHTTP(http.ResponseWriter, *http.Request) {}
+
+// Route finds the route of an API request, its fixed segments matched
+// without regard to case; see fakeserver.Routes.
+func (s frontDoor) Route(r *http.Request) (string, http.Handler) {
+	escaped := strings.TrimSuffix(r.URL.EscapedPath(), "/")
+	probe, err := url.Parse(strings.ToLower(escaped))
+	if err != nil || strings.ContainsAny(probe.Path, "?#") {
+		return "", answerError(http.StatusBadRequest, "malformed path")
+	}
+	h, pattern := routeMux.Handler(&http.Request{Method: r.Method, URL: probe})
+	if !strings.HasPrefix(pattern, r.Method+" ") || path.Clean("/"+probe.Path) != probe.Path {
+		return "", unrouted(r.Method, probe)
+	}
+	rt := routeTable[h.(routeIndex)]
+	params := paramsOf(pattern, escaped)
+	name := r.Method + " " + routeTemplate(strings.TrimPrefix(rt.pattern, r.Method+" "))
+	return name, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		c := &exchange{s: s.server, r: r, params: params, body: body, query: lowerQuery(r)}
+		s.handle(rt, c)
+		// The answer is encoded under the lock and written after it, so
+		// that a slow reader holds up nobody.
+		writeRaw(w, c.status, c.answer)
+	})
 }
 
-func buildRoutes() []route {
-	r, g := newRoute, "v2/"+groupsPathSegment
-	return []route{
-		// v1
-		r("POST", "v1/users", v1SaveUser),
-		r("GET", "v1/users", v1ListUsers),
-		r("GET", "v1/users/external/{}/token", v1TokenByExternalID),
-		r("GET", "v1/users/id/{}/token", v1TokenByID),
-		r("DELETE", "v1/users/{}", v1DeleteUser),
-		r("GET", "v1/users/{}/courses", v1UserCourses),
-		r("POST", "v1/usergroups", v1SaveGroup),
-		r("GET", "v1/usergroups", v1ListGroups),
-		r("DELETE", "v1/usergroups/{}", v1DeleteGroup),
-		r("GET", "v1/reports/user/{}/course/{}", v1CourseReport),
-		r("GET", "v1/reports/activities", v1Activities),
-
-		// v2 users
-		r("POST", "v2/users", v2CreateUser),
-		r("GET", "v2/users", v2ListUsers),
-		r("GET", "v2/users/{}", v2GetUser),
-		r("PUT", "v2/users/{}", v2UpdateUser),
-		r("DELETE", "v2/users/{}", v2DeleteUser),
-		r("GET", "v2/users/{}/courses", v2UserCourses),
-
-		// v2 user groups, both spellings
-		r("POST", g, v2CreateGroup),
-		r("GET", g, v2ListGroups),
-		r("GET", g+"/{}/children", v2GroupChildren),
-		r("POST", g+"/{}/users", v2AddGroupUsers),
-		r("DELETE", g+"/{}/users", v2RemoveGroupUsers),
-		r("GET", g+"/{}/users", v2GroupUsers),
-
-		// v2 catalog
-		r("GET", "v2/catalog/coursecollections", v2Collections),
-		r("GET", "v2/catalog/coursecollections/{}/courses", v2CollectionCourses),
-		r("GET", "v2/catalog/courses", v2Courses),
-		r("GET", "v2/catalog/courses/{}/lessons", v2CourseLessons),
-
-		// v2 analytics
-		r("GET", "v2/analytics/attempts", v2Attempts),
-		r("GET", "v2/analytics/courseprogress", v2CourseProgress),
-		r("GET", "v2/analytics/coursestatistics", v2CourseStatistics),
-		r("GET", "v2/analytics/lessonstatistics", v2LessonStatistics),
-		r("GET", "v2/analytics/lesson-progress/events", v2LessonProgressEvents),
-		r("GET", "v2/analytics/users/{}/lesson-progress", v2UserLessonProgress),
-		r("GET", "v2/analytics/users/{}/lesson-progress/events", v2UserLessonProgressEvents),
-		r("GET", "v2/analytics/surveyquestiondefinitions", v2SurveyQuestions),
-		r("GET", "v2/analytics/surveyanswers", v2SurveyAnswers),
-
-		// v2 webhooks
-		r("POST", "v2/webhooks", v2CreateWebhook),
-		r("GET", "v2/webhooks", v2ListWebhooks),
-		r("DELETE", "v2/webhooks/{}", v2DeleteWebhook),
-	}
-}
-
-func match(pattern, segs []string) ([]string, bool) {
-	if len(pattern) != len(segs) {
-		return nil, false
-	}
-	var params []string
-	for i, p := range pattern {
-		if p == "" {
-			params = append(params, segs[i])
-		} else if !slices.ContainsFunc(strings.Split(p, "|"), func(alt string) bool { return strings.EqualFold(alt, segs[i]) }) {
-			return nil, false
+// paramsOf picks the unescaped path segments of pattern's wildcards.
+func paramsOf(pattern, escaped string) []string {
+	_, p, _ := strings.Cut(pattern, " ")
+	segs, params := strings.Split(strings.TrimPrefix(escaped, "/"), "/"), []string(nil)
+	for i, seg := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
+		if strings.HasPrefix(seg, "{") {
+			v, _ := url.PathUnescape(segs[i])
+			params = append(params, v)
 		}
 	}
-	return params, true
+	return params
 }
 
-func splitPath(r *http.Request) ([]string, bool) {
-	p := ""
-	if r.URL != nil {
-		p = strings.TrimSuffix(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
-	}
-	if p == "" {
-		return nil, true
-	}
-	parts := strings.Split(p, "/")
-	for i, part := range parts {
-		u, err := url.PathUnescape(part)
-		if err != nil {
-			return nil, false
+// unrouted answers 405 when another method takes the path, else 404.
+func unrouted(method string, probe *url.URL) http.Handler {
+	var allowed []string
+	for _, m := range []string{"DELETE", "GET", "POST", "PUT"} {
+		if _, p := routeMux.Handler(&http.Request{Method: m, URL: probe}); strings.HasPrefix(p, m+" ") {
+			allowed = append(allowed, m)
 		}
-		parts[i] = u
 	}
-	return parts, true
+	if len(allowed) == 0 || path.Clean("/"+probe.Path) != probe.Path {
+		return answerError(http.StatusNotFound, "no route for "+method+" "+probe.Path)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		writeError(w, http.StatusMethodNotAllowed, "method "+method+" not allowed")
+	})
 }
 
-// routeMatch is the outcome of looking a request up in routes.
-type routeMatch struct {
-	index   int // into routes; -1 when no route has this method and path
-	params  []string
-	allowed []string // the methods the path takes, when the method is wrong
-}
-
-func findRoute(method string, segs []string) routeMatch {
-	m := routeMatch{index: -1}
-	for i, rt := range routes {
-		params, ok := match(rt.pattern, segs)
-		if !ok {
-			continue
-		}
-		if rt.method != method {
-			m.allowed = append(m.allowed, rt.method)
-			continue
-		}
-		m.index, m.params = i, params
-		return m
-	}
-	return m
-}
-
-// route runs the matched handler under the store lock, or answers 405 or
-// 404 when nothing matched.
-func (s frontDoor) route(w http.ResponseWriter, r *http.Request, m routeMatch, segs []string, body []byte) {
-	if m.index < 0 {
-		if len(m.allowed) > 0 {
-			sort.Strings(m.allowed)
-			w.Header().Set("Allow", strings.Join(m.allowed, ", "))
-			writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed")
-			return
-		}
-		writeError(w, http.StatusNotFound, "no route for "+r.Method+" /"+strings.Join(segs, "/"))
-		return
-	}
-	c := &exchange{s: s.server, r: r, params: m.params, body: body, query: lowerQuery(r)}
-	s.handle(routes[m.index], c)
-	// The answer is encoded under the lock and written after it, so
-	// that a slow reader holds up nobody.
-	writeRaw(w, c.status, c.answer)
+func answerError(status int, msg string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { writeError(w, status, msg) })
 }
 
 // handle runs a handler under the store lock: shared for reads,
 // exclusive for writes.
 func (s frontDoor) handle(rt route, c *exchange) {
-	if rt.write {
+	if method, _, _ := strings.Cut(rt.pattern, " "); method != http.MethodGet || tokenIssuingRoutes[rt.pattern] {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.st.version++
@@ -454,4 +425,19 @@ func convert[S, T any](items []S, conv func(S) T) []T {
 
 func with[S, T any](st *store, conv func(*store, S) T) func(S) T {
 	return func(s S) T { return conv(st, s) }
+}
+
+// routeTemplate writes a path as the counters name routes: lower case,
+// a leading slash, "{id}" for every parameter and the usergroups spelling.
+func routeTemplate(path string) string {
+	segs := strings.Split(strings.Trim(strings.ToLower(strings.TrimSpace(path)), "/"), "/")
+	for i, seg := range segs {
+		switch {
+		case seg == "" || strings.HasPrefix(seg, "{"):
+			segs[i] = "{id}"
+		case seg == "usersgroups":
+			segs[i] = "usergroups"
+		}
+	}
+	return "/" + strings.Join(segs, "/")
 }

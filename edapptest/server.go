@@ -1,14 +1,10 @@
 package edapptest
 
 import (
-	"bytes"
-	"cmp"
 	"crypto/rand"
 	"encoding/hex"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,12 +22,7 @@ import (
 const LaunchTokenLifetime = edapp.LaunchTokenLifetime
 
 // MaxBodyBytes bounds a request body.
-const MaxBodyBytes = 1 << 20
-
-const (
-	maxRequestLog = 10000 // entries kept by the request log
-	redacted      = "REDACTED"
-)
+const MaxBodyBytes = fakeserver.MaxBodyBytes
 
 // Server is an in-memory, stateful fake of the whole service (v1 and v2
 // sharing one account), served over loopback.
@@ -43,15 +34,12 @@ type Server struct {
 	core        *fakeserver.Core
 	cfg         config
 	httpClient  *http.Client
-	panics      atomic.Int64 // recovered panics; the tests want zero
 	reqSeq      atomic.Int64
 	budget      *budget      // nil: no budget
 	mu          sync.RWMutex // guards st
 	st          *store
-	counters    *counters
 	meta        sync.Mutex // guards the fields below
 	deliverySeq int
-	requests    []*Request
 	deliveries  []Delivery
 }
 
@@ -158,7 +146,7 @@ func newServer(opts ...Option) (*Server, error) {
 	}
 	s := &Server{Token: cfg.Token, core: fakeserver.NewCore(cfg, routeTemplate), cfg: cfg.Own,
 		httpClient: &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: cfg.Own.deliveryTimeout},
-		st:         newStore(), counters: newCounters()}
+		st:         newStore()}
 	s.Seeding = Seeding{s}
 	if cfg.Own.budgetLimit > 0 {
 		s.budget = &budget{limit: cfg.Own.budgetLimit, window: cfg.Own.budgetWindow}
@@ -173,7 +161,9 @@ func (s *Server) Close() {
 }
 
 // Handler returns the fake as an http.Handler, to mount on another server.
-func (s *Server) Handler() http.Handler { return http.HandlerFunc(frontDoor{s}.serve) }
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.core.Serve(frontDoor{s}, w, r) })
+}
 
 // SetLatency delays every later request by d, or until the request's
 // context is done. Zero turns it off.
@@ -203,205 +193,55 @@ func (s *Server) Handle(pattern string, handler http.Handler) error {
 
 // Request is one request as the fake received it, its Authorization
 // header and token query parameters (launch tokens) "REDACTED".
-type Request struct {
-	Method   string
-	Path     string // as sent, not unescaped
-	RawQuery string
-	Header   http.Header
-	// Body is the body of an API request with a valid token, up to
-	// MaxBodyBytes; nil for any other request.
-	Body []byte
-	// Status is the status the fake answered, 0 while the request is in
-	// flight or when the client went away during the latency wait.
-	Status int
-	Time   time.Time // server clock
-}
+type Request = fakeserver.Request
 
 // Requests returns a copy of the request log, oldest first.
-func (s *Server) Requests() []Request {
-	s.meta.Lock()
-	defer s.meta.Unlock()
-	out := make([]Request, 0, len(s.requests))
-	for _, r := range s.requests {
-		c := *r
-		c.Header = r.Header.Clone()
-		c.Body = bytes.Clone(r.Body)
-		out = append(out, c)
-	}
-	return out
-}
+func (s *Server) Requests() []Request { return s.core.Requests() }
 
 // ResetRequests empties the request log.
-func (s *Server) ResetRequests() {
-	s.meta.Lock()
-	defer s.meta.Unlock()
-	s.requests = nil
-}
+func (s *Server) ResetRequests() { s.core.ResetRequests() }
 
 // Now reads the server's clock ([WithClock]).
 func (s *Server) Now() time.Time { return s.core.Now() }
 
-// incoming is a request as serve reads it before routing.
-type incoming struct {
-	segs             []string
-	pathOK           bool
-	authed, tooLarge bool
-	body             []byte
-	entry            *Request
-	route            routeMatch // for an authenticated API request
-}
-
-func (s frontDoor) serve(w http.ResponseWriter, r *http.Request) {
-	s.counters.begin()
-	defer s.counters.end()
-	sw := &fakeserver.StatusWriter{ResponseWriter: w}
-	start := time.Now()
-	var in incoming
-	defer func() { s.finish(sw, r, in.entry, start, recover()) }()
-	sw.Header().Set("X-Request-Id", "req_"+strconv.FormatInt(s.reqSeq.Add(1), 10))
-	in = s.read(r)
-	if !s.core.Wait(r.Context()) {
-		return
+// RequestCount reports how many API requests with a valid token the fake
+// received for a route since it started or since ResetCounters, counted on
+// arrival whatever the answer (429, injected failures and 413 too).
+func (s *Server) RequestCount(route string) int {
+	method, path, hasMethod := strings.Cut(strings.TrimSpace(route), " ")
+	if !hasMethod {
+		method, path = "", method
 	}
-	s.dispatch(sw, r, &in)
-}
-
-// read reads, logs and counts a request before the latency wait, so that
-// a client that gives up during the wait still counts. The body of a
-// request without a valid token is never read.
-func (s frontDoor) read(r *http.Request) incoming {
-	in := incoming{route: routeMatch{index: -1}}
-	in.segs, in.pathOK = splitPath(r)
-	if in.authed = s.core.Authorized(r); in.authed {
-		in.body, in.tooLarge = readBody(r)
-	}
-	in.entry = s.logRequest(r, in.body)
-	if in.authed && in.pathOK {
-		if in.route = findRoute(r.Method, in.segs); in.route.index >= 0 {
-			s.counters.byRoute[in.route.index].Add(1)
+	n := 0
+	for name, c := range s.core.RequestCounts() {
+		m, p, _ := strings.Cut(name, " ")
+		if p == routeTemplate(path) && (method == "" || strings.EqualFold(m, method)) {
+			n += c
 		}
 	}
-	return in
+	return n
 }
 
-// dispatch refuses what is not a valid API request, then applies the
-// budget, the injected failures and the overrides, and routes.
-func (s frontDoor) dispatch(w http.ResponseWriter, r *http.Request, in *incoming) {
-	v2 := len(in.segs) > 0 && strings.EqualFold(in.segs[0], "v2")
-	switch {
-	case !in.authed:
-		w.Header().Set("WWW-Authenticate", `Bearer realm="edapptest"`)
-		writeError(w, http.StatusUnauthorized, "Unauthorized")
-	case in.tooLarge:
-		writeError(w, http.StatusRequestEntityTooLarge, "request body too large (limit "+strconv.Itoa(MaxBodyBytes)+" bytes)")
-	case !in.pathOK:
-		writeError(w, http.StatusBadRequest, "malformed path")
-	case v2 && !s.admit(w), s.injectFailure(w, r, in.route):
-		// answered: over the budget, or an injected failure
-	default:
-		if h, _ := s.core.Override(r); h != nil {
-			r.Body = io.NopCloser(bytes.NewReader(in.body))
-			h.ServeHTTP(w, r)
-			return
-		}
-		s.route(w, r, in.route, in.segs, in.body)
-	}
+// RequestCounts returns the non-zero request counts by route, keyed
+// "GET /v2/usergroups/{id}/users" (see RequestCount).
+func (s *Server) RequestCounts() map[string]int { return s.core.RequestCounts() }
+
+// MaxInFlight reports the largest number of requests the fake was
+// handling at once (every request, the latency wait included) since it
+// started or since ResetCounters.
+func (s *Server) MaxInFlight() int { return s.core.MaxInFlight() }
+
+// ResetCounters sets the route counts to zero and MaxInFlight to the
+// requests in flight now.
+func (s *Server) ResetCounters() { s.core.ResetCounters() }
+
+// Header sets the request id every answer carries.
+func (s frontDoor) Header(h http.Header) {
+	h.Set("X-Request-Id", "req_"+strconv.FormatInt(s.reqSeq.Add(1), 10))
 }
 
-func (s frontDoor) finish(sw *fakeserver.StatusWriter, r *http.Request, entry *Request, start time.Time, v any) {
-	if v != nil {
-		s.panics.Add(1)
-		s.core.Recovered(r, v)
-		if sw.Status() == 0 {
-			writeError(sw, http.StatusInternalServerError, "internal error")
-		}
-	}
-	s.meta.Lock()
-	if entry != nil {
-		entry.Status = sw.Status()
-	}
-	s.meta.Unlock()
-	s.core.Log.Debug("edapptest request", "method", r.Method, "path", cmp.Or(r.URL, &url.URL{}).Path,
-		"status", sw.Status(), "elapsed", time.Since(start))
-}
-
-func readBody(r *http.Request) (body []byte, tooLarge bool) {
-	if r.Body == nil || r.Body == http.NoBody || r.ContentLength > MaxBodyBytes {
-		return nil, r.ContentLength > MaxBodyBytes
-	}
-	b, _ := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
-	if len(b) > MaxBodyBytes {
-		return nil, true
-	}
-	return b, false
-}
-
-// logRequest records a request, its Authorization header and token
-// parameters redacted.
-func (s frontDoor) logRequest(r *http.Request, body []byte) *Request {
-	h := r.Header.Clone()
-	if h == nil {
-		h = http.Header{}
-	}
-	for k := range h {
-		if strings.EqualFold(k, "Authorization") {
-			h[k] = []string{redacted}
-		}
-	}
-	entry := &Request{Method: r.Method, Header: h, Body: bytes.Clone(body), Time: s.Now()}
-	if r.URL != nil {
-		entry.Path, entry.RawQuery = r.URL.EscapedPath(), redactQuery(r.URL.RawQuery)
-	}
-	s.meta.Lock()
-	defer s.meta.Unlock()
-	if len(s.requests) >= maxRequestLog {
-		s.requests = append(s.requests[:0], s.requests[maxRequestLog/10:]...)
-	}
-	s.requests = append(s.requests, entry)
-	return entry
-}
-
-// redactQuery replaces the values of token parameters (launch tokens), by
-// name without regard to case, after decoding. A query that has one is
-// re-encoded from what decodes, so that no raw form of it survives.
-func redactQuery(raw string) string {
-	found := false
-	for _, pair := range strings.FieldsFunc(raw, func(r rune) bool { return r == '&' || r == ';' }) {
-		k, v, _ := strings.Cut(pair, "=")
-		if uk, err := url.QueryUnescape(k); err == nil {
-			k = uk
-		}
-		found = found || strings.EqualFold(k, "token") && v != ""
-	}
-	if !found {
-		return raw
-	}
-	vals, _ := url.ParseQuery(raw)
-	for k, vs := range vals {
-		if strings.EqualFold(k, "token") {
-			for i := range vs {
-				vs[i] = redacted
-			}
-		}
-	}
-	return vals.Encode()
-}
-
-func (s frontDoor) injectFailure(w http.ResponseWriter, r *http.Request, m routeMatch) bool {
-	template := ""
-	if m.index >= 0 {
-		template = routes[m.index].template
-	}
-	f, ok := s.core.TakeFault(r.Method, template)
-	if !ok {
-		return false
-	}
-	if f.RetryAfter > 0 {
-		w.Header().Set("Retry-After", fakeserver.RetryAfter(f.RetryAfter))
-	}
-	writeError(w, f.Status, cmp.Or(http.StatusText(f.Status), "injected failure"))
-	return true
-}
+// Error writes the fake's error body.
+func (frontDoor) Error(w http.ResponseWriter, status int, msg string) { writeError(w, status, msg) }
 
 // budget counts admitted requests in a trailing window.
 type budget struct {
@@ -424,8 +264,10 @@ func (b *budget) admit(now time.Time) (bool, time.Duration) {
 	return false, b.times[0].Add(b.window).Sub(now)
 }
 
-func (s frontDoor) admit(w http.ResponseWriter) bool {
-	if s.budget == nil {
+// Admit charges a /v2 request to the budget, when there is one.
+func (s frontDoor) Admit(w http.ResponseWriter, r *http.Request) bool {
+	first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
+	if s.budget == nil || !strings.EqualFold(first, "v2") {
 		return true
 	}
 	ok, wait := s.budget.admit(s.Now())

@@ -14,7 +14,7 @@ import (
 // do.
 func TestDBRepair(t *testing.T) {
 	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
+	bothEmptyDBs(t, func(t *testing.T, url string) {
 		ctx := context.Background()
 		r := runEnv(t, env{}, "db", "repair", "--db", url)
 		wantCode(t, r, exitOK)
@@ -78,7 +78,7 @@ func TestDBRepairUsage(t *testing.T) {
 // new database without creating anything.
 func TestMigratorStatus(t *testing.T) {
 	t.Parallel()
-	bothDBs(t, func(t *testing.T, url string) {
+	bothEmptyDBs(t, func(t *testing.T, url string) {
 		ctx := context.Background()
 		db, d := openTestDB(t, url)
 		m := dbschema.NewMigrator(db, d)

@@ -17,6 +17,7 @@ import (
 	"github.com/edapp-go/edapp/edapptest"
 	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/export/dbtest"
+	"github.com/edapp-go/edapp/export/sqldest"
 )
 
 // rebind is query with PostgreSQL's placeholders $1, $2, ... for its ?s
@@ -52,8 +53,16 @@ const (
 	sqliteTimeLayout  = "2006-01-02T15:04:05.000000Z"
 )
 
-// bothDBs runs f against a fresh SQLite file and a fresh PostgreSQL database.
+// bothDBs runs f against a fresh SQLite file and a fresh PostgreSQL
+// database, each with the schema at its latest version.
 func bothDBs(t *testing.T, f func(t *testing.T, url string)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, dbtest.MigratedSQLite(t, sqldest.SQLiteDSN)) })
+	t.Run("postgres", func(t *testing.T) { f(t, dbtest.MigratedPostgres(t)) })
+}
+
+// bothEmptyDBs runs f against a new, empty SQLite file and PostgreSQL
+// database: for a test of the migrations themselves.
+func bothEmptyDBs(t *testing.T, f func(t *testing.T, url string)) {
 	t.Run("sqlite", func(t *testing.T) { f(t, dbtest.SQLite(t)) })
 	t.Run("postgres", func(t *testing.T) { f(t, dbtest.Postgres(t)) })
 }

@@ -17,7 +17,7 @@ func TestMigrateZeroScores(t *testing.T) {
 	if v < 0 {
 		t.Fatal("no migration of SafetyCulture's zero scores")
 	}
-	bothDBs(t, func(t *testing.T, url string) {
+	bothEmptyDBs(t, func(t *testing.T, url string) {
 		db, d := openTestDB(t, url)
 		schemaAt(t, db, d, v) // the version before it
 		for _, q := range []string{

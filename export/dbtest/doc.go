@@ -54,4 +54,9 @@
 // A test that runs against both databases takes its URL from [SQLite] or
 // Postgres; [Open] opens either, and [IsPostgres] tells them apart. The
 // URLs are those the edapp command's --db flag takes.
+//
+// [MigratedSQLite] and [MigratedPostgres] give a new database with the
+// export's schema at its latest version, a copy of one the test binary
+// migrated once: for a test that is not about the migrations, which would
+// otherwise run every migration again.
 package dbtest

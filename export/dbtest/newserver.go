@@ -31,16 +31,31 @@ var databases atomic.Int64
 // URL.
 func (s *Server) Database(t testing.TB) string {
 	t.Helper()
+	return s.create(t, "")
+}
+
+// create creates a new database, with the CREATE DATABASE options opts,
+// and returns its URL.
+func (s *Server) create(t testing.TB, opts string) string {
+	t.Helper()
 	name := fmt.Sprintf("edapp_test_%d", databases.Add(1))
-	admin, err := sql.Open("pgx", s.url("postgres"))
-	if err != nil {
+	if err := s.exec("CREATE DATABASE " + name + opts); err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close()
-	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
-		t.Fatalf("PostgreSQL: create database: %v", err)
-	}
 	return s.url(name)
+}
+
+// exec runs stmt in the server's postgres database.
+func (s *Server) exec(stmt string) error {
+	admin, err := sql.Open("pgx", s.url("postgres"))
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	if _, err := admin.Exec(stmt); err != nil {
+		return fmt.Errorf("PostgreSQL: %s: %w", stmt, err)
+	}
+	return nil
 }
 
 // Restart stops the server, ending every session (as an administrator's

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
@@ -24,6 +25,11 @@ type Server struct {
 	port   int
 	pgCtl  string
 	asUser bool // run the binaries as the postgres user (we are root)
+
+	template struct { // the database MigratedPostgres copies
+		once sync.Once
+		err  error
+	}
 }
 
 func (s *Server) url(db string) string {

@@ -26,10 +26,10 @@ import (
 func TestMain(m *testing.M) { dbtest.Main(m) }
 
 // eachDatabase runs f against a fresh SQLite file and a fresh PostgreSQL
-// database.
+// database, each with the schema at its latest version.
 func eachDatabase(t *testing.T, f func(t *testing.T, url string)) {
-	t.Run("sqlite", func(t *testing.T) { f(t, dbtest.SQLite(t)) })
-	t.Run("postgres", func(t *testing.T) { f(t, dbtest.Postgres(t)) })
+	t.Run("sqlite", func(t *testing.T) { f(t, dbtest.MigratedSQLite(t, sqldest.SQLiteDSN)) })
+	t.Run("postgres", func(t *testing.T) { f(t, dbtest.MigratedPostgres(t)) })
 }
 
 // openTestDB opens url as the edapp command opens a --db URL.

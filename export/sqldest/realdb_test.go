@@ -53,10 +53,10 @@ func migratedTestDB(t *testing.T, url string) (*sql.DB, Dialect) {
 }
 
 // bothDBs runs f against a fresh SQLite file and a fresh PostgreSQL
-// database.
+// database, each with the schema at its latest version.
 func bothDBs(t *testing.T, f func(t *testing.T, url string)) {
-	t.Run("sqlite", func(t *testing.T) { f(t, dbtest.SQLite(t)) })
-	t.Run("postgres", func(t *testing.T) { f(t, dbtest.Postgres(t)) })
+	t.Run("sqlite", func(t *testing.T) { f(t, dbtest.MigratedSQLite(t, SQLiteDSN)) })
+	t.Run("postgres", func(t *testing.T) { f(t, dbtest.MigratedPostgres(t)) })
 }
 
 // exportFixture is the demo account plus n users with a completion each

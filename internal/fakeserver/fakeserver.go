@@ -113,11 +113,14 @@ type Core struct {
 	faults    []Fault                       // pending injected failures, scoped ones first
 	handlers  map[string]http.Handler
 	panics    []string
+
+	stats stats
 }
 
 // NewCore makes a Core from a Config.
 func NewCore[C any](cfg Config[C], template func(path string) string) *Core {
 	c := &Core{Token: cfg.Token, Log: cfg.Logger, name: cfg.Name, clock: cfg.Clock, template: template}
+	c.stats.counts = map[string]int{}
 	c.latency.Store(int64(cfg.Latency))
 	return c
 }
@@ -169,6 +172,13 @@ func (c *Core) Recovered(r *http.Request, v any) {
 	c.mu.Lock()
 	c.panics = append(c.panics, msg)
 	c.mu.Unlock()
+}
+
+// Panics counts the panics Recovered kept.
+func (c *Core) Panics() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.panics)
 }
 
 // SetLatency delays every later request by d; zero turns it off.

@@ -76,11 +76,8 @@ var routeTable = []route{
 // handler returns.
 func (s *Server) answer(rt route) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
+		body, _ := io.ReadAll(r.Body)
 		if !s.admit(w, rt) {
-			return
-		} else if err != nil {
-			writeError(w, &apiError{http.StatusRequestEntityTooLarge, "request body too large"})
 			return
 		}
 		lock, unlock := s.mu.RLock, s.mu.RUnlock

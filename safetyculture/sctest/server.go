@@ -2,7 +2,6 @@ package sctest
 
 import (
 	"log/slog"
-	"maps"
 	"math"
 	"net/http"
 	"strconv"
@@ -17,7 +16,7 @@ import (
 )
 
 // MaxBodyBytes bounds a request body; a larger one gets 413.
-const MaxBodyBytes = 1 << 20
+const MaxBodyBytes = fakeserver.MaxBodyBytes
 
 // Server is a fake SafetyCulture service holding one organisation.
 type Server struct {
@@ -35,7 +34,6 @@ type Server struct {
 
 	statsMu    sync.Mutex // guards the fields below
 	windows    map[string]*window
-	counts     map[string]int
 	deliveries []Delivery
 }
 
@@ -106,7 +104,7 @@ func NewUnstarted(opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{Token: cfg.Token, core: fakeserver.NewCore(cfg, strings.TrimSpace), cfg: cfg.Own,
-		st: newStore(cfg.Clock()), windows: map[string]*window{}, counts: map[string]int{}}
+		st: newStore(cfg.Clock()), windows: map[string]*window{}}
 	s.Seeding = Seeding{s}
 	s.routes = http.NewServeMux()
 	for _, rt := range routeTable {
@@ -131,7 +129,9 @@ func New(t testing.TB, opts ...Option) *Server {
 func (s *Server) Close() { s.core.Close() }
 
 // Handler answers the fake's routes, for mounting on another server.
-func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serve) }
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.core.Serve(pipe{s}, w, r) })
+}
 
 // Handle replaces the fake's answer for the requests an http.ServeMux
 // pattern ("GET /feed/users") matches, counted under pattern and not
@@ -152,49 +152,31 @@ func (s *Server) FailNextOn(route string, n int, status int, retryAfter time.Dur
 	s.core.FailNextOn(route, n, status, retryAfter)
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	defer func() {
-		if v := recover(); v != nil {
-			s.core.Recovered(r, v)
-			writeError(w, &apiError{http.StatusInternalServerError, "internal error"})
-		}
-	}()
-	if !s.core.Wait(r.Context()) {
-		return
+// pipe is the fake's side of fakeserver's request pipeline.
+type pipe struct{ *server }
+
+func (s pipe) Route(r *http.Request) (string, http.Handler) {
+	if _, pattern := s.routes.Handler(r); pattern != "" {
+		return pattern, s.routes // the mux, not the handler it found, sets the path values
 	}
-	w.Header().Set("X-Request-Id", fakeserver.RandomHex(8))
-	w.Header().Set("Date", s.now().UTC().Format(http.TimeFormat)) // the fake's clock, as the records are dated
-	if !s.core.Authorized(r) {
-		writeError(w, &apiError{http.StatusUnauthorized, "Unauthenticated"})
-		return
-	}
-	h, pattern := s.core.Override(r)
-	if h == nil {
-		if _, pattern = s.routes.Handler(r); pattern == "" {
-			writeError(w, &apiError{http.StatusNotFound, "Not Found"})
-			return
-		}
-		h = s.routes
-	}
-	s.count(pattern)
-	sw := &fakeserver.StatusWriter{ResponseWriter: w}
-	if !s.injectFailure(sw, r, pattern) {
-		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
-		h.ServeHTTP(sw, r) // the mux, not the handler it found, sets the path values
-	}
-	s.core.Log.Info("sctest request", "method", r.Method, "route", pattern, "status", sw.Status())
+	return "", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		writeError(w, &apiError{http.StatusNotFound, "Not Found"})
+	})
 }
 
-func (s *Server) injectFailure(w http.ResponseWriter, r *http.Request, pattern string) bool {
-	_, path, _ := strings.Cut(pattern, " ")
-	f, ok := s.core.TakeFault(r.Method, path)
-	if ok {
-		if f.RetryAfter > 0 {
-			w.Header().Set("Retry-After", fakeserver.RetryAfter(f.RetryAfter))
-		}
-		writeError(w, &apiError{f.Status, "injected failure: " + http.StatusText(f.Status)})
+// Admit admits every request: the route's handler applies the limits.
+func (pipe) Admit(http.ResponseWriter, *http.Request) bool { return true }
+
+func (pipe) Error(w http.ResponseWriter, status int, msg string) {
+	if status == http.StatusUnauthorized {
+		msg = "Unauthenticated"
 	}
-	return ok
+	writeError(w, &apiError{status, msg})
+}
+
+func (s pipe) Header(h http.Header) {
+	h.Set("X-Request-Id", fakeserver.RandomHex(8))
+	h.Set("Date", s.now().UTC().Format(http.TimeFormat)) // the fake's clock, as the records are dated
 }
 
 func (s *Server) now() time.Time { return s.core.Now().Add(time.Duration(s.ahead.Load())) }
@@ -271,24 +253,10 @@ func (s *Server) admit(w http.ResponseWriter, rt route) bool {
 	return ok
 }
 
-func (s *Server) count(route string) {
-	s.statsMu.Lock()
-	s.counts[route]++
-	s.statsMu.Unlock()
-}
-
 // RequestCount reports how many requests with a valid token a route
 // received ("GET /feed/users", as the route table or a Handle pattern
 // names it), whatever they were answered (429 included).
-func (s *Server) RequestCount(route string) int {
-	s.statsMu.Lock()
-	defer s.statsMu.Unlock()
-	return s.counts[route]
-}
+func (s *Server) RequestCount(route string) int { return s.core.RequestCounts()[route] }
 
 // RequestCounts returns the non-zero counts by route.
-func (s *Server) RequestCounts() map[string]int {
-	s.statsMu.Lock()
-	defer s.statsMu.Unlock()
-	return maps.Clone(s.counts)
-}
+func (s *Server) RequestCounts() map[string]int { return s.core.RequestCounts() }
