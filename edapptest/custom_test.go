@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/internal/fakeserver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -36,7 +37,7 @@ func TestHandle(t *testing.T) {
 	h := newHarness(t)
 	u := h.mustUser(UserSpec{Username: "real"})
 	require.NoError(t, h.Handle("GET /v2/users/{id}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, v2User{ID: r.PathValue("id"), Name: "overridden"})
+		fakeserver.WriteJSON(w, http.StatusOK, v2User{ID: r.PathValue("id"), Name: "overridden"})
 	})))
 	var got v2User
 	h.get("/v2/users/"+u, &got)
@@ -51,7 +52,7 @@ func TestHandle(t *testing.T) {
 	require.NoError(t, h.Handle("POST /v2/things", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var in map[string]string
 		_ = decodeBody(r, &in)
-		writeJSON(w, http.StatusCreated, in)
+		fakeserver.WriteJSON(w, http.StatusCreated, in)
 	})))
 	r := h.do("POST", "/v2/things", map[string]string{"a": "b"})
 	assert.Equal(t, http.StatusCreated, r.status)

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 // Paging limits of the v2 list operations.
@@ -132,7 +134,7 @@ func (s frontDoor) Route(r *http.Request) (string, http.Handler) {
 		s.handle(rt, c)
 		// The answer is encoded under the lock and written after it, so
 		// that a slow reader holds up nobody.
-		writeRaw(w, c.status, c.answer)
+		fakeserver.WriteRaw(w, c.status, c.answer)
 	})
 }
 
@@ -185,7 +187,7 @@ func (s frontDoor) handle(rt route, c *exchange) {
 	c.now = s.Now()
 	rt.h(c)
 	if c.status == 0 {
-		c.status, c.answer = encodeJSON(http.StatusInternalServerError, errorBody{"handler answered nothing"})
+		c.status, c.answer = fakeserver.EncodeJSON(http.StatusInternalServerError, errorBody{"handler answered nothing"})
 	}
 }
 
@@ -212,7 +214,7 @@ func (c *exchange) q(name string) string {
 // json sets the answer; the first one set wins.
 func (c *exchange) json(status int, v any) {
 	if c.status == 0 {
-		c.status, c.answer = encodeJSON(status, v)
+		c.status, c.answer = fakeserver.EncodeJSON(status, v)
 	}
 }
 
@@ -227,31 +229,12 @@ func (c *exchange) failErr(err error) {
 	c.fail(http.StatusInternalServerError, err.Error())
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	status, b := encodeJSON(status, v)
-	writeRaw(w, status, b)
-}
-
-func encodeJSON(status int, v any) (int, []byte) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return http.StatusInternalServerError, []byte(`{"message":"cannot encode response"}` + "\n")
-	}
-	return status, append(b, '\n')
-}
-
-func writeRaw(w http.ResponseWriter, status int, b []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
-}
-
 type errorBody struct {
 	Message string `json:"message"`
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, errorBody{msg})
+	fakeserver.WriteJSON(w, status, errorBody{msg})
 }
 
 // decode reads the body, a JSON object, into v. Field names match without
@@ -303,26 +286,13 @@ func (c *exchange) paging() (page, size int, ok bool) {
 	return n["page"], min(n["pageSize"], maxPageSize), true
 }
 
-// envelope is the paged list shape.
-type envelope[T any] struct {
-	TotalCount int `json:"totalCount"`
-	Items      []T `json:"items"`
-}
+func pageOf[T any](c *exchange, items []T) { pageMap(c, items, fakeserver.Same) }
 
-func pageOf[T any](c *exchange, items []T) { pageMap(c, items, func(t T) T { return t }) }
-
-// pageMap answers one page of items in the envelope, converting only the
-// items of that page, so that a page costs its own size, not the list's.
+// pageMap answers one page of items.
 func pageMap[S, T any](c *exchange, items []S, conv func(S) T) {
-	page, size, ok := c.paging()
-	if !ok {
-		return
+	if page, size, ok := c.paging(); ok {
+		c.json(http.StatusOK, fakeserver.Page(items, page, size, conv))
 	}
-	var pageItems []S
-	if start := (page - 1) * size; page-1 <= len(items)/size && start < len(items) {
-		pageItems = items[start:min(start+size, len(items))]
-	}
-	c.json(http.StatusOK, envelope[T]{TotalCount: len(items), Items: convert(pageItems, conv)})
 }
 
 func truncate(s string, n int) string {

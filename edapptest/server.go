@@ -81,39 +81,24 @@ func WithLogger(l *slog.Logger) Option { return fakeserver.WithLogger[config](l)
 
 // WithDeliveryTimeout bounds each webhook delivery (default 5 seconds).
 func WithDeliveryTimeout(d time.Duration) Option {
-	return func(c *fakeserver.Config[config]) error {
-		if d <= 0 {
-			return c.Bad("WithDeliveryTimeout(%s): want a positive duration", d)
-		}
-		c.Own.deliveryTimeout = d
-		return nil
-	}
+	return fakeserver.Checked(d > 0, func(c *fakeserver.Config[config]) { c.Own.deliveryTimeout = d },
+		"WithDeliveryTimeout(%s): want a positive duration", d)
 }
 
 // WithBudget makes the fake enforce a request budget as the real service does
 // (1400 requests per 5 minutes): it admits at most limit /v2 requests with a
 // valid token in any trailing window of the server's clock.
 func WithBudget(limit int, window time.Duration) Option {
-	return func(c *fakeserver.Config[config]) error {
-		if limit < 1 || window <= 0 {
-			return c.Bad("WithBudget(%d, %s): want a limit of at least 1 and a positive window", limit, window)
-		}
+	return fakeserver.Checked(limit >= 1 && window > 0, func(c *fakeserver.Config[config]) {
 		c.Own.budgetLimit, c.Own.budgetWindow = limit, window
-		return nil
-	}
+	}, "WithBudget(%d, %s): want a limit of at least 1 and a positive window", limit, window)
 }
 
 // WithRedeliveries sends every webhook delivery n more times, as a
 // service that delivers at least once may; [Delivery.RedeliveryOf] marks
 // the repeats.
 func WithRedeliveries(n int) Option {
-	return func(c *fakeserver.Config[config]) error {
-		if n < 0 {
-			return c.Bad("WithRedeliveries(%d): want 0 or more", n)
-		}
-		c.Own.redeliveries = n
-		return nil
-	}
+	return fakeserver.Checked(n >= 0, func(c *fakeserver.Config[config]) { c.Own.redeliveries = n }, "WithRedeliveries(%d): want 0 or more", n)
 }
 
 // NewServer starts a fake on a loopback address, with an empty store.

@@ -61,35 +61,17 @@ func (c *Config[C]) Bad(format string, args ...any) error {
 
 // WithToken sets the bearer token; an empty or blank one is an error.
 func WithToken[C any](token string) Option[C] {
-	return func(c *Config[C]) error {
-		if strings.TrimSpace(token) == "" {
-			return c.Bad("WithToken: empty token")
-		}
-		c.Token = token
-		return nil
-	}
+	return Checked(strings.TrimSpace(token) != "", func(c *Config[C]) { c.Token = token }, "WithToken: empty token")
 }
 
 // WithClock sets the clock; nil is an error.
 func WithClock[C any](now func() time.Time) Option[C] {
-	return func(c *Config[C]) error {
-		if now == nil {
-			return c.Bad("WithClock: nil clock")
-		}
-		c.Clock = now
-		return nil
-	}
+	return Checked(now != nil, func(c *Config[C]) { c.Clock = now }, "WithClock: nil clock")
 }
 
 // WithLatency delays every request; a negative d is an error.
 func WithLatency[C any](d time.Duration) Option[C] {
-	return func(c *Config[C]) error {
-		if d < 0 {
-			return c.Bad("WithLatency(%s): negative latency", d)
-		}
-		c.Latency = d
-		return nil
-	}
+	return Checked(d >= 0, func(c *Config[C]) { c.Latency = d }, "WithLatency(%s): negative latency", d)
 }
 
 // WithLogger sets the logger; nil is silent.

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 // handler answers one route under the store's lock: the value to encode
@@ -90,7 +92,7 @@ func (s *Server) answer(rt route) http.HandlerFunc {
 		if out := rt.handle(c); c.err != nil {
 			writeError(w, c.err)
 		} else {
-			writeJSON(w, http.StatusOK, out)
+			fakeserver.WriteJSON(w, http.StatusOK, out)
 		}
 	}
 }
@@ -114,13 +116,7 @@ func (c *call) fail(status int, format string, args ...any) any {
 func writeError(w http.ResponseWriter, e *apiError) {
 	code := map[int]int{http.StatusBadRequest: 3, http.StatusRequestEntityTooLarge: 3, http.StatusNotFound: 5,
 		http.StatusTooManyRequests: 8, http.StatusUnauthorized: 16}[e.status]
-	writeJSON(w, e.status, map[string]any{"code": cmp.Or(code, 13), "message": e.msg, "details": []any{}})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	fakeserver.WriteJSON(w, e.status, map[string]any{"code": cmp.Or(code, 13), "message": e.msg, "details": []any{}})
 }
 
 func (c *call) decode(v any) bool {
@@ -145,9 +141,7 @@ func find[T any](c *call, get func(id string) *T, id, what string) *T {
 // (default 1), pageSize from 1 to 1000 (default 25).
 func page[T any](c *call, items []T) any {
 	n, size := c.intParam("page", 1, 1<<30), c.intParam("pageSize", 25, 1000)
-	start := min((n-1)*size, len(items))
-	end := min(start+size, len(items))
-	return wireList[T]{TotalCount: len(items), Items: append([]T{}, items[start:end]...)}
+	return fakeserver.Page(items, n, size, fakeserver.Same)
 }
 
 // intParam reads a number from 1 to max; absent gives def.
@@ -204,11 +198,6 @@ func wtp(t time.Time) *string {
 	}
 	s := wt(t)
 	return &s
-}
-
-type wireList[T any] struct {
-	TotalCount int `json:"totalCount"`
-	Items      []T `json:"items"`
 }
 
 type wireFeed[T any] struct {

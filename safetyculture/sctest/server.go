@@ -63,13 +63,7 @@ func WithClock(now func() time.Time) Option { return fakeserver.WithClock[config
 // WithAnalyticsLag makes every analytics row visible only lag after the
 // fake recorded it, as the service's warehouse publishes them late.
 func WithAnalyticsLag(lag time.Duration) Option {
-	return func(c *fakeserver.Config[config]) error {
-		if lag < 0 {
-			return c.Bad("WithAnalyticsLag: negative lag %s", lag)
-		}
-		c.Own.lag = lag
-		return nil
-	}
+	return fakeserver.Checked(lag >= 0, func(c *fakeserver.Config[config]) { c.Own.lag = lag }, "WithAnalyticsLag: negative lag %s", lag)
 }
 
 // WithModifiedAfterIgnored makes the course-progress feed ignore its
@@ -202,13 +196,8 @@ var DefaultLimits = Limits{Catalogue: 200, Other: 800, Window: time.Minute}
 // WithLimits sets the limits, each at least 1, the window positive: scaled
 // down, a test reaches them in a few requests.
 func WithLimits(l Limits) Option {
-	return func(c *fakeserver.Config[config]) error {
-		if l.Catalogue < 1 || l.Other < 1 || l.Window <= 0 {
-			return c.Bad("WithLimits(%+v): each limit must be at least 1 and the window positive (WithoutLimits turns limiting off)", l)
-		}
-		c.Own.limits = l
-		return nil
-	}
+	return fakeserver.Checked(l.Catalogue >= 1 && l.Other >= 1 && l.Window > 0, func(c *fakeserver.Config[config]) { c.Own.limits = l },
+		"WithLimits(%+v): each limit must be at least 1 and the window positive (WithoutLimits turns limiting off)", l)
 }
 
 // WithoutLimits makes the fake answer every request, however many come.
