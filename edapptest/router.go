@@ -259,6 +259,17 @@ func (c *exchange) decode(v any) bool {
 	return err == nil
 }
 
+// withBody is a route that decodes the body into an In and answers what
+// op returns, or its error.
+func withBody[In any](op func(c *exchange, in In) (any, error)) func(*exchange) {
+	return func(c *exchange) {
+		var in In
+		if c.decode(&in) {
+			c.reply(op(c, in))
+		}
+	}
+}
+
 func (c *exchange) reply(v any, err error) {
 	if err != nil {
 		c.failErr(err)

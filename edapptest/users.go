@@ -156,14 +156,11 @@ func toV2User(u *user) v2User {
 	return v
 }
 
-func v2CreateUser(c *exchange) {
-	var p userPatch
-	if c.decode(&p) {
-		u := &user{}
-		err := applyUser(c.st, u, p.resolve(), c.now)
-		c.reply(toV2User(u), err)
-	}
-}
+var v2CreateUser = withBody(func(c *exchange, p userPatch) (any, error) {
+	u := &user{}
+	err := applyUser(c.st, u, p.resolve(), c.now)
+	return toV2User(u), err
+})
 
 // v2ListUsers honours userName (username or email, without regard to case)
 // and externalId.
@@ -266,16 +263,13 @@ func addGroup(st *store, name, parentID, inviteCode string) (*group, error) {
 
 // v2CreateGroup takes {"name", "inviteCode", "parentId"}; parentId is an
 // extension of the fake.
-func v2CreateGroup(c *exchange) {
-	var in struct{ Name, InviteCode, ParentID string }
-	if c.decode(&in) {
-		if g, err := addGroup(c.st, in.Name, in.ParentID, strings.TrimSpace(in.InviteCode)); err != nil {
-			c.failErr(err)
-		} else {
-			c.json(http.StatusOK, toV2Group(c.st, g))
-		}
+var v2CreateGroup = withBody(func(c *exchange, in struct{ Name, InviteCode, ParentID string }) (any, error) {
+	g, err := addGroup(c.st, in.Name, in.ParentID, strings.TrimSpace(in.InviteCode))
+	if err != nil {
+		return nil, err
 	}
-}
+	return toV2Group(c.st, g), nil
+})
 
 func v2ListGroups(c *exchange) { pageMap(c, c.st.groups.All(), with(c.st, toV2Group)) }
 

@@ -27,23 +27,18 @@ type v1UserBody struct {
 	UserGroups         *[]string
 }
 
-func v1SaveUser(c *exchange) {
-	var in v1UserBody
-	if !c.decode(&in) {
-		return
-	}
+var v1SaveUser = withBody(func(c *exchange, in v1UserBody) (any, error) {
 	u := &user{}
 	if in.ID != "" {
 		if u = c.st.users.Get(in.ID); u == nil {
-			c.fail(http.StatusNotFound, "user "+quote(in.ID)+" not found")
-			return
+			return nil, notFound("user %s not found", quote(in.ID))
 		}
 	}
 	p := userPatch{Username: in.Username, Name: in.Name, Email: in.Email, FirstName: in.FirstName,
 		LastName: in.LastName, ExternalID: cmp.Or(in.ExternalIdentifier, in.ExternalID), Groups: in.UserGroups}
 	err := applyUser(c.st, u, p.resolve(), c.now)
-	c.reply(toV1User(u), err)
-}
+	return toV1User(u), err
+})
 
 func v1ListUsers(c *exchange) {
 	c.json(http.StatusOK, convert(c.st.users.All(), toV1User))
@@ -104,15 +99,10 @@ type v1GroupBody struct {
 	Users, Courses           *[]string
 }
 
-func v1SaveGroup(c *exchange) {
-	var in v1GroupBody
-	if !c.decode(&in) {
-		return
-	}
+var v1SaveGroup = withBody(func(c *exchange, in v1GroupBody) (any, error) {
 	g, err := saveV1Group(c.st, in)
 	if err != nil {
-		c.failErr(err)
-		return
+		return nil, err
 	}
 	if in.Users != nil {
 		c.st.setMembers(g, *in.Users, c.now)
@@ -120,8 +110,8 @@ func v1SaveGroup(c *exchange) {
 	if in.Courses != nil {
 		setCourses(g, *in.Courses, c.now)
 	}
-	c.json(http.StatusOK, toV1Group(c.st, g))
-}
+	return toV1Group(c.st, g), nil
+})
 
 // saveV1Group checks the users and courses, then renames the group in.ID,
 // or adds a new one without an id.

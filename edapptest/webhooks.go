@@ -319,21 +319,17 @@ func validHeaderName(k string) bool {
 }
 
 // v2CreateWebhook takes {"eventName", "webHookUrl", "headers"?}.
-func v2CreateWebhook(c *exchange) {
-	var in struct {
-		EventName  edapp.EventName
-		WebHookURL string
-		Headers    map[string]string
+var v2CreateWebhook = withBody(func(c *exchange, in struct {
+	EventName  edapp.EventName
+	WebHookURL string
+	Headers    map[string]string
+}) (any, error) {
+	w, err := addWebhook(c.st, in.EventName, strings.TrimSpace(in.WebHookURL), in.Headers)
+	if err != nil {
+		return nil, err
 	}
-	if !c.decode(&in) {
-		return
-	}
-	if w, err := addWebhook(c.st, in.EventName, strings.TrimSpace(in.WebHookURL), in.Headers); err != nil {
-		c.failErr(err)
-	} else {
-		c.json(http.StatusOK, toWireWebhook(w))
-	}
-}
+	return toWireWebhook(w), nil
+})
 
 // v2ListWebhooks answers a bare array. The vendor does not document it.
 func v2ListWebhooks(c *exchange) {
