@@ -117,13 +117,14 @@ func (routeIndex) ServeHTTP(http.ResponseWriter, *http.Request) {}
 // without regard to case; see fakeserver.Routes.
 func (s frontDoor) Route(r *http.Request) (string, http.Handler) {
 	escaped := strings.TrimSuffix(r.URL.EscapedPath(), "/")
-	probe, err := url.Parse(strings.ToLower(escaped))
-	if err != nil || strings.ContainsAny(probe.Path, "?#") {
+	unescaped, err := url.PathUnescape(escaped)
+	if err != nil {
 		return "", answerError(http.StatusBadRequest, "malformed path")
 	}
+	probe := &url.URL{Path: strings.ToLower(unescaped), RawPath: strings.ToLower(escaped)}
 	h, pattern := routeMux.Handler(&http.Request{Method: r.Method, URL: probe})
 	if !strings.HasPrefix(pattern, r.Method+" ") || path.Clean("/"+probe.Path) != probe.Path {
-		return "", unrouted(r.Method, probe)
+		return "", unrouted(r.Method, probe, unescaped)
 	}
 	rt := routeTable[h.(routeIndex)]
 	params := paramsOf(pattern, escaped)
@@ -152,7 +153,7 @@ func paramsOf(pattern, escaped string) []string {
 }
 
 // unrouted answers 405 when another method takes the path, else 404.
-func unrouted(method string, probe *url.URL) http.Handler {
+func unrouted(method string, probe *url.URL, unescaped string) http.Handler {
 	var allowed []string
 	for _, m := range []string{"DELETE", "GET", "POST", "PUT"} {
 		if _, p := routeMux.Handler(&http.Request{Method: m, URL: probe}); strings.HasPrefix(p, m+" ") {
@@ -160,7 +161,7 @@ func unrouted(method string, probe *url.URL) http.Handler {
 		}
 	}
 	if len(allowed) == 0 || path.Clean("/"+probe.Path) != probe.Path {
-		return answerError(http.StatusNotFound, "no route for "+method+" "+probe.Path)
+		return answerError(http.StatusNotFound, "no route for "+method+" "+unescaped)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
