@@ -23,18 +23,17 @@ type Snapshot struct {
 	LatestActivity time.Time
 }
 
-// SnapshotUser is a user as the fake holds it.
-type SnapshotUser struct {
-	ID, Username, Email, FirstName, LastName, ExternalID string
-	Roles                                                []string
-	GroupIDs                                             []string // the groups the user belongs to directly
-	LastActive                                           time.Time
-}
+// SnapshotUser is a user as GET /v2/users/{id} answers it: Name is the
+// username, UserGroups the groups the user belongs to directly, and
+// LastActiveDate.Time when the user was last active.
+type SnapshotUser struct{ v2User }
 
-// SnapshotGroup is a user group; ParentID is "" for a top-level group.
+// SnapshotGroup is a user group as GET /v2/usergroups answers it, with its
+// parent ("" for a top-level group) and the courses assigned to it.
 type SnapshotGroup struct {
-	ID, Name, ParentID, InviteCode string
-	CourseIDs                      []string // the courses assigned to the group itself
+	v2Group
+	ParentID  string
+	CourseIDs []string
 }
 
 // SnapshotCollection is a course collection, with the catalog's fields,
@@ -74,12 +73,10 @@ func (s *Server) Snapshot() Snapshot {
 	st := s.st
 	snap := Snapshot{Now: s.Now()}
 	for _, u := range st.users.All() {
-		snap.Users = append(snap.Users, SnapshotUser{ID: u.ID, Username: u.Name, Email: u.Email,
-			FirstName: u.FirstName, LastName: u.LastName, ExternalID: u.ExternalID,
-			Roles: slices.Clone(u.Roles), GroupIDs: u.groupIDs(), LastActive: u.LastActiveDate.Time})
+		snap.Users = append(snap.Users, SnapshotUser{toV2User(u)})
 	}
 	for _, g := range st.groups.All() {
-		snap.Groups = append(snap.Groups, SnapshotGroup{ID: g.ID, Name: g.name, ParentID: g.parentID, InviteCode: g.inviteCode, CourseIDs: g.courseIDs()})
+		snap.Groups = append(snap.Groups, SnapshotGroup{toV2Group(st, g), g.parentID, g.courseIDs()})
 	}
 	snap.Collections = snapshotCollections(st)
 	for _, c := range st.courses.All() {

@@ -88,9 +88,11 @@ type assignment struct {
 	at       time.Time
 }
 
+// group is the v2 record, its HasChildren left false: children says.
 type group struct {
-	ID, name, inviteCode, parentID string
-	courses                        []assignment
+	v2Group
+	parentID string
+	courses  []assignment
 }
 
 func (g *group) courseIDs() []string {
@@ -336,7 +338,7 @@ func laterOf(a, b time.Time) time.Time {
 }
 
 func groupByInviteCode(st *store, code string) *group {
-	return st.groups.Find(func(g *group) bool { return g.inviteCode != "" && strings.EqualFold(g.inviteCode, code) })
+	return st.groups.Find(func(g *group) bool { return g.InviteCode != "" && strings.EqualFold(g.InviteCode, code) })
 }
 
 func children(st *store, g *group) []*group {

@@ -242,7 +242,9 @@ func v2UserCourses(c *exchange) {
 }
 
 func toV2Group(st *store, g *group) v2Group {
-	return v2Group{ID: g.ID, Name: g.name, InviteCode: g.inviteCode, HasChildren: len(children(st, g)) > 0}
+	v := g.v2Group
+	v.HasChildren = len(children(st, g)) > 0
+	return v
 }
 
 func addGroup(st *store, name, parentID, inviteCode string) (*group, error) {
@@ -256,7 +258,7 @@ func addGroup(st *store, name, parentID, inviteCode string) (*group, error) {
 	if inviteCode != "" && groupByInviteCode(st, inviteCode) != nil {
 		return nil, conflict("invite code %q is taken", inviteCode)
 	}
-	g := &group{ID: st.newID("grp"), name: name, parentID: parentID, inviteCode: inviteCode}
+	g := &group{v2Group: v2Group{ID: st.newID("grp"), Name: name, InviteCode: inviteCode}, parentID: parentID}
 	st.groups.Add(g.ID, g)
 	return g, nil
 }

@@ -89,7 +89,7 @@ func v1Delete(c *exchange, found bool, what string, del func(id string)) {
 
 func toV1Group(st *store, g *group) v1Group {
 	users := convert(st.members(g), func(u *user) string { return u.ID })
-	return v1Group{ID: g.ID, Name: g.name, Users: users, Courses: g.courseIDs()}
+	return v1Group{ID: g.ID, Name: g.Name, Users: users, Courses: g.courseIDs()}
 }
 
 // v1GroupBody is a v1 group write.
@@ -136,7 +136,7 @@ func saveV1Group(st *store, in v1GroupBody) (*group, error) {
 	case in.Name != nil && strings.TrimSpace(*in.Name) == "":
 		return nil, invalid("name must not be empty")
 	case in.Name != nil:
-		g.name = strings.TrimSpace(*in.Name)
+		g.Name = strings.TrimSpace(*in.Name)
 	}
 	return g, nil
 }

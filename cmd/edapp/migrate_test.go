@@ -353,7 +353,7 @@ func plantEdAppOnlyCourse(t *testing.T, srv *edapptest.Server, mig *fakedata.Mig
 	snap := srv.Snapshot()
 	for _, u := range snap.Users {
 		if u.ID == learner {
-			if err := srv.AssignCourse(u.GroupIDs[0], courseID); err != nil {
+			if err := srv.AssignCourse(u.UserGroups[0], courseID); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -157,7 +157,7 @@ func (run *loadRun) checkFree() error {
 	snap, spec := run.snap, run.spec
 	taken := map[string]bool{}
 	for _, u := range snap.Users {
-		taken["u:"+strings.ToLower(u.Username)], taken["x:"+u.ExternalID] = true, true
+		taken["u:"+strings.ToLower(u.Name)], taken["x:"+u.ExternalID] = true, true
 	}
 	for _, c := range snap.Courses {
 		taken["c:"+c.ExternalID] = true
@@ -355,7 +355,7 @@ func (run *loadRun) addGroups() error {
 func (run *loadRun) addLearners() error {
 	if run.spec.Users == 0 {
 		for _, u := range run.snap.Users {
-			run.learners = append(run.learners, learner{id: u.ID, groups: u.GroupIDs})
+			run.learners = append(run.learners, learner{id: u.ID, groups: u.UserGroups})
 		}
 		return nil
 	}

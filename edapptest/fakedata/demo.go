@@ -64,7 +64,7 @@ func checkDemoFree(snap edapptest.Snapshot) error {
 		taken["invite code "+strings.ToUpper(g.InviteCode)] = true
 	}
 	for _, u := range snap.Users {
-		taken["username "+strings.ToLower(u.Username)], taken["external id "+u.ExternalID] = true, true
+		taken["username "+strings.ToLower(u.Name)], taken["external id "+u.ExternalID] = true, true
 	}
 	for _, c := range snap.Courses {
 		taken["course external id "+c.ExternalID] = true

@@ -32,7 +32,7 @@ func (m *migrator) planUsers() {
 		}
 		spec := sctest.UserSpec{ID: "user_" + m.key(32, "user", u.ID), Email: u.Email, FirstName: orDefault(u.FirstName, "NA"),
 			LastName: orDefault(u.LastName, "NA"), ExternalID: u.ExternalID, SeatType: seatOf(u.Roles),
-			LastSeenAt: u.LastActive, CreatedAt: m.out.MovedAt}
+			LastSeenAt: u.LastActiveDate.Time, CreatedAt: m.out.MovedAt}
 		m.changePerson(u, &spec)
 		m.users = append(m.users, spec)
 		m.out.Users[u.ID] = spec.ID
@@ -107,7 +107,7 @@ func (m *migrator) groupsAndSites() error {
 		}
 	}
 	for _, u := range m.snap.Users {
-		for _, gid := range u.GroupIDs {
+		for _, gid := range u.UserGroups {
 			if uid := m.out.Users[u.ID]; uid != "" {
 				if err := errors.Join(m.sc.AddGroupUser(m.out.Groups[gid], uid), m.sc.AddSiteMember(m.out.Sites[gid], uid)); err != nil {
 					return err

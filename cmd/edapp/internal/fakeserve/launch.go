@@ -243,9 +243,9 @@ func find[T any](items []T, match func(T) bool) *T {
 func learnerName(u edapptest.SnapshotUser) string {
 	name := strings.TrimSpace(u.FirstName + " " + u.LastName)
 	if name == "" {
-		return u.Username
+		return u.Name
 	}
-	return name + " (" + u.Username + ")"
+	return name + " (" + u.Name + ")"
 }
 
 // fakeErr is an error of the fake's helpers as an answer.
