@@ -1,10 +1,13 @@
 package dbtest
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -61,6 +64,10 @@ func testedPackage() string {
 	return filepath.Base(os.Args[0])
 }
 
+// ParallelTests is how many parallel tests [Run] lets run at once unless
+// -test.parallel says otherwise.
+const ParallelTests = 4
+
 // Main runs the tests as [Run] does and exits with their status; a test
 // package that uses [Postgres] calls it from its TestMain:
 //
@@ -71,7 +78,17 @@ func Main(m *testing.M) { os.Exit(Run(m)) }
 // started, removing its directory, and lists the tests that skipped for
 // want of PostgreSQL. It returns m.Run's status, for a TestMain that does
 // more before it exits.
+//
+// Unless -test.parallel is given, Run lets [ParallelTests] parallel tests
+// run at once (or GOMAXPROCS, go test's default, when that is more): a
+// test against a real database waits on the server more than on a core.
 func Run(m *testing.M) int {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(max(ParallelTests, runtime.GOMAXPROCS(0))))
+	}
 	code := m.Run()
 	if shared.server != nil {
 		shared.server.stop()

@@ -1,6 +1,10 @@
 package dbtest_test
 
 import (
+	"flag"
+	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -76,5 +80,20 @@ func TestDSN(t *testing.T) {
 	const pg = "postgres://postgres@127.0.0.1:5432/x?sslmode=disable"
 	if driver, dsn := dbtest.DSN(pg, pragmas); driver != "pgx" || dsn != pg {
 		t.Errorf("DSN(postgres) = %q, %q", driver, dsn)
+	}
+}
+
+// TestRun: the tests run ParallelTests at once (this test binary's
+// TestMain is Main), unless -test.parallel was given.
+func TestRun(t *testing.T) {
+	t.Parallel()
+	for _, a := range os.Args[1:] {
+		if strings.HasPrefix(strings.TrimLeft(a, "-"), "test.parallel") {
+			t.Skip("-test.parallel given")
+		}
+	}
+	want := strconv.Itoa(max(dbtest.ParallelTests, runtime.GOMAXPROCS(0)))
+	if got := flag.Lookup("test.parallel").Value.String(); got != want {
+		t.Errorf("test.parallel = %s, want %s", got, want)
 	}
 }
