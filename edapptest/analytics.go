@@ -3,6 +3,8 @@ package edapptest
 import (
 	"math"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 // filter holds the analytics filters of one request.
@@ -105,13 +107,6 @@ func filtered[S any](items []S, active bool, keep func(S) bool) []S {
 	return out
 }
 
-func one(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // earnedStars gives 0 to 3 stars for a completed attempt's score.
 func earnedStars(score float64) int {
 	return int(math.Round(math.Max(0, math.Min(score, 100)) * 3 / 100))
@@ -199,9 +194,9 @@ func v2CourseStatistics(c *exchange) {
 		// Only users with a course progress record count anywhere.
 		for _, r := range view.byCourse[cr.ID] {
 			cs := c.st.courseState(r.u, cr)
-			w.TotalUsers += one(cs.unlocked)
-			w.OpenedCount += one(!cs.openedAt.IsZero())
-			w.CompletedCount += one(cs.completed)
+			w.TotalUsers += fakeserver.Btoi(cs.unlocked)
+			w.OpenedCount += fakeserver.Btoi(!cs.openedAt.IsZero())
+			w.CompletedCount += fakeserver.Btoi(cs.completed)
 		}
 		out = append(out, w)
 	}
@@ -226,8 +221,8 @@ func v2LessonStatistics(c *exchange) {
 			// A user with progress in the lesson has a course record.
 			for _, r := range view.byCourse[cr.ID] {
 				p := c.st.progress(r.u.ID, l.ID)
-				w.OpenedCount += one(p != nil)
-				w.CompletedCount += one(p != nil && !p.completed.IsZero())
+				w.OpenedCount += fakeserver.Btoi(p != nil)
+				w.CompletedCount += fakeserver.Btoi(p != nil && !p.completed.IsZero())
 			}
 			out = append(out, w)
 		}

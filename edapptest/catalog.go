@@ -3,6 +3,8 @@ package edapptest
 import (
 	"net/http"
 	"slices"
+
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 func toV2Course(c *course) v2Course { return c.v2Course }
@@ -32,5 +34,5 @@ func v2CourseLessons(c *exchange) {
 	if cr == nil {
 		return
 	}
-	c.json(http.StatusOK, convert(c.st.courseLessons(cr), toV2Lesson))
+	c.json(http.StatusOK, fakeserver.Map(c.st.courseLessons(cr), toV2Lesson))
 }

@@ -394,15 +394,6 @@ func (c *exchange) timeParam(name string) (time.Time, bool) {
 	return t, ok
 }
 
-// convert converts every item; an empty list is an empty array, not null.
-func convert[S, T any](items []S, conv func(S) T) []T {
-	out := make([]T, 0, len(items))
-	for _, it := range items {
-		out = append(out, conv(it))
-	}
-	return out
-}
-
 func with[S, T any](st *store, conv func(*store, S) T) func(S) T {
 	return func(s S) T { return conv(st, s) }
 }

@@ -133,7 +133,7 @@ func (s Seeding) AddCollection(spec CollectionSpec) (string, error) {
 // AddCourse adds a course with its lessons and returns the ids.
 func (s Seeding) AddCourse(c CourseSpec) (courseID string, lessonIDs []string, err error) {
 	err = s.locked(func(st *store, now time.Time) error {
-		courseID, lessonIDs, err = addCourse(st, c, orTime(c.Created, now))
+		courseID, lessonIDs, err = addCourse(st, c, fakeserver.OrTime(c.Created, now))
 		return err
 	})
 	return courseID, lessonIDs, err
@@ -163,8 +163,8 @@ func addCourse(st *store, spec CourseSpec, now time.Time) (string, []string, err
 	}
 	c := &course{v2Course: v2Course{
 		ID: st.newID("crs"), ExternalID: spec.ExternalID, Title: spec.Title,
-		Description: spec.Description, Status: orDefault(spec.Status, statusPublished),
-		Locale: orDefault(spec.Locale, "en"), ThumbnailURL: spec.ThumbnailURL,
+		Description: spec.Description, Status: fakeserver.OrDefault(spec.Status, statusPublished),
+		Locale: fakeserver.OrDefault(spec.Locale, "en"), ThumbnailURL: spec.ThumbnailURL,
 		Duration: spec.Duration, CreatedDateTime: wt(now), ModifiedDateTime: wt(now),
 	}, collectionIDs: dedupe(spec.CollectionIDs)}
 	st.courses.Add(c.ID, c)
@@ -173,21 +173,6 @@ func addCourse(st *store, spec CourseSpec, now time.Time) (string, []string, err
 		ids = append(ids, addLesson(st, c, l, now).ID)
 	}
 	return c.ID, ids, nil
-}
-
-// orTime is t, or def when t is zero.
-func orTime(t, def time.Time) time.Time {
-	if t.IsZero() {
-		return def
-	}
-	return t
-}
-
-func orDefault(v, def string) string {
-	if strings.TrimSpace(v) == "" {
-		return def
-	}
-	return v
 }
 
 func checkLesson(st *store, l LessonSpec) error {
@@ -203,7 +188,7 @@ func checkLesson(st *store, l LessonSpec) error {
 func addLesson(st *store, c *course, spec LessonSpec, now time.Time) *lesson {
 	l := &lesson{v2Lesson{
 		ID: st.newID("les"), ExternalID: spec.ExternalID, Title: spec.Title,
-		Description: spec.Description, Status: orDefault(spec.Status, statusPublished),
+		Description: spec.Description, Status: fakeserver.OrDefault(spec.Status, statusPublished),
 		MinimumScore: spec.MinimumScore,
 	}, c.ID}
 	st.lessons.Add(l.ID, l)
@@ -233,7 +218,7 @@ func (s Seeding) AddGroup(spec GroupSpec) (string, error) {
 		g, err := addGroup(st, spec.Name, spec.ParentID, strings.TrimSpace(spec.InviteCode))
 		if err == nil {
 			id = g.ID
-			setCourses(g, spec.CourseIDs, orTime(spec.Created, now))
+			setCourses(g, spec.CourseIDs, fakeserver.OrTime(spec.Created, now))
 		}
 		return err
 	})
@@ -278,7 +263,9 @@ func (s Seeding) groupUser(groupID, userID string, fn func(*group, *user, time.T
 // AddUser adds a user and returns its id.
 func (s Seeding) AddUser(spec UserSpec) (string, error) {
 	u := &user{}
-	err := s.locked(func(st *store, now time.Time) error { return applyUser(st, u, spec.patch(), orTime(spec.Joined, now)) })
+	err := s.locked(func(st *store, now time.Time) error {
+		return applyUser(st, u, spec.patch(), fakeserver.OrTime(spec.Joined, now))
+	})
 	return u.ID, err
 }
 
@@ -389,7 +376,7 @@ func (s Seeding) AddAttempt(spec AttemptSpec) (string, error) {
 		if err != nil {
 			return nil, err
 		}
-		id = st.open(u, l, orTime(spec.Started, now)).ID
+		id = st.open(u, l, fakeserver.OrTime(spec.Started, now)).ID
 		if spec.Completed.IsZero() {
 			return nil, nil
 		}
@@ -434,7 +421,7 @@ func (s Seeding) CompleteLesson(userID, lessonID string, score float64) error {
 
 // AddInteraction records a slide interaction for the v1 course report.
 func (s Seeding) AddInteraction(in Interaction) error {
-	kind := orDefault(in.Type, InteractionView)
+	kind := fakeserver.OrDefault(in.Type, InteractionView)
 	if kind != InteractionView && kind != InteractionSlide {
 		return invalid("interaction type %q (want view or slide)", in.Type)
 	}
@@ -442,8 +429,8 @@ func (s Seeding) AddInteraction(in Interaction) error {
 		u, _, err := userLesson(st, in.UserID, in.LessonID)
 		if err == nil {
 			st.interactions = append(st.interactions, &interaction{
-				userID: u.ID, lessonID: in.LessonID, slide: orDefault(in.Slide, "Slide 1"), kind: kind,
-				at: orTime(in.Time, now), Duration: in.Duration, correct: in.Correct, tooSlow: in.TooSlow,
+				userID: u.ID, lessonID: in.LessonID, slide: fakeserver.OrDefault(in.Slide, "Slide 1"), kind: kind,
+				at: fakeserver.OrTime(in.Time, now), Duration: in.Duration, correct: in.Correct, tooSlow: in.TooSlow,
 			})
 		}
 		return err
@@ -543,7 +530,7 @@ var questionTypes = []string{"open", "rating", "multiple-choice"}
 // AddSurveyQuestion adds a survey question to a lesson and returns its id
 // and the ids of its answer options.
 func (s Seeding) AddSurveyQuestion(q SurveyQuestionSpec) (questionID string, answerIDs []string, err error) {
-	qtype := orDefault(q.Type, "open")
+	qtype := fakeserver.OrDefault(q.Type, "open")
 	if !slices.Contains(questionTypes, qtype) {
 		return "", nil, invalid("question type %q (want open, rating or multiple-choice)", q.Type)
 	}
@@ -564,8 +551,8 @@ func (s Seeding) AddSurveyQuestion(q SurveyQuestionSpec) (questionID string, ans
 		if sq.slideID == "" {
 			sq.slideID = st.newID("sld")
 		}
-		sq.answers = convert(answers, func(a string) answerDef { return answerDef{st.newID("sad"), a} })
-		answerIDs = convert(sq.answers, func(d answerDef) string { return d.ID })
+		sq.answers = fakeserver.Map(answers, func(a string) answerDef { return answerDef{st.newID("sad"), a} })
+		answerIDs = fakeserver.Map(sq.answers, func(d answerDef) string { return d.ID })
 		st.questions.Add(sq.ID, sq)
 		questionID = sq.ID
 		return nil
@@ -595,7 +582,7 @@ func (s Seeding) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
 		if err := cmp.Or(errU, errQ); err != nil {
 			return err
 		}
-		a := &surveyAnswer{ID: st.newID("sra"), questionID: q.ID, userID: u.ID, at: orTime(spec.Time, now), content: answer}
+		a := &surveyAnswer{ID: st.newID("sra"), questionID: q.ID, userID: u.ID, at: fakeserver.OrTime(spec.Time, now), content: answer}
 		if i := slices.IndexFunc(q.answers, func(d answerDef) bool { return d.ID == answer || d.content == answer }); i >= 0 {
 			a.answerDefID, a.content = q.answers[i].ID, q.answers[i].content
 		} else if q.qtype != "open" {

@@ -59,12 +59,7 @@ type SnapshotLesson struct {
 
 // SnapshotProgress is one user's progress in one course, as GET
 // /v2/analytics/courseprogress reports it.
-type SnapshotProgress struct {
-	UserID, CourseID               string
-	Opened, Completed              time.Time // zero when not
-	LessonsTotal, LessonsCompleted int
-	Percentage, Score              float64
-}
+type SnapshotProgress struct{ wireCourseProgress }
 
 // Snapshot copies the account's records.
 func (s *Server) Snapshot() Snapshot {
@@ -98,7 +93,7 @@ func latestActivity(st *store, progress []SnapshotProgress) time.Time {
 		latest = laterOf(latest, laterOf(a.started, a.completed))
 	}
 	for _, p := range progress {
-		latest = laterOf(latest, laterOf(p.Opened, p.Completed))
+		latest = laterOf(latest, laterOf(p.OpenedDateTime.Time, p.CompletedDateTime.Time))
 	}
 	return latest
 }
@@ -122,9 +117,7 @@ func snapshotProgress(st *store) []SnapshotProgress {
 		if !cs.touched && !cs.completed {
 			continue
 		}
-		out = append(out, SnapshotProgress{UserID: r.u.ID, CourseID: r.cr.ID, Opened: cs.openedAt,
-			Completed: cs.completedAt, LessonsTotal: cs.lessonsTotal, LessonsCompleted: cs.lessonsCompleted,
-			Percentage: cs.percentage, Score: cs.score})
+		out = append(out, SnapshotProgress{toWireCourseProgress(r, cs)})
 	}
 	return out
 }

@@ -27,7 +27,7 @@ func TestSnapshotCopiesTheDemo(t *testing.T) {
 	}
 	var completed []string
 	for _, p := range snap.Progress {
-		if !p.Completed.IsZero() {
+		if !p.CompletedDateTime.IsZero() {
 			completed = append(completed, p.UserID+" "+p.CourseID)
 		}
 	}

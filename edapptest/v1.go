@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 func toV1User(u *user) v1User {
@@ -41,7 +43,7 @@ var v1SaveUser = withBody(func(c *exchange, in v1UserBody) (any, error) {
 })
 
 func v1ListUsers(c *exchange) {
-	c.json(http.StatusOK, convert(c.st.users.All(), toV1User))
+	c.json(http.StatusOK, fakeserver.Map(c.st.users.All(), toV1User))
 }
 
 // userToken answers the user's token, minted on first request and then
@@ -88,7 +90,7 @@ func v1Delete(c *exchange, found bool, what string, del func(id string)) {
 }
 
 func toV1Group(st *store, g *group) v1Group {
-	users := convert(st.members(g), func(u *user) string { return u.ID })
+	users := fakeserver.Map(st.members(g), func(u *user) string { return u.ID })
 	return v1Group{ID: g.ID, Name: g.Name, Users: users, Courses: g.courseIDs()}
 }
 
@@ -150,7 +152,7 @@ func deref[T any](p *T) (v T) {
 }
 
 func v1ListGroups(c *exchange) {
-	c.json(http.StatusOK, convert(c.st.groups.All(), with(c.st, toV1Group)))
+	c.json(http.StatusOK, fakeserver.Map(c.st.groups.All(), with(c.st, toV1Group)))
 }
 
 func courseHead(cr *course, cs courseState) v1CourseHead {

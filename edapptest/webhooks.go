@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 type eventField struct{ name, typ string }
@@ -333,7 +334,7 @@ var v2CreateWebhook = withBody(func(c *exchange, in struct {
 
 // v2ListWebhooks answers a bare array. The vendor does not document it.
 func v2ListWebhooks(c *exchange) {
-	c.json(http.StatusOK, convert(c.st.webhooks.All(), toWireWebhook))
+	c.json(http.StatusOK, fakeserver.Map(c.st.webhooks.All(), toWireWebhook))
 }
 
 // v2DeleteWebhook removes a webhook. The vendor does not document it.

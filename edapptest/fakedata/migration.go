@@ -190,7 +190,7 @@ func (m *migrator) run() error {
 		m.edappUsers[u.ID] = u
 	}
 	for _, p := range m.snap.Progress {
-		if !p.Completed.IsZero() {
+		if !p.CompletedDateTime.Time.IsZero() {
 			m.completions = append(m.completions, p)
 		}
 	}

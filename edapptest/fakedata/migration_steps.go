@@ -218,7 +218,7 @@ func (m *migrator) carried() []Completion {
 		if uid == "" {
 			continue // no email: the person was left behind
 		}
-		done := Completion{EdAppUserID: p.UserID, EdAppCourseID: p.CourseID, UserID: uid, CourseID: cid, CompletedAt: p.Completed}
+		done := Completion{EdAppUserID: p.UserID, EdAppCourseID: p.CourseID, UserID: uid, CourseID: cid, CompletedAt: p.CompletedDateTime.Time}
 		if i := missing[[2]string{p.UserID, p.CourseID}]; i > 0 {
 			m.out.Planted.MissingCompletions[i-1] = done
 			continue
@@ -249,17 +249,17 @@ func (m *migrator) carry() error {
 }
 
 func (m *migrator) carryOne(p edapptest.SnapshotProgress, done Completion) error {
-	spec := sctest.ProgressSpec{UserID: done.UserID, CourseID: done.CourseID, OpenedAt: p.Opened, CompletedAt: p.Completed,
+	spec := sctest.ProgressSpec{UserID: done.UserID, CourseID: done.CourseID, OpenedAt: p.OpenedDateTime.Time, CompletedAt: p.CompletedDateTime.Time,
 		TotalLessons: p.LessonsTotal, CompletedLessons: p.LessonsTotal, ProgressPercent: 100}
 	if m.cfg.noAnomalies {
-		spec.CompletedLessons, spec.ProgressPercent, spec.Score = p.LessonsCompleted, p.Percentage, int(math.Round(p.Score))
+		spec.CompletedLessons, spec.ProgressPercent, spec.Score = p.LessonsCompleted, p.PercentageCompleted, int(math.Round(p.Score))
 	}
 	if err := m.sc.SetCourseProgress(spec); err != nil {
 		return err
 	}
 	for _, l := range m.published[done.CourseID] {
 		if err := m.sc.SetLessonProgress(sctest.LessonProgressSpec{UserID: done.UserID, LessonID: l,
-			OpenedAt: p.Opened, CompletedAt: p.Completed, Score: p.Score, Scored: m.cfg.noAnomalies}); err != nil {
+			OpenedAt: p.OpenedDateTime.Time, CompletedAt: p.CompletedDateTime.Time, Score: p.Score, Scored: m.cfg.noAnomalies}); err != nil {
 			return err
 		}
 	}

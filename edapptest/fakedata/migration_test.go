@@ -70,12 +70,12 @@ func TestSeedMigrationNoAnomaliesIsAFaithfulCopy(t *testing.T) {
 	rows := progressByPair(t, s)
 	completed := 0
 	for _, p := range snap.Progress {
-		if p.Completed.IsZero() {
+		if p.CompletedDateTime.Time.IsZero() {
 			continue
 		}
 		completed++
 		row := rows[m.Users[p.UserID]+" "+m.Courses[p.CourseID]]
-		if row == nil || row["completed_at"] != p.Completed.UTC().Format("2006-01-02T15:04:05.000Z") {
+		if row == nil || row["completed_at"] != p.CompletedDateTime.Time.UTC().Format("2006-01-02T15:04:05.000Z") {
 			t.Fatalf("completion %s/%s: row %v", p.UserID, p.CourseID, row)
 		}
 	}
@@ -138,7 +138,7 @@ func checkCompletions(t *testing.T, s *sctest.Server, m *fakedata.Migration, sna
 	rows := progressByPair(t, s)
 	completed := 0
 	for _, p := range snap.Progress {
-		if !p.Completed.IsZero() {
+		if !p.CompletedDateTime.Time.IsZero() {
 			completed++
 		}
 	}

@@ -3,6 +3,8 @@ package fakeserver
 import (
 	"net/http"
 	"slices"
+	"strings"
+	"time"
 )
 
 // Table keeps a fake's records by id in the order they were first added.
@@ -90,3 +92,36 @@ func (w *StatusWriter) Write(b []byte) (int, error) {
 
 // Status is the status written, 0 while none was.
 func (w *StatusWriter) Status() int { return w.status }
+
+// Map converts every item; an empty list is an empty array, not null.
+func Map[S, T any](items []S, conv func(S) T) []T {
+	out := make([]T, 0, len(items))
+	for _, it := range items {
+		out = append(out, conv(it))
+	}
+	return out
+}
+
+// OrDefault is v, or def when v is blank.
+func OrDefault(v, def string) string {
+	if strings.TrimSpace(v) == "" {
+		return def
+	}
+	return v
+}
+
+// Btoi is 1 for true and 0 for false.
+func Btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// OrTime is t, or def when t is zero.
+func OrTime(t, def time.Time) time.Time {
+	if t.IsZero() {
+		return def
+	}
+	return t
+}

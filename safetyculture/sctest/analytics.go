@@ -91,7 +91,7 @@ func (s Seeding) AddSurveyQuestion(spec SurveyQuestionSpec) (id string, answerID
 			answers = append(answers, map[string]any{"id": answerIDs[len(answerIDs)-1], "content": text})
 		}
 		q := map[string]any{"id": id, "courseId": spec.CourseID, "lessonId": spec.LessonID, "slideId": spec.SlideID,
-			"questionType": orDefault(spec.Type, "rating"), "questionContent": spec.Content, "answers": answers}
+			"questionType": fakeserver.OrDefault(spec.Type, "rating"), "questionContent": spec.Content, "answers": answers}
 		st.analytics.questions[id] = q
 		st.addRow(reportQuestions, time.Time{}, time.Time{}, q)
 		return nil
@@ -112,7 +112,7 @@ func (s Seeding) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
 		if u == nil || q == nil {
 			return "", fmt.Errorf("%w: user %q or question %q", ErrNotFound, spec.UserID, spec.QuestionID)
 		}
-		id, at := st.uuid("surveyanswer"), orNow(spec.At, now)
+		id, at := st.uuid("surveyanswer"), fakeserver.OrTime(spec.At, now)
 		st.addRow(reportAnswers, at, now, map[string]any{"id": id, "courseId": q["courseId"], "lessonId": q["lessonId"],
 			"slideId": q["slideId"], "userId": u.ID, "userExternalId": u.externalID, "questionId": q["id"],
 			"questionContent": q["questionContent"], "answerDefinitionId": spec.AnswerID, "answerContent": spec.Content,
@@ -143,7 +143,7 @@ type analyticsFilter struct {
 func readAnalyticsFilter(c *call, fromName, toName string) analyticsFilter {
 	f := analyticsFilter{ids: map[string]string{}, from: c.timeParam(fromName), to: c.timeParam(toName)}
 	for _, k := range []string{"userId", "courseId", "lessonId"} {
-		if v := orDefault(c.PathValue(k), c.URL.Query().Get(k)); v != "" {
+		if v := fakeserver.OrDefault(c.PathValue(k), c.URL.Query().Get(k)); v != "" {
 			f.ids[k] = v
 		}
 	}
@@ -214,21 +214,14 @@ func courseStatistics(c *call) any {
 		for _, l := range lessons {
 			if lp := c.st.analytics.lessonProgress.Get(pair(p.userID, l.ID)); lp != nil && c.visible(lp.recorded) {
 				opened = opened || !lp.opened.IsZero() || !lp.completed.IsZero()
-				done += btoi(!lp.completed.IsZero())
+				done += fakeserver.Btoi(!lp.completed.IsZero())
 			}
 		}
 		cs.TotalUsers++
-		cs.OpenedCount += btoi(opened)
-		cs.CompletedCount += btoi(len(lessons) > 0 && done == len(lessons))
+		cs.OpenedCount += fakeserver.Btoi(opened)
+		cs.CompletedCount += fakeserver.Btoi(len(lessons) > 0 && done == len(lessons))
 	}
 	return page(c, out)
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // lessonStatistics counts per lesson its course's users, and those whose
@@ -242,8 +235,8 @@ func lessonStatistics(c *call) any {
 	opened, completed := map[string]int{}, map[string]int{}
 	for _, lp := range c.st.analytics.lessonProgress.All() {
 		if c.visible(lp.recorded) {
-			opened[lp.lessonID] += btoi(!lp.opened.IsZero() || !lp.completed.IsZero())
-			completed[lp.lessonID] += btoi(!lp.completed.IsZero())
+			opened[lp.lessonID] += fakeserver.Btoi(!lp.opened.IsZero() || !lp.completed.IsZero())
+			completed[lp.lessonID] += fakeserver.Btoi(!lp.completed.IsZero())
 		}
 	}
 	var out []wireLessonStatistics

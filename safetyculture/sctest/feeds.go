@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 // Completion statuses the course-progress feed takes.
@@ -76,7 +78,7 @@ var feedUsers = orgFeed(func(c *call) (rows []wireUser) {
 	return rows
 })
 
-var feedGroups = orgFeed(func(c *call) []wireGroup { return each(c.st.groups.All(), deref) })
+var feedGroups = orgFeed(func(c *call) []wireGroup { return fakeserver.Map(c.st.groups.All(), deref) })
 
 var feedGroupUsers = orgFeed(func(c *call) []wireGroupUser { return c.st.groupUsers })
 
@@ -128,7 +130,7 @@ func (st *store) progressMatching(f progressFilter) []*courseProgress {
 // large feed costs each page its own.
 func feedCourseProgress(c *call) any {
 	q := c.URL.Query()
-	f := progressFilter{status: orDefault(q.Get("completion_status"), CompletionAll), courseID: q.Get("courseId"),
+	f := progressFilter{status: fakeserver.OrDefault(q.Get("completion_status"), CompletionAll), courseID: q.Get("courseId"),
 		userID: q.Get("userId"), modifiedAfter: c.timeParam("modifiedAfter")}
 	if f.status != CompletionAll && f.status != CompletionCompleted && f.status != CompletionNonCompleted {
 		c.fail(http.StatusBadRequest, "unknown completion status %s", f.status)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 type user struct {
@@ -34,7 +36,7 @@ func (s Seeding) AddUser(spec UserSpec) (string, error) {
 		}
 		u := &user{wireUser{ID: spec.ID, OrganisationID: st.orgID, Email: spec.Email, Firstname: spec.FirstName,
 			Lastname: spec.LastName, Active: !spec.Inactive, LastSeenAt: wtp(spec.LastSeenAt),
-			SeatType: orDefault(spec.SeatType, "full"), CreatedAt: wtp(orNow(spec.CreatedAt, now))}, spec.ExternalID}
+			SeatType: fakeserver.OrDefault(spec.SeatType, "full"), CreatedAt: wtp(fakeserver.OrTime(spec.CreatedAt, now))}, spec.ExternalID}
 		if u.ID == "" {
 			u.ID = "user_" + st.hexID("user", 32)
 		}
@@ -89,12 +91,12 @@ func (s Seeding) AddSite(spec SiteSpec) (string, error) {
 			return "", fmt.Errorf("%w: parent site %q", ErrNotFound, spec.ParentID)
 		}
 		h := st.hexID("site", 32)
-		id := orDefault(spec.ID, "location_"+h)
+		id := fakeserver.OrDefault(spec.ID, "location_"+h)
 		if st.sites.Get(id) != nil {
 			return "", fmt.Errorf("%w: site %q exists", ErrConflict, id)
 		}
-		st.sites.Add(id, &wireSite{ID: id, SiteUUID: uuidOf(h), Name: spec.Name, CreatorID: orDefault(spec.CreatorID, st.ownerID),
-			OrganisationID: st.orgID, MetaLabel: orDefault(spec.MetaLabel, "location"), ParentID: parentUUID, Deleted: spec.Deleted})
+		st.sites.Add(id, &wireSite{ID: id, SiteUUID: uuidOf(h), Name: spec.Name, CreatorID: fakeserver.OrDefault(spec.CreatorID, st.ownerID),
+			OrganisationID: st.orgID, MetaLabel: fakeserver.OrDefault(spec.MetaLabel, "location"), ParentID: parentUUID, Deleted: spec.Deleted})
 		return id, nil
 	})
 }
@@ -147,19 +149,19 @@ func (s Seeding) AddCourse(spec CourseSpec) (courseID string, lessonIDs []string
 		if strings.TrimSpace(spec.Title) == "" {
 			return nil, fmt.Errorf("%w: a course needs a title", ErrInvalid)
 		}
-		created := orNow(spec.Created, now)
-		c := &course{wireCourse: wireCourse{ID: orDefault(spec.ID, st.hexID("course", 24)), ExternalID: spec.ExternalID,
-			Title: spec.Title, Description: spec.Description, Status: orDefault(spec.Status, "published"),
-			Locale: orDefault(spec.Locale, "en"), ThumbnailURL: spec.ThumbnailURL, IsMandatory: spec.Mandatory,
+		created := fakeserver.OrTime(spec.Created, now)
+		c := &course{wireCourse: wireCourse{ID: fakeserver.OrDefault(spec.ID, st.hexID("course", 24)), ExternalID: spec.ExternalID,
+			Title: spec.Title, Description: spec.Description, Status: fakeserver.OrDefault(spec.Status, "published"),
+			Locale: fakeserver.OrDefault(spec.Locale, "en"), ThumbnailURL: spec.ThumbnailURL, IsMandatory: spec.Mandatory,
 			Duration: spec.Duration, DueBy: wtp(spec.DueBy), CreatedDatetime: wtp(created),
-			ModifiedDatetime: wtp(orNow(spec.Modified, created)), LessonCount: len(spec.Lessons), PublishedVersionNumber: 1}}
+			ModifiedDatetime: wtp(fakeserver.OrTime(spec.Modified, created)), LessonCount: len(spec.Lessons), PublishedVersionNumber: 1}}
 		if st.courses.Get(c.ID) != nil {
 			return nil, fmt.Errorf("%w: course %q exists", ErrConflict, c.ID)
 		}
 		c.IsPublished = strings.EqualFold(c.Status, "published")
 		for _, ls := range spec.Lessons {
-			l := &lesson{ID: orDefault(ls.ID, st.hexID("lesson", 24)), CourseID: c.ID, ExternalID: ls.ExternalID,
-				Title: ls.Title, Description: ls.Description, Status: orDefault(ls.Status, "published"), MinimumScore: ls.MinimumScore}
+			l := &lesson{ID: fakeserver.OrDefault(ls.ID, st.hexID("lesson", 24)), CourseID: c.ID, ExternalID: ls.ExternalID,
+				Title: ls.Title, Description: ls.Description, Status: fakeserver.OrDefault(ls.Status, "published"), MinimumScore: ls.MinimumScore}
 			st.lessons.Add(l.ID, l)
 			c.lessonIDs = append(c.lessonIDs, l.ID)
 		}
@@ -170,13 +172,6 @@ func (s Seeding) AddCourse(spec CourseSpec) (courseID string, lessonIDs []string
 		return "", nil, err
 	}
 	return c.ID, c.lessonIDs, nil
-}
-
-func orNow(at, now time.Time) time.Time {
-	if at.IsZero() {
-		return now
-	}
-	return at
 }
 
 type collection struct {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 type courseProgress struct {
@@ -32,7 +34,7 @@ func (s Seeding) SetCourseProgress(spec ProgressSpec) error {
 		if c == nil || st.users.Get(spec.UserID) == nil {
 			return fmt.Errorf("%w: user %q or course %q", ErrNotFound, spec.UserID, spec.CourseID)
 		}
-		p := &courseProgress{userID: spec.UserID, courseID: spec.CourseID, opened: orNow(spec.OpenedAt, spec.CompletedAt), completed: spec.CompletedAt, due: spec.DueAt,
+		p := &courseProgress{userID: spec.UserID, courseID: spec.CourseID, opened: fakeserver.OrTime(spec.OpenedAt, spec.CompletedAt), completed: spec.CompletedAt, due: spec.DueAt,
 			totalLessons: spec.TotalLessons, completedLessons: spec.CompletedLessons, percent: spec.ProgressPercent, score: spec.Score}
 		if p.totalLessons == 0 {
 			p.totalLessons = len(st.publishedLessons(c))
@@ -41,7 +43,7 @@ func (s Seeding) SetCourseProgress(spec ProgressSpec) error {
 			p.completedLessons, p.percent = p.totalLessons, 100
 		}
 		p.modified = latest(spec.ModifiedAt, p.opened, p.completed)
-		p.modified = orNow(p.modified, now)
+		p.modified = fakeserver.OrTime(p.modified, now)
 		st.progress.Add(pair(spec.UserID, spec.CourseID), p)
 		return nil
 	})
@@ -75,7 +77,7 @@ func (s Seeding) SetLessonProgress(spec LessonProgressSpec) error {
 			return err
 		}
 		lp := st.lessonProgressOf(spec.UserID, l, now)
-		lp.opened, lp.completed = orNow(spec.OpenedAt, spec.CompletedAt), spec.CompletedAt
+		lp.opened, lp.completed = fakeserver.OrTime(spec.OpenedAt, spec.CompletedAt), spec.CompletedAt
 		lp.score, lp.hasScore = spec.Score, spec.Scored
 		return nil
 	})
@@ -105,7 +107,7 @@ func (s Seeding) OpenLesson(userID, lessonID string, at time.Time) error {
 	return s.write(func(st *store, now time.Time) error {
 		u, l, err := st.userLesson(userID, lessonID)
 		if err == nil {
-			st.open(u, l, orNow(at, now), now)
+			st.open(u, l, fakeserver.OrTime(at, now), now)
 		}
 		return err
 	})
@@ -124,7 +126,7 @@ func (s Seeding) CompleteLesson(userID, lessonID string, score float64, at time.
 		if err != nil {
 			return nil, err
 		}
-		return st.complete(u, l, score, orNow(at, now), now), nil
+		return st.complete(u, l, score, fakeserver.OrTime(at, now), now), nil
 	})
 	s.deliver(out)
 	return err
@@ -157,7 +159,7 @@ func (st *store) complete(u *user, l *lesson, score float64, at, now time.Time) 
 		"success": score >= float64(l.MinimumScore), "earnedStars": int(math.Round(score / 100 * 3))})
 	st.addEvent(u, l, "LessonCompleted", &score, at, now)
 	lp := st.lessonProgressOf(u.ID, l, now)
-	lp.completed = orNow(lp.completed, at)
+	lp.completed = fakeserver.OrTime(lp.completed, at)
 	lp.score, lp.hasScore, lp.attempts, lp.recorded = score, true, lp.attempts+1, now
 	out := st.trainingEvent("TRIGGER_EVENT_TRAINING_LESSON_COMPLETED", u, c, l, at)
 	if st.refreshCourse(u, c, at) {

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/edapp-go/edapp/internal/fakeserver"
@@ -70,13 +69,6 @@ func (st *store) uuid(kind string) string { return uuidOf(st.hexID(kind, 32)) }
 
 func uuidOf(h string) string {
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
-}
-
-func orDefault(v, def string) string {
-	if strings.TrimSpace(v) == "" {
-		return def
-	}
-	return v
 }
 
 func update[T any](s *Server, fn func(st *store, now time.Time) (T, error)) (T, error) {

@@ -14,6 +14,8 @@ import (
 	"net/url"
 	"slices"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 // Assignment is one assignee of a course: Type is ASSIGNMENT_TYPE_USER,
@@ -91,7 +93,7 @@ func (st *store) assign(courseID string, in []wireAssignment, clear map[string]b
 	}
 	for _, in := range in {
 		a := Assignment{Type: in.Type, ID: in.ID}
-		counts[a.Type] += btoi(set[a] != in.IsAssigned)
+		counts[a.Type] += fakeserver.Btoi(set[a] != in.IsAssigned)
 		delete(set, a)
 		if in.IsAssigned {
 			set[a] = true
@@ -144,7 +146,7 @@ func readWebhook(c *call) *webhook {
 }
 
 func listWebhooks(c *call) any {
-	return map[string]any{"webhooks": each(c.st.webhooks.All(), deref)}
+	return map[string]any{"webhooks": fakeserver.Map(c.st.webhooks.All(), deref)}
 }
 
 func createWebhook(c *call) any {

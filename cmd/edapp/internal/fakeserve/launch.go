@@ -174,7 +174,7 @@ func completeLaunch(fake *edapptest.Server, tok, lessonID, scoreText string) (la
 	}
 	courseDone := func() bool {
 		return slices.ContainsFunc(fake.Snapshot().Progress, func(p edapptest.SnapshotProgress) bool {
-			return p.UserID == info.UserID && p.CourseID == info.CourseID && !p.Completed.IsZero()
+			return p.UserID == info.UserID && p.CourseID == info.CourseID && !p.CompletedDateTime.Time.IsZero()
 		})
 	}
 	wasDone, sent := courseDone(), len(fake.Deliveries())
