@@ -4,6 +4,7 @@ import (
 	"context"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,7 +59,7 @@ func TestSafetyCultureExportDBKillLoop(t *testing.T) {
 // fake keeps no request log to check resumed pages against: the tables'
 // equality with a clean export is the check.
 func scKillTarget(sc *sctest.Server) killTarget {
-	base := 0
+	var base atomic.Int64 // read by the last loop's afterRequests, which may still be polling
 	sent := func() int {
 		n := 0
 		for _, c := range sc.RequestCounts() {
@@ -67,8 +68,8 @@ func scKillTarget(sc *sctest.Server) killTarget {
 		return n
 	}
 	return killTarget{
-		sent:  func() int { return sent() - base },
-		reset: func() { base = sent() },
+		sent:  func() int { return sent() - int(base.Load()) },
+		reset: func() { base.Store(int64(sent())) },
 		child: func(dbURL string, full bool) *exec.Cmd {
 			args := []string{"--source", "safetyculture", "--db", dbURL, "--concurrency", "2"}
 			if full {
