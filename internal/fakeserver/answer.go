@@ -6,14 +6,14 @@ import (
 )
 
 // WriteJSON answers v as JSON, with status.
-func WriteJSON(w http.ResponseWriter, status int, v any) {
+func WriteJSON[T any](w http.ResponseWriter, status int, v T) {
 	status, b := EncodeJSON(status, v)
 	WriteRaw(w, status, b)
 }
 
 // EncodeJSON encodes v for WriteRaw; a value that does not encode is a
 // 500.
-func EncodeJSON(status int, v any) (int, []byte) {
+func EncodeJSON[T any](status int, v T) (int, []byte) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return http.StatusInternalServerError, []byte(`{"message":"cannot encode response"}` + "\n")
