@@ -6,6 +6,7 @@ import (
 )
 
 func TestKeyForToken(t *testing.T) {
+	t.Parallel()
 	const token = "tok_9f2c1e7a4b3d" // a made-up token
 	k := KeyForToken(token)
 	// Pinned: a change would split the budget between processes of two
@@ -27,6 +28,7 @@ func TestKeyForToken(t *testing.T) {
 }
 
 func TestKeyForRoute(t *testing.T) {
+	t.Parallel()
 	const token = "tok_9f2c1e7a4b3d" // a made-up token
 	k := KeyForRoute(token, "GET /training/courses/v1")
 	if !strings.HasPrefix(k, "edapp:budget:") || len(k) != len("edapp:budget:")+32 {

@@ -34,6 +34,7 @@ const (
 // from the shared budget with two goroutines until the run ends, and prints
 // every admission's Redis time.
 func TestFleetWorker(t *testing.T) {
+	t.Parallel()
 	addr := os.Getenv(envFleetAddr)
 	if addr == "" {
 		t.Skip("a helper process of TestFleet")
@@ -72,6 +73,7 @@ func TestFleetWorker(t *testing.T) {
 }
 
 func TestFleet(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs for several seconds")
 	}

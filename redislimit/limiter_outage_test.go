@@ -13,6 +13,7 @@ import (
 // directory and port: calls fail loudly while it is down, go on with the
 // same Limiter once it is back, and the saved window still holds them.
 func TestOutage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs for several seconds")
 	}

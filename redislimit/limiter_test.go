@@ -22,6 +22,7 @@ import (
 )
 
 func TestMaxInWindow(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(1000, 0)
 	times := []time.Time{t0.Add(200 * time.Millisecond), t0, t0.Add(100 * time.Millisecond)}
 	if n, _ := maxInWindow(times, 250*time.Millisecond); n != 3 {
@@ -40,6 +41,7 @@ func isRefusal(ctx context.Context, err error) bool {
 }
 
 func TestWindowNeverOverLimit(t *testing.T) {
+	t.Parallel()
 	s := startRedis(t)
 	const limit, window = 10, 400 * time.Millisecond
 	l := mustNew(t, newClient(t, s.addr()), t.Name(), limit, window)
@@ -82,6 +84,7 @@ func TestWindowNeverOverLimit(t *testing.T) {
 }
 
 func TestBurstGoesAtOnce(t *testing.T) {
+	t.Parallel()
 	s := startRedis(t)
 	const limit = 50
 	l := mustNew(t, newClient(t, s.addr()), t.Name(), limit, time.Minute)
@@ -107,6 +110,7 @@ func TestBurstGoesAtOnce(t *testing.T) {
 }
 
 func TestBulkShare(t *testing.T) {
+	t.Parallel()
 	s := startRedis(t)
 	rdb := newClient(t, s.addr())
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -148,6 +152,7 @@ func TestBulkShare(t *testing.T) {
 }
 
 func TestInteractiveMayUseWholeWindow(t *testing.T) {
+	t.Parallel()
 	s := startRedis(t)
 	l := mustNew(t, newClient(t, s.addr()), t.Name(), 10, time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -164,6 +169,7 @@ func TestInteractiveMayUseWholeWindow(t *testing.T) {
 }
 
 func TestPauseSharedAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	s := startRedis(t)
 	// Two clients and two Limiters, as two processes would have.
 	rdbA, rdbB := newClient(t, s.addr()), newClient(t, s.addr())
@@ -215,6 +221,7 @@ func TestPauseSharedAcrossProcesses(t *testing.T) {
 }
 
 func TestKeysExpireButTheMarker(t *testing.T) {
+	t.Parallel()
 	s := startRedis(t)
 	rdb := newClient(t, s.addr())
 	const window = 300 * time.Millisecond
@@ -260,6 +267,7 @@ func TestKeysExpireButTheMarker(t *testing.T) {
 }
 
 func TestUnreachableRedisFailsAtOnce(t *testing.T) {
+	t.Parallel()
 	// Nothing listens on a port that was free a moment ago.
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -317,6 +325,7 @@ func checkRedisError(t *testing.T, err error) {
 }
 
 func TestNewRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	rdb := newClient(t, "127.0.0.1:1")
 	for _, tc := range []struct {
 		name   string
@@ -349,6 +358,7 @@ func TestNewRejectsBadInput(t *testing.T) {
 }
 
 func TestRedisErrorIsLoud(t *testing.T) {
+	t.Parallel()
 	s := startRedis(t)
 	rdb := newClient(t, s.addr())
 	l := mustNew(t, rdb, t.Name(), 10, time.Minute)
@@ -368,6 +378,7 @@ func TestRedisErrorIsLoud(t *testing.T) {
 // returns by the caller's deadline, or the client's WithMaxThrottle, with
 // an error, and never admits once it has passed.
 func TestStalledRedis(t *testing.T) {
+	t.Parallel()
 	s := startRedis(t)
 	const stall = 5 * time.Second
 	// go-redis's default options: a 3 s read timeout and 3 retries.
@@ -431,6 +442,7 @@ func TestStalledRedis(t *testing.T) {
 // where each Redis key of a budget lands: a key New accepts keeps them in
 // one slot, and one that would split them is refused.
 func TestKeysShareOneSlot(t *testing.T) {
+	t.Parallel()
 	s := startRedis(t, "--cluster-enabled", "yes")
 	rdb := s.client(t)
 	ctx := context.Background()

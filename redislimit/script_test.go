@@ -16,6 +16,7 @@ import (
 // far as Redis can tell) draw from one budget: the admissions they had
 // made are gone, and no window may still hold more than limit.
 func TestFlushAllMidRun(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs for several seconds")
 	}
@@ -70,6 +71,7 @@ func TestFlushAllMidRun(t *testing.T) {
 // (volatile-ttl) until it has evicted the budget's window, which carries a
 // TTL: the spent window must still refuse.
 func TestEvictedBudget(t *testing.T) {
+	t.Parallel()
 	s := startRedis(t, "--maxmemory", "4mb", "--maxmemory-policy", "volatile-ttl")
 	rdb := s.client(t)
 	const limit, window = 30, 30 * time.Second
@@ -116,6 +118,7 @@ func TestEvictedBudget(t *testing.T) {
 // TestEvictionPolicy: a policy that may evict keys without a TTL could
 // evict what redislimit keeps to notice lost state, so it is an error.
 func TestEvictionPolicy(t *testing.T) {
+	t.Parallel()
 	s := startRedis(t)
 	rdb := s.client(t)
 	ctx := context.Background()
@@ -153,6 +156,7 @@ func TestEvictionPolicy(t *testing.T) {
 // (a failover to a server whose clock is behind, or a restored marker) is
 // left out rather than taken as a live window that was lost.
 func TestLatestAdmissionFromAnotherClock(t *testing.T) {
+	t.Parallel()
 	s := startRedis(t)
 	rdb := s.client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -177,6 +181,7 @@ func TestLatestAdmissionFromAnotherClock(t *testing.T) {
 // TestEvictionPolicyUnreadable: a Redis that forbids CONFIG (as hosted
 // ones often do) is not checked, and the budget works.
 func TestEvictionPolicyUnreadable(t *testing.T) {
+	t.Parallel()
 	s := startRedis(t)
 	ctx := context.Background()
 	if err := s.client(t).Do(ctx, "ACL", "SETUSER", "app", "on", "nopass", "~*", "+@all", "-config").Err(); err != nil {
