@@ -193,37 +193,40 @@ func (p historyParts) postgres() []string {
 func (p historyParts) postgresFunction() string {
 	walk, closeChanged, refresh, openNew := p.postgresStatements()
 	if !p.counts {
-		return `CREATE OR REPLACE FUNCTION ` + p.h + `_record() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  hist_walk timestamptz;
-BEGIN
-  ` + walk + `
-  ` + closeChanged + `
-  ` + refresh + `
-  ` + openNew + `
-  RETURN NULL;
-END
-$$`
+		return historyFunction(p.h, nil, walk, closeChanged, refresh, openNew, `RETURN NULL;`)
 	}
-	return `CREATE OR REPLACE FUNCTION ` + p.h + `_record() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  hist_walk timestamptz;
-  hist_closed bigint := 0;
-  hist_opened bigint := 0;
-BEGIN
-  ` + walk + `
-  ` + closeChanged + `
-  GET DIAGNOSTICS hist_closed = ROW_COUNT;
-  ` + refresh + `
-  ` + openNew + `
-  GET DIAGNOSTICS hist_opened = ROW_COUNT;
-  IF hist_walk IS NOT NULL AND hist_closed + hist_opened > 0 THEN
+	return historyFunction(p.h, []string{`hist_closed bigint := 0;`, `hist_opened bigint := 0;`},
+		walk, closeChanged, `GET DIAGNOSTICS hist_closed = ROW_COUNT;`, refresh, openNew, `GET DIAGNOSTICS hist_opened = ROW_COUNT;`,
+		`IF hist_walk IS NOT NULL AND hist_closed + hist_opened > 0 THEN
     UPDATE edapp_export_kinds SET versions_closed = COALESCE(versions_closed, 0) + hist_closed, versions_opened = COALESCE(versions_opened, 0) + hist_opened
-    WHERE source = NEW.source AND kind = '` + p.kind + `';
-  END IF;
-  RETURN NULL;
-END
-$$`
+    WHERE source = NEW.source AND kind = '`+p.kind+`';
+  END IF;`, `RETURN NULL;`)
+}
+
+// historyFunction is the statement that defines, or redefines, the
+// trigger function of history table h: its variables are hist_walk and
+// declare, its body the statements, a line each.
+func historyFunction(h string, declare []string, statements ...string) string {
+	var b strings.Builder
+	b.WriteString(`CREATE OR REPLACE FUNCTION ` + h + "_record() RETURNS trigger LANGUAGE plpgsql AS $$\nDECLARE\n  hist_walk timestamptz;\n")
+	for _, d := range declare {
+		b.WriteString("  " + d + "\n")
+	}
+	b.WriteString("BEGIN\n")
+	for _, s := range statements {
+		b.WriteString("  " + s + "\n")
+	}
+	b.WriteString("END\n$$")
+	return b.String()
+}
+
+// eachHistoryTable is a step for each history table, made by stepFor.
+func eachHistoryTable(stepFor func(Table) step) []step {
+	steps := make([]step, 0, len(historyTables))
+	for _, t := range historyTables {
+		steps = append(steps, stepFor(t))
+	}
+	return steps
 }
 
 // postgresStatements are the statements of postgresFunction's body: read

@@ -17,11 +17,7 @@ const insertOpensHistoryVersion = 22
 
 // insertOpensHistorySteps are migration 22's.
 func insertOpensHistorySteps() []step {
-	steps := make([]step, 0, len(historyTables))
-	for _, t := range historyTables {
-		steps = append(steps, insertOpensHistoryTrigger{t})
-	}
-	return steps
+	return eachHistoryTable(func(t Table) step { return insertOpensHistoryTrigger{t} })
 }
 
 // insertOpensHistoryTrigger replaces, on PostgreSQL, the trigger function
@@ -40,19 +36,10 @@ func (s insertOpensHistoryTrigger) SQL(d Dialect) []string {
 	walk, closeChanged, refresh, openNew := p.postgresStatements()
 	open := p.key + ` AND valid_to IS NULL`
 	opened := `INSERT INTO ` + p.h + ` (` + strings.Join(p.cols, ", ") + `, valid_from, valid_to) VALUES (` + p.newCols + `, COALESCE(hist_walk, now()), NULL);`
-	return []string{`CREATE OR REPLACE FUNCTION ` + p.h + `_record() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  hist_walk timestamptz;
-BEGIN
-  ` + walk + `
-  IF TG_OP = 'INSERT' AND NOT EXISTS (SELECT 1 FROM ` + p.h + ` WHERE ` + open + `) THEN
-    ` + opened + `
+	return []string{historyFunction(p.h, nil, walk,
+		`IF TG_OP = 'INSERT' AND NOT EXISTS (SELECT 1 FROM `+p.h+` WHERE `+open+`) THEN
+    `+opened+`
     RETURN NULL;
-  END IF;
-  ` + closeChanged + `
-  ` + refresh + `
-  ` + openNew + `
-  RETURN NULL;
-END
-$$`}
+  END IF;`,
+		closeChanged, refresh, openNew, `RETURN NULL;`)}
 }

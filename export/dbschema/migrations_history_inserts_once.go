@@ -16,11 +16,7 @@ const insertOpensHistoryOnceVersion = 23
 
 // insertOpensHistoryOnceSteps are migration 23's.
 func insertOpensHistoryOnceSteps() []step {
-	steps := make([]step, 0, len(historyTables))
-	for _, t := range historyTables {
-		steps = append(steps, insertOpensHistoryOnceTrigger{t})
-	}
-	return steps
+	return eachHistoryTable(func(t Table) step { return insertOpensHistoryOnceTrigger{t} })
 }
 
 // insertOpensHistoryOnceTrigger replaces, on PostgreSQL, the trigger
@@ -39,21 +35,12 @@ func (s insertOpensHistoryOnceTrigger) SQL(d Dialect) []string {
 	walk, closeChanged, refresh, openNew := p.postgresStatements()
 	walkTime := `(SELECT walk_time FROM edapp_export_kinds WHERE source = NEW.source AND kind = '` + p.kind + `')`
 	opened := strings.Replace(openNew, `COALESCE(hist_walk, now())`, `COALESCE(`+walkTime+`, now())`, 1)
-	return []string{`CREATE OR REPLACE FUNCTION ` + p.h + `_record() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  hist_walk timestamptz;
-BEGIN
-  IF TG_OP = 'INSERT' THEN
-    ` + opened + `
+	return []string{historyFunction(p.h, nil,
+		`IF TG_OP = 'INSERT' THEN
+    `+opened+`
     IF FOUND THEN
       RETURN NULL;
     END IF;
-  END IF;
-  ` + walk + `
-  ` + closeChanged + `
-  ` + refresh + `
-  ` + openNew + `
-  RETURN NULL;
-END
-$$`}
+  END IF;`,
+		walk, closeChanged, refresh, openNew, `RETURN NULL;`)}
 }
