@@ -27,6 +27,7 @@ type codec struct {
 	fields map[string][]int // JSON name -> field index
 	extra  []int            // nil: no Extra field
 	times  []string         // the JSON names of the edapp.Time fields
+	plan   *encoderPlan     // nil: encoding/json writes the type
 }
 
 var (
@@ -62,6 +63,7 @@ func codecFor(t reflect.Type) *codec {
 			}
 		}
 	}
+	c.plan = newPlan(t)
 	codecs.Store(t, c)
 	return c
 }
@@ -148,13 +150,29 @@ func (r Record) Time(name string) time.Time {
 // over an Extra field of the same name, unless it is zero: the SDK keeps
 // in Extra a value it could not read, and leaves its field zero.
 func (r Record) JSON() ([]byte, error) {
-	b, err := json.Marshal(r.v.Interface())
+	b, finer, err := r.marshal()
 	if err != nil {
 		return nil, err
 	}
-	b = r.finerTimes(b)
+	if finer {
+		b = r.finerTimes(b)
+	}
 	b = r.unreadAsSent(b)
 	return jsonobj.Splice(b, r.extra(), func(k string) bool { _, known := r.c.fields[k]; return known }), nil
+}
+
+// marshal is the record struct as json.Marshal writes it: by the type's
+// plan when it has one and the plan can write every value. finer is
+// false when no time field holds a finer fraction than that writes.
+func (r Record) marshal() (b []byte, finer bool, err error) {
+	if r.c.plan != nil {
+		e := encodeState{b: make([]byte, 0, 512)}
+		if r.c.plan.appendJSON(&e, r.v) {
+			return e.b, e.finer, nil
+		}
+	}
+	b, err = json.Marshal(r.v.Interface())
+	return b, true, err
 }
 
 // unreadAsSent writes again, in b, each known field whose value the SDK
