@@ -12,6 +12,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export/internal/jsonobj"
+	"github.com/edapp-go/edapp/export/internal/recordtype"
 )
 
 // Record is one exported record: an SDK record struct (or one of the
@@ -31,39 +32,16 @@ type codec struct {
 }
 
 var (
-	codecs    sync.Map // reflect.Type -> *codec
-	timeType  = reflect.TypeFor[edapp.Time]()
-	extraType = reflect.TypeFor[edapp.RawFields]()
+	codecs   sync.Map // reflect.Type -> *codec
+	timeType = reflect.TypeFor[edapp.Time]()
 )
 
 func codecFor(t reflect.Type) *codec {
 	if c, ok := codecs.Load(t); ok {
 		return c.(*codec)
 	}
-	c := &codec{fields: map[string][]int{}}
-	for _, f := range reflect.VisibleFields(t) {
-		if !f.IsExported() || f.Anonymous {
-			continue
-		}
-		if f.Name == "Extra" && f.Type == extraType {
-			c.extra = f.Index
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		if _, dup := c.fields[name]; !dup {
-			c.fields[name] = f.Index
-			if f.Type == timeType {
-				c.times = append(c.times, name)
-			}
-		}
-	}
-	c.plan = newPlan(t)
+	fs := recordtype.Of(t)
+	c := &codec{fields: fs.ByName, extra: fs.Extra, times: fs.Times, plan: newPlan(t)}
 	codecs.Store(t, c)
 	return c
 }
