@@ -346,40 +346,6 @@ func (w *wireTime) UnmarshalJSON(b []byte) error {
 
 func formatTime(t time.Time) string { return t.UTC().Format(wireLayout) }
 
-// queryTimeLayouts are the datetime forms a filter takes: RFC 3339, the same
-// with a space for the T (Python's str(datetime)), with a +hhmm or +hh
-// offset, or without a zone (UTC); and a plain date.
-var queryTimeLayouts = func() []string {
-	var out []string
-	for _, sep := range []string{"T", " "} {
-		base := "2006-01-02" + sep + "15:04:05.999999999"
-		out = append(out, base+"Z07:00", base+"Z0700", base+"Z07", base)
-	}
-	return append(out, "2006-01-02")
-}()
-
-func parseQueryTime(v string) (time.Time, bool) {
-	v = strings.TrimSpace(v)
-	for _, cand := range []string{v, restorePlus(v)} {
-		for _, layout := range queryTimeLayouts {
-			if t, err := time.Parse(layout, cand); err == nil {
-				return t, true
-			}
-		}
-	}
-	return time.Time{}, false
-}
-
-// restorePlus turns "2026-11-22T01:35:07 0000" back into "...+0000": an
-// offset's "+" decodes to a space when a client does not escape it.
-func restorePlus(v string) string {
-	i := strings.LastIndexByte(v, ' ')
-	if i <= len("2006-01-02") || i+1 >= len(v) || v[i+1] < '0' || v[i+1] > '9' {
-		return v
-	}
-	return v[:i] + "+" + v[i+1:]
-}
-
 // timeParam reads an optional datetime query parameter; on a bad value it
 // answers 400 and reports false.
 func (c *exchange) timeParam(name string) (time.Time, bool) {
@@ -387,11 +353,11 @@ func (c *exchange) timeParam(name string) (time.Time, bool) {
 	if v == "" {
 		return time.Time{}, true
 	}
-	t, ok := parseQueryTime(v)
-	if !ok {
-		c.fail(http.StatusBadRequest, "invalid "+name+": "+strconv.Quote(truncate(v, 64))+" is not a datetime (want RFC 3339, such as 2026-11-22T01:35:07Z)")
+	t, err := time.Parse(time.RFC3339, strings.TrimSpace(v))
+	if err != nil {
+		c.fail(http.StatusBadRequest, "invalid "+name+": "+strconv.Quote(truncate(v, 64))+" is not an RFC 3339 datetime, such as 2026-11-22T01:35:07Z")
 	}
-	return t, ok
+	return t, err == nil
 }
 
 func with[S, T any](st *store, conv func(*store, S) T) func(S) T {
