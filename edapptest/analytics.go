@@ -17,7 +17,7 @@ type filter struct {
 // filter reads the filters, the time bound from the parameter named from;
 // on a bad time it answers 400 and reports false.
 func (c *exchange) filter(from string) (filter, bool) {
-	f := filter{courseID: c.q("courseid"), courseExt: c.q("courseexternalid"), userID: c.q("userid")}
+	f := filter{courseID: c.q("courseId"), courseExt: c.q("courseExternalId"), userID: c.q("userId")}
 	var ok bool
 	f.from, ok = c.timeParam(from)
 	return f, ok
@@ -207,7 +207,7 @@ func v2LessonProgressEvents(c *exchange) {
 }
 
 func v2UserLessonProgressEvents(c *exchange) {
-	u := c.userParam(0)
+	u := c.userParam()
 	if u == nil {
 		return
 	}
@@ -220,7 +220,7 @@ func v2UserLessonProgressEvents(c *exchange) {
 // v2UserLessonProgress lists every published lesson of the courses the user
 // can reach, and every lesson with recorded progress.
 func v2UserLessonProgress(c *exchange) {
-	u := c.userParam(0)
+	u := c.userParam()
 	if u == nil {
 		return
 	}

@@ -74,10 +74,8 @@ func TestRoutingErrors(t *testing.T) {
 	assert.Equal(t, 404, h.do("GET", "/v2/users/a/b/c", nil).status)
 
 	r = h.do("PATCH", "/v2/users", nil)
-	assert.Equal(t, http.StatusMethodNotAllowed, r.status)
-	assert.Equal(t, "GET, POST", r.header.Get("Allow"))
+	assert.Equal(t, http.StatusNotFound, r.status)
 	r.message(t)
-	assert.Equal(t, 405, h.do("PUT", "/v1/users", nil).status)
 
 	for _, body := range []string{`{`, `[1,2]`, `"x"`, `{"name": "a"} trailing`, `null`, `{"name": 5}`, `{"roles": "app-user"}`} {
 		r = h.raw("POST", "/v2/users", h.Token, []byte(body))
@@ -103,34 +101,14 @@ func TestRoutingErrors(t *testing.T) {
 	assert.NotEmpty(t, r.header.Get("X-Request-Id"))
 }
 
-func TestCaseInsensitivePathsAndQueryNames(t *testing.T) {
+func TestIDsMatchExactlyAndBodyNamesWithoutCase(t *testing.T) {
 	h := newHarness(t)
-	for i := range 3 {
-		h.mustUser(UserSpec{Username: fmt.Sprintf("user%d", i), Email: fmt.Sprintf("U%d@Example.com", i)})
-	}
+	h.mustUser(UserSpec{Username: "user0"})
 	col, err := h.AddCollection(CollectionSpec{Title: "Safety"})
 	require.NoError(t, err)
-	h.mustCourse(CourseSpec{Title: "C", CollectionIDs: []string{col}})
-
-	var p page[v2User]
-	h.get("/V2/Users?PageSize=2&PAGE=2", &p)
-	assert.Equal(t, 3, p.TotalCount)
-	assert.Equal(t, []string{"usr_3"}, ids(p.Items, func(u v2User) string { return u.ID }))
-
-	h.get("/v2/USERS?USERNAME=u1@EXAMPLE.COM", &p)
-	assert.Equal(t, []string{"usr_2"}, ids(p.Items, func(u v2User) string { return u.ID }))
-
-	var cols page[v2Collection]
-	h.get("/v2/catalog/courseCollections", &cols)
-	require.Len(t, cols.Items, 1)
-	h.get("/v2/Catalog/CourseCollections/"+col+"/Courses", nil)
-	h.get("/v2/users/usr_1/", nil) // one trailing slash is ignored
-
-	// Ids are matched exactly.
 	assert.Equal(t, 404, h.do("GET", "/v2/users/USR_1", nil).status)
 	assert.Equal(t, 404, h.do("GET", "/v2/catalog/coursecollections/"+strings.ToUpper(col)+"/courses", nil).status)
 
-	// Body field names too.
 	var u v2User
 	h.ok("POST", "/v2/users", map[string]any{"USERNAME": "shouty", "EMAIL": "s@example.com"}, &u)
 	assert.Equal(t, "shouty", u.Name)
@@ -140,7 +118,7 @@ func TestCaseInsensitivePathsAndQueryNames(t *testing.T) {
 func TestGroupSpellings(t *testing.T) {
 	h := newHarness(t)
 	uid := h.mustUser(UserSpec{Username: "ann"})
-	for i, spelling := range []string{"usergroups", "usersgroups", "UserGroups"} {
+	for i, spelling := range []string{"usergroups", "usersgroups"} {
 		var g v2Group
 		h.ok("POST", "/v2/"+spelling, map[string]string{"name": "G" + spelling, "inviteCode": fmt.Sprint("code", i)}, &g)
 		var kid v2Group
@@ -171,14 +149,14 @@ func TestGroupMembershipForms(t *testing.T) {
 	b := h.mustUser(UserSpec{Username: "b"})
 	c := h.mustUser(UserSpec{Username: "c"})
 	g := h.mustGroup("G", "", "")
-	h.ok("POST", "/v2/usergroups/"+g+"/users", map[string]any{"userIds": []string{a, b}}, nil)
-	h.ok("POST", "/v2/usergroups/"+g+"/users?userId="+c, nil, nil)
-	h.ok("POST", "/v2/usergroups/"+g+"/users", map[string]any{"userId": a}, nil) // already a member
+	for _, u := range []string{a, b, c, a} { // a again: already a member
+		h.ok("POST", "/v2/usergroups/"+g+"/users", map[string]any{"userId": u}, nil)
+	}
 	var members page[v2User]
 	h.get("/v2/usersgroups/"+g+"/users", &members)
 	assert.Equal(t, []string{a, b, c}, ids(members.Items, func(u v2User) string { return u.ID }))
 
-	h.ok("DELETE", "/v2/usergroups/"+g+"/users?USERID="+b, nil, nil)
+	h.ok("DELETE", "/v2/usergroups/"+g+"/users", map[string]any{"userId": b}, nil)
 	h.get("/v2/usersgroups/"+g+"/users", &members)
 	assert.Equal(t, []string{a, c}, ids(members.Items, func(u v2User) string { return u.ID }))
 

@@ -32,6 +32,7 @@ type Server struct {
 	Token string // the bearer token the fake accepts
 
 	core        *fakeserver.Core
+	mux         *http.ServeMux // the routes
 	cfg         config
 	httpClient  *http.Client
 	reqSeq      atomic.Int64
@@ -133,6 +134,7 @@ func newServer(opts ...Option) (*Server, error) {
 		httpClient: &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: cfg.Own.deliveryTimeout},
 		st:         newStore()}
 	s.Seeding = Seeding{s}
+	s.mux = frontDoor{s}.newMux()
 	if cfg.Own.budgetLimit > 0 {
 		s.budget = &budget{limit: cfg.Own.budgetLimit, window: cfg.Own.budgetWindow}
 	}
@@ -251,8 +253,7 @@ func (b *budget) admit(now time.Time) (bool, time.Duration) {
 
 // Admit charges a /v2 request to the budget, when there is one.
 func (s frontDoor) Admit(w http.ResponseWriter, r *http.Request) bool {
-	first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
-	if s.budget == nil || !strings.EqualFold(first, "v2") {
+	if s.budget == nil || !strings.HasPrefix(r.URL.Path, "/v2/") {
 		return true
 	}
 	ok, wait := s.budget.admit(s.Now())

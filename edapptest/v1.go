@@ -56,36 +56,36 @@ func (c *exchange) userToken(u *user) {
 }
 
 func v1TokenByID(c *exchange) {
-	if u := c.userParam(0); u != nil {
+	if u := c.userParam(); u != nil {
 		c.userToken(u)
 	}
 }
 
 func v1TokenByExternalID(c *exchange) {
-	u := c.st.userByExternalID(c.params[0])
+	u := c.st.userByExternalID(c.r.PathValue("id"))
 	if u == nil {
-		c.fail(http.StatusNotFound, "no user with external id "+quote(c.params[0]))
+		c.fail(http.StatusNotFound, "no user with external id "+quote(c.r.PathValue("id")))
 		return
 	}
 	c.userToken(u)
 }
 
 func v1DeleteUser(c *exchange) {
-	v1Delete(c, c.st.users.Get(c.params[0]) != nil, "user", c.st.deleteUser)
+	v1Delete(c, c.st.users.Get(c.r.PathValue("id")) != nil, "user", c.st.deleteUser)
 }
 
 func v1DeleteGroup(c *exchange) {
-	v1Delete(c, c.st.groups.Get(c.params[0]) != nil, "user group", c.st.deleteGroup)
+	v1Delete(c, c.st.groups.Get(c.r.PathValue("id")) != nil, "user group", c.st.deleteGroup)
 }
 
 // v1Delete deletes the record the path names; v1 answers a missing one
 // with its success body.
 func v1Delete(c *exchange, found bool, what string, del func(id string)) {
 	if !found {
-		c.json(http.StatusNotFound, successBody{Message: what + " " + quote(c.params[0]) + " not found"})
+		c.json(http.StatusNotFound, successBody{Message: what + " " + quote(c.r.PathValue("id")) + " not found"})
 		return
 	}
-	del(c.params[0])
+	del(c.r.PathValue("id"))
 	c.json(http.StatusOK, successBody{Success: true})
 }
 
@@ -193,7 +193,7 @@ func (c *exchange) launchBase() string {
 // v1UserCourses answers a bare array of the published courses the user can
 // reach, with their published lessons.
 func v1UserCourses(c *exchange) {
-	if u := c.userParam(0); u != nil {
+	if u := c.userParam(); u != nil {
 		c.json(http.StatusOK, userCourses(c.st, u, c.launchBase(), c.now))
 	}
 }
@@ -254,11 +254,11 @@ func (s *Server) LaunchToken(token string) (userID, lessonID string, expires tim
 // v1CourseReport answers the course with every lesson the user interacted
 // with (opened, or with recorded slide interactions).
 func v1CourseReport(c *exchange) {
-	u := c.userParam(0)
+	u := c.userParam()
 	if u == nil {
 		return
 	}
-	cr := c.courseParam(1)
+	cr := c.courseParam("course")
 	if cr == nil {
 		return
 	}

@@ -339,7 +339,7 @@ func v2ListWebhooks(c *exchange) {
 
 // v2DeleteWebhook removes a webhook. The vendor does not document it.
 func v2DeleteWebhook(c *exchange) {
-	if w := param(c, 0, &c.st.webhooks, "webhook"); w != nil {
+	if w := param(c, "id", &c.st.webhooks, "webhook"); w != nil {
 		c.st.webhooks.Remove(w.ID)
 		c.json(http.StatusOK, successBody{Success: true})
 	}
