@@ -2,6 +2,7 @@
 
 package edapptest
 
+import "encoding/json"
 import "github.com/edapp-go/edapp"
 
 // v2Collection is a course collection of the catalog.
@@ -288,5 +289,5 @@ type wireWebhook struct {
 	EventName     edapp.EventName   `json:"eventName"`
 	WebHookURL    string            `json:"webHookUrl"`
 	Headers       map[string]string `json:"headers"`
-	MessageFormat orderedJSON       `json:"messageFormat"`
+	MessageFormat json.RawMessage   `json:"messageFormat"`
 }
