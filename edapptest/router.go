@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
@@ -249,37 +250,7 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// wireTime writes a datetime as the samples do: UTC with milliseconds, or
-// null for the zero time. With omitzero it is left out when zero.
-type wireTime struct{ time.Time }
-
-const wireLayout = "2006-01-02T15:04:05.000Z07:00"
-
-func wt(t time.Time) wireTime { return wireTime{t} }
-
-func (w wireTime) MarshalJSON() ([]byte, error) {
-	if w.IsZero() {
-		return []byte("null"), nil
-	}
-	return []byte(`"` + formatTime(w.Time) + `"`), nil
-}
-
-// UnmarshalJSON reads what MarshalJSON writes (and any RFC 3339 string).
-func (w *wireTime) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*w = wireTime{}
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	*w = wireTime{t}
-	return err
-}
-
-func formatTime(t time.Time) string { return t.UTC().Format(wireLayout) }
+func wt(t time.Time) edapp.Time { return edapp.Time{Time: t} }
 
 // timeParam reads an optional datetime query parameter; on a bad value it
 // answers 400 and reports false.
