@@ -273,7 +273,7 @@ func (s Seeding) AddUser(spec UserSpec) (string, error) {
 // given.
 func (spec UserSpec) patch() userPatch {
 	return userPatch{
-		Username: &spec.Username, Email: &spec.Email, FirstName: &spec.FirstName,
+		Name: &spec.Username, Email: &spec.Email, FirstName: &spec.FirstName,
 		LastName: &spec.LastName, ExternalID: &spec.ExternalID, TimeZone: &spec.TimeZone,
 		Password: &spec.Password, InviteCode: &spec.InviteCode, Roles: given(spec.Roles),
 		Groups: given(spec.Groups), ManagedUserGroups: given(spec.ManagedGroups), CustomFields: given(spec.CustomFields),

@@ -13,7 +13,6 @@ import (
 // userPatch is a user write as the bodies of POST /v2/users and PUT
 // /v2/users/{id} carry it: nil fields are left alone.
 type userPatch struct {
-	Username          *string            `json:"username"`
 	Name              *string            `json:"name"`
 	Email             *string            `json:"email"`
 	FirstName         *string            `json:"firstName"`
@@ -29,23 +28,19 @@ type userPatch struct {
 	CustomFields      *map[string]string `json:"customFields"`
 }
 
-// resolve settles the aliases: the username from name when absent, and
-// the managed groups from either spelling, managedUserGroups first.
+// resolve reads the managed groups from either spelling the SDK sends,
+// managedUserGroups first.
 func (p userPatch) resolve() userPatch {
-	if p.Username == nil {
-		p.Username = p.Name
-	}
 	if p.ManagedUserGroups == nil {
 		p.ManagedUserGroups = p.UserGroupsManaged
 	}
-	p.Name, p.UserGroupsManaged = nil, nil
 	return p
 }
 
 func applyUser(st *store, u *user, p userPatch, now time.Time) error {
 	isNew := u.ID == ""
-	if p.Username != nil {
-		*p.Username = strings.TrimSpace(*p.Username)
+	if p.Name != nil {
+		*p.Name = strings.TrimSpace(*p.Name)
 	}
 	invited, err := checkUserPatch(st, u, p, isNew)
 	if err != nil {
@@ -82,14 +77,14 @@ func applyUser(st *store, u *user, p userPatch, now time.Time) error {
 // checkUserPatch validates a user write, and returns the group its invite
 // code names.
 func checkUserPatch(st *store, u *user, p userPatch, isNew bool) (invited *group, err error) {
-	name, ext, code := deref(p.Username), deref(p.ExternalID), deref(p.InviteCode)
+	name, ext, code := deref(p.Name), deref(p.ExternalID), deref(p.InviteCode)
 	taken := func(o *user) bool { return o != nil && o != u }
 	switch {
-	case p.Username != nil && name == "":
+	case p.Name != nil && name == "":
 		return nil, invalid("username must not be empty")
-	case p.Username == nil && isNew:
+	case p.Name == nil && isNew:
 		return nil, invalid("username is required")
-	case p.Username != nil && taken(st.userByUsername(name)):
+	case p.Name != nil && taken(st.userByUsername(name)):
 		return nil, conflict("username %q is taken", name)
 	case ext != "" && taken(st.userByExternalID(ext)):
 		return nil, conflict("external id %q is taken", ext)
@@ -112,7 +107,7 @@ func checkUserPatch(st *store, u *user, p userPatch, isNew bool) (invited *group
 
 func (p userPatch) assignFields(u *user) {
 	for _, f := range []struct{ dst, v *string }{
-		{&u.Name, p.Username}, {&u.Email, p.Email}, {&u.FirstName, p.FirstName},
+		{&u.Name, p.Name}, {&u.Email, p.Email}, {&u.FirstName, p.FirstName},
 		{&u.LastName, p.LastName}, {&u.ExternalID, p.ExternalID}, {&u.TimeZone, p.TimeZone},
 		{&u.password, p.Password},
 	} {
@@ -162,14 +157,10 @@ var v2CreateUser = withBody(func(c *exchange, p userPatch) (any, error) {
 	return toV2User(u), err
 })
 
-// v2ListUsers honours userName (username or email, without regard to case)
-// and externalId.
+// v2ListUsers honours externalId.
 func v2ListUsers(c *exchange) {
-	name, ext := c.q("userName"), c.q("externalId")
-	pageMap(c, c.st.users.Filter(func(u *user) bool {
-		return (name == "" || strings.EqualFold(u.Name, name) || strings.EqualFold(u.Email, name)) &&
-			(ext == "" || u.ExternalID == ext)
-	}), toV2User)
+	ext := c.q("externalId")
+	pageMap(c, c.st.users.Filter(func(u *user) bool { return ext == "" || u.ExternalID == ext }), toV2User)
 }
 
 func (c *exchange) userParam() *user                { return param(c, "id", &c.st.users, "user") }
@@ -264,10 +255,9 @@ func addGroup(st *store, name, parentID, inviteCode string) (*group, error) {
 	return g, nil
 }
 
-// v2CreateGroup takes {"name", "inviteCode", "parentId"}; parentId is an
-// extension of the fake.
-var v2CreateGroup = withBody(func(c *exchange, in struct{ Name, InviteCode, ParentID string }) (any, error) {
-	g, err := addGroup(c.st, in.Name, in.ParentID, strings.TrimSpace(in.InviteCode))
+// v2CreateGroup takes {"name", "inviteCode"}.
+var v2CreateGroup = withBody(func(c *exchange, in struct{ Name, InviteCode string }) (any, error) {
+	g, err := addGroup(c.st, in.Name, "", strings.TrimSpace(in.InviteCode))
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package edapptest
 
 import (
-	"cmp"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -19,14 +18,10 @@ func toV1User(u *user) v1User {
 // v1UserBody is a v1 user write: the v2 fields v1 takes, and the id of
 // the user to update.
 type v1UserBody struct {
-	ID                 string
-	Username, Name     *string
-	Email              *string
-	FirstName          *string
-	LastName           *string
-	ExternalIdentifier *string
-	ExternalID         *string
-	UserGroups         *[]string
+	ID                                   string
+	Username, Email, FirstName, LastName *string
+	ExternalIdentifier                   *string
+	UserGroups                           *[]string
 }
 
 var v1SaveUser = withBody(func(c *exchange, in v1UserBody) (any, error) {
@@ -36,8 +31,8 @@ var v1SaveUser = withBody(func(c *exchange, in v1UserBody) (any, error) {
 			return nil, notFound("user %s not found", quote(in.ID))
 		}
 	}
-	p := userPatch{Username: in.Username, Name: in.Name, Email: in.Email, FirstName: in.FirstName,
-		LastName: in.LastName, ExternalID: cmp.Or(in.ExternalIdentifier, in.ExternalID), Groups: in.UserGroups}
+	p := userPatch{Name: in.Username, Email: in.Email, FirstName: in.FirstName,
+		LastName: in.LastName, ExternalID: in.ExternalIdentifier, Groups: in.UserGroups}
 	err := applyUser(c.st, u, p.resolve(), c.now)
 	return toV1User(u), err
 })
@@ -96,9 +91,9 @@ func toV1Group(st *store, g *group) v1Group {
 
 // v1GroupBody is a v1 group write.
 type v1GroupBody struct {
-	ID, ParentID, InviteCode string
-	Name                     *string
-	Users, Courses           *[]string
+	ID             string
+	Name           *string
+	Users, Courses *[]string
 }
 
 var v1SaveGroup = withBody(func(c *exchange, in v1GroupBody) (any, error) {
@@ -129,7 +124,7 @@ func saveV1Group(st *store, in v1GroupBody) (*group, error) {
 		}
 	}
 	if in.ID == "" {
-		return addGroup(st, deref(in.Name), in.ParentID, strings.TrimSpace(in.InviteCode))
+		return addGroup(st, deref(in.Name), "", "")
 	}
 	g := st.groups.Get(in.ID)
 	switch {
