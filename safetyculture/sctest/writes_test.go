@@ -34,19 +34,12 @@ func TestPutAssignmentsAndResetProgress(t *testing.T) {
 	if a.body["usersUpdated"] != float64(1) || len(s.Assignments(course)) != 1 {
 		t.Errorf("clearAllUsers: %s, left %v", a.raw, s.Assignments(course))
 	}
-	bad := map[string]any{"assignments": []map[string]any{{"id": "x", "type": "ASSIGNMENT_TYPE_SITE", "isAssigned": true}}}
-	if a := call(t, s, http.MethodPut, "/training/courses/v1/"+course+"/assignments", bad); a.status != http.StatusBadRequest {
-		t.Errorf("unknown site: %d", a.status)
-	}
 	if a := call(t, s, http.MethodPut, "/training/courses/v1/nope/assignments", body); a.status != http.StatusNotFound {
 		t.Errorf("unknown course: %d", a.status)
 	}
 	a = call(t, s, http.MethodPost, "/training/courseprogress/v1/reset", map[string]any{"courseId": course, "userIds": []string{users[0]}})
 	if a.status != http.StatusOK || s.CourseProgressCount(sctest.CompletionAll) != 2 {
 		t.Errorf("reset: %d, rows left %d", a.status, s.CourseProgressCount(sctest.CompletionAll))
-	}
-	if a := call(t, s, http.MethodPost, "/training/courseprogress/v1/reset", "not an object"); a.status != http.StatusBadRequest {
-		t.Errorf("bad body: %d", a.status)
 	}
 }
 
@@ -77,9 +70,6 @@ func TestWebhooksCRUDAndSignedDeliveries(t *testing.T) {
 	id, _ := created.body["webhook_id"].(string)
 	if created.status != http.StatusOK || id == "" {
 		t.Fatalf("create: %d %s", created.status, created.raw)
-	}
-	if a := call(t, s, http.MethodPost, "/webhooks/v1/webhooks", map[string]any{"url": "ftp://x"}); a.status != http.StatusBadRequest {
-		t.Errorf("bad webhook: %d", a.status)
 	}
 	// users[1] has the first lesson opened; completing both completes the course.
 	lessons := get(t, s, "/training/lessons/v1/nope")
