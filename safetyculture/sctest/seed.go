@@ -278,8 +278,8 @@ func (s Seeding) DeleteCourse(courseID string) error {
 			return fmt.Errorf("%w: course %q", ErrNotFound, courseID)
 		}
 		for _, p := range st.progress.All() {
-			if p.courseID == courseID {
-				st.resetProgress(p.userID, c)
+			if p.CourseID == courseID {
+				st.resetProgress(p.UserID, c)
 			}
 		}
 		for _, id := range c.lessonIDs {

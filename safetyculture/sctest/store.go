@@ -37,7 +37,7 @@ type store struct {
 	paths       fakeserver.Table[wirePath]
 	refreshes   fakeserver.Table[wireRapidRefresh]
 	boards      fakeserver.Table[leaderboard]
-	progress    fakeserver.Table[courseProgress] // by pair(user, course), in the feed's order
+	progress    fakeserver.Table[ProgressSpec] // by pair(user, course), in the feed's order
 	assignments map[string]map[Assignment]bool
 	analytics   analyticsStore
 	webhooks    fakeserver.Table[webhook]

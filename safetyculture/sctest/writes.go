@@ -37,15 +37,15 @@ func (s Seeding) AddAssignment(courseID string, a Assignment) error {
 		if st.courses.Get(courseID) == nil || !st.assigneeExists(a.Type, a.ID) {
 			return fmt.Errorf("%w: course %q or assignee %s %q", ErrNotFound, courseID, a.Type, a.ID)
 		}
-		st.assign(courseID, []wireAssignment{{a.ID, a.Type, true}}, nil)
+		st.assign(courseID, []wireAssignment{{a, true}}, nil)
 		return nil
 	})
 }
 
+// wireAssignment is only decoded, by JSON's case-insensitive names.
 type wireAssignment struct {
-	ID         string `json:"id"`
-	Type       string `json:"type"`
-	IsAssigned bool   `json:"isAssigned"`
+	Assignment
+	IsAssigned bool
 }
 
 // putAssignments answers PUT /training/courses/v1/{courseId}/assignments:
@@ -86,7 +86,7 @@ func (st *store) assign(courseID string, in []wireAssignment, clear map[string]b
 		}
 	}
 	for _, in := range in {
-		a := Assignment{Type: in.Type, ID: in.ID}
+		a := in.Assignment
 		counts[a.Type] += fakeserver.Btoi(set[a] != in.IsAssigned)
 		delete(set, a)
 		if in.IsAssigned {
