@@ -45,7 +45,6 @@ var routeTable = []route{
 	{"GET /training/rapid-refresh/v1", listRapidRefresh, true},
 	{"GET /training/rapid-refresh/v1/{id}", getRapidRefresh, true},
 	{"GET /training/individualleaderboards/v1", listLeaderboards, true},
-	{"GET /training/individualleaderboards/v1/rankings", rankings, true},
 	{"GET /training/analytics/v1/courses/statistics", courseStatistics, false},
 	{"GET /training/analytics/v1/lessons/statistics", lessonStatistics, false},
 	{"GET /training/analytics/v1/lessons/attempts", analyticsRows(reportAttempts, "startDateTime", "endDateTime"), false},
