@@ -84,25 +84,9 @@ type planned struct {
 // walk to resume, is skipped. A Remirror kind's walk that every
 // destination resumes goes on in its mode; else the run chooses one.
 func (e *engine) plan(ctx context.Context, k *Kind) (planned, error) {
-	var p Plan
-	for i, d := range e.dests {
-		q, err := d.Resume(ctx, k, e.run)
-		if err != nil {
-			return planned{}, err
-		}
-		q.Page = max(q.Page, 1)
-		resumed := p.Resumed && q.Resumed && q.From.Equal(p.From)
-		switch {
-		case i == 0:
-			p = q
-		case !q.From.Equal(p.From) || q.Page != p.Page:
-			p = Plan{From: earliest(p.From, q.From), Page: 1, Fetched: p.Fetched, Resumed: resumed}
-		default:
-			p.Resumed = resumed
-		}
-		if i > 0 {
-			p.Fetched = earliest(p.Fetched, q.Fetched)
-		}
+	p, err := e.resume(ctx, k)
+	if err != nil {
+		return planned{}, err
 	}
 	if !k.Incremental && e.opts.MaxAge > 0 && !e.run.Fresh && p.Page == 1 && !p.Resumed && !p.Fetched.IsZero() && e.run.Now.Sub(p.Fetched) < e.opts.MaxAge {
 		return planned{Plan: p, skip: true}, nil
@@ -135,6 +119,33 @@ func (e *engine) plan(ctx context.Context, k *Kind) (planned, error) {
 		}
 	}
 	return planned{Plan: p, note: note, waited: waited}, nil
+}
+
+// resume is where the destinations together resume the kind: where they
+// all stopped when they agree, else its first page from the earliest of
+// their cursors.
+func (e *engine) resume(ctx context.Context, k *Kind) (Plan, error) {
+	var p Plan
+	for i, d := range e.dests {
+		q, err := d.Resume(ctx, k, e.run)
+		if err != nil {
+			return Plan{}, err
+		}
+		q.Page = max(q.Page, 1)
+		resumed := p.Resumed && q.Resumed && q.From.Equal(p.From)
+		switch {
+		case i == 0:
+			p = q
+		case !q.From.Equal(p.From) || q.Page != p.Page:
+			p = Plan{From: earliest(p.From, q.From), Page: 1, Fetched: p.Fetched, Resumed: resumed}
+		default:
+			p.Resumed = resumed
+		}
+		if i > 0 {
+			p.Fetched = earliest(p.Fetched, q.Fetched)
+		}
+	}
+	return p, nil
 }
 
 // fullWalk says whether a Remirror kind is fetched in full this run, and

@@ -167,16 +167,7 @@ func (h *Handler) decode(w http.ResponseWriter, r *http.Request) (*delivery, boo
 	defer h.doneReading()
 	body, err := h.readBody(w, r)
 	if err != nil {
-		w.Header().Set("Connection", "close") // what is left of the body is not a request
-		var tooLarge *http.MaxBytesError
-		switch {
-		case errors.As(err, &tooLarge):
-			h.reject(w, r, http.StatusRequestEntityTooLarge, "body too large", nil)
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			h.reject(w, r, http.StatusRequestTimeout, "body not read in time", nil)
-		default:
-			h.reject(w, r, http.StatusBadRequest, "body could not be read", err)
-		}
+		h.rejectUnread(w, r, err)
 		return nil, false
 	}
 	if h.parse != nil {
@@ -193,6 +184,20 @@ func (h *Handler) decode(w http.ResponseWriter, r *http.Request) (*delivery, boo
 		return nil, false
 	}
 	return &delivery{event: ev, raw: body}, true
+}
+
+// rejectUnread answers a delivery whose body could not be read whole.
+func (h *Handler) rejectUnread(w http.ResponseWriter, r *http.Request, err error) {
+	w.Header().Set("Connection", "close") // what is left of the body is not a request
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		h.reject(w, r, http.StatusRequestEntityTooLarge, "body too large", nil)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		h.reject(w, r, http.StatusRequestTimeout, "body not read in time", nil)
+	default:
+		h.reject(w, r, http.StatusBadRequest, "body could not be read", err)
+	}
 }
 
 // answer answers a decoded delivery after the receiver had it, and logs one

@@ -18,6 +18,7 @@ import (
 	"github.com/edapp-go/edapp/export/sqldest"
 	"github.com/edapp-go/edapp/safetyculture"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -134,7 +135,6 @@ func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command 
 		RunExport: fac.RunExport, Progress: fac.Progress}
 	o.Client = func() (*apiClient, error) { return fac.Client(&o.budget) }
 	o.SafetyCultureClient = func() (*safetyculture.Client, error) { return fac.SafetyCultureClient(&o.budget, o.scBudget) }
-	f := &o.flags
 	all := func(export.Kind) bool { return true }
 	cmd := &cobra.Command{
 		Use:   "export (--db URL | --out DIR) [--since T] [--format csv|jsonl] [--per-user] [--full]",
@@ -159,7 +159,19 @@ func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command 
 			return runDeadlineFailure(ctx, exportRun(ctx, o))
 		},
 	}
-	fl := cmd.Flags()
+	addExportFlags(cmd.Flags(), &o.flags)
+	addBudgetFlags(cmd, &o.budget)
+	addStatsFlag(fac.IO, cmd, export.KindFromContext)
+	_ = cmd.MarkFlagDirname("out")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "jsonl"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("kinds", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return kindNames(all), cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+// addExportFlags registers edapp export's own flags into f.
+func addExportFlags(fl *pflag.FlagSet, f *exportFlags) {
 	fl.StringVar(&f.source, "source", sqldest.SourceEdApp, "the service to export: edapp, or safetyculture (SAFETYCULTURE_API_TOKEN, SAFETYCULTURE_BASE_URL)")
 	fl.StringVar(&f.db, "db", "", "database to export into: sqlite:PATH or postgres://... (default: $EDAPP_EXPORT_DB)")
 	fl.StringVar(&f.out, "out", "", "directory to export files into (created if missing)")
@@ -175,14 +187,6 @@ func newCmdExport(fac *factory, runF func(*exportOptions) error) *cobra.Command 
 	fl.DurationVar(&f.openWindow, "open-window", export.DefaultOpenWindow, "fetch an attempt still open again on each run while it started less than this ago (0: never)")
 	fl.IntVar(&f.rejectsExitCode, "rejects-exit-code", exitRejected, "exit code of a run that finished with rejected records, which the summary, --stats and the log still report (default: $EDAPP_REJECTS_EXIT_CODE or 3; 0 counts it as success)")
 	fl.DurationVar(&f.deadline, "deadline", 0, "end the run after this long: the kinds still running stop, keep what they wrote, and the next run resumes (0: no deadline)")
-	addBudgetFlags(cmd, &o.budget)
-	addStatsFlag(fac.IO, cmd, export.KindFromContext)
-	_ = cmd.MarkFlagDirname("out")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "jsonl"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("kinds", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return kindNames(all), cobra.ShellCompDirectiveNoFileComp
-	})
-	return cmd
 }
 
 // exportHelp is the long help of edapp export.
@@ -285,32 +289,8 @@ stderr. A summary goes to stdout.`
 
 // engineOptions checks the flags and turns them into the engine's options.
 func engineOptions(f exportFlags) (export.Options, error) {
-	if f.source != "" && f.source != sqldest.SourceEdApp && f.source != sqldest.SourceSafetyCulture {
-		return export.Options{}, usagef("invalid --source %q: want edapp or safetyculture", f.source)
-	}
-	if f.out == "" && f.db == "" {
-		return export.Options{}, usagef("--db or --out is required (or EDAPP_EXPORT_DB)")
-	}
-	if f.format != "" && f.out == "" {
-		return export.Options{}, usagef("--format applies to --out only; a database has no format")
-	}
-	if f.format != "" && f.format != "csv" && f.format != "jsonl" {
-		return export.Options{}, usagef("invalid --format %q: want csv or jsonl", f.format)
-	}
-	if f.concurrency < 1 || f.concurrency > 64 {
-		return export.Options{}, usagef("invalid --concurrency %d: want 1 to 64", f.concurrency)
-	}
-	if f.openWindow < 0 {
-		return export.Options{}, usagef("invalid --open-window %s: must not be negative", f.openWindow)
-	}
-	if f.deadline < 0 {
-		return export.Options{}, usagef("invalid --deadline %s: must not be negative", f.deadline)
-	}
-	if f.historyKeep < 0 {
-		return export.Options{}, usagef("invalid --history-keep %s: must not be negative", f.historyKeep)
-	}
-	if f.maxAge < 0 {
-		return export.Options{}, usagef("invalid --max-age %s: must not be negative", f.maxAge)
+	if err := checkExportFlags(f); err != nil {
+		return export.Options{}, err
 	}
 	if least := leastOverlap(f.source); f.overlap != 0 && f.overlap < least {
 		return export.Options{}, usagef("invalid --overlap %s: want %s or more for --source %s (0: %[2]s)", f.overlap, least, cmp.Or(f.source, sqldest.SourceEdApp))
@@ -331,6 +311,38 @@ func engineOptions(f exportFlags) (export.Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// checkExportFlags refuses flags that are wrong on their own or together.
+func checkExportFlags(f exportFlags) error {
+	if f.source != "" && f.source != sqldest.SourceEdApp && f.source != sqldest.SourceSafetyCulture {
+		return usagef("invalid --source %q: want edapp or safetyculture", f.source)
+	}
+	if f.out == "" && f.db == "" {
+		return usagef("--db or --out is required (or EDAPP_EXPORT_DB)")
+	}
+	if f.format != "" && f.out == "" {
+		return usagef("--format applies to --out only; a database has no format")
+	}
+	if f.format != "" && f.format != "csv" && f.format != "jsonl" {
+		return usagef("invalid --format %q: want csv or jsonl", f.format)
+	}
+	if f.concurrency < 1 || f.concurrency > 64 {
+		return usagef("invalid --concurrency %d: want 1 to 64", f.concurrency)
+	}
+	if f.openWindow < 0 {
+		return usagef("invalid --open-window %s: must not be negative", f.openWindow)
+	}
+	if f.deadline < 0 {
+		return usagef("invalid --deadline %s: must not be negative", f.deadline)
+	}
+	if f.historyKeep < 0 {
+		return usagef("invalid --history-keep %s: must not be negative", f.historyKeep)
+	}
+	if f.maxAge < 0 {
+		return usagef("invalid --max-age %s: must not be negative", f.maxAge)
+	}
+	return nil
 }
 
 // leastOverlap is the source's default overlap, the least --overlap it

@@ -43,15 +43,8 @@ type migrateReportOptions struct {
 // json otherwise.
 var reportFormats = []string{"table", "json", "csv", "html"}
 
-// newCmdMigrateReport makes `edapp migrate report`; runF, when not nil,
-// runs instead with the options the flags parsed to.
-func newCmdMigrateReport(f *factory, runF func(*migrateReportOptions) error) *cobra.Command {
-	o := &migrateReportOptions{IO: f.IO, Env: f.Env, OpenReadOnly: openReadOnly}
-	var movedAt string
-	cmd := &cobra.Command{
-		Use:   "report --db URL [-o table|json|csv|html] [--out FILE] [--moved-at TIME] [--fail-on-differences]",
-		Short: "Say what the move to SafetyCulture carried, changed and lost, from a database both were exported into",
-		Long: `report reads a database that both "edapp export" and "edapp export --source
+// migrateReportHelp is the long help of edapp migrate report.
+const migrateReportHelp = `report reads a database that both "edapp export" and "edapp export --source
 safetyculture" wrote, and changes nothing in it (SQLite is opened read-only,
 PostgreSQL in a read-only transaction; no request is sent). It counts people,
 courses and completions, reconciles each course's EdApp completions as carried
@@ -64,7 +57,17 @@ score_lost, completion_safetyculture_only and completed_after_move.
 It exits 0 whatever it found (1 with --fail-on-differences when it found any
 difference but completed_after_move), 1 when either source was never exported
 into the database, and 2 when the database does not exist or no export of
-this version has rebuilt its identities.`,
+this version has rebuilt its identities.`
+
+// newCmdMigrateReport makes `edapp migrate report`; runF, when not nil,
+// runs instead with the options the flags parsed to.
+func newCmdMigrateReport(f *factory, runF func(*migrateReportOptions) error) *cobra.Command {
+	o := &migrateReportOptions{IO: f.IO, Env: f.Env, OpenReadOnly: openReadOnly}
+	var movedAt string
+	cmd := &cobra.Command{
+		Use:   "report --db URL [-o table|json|csv|html] [--out FILE] [--moved-at TIME] [--fail-on-differences]",
+		Short: "Say what the move to SafetyCulture carried, changed and lost, from a database both were exported into",
+		Long:  migrateReportHelp,
 		Example: `  edapp migrate report --db sqlite:training.db
   edapp migrate report --db sqlite:training.db -o json > report.json
   edapp migrate report --db sqlite:training.db -o html --out report.html

@@ -81,44 +81,62 @@ func fake(ctx context.Context, client *edapp.Client, srv *edapptest.Server) erro
 		return err
 	}
 	defer a.stop()
-	user, lessonIDs, courseID, legacy, events := a.user, a.lessonIDs, a.courseID, a.legacy, a.events
+	for _, run := range []func(context.Context, *app, *edapptest.Server) error{launch, learn, readCompletion, receiveCompletion} {
+		if err := run(ctx, a, srv); err != nil {
+			return err
+		}
+	}
+	fmt.Println("\nDone.")
+	return nil
+}
 
+// launch is step 4: a fresh launch link for the first lesson.
+func launch(ctx context.Context, a *app, _ *edapptest.Server) error {
 	step(4, "Get a fresh launch link for the first lesson")
-	link, err := legacy.Users.LaunchLink(ctx, user.ID, lessonIDs[0])
+	link, err := a.legacy.Users.LaunchLink(ctx, a.user.ID, a.lessonIDs[0])
 	if err != nil {
 		return err
 	}
 	fmt.Printf("   %s\n   valid until %s (%s from now); String() hides the token\n",
 		link, link.ExpiresAt().Local().Format("3:04PM MST"), time.Until(link.ExpiresAt()).Round(time.Minute))
+	return nil
+}
 
-	step(5, "The learner opens the lesson and completes it")
-	resp, err := http.Get(link.URL.Value()) // what the learner's browser does
+// learn is step 5: what the learner does in the app, played by the fake
+// (`edapp fake --seed` serves pages that let a browser play it).
+func learn(_ context.Context, a *app, srv *edapptest.Server) error {
+	step(5, "The learner opens the lesson and completes it (the fake plays the learner)")
+	attemptID, err := srv.OpenLesson(a.user.ID, a.lessonIDs[0])
 	if err != nil {
 		return err
 	}
-	resp.Body.Close()
-	fmt.Printf("   opened: the launch link answered %s\n", resp.Status)
+	fmt.Printf("   opened: attempt %s\n", attemptID)
 	for _, in := range []edapptest.Interaction{
 		{Slide: "Alarm points", Type: edapptest.InteractionView, Duration: 95 * time.Second},
 		{Slide: "Alarm points", Type: edapptest.InteractionSlide, Correct: true},
 	} {
-		in.UserID, in.LessonID = user.ID, lessonIDs[0]
+		in.UserID, in.LessonID = a.user.ID, a.lessonIDs[0]
 		if err := srv.AddInteraction(in); err != nil {
 			return err
 		}
 	}
-	if err := srv.CompleteLesson(user.ID, lessonIDs[0], 92); err != nil {
+	if err := srv.CompleteLesson(a.user.ID, a.lessonIDs[0], 92); err != nil {
 		return err
 	}
 	fmt.Println("   completed with a score of 92")
+	return nil
+}
 
+// readCompletion is step 6: completion from the courses call and from the
+// detailed report.
+func readCompletion(ctx context.Context, a *app, _ *edapptest.Server) error {
 	step(6, "Read completion: the courses call, then the detailed report")
-	courses, err := legacy.Users.Courses(ctx, user.ID)
+	courses, err := a.legacy.Users.Courses(ctx, a.user.ID)
 	if err != nil {
 		return err
 	}
 	printCourses(courses)
-	report, err := legacy.Reports.UserCourse(ctx, user.ID, courseID)
+	report, err := a.legacy.Reports.UserCourse(ctx, a.user.ID, a.courseID)
 	if err != nil {
 		return err
 	}
@@ -132,20 +150,23 @@ func fake(ctx context.Context, client *edapp.Client, srv *edapptest.Server) erro
 			}
 		}
 	}
+	return nil
+}
 
+// receiveCompletion is step 7: the webhook receiver gets the event.
+func receiveCompletion(_ context.Context, a *app, _ *edapptest.Server) error {
 	step(7, "Receive the LessonCompletedEvent")
 	select {
-	case ev := <-events:
+	case ev := <-a.events:
 		e, ok := ev.(*edapp.LessonCompletedEvent)
 		if !ok {
 			return fmt.Errorf("received %s, want LessonCompletedEvent", ev.Name())
 		}
 		fmt.Printf("   %s: %s completed %q in %q with %.0f at %s\n", e.Name(), e.UserName, e.LessonTitle, e.CourseTitle, e.Score, e.Timestamp)
+		return nil
 	case <-time.After(10 * time.Second):
 		return errors.New("no LessonCompletedEvent arrived")
 	}
-	fmt.Println("\nDone.")
-	return nil
 }
 
 // setUp runs steps 1 to 3 against the fake: a course, a webhook and its
@@ -161,39 +182,59 @@ func setUp(ctx context.Context, client *edapp.Client, srv *edapptest.Server) (*a
 	if err != nil {
 		return nil, err
 	}
+	a := &app{courseID: courseID, lessonIDs: lessonIDs}
+	if err := registerWebhook(ctx, client, a); err != nil {
+		return nil, err
+	}
+	if err := addLearner(ctx, client, a); err != nil {
+		a.stop()
+		return nil, err
+	}
+	step(3, "List the learner's courses")
+	courses, err := a.legacy.Users.Courses(ctx, a.user.ID)
+	if err != nil {
+		a.stop()
+		return nil, err
+	}
+	printCourses(courses)
+	return a, nil
+}
 
+// registerWebhook is step 1: start the app's receiver and register it for
+// LessonCompletedEvent, with a shared secret header.
+func registerWebhook(ctx context.Context, client *edapp.Client, a *app) error {
 	step(1, "Register a webhook for LessonCompletedEvent")
 	events, receiverURL, stop, err := startReceiver("quickstart-secret")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	ok := false
-	defer func() {
-		if !ok {
-			stop()
-		}
-	}()
 	hook, err := client.Webhooks.Create(ctx, edapp.WebhookCreateParams{
 		EventName:  edapp.EventLessonCompleted,
 		WebHookURL: receiverURL,
 		Headers:    map[string]string{"X-Webhook-Secret": "quickstart-secret"},
 	})
 	if err != nil {
-		return nil, err
+		stop()
+		return err
 	}
 	fmt.Printf("   webhook %s: %s -> %s (fields: %d)\n", hook.ID, hook.EventName, hook.WebHookURL, len(hook.MessageFormat))
+	a.events, a.stop = events, stop
+	return nil
+}
 
+// addLearner is step 2: a group with an invite code and the course, and a
+// learner in it.
+func addLearner(ctx context.Context, client *edapp.Client, a *app) error {
 	step(2, "Create a group with an invite code, give it the course, add a learner")
 	group, err := client.UserGroups.Create(ctx, edapp.UserGroupCreateParams{Name: "Warehouse", InviteCode: "WAREHOUSE-2026"})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	legacy, err := v1.New(client)
-	if err != nil {
-		return nil, err
+	if a.legacy, err = v1.New(client); err != nil {
+		return err
 	}
-	if _, err := legacy.UserGroups.Save(ctx, v1.UserGroup{ID: group.ID, Name: group.Name, Courses: []string{courseID}}); err != nil {
-		return nil, err
+	if _, err := a.legacy.UserGroups.Save(ctx, v1.UserGroup{ID: group.ID, Name: group.Name, Courses: []string{a.courseID}}); err != nil {
+		return err
 	}
 	user, err := client.Users.Create(ctx, edapp.UserCreateParams{
 		Username:   "ann.lee",
@@ -205,28 +246,32 @@ func setUp(ctx context.Context, client *edapp.Client, srv *edapptest.Server) (*a
 		UserGroups: []string{group.ID},
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// Rapid Refresh notifications go out at 9 o'clock in the user's zone.
 	if _, err := client.Users.Update(ctx, user.ID, edapp.UserUpdateParams{TimeZone: edapp.Ptr("Australia/Sydney")}); err != nil {
-		return nil, err
+		return err
 	}
 	fmt.Printf("   group %q (%s, invite code %s); user %s (%s) in it, time zone set\n", group.Name, group.ID, group.InviteCode, user.Username, user.ID)
-
-	step(3, "List the learner's courses")
-	courses, err := legacy.Users.Courses(ctx, user.ID)
-	if err != nil {
-		return nil, err
-	}
-	printCourses(courses)
-	ok = true
-	return &app{legacy: legacy, courseID: courseID, lessonIDs: lessonIDs, user: user,
-		events: events, stop: stop}, nil
+	a.user = user
+	return nil
 }
 
 // live reads from the real service, and with write also creates things.
 func live(ctx context.Context, client *edapp.Client, write bool, hookURL string) error {
 	fmt.Printf("Using the real service at %s\n\n", client.BaseURL())
+	if err := readLive(ctx, client); err != nil {
+		return err
+	}
+	if !write {
+		fmt.Println("\nRead only. Run with -write to create a group, a user and (with -webhook-url) a webhook.")
+		return nil
+	}
+	return writeLive(ctx, client, hookURL)
+}
+
+// readLive is the read-only part of live: steps 1 to 3.
+func readLive(ctx context.Context, client *edapp.Client) error {
 	step(1, "Users (first page)")
 	users, err := client.Users.List(ctx, &edapp.UserListOptions{ListOptions: edapp.ListOptions{PageSize: 5}})
 	if err != nil {
@@ -258,10 +303,12 @@ func live(ctx context.Context, client *edapp.Client, write bool, hookURL string)
 		}
 		printCourses(uc)
 	}
-	if !write {
-		fmt.Println("\nRead only. Run with -write to create a group, a user and (with -webhook-url) a webhook.")
-		return nil
-	}
+	return nil
+}
+
+// writeLive is live's -write part: step 4 creates a group and a learner,
+// and with hookURL a webhook.
+func writeLive(ctx context.Context, client *edapp.Client, hookURL string) error {
 	step(4, "Create a group and a learner")
 	suffix := time.Now().Format("20060102-150405")
 	group, err := client.UserGroups.Create(ctx, edapp.UserGroupCreateParams{Name: "edapp-go quickstart " + suffix, InviteCode: "QS" + suffix})

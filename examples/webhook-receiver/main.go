@@ -85,28 +85,11 @@ func run(addr, secret string, write bool, publicURL string) error {
 		return errors.New("empty secret: the receiver would refuse every delivery; set -secret or EDAPP_WEBHOOK_SECRET")
 	}
 	received := make(chan edapp.Event, 64)
-	handler, err := webhook.NewHandler(func(ctx context.Context, ev edapp.Event) error {
-		printEvent(ev)
-		select {
-		case received <- ev:
-		default:
-		}
-		return nil // a non-nil error answers 500, so the sender retries
-	}, webhook.WithSecretHeader(secretHeader, secret))
+	localURL, stopServing, err := serve(addr, secret, received)
 	if err != nil {
 		return err
 	}
-
-	mux := http.NewServeMux()
-	mux.Handle("/edapp/events", handler)
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	srv := newServer(mux)
-	go srv.Serve(ln)
-	defer srv.Close()
-	localURL := "http://" + ln.Addr().String() + "/edapp/events"
+	defer stopServing()
 	fmt.Printf("receiving at %s (header %s required)\n", localURL, secretHeader)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -130,6 +113,31 @@ func run(addr, secret string, write bool, publicURL string) error {
 	fmt.Println("waiting for deliveries; stop with Ctrl-C")
 	<-ctx.Done()
 	return nil
+}
+
+// serve serves webhook.NewHandler at /edapp/events on addr, printing each
+// event and passing it on to received while there is room.
+func serve(addr, secret string, received chan<- edapp.Event) (url string, stop func(), err error) {
+	handler, err := webhook.NewHandler(func(ctx context.Context, ev edapp.Event) error {
+		printEvent(ev)
+		select {
+		case received <- ev:
+		default:
+		}
+		return nil // a non-nil error answers 500, so the sender retries
+	}, webhook.WithSecretHeader(secretHeader, secret))
+	if err != nil {
+		return "", nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/edapp/events", handler)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", nil, err
+	}
+	srv := newServer(mux)
+	go srv.Serve(ln)
+	return "http://" + ln.Addr().String() + "/edapp/events", func() { srv.Close() }, nil
 }
 
 // register links every event name to url, with the secret header.
@@ -170,6 +178,12 @@ func driveFake(ctx context.Context, client *edapp.Client, fake *edapptest.Server
 	}); err != nil {
 		return err
 	}
+	return checkDeliveries(fake, url, received)
+}
+
+// checkDeliveries shows that a delivery without the secret is refused and
+// that every delivery the fake made was received.
+func checkDeliveries(fake *edapptest.Server, url string, received <-chan edapp.Event) error {
 	// A delivery without the secret never reaches the handler's function.
 	resp, err := http.Post(url, "application/json", nil)
 	if err != nil {

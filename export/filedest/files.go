@@ -207,22 +207,34 @@ func (f *Files) Begin(_ context.Context, k *export.Kind, p export.Plan) error {
 	c := &filesKind{k: k, fullWalk: k.Remirror && p.From.IsZero()}
 	f.kinds[k.Name] = c
 	if !k.Incremental {
-		a, err := createAtomic(filepath.Join(f.dir, k.Name+"."+f.ext()))
-		if err != nil {
-			return err
-		}
-		w, err := newRecordWriter(a, f.format, k.Columns)
-		if err != nil {
-			a.abort()
-			return err
-		}
-		c.full, c.fw = a, w
-		return nil
+		return f.beginFull(c)
 	}
+	return f.beginParts(c, p)
+}
+
+// beginFull opens the new file of a mirrored kind, which replaces the old
+// one when the kind ends.
+func (f *Files) beginFull(c *filesKind) error {
+	a, err := createAtomic(filepath.Join(f.dir, c.k.Name+"."+f.ext()))
+	if err != nil {
+		return err
+	}
+	w, err := newRecordWriter(a, f.format, c.k.Columns)
+	if err != nil {
+		a.abort()
+		return err
+	}
+	c.full, c.fw = a, w
+	return nil
+}
+
+// beginParts readies an incremental kind's next part, with the keys of
+// the parts a record of this walk may repeat: those with records dated from
+// the lower bound on, or all of them for a kind whose records show no date.
+func (f *Files) beginParts(c *filesKind, p export.Plan) error {
+	k := c.k
 	ks := f.st.kind(k.Name)
 	c.seen = map[recordKey]struct{}{}
-	// The keys of the parts with records dated from the lower bound on,
-	// or all of them for a kind whose records show no date.
 	for _, part := range ks.Parts {
 		if k.DateField == "" || p.From.IsZero() || part.Undated || !part.MaxTime.Before(p.From) {
 			if err := readKeys(f.dir, part, c.seen); err != nil {
@@ -304,15 +316,19 @@ func (f *Files) End(_ context.Context, k *export.Kind, r *export.KindResult, _ f
 	if err := f.st.save(f.dir); err != nil {
 		return err
 	}
-	where := "nothing new"
-	if w := c.parts.written; len(w) > 0 {
-		where = w[0]
-		if len(w) > 1 {
-			where += " .. " + path.Base(w[len(w)-1])
-		}
-	}
-	r.Notes = append(r.Notes, fmt.Sprintf("%d new records (%d already exported)  %s", c.written, c.dups, where))
+	r.Notes = append(r.Notes, fmt.Sprintf("%d new records (%d already exported)  %s", c.written, c.dups, partsWritten(c.parts.written)))
 	return nil
+}
+
+// partsWritten names the first and last of the parts a walk wrote.
+func partsWritten(w []string) string {
+	switch len(w) {
+	case 0:
+		return "nothing new"
+	case 1:
+		return w[0]
+	}
+	return w[0] + " .. " + path.Base(w[len(w)-1])
 }
 
 func (f *Files) endFull(c *filesKind, r *export.KindResult) error {

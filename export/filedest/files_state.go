@@ -278,9 +278,10 @@ func cleanDir(dir string) error {
 
 // cleanKind removes what an interrupted run left in dir of kind k: the
 // temporary files of its file, and for an incremental kind those of its
-// parts, and the parts not among recorded (written, but never recorded). The kind's own files are known by its name, whatever its
-// source: filedest lists no source's kinds. Files that are not the
-// export's are left alone.
+// parts, and the parts not among recorded (written, but never recorded).
+// The kind's own files are known by its name, whatever its source:
+// filedest lists no source's kinds. Files that are not the export's are
+// left alone.
 func cleanKind(dir string, k *export.Kind, recorded []partInfo) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -297,6 +298,13 @@ func cleanKind(dir string, k *export.Kind, recorded []partInfo) error {
 	if !k.Incremental {
 		return nil
 	}
+	return cleanParts(dir, k, recorded)
+}
+
+// cleanParts removes from an incremental kind's directory the parts and
+// temporary files the state does not record: what a run that stopped
+// before saving it left.
+func cleanParts(dir string, k *export.Kind, recorded []partInfo) error {
 	known := map[string]bool{}
 	for _, p := range recorded {
 		known[filepath.FromSlash(p.File)] = true

@@ -17,30 +17,14 @@ import (
 // conflict; the others left alone are none. Every entity of either side
 // gets one row.
 func match(kind, second string, ed, sc []entity) []identity {
-	byExt, bySecond := indexBy(sc, func(e entity) string { return e.extKey }), indexBy(sc, func(e entity) string { return e.secondKey })
-	partner := make([]int, len(ed)) // index into sc; -1 none, -2 conflict
-	how := make([]string, len(ed))
-	claims := map[int]int{}
-	conflicted := map[int]bool{}
-	for i, e := range ed {
-		a := byExt[e.extKey]
-		same, alike := splitAlike(e, sc, bySecond[e.secondKey])
-		partner[i], how[i] = pick(a, same, alike, second)
-		if partner[i] == -2 {
-			for _, j := range slices.Concat(a, same, alike) {
-				conflicted[j] = true
-			}
-		}
-		if partner[i] >= 0 {
-			claims[partner[i]]++
-		}
-	}
+	m := proposals{partner: make([]int, len(ed)), how: make([]string, len(ed)), claims: map[int]int{}, conflicted: map[int]bool{}}
+	m.propose(second, ed, sc)
 	var out []identity
 	taken := map[int]bool{}
 	for i, e := range ed {
-		row := identity{kind: kind, edappID: e.id, edappExt: e.ext, matchedBy: how[i], edappLeft: e.left}
-		if j := partner[i]; j >= 0 && claims[j] > 1 {
-			row.matchedBy, conflicted[j] = "conflict", true
+		row := identity{kind: kind, edappID: e.id, edappExt: e.ext, matchedBy: m.how[i], edappLeft: e.left}
+		if j := m.partner[i]; j >= 0 && m.claims[j] > 1 {
+			row.matchedBy, m.conflicted[j] = "conflict", true
 		} else if j >= 0 {
 			row.scID, row.scExt, taken[j] = sc[j].id, sc[j].ext, true
 			row.scHeld, row.scLeft = sc[j].held, sc[j].left
@@ -51,13 +35,41 @@ func match(kind, second string, ed, sc []entity) []identity {
 	for j, e := range sc {
 		if !taken[j] {
 			row := identity{kind: kind, scID: e.id, scExt: e.ext, scHeld: e.held, matchedBy: "none", scLeft: e.left}
-			if conflicted[j] {
+			if m.conflicted[j] {
 				row.matchedBy = "conflict"
 			}
 			out = append(out, withEmail(row))
 		}
 	}
 	return out
+}
+
+// proposals are the partners each EdApp entity's keys name, before two
+// entities' claims on the same partner are settled.
+type proposals struct {
+	partner    []int    // index into sc; -1 none, -2 conflict
+	how        []string // what named the partner
+	claims     map[int]int
+	conflicted map[int]bool // SafetyCulture entities some conflict names
+}
+
+// propose finds each EdApp entity's partner by external id, else by the
+// second key.
+func (m *proposals) propose(second string, ed, sc []entity) {
+	byExt, bySecond := indexBy(sc, func(e entity) string { return e.extKey }), indexBy(sc, func(e entity) string { return e.secondKey })
+	for i, e := range ed {
+		a := byExt[e.extKey]
+		same, alike := splitAlike(e, sc, bySecond[e.secondKey])
+		m.partner[i], m.how[i] = pick(a, same, alike, second)
+		if m.partner[i] == -2 {
+			for _, j := range slices.Concat(a, same, alike) {
+				m.conflicted[j] = true
+			}
+		}
+		if m.partner[i] >= 0 {
+			m.claims[m.partner[i]]++
+		}
+	}
 }
 
 // withEmail sets a person's email: EdApp's, else SafetyCulture's.

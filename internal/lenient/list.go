@@ -197,19 +197,12 @@ func streamItems[T any](d *json.Decoder, data []byte, path string, items *[]T, e
 		}
 		// Unknown members or a value that does not fit: this item again, on
 		// its own.
-		at := path + "[" + strconv.Itoa(i) + "]"
 		list[len(list)-1] = zero
-		its, err := decode(raw, &list[len(list)-1], false)
-		if err != nil {
+		its, ok := decodeItem(raw, &list[len(list)-1], path+"["+strconv.Itoa(i)+"]")
+		dropped = append(dropped, its...)
+		if !ok {
 			list = list[:len(list)-1]
-			dropped = append(dropped, at)
 			continue
-		}
-		for _, p := range its {
-			if p[0] != '[' {
-				p = "." + p
-			}
-			dropped = append(dropped, at+p)
 		}
 		kept(i, raw)
 	}
@@ -217,6 +210,22 @@ func streamItems[T any](d *json.Decoder, data []byte, path string, items *[]T, e
 		return nil, false
 	}
 	*items = list
+	return dropped, true
+}
+
+// decodeItem decodes one item, the array's at, on its own: it returns the
+// paths of the values it dropped, and false when it dropped the item.
+func decodeItem[T any](raw []byte, v *T, at string) (dropped []string, ok bool) {
+	its, err := decode(raw, v, false)
+	if err != nil {
+		return []string{at}, false
+	}
+	for _, p := range its {
+		if p[0] != '[' {
+			p = "." + p
+		}
+		dropped = append(dropped, at+p)
+	}
 	return dropped, true
 }
 
