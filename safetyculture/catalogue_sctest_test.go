@@ -2,6 +2,8 @@ package safetyculture
 
 import (
 	"errors"
+	"io"
+	"net/http"
 	"testing"
 	"time"
 
@@ -50,7 +52,8 @@ func TestCatalogueAgainstSctest(t *testing.T) {
 }
 
 // TestPathsRapidRefreshLeaderboardsAgainstSctest reads the catalogue lists
-// a migration does not fill, after adding one of each.
+// a migration does not fill, after adding one of each; the fake holds no
+// leaderboards, so the test answers them itself.
 func TestPathsRapidRefreshLeaderboardsAgainstSctest(t *testing.T) {
 	t.Parallel()
 	fake := sctest.New(t)
@@ -61,8 +64,13 @@ func TestPathsRapidRefreshLeaderboardsAgainstSctest(t *testing.T) {
 	}
 	pid, _ := fake.AddPath("Onboarding", true, []string{cid})
 	rid, _ := fake.AddRapidRefresh("Weekly quiz", cid, true)
-	now := time.Now()
-	bid, _ := fake.AddLeaderboard("November", now.Add(-time.Hour), now.Add(time.Hour), []sctest.Ranking{{UserID: uid, TotalScore: 40}})
+	bid := "b1"
+	answer := func(body string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, body) })
+	}
+	must(t, fake.Handle("GET /training/individualleaderboards/v1", answer(`{"totalCount":1,"items":[{"id":"b1","name":"November"}]}`)))
+	must(t, fake.Handle("GET /training/individualleaderboards/v1/rankings",
+		answer(`{"leaderboardId":"b1","rankings":[{"rank":1,"participantId":"`+uid+`","totalScore":40}]}`)))
 	sc := clientOf(t, fake)
 	ctx := testCtx(t)
 

@@ -92,7 +92,7 @@ type Core struct {
 
 	overrides atomic.Pointer[http.ServeMux] // nil: none
 	mu        sync.Mutex                    // guards the fields below
-	faults    []Fault                       // pending injected failures, scoped ones first
+	faults    []fault                       // pending injected failures, scoped ones first
 	handlers  map[string]http.Handler
 	panics    []string
 
@@ -101,7 +101,8 @@ type Core struct {
 
 // NewCore makes a Core from a Config.
 func NewCore[C any](cfg Config[C], template func(path string) string) *Core {
-	c := &Core{Token: cfg.Token, Log: cfg.Logger, name: cfg.Name, clock: cfg.Clock, template: template}
+	c := &Core{Token: cfg.Token, Log: cfg.Logger, name: cfg.Name, clock: cfg.Clock, template: template,
+		handlers: map[string]http.Handler{}}
 	c.stats.counts = map[string]int{}
 	c.latency.Store(int64(cfg.Latency))
 	return c
@@ -139,9 +140,9 @@ func Watch(t testing.TB, c *Core, closeFake func()) {
 	})
 }
 
-// Recovered keeps a handler's panic v for Watch; http.ErrAbortHandler
+// recovered keeps a handler's panic v for Watch; http.ErrAbortHandler
 // panics on, as net/http expects.
-func (c *Core) Recovered(r *http.Request, v any) {
+func (c *Core) recovered(r *http.Request, v any) {
 	if v == http.ErrAbortHandler {
 		panic(v)
 	}
@@ -166,8 +167,8 @@ func (c *Core) Panics() int {
 // SetLatency delays every later request by d; zero turns it off.
 func (c *Core) SetLatency(d time.Duration) { c.latency.Store(int64(d)) }
 
-// Wait applies the latency, outside every lock.
-func (c *Core) Wait(ctx context.Context) bool {
+// wait applies the latency, outside every lock.
+func (c *Core) wait(ctx context.Context) bool {
 	d := time.Duration(c.latency.Load())
 	if d <= 0 {
 		return true
@@ -182,8 +183,7 @@ func (c *Core) Wait(ctx context.Context) bool {
 	}
 }
 
-// Authorized reports whether r carries the bearer token.
-func (c *Core) Authorized(r *http.Request) bool {
+func (c *Core) authorized(r *http.Request) bool {
 	scheme, tok, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return false

@@ -32,14 +32,14 @@ func TestCoreTakeFault(t *testing.T) {
 	c := NewCore(cfg, strings.ToLower)
 	c.FailNext(2, 0, 0)
 	c.FailNextOn("get /A", 1, 503, 0)
-	if f, ok := c.TakeFault("POST", "/a"); !ok || f.Status != 500 {
+	if f, ok := c.takeFault("POST", "/a"); !ok || f.Status != 500 {
 		t.Errorf("another method takes the unscoped failure, status 0 read as 500: %+v %v", f, ok)
 	}
-	if f, ok := c.TakeFault("GET", "/a"); !ok || f.Status != 503 {
+	if f, ok := c.takeFault("GET", "/a"); !ok || f.Status != 503 {
 		t.Errorf("the scoped failure first: %+v %v", f, ok)
 	}
 	c.FailNext(0, 500, 0)
-	if _, ok := c.TakeFault("GET", "/a"); ok {
+	if _, ok := c.takeFault("GET", "/a"); ok {
 		t.Error("FailNext(0) cancels")
 	}
 }
@@ -51,7 +51,7 @@ func TestWatchReportsPanicsAtTheEnd(t *testing.T) {
 	rec := &recorder{}
 	closed := false
 	Watch(rec, c, func() { closed = true })
-	c.Recovered(httptest.NewRequest(http.MethodGet, "/x", nil), "boom")
+	c.recovered(httptest.NewRequest(http.MethodGet, "/x", nil), "boom")
 	if len(rec.errors) != 0 || len(rec.cleanups) != 1 {
 		t.Fatalf("reported early: %q", rec.errors)
 	}

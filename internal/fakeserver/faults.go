@@ -10,14 +10,15 @@ import (
 	"time"
 )
 
-// Fault is a pending injected failure.
-type Fault struct {
+// fault is a pending injected failure; an empty template covers every
+// request.
+type fault struct {
 	Method, Template string
 	N, Status        int
 	RetryAfter       time.Duration
 }
 
-func (f Fault) covers(method, template string) bool {
+func (f fault) covers(method, template string) bool {
 	if f.Template == "" {
 		return true
 	}
@@ -27,7 +28,7 @@ func (f Fault) covers(method, template string) bool {
 // FailNext makes the next n requests fail with status, as the fakes'
 // FailNext documents.
 func (c *Core) FailNext(n int, status int, retryAfter time.Duration) {
-	c.setFault(Fault{N: n, Status: status, RetryAfter: retryAfter})
+	c.setFault(fault{N: n, Status: status, RetryAfter: retryAfter})
 }
 
 // FailNextOn is FailNext for one route ("GET /path/{id}", or a path for
@@ -37,30 +38,30 @@ func (c *Core) FailNextOn(route string, n int, status int, retryAfter time.Durat
 	if !hasMethod {
 		method, path = "", method
 	}
-	c.setFault(Fault{Method: strings.ToUpper(method), Template: c.template(path),
+	c.setFault(fault{Method: strings.ToUpper(method), Template: c.template(path),
 		N: n, Status: status, RetryAfter: retryAfter})
 }
 
-func (c *Core) setFault(f Fault) {
+func (c *Core) setFault(f fault) {
 	if f.Status < 100 || f.Status > 599 {
 		f.Status = http.StatusInternalServerError
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.faults = slices.DeleteFunc(c.faults, func(o Fault) bool { return o.Method == f.Method && o.Template == f.Template })
+	c.faults = slices.DeleteFunc(c.faults, func(o fault) bool { return o.Method == f.Method && o.Template == f.Template })
 	if f.N <= 0 {
 		return
 	}
 	if f.Template == "" {
 		c.faults = append(c.faults, f) // scoped ones first
 	} else {
-		c.faults = append([]Fault{f}, c.faults...)
+		c.faults = append([]fault{f}, c.faults...)
 	}
 }
 
-// TakeFault spends one pending failure that covers a request to the route
+// takeFault spends one pending failure that covers a request to the route
 // template ("" for a request no route serves).
-func (c *Core) TakeFault(method, template string) (Fault, bool) {
+func (c *Core) takeFault(method, template string) (fault, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := range c.faults {
@@ -74,7 +75,7 @@ func (c *Core) TakeFault(method, template string) (Fault, bool) {
 		}
 		return out, true
 	}
-	return Fault{}, false
+	return fault{}, false
 }
 
 // RetryAfter writes d as whole seconds, rounded up, at least 1.
@@ -89,9 +90,6 @@ func (c *Core) Handle(pattern string, handler http.Handler, invalid error) error
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	next := maps.Clone(c.handlers)
-	if next == nil {
-		next = map[string]http.Handler{}
-	}
 	if handler == nil {
 		delete(next, pattern)
 	} else {
@@ -102,9 +100,6 @@ func (c *Core) Handle(pattern string, handler http.Handler, invalid error) error
 		return err
 	}
 	c.handlers = next
-	if len(next) == 0 {
-		mux = nil
-	}
 	c.overrides.Store(mux)
 	return nil
 }
@@ -122,17 +117,4 @@ func overrideMux(handlers map[string]http.Handler, invalid error) (mux *http.Ser
 		mux.Handle(p, h)
 	}
 	return mux, nil
-}
-
-// Override returns the mux that overrides r and the pattern that matched,
-// or nil. Serve r with the mux, which sets the path values.
-func (c *Core) Override(r *http.Request) (http.Handler, string) {
-	mux := c.overrides.Load()
-	if mux == nil {
-		return nil, ""
-	}
-	if _, pattern := mux.Handler(r); pattern != "" {
-		return mux, pattern
-	}
-	return nil, ""
 }

@@ -69,10 +69,10 @@ type stats struct {
 func (c *Core) Serve(rt Routes, w http.ResponseWriter, r *http.Request) {
 	c.begin()
 	defer c.stats.inFlight.Add(-1)
-	sw := &StatusWriter{ResponseWriter: w}
+	sw := &statusWriter{ResponseWriter: w}
 	start, entry := time.Now(), (*Request)(nil)
 	defer func() { c.finish(rt, sw, r, entry, start, recover()) }()
-	authed := c.Authorized(r)
+	authed := c.authorized(r)
 	var body []byte
 	tooLarge := false
 	if authed {
@@ -83,7 +83,7 @@ func (c *Core) Serve(rt Routes, w http.ResponseWriter, r *http.Request) {
 	if authed {
 		name, h = c.route(rt, r)
 	}
-	if !c.Wait(r.Context()) {
+	if !c.wait(r.Context()) {
 		return
 	}
 	rt.Header(sw.Header())
@@ -104,11 +104,11 @@ func (c *Core) Serve(rt Routes, w http.ResponseWriter, r *http.Request) {
 // route's name.
 func (c *Core) route(rt Routes, r *http.Request) (string, http.Handler) {
 	name, h := rt.Route(r)
-	if mux, pattern := c.Override(r); mux != nil {
-		if _, path, ok := strings.Cut(pattern, " "); ok {
-			pattern = path
+	if mux := c.overrides.Load(); mux != nil {
+		if _, pattern := mux.Handler(r); pattern != "" {
+			_, path, _ := strings.Cut(pattern, " ")
+			name, h = r.Method+" "+c.template(cmp.Or(path, pattern)), mux // the mux sets the path values
 		}
-		name, h = r.Method+" "+c.template(pattern), mux
 	}
 	if name != "" {
 		c.stats.mu.Lock()
@@ -128,25 +128,25 @@ func (c *Core) begin() {
 	}
 }
 
-func (c *Core) finish(rt Routes, sw *StatusWriter, r *http.Request, entry *Request, start time.Time, v any) {
+func (c *Core) finish(rt Routes, sw *statusWriter, r *http.Request, entry *Request, start time.Time, v any) {
 	if v != nil {
-		c.Recovered(r, v)
-		if sw.Status() == 0 {
+		c.recovered(r, v)
+		if sw.status == 0 {
 			rt.Error(sw, http.StatusInternalServerError, "internal error")
 		}
 	}
 	if entry != nil {
 		c.stats.mu.Lock()
-		entry.Status = sw.Status()
+		entry.Status = sw.status
 		c.stats.mu.Unlock()
 	}
 	c.Log.Debug(c.name+" request", "method", r.Method, "path", cmp.Or(r.URL, &url.URL{}).Path,
-		"status", sw.Status(), "elapsed", time.Since(start))
+		"status", sw.status, "elapsed", time.Since(start))
 }
 
 func (c *Core) injectFailure(rt Routes, w http.ResponseWriter, r *http.Request, name string) bool {
 	_, template, _ := strings.Cut(name, " ")
-	f, ok := c.TakeFault(r.Method, template)
+	f, ok := c.takeFault(r.Method, template)
 	if !ok {
 		return false
 	}

@@ -68,30 +68,25 @@ func (t *Table[T]) Filter(match func(*T) bool) []*T {
 // Len counts the records.
 func (t *Table[T]) Len() int { return len(t.order) }
 
-// StatusWriter remembers the first status written.
-type StatusWriter struct {
+// statusWriter remembers the first status written, 0 while none was.
+type statusWriter struct {
 	http.ResponseWriter
 	status int
 }
 
-// WriteHeader records code, once, and passes it on.
-func (w *StatusWriter) WriteHeader(code int) {
+func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
-// Write passes b on; a write without a header is a 200.
-func (w *StatusWriter) Write(b []byte) (int, error) {
+func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
 	return w.ResponseWriter.Write(b)
 }
-
-// Status is the status written, 0 while none was.
-func (w *StatusWriter) Status() int { return w.status }
 
 // Map converts every item; an empty list is an empty array, not null.
 func Map[S, T any](items []S, conv func(S) T) []T {

@@ -43,11 +43,10 @@ const (
 )
 
 type lessonProgress struct {
-	userID, lessonID, courseID  string
-	opened, completed, recorded time.Time
-	score                       float64
-	hasScore                    bool
-	attempts                    int
+	LessonProgressSpec
+	courseID string
+	recorded time.Time
+	attempts int
 }
 
 func (st *store) addRow(report string, at, now time.Time, fields map[string]any) {
@@ -65,7 +64,7 @@ func (st *store) addEvent(u *user, l *lesson, name string, score *float64, at, n
 func (st *store) lessonProgressOf(userID string, l *lesson, now time.Time) *lessonProgress {
 	lp := st.analytics.lessonProgress.Get(pair(userID, l.ID))
 	if lp == nil {
-		lp = &lessonProgress{userID: userID, lessonID: l.ID, courseID: l.CourseID, recorded: now}
+		lp = &lessonProgress{LessonProgressSpec{UserID: userID, LessonID: l.ID}, l.CourseID, now, 0}
 		st.analytics.lessonProgress.Add(pair(userID, l.ID), lp)
 	}
 	return lp
@@ -181,12 +180,12 @@ func userLessonProgress(c *call) any {
 	var out []map[string]any
 	for _, lp := range c.st.analytics.lessonProgress.All() {
 		var score *float64
-		if lp.hasScore {
-			score = &lp.score
+		if lp.Scored {
+			score = &lp.Score
 		}
-		row := map[string]any{"userId": lp.userID, "courseId": lp.courseID, "lessonId": lp.lessonID,
-			"lessonTitle": c.st.lessons.Get(lp.lessonID).Title, "opened": !lp.opened.IsZero(), "openedDateTime": wtp(lp.opened),
-			"completed": !lp.completed.IsZero(), "completedDateTime": wtp(lp.completed), "score": score, "attempts": lp.attempts}
+		row := map[string]any{"userId": lp.UserID, "courseId": lp.courseID, "lessonId": lp.LessonID,
+			"lessonTitle": c.st.lessons.Get(lp.LessonID).Title, "opened": !lp.OpenedAt.IsZero(), "openedDateTime": wtp(lp.OpenedAt),
+			"completed": !lp.CompletedAt.IsZero(), "completedDateTime": wtp(lp.CompletedAt), "score": score, "attempts": lp.attempts}
 		if c.visible(lp.recorded) && f.match(row, time.Time{}) {
 			out = append(out, row)
 		}
@@ -208,13 +207,13 @@ func courseStatistics(c *call) any {
 		}
 	}
 	for _, p := range c.st.progress.All() {
-		cs := stats[p.courseID]
-		lessons := c.st.publishedLessons(c.st.courses.Get(p.courseID))
+		cs := stats[p.CourseID]
+		lessons := c.st.publishedLessons(c.st.courses.Get(p.CourseID))
 		opened, done := false, 0
 		for _, l := range lessons {
-			if lp := c.st.analytics.lessonProgress.Get(pair(p.userID, l.ID)); lp != nil && c.visible(lp.recorded) {
-				opened = opened || !lp.opened.IsZero() || !lp.completed.IsZero()
-				done += fakeserver.Btoi(!lp.completed.IsZero())
+			if lp := c.st.analytics.lessonProgress.Get(pair(p.UserID, l.ID)); lp != nil && c.visible(lp.recorded) {
+				opened = opened || !lp.OpenedAt.IsZero() || !lp.CompletedAt.IsZero()
+				done += fakeserver.Btoi(!lp.CompletedAt.IsZero())
 			}
 		}
 		cs.TotalUsers++
@@ -230,13 +229,13 @@ func lessonStatistics(c *call) any {
 	f := readAnalyticsFilter(c, "", "")
 	users := map[string]int{}
 	for _, p := range c.st.progress.All() {
-		users[p.courseID]++
+		users[p.CourseID]++
 	}
 	opened, completed := map[string]int{}, map[string]int{}
 	for _, lp := range c.st.analytics.lessonProgress.All() {
 		if c.visible(lp.recorded) {
-			opened[lp.lessonID] += fakeserver.Btoi(!lp.opened.IsZero() || !lp.completed.IsZero())
-			completed[lp.lessonID] += fakeserver.Btoi(!lp.completed.IsZero())
+			opened[lp.LessonID] += fakeserver.Btoi(!lp.OpenedAt.IsZero() || !lp.CompletedAt.IsZero())
+			completed[lp.LessonID] += fakeserver.Btoi(!lp.CompletedAt.IsZero())
 		}
 	}
 	var out []wireLessonStatistics

@@ -2,7 +2,6 @@ package sctest
 
 import (
 	"encoding/base64"
-	"net/http"
 	"slices"
 	"strconv"
 	"time"
@@ -17,33 +16,19 @@ const (
 	CompletionNonCompleted = "COMPLETION_STATUS_NON_COMPLETED"
 )
 
-// feedPage is one page of a feed: limit 1 to 1000 (default 100), from the
-// cursor a next_page carries.
-type feedPage struct{ offset, limit int }
-
-func readFeedPage(c *call) feedPage {
-	b, err := base64.RawURLEncoding.DecodeString(c.URL.Query().Get("cursor"))
-	offset, err2 := strconv.Atoi(string(b))
-	if err != nil || len(b) > 0 && (err2 != nil || offset < 0) {
-		c.fail(http.StatusBadRequest, "bad cursor")
-	}
-	return feedPage{max(offset, 0), c.intParam("limit", 100, 1000)}
-}
-
-// window is where the page falls in total rows: [start, end).
-func (p feedPage) window(total int) (start, end int) {
-	start = min(p.offset, total)
-	return start, min(start+p.limit, total)
-}
-
-// feedAnswer is one page of rows, of total: next_page is a relative path
-// carrying its cursor and the first request's filters, null on the last
-// page; the organisation feeds add remaining_records, the course-progress
-// feed (withToken) next_page_token.
-func feedAnswer[T any](c *call, p feedPage, rows []T, total int, withToken bool) any {
-	_, end := p.window(total)
-	out := wireFeed[T]{Data: append([]T{}, rows...)}
-	if end < total {
+// feed answers the page of rows the cursor and limit (1 to 1000, default
+// 100) ask for, converting only those rows, so that a walk of a large feed
+// costs each page its own. next_page is a relative path carrying its
+// cursor and the first request's filters, null on the last page; the
+// organisation feeds add remaining_records, the course-progress feed
+// (withToken) next_page_token.
+func feed[S, T any](c *call, all []S, conv func(S) T, withToken bool) any {
+	b, _ := base64.RawURLEncoding.DecodeString(c.URL.Query().Get("cursor"))
+	offset, _ := strconv.Atoi(string(b))
+	start := min(max(offset, 0), len(all))
+	end := min(start+c.intParam("limit", 100, 1000), len(all))
+	out := wireFeed[T]{Data: fakeserver.Map(all[start:end], conv)}
+	if end < len(all) {
 		q := c.URL.Query()
 		token := base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(end)))
 		q.Set("cursor", token)
@@ -53,18 +38,14 @@ func feedAnswer[T any](c *call, p feedPage, rows []T, total int, withToken bool)
 			out.Metadata.NextPageToken = &token
 		}
 	}
-	if remaining := total - end; !withToken {
+	if remaining := len(all) - end; !withToken {
 		out.Metadata.RemainingRecords = &remaining
 	}
 	return out
 }
 
 func orgFeed[T any](rows func(c *call) []T) handler {
-	return func(c *call) any {
-		p, all := readFeedPage(c), rows(c)
-		start, end := p.window(len(all))
-		return feedAnswer(c, p, all[start:end], len(all), false)
-	}
+	return func(c *call) any { return feed(c, rows(c), fakeserver.Same, false) }
 }
 
 // feedUsers lists active users only, unless include_inactive=true.
@@ -111,47 +92,36 @@ type progressFilter struct {
 	courseID, userID string
 }
 
-func (f progressFilter) match(p *courseProgress) bool {
-	done := !p.completed.IsZero()
+func (f progressFilter) match(p *ProgressSpec) bool {
+	done := !p.CompletedAt.IsZero()
 	switch {
 	case f.status == CompletionCompleted && !done, f.status == CompletionNonCompleted && done:
 		return false
-	case f.courseID != "" && f.courseID != p.courseID, f.userID != "" && f.userID != p.userID:
+	case f.courseID != "" && f.courseID != p.CourseID, f.userID != "" && f.userID != p.UserID:
 		return false
 	}
-	return f.modifiedAfter.IsZero() || p.modified.After(f.modifiedAfter)
+	return f.modifiedAfter.IsZero() || p.ModifiedAt.After(f.modifiedAfter)
 }
 
-func (st *store) progressMatching(f progressFilter) []*courseProgress {
-	return slices.DeleteFunc(st.progress.All(), func(p *courseProgress) bool { return !f.match(p) })
+func (st *store) progressMatching(f progressFilter) []*ProgressSpec {
+	return slices.DeleteFunc(st.progress.All(), func(p *ProgressSpec) bool { return !f.match(p) })
 }
 
-// feedCourseProgress builds only the page's rows, so that a walk of a
-// large feed costs each page its own.
 func feedCourseProgress(c *call) any {
 	q := c.URL.Query()
 	f := progressFilter{status: fakeserver.OrDefault(q.Get("completion_status"), CompletionAll), courseID: q.Get("courseId"),
 		userID: q.Get("userId"), modifiedAfter: c.timeParam("modifiedAfter")}
-	if f.status != CompletionAll && f.status != CompletionCompleted && f.status != CompletionNonCompleted {
-		c.fail(http.StatusBadRequest, "unknown completion status %s", f.status)
-	}
 	if c.cfg.ignoreModifiedAfter {
 		f.modifiedAfter = time.Time{}
 	}
-	p := readFeedPage(c)
-	matching := c.st.progressMatching(f)
-	start, end := p.window(len(matching))
-	var rows []wireProgress
-	for _, pr := range matching[start:end] {
-		u, co := c.st.users.Get(pr.userID), c.st.courses.Get(pr.courseID)
-		row := wireProgress{OpenedAt: wt(pr.opened), CompletedAt: wt(pr.completed),
-			TotalLessons: pr.totalLessons, CompletedLessons: pr.completedLessons,
+	return feed(c, c.st.progressMatching(f), func(p *ProgressSpec) wireProgress {
+		u, co := c.st.users.Get(p.UserID), c.st.courses.Get(p.CourseID)
+		return wireProgress{OpenedAt: wt(p.OpenedAt), CompletedAt: wt(p.CompletedAt),
+			TotalLessons: p.TotalLessons, CompletedLessons: p.CompletedLessons,
 			CourseID: co.ID, CourseExternalID: co.ExternalID, CourseTitle: co.Title,
 			UserEmail: u.Email, UserFirstName: u.Firstname, UserLastName: u.Lastname,
-			UserID: u.ID, UserExternalID: u.externalID, ProgressPercent: pr.percent, Score: pr.score, DueAt: wt(pr.due)}
-		rows = append(rows, row)
-	}
-	return feedAnswer(c, p, rows, len(matching), true)
+			UserID: u.ID, UserExternalID: u.externalID, ProgressPercent: p.ProgressPercent, Score: p.Score, DueAt: wt(p.DueAt)}
+	}, true)
 }
 
 // CourseProgressCount counts the course-progress rows the feed holds for

@@ -2,7 +2,6 @@ package sctest_test
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -37,11 +36,6 @@ func TestFeedUsersFollowsNextPageAndLeavesInactiveOut(t *testing.T) {
 	}
 	if rows, _ := drain(t, s, "/feed/users?include_inactive=true"); len(rows) != 250 {
 		t.Errorf("include_inactive=true: %d rows, want 250", len(rows))
-	}
-	for _, q := range []string{"limit=0", "limit=1001", "cursor=not-base64!", "include_inactive=maybe"} {
-		if a := get(t, s, "/feed/users?"+q); a.status != http.StatusBadRequest {
-			t.Errorf("%s: %d, want 400", q, a.status)
-		}
 	}
 }
 
@@ -115,19 +109,13 @@ func TestFeedCourseProgressFilters(t *testing.T) {
 			t.Errorf("%s: %d rows, want %d", q, len(rows), want)
 		}
 	}
-	for _, q := range []string{"completion_status=DONE", "modifiedAfter=yesterday", "limit=1001", "cursor=LTE"} {
-		if a := get(t, s, base+q); a.status != http.StatusBadRequest {
-			t.Errorf("%s: %d, want 400", q, a.status)
-		}
-	}
 	if got := s.CourseProgressCount(sctest.CompletionCompleted); got != 2 {
 		t.Errorf("CourseProgressCount(completed) = %d, want 2", got)
 	}
 }
 
 // TestWithModifiedAfterIgnored: the feed answers every row whatever
-// modifiedAfter says, and still refuses one it cannot read; the default
-// fake honours it.
+// modifiedAfter says; the default fake honours it.
 func TestWithModifiedAfterIgnored(t *testing.T) {
 	t.Parallel()
 	base := "/training/v1/feed/training-course-progress?"
@@ -141,9 +129,6 @@ func TestWithModifiedAfterIgnored(t *testing.T) {
 		if rows, _ := drain(t, ignores, base+q); len(rows) != want {
 			t.Errorf("%s: %d rows, want %d", q, len(rows), want)
 		}
-	}
-	if a := get(t, ignores, base+"modifiedAfter=yesterday"); a.status != http.StatusBadRequest {
-		t.Errorf("modifiedAfter=yesterday: %d, want 400", a.status)
 	}
 }
 

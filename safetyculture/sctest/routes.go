@@ -2,8 +2,6 @@ package sctest
 
 import (
 	"cmp"
-	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -13,7 +11,7 @@ import (
 )
 
 // handler answers one route under the store's lock: the value to encode
-// as JSON, unless it called fail.
+// as JSON, unless it set the call's err.
 type handler func(c *call) any
 
 // call is one request as a handler sees it.
@@ -23,7 +21,7 @@ type call struct {
 	now  time.Time
 	cfg  config
 	body []byte
-	err  *apiError // the first failure, answered instead
+	err  *apiError // answered instead
 }
 
 // route is one route; catalogue: the service's rate-limit table lists it.
@@ -47,7 +45,6 @@ var routeTable = []route{
 	{"GET /training/rapid-refresh/v1", listRapidRefresh, true},
 	{"GET /training/rapid-refresh/v1/{id}", getRapidRefresh, true},
 	{"GET /training/individualleaderboards/v1", listLeaderboards, true},
-	{"GET /training/individualleaderboards/v1/rankings", rankings, true},
 	{"GET /training/analytics/v1/courses/statistics", courseStatistics, false},
 	{"GET /training/analytics/v1/lessons/statistics", lessonStatistics, false},
 	{"GET /training/analytics/v1/lessons/attempts", analyticsRows(reportAttempts, "startDateTime", "endDateTime"), false},
@@ -102,15 +99,6 @@ type apiError struct {
 	msg    string
 }
 
-// fail records the request's first failure, to answer instead; it
-// returns nil for the handler to return.
-func (c *call) fail(status int, format string, args ...any) any {
-	if c.err == nil {
-		c.err = &apiError{status, fmt.Sprintf(format, args...)}
-	}
-	return nil
-}
-
 // writeError answers the service's error body, with the gRPC code its
 // gateway pairs with the status.
 func writeError(w http.ResponseWriter, e *apiError) {
@@ -119,59 +107,39 @@ func writeError(w http.ResponseWriter, e *apiError) {
 	fakeserver.WriteJSON(w, e.status, map[string]any{"code": cmp.Or(code, 13), "message": e.msg, "details": []any{}})
 }
 
-func (c *call) decode(v any) bool {
-	if err := json.Unmarshal(c.body, v); err != nil {
-		c.fail(http.StatusBadRequest, "malformed JSON body")
-		return false
-	}
-	return true
-}
-
 // find looks a record up by id. A missing one fails the request, 404,
 // and is found as a zero record, so that the handler runs on harmlessly.
 func find[T any](c *call, get func(id string) *T, id, what string) *T {
 	if v := get(id); v != nil {
 		return v
 	}
-	c.fail(http.StatusNotFound, "%s %s not found", what, id)
+	if c.err == nil {
+		c.err = &apiError{http.StatusNotFound, what + " " + id + " not found"}
+	}
 	return new(T)
 }
 
 // page answers one page of items as {totalCount, items}: page is 1-based
-// (default 1), pageSize from 1 to 1000 (default 25).
+// (default 1), pageSize up to 1000 (default 25).
 func page[T any](c *call, items []T) any {
-	n, size := c.intParam("page", 1, 1<<30), c.intParam("pageSize", 25, 1000)
-	return fakeserver.Page(items, n, size, fakeserver.Same)
+	return fakeserver.Page(items, c.intParam("page", 1, 1<<30), c.intParam("pageSize", 25, 1000), fakeserver.Same)
 }
 
-// intParam reads a number from 1 to max; absent gives def.
+// intParam reads a number, at most max; absent or unreadable gives def.
 func (c *call) intParam(name string, def, max int) int {
-	raw := c.URL.Query().Get(name)
-	n, err := strconv.Atoi(raw)
-	if raw == "" || err != nil || n < 1 || n > max {
-		if raw != "" {
-			c.fail(http.StatusBadRequest, "%s must be a whole number from 1 to %d", name, max)
-		}
-		return def
+	if n, err := strconv.Atoi(c.URL.Query().Get(name)); err == nil && n >= 1 {
+		return min(n, max)
 	}
-	return n
+	return def
 }
 
 func (c *call) boolParam(name string) bool {
-	raw := c.URL.Query().Get(name)
-	v, err := strconv.ParseBool(raw)
-	if raw != "" && err != nil {
-		c.fail(http.StatusBadRequest, "%s must be true or false", name)
-	}
+	v, _ := strconv.ParseBool(c.URL.Query().Get(name))
 	return v
 }
 
 func (c *call) timeParam(name string) time.Time {
-	raw := c.URL.Query().Get(name)
-	t, err := time.Parse(time.RFC3339Nano, raw)
-	if name != "" && raw != "" && err != nil {
-		c.fail(http.StatusBadRequest, "%s must be an RFC 3339 time", name)
-	}
+	t, _ := time.Parse(time.RFC3339Nano, c.URL.Query().Get(name))
 	return t
 }
 

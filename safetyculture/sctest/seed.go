@@ -221,34 +221,6 @@ func (s Seeding) AddRapidRefresh(title, courseID string, published bool) (string
 	})
 }
 
-type leaderboard struct {
-	wireLeaderboard
-	rankings []Ranking
-}
-
-// Ranking is one participant's place on a leaderboard.
-type Ranking struct {
-	UserID       string
-	TotalScore   int
-	NotAttempted bool
-}
-
-// AddLeaderboard adds an individual leaderboard; its rankings are ordered
-// by TotalScore, highest first, when GET .../rankings answers them.
-func (s Seeding) AddLeaderboard(name string, start, end time.Time, rankings []Ranking) (string, error) {
-	return update(s.server, func(st *store, _ time.Time) (string, error) {
-		for _, r := range rankings {
-			if st.users.Get(r.UserID) == nil {
-				return "", fmt.Errorf("%w: user %q", ErrNotFound, r.UserID)
-			}
-		}
-		id := st.uuid("leaderboard")
-		st.boards.Add(id, &leaderboard{wireLeaderboard{ID: id, Name: name, StartDate: wtp(start), EndDate: wtp(end),
-			LearnerAccess: "LEARNER_ACCESS_ALL"}, rankings})
-		return id, nil
-	})
-}
-
 // DeleteUser removes a user, as an administrator deleting them does: the
 // feeds leave them and their progress out.
 func (s Seeding) DeleteUser(userID string) error {
@@ -278,8 +250,8 @@ func (s Seeding) DeleteCourse(courseID string) error {
 			return fmt.Errorf("%w: course %q", ErrNotFound, courseID)
 		}
 		for _, p := range st.progress.All() {
-			if p.courseID == courseID {
-				st.resetProgress(p.userID, c)
+			if p.CourseID == courseID {
+				st.resetProgress(p.UserID, c)
 			}
 		}
 		for _, id := range c.lessonIDs {

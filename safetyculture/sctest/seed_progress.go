@@ -8,14 +8,6 @@ import (
 	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
-type courseProgress struct {
-	userID, courseID                 string
-	opened, completed, due, modified time.Time
-	totalLessons, completedLessons   int
-	percent                          float64
-	score                            int
-}
-
 // ProgressSpec is one user's progress in one course, as the course-progress
 // feed reports it, for SetCourseProgress.
 type ProgressSpec struct {
@@ -34,17 +26,16 @@ func (s Seeding) SetCourseProgress(spec ProgressSpec) error {
 		if c == nil || st.users.Get(spec.UserID) == nil {
 			return fmt.Errorf("%w: user %q or course %q", ErrNotFound, spec.UserID, spec.CourseID)
 		}
-		p := &courseProgress{userID: spec.UserID, courseID: spec.CourseID, opened: fakeserver.OrTime(spec.OpenedAt, spec.CompletedAt), completed: spec.CompletedAt, due: spec.DueAt,
-			totalLessons: spec.TotalLessons, completedLessons: spec.CompletedLessons, percent: spec.ProgressPercent, score: spec.Score}
-		if p.totalLessons == 0 {
-			p.totalLessons = len(st.publishedLessons(c))
+		p := spec
+		p.OpenedAt = fakeserver.OrTime(p.OpenedAt, p.CompletedAt)
+		if p.TotalLessons == 0 {
+			p.TotalLessons = len(st.publishedLessons(c))
 		}
-		if !p.completed.IsZero() && p.completedLessons == 0 && p.percent == 0 {
-			p.completedLessons, p.percent = p.totalLessons, 100
+		if !p.CompletedAt.IsZero() && p.CompletedLessons == 0 && p.ProgressPercent == 0 {
+			p.CompletedLessons, p.ProgressPercent = p.TotalLessons, 100
 		}
-		p.modified = latest(spec.ModifiedAt, p.opened, p.completed)
-		p.modified = fakeserver.OrTime(p.modified, now)
-		st.progress.Add(pair(spec.UserID, spec.CourseID), p)
+		p.ModifiedAt = fakeserver.OrTime(latest(p.ModifiedAt, p.OpenedAt, p.CompletedAt), now)
+		st.progress.Add(pair(p.UserID, p.CourseID), &p)
 		return nil
 	})
 }
@@ -77,8 +68,8 @@ func (s Seeding) SetLessonProgress(spec LessonProgressSpec) error {
 			return err
 		}
 		lp := st.lessonProgressOf(spec.UserID, l, now)
-		lp.opened, lp.completed = fakeserver.OrTime(spec.OpenedAt, spec.CompletedAt), spec.CompletedAt
-		lp.score, lp.hasScore = spec.Score, spec.Scored
+		lp.LessonProgressSpec = spec
+		lp.OpenedAt = fakeserver.OrTime(spec.OpenedAt, spec.CompletedAt)
 		return nil
 	})
 }
@@ -143,8 +134,8 @@ func (st *store) userLesson(userID, lessonID string) (*user, *lesson, error) {
 func (st *store) open(u *user, l *lesson, at, now time.Time) {
 	st.addEvent(u, l, "LessonOpened", nil, at, now)
 	lp := st.lessonProgressOf(u.ID, l, now)
-	if lp.opened.IsZero() || at.Before(lp.opened) {
-		lp.opened = at
+	if lp.OpenedAt.IsZero() || at.Before(lp.OpenedAt) {
+		lp.OpenedAt = at
 	}
 	st.refreshCourse(u, st.courses.Get(l.CourseID), at)
 }
@@ -159,8 +150,8 @@ func (st *store) complete(u *user, l *lesson, score float64, at, now time.Time) 
 		"success": score >= float64(l.MinimumScore), "earnedStars": int(math.Round(score / 100 * 3))})
 	st.addEvent(u, l, "LessonCompleted", &score, at, now)
 	lp := st.lessonProgressOf(u.ID, l, now)
-	lp.completed = fakeserver.OrTime(lp.completed, at)
-	lp.score, lp.hasScore, lp.attempts, lp.recorded = score, true, lp.attempts+1, now
+	lp.CompletedAt = fakeserver.OrTime(lp.CompletedAt, at)
+	lp.Score, lp.Scored, lp.attempts, lp.recorded = score, true, lp.attempts+1, now
 	out := st.trainingEvent("TRIGGER_EVENT_TRAINING_LESSON_COMPLETED", u, c, l, at)
 	if st.refreshCourse(u, c, at) {
 		out = append(out, st.trainingEvent("TRIGGER_EVENT_TRAINING_COURSE_COMPLETED", u, c, nil, at)...)
@@ -173,32 +164,32 @@ func (st *store) complete(u *user, l *lesson, score float64, at, now time.Time) 
 func (st *store) refreshCourse(u *user, c *course, at time.Time) (completed bool) {
 	p := st.progress.Get(pair(u.ID, c.ID))
 	if p == nil {
-		p = &courseProgress{userID: u.ID, courseID: c.ID}
+		p = &ProgressSpec{UserID: u.ID, CourseID: c.ID}
 		st.progress.Add(pair(u.ID, c.ID), p)
 	}
 	lessons := st.publishedLessons(c)
-	p.totalLessons, p.completedLessons = len(lessons), 0
+	p.TotalLessons, p.CompletedLessons = len(lessons), 0
 	sum, scored := 0.0, 0
 	for _, l := range lessons {
-		if lp := st.analytics.lessonProgress.Get(pair(u.ID, l.ID)); lp != nil && !lp.completed.IsZero() {
-			p.completedLessons++
-			if lp.hasScore {
-				sum, scored = sum+lp.score, scored+1
+		if lp := st.analytics.lessonProgress.Get(pair(u.ID, l.ID)); lp != nil && !lp.CompletedAt.IsZero() {
+			p.CompletedLessons++
+			if lp.Scored {
+				sum, scored = sum+lp.Score, scored+1
 			}
 		}
 	}
-	if p.opened.IsZero() || at.Before(p.opened) {
-		p.opened = at
+	if p.OpenedAt.IsZero() || at.Before(p.OpenedAt) {
+		p.OpenedAt = at
 	}
-	if p.totalLessons > 0 {
-		p.percent = 100 * float64(p.completedLessons) / float64(p.totalLessons)
+	if p.TotalLessons > 0 {
+		p.ProgressPercent = 100 * float64(p.CompletedLessons) / float64(p.TotalLessons)
 	}
 	if scored > 0 {
-		p.score = int(math.Round(sum / float64(scored)))
+		p.Score = int(math.Round(sum / float64(scored)))
 	}
-	if completed = p.completed.IsZero() && p.totalLessons > 0 && p.completedLessons == p.totalLessons; completed {
-		p.completed = at
+	if completed = p.CompletedAt.IsZero() && p.TotalLessons > 0 && p.CompletedLessons == p.TotalLessons; completed {
+		p.CompletedAt = at
 	}
-	p.modified = latest(p.modified, at)
+	p.ModifiedAt = latest(p.ModifiedAt, at)
 	return completed
 }

@@ -36,8 +36,7 @@ type store struct {
 	collections fakeserver.Table[collection]
 	paths       fakeserver.Table[wirePath]
 	refreshes   fakeserver.Table[wireRapidRefresh]
-	boards      fakeserver.Table[leaderboard]
-	progress    fakeserver.Table[courseProgress] // by pair(user, course), in the feed's order
+	progress    fakeserver.Table[ProgressSpec] // by pair(user, course), in the feed's order
 	assignments map[string]map[Assignment]bool
 	analytics   analyticsStore
 	webhooks    fakeserver.Table[webhook]

@@ -60,28 +60,6 @@ type wireRapidRefresh struct {
 	IsPublished bool   `json:"isPublished"`
 }
 
-type wireLeaderboard struct {
-	ID            string  `json:"id"`
-	Name          string  `json:"name"`
-	StartDate     *string `json:"startDate"`
-	EndDate       *string `json:"endDate"`
-	LearnerAccess string  `json:"learnerAccess"`
-}
-
-type wireRankings struct {
-	LeaderboardID   string        `json:"leaderboardId"`
-	LeaderboardName string        `json:"leaderboardName"`
-	Rankings        []wireRanking `json:"rankings"`
-}
-
-type wireRanking struct {
-	Rank            int    `json:"rank"`
-	ParticipantID   string `json:"participantId"`
-	ParticipantName string `json:"participantName"`
-	TotalScore      int    `json:"totalScore"`
-	IsNotAttempted  bool   `json:"isNotAttempted"`
-}
-
 type wireFeedMetadata struct {
 	NextPage         *string `json:"next_page"`
 	RemainingRecords *int    `json:"remaining_records,omitempty"`
