@@ -111,9 +111,6 @@ func feedCourseProgress(c *call) any {
 	q := c.URL.Query()
 	f := progressFilter{status: fakeserver.OrDefault(q.Get("completion_status"), CompletionAll), courseID: q.Get("courseId"),
 		userID: q.Get("userId"), modifiedAfter: c.timeParam("modifiedAfter")}
-	if c.cfg.ignoreModifiedAfter {
-		f.modifiedAfter = time.Time{}
-	}
 	return feed(c, c.st.progressMatching(f), func(p *ProgressSpec) wireProgress {
 		u, co := c.st.users.Get(p.UserID), c.st.courses.Get(p.CourseID)
 		return wireProgress{OpenedAt: wt(p.OpenedAt), CompletedAt: wt(p.CompletedAt),

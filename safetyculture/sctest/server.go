@@ -48,9 +48,8 @@ type Seeding struct{ *server }
 type server = Server
 
 type config struct {
-	limits              Limits
-	lag                 time.Duration
-	ignoreModifiedAfter bool
+	limits Limits
+	lag    time.Duration
 }
 
 // WithToken sets the bearer token the fake accepts; it must not be empty.
@@ -64,12 +63,6 @@ func WithClock(now func() time.Time) Option { return fakeserver.WithClock[config
 // fake recorded it, as the service's warehouse publishes them late.
 func WithAnalyticsLag(lag time.Duration) Option {
 	return fakeserver.Checked(lag >= 0, func(c *fakeserver.Config[config]) { c.Own.lag = lag }, "WithAnalyticsLag: negative lag %s", lag)
-}
-
-// WithModifiedAfterIgnored makes the course-progress feed ignore its
-// modifiedAfter parameter, as a service that does not know it would.
-func WithModifiedAfterIgnored() Option {
-	return func(c *fakeserver.Config[config]) error { c.Own.ignoreModifiedAfter = true; return nil }
 }
 
 // WithLogger logs one line per request (method, route, status); nil is
@@ -98,7 +91,7 @@ func NewUnstarted(opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{Token: cfg.Token, core: fakeserver.NewCore(cfg, strings.TrimSpace), cfg: cfg.Own,
-		st: newStore(cfg.Clock()), windows: map[string]*window{}}
+		st: newStore(), windows: map[string]*window{}}
 	s.Seeding = Seeding{s}
 	s.routes = http.NewServeMux()
 	for _, rt := range routeTable {

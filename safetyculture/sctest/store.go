@@ -43,11 +43,9 @@ type store struct {
 	secret      string // the webhook signature secret
 }
 
-func newStore(now time.Time) *store {
-	st := &store{userByEmail: map[string]*user{}, members: map[memberKey]bool{},
-		assignments: map[string]map[Assignment]bool{}, secret: fakeserver.RandomHex(32)}
-	st.analytics = analyticsStore{rows: map[string][]*analyticsRow{},
-		questions: map[string]map[string]any{}}
+func newStore() *store {
+	st := &store{userByEmail: map[string]*user{}, members: map[memberKey]bool{}, assignments: map[string]map[Assignment]bool{},
+		secret: fakeserver.RandomHex(32), analytics: analyticsStore{rows: map[string][]*analyticsRow{}, questions: map[string]map[string]any{}}}
 	st.orgID = "role_" + st.hexID("org", 32)
 	return st
 }

@@ -115,12 +115,6 @@ func resetProgress(c *call) any {
 // {"webhooks": [...]}; the token reads {"token": "..."}.
 type webhook = wireWebhook
 
-func (st *store) addWebhook(h *webhook) *webhook {
-	h.WebhookID = st.uuid("webhook")
-	st.webhooks.Add(h.WebhookID, h)
-	return h
-}
-
 func readWebhook(c *call) *webhook {
 	var h webhook
 	_ = json.Unmarshal(c.body, &h)
@@ -131,7 +125,12 @@ func listWebhooks(c *call) any {
 	return map[string]any{"webhooks": fakeserver.Map(c.st.webhooks.All(), deref)}
 }
 
-func createWebhook(c *call) any { return c.st.addWebhook(readWebhook(c)) }
+func createWebhook(c *call) any {
+	h := readWebhook(c)
+	h.WebhookID = c.st.uuid("webhook")
+	c.st.webhooks.Add(h.WebhookID, h)
+	return h
+}
 
 func getWebhook(c *call) any { return find(c, c.st.webhooks.Get, c.PathValue("webhookId"), "webhook") }
 
