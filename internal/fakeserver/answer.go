@@ -2,7 +2,10 @@ package fakeserver
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+
+	"github.com/edapp-go/edapp"
 )
 
 // WriteJSON answers v as JSON, with status.
@@ -56,7 +59,7 @@ func Same[T any](v T) T { return v }
 func Checked[C any](ok bool, set func(*Config[C]), format string, args ...any) Option[C] {
 	return func(c *Config[C]) error {
 		if !ok {
-			return c.Bad(format, args...)
+			return fmt.Errorf("%s: %w: %s", c.Name, edapp.ErrInvalidInput, fmt.Sprintf(format, args...))
 		}
 		set(c)
 		return nil

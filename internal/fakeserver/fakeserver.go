@@ -5,6 +5,7 @@
 package fakeserver
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -13,13 +14,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/internal/opt"
 )
 
@@ -52,11 +53,6 @@ func Apply[C any](name string, own C, opts []Option[C]) (Config[C], error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return cfg, nil
-}
-
-// Bad is a bad option value's error; it wraps edapp.ErrInvalidInput.
-func (c *Config[C]) Bad(format string, args ...any) error {
-	return fmt.Errorf("%s: %w: %s", c.Name, edapp.ErrInvalidInput, fmt.Sprintf(format, args...))
 }
 
 // WithToken sets the bearer token; an empty or blank one is an error.
@@ -146,18 +142,14 @@ func (c *Core) recovered(r *http.Request, v any) {
 	if v == http.ErrAbortHandler {
 		panic(v)
 	}
-	path := ""
-	if r.URL != nil {
-		path = r.URL.Path
-	}
-	msg := fmt.Sprintf("%s %s: %v", r.Method, path, v)
+	msg := fmt.Sprintf("%s %s: %v", r.Method, cmp.Or(r.URL, &url.URL{}).Path, v)
 	c.Log.Error(c.name+": recovered panic", "panic", msg)
 	c.mu.Lock()
 	c.panics = append(c.panics, msg)
 	c.mu.Unlock()
 }
 
-// Panics counts the panics Recovered kept.
+// Panics counts the panics the fake recovered from.
 func (c *Core) Panics() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -173,12 +165,10 @@ func (c *Core) wait(ctx context.Context) bool {
 	if d <= 0 {
 		return true
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return false
-	case <-t.C:
+	case <-time.After(d):
 		return true
 	}
 }

@@ -83,9 +83,6 @@ var feedSites = orgFeed(func(c *call) (rows []wireSite) {
 	return rows
 })
 
-// progressFilter is what the course-progress feed was asked for:
-// completion_status (COMPLETION_STATUS_ALL by default), modifiedAfter,
-// courseId and userId.
 type progressFilter struct {
 	status           string
 	modifiedAfter    time.Time

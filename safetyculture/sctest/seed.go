@@ -107,7 +107,6 @@ func (s Seeding) AddSiteMember(siteID, userID string) error {
 		siteID, userID, func(st *store) bool { return st.sites.Get(siteID) != nil })
 }
 
-// addMember adds a membership to a list once.
 func addMember[T any](s Seeding, list *[]T, m T, parentID, userID string, parentExists func(st *store) bool) error {
 	return s.write(func(st *store, _ time.Time) error {
 		if !parentExists(st) || st.users.Get(userID) == nil {

@@ -65,7 +65,6 @@ func (s Seeding) SetLessonProgress(spec LessonProgressSpec) error {
 	})
 }
 
-// resetProgress forgets a user's progress in a course and its lessons.
 func (st *store) resetProgress(userID string, c *course) {
 	st.progress.Remove(pair(userID, c.ID))
 	for _, lid := range c.lessonIDs {

@@ -163,13 +163,11 @@ func (pipe) Error(w http.ResponseWriter, status int, msg string) {
 
 func (s pipe) Header(h http.Header) {
 	h.Set("X-Request-Id", fakeserver.RandomHex(8))
-	h.Set("Date", s.now().UTC().Format(http.TimeFormat)) // the fake's clock, as the records are dated
+	h.Set("Date", s.Now().UTC().Format(http.TimeFormat)) // the fake's clock, as the records are dated
 }
 
-func (s *Server) now() time.Time { return s.core.Now().Add(time.Duration(s.ahead.Load())) }
-
 // Now reads the fake's clock: WithClock's, moved on by AdvanceClock.
-func (s *Server) Now() time.Time { return s.now() }
+func (s *Server) Now() time.Time { return s.core.Now().Add(time.Duration(s.ahead.Load())) }
 
 // AdvanceClock moves the fake's clock on by d > 0, as when a seeded
 // history ends after the clock's time.
@@ -206,7 +204,7 @@ type window struct {
 // admit takes one request of route's fixed window; over the limit it
 // answers 429.
 func (s *Server) admit(w http.ResponseWriter, rt route) bool {
-	route, limit, now := rt.pattern, s.cfg.limits.Other, s.now()
+	route, limit, now := rt.pattern, s.cfg.limits.Other, s.Now()
 	if rt.catalogue {
 		limit = s.cfg.limits.Catalogue
 	}

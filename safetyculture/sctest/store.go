@@ -71,7 +71,7 @@ func uuidOf(h string) string {
 func update[T any](s *Server, fn func(st *store, now time.Time) (T, error)) (T, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return fn(s.st, s.now())
+	return fn(s.st, s.Now())
 }
 
 func (s *Server) write(fn func(st *store, now time.Time) error) error {

@@ -48,9 +48,8 @@ type wireAssignment struct {
 	IsAssigned bool
 }
 
-// putAssignments answers PUT /training/courses/v1/{courseId}/assignments:
-// it assigns or unassigns users, groups and sites, after the clearAll
-// flags, and counts what changed of each kind.
+// putAssignments applies the clearAll flags, then assigns and unassigns,
+// and counts what changed of each kind.
 func putAssignments(c *call) any {
 	var body struct {
 		Assignments                                  []wireAssignment
@@ -96,7 +95,6 @@ func (st *store) assign(courseID string, in []wireAssignment, clear map[string]b
 	return counts
 }
 
-// resetProgress answers POST /training/courseprogress/v1/reset.
 func resetProgress(c *call) any {
 	var body struct {
 		CourseID string   `json:"courseId"`
