@@ -14,8 +14,7 @@ func WriteJSON[T any](w http.ResponseWriter, status int, v T) {
 	WriteRaw(w, status, b)
 }
 
-// EncodeJSON encodes v for WriteRaw; a value that does not encode is a
-// 500.
+// EncodeJSON encodes v for WriteRaw; one that does not encode is a 500.
 func EncodeJSON[T any](status int, v T) (int, []byte) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -54,8 +53,7 @@ func Page[S, T any](items []S, n, size int, conv func(S) T) List[T] {
 // Same is the conversion that keeps an item as it is.
 func Same[T any](v T) T { return v }
 
-// Checked is an option that applies set when ok, and otherwise reports
-// the bad value, formatted.
+// Checked is an option that applies set when ok, or reports the bad value.
 func Checked[C any](ok bool, set func(*Config[C]), format string, args ...any) Option[C] {
 	return func(c *Config[C]) error {
 		if !ok {

@@ -24,8 +24,7 @@ import (
 	"github.com/edapp-go/edapp/internal/opt"
 )
 
-// Config is what the options set: the settings every fake has, and Own,
-// the fake's own.
+// Config is what the options set: every fake's settings, and Own, its own.
 type Config[C any] struct {
 	Name    string // the fake's package name, to prefix errors
 	Token   string
@@ -35,8 +34,7 @@ type Config[C any] struct {
 	Own     C
 }
 
-// Option sets a field of a fake's Config; each fake names it Option by an
-// alias.
+// Option sets a field of a fake's Config; each fake aliases it as Option.
 type Option[C any] func(*Config[C]) error
 
 // Apply builds a fake's Config from its defaults and the options, or
@@ -86,9 +84,9 @@ type Core struct {
 	latency  atomic.Int64
 	ts       *httptest.Server
 
-	overrides atomic.Pointer[http.ServeMux] // nil: none
-	mu        sync.Mutex                    // guards the fields below
-	faults    []fault                       // pending injected failures, scoped ones first
+	overrides atomic.Pointer[http.ServeMux]
+	mu        sync.Mutex // guards the fields below
+	faults    []fault    // pending injected failures, scoped ones first
 	handlers  map[string]http.Handler
 	panics    []string
 
@@ -100,6 +98,7 @@ func NewCore[C any](cfg Config[C], template func(path string) string) *Core {
 	c := &Core{Token: cfg.Token, Log: cfg.Logger, name: cfg.Name, clock: cfg.Clock, template: template,
 		handlers: map[string]http.Handler{}}
 	c.stats.counts = map[string]int{}
+	c.overrides.Store(http.NewServeMux())
 	c.latency.Store(int64(cfg.Latency))
 	return c
 }
