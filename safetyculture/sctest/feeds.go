@@ -16,12 +16,9 @@ const (
 	CompletionNonCompleted = "COMPLETION_STATUS_NON_COMPLETED"
 )
 
-// feed answers the page of rows the cursor and limit (1 to 1000, default
-// 100) ask for, converting only those rows, so that a walk of a large feed
-// costs each page its own. next_page is a relative path carrying its
-// cursor and the first request's filters, null on the last page; the
-// organisation feeds add remaining_records, the course-progress feed
-// (withToken) next_page_token.
+// feed converts only the rows of the page asked for, so that a walk of a
+// large feed costs each page its own. next_page carries the first
+// request's filters, as the service's does.
 func feed[S, T any](c *call, all []S, conv func(S) T, withToken bool) any {
 	b, _ := base64.RawURLEncoding.DecodeString(c.URL.Query().Get("cursor"))
 	offset, _ := strconv.Atoi(string(b))

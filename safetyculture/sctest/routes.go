@@ -10,8 +10,7 @@ import (
 	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
-// handler answers one route under the store's lock: the value to encode
-// as JSON, unless it set the call's err.
+// handler answers a route under the store's lock, unless it sets err.
 type handler func(c *call) any
 
 type call struct {

@@ -33,7 +33,7 @@ type Server struct {
 	ahead atomic.Int64 // how far AdvanceClock moved the clock on
 
 	statsMu    sync.Mutex // guards the fields below
-	windows    map[string]*window
+	windows    map[string]window
 	deliveries []Delivery
 }
 
@@ -65,8 +65,7 @@ func WithAnalyticsLag(lag time.Duration) Option {
 	return fakeserver.Checked(lag >= 0, func(c *fakeserver.Config[config]) { c.Own.lag = lag }, "WithAnalyticsLag: negative lag %s", lag)
 }
 
-// WithLogger logs one line per request (method, route, status); nil is
-// silent.
+// WithLogger logs one line per request; nil is silent.
 func WithLogger(l *slog.Logger) Option { return fakeserver.WithLogger[config](l) }
 
 // WithLatency delays every answer by d, as a distant service would.
@@ -91,7 +90,7 @@ func NewUnstarted(opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{Token: cfg.Token, core: fakeserver.NewCore(cfg, strings.TrimSpace), cfg: cfg.Own,
-		st: newStore(), windows: map[string]*window{}}
+		st: newStore(), windows: map[string]window{}}
 	s.Seeding = Seeding{s}
 	s.routes = http.NewServeMux()
 	for _, rt := range routeTable {
@@ -173,9 +172,8 @@ func (s *Server) Now() time.Time { return s.core.Now().Add(time.Duration(s.ahead
 // history ends after the clock's time.
 func (s Seeding) AdvanceClock(d time.Duration) { s.ahead.Add(int64(max(d, 0))) }
 
-// Limits are the requests each endpoint (method and path template) may
-// receive in one Window: Catalogue for the Training catalogue endpoints
-// the service's rate-limit table lists, Other for every other.
+// Limits are the requests each endpoint may receive in one Window:
+// Catalogue for those the service's rate-limit table lists, Other for all.
 type Limits struct {
 	Catalogue, Other int
 	Window           time.Duration
@@ -201,8 +199,7 @@ type window struct {
 	used  int
 }
 
-// admit takes one request of route's fixed window; over the limit it
-// answers 429.
+// admit charges route's fixed window; over the limit it answers 429.
 func (s *Server) admit(w http.ResponseWriter, rt route) bool {
 	route, limit, now := rt.pattern, s.cfg.limits.Other, s.Now()
 	if rt.catalogue {
@@ -213,14 +210,12 @@ func (s *Server) admit(w http.ResponseWriter, rt route) bool {
 	}
 	s.statsMu.Lock()
 	win := s.windows[route]
-	if win == nil || !now.Before(win.start.Add(s.cfg.limits.Window)) {
-		win = &window{start: now}
-		s.windows[route] = win
+	if !now.Before(win.start.Add(s.cfg.limits.Window)) {
+		win = window{start: now}
 	}
 	ok := win.used < limit
-	if ok {
-		win.used++
-	}
+	win.used += fakeserver.Btoi(ok)
+	s.windows[route] = win
 	remaining, reset := limit-win.used, win.start.Add(s.cfg.limits.Window).Sub(now)
 	s.statsMu.Unlock()
 	h := w.Header()

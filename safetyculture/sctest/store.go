@@ -10,9 +10,8 @@ import (
 	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
-// ErrNotFound and ErrConflict are what the seeding helpers return for an
-// unknown id and for a duplicate; ErrInvalid for a value the service
-// would refuse.
+// The seeding helpers' errors: an unknown id, a duplicate, and a value
+// the service would refuse.
 var (
 	ErrNotFound = errors.New("sctest: not found")
 	ErrConflict = errors.New("sctest: conflict")

@@ -113,28 +113,24 @@ func resetProgress(c *call) any {
 // {"webhooks": [...]}; the token reads {"token": "..."}.
 type webhook = wireWebhook
 
-func readWebhook(c *call) *webhook {
-	var h webhook
-	_ = json.Unmarshal(c.body, &h)
-	return &h
-}
-
 func listWebhooks(c *call) any {
 	return map[string]any{"webhooks": fakeserver.Map(c.st.webhooks.All(), deref)}
 }
 
 func createWebhook(c *call) any {
-	h := readWebhook(c)
+	var h webhook
+	_ = json.Unmarshal(c.body, &h)
 	h.WebhookID = c.st.uuid("webhook")
-	c.st.webhooks.Add(h.WebhookID, h)
+	c.st.webhooks.Add(h.WebhookID, &h)
 	return h
 }
 
 func getWebhook(c *call) any { return find(c, c.st.webhooks.Get, c.PathValue("webhookId"), "webhook") }
 
 func updateWebhook(c *call) any {
-	h, body := find(c, c.st.webhooks.Get, c.PathValue("webhookId"), "webhook"), readWebhook(c)
-	if c.err == nil {
+	h := find(c, c.st.webhooks.Get, c.PathValue("webhookId"), "webhook")
+	var body webhook
+	if err := json.Unmarshal(c.body, &body); err == nil && c.err == nil {
 		h.URL, h.TriggerEvents = body.URL, body.TriggerEvents
 	}
 	return h
