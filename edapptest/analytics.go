@@ -7,51 +7,28 @@ import (
 	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
-// filter holds the analytics filters of one request.
+// filter holds the analytics filters of one request: the course and user
+// filters and the lower time bound, the ones the SDK's callers use.
 type filter struct {
-	courseID, courseExt, lessonID, lessonExt, userID, userExt string
-	from, to                                                  time.Time
+	courseID, courseExt, userID string
+	from                        time.Time
 }
 
-// filterKinds says which query parameters an operation honours.
-type filterKinds struct {
-	course, lesson, user bool
-	from, to             string // the names of the datetime bounds
-}
-
-func (c *exchange) filter(k filterKinds) (filter, bool) {
-	var f filter
-	if k.course {
-		f.courseID, f.courseExt = c.q("courseid"), c.q("courseexternalid")
-	}
-	if k.lesson {
-		f.lessonID, f.lessonExt = c.q("lessonid"), c.q("lessonexternalid")
-	}
-	if k.user {
-		f.userID, f.userExt = c.q("userid"), c.q("userexternalid")
-	}
+// filter reads the filters, the time bound from the parameter named from;
+// on a bad time it answers 400 and reports false.
+func (c *exchange) filter(from string) (filter, bool) {
+	f := filter{courseID: c.q("courseId"), courseExt: c.q("courseExternalId"), userID: c.q("userId")}
 	var ok bool
-	if f.from, ok = c.timeParam(k.from); ok {
-		f.to, ok = c.timeParam(k.to)
-	}
+	f.from, ok = c.timeParam(from)
 	return f, ok
 }
 
-func (f filter) matchCourse(c *course) bool {
-	return (f.courseID == "" || c.ID == f.courseID) && (f.courseExt == "" || c.ExternalID == f.courseExt)
+func (f filter) match(st *store, userID, courseID string, at time.Time) bool {
+	return (f.userID == "" || userID == f.userID) && (f.courseID == "" || courseID == f.courseID) &&
+		(f.courseExt == "" || orZero(st.courses.Get(courseID)).ExternalID == f.courseExt) && !at.Before(f.from)
 }
 
-func (f filter) matchLesson(l *lesson) bool {
-	return (f.lessonID == "" || l.ID == f.lessonID) && (f.lessonExt == "" || l.ExternalID == f.lessonExt)
-}
-
-func (f filter) matchUser(u *user) bool {
-	return (f.userID == "" || u.ID == f.userID) && (f.userExt == "" || u.ExternalID == f.userExt)
-}
-
-func (f filter) matchTime(t time.Time) bool {
-	return (f.from.IsZero() || !t.Before(f.from)) && (f.to.IsZero() || !t.After(f.to))
-}
+func (f filter) active() bool { return f != filter{} }
 
 // refs are the user, lesson and course of a record. The fake deletes a
 // user's records with the user, so all three exist; a missing one would
@@ -74,24 +51,6 @@ func orZero[T any](p *T) *T {
 	return p
 }
 
-func (f filter) match(r refs) bool {
-	return f.matchUser(r.u) && f.matchLesson(r.l) && f.matchCourse(r.c)
-}
-
-func (f filter) active() bool { return f.byRef() || !f.from.IsZero() || !f.to.IsZero() }
-
-func (f filter) byRef() bool {
-	return f.courseID != "" || f.courseExt != "" || f.lessonID != "" || f.lessonExt != "" ||
-		f.userID != "" || f.userExt != ""
-}
-
-func (f filter) matchRecord(st *store, userID, lessonID, courseID string, at time.Time) bool {
-	if !f.matchTime(at) {
-		return false
-	}
-	return !f.byRef() || f.match(st.refs(userID, lessonID, courseID))
-}
-
 // filtered returns the items that keep reports true, or items itself when
 // nothing is filtered, so that an unfiltered page costs only its own size.
 func filtered[S any](items []S, active bool, keep func(S) bool) []S {
@@ -112,16 +71,13 @@ func earnedStars(score float64) int {
 	return int(math.Round(math.Max(0, math.Min(score, 100)) * 3 / 100))
 }
 
-// v2Attempts lists attempts; startDateTime and endDateTime bound
-// startedDateTime.
+// v2Attempts lists attempts; startDateTime bounds startedDateTime.
 func v2Attempts(c *exchange) {
-	f, ok := c.filter(filterKinds{course: true, lesson: true, user: true, from: "startDateTime", to: "endDateTime"})
+	f, ok := c.filter("startDateTime")
 	if !ok {
 		return
 	}
-	items := filtered(c.st.attempts, f.active(), func(a *attempt) bool {
-		return f.matchRecord(c.st, a.userID, a.lessonID, a.courseID, a.started)
-	})
+	items := filtered(c.st.attempts, f.active(), func(a *attempt) bool { return f.match(c.st, a.userID, a.courseID, a.started) })
 	pageMap(c, items, with(c.st, toWireAttempt))
 }
 
@@ -145,17 +101,18 @@ func toWireAttempt(st *store, a *attempt) wireAttempt {
 // v2CourseProgress has one record per course and user who can reach it or has
 // progress in it.
 func v2CourseProgress(c *exchange) {
-	f, ok := c.filter(filterKinds{course: true, user: true, from: "modifiedSinceDateTime"})
+	f, ok := c.filter("modifiedSinceDateTime")
 	if !ok {
 		return
 	}
 	// Without a time bound the account view says which records exist,
 	// and only the page's records are worked out in full.
-	rows := filtered(c.st.view().rows, f.byRef() || !f.from.IsZero(), func(r courseRow) bool {
-		if !f.matchCourse(r.cr) || !f.matchUser(r.u) {
-			return false
+	rows := filtered(c.st.view().rows, f.active(), func(r courseRow) bool {
+		modified := f.from
+		if !f.from.IsZero() {
+			modified = c.st.courseState(r.u, r.cr).modified
 		}
-		return f.from.IsZero() || f.matchTime(c.st.courseState(r.u, r.cr).modified)
+		return f.match(c.st, r.u.ID, r.cr.ID, modified)
 	})
 	pageMap(c, rows, func(r courseRow) wireCourseProgress {
 		return toWireCourseProgress(r, c.st.courseState(r.u, r.cr))
@@ -183,13 +140,9 @@ func toWireCourseProgress(r courseRow, cs courseState) wireCourseProgress {
 // v2CourseStatistics counts, per course, the users who can reach it, who
 // opened any of its lessons and who completed it.
 func v2CourseStatistics(c *exchange) {
-	f, _ := c.filter(filterKinds{course: true})
 	out := []wireCourseStatistics{}
 	view := c.st.view()
 	for _, cr := range c.st.courses.All() {
-		if !f.matchCourse(cr) {
-			continue
-		}
 		w := wireCourseStatistics{CourseID: cr.ID}
 		// Only users with a course progress record count anywhere.
 		for _, r := range view.byCourse[cr.ID] {
@@ -206,17 +159,10 @@ func v2CourseStatistics(c *exchange) {
 // v2LessonStatistics counts, per lesson, the users who can reach its
 // course, who opened it and who completed it.
 func v2LessonStatistics(c *exchange) {
-	f, _ := c.filter(filterKinds{course: true, lesson: true})
 	out := []wireLessonStatistics{}
 	view := c.st.view()
 	for _, cr := range c.st.courses.All() {
-		if !f.matchCourse(cr) {
-			continue
-		}
 		for _, l := range c.st.courseLessons(cr) {
-			if !f.matchLesson(l) {
-				continue
-			}
 			w := wireLessonStatistics{LessonID: l.ID, CourseID: cr.ID, LessonTitle: l.Title, TotalUsers: view.reach[cr.ID]}
 			// A user with progress in the lesson has a course record.
 			for _, r := range view.byCourse[cr.ID] {
@@ -230,11 +176,9 @@ func v2LessonStatistics(c *exchange) {
 	pageOf(c, out)
 }
 
-var eventFilters = filterKinds{course: true, lesson: true, user: true, from: "minEventDateTime", to: "maxEventDateTime"}
-
 func (c *exchange) progressEvents(f filter) {
 	items := filtered(c.st.events, f.active(), func(e *progressEvent) bool {
-		return f.matchRecord(c.st, e.userID, e.lessonID, e.courseID, e.at)
+		return f.match(c.st, e.userID, e.courseID, e.at)
 	})
 	pageMap(c, items, with(c.st, toWireProgressEvent))
 }
@@ -255,20 +199,20 @@ func toWireProgressEvent(st *store, e *progressEvent) wireProgressEvent {
 }
 
 // v2LessonProgressEvents lists LessonOpened and LessonCompleted events;
-// minEventDateTime and maxEventDateTime bound eventDateTime.
+// minEventDateTime bounds eventDateTime.
 func v2LessonProgressEvents(c *exchange) {
-	if f, ok := c.filter(eventFilters); ok {
+	if f, ok := c.filter("minEventDateTime"); ok {
 		c.progressEvents(f)
 	}
 }
 
 func v2UserLessonProgressEvents(c *exchange) {
-	u := c.userParam(0)
+	u := c.userParam()
 	if u == nil {
 		return
 	}
-	if f, ok := c.filter(eventFilters); ok {
-		f.userID, f.userExt = u.ID, ""
+	if f, ok := c.filter("minEventDateTime"); ok {
+		f.userID = u.ID
 		c.progressEvents(f)
 	}
 }
@@ -276,20 +220,16 @@ func v2UserLessonProgressEvents(c *exchange) {
 // v2UserLessonProgress lists every published lesson of the courses the user
 // can reach, and every lesson with recorded progress.
 func v2UserLessonProgress(c *exchange) {
-	u := c.userParam(0)
+	u := c.userParam()
 	if u == nil {
 		return
 	}
-	f, _ := c.filter(filterKinds{course: true, lesson: true})
 	out := []wireLessonProgress{}
 	for _, cr := range c.st.courses.All() {
-		if !f.matchCourse(cr) {
-			continue
-		}
 		_, reach := c.st.access(u, cr.ID)
 		for _, l := range c.st.courseLessons(cr) {
 			p := c.st.progress(u.ID, l.ID)
-			if !f.matchLesson(l) || p == nil && !(reach && l.published()) {
+			if p == nil && !(reach && l.published()) {
 				continue
 			}
 			w := wireLessonProgress{UserID: u.ID, CourseID: cr.ID, LessonID: l.ID, LessonTitle: l.Title}
@@ -305,12 +245,8 @@ func v2UserLessonProgress(c *exchange) {
 }
 
 func v2SurveyQuestions(c *exchange) {
-	f, _ := c.filter(filterKinds{course: true, lesson: true})
 	out := []wireSurveyQuestion{}
 	for _, q := range c.st.questions.All() {
-		if !f.match(c.st.refs("", q.lessonID, q.courseID)) {
-			continue
-		}
 		w := wireSurveyQuestion{
 			ID: q.ID, CourseID: q.courseID, LessonID: q.lessonID, SlideID: q.slideID,
 			QuestionType: q.qtype, QuestionContent: q.content, Answers: []wireAnswerDef{},
@@ -323,16 +259,14 @@ func v2SurveyQuestions(c *exchange) {
 	pageOf(c, out)
 }
 
-// v2SurveyAnswers lists answers; startDateTime and endDateTime bound
-// answeredDateTime.
+// v2SurveyAnswers lists answers; startDateTime bounds answeredDateTime.
 func v2SurveyAnswers(c *exchange) {
-	f, ok := c.filter(filterKinds{course: true, lesson: true, user: true, from: "startDateTime", to: "endDateTime"})
+	f, ok := c.filter("startDateTime")
 	if !ok {
 		return
 	}
 	items := filtered(c.st.answers, f.active(), func(a *surveyAnswer) bool {
-		q := c.st.questions.Get(a.questionID)
-		return f.matchRecord(c.st, a.userID, q.lessonID, q.courseID, a.at)
+		return f.match(c.st, a.userID, c.st.questions.Get(a.questionID).courseID, a.at)
 	})
 	pageMap(c, items, with(c.st, toWireSurveyAnswer))
 }

@@ -20,7 +20,7 @@ func v2Collections(c *exchange) {
 }
 
 func v2CollectionCourses(c *exchange) {
-	if col := param(c, 0, &c.st.collections, "course collection"); col != nil {
+	if col := param(c, "id", &c.st.collections, "course collection"); col != nil {
 		pageMap(c, collectionCourses(c.st, col), toV2Course)
 	}
 }
@@ -30,7 +30,7 @@ func v2Courses(c *exchange) { pageMap(c, c.st.courses.All(), toV2Course) }
 
 // v2CourseLessons answers a bare array, as the real service does.
 func v2CourseLessons(c *exchange) {
-	cr := c.courseParam(0)
+	cr := c.courseParam("id")
 	if cr == nil {
 		return
 	}

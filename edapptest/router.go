@@ -7,11 +7,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"path"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
@@ -23,20 +23,19 @@ const (
 
 // exchange is one routed API request and the answer its handler builds.
 type exchange struct {
-	s      *Server
-	st     *store
-	r      *http.Request
-	params []string
-	query  map[string][]string // names lower-cased
-	body   []byte
-	now    time.Time
+	s     *Server
+	st    *store
+	r     *http.Request
+	query url.Values
+	body  []byte
+	now   time.Time
 
 	status int    // the answer, written once the lock is released
 	answer []byte // JSON
 }
 
 type route struct {
-	pattern string // an http.ServeMux pattern, its fixed segments lower case
+	pattern string // an http.ServeMux pattern
 	h       func(*exchange)
 }
 
@@ -96,81 +95,35 @@ var routeTable = []route{
 	{"DELETE /v2/webhooks/{id}", v2DeleteWebhook},
 }
 
-// routeMux matches a lower-cased path to its route in routeTable.
-var routeMux = func() *http.ServeMux {
+// newMux serves routeTable, the group routes under both spellings.
+func (s frontDoor) newMux() *http.ServeMux {
 	mux := http.NewServeMux()
-	for i, rt := range routeTable {
-		mux.Handle(rt.pattern, routeIndex(i))
+	for _, rt := range routeTable {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			c := &exchange{s: s.server, r: r, query: r.URL.Query(), body: body}
+			s.handle(rt, c)
+			// The answer is encoded under the lock and written after it, so
+			// that a slow reader holds up nobody.
+			fakeserver.WriteRaw(w, c.status, c.answer)
+		})
+		mux.Handle(rt.pattern, h)
 		if other := strings.Replace(rt.pattern, "/usergroups", "/usersgroups", 1); other != rt.pattern {
-			mux.Handle(other, routeIndex(i))
+			mux.Handle(other, h)
 		}
 	}
 	return mux
-}()
+}
 
-// routeIndex is a route's index in routeTable, as routeMux holds it.
-type routeIndex int
-
-func (routeIndex) ServeHTTP(http.ResponseWriter, *http.Request) {}
-
-// Route finds the route of an API request, its fixed segments matched
-// without regard to case; see fakeserver.Routes.
+// Route finds the route of an API request; see fakeserver.Routes.
 func (s frontDoor) Route(r *http.Request) (string, http.Handler) {
-	escaped := strings.TrimSuffix(r.URL.EscapedPath(), "/")
-	unescaped, err := url.PathUnescape(escaped)
-	if err != nil {
-		return "", answerError(http.StatusBadRequest, "malformed path")
+	if _, pattern := s.mux.Handler(r); pattern != "" {
+		method, path, _ := strings.Cut(pattern, " ")
+		return method + " " + routeTemplate(path), s.mux // the mux sets the path values
 	}
-	probe := &url.URL{Path: strings.ToLower(unescaped), RawPath: strings.ToLower(escaped)}
-	h, pattern := routeMux.Handler(&http.Request{Method: r.Method, URL: probe})
-	if !strings.HasPrefix(pattern, r.Method+" ") || path.Clean("/"+probe.Path) != probe.Path {
-		return "", unrouted(r.Method, probe, unescaped)
-	}
-	rt := routeTable[h.(routeIndex)]
-	params := paramsOf(pattern, escaped)
-	name := r.Method + " " + routeTemplate(strings.TrimPrefix(rt.pattern, r.Method+" "))
-	return name, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		c := &exchange{s: s.server, r: r, params: params, body: body, query: lowerQuery(r)}
-		s.handle(rt, c)
-		// The answer is encoded under the lock and written after it, so
-		// that a slow reader holds up nobody.
-		fakeserver.WriteRaw(w, c.status, c.answer)
+	return "", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path)
 	})
-}
-
-// paramsOf picks the unescaped path segments of pattern's wildcards.
-func paramsOf(pattern, escaped string) []string {
-	_, p, _ := strings.Cut(pattern, " ")
-	segs, params := strings.Split(strings.TrimPrefix(escaped, "/"), "/"), []string(nil)
-	for i, seg := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
-		if strings.HasPrefix(seg, "{") {
-			v, _ := url.PathUnescape(segs[i])
-			params = append(params, v)
-		}
-	}
-	return params
-}
-
-// unrouted answers 405 when another method takes the path, else 404.
-func unrouted(method string, probe *url.URL, unescaped string) http.Handler {
-	var allowed []string
-	for _, m := range []string{"DELETE", "GET", "POST", "PUT"} {
-		if _, p := routeMux.Handler(&http.Request{Method: m, URL: probe}); strings.HasPrefix(p, m+" ") {
-			allowed = append(allowed, m)
-		}
-	}
-	if len(allowed) == 0 || path.Clean("/"+probe.Path) != probe.Path {
-		return answerError(http.StatusNotFound, "no route for "+method+" "+unescaped)
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		writeError(w, http.StatusMethodNotAllowed, "method "+method+" not allowed")
-	})
-}
-
-func answerError(status int, msg string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { writeError(w, status, msg) })
 }
 
 // handle runs a handler under the store lock: shared for reads,
@@ -192,25 +145,8 @@ func (s frontDoor) handle(rt route, c *exchange) {
 	}
 }
 
-func lowerQuery(r *http.Request) map[string][]string {
-	out := make(map[string][]string)
-	if r.URL == nil {
-		return out
-	}
-	for k, v := range r.URL.Query() {
-		lk := strings.ToLower(k)
-		out[lk] = append(out[lk], v...)
-	}
-	return out
-}
-
-// q returns the first value of a query parameter, by lower-case name.
-func (c *exchange) q(name string) string {
-	if v := c.query[name]; len(v) > 0 {
-		return v[0]
-	}
-	return ""
-}
+// q returns the first value of a query parameter.
+func (c *exchange) q(name string) string { return c.query.Get(name) }
 
 // json sets the answer; the first one set wins.
 func (c *exchange) json(status int, v any) {
@@ -282,7 +218,7 @@ func (c *exchange) reply(v any, err error) {
 func (c *exchange) paging() (page, size int, ok bool) {
 	n := map[string]int{"page": 1, "pageSize": defaultPageSize}
 	for _, name := range []string{"page", "pageSize"} {
-		v := c.q(strings.ToLower(name))
+		v := c.q(name)
 		if v == "" {
 			continue
 		}
@@ -314,84 +250,20 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// wireTime writes a datetime as the samples do: UTC with milliseconds, or
-// null for the zero time. With omitzero it is left out when zero.
-type wireTime struct{ time.Time }
-
-const wireLayout = "2006-01-02T15:04:05.000Z07:00"
-
-func wt(t time.Time) wireTime { return wireTime{t} }
-
-func (w wireTime) MarshalJSON() ([]byte, error) {
-	if w.IsZero() {
-		return []byte("null"), nil
-	}
-	return []byte(`"` + formatTime(w.Time) + `"`), nil
-}
-
-// UnmarshalJSON reads what MarshalJSON writes (and any RFC 3339 string).
-func (w *wireTime) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*w = wireTime{}
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	*w = wireTime{t}
-	return err
-}
-
-func formatTime(t time.Time) string { return t.UTC().Format(wireLayout) }
-
-// queryTimeLayouts are the datetime forms a filter takes: RFC 3339, the same
-// with a space for the T (Python's str(datetime)), with a +hhmm or +hh
-// offset, or without a zone (UTC); and a plain date.
-var queryTimeLayouts = func() []string {
-	var out []string
-	for _, sep := range []string{"T", " "} {
-		base := "2006-01-02" + sep + "15:04:05.999999999"
-		out = append(out, base+"Z07:00", base+"Z0700", base+"Z07", base)
-	}
-	return append(out, "2006-01-02")
-}()
-
-func parseQueryTime(v string) (time.Time, bool) {
-	v = strings.TrimSpace(v)
-	for _, cand := range []string{v, restorePlus(v)} {
-		for _, layout := range queryTimeLayouts {
-			if t, err := time.Parse(layout, cand); err == nil {
-				return t, true
-			}
-		}
-	}
-	return time.Time{}, false
-}
-
-// restorePlus turns "2026-11-22T01:35:07 0000" back into "...+0000": an
-// offset's "+" decodes to a space when a client does not escape it.
-func restorePlus(v string) string {
-	i := strings.LastIndexByte(v, ' ')
-	if i <= len("2006-01-02") || i+1 >= len(v) || v[i+1] < '0' || v[i+1] > '9' {
-		return v
-	}
-	return v[:i] + "+" + v[i+1:]
-}
+func wt(t time.Time) edapp.Time { return edapp.Time{Time: t} }
 
 // timeParam reads an optional datetime query parameter; on a bad value it
 // answers 400 and reports false.
 func (c *exchange) timeParam(name string) (time.Time, bool) {
-	v := c.q(strings.ToLower(name))
+	v := c.q(name)
 	if v == "" {
 		return time.Time{}, true
 	}
-	t, ok := parseQueryTime(v)
-	if !ok {
-		c.fail(http.StatusBadRequest, "invalid "+name+": "+strconv.Quote(truncate(v, 64))+" is not a datetime (want RFC 3339, such as 2026-11-22T01:35:07Z)")
+	t, err := time.Parse(time.RFC3339, strings.TrimSpace(v))
+	if err != nil {
+		c.fail(http.StatusBadRequest, "invalid "+name+": "+strconv.Quote(truncate(v, 64))+" is not an RFC 3339 datetime, such as 2026-11-22T01:35:07Z")
 	}
-	return t, ok
+	return t, err == nil
 }
 
 func with[S, T any](st *store, conv func(*store, S) T) func(S) T {

@@ -273,7 +273,7 @@ func (s Seeding) AddUser(spec UserSpec) (string, error) {
 // given.
 func (spec UserSpec) patch() userPatch {
 	return userPatch{
-		Username: &spec.Username, Email: &spec.Email, FirstName: &spec.FirstName,
+		Name: &spec.Username, Email: &spec.Email, FirstName: &spec.FirstName,
 		LastName: &spec.LastName, ExternalID: &spec.ExternalID, TimeZone: &spec.TimeZone,
 		Password: &spec.Password, InviteCode: &spec.InviteCode, Roles: given(spec.Roles),
 		Groups: given(spec.Groups), ManagedUserGroups: given(spec.ManagedGroups), CustomFields: given(spec.CustomFields),
@@ -478,29 +478,18 @@ func (s Seeding) SendCourseReminder(userID, courseID string, dueDate time.Time) 
 }
 
 // Emit delivers any of the ten events ([edapp.EventNames]) with the given
-// fields, in the service's order; a missing field is its zero, and the user
-// fields default to those of the user fields["userId"] names.
+// fields, in the service's order; a missing field is its zero, a field the
+// event lacks is left out, and the user fields default to those of the
+// user fields["userId"] names.
 func (s Seeding) Emit(eventName edapp.EventName, fields map[string]any) error {
-	specFields, ok := eventFields[eventName]
-	if !ok {
+	if !slices.Contains(edapp.EventNames(), eventName) {
 		return invalid("unknown event %q", eventName)
 	}
 	return s.emit(func(st *store, _ time.Time) ([]outEvent, error) {
-		vals := map[string]any{}
-		if id, ok := fields["userId"].(string); ok {
-			if u := st.users.Get(id); u != nil {
-				vals = userFields(u)
-			}
-		}
-		extra := map[string]any{}
-		for k, v := range fields {
-			if slices.ContainsFunc(specFields, func(f eventField) bool { return f.name == k }) {
-				vals[k] = v
-			} else {
-				extra[k] = v
-			}
-		}
-		return []outEvent{{name: eventName, vals: vals, extra: extra}}, nil
+		id, _ := fields["userId"].(string)
+		vals := userFields(st.users.Get(id))
+		maps.Copy(vals, fields)
+		return []outEvent{{name: eventName, vals: vals}}, nil
 	})
 }
 

@@ -21,6 +21,9 @@ import (
 // GET /v1/users/{id}/courses stays valid on the server's clock.
 const LaunchTokenLifetime = edapp.LaunchTokenLifetime
 
+// deliveryTimeout bounds a webhook delivery.
+const deliveryTimeout = 5 * time.Second
+
 // MaxBodyBytes bounds a request body.
 const MaxBodyBytes = fakeserver.MaxBodyBytes
 
@@ -32,6 +35,7 @@ type Server struct {
 	Token string // the bearer token the fake accepts
 
 	core        *fakeserver.Core
+	mux         *http.ServeMux // the routes
 	cfg         config
 	httpClient  *http.Client
 	reqSeq      atomic.Int64
@@ -59,10 +63,9 @@ type Option = fakeserver.Option[config]
 
 // config is the fake's own settings; the shared ones are fakeserver's.
 type config struct {
-	deliveryTimeout time.Duration
-	budgetLimit     int
-	budgetWindow    time.Duration
-	redeliveries    int
+	budgetLimit  int
+	budgetWindow time.Duration
+	redeliveries int
 }
 
 // WithToken sets the bearer token the fake accepts (default: a random
@@ -78,12 +81,6 @@ func WithLatency(d time.Duration) Option { return fakeserver.WithLatency[config]
 
 // WithLogger logs every request (at debug level) and webhook delivery.
 func WithLogger(l *slog.Logger) Option { return fakeserver.WithLogger[config](l) }
-
-// WithDeliveryTimeout bounds each webhook delivery (default 5 seconds).
-func WithDeliveryTimeout(d time.Duration) Option {
-	return fakeserver.Checked(d > 0, func(c *fakeserver.Config[config]) { c.Own.deliveryTimeout = d },
-		"WithDeliveryTimeout(%s): want a positive duration", d)
-}
 
 // WithBudget makes the fake enforce a request budget as the real service does
 // (1400 requests per 5 minutes): it admits at most limit /v2 requests with a
@@ -125,14 +122,15 @@ func New(t testing.TB, opts ...Option) *Server {
 }
 
 func newServer(opts ...Option) (*Server, error) {
-	cfg, err := fakeserver.Apply("edapptest", config{deliveryTimeout: 5 * time.Second}, opts)
+	cfg, err := fakeserver.Apply("edapptest", config{}, opts)
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{Token: cfg.Token, core: fakeserver.NewCore(cfg, routeTemplate), cfg: cfg.Own,
-		httpClient: &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: cfg.Own.deliveryTimeout},
+		httpClient: &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: deliveryTimeout},
 		st:         newStore()}
 	s.Seeding = Seeding{s}
+	s.mux = frontDoor{s}.newMux()
 	if cfg.Own.budgetLimit > 0 {
 		s.budget = &budget{limit: cfg.Own.budgetLimit, window: cfg.Own.budgetWindow}
 	}
@@ -251,8 +249,7 @@ func (b *budget) admit(now time.Time) (bool, time.Duration) {
 
 // Admit charges a /v2 request to the budget, when there is one.
 func (s frontDoor) Admit(w http.ResponseWriter, r *http.Request) bool {
-	first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
-	if s.budget == nil || !strings.EqualFold(first, "v2") {
+	if s.budget == nil || !strings.HasPrefix(r.URL.Path, "/v2/") {
 		return true
 	}
 	ok, wait := s.budget.admit(s.Now())

@@ -13,7 +13,6 @@ import (
 // userPatch is a user write as the bodies of POST /v2/users and PUT
 // /v2/users/{id} carry it: nil fields are left alone.
 type userPatch struct {
-	Username          *string            `json:"username"`
 	Name              *string            `json:"name"`
 	Email             *string            `json:"email"`
 	FirstName         *string            `json:"firstName"`
@@ -29,23 +28,19 @@ type userPatch struct {
 	CustomFields      *map[string]string `json:"customFields"`
 }
 
-// resolve settles the aliases: the username from name when absent, and
-// the managed groups from either spelling, managedUserGroups first.
+// resolve reads the managed groups from either spelling the SDK sends,
+// managedUserGroups first.
 func (p userPatch) resolve() userPatch {
-	if p.Username == nil {
-		p.Username = p.Name
-	}
 	if p.ManagedUserGroups == nil {
 		p.ManagedUserGroups = p.UserGroupsManaged
 	}
-	p.Name, p.UserGroupsManaged = nil, nil
 	return p
 }
 
 func applyUser(st *store, u *user, p userPatch, now time.Time) error {
 	isNew := u.ID == ""
-	if p.Username != nil {
-		*p.Username = strings.TrimSpace(*p.Username)
+	if p.Name != nil {
+		*p.Name = strings.TrimSpace(*p.Name)
 	}
 	invited, err := checkUserPatch(st, u, p, isNew)
 	if err != nil {
@@ -82,14 +77,14 @@ func applyUser(st *store, u *user, p userPatch, now time.Time) error {
 // checkUserPatch validates a user write, and returns the group its invite
 // code names.
 func checkUserPatch(st *store, u *user, p userPatch, isNew bool) (invited *group, err error) {
-	name, ext, code := deref(p.Username), deref(p.ExternalID), deref(p.InviteCode)
+	name, ext, code := deref(p.Name), deref(p.ExternalID), deref(p.InviteCode)
 	taken := func(o *user) bool { return o != nil && o != u }
 	switch {
-	case p.Username != nil && name == "":
+	case p.Name != nil && name == "":
 		return nil, invalid("username must not be empty")
-	case p.Username == nil && isNew:
+	case p.Name == nil && isNew:
 		return nil, invalid("username is required")
-	case p.Username != nil && taken(st.userByUsername(name)):
+	case p.Name != nil && taken(st.userByUsername(name)):
 		return nil, conflict("username %q is taken", name)
 	case ext != "" && taken(st.userByExternalID(ext)):
 		return nil, conflict("external id %q is taken", ext)
@@ -112,7 +107,7 @@ func checkUserPatch(st *store, u *user, p userPatch, isNew bool) (invited *group
 
 func (p userPatch) assignFields(u *user) {
 	for _, f := range []struct{ dst, v *string }{
-		{&u.Name, p.Username}, {&u.Email, p.Email}, {&u.FirstName, p.FirstName},
+		{&u.Name, p.Name}, {&u.Email, p.Email}, {&u.FirstName, p.FirstName},
 		{&u.LastName, p.LastName}, {&u.ExternalID, p.ExternalID}, {&u.TimeZone, p.TimeZone},
 		{&u.password, p.Password},
 	} {
@@ -162,24 +157,21 @@ var v2CreateUser = withBody(func(c *exchange, p userPatch) (any, error) {
 	return toV2User(u), err
 })
 
-// v2ListUsers honours userName (username or email, without regard to case)
-// and externalId.
+// v2ListUsers honours externalId.
 func v2ListUsers(c *exchange) {
-	name, ext := c.q("username"), c.q("externalid")
-	pageMap(c, c.st.users.Filter(func(u *user) bool {
-		return (name == "" || strings.EqualFold(u.Name, name) || strings.EqualFold(u.Email, name)) &&
-			(ext == "" || u.ExternalID == ext)
-	}), toV2User)
+	ext := c.q("externalId")
+	pageMap(c, c.st.users.Filter(func(u *user) bool { return ext == "" || u.ExternalID == ext }), toV2User)
 }
 
-func (c *exchange) userParam(i int) *user     { return param(c, i, &c.st.users, "user") }
-func (c *exchange) groupParam(i int) *group   { return param(c, i, &c.st.groups, "user group") }
-func (c *exchange) courseParam(i int) *course { return param(c, i, &c.st.courses, "course") }
+func (c *exchange) userParam() *user                { return param(c, "id", &c.st.users, "user") }
+func (c *exchange) groupParam() *group              { return param(c, "id", &c.st.groups, "user group") }
+func (c *exchange) courseParam(name string) *course { return param(c, name, &c.st.courses, "course") }
 
-func param[T any](c *exchange, i int, t *fakeserver.Table[T], what string) *T {
-	v := t.Get(c.params[i])
+// param finds the record the path's wildcard name holds, or answers 404.
+func param[T any](c *exchange, name string, t *fakeserver.Table[T], what string) *T {
+	v := t.Get(c.r.PathValue(name))
 	if v == nil {
-		c.fail(http.StatusNotFound, what+" "+quote(c.params[i])+" not found")
+		c.fail(http.StatusNotFound, what+" "+quote(c.r.PathValue(name))+" not found")
 	}
 	return v
 }
@@ -187,14 +179,14 @@ func param[T any](c *exchange, i int, t *fakeserver.Table[T], what string) *T {
 func quote(s string) string { return `"` + truncate(s, 64) + `"` }
 
 func v2GetUser(c *exchange) {
-	if u := c.userParam(0); u != nil {
+	if u := c.userParam(); u != nil {
 		c.json(http.StatusOK, toV2User(u))
 	}
 }
 
 // v2UpdateUser changes only the fields present in the body.
 func v2UpdateUser(c *exchange) {
-	u := c.userParam(0)
+	u := c.userParam()
 	if u == nil {
 		return
 	}
@@ -211,14 +203,14 @@ type successBody struct {
 }
 
 func v2DeleteUser(c *exchange) {
-	if u := c.userParam(0); u != nil {
+	if u := c.userParam(); u != nil {
 		c.st.deleteUser(u.ID)
 		c.json(http.StatusOK, successBody{Success: true})
 	}
 }
 
 func v2UserCourses(c *exchange) {
-	u := c.userParam(0)
+	u := c.userParam()
 	if u == nil {
 		return
 	}
@@ -263,10 +255,9 @@ func addGroup(st *store, name, parentID, inviteCode string) (*group, error) {
 	return g, nil
 }
 
-// v2CreateGroup takes {"name", "inviteCode", "parentId"}; parentId is an
-// extension of the fake.
-var v2CreateGroup = withBody(func(c *exchange, in struct{ Name, InviteCode, ParentID string }) (any, error) {
-	g, err := addGroup(c.st, in.Name, in.ParentID, strings.TrimSpace(in.InviteCode))
+// v2CreateGroup takes {"name", "inviteCode"}.
+var v2CreateGroup = withBody(func(c *exchange, in struct{ Name, InviteCode string }) (any, error) {
+	g, err := addGroup(c.st, in.Name, "", strings.TrimSpace(in.InviteCode))
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +267,7 @@ var v2CreateGroup = withBody(func(c *exchange, in struct{ Name, InviteCode, Pare
 func v2ListGroups(c *exchange) { pageMap(c, c.st.groups.All(), with(c.st, toV2Group)) }
 
 func v2GroupChildren(c *exchange) {
-	g := c.groupParam(0)
+	g := c.groupParam()
 	if g == nil {
 		return
 	}
@@ -284,65 +275,48 @@ func v2GroupChildren(c *exchange) {
 }
 
 func v2GroupUsers(c *exchange) {
-	if g := c.groupParam(0); g != nil {
+	if g := c.groupParam(); g != nil {
 		pageMap(c, c.st.members(g), toV2User)
 	}
 }
 
-// groupUserIDs reads the users of a membership change: {"userId"},
-// {"userIds": [...]} or the userId query parameter.
-func (c *exchange) groupUserIDs() ([]string, bool) {
-	var in struct {
-		UserID  string
-		UserIDs []string
-	}
+// groupUser reads the user of a membership change, {"userId"}.
+func (c *exchange) groupUser() *user {
+	var in struct{ UserID string }
 	if !c.decode(&in) {
-		return nil, false
+		return nil
 	}
-	ids := append([]string{in.UserID}, in.UserIDs...)
-	ids = slices.DeleteFunc(append(ids, c.query["userid"]...), func(id string) bool { return id == "" })
-	if len(ids) == 0 {
+	if in.UserID == "" {
 		c.fail(http.StatusBadRequest, "userId is required")
-		return nil, false
+		return nil
 	}
-	for _, id := range ids {
-		if c.st.users.Get(id) == nil {
-			c.fail(http.StatusNotFound, "user "+quote(id)+" not found")
-			return nil, false
-		}
+	u := c.st.users.Get(in.UserID)
+	if u == nil {
+		c.fail(http.StatusNotFound, "user "+quote(in.UserID)+" not found")
 	}
-	return dedupe(ids), true
+	return u
 }
 
 func v2AddGroupUsers(c *exchange) {
-	g := c.groupParam(0)
+	g := c.groupParam()
 	if g == nil {
 		return
 	}
-	ids, ok := c.groupUserIDs()
-	if !ok {
-		return
-	}
-	for _, id := range ids {
-		if u := c.st.users.Get(id); !u.inGroup(g.ID) {
+	if u := c.groupUser(); u != nil {
+		if !u.inGroup(g.ID) {
 			u.groups = append(u.groups, membership{g.ID, c.now})
 		}
+		c.json(http.StatusOK, successBody{Success: true})
 	}
-	c.json(http.StatusOK, successBody{Success: true})
 }
 
 func v2RemoveGroupUsers(c *exchange) {
-	g := c.groupParam(0)
+	g := c.groupParam()
 	if g == nil {
 		return
 	}
-	ids, ok := c.groupUserIDs()
-	if !ok {
-		return
-	}
-	for _, id := range ids {
-		u := c.st.users.Get(id)
+	if u := c.groupUser(); u != nil {
 		u.groups = slices.DeleteFunc(u.groups, func(m membership) bool { return m.groupID == g.ID })
+		c.json(http.StatusOK, successBody{Success: true})
 	}
-	c.json(http.StatusOK, successBody{Success: true})
 }

@@ -1,7 +1,6 @@
 package edapptest
 
 import (
-	"cmp"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -19,14 +18,10 @@ func toV1User(u *user) v1User {
 // v1UserBody is a v1 user write: the v2 fields v1 takes, and the id of
 // the user to update.
 type v1UserBody struct {
-	ID                 string
-	Username, Name     *string
-	Email              *string
-	FirstName          *string
-	LastName           *string
-	ExternalIdentifier *string
-	ExternalID         *string
-	UserGroups         *[]string
+	ID                                   string
+	Username, Email, FirstName, LastName *string
+	ExternalIdentifier                   *string
+	UserGroups                           *[]string
 }
 
 var v1SaveUser = withBody(func(c *exchange, in v1UserBody) (any, error) {
@@ -36,8 +31,8 @@ var v1SaveUser = withBody(func(c *exchange, in v1UserBody) (any, error) {
 			return nil, notFound("user %s not found", quote(in.ID))
 		}
 	}
-	p := userPatch{Username: in.Username, Name: in.Name, Email: in.Email, FirstName: in.FirstName,
-		LastName: in.LastName, ExternalID: cmp.Or(in.ExternalIdentifier, in.ExternalID), Groups: in.UserGroups}
+	p := userPatch{Name: in.Username, Email: in.Email, FirstName: in.FirstName,
+		LastName: in.LastName, ExternalID: in.ExternalIdentifier, Groups: in.UserGroups}
 	err := applyUser(c.st, u, p.resolve(), c.now)
 	return toV1User(u), err
 })
@@ -56,36 +51,36 @@ func (c *exchange) userToken(u *user) {
 }
 
 func v1TokenByID(c *exchange) {
-	if u := c.userParam(0); u != nil {
+	if u := c.userParam(); u != nil {
 		c.userToken(u)
 	}
 }
 
 func v1TokenByExternalID(c *exchange) {
-	u := c.st.userByExternalID(c.params[0])
+	u := c.st.userByExternalID(c.r.PathValue("id"))
 	if u == nil {
-		c.fail(http.StatusNotFound, "no user with external id "+quote(c.params[0]))
+		c.fail(http.StatusNotFound, "no user with external id "+quote(c.r.PathValue("id")))
 		return
 	}
 	c.userToken(u)
 }
 
 func v1DeleteUser(c *exchange) {
-	v1Delete(c, c.st.users.Get(c.params[0]) != nil, "user", c.st.deleteUser)
+	v1Delete(c, c.st.users.Get(c.r.PathValue("id")) != nil, "user", c.st.deleteUser)
 }
 
 func v1DeleteGroup(c *exchange) {
-	v1Delete(c, c.st.groups.Get(c.params[0]) != nil, "user group", c.st.deleteGroup)
+	v1Delete(c, c.st.groups.Get(c.r.PathValue("id")) != nil, "user group", c.st.deleteGroup)
 }
 
 // v1Delete deletes the record the path names; v1 answers a missing one
 // with its success body.
 func v1Delete(c *exchange, found bool, what string, del func(id string)) {
 	if !found {
-		c.json(http.StatusNotFound, successBody{Message: what + " " + quote(c.params[0]) + " not found"})
+		c.json(http.StatusNotFound, successBody{Message: what + " " + quote(c.r.PathValue("id")) + " not found"})
 		return
 	}
-	del(c.params[0])
+	del(c.r.PathValue("id"))
 	c.json(http.StatusOK, successBody{Success: true})
 }
 
@@ -96,9 +91,9 @@ func toV1Group(st *store, g *group) v1Group {
 
 // v1GroupBody is a v1 group write.
 type v1GroupBody struct {
-	ID, ParentID, InviteCode string
-	Name                     *string
-	Users, Courses           *[]string
+	ID             string
+	Name           *string
+	Users, Courses *[]string
 }
 
 var v1SaveGroup = withBody(func(c *exchange, in v1GroupBody) (any, error) {
@@ -129,7 +124,7 @@ func saveV1Group(st *store, in v1GroupBody) (*group, error) {
 		}
 	}
 	if in.ID == "" {
-		return addGroup(st, deref(in.Name), in.ParentID, strings.TrimSpace(in.InviteCode))
+		return addGroup(st, deref(in.Name), "", "")
 	}
 	g := st.groups.Get(in.ID)
 	switch {
@@ -193,7 +188,7 @@ func (c *exchange) launchBase() string {
 // v1UserCourses answers a bare array of the published courses the user can
 // reach, with their published lessons.
 func v1UserCourses(c *exchange) {
-	if u := c.userParam(0); u != nil {
+	if u := c.userParam(); u != nil {
 		c.json(http.StatusOK, userCourses(c.st, u, c.launchBase(), c.now))
 	}
 }
@@ -254,11 +249,11 @@ func (s *Server) LaunchToken(token string) (userID, lessonID string, expires tim
 // v1CourseReport answers the course with every lesson the user interacted
 // with (opened, or with recorded slide interactions).
 func v1CourseReport(c *exchange) {
-	u := c.userParam(0)
+	u := c.userParam()
 	if u == nil {
 		return
 	}
-	cr := c.courseParam(1)
+	cr := c.courseParam("course")
 	if cr == nil {
 		return
 	}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,111 +19,39 @@ import (
 	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
-type eventField struct{ name, typ string }
-
-// eventFields lists each event's payload fields, in the documented order
-// and case, with their messageFormat types.
-var eventFields = func() map[edapp.EventName][]eventField {
-	s := func(names ...string) []eventField {
-		out := make([]eventField, 0, len(names))
-		for _, n := range names {
-			typ := "string"
-			switch n {
-			case "timestamp", "dueDate":
-				typ = "datetime"
-			case "score":
-				typ = "number"
-			}
-			out = append(out, eventField{n, typ})
-		}
-		return out
+// eventPayload is an event's body: vals, the event's fields (a missing
+// one is its zero), decoded into the SDK's struct for the event and
+// encoded again, so that a payload has the fields of the SDK's event
+// types, in their order.
+func eventPayload(name edapp.EventName, vals map[string]any) []byte {
+	b, err := json.Marshal(vals)
+	var ev edapp.Event
+	if err == nil {
+		ev, err = edapp.ParseEvent(b)
 	}
-	rapid := s("eventName", "userId", "userExternalId", "username", "email", "quizId", "quizTitle", "quizSession", "quizLink", "timestamp")
-	return map[edapp.EventName][]eventField{
-		edapp.EventCourseCompleted:                             s("eventName", "userId", "userName", "email", "firstname", "lastname", "courseId", "courseTitle", "timestamp"),
-		edapp.EventLessonCompleted:                             s("eventName", "userId", "userName", "email", "firstname", "lastname", "courseId", "courseTitle", "lessonId", "lessonTitle", "timestamp", "score"),
-		edapp.EventLessonPublished:                             s("eventName", "userId", "userName", "email", "courseId", "courseTitle", "lessonId", "lessonTitle", "timestamp"),
-		edapp.EventLessonUnpublished:                           s("eventName", "userId", "userName", "email", "courseId", "courseTitle", "lessonId", "lessonTitle", "timestamp"),
-		edapp.EventCoursePublished:                             s("eventName", "userId", "userName", "email", "courseId", "courseTitle", "timestamp"),
-		edapp.EventCourseUnPublished:                           s("eventName", "userId", "userName", "email", "courseId", "courseTitle", "timestamp"),
-		edapp.EventRapidRefreshSessionStartedNotification:      rapid,
-		edapp.EventRapidRefreshRetrySessionStartedNotification: rapid,
-		edapp.EventRapidRefreshSessionReminderNotification:     rapid,
-		edapp.EventCourseReminderWebHook:                       s("eventName", "userId", "userExternalId", "username", "email", "courseId", "courseTitle", "courseLink", "dueDate", "timestamp"),
+	if err == nil {
+		b, err = json.Marshal(ev)
 	}
-}()
-
-// orderedJSON is a JSON object that keeps its field order.
-type orderedJSON struct {
-	keys []string
-	vals map[string]any
-}
-
-func (o orderedJSON) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range o.keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		vb, err := json.Marshal(o.vals[k])
-		if err != nil {
-			return nil, err
-		}
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(vb)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-// payload builds an event body: the documented fields in order, from vals
-// (missing strings are "", a missing number is 0, a missing datetime is
-// null), then the extra fields in name order.
-func payload(event edapp.EventName, vals, extra map[string]any) []byte {
-	o := orderedJSON{vals: map[string]any{}}
-	known := map[string]bool{}
-	for _, f := range eventFields[event] {
-		known[f.name] = true
-		v, ok := vals[f.name]
-		if !ok {
-			v = zeroOf(f.typ)
-		}
-		o.add(f.name, v)
-	}
-	for _, k := range slices.Sorted(maps.Keys(extra)) {
-		if !known[k] {
-			o.add(k, extra[k])
-		}
-	}
-	b, err := json.Marshal(o)
 	if err != nil {
-		// Only a value of an unencodable type can get here; keep the
-		// delivery and say what went wrong.
-		b, _ = json.Marshal(map[string]string{"eventName": string(event), "error": err.Error()})
+		// Only a value of the wrong type can get here; keep the delivery
+		// and say what went wrong.
+		b, _ = json.Marshal(map[string]string{"eventName": string(name), "error": err.Error()})
 	}
 	return b
 }
 
-func (o *orderedJSON) add(k string, v any) {
-	if t, isTime := v.(time.Time); isTime {
-		v = wt(t)
+// messageFormat lists an event's fields with their types, in the order
+// of the SDK's struct for the event.
+func messageFormat(name edapp.EventName) json.RawMessage {
+	ev, _ := edapp.ParseEvent([]byte(`{"eventName":` + strconv.Quote(string(name)) + `}`))
+	b := []byte(`{"eventName":"string"`)
+	t := reflect.TypeOf(ev).Elem()
+	for i := range t.NumField() {
+		typ := map[reflect.Type]string{reflect.TypeFor[edapp.Time](): "datetime", reflect.TypeFor[float64](): "number"}[t.Field(i).Type]
+		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		b = fmt.Appendf(b, ",%q:%q", tag, cmp.Or(typ, "string"))
 	}
-	o.keys = append(o.keys, k)
-	o.vals[k] = v
-}
-
-// zeroOf is the value of a missing field of a messageFormat type.
-func zeroOf(typ string) any {
-	switch typ {
-	case "number":
-		return 0
-	case "datetime":
-		return nil
-	}
-	return ""
+	return append(b, '}')
 }
 
 // userFields are the user fields of an event, in every spelling the
@@ -138,9 +68,8 @@ func userFields(u *user) map[string]any {
 
 // outEvent is an event waiting for delivery.
 type outEvent struct {
-	name  edapp.EventName
-	vals  map[string]any // values of the documented fields; others are ignored
-	extra map[string]any // undocumented fields, sent as given
+	name edapp.EventName
+	vals map[string]any // values of the event's fields; others are ignored
 }
 
 // Delivery is one webhook delivery the fake made.
@@ -192,7 +121,7 @@ func (s *Server) plan(now time.Time, events []outEvent) []Delivery {
 				continue
 			}
 			if body == nil {
-				body = payload(e.name, vals, e.extra)
+				body = eventPayload(e.name, vals)
 			}
 			h := http.Header{}
 			for k, v := range w.headers {
@@ -280,19 +209,15 @@ func (s *Server) emit(fn func(st *store, now time.Time) ([]outEvent, error)) err
 }
 
 func toWireWebhook(w *webhook) wireWebhook {
-	mf := orderedJSON{vals: map[string]any{}}
-	for _, f := range eventFields[w.eventName] {
-		mf.keys = append(mf.keys, f.name)
-		mf.vals[f.name] = f.typ
-	}
-	return wireWebhook{ID: w.ID, EventName: w.eventName, WebHookURL: w.url, Headers: maps.Clone(w.headers), MessageFormat: mf}
+	return wireWebhook{ID: w.ID, EventName: w.eventName, WebHookURL: w.url, Headers: maps.Clone(w.headers),
+		MessageFormat: messageFormat(w.eventName)}
 }
 
 func addWebhook(st *store, event edapp.EventName, rawURL string, headers map[string]string) (*webhook, error) {
 	if event == "" {
 		return nil, invalid("eventName is required")
 	}
-	if _, ok := eventFields[event]; !ok {
+	if !slices.Contains(edapp.EventNames(), event) {
 		return nil, invalid("unknown eventName %q (want one of %v)", event, edapp.EventNames())
 	}
 	if rawURL == "" {
@@ -339,7 +264,7 @@ func v2ListWebhooks(c *exchange) {
 
 // v2DeleteWebhook removes a webhook. The vendor does not document it.
 func v2DeleteWebhook(c *exchange) {
-	if w := param(c, 0, &c.st.webhooks, "webhook"); w != nil {
+	if w := param(c, "id", &c.st.webhooks, "webhook"); w != nil {
 		c.st.webhooks.Remove(w.ID)
 		c.json(http.StatusOK, successBody{Success: true})
 	}

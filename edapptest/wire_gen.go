@@ -2,6 +2,7 @@
 
 package edapptest
 
+import "encoding/json"
 import "github.com/edapp-go/edapp"
 
 // v2Collection is a course collection of the catalog.
@@ -14,16 +15,16 @@ type v2Collection struct {
 
 // v2Course is a course of the catalog.
 type v2Course struct {
-	ID               string   `json:"id"`
-	ExternalID       string   `json:"externalId"`
-	Title            string   `json:"title"`
-	Description      string   `json:"description"`
-	Status           string   `json:"status"`
-	Locale           string   `json:"locale"`
-	Duration         int      `json:"duration"`
-	ThumbnailURL     string   `json:"thumbnailUrl"`
-	CreatedDateTime  wireTime `json:"createdDateTime"`
-	ModifiedDateTime wireTime `json:"modifiedDateTime"`
+	ID               string     `json:"id"`
+	ExternalID       string     `json:"externalId"`
+	Title            string     `json:"title"`
+	Description      string     `json:"description"`
+	Status           string     `json:"status"`
+	Locale           string     `json:"locale"`
+	Duration         int        `json:"duration"`
+	ThumbnailURL     string     `json:"thumbnailUrl"`
+	CreatedDateTime  edapp.Time `json:"createdDateTime"`
+	ModifiedDateTime edapp.Time `json:"modifiedDateTime"`
 }
 
 // v2Lesson is a lesson of the catalog.
@@ -49,7 +50,7 @@ type v2User struct {
 	UserGroups        []string          `json:"userGroups"`
 	UserGroupsManaged []string          `json:"userGroupsManaged"`
 	CustomFields      map[string]string `json:"customFields"`
-	LastActiveDate    wireTime          `json:"lastActiveDate"`
+	LastActiveDate    edapp.Time        `json:"lastActiveDate"`
 }
 
 // v2UserCourse is a catalog course plus the user's progress in it.
@@ -70,42 +71,42 @@ type v2Group struct {
 
 // wireAttempt is one lesson attempt.
 type wireAttempt struct {
-	ID                string   `json:"id"`
-	UserID            string   `json:"userId"`
-	UserExternalID    string   `json:"userExternalId"`
-	CourseID          string   `json:"courseId"`
-	CourseExternalID  string   `json:"courseExternalId"`
-	LessonID          string   `json:"lessonId"`
-	LessonExternalID  string   `json:"lessonExternalId"`
-	StartedDateTime   wireTime `json:"startedDateTime"`
-	CompletedDateTime wireTime `json:"completedDateTime"`
-	Score             int      `json:"score"`
-	Success           bool     `json:"success"`
-	EarnedStars       int      `json:"earnedStars"`
+	ID                string     `json:"id"`
+	UserID            string     `json:"userId"`
+	UserExternalID    string     `json:"userExternalId"`
+	CourseID          string     `json:"courseId"`
+	CourseExternalID  string     `json:"courseExternalId"`
+	LessonID          string     `json:"lessonId"`
+	LessonExternalID  string     `json:"lessonExternalId"`
+	StartedDateTime   edapp.Time `json:"startedDateTime"`
+	CompletedDateTime edapp.Time `json:"completedDateTime"`
+	Score             int        `json:"score"`
+	Success           bool       `json:"success"`
+	EarnedStars       int        `json:"earnedStars"`
 }
 
 // wireCourseProgress is one user's progress in one course.
 type wireCourseProgress struct {
-	UserID              string   `json:"userId"`
-	UserExternalID      string   `json:"userExternalId"`
-	UserName            string   `json:"userName"`
-	UserFirstName       string   `json:"userFirstName"`
-	UserLastName        string   `json:"userLastName"`
-	CourseID            string   `json:"courseId"`
-	CourseExternalID    string   `json:"courseExternalId"`
-	CourseTitle         string   `json:"courseTitle"`
-	Unlocked            bool     `json:"unlocked"`
-	UnlockedDateTime    wireTime `json:"unlockedDateTime"`
-	Opened              bool     `json:"opened"`
-	OpenedDateTime      wireTime `json:"openedDateTime"`
-	Completed           bool     `json:"completed"`
-	CompletedDateTime   wireTime `json:"completedDateTime"`
-	LessonsTotal        int      `json:"lessonsTotal"`
-	LessonsUnlocked     int      `json:"lessonsUnlocked"`
-	LessonsCompleted    int      `json:"lessonsCompleted"`
-	Archived            bool     `json:"archived"`
-	PercentageCompleted float64  `json:"percentageCompleted"`
-	Score               float64  `json:"score"`
+	UserID              string     `json:"userId"`
+	UserExternalID      string     `json:"userExternalId"`
+	UserName            string     `json:"userName"`
+	UserFirstName       string     `json:"userFirstName"`
+	UserLastName        string     `json:"userLastName"`
+	CourseID            string     `json:"courseId"`
+	CourseExternalID    string     `json:"courseExternalId"`
+	CourseTitle         string     `json:"courseTitle"`
+	Unlocked            bool       `json:"unlocked"`
+	UnlockedDateTime    edapp.Time `json:"unlockedDateTime"`
+	Opened              bool       `json:"opened"`
+	OpenedDateTime      edapp.Time `json:"openedDateTime"`
+	Completed           bool       `json:"completed"`
+	CompletedDateTime   edapp.Time `json:"completedDateTime"`
+	LessonsTotal        int        `json:"lessonsTotal"`
+	LessonsUnlocked     int        `json:"lessonsUnlocked"`
+	LessonsCompleted    int        `json:"lessonsCompleted"`
+	Archived            bool       `json:"archived"`
+	PercentageCompleted float64    `json:"percentageCompleted"`
+	Score               float64    `json:"score"`
 }
 
 type wireCourseStatistics struct {
@@ -126,32 +127,32 @@ type wireLessonStatistics struct {
 
 // wireProgressEvent is one lesson progress event.
 type wireProgressEvent struct {
-	UserID           string   `json:"userId"`
-	UserEmail        string   `json:"userEmail"`
-	UserFirstName    string   `json:"userFirstName"`
-	UserLastName     string   `json:"userLastName"`
-	CourseID         string   `json:"courseId"`
-	CourseTitle      string   `json:"courseTitle"`
-	CourseExternalID string   `json:"courseExternalId"`
-	LessonID         string   `json:"lessonId"`
-	LessonTitle      string   `json:"lessonTitle"`
-	LessonExternalID string   `json:"lessonExternalId"`
-	EventName        string   `json:"eventName"`
-	EventDateTime    wireTime `json:"eventDateTime"`
-	LessonScore      *float64 `json:"lessonScore"`
+	UserID           string     `json:"userId"`
+	UserEmail        string     `json:"userEmail"`
+	UserFirstName    string     `json:"userFirstName"`
+	UserLastName     string     `json:"userLastName"`
+	CourseID         string     `json:"courseId"`
+	CourseTitle      string     `json:"courseTitle"`
+	CourseExternalID string     `json:"courseExternalId"`
+	LessonID         string     `json:"lessonId"`
+	LessonTitle      string     `json:"lessonTitle"`
+	LessonExternalID string     `json:"lessonExternalId"`
+	EventName        string     `json:"eventName"`
+	EventDateTime    edapp.Time `json:"eventDateTime"`
+	LessonScore      *float64   `json:"lessonScore"`
 }
 
 type wireLessonProgress struct {
-	UserID            string   `json:"userId"`
-	CourseID          string   `json:"courseId"`
-	LessonID          string   `json:"lessonId"`
-	LessonTitle       string   `json:"lessonTitle"`
-	Opened            bool     `json:"opened"`
-	OpenedDateTime    wireTime `json:"openedDateTime"`
-	Completed         bool     `json:"completed"`
-	CompletedDateTime wireTime `json:"completedDateTime"`
-	Score             float64  `json:"score"`
-	Attempts          int      `json:"attempts"`
+	UserID            string     `json:"userId"`
+	CourseID          string     `json:"courseId"`
+	LessonID          string     `json:"lessonId"`
+	LessonTitle       string     `json:"lessonTitle"`
+	Opened            bool       `json:"opened"`
+	OpenedDateTime    edapp.Time `json:"openedDateTime"`
+	Completed         bool       `json:"completed"`
+	CompletedDateTime edapp.Time `json:"completedDateTime"`
+	Score             float64    `json:"score"`
+	Attempts          int        `json:"attempts"`
 }
 
 type wireAnswerDef struct {
@@ -170,20 +171,20 @@ type wireSurveyQuestion struct {
 }
 
 type wireSurveyAnswer struct {
-	ID                 string   `json:"id"`
-	CourseID           string   `json:"courseId"`
-	CourseExternalID   string   `json:"courseExternalId"`
-	LessonID           string   `json:"lessonId"`
-	LessonExternalID   string   `json:"lessonExternalId"`
-	SlideID            string   `json:"slideId"`
-	UserID             string   `json:"userId"`
-	UserExternalID     string   `json:"userExternalId"`
-	AttemptID          string   `json:"attemptId"`
-	QuestionID         string   `json:"questionId"`
-	QuestionContent    string   `json:"questionContent"`
-	AnswerDefinitionID string   `json:"answerDefinitionId"`
-	AnswerContent      string   `json:"answerContent"`
-	AnsweredDateTime   wireTime `json:"answeredDateTime"`
+	ID                 string     `json:"id"`
+	CourseID           string     `json:"courseId"`
+	CourseExternalID   string     `json:"courseExternalId"`
+	LessonID           string     `json:"lessonId"`
+	LessonExternalID   string     `json:"lessonExternalId"`
+	SlideID            string     `json:"slideId"`
+	UserID             string     `json:"userId"`
+	UserExternalID     string     `json:"userExternalId"`
+	AttemptID          string     `json:"attemptId"`
+	QuestionID         string     `json:"questionId"`
+	QuestionContent    string     `json:"questionContent"`
+	AnswerDefinitionID string     `json:"answerDefinitionId"`
+	AnswerContent      string     `json:"answerContent"`
+	AnsweredDateTime   edapp.Time `json:"answeredDateTime"`
 }
 
 // v1User is the v1 user shape.
@@ -211,12 +212,12 @@ type v1Group struct {
 
 // v1Progress is a course's or a lesson's progress in v1. Unset dates are left out.
 type v1Progress struct {
-	Unlocked      bool     `json:"unlocked"`
-	UnlockedDate  wireTime `json:"unlockedDate,omitzero"`
-	Completed     bool     `json:"completed"`
-	CompletedDate wireTime `json:"completedDate,omitzero"`
-	Opened        bool     `json:"opened"`
-	OpenedDate    wireTime `json:"openedDate,omitzero"`
+	Unlocked      bool       `json:"unlocked"`
+	UnlockedDate  edapp.Time `json:"unlockedDate,omitzero"`
+	Completed     bool       `json:"completed"`
+	CompletedDate edapp.Time `json:"completedDate,omitzero"`
+	Opened        bool       `json:"opened"`
+	OpenedDate    edapp.Time `json:"openedDate,omitzero"`
 }
 
 // v1Lesson is a lesson of GET /v1/users/{id}/courses.
@@ -245,10 +246,10 @@ type v1Result struct {
 }
 
 type v1Interaction struct {
-	Date     wireTime  `json:"date"`
-	Type     string    `json:"type"`
-	Duration *float64  `json:"duration,omitempty"`
-	Result   *v1Result `json:"result,omitempty"`
+	Date     edapp.Time `json:"date"`
+	Type     string     `json:"type"`
+	Duration *float64   `json:"duration,omitempty"`
+	Result   *v1Result  `json:"result,omitempty"`
 }
 
 type v1Slide struct {
@@ -271,15 +272,15 @@ type v1Report struct {
 
 // v1Activity is one entry of GET /v1/reports/activities (the vendor does not document its shape; this is the fake's choice).
 type v1Activity struct {
-	Type        string   `json:"type"` // LessonOpened or LessonCompleted
-	Date        wireTime `json:"date"`
-	UserID      string   `json:"userId"`
-	Username    string   `json:"username"`
-	CourseID    string   `json:"courseId"`
-	CourseTitle string   `json:"courseTitle"`
-	LessonID    string   `json:"lessonId"`
-	LessonTitle string   `json:"lessonTitle"`
-	Score       *float64 `json:"score,omitempty"`
+	Type        string     `json:"type"` // LessonOpened or LessonCompleted
+	Date        edapp.Time `json:"date"`
+	UserID      string     `json:"userId"`
+	Username    string     `json:"username"`
+	CourseID    string     `json:"courseId"`
+	CourseTitle string     `json:"courseTitle"`
+	LessonID    string     `json:"lessonId"`
+	LessonTitle string     `json:"lessonTitle"`
+	Score       *float64   `json:"score,omitempty"`
 }
 
 // wireWebhook is the webhook record.
@@ -288,5 +289,5 @@ type wireWebhook struct {
 	EventName     edapp.EventName   `json:"eventName"`
 	WebHookURL    string            `json:"webHookUrl"`
 	Headers       map[string]string `json:"headers"`
-	MessageFormat orderedJSON       `json:"messageFormat"`
+	MessageFormat json.RawMessage   `json:"messageFormat"`
 }

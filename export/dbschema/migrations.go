@@ -77,6 +77,7 @@ var migrations = []Migration{
 	{Version: uncountedHistoryVersion, Name: "history counted at walk end", steps: uncountedHistorySteps()},
 	{Version: insertOpensHistoryVersion, Name: "history inserts open versions", steps: insertOpensHistorySteps()},
 	{Version: insertOpensHistoryOnceVersion, Name: "history inserts open versions at once", steps: insertOpensHistoryOnceSteps()},
+	{Version: openedVersionsVersion, Name: "history opened versions index", steps: openedVersionsSteps()},
 }
 
 // openAttemptsIndex finds the oldest open attempt of a source at once,

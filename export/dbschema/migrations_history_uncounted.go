@@ -6,10 +6,10 @@ package dbschema
 // for every row that opened or closed a version; the export now counts a
 // walk's versions once, at its end, in the history tables (the versions
 // whose valid_from or valid_to is the walk's time). The triggers write the
-// same versions as before. The versions a walk opened are found in the
-// history table's key (which ends with valid_from); those it closed in a
+// same versions as before. The versions a walk closed are found in a
 // partial index of the closed versions (closedVersionsIndex), which only a
-// closing writes to, so that the count reads neither table through.
+// closing writes to; those it opened, from migration 24 on, in an index of
+// their own (openedVersionsIndex).
 
 // uncountedHistoryVersion is the migration that takes the counting out of
 // the history triggers.

@@ -125,22 +125,27 @@ func (v versions) end(ctx context.Context, tx *sql.Tx, kind string, w walkState)
 			return historyCounts{}, err
 		}
 	}
-	q := `UPDATE edapp_export_kinds SET walk_time = NULL, versions_opened = ` + versionsAt(kind, "valid_from") +
-		`, versions_closed = ` + versionsAt(kind, "valid_to") + ` WHERE source = ? AND kind = ? RETURNING versions_opened, versions_closed`
 	var n historyCounts
-	err := tx.QueryRowContext(ctx, rebind(v.d, q), v.source, kind).Scan(&n.opened, &n.closed)
+	err := tx.QueryRowContext(ctx, rebind(v.d, walkEndQuery(kind)), v.source, kind).Scan(&n.opened, &n.closed)
 	if err == sql.ErrNoRows {
 		err = nil
 	}
 	return n, err
 }
 
+// walkEndQuery is the statement that ends a walk of kind: it stores and
+// returns the counts of the versions the walk opened and closed.
+func walkEndQuery(kind string) string {
+	return `UPDATE edapp_export_kinds SET walk_time = NULL, versions_opened = ` + versionsAt(kind, "valid_from") +
+		`, versions_closed = ` + versionsAt(kind, "valid_to") + ` WHERE source = ? AND kind = ? RETURNING versions_opened, versions_closed`
+}
+
 // versionsAt is the SQL, within an UPDATE of a kind's row of
 // edapp_export_kinds, that counts the versions of the kind's history
 // tables whose column at (valid_from: opened; valid_to: closed) is the
-// row's walk_time: none for a row without one. Each count reads an index
-// (the history table's key, or dbschema's index of the closed versions),
-// not the table.
+// row's walk_time: none for a row without one. Each count seeks to them in
+// an index of the history table, of the opened versions or of the closed
+// ones, so it reads what the walk wrote, not the history kept.
 func versionsAt(kind, at string) string {
 	closed := ""
 	if at == "valid_to" {

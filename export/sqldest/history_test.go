@@ -3,8 +3,12 @@ package sqldest
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/edapp-go/edapp/export/dbschema"
+	"github.com/edapp-go/edapp/export/dbtest"
 )
 
 // TestVersionsEndCountsTheWalksVersions: the triggers count nothing while
@@ -50,4 +54,48 @@ ON CONFLICT (id, source) DO UPDATE SET title = excluded.title, edapp_digest = ex
 			t.Errorf("after the walk: versions opened %d, closed %d, walk_time %v, %v", opened, closed, walkTime, err)
 		}
 	})
+}
+
+// TestWalkEndQuerySeeksTheVersionsIndexes: on SQLite, ending a walk of each
+// kind with a history counts its versions by seeking to the source's
+// versions of the walk's time in an index, opened and closed, never by
+// reading all of the source's versions.
+func TestWalkEndQuerySeeksTheVersionsIndexes(t *testing.T) {
+	t.Parallel()
+	db, d := openTestDB(t, dbtest.MigratedSQLite(t, SQLiteDSN))
+	for _, tb := range dbschema.Tables() {
+		if !hasHistory(tb.Name) {
+			continue
+		}
+		rows, err := db.QueryContext(context.Background(), `EXPLAIN QUERY PLAN `+rebind(d, walkEndQuery(tb.Name)), "edapp", tb.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		var opened, closed bool
+		for _, step := range plan {
+			if !strings.Contains(step, tb.Name+"_history") {
+				continue
+			}
+			opened = opened || strings.Contains(step, "(source=? AND valid_from=?)")
+			closed = closed || strings.Contains(step, "(source=? AND valid_to=?)")
+			if !strings.Contains(step, "valid_from=?") && !strings.Contains(step, "valid_to=?") {
+				t.Errorf("%s: %q reads all of the source's versions", tb.Name, step)
+			}
+		}
+		if !opened || !closed {
+			t.Errorf("%s: the plan seeks opened versions %t, closed %t; want both:\n%s", tb.Name, opened, closed, strings.Join(plan, "\n"))
+		}
+	}
 }
