@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -427,12 +428,12 @@ func machineTicks() (busy, total int64) {
 // of url (0 for another URL): its postmaster's, with that of the backends
 // that have exited (its children time), and its live processes'. Other
 // servers on the machine, which come and go, are left out.
-func serverTicks(url string) (ticks int64) {
-	_, port, ok := strings.Cut(strings.TrimPrefix(url, "postgres://"), ":")
-	if !ok || !strings.HasPrefix(url, "postgres://") {
+func serverTicks(dsn string) (ticks int64) {
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme != "postgres" || u.Port() == "" {
 		return 0
 	}
-	port, _, _ = strings.Cut(port, "/")
+	port := u.Port()               // the URL carries the user's password before the host
 	procs := map[string][]string{} // pid -> the fields after its command
 	master := ""
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
