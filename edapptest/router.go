@@ -178,18 +178,10 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 // regard to case, as the service matches them; an empty body is an empty
 // object. On error it answers 400 and reports false.
 func (c *exchange) decode(v any) bool {
-	b := bytes.TrimSpace(c.body)
-	if len(b) == 0 {
+	if len(bytes.TrimSpace(c.body)) == 0 {
 		return true
 	}
-	err := json.Unmarshal(b, v)
-	var typeErr *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &typeErr):
-		err = errors.New("field " + typeErr.Field + " must be " + typeErr.Type.String())
-	case err == nil && b[0] != '{':
-		err = errors.New("expected an object")
-	}
+	err := json.Unmarshal(c.body, v)
 	if err != nil {
 		c.fail(http.StatusBadRequest, "malformed JSON body: "+err.Error())
 	}
@@ -215,32 +207,17 @@ func (c *exchange) reply(v any, err error) {
 	c.json(http.StatusOK, v)
 }
 
-func (c *exchange) paging() (page, size int, ok bool) {
-	n := map[string]int{"page": 1, "pageSize": defaultPageSize}
-	for _, name := range []string{"page", "pageSize"} {
-		v := c.q(name)
-		if v == "" {
-			continue
-		}
-		got, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
-			c.fail(http.StatusBadRequest, "invalid "+name+": "+strconv.Quote(truncate(v, 32)))
-			return 0, 0, false
-		}
-		if got > 0 {
-			n[name] = got
-		}
-	}
-	return n["page"], min(n["pageSize"], maxPageSize), true
-}
-
 func pageOf[T any](c *exchange, items []T) { pageMap(c, items, fakeserver.Same) }
 
-// pageMap answers one page of items.
+// pageMap answers one page of items, as page and pageSize ask; a value
+// missing, below 1 or not a number takes the default.
 func pageMap[S, T any](c *exchange, items []S, conv func(S) T) {
-	if page, size, ok := c.paging(); ok {
-		c.json(http.StatusOK, fakeserver.Page(items, page, size, conv))
+	page, _ := strconv.Atoi(c.q("page"))
+	size, _ := strconv.Atoi(c.q("pageSize"))
+	if size < 1 {
+		size = defaultPageSize
 	}
+	c.json(http.StatusOK, fakeserver.Page(items, max(page, 1), min(size, maxPageSize), conv))
 }
 
 func truncate(s string, n int) string {

@@ -273,9 +273,6 @@ func v1CourseReport(c *exchange) {
 		rl := v1ReportLesson{ID: l.ID, Title: l.Title, v1Progress: lessonProgressV1(cs, p)}
 		var viewed time.Duration
 		rl.Slides, viewed = reportSlides(ins)
-		if viewed == 0 {
-			viewed = timeInAttempts(c.st, u.ID, l.ID)
-		}
 		rl.Duration = viewed.Seconds()
 		rep.Lessons = append(rep.Lessons, rl)
 	}
@@ -306,17 +303,6 @@ func reportSlides(ins []*interaction) ([]v1Slide, time.Duration) {
 		slides[i].Interactions = append(slides[i].Interactions, vi)
 	}
 	return slides, viewed
-}
-
-// timeInAttempts adds up the user's completed attempts at a lesson.
-func timeInAttempts(st *store, userID, lessonID string) time.Duration {
-	var d time.Duration
-	for _, a := range orZero(st.progress(userID, lessonID)).attempts {
-		if a.done && a.completed.After(a.started) {
-			d += a.completed.Sub(a.started)
-		}
-	}
-	return d
 }
 
 // maxActivities bounds GET /v1/reports/activities.
