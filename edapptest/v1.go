@@ -1,6 +1,7 @@
 package edapptest
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -45,7 +46,7 @@ func v1ListUsers(c *exchange) {
 // kept for the user's life. It is opaque; the fake accepts it nowhere.
 func (c *exchange) userToken(u *user) {
 	if u.token == "" {
-		u.token = randomUUID()
+		u.token = rand.Text()
 	}
 	c.json(http.StatusOK, v1UserToken{Token: u.token})
 }
@@ -65,23 +66,18 @@ func v1TokenByExternalID(c *exchange) {
 	c.userToken(u)
 }
 
-func v1DeleteUser(c *exchange) {
-	v1Delete(c, c.st.users.Get(c.r.PathValue("id")) != nil, "user", c.st.deleteUser)
-}
-
-func v1DeleteGroup(c *exchange) {
-	v1Delete(c, c.st.groups.Get(c.r.PathValue("id")) != nil, "user group", c.st.deleteGroup)
-}
+func v1DeleteUser(c *exchange)  { v1Delete(c, &c.st.users, "user", c.st.deleteUser) }
+func v1DeleteGroup(c *exchange) { v1Delete(c, &c.st.groups, "user group", c.st.deleteGroup) }
 
 // v1Delete deletes the record the path names; v1 answers a missing one
 // with its success body.
-func v1Delete(c *exchange, found bool, what string, del func(id string)) {
-	if !found {
-		c.json(http.StatusNotFound, successBody{Message: what + " " + quote(c.r.PathValue("id")) + " not found"})
-		return
+func v1Delete[T any](c *exchange, t *fakeserver.Table[T], what string, del func(id string)) {
+	if id := c.r.PathValue("id"); t.Get(id) == nil {
+		c.json(http.StatusNotFound, successBody{Message: what + " " + quote(id) + " not found"})
+	} else {
+		del(id)
+		c.json(http.StatusOK, successBody{Success: true})
 	}
-	del(c.r.PathValue("id"))
-	c.json(http.StatusOK, successBody{Success: true})
 }
 
 func toV1Group(st *store, g *group) v1Group {
@@ -175,14 +171,10 @@ func lessonProgressV1(cs courseState, p *lessonProgress) v1Progress {
 // launchBase is where launch links point: the host the request came in
 // on, so that a mounted Handler hands out links to itself.
 func (c *exchange) launchBase() string {
-	if c.r.Host == "" {
-		return c.s.URL
-	}
-	scheme := "http"
 	if c.r.TLS != nil {
-		scheme = "https"
+		return "https://" + c.r.Host
 	}
-	return scheme + "://" + c.r.Host
+	return "http://" + c.r.Host
 }
 
 // v1UserCourses answers a bare array of the published courses the user can
@@ -206,7 +198,7 @@ func userCourses(st *store, u *user, base string, now time.Time) []v1Course {
 		}
 		vc := v1Course{v1CourseHead: courseHead(cr, cs), Lessons: []v1Lesson{}}
 		for _, l := range st.publishedLessons(cr) {
-			tok := randomUUID()
+			tok := rand.Text()
 			st.tokens[tok] = &launchToken{userID: u.ID, lessonID: l.ID, expires: now.Add(LaunchTokenLifetime)}
 			// The documented order: token first, then lesson.
 			link := base + "/launch-lesson?token=" + url.QueryEscape(tok) + "&lesson=" + url.QueryEscape(l.ID)
