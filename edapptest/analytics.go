@@ -245,18 +245,7 @@ func v2UserLessonProgress(c *exchange) {
 }
 
 func v2SurveyQuestions(c *exchange) {
-	out := []wireSurveyQuestion{}
-	for _, q := range c.st.questions.All() {
-		w := wireSurveyQuestion{
-			ID: q.ID, CourseID: q.courseID, LessonID: q.lessonID, SlideID: q.slideID,
-			QuestionType: q.qtype, QuestionContent: q.content, Answers: []wireAnswerDef{},
-		}
-		for _, a := range q.answers {
-			w.Answers = append(w.Answers, wireAnswerDef{a.ID, a.content})
-		}
-		out = append(out, w)
-	}
-	pageOf(c, out)
+	pageMap(c, c.st.questions.All(), func(q *wireSurveyQuestion) wireSurveyQuestion { return *q })
 }
 
 // v2SurveyAnswers lists answers; startDateTime bounds answeredDateTime.
@@ -266,19 +255,19 @@ func v2SurveyAnswers(c *exchange) {
 		return
 	}
 	items := filtered(c.st.answers, f.active(), func(a *surveyAnswer) bool {
-		return f.match(c.st, a.userID, c.st.questions.Get(a.questionID).courseID, a.at)
+		return f.match(c.st, a.userID, c.st.questions.Get(a.questionID).CourseID, a.at)
 	})
 	pageMap(c, items, with(c.st, toWireSurveyAnswer))
 }
 
 func toWireSurveyAnswer(st *store, a *surveyAnswer) wireSurveyAnswer {
 	q := st.questions.Get(a.questionID) // never deleted
-	r := st.refs(a.userID, q.lessonID, q.courseID)
+	r := st.refs(a.userID, q.LessonID, q.CourseID)
 	return wireSurveyAnswer{
-		ID: a.ID, CourseID: q.courseID, CourseExternalID: r.c.ExternalID,
-		LessonID: q.lessonID, LessonExternalID: r.l.ExternalID, SlideID: q.slideID,
+		ID: a.ID, CourseID: q.CourseID, CourseExternalID: r.c.ExternalID,
+		LessonID: q.LessonID, LessonExternalID: r.l.ExternalID, SlideID: q.SlideID,
 		UserID: a.userID, UserExternalID: r.u.ExternalID, AttemptID: a.attemptID,
-		QuestionID: q.ID, QuestionContent: q.content,
+		QuestionID: q.ID, QuestionContent: q.QuestionContent,
 		AnswerDefinitionID: a.answerDefID, AnswerContent: a.content,
 		AnsweredDateTime: wt(a.at),
 	}

@@ -428,10 +428,9 @@ func (s Seeding) AddInteraction(in Interaction) error {
 	return s.locked(func(st *store, now time.Time) error {
 		u, _, err := userLesson(st, in.UserID, in.LessonID)
 		if err == nil {
-			st.interactions = append(st.interactions, &interaction{
-				userID: u.ID, lessonID: in.LessonID, slide: fakeserver.OrDefault(in.Slide, "Slide 1"), kind: kind,
-				at: fakeserver.OrTime(in.Time, now), Duration: in.Duration, correct: in.Correct, tooSlow: in.TooSlow,
-			})
+			in.UserID, in.Slide, in.Type = u.ID, fakeserver.OrDefault(in.Slide, "Slide 1"), kind
+			in.Time = fakeserver.OrTime(in.Time, now)
+			st.interactions = append(st.interactions, in)
 		}
 		return err
 	})
@@ -535,13 +534,13 @@ func (s Seeding) AddSurveyQuestion(q SurveyQuestionSpec) (questionID string, ans
 		if err != nil {
 			return err
 		}
-		sq := &surveyQuestion{ID: st.newID("srq"), courseID: l.courseID, lessonID: l.ID,
-			slideID: q.SlideID, qtype: qtype, content: q.Content}
-		if sq.slideID == "" {
-			sq.slideID = st.newID("sld")
+		sq := &wireSurveyQuestion{ID: st.newID("srq"), CourseID: l.courseID, LessonID: l.ID,
+			SlideID: q.SlideID, QuestionType: qtype, QuestionContent: q.Content}
+		if sq.SlideID == "" {
+			sq.SlideID = st.newID("sld")
 		}
-		sq.answers = fakeserver.Map(answers, func(a string) answerDef { return answerDef{st.newID("sad"), a} })
-		answerIDs = fakeserver.Map(sq.answers, func(d answerDef) string { return d.ID })
+		sq.Answers = fakeserver.Map(answers, func(a string) wireAnswerDef { return wireAnswerDef{st.newID("sad"), a} })
+		answerIDs = fakeserver.Map(sq.Answers, func(d wireAnswerDef) string { return d.ID })
 		st.questions.Add(sq.ID, sq)
 		questionID = sq.ID
 		return nil
@@ -572,12 +571,12 @@ func (s Seeding) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
 			return err
 		}
 		a := &surveyAnswer{ID: st.newID("sra"), questionID: q.ID, userID: u.ID, at: fakeserver.OrTime(spec.Time, now), content: answer}
-		if i := slices.IndexFunc(q.answers, func(d answerDef) bool { return d.ID == answer || d.content == answer }); i >= 0 {
-			a.answerDefID, a.content = q.answers[i].ID, q.answers[i].content
-		} else if q.qtype != "open" {
+		if i := slices.IndexFunc(q.Answers, func(d wireAnswerDef) bool { return d.ID == answer || d.Content == answer }); i >= 0 {
+			a.answerDefID, a.content = q.Answers[i].ID, q.Answers[i].Content
+		} else if q.QuestionType != "open" {
 			return invalid("%q is not an answer option of question %q", answer, q.ID)
 		}
-		if at := st.latestAttempt(u.ID, q.lessonID); at != nil {
+		if at := st.latestAttempt(u.ID, q.LessonID); at != nil {
 			a.attemptID = at.ID
 		}
 		st.answers = append(st.answers, a)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
@@ -139,31 +138,9 @@ type progressEvent struct {
 	hasScore                         bool
 }
 
-type interaction struct {
-	userID, lessonID, slide, kind string
-	at                            time.Time
-	Duration                      time.Duration
-	correct, tooSlow              bool
-}
-
-type answerDef struct {
-	ID, content string
-}
-
-type surveyQuestion struct {
-	ID, courseID, lessonID, slideID, qtype, content string
-	answers                                         []answerDef
-}
-
 type surveyAnswer struct {
 	ID, questionID, userID, attemptID, answerDefID, content string
 	at                                                      time.Time
-}
-
-type webhook struct {
-	ID, url   string
-	eventName edapp.EventName
-	headers   map[string]string
 }
 
 type launchToken struct {
@@ -189,10 +166,10 @@ type store struct {
 	lessons      fakeserver.Table[lesson]
 	attempts     []*attempt
 	events       []*progressEvent
-	interactions []*interaction
-	questions    fakeserver.Table[surveyQuestion]
+	interactions []Interaction
+	questions    fakeserver.Table[wireSurveyQuestion]
 	answers      []*surveyAnswer
-	webhooks     fakeserver.Table[webhook]
+	webhooks     fakeserver.Table[wireWebhook]
 	tokens       map[string]*launchToken
 	completions  map[ucKey]time.Time
 	views        viewCache
@@ -453,7 +430,7 @@ func (st *store) deleteUser(id string) {
 	}
 	st.attempts = slices.DeleteFunc(st.attempts, func(a *attempt) bool { return a.userID == id })
 	st.events = slices.DeleteFunc(st.events, func(e *progressEvent) bool { return e.userID == id })
-	st.interactions = slices.DeleteFunc(st.interactions, func(in *interaction) bool { return in.userID == id })
+	st.interactions = slices.DeleteFunc(st.interactions, func(in Interaction) bool { return in.UserID == id })
 	st.answers = slices.DeleteFunc(st.answers, func(a *surveyAnswer) bool { return a.userID == id })
 	for k := range st.completions {
 		if k.userID == id {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -253,12 +254,7 @@ func v1CourseReport(c *exchange) {
 	rep := v1Report{v1CourseHead: courseHead(cr, cs), Lessons: []v1ReportLesson{}}
 	for _, l := range c.st.courseLessons(cr) {
 		p := c.st.progress(u.ID, l.ID)
-		var ins []*interaction
-		for _, in := range c.st.interactions {
-			if in.userID == u.ID && in.lessonID == l.ID {
-				ins = append(ins, in)
-			}
-		}
+		ins := slices.DeleteFunc(slices.Clone(c.st.interactions), func(in Interaction) bool { return in.UserID != u.ID || in.LessonID != l.ID })
 		if p == nil && len(ins) == 0 {
 			continue
 		}
@@ -273,24 +269,24 @@ func v1CourseReport(c *exchange) {
 
 // reportSlides groups a lesson's interactions by slide, in the order the
 // slides were first seen, and adds up the time viewed.
-func reportSlides(ins []*interaction) ([]v1Slide, time.Duration) {
+func reportSlides(ins []Interaction) ([]v1Slide, time.Duration) {
 	slides := []v1Slide{}
 	var viewed time.Duration
 	slideAt := map[string]int{}
 	for _, in := range ins {
-		i, ok := slideAt[in.slide]
+		i, ok := slideAt[in.Slide]
 		if !ok {
 			i = len(slides)
-			slideAt[in.slide] = i
-			slides = append(slides, v1Slide{Name: in.slide, Interactions: []v1Interaction{}})
+			slideAt[in.Slide] = i
+			slides = append(slides, v1Slide{Name: in.Slide, Interactions: []v1Interaction{}})
 		}
-		vi := v1Interaction{Date: wt(in.at), Type: in.kind}
-		if in.kind == InteractionView {
+		vi := v1Interaction{Date: wt(in.Time), Type: in.Type}
+		if in.Type == InteractionView {
 			secs := in.Duration.Seconds()
 			vi.Duration = &secs
 			viewed += in.Duration
 		} else {
-			vi.Result = &v1Result{Correct: in.correct, TooSlow: in.tooSlow}
+			vi.Result = &v1Result{Correct: in.Correct, TooSlow: in.TooSlow}
 		}
 		slides[i].Interactions = append(slides[i].Interactions, vi)
 	}
