@@ -191,10 +191,7 @@ func toWireProgressEvent(st *store, e *progressEvent) wireProgressEvent {
 		LessonExternalID: r.l.ExternalID, EventName: e.name, EventDateTime: wt(e.at),
 	}
 	w.UserEmail, w.UserFirstName, w.UserLastName = r.u.Email, r.u.FirstName, r.u.LastName
-	if e.hasScore {
-		s := e.score
-		w.LessonScore = &s
-	}
+	w.LessonScore = e.score
 	return w
 }
 

@@ -325,7 +325,7 @@ func (st *store) complete(u *user, l *lesson, score float64, at time.Time) []out
 	}
 	st.finish(a, at, score)
 	st.events = append(st.events, &progressEvent{userID: u.ID, lessonID: l.ID, courseID: l.courseID,
-		name: eventLessonCompleted, at: at, score: score, hasScore: true})
+		name: eventLessonCompleted, at: at, score: &score})
 	u.LastActiveDate.Time = laterOf(u.LastActiveDate.Time, at)
 	c := st.courses.Get(l.courseID)
 	vals := userFields(u)

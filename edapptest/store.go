@@ -134,8 +134,7 @@ const (
 type progressEvent struct {
 	userID, lessonID, courseID, name string
 	at                               time.Time
-	score                            float64
-	hasScore                         bool
+	score                            *float64 // a completion's
 }
 
 type surveyAnswer struct {
@@ -216,10 +215,7 @@ func (st *store) access(u *user, courseID string) (time.Time, bool) {
 				if a.courseID != courseID {
 					continue
 				}
-				at := m.joined
-				if a.at.After(at) {
-					at = a.at
-				}
+				at := laterOf(m.joined, a.at)
 				if !found || at.Before(best) {
 					best, found = at, true
 				}
@@ -250,12 +246,7 @@ func (st *store) courseLessons(c *course) []*lesson {
 
 func (st *store) userByUsername(name string) *user { return st.userByName[strings.ToLower(name)] }
 
-func (st *store) userByExternalID(ext string) *user {
-	if ext == "" {
-		return nil
-	}
-	return st.userByExt[ext]
-}
+func (st *store) userByExternalID(ext string) *user { return st.userByExt[ext] }
 
 // indexUser records u under its username and external id, after
 // forgetting the old ones.
@@ -296,7 +287,7 @@ func (st *store) finish(a *attempt, at time.Time, score float64) {
 
 func (p *lessonProgress) fold(a *attempt) {
 	p.completed, p.lastActivity = earliest(p.completed, a.completed), laterOf(p.lastActivity, a.completed)
-	p.score, p.hasScore = a.score, true
+	p.score = a.score
 }
 
 // earliest is the earlier of t and u, where a zero time is unset.
@@ -326,8 +317,7 @@ func children(st *store, g *group) []*group {
 type lessonProgress struct {
 	opened, completed time.Time // first open and first completion
 	lastActivity      time.Time
-	score             float64 // score of the latest completion
-	hasScore          bool
+	score             float64    // score of the latest completion
 	attempts          []*attempt // oldest first
 }
 
@@ -389,10 +379,8 @@ func (st *store) addLessons(cs *courseState, u *user, c *course) (scoreSum float
 		}
 		if l.published() && !p.completed.IsZero() {
 			cs.lessonsCompleted++
-			if p.hasScore {
-				scoreSum += p.score
-				scored++
-			}
+			scoreSum += p.score
+			scored++
 		}
 	}
 	return scoreSum, scored

@@ -306,11 +306,7 @@ func v1Activities(c *exchange) {
 		a := v1Activity{Type: e.name, Date: wt(e.at), UserID: e.userID,
 			Username: r.u.Name,
 			CourseID: e.courseID, CourseTitle: r.c.Title,
-			LessonID: e.lessonID, LessonTitle: r.l.Title}
-		if e.hasScore {
-			s := e.score
-			a.Score = &s
-		}
+			LessonID: e.lessonID, LessonTitle: r.l.Title, Score: e.score}
 		out = append(out, a)
 	}
 	c.json(http.StatusOK, out)
