@@ -43,7 +43,6 @@ func (st *store) refs(userID, lessonID, courseID string) refs {
 	return refs{orZero(st.users.Get(userID)), orZero(st.lessons.Get(lessonID)), orZero(st.courses.Get(courseID))}
 }
 
-// orZero is p, or a new zero T when p is nil.
 func orZero[T any](p *T) *T {
 	if p == nil {
 		return new(T)

@@ -145,7 +145,6 @@ func (s frontDoor) handle(rt route, c *exchange) {
 	}
 }
 
-// q returns the first value of a query parameter.
 func (c *exchange) q(name string) string { return c.query.Get(name) }
 
 // json sets the answer; the first one set wins.

@@ -39,7 +39,6 @@ type LessonSpec struct {
 // UserSpec describes a user for AddUser.
 type UserSpec struct {
 	Username      string // required; unique without regard to case
-	Password      string
 	Email         string
 	FirstName     string
 	LastName      string
@@ -82,7 +81,6 @@ type SurveyQuestionSpec struct {
 	Answers []string
 }
 
-// locked runs fn on the store under the lock.
 func (s *Server) locked(fn func(st *store, now time.Time) error) error {
 	return s.emit(func(st *store, now time.Time) ([]outEvent, error) { return nil, fn(st, now) })
 }
@@ -99,7 +97,6 @@ func find[T any](t *fakeserver.Table[T], what, id string) (*T, error) {
 	return nil, notFound("%s %q not found", what, id)
 }
 
-// userLesson finds a user and a lesson, or reports the first one missing.
 func userLesson(st *store, userID, lessonID string) (*user, *lesson, error) {
 	u, errU := st.user(userID)
 	l, errL := st.lesson(lessonID)
@@ -247,7 +244,6 @@ func (s Seeding) RemoveUserFromGroup(groupID, userID string) error {
 	})
 }
 
-// groupUser runs fn on a group and a user, or reports the first one missing.
 func (s Seeding) groupUser(groupID, userID string, fn func(*group, *user, time.Time)) error {
 	return s.locked(func(st *store, now time.Time) error {
 		g, errG := st.group(groupID)
@@ -275,12 +271,11 @@ func (spec UserSpec) patch() userPatch {
 	return userPatch{
 		Name: &spec.Username, Email: &spec.Email, FirstName: &spec.FirstName,
 		LastName: &spec.LastName, ExternalID: &spec.ExternalID, TimeZone: &spec.TimeZone,
-		Password: &spec.Password, InviteCode: &spec.InviteCode, Roles: given(spec.Roles),
+		InviteCode: &spec.InviteCode, Roles: given(spec.Roles),
 		Groups: given(spec.Groups), ManagedUserGroups: given(spec.ManagedGroups), CustomFields: given(spec.CustomFields),
 	}
 }
 
-// given points at v, or is nil when v is.
 func given[T ~[]string | ~map[string]string](v T) *T {
 	if v == nil {
 		return nil
@@ -603,7 +598,6 @@ func lastFirstCompletion(st *store, u *user, c *course) (time.Time, bool) {
 	return last, len(pub) > 0
 }
 
-// checkScore is the rule for a completion's score.
 func checkScore(score float64) error {
 	if math.IsNaN(score) || score < 0 || score > 100 {
 		return invalid("score %v is outside 0-100", score)

@@ -23,7 +23,6 @@ var (
 	ErrInvalid = errors.New("edapptest: invalid")
 )
 
-// apiErr is an error that knows the HTTP status it maps to.
 type apiErr struct {
 	status int
 	msg    string
@@ -48,7 +47,6 @@ func invalid(format string, args ...any) *apiErr {
 	return &apiErr{400, fmt.Sprintf(format, args...)}
 }
 
-// roles are the service's seven role names.
 var roles = []string{
 	"app-user", "prizing-user", "account-admin", "content-author",
 	"manager-analytics", "exclude-from-analytics", "reviewer",
@@ -67,9 +65,8 @@ type membership struct {
 // user is the v2 record, its UserGroups left empty: groups holds them.
 type user struct {
 	v2User
-	password string
-	token    string // the v1 user token, minted on first request
-	groups   []membership
+	token  string // the v1 user token, minted on first request
+	groups []membership
 }
 
 func (u *user) groupIDs() []string {
@@ -229,7 +226,6 @@ func usersWithAccess(st *store, courseID string) []*user {
 	return st.users.Filter(func(u *user) bool { _, ok := st.access(u, courseID); return ok })
 }
 
-// publishedLessons lists the published lessons of a course in order.
 func (st *store) publishedLessons(c *course) []*lesson {
 	return slices.DeleteFunc(st.courseLessons(c), func(l *lesson) bool { return !l.published() })
 }
@@ -248,8 +244,6 @@ func (st *store) userByUsername(name string) *user { return st.userByName[string
 
 func (st *store) userByExternalID(ext string) *user { return st.userByExt[ext] }
 
-// indexUser records u under its username and external id, after
-// forgetting the old ones.
 func (st *store) indexUser(u *user, oldName, oldExt string) {
 	if oldName != "" && st.userByName[strings.ToLower(oldName)] == u {
 		delete(st.userByName, strings.ToLower(oldName))
@@ -313,7 +307,6 @@ func children(st *store, g *group) []*group {
 	return st.groups.Filter(func(o *group) bool { return o.parentID == g.ID })
 }
 
-// lessonProgress is what one user did in one lesson.
 type lessonProgress struct {
 	opened, completed time.Time // first open and first completion
 	lastActivity      time.Time
@@ -327,7 +320,6 @@ func (st *store) progress(userID, lessonID string) *lessonProgress {
 	return st.prog[ulKey{userID, lessonID}]
 }
 
-// courseState summarises one user's progress in one course.
 type courseState struct {
 	unlocked                       bool
 	unlockedAt, openedAt, modified time.Time
@@ -386,8 +378,6 @@ func (st *store) addLessons(cs *courseState, u *user, c *course) (scoreSum float
 	return scoreSum, scored
 }
 
-// openAttempt returns the user's latest attempt at a lesson when it is
-// unfinished.
 func (st *store) openAttempt(userID, lessonID string) *attempt {
 	if a := st.latestAttempt(userID, lessonID); a != nil && !a.done {
 		return a
@@ -395,7 +385,6 @@ func (st *store) openAttempt(userID, lessonID string) *attempt {
 	return nil
 }
 
-// latestAttempt returns the user's latest attempt at a lesson, or nil.
 func (st *store) latestAttempt(userID, lessonID string) *attempt {
 	if p := st.progress(userID, lessonID); p != nil {
 		return p.attempts[len(p.attempts)-1]
@@ -487,7 +476,6 @@ func (st *store) members(g *group) []*user {
 	return st.users.Filter(func(u *user) bool { return u.inGroup(g.ID) })
 }
 
-// pruneTokens forgets launch tokens that expired more than a day ago.
 func (st *store) pruneTokens(now time.Time) {
 	for k, t := range st.tokens {
 		if now.Sub(t.expires) > 24*time.Hour {

@@ -19,7 +19,6 @@ type userPatch struct {
 	LastName          *string            `json:"lastName"`
 	ExternalID        *string            `json:"externalId"`
 	TimeZone          *string            `json:"timeZone"`
-	Password          *string            `json:"password"`
 	InviteCode        *string            `json:"inviteCode"`
 	Roles             *[]string          `json:"roles"`
 	Groups            *[]string          `json:"userGroups"`
@@ -109,7 +108,6 @@ func (p userPatch) assignFields(u *user) {
 	for _, f := range []struct{ dst, v *string }{
 		{&u.Name, p.Name}, {&u.Email, p.Email}, {&u.FirstName, p.FirstName},
 		{&u.LastName, p.LastName}, {&u.ExternalID, p.ExternalID}, {&u.TimeZone, p.TimeZone},
-		{&u.password, p.Password},
 	} {
 		if f.v != nil {
 			*f.dst = *f.v
@@ -157,7 +155,6 @@ var v2CreateUser = withBody(func(c *exchange, p userPatch) (any, error) {
 	return toV2User(u), err
 })
 
-// v2ListUsers honours externalId.
 func v2ListUsers(c *exchange) {
 	ext := c.q("externalId")
 	pageMap(c, c.st.users.Filter(func(u *user) bool { return ext == "" || u.ExternalID == ext }), toV2User)

@@ -86,7 +86,6 @@ func toV1Group(st *store, g *group) v1Group {
 	return v1Group{ID: g.ID, Name: g.Name, Users: users, Courses: g.courseIDs()}
 }
 
-// v1GroupBody is a v1 group write.
 type v1GroupBody struct {
 	ID             string
 	Name           *string
@@ -135,7 +134,6 @@ func saveV1Group(st *store, in v1GroupBody) (*group, error) {
 	return g, nil
 }
 
-// deref is *p, or the zero value when p is nil.
 func deref[T any](p *T) (v T) {
 	if p != nil {
 		v = *p
@@ -293,7 +291,6 @@ func reportSlides(ins []Interaction) ([]v1Slide, time.Duration) {
 	return slides, viewed
 }
 
-// maxActivities bounds GET /v1/reports/activities.
 const maxActivities = 100
 
 // v1Activities answers the latest lesson opens and completions, newest

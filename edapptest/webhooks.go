@@ -229,7 +229,6 @@ func addWebhook(st *store, event edapp.EventName, rawURL string, headers map[str
 	return w, nil
 }
 
-// v2CreateWebhook takes {"eventName", "webHookUrl", "headers"?}.
 var v2CreateWebhook = withBody(func(c *exchange, in struct {
 	EventName  edapp.EventName
 	WebHookURL string
