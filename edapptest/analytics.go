@@ -2,6 +2,7 @@ package edapptest
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/edapp-go/edapp/internal/fakeserver"
@@ -56,13 +57,7 @@ func filtered[S any](items []S, active bool, keep func(S) bool) []S {
 	if !active {
 		return items
 	}
-	var out []S
-	for _, it := range items {
-		if keep(it) {
-			out = append(out, it)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(items), func(it S) bool { return !keep(it) })
 }
 
 // earnedStars gives 0 to 3 stars for a completed attempt's score.

@@ -219,13 +219,6 @@ func pageMap[S, T any](c *exchange, items []S, conv func(S) T) {
 	c.json(http.StatusOK, fakeserver.Page(items, max(page, 1), min(size, maxPageSize), conv))
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
 func wt(t time.Time) edapp.Time { return edapp.Time{Time: t} }
 
 // timeParam reads an optional datetime query parameter; on a bad value it
@@ -237,7 +230,7 @@ func (c *exchange) timeParam(name string) (time.Time, bool) {
 	}
 	t, err := time.Parse(time.RFC3339, strings.TrimSpace(v))
 	if err != nil {
-		c.fail(http.StatusBadRequest, "invalid "+name+": "+strconv.Quote(truncate(v, 64))+" is not an RFC 3339 datetime, such as 2026-11-22T01:35:07Z")
+		c.fail(http.StatusBadRequest, "invalid "+name+": "+quote(v)+" is not an RFC 3339 datetime, such as 2026-11-22T01:35:07Z")
 	}
 	return t, err == nil
 }

@@ -301,10 +301,14 @@ func (s Seeding) AssignCourse(groupID, courseID string) error {
 func (st *store) open(u *user, l *lesson, at time.Time) *attempt {
 	a := &attempt{ID: st.newID("att"), userID: u.ID, lessonID: l.ID, courseID: l.courseID, started: at}
 	st.addAttempt(a)
-	st.events = append(st.events, &progressEvent{userID: u.ID, lessonID: l.ID, courseID: l.courseID,
-		name: eventLessonOpened, at: at})
-	u.LastActiveDate.Time = laterOf(u.LastActiveDate.Time, at)
+	st.addEvent(u, l, eventLessonOpened, at, nil)
 	return a
+}
+
+// addEvent records a lesson progress event, which makes the user active.
+func (st *store) addEvent(u *user, l *lesson, name string, at time.Time, score *float64) {
+	st.events = append(st.events, &progressEvent{u.ID, l.ID, l.courseID, name, at, score})
+	u.LastActiveDate.Time = laterOf(u.LastActiveDate.Time, at)
 }
 
 // complete closes the user's open attempt (opening one first when none is
@@ -319,9 +323,7 @@ func (st *store) complete(u *user, l *lesson, score float64, at time.Time) []out
 		a = st.open(u, l, at)
 	}
 	st.finish(a, at, score)
-	st.events = append(st.events, &progressEvent{userID: u.ID, lessonID: l.ID, courseID: l.courseID,
-		name: eventLessonCompleted, at: at, score: &score})
-	u.LastActiveDate.Time = laterOf(u.LastActiveDate.Time, at)
+	st.addEvent(u, l, eventLessonCompleted, at, &score)
 	c := st.courses.Get(l.courseID)
 	vals := userFields(u)
 	vals["courseId"], vals["courseTitle"], vals["timestamp"] = c.ID, c.Title, at
@@ -443,7 +445,7 @@ func (s Seeding) PublishCourse(courseID string) error {
 		c.Status, c.ModifiedDateTime = statusPublished, wt(now)
 		base := map[string]any{"courseId": c.ID, "courseTitle": c.Title}
 		out := []outEvent{}
-		for _, u := range usersWithAccess(st, c.ID) {
+		for _, u := range st.users.Filter(func(u *user) bool { _, ok := st.access(u, c.ID); return ok }) {
 			vals := userFields(u)
 			maps.Copy(vals, base)
 			out = append(out, outEvent{name: edapp.EventCoursePublished, vals: vals})

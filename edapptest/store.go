@@ -70,11 +70,7 @@ type user struct {
 }
 
 func (u *user) groupIDs() []string {
-	out := make([]string, 0, len(u.groups))
-	for _, m := range u.groups {
-		out = append(out, m.groupID)
-	}
-	return out
+	return fakeserver.Map(u.groups, func(m membership) string { return m.groupID })
 }
 
 func (u *user) inGroup(groupID string) bool { return slices.Contains(u.groupIDs(), groupID) }
@@ -92,11 +88,7 @@ type group struct {
 }
 
 func (g *group) courseIDs() []string {
-	out := make([]string, 0, len(g.courses))
-	for _, a := range g.courses {
-		out = append(out, a.courseID)
-	}
-	return out
+	return fakeserver.Map(g.courses, func(a assignment) string { return a.courseID })
 }
 
 type collection = v2Collection
@@ -220,10 +212,6 @@ func (st *store) access(u *user, courseID string) (time.Time, bool) {
 		}
 	}
 	return best, found
-}
-
-func usersWithAccess(st *store, courseID string) []*user {
-	return st.users.Filter(func(u *user) bool { _, ok := st.access(u, courseID); return ok })
 }
 
 func (st *store) publishedLessons(c *course) []*lesson {

@@ -173,7 +173,13 @@ func param[T any](c *exchange, name string, t *fakeserver.Table[T], what string)
 	return v
 }
 
-func quote(s string) string { return `"` + truncate(s, 64) + `"` }
+// quote quotes a value for an error message, cut short when long.
+func quote(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "…"
+	}
+	return `"` + s + `"`
+}
 
 func v2GetUser(c *exchange) {
 	if u := c.userParam(); u != nil {

@@ -100,11 +100,9 @@ func (d Delivery) OK() bool { return d.Err == nil && d.StatusCode >= 200 && d.St
 func (s *Server) Deliveries() []Delivery {
 	s.meta.Lock()
 	defer s.meta.Unlock()
-	out := make([]Delivery, 0, len(s.deliveries))
-	for _, d := range s.deliveries {
-		d.Header = d.Header.Clone()
-		d.Body = bytes.Clone(d.Body)
-		out = append(out, d)
+	out := slices.Clone(s.deliveries)
+	for i, d := range out {
+		out[i].Header, out[i].Body = d.Header.Clone(), bytes.Clone(d.Body)
 	}
 	return out
 }
