@@ -204,7 +204,7 @@ func TestLaunchJSONRefusals(t *testing.T) {
 	}{
 		{"no token", url.Values{"lesson": {f.lessons[0]}, "score": {"90"}}, nil, 401, "launch token required"},
 		{"unknown token", completeForm("00000000-0000-4000-8000-000000000000", f.lessons[0], "90"), nil, 401, "unknown launch token"},
-		{"token in the wrong case", completeForm(strings.ToUpper(tok), f.lessons[0], "90"), nil, 401, "unknown launch token"},
+		{"token in the wrong case", completeForm(strings.ToLower(tok), f.lessons[0], "90"), nil, 401, "unknown launch token"},
 		{"another lesson", completeForm(other, f.lessons[0], "90"), nil, 400, "another lesson"},
 		{"no lesson", url.Values{"token": {tok}, "score": {"90"}}, nil, 400, "lesson is required"},
 		{"score not a number", completeForm(tok, f.lessons[0], "ninety"), nil, 400, "score must be a number from 0 to 100"},
