@@ -29,8 +29,6 @@ func (f filter) match(st *store, userID, courseID string, at time.Time) bool {
 		(f.courseExt == "" || orZero(st.courses.Get(courseID)).ExternalID == f.courseExt) && !at.Before(f.from)
 }
 
-func (f filter) active() bool { return f != filter{} }
-
 // refs are the user, lesson and course of a record. The fake deletes a
 // user's records with the user, so all three exist; a missing one would
 // be a zero record, whose fields read "".
@@ -52,17 +50,12 @@ func orZero[T any](p *T) *T {
 }
 
 // filtered returns the items that keep reports true, or items itself when
-// nothing is filtered, so that an unfiltered page costs only its own size.
-func filtered[S any](items []S, active bool, keep func(S) bool) []S {
-	if !active {
+// f filters nothing, so that an unfiltered page costs only its own size.
+func filtered[S any](items []S, f filter, keep func(S) bool) []S {
+	if f == (filter{}) {
 		return items
 	}
 	return slices.DeleteFunc(slices.Clone(items), func(it S) bool { return !keep(it) })
-}
-
-// earnedStars gives 0 to 3 stars for a completed attempt's score.
-func earnedStars(score float64) int {
-	return int(math.Round(math.Max(0, math.Min(score, 100)) * 3 / 100))
 }
 
 // v2Attempts lists attempts; startDateTime bounds startedDateTime.
@@ -71,7 +64,7 @@ func v2Attempts(c *exchange) {
 	if !ok {
 		return
 	}
-	items := filtered(c.st.attempts, f.active(), func(a *attempt) bool { return f.match(c.st, a.userID, a.courseID, a.started) })
+	items := filtered(c.st.attempts, f, func(a *attempt) bool { return f.match(c.st, a.userID, a.courseID, a.started) })
 	pageMap(c, items, with(c.st, toWireAttempt))
 }
 
@@ -87,7 +80,7 @@ func toWireAttempt(st *store, a *attempt) wireAttempt {
 		w.CompletedDateTime = wt(a.completed)
 		w.Score = int(math.Round(a.score))
 		w.Success = a.score >= float64(r.l.MinimumScore)
-		w.EarnedStars = earnedStars(a.score)
+		w.EarnedStars = int(math.Round(math.Max(0, math.Min(a.score, 100)) * 3 / 100)) // 0 to 3
 	}
 	return w
 }
@@ -101,7 +94,7 @@ func v2CourseProgress(c *exchange) {
 	}
 	// Without a time bound the account view says which records exist,
 	// and only the page's records are worked out in full.
-	rows := filtered(c.st.view().rows, f.active(), func(r courseRow) bool {
+	rows := filtered(c.st.view().rows, f, func(r courseRow) bool {
 		modified := f.from
 		if !f.from.IsZero() {
 			modified = c.st.courseState(r.u, r.cr).modified
@@ -171,7 +164,7 @@ func v2LessonStatistics(c *exchange) {
 }
 
 func (c *exchange) progressEvents(f filter) {
-	items := filtered(c.st.events, f.active(), func(e *progressEvent) bool {
+	items := filtered(c.st.events, f, func(e *progressEvent) bool {
 		return f.match(c.st, e.userID, e.courseID, e.at)
 	})
 	pageMap(c, items, with(c.st, toWireProgressEvent))
@@ -245,7 +238,7 @@ func v2SurveyAnswers(c *exchange) {
 	if !ok {
 		return
 	}
-	items := filtered(c.st.answers, f.active(), func(a *surveyAnswer) bool {
+	items := filtered(c.st.answers, f, func(a *surveyAnswer) bool {
 		return f.match(c.st, a.userID, c.st.questions.Get(a.questionID).CourseID, a.at)
 	})
 	pageMap(c, items, with(c.st, toWireSurveyAnswer))
