@@ -12,6 +12,7 @@ import (
 
 	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/export/internal/jsonobj"
+	"github.com/edapp-go/edapp/export/internal/recordtype"
 )
 
 // Record is one exported record: an SDK record struct (or one of the
@@ -27,41 +28,20 @@ type codec struct {
 	fields map[string][]int // JSON name -> field index
 	extra  []int            // nil: no Extra field
 	times  []string         // the JSON names of the edapp.Time fields
+	plan   *encoderPlan     // nil: encoding/json writes the type
 }
 
 var (
-	codecs    sync.Map // reflect.Type -> *codec
-	timeType  = reflect.TypeFor[edapp.Time]()
-	extraType = reflect.TypeFor[edapp.RawFields]()
+	codecs   sync.Map // reflect.Type -> *codec
+	timeType = reflect.TypeFor[edapp.Time]()
 )
 
 func codecFor(t reflect.Type) *codec {
 	if c, ok := codecs.Load(t); ok {
 		return c.(*codec)
 	}
-	c := &codec{fields: map[string][]int{}}
-	for _, f := range reflect.VisibleFields(t) {
-		if !f.IsExported() || f.Anonymous {
-			continue
-		}
-		if f.Name == "Extra" && f.Type == extraType {
-			c.extra = f.Index
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		if _, dup := c.fields[name]; !dup {
-			c.fields[name] = f.Index
-			if f.Type == timeType {
-				c.times = append(c.times, name)
-			}
-		}
-	}
+	fs := recordtype.Of(t)
+	c := &codec{fields: fs.ByName, extra: fs.Extra, times: fs.Times, plan: newPlan(t)}
 	codecs.Store(t, c)
 	return c
 }
@@ -148,13 +128,29 @@ func (r Record) Time(name string) time.Time {
 // over an Extra field of the same name, unless it is zero: the SDK keeps
 // in Extra a value it could not read, and leaves its field zero.
 func (r Record) JSON() ([]byte, error) {
-	b, err := json.Marshal(r.v.Interface())
+	b, finer, err := r.marshal()
 	if err != nil {
 		return nil, err
 	}
-	b = r.finerTimes(b)
+	if finer {
+		b = r.finerTimes(b)
+	}
 	b = r.unreadAsSent(b)
 	return jsonobj.Splice(b, r.extra(), func(k string) bool { _, known := r.c.fields[k]; return known }), nil
+}
+
+// marshal is the record struct as json.Marshal writes it: by the type's
+// plan when it has one and the plan can write every value. finer is
+// false when no time field holds a finer fraction than that writes.
+func (r Record) marshal() (b []byte, finer bool, err error) {
+	if r.c.plan != nil {
+		e := encodeState{b: make([]byte, 0, 512)}
+		if r.c.plan.appendJSON(&e, r.v) {
+			return e.b, e.finer, nil
+		}
+	}
+	b, err = json.Marshal(r.v.Interface())
+	return b, true, err
 }
 
 // unreadAsSent writes again, in b, each known field whose value the SDK

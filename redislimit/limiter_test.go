@@ -224,7 +224,7 @@ func TestKeysExpireButTheMarker(t *testing.T) {
 	t.Parallel()
 	s := startRedis(t)
 	rdb := newClient(t, s.addr())
-	const window = 300 * time.Millisecond
+	const window = 2 * time.Second
 	l := mustNew(t, rdb, t.Name(), 10, window)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -234,9 +234,10 @@ func TestKeysExpireButTheMarker(t *testing.T) {
 	if err := l.WaitLane(ctx, true); err != nil {
 		t.Fatal(err)
 	}
-	l.Pause(time.Now().Add(200 * time.Millisecond))
+	l.Pause(time.Now().Add(time.Second))
 	// The marker has no TTL, so no eviction policy that spares keys
-	// without one can take it; every other key expires.
+	// without one can take it; every other key expires (PTTL -2: a slow
+	// machine may find it gone already).
 	mark := l.keys[3]
 	for _, k := range l.keys {
 		ttl, err := rdb.PTTL(ctx, k).Result()
@@ -246,8 +247,8 @@ func TestKeysExpireButTheMarker(t *testing.T) {
 		switch {
 		case k == mark && ttl != -1:
 			t.Errorf("%s: PTTL %v, want none", k, ttl)
-		case k != mark && (ttl <= 0 || ttl > window):
-			t.Errorf("%s: PTTL %v, want (0, %v]", k, ttl, window)
+		case k != mark && (ttl == -1 || ttl > window):
+			t.Errorf("%s: PTTL %v, want gone or (0, %v]", k, ttl, window)
 		}
 	}
 	deadline := time.Now().Add(10 * time.Second)

@@ -1,7 +1,9 @@
 package dbtest_test
 
 import (
+	"database/sql"
 	"flag"
+	"net/url"
 	"os"
 	"runtime"
 	"strconv"
@@ -95,5 +97,27 @@ func TestRun(t *testing.T) {
 	want := strconv.Itoa(max(dbtest.ParallelTests, runtime.GOMAXPROCS(0)))
 	if got := flag.Lookup("test.parallel").Value.String(); got != want {
 		t.Errorf("test.parallel = %s, want %s", got, want)
+	}
+}
+
+// TestPostgresWantsThePasswordOverTCP: another local user who reaches the
+// server's port gets nowhere without the password the URL carries.
+func TestPostgresWantsThePasswordOverTCP(t *testing.T) {
+	t.Parallel()
+	u, err := url.Parse(dbtest.Postgres(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, set := u.User.Password(); !set {
+		t.Fatalf("the URL carries no password")
+	}
+	u.User = url.User("postgres")
+	db, err := sql.Open("pgx", u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.PingContext(t.Context()); err == nil || !strings.Contains(err.Error(), "password") {
+		t.Errorf("connecting without the password: %v; want a password failure", err)
 	}
 }

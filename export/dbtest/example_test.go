@@ -7,10 +7,10 @@ import (
 	"github.com/edapp-go/edapp/export/sqldest"
 )
 
-// testMain is a test package's TestMain (this file cannot declare one: a
-// test binary has a single TestMain, and this package's is in
-// dbtest_test.go). Main runs the tests, then stops the PostgreSQL server
-// and lists the tests that skipped for want of it.
+// testMain is a test package's TestMain, renamed here because a test
+// binary has a single TestMain and this package has its own. Main runs the
+// tests, then stops the PostgreSQL server and lists the tests that skipped
+// for want of it.
 func testMain(m *testing.M) { dbtest.Main(m) }
 
 // testCourseTitles is a test of code that writes to the database: it runs

@@ -22,7 +22,9 @@ import (
 // temporary directory, with the schema at its latest version: a copy of a
 // database that the test binary migrated once, opened through sqliteDSN
 // (pass sqldest.SQLiteDSN, as to [Open]) so that it has the page size and
-// journal mode a new export database gets.
+// journal mode a new export database gets. The test binary migrates that
+// database on the first call, through that call's sqliteDSN: every call
+// copies it, whatever function it passes.
 func MigratedSQLite(t testing.TB, sqliteDSN func(path string) string) string {
 	t.Helper()
 	sqliteTemplate.once.Do(func() { sqliteTemplate.file, sqliteTemplate.err = migrateSQLite(sqliteDSN) })

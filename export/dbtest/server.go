@@ -2,8 +2,11 @@ package dbtest
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/user"
@@ -20,11 +23,13 @@ import (
 // Server is a PostgreSQL server that the test binary started for one test
 // ([NewServer]); [Postgres] uses one the tests share.
 type Server struct {
-	dir    string // removed on stop
-	data   string
-	port   int
-	pgCtl  string
-	asUser bool // run the binaries as the postgres user (we are root)
+	dir      string // removed on stop
+	data     string
+	port     int
+	password string // the postgres user's over TCP: other local users may reach the port
+	pgCtl    string
+	asUser   bool   // run the binaries as the postgres user (we are root)
+	owner    [2]int // that user's uid and gid
 
 	template struct { // the database MigratedPostgres copies
 		once sync.Once
@@ -33,7 +38,9 @@ type Server struct {
 }
 
 func (s *Server) url(db string) string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.port, db)
+	u := url.URL{Scheme: "postgres", User: url.UserPassword("postgres", s.password), Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)),
+		Path: "/" + db, RawQuery: "sslmode=disable"}
+	return u.String()
 }
 
 // binDir finds initdb and pg_ctl: on PATH, or in a versioned PostgreSQL
@@ -77,7 +84,7 @@ func start() (*Server, error) {
 		os.RemoveAll(s.dir)
 		return nil, err
 	}
-	if err := s.run(filepath.Join(bin, "initdb"), "-D", s.data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"); err != nil {
+	if err := s.initdb(filepath.Join(bin, "initdb")); err != nil {
 		os.RemoveAll(s.dir)
 		return nil, err
 	}
@@ -107,7 +114,36 @@ func (s *Server) prepare() error {
 	if err := os.Chmod(s.dir, 0o755); err != nil {
 		return err
 	}
-	return os.Chown(s.data, uid, gid)
+	s.owner = [2]int{uid, gid}
+	return s.own(s.data)
+}
+
+// own gives path to the user the server runs as.
+func (s *Server) own(path string) error {
+	if !s.asUser {
+		return nil
+	}
+	return os.Chown(path, s.owner[0], s.owner[1])
+}
+
+// initdb makes the cluster: its socket, in the data directory only its
+// owner can enter, takes anyone who reaches it; a TCP connection must give
+// the postgres user's password, a new random one.
+func (s *Server) initdb(initdb string) error {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return err
+	}
+	s.password = hex.EncodeToString(b)
+	pwfile := filepath.Join(s.dir, "password")
+	if err := os.WriteFile(pwfile, []byte(s.password+"\n"), 0o600); err != nil {
+		return err
+	}
+	defer os.Remove(pwfile)
+	if err := s.own(pwfile); err != nil {
+		return err
+	}
+	return s.run(initdb, "-D", s.data, "-U", "postgres", "--pwfile", pwfile, "--auth-local", "trust", "--auth-host", "scram-sha-256", "-E", "UTF8", "--no-sync")
 }
 
 // listen starts the server on a free loopback port, trying a few in case
@@ -148,12 +184,12 @@ func (s *Server) run(name string, args ...string) error {
 // watch starts a process that stops the server and removes its directory
 // if this test binary dies before it stops the server (a crash, a kill).
 func (s *Server) watch() {
-	stop := s.pgCtl + " -D " + s.data + " -m immediate stop"
+	stop := `"$2" -D "$3" -m immediate stop`
 	if s.asUser {
 		stop = "runuser -u postgres -- " + stop
 	}
-	script := fmt.Sprintf("while kill -0 %d 2>/dev/null; do sleep 1; done; %s >/dev/null 2>&1; rm -rf %s", os.Getpid(), stop, s.dir)
-	cmd := exec.Command("sh", "-c", script)
+	script := `while kill -0 "$1" 2>/dev/null; do sleep 1; done; ` + stop + ` >/dev/null 2>&1; rm -rf "$4"`
+	cmd := exec.Command("sh", "-c", script, "sh", strconv.Itoa(os.Getpid()), s.pgCtl, s.data, s.dir)
 	if cmd.Start() == nil {
 		go cmd.Wait()
 	}

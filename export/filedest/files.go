@@ -33,23 +33,9 @@ type Files struct {
 	partSize int
 	st       *exportState
 	release  func()                // the directory's lock
-	kinds    map[string]*filesKind // the kinds being written
+	kinds    map[string]kindWriter // the kinds being written
 	fresh    bool                  // WithFresh's: Open starts the directory over
 	optErr   error                 // the first bad option value
-}
-
-// filesKind is one kind being written: the engine writes several at once.
-type filesKind struct {
-	k       *export.Kind
-	full    *atomicFile // a mirrored kind's file
-	fw      recordWriter
-	parts   *partWriter // an incremental kind's parts
-	seen    map[recordKey]struct{}
-	dups    int
-	written int
-	// fullWalk: a Remirror kind fetched in full. Its parts keep every
-	// version, as for any incremental kind; the state records when.
-	fullWalk bool
 }
 
 // Option configures Open. A bad value makes Open fail with an error
@@ -195,7 +181,7 @@ func (f *Files) Resume(_ context.Context, k *export.Kind, r export.RunInfo) (exp
 // may meet again.
 func (f *Files) Begin(_ context.Context, k *export.Kind, p export.Plan) error {
 	if f.kinds == nil {
-		f.kinds = map[string]*filesKind{}
+		f.kinds = map[string]kindWriter{}
 	}
 	var recorded []partInfo
 	if ks := f.st.Kinds[k.Name]; ks != nil {
@@ -204,79 +190,27 @@ func (f *Files) Begin(_ context.Context, k *export.Kind, p export.Plan) error {
 	if err := cleanKind(f.dir, k, recorded); err != nil {
 		return err
 	}
-	c := &filesKind{k: k, fullWalk: k.Remirror && p.From.IsZero()}
-	f.kinds[k.Name] = c
-	if !k.Incremental {
-		return f.beginFull(c)
+	var w kindWriter
+	var err error
+	if k.Incremental {
+		w, err = f.beginParts(k, p)
+	} else {
+		w, err = f.beginFile(k)
 	}
-	return f.beginParts(c, p)
-}
-
-// beginFull opens the new file of a mirrored kind, which replaces the old
-// one when the kind ends.
-func (f *Files) beginFull(c *filesKind) error {
-	a, err := createAtomic(filepath.Join(f.dir, c.k.Name+"."+f.ext()))
-	if err != nil {
-		return err
+	if err == nil {
+		f.kinds[k.Name] = w
 	}
-	w, err := newRecordWriter(a, f.format, c.k.Columns)
-	if err != nil {
-		a.abort()
-		return err
-	}
-	c.full, c.fw = a, w
-	return nil
-}
-
-// beginParts readies an incremental kind's next part, with the keys of
-// the parts a record of this walk may repeat: those with records dated from
-// the lower bound on, or all of them for a kind whose records show no date.
-func (f *Files) beginParts(c *filesKind, p export.Plan) error {
-	k := c.k
-	ks := f.st.kind(k.Name)
-	c.seen = map[recordKey]struct{}{}
-	for _, part := range ks.Parts {
-		if k.DateField == "" || p.From.IsZero() || part.Undated || !part.MaxTime.Before(p.From) {
-			if err := readKeys(f.dir, part, c.seen); err != nil {
-				return err
-			}
-		}
-	}
-	if err := os.MkdirAll(filepath.Join(f.dir, k.Name), 0o755); err != nil {
-		return err
-	}
-	c.parts = &partWriter{f: f, k: k, ks: ks}
-	return nil
+	return err
 }
 
 // Write appends the batch's records: all of them for a mirrored kind, the
 // ones not written before for an incremental kind.
 func (f *Files) Write(_ context.Context, b *export.Batch) error {
-	c := f.kinds[b.Kind.Name]
+	w := f.kinds[b.Kind.Name]
 	for _, r := range b.Records {
-		if c.full != nil {
-			if err := c.fw.write(r); err != nil {
-				return err
-			}
-			c.written++
-			continue
-		}
-		key := keyOf(r, c.k.KeyFields)
-		if _, dup := c.seen[key]; dup {
-			c.dups++
-			continue
-		}
-		c.seen[key] = struct{}{}
-		var date time.Time
-		if c.k.DateField != "" {
-			date = r.Time(c.k.DateField)
-		} else {
-			date = b.Started
-		}
-		if err := c.parts.write(r, key, date); err != nil {
+		if err := w.write(b, r); err != nil {
 			return err
 		}
-		c.written++
 	}
 	return nil
 }
@@ -285,17 +219,126 @@ func (f *Files) Write(_ context.Context, b *export.Batch) error {
 // incremental kind, moves its cursor to the walk's start. A failed kind
 // keeps the parts it finished and drops the rest.
 func (f *Files) End(_ context.Context, k *export.Kind, r *export.KindResult, _ func()) error {
-	c := f.kinds[k.Name]
-	if c == nil {
+	w := f.kinds[k.Name]
+	if w == nil {
 		return nil // Begin failed
 	}
 	defer delete(f.kinds, k.Name)
-	if c.full != nil {
-		return f.endFull(c, r)
+	return w.end(r)
+}
+
+// kindWriter is one kind being written (the engine writes several at
+// once): a mirrored kind's file or an incremental kind's parts.
+type kindWriter interface {
+	write(b *export.Batch, r export.Record) error
+	end(r *export.KindResult) error
+}
+
+// kindFile is a mirrored kind's new file, which replaces the old one when
+// the kind ends.
+type kindFile struct {
+	f       *Files
+	k       *export.Kind
+	file    *atomicFile
+	w       recordWriter
+	written int
+}
+
+func (f *Files) beginFile(k *export.Kind) (*kindFile, error) {
+	a, err := createAtomic(filepath.Join(f.dir, k.Name+"."+f.ext()))
+	if err != nil {
+		return nil, err
 	}
-	if c.parts == nil {
+	w, err := newRecordWriter(a, f.format, k.Columns)
+	if err != nil {
+		a.abort()
+		return nil, err
+	}
+	return &kindFile{f: f, k: k, file: a, w: w}, nil
+}
+
+func (c *kindFile) write(_ *export.Batch, r export.Record) error {
+	if err := c.w.write(r); err != nil {
+		return err
+	}
+	c.written++
+	return nil
+}
+
+func (c *kindFile) end(r *export.KindResult) error {
+	if r.Err != nil {
+		c.file.abort()
 		return nil
 	}
+	if err := c.w.flush(); err != nil {
+		c.file.abort()
+		return err
+	}
+	if err := c.file.commit(); err != nil {
+		return err
+	}
+	ks := c.f.st.kind(c.k.Name)
+	ks.Records, ks.Updated = c.written, time.Now().UTC()
+	if err := c.f.st.save(c.f.dir); err != nil {
+		return err
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("%d records  %s", c.written, c.k.Name+"."+c.f.ext()))
+	return nil
+}
+
+// kindParts is an incremental kind's walk: the records not exported
+// before, in new parts.
+type kindParts struct {
+	f       *Files
+	k       *export.Kind
+	parts   *partWriter
+	seen    map[recordKey]struct{}
+	dups    int
+	written int
+	// fullWalk: a Remirror kind fetched in full. Its parts keep every
+	// version, as for any incremental kind; the state records when.
+	fullWalk bool
+}
+
+// beginParts readies an incremental kind's next part, with the keys of
+// the parts a record of this walk may repeat: those with records dated from
+// the lower bound on, or all of them for a kind whose records show no date.
+func (f *Files) beginParts(k *export.Kind, p export.Plan) (*kindParts, error) {
+	ks := f.st.kind(k.Name)
+	c := &kindParts{f: f, k: k, seen: map[recordKey]struct{}{}, fullWalk: k.Remirror && p.From.IsZero()}
+	for _, part := range ks.Parts {
+		if k.DateField == "" || p.From.IsZero() || part.Undated || !part.MaxTime.Before(p.From) {
+			if err := readKeys(f.dir, part, c.seen); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(f.dir, k.Name), 0o755); err != nil {
+		return nil, err
+	}
+	c.parts = &partWriter{f: f, k: k, ks: ks}
+	return c, nil
+}
+
+func (c *kindParts) write(b *export.Batch, r export.Record) error {
+	key := keyOf(r, c.k.KeyFields)
+	if _, dup := c.seen[key]; dup {
+		c.dups++
+		return nil
+	}
+	c.seen[key] = struct{}{}
+	date := b.Started
+	if c.k.DateField != "" {
+		date = r.Time(c.k.DateField)
+	}
+	if err := c.parts.write(r, key, date); err != nil {
+		return err
+	}
+	c.written++
+	return nil
+}
+
+func (c *kindParts) end(r *export.KindResult) error {
 	if r.Err != nil {
 		c.parts.abort()
 		return c.parts.commitErr
@@ -304,7 +347,7 @@ func (f *Files) End(_ context.Context, k *export.Kind, r *export.KindResult, _ f
 		c.parts.abort()
 		return err
 	}
-	ks := f.st.kind(k.Name)
+	ks := c.f.st.kind(c.k.Name)
 	cursor := r.Started
 	if ks.Cursor == nil || cursor.After(*ks.Cursor) {
 		ks.Cursor = &cursor
@@ -313,7 +356,7 @@ func (f *Files) End(_ context.Context, k *export.Kind, r *export.KindResult, _ f
 		now := time.Now().UTC()
 		ks.Mirrored = &now
 	}
-	if err := f.st.save(f.dir); err != nil {
+	if err := c.f.st.save(c.f.dir); err != nil {
 		return err
 	}
 	r.Notes = append(r.Notes, fmt.Sprintf("%d new records (%d already exported)  %s", c.written, c.dups, partsWritten(c.parts.written)))
@@ -329,29 +372,6 @@ func partsWritten(w []string) string {
 		return w[0]
 	}
 	return w[0] + " .. " + path.Base(w[len(w)-1])
-}
-
-func (f *Files) endFull(c *filesKind, r *export.KindResult) error {
-	k := c.k
-	if r.Err != nil {
-		c.full.abort()
-		return nil
-	}
-	err := c.fw.flush()
-	if err != nil {
-		c.full.abort()
-		return err
-	}
-	if err := c.full.commit(); err != nil {
-		return err
-	}
-	ks := f.st.kind(k.Name)
-	ks.Records, ks.Updated = c.written, time.Now().UTC()
-	if err := f.st.save(f.dir); err != nil {
-		return err
-	}
-	r.Notes = append(r.Notes, fmt.Sprintf("%d records  %s", c.written, k.Name+"."+f.ext()))
-	return nil
 }
 
 // partWriter writes the new records of an incremental kind into parts of

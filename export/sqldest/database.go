@@ -270,9 +270,39 @@ func timeArg(d Dialect, t time.Time) any {
 		return nil
 	}
 	if d == SQLite {
-		return t.UTC().Format(dbwrite.TimeLayout)
+		return sqliteTime(t.UTC())
 	}
 	return t.UTC()
+}
+
+// sqliteTime is u, in UTC, as dbwrite.TimeLayout formats it: digits laid
+// out by hand for a four-digit year (Format reads its layout for every
+// value, and a first run formats every time of every row).
+func sqliteTime(u time.Time) string {
+	year, month, day := u.Date()
+	if year < 0 || year > 9999 {
+		return u.Format(dbwrite.TimeLayout)
+	}
+	hour, minute, sec := u.Clock()
+	b := make([]byte, 0, len(dbwrite.TimeLayout))
+	b = appendDigits(b, year, 4)
+	b = appendDigits(append(b, '-'), int(month), 2)
+	b = appendDigits(append(b, '-'), day, 2)
+	b = appendDigits(append(b, 'T'), hour, 2)
+	b = appendDigits(append(b, ':'), minute, 2)
+	b = appendDigits(append(b, ':'), sec, 2)
+	b = appendDigits(append(b, '.'), u.Nanosecond()/1000, 6)
+	return string(append(b, 'Z'))
+}
+
+// appendDigits appends n, not negative, in width digits, zeros first.
+func appendDigits(b []byte, n, width int) []byte {
+	b = append(b, make([]byte, width)...)
+	for i := len(b) - 1; i >= len(b)-width; i-- {
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return b
 }
 
 // scanTime reads a time scanned into an any: a time.Time (PostgreSQL) or

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/edapp-go/edapp/export"
 	"github.com/edapp-go/edapp/export/dbschema"
 	"github.com/edapp-go/edapp/export/internal/dbwrite"
+	"github.com/edapp-go/edapp/export/internal/recordtype"
 )
 
 // table is a kind's table, with the record field of each column.
@@ -34,6 +36,9 @@ type table struct {
 	// included.
 	leavesSame bool
 	digest     int // the index of edapp_digest in cols; -1 for none
+	// plans is how a record of each type fills the columns
+	// (reflect.Type -> []cellPlan; see cellsOf).
+	plans sync.Map
 }
 
 // maxParams bounds the placeholders of one INSERT (SQLite allows 32766,
@@ -595,29 +600,81 @@ func rowKey(t *table, row []any) string {
 
 // row is r's values in t's column order.
 func (m *rowMaker) row(t *table, r export.Record, run int64) ([]any, error) {
+	rv := reflect.ValueOf(r.Value())
+	cells := t.cellsOf(rv.Type())
 	row := make([]any, len(t.cols))
-	for i, c := range t.cols {
-		switch c.Name {
-		case "raw":
+	for i, c := range cells {
+		switch c.role {
+		case cellRaw:
 			b, err := r.JSON()
 			if err != nil {
 				return nil, err
 			}
 			row[i] = string(b)
-		case "edapp_run":
+		case cellRun:
 			row[i] = run
-		case "source":
+		case cellSource:
 			row[i] = m.source
-		case "edapp_digest": // below, of the others
+		case cellDigest: // below, of the others
+		case cellField:
+			row[i] = m.fieldValue(r, rv.FieldByIndex(c.index), t.fields[i], t.cols[i].Type)
 		default:
-			row[i] = m.value(r, t.fields[i], c.Type)
-			if c.ZeroIsNone&m.origin() != 0 && isZero(row[i]) {
-				row[i] = nil // this source's 0 is a value it did not send
-			}
+			row[i] = m.value(r, t.fields[i], t.cols[i].Type)
+		}
+		if c.role >= cellField && t.cols[i].ZeroIsNone&m.origin() != 0 && isZero(row[i]) {
+			row[i] = nil // this source's 0 is a value it did not send
 		}
 	}
 	t.putDigest(row)
 	return row, nil
+}
+
+// cellRole is what fills a column of a table's row.
+type cellRole int
+
+const (
+	cellRaw    cellRole = iota // the record's JSON
+	cellRun                    // the run's number
+	cellSource                 // the source's name
+	cellDigest                 // the row's digest, of the others
+	cellField                  // a field of the record struct, at index
+	cellOther                  // a field the struct does not have: kept as sent (see value)
+)
+
+// cellPlan is how one column of a table's row is filled from a record of
+// one type.
+type cellPlan struct {
+	role  cellRole
+	index []int // cellField's
+}
+
+// cellsOf is how t's columns are filled from a record of type rt, worked
+// out the first time a record of that type comes (the writers share t).
+func (t *table) cellsOf(rt reflect.Type) []cellPlan {
+	if p, ok := t.plans.Load(rt); ok {
+		return p.([]cellPlan)
+	}
+	fields := recordtype.Of(rt).ByName
+	plan := make([]cellPlan, len(t.cols))
+	for i, c := range t.cols {
+		switch c.Name {
+		case "raw":
+			plan[i].role = cellRaw
+		case "edapp_run":
+			plan[i].role = cellRun
+		case "source":
+			plan[i].role = cellSource
+		case "edapp_digest":
+			plan[i].role = cellDigest
+		default:
+			plan[i].role = cellOther
+			if idx, ok := fields[t.fields[i]]; ok {
+				plan[i] = cellPlan{role: cellField, index: idx}
+			}
+		}
+	}
+	t.plans.Store(rt, plan)
+	return plan
 }
 
 // isZero reports whether v, a column's value, is the number 0.
@@ -642,6 +699,12 @@ func (m *rowMaker) value(r export.Record, name string, typ dbschema.Type) any {
 		}
 		return nil
 	}
+	return m.fieldValue(r, f, name, typ)
+}
+
+// fieldValue is f, r's field of the named JSON field, as a column of
+// type typ holds it; nil for an absent value.
+func (m *rowMaker) fieldValue(r export.Record, f reflect.Value, name string, typ dbschema.Type) any {
 	if f.Kind() == reflect.Pointer {
 		if f.IsNil() {
 			return nil

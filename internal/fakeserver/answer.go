@@ -2,7 +2,10 @@ package fakeserver
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+
+	"github.com/edapp-go/edapp"
 )
 
 // WriteJSON answers v as JSON, with status.
@@ -11,8 +14,7 @@ func WriteJSON[T any](w http.ResponseWriter, status int, v T) {
 	WriteRaw(w, status, b)
 }
 
-// EncodeJSON encodes v for WriteRaw; a value that does not encode is a
-// 500.
+// EncodeJSON encodes v for WriteRaw; one that does not encode is a 500.
 func EncodeJSON[T any](status int, v T) (int, []byte) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -51,12 +53,11 @@ func Page[S, T any](items []S, n, size int, conv func(S) T) List[T] {
 // Same is the conversion that keeps an item as it is.
 func Same[T any](v T) T { return v }
 
-// Checked is an option that applies set when ok, and otherwise reports
-// the bad value, formatted.
+// Checked is an option that applies set when ok, or reports the bad value.
 func Checked[C any](ok bool, set func(*Config[C]), format string, args ...any) Option[C] {
 	return func(c *Config[C]) error {
 		if !ok {
-			return c.Bad(format, args...)
+			return fmt.Errorf("%s: %w: %s", c.Name, edapp.ErrInvalidInput, fmt.Sprintf(format, args...))
 		}
 		set(c)
 		return nil

@@ -5,6 +5,7 @@
 package fakeserver
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -13,18 +14,17 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/internal/opt"
 )
 
-// Config is what the options set: the settings every fake has, and Own,
-// the fake's own.
+// Config is what the options set: every fake's settings, and Own, its own.
 type Config[C any] struct {
 	Name    string // the fake's package name, to prefix errors
 	Token   string
@@ -34,8 +34,7 @@ type Config[C any] struct {
 	Own     C
 }
 
-// Option sets a field of a fake's Config; each fake names it Option by an
-// alias.
+// Option sets a field of a fake's Config; each fake aliases it as Option.
 type Option[C any] func(*Config[C]) error
 
 // Apply builds a fake's Config from its defaults and the options, or
@@ -52,11 +51,6 @@ func Apply[C any](name string, own C, opts []Option[C]) (Config[C], error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return cfg, nil
-}
-
-// Bad is a bad option value's error; it wraps edapp.ErrInvalidInput.
-func (c *Config[C]) Bad(format string, args ...any) error {
-	return fmt.Errorf("%s: %w: %s", c.Name, edapp.ErrInvalidInput, fmt.Sprintf(format, args...))
 }
 
 // WithToken sets the bearer token; an empty or blank one is an error.
@@ -90,9 +84,9 @@ type Core struct {
 	latency  atomic.Int64
 	ts       *httptest.Server
 
-	overrides atomic.Pointer[http.ServeMux] // nil: none
-	mu        sync.Mutex                    // guards the fields below
-	faults    []fault                       // pending injected failures, scoped ones first
+	overrides atomic.Pointer[http.ServeMux]
+	mu        sync.Mutex // guards the fields below
+	faults    []fault    // pending injected failures, scoped ones first
 	handlers  map[string]http.Handler
 	panics    []string
 
@@ -104,6 +98,7 @@ func NewCore[C any](cfg Config[C], template func(path string) string) *Core {
 	c := &Core{Token: cfg.Token, Log: cfg.Logger, name: cfg.Name, clock: cfg.Clock, template: template,
 		handlers: map[string]http.Handler{}}
 	c.stats.counts = map[string]int{}
+	c.overrides.Store(http.NewServeMux())
 	c.latency.Store(int64(cfg.Latency))
 	return c
 }
@@ -146,18 +141,14 @@ func (c *Core) recovered(r *http.Request, v any) {
 	if v == http.ErrAbortHandler {
 		panic(v)
 	}
-	path := ""
-	if r.URL != nil {
-		path = r.URL.Path
-	}
-	msg := fmt.Sprintf("%s %s: %v", r.Method, path, v)
+	msg := fmt.Sprintf("%s %s: %v", r.Method, cmp.Or(r.URL, &url.URL{}).Path, v)
 	c.Log.Error(c.name+": recovered panic", "panic", msg)
 	c.mu.Lock()
 	c.panics = append(c.panics, msg)
 	c.mu.Unlock()
 }
 
-// Panics counts the panics Recovered kept.
+// Panics counts the panics the fake recovered from.
 func (c *Core) Panics() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -173,12 +164,10 @@ func (c *Core) wait(ctx context.Context) bool {
 	if d <= 0 {
 		return true
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return false
-	case <-t.C:
+	case <-time.After(d):
 		return true
 	}
 }

@@ -10,8 +10,7 @@ import (
 	"time"
 )
 
-// fault is a pending injected failure; an empty template covers every
-// request.
+// fault is a pending injected failure; an empty template covers all.
 type fault struct {
 	Method, Template string
 	N, Status        int
@@ -25,14 +24,12 @@ func (f fault) covers(method, template string) bool {
 	return template == f.Template && (f.Method == "" || f.Method == method)
 }
 
-// FailNext makes the next n requests fail with status, as the fakes'
-// FailNext documents.
+// FailNext makes the next n requests fail with status.
 func (c *Core) FailNext(n int, status int, retryAfter time.Duration) {
 	c.setFault(fault{N: n, Status: status, RetryAfter: retryAfter})
 }
 
-// FailNextOn is FailNext for one route ("GET /path/{id}", or a path for
-// every method).
+// FailNextOn is FailNext for one route ("GET /path/{id}", or a path).
 func (c *Core) FailNextOn(route string, n int, status int, retryAfter time.Duration) {
 	method, path, hasMethod := strings.Cut(strings.TrimSpace(route), " ")
 	if !hasMethod {
@@ -49,12 +46,9 @@ func (c *Core) setFault(f fault) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.faults = slices.DeleteFunc(c.faults, func(o fault) bool { return o.Method == f.Method && o.Template == f.Template })
-	if f.N <= 0 {
-		return
-	}
-	if f.Template == "" {
+	if f.N > 0 && f.Template == "" {
 		c.faults = append(c.faults, f) // scoped ones first
-	} else {
+	} else if f.N > 0 {
 		c.faults = append([]fault{f}, c.faults...)
 	}
 }

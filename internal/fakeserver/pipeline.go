@@ -61,11 +61,8 @@ type stats struct {
 	maxInFlight atomic.Int64
 }
 
-// Serve answers r: it reads and logs the request, counts it under its
-// route on arrival (so that a client giving up during the latency still
-// counts), waits the latency, refuses a request without the token or
-// with a body over the bound, charges the budget, spends an injected
-// failure, and hands what is left to an override or the route.
+// Serve answers r. It counts r under its route on arrival, so that a
+// client giving up during the latency still counts.
 func (c *Core) Serve(rt Routes, w http.ResponseWriter, r *http.Request) {
 	c.begin()
 	defer c.stats.inFlight.Add(-1)
@@ -73,16 +70,9 @@ func (c *Core) Serve(rt Routes, w http.ResponseWriter, r *http.Request) {
 	start, entry := time.Now(), (*Request)(nil)
 	defer func() { c.finish(rt, sw, r, entry, start, recover()) }()
 	authed := c.authorized(r)
-	var body []byte
-	tooLarge := false
-	if authed {
-		body, tooLarge = readBody(r)
-	}
+	body, tooLarge := readBody(r, authed)
 	entry = c.logRequest(r, body)
-	name, h := "", http.Handler(nil)
-	if authed {
-		name, h = c.route(rt, r)
-	}
+	name, h := c.route(rt, r, authed)
 	if !c.wait(r.Context()) {
 		return
 	}
@@ -100,15 +90,16 @@ func (c *Core) Serve(rt Routes, w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// route finds r's handler, an override first, and counts r under its
-// route's name.
-func (c *Core) route(rt Routes, r *http.Request) (string, http.Handler) {
+// route finds an authorized r's handler, an override first, and counts r.
+func (c *Core) route(rt Routes, r *http.Request, authed bool) (string, http.Handler) {
+	if !authed {
+		return "", nil
+	}
 	name, h := rt.Route(r)
-	if mux := c.overrides.Load(); mux != nil {
-		if _, pattern := mux.Handler(r); pattern != "" {
-			_, path, _ := strings.Cut(pattern, " ")
-			name, h = r.Method+" "+c.template(cmp.Or(path, pattern)), mux // the mux sets the path values
-		}
+	mux := c.overrides.Load()
+	if _, pattern := mux.Handler(r); pattern != "" {
+		_, path, _ := strings.Cut(pattern, " ")
+		name, h = r.Method+" "+c.template(cmp.Or(path, pattern)), mux // the mux sets the path values
 	}
 	if name != "" {
 		c.stats.mu.Lock()
@@ -157,8 +148,8 @@ func (c *Core) injectFailure(rt Routes, w http.ResponseWriter, r *http.Request, 
 	return true
 }
 
-func readBody(r *http.Request) (body []byte, tooLarge bool) {
-	if r.Body == nil || r.Body == http.NoBody || r.ContentLength > MaxBodyBytes {
+func readBody(r *http.Request, authed bool) (body []byte, tooLarge bool) {
+	if !authed || r.Body == nil || r.Body == http.NoBody || r.ContentLength > MaxBodyBytes {
 		return nil, r.ContentLength > MaxBodyBytes
 	}
 	b, _ := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
@@ -168,13 +159,8 @@ func readBody(r *http.Request) (body []byte, tooLarge bool) {
 	return b, false
 }
 
-// logRequest records a request, its Authorization header and token
-// parameters redacted.
 func (c *Core) logRequest(r *http.Request, body []byte) *Request {
 	h := r.Header.Clone()
-	if h == nil {
-		h = http.Header{}
-	}
 	for k := range h {
 		if strings.EqualFold(k, "Authorization") {
 			h[k] = []string{redacted}

@@ -10,26 +10,21 @@
 package wiregen
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"go/format"
 	"os"
 	"path/filepath"
-	"slices"
+	"regexp"
 	"strings"
-	"unicode"
 )
 
 // Generate returns the Go source of package pkg's wire types from a
 // shapes file; source names the file in the header.
 func Generate(pkg, source string, shapes []byte) ([]byte, error) {
 	var imports, body bytes.Buffer
-	sc := bufio.NewScanner(bytes.NewReader(shapes))
-	open, n := false, 0
-	for sc.Scan() {
-		n++
-		line := sc.Text()
+	open := false
+	for n, line := range strings.Split(string(shapes), "\n") {
 		text, comment, _ := strings.Cut(line, "//")
 		fields := strings.Fields(text)
 		comment = strings.TrimSpace(comment)
@@ -49,13 +44,10 @@ func Generate(pkg, source string, shapes []byte) ([]byte, error) {
 			fmt.Fprintf(&body, "type %s struct {\n", fields[0])
 			open = true
 		case !open || len(fields) > 3:
-			return nil, fmt.Errorf("%s:%d: want a shape name, or a field: name type [options]", source, n)
+			return nil, fmt.Errorf("%s:%d: want a shape name, or a field: name type [options]", source, n+1)
 		default:
 			writeField(&body, fields, comment)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
 	}
 	if open {
 		body.WriteString("}\n")
@@ -111,41 +103,20 @@ func Check(pkg, dir string, update bool) error {
 	return nil
 }
 
-// initialisms are the words Go spells in capitals.
-var initialisms = map[string]string{"id": "ID", "ids": "IDs", "url": "URL", "uuid": "UUID", "http": "HTTP"}
+var (
+	initialisms = map[string]string{"id": "ID", "ids": "IDs", "url": "URL", "uuid": "UUID", "http": "HTTP"}
+	camelHump   = regexp.MustCompile(`(\p{Ll})(\p{Lu})`)
+)
 
 // GoName turns a JSON field name, camelCase or snake_case, into an
 // exported Go name.
 func GoName(json string) string {
 	var out strings.Builder
-	for _, w := range words(json) {
+	for _, w := range strings.Fields(camelHump.ReplaceAllString(strings.ReplaceAll(json, "_", " "), "$1 $2")) {
 		if up, ok := initialisms[strings.ToLower(w)]; ok {
-			out.WriteString(up)
-			continue
+			w = up
 		}
-		r := []rune(w)
-		out.WriteString(string(unicode.ToUpper(r[0])) + string(r[1:]))
+		out.WriteString(strings.ToUpper(w[:1]) + w[1:])
 	}
 	return out.String()
-}
-
-// words splits at underscores and before each upper-case letter that
-// follows a lower-case one.
-func words(s string) []string {
-	var out []string
-	start := 0
-	r := []rune(s)
-	for i := 1; i <= len(r); i++ {
-		switch {
-		case i == len(r):
-			out = append(out, string(r[start:i]))
-		case r[i] == '_':
-			out = append(out, string(r[start:i]))
-			start = i + 1
-		case unicode.IsUpper(r[i]) && unicode.IsLower(r[i-1]):
-			out = append(out, string(r[start:i]))
-			start = i
-		}
-	}
-	return slices.DeleteFunc(out, func(w string) bool { return w == "" })
 }

@@ -20,9 +20,6 @@ type analyticsStore struct {
 	questions      map[string]map[string]any
 }
 
-// analyticsRow is one row of a report: its fields, written once where the
-// fake records it, whose userId, courseId and lessonId the filters match,
-// and at, which the time range does.
 type analyticsRow struct {
 	at, recorded time.Time
 	fields       map[string]any
@@ -132,8 +129,6 @@ func (s Seeding) AddAnalyticsRow(report string, row map[string]any) error {
 	})
 }
 
-// analyticsFilter is what an analytics read was asked for: ids (userId
-// also from the path) and a time range.
 type analyticsFilter struct {
 	ids      map[string]string
 	from, to time.Time
@@ -149,8 +144,6 @@ func readAnalyticsFilter(c *call, fromName, toName string) analyticsFilter {
 	return f
 }
 
-// match reports whether a row's fields carry the ids asked for, and at
-// falls in the range.
 func (f analyticsFilter) match(fields map[string]any, at time.Time) bool {
 	for k, v := range f.ids {
 		if fields[k] != v {

@@ -16,12 +16,9 @@ const (
 	CompletionNonCompleted = "COMPLETION_STATUS_NON_COMPLETED"
 )
 
-// feed answers the page of rows the cursor and limit (1 to 1000, default
-// 100) ask for, converting only those rows, so that a walk of a large feed
-// costs each page its own. next_page is a relative path carrying its
-// cursor and the first request's filters, null on the last page; the
-// organisation feeds add remaining_records, the course-progress feed
-// (withToken) next_page_token.
+// feed converts only the rows of the page asked for, so that a walk of a
+// large feed costs each page its own. next_page carries the first
+// request's filters, as the service's does.
 func feed[S, T any](c *call, all []S, conv func(S) T, withToken bool) any {
 	b, _ := base64.RawURLEncoding.DecodeString(c.URL.Query().Get("cursor"))
 	offset, _ := strconv.Atoi(string(b))
@@ -83,9 +80,6 @@ var feedSites = orgFeed(func(c *call) (rows []wireSite) {
 	return rows
 })
 
-// progressFilter is what the course-progress feed was asked for:
-// completion_status (COMPLETION_STATUS_ALL by default), modifiedAfter,
-// courseId and userId.
 type progressFilter struct {
 	status           string
 	modifiedAfter    time.Time
@@ -111,9 +105,6 @@ func feedCourseProgress(c *call) any {
 	q := c.URL.Query()
 	f := progressFilter{status: fakeserver.OrDefault(q.Get("completion_status"), CompletionAll), courseID: q.Get("courseId"),
 		userID: q.Get("userId"), modifiedAfter: c.timeParam("modifiedAfter")}
-	if c.cfg.ignoreModifiedAfter {
-		f.modifiedAfter = time.Time{}
-	}
 	return feed(c, c.st.progressMatching(f), func(p *ProgressSpec) wireProgress {
 		u, co := c.st.users.Get(p.UserID), c.st.courses.Get(p.CourseID)
 		return wireProgress{OpenedAt: wt(p.OpenedAt), CompletedAt: wt(p.CompletedAt),

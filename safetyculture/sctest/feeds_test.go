@@ -114,24 +114,6 @@ func TestFeedCourseProgressFilters(t *testing.T) {
 	}
 }
 
-// TestWithModifiedAfterIgnored: the feed answers every row whatever
-// modifiedAfter says; the default fake honours it.
-func TestWithModifiedAfterIgnored(t *testing.T) {
-	t.Parallel()
-	base := "/training/v1/feed/training-course-progress?"
-	future := "modifiedAfter=2099-01-01T00:00:00Z"
-	honours, _, _ := progressFixture(t)
-	if rows, _ := drain(t, honours, base+future); len(rows) != 0 {
-		t.Errorf("default fake: %d rows modified after 2099, want 0", len(rows))
-	}
-	ignores, _, _ := progressFixture(t, sctest.WithModifiedAfterIgnored())
-	for q, want := range map[string]int{future: 3, future + "&completion_status=COMPLETION_STATUS_COMPLETED": 2} {
-		if rows, _ := drain(t, ignores, base+q); len(rows) != want {
-			t.Errorf("%s: %d rows, want %d", q, len(rows), want)
-		}
-	}
-}
-
 func TestFeedCourseProgressRow(t *testing.T) {
 	t.Parallel()
 	s, course, users := progressFixture(t)

@@ -10,11 +10,9 @@ import (
 	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
-// handler answers one route under the store's lock: the value to encode
-// as JSON, unless it set the call's err.
+// handler answers a route under the store's lock, unless it sets err.
 type handler func(c *call) any
 
-// call is one request as a handler sees it.
 type call struct {
 	*http.Request
 	st   *store
@@ -70,9 +68,6 @@ var routeTable = []route{
 	{"GET /webhooks/v1/token", webhookToken, false},
 }
 
-// answer runs a route's handler after its rate limit, under the read lock
-// for a GET and the write lock for any other method, and writes what the
-// handler returns.
 func (s *Server) answer(rt route) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -85,7 +80,7 @@ func (s *Server) answer(rt route) http.HandlerFunc {
 		}
 		lock()
 		defer unlock()
-		c := &call{Request: r, st: s.st, now: s.now(), cfg: s.cfg, body: body}
+		c := &call{Request: r, st: s.st, now: s.Now(), cfg: s.cfg, body: body}
 		if out := rt.handle(c); c.err != nil {
 			writeError(w, c.err)
 		} else {
@@ -119,13 +114,10 @@ func find[T any](c *call, get func(id string) *T, id, what string) *T {
 	return new(T)
 }
 
-// page answers one page of items as {totalCount, items}: page is 1-based
-// (default 1), pageSize up to 1000 (default 25).
 func page[T any](c *call, items []T) any {
 	return fakeserver.Page(items, c.intParam("page", 1, 1<<30), c.intParam("pageSize", 25, 1000), fakeserver.Same)
 }
 
-// intParam reads a number, at most max; absent or unreadable gives def.
 func (c *call) intParam(name string, def, max int) int {
 	if n, err := strconv.Atoi(c.URL.Query().Get(name)); err == nil && n >= 1 {
 		return min(n, max)

@@ -52,8 +52,8 @@ func (s Seeding) AddUser(spec UserSpec) (string, error) {
 	})
 }
 
-// AddGroup adds a group (groups are flat) and returns its id (role_ and
-// 32 hex digits unless id is given).
+// AddGroup adds a flat group and returns its id, role_ and 32 hex digits
+// unless given.
 func (s Seeding) AddGroup(id, name string) (string, error) {
 	return update(s.server, func(st *store, _ time.Time) (string, error) {
 		if id == "" {
@@ -107,7 +107,6 @@ func (s Seeding) AddSiteMember(siteID, userID string) error {
 		siteID, userID, func(st *store) bool { return st.sites.Get(siteID) != nil })
 }
 
-// addMember adds a membership to a list once.
 func addMember[T any](s Seeding, list *[]T, m T, parentID, userID string, parentExists func(st *store) bool) error {
 	return s.write(func(st *store, _ time.Time) error {
 		if !parentExists(st) || st.users.Get(userID) == nil {
@@ -145,9 +144,9 @@ type LessonSpec struct {
 
 // AddCourse adds a course and its lessons and returns their ids.
 func (s Seeding) AddCourse(spec CourseSpec) (courseID string, lessonIDs []string, err error) {
-	c, err := update(s.server, func(st *store, now time.Time) (*course, error) {
+	err = s.write(func(st *store, now time.Time) error {
 		if strings.TrimSpace(spec.Title) == "" {
-			return nil, fmt.Errorf("%w: a course needs a title", ErrInvalid)
+			return fmt.Errorf("%w: a course needs a title", ErrInvalid)
 		}
 		created := fakeserver.OrTime(spec.Created, now)
 		c := &course{wireCourse: wireCourse{ID: fakeserver.OrDefault(spec.ID, st.hexID("course", 24)), ExternalID: spec.ExternalID,
@@ -156,7 +155,7 @@ func (s Seeding) AddCourse(spec CourseSpec) (courseID string, lessonIDs []string
 			Duration: spec.Duration, DueBy: wtp(spec.DueBy), CreatedDatetime: wtp(created),
 			ModifiedDatetime: wtp(fakeserver.OrTime(spec.Modified, created)), LessonCount: len(spec.Lessons), PublishedVersionNumber: 1}}
 		if st.courses.Get(c.ID) != nil {
-			return nil, fmt.Errorf("%w: course %q exists", ErrConflict, c.ID)
+			return fmt.Errorf("%w: course %q exists", ErrConflict, c.ID)
 		}
 		c.IsPublished = strings.EqualFold(c.Status, "published")
 		for _, ls := range spec.Lessons {
@@ -166,12 +165,10 @@ func (s Seeding) AddCourse(spec CourseSpec) (courseID string, lessonIDs []string
 			c.lessonIDs = append(c.lessonIDs, l.ID)
 		}
 		st.courses.Add(c.ID, c)
-		return c, nil
+		courseID, lessonIDs = c.ID, c.lessonIDs
+		return nil
 	})
-	if err != nil {
-		return "", nil, err
-	}
-	return c.ID, c.lessonIDs, nil
+	return courseID, lessonIDs, err
 }
 
 type collection struct {

@@ -3,6 +3,7 @@ package sctest
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/edapp-go/edapp/internal/fakeserver"
@@ -34,20 +35,10 @@ func (s Seeding) SetCourseProgress(spec ProgressSpec) error {
 		if !p.CompletedAt.IsZero() && p.CompletedLessons == 0 && p.ProgressPercent == 0 {
 			p.CompletedLessons, p.ProgressPercent = p.TotalLessons, 100
 		}
-		p.ModifiedAt = fakeserver.OrTime(latest(p.ModifiedAt, p.OpenedAt, p.CompletedAt), now)
+		p.ModifiedAt = fakeserver.OrTime(slices.MaxFunc([]time.Time{p.ModifiedAt, p.OpenedAt, p.CompletedAt}, time.Time.Compare), now)
 		st.progress.Add(pair(p.UserID, p.CourseID), &p)
 		return nil
 	})
-}
-
-func latest(ts ...time.Time) time.Time {
-	out := ts[0]
-	for _, t := range ts[1:] {
-		if t.After(out) {
-			out = t
-		}
-	}
-	return out
 }
 
 // LessonProgressSpec is one user's progress in one lesson, for
@@ -74,7 +65,6 @@ func (s Seeding) SetLessonProgress(spec LessonProgressSpec) error {
 	})
 }
 
-// resetProgress forgets a user's progress in a course and its lessons.
 func (st *store) resetProgress(userID string, c *course) {
 	st.progress.Remove(pair(userID, c.ID))
 	for _, lid := range c.lessonIDs {
@@ -190,6 +180,6 @@ func (st *store) refreshCourse(u *user, c *course, at time.Time) (completed bool
 	if completed = p.CompletedAt.IsZero() && p.TotalLessons > 0 && p.CompletedLessons == p.TotalLessons; completed {
 		p.CompletedAt = at
 	}
-	p.ModifiedAt = latest(p.ModifiedAt, at)
+	p.ModifiedAt = slices.MaxFunc([]time.Time{p.ModifiedAt, at}, time.Time.Compare)
 	return completed
 }

@@ -33,7 +33,7 @@ type Server struct {
 	ahead atomic.Int64 // how far AdvanceClock moved the clock on
 
 	statsMu    sync.Mutex // guards the fields below
-	windows    map[string]*window
+	windows    map[string]window
 	deliveries []Delivery
 }
 
@@ -48,9 +48,8 @@ type Seeding struct{ *server }
 type server = Server
 
 type config struct {
-	limits              Limits
-	lag                 time.Duration
-	ignoreModifiedAfter bool
+	limits Limits
+	lag    time.Duration
 }
 
 // WithToken sets the bearer token the fake accepts; it must not be empty.
@@ -66,14 +65,7 @@ func WithAnalyticsLag(lag time.Duration) Option {
 	return fakeserver.Checked(lag >= 0, func(c *fakeserver.Config[config]) { c.Own.lag = lag }, "WithAnalyticsLag: negative lag %s", lag)
 }
 
-// WithModifiedAfterIgnored makes the course-progress feed ignore its
-// modifiedAfter parameter, as a service that does not know it would.
-func WithModifiedAfterIgnored() Option {
-	return func(c *fakeserver.Config[config]) error { c.Own.ignoreModifiedAfter = true; return nil }
-}
-
-// WithLogger logs one line per request (method, route, status); nil is
-// silent.
+// WithLogger logs one line per request; nil is silent.
 func WithLogger(l *slog.Logger) Option { return fakeserver.WithLogger[config](l) }
 
 // WithLatency delays every answer by d, as a distant service would.
@@ -98,7 +90,7 @@ func NewUnstarted(opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{Token: cfg.Token, core: fakeserver.NewCore(cfg, strings.TrimSpace), cfg: cfg.Own,
-		st: newStore(cfg.Clock()), windows: map[string]*window{}}
+		st: newStore(), windows: map[string]window{}}
 	s.Seeding = Seeding{s}
 	s.routes = http.NewServeMux()
 	for _, rt := range routeTable {
@@ -170,21 +162,18 @@ func (pipe) Error(w http.ResponseWriter, status int, msg string) {
 
 func (s pipe) Header(h http.Header) {
 	h.Set("X-Request-Id", fakeserver.RandomHex(8))
-	h.Set("Date", s.now().UTC().Format(http.TimeFormat)) // the fake's clock, as the records are dated
+	h.Set("Date", s.Now().UTC().Format(http.TimeFormat)) // the fake's clock, as the records are dated
 }
 
-func (s *Server) now() time.Time { return s.core.Now().Add(time.Duration(s.ahead.Load())) }
-
 // Now reads the fake's clock: WithClock's, moved on by AdvanceClock.
-func (s *Server) Now() time.Time { return s.now() }
+func (s *Server) Now() time.Time { return s.core.Now().Add(time.Duration(s.ahead.Load())) }
 
 // AdvanceClock moves the fake's clock on by d > 0, as when a seeded
 // history ends after the clock's time.
 func (s Seeding) AdvanceClock(d time.Duration) { s.ahead.Add(int64(max(d, 0))) }
 
-// Limits are the requests each endpoint (method and path template) may
-// receive in one Window: Catalogue for the Training catalogue endpoints
-// the service's rate-limit table lists, Other for every other.
+// Limits are the requests each endpoint may receive in one Window:
+// Catalogue for those the service's rate-limit table lists, Other for all.
 type Limits struct {
 	Catalogue, Other int
 	Window           time.Duration
@@ -210,10 +199,9 @@ type window struct {
 	used  int
 }
 
-// admit takes one request of route's fixed window; over the limit it
-// answers 429.
+// admit charges route's fixed window; over the limit it answers 429.
 func (s *Server) admit(w http.ResponseWriter, rt route) bool {
-	route, limit, now := rt.pattern, s.cfg.limits.Other, s.now()
+	route, limit, now := rt.pattern, s.cfg.limits.Other, s.Now()
 	if rt.catalogue {
 		limit = s.cfg.limits.Catalogue
 	}
@@ -222,14 +210,12 @@ func (s *Server) admit(w http.ResponseWriter, rt route) bool {
 	}
 	s.statsMu.Lock()
 	win := s.windows[route]
-	if win == nil || !now.Before(win.start.Add(s.cfg.limits.Window)) {
-		win = &window{start: now}
-		s.windows[route] = win
+	if !now.Before(win.start.Add(s.cfg.limits.Window)) {
+		win = window{start: now}
 	}
 	ok := win.used < limit
-	if ok {
-		win.used++
-	}
+	win.used += fakeserver.Btoi(ok)
+	s.windows[route] = win
 	remaining, reset := limit-win.used, win.start.Add(s.cfg.limits.Window).Sub(now)
 	s.statsMu.Unlock()
 	h := w.Header()

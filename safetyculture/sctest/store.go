@@ -10,9 +10,8 @@ import (
 	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
-// ErrNotFound and ErrConflict are what the seeding helpers return for an
-// unknown id and for a duplicate; ErrInvalid for a value the service
-// would refuse.
+// The seeding helpers' errors: an unknown id, a duplicate, and a value
+// the service would refuse.
 var (
 	ErrNotFound = errors.New("sctest: not found")
 	ErrConflict = errors.New("sctest: conflict")
@@ -43,11 +42,9 @@ type store struct {
 	secret      string // the webhook signature secret
 }
 
-func newStore(now time.Time) *store {
-	st := &store{userByEmail: map[string]*user{}, members: map[memberKey]bool{},
-		assignments: map[string]map[Assignment]bool{}, secret: fakeserver.RandomHex(32)}
-	st.analytics = analyticsStore{rows: map[string][]*analyticsRow{},
-		questions: map[string]map[string]any{}}
+func newStore() *store {
+	st := &store{userByEmail: map[string]*user{}, members: map[memberKey]bool{}, assignments: map[string]map[Assignment]bool{},
+		secret: fakeserver.RandomHex(32), analytics: analyticsStore{rows: map[string][]*analyticsRow{}, questions: map[string]map[string]any{}}}
 	st.orgID = "role_" + st.hexID("org", 32)
 	return st
 }
@@ -73,7 +70,7 @@ func uuidOf(h string) string {
 func update[T any](s *Server, fn func(st *store, now time.Time) (T, error)) (T, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return fn(s.st, s.now())
+	return fn(s.st, s.Now())
 }
 
 func (s *Server) write(fn func(st *store, now time.Time) error) error {

@@ -48,9 +48,8 @@ type wireAssignment struct {
 	IsAssigned bool
 }
 
-// putAssignments answers PUT /training/courses/v1/{courseId}/assignments:
-// it assigns or unassigns users, groups and sites, after the clearAll
-// flags, and counts what changed of each kind.
+// putAssignments applies the clearAll flags, then assigns and unassigns,
+// and counts what changed of each kind.
 func putAssignments(c *call) any {
 	var body struct {
 		Assignments                                  []wireAssignment
@@ -96,7 +95,6 @@ func (st *store) assign(courseID string, in []wireAssignment, clear map[string]b
 	return counts
 }
 
-// resetProgress answers POST /training/courseprogress/v1/reset.
 func resetProgress(c *call) any {
 	var body struct {
 		CourseID string   `json:"courseId"`
@@ -115,29 +113,24 @@ func resetProgress(c *call) any {
 // {"webhooks": [...]}; the token reads {"token": "..."}.
 type webhook = wireWebhook
 
-func (st *store) addWebhook(h *webhook) *webhook {
-	h.WebhookID = st.uuid("webhook")
-	st.webhooks.Add(h.WebhookID, h)
-	return h
-}
-
-func readWebhook(c *call) *webhook {
-	var h webhook
-	_ = json.Unmarshal(c.body, &h)
-	return &h
-}
-
 func listWebhooks(c *call) any {
 	return map[string]any{"webhooks": fakeserver.Map(c.st.webhooks.All(), deref)}
 }
 
-func createWebhook(c *call) any { return c.st.addWebhook(readWebhook(c)) }
+func createWebhook(c *call) any {
+	var h webhook
+	_ = json.Unmarshal(c.body, &h)
+	h.WebhookID = c.st.uuid("webhook")
+	c.st.webhooks.Add(h.WebhookID, &h)
+	return h
+}
 
 func getWebhook(c *call) any { return find(c, c.st.webhooks.Get, c.PathValue("webhookId"), "webhook") }
 
 func updateWebhook(c *call) any {
-	h, body := find(c, c.st.webhooks.Get, c.PathValue("webhookId"), "webhook"), readWebhook(c)
-	if c.err == nil {
+	h := find(c, c.st.webhooks.Get, c.PathValue("webhookId"), "webhook")
+	var body webhook
+	if err := json.Unmarshal(c.body, &body); err == nil && c.err == nil {
 		h.URL, h.TriggerEvents = body.URL, body.TriggerEvents
 	}
 	return h
