@@ -100,7 +100,8 @@ func (c *fakeConn) QueryContext(_ context.Context, q string, _ []driver.NamedVal
 		if c.d.failDigests {
 			return nil, errors.New("read refused")
 		}
-		return &fakeRows{cols: 2, rows: [][]driver.Value{{"a", "d1"}, {"b", "d2"}}}, nil
+		// each key laid out by the query: its column, then U+001F
+		return &fakeRows{cols: 2, rows: [][]driver.Value{{"a\x1f", "d1"}, {"b\x1f", "d2"}}}, nil
 	}
 	if q == "PRAGMA wal_checkpoint(PASSIVE)" {
 		c.d.mu.Lock()

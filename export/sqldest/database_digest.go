@@ -181,34 +181,31 @@ func (c *dbKind) tables() []*table {
 }
 
 // knownDigests is t's rows of the source with their digests, keyed as
-// rowKey keys a row; fits is false when it holds more than maxKnown.
+// rowKey keys a row; fits is false when it holds more than maxKnown. The
+// database lays each key out (its text columns, each followed by U+001F):
+// two columns a row to hand over rather than one per key column.
 func (x *groupWriter) knownDigests(ctx context.Context, t *table) (m map[string]knownRow, fits bool, err error) {
-	keys := keyNames(t)
-	rows, err := x.on.txConn().QueryContext(ctx, rebind(x.d, `SELECT `+strings.Join(keys, ", ")+`, COALESCE(edapp_digest, '') FROM `+t.name+
+	sep := "char(31)"
+	if x.d == Postgres {
+		sep = "chr(31)"
+	}
+	key := strings.Join(keyNames(t), " || "+sep+" || ") + " || " + sep
+	rows, err := x.on.txConn().QueryContext(ctx, rebind(x.d, `SELECT `+key+`, COALESCE(edapp_digest, '') FROM `+t.name+
 		` WHERE source = ? LIMIT `+strconv.Itoa(maxKnown+1)), x.source)
 	if err != nil {
 		return nil, false, err
 	}
 	defer rows.Close()
 	m = map[string]knownRow{}
-	vals := make([]string, len(keys)+1)
-	dest := make([]any, len(vals))
-	for i := range vals {
-		dest[i] = &vals[i]
-	}
+	var k, digest string
 	for rows.Next() {
 		if len(m) == maxKnown {
 			return nil, false, nil
 		}
-		if err := rows.Scan(dest...); err != nil {
+		if err := rows.Scan(&k, &digest); err != nil {
 			return nil, false, err
 		}
-		var b strings.Builder
-		for _, v := range vals[:len(keys)] {
-			b.WriteString(v)
-			b.WriteByte('\x1f')
-		}
-		m[b.String()] = knownRow{digest: vals[len(keys)]}
+		m[k] = knownRow{digest: digest}
 	}
 	return m, true, rows.Err()
 }

@@ -3,7 +3,6 @@ package sqldest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/edapp-go/edapp/export/internal/dbwrite"
@@ -62,14 +61,28 @@ func (byStatements) writeRows(ctx context.Context, u *upserter, chunks <-chan ro
 // statements for the rest of its write.
 type byCopy struct{ l BulkLoader }
 
+// writeRows looks at the group's first changed row before anything else:
+// a group none of whose rows changed, most of a re-run's, creates no
+// temporary table and sends no COPY (on a connection new to the export
+// those cost several round trips and the server's catalog work a group).
+// The rows are handed over by one function (nextRow), so a loader that
+// refuses the connection leaves them all, the one looked at included, to
+// the statements.
 func (b byCopy) writeRows(ctx context.Context, u *upserter, chunks <-chan rowChunk) error {
 	if u.w.rowByRow || u.w.upsertOnly {
 		return u.execChunks(ctx, chunks)
 	}
-	err := u.load(ctx, b.l, chunks)
+	var failed error
+	next := u.nextRow(chunks, &failed)
+	first, err := next()
+	if err != nil || first == nil {
+		return err // nil: no row changed
+	}
+	next = unshift(first, next)
+	err = u.load(ctx, b.l, next, &failed)
 	if errors.Is(err, errNoBulk) {
-		u.x.loader = byStatements{} // the chunks are untouched
-		return u.execChunks(ctx, chunks)
+		u.x.loader = byStatements{} // next holds every row, cleaned
+		return u.execRows(ctx, next)
 	}
 	return err
 }
@@ -77,27 +90,11 @@ func (b byCopy) writeRows(ctx context.Context, u *upserter, chunks <-chan rowChu
 // errNoBulk says the bulk loader cannot copy through the connection.
 var errNoBulk = errors.New("export: no bulk path on this connection")
 
-// load copies the rows of chunks into a temporary table shaped as u's
-// table, then merges them into it with one INSERT ... ON CONFLICT. The
-// merge keeps one row per key, the last copied, as a run of upserts would.
-//
-// Once the loader has copied through a connection (so that it will not
-// refuse one, leaving the rows to statements), a group none of whose rows
-// changed, most of a re-run's, creates no temporary table and sends no
-// COPY: on a connection new to the export those cost several round trips
-// a group, and the users' last groups and the group members' are a
-// re-run's last writes.
-func (u *upserter) load(ctx context.Context, l BulkLoader, chunks <-chan rowChunk) error {
-	var failed error
-	next := u.nextRow(chunks, &failed)
-	peeked := u.x.shared.copies.Load()
-	if peeked {
-		first, err := next()
-		if err != nil || first == nil {
-			return err // nil: no row changed
-		}
-		next = unshift(first, next)
-	}
+// load copies the rows next hands over into a temporary table shaped as
+// u's table, then merges them into it with one INSERT ... ON CONFLICT.
+// The merge keeps one row per key, the last copied, as a run of upserts
+// would. failed is nextRow's: the error of a chunk that stopped the rows.
+func (u *upserter) load(ctx context.Context, l BulkLoader, next func() ([]any, error), failed *error) error {
 	tmp := "edapp_load_" + u.t.name
 	if u.w.plain() {
 		tmp = u.t.name // keys new to the table: copied straight in
@@ -109,15 +106,9 @@ func (u *upserter) load(ctx context.Context, l BulkLoader, chunks <-chan rowChun
 		copied, err = l.CopyRows(ctx, dc, tmp, columnNames(u.t), next)
 		return err
 	})
-	if err == nil {
-		u.x.shared.copies.Store(true)
-	}
 	switch {
-	case failed != nil:
-		return failed
-	case errors.Is(err, errors.ErrUnsupported) && peeked:
-		// The rows taken from chunks would be lost to the statements.
-		return fmt.Errorf("export: the bulk loader refused a connection after copying through another: %w", err)
+	case *failed != nil:
+		return *failed
 	case errors.Is(err, errors.ErrUnsupported):
 		return errNoBulk
 	case err != nil:
@@ -125,10 +116,34 @@ func (u *upserter) load(ctx context.Context, l BulkLoader, chunks <-chan rowChun
 	case tmp == u.t.name: // copied straight in: every row is new
 		u.affected += copied
 		return nil
-	case copied == 0: // nothing to merge: a re-run's unchanged rows
+	case copied == 0: // nothing to merge
 		return nil
 	}
 	return u.execCounted(ctx, mergeSQL(u.t, tmp))
+}
+
+// execRows writes the rows next hands over, already compared and
+// cleaned (nextRow), by multi-row upserts.
+func (u *upserter) execRows(ctx context.Context, next func() ([]any, error)) error {
+	rows := make([][]any, 0, u.per)
+	for {
+		row, err := next()
+		if err != nil {
+			return err
+		}
+		if row != nil {
+			rows = append(rows, row)
+		}
+		if len(rows) == u.per || (row == nil && len(rows) > 0) {
+			if err := u.exec(ctx, rows); err != nil { // cleaning again changes nothing
+				return err
+			}
+			rows = rows[:0]
+		}
+		if row == nil {
+			return nil
+		}
+	}
 }
 
 // keyTaken reports whether err is an insert's refusal of a key the table

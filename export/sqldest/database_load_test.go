@@ -3,6 +3,8 @@ package sqldest
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -22,10 +24,17 @@ func (l sliceLoader) CopyRows(_ context.Context, _ any, _ string, _ []string, ne
 	}
 }
 
-// loadRows runs a PostgreSQL upserter's load of the first n of two rows
-// into seenTable, the bulk loader having copied before or not, and
-// returns the rows it copied and the statements the database ran.
-func loadRows(t *testing.T, n int, copiedBefore bool) (copied [][]any, stmts []string) {
+// loadRows runs a PostgreSQL upserter's bulk load of the first n of two
+// rows into seenTable, and returns the rows it copied and the statements
+// the database ran.
+func loadRows(t *testing.T, n int) (copied [][]any, stmts []string) {
+	t.Helper()
+	stmts, _ = loadRowsWith(t, n, sliceLoader{&copied})
+	return copied, stmts
+}
+
+// loadRowsWith is loadRows through l, and returns the database after.
+func loadRowsWith(t *testing.T, n int, l BulkLoader) (stmts []string, x *Database) {
 	t.Helper()
 	ctx := context.Background()
 	d := &keyDriver{}
@@ -33,8 +42,7 @@ func loadRows(t *testing.T, n int, copiedBefore bool) (copied [][]any, stmts []s
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := newDatabase(conn, nil, Postgres)
-	x.shared.copies.Store(copiedBefore)
+	x = newDatabase(conn, nil, Postgres)
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -42,10 +50,35 @@ func loadRows(t *testing.T, n int, copiedBefore bool) (copied [][]any, stmts []s
 	chunks := make(chan rowChunk, 1)
 	chunks <- rowChunk{rows: [][]any{{"a", "x", int64(1), "d"}, {"b", "y", int64(1), "d"}}[:n]}
 	close(chunks)
-	if err := x.groupsOn(x.own).upserter(tx, seenTable(), &writeState{}).load(ctx, sliceLoader{&copied}, chunks); err != nil {
+	tb := seenTable()
+	tb.sql = map[int]string{}
+	if err := (byCopy{l}).writeRows(ctx, x.groupsOn(x.own).upserter(tx, tb, &writeState{}), chunks); err != nil {
 		t.Fatal(err)
 	}
-	return copied, d.stmts
+	return d.stmts, x
+}
+
+// refusingLoader is a BulkLoader that copies through no connection.
+type refusingLoader struct{}
+
+func (refusingLoader) CopyRows(context.Context, any, string, []string, func() ([]any, error)) (int64, error) {
+	return 0, fmt.Errorf("no copy here: %w", errors.ErrUnsupported)
+}
+
+// TestUpserterLoadRefusedWritesByStatements: a group whose connection the
+// loader refuses is written by statements, every row of it (the first,
+// looked at before the loader, included), and so is the rest of the
+// write.
+func TestUpserterLoadRefusedWritesByStatements(t *testing.T) {
+	t.Parallel()
+	stmts, x := loadRowsWith(t, 2, refusingLoader{})
+	inserts := slices.DeleteFunc(slices.Clone(stmts), func(s string) bool { return !strings.HasPrefix(s, "INSERT INTO t ") })
+	if len(inserts) != 1 || strings.Count(inserts[0], "), (") != 1 {
+		t.Errorf("statements %q, want one insert of both rows", stmts)
+	}
+	if _, ok := x.loader.(byStatements); !ok {
+		t.Errorf("loader %T after a refusal, want byStatements", x.loader)
+	}
 }
 
 // ran reports whether one of stmts begins with prefix.
@@ -59,21 +92,21 @@ func ran(stmts []string, prefix string) bool {
 func TestUpserterLoad(t *testing.T) {
 	t.Parallel()
 	for _, n := range []int{0, 2} {
-		copied, stmts := loadRows(t, n, false)
+		copied, stmts := loadRows(t, n)
 		if merged := ran(stmts, "INSERT INTO t "); len(copied) != n || merged != (n > 0) {
 			t.Errorf("%d rows: %d copied, merged %v; want %d, %v", n, len(copied), merged, n, n > 0)
 		}
 	}
 }
 
-// TestUpserterLoadSkipsUnchangedGroups: once the loader has copied
-// through a connection, a group with no row to copy creates no temporary
-// table and sends no COPY; one with rows copies them all, the first
-// included.
+// TestUpserterLoadSkipsUnchangedGroups: a group with no row to copy
+// creates no temporary table and sends no COPY, on a connection the
+// loader has not copied through yet too; one with rows copies them all,
+// the first included.
 func TestUpserterLoadSkipsUnchangedGroups(t *testing.T) {
 	t.Parallel()
 	for _, n := range []int{0, 2} {
-		copied, stmts := loadRows(t, n, true)
+		copied, stmts := loadRows(t, n)
 		if created := ran(stmts, "CREATE TEMP TABLE"); len(copied) != n || created != (n > 0) {
 			t.Errorf("%d rows: %d copied, a temporary table created %v; want %d, %v", n, len(copied), created, n, n > 0)
 		}

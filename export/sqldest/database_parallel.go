@@ -26,7 +26,6 @@ const ParallelWrites = 4
 // their connection.
 type dbShared struct {
 	seenPart atomic.Int64 // the groups' rows in edapp_export_seen, numbered
-	copies   atomic.Bool  // the bulk loader has copied through one of the connections (see load)
 }
 
 // writesInParallel says whether Write may run beside the other calls,
