@@ -59,7 +59,6 @@ var routeTable = []route{
 	{"DELETE /v2/users/{id}", v2DeleteUser},
 	{"GET /v2/users/{id}/courses", v2UserCourses},
 
-	// also served as usersgroups, the other spelling
 	{"POST /v2/usergroups", v2CreateGroup},
 	{"GET /v2/usergroups", v2ListGroups},
 	{"GET /v2/usergroups/{id}/children", v2GroupChildren},
@@ -93,7 +92,10 @@ func (s frontDoor) newMux() *http.ServeMux {
 	for _, rt := range routeTable {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(r.Body)
-			c := &exchange{s: s.server, r: r, query: r.URL.Query(), body: body}
+			c := &exchange{s: s.server, r: r, query: url.Values{}, body: body}
+			for k, v := range r.URL.Query() {
+				c.query[strings.ToLower(k)] = append(c.query[strings.ToLower(k)], v...)
+			}
 			s.handle(rt, c)
 			// The answer is encoded under the lock and written after it, so
 			// that a slow reader holds up nobody.
@@ -107,14 +109,27 @@ func (s frontDoor) newMux() *http.ServeMux {
 	return mux
 }
 
-// Route finds the route of an API request; see fakeserver.Routes.
+// Route finds the route of an API request; see fakeserver.Routes. The
+// path's fixed segments match without regard to case, as the real
+// service's do, and its wildcards take the path's own.
 func (s frontDoor) Route(r *http.Request) (string, http.Handler) {
-	if _, pattern := s.mux.Handler(r); pattern != "" {
-		method, path, _ := strings.Cut(pattern, " ")
-		return method + " " + routeTemplate(path), s.mux // the mux sets the path values
+	escaped := r.URL.EscapedPath()
+	probe := &url.URL{Path: strings.ToLower(r.URL.Path), RawPath: strings.ToLower(escaped)}
+	h, pattern := s.mux.Handler(&http.Request{Method: r.Method, URL: probe})
+	method, path, ok := strings.Cut(pattern, " ")
+	if !ok {
+		return "", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			writeError(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path)
+		})
 	}
-	return "", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path)
+	return method + " " + routeTemplate(path), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		segs := strings.Split(escaped, "/")
+		for i, seg := range strings.Split(path, "/") {
+			if v, err := url.PathUnescape(segs[i]); strings.HasPrefix(seg, "{") && err == nil {
+				r.SetPathValue(strings.Trim(seg, "{}"), v)
+			}
+		}
+		h.ServeHTTP(w, r)
 	})
 }
 
@@ -138,7 +153,9 @@ func (s frontDoor) handle(rt route, c *exchange) {
 	}
 }
 
-func (c *exchange) q(name string) string { return c.query.Get(name) }
+// q returns the first value of a query parameter, named without regard
+// to case.
+func (c *exchange) q(name string) string { return c.query.Get(strings.ToLower(name)) }
 
 // json sets the answer; the first one set wins.
 func (c *exchange) json(status int, v any) {
@@ -148,15 +165,6 @@ func (c *exchange) json(status int, v any) {
 }
 
 func (c *exchange) fail(status int, msg string) { c.json(status, errorBody{msg}) }
-
-func (c *exchange) failErr(err error) {
-	var ae *apiErr
-	if errors.As(err, &ae) {
-		c.fail(ae.status, ae.msg)
-		return
-	}
-	c.fail(http.StatusInternalServerError, err.Error())
-}
 
 type errorBody struct {
 	Message string `json:"message"`
@@ -191,12 +199,17 @@ func withBody[In any](op func(c *exchange, in In) (any, error)) func(*exchange) 
 	}
 }
 
+// reply answers v, or err with the status it maps to.
 func (c *exchange) reply(v any, err error) {
-	if err != nil {
-		c.failErr(err)
-		return
+	var ae *apiErr
+	switch {
+	case errors.As(err, &ae):
+		c.fail(ae.status, ae.msg)
+	case err != nil:
+		c.fail(http.StatusInternalServerError, err.Error())
+	default:
+		c.json(http.StatusOK, v)
 	}
-	c.json(http.StatusOK, v)
 }
 
 func pageOf[T any](c *exchange, items []T) { pageMap(c, items, fakeserver.Same) }
@@ -226,10 +239,6 @@ func (c *exchange) timeParam(name string) (time.Time, bool) {
 		c.fail(http.StatusBadRequest, "invalid "+name+": "+quote(v)+" is not an RFC 3339 datetime, such as 2026-11-22T01:35:07Z")
 	}
 	return t, err == nil
-}
-
-func with[S, T any](st *store, conv func(*store, S) T) func(S) T {
-	return func(s S) T { return conv(st, s) }
 }
 
 // routeTemplate writes a path as the counters name routes: lower case,

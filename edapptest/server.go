@@ -243,7 +243,7 @@ func (b *budget) admit(now time.Time) (bool, time.Duration) {
 // Admit charges a /v2 request to the budget, when there is one.
 func (s frontDoor) Admit(w http.ResponseWriter, r *http.Request) bool {
 	b := s.cfg.budget
-	if b == nil || !strings.HasPrefix(r.URL.Path, "/v2/") {
+	if b == nil || !strings.HasPrefix(strings.ToLower(r.URL.Path), "/v2/") {
 		return true
 	}
 	ok, wait := b.admit(s.Now())

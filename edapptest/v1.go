@@ -45,24 +45,23 @@ func v1ListUsers(c *exchange) {
 
 // userToken answers the user's token, minted on first request and then
 // kept for the user's life. It is opaque; the fake accepts it nowhere.
+// A nil u was answered with a 404.
 func (c *exchange) userToken(u *user) {
+	if u == nil {
+		return
+	}
 	if u.token == "" {
 		u.token = rand.Text()
 	}
 	c.json(http.StatusOK, v1UserToken{Token: u.token})
 }
 
-func v1TokenByID(c *exchange) {
-	if u := c.userParam(); u != nil {
-		c.userToken(u)
-	}
-}
+func v1TokenByID(c *exchange) { c.userToken(c.userParam()) }
 
 func v1TokenByExternalID(c *exchange) {
 	u := c.st.userByExternalID(c.r.PathValue("id"))
 	if u == nil {
 		c.fail(http.StatusNotFound, "no user with external id "+quote(c.r.PathValue("id")))
-		return
 	}
 	c.userToken(u)
 }
@@ -81,7 +80,7 @@ func v1Delete[T any](c *exchange, t *fakeserver.Table[T], what string, del func(
 	}
 }
 
-func toV1Group(st *store, g *group) v1Group {
+func (st *store) toV1Group(g *group) v1Group {
 	users := fakeserver.Map(st.members(g), func(u *user) string { return u.ID })
 	return v1Group{ID: g.ID, Name: g.Name, Users: users, Courses: g.courseIDs()}
 }
@@ -103,7 +102,7 @@ var v1SaveGroup = withBody(func(c *exchange, in v1GroupBody) (any, error) {
 	if in.Courses != nil {
 		setCourses(g, *in.Courses, c.now)
 	}
-	return toV1Group(c.st, g), nil
+	return c.st.toV1Group(g), nil
 })
 
 // saveV1Group checks the users and courses, then renames the group in.ID,
@@ -142,7 +141,7 @@ func deref[T any](p *T) (v T) {
 }
 
 func v1ListGroups(c *exchange) {
-	c.json(http.StatusOK, fakeserver.Map(c.st.groups.All(), with(c.st, toV1Group)))
+	c.json(http.StatusOK, fakeserver.Map(c.st.groups.All(), c.st.toV1Group))
 }
 
 func courseHead(cr *course, cs courseState) v1CourseHead {
