@@ -65,10 +65,10 @@ func v2Attempts(c *exchange) {
 		return
 	}
 	items := filtered(c.st.attempts, f, func(a *attempt) bool { return f.match(c.st, a.userID, a.courseID, a.started) })
-	pageMap(c, items, c.st.toWireAttempt)
+	pageMap(c, items, func(a *attempt) wireAttempt { return toWireAttempt(c.st, a) })
 }
 
-func (st *store) toWireAttempt(a *attempt) wireAttempt {
+func toWireAttempt(st *store, a *attempt) wireAttempt {
 	r := st.refs(a.userID, a.lessonID, a.courseID)
 	w := wireAttempt{
 		ID: a.ID, UserID: a.userID, UserExternalID: r.u.ExternalID,
@@ -167,10 +167,10 @@ func (c *exchange) progressEvents(f filter) {
 	items := filtered(c.st.events, f, func(e *progressEvent) bool {
 		return f.match(c.st, e.userID, e.courseID, e.at)
 	})
-	pageMap(c, items, c.st.toWireProgressEvent)
+	pageMap(c, items, func(e *progressEvent) wireProgressEvent { return toWireProgressEvent(c.st, e) })
 }
 
-func (st *store) toWireProgressEvent(e *progressEvent) wireProgressEvent {
+func toWireProgressEvent(st *store, e *progressEvent) wireProgressEvent {
 	r := st.refs(e.userID, e.lessonID, e.courseID)
 	w := wireProgressEvent{
 		UserID: e.userID, CourseID: e.courseID, CourseTitle: r.c.Title,
@@ -241,10 +241,10 @@ func v2SurveyAnswers(c *exchange) {
 	items := filtered(c.st.answers, f, func(a *surveyAnswer) bool {
 		return f.match(c.st, a.userID, c.st.questions.Get(a.questionID).CourseID, a.at)
 	})
-	pageMap(c, items, c.st.toWireSurveyAnswer)
+	pageMap(c, items, func(a *surveyAnswer) wireSurveyAnswer { return toWireSurveyAnswer(c.st, a) })
 }
 
-func (st *store) toWireSurveyAnswer(a *surveyAnswer) wireSurveyAnswer {
+func toWireSurveyAnswer(st *store, a *surveyAnswer) wireSurveyAnswer {
 	q := st.questions.Get(a.questionID) // never deleted
 	r := st.refs(a.userID, q.LessonID, q.CourseID)
 	return wireSurveyAnswer{

@@ -73,7 +73,7 @@ func (s *Server) Snapshot() Snapshot {
 		snap.Users = append(snap.Users, SnapshotUser{toV2User(u)})
 	}
 	for _, g := range st.groups.All() {
-		snap.Groups = append(snap.Groups, SnapshotGroup{st.toV2Group(g), g.parentID, g.courseIDs()})
+		snap.Groups = append(snap.Groups, SnapshotGroup{toV2Group(st, g), g.parentID, g.courseIDs()})
 	}
 	for _, col := range st.collections.All() {
 		ids := fakeserver.Map(collectionCourses(st, col), func(c *course) string { return c.ID })

@@ -236,7 +236,7 @@ func v2UserCourses(c *exchange) {
 	pageOf(c, out)
 }
 
-func (st *store) toV2Group(g *group) v2Group {
+func toV2Group(st *store, g *group) v2Group {
 	v := g.v2Group
 	v.HasChildren = len(children(st, g)) > 0
 	return v
@@ -264,17 +264,19 @@ var v2CreateGroup = withBody(func(c *exchange, in struct{ Name, InviteCode strin
 	if err != nil {
 		return nil, err
 	}
-	return c.st.toV2Group(g), nil
+	return toV2Group(c.st, g), nil
 })
 
-func v2ListGroups(c *exchange) { pageMap(c, c.st.groups.All(), c.st.toV2Group) }
+func v2ListGroups(c *exchange) {
+	pageMap(c, c.st.groups.All(), func(g *group) v2Group { return toV2Group(c.st, g) })
+}
 
 func v2GroupChildren(c *exchange) {
 	g := c.groupParam()
 	if g == nil {
 		return
 	}
-	pageMap(c, children(c.st, g), c.st.toV2Group)
+	pageMap(c, children(c.st, g), func(g *group) v2Group { return toV2Group(c.st, g) })
 }
 
 func v2GroupUsers(c *exchange) {

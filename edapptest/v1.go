@@ -80,7 +80,7 @@ func v1Delete[T any](c *exchange, t *fakeserver.Table[T], what string, del func(
 	}
 }
 
-func (st *store) toV1Group(g *group) v1Group {
+func toV1Group(st *store, g *group) v1Group {
 	users := fakeserver.Map(st.members(g), func(u *user) string { return u.ID })
 	return v1Group{ID: g.ID, Name: g.Name, Users: users, Courses: g.courseIDs()}
 }
@@ -102,7 +102,7 @@ var v1SaveGroup = withBody(func(c *exchange, in v1GroupBody) (any, error) {
 	if in.Courses != nil {
 		setCourses(g, *in.Courses, c.now)
 	}
-	return c.st.toV1Group(g), nil
+	return toV1Group(c.st, g), nil
 })
 
 // saveV1Group checks the users and courses, then renames the group in.ID,
@@ -141,7 +141,7 @@ func deref[T any](p *T) (v T) {
 }
 
 func v1ListGroups(c *exchange) {
-	c.json(http.StatusOK, fakeserver.Map(c.st.groups.All(), c.st.toV1Group))
+	c.json(http.StatusOK, fakeserver.Map(c.st.groups.All(), func(g *group) v1Group { return toV1Group(c.st, g) }))
 }
 
 func courseHead(cr *course, cs courseState) v1CourseHead {
