@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/edapp-go/edapp"
@@ -236,6 +237,16 @@ func TestLaunchJSONRefusals(t *testing.T) {
 	res.Body.Close()
 	assert.Equal(t, 413, res.StatusCode)
 	nothingChanged("oversized")
+
+	// A body cut short changes nothing: "score=85" cut to "score=8" is
+	// not a score of 8.
+	cut := "token=" + url.QueryEscape(tok) + "&lesson=" + url.QueryEscape(f.lessons[0]) + "&action=complete&score=8"
+	req = httptest.NewRequest("POST", "/launch-lesson", io.MultiReader(strings.NewReader(cut), iotest.ErrReader(io.ErrUnexpectedEOF)))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	launchJSON(f.fake, rec, req)
+	assert.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
+	nothingChanged("cut short")
 
 	f.advance(edapptest.LaunchTokenLifetime)
 	r := f.post(completeForm(tok, f.lessons[0], "90"), map[string]string{"Origin": f.URL})
