@@ -2,6 +2,7 @@ package edapptest
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/edapp-go/edapp/internal/fakeserver"
@@ -28,8 +29,6 @@ func (f filter) match(st *store, userID, courseID string, at time.Time) bool {
 		(f.courseExt == "" || orZero(st.courses.Get(courseID)).ExternalID == f.courseExt) && !at.Before(f.from)
 }
 
-func (f filter) active() bool { return f != filter{} }
-
 // refs are the user, lesson and course of a record. The fake deletes a
 // user's records with the user, so all three exist; a missing one would
 // be a zero record, whose fields read "".
@@ -43,7 +42,6 @@ func (st *store) refs(userID, lessonID, courseID string) refs {
 	return refs{orZero(st.users.Get(userID)), orZero(st.lessons.Get(lessonID)), orZero(st.courses.Get(courseID))}
 }
 
-// orZero is p, or a new zero T when p is nil.
 func orZero[T any](p *T) *T {
 	if p == nil {
 		return new(T)
@@ -52,23 +50,12 @@ func orZero[T any](p *T) *T {
 }
 
 // filtered returns the items that keep reports true, or items itself when
-// nothing is filtered, so that an unfiltered page costs only its own size.
-func filtered[S any](items []S, active bool, keep func(S) bool) []S {
-	if !active {
+// f filters nothing, so that an unfiltered page costs only its own size.
+func filtered[S any](items []S, f filter, keep func(S) bool) []S {
+	if f == (filter{}) {
 		return items
 	}
-	var out []S
-	for _, it := range items {
-		if keep(it) {
-			out = append(out, it)
-		}
-	}
-	return out
-}
-
-// earnedStars gives 0 to 3 stars for a completed attempt's score.
-func earnedStars(score float64) int {
-	return int(math.Round(math.Max(0, math.Min(score, 100)) * 3 / 100))
+	return slices.DeleteFunc(slices.Clone(items), func(it S) bool { return !keep(it) })
 }
 
 // v2Attempts lists attempts; startDateTime bounds startedDateTime.
@@ -77,8 +64,8 @@ func v2Attempts(c *exchange) {
 	if !ok {
 		return
 	}
-	items := filtered(c.st.attempts, f.active(), func(a *attempt) bool { return f.match(c.st, a.userID, a.courseID, a.started) })
-	pageMap(c, items, with(c.st, toWireAttempt))
+	items := filtered(c.st.attempts, f, func(a *attempt) bool { return f.match(c.st, a.userID, a.courseID, a.started) })
+	pageMap(c, items, func(a *attempt) wireAttempt { return toWireAttempt(c.st, a) })
 }
 
 func toWireAttempt(st *store, a *attempt) wireAttempt {
@@ -93,7 +80,7 @@ func toWireAttempt(st *store, a *attempt) wireAttempt {
 		w.CompletedDateTime = wt(a.completed)
 		w.Score = int(math.Round(a.score))
 		w.Success = a.score >= float64(r.l.MinimumScore)
-		w.EarnedStars = earnedStars(a.score)
+		w.EarnedStars = int(math.Round(math.Max(0, math.Min(a.score, 100)) * 3 / 100)) // 0 to 3
 	}
 	return w
 }
@@ -107,7 +94,7 @@ func v2CourseProgress(c *exchange) {
 	}
 	// Without a time bound the account view says which records exist,
 	// and only the page's records are worked out in full.
-	rows := filtered(c.st.view().rows, f.active(), func(r courseRow) bool {
+	rows := filtered(c.st.view().rows, f, func(r courseRow) bool {
 		modified := f.from
 		if !f.from.IsZero() {
 			modified = c.st.courseState(r.u, r.cr).modified
@@ -177,10 +164,10 @@ func v2LessonStatistics(c *exchange) {
 }
 
 func (c *exchange) progressEvents(f filter) {
-	items := filtered(c.st.events, f.active(), func(e *progressEvent) bool {
+	items := filtered(c.st.events, f, func(e *progressEvent) bool {
 		return f.match(c.st, e.userID, e.courseID, e.at)
 	})
-	pageMap(c, items, with(c.st, toWireProgressEvent))
+	pageMap(c, items, func(e *progressEvent) wireProgressEvent { return toWireProgressEvent(c.st, e) })
 }
 
 func toWireProgressEvent(st *store, e *progressEvent) wireProgressEvent {
@@ -191,10 +178,7 @@ func toWireProgressEvent(st *store, e *progressEvent) wireProgressEvent {
 		LessonExternalID: r.l.ExternalID, EventName: e.name, EventDateTime: wt(e.at),
 	}
 	w.UserEmail, w.UserFirstName, w.UserLastName = r.u.Email, r.u.FirstName, r.u.LastName
-	if e.hasScore {
-		s := e.score
-		w.LessonScore = &s
-	}
+	w.LessonScore = e.score
 	return w
 }
 
@@ -245,18 +229,7 @@ func v2UserLessonProgress(c *exchange) {
 }
 
 func v2SurveyQuestions(c *exchange) {
-	out := []wireSurveyQuestion{}
-	for _, q := range c.st.questions.All() {
-		w := wireSurveyQuestion{
-			ID: q.ID, CourseID: q.courseID, LessonID: q.lessonID, SlideID: q.slideID,
-			QuestionType: q.qtype, QuestionContent: q.content, Answers: []wireAnswerDef{},
-		}
-		for _, a := range q.answers {
-			w.Answers = append(w.Answers, wireAnswerDef{a.ID, a.content})
-		}
-		out = append(out, w)
-	}
-	pageOf(c, out)
+	pageMap(c, c.st.questions.All(), func(q *wireSurveyQuestion) wireSurveyQuestion { return *q })
 }
 
 // v2SurveyAnswers lists answers; startDateTime bounds answeredDateTime.
@@ -265,20 +238,20 @@ func v2SurveyAnswers(c *exchange) {
 	if !ok {
 		return
 	}
-	items := filtered(c.st.answers, f.active(), func(a *surveyAnswer) bool {
-		return f.match(c.st, a.userID, c.st.questions.Get(a.questionID).courseID, a.at)
+	items := filtered(c.st.answers, f, func(a *surveyAnswer) bool {
+		return f.match(c.st, a.userID, c.st.questions.Get(a.questionID).CourseID, a.at)
 	})
-	pageMap(c, items, with(c.st, toWireSurveyAnswer))
+	pageMap(c, items, func(a *surveyAnswer) wireSurveyAnswer { return toWireSurveyAnswer(c.st, a) })
 }
 
 func toWireSurveyAnswer(st *store, a *surveyAnswer) wireSurveyAnswer {
 	q := st.questions.Get(a.questionID) // never deleted
-	r := st.refs(a.userID, q.lessonID, q.courseID)
+	r := st.refs(a.userID, q.LessonID, q.CourseID)
 	return wireSurveyAnswer{
-		ID: a.ID, CourseID: q.courseID, CourseExternalID: r.c.ExternalID,
-		LessonID: q.lessonID, LessonExternalID: r.l.ExternalID, SlideID: q.slideID,
+		ID: a.ID, CourseID: q.CourseID, CourseExternalID: r.c.ExternalID,
+		LessonID: q.LessonID, LessonExternalID: r.l.ExternalID, SlideID: q.SlideID,
 		UserID: a.userID, UserExternalID: r.u.ExternalID, AttemptID: a.attemptID,
-		QuestionID: q.ID, QuestionContent: q.content,
+		QuestionID: q.ID, QuestionContent: q.QuestionContent,
 		AnswerDefinitionID: a.answerDefID, AnswerContent: a.content,
 		AnsweredDateTime: wt(a.at),
 	}

@@ -105,6 +105,7 @@ func TestAnalyticsAttempts(t *testing.T) {
 		{"courseId=" + f.d, []string{"att_5"}},
 		{"courseExternalId=C-EXT", []string{"att_1", "att_2", "att_3", "att_4"}},
 		{"startDateTime=" + f.at(90*time.Second), []string{"att_2", "att_3", "att_4", "att_5"}},
+		{"STARTDATETIME=" + f.at(2*time.Hour), []string{"att_5"}},
 		{"userId=" + f.u1 + "&courseId=" + f.d, []string{}},
 		{"userId=nobody", []string{}},
 		{"startDateTime=2024-03-08T00:00:00Z", []string{}},

@@ -9,8 +9,6 @@ import (
 
 func toV2Course(c *course) v2Course { return c.v2Course }
 
-func toV2Lesson(l *lesson) v2Lesson { return l.v2Lesson }
-
 func collectionCourses(st *store, col *collection) []*course {
 	return st.courses.Filter(func(c *course) bool { return slices.Contains(c.collectionIDs, col.ID) })
 }
@@ -34,5 +32,5 @@ func v2CourseLessons(c *exchange) {
 	if cr == nil {
 		return
 	}
-	c.json(http.StatusOK, fakeserver.Map(c.st.courseLessons(cr), toV2Lesson))
+	c.json(http.StatusOK, fakeserver.Map(c.st.courseLessons(cr), func(l *lesson) v2Lesson { return l.v2Lesson }))
 }

@@ -15,7 +15,7 @@ func TestRequestCount(t *testing.T) {
 	h := newHarness(t, WithBudget(4, time.Hour))
 	g := h.mustGroup("G", "", "")
 	h.get("/v2/usergroups/"+g+"/users", nil)
-	h.get("/v2/usersgroups/"+g+"/users?page=2", nil) // the other spelling
+	h.get("/V2/UsersGroups/"+g+"/users?page=2", nil) // the other spelling, any case
 	h.ok("POST", "/v2/usergroups", map[string]string{"name": "H"}, nil)
 	h.FailNextOn("GET /v2/users", 1, http.StatusServiceUnavailable, 0)
 	assert.Equal(t, http.StatusServiceUnavailable, h.do("GET", "/v2/users", nil).status)

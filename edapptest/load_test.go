@@ -37,7 +37,7 @@ func TestBudget(t *testing.T) {
 	assert.Equal(t, http.StatusTooManyRequests, r.status)
 	assert.Equal(t, "1", r.header.Get("Retry-After"), "half a second rounds up")
 	clock.Advance(500 * time.Millisecond) // 60 s: the first request leaves the window
-	assert.Equal(t, 200, status("/v2/users").status)
+	assert.Equal(t, 200, status("/V2/users").status, "paths match without regard to case")
 	assert.Equal(t, 429, status("/v2/users").status)
 	assert.Equal(t, "10", status("/v2/users").header.Get("Retry-After"))
 	// Injected failures spend budget like any admitted request.

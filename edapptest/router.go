@@ -39,14 +39,6 @@ type route struct {
 	h       func(*exchange)
 }
 
-// tokenIssuingRoutes are the GET routes that change the store: they hand
-// out tokens, so they run under the write lock.
-var tokenIssuingRoutes = map[string]bool{
-	"GET /v1/users/{id}/courses":        true,
-	"GET /v1/users/external/{id}/token": true,
-	"GET /v1/users/id/{id}/token":       true,
-}
-
 var routeTable = []route{
 	{"POST /v1/users", v1SaveUser},
 	{"GET /v1/users", v1ListUsers},
@@ -67,7 +59,6 @@ var routeTable = []route{
 	{"DELETE /v2/users/{id}", v2DeleteUser},
 	{"GET /v2/users/{id}/courses", v2UserCourses},
 
-	// also served as usersgroups, the other spelling
 	{"POST /v2/usergroups", v2CreateGroup},
 	{"GET /v2/usergroups", v2ListGroups},
 	{"GET /v2/usergroups/{id}/children", v2GroupChildren},
@@ -101,7 +92,10 @@ func (s frontDoor) newMux() *http.ServeMux {
 	for _, rt := range routeTable {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(r.Body)
-			c := &exchange{s: s.server, r: r, query: r.URL.Query(), body: body}
+			c := &exchange{s: s.server, r: r, query: url.Values{}, body: body}
+			for k, v := range r.URL.Query() {
+				c.query[strings.ToLower(k)] = append(c.query[strings.ToLower(k)], v...)
+			}
 			s.handle(rt, c)
 			// The answer is encoded under the lock and written after it, so
 			// that a slow reader holds up nobody.
@@ -115,21 +109,35 @@ func (s frontDoor) newMux() *http.ServeMux {
 	return mux
 }
 
-// Route finds the route of an API request; see fakeserver.Routes.
+// Route finds the route of an API request; see fakeserver.Routes. The
+// path's fixed segments match without regard to case, as the real
+// service's do, and its wildcards take the path's own.
 func (s frontDoor) Route(r *http.Request) (string, http.Handler) {
-	if _, pattern := s.mux.Handler(r); pattern != "" {
-		method, path, _ := strings.Cut(pattern, " ")
-		return method + " " + routeTemplate(path), s.mux // the mux sets the path values
+	escaped := r.URL.EscapedPath()
+	probe := &url.URL{Path: strings.ToLower(r.URL.Path), RawPath: strings.ToLower(escaped)}
+	h, pattern := s.mux.Handler(&http.Request{Method: r.Method, URL: probe})
+	method, path, ok := strings.Cut(pattern, " ")
+	if !ok {
+		return "", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			writeError(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path)
+		})
 	}
-	return "", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path)
+	return method + " " + routeTemplate(path), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		segs := strings.Split(escaped, "/")
+		for i, seg := range strings.Split(path, "/") {
+			if v, err := url.PathUnescape(segs[i]); strings.HasPrefix(seg, "{") && err == nil {
+				r.SetPathValue(strings.Trim(seg, "{}"), v)
+			}
+		}
+		h.ServeHTTP(w, r)
 	})
 }
 
 // handle runs a handler under the store lock: shared for reads,
-// exclusive for writes.
+// exclusive for writes and for the GET routes under /v1/users/, which
+// hand out tokens.
 func (s frontDoor) handle(rt route, c *exchange) {
-	if method, _, _ := strings.Cut(rt.pattern, " "); method != http.MethodGet || tokenIssuingRoutes[rt.pattern] {
+	if !strings.HasPrefix(rt.pattern, "GET ") || strings.HasPrefix(rt.pattern, "GET /v1/users/") {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.st.version++
@@ -145,8 +153,9 @@ func (s frontDoor) handle(rt route, c *exchange) {
 	}
 }
 
-// q returns the first value of a query parameter.
-func (c *exchange) q(name string) string { return c.query.Get(name) }
+// q returns the first value of a query parameter, named without regard
+// to case.
+func (c *exchange) q(name string) string { return c.query.Get(strings.ToLower(name)) }
 
 // json sets the answer; the first one set wins.
 func (c *exchange) json(status int, v any) {
@@ -156,15 +165,6 @@ func (c *exchange) json(status int, v any) {
 }
 
 func (c *exchange) fail(status int, msg string) { c.json(status, errorBody{msg}) }
-
-func (c *exchange) failErr(err error) {
-	var ae *apiErr
-	if errors.As(err, &ae) {
-		c.fail(ae.status, ae.msg)
-		return
-	}
-	c.fail(http.StatusInternalServerError, err.Error())
-}
 
 type errorBody struct {
 	Message string `json:"message"`
@@ -178,18 +178,10 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 // regard to case, as the service matches them; an empty body is an empty
 // object. On error it answers 400 and reports false.
 func (c *exchange) decode(v any) bool {
-	b := bytes.TrimSpace(c.body)
-	if len(b) == 0 {
+	if len(bytes.TrimSpace(c.body)) == 0 {
 		return true
 	}
-	err := json.Unmarshal(b, v)
-	var typeErr *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &typeErr):
-		err = errors.New("field " + typeErr.Field + " must be " + typeErr.Type.String())
-	case err == nil && b[0] != '{':
-		err = errors.New("expected an object")
-	}
+	err := json.Unmarshal(c.body, v)
 	if err != nil {
 		c.fail(http.StatusBadRequest, "malformed JSON body: "+err.Error())
 	}
@@ -207,47 +199,30 @@ func withBody[In any](op func(c *exchange, in In) (any, error)) func(*exchange) 
 	}
 }
 
+// reply answers v, or err with the status it maps to.
 func (c *exchange) reply(v any, err error) {
-	if err != nil {
-		c.failErr(err)
-		return
+	var ae *apiErr
+	switch {
+	case errors.As(err, &ae):
+		c.fail(ae.status, ae.msg)
+	case err != nil:
+		c.fail(http.StatusInternalServerError, err.Error())
+	default:
+		c.json(http.StatusOK, v)
 	}
-	c.json(http.StatusOK, v)
-}
-
-func (c *exchange) paging() (page, size int, ok bool) {
-	n := map[string]int{"page": 1, "pageSize": defaultPageSize}
-	for _, name := range []string{"page", "pageSize"} {
-		v := c.q(name)
-		if v == "" {
-			continue
-		}
-		got, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
-			c.fail(http.StatusBadRequest, "invalid "+name+": "+strconv.Quote(truncate(v, 32)))
-			return 0, 0, false
-		}
-		if got > 0 {
-			n[name] = got
-		}
-	}
-	return n["page"], min(n["pageSize"], maxPageSize), true
 }
 
 func pageOf[T any](c *exchange, items []T) { pageMap(c, items, fakeserver.Same) }
 
-// pageMap answers one page of items.
+// pageMap answers one page of items, as page and pageSize ask; a value
+// missing, below 1 or not a number takes the default.
 func pageMap[S, T any](c *exchange, items []S, conv func(S) T) {
-	if page, size, ok := c.paging(); ok {
-		c.json(http.StatusOK, fakeserver.Page(items, page, size, conv))
+	page, _ := strconv.Atoi(c.q("page"))
+	size, _ := strconv.Atoi(c.q("pageSize"))
+	if size < 1 {
+		size = defaultPageSize
 	}
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
+	c.json(http.StatusOK, fakeserver.Page(items, max(page, 1), min(size, maxPageSize), conv))
 }
 
 func wt(t time.Time) edapp.Time { return edapp.Time{Time: t} }
@@ -261,13 +236,9 @@ func (c *exchange) timeParam(name string) (time.Time, bool) {
 	}
 	t, err := time.Parse(time.RFC3339, strings.TrimSpace(v))
 	if err != nil {
-		c.fail(http.StatusBadRequest, "invalid "+name+": "+strconv.Quote(truncate(v, 64))+" is not an RFC 3339 datetime, such as 2026-11-22T01:35:07Z")
+		c.fail(http.StatusBadRequest, "invalid "+name+": "+quote(v)+" is not an RFC 3339 datetime, such as 2026-11-22T01:35:07Z")
 	}
 	return t, err == nil
-}
-
-func with[S, T any](st *store, conv func(*store, S) T) func(S) T {
-	return func(s S) T { return conv(st, s) }
 }
 
 // routeTemplate writes a path as the counters name routes: lower case,

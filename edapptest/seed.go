@@ -39,7 +39,6 @@ type LessonSpec struct {
 // UserSpec describes a user for AddUser.
 type UserSpec struct {
 	Username      string // required; unique without regard to case
-	Password      string
 	Email         string
 	FirstName     string
 	LastName      string
@@ -82,7 +81,6 @@ type SurveyQuestionSpec struct {
 	Answers []string
 }
 
-// locked runs fn on the store under the lock.
 func (s *Server) locked(fn func(st *store, now time.Time) error) error {
 	return s.emit(func(st *store, now time.Time) ([]outEvent, error) { return nil, fn(st, now) })
 }
@@ -99,7 +97,6 @@ func find[T any](t *fakeserver.Table[T], what, id string) (*T, error) {
 	return nil, notFound("%s %q not found", what, id)
 }
 
-// userLesson finds a user and a lesson, or reports the first one missing.
 func userLesson(st *store, userID, lessonID string) (*user, *lesson, error) {
 	u, errU := st.user(userID)
 	l, errL := st.lesson(lessonID)
@@ -247,7 +244,6 @@ func (s Seeding) RemoveUserFromGroup(groupID, userID string) error {
 	})
 }
 
-// groupUser runs fn on a group and a user, or reports the first one missing.
 func (s Seeding) groupUser(groupID, userID string, fn func(*group, *user, time.Time)) error {
 	return s.locked(func(st *store, now time.Time) error {
 		g, errG := st.group(groupID)
@@ -275,12 +271,11 @@ func (spec UserSpec) patch() userPatch {
 	return userPatch{
 		Name: &spec.Username, Email: &spec.Email, FirstName: &spec.FirstName,
 		LastName: &spec.LastName, ExternalID: &spec.ExternalID, TimeZone: &spec.TimeZone,
-		Password: &spec.Password, InviteCode: &spec.InviteCode, Roles: given(spec.Roles),
+		InviteCode: &spec.InviteCode, Roles: given(spec.Roles),
 		Groups: given(spec.Groups), ManagedUserGroups: given(spec.ManagedGroups), CustomFields: given(spec.CustomFields),
 	}
 }
 
-// given points at v, or is nil when v is.
 func given[T ~[]string | ~map[string]string](v T) *T {
 	if v == nil {
 		return nil
@@ -306,10 +301,14 @@ func (s Seeding) AssignCourse(groupID, courseID string) error {
 func (st *store) open(u *user, l *lesson, at time.Time) *attempt {
 	a := &attempt{ID: st.newID("att"), userID: u.ID, lessonID: l.ID, courseID: l.courseID, started: at}
 	st.addAttempt(a)
-	st.events = append(st.events, &progressEvent{userID: u.ID, lessonID: l.ID, courseID: l.courseID,
-		name: eventLessonOpened, at: at})
-	u.LastActiveDate.Time = laterOf(u.LastActiveDate.Time, at)
+	st.addEvent(u, l, eventLessonOpened, at, nil)
 	return a
+}
+
+// addEvent records a lesson progress event, which makes the user active.
+func (st *store) addEvent(u *user, l *lesson, name string, at time.Time, score *float64) {
+	st.events = append(st.events, &progressEvent{u.ID, l.ID, l.courseID, name, at, score})
+	u.LastActiveDate.Time = laterOf(u.LastActiveDate.Time, at)
 }
 
 // complete closes the user's open attempt (opening one first when none is
@@ -324,9 +323,7 @@ func (st *store) complete(u *user, l *lesson, score float64, at time.Time) []out
 		a = st.open(u, l, at)
 	}
 	st.finish(a, at, score)
-	st.events = append(st.events, &progressEvent{userID: u.ID, lessonID: l.ID, courseID: l.courseID,
-		name: eventLessonCompleted, at: at, score: score, hasScore: true})
-	u.LastActiveDate.Time = laterOf(u.LastActiveDate.Time, at)
+	st.addEvent(u, l, eventLessonCompleted, at, &score)
 	c := st.courses.Get(l.courseID)
 	vals := userFields(u)
 	vals["courseId"], vals["courseTitle"], vals["timestamp"] = c.ID, c.Title, at
@@ -428,10 +425,9 @@ func (s Seeding) AddInteraction(in Interaction) error {
 	return s.locked(func(st *store, now time.Time) error {
 		u, _, err := userLesson(st, in.UserID, in.LessonID)
 		if err == nil {
-			st.interactions = append(st.interactions, &interaction{
-				userID: u.ID, lessonID: in.LessonID, slide: fakeserver.OrDefault(in.Slide, "Slide 1"), kind: kind,
-				at: fakeserver.OrTime(in.Time, now), Duration: in.Duration, correct: in.Correct, tooSlow: in.TooSlow,
-			})
+			in.UserID, in.Slide, in.Type = u.ID, fakeserver.OrDefault(in.Slide, "Slide 1"), kind
+			in.Time = fakeserver.OrTime(in.Time, now)
+			st.interactions = append(st.interactions, in)
 		}
 		return err
 	})
@@ -449,7 +445,7 @@ func (s Seeding) PublishCourse(courseID string) error {
 		c.Status, c.ModifiedDateTime = statusPublished, wt(now)
 		base := map[string]any{"courseId": c.ID, "courseTitle": c.Title}
 		out := []outEvent{}
-		for _, u := range usersWithAccess(st, c.ID) {
+		for _, u := range st.users.Filter(func(u *user) bool { _, ok := st.access(u, c.ID); return ok }) {
 			vals := userFields(u)
 			maps.Copy(vals, base)
 			out = append(out, outEvent{name: edapp.EventCoursePublished, vals: vals})
@@ -535,13 +531,13 @@ func (s Seeding) AddSurveyQuestion(q SurveyQuestionSpec) (questionID string, ans
 		if err != nil {
 			return err
 		}
-		sq := &surveyQuestion{ID: st.newID("srq"), courseID: l.courseID, lessonID: l.ID,
-			slideID: q.SlideID, qtype: qtype, content: q.Content}
-		if sq.slideID == "" {
-			sq.slideID = st.newID("sld")
+		sq := &wireSurveyQuestion{ID: st.newID("srq"), CourseID: l.courseID, LessonID: l.ID,
+			SlideID: q.SlideID, QuestionType: qtype, QuestionContent: q.Content}
+		if sq.SlideID == "" {
+			sq.SlideID = st.newID("sld")
 		}
-		sq.answers = fakeserver.Map(answers, func(a string) answerDef { return answerDef{st.newID("sad"), a} })
-		answerIDs = fakeserver.Map(sq.answers, func(d answerDef) string { return d.ID })
+		sq.Answers = fakeserver.Map(answers, func(a string) wireAnswerDef { return wireAnswerDef{st.newID("sad"), a} })
+		answerIDs = fakeserver.Map(sq.Answers, func(d wireAnswerDef) string { return d.ID })
 		st.questions.Add(sq.ID, sq)
 		questionID = sq.ID
 		return nil
@@ -572,12 +568,12 @@ func (s Seeding) AddSurveyAnswer(spec SurveyAnswerSpec) (string, error) {
 			return err
 		}
 		a := &surveyAnswer{ID: st.newID("sra"), questionID: q.ID, userID: u.ID, at: fakeserver.OrTime(spec.Time, now), content: answer}
-		if i := slices.IndexFunc(q.answers, func(d answerDef) bool { return d.ID == answer || d.content == answer }); i >= 0 {
-			a.answerDefID, a.content = q.answers[i].ID, q.answers[i].content
-		} else if q.qtype != "open" {
+		if i := slices.IndexFunc(q.Answers, func(d wireAnswerDef) bool { return d.ID == answer || d.Content == answer }); i >= 0 {
+			a.answerDefID, a.content = q.Answers[i].ID, q.Answers[i].Content
+		} else if q.QuestionType != "open" {
 			return invalid("%q is not an answer option of question %q", answer, q.ID)
 		}
-		if at := st.latestAttempt(u.ID, q.lessonID); at != nil {
+		if at := st.latestAttempt(u.ID, q.LessonID); at != nil {
 			a.attemptID = at.ID
 		}
 		st.answers = append(st.answers, a)
@@ -604,7 +600,6 @@ func lastFirstCompletion(st *store, u *user, c *course) (time.Time, bool) {
 	return last, len(pub) > 0
 }
 
-// checkScore is the rule for a completion's score.
 func checkScore(score float64) error {
 	if math.IsNaN(score) || score < 0 || score > 100 {
 		return invalid("score %v is outside 0-100", score)

@@ -1,8 +1,6 @@
 package edapptest
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -39,7 +37,6 @@ type Server struct {
 	cfg         config
 	httpClient  *http.Client
 	reqSeq      atomic.Int64
-	budget      *budget      // nil: no budget
 	mu          sync.RWMutex // guards st
 	st          *store
 	meta        sync.Mutex // guards the fields below
@@ -63,8 +60,7 @@ type Option = fakeserver.Option[config]
 
 // config is the fake's own settings; the shared ones are fakeserver's.
 type config struct {
-	budgetLimit  int
-	budgetWindow time.Duration
+	budget       *budget // nil: no budget
 	redeliveries int
 }
 
@@ -87,7 +83,7 @@ func WithLogger(l *slog.Logger) Option { return fakeserver.WithLogger[config](l)
 // valid token in any trailing window of the server's clock.
 func WithBudget(limit int, window time.Duration) Option {
 	return fakeserver.Checked(limit >= 1 && window > 0, func(c *fakeserver.Config[config]) {
-		c.Own.budgetLimit, c.Own.budgetWindow = limit, window
+		c.Own.budget = &budget{limit: limit, window: window}
 	}, "WithBudget(%d, %s): want a limit of at least 1 and a positive window", limit, window)
 }
 
@@ -131,9 +127,6 @@ func newServer(opts ...Option) (*Server, error) {
 		st:         newStore()}
 	s.Seeding = Seeding{s}
 	s.mux = frontDoor{s}.newMux()
-	if cfg.Own.budgetLimit > 0 {
-		s.budget = &budget{limit: cfg.Own.budgetLimit, window: cfg.Own.budgetWindow}
-	}
 	return s, nil
 }
 
@@ -249,24 +242,15 @@ func (b *budget) admit(now time.Time) (bool, time.Duration) {
 
 // Admit charges a /v2 request to the budget, when there is one.
 func (s frontDoor) Admit(w http.ResponseWriter, r *http.Request) bool {
-	if s.budget == nil || !strings.HasPrefix(r.URL.Path, "/v2/") {
+	b := s.cfg.budget
+	if b == nil || !strings.HasPrefix(strings.ToLower(r.URL.Path), "/v2/") {
 		return true
 	}
-	ok, wait := s.budget.admit(s.Now())
+	ok, wait := b.admit(s.Now())
 	if !ok {
 		w.Header().Set("Retry-After", fakeserver.RetryAfter(wait))
 		writeError(w, http.StatusTooManyRequests, "Too Many Requests: over "+
-			strconv.Itoa(s.budget.limit)+" requests in "+s.budget.window.String())
+			strconv.Itoa(b.limit)+" requests in "+b.window.String())
 	}
 	return ok
-}
-
-// randomUUID returns a version 4 UUID, the shape of the real launch tokens.
-func randomUUID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b)
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }

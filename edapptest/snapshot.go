@@ -3,6 +3,8 @@ package edapptest
 import (
 	"slices"
 	"time"
+
+	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 // Snapshot is a copy of the account's records at one moment, for code that
@@ -73,7 +75,10 @@ func (s *Server) Snapshot() Snapshot {
 	for _, g := range st.groups.All() {
 		snap.Groups = append(snap.Groups, SnapshotGroup{toV2Group(st, g), g.parentID, g.courseIDs()})
 	}
-	snap.Collections = snapshotCollections(st)
+	for _, col := range st.collections.All() {
+		ids := fakeserver.Map(collectionCourses(st, col), func(c *course) string { return c.ID })
+		snap.Collections = append(snap.Collections, SnapshotCollection{*col, ids})
+	}
 	for _, c := range st.courses.All() {
 		snap.Courses = append(snap.Courses, SnapshotCourse{c.v2Course, slices.Clone(c.lessonIDs)})
 		for _, l := range st.courseLessons(c) {
@@ -96,18 +101,6 @@ func latestActivity(st *store, progress []SnapshotProgress) time.Time {
 		latest = laterOf(latest, laterOf(p.OpenedDateTime.Time, p.CompletedDateTime.Time))
 	}
 	return latest
-}
-
-func snapshotCollections(st *store) []SnapshotCollection {
-	var out []SnapshotCollection
-	for _, col := range st.collections.All() {
-		sc := SnapshotCollection{v2Collection: *col}
-		for _, c := range collectionCourses(st, col) {
-			sc.CourseIDs = append(sc.CourseIDs, c.ID)
-		}
-		out = append(out, sc)
-	}
-	return out
 }
 
 func snapshotProgress(st *store) []SnapshotProgress {

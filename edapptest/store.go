@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/edapp-go/edapp"
 	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
@@ -24,7 +23,6 @@ var (
 	ErrInvalid = errors.New("edapptest: invalid")
 )
 
-// apiErr is an error that knows the HTTP status it maps to.
 type apiErr struct {
 	status int
 	msg    string
@@ -49,7 +47,6 @@ func invalid(format string, args ...any) *apiErr {
 	return &apiErr{400, fmt.Sprintf(format, args...)}
 }
 
-// roles are the service's seven role names.
 var roles = []string{
 	"app-user", "prizing-user", "account-admin", "content-author",
 	"manager-analytics", "exclude-from-analytics", "reviewer",
@@ -68,17 +65,12 @@ type membership struct {
 // user is the v2 record, its UserGroups left empty: groups holds them.
 type user struct {
 	v2User
-	password string
-	token    string // the v1 user token, minted on first request
-	groups   []membership
+	token  string // the v1 user token, minted on first request
+	groups []membership
 }
 
 func (u *user) groupIDs() []string {
-	out := make([]string, 0, len(u.groups))
-	for _, m := range u.groups {
-		out = append(out, m.groupID)
-	}
-	return out
+	return fakeserver.Map(u.groups, func(m membership) string { return m.groupID })
 }
 
 func (u *user) inGroup(groupID string) bool { return slices.Contains(u.groupIDs(), groupID) }
@@ -96,11 +88,7 @@ type group struct {
 }
 
 func (g *group) courseIDs() []string {
-	out := make([]string, 0, len(g.courses))
-	for _, a := range g.courses {
-		out = append(out, a.courseID)
-	}
-	return out
+	return fakeserver.Map(g.courses, func(a assignment) string { return a.courseID })
 }
 
 type collection = v2Collection
@@ -135,35 +123,12 @@ const (
 type progressEvent struct {
 	userID, lessonID, courseID, name string
 	at                               time.Time
-	score                            float64
-	hasScore                         bool
-}
-
-type interaction struct {
-	userID, lessonID, slide, kind string
-	at                            time.Time
-	Duration                      time.Duration
-	correct, tooSlow              bool
-}
-
-type answerDef struct {
-	ID, content string
-}
-
-type surveyQuestion struct {
-	ID, courseID, lessonID, slideID, qtype, content string
-	answers                                         []answerDef
+	score                            *float64 // a completion's
 }
 
 type surveyAnswer struct {
 	ID, questionID, userID, attemptID, answerDefID, content string
 	at                                                      time.Time
-}
-
-type webhook struct {
-	ID, url   string
-	eventName edapp.EventName
-	headers   map[string]string
 }
 
 type launchToken struct {
@@ -189,10 +154,10 @@ type store struct {
 	lessons      fakeserver.Table[lesson]
 	attempts     []*attempt
 	events       []*progressEvent
-	interactions []*interaction
-	questions    fakeserver.Table[surveyQuestion]
+	interactions []Interaction
+	questions    fakeserver.Table[wireSurveyQuestion]
 	answers      []*surveyAnswer
-	webhooks     fakeserver.Table[webhook]
+	webhooks     fakeserver.Table[wireWebhook]
 	tokens       map[string]*launchToken
 	completions  map[ucKey]time.Time
 	views        viewCache
@@ -239,10 +204,7 @@ func (st *store) access(u *user, courseID string) (time.Time, bool) {
 				if a.courseID != courseID {
 					continue
 				}
-				at := m.joined
-				if a.at.After(at) {
-					at = a.at
-				}
+				at := laterOf(m.joined, a.at)
 				if !found || at.Before(best) {
 					best, found = at, true
 				}
@@ -252,11 +214,6 @@ func (st *store) access(u *user, courseID string) (time.Time, bool) {
 	return best, found
 }
 
-func usersWithAccess(st *store, courseID string) []*user {
-	return st.users.Filter(func(u *user) bool { _, ok := st.access(u, courseID); return ok })
-}
-
-// publishedLessons lists the published lessons of a course in order.
 func (st *store) publishedLessons(c *course) []*lesson {
 	return slices.DeleteFunc(st.courseLessons(c), func(l *lesson) bool { return !l.published() })
 }
@@ -273,15 +230,8 @@ func (st *store) courseLessons(c *course) []*lesson {
 
 func (st *store) userByUsername(name string) *user { return st.userByName[strings.ToLower(name)] }
 
-func (st *store) userByExternalID(ext string) *user {
-	if ext == "" {
-		return nil
-	}
-	return st.userByExt[ext]
-}
+func (st *store) userByExternalID(ext string) *user { return st.userByExt[ext] }
 
-// indexUser records u under its username and external id, after
-// forgetting the old ones.
 func (st *store) indexUser(u *user, oldName, oldExt string) {
 	if oldName != "" && st.userByName[strings.ToLower(oldName)] == u {
 		delete(st.userByName, strings.ToLower(oldName))
@@ -319,7 +269,7 @@ func (st *store) finish(a *attempt, at time.Time, score float64) {
 
 func (p *lessonProgress) fold(a *attempt) {
 	p.completed, p.lastActivity = earliest(p.completed, a.completed), laterOf(p.lastActivity, a.completed)
-	p.score, p.hasScore = a.score, true
+	p.score = a.score
 }
 
 // earliest is the earlier of t and u, where a zero time is unset.
@@ -345,12 +295,10 @@ func children(st *store, g *group) []*group {
 	return st.groups.Filter(func(o *group) bool { return o.parentID == g.ID })
 }
 
-// lessonProgress is what one user did in one lesson.
 type lessonProgress struct {
 	opened, completed time.Time // first open and first completion
 	lastActivity      time.Time
-	score             float64 // score of the latest completion
-	hasScore          bool
+	score             float64    // score of the latest completion
 	attempts          []*attempt // oldest first
 }
 
@@ -360,7 +308,6 @@ func (st *store) progress(userID, lessonID string) *lessonProgress {
 	return st.prog[ulKey{userID, lessonID}]
 }
 
-// courseState summarises one user's progress in one course.
 type courseState struct {
 	unlocked                       bool
 	unlockedAt, openedAt, modified time.Time
@@ -412,17 +359,13 @@ func (st *store) addLessons(cs *courseState, u *user, c *course) (scoreSum float
 		}
 		if l.published() && !p.completed.IsZero() {
 			cs.lessonsCompleted++
-			if p.hasScore {
-				scoreSum += p.score
-				scored++
-			}
+			scoreSum += p.score
+			scored++
 		}
 	}
 	return scoreSum, scored
 }
 
-// openAttempt returns the user's latest attempt at a lesson when it is
-// unfinished.
 func (st *store) openAttempt(userID, lessonID string) *attempt {
 	if a := st.latestAttempt(userID, lessonID); a != nil && !a.done {
 		return a
@@ -430,7 +373,6 @@ func (st *store) openAttempt(userID, lessonID string) *attempt {
 	return nil
 }
 
-// latestAttempt returns the user's latest attempt at a lesson, or nil.
 func (st *store) latestAttempt(userID, lessonID string) *attempt {
 	if p := st.progress(userID, lessonID); p != nil {
 		return p.attempts[len(p.attempts)-1]
@@ -453,7 +395,7 @@ func (st *store) deleteUser(id string) {
 	}
 	st.attempts = slices.DeleteFunc(st.attempts, func(a *attempt) bool { return a.userID == id })
 	st.events = slices.DeleteFunc(st.events, func(e *progressEvent) bool { return e.userID == id })
-	st.interactions = slices.DeleteFunc(st.interactions, func(in *interaction) bool { return in.userID == id })
+	st.interactions = slices.DeleteFunc(st.interactions, func(in Interaction) bool { return in.UserID == id })
 	st.answers = slices.DeleteFunc(st.answers, func(a *surveyAnswer) bool { return a.userID == id })
 	for k := range st.completions {
 		if k.userID == id {
@@ -522,7 +464,6 @@ func (st *store) members(g *group) []*user {
 	return st.users.Filter(func(u *user) bool { return u.inGroup(g.ID) })
 }
 
-// pruneTokens forgets launch tokens that expired more than a day ago.
 func (st *store) pruneTokens(now time.Time) {
 	for k, t := range st.tokens {
 		if now.Sub(t.expires) > 24*time.Hour {

@@ -19,7 +19,6 @@ type userPatch struct {
 	LastName          *string            `json:"lastName"`
 	ExternalID        *string            `json:"externalId"`
 	TimeZone          *string            `json:"timeZone"`
-	Password          *string            `json:"password"`
 	InviteCode        *string            `json:"inviteCode"`
 	Roles             *[]string          `json:"roles"`
 	Groups            *[]string          `json:"userGroups"`
@@ -109,7 +108,6 @@ func (p userPatch) assignFields(u *user) {
 	for _, f := range []struct{ dst, v *string }{
 		{&u.Name, p.Name}, {&u.Email, p.Email}, {&u.FirstName, p.FirstName},
 		{&u.LastName, p.LastName}, {&u.ExternalID, p.ExternalID}, {&u.TimeZone, p.TimeZone},
-		{&u.password, p.Password},
 	} {
 		if f.v != nil {
 			*f.dst = *f.v
@@ -157,7 +155,6 @@ var v2CreateUser = withBody(func(c *exchange, p userPatch) (any, error) {
 	return toV2User(u), err
 })
 
-// v2ListUsers honours externalId.
 func v2ListUsers(c *exchange) {
 	ext := c.q("externalId")
 	pageMap(c, c.st.users.Filter(func(u *user) bool { return ext == "" || u.ExternalID == ext }), toV2User)
@@ -176,7 +173,13 @@ func param[T any](c *exchange, name string, t *fakeserver.Table[T], what string)
 	return v
 }
 
-func quote(s string) string { return `"` + truncate(s, 64) + `"` }
+// quote quotes a value for an error message, cut short when long.
+func quote(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "…"
+	}
+	return `"` + s + `"`
+}
 
 func v2GetUser(c *exchange) {
 	if u := c.userParam(); u != nil {
@@ -264,14 +267,16 @@ var v2CreateGroup = withBody(func(c *exchange, in struct{ Name, InviteCode strin
 	return toV2Group(c.st, g), nil
 })
 
-func v2ListGroups(c *exchange) { pageMap(c, c.st.groups.All(), with(c.st, toV2Group)) }
+func v2ListGroups(c *exchange) {
+	pageMap(c, c.st.groups.All(), func(g *group) v2Group { return toV2Group(c.st, g) })
+}
 
 func v2GroupChildren(c *exchange) {
 	g := c.groupParam()
 	if g == nil {
 		return
 	}
-	pageMap(c, children(c.st, g), with(c.st, toV2Group))
+	pageMap(c, children(c.st, g), func(g *group) v2Group { return toV2Group(c.st, g) })
 }
 
 func v2GroupUsers(c *exchange) {

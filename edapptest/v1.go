@@ -1,9 +1,11 @@
 package edapptest
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,45 +45,39 @@ func v1ListUsers(c *exchange) {
 
 // userToken answers the user's token, minted on first request and then
 // kept for the user's life. It is opaque; the fake accepts it nowhere.
+// A nil u was answered with a 404.
 func (c *exchange) userToken(u *user) {
+	if u == nil {
+		return
+	}
 	if u.token == "" {
-		u.token = randomUUID()
+		u.token = rand.Text()
 	}
 	c.json(http.StatusOK, v1UserToken{Token: u.token})
 }
 
-func v1TokenByID(c *exchange) {
-	if u := c.userParam(); u != nil {
-		c.userToken(u)
-	}
-}
+func v1TokenByID(c *exchange) { c.userToken(c.userParam()) }
 
 func v1TokenByExternalID(c *exchange) {
 	u := c.st.userByExternalID(c.r.PathValue("id"))
 	if u == nil {
 		c.fail(http.StatusNotFound, "no user with external id "+quote(c.r.PathValue("id")))
-		return
 	}
 	c.userToken(u)
 }
 
-func v1DeleteUser(c *exchange) {
-	v1Delete(c, c.st.users.Get(c.r.PathValue("id")) != nil, "user", c.st.deleteUser)
-}
-
-func v1DeleteGroup(c *exchange) {
-	v1Delete(c, c.st.groups.Get(c.r.PathValue("id")) != nil, "user group", c.st.deleteGroup)
-}
+func v1DeleteUser(c *exchange)  { v1Delete(c, &c.st.users, "user", c.st.deleteUser) }
+func v1DeleteGroup(c *exchange) { v1Delete(c, &c.st.groups, "user group", c.st.deleteGroup) }
 
 // v1Delete deletes the record the path names; v1 answers a missing one
 // with its success body.
-func v1Delete(c *exchange, found bool, what string, del func(id string)) {
-	if !found {
-		c.json(http.StatusNotFound, successBody{Message: what + " " + quote(c.r.PathValue("id")) + " not found"})
-		return
+func v1Delete[T any](c *exchange, t *fakeserver.Table[T], what string, del func(id string)) {
+	if id := c.r.PathValue("id"); t.Get(id) == nil {
+		c.json(http.StatusNotFound, successBody{Message: what + " " + quote(id) + " not found"})
+	} else {
+		del(id)
+		c.json(http.StatusOK, successBody{Success: true})
 	}
-	del(c.r.PathValue("id"))
-	c.json(http.StatusOK, successBody{Success: true})
 }
 
 func toV1Group(st *store, g *group) v1Group {
@@ -89,7 +85,6 @@ func toV1Group(st *store, g *group) v1Group {
 	return v1Group{ID: g.ID, Name: g.Name, Users: users, Courses: g.courseIDs()}
 }
 
-// v1GroupBody is a v1 group write.
 type v1GroupBody struct {
 	ID             string
 	Name           *string
@@ -138,7 +133,6 @@ func saveV1Group(st *store, in v1GroupBody) (*group, error) {
 	return g, nil
 }
 
-// deref is *p, or the zero value when p is nil.
 func deref[T any](p *T) (v T) {
 	if p != nil {
 		v = *p
@@ -147,7 +141,7 @@ func deref[T any](p *T) (v T) {
 }
 
 func v1ListGroups(c *exchange) {
-	c.json(http.StatusOK, fakeserver.Map(c.st.groups.All(), with(c.st, toV1Group)))
+	c.json(http.StatusOK, fakeserver.Map(c.st.groups.All(), func(g *group) v1Group { return toV1Group(c.st, g) }))
 }
 
 func courseHead(cr *course, cs courseState) v1CourseHead {
@@ -175,14 +169,10 @@ func lessonProgressV1(cs courseState, p *lessonProgress) v1Progress {
 // launchBase is where launch links point: the host the request came in
 // on, so that a mounted Handler hands out links to itself.
 func (c *exchange) launchBase() string {
-	if c.r.Host == "" {
-		return c.s.URL
-	}
-	scheme := "http"
 	if c.r.TLS != nil {
-		scheme = "https"
+		return "https://" + c.r.Host
 	}
-	return scheme + "://" + c.r.Host
+	return "http://" + c.r.Host
 }
 
 // v1UserCourses answers a bare array of the published courses the user can
@@ -206,7 +196,7 @@ func userCourses(st *store, u *user, base string, now time.Time) []v1Course {
 		}
 		vc := v1Course{v1CourseHead: courseHead(cr, cs), Lessons: []v1Lesson{}}
 		for _, l := range st.publishedLessons(cr) {
-			tok := randomUUID()
+			tok := rand.Text()
 			st.tokens[tok] = &launchToken{userID: u.ID, lessonID: l.ID, expires: now.Add(LaunchTokenLifetime)}
 			// The documented order: token first, then lesson.
 			link := base + "/launch-lesson?token=" + url.QueryEscape(tok) + "&lesson=" + url.QueryEscape(l.ID)
@@ -261,21 +251,13 @@ func v1CourseReport(c *exchange) {
 	rep := v1Report{v1CourseHead: courseHead(cr, cs), Lessons: []v1ReportLesson{}}
 	for _, l := range c.st.courseLessons(cr) {
 		p := c.st.progress(u.ID, l.ID)
-		var ins []*interaction
-		for _, in := range c.st.interactions {
-			if in.userID == u.ID && in.lessonID == l.ID {
-				ins = append(ins, in)
-			}
-		}
+		ins := slices.DeleteFunc(slices.Clone(c.st.interactions), func(in Interaction) bool { return in.UserID != u.ID || in.LessonID != l.ID })
 		if p == nil && len(ins) == 0 {
 			continue
 		}
 		rl := v1ReportLesson{ID: l.ID, Title: l.Title, v1Progress: lessonProgressV1(cs, p)}
 		var viewed time.Duration
 		rl.Slides, viewed = reportSlides(ins)
-		if viewed == 0 {
-			viewed = timeInAttempts(c.st, u.ID, l.ID)
-		}
 		rl.Duration = viewed.Seconds()
 		rep.Lessons = append(rep.Lessons, rl)
 	}
@@ -284,42 +266,30 @@ func v1CourseReport(c *exchange) {
 
 // reportSlides groups a lesson's interactions by slide, in the order the
 // slides were first seen, and adds up the time viewed.
-func reportSlides(ins []*interaction) ([]v1Slide, time.Duration) {
+func reportSlides(ins []Interaction) ([]v1Slide, time.Duration) {
 	slides := []v1Slide{}
 	var viewed time.Duration
 	slideAt := map[string]int{}
 	for _, in := range ins {
-		i, ok := slideAt[in.slide]
+		i, ok := slideAt[in.Slide]
 		if !ok {
 			i = len(slides)
-			slideAt[in.slide] = i
-			slides = append(slides, v1Slide{Name: in.slide, Interactions: []v1Interaction{}})
+			slideAt[in.Slide] = i
+			slides = append(slides, v1Slide{Name: in.Slide, Interactions: []v1Interaction{}})
 		}
-		vi := v1Interaction{Date: wt(in.at), Type: in.kind}
-		if in.kind == InteractionView {
+		vi := v1Interaction{Date: wt(in.Time), Type: in.Type}
+		if in.Type == InteractionView {
 			secs := in.Duration.Seconds()
 			vi.Duration = &secs
 			viewed += in.Duration
 		} else {
-			vi.Result = &v1Result{Correct: in.correct, TooSlow: in.tooSlow}
+			vi.Result = &v1Result{Correct: in.Correct, TooSlow: in.TooSlow}
 		}
 		slides[i].Interactions = append(slides[i].Interactions, vi)
 	}
 	return slides, viewed
 }
 
-// timeInAttempts adds up the user's completed attempts at a lesson.
-func timeInAttempts(st *store, userID, lessonID string) time.Duration {
-	var d time.Duration
-	for _, a := range orZero(st.progress(userID, lessonID)).attempts {
-		if a.done && a.completed.After(a.started) {
-			d += a.completed.Sub(a.started)
-		}
-	}
-	return d
-}
-
-// maxActivities bounds GET /v1/reports/activities.
 const maxActivities = 100
 
 // v1Activities answers the latest lesson opens and completions, newest
@@ -332,11 +302,7 @@ func v1Activities(c *exchange) {
 		a := v1Activity{Type: e.name, Date: wt(e.at), UserID: e.userID,
 			Username: r.u.Name,
 			CourseID: e.courseID, CourseTitle: r.c.Title,
-			LessonID: e.lessonID, LessonTitle: r.l.Title}
-		if e.hasScore {
-			s := e.score
-			a.Score = &s
-		}
+			LessonID: e.lessonID, LessonTitle: r.l.Title, Score: e.score}
 		out = append(out, a)
 	}
 	c.json(http.StatusOK, out)

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/edapp-go/edapp"
-	"github.com/edapp-go/edapp/internal/fakeserver"
 )
 
 // eventPayload is an event's body: vals, the event's fields (a missing
@@ -101,11 +100,9 @@ func (d Delivery) OK() bool { return d.Err == nil && d.StatusCode >= 200 && d.St
 func (s *Server) Deliveries() []Delivery {
 	s.meta.Lock()
 	defer s.meta.Unlock()
-	out := make([]Delivery, 0, len(s.deliveries))
-	for _, d := range s.deliveries {
-		d.Header = d.Header.Clone()
-		d.Body = bytes.Clone(d.Body)
-		out = append(out, d)
+	out := slices.Clone(s.deliveries)
+	for i, d := range out {
+		out[i].Header, out[i].Body = d.Header.Clone(), bytes.Clone(d.Body)
 	}
 	return out
 }
@@ -117,19 +114,19 @@ func (s *Server) plan(now time.Time, events []outEvent) []Delivery {
 		maps.Copy(vals, e.vals)
 		var body []byte
 		for _, w := range s.st.webhooks.All() {
-			if w.eventName != e.name {
+			if w.EventName != e.name {
 				continue
 			}
 			if body == nil {
 				body = eventPayload(e.name, vals)
 			}
 			h := http.Header{}
-			for k, v := range w.headers {
+			for k, v := range w.Headers {
 				h.Set(k, v)
 			}
 			h.Set("Content-Type", "application/json")
 			h.Set("User-Agent", "edapptest")
-			out = append(out, Delivery{WebhookID: w.ID, EventName: e.name, URL: w.url, Header: h, Body: body})
+			out = append(out, Delivery{WebhookID: w.ID, EventName: e.name, URL: w.WebHookURL, Header: h, Body: body})
 		}
 	}
 	return out
@@ -208,12 +205,7 @@ func (s *Server) emit(fn func(st *store, now time.Time) ([]outEvent, error)) err
 	return err
 }
 
-func toWireWebhook(w *webhook) wireWebhook {
-	return wireWebhook{ID: w.ID, EventName: w.eventName, WebHookURL: w.url, Headers: maps.Clone(w.headers),
-		MessageFormat: messageFormat(w.eventName)}
-}
-
-func addWebhook(st *store, event edapp.EventName, rawURL string, headers map[string]string) (*webhook, error) {
+func addWebhook(st *store, event edapp.EventName, rawURL string, headers map[string]string) (*wireWebhook, error) {
 	if event == "" {
 		return nil, invalid("eventName is required")
 	}
@@ -227,39 +219,25 @@ func addWebhook(st *store, event edapp.EventName, rawURL string, headers map[str
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, invalid("webHookUrl %q must be an absolute http or https URL", rawURL)
 	}
-	for k, v := range headers {
-		if !validHeaderName(k) || strings.ContainsAny(v, "\r\n\x00") {
-			return nil, invalid("invalid header %q", k)
-		}
-	}
-	w := &webhook{ID: st.newID("whk"), eventName: event, url: rawURL}
+	w := &wireWebhook{ID: st.newID("whk"), EventName: event, WebHookURL: rawURL, MessageFormat: messageFormat(event)}
 	if len(headers) > 0 {
-		w.headers = maps.Clone(headers)
+		w.Headers = maps.Clone(headers)
 	}
 	st.webhooks.Add(w.ID, w)
 	return w, nil
 }
 
-func validHeaderName(k string) bool {
-	return k != "" && !strings.ContainsFunc(k, func(r rune) bool { return r > 126 || r <= 32 || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) })
-}
-
-// v2CreateWebhook takes {"eventName", "webHookUrl", "headers"?}.
 var v2CreateWebhook = withBody(func(c *exchange, in struct {
 	EventName  edapp.EventName
 	WebHookURL string
 	Headers    map[string]string
 }) (any, error) {
-	w, err := addWebhook(c.st, in.EventName, strings.TrimSpace(in.WebHookURL), in.Headers)
-	if err != nil {
-		return nil, err
-	}
-	return toWireWebhook(w), nil
+	return addWebhook(c.st, in.EventName, strings.TrimSpace(in.WebHookURL), in.Headers)
 })
 
 // v2ListWebhooks answers a bare array. The vendor does not document it.
 func v2ListWebhooks(c *exchange) {
-	c.json(http.StatusOK, fakeserver.Map(c.st.webhooks.All(), toWireWebhook))
+	c.json(http.StatusOK, c.st.webhooks.All())
 }
 
 // v2DeleteWebhook removes a webhook. The vendor does not document it.

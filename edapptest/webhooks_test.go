@@ -129,8 +129,6 @@ func TestWebhookCreateListDelete(t *testing.T) {
 		{"eventName": "LessonCompletedEvent", "webHookUrl": "/relative"},
 		{"eventName": "LessonCompletedEvent", "webHookUrl": "ftp://x.example.com/"},
 		{"eventName": "LessonCompletedEvent", "webHookUrl": "https://"},
-		{"eventName": "LessonCompletedEvent", "webHookUrl": "https://x.example.com/", "headers": map[string]string{"Bad Name": "v"}},
-		{"eventName": "LessonCompletedEvent", "webHookUrl": "https://x.example.com/", "headers": map[string]string{"X": "a\r\nb"}},
 		{"eventName": "LessonCompletedEvent", "webHookUrl": "https://x.example.com/", "headers": []string{"X"}},
 		{"eventName": 7, "webHookUrl": "https://x.example.com/"},
 	} {

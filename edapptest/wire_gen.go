@@ -5,7 +5,6 @@ package edapptest
 import "encoding/json"
 import "github.com/edapp-go/edapp"
 
-// v2Collection is a course collection of the catalog.
 type v2Collection struct {
 	ID          string `json:"id"`
 	ExternalID  string `json:"externalId"`
@@ -13,7 +12,6 @@ type v2Collection struct {
 	Description string `json:"description"`
 }
 
-// v2Course is a course of the catalog.
 type v2Course struct {
 	ID               string     `json:"id"`
 	ExternalID       string     `json:"externalId"`
@@ -27,7 +25,6 @@ type v2Course struct {
 	ModifiedDateTime edapp.Time `json:"modifiedDateTime"`
 }
 
-// v2Lesson is a lesson of the catalog.
 type v2Lesson struct {
 	ID           string `json:"id"`
 	ExternalID   string `json:"externalId"`
@@ -53,7 +50,6 @@ type v2User struct {
 	LastActiveDate    edapp.Time        `json:"lastActiveDate"`
 }
 
-// v2UserCourse is a catalog course plus the user's progress in it.
 type v2UserCourse struct {
 	v2Course
 	Completed           bool    `json:"completed"`
@@ -61,7 +57,6 @@ type v2UserCourse struct {
 	PercentageCompleted float64 `json:"percentageCompleted"`
 }
 
-// v2Group is the v2 user group record.
 type v2Group struct {
 	ID          string `json:"id"`
 	Name        string `json:"name"`
@@ -69,7 +64,6 @@ type v2Group struct {
 	HasChildren bool   `json:"hasChildren"`
 }
 
-// wireAttempt is one lesson attempt.
 type wireAttempt struct {
 	ID                string     `json:"id"`
 	UserID            string     `json:"userId"`
@@ -85,7 +79,6 @@ type wireAttempt struct {
 	EarnedStars       int        `json:"earnedStars"`
 }
 
-// wireCourseProgress is one user's progress in one course.
 type wireCourseProgress struct {
 	UserID              string     `json:"userId"`
 	UserExternalID      string     `json:"userExternalId"`
@@ -125,7 +118,6 @@ type wireLessonStatistics struct {
 	CompletedCount int    `json:"completedCount"`
 }
 
-// wireProgressEvent is one lesson progress event.
 type wireProgressEvent struct {
 	UserID           string     `json:"userId"`
 	UserEmail        string     `json:"userEmail"`
@@ -187,7 +179,6 @@ type wireSurveyAnswer struct {
 	AnsweredDateTime   edapp.Time `json:"answeredDateTime"`
 }
 
-// v1User is the v1 user shape.
 type v1User struct {
 	ID         string   `json:"id"`
 	Username   string   `json:"username"`
@@ -197,12 +188,10 @@ type v1User struct {
 	LastName   string   `json:"lastName"`
 }
 
-// v1UserToken is the answer of the user token operations.
 type v1UserToken struct {
 	Token string `json:"token"`
 }
 
-// v1Group is the v1 user group shape.
 type v1Group struct {
 	ID      string   `json:"id"`
 	Name    string   `json:"name"`
@@ -210,7 +199,7 @@ type v1Group struct {
 	Courses []string `json:"courses"`
 }
 
-// v1Progress is a course's or a lesson's progress in v1. Unset dates are left out.
+// v1Progress is a course's or a lesson's progress in v1: unset dates are left out.
 type v1Progress struct {
 	Unlocked      bool       `json:"unlocked"`
 	UnlockedDate  edapp.Time `json:"unlockedDate,omitzero"`
@@ -220,7 +209,6 @@ type v1Progress struct {
 	OpenedDate    edapp.Time `json:"openedDate,omitzero"`
 }
 
-// v1Lesson is a lesson of GET /v1/users/{id}/courses.
 type v1Lesson struct {
 	ID        string `json:"id"`
 	Title     string `json:"title"`
@@ -283,7 +271,6 @@ type v1Activity struct {
 	Score       *float64   `json:"score,omitempty"`
 }
 
-// wireWebhook is the webhook record.
 type wireWebhook struct {
 	ID            string            `json:"id"`
 	EventName     edapp.EventName   `json:"eventName"`

@@ -46,9 +46,11 @@ func (c *Core) setFault(f fault) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.faults = slices.DeleteFunc(c.faults, func(o fault) bool { return o.Method == f.Method && o.Template == f.Template })
-	if f.N > 0 && f.Template == "" {
+	switch {
+	case f.N <= 0:
+	case f.Template == "":
 		c.faults = append(c.faults, f) // scoped ones first
-	} else if f.N > 0 {
+	default:
 		c.faults = append([]fault{f}, c.faults...)
 	}
 }

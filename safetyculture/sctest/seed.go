@@ -112,7 +112,7 @@ func addMember[T any](s Seeding, list *[]T, m T, parentID, userID string, parent
 		if !parentExists(st) || st.users.Get(userID) == nil {
 			return fmt.Errorf("%w: group or site %q, or user %q", ErrNotFound, parentID, userID)
 		}
-		if k := (memberKey{parentID, userID}); !st.members[k] {
+		if k := pair(userID, parentID); !st.members[k] {
 			st.members[k] = true
 			*list = append(*list, m)
 		}
@@ -228,7 +228,7 @@ func (s Seeding) DeleteUser(userID string) error {
 		}
 		st.users.Remove(userID)
 		delete(st.userByEmail, strings.ToLower(strings.TrimSpace(u.Email)))
-		maps.DeleteFunc(st.members, func(k memberKey, _ bool) bool { return k.userID == userID })
+		maps.DeleteFunc(st.members, func(k string, _ bool) bool { return strings.HasPrefix(k, pair(userID, "")) })
 		st.groupUsers = slices.DeleteFunc(st.groupUsers, func(m wireGroupUser) bool { return m.UserID == userID })
 		st.siteMembers = slices.DeleteFunc(st.siteMembers, func(m wireSiteMember) bool { return m.MemberID == userID })
 		for _, c := range st.courses.All() {
@@ -246,10 +246,8 @@ func (s Seeding) DeleteCourse(courseID string) error {
 		if c == nil {
 			return fmt.Errorf("%w: course %q", ErrNotFound, courseID)
 		}
-		for _, p := range st.progress.All() {
-			if p.CourseID == courseID {
-				st.resetProgress(p.UserID, c)
-			}
+		for _, u := range st.users.All() {
+			st.resetProgress(u.ID, c)
 		}
 		for _, id := range c.lessonIDs {
 			st.lessons.Remove(id)

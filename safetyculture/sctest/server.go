@@ -40,8 +40,7 @@ type Server struct {
 // Option configures a Server.
 type Option = fakeserver.Option[config]
 
-// Seeding holds the helpers that add records, or act as a learner; a
-// [Server] embeds it.
+// Seeding holds the helpers that add records or act as a learner.
 type Seeding struct{ *server }
 
 // server keeps the field Seeding embeds unexported.
@@ -71,8 +70,7 @@ func WithLogger(l *slog.Logger) Option { return fakeserver.WithLogger[config](l)
 // WithLatency delays every answer by d, as a distant service would.
 func WithLatency(d time.Duration) Option { return fakeserver.WithLatency[config](d) }
 
-// NewServer starts a fake on a loopback port, with an empty organisation
-// and a random token.
+// NewServer starts a fake with an empty organisation on a loopback port.
 func NewServer(opts ...Option) (*Server, error) {
 	s, err := NewUnstarted(opts...)
 	if err != nil {
@@ -228,9 +226,8 @@ func (s *Server) admit(w http.ResponseWriter, rt route) bool {
 	return ok
 }
 
-// RequestCount reports how many requests with a valid token a route
-// received ("GET /feed/users", as the route table or a Handle pattern
-// names it), whatever they were answered (429 included).
+// RequestCount counts the requests with a valid token a route ("GET
+// /feed/users", or a Handle pattern) received, 429s included.
 func (s *Server) RequestCount(route string) int { return s.core.RequestCounts()[route] }
 
 // RequestCounts returns the non-zero counts by route.

@@ -27,7 +27,7 @@ type store struct {
 	userByEmail map[string]*user
 	groups      fakeserver.Table[wireGroup]
 	groupUsers  []wireGroupUser
-	members     map[memberKey]bool // groupUsers and siteMembers, for their uniqueness
+	members     map[string]bool // groupUsers and siteMembers by pair(user, group or site), for their uniqueness
 	sites       fakeserver.Table[wireSite]
 	siteMembers []wireSiteMember
 	courses     fakeserver.Table[course]
@@ -43,13 +43,11 @@ type store struct {
 }
 
 func newStore() *store {
-	st := &store{userByEmail: map[string]*user{}, members: map[memberKey]bool{}, assignments: map[string]map[Assignment]bool{},
+	st := &store{userByEmail: map[string]*user{}, members: map[string]bool{}, assignments: map[string]map[Assignment]bool{},
 		secret: fakeserver.RandomHex(32), analytics: analyticsStore{rows: map[string][]*analyticsRow{}, questions: map[string]map[string]any{}}}
 	st.orgID = "role_" + st.hexID("org", 32)
 	return st
 }
-
-type memberKey struct{ parentID, userID string }
 
 func pair(userID, id string) string { return userID + "\x00" + id }
 

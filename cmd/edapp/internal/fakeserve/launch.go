@@ -270,7 +270,10 @@ func readForm(r *http.Request) (url.Values, *pageErr) {
 			return nil, &pageErr{http.StatusUnsupportedMediaType, http.StatusText(http.StatusUnsupportedMediaType)}
 		}
 	}
-	b, _ := io.ReadAll(io.LimitReader(r.Body, maxFormBytes+1))
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxFormBytes+1))
+	if err != nil { // a form cut short may say another score
+		return nil, &pageErr{http.StatusBadRequest, "the form was not read whole"}
+	}
 	if r.ContentLength > maxFormBytes || len(b) > maxFormBytes {
 		return nil, &pageErr{http.StatusRequestEntityTooLarge, http.StatusText(http.StatusRequestEntityTooLarge)}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/edapp-go/edapp"
@@ -204,7 +205,7 @@ func TestLaunchJSONRefusals(t *testing.T) {
 	}{
 		{"no token", url.Values{"lesson": {f.lessons[0]}, "score": {"90"}}, nil, 401, "launch token required"},
 		{"unknown token", completeForm("00000000-0000-4000-8000-000000000000", f.lessons[0], "90"), nil, 401, "unknown launch token"},
-		{"token in the wrong case", completeForm(strings.ToUpper(tok), f.lessons[0], "90"), nil, 401, "unknown launch token"},
+		{"token in the wrong case", completeForm(strings.ToLower(tok), f.lessons[0], "90"), nil, 401, "unknown launch token"},
 		{"another lesson", completeForm(other, f.lessons[0], "90"), nil, 400, "another lesson"},
 		{"no lesson", url.Values{"token": {tok}, "score": {"90"}}, nil, 400, "lesson is required"},
 		{"score not a number", completeForm(tok, f.lessons[0], "ninety"), nil, 400, "score must be a number from 0 to 100"},
@@ -236,6 +237,16 @@ func TestLaunchJSONRefusals(t *testing.T) {
 	res.Body.Close()
 	assert.Equal(t, 413, res.StatusCode)
 	nothingChanged("oversized")
+
+	// A body cut short changes nothing: "score=85" cut to "score=8" is
+	// not a score of 8.
+	cut := "token=" + url.QueryEscape(tok) + "&lesson=" + url.QueryEscape(f.lessons[0]) + "&action=complete&score=8"
+	req = httptest.NewRequest("POST", "/launch-lesson", io.MultiReader(strings.NewReader(cut), iotest.ErrReader(io.ErrUnexpectedEOF)))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	launchJSON(f.fake, rec, req)
+	assert.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
+	nothingChanged("cut short")
 
 	f.advance(edapptest.LaunchTokenLifetime)
 	r := f.post(completeForm(tok, f.lessons[0], "90"), map[string]string{"Origin": f.URL})

@@ -14,9 +14,9 @@ import (
 	"github.com/edapp-go/edapp/edapptest"
 )
 
-// The learner's side as a browser sees it: Handler renders launch.go's
-// JSON answers as plain HTML pages, which load nothing from elsewhere and
-// run no script.
+// The learner's side as a browser sees it: Handler renders the JSON
+// answers of launchJSON and learnerJSON as plain HTML pages, which load
+// nothing from elsewhere and run no script.
 
 // maxFormBytes bounds the body of a launch form post.
 const maxFormBytes = 64 << 10
