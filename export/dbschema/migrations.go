@@ -78,6 +78,7 @@ var migrations = []Migration{
 	{Version: insertOpensHistoryVersion, Name: "history inserts open versions", steps: insertOpensHistorySteps()},
 	{Version: insertOpensHistoryOnceVersion, Name: "history inserts open versions at once", steps: insertOpensHistoryOnceSteps()},
 	{Version: openedVersionsVersion, Name: "history opened versions index", steps: openedVersionsSteps()},
+	{Version: historyIndexesByKeyVersion, Name: "history indexes led by other columns than source", steps: historyIndexesByKeySteps()},
 }
 
 // openAttemptsIndex finds the oldest open attempt of a source at once,

@@ -4,7 +4,8 @@ package dbschema
 // so that the end of a walk counts the versions it opened by seeking to
 // them. The history tables' keys begin with the row's own key, so the
 // count of migration 21 read all of a source's versions, a cost that grew
-// with every walk kept.
+// with every walk kept. Migration 25 replaces this index with one on
+// (valid_from, source): see there why.
 
 // openedVersionsVersion is the migration that indexes the versions by the
 // time they opened.
@@ -15,6 +16,6 @@ func openedVersionsSteps() []step {
 	return eachHistoryTable(func(t Table) step { return createIndex{t.Name, openedVersionsIndex} })
 }
 
-// openedVersionsIndex finds a source's versions opened at a time: the end
-// of a walk counts those it opened.
+// openedVersionsIndex is migration 24's index of the versions by the time
+// they opened, which migration 25 drops.
 var openedVersionsIndex = Index{Columns: []string{"source", "valid_from"}}

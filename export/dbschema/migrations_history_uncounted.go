@@ -9,7 +9,7 @@ package dbschema
 // same versions as before. The versions a walk closed are found in a
 // partial index of the closed versions (closedVersionsIndex), which only a
 // closing writes to; those it opened, from migration 24 on, in an index of
-// their own (openedVersionsIndex).
+// their own (openedVersionsFirstIndex since migration 25).
 
 // uncountedHistoryVersion is the migration that takes the counting out of
 // the history triggers.

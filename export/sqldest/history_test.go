@@ -88,7 +88,7 @@ func TestWalkEndQuerySeeksTheVersionsIndexes(t *testing.T) {
 			if !strings.Contains(step, tb.Name+"_history") {
 				continue
 			}
-			opened = opened || strings.Contains(step, "(source=? AND valid_from=?)")
+			opened = opened || strings.Contains(step, "(valid_from=? AND source=?)")
 			closed = closed || strings.Contains(step, "(source=? AND valid_to=?)")
 			if !strings.Contains(step, "valid_from=?") && !strings.Contains(step, "valid_to=?") {
 				t.Errorf("%s: %q reads all of the source's versions", tb.Name, step)
