@@ -99,11 +99,7 @@ func (r Record) Cell(name string) string {
 		}
 	case reflect.Slice:
 		if f.Type().Elem().Kind() == reflect.String {
-			parts := make([]string, f.Len())
-			for i := range parts {
-				parts[i] = f.Index(i).String()
-			}
-			return strings.Join(parts, ";")
+			return joinStrings(f)
 		}
 	}
 	b, err := json.Marshal(f.Interface())
@@ -111,6 +107,15 @@ func (r Record) Cell(name string) string {
 		return ""
 	}
 	return rawCell(b)
+}
+
+// joinStrings is a list of strings as one cell, its items joined by ";".
+func joinStrings(list reflect.Value) string {
+	parts := make([]string, list.Len())
+	for i := range parts {
+		parts[i] = list.Index(i).String()
+	}
+	return strings.Join(parts, ";")
 }
 
 // Time returns the named date field, or the zero time.

@@ -155,23 +155,14 @@ func noAttempts() error {
 // attempt, before anything changes.
 func (run *loadRun) checkFree() error {
 	snap, spec := run.snap, run.spec
-	taken := map[string]bool{}
-	for _, u := range snap.Users {
-		taken["u:"+strings.ToLower(u.Name)], taken["x:"+u.ExternalID] = true, true
-	}
-	for _, c := range snap.Courses {
-		taken["c:"+c.ExternalID] = true
-	}
-	for _, c := range snap.Collections {
-		taken["l:"+c.ExternalID] = true
-	}
+	taken := takenNames(snap)
 	first := nextNumber(snap.Users, func(u edapptest.SnapshotUser) string { return u.ID })
 	for n := first; n < first+spec.Users; n++ {
 		username, ext := learnerNames(n)
-		if taken["u:"+username] {
+		if taken["username "+username] {
 			return conflict("username %q is taken", username)
 		}
-		if taken["x:"+ext] {
+		if taken["external id "+ext] {
 			return conflict("external id %q is taken", ext)
 		}
 	}
@@ -180,13 +171,13 @@ func (run *loadRun) checkFree() error {
 	}
 	first = nextNumber(snap.Courses, func(c edapptest.SnapshotCourse) string { return c.ID })
 	for n := first; n < first+spec.Courses; n++ {
-		if taken["c:"+loadCourseExt(n)] {
+		if taken["course external id "+loadCourseExt(n)] {
 			return conflict("course external id %q is taken", loadCourseExt(n))
 		}
 	}
 	first = nextNumber(snap.Collections, func(c edapptest.SnapshotCollection) string { return c.ID })
 	for n := first; n < first+spec.Collections; n++ {
-		if taken["l:"+loadCollectionExt(n)] {
+		if taken["collection external id "+loadCollectionExt(n)] {
 			return conflict("collection external id %q is taken", loadCollectionExt(n))
 		}
 	}

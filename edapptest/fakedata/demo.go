@@ -59,6 +59,24 @@ func SeedDemo(s *edapptest.Server) (Demo, error) {
 // checkDemoFree refuses a demo whose names are taken, before anything
 // changes.
 func checkDemoFree(snap edapptest.Snapshot) error {
+	taken := takenNames(snap)
+	for _, name := range []string{"invite code COMPANY", "invite code WAREHOUSE", "invite code OFFICE",
+		"invite code NIGHTSHIFT", "username alice", "username bob", "username carol", "username dave",
+		"course external id MH-101", "course external id FS-101", "lesson external id MH-101-1",
+		"lesson external id MH-101-2", "lesson external id MH-101-3", "lesson external id FS-101-1",
+		"lesson external id FS-101-2", "collection external id SAFETY", "external id EMP-001",
+		"external id EMP-002", "external id EMP-003", "external id EMP-004"} {
+		if taken[name] {
+			return fmt.Errorf("%w: %s is taken", edapptest.ErrConflict, name)
+		}
+	}
+	return nil
+}
+
+// takenNames marks the names the account uses that an added record may not
+// reuse, each as "invite code X", "username x" (lower case), "external id
+// x" (a user's), or "course", "lesson" or "collection external id x".
+func takenNames(snap edapptest.Snapshot) map[string]bool {
 	taken := map[string]bool{}
 	for _, g := range snap.Groups {
 		taken["invite code "+strings.ToUpper(g.InviteCode)] = true
@@ -75,17 +93,7 @@ func checkDemoFree(snap edapptest.Snapshot) error {
 	for _, c := range snap.Collections {
 		taken["collection external id "+c.ExternalID] = true
 	}
-	for _, name := range []string{"invite code COMPANY", "invite code WAREHOUSE", "invite code OFFICE",
-		"invite code NIGHTSHIFT", "username alice", "username bob", "username carol", "username dave",
-		"course external id MH-101", "course external id FS-101", "lesson external id MH-101-1",
-		"lesson external id MH-101-2", "lesson external id MH-101-3", "lesson external id FS-101-1",
-		"lesson external id FS-101-2", "collection external id SAFETY", "external id EMP-001",
-		"external id EMP-002", "external id EMP-003", "external id EMP-004"} {
-		if taken[name] {
-			return fmt.Errorf("%w: %s is taken", edapptest.ErrConflict, name)
-		}
-	}
-	return nil
+	return taken
 }
 
 // addDemoCatalog adds the collection and its two courses.

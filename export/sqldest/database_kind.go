@@ -185,19 +185,7 @@ func (x *Database) endKind(ctx context.Context, k *export.Kind, r *export.KindRe
 	if r.Err != nil {
 		return "", nil
 	}
-	started := c.walk.started
-	if started.IsZero() {
-		started = r.Started
-	}
-	full := fullWalk(k, c.walk)
-	completed := time.Now()
-	if k.Remirror && !full {
-		completed = time.Time{} // completed_at stays the last full walk's
-	}
-	cursor := c.walk.cursor
-	if k.Incremental && started.After(cursor) {
-		cursor = started
-	}
+	full, cursor, completed := walkEnd(k, c.walk, r.Started)
 	var deleted int64
 	var hist historyCounts
 	err = x.own.tx(ctx, func(tx *sql.Tx) (err error) {
@@ -212,6 +200,27 @@ func (x *Database) endKind(ctx context.Context, k *export.Kind, r *export.KindRe
 	}
 	r.VersionsOpened, r.VersionsClosed = hist.opened, hist.closed
 	return c.note(deleted) + hist.note() + "  table " + k.Name, nil
+}
+
+// walkEnd is what the end of a walk of k records: whether it was full,
+// the kind's cursor and its completion time (zero to keep the last full
+// walk's). An incremental kind's cursor moves to the start of the walk,
+// or of the run when the walk began in it.
+func walkEnd(k *export.Kind, w walkState, runStarted time.Time) (full bool, cursor, completed time.Time) {
+	started := w.started
+	if started.IsZero() {
+		started = runStarted
+	}
+	full = fullWalk(k, w)
+	completed = time.Now()
+	if k.Remirror && !full {
+		completed = time.Time{} // completed_at stays the last full walk's
+	}
+	cursor = w.cursor
+	if k.Incremental && started.After(cursor) {
+		cursor = started
+	}
+	return full, cursor, completed
 }
 
 // endWalk records a kind's walk complete within tx: after a full walk it

@@ -732,20 +732,26 @@ func (m *rowMaker) fieldValue(r export.Record, f reflect.Value, name string, typ
 			return f.Bool()
 		}
 	case dbschema.JSON:
-		if (f.Kind() == reflect.Slice || f.Kind() == reflect.Map) && f.IsNil() {
-			return nil
-		}
-		b, err := json.Marshal(f.Interface())
-		if err != nil {
-			return nil
-		}
-		return string(b)
+		return jsonValue(f)
 	case dbschema.Text:
 		if f.Kind() == reflect.String {
 			return f.String()
 		}
 	}
 	return r.Cell(name)
+}
+
+// jsonValue is f as a JSON column's text: NULL for a nil list or map, or
+// for a value encoding/json refuses.
+func jsonValue(f reflect.Value) any {
+	if (f.Kind() == reflect.Slice || f.Kind() == reflect.Map) && f.IsNil() {
+		return nil
+	}
+	b, err := json.Marshal(f.Interface())
+	if err != nil {
+		return nil
+	}
+	return string(b)
 }
 
 // customFieldsTable holds a row per user and custom field; its columns
