@@ -202,7 +202,10 @@ func secretSamples(t *testing.T) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	link, err := edapp.ParseLaunchLink("https://web.edapp.com/launch?token="+planted+"&lesson=l1", time.Now())
+	// In UTC: fmt reads a time's location by reflection, and time.Local is
+	// set up lazily by the first test that parses a time, so a local time
+	// here would race with the tests running beside this one.
+	link, err := edapp.ParseLaunchLink("https://web.edapp.com/launch?token="+planted+"&lesson=l1", time.Now().UTC())
 	if err != nil {
 		t.Fatal(err)
 	}

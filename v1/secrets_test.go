@@ -267,7 +267,10 @@ func TestSecretsNeverPrint(t *testing.T) {
 	if err != nil || tok.Value() != "ut-SECRET-7" {
 		t.Fatalf("Token = %q, %v", tok.Value(), err)
 	}
-	link, err := edapp.ParseLaunchLink("https://web.example.com/launch-lesson?token=lt-SECRET-8&lesson=l1", time.Now())
+	// In UTC: fmt reads a time's location by reflection, and time.Local is
+	// set up lazily by the first test that parses a time, so a local time
+	// here would race with the tests running beside this one.
+	link, err := edapp.ParseLaunchLink("https://web.example.com/launch-lesson?token=lt-SECRET-8&lesson=l1", time.Now().UTC())
 	if err != nil || link.Token.Value() != "lt-SECRET-8" {
 		t.Fatalf("ParseLaunchLink = %v, %v", link, err)
 	}
