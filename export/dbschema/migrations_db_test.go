@@ -160,10 +160,13 @@ func schemaAt(t *testing.T, db *sql.DB, d dbschema.Dialect, v int) {
 	}
 }
 
-// rowIDs is the one text column of q's rows.
-func rowIDs(t *testing.T, db *sql.DB, q string) []string {
+// rowIDs is the one text column of q's rows, read from a pool or a
+// connection.
+func rowIDs(t *testing.T, db interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, q string) []string {
 	t.Helper()
-	rows, err := db.Query(q)
+	rows, err := db.QueryContext(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,21 +36,7 @@ func TestHistoryOpenVersionLookupKeepsToThePrimaryKey(t *testing.T) {
 			t.Fatalf("%s: %v", stmt, err)
 		}
 		args := strings.TrimSuffix(strings.Repeat("NULL, ", len(tb.Key)-1), ", ")
-		rows, err := conn.QueryContext(ctx, `EXPLAIN EXECUTE lookup_`+tb.Name+`(`+args+`)`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, line)
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
+		plan := rowIDs(t, conn, `EXPLAIN EXECUTE lookup_`+tb.Name+`(`+args+`)`)
 		if text := strings.Join(plan, "\n"); !strings.Contains(text, " using "+tb.Name+"_pkey ") {
 			t.Errorf("%s: the open version is looked up without the primary key:\n%s", tb.Name, text)
 		}
