@@ -12,15 +12,19 @@
 // from the installed binaries: initdb and pg_ctl, found on PATH or in a
 // versioned PostgreSQL directory such as Debian's
 // /usr/lib/postgresql/17/bin (the newest first). Its data directory is in
-// a new temporary directory; it listens on a free port of 127.0.0.1 only
-// (and a Unix socket in that directory). Over TCP the user postgres logs
-// in with a random password that the URLs carry, so that other users of
-// the machine who reach the port get nowhere; fsync is off: the data of a
-// test need not survive a crash. When the test binary runs as root, the server runs as
-// the postgres user, since PostgreSQL refuses to run as root. Each call to
-// Postgres then creates a new, empty database on that server and returns
-// its URL, so tests that run in parallel never see each other's tables;
-// the server starts once per test binary.
+// a new temporary directory: on Linux's /dev/shm, a file system in memory,
+// when it has a gigabyte free (a disk makes the server's writes cost many
+// times the CPU), in the usual temporary directory otherwise. It listens
+// on a free port of 127.0.0.1 only (and a Unix socket in that directory).
+// Over TCP the user postgres logs in with a random password that the URLs
+// carry, so that other users of the machine who reach the port get
+// nowhere; fsync is off: the data of a test need not survive a crash. When
+// the test binary runs as root, the server runs as the postgres user,
+// since PostgreSQL refuses to run as root. Each call to Postgres then
+// creates a new, empty database on that server and returns its URL, so
+// tests that run in parallel never see each other's tables; the database
+// is dropped when the test ends, and the server starts once per test
+// binary.
 //
 // # How it stops
 //

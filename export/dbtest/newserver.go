@@ -35,13 +35,19 @@ func (s *Server) Database(t testing.TB) string {
 }
 
 // create creates a new database, with the CREATE DATABASE options opts,
-// and returns its URL.
+// and returns its URL. The database is dropped when t ends, so that the
+// server's files hold only the databases of the tests under way.
 func (s *Server) create(t testing.TB, opts string) string {
 	t.Helper()
 	name := fmt.Sprintf("edapp_test_%d", databases.Add(1))
 	if err := s.exec("CREATE DATABASE " + name + opts); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if err := s.exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
+			t.Logf("dbtest: %v", err)
+		}
+	})
 	return s.url(name)
 }
 

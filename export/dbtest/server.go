@@ -76,7 +76,7 @@ func start() (*Server, error) {
 		return nil, err
 	}
 	s := &Server{pgCtl: filepath.Join(bin, "pg_ctl"), asUser: os.Geteuid() == 0}
-	if s.dir, err = os.MkdirTemp("", "edapp-pg-"); err != nil {
+	if s.dir, err = serverDir(); err != nil {
 		return nil, err
 	}
 	s.data = filepath.Join(s.dir, "data")
@@ -154,7 +154,7 @@ func (s *Server) listen() error {
 		if s.port, err = freePort(); err != nil {
 			return err
 		}
-		opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -c unix_socket_directories=%s -c fsync=off -c max_connections=200", s.port, s.data)
+		opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -c unix_socket_directories=%s -c fsync=off -c max_wal_size=%dMB -c max_connections=200", s.port, s.data, maxWALMB)
 		if err = s.run(s.pgCtl, "-D", s.data, "-o", opts, "-l", filepath.Join(s.data, "log"), "-w", "-t", "60", "start"); err == nil {
 			return nil
 		}

@@ -1,0 +1,24 @@
+package dbtest
+
+import "os"
+
+// A server's files go to a file system in memory when the machine has one
+// with room: on a disk file system the server's writes (each CREATE
+// DATABASE copies its template, each test loads tables) cost the test
+// machine many times the CPU, and nothing the tests check needs the files
+// to outlive the test binary. A kill -9 leaves them as it leaves files on
+// disk: in the kernel's page cache.
+
+// maxWALMB bounds the write-ahead log the server keeps, which lives in
+// memory with the rest.
+const maxWALMB = 256
+
+// serverDir makes a new directory for a server's files.
+func serverDir() (string, error) {
+	if dir := memoryDir(); dir != "" {
+		if d, err := os.MkdirTemp(dir, "edapp-pg-"); err == nil {
+			return d, nil
+		}
+	}
+	return os.MkdirTemp("", "edapp-pg-")
+}
