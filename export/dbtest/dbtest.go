@@ -82,12 +82,20 @@ func Main(m *testing.M) { os.Exit(Run(m)) }
 // Unless -test.parallel is given, Run lets [ParallelTests] parallel tests
 // run at once (or GOMAXPROCS, go test's default, when that is more): a
 // test against a real database waits on the server more than on a core.
+//
+// Unless TMPDIR is set, Run sets it, for the run, to a new directory in
+// memory (Linux's /dev/shm, when it has a gigabyte free) and removes that
+// directory after: t.TempDir, the files of [SQLite] and the temporary files
+// of the programs the tests start go there, as the PostgreSQL server's do.
 func Run(m *testing.M) int {
 	flag.Parse()
 	given := false
 	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
 	if !given {
 		flag.Set("test.parallel", strconv.Itoa(max(ParallelTests, runtime.GOMAXPROCS(0))))
+	}
+	if dir := memoryTempDir(); dir != "" {
+		defer os.RemoveAll(dir)
 	}
 	code := m.Run()
 	if shared.server != nil {

@@ -13,6 +13,23 @@ import "os"
 // memory with the rest.
 const maxWALMB = 256
 
+// memoryTempDir points TMPDIR at a new directory in memory and returns
+// it, unless TMPDIR is set or the machine has no room in memory; then it
+// returns "".
+func memoryTempDir() string {
+	if os.Getenv("TMPDIR") != "" || memoryDir() == "" {
+		return ""
+	}
+	dir, err := os.MkdirTemp(memoryDir(), "edapp-test-")
+	// Other users may pass through, as through /tmp, to what a test hands
+	// them (a program run as nobody); each t.TempDir is its owner's alone.
+	if err != nil || os.Chmod(dir, 0o755) != nil || os.Setenv("TMPDIR", dir) != nil {
+		os.RemoveAll(dir)
+		return ""
+	}
+	return dir
+}
+
 // serverDir makes a new directory for a server's files.
 func serverDir() (string, error) {
 	if dir := memoryDir(); dir != "" {
