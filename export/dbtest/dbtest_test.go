@@ -121,3 +121,33 @@ func TestPostgresWantsThePasswordOverTCP(t *testing.T) {
 		t.Errorf("connecting without the password: %v; want a password failure", err)
 	}
 }
+
+// TestPostgresDropsTheDatabaseWhenTheTestEnds: a database a subtest asked
+// for is gone once the subtest ends; the parent's is still there.
+func TestPostgresDropsTheDatabaseWhenTheTestEnds(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Open(t, dbtest.Postgres(t), sqldest.SQLiteDSN)
+	var name string
+	t.Run("child", func(t *testing.T) {
+		u, err := url.Parse(dbtest.Postgres(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		name = strings.TrimPrefix(u.Path, "/")
+		if n := databasesNamed(t, db, name); n != 1 {
+			t.Fatalf("%d databases named %q during the test, want 1", n, name)
+		}
+	})
+	if n := databasesNamed(t, db, name); n != 0 {
+		t.Errorf("%d databases named %q after the test, want 0", n, name)
+	}
+}
+
+func databasesNamed(t *testing.T, db *sql.DB, name string) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM pg_database WHERE datname = $1`, name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

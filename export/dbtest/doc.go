@@ -12,10 +12,8 @@
 // from the installed binaries: initdb and pg_ctl, found on PATH or in a
 // versioned PostgreSQL directory such as Debian's
 // /usr/lib/postgresql/17/bin (the newest first). Its data directory is in
-// a new temporary directory: on Linux's /dev/shm, a file system in memory,
-// when it has a gigabyte free (a disk makes the server's writes cost many
-// times the CPU), in the usual temporary directory otherwise. It listens
-// on a free port of 127.0.0.1 only (and a Unix socket in that directory).
+// a new temporary directory, which [Run] puts in memory when the machine
+// has room. It listens on a free port of 127.0.0.1 only (and a Unix socket in that directory).
 // Over TCP the user postgres logs in with a random password that the URLs
 // carry, so that other users of the machine who reach the port get
 // nowhere; fsync is off: the data of a test need not survive a crash. When

@@ -76,7 +76,7 @@ func start() (*Server, error) {
 		return nil, err
 	}
 	s := &Server{pgCtl: filepath.Join(bin, "pg_ctl"), asUser: os.Geteuid() == 0}
-	if s.dir, err = serverDir(); err != nil {
+	if s.dir, err = os.MkdirTemp("", "edapp-pg-"); err != nil {
 		return nil, err
 	}
 	s.data = filepath.Join(s.dir, "data")
