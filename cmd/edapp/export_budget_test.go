@@ -63,6 +63,7 @@ func TestExportResumeCountsTheBudgetSpent(t *testing.T) {
 					})
 				}, args...)
 				cancel()
+				first := r.stderr
 				wantCode(t, r, exitError)
 				if n, _ := tooMany(srv, 0); n > 0 {
 					t.Fatalf("the first run met %d 429s", n)
@@ -75,7 +76,7 @@ func TestExportResumeCountsTheBudgetSpent(t *testing.T) {
 				n, total := tooMany(srv, from)
 				t.Logf("forget=%v: the first run sent %d requests, the resumed run %d, %d answered 429", forget, from, total-from, n)
 				if total-from < 10 {
-					t.Fatalf("the resumed run sent %d requests: too few to test the budget", total-from)
+					t.Fatalf("the resumed run sent %d requests: too few to test the budget\nfirst stderr: %s\nresumed: code %d stderr %s", total-from, first, r.code, r.stderr)
 				}
 				switch {
 				case !forget && n > 0:

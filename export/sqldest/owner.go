@@ -113,12 +113,27 @@ func (o *owner) close() error {
 	spanErr := o.endSpan()
 	o.ckpt.close(o.conn)
 	o.ckpt = ownCheckpoints{}
+	var releaseErr error
 	if o.d == Postgres {
 		o.fence.Release(ctx, o.conn)
 	} else {
-		o.conn.ExecContext(ctx, `UPDATE edapp_export_lock SET holder = NULL WHERE source = ? AND pid = ?`, o.source, os.Getpid())
+		releaseErr = o.releaseRow(ctx)
 	}
-	return errors.Join(spanErr, o.conn.Close())
+	return errors.Join(spanErr, releaseErr, o.conn.Close())
+}
+
+// releaseRow clears the source's row of edapp_export_lock (SQLite). A
+// transaction on conn whose ctx ended (a run cancelled mid-write) can leave
+// the connection inside it, database/sql having let it go: it is rolled
+// back first (when none is open, ROLLBACK fails, harmlessly), or the
+// release would be rolled back with it as the connection closes, and the
+// lock held for another export of this process until it goes stale.
+func (o *owner) releaseRow(ctx context.Context) error {
+	o.conn.ExecContext(ctx, `ROLLBACK`)
+	if _, err := o.conn.ExecContext(ctx, `UPDATE edapp_export_lock SET holder = NULL WHERE source = ? AND pid = ?`, o.source, os.Getpid()); err != nil {
+		return fmt.Errorf("export: release the database's lock: %w", err)
+	}
+	return nil
 }
 
 // tx runs f in a transaction on the owner's connection, and again from
