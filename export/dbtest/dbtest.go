@@ -84,9 +84,10 @@ func Main(m *testing.M) { os.Exit(Run(m)) }
 // test against a real database waits on the server more than on a core.
 //
 // Unless TMPDIR is set, Run sets it, for the run, to a new directory in
-// memory (Linux's /dev/shm, when it has a gigabyte free) and removes that
-// directory after: t.TempDir, the files of [SQLite] and the temporary files
-// of the programs the tests start go there, as the PostgreSQL server's do.
+// memory (Linux's /dev/shm, when it has a gigabyte free and lets programs
+// run) and removes that directory after: t.TempDir, the files of [SQLite]
+// and the temporary files of the programs the tests start go there, as the
+// PostgreSQL server's do.
 func Run(m *testing.M) int {
 	flag.Parse()
 	given := false

@@ -13,10 +13,11 @@
 // versioned PostgreSQL directory such as Debian's
 // /usr/lib/postgresql/17/bin (the newest first). Its data directory is in
 // a new temporary directory, which [Run] puts in memory when the machine
-// has room. It listens on a free port of 127.0.0.1 only (and a Unix socket in that directory).
-// Over TCP the user postgres logs in with a random password that the URLs
-// carry, so that other users of the machine who reach the port get
-// nowhere; fsync is off: the data of a test need not survive a crash. When
+// has room. It listens on a free port of 127.0.0.1 only (and a Unix
+// socket in that directory). Over TCP the user postgres logs in with a
+// random password that the URLs carry, so that other users of the machine
+// who reach the port get nowhere; fsync is off: the data of a test need
+// not survive a crash. When
 // the test binary runs as root, the server runs as the postgres user,
 // since PostgreSQL refuses to run as root. Each call to Postgres then
 // creates a new, empty database on that server and returns its URL, so

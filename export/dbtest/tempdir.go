@@ -18,10 +18,11 @@ const maxWALMB = 256
 // it, unless TMPDIR is set or the machine has no room in memory; then it
 // returns "".
 func memoryTempDir() string {
-	if os.Getenv("TMPDIR") != "" || memoryDir() == "" {
+	mem := memoryDir()
+	if os.Getenv("TMPDIR") != "" || mem == "" {
 		return ""
 	}
-	dir, err := os.MkdirTemp(memoryDir(), "edapp-test-")
+	dir, err := os.MkdirTemp(mem, "edapp-test-")
 	// Other users may pass through, as through /tmp, to what a test hands
 	// them (a program run as nobody); each t.TempDir is its owner's alone.
 	if err != nil || os.Chmod(dir, 0o755) != nil || os.Setenv("TMPDIR", dir) != nil {
