@@ -7,9 +7,9 @@ import (
 	"reflect"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/edapp-go/edapp"
+	"github.com/edapp-go/edapp/export/internal/jsonobj"
 )
 
 // An encoderPlan writes a record struct as json.Marshal does, byte for
@@ -224,28 +224,9 @@ func writeString(e *encodeState, f reflect.Value) bool {
 	return e.appendString(f.String())
 }
 
-// appendString writes s quoted as encoding/json does, HTML escaping
-// included: a string of plain characters as it is, any other through
-// json.Marshal.
+// appendString writes s quoted as encoding/json does.
 func (e *encodeState) appendString(s string) bool {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c == 0x7f {
-				return e.marshalled(s)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError || r == '\u2028' || r == '\u2029' {
-			return e.marshalled(s)
-		}
-		i += size
-	}
-	e.b = append(e.b, '"')
-	e.b = append(e.b, s...)
-	e.b = append(e.b, '"')
+	e.b = jsonobj.AppendString(e.b, s)
 	return true
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/edapp-go/edapp/export/internal/dbwrite"
+	"github.com/edapp-go/edapp/export/internal/jsonobj"
 )
 
 // A complete fetch of a mirrored kind deletes the rows it did not see.
@@ -41,12 +42,9 @@ func (u *upserter) recordSeen(ctx context.Context) error {
 	if len(u.seen) == 0 {
 		return nil
 	}
-	b, err := json.Marshal(u.seen)
-	if err != nil {
-		return err
-	}
+	b := seenJSON(u.seen)
 	u.seen = nil
-	_, err = u.tx.ExecContext(ctx, rebind(u.x.d, `INSERT INTO edapp_export_seen (source, table_name, walk_run, export_run, part, keys) VALUES (?, ?, ?, ?, ?, ?)`),
+	_, err := u.tx.ExecContext(ctx, rebind(u.x.d, `INSERT INTO edapp_export_seen (source, table_name, walk_run, export_run, part, keys) VALUES (?, ?, ?, ?, ?, ?)`),
 		u.x.source, u.t.name, u.w.seenRun, u.x.rows.run, u.x.shared.seenPart.Add(1), string(b))
 	return err
 }
@@ -202,4 +200,31 @@ func (m mirror) forgetSeen(ctx context.Context, tx *sql.Tx, kind string, run int
 		}
 	}
 	return nil
+}
+
+// seenJSON is json.Marshal(seen), byte for byte, without its reflection
+// (a re-run marshals every key it saw).
+func seenJSON(seen [][]string) []byte {
+	if seen == nil {
+		return []byte("null")
+	}
+	b := append(make([]byte, 0, 64*len(seen)), '[')
+	for i, key := range seen {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if key == nil {
+			b = append(b, "null"...)
+			continue
+		}
+		b = append(b, '[')
+		for j, s := range key {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = jsonobj.AppendString(b, s)
+		}
+		b = append(b, ']')
+	}
+	return append(b, ']')
 }
