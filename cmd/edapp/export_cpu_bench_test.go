@@ -22,22 +22,23 @@ import (
 // edapp binaries (say the commit before a change and the one with it).
 // One `edapp fake` process (the first binary's) serves the realistic
 // shape with no latency; each round, for files, SQLite and PostgreSQL in
-// turn, each binary runs a first run into a new destination, then a
-// re-run that finds nothing new, the binaries' order alternating from
-// round to round. Each database a first run wrote is then loaded again
-// into a new one by the fastest path (benchFastestLoad), whose CPU (this
-// process's, the fake being in its own) is the floor. The PostgreSQL
-// server's CPU is counted beside each run and each load. It logs every
-// run and, per binary, the medians of the rounds against the files run.
+// turn, each binary runs a first run into a new destination, then the
+// binaries take turns at re-runs that find nothing new, the binaries'
+// order alternating from round to round. Each database a first run
+// wrote is then loaded again into a new one by the fastest path
+// (benchFastestLoad), whose CPU (this process's, the fake being in its
+// own) is the floor. The PostgreSQL server's CPU is counted beside each
+// run and each load. It logs every run and, per binary, the medians
+// against the files run.
 //
 //	EDAPP_CPU_BENCH=before,after go test -count=1 -timeout 0 -run TestExportCPUBench -v ./cmd/edapp
 //
 // EDAPP_CPU_BENCH_ATTEMPTS (100000), _USERS (5000) and _ROUNDS (3) set the
-// size; _DESTS narrows the destinations (csv,sqlite,postgres), _FLOOR=0
-// leaves out the fastest loads, and
-// _PROFILES=DIR runs instead a first run and a re-run into each destination
-// with this test binary's own export (TestExportChild), writing their CPU
-// profiles there.
+// size; _RERUNS (1) the re-runs of each binary a round; _DESTS narrows
+// the destinations (csv,sqlite,postgres), _FLOOR=0 leaves out the
+// fastest loads, and _PROFILES=DIR runs instead a first run and a re-run
+// into each destination with this test binary's own export
+// (TestExportChild), writing their CPU profiles there.
 func TestExportCPUBench(t *testing.T) {
 	if os.Getenv("EDAPP_CPU_BENCH") == "" {
 		t.Skip("set EDAPP_CPU_BENCH=BIN,BIN (edapp binaries) to run")
@@ -58,12 +59,11 @@ func TestExportCPUBench(t *testing.T) {
 	}
 	t.Logf("load before: %s", loadavg())
 	figures := map[string][]float64{} // "bin dest what" -> µs per record
+	reruns, _ := strconv.Atoi(env("RERUNS", "1"))
 	for round := range rounds {
+		order := append(slices.Clone(bins[round%len(bins):]), bins[:round%len(bins)]...)
 		for _, d := range benchDestsOf(env("DESTS", "csv,sqlite,postgres")) {
-			for k := range bins {
-				i := (k + round) % len(bins)
-				cpuBenchRound(t, figures, bins[i], d, url, round+1)
-			}
+			cpuBenchRound(t, figures, order, d, url, round+1, max(reruns, 1))
 		}
 	}
 	t.Logf("load after: %s", loadavg())
@@ -72,34 +72,61 @@ func TestExportCPUBench(t *testing.T) {
 	}
 }
 
-// cpuBenchRound runs bin's first run and re-run into a new destination d,
-// and the fastest load of the first run's rows, adding their CPU per
-// record to figures.
-func cpuBenchRound(t *testing.T, figures map[string][]float64, bin string, d benchDest, url string, round int) {
-	args := d.make(t)
-	key := filepath.Base(bin) + " " + d.name
-	for _, what := range []string{"first", "re-run"} {
-		r := cpuExport(t, bin, url, args)
-		figures[key+" "+what] = append(figures[key+" "+what], perRecord(r.cpu, r.records))
-		line := fmt.Sprintf("round %d %-14s %-8s %-6s %8d records  CPU %6.2f s (%5.2f µs a record)", round, filepath.Base(bin), d.name, what, r.records, r.cpu.Seconds(), perRecord(r.cpu, r.records))
-		if d.name == "postgres" {
-			figures[key+" "+what+" server"] = append(figures[key+" "+what+" server"], perRecord(r.server, r.records))
-			line += fmt.Sprintf("  server CPU %6.2f s (%5.2f µs a record)", r.server.Seconds(), perRecord(r.server, r.records))
-		}
-		t.Logf("%s  wall %5.2f s  peak RSS %d MiB", line, r.wall.Seconds(), r.maxRSS>>20)
-		if what == "first" {
-			figures[key+" records"] = append(figures[key+" records"], float64(r.records))
+// cpuBenchRound runs, for each of bins in turn, a first run into a new
+// destination d, then reruns rounds of re-runs that find nothing new, the
+// binaries taking turns, then the fastest load of each first run's rows,
+// adding their CPU per record to figures. (A re-run is a tenth of a second
+// of CPU or two, so one sample of it a round moves with the machine.)
+func cpuBenchRound(t *testing.T, figures map[string][]float64, bins []string, d benchDest, url string, round, reruns int) {
+	args := make([][]string, len(bins))
+	for i, bin := range bins {
+		args[i] = d.make(t)
+		r := cpuBenchRun(t, figures, bin, d.name, "first", url, args[i], round)
+		figures[cpuKey(bin, d.name, "records")] = append(figures[cpuKey(bin, d.name, "records")], float64(r.records))
+	}
+	for range reruns {
+		for i, bin := range bins {
+			cpuBenchRun(t, figures, bin, d.name, "re-run", url, args[i], round)
 		}
 	}
 	if d.name == "csv" || os.Getenv("EDAPP_CPU_BENCH_FLOOR") == "0" {
 		return
 	}
-	records := int(figures[key+" records"][len(figures[key+" records"])-1])
-	load, _ := benchFastestLoad(t, args[1])
-	cpu, server := load.cpu, load.server
-	figures[key+" floor"] = append(figures[key+" floor"], perRecord(cpu, records))
-	figures[key+" floor server"] = append(figures[key+" floor server"], perRecord(server, records))
-	t.Logf("round %d %-14s %-8s fastest load of its rows: CPU %6.2f s (%5.2f µs a record)%s", round, filepath.Base(bin), d.name, cpu.Seconds(), perRecord(cpu, records), serverCPU(d.name, server))
+	for i, bin := range bins {
+		cpuBenchFloor(t, figures, bin, d.name, args[i][1], round)
+	}
+}
+
+// cpuKey is the key of figures for bin's runs of what into dest.
+func cpuKey(bin, dest, what string) string {
+	return filepath.Base(bin) + " " + dest + " " + what
+}
+
+// cpuBenchRun runs bin's export with args once, logs it and adds its CPU
+// per record (and the PostgreSQL server's) to figures.
+func cpuBenchRun(t *testing.T, figures map[string][]float64, bin, dest, what, url string, args []string, round int) cpuRun {
+	r := cpuExport(t, bin, url, args)
+	key := cpuKey(bin, dest, what)
+	figures[key] = append(figures[key], perRecord(r.cpu, r.records))
+	line := fmt.Sprintf("round %d %-14s %-8s %-6s %8d records  CPU %6.2f s (%5.2f µs a record)", round, filepath.Base(bin), dest, what, r.records, r.cpu.Seconds(), perRecord(r.cpu, r.records))
+	if dest == "postgres" {
+		figures[key+" server"] = append(figures[key+" server"], perRecord(r.server, r.records))
+		line += fmt.Sprintf("  server CPU %6.2f s (%5.2f µs a record)", r.server.Seconds(), perRecord(r.server, r.records))
+	}
+	t.Logf("%s  wall %5.2f s  peak RSS %d MiB", line, r.wall.Seconds(), r.maxRSS>>20)
+	return r
+}
+
+// cpuBenchFloor loads the rows bin's first run wrote into the database at
+// url again by the fastest path, and adds its CPU per record to figures.
+func cpuBenchFloor(t *testing.T, figures map[string][]float64, bin, dest, url string, round int) {
+	counts := figures[cpuKey(bin, dest, "records")]
+	records := int(counts[len(counts)-1])
+	load, _ := benchFastestLoad(t, url)
+	key := cpuKey(bin, dest, "floor")
+	figures[key] = append(figures[key], perRecord(load.cpu, records))
+	figures[key+" server"] = append(figures[key+" server"], perRecord(load.server, records))
+	t.Logf("round %d %-14s %-8s fastest load of its rows: CPU %6.2f s (%5.2f µs a record)%s", round, filepath.Base(bin), dest, load.cpu.Seconds(), perRecord(load.cpu, records), serverCPU(dest, load.server))
 }
 
 // cpuProfiles runs a first run and a re-run into each of dests with this
