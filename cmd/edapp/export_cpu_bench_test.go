@@ -170,10 +170,27 @@ func cpuBenchSummary(t *testing.T, figures map[string][]float64, bin string) {
 			line += fmt.Sprintf(" = %.2f× files", (own+server)/files)
 			if what == "first" {
 				line += fmt.Sprintf("; fastest load %5.2f µs a record = %.2f× files; above it %.2f× files", floor, floor/files, (own+server-floor)/files)
+				line += fmt.Sprintf("; above its round's own, µs a record: %.2f", aboveByRound(figures, name+" "+d))
 			}
 			t.Log(line)
 		}
 	}
+}
+
+// aboveByRound is, round by round, the CPU per record of the first run
+// of key ("bin dest") above the fastest load of its rows, the PostgreSQL
+// server's counted in both: the floor moves with the machine from round
+// to round as much as the runs do.
+func aboveByRound(figures map[string][]float64, key string) []float64 {
+	first, floor := figures[key+" first"], figures[key+" floor"]
+	out := make([]float64, min(len(first), len(floor)))
+	for i := range out {
+		out[i] = first[i] - floor[i]
+		if servers := figures[key+" first server"]; i < len(servers) {
+			out[i] += servers[i] - figures[key+" floor server"][i]
+		}
+	}
+	return out
 }
 
 // cpuRun is one export's CPU figures.
