@@ -1,5 +1,6 @@
 // Package jsonobj edits the JSON objects of records: the members a record
-// kept aside added to its encoding, compacted for a line of JSONL.
+// kept aside added to its encoding, compacted for a line of JSONL; and it
+// writes strings as encoding/json does, for the encoders that append.
 package jsonobj
 
 import (
