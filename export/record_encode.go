@@ -221,12 +221,7 @@ func isEmptyValue(v reflect.Value) bool {
 }
 
 func writeString(e *encodeState, f reflect.Value) bool {
-	return e.appendString(f.String())
-}
-
-// appendString writes s quoted as encoding/json does.
-func (e *encodeState) appendString(s string) bool {
-	e.b = jsonobj.AppendString(e.b, s)
+	e.b = jsonobj.AppendString(e.b, f.String())
 	return true
 }
 
@@ -285,9 +280,7 @@ func writeStrings(e *encodeState, f reflect.Value) bool {
 		if i > 0 {
 			e.b = append(e.b, ',')
 		}
-		if !e.appendString(f.Index(i).String()) {
-			return false
-		}
+		e.b = jsonobj.AppendString(e.b, f.Index(i).String())
 	}
 	e.b = append(e.b, ']')
 	return true
